@@ -1,0 +1,140 @@
+# rpdtools - plain make.  See README.md.
+#
+#   make                 build bin/ and lib/
+#   make test            unit + tool tests (ends with "N passed, N failed")
+#   make test SANITIZE=1 the same under ASan+UBSan (objects in build/san/)
+#   make demo            deps, build, sample trace, run the suite, show results
+#   make bench           throughput and peak RSS on generated traces
+#   make install PREFIX=/usr/local
+#   make deps            install the Debian -dev packages if pkg-config lacks them
+#
+# Files are discovered: common/*.c -> lib/librpdcommon.a; views/*.sql are
+# embedded into it; augment/*.c and tools/*.c -> one binary each in bin/;
+# raptor/*.c -> bin/raptor; tests/unit/test_*.c -> cmocka test programs.
+# Extra rules (shared libraries, ...) live in mk/*.mk.
+
+CC       ?= gcc
+PREFIX   ?= /usr/local
+PKGS     := sqlite3 zlib libpcre2-8 yajl xlsxwriter
+TESTPKGS := cmocka
+DEBPKGS  := libsqlite3-dev zlib1g-dev libpcre2-dev libyajl-dev libxlsxwriter-dev \
+            libcmocka-dev sqlite3 pkg-config
+
+ifeq ($(SANITIZE),1)
+O        ?= build/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+O        ?= .
+SANFLAGS :=
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -Wall -Wextra -std=gnu11 -fPIC $(SANFLAGS) $(PKG_CFLAGS) -Icommon -I$(O)/obj
+LDFLAGS  += $(SANFLAGS)
+LDLIBS   := $(PKG_LIBS) -lm -lpthread -ldl
+
+BIN := $(O)/bin
+LIB := $(O)/lib
+OBJ := $(O)/obj
+
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(COMMON_SRC)) $(OBJ)/views_embed.o
+COMMON_LIB := $(LIB)/librpdcommon.a
+VIEWS      := $(sort $(wildcard views/*.sql))
+
+AUG_SRC    := $(wildcard augment/*.c)
+TOOL_SRC   := $(wildcard tools/*.c)
+RAPTOR_SRC := $(wildcard raptor/*.c)
+SINGLE_BINS := $(patsubst augment/%.c,$(BIN)/%,$(AUG_SRC)) \
+               $(patsubst tools/%.c,$(BIN)/%,$(TOOL_SRC))
+RAPTOR_BIN := $(if $(RAPTOR_SRC),$(BIN)/raptor)
+RAPTOR_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(RAPTOR_SRC))
+
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
+
+# Extra targets from mk/*.mk add themselves to EXTRA_ALL.
+EXTRA_ALL :=
+-include $(wildcard mk/*.mk)
+
+.PHONY: all test test-run demo bench install clean deps check-deps
+.DEFAULT_GOAL := all
+
+all: check-deps $(COMMON_LIB) $(SINGLE_BINS) $(RAPTOR_BIN) $(EXTRA_ALL)
+
+check-deps:
+	@pkg-config --exists $(PKGS) || { \
+	  echo "rpdtools: missing libraries ($(PKGS)); run 'make deps'"; exit 1; }
+
+deps:
+	@if pkg-config --exists $(PKGS) $(TESTPKGS) && command -v sqlite3 >/dev/null; then \
+	  echo "deps: all present"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "deps: apt-get install $(DEBPKGS)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBPKGS); \
+	else \
+	  echo "deps: missing packages; run as root:"; \
+	  echo "  apt-get install $(DEBPKGS)"; exit 1; \
+	fi
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OBJ)/views_embed.c: $(VIEWS) common/embed_views.sh
+	@mkdir -p $(dir $@)
+	sh common/embed_views.sh $(VIEWS) > $@.tmp && mv $@.tmp $@
+
+$(OBJ)/views_embed.o: $(OBJ)/views_embed.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(COMMON_LIB): $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/%: $(OBJ)/augment/%.o $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) -o $@
+
+$(BIN)/%: $(OBJ)/tools/%.o $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) -o $@
+
+$(BIN)/raptor: $(RAPTOR_OBJ) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(RAPTOR_OBJ) $(COMMON_LIB) $(LDLIBS) -o $@
+
+$(O)/tests/%: $(OBJ)/tests/unit/%.o $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) $(CMOCKA_LIBS) -o $@
+
+test: deps
+	@$(MAKE) --no-print-directory test-run
+
+test-run: all $(UNIT_BINS)
+	@RPD_BIN=$(abspath $(BIN)) RPD_LIB=$(abspath $(LIB)) RPD_TESTBIN=$(abspath $(O)/tests) \
+	  RPD_TESTOUT=$(abspath $(O)/tests/out) 	  sh tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@RPD_BIN=$(abspath $(BIN)) RPD_LIB=$(abspath $(LIB)) sh tests/demo.sh
+
+bench: all
+	@RPD_BIN=$(abspath $(BIN)) RPD_LIB=$(abspath $(LIB)) sh tests/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/share/rpdtools/views
+	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(wildcard $(LIB)/*) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 common/rpd.h $(wildcard include/*.h) $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(VIEWS) $(DESTDIR)$(PREFIX)/share/rpdtools/views/
+
+clean:
+	rm -rf bin lib obj tests/out build
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

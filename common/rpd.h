@@ -1,0 +1,345 @@
+/* rpd.h - the RPD access layer every rpdtools binary links.
+ *
+ * Conventions (see docs/common.md):
+ *  - Every function that can fail returns an int status: RPD_OK (0) or one of
+ *    the RPD_E* codes below.  The human-readable reason is kept in a
+ *    per-process buffer read with rpd_errmsg(); it never contains the
+ *    program name or the file name (tools add those).
+ *  - common/ never exits and never prints, except: out-of-memory aborts via
+ *    rpd_xmalloc & co, and rpd_progress()/rpd_fail()/rpd_usage_error() which
+ *    exist to print.
+ *  - Memory returned to the caller says who frees it in the comment above
+ *    the function.
+ *  - SQL is never built by pasting data: bind parameters, or
+ *    sqlite3_mprintf with %Q / %w (rpd_execf).
+ */
+#ifndef RPD_H
+#define RPD_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sqlite3.h>
+
+/* ---------------------------------------------------------------- status */
+
+enum {
+  RPD_OK = 0,
+  RPD_ERR,        /* generic failure; see rpd_errmsg() */
+  RPD_ENOMEM,     /* out of memory (only from code that does not abort) */
+  RPD_ENOENT,     /* no such file */
+  RPD_EIO,        /* read/write/rename failure, disk full */
+  RPD_ENOTDB,     /* not an SQLite database (or empty file) */
+  RPD_ENOTRPD,    /* SQLite, but not an RPD trace (missing tables, ...) */
+  RPD_EROCPROF,   /* a rocprofv3 database: use rpd-import */
+  RPD_EGZIP,      /* corrupt or truncated gzip stream */
+  RPD_EROFS,      /* file or directory is read-only, cannot write */
+  RPD_EBUSY,      /* database is locked by another process */
+  RPD_ESQL,       /* an SQL statement failed; message has SQL + errmsg */
+  RPD_EPARSE,     /* malformed value (args, time, json, regex) */
+  RPD_EEXIST,     /* target exists and we must not overwrite it */
+  RPD_ENOTFOUND,  /* lookup found nothing (metadata tag, row) */
+  RPD_EDONE,      /* augmentation already present (not an error to users) */
+  RPD_ERANGE,     /* value outside the trace / allowed range */
+};
+
+/* The message of the last failure in this process.  Static storage owned by
+ * common/; valid until the next failing call. Never NULL. */
+const char *rpd_errmsg(void);
+
+/* Set the last error message (printf format) and return rc, so that
+ * `return rpd_seterr(RPD_EPARSE, "bad unit '%s'", u);` reads naturally. */
+int rpd_seterr(int rc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Clear the last error message. */
+void rpd_clearerr(void);
+
+/* ------------------------------------------------------------ memory */
+
+/* malloc/calloc/realloc/strdup that abort the process with a message on
+ * out-of-memory; the caller frees the result with free(). */
+void *rpd_xmalloc(size_t n);
+void *rpd_xcalloc(size_t n, size_t size);
+void *rpd_xrealloc(void *p, size_t n);
+char *rpd_xstrdup(const char *s);
+/* printf into a new string; caller frees. */
+char *rpd_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable byte buffer, always NUL-terminated. Zero-initialize to start;
+ * rpd_buf_free() releases it. */
+typedef struct rpd_buf {
+  char *s;
+  size_t len, cap;
+} rpd_buf;
+void rpd_buf_add(rpd_buf *b, const char *s, size_t n);
+void rpd_buf_puts(rpd_buf *b, const char *s);
+void rpd_buf_printf(rpd_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void rpd_buf_reset(rpd_buf *b);          /* len = 0, keeps memory */
+void rpd_buf_free(rpd_buf *b);
+
+/* ------------------------------------------------------------ open/close */
+
+/* Open flags for rpd_open(). */
+enum {
+  RPD_READ = 0,        /* read-only (.gz read through a private temp copy) */
+  RPD_WRITE = 1,       /* read-write in place, or into out_path */
+  RPD_CREATE = 2,      /* with RPD_WRITE: create a new, empty file */
+  RPD_ANYDB = 4,       /* skip the RPD schema check (importers, --info on
+                          foreign files); schema is then 0 */
+};
+
+typedef struct rpd {
+  sqlite3 *db;          /* the connection; use freely */
+  int schema;           /* 2 or 3 (0 with RPD_ANYDB on a non-RPD file) */
+  int flags;
+  char *path;           /* the user's input path (owned) */
+  char *work_path;      /* the file SQLite has open (owned) */
+  char *final_path;     /* where the result lands on commit (owned; NULL if
+                           work_path is final) */
+  int tmp_work;         /* work_path is a temp file we remove */
+  int gz_out;           /* final_path must be gzip-compressed */
+} rpd;
+
+/* Open the trace at `path`.
+ *  flags: RPD_READ, RPD_WRITE, RPD_WRITE|RPD_CREATE, | RPD_ANYDB.
+ *  out_path: with RPD_WRITE, write the result to this file instead of
+ *    modifying `path` (`-o OUT`): the input is copied (decompressed if .gz),
+ *    augmented, and on rpd_close(r, 1) moved to out_path atomically
+ *    (compressed if out_path ends in .gz).  NULL = in place.
+ *  A `.gz` path is decompressed to a private temp file; for RPD_WRITE it is
+ *  recompressed and renamed over the original on rpd_close(r, 1).
+ *  Checks: existence, SQLite header, RPD tables, schema version (2/3),
+ *  rocprofv3 databases (RPD_EROCPROF), writability for RPD_WRITE
+ *  (RPD_EROFS), locks (RPD_EBUSY after the busy timeout).
+ * On success *out is a new handle the caller releases with rpd_close().
+ * On failure *out is NULL, nothing was modified and no temp file is left. */
+int rpd_open(rpd **out, const char *path, const char *out_path, int flags);
+
+/* Close the handle.  commit=1: for a temp working copy, produce the final
+ * file (compress if needed, fsync, rename into place).  commit=0: discard
+ * the working copy (an in-place database is simply closed; an open
+ * transaction is rolled back).  Temp files are always removed.  Frees r.
+ * Returns RPD_OK or the first failure (the handle is freed regardless). */
+int rpd_close(rpd *r, int commit);
+
+/* Remove every temp file rpd_open created that is still alive; safe to call
+ * from atexit() and from a fatal signal handler.  rpd_open installs it. */
+void rpd_cleanup_temps(void);
+
+/* Detect the schema of an open connection without opening through rpd_open:
+ * returns 2, 3, or 0 (not RPD; reason in rpd_errmsg(), RPD_EROCPROF
+ * distinguished by *why if not NULL). */
+int rpd_detect_schema(sqlite3 *db, int *why);
+
+/* The table that holds api args strings: "rocpd_string" on v2,
+ * "rocpd_ustring" on v3. Static string. */
+const char *rpd_args_table(const rpd *r);
+
+/* ------------------------------------------------------------ SQL helpers */
+
+/* Execute one or more statements (no result rows expected). On failure
+ * returns RPD_ESQL (RPD_EBUSY for locks) with a message carrying the
+ * statement text and sqlite3_errmsg(). */
+int rpd_exec(rpd *r, const char *sql);
+
+/* Format with sqlite3_mprintf (%Q quotes a literal, %w an identifier inside
+ * "..."), then rpd_exec. */
+int rpd_execf(rpd *r, const char *fmt, ...);
+
+/* Prepare one statement; on failure RPD_ESQL with message. The caller
+ * finalizes *st with sqlite3_finalize(). */
+int rpd_prepare(rpd *r, const char *sql, sqlite3_stmt **st);
+
+/* Step a statement: returns SQLITE_ROW or SQLITE_DONE; anything else is
+ * turned into RPD_ESQL/RPD_EBUSY with a message (the statement's SQL and
+ * errmsg) and returned as a negative number: -RPD_ESQL, -RPD_EBUSY.
+ * Idiom: while ((s = rpd_step(r, st)) == SQLITE_ROW) {...} if (s < 0) rc = -s; */
+int rpd_step(rpd *r, sqlite3_stmt *st);
+
+/* Run a query whose first row's first column is an integer.
+ * RPD_ENOTFOUND when there is no row (or the value is NULL). */
+int rpd_query_int64(rpd *r, const char *sql, int64_t *out);
+
+/* 1 if a table or view with that name exists (case-insensitive), else 0. */
+int rpd_table_exists(rpd *r, const char *name);
+/* 1 if `table` has column `col`, else 0. */
+int rpd_column_exists(rpd *r, const char *table, const char *col);
+
+/* Transactions.  rpd_begin issues BEGIN IMMEDIATE (fails with RPD_EBUSY if
+ * another writer holds the file past the busy timeout).  rpd_commit commits;
+ * rpd_rollback rolls back (and never fails loudly). */
+int rpd_begin(rpd *r);
+int rpd_commit(rpd *r);
+void rpd_rollback(rpd *r);
+
+/* ------------------------------------------------------------ strings */
+
+/* An interning table over rocpd_string or rocpd_ustring: id lookup with an
+ * in-memory cache; new strings are inserted (inside the caller's
+ * transaction). */
+typedef struct rpd_strtab rpd_strtab;
+
+/* table: "rocpd_string" or "rocpd_ustring". Caller frees with
+ * rpd_strtab_free(). */
+int rpd_strtab_open(rpd *r, const char *table, rpd_strtab **out);
+/* Id of string s, inserting it if new. */
+int rpd_strtab_id(rpd_strtab *t, const char *s, int64_t *id);
+/* Id of s without inserting: RPD_ENOTFOUND if absent. */
+int rpd_strtab_find(rpd_strtab *t, const char *s, int64_t *id);
+void rpd_strtab_free(rpd_strtab *t);
+
+/* ------------------------------------------------------------ metadata */
+
+/* Value of the first rocpd_metadata row with `tag`; *value is a new string
+ * the caller frees, or NULL with RPD_ENOTFOUND. */
+int rpd_meta_get(rpd *r, const char *tag, char **value);
+/* Replace every row of `tag` by one row (tag, value). */
+int rpd_meta_set(rpd *r, const char *tag, const char *value);
+/* Append (tag, value) unless that exact pair exists already. */
+int rpd_meta_add(rpd *r, const char *tag, const char *value);
+/* Delete every row of `tag` (RPD_OK even if none). */
+int rpd_meta_clear(rpd *r, const char *tag);
+
+/* ------------------------------------------------------------ views */
+
+/* SQL text of an embedded views/ file, by name without ".sql" ("api",
+ * "callstack", ...).  On v2 traces NAME.v2.sql is preferred when it exists.
+ * schema: 2 or 3.  Static storage; NULL if unknown. */
+const char *rpd_view_sql(const char *name, int schema);
+/* Execute the embedded file `name` on r (schema chosen from r). */
+int rpd_view_install(rpd *r, const char *name);
+/* Names of all embedded files, NULL-terminated; static. */
+const char *const *rpd_view_names(void);
+
+/* ------------------------------------------------------------ args parser */
+
+/* The tracer's args text `key = value | key = value`: split on '|', then at
+ * the first '=', trim spaces and one level of surrounding quotes.  Segments
+ * without '=' get an empty key and the trimmed text as value. */
+typedef struct rpd_kv {
+  const char *key;
+  const char *value;
+} rpd_kv;
+typedef struct rpd_args {
+  rpd_kv *kv;
+  size_t n;
+  char *buf;   /* storage for keys/values */
+} rpd_args;
+/* Parse s into a (zero-initialised or freed) *a; the caller frees with
+ * rpd_args_free(). NULL s = no pairs. */
+int rpd_args_parse(const char *s, rpd_args *a);
+/* Value of the first pair with `key`, or NULL. Points into a. */
+const char *rpd_args_get(const rpd_args *a, const char *key);
+void rpd_args_free(rpd_args *a);
+
+/* ------------------------------------------------------------ time */
+
+/* A parsed time value for ROI/trim/start/end options. */
+enum {
+  RPD_TIME_BARE,   /* "123.4" or "5ms": no sign; caller decides origin */
+  RPD_TIME_PLUS,   /* "+10ms": from the start */
+  RPD_TIME_MINUS,  /* "-8ms": back from the end */
+  RPD_TIME_PCT,    /* "50%": fraction of the span */
+};
+typedef struct rpd_time {
+  int kind;
+  double ns;       /* magnitude in ns (not for PCT) */
+  double pct;      /* 0..100 for PCT */
+  int had_unit;    /* 1 if the text carried a unit */
+} rpd_time;
+/* Parse "123.45", "123.45ms", "123450ns", ".12345s", "10sec", "+10ms",
+ * "-8ms", "50%".  Units: ns, us, ms, s, sec (also "usec", "msec", "nsec").
+ * default_unit ("ns","us","ms","s") applies to bare numbers. */
+int rpd_time_parse(const char *s, const char *default_unit, rpd_time *t);
+/* Absolute timestamp (ns) for t over the span [first, last]:
+ * BARE -> bare_origin + ns, PLUS -> first + ns, MINUS -> last - ns,
+ * PCT -> first + (last-first)*pct/100. */
+int64_t rpd_time_resolve(const rpd_time *t, int64_t bare_origin,
+                         int64_t first, int64_t last);
+
+/* ------------------------------------------------------------ regex */
+
+/* PCRE2 regex with Python re.search semantics for the usual patterns
+ * (unanchored search, UTF-8). */
+typedef struct rpd_regex rpd_regex;
+/* Compile; on failure RPD_EPARSE with "MESSAGE at offset N" in rpd_errmsg().
+ * Caller frees with rpd_regex_free(). */
+int rpd_regex_compile(const char *pattern, rpd_regex **out);
+/* 1 if the pattern matches anywhere in subject, 0 if not (NULL subject = 0). */
+int rpd_regex_search(const rpd_regex *re, const char *subject);
+void rpd_regex_free(rpd_regex *re);
+
+/* ------------------------------------------------------------ output */
+
+typedef enum { RPD_FMT_TABLE, RPD_FMT_CSV, RPD_FMT_JSON } rpd_fmt;
+/* "table", "csv", "json" -> *fmt; RPD_EPARSE otherwise. */
+int rpd_fmt_parse(const char *s, rpd_fmt *fmt);
+
+/* A result writer: aligned text table (buffered until rpd_out_end), CSV
+ * (RFC 4180, streamed), or JSON (an array of objects, streamed). */
+typedef struct rpd_out rpd_out;
+/* Start a result with ncols columns named by names[] (copied). The caller
+ * owns f; free the writer with rpd_out_end(). */
+rpd_out *rpd_out_new(FILE *f, rpd_fmt fmt, int ncols, const char *const *names);
+void rpd_out_str(rpd_out *o, const char *s);        /* NULL -> null */
+void rpd_out_int(rpd_out *o, int64_t v);
+void rpd_out_double(rpd_out *o, double v, int digits); /* digits after '.';
+                                                        -1 = shortest exact */
+void rpd_out_null(rpd_out *o);
+void rpd_out_endrow(rpd_out *o);
+/* Write every row of a prepared statement (column names from it). */
+int rpd_out_stmt(rpd *r, sqlite3_stmt *st, FILE *f, rpd_fmt fmt);
+/* Flush (tables print here), free. Returns RPD_EIO on write errors. */
+int rpd_out_end(rpd_out *o);
+
+/* Progress line on stderr for long work, only when stderr is a terminal,
+ * at most a few times a second; done == total (or total < 0 and done < 0)
+ * finishes the line. */
+void rpd_progress(const char *what, int64_t done, int64_t total);
+
+/* ------------------------------------------------------------ CLI */
+
+/* Program name used in messages (basename of argv[0]); set by rpd_cli_init. */
+extern const char *rpd_progname;
+
+/* Set rpd_progname; if any argument is --help or -h (before a "--"), print
+ * usage to stdout and return 1 (the tool then exits 0). Else 0. */
+int rpd_cli_init(int argc, char **argv, const char *usage);
+
+/* Print "PROG: MESSAGE" on stderr; returns 1 (the failure exit code). */
+int rpd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "PROG: MESSAGE" and "Try 'PROG --help'." on stderr; returns 2. */
+int rpd_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Open for a tool and report failures as one line:
+ * "PROG: cannot open 'PATH': REASON". Returns RPD_OK or the rc. */
+int rpd_open_or_report(rpd **out, const char *path, const char *out_path,
+                       int flags);
+
+/* ------------------------------------------------------------ augmenters */
+
+/* The shared driver of every augmenter (rpd-callstack, rpd-graph, ...):
+ * parses `FILE [-o OUT] [--force]` plus the tool's own options, opens the
+ * trace for writing, checks the done-tag in rocpd_metadata (already done
+ * and no --force: prints "PROG: 'FILE' already has NAME; use --force to
+ * rebuild" and returns 0 leaving the file untouched), runs drop() (with
+ * --force) and build() inside ONE transaction, records the done-tags,
+ * commits and closes. Returns the process exit code. */
+typedef struct rpd_augment {
+  const char *usage;          /* the tool's usage text */
+  const char *what;           /* "the call stack": used in messages */
+  const char *done_tag;       /* metadata tag that marks it done */
+  /* Tool option hook: called for each argument that is not FILE, -o, or
+   * --force.  Return the number of argv entries consumed (1 or 2), or 0 to
+   * reject as a usage error. */
+  int (*option)(void *ctx, int argc, char **argv, int i);
+  int (*drop)(rpd *r, void *ctx);   /* remove old results (may be NULL) */
+  int (*build)(rpd *r, void *ctx);  /* create tables/rows/views */
+  void *ctx;
+} rpd_augment;
+int rpd_augment_main(const rpd_augment *a, int argc, char **argv);
+
+#endif
