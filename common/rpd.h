@@ -214,6 +214,18 @@ int rpd_view_install(rpd *r, const char *name);
 /* Names of all embedded files, NULL-terminated; static. */
 const char *const *rpd_view_names(void);
 
+/* ------------------------------------------------------------ schema */
+
+/* Create the RPD tables, indexes, metadata rows (schema_version, gpu_stride,
+ * pid_stride) and utility views in an empty database opened with
+ * RPD_WRITE|RPD_CREATE.  r->schema selects the layout: 3 (default for new
+ * files) or 2 (views/schema.v2.sql, for tests and rpd-synth --schema 2).
+ * (common/schema.c) */
+int rpd_schema_create(rpd *r);
+/* Drop and recreate the utility views (api, op, busy, top, ktop, kernel,
+ * copy, copyop, stackframe, napi, nop) for r->schema. (common/schema.c) */
+int rpd_schema_install_views(rpd *r);
+
 /* ------------------------------------------------------------ args parser */
 
 /* The tracer's args text `key = value | key = value`: split on '|', then at
@@ -294,6 +306,11 @@ void rpd_out_endrow(rpd_out *o);
 int rpd_out_stmt(rpd *r, sqlite3_stmt *st, FILE *f, rpd_fmt fmt);
 /* Flush (tables print here), free. Returns RPD_EIO on write errors. */
 int rpd_out_end(rpd_out *o);
+
+/* Append s to b as the body of a JSON string (RFC 8259): quotes,
+ * backslashes and control characters escaped, invalid UTF-8 replaced by
+ * U+FFFD.  No surrounding quotes are added. */
+void rpd_json_escape(rpd_buf *b, const char *s);
 
 /* Progress line on stderr for long work, only when stderr is a terminal,
  * at most a few times a second; done == total (or total < 0 and done < 0)

@@ -1,0 +1,11 @@
+/* report.h - raptor --report: the TraceLens-style rocprofv3 report computed
+ * from any RPD trace (raptor/report.c). */
+#ifndef RAPTOR_REPORT_H
+#define RAPTOR_REPORT_H
+
+/* Entry point used by raptor's main() when "--report" is among the
+ * arguments: parses the whole command line itself (FILE, --report and the
+ * report's options) and returns the process exit code (0, 1, 2). */
+int raptor_report_main(int argc, char **argv);
+
+#endif
