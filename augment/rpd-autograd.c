@@ -1,0 +1,213 @@
+/* rpd-autograd - add the PyTorch autograd subclass table ext_autogradapi. */
+static const char usage[] =
+    "usage: rpd-autograd FILE [-o OUT] [--skip-callstacks] [--force]\n"
+    "\n"
+    "Parse the UserMarker ranges PyTorch's emit_nvtx() writes\n"
+    "  NAME, seq = N, op_id = N, sizes = S, input_op_ids = I\n"
+    "  NAME, op_id = N, sizes = S, input_op_ids = I\n"
+    "  NAME, seq = N, op_id = N\n"
+    "  NAME, op_id = N\n"
+    "into the table ext_autogradapi(api_ptr_id, autogradName_id, seq, op_id,\n"
+    "sizes, input_op_ids) (missing fields are '') with the view autograd, in\n"
+    "one transaction.  The calls stay UserMarker.  Unless --skip-callstacks, the\n"
+    "call stack is built too (or reused when the trace has one) and the views\n"
+    "_callstack_autograd_kernel, _callstack_autograd_kernel_exclusive,\n"
+    "_autogradKernel and autogradKernel(autogradName, kernelName, sizes, calls,\n"
+    "avg_gpu, total_gpu) are added.\n"
+    "\n"
+    "  -o OUT             write the result to OUT (.gz compresses)\n"
+    "  --skip-callstacks  no call stack and no autogradKernel views\n"
+    "  --force            rebuild ext_autogradapi when it exists\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Prints one summary line, with the number of marker calls that carry\n"
+    "autograd fields but match none of the forms.\n"
+    "Example: rpd-autograd trace.rpd && sqlite3 trace.rpd \\\n"
+    "  'select * from autogradKernel order by total_gpu desc limit 10'\n";
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autograd_parse.h"
+#include "callstack.h"
+#include "rpd.h"
+
+#define TABLE_TAG "Autograd::Table"
+#define DONE_TAG "Autograd::Generated"
+#define REF_TAG "references::rocpd_string.id"
+#define REF_VALUE "(\"ext_autogradapi\", \"autogradName_id\")"
+
+static const char table_sql[] =
+    "CREATE TABLE IF NOT EXISTS \"ext_autogradapi\" ("
+    "\"api_ptr_id\" integer NOT NULL PRIMARY KEY REFERENCES \"rocpd_api\" "
+    "(\"id\") DEFERRABLE INITIALLY DEFERRED, "
+    "\"autogradName_id\" integer NOT NULL REFERENCES \"rocpd_string\" (\"id\") "
+    "DEFERRABLE INITIALLY DEFERRED, "
+    "\"seq\" integer NOT NULL, \"op_id\" integer NOT NULL, "
+    "\"sizes\" varchar(4096) NOT NULL, "
+    "\"input_op_ids\" varchar(4096) NOT NULL);"
+    "CREATE VIEW IF NOT EXISTS \"autograd\" AS SELECT B.id, pid, tid, start, "
+    "end, C.string AS autogradName, seq, op_id, sizes, input_op_ids FROM "
+    "ext_autogradapi A JOIN rocpd_api B ON B.id = A.api_ptr_id JOIN "
+    "rocpd_string C ON C.id = A.autogradName_id;";
+
+static const char drop_sql[] =
+    "DROP VIEW IF EXISTS autogradKernel;"
+    "DROP VIEW IF EXISTS _autogradKernel;"
+    "DROP VIEW IF EXISTS _callstack_autograd_kernel_exclusive;"
+    "DROP VIEW IF EXISTS _callstack_autograd_kernel;"
+    "DROP VIEW IF EXISTS autograd;"
+    "DROP TABLE IF EXISTS ext_autogradapi;";
+
+/* The marker calls carrying autograd fields (case-sensitive, like the
+ * patterns that parse them). */
+static const char select_fmt[] =
+    "SELECT A.id, S.string FROM rocpd_api A JOIN \"%w\" S ON S.id = A.args_id "
+    "WHERE A.apiName_id IN (SELECT id FROM rocpd_string "
+    "WHERE string = 'UserMarker') AND (instr(S.string, ', op_id = ') > 0 OR "
+    "instr(S.string, ', seq = ') > 0 OR instr(S.string, ', sizes = ') > 0 OR "
+    "instr(S.string, ', input_op_ids = ') > 0) ORDER BY A.id";
+
+static const char insert_sql[] =
+    "INSERT INTO ext_autogradapi(api_ptr_id, autogradName_id, seq, op_id, "
+    "sizes, input_op_ids) VALUES (?, ?, ?, ?, ?, ?)";
+
+typedef struct ctx {
+  int skip_callstacks, built;
+  int64_t markers, rows, unmatched, first_unmatched;
+  const char *callstack;  /* "built", "reused", "skipped" */
+  rpd_callstack_stats cs;
+} ctx;
+
+static int option(void *vc, int argc, char **argv, int i) {
+  ctx *c = vc;
+  (void)argc;
+  if (strcmp(argv[i], "--skip-callstacks") == 0 ||
+      strcmp(argv[i], "--skip_callstacks") == 0) {
+    c->skip_callstacks = 1;
+    return 1;
+  }
+  return 0;
+}
+
+static int drop(rpd *r, void *c) {
+  (void)c;
+  int rc = rpd_exec(r, drop_sql);
+  if (rc == RPD_OK) rc = rpd_meta_clear(r, TABLE_TAG);
+  if (rc == RPD_OK) rc = rpd_meta_clear(r, DONE_TAG);
+  if (rc == RPD_OK)
+    rc = rpd_execf(r, "DELETE FROM rocpd_metadata WHERE tag = %Q AND value = %Q",
+                   REF_TAG, REF_VALUE);
+  return rc;
+}
+
+static void bind_span(sqlite3_stmt *s, int i, rpd_span sp) {
+  sqlite3_bind_text(s, i, sp.p, (int)sp.n, SQLITE_STATIC);
+}
+
+/* Insert one parsed marker; autogradName interned in rocpd_string. */
+static int insert_row(rpd *r, sqlite3_stmt *ins, rpd_strtab *names,
+                      int64_t api_id, const rpd_autograd_fields *f) {
+  int64_t name_id;
+  char *name = rpd_xmalloc(f->name.n + 1);
+  memcpy(name, f->name.p, f->name.n);
+  name[f->name.n] = 0;
+  int rc = rpd_strtab_id(names, name, &name_id);
+  free(name);
+  if (rc != RPD_OK) return rc;
+  sqlite3_bind_int64(ins, 1, api_id);
+  sqlite3_bind_int64(ins, 2, name_id);
+  bind_span(ins, 3, f->seq);   /* text: column affinity makes it integer */
+  bind_span(ins, 4, f->op_id);
+  bind_span(ins, 5, f->sizes);
+  bind_span(ins, 6, f->input_op_ids);
+  int s = rpd_step(r, ins);
+  sqlite3_reset(ins);
+  return s < 0 ? -s : RPD_OK;
+}
+
+static int fill(rpd *r, ctx *c) {
+  sqlite3_stmt *sel = NULL, *ins = NULL;
+  rpd_strtab *names = NULL;
+  rpd_autograd_parser *parser = NULL;
+  char *sql = sqlite3_mprintf(select_fmt, rpd_args_table(r));
+  int rc = sql ? rpd_prepare(r, sql, &sel) : RPD_ENOMEM;
+  int s = SQLITE_DONE;
+  sqlite3_free(sql);
+  if (rc == RPD_OK) rc = rpd_prepare(r, insert_sql, &ins);
+  if (rc == RPD_OK) rc = rpd_strtab_open(r, "rocpd_string", &names);
+  if (rc == RPD_OK) rc = rpd_autograd_parser_new(&parser);
+  while (rc == RPD_OK && (s = rpd_step(r, sel)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(sel, 0);
+    const char *text = (const char *)sqlite3_column_text(sel, 1);
+    size_t len = (size_t)sqlite3_column_bytes(sel, 1);
+    rpd_autograd_fields f;
+    c->markers++;
+    if (rpd_autograd_parse(parser, text ? text : "", len, &f)) {
+      rc = insert_row(r, ins, names, id, &f);
+      c->rows++;
+    } else if (c->unmatched++ == 0) {
+      c->first_unmatched = id;
+    }
+  }
+  if (rc == RPD_OK && s < 0) rc = -s;
+  rpd_autograd_parser_free(parser);
+  rpd_strtab_free(names);
+  sqlite3_finalize(ins);
+  sqlite3_finalize(sel);
+  return rc;
+}
+
+/* The call stack: reuse a complete one, else build it. */
+static int callstack(rpd *r, ctx *c) {
+  if (rpd_callstack_present(r)) {
+    c->callstack = "reused";
+    return RPD_OK;
+  }
+  c->callstack = "built";
+  int rc = rpd_callstack_build(r, &c->cs);
+  if (rc == RPD_OK) rc = rpd_meta_set(r, RPD_CALLSTACK_DONE_TAG, "True");
+  return rc;
+}
+
+static int build(rpd *r, void *vc) {
+  ctx *c = vc;
+  int rc = drop(r, c);  /* leftovers of an interrupted reference run */
+  if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
+  if (rc == RPD_OK) rc = rpd_meta_add(r, REF_TAG, REF_VALUE);
+  if (rc == RPD_OK) rc = rpd_meta_set(r, TABLE_TAG, "True");
+  if (rc == RPD_OK) rc = fill(r, c);
+  c->callstack = "skipped";
+  if (rc == RPD_OK && !c->skip_callstacks) rc = callstack(r, c);
+  if (rc == RPD_OK && !c->skip_callstacks)
+    rc = rpd_view_install(r, "autograd");
+  if (rc == RPD_OK) rc = rpd_meta_set(r, DONE_TAG, "True");
+  c->built = rc == RPD_OK;
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  ctx c = {0};
+  const rpd_augment a = {
+      .usage = usage,
+      .what = "autograd data",
+      .done_tag = DONE_TAG,
+      .option = option,
+      .drop = drop,
+      .build = build,
+      .ctx = &c,
+  };
+  int rc = rpd_augment_main(&a, argc, argv);
+  if (rc != 0 || !c.built) return rc;
+  printf("%s: %" PRId64 " autograd markers, %" PRId64 " rows, %" PRId64
+         " unmatched",
+         rpd_progname, c.markers, c.rows, c.unmatched);
+  if (c.unmatched) printf(" (first: api id %" PRId64 ")", c.first_unmatched);
+  printf("; call stack %s", c.callstack);
+  if (strcmp(c.callstack, "built") == 0)
+    printf(" (%" PRId64 " rows, %" PRId64 " overlapping calls)", c.cs.rows,
+           c.cs.overlaps);
+  printf("\n");
+  return 0;
+}

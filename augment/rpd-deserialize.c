@@ -1,0 +1,341 @@
+/* rpd-deserialize - promote serialized roctx markers to real api/op rows. */
+static const char usage[] =
+"usage: rpd-deserialize FILE [-o OUT] [--force] [--api NAME[,NAME...]]\n"
+"\n"
+"Turn roctx messages that describe an api call or an op into real rows:\n"
+"a marker call (apiName UserMarker by default) whose args carry\n"
+"  s_api = NAME   becomes a rocpd_api row named NAME (same pid, tid, start,\n"
+"                 end and args);\n"
+"  s_op = NAME    becomes a rocpd_op row of opType NAME, description = the\n"
+"                 args text, gpuId/queueId/sequenceId (default 0) and\n"
+"                 start/end (default the marker's) from the args.\n"
+"The marker rows are removed.  Markers without s_api/s_op are kept.\n"
+"\n"
+"  --api NAMES  marker apiNames to read, comma separated (default UserMarker)\n"
+"  -o OUT       write the result to OUT, leave FILE untouched\n"
+"  --force      run again even if the trace was deserialized before\n"
+"\n"
+"See docs/rpd-deserialize.md.\n";
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpd.h"
+
+#define ROWS "temp.rpd_deser_rows"
+#define DONE "temp.rpd_deser_done"
+
+typedef struct ctx {
+  char **apis;          /* marker apiNames (owned) */
+  size_t napis;
+  char *done_tag;       /* owned */
+  /* while building */
+  rpd_strtab *names;    /* rocpd_string */
+  int v3_api;           /* rocpd_api has category_id/domain_id */
+  int has_signal;       /* rocpd_op has completionSignal */
+  int64_t next_api, next_op, napi, nop;
+  sqlite3_stmt *ins_api, *ins_op, *mark_done, *relink;
+} ctx;
+
+static void add_apis(ctx *c, const char *list)
+{
+  char *copy = rpd_xstrdup(list), *save = NULL;
+  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    char *e = t + strlen(t);
+    while (isspace((unsigned char)*t))
+      t++;
+    while (e > t && isspace((unsigned char)e[-1]))
+      *--e = '\0';
+    if (!*t)
+      continue;
+    c->apis = rpd_xrealloc(c->apis, (c->napis + 1) * sizeof *c->apis);
+    c->apis[c->napis++] = rpd_xstrdup(t);
+  }
+  free(copy);
+}
+
+/* Recognise --api NAMES / --api=NAMES at argv[i]. */
+static int api_option(int argc, char **argv, int i, const char **val)
+{
+  if (strncmp(argv[i], "--api=", 6) == 0) {
+    *val = argv[i] + 6;
+    return 1;
+  }
+  if (strcmp(argv[i], "--api") == 0) {
+    *val = i + 1 < argc ? argv[i + 1] : NULL;
+    return 2;
+  }
+  return 0;
+}
+
+/* Parse --api before the driver runs (usage errors exit 2, the done tag
+ * depends on it).  Returns 0 or the exit code. */
+static int parse_options(ctx *c, int argc, char **argv)
+{
+  const char *val;
+  rpd_buf tag = {0};
+
+  for (int i = 1; i < argc; i++) {
+    int n;
+    if (strcmp(argv[i], "--") == 0)
+      break;
+    if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
+      i++;
+      continue;
+    }
+    if (!(n = api_option(argc, argv, i, &val)))
+      continue;
+    if (!val)
+      return rpd_usage_error("option '--api' needs a value");
+    add_apis(c, val);
+    i += n - 1;
+  }
+  if (!c->napis)
+    add_apis(c, "UserMarker");
+  rpd_buf_puts(&tag, "Deserialize::");
+  for (size_t i = 0; i < c->napis; i++) {
+    rpd_buf_puts(&tag, i ? "," : "");
+    rpd_buf_puts(&tag, c->apis[i]);
+  }
+  c->done_tag = tag.s;
+  return 0;
+}
+
+static int skip_option(void *vc, int argc, char **argv, int i)
+{
+  const char *val;
+  (void)vc;
+  return api_option(argc, argv, i, &val);
+}
+
+/* Ids of the marker calls, in id order, into ROWS. */
+static int select_markers(rpd *r, ctx *c)
+{
+  rpd_buf sql = {0};
+  sqlite3_stmt *st = NULL;
+  int rc, s;
+
+  rc = rpd_exec(r, "DROP TABLE IF EXISTS " ROWS "; DROP TABLE IF EXISTS " DONE ";"
+                   "CREATE TABLE " ROWS "(id INTEGER PRIMARY KEY);"
+                   "CREATE TABLE " DONE "(id INTEGER PRIMARY KEY);");
+  if (rc)
+    return rc;
+  rpd_buf_puts(&sql, "INSERT INTO " ROWS " SELECT id FROM rocpd_api WHERE apiName_id IN "
+                     "(SELECT id FROM rocpd_string WHERE string IN (");
+  for (size_t i = 0; i < c->napis; i++)
+    rpd_buf_puts(&sql, i ? ",?" : "?");
+  rpd_buf_puts(&sql, "))");
+  rc = rpd_prepare(r, sql.s, &st);
+  for (size_t i = 0; !rc && i < c->napis; i++)
+    if (sqlite3_bind_text(st, (int)i + 1, c->apis[i], -1, SQLITE_STATIC) != SQLITE_OK)
+      rc = rpd_seterr(RPD_ESQL, "bind: %s", sqlite3_errmsg(r->db));
+  if (!rc && (s = rpd_step(r, st)) < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  rpd_buf_free(&sql);
+  return rc;
+}
+
+static int prepare_writers(rpd *r, ctx *c)
+{
+  int rc;
+
+  rc = rpd_prepare(r, c->v3_api
+        ? "INSERT INTO rocpd_api(id, pid, tid, start, \"end\", apiName_id, args_id, "
+          "category_id, domain_id) VALUES (?,?,?,?,?,?,?,?,?)"
+        : "INSERT INTO rocpd_api(id, pid, tid, start, \"end\", apiName_id, args_id) "
+          "VALUES (?,?,?,?,?,?,?)", &c->ins_api);
+  if (!rc)
+    rc = rpd_prepare(r, c->has_signal
+        ? "INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, \"end\", "
+          "description_id, opType_id, completionSignal) VALUES (?,?,?,?,?,?,?,?,?)"
+        : "INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, \"end\", "
+          "description_id, opType_id) VALUES (?,?,?,?,?,?,?,?)", &c->ins_op);
+  if (!rc)
+    rc = rpd_prepare(r, "INSERT OR IGNORE INTO " DONE " VALUES (?)", &c->mark_done);
+  if (!rc)
+    rc = rpd_prepare(r, "UPDATE rocpd_api_ops SET api_id = ?2 WHERE api_id = ?1",
+                     &c->relink);
+  return rc;
+}
+
+static int run(rpd *r, sqlite3_stmt *st)
+{
+  int s = rpd_step(r, st);
+  sqlite3_reset(st);
+  return s < 0 ? -s : RPD_OK;
+}
+
+/* Bind an args value the way the reference stores it: the text, which the
+ * column's integer affinity turns into a number when it is one. */
+static void bind_arg(sqlite3_stmt *st, int i, const char *v, sqlite3_value *dflt)
+{
+  if (v)
+    sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_value(st, i, dflt);
+}
+
+/* Marker columns: 0 id, 1 pid, 2 tid, 3 start, 4 end, 5 args_id,
+ * 6 args text, 7 category_id, 8 domain_id. */
+static int promote_api(rpd *r, ctx *c, sqlite3_stmt *m, const char *name)
+{
+  int64_t name_id;
+  int rc = rpd_strtab_id(c->names, name, &name_id);
+  sqlite3_stmt *st = c->ins_api;
+
+  if (rc)
+    return rc;
+  sqlite3_bind_int64(st, 1, c->next_api);
+  for (int i = 1; i <= 4; i++)
+    sqlite3_bind_value(st, i + 1, sqlite3_column_value(m, i));
+  sqlite3_bind_int64(st, 6, name_id);
+  sqlite3_bind_value(st, 7, sqlite3_column_value(m, 5));
+  if (c->v3_api) {
+    sqlite3_bind_value(st, 8, sqlite3_column_value(m, 7));
+    sqlite3_bind_value(st, 9, sqlite3_column_value(m, 8));
+  }
+  rc = run(r, st);
+  if (!rc) {   /* keep any op links of the marker on the promoted call */
+    sqlite3_bind_int64(c->relink, 1, sqlite3_column_int64(m, 0));
+    sqlite3_bind_int64(c->relink, 2, c->next_api);
+    rc = run(r, c->relink);
+  }
+  c->next_api++;
+  c->napi++;
+  return rc;
+}
+
+static int promote_op(rpd *r, ctx *c, sqlite3_stmt *m, const rpd_args *a,
+                      const char *name)
+{
+  static const char *const ints[] = {"gpuId", "queueId", "sequenceId"};
+  sqlite3_stmt *st = c->ins_op;
+  const char *signal = rpd_args_get(a, "completionSignal");
+  int64_t name_id, desc_id;
+  int rc;
+
+  rc = rpd_strtab_id(c->names, name, &name_id);
+  if (!rc)   /* the description is the args text, kept in rocpd_string */
+    rc = rpd_strtab_id(c->names, (const char *)sqlite3_column_text(m, 6), &desc_id);
+  if (rc)
+    return rc;
+  sqlite3_bind_int64(st, 1, c->next_op);
+  for (int i = 0; i < 3; i++) {
+    const char *v = rpd_args_get(a, ints[i]);
+    if (v)
+      sqlite3_bind_text(st, i + 2, v, -1, SQLITE_TRANSIENT);
+    else
+      sqlite3_bind_int64(st, i + 2, 0);
+  }
+  bind_arg(st, 5, rpd_args_get(a, "start"), sqlite3_column_value(m, 3));
+  bind_arg(st, 6, rpd_args_get(a, "end"), sqlite3_column_value(m, 4));
+  sqlite3_bind_int64(st, 7, desc_id);
+  sqlite3_bind_int64(st, 8, name_id);
+  if (c->has_signal)
+    sqlite3_bind_text(st, 9, signal ? signal : "", -1, SQLITE_TRANSIENT);
+  rc = run(r, st);
+  c->next_op++;
+  c->nop++;
+  return rc;
+}
+
+static int promote_all(rpd *r, ctx *c)
+{
+  sqlite3_stmt *m = NULL;
+  char *sql;
+  int rc, s = SQLITE_DONE;
+
+  sql = sqlite3_mprintf("SELECT A.id, A.pid, A.tid, A.start, A.\"end\", A.args_id, "
+                        "S.string%s FROM " ROWS " R JOIN rocpd_api A ON A.id = R.id "
+                        "JOIN \"%w\" S ON S.id = A.args_id ORDER BY R.id",
+                        c->v3_api ? ", A.category_id, A.domain_id" : "",
+                        rpd_args_table(r));
+  rc = rpd_prepare(r, sql, &m);
+  sqlite3_free(sql);
+  while (!rc && (s = rpd_step(r, m)) == SQLITE_ROW) {
+    rpd_args a;
+    const char *api, *op;
+    rpd_args_parse((const char *)sqlite3_column_text(m, 6), &a);
+    api = rpd_args_get(&a, "s_api");
+    op = rpd_args_get(&a, "s_op");
+    if (api)
+      rc = promote_api(r, c, m, api);
+    if (!rc && op)
+      rc = promote_op(r, c, m, &a, op);
+    if (!rc && (api || op)) {
+      sqlite3_bind_int64(c->mark_done, 1, sqlite3_column_int64(m, 0));
+      rc = run(r, c->mark_done);
+    }
+    rpd_args_free(&a);
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(m);
+  return rc;
+}
+
+static int build(rpd *r, void *vc)
+{
+  ctx *c = vc;
+  int64_t nmarkers = 0;
+  int rc;
+
+  c->v3_api = rpd_column_exists(r, "rocpd_api", "category_id") &&
+              rpd_column_exists(r, "rocpd_api", "domain_id");
+  c->has_signal = rpd_column_exists(r, "rocpd_op", "completionSignal");
+  rc = rpd_query_int64(r, "SELECT coalesce(max(id), 0) + 1 FROM rocpd_api", &c->next_api);
+  if (!rc)
+    rc = rpd_query_int64(r, "SELECT coalesce(max(id), 0) + 1 FROM rocpd_op", &c->next_op);
+  if (!rc)
+    rc = rpd_strtab_open(r, "rocpd_string", &c->names);
+  if (!rc)
+    rc = select_markers(r, c);
+  if (!rc)
+    rc = rpd_query_int64(r, "SELECT count(*) FROM " ROWS, &nmarkers);
+  if (!rc)
+    rc = prepare_writers(r, c);
+  if (!rc)
+    rc = promote_all(r, c);
+  if (!rc)
+    rc = rpd_exec(r, "DELETE FROM rocpd_api WHERE id IN (SELECT id FROM " DONE ");"
+                     "DROP TABLE " ROWS "; DROP TABLE " DONE ";");
+  sqlite3_finalize(c->ins_api);
+  sqlite3_finalize(c->ins_op);
+  sqlite3_finalize(c->mark_done);
+  sqlite3_finalize(c->relink);
+  rpd_strtab_free(c->names);
+  c->names = NULL;
+  if (!rc)
+    printf("%s: %lld markers read: %lld api calls and %lld ops promoted\n",
+           rpd_progname, (long long)nmarkers, (long long)c->napi, (long long)c->nop);
+  return rc;
+}
+
+int main(int argc, char **argv)
+{
+  ctx c = {0};
+  int rc;
+
+  if (rpd_cli_init(argc, argv, usage))
+    return 0;
+  rc = parse_options(&c, argc, argv);
+  if (!rc) {
+    rpd_augment a = {
+      .usage = usage,
+      .what = "its markers deserialized",
+      .done_tag = c.done_tag,
+      .option = skip_option,
+      .drop = NULL,
+      .build = build,
+      .ctx = &c,
+    };
+    rc = rpd_augment_main(&a, argc, argv);
+  }
+  for (size_t i = 0; i < c.napis; i++)
+    free(c.apis[i]);
+  free(c.apis);
+  free(c.done_tag);
+  return rc;
+}

@@ -1,0 +1,222 @@
+/* rpd-metadata.c - list, read and change the rocpd_metadata rows of a trace. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpd.h"
+
+static const char usage[] =
+"usage: rpd-metadata FILE [--list] [--format table|csv|json]\n"
+"       rpd-metadata FILE --get TAG\n"
+"       rpd-metadata FILE --set TAG VALUE [-o OUT]\n"
+"       rpd-metadata FILE --clear TAG [-o OUT]\n"
+"\n"
+"Show or change the rocpd_metadata (tag, value) rows of an RPD trace.\n"
+"\n"
+"  --list          every row, sorted by tag (the default)\n"
+"  --format F      output of --list: table (default), csv or json\n"
+"  --get TAG       print the value of TAG; exit 1 if the trace has no TAG\n"
+"  --set TAG VALUE replace every TAG row by one row (TAG, VALUE)\n"
+"  --clear TAG     delete every TAG row\n"
+"  -o OUT          write the changed trace to OUT and leave FILE as it is\n"
+"                  (OUT ending in .gz is compressed)\n"
+"\n"
+"FILE may be gzip-compressed (.gz); --set/--clear then rewrite it compressed.\n"
+"Changes are made in one transaction: interrupted, the file is as before.\n"
+"Exit status: 0 ok, 1 failure (or --get of a missing tag), 2 usage.\n";
+
+enum { OP_LIST, OP_GET, OP_SET, OP_CLEAR };
+
+typedef struct opts {
+  const char *file, *out, *tag, *value, *format;
+  int op, nops;
+} opts;
+
+/* Parse argv into o; returns 0 or the usage exit code (message printed). */
+static int parse_args(int argc, char **argv, opts *o)
+{
+  int dashdash = 0;
+
+  memset(o, 0, sizeof *o);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int need = 0;
+    if (!dashdash && strcmp(a, "--") == 0) {
+      dashdash = 1;
+      continue;
+    }
+    if (dashdash || a[0] != '-' || a[1] == '\0') {
+      if (o->file)
+        return rpd_usage_error("unexpected argument '%s'", a);
+      o->file = a;
+      continue;
+    }
+    if (strcmp(a, "--list") == 0) {
+      o->op = OP_LIST;
+      o->nops++;
+      continue;
+    }
+    need = (strcmp(a, "--set") == 0) ? 2
+         : (strcmp(a, "--get") == 0 || strcmp(a, "--clear") == 0 ||
+            strcmp(a, "-o") == 0 || strcmp(a, "--format") == 0) ? 1 : -1;
+    if (need < 0)
+      return rpd_usage_error("unknown option '%s'", a);
+    if (i + need >= argc)
+      return rpd_usage_error("option '%s' needs %s", a,
+                             need == 2 ? "TAG and VALUE" : "an argument");
+    if (strcmp(a, "-o") == 0)
+      o->out = argv[++i];
+    else if (strcmp(a, "--format") == 0)
+      o->format = argv[++i];
+    else {
+      o->op = a[2] == 's' ? OP_SET : a[2] == 'g' ? OP_GET : OP_CLEAR;
+      o->nops++;
+      o->tag = argv[++i];
+      if (need == 2)
+        o->value = argv[++i];
+    }
+  }
+  if (!o->file)
+    return rpd_usage_error("no trace file given");
+  if (o->nops > 1)
+    return rpd_usage_error("give only one of --list, --get, --set, --clear");
+  if (o->out && o->op != OP_SET && o->op != OP_CLEAR)
+    return rpd_usage_error("-o is only for --set and --clear");
+  if (o->format && o->op != OP_LIST)
+    return rpd_usage_error("--format is only for --list");
+  if (o->tag && !*o->tag)
+    return rpd_usage_error("empty TAG");
+  return 0;
+}
+
+/* Print every (tag, value) row in fmt, sorted by tag like the reference
+ * (rows of one tag in insertion order). */
+static int list(rpd *r, const char *format)
+{
+  rpd_fmt fmt = RPD_FMT_TABLE;
+  sqlite3_stmt *st = NULL;
+  int rc;
+
+  if (format && rpd_fmt_parse(format, &fmt))
+    return rpd_usage_error("%s", rpd_errmsg());
+  if (!rpd_table_exists(r, "rocpd_metadata")) {
+    /* no table: an empty list with the usual columns */
+    const char *cols[] = {"tag", "value"};
+    rc = rpd_out_end(rpd_out_new(stdout, fmt, 2, cols));
+  } else {
+    rc = rpd_prepare(r, "SELECT tag, value FROM rocpd_metadata ORDER BY tag, id", &st);
+    if (!rc)
+      rc = rpd_out_stmt(r, st, stdout, fmt);
+    sqlite3_finalize(st);
+  }
+  if (rc)
+    return rpd_fail("%s: %s", r->path, rpd_errmsg());
+  return 0;
+}
+
+/* Print the value of tag; exit 1 if absent. */
+static int get(rpd *r, const char *tag)
+{
+  char *value = NULL;
+  int rc = rpd_meta_get(r, tag, &value);
+
+  if (rc == RPD_ENOTFOUND)
+    return rpd_fail("'%s' has no metadata tag '%s'", r->path, tag);
+  if (rc)
+    return rpd_fail("%s: %s", r->path, rpd_errmsg());
+  puts(value);
+  free(value);
+  if (fflush(stdout) != 0 || ferror(stdout))
+    return rpd_fail("write error on standard output");
+  return 0;
+}
+
+/* Count rows of tag, and whether one of them has exactly value (if given). */
+static int count_tag(rpd *r, const char *tag, const char *value,
+                     int64_t *n, int *same)
+{
+  sqlite3_stmt *st = NULL;
+  int rc, s;
+
+  *n = 0;
+  *same = 0;
+  if (!rpd_table_exists(r, "rocpd_metadata"))
+    return RPD_OK;
+  rc = rpd_prepare(r, "SELECT count(*), coalesce(sum(value = ?2), 0) "
+                      "FROM rocpd_metadata WHERE tag = ?1", &st);
+  if (!rc) {
+    sqlite3_bind_text(st, 1, tag, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, value ? value : "", -1, SQLITE_STATIC);
+    if ((s = rpd_step(r, st)) == SQLITE_ROW) {
+      *n = sqlite3_column_int64(st, 0);
+      *same = value && sqlite3_column_int64(st, 1) > 0;
+    } else if (s < 0)
+      rc = -s;
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* --set / --clear: one transaction, then rpd_close commits the file. */
+static int change(const opts *o)
+{
+  rpd *r = NULL;
+  int rc, same = 0;
+  int64_t n = 0;
+
+  if (rpd_open_or_report(&r, o->file, o->out, RPD_WRITE))
+    return 1;
+  rc = count_tag(r, o->tag, o->value, &n, &same);
+  if (!rc && !o->out && o->op == OP_SET && n == 1 && same) {
+    rpd_close(r, 0);  /* nothing to change: leave the file untouched */
+    return 0;
+  }
+  if (!rc && !o->out && o->op == OP_CLEAR && n == 0) {
+    rpd_close(r, 0);
+    fprintf(stderr, "%s: '%s' has no metadata tag '%s'; nothing to clear\n",
+            rpd_progname, o->file, o->tag);
+    return 0;
+  }
+  if (!rc)
+    rc = rpd_begin(r);
+  if (!rc)
+    rc = o->op == OP_SET ? rpd_meta_set(r, o->tag, o->value)
+                         : rpd_meta_clear(r, o->tag);
+  if (!rc)
+    rc = rpd_commit(r);
+  else
+    rpd_rollback(r);
+  if (rc) {
+    rpd_fail("cannot write '%s': %s", o->out ? o->out : o->file, rpd_errmsg());
+    rpd_close(r, 0);
+    return 1;
+  }
+  if ((rc = rpd_close(r, 1)))
+    return rpd_fail("cannot write '%s': %s", o->out ? o->out : o->file,
+                    rpd_errmsg());
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  opts o;
+  rpd *r = NULL;
+  int rc;
+
+  if (rpd_cli_init(argc, argv, usage))
+    return 0;
+  if ((rc = parse_args(argc, argv, &o)))
+    return rc;
+  if (o.op == OP_SET || o.op == OP_CLEAR)
+    return change(&o);
+  if (o.format) {
+    rpd_fmt f;
+    if (rpd_fmt_parse(o.format, &f))
+      return rpd_usage_error("%s", rpd_errmsg());
+  }
+  if (rpd_open_or_report(&r, o.file, NULL, RPD_READ))
+    return 1;
+  rc = o.op == OP_GET ? get(r, o.tag) : list(r, o.format);
+  rpd_close(r, 0);
+  return rc;
+}

@@ -1,0 +1,437 @@
+/* rpd-trim - remove everything outside a time range from an RPD trace. */
+static const char usage[] =
+"usage: rpd-trim FILE [-o OUT] [--start T] [--end T] [--dry-run]\n"
+"\n"
+"Keep only the api calls that start inside [start, end], the ops, links\n"
+"and subclass rows that belong to them and the monitor samples inside the\n"
+"range; drop strings nothing refers to any more, then VACUUM.  Prints the\n"
+"range and the row counts before and after.\n"
+"\n"
+"Times (default: the first api start / the last api end):\n"
+"  1700000000123456   a bare number is an absolute timestamp in ns\n"
+"  +200ms, 200ms      from the first api call (units ns, us, ms, s)\n"
+"  -50ms              back from the last api end (write --start=-50ms)\n"
+"  25%                a fraction of the trace's span\n"
+"A range reaching outside the trace is an error.\n"
+"\n"
+"  -o OUT      write the trimmed trace to OUT, leave FILE untouched\n"
+"  --dry-run   print the range and what would be removed; write nothing\n"
+"\n"
+"See docs/rpd-trim.md.\n";
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpd.h"
+
+typedef struct opts {
+  const char *file, *out, *start, *end;
+  int dry_run;
+} opts;
+
+/* Tables whose row counts we print. */
+static const char *const counted[] = {
+  "rocpd_api", "rocpd_op", "rocpd_api_ops", "rocpd_kernelapi", "rocpd_copyapi",
+  "rocpd_monitor", "rocpd_string", "rocpd_ustring",
+};
+#define NCOUNTED (sizeof counted / sizeof *counted)
+
+/* String references every RPD writer uses (some traces do not declare
+ * them as foreign keys). */
+static const char *const string_users[][2] = {
+  {"rocpd_op", "description_id"}, {"rocpd_op", "opType_id"},
+  {"rocpd_api", "domain_id"}, {"rocpd_api", "category_id"},
+  {"rocpd_api", "apiName_id"}, {"rocpd_kernelapi", "kernelName_id"},
+  {"rocpd_stackframe", "name_id"}, {"rocpd_counter", "name_id"},
+};
+
+static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+  size_t n = strlen(name);
+  if (strncmp(argv[*i], name, n) != 0)
+    return 0;
+  if (argv[*i][n] == '=') {
+    *val = argv[*i] + n + 1;
+    return 1;
+  }
+  if (argv[*i][n] != '\0')
+    return 0;
+  if (*i + 1 >= argc)
+    return -1;
+  *val = argv[++*i];
+  return 1;
+}
+
+/* Returns 0 or the exit code (2) after a usage message. */
+static int parse_args(opts *o, int argc, char **argv)
+{
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int got;
+    if ((got = opt_value(argc, argv, &i, "--start", &o->start)) ||
+        (got = opt_value(argc, argv, &i, "--end", &o->end)) ||
+        (got = opt_value(argc, argv, &i, "--output", &o->out))) {
+      if (got < 0)
+        return rpd_usage_error("option '%s' needs a value", a);
+    } else if (strcmp(a, "-o") == 0) {
+      if (i + 1 >= argc)
+        return rpd_usage_error("option '-o' needs a file name");
+      o->out = argv[++i];
+    } else if (strcmp(a, "--dry-run") == 0 || strcmp(a, "--dryrun") == 0) {
+      o->dry_run = 1;
+    } else if (a[0] == '-' && a[1]) {
+      return rpd_usage_error("unknown option '%s'", a);
+    } else if (!o->file) {
+      o->file = a;
+    } else {
+      return rpd_usage_error("unexpected argument '%s'", a);
+    }
+  }
+  if (!o->file)
+    return rpd_usage_error("missing FILE");
+  if (o->out && !*o->out)
+    return rpd_usage_error("empty output file name");
+  return 0;
+}
+
+/* Resolve one time option: an all-digit bare number is an exact absolute
+ * ns timestamp; a bare number with a unit counts from the first call. */
+static int resolve_time(const char *text, int64_t dflt, int64_t first, int64_t last,
+                        int64_t *out)
+{
+  rpd_time t;
+  const char *p = text;
+  int rc;
+
+  if (!text) {
+    *out = dflt;
+    return RPD_OK;
+  }
+  while (isdigit((unsigned char)*p))
+    p++;
+  if (p != text && !*p && p - text < 19) {
+    *out = strtoll(text, NULL, 10);
+    return RPD_OK;
+  }
+  if ((rc = rpd_time_parse(text, "ns", &t)))
+    return rc;
+  *out = rpd_time_resolve(&t, t.had_unit ? first : 0, first, last);
+  return RPD_OK;
+}
+
+/* 1 if text is absent or a valid time, else 0 with the reason set. */
+static int time_ok(const char *text)
+{
+  rpd_time t;
+  return !text || rpd_time_parse(text, "ns", &t) == RPD_OK;
+}
+
+/* Run sql with ?1 = start, ?2 = end bound. */
+static int exec_range(rpd *r, const char *sql, int64_t start, int64_t end)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = rpd_prepare(r, sql, &st), s;
+  if (!rc) {
+    sqlite3_bind_int64(st, 1, start);
+    sqlite3_bind_int64(st, 2, end);
+    if ((s = rpd_step(r, st)) < 0)
+      rc = -s;
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static int64_t count_range(rpd *r, const char *sql, int64_t start, int64_t end)
+{
+  sqlite3_stmt *st = NULL;
+  int64_t n = -1;
+  if (rpd_prepare(r, sql, &st) == RPD_OK) {
+    sqlite3_bind_int64(st, 1, start);
+    sqlite3_bind_int64(st, 2, end);
+    if (rpd_step(r, st) == SQLITE_ROW)
+      n = sqlite3_column_int64(st, 0);
+  }
+  sqlite3_finalize(st);
+  return n;
+}
+
+static void count_tables(rpd *r, int64_t *n)
+{
+  for (size_t i = 0; i < NCOUNTED; i++) {
+    char *sql;
+    n[i] = -1;
+    if (!rpd_table_exists(r, counted[i]))
+      continue;
+    sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", counted[i]);
+    rpd_query_int64(r, sql, &n[i]);
+    sqlite3_free(sql);
+  }
+  n[NCOUNTED] = -1;
+  rpd_query_int64(r, "SELECT page_count * page_size FROM pragma_page_count, "
+                     "pragma_page_size", &n[NCOUNTED]);
+}
+
+#define TRIM_USER_TABLES \
+  "m.name NOT LIKE 'sqlite_%' AND m.name NOT IN ('rocpd_api', 'rocpd_op', " \
+  "'rocpd_api_ops', 'rocpd_string', 'rocpd_ustring', 'rocpd_metadata')"
+
+/* Every user table with a column pointing at parent.id: declared foreign
+ * keys, plus the conventional <kind>_ptr_id columns.  Calls fn for each
+ * (table, column) until it fails. */
+static int for_each_reference(rpd *r, const char *parent, const char *ptr_col,
+                              int (*fn)(rpd *, const char *, const char *, void *),
+                              void *arg)
+{
+  sqlite3_stmt *st = NULL;
+  int rc, s;
+
+  rc = rpd_prepare(r,
+    "SELECT m.name, f.\"from\" FROM sqlite_master m "
+    "  JOIN pragma_foreign_key_list(m.name) f "
+    " WHERE m.type = 'table' AND " TRIM_USER_TABLES
+    "   AND f.\"table\" = ?1 COLLATE NOCASE AND (f.\"to\" IS NULL OR f.\"to\" = 'id') "
+    "UNION SELECT m.name, p.name FROM sqlite_master m "
+    "  JOIN pragma_table_info(m.name) p "
+    " WHERE m.type = 'table' AND " TRIM_USER_TABLES " AND p.name = ?2 COLLATE NOCASE "
+    "ORDER BY 1, 2", &st);
+  if (!rc) {
+    sqlite3_bind_text(st, 1, parent, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, ptr_col ? ptr_col : "", -1, SQLITE_STATIC);
+  }
+  /* collect first: fn writes to the tables we are reading the schema of */
+  rpd_buf list = {0};
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    const char *t = (const char *)sqlite3_column_text(st, 0);
+    const char *c = (const char *)sqlite3_column_text(st, 1);
+    rpd_buf_add(&list, t, strlen(t) + 1);
+    rpd_buf_add(&list, c, strlen(c) + 1);
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  for (size_t off = 0; !rc && off < list.len; ) {
+    const char *t = list.s + off, *c = t + strlen(t) + 1;
+    off = (size_t)(c + strlen(c) + 1 - list.s);
+    rc = fn(r, t, c, arg);
+  }
+  rpd_buf_free(&list);
+  return rc;
+}
+
+static int delete_orphans(rpd *r, const char *table, const char *col, void *parent)
+{
+  return rpd_execf(r, "DELETE FROM \"%w\" WHERE \"%w\" NOT IN (SELECT id FROM \"%w\")",
+                   table, col, (const char *)parent);
+}
+
+/* Append "SELECT col FROM table" terms of the string users of `strtab`. */
+typedef struct users { rpd_buf sql; int n; } users;
+
+static int add_user(rpd *r, const char *table, const char *col, void *arg)
+{
+  users *u = arg;
+  char *term;
+  if (!rpd_column_exists(r, table, col))
+    return RPD_OK;
+  term = sqlite3_mprintf("%s SELECT \"%w\" FROM \"%w\"", u->n ? " UNION" : "", col, table);
+  rpd_buf_puts(&u->sql, term);
+  sqlite3_free(term);
+  u->n++;
+  return RPD_OK;
+}
+
+/* Parse a metadata value ("table", "column") into two new strings. */
+static int parse_ref(const char *v, char **table, char **col)
+{
+  char *out[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    const char *q = strpbrk(v, "\"'"), *e;
+    if (!q || !(e = strchr(q + 1, *q)))
+      break;
+    out[k] = rpd_xasprintf("%.*s", (int)(e - q - 1), q + 1);
+    v = e + 1;
+  }
+  if (!out[1]) {
+    free(out[0]);
+    return 0;
+  }
+  *table = out[0];
+  *col = out[1];
+  return 1;
+}
+
+/* Delete the strings of `strtab` that no known column refers to (the empty
+ * string is always kept). */
+static int clean_strings(rpd *r, const char *strtab)
+{
+  users u = {{0}, 0};
+  sqlite3_stmt *st = NULL;
+  int rc = RPD_OK, s;
+
+  if (!rpd_table_exists(r, strtab))
+    return RPD_OK;
+  if (strcmp(rpd_args_table(r), strtab) == 0)
+    add_user(r, "rocpd_api", "args_id", &u);
+  if (strcmp(strtab, "rocpd_string") == 0) {
+    for (size_t i = 0; i < sizeof string_users / sizeof *string_users; i++)
+      if (rpd_table_exists(r, string_users[i][0]))
+        add_user(r, string_users[i][0], string_users[i][1], &u);
+    char *tag = NULL;
+    rc = rpd_prepare(r, "SELECT value FROM rocpd_metadata "
+                        "WHERE tag = 'references::rocpd_string.id'", &st);
+    while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+      char *t, *c;
+      if (parse_ref((const char *)sqlite3_column_text(st, 0), &t, &c)) {
+        if (rpd_table_exists(r, t))
+          add_user(r, t, c, &u);
+        free(t);
+        free(c);
+      }
+    }
+    if (!rc && s < 0)
+      rc = -s;
+    sqlite3_finalize(st);
+    free(tag);
+  }
+  if (!rc)
+    rc = for_each_reference(r, strtab, NULL, add_user, &u);
+  if (!rc) {
+    char *sql = sqlite3_mprintf("DELETE FROM \"%w\" WHERE string != ''%s%s%s", strtab,
+                                u.n ? " AND id NOT IN (" : "", u.n ? u.sql.s : "",
+                                u.n ? ")" : "");
+    rc = rpd_exec(r, sql);
+    sqlite3_free(sql);
+  }
+  rpd_buf_free(&u.sql);
+  return rc;
+}
+
+static int trim(rpd *r, int64_t start, int64_t end)
+{
+  int rc;
+
+  rc = exec_range(r, "DELETE FROM rocpd_api WHERE start < ?1 OR start > ?2", start, end);
+  if (!rc)
+    rc = rpd_exec(r,
+      "DROP TABLE IF EXISTS temp.rpd_trim_dead_op;"
+      "CREATE TABLE temp.rpd_trim_dead_op(id INTEGER PRIMARY KEY);"
+      "INSERT OR IGNORE INTO temp.rpd_trim_dead_op SELECT op_id FROM rocpd_api_ops "
+      " WHERE api_id NOT IN (SELECT id FROM rocpd_api);"
+      "DELETE FROM rocpd_api_ops WHERE api_id NOT IN (SELECT id FROM rocpd_api);");
+  if (!rc)   /* ops of removed calls, and unlinked ops outside the range */
+    rc = exec_range(r, "DELETE FROM rocpd_op WHERE id NOT IN (SELECT op_id FROM rocpd_api_ops)"
+                       " AND (id IN (SELECT id FROM temp.rpd_trim_dead_op)"
+                       "      OR start < ?1 OR start > ?2)", start, end);
+  if (!rc)
+    rc = rpd_exec(r, "DELETE FROM rocpd_api_ops WHERE op_id NOT IN (SELECT id FROM rocpd_op);"
+                     "DROP TABLE temp.rpd_trim_dead_op;");
+  if (!rc)
+    rc = for_each_reference(r, "rocpd_api", "api_ptr_id", delete_orphans, "rocpd_api");
+  if (!rc)
+    rc = for_each_reference(r, "rocpd_op", "op_ptr_id", delete_orphans, "rocpd_op");
+  if (!rc && rpd_table_exists(r, "rocpd_monitor"))
+    rc = exec_range(r, "DELETE FROM rocpd_monitor WHERE start < ?1 OR start > ?2", start, end);
+  if (!rc)
+    rc = clean_strings(r, "rocpd_string");
+  if (!rc)
+    rc = clean_strings(r, "rocpd_ustring");
+  return rc;
+}
+
+static void print_counts(const int64_t *before, const int64_t *after)
+{
+  printf("%-16s %14s %14s\n", "", "before", after ? "after" : "");
+  for (size_t i = 0; i <= NCOUNTED; i++) {
+    if (before[i] < 0)
+      continue;
+    printf("%-16s %14lld", i < NCOUNTED ? counted[i] : "database bytes", (long long)before[i]);
+    if (after)
+      printf(" %14lld", (long long)after[i]);
+    printf("\n");
+  }
+}
+
+int main(int argc, char **argv)
+{
+  opts o = {0};
+  rpd *r = NULL;
+  int64_t first, last, start, end, before[NCOUNTED + 1], after[NCOUNTED + 1];
+  int rc;
+
+  if (rpd_cli_init(argc, argv, usage))
+    return 0;
+  if ((rc = parse_args(&o, argc, argv)))
+    return rc;
+  if (!time_ok(o.start) || !time_ok(o.end))
+    return rpd_usage_error("%s", rpd_errmsg());
+  if (rpd_open_or_report(&r, o.file, o.dry_run ? NULL : o.out,
+                         o.dry_run ? RPD_READ : RPD_WRITE))
+    return 1;
+  rc = rpd_query_int64(r, "SELECT min(start) FROM rocpd_api", &first);
+  if (rc == RPD_ENOTFOUND)
+    rc = rpd_seterr(RPD_ERR, "the trace has no api calls");
+  if (!rc)
+    rc = rpd_query_int64(r, "SELECT max(\"end\") FROM rocpd_api", &last);
+  if (!rc)
+    rc = resolve_time(o.start, first, first, last, &start);
+  if (!rc)
+    rc = resolve_time(o.end, last, first, last, &end);
+  if (!rc && (start < first || start > last || end < first || end > last))
+    rc = rpd_seterr(RPD_ERANGE, "range %lld..%lld ns is outside the trace (%lld..%lld ns)",
+                    (long long)start, (long long)end, (long long)first, (long long)last);
+  if (!rc && start > end)
+    rc = rpd_seterr(RPD_ERANGE, "range start %lld ns is after its end %lld ns",
+                    (long long)start, (long long)end);
+  if (!rc && count_range(r, "SELECT count(*) FROM rocpd_api WHERE start >= ?1 "
+                              "AND start <= ?2", start, end) == 0)
+    rc = rpd_seterr(RPD_ERANGE, "no api call starts in %lld..%lld ns; the result would "
+                    "be empty", (long long)start, (long long)end);
+  if (rc)
+    goto fail;
+
+  printf("trace: %lld .. %lld ns (%.6f s)\n", (long long)first, (long long)last,
+         (double)(last - first) / 1e9);
+  printf("range: %lld .. %lld ns (+%.6f s .. +%.6f s, %.6f s)\n", (long long)start,
+         (long long)end, (double)(start - first) / 1e9, (double)(end - first) / 1e9,
+         (double)(end - start) / 1e9);
+  count_tables(r, before);
+  if (o.dry_run) {
+    int64_t napi = count_range(r, "SELECT count(*) FROM rocpd_api WHERE start < ?1 OR start > ?2",
+                               start, end);
+    int64_t nop = count_range(r, "SELECT count(DISTINCT B.op_id) FROM rocpd_api A JOIN "
+                                 "rocpd_api_ops B ON B.api_id = A.id "
+                                 "WHERE A.start < ?1 OR A.start > ?2", start, end);
+    print_counts(before, NULL);
+    printf("dry run: would remove %lld of %lld api calls and about %lld of %lld ops; "
+           "nothing written\n", (long long)napi, (long long)before[0], (long long)nop,
+           (long long)before[1]);
+    rpd_close(r, 0);
+    return 0;
+  }
+  rc = rpd_begin(r);
+  if (!rc)
+    rc = trim(r, start, end);
+  if (!rc)
+    rc = rpd_commit(r);
+  if (!rc)
+    rc = rpd_exec(r, "VACUUM");
+  if (rc)
+    goto fail;
+  count_tables(r, after);
+  print_counts(before, after);
+  if ((rc = rpd_close(r, 1))) {
+    r = NULL;
+    goto fail;
+  }
+  return 0;
+
+fail:;
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+  if (r) {
+    rpd_rollback(r);
+    rpd_close(r, 0);
+  }
+  return rpd_fail("'%s': %s", o.file, msg);
+}

@@ -1,0 +1,111 @@
+/* augment.c - rpd_augment_main, the driver shared by every augmenter. */
+#include "rpd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const char *file, *out;
+  int force;
+} aug_args;
+
+/* Parse FILE, -o OUT / --output OUT / -oOUT / --output=OUT, --force and the
+ * tool's options. Returns 0, or 2 after printing a usage error. */
+static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
+{
+  int only_files = 0;
+
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    if (!only_files && strcmp(s, "--") == 0) {
+      only_files = 1;
+      continue;
+    }
+    if (!only_files && (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0)) {
+      if (i + 1 >= argc) return rpd_usage_error("option '%s' needs a file name", s);
+      p->out = argv[++i];
+      continue;
+    }
+    if (!only_files && strncmp(s, "-o", 2) == 0 && s[2]) {
+      p->out = s + 2;
+      continue;
+    }
+    if (!only_files && strncmp(s, "--output=", 9) == 0) {
+      p->out = s + 9;
+      continue;
+    }
+    if (!only_files && strcmp(s, "--force") == 0) {
+      p->force = 1;
+      continue;
+    }
+    if (only_files || s[0] != '-' || s[1] == 0) {
+      if (!p->file) {
+        p->file = s;
+        continue;
+      }
+    }
+    int used = a->option ? a->option(a->ctx, argc, argv, i) : 0;
+    if (used <= 0) {
+      if (s[0] == '-' && s[1] && !only_files) return rpd_usage_error("unknown option '%s'", s);
+      return rpd_usage_error("unexpected argument '%s'", s);
+    }
+    if (i + used > argc) return rpd_usage_error("option '%s' needs a value", s);
+    i += used - 1;
+  }
+  if (!p->file) return rpd_usage_error("missing FILE");
+  if (p->out && !*p->out) return rpd_usage_error("empty output file name");
+  return 0;
+}
+
+/* Already done and no --force: say so; with -o still produce OUT. */
+static int already_done(const rpd_augment *a, rpd *r, const aug_args *p)
+{
+  fprintf(stderr, "%s: '%s' already has %s; nothing to do (use --force to rebuild)\n",
+          rpd_progname, p->file, a->what ? a->what : a->done_tag);
+  if (rpd_close(r, p->out != NULL)) return rpd_fail("'%s': %s", p->file, rpd_errmsg());
+  return 0;
+}
+
+int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
+{
+  aug_args p = { 0 };
+  rpd *r = NULL;
+  char *done = NULL;
+  int rc;
+
+  if (rpd_cli_init(argc, argv, a->usage)) return 0;
+  if ((rc = parse_args(a, argc, argv, &p))) return rc;
+  if (rpd_open_or_report(&r, p.file, p.out, RPD_WRITE)) return 1;
+
+  if (a->done_tag) {
+    rc = rpd_meta_get(r, a->done_tag, &done);
+    free(done);
+    if (rc == RPD_OK && !p.force) return already_done(a, r, &p);
+    if (rc != RPD_OK && rc != RPD_ENOTFOUND) goto fail;
+  }
+  rc = rpd_begin(r);
+  if (!rc && p.force && a->drop) rc = a->drop(r, a->ctx);
+  if (!rc) rc = a->build(r, a->ctx);
+  if (!rc && a->done_tag) {
+    /* safety net: a build that forgot its tag would rebuild every run */
+    rc = rpd_meta_get(r, a->done_tag, &done);
+    free(done);
+    if (rc == RPD_ENOTFOUND) rc = rpd_meta_set(r, a->done_tag, "True");
+  }
+  if (!rc) rc = rpd_commit(r);
+  if (rc) goto fail;
+  if ((rc = rpd_close(r, 1))) {
+    r = NULL;
+    goto fail;
+  }
+  return 0;
+
+fail:;
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+  if (r) {
+    rpd_rollback(r);
+    rpd_close(r, 0);
+  }
+  return rpd_fail("'%s': %s", p.file, msg);
+}

@@ -1,0 +1,47 @@
+/* callstack.h - the call-stack builder shared by rpd-callstack and
+ * rpd-autograd: fills ext_callstack and creates the callStack_* views.
+ *
+ * Semantics (docs/rpd-callstack.md): per (pid, tid) the api calls are walked
+ * in time order as a stack.  At equal timestamps ends come before starts;
+ * a zero-length call starts and ends in place; an end pops its own call.
+ * When a call ends, one row is written for it (depth 0) and for every frame
+ * below it on the stack (depth 1, 2, ...), each carrying the ending call's
+ * exclusive cpu_time and its gpu_time (sum of its ops' end - start).
+ */
+#ifndef RPD_CALLSTACK_H
+#define RPD_CALLSTACK_H
+
+#include <stdint.h>
+
+#include "rpd.h"
+
+typedef struct rpd_callstack_stats {
+  int64_t calls;     /* api calls walked */
+  int64_t rows;      /* ext_callstack rows written */
+  int64_t threads;   /* distinct (pid, tid) */
+  int64_t overlaps;  /* calls that overlap an open call without nesting */
+  int max_depth;     /* deepest stack seen (1 = no nesting) */
+} rpd_callstack_stats;
+
+/* Metadata tags the reference writes. */
+#define RPD_CALLSTACK_TABLE_TAG "Callstack::Table"
+#define RPD_CALLSTACK_DONE_TAG "Callstack::Generated"
+
+/* Inside the caller's open transaction: (re)create ext_callstack (any old
+ * table and views are dropped first), fill it from rocpd_api / rocpd_api_ops
+ * / rocpd_op, create the four callStack_* views and set Callstack::Table.
+ * Callstack::Generated is left to the caller.  *st (may be NULL) receives
+ * the counts. */
+int rpd_callstack_build(rpd *r, rpd_callstack_stats *st);
+
+/* Drop ext_callstack, its views and both metadata tags (if present). */
+int rpd_callstack_drop(rpd *r);
+
+/* 1 if the trace already holds a complete call stack (Callstack::Generated
+ * set and ext_callstack present), else 0. */
+int rpd_callstack_present(rpd *r);
+
+/* The query the builder streams (exposed for the bench's floor). Static. */
+const char *rpd_callstack_read_sql(void);
+
+#endif

@@ -1,0 +1,806 @@
+/* open.c - opening and closing traces: plain and gzip-compressed files,
+ * read-only and read-write, in place or into an output file; temp file
+ * bookkeeping; schema detection. */
+#define _GNU_SOURCE
+#include "rpd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+int rpd__sqlerr(sqlite3 *db, int src, const char *sql);
+
+#define IOBUF (1 << 20)
+static const char sqlite_magic[16] = "SQLite format 3";   /* + NUL */
+
+/* ------------------------------------------------------------ temp files */
+
+/* Live temp files, in fixed storage so that rpd_cleanup_temps() can run
+ * from a signal handler without touching the heap. */
+#define MAX_TEMPS 64
+static char temp_path[MAX_TEMPS][4096];
+static volatile sig_atomic_t temp_live[MAX_TEMPS];
+static pid_t temp_pid[MAX_TEMPS];      /* a forked child must not remove them */
+
+void rpd_cleanup_temps(void)
+{
+  pid_t me = getpid();
+
+  for (int i = 0; i < MAX_TEMPS; i++) {
+    if (temp_live[i] && temp_pid[i] == me) {
+      temp_live[i] = 0;
+      unlink(temp_path[i]);
+    }
+  }
+}
+
+static void on_fatal_signal(int sig)
+{
+  int saved = errno;
+
+  rpd_cleanup_temps();
+  signal(sig, SIG_DFL);
+  raise(sig);                 /* delivered when the handler returns */
+  errno = saved;
+}
+
+/* atexit + handlers for the usual fatal signals, but only where the
+ * program left the default disposition (an ignored SIGPIPE stays ignored). */
+static void install_cleanup(void)
+{
+  static int done;
+  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+  if (done) return;
+  done = 1;
+  atexit(rpd_cleanup_temps);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction old, sa;
+    if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+      continue;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, NULL);
+  }
+}
+
+/* Create dir/rpdtools-XXXXXX and register it; *fdp gets its descriptor and
+ * *path a copy of the name (caller frees). Returns a status. */
+static int temp_create(const char *dir, char **path, int *fdp)
+{
+  sigset_t all, old;
+  int slot = -1, fd = -1, err = 0;
+
+  *path = NULL;
+  *fdp = -1;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (!temp_live[i]) { slot = i; break; }
+  if (slot >= 0 &&
+      (size_t)snprintf(temp_path[slot], sizeof temp_path[slot],
+                       "%s/rpdtools-XXXXXX", dir) < sizeof temp_path[slot]) {
+    fd = mkostemp(temp_path[slot], O_CLOEXEC);
+    if (fd >= 0) {
+      temp_pid[slot] = getpid();
+      temp_live[slot] = 1;
+    }
+    else err = errno;
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (slot < 0) return rpd_seterr(RPD_ERR, "too many temporary files");
+  if (fd < 0) {
+    if (err == EACCES || err == EROFS || err == EPERM)
+      return rpd_seterr(RPD_EROFS, "cannot create a temporary file: %s", strerror(err));
+    return rpd_seterr(RPD_EIO, "cannot create a temporary file: %s",
+                      strerror(err ? err : ENAMETOOLONG));
+  }
+  *path = rpd_xstrdup(temp_path[slot]);
+  *fdp = fd;
+  return RPD_OK;
+}
+
+/* Stop tracking the temp file `path` (it was renamed or removed). */
+static void temp_forget(const char *path)
+{
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (temp_live[i] && strcmp(temp_path[i], path) == 0) temp_live[i] = 0;
+}
+
+static void temp_remove(const char *path)
+{
+  unlink(path);
+  temp_forget(path);
+}
+
+/* ------------------------------------------------------------ file utils */
+
+static const char *tmpdir(void)
+{
+  const char *d = getenv("TMPDIR");
+
+  return d && *d ? d : "/tmp";
+}
+
+/* Directory part of path ("." if none); caller frees. */
+static char *dir_of(const char *path)
+{
+  const char *slash = strrchr(path, '/');
+
+  if (!slash) return rpd_xstrdup(".");
+  if (slash == path) return rpd_xstrdup("/");
+  char *d = rpd_xmalloc((size_t)(slash - path) + 1);
+  memcpy(d, path, (size_t)(slash - path));
+  d[slash - path] = 0;
+  return d;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+  size_t n = strlen(s), m = strlen(suffix);
+
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int errno_status(int err, const char *what)
+{
+  if (err == ENOENT || err == ENOTDIR) return rpd_seterr(RPD_ENOENT, "no such file");
+  if (err == EACCES || err == EPERM)
+    return rpd_seterr(RPD_EIO, "%s: permission denied", what);
+  if (err == ENOSPC || err == EDQUOT)
+    return rpd_seterr(RPD_EIO, "%s: no space left on device", what);
+  if (err == EROFS) return rpd_seterr(RPD_EROFS, "read-only file system");
+  return rpd_seterr(RPD_EIO, "%s: %s", what, strerror(err));
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno_status(errno, "cannot write temporary file");
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return RPD_OK;
+}
+
+/* Stat an input path; a regular file is required. */
+static int stat_input(const char *path, struct stat *st)
+{
+  if (stat(path, st) != 0) return errno_status(errno, "cannot stat");
+  if (S_ISDIR(st->st_mode)) return rpd_seterr(RPD_ENOTDB, "is a directory, not an SQLite database");
+  if (!S_ISREG(st->st_mode)) return rpd_seterr(RPD_ENOTDB, "not a regular file");
+  return RPD_OK;
+}
+
+enum { KIND_SQLITE = 1, KIND_GZIP = 2 };
+
+/* Look at the first bytes of path: KIND_SQLITE, KIND_GZIP, or an error. */
+static int sniff(const char *path, int *kind)
+{
+  unsigned char hdr[16];
+  size_t got = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0) return errno_status(errno, "cannot read");
+  while (got < sizeof hdr) {
+    ssize_t n = read(fd, hdr + got, sizeof hdr - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      close(fd);
+      return errno_status(err, "cannot read");
+    }
+    if (n == 0) break;
+    got += (size_t)n;
+  }
+  close(fd);
+  if (got == 0) return rpd_seterr(RPD_ENOTDB, "empty file, not an SQLite database");
+  if (got >= 2 && hdr[0] == 0x1f && hdr[1] == 0x8b) { *kind = KIND_GZIP; return RPD_OK; }
+  if (got == sizeof hdr && memcmp(hdr, sqlite_magic, sizeof hdr) == 0) {
+    *kind = KIND_SQLITE;
+    return RPD_OK;
+  }
+  return rpd_seterr(RPD_ENOTDB, "not an SQLite database");
+}
+
+/* Decompress the gzip file src into the open file dst_fd. */
+static int gunzip_to(const char *src, int dst_fd)
+{
+  int fd = open(src, O_RDONLY | O_CLOEXEC), rc = RPD_OK, zerr;
+  gzFile g;
+  char *buf;
+
+  if (fd < 0) return errno_status(errno, "cannot read");
+  g = gzdopen(fd, "rb");
+  if (!g) { close(fd); return rpd_seterr(RPD_ENOMEM, "out of memory for gzip"); }
+  gzbuffer(g, 1 << 18);
+  buf = rpd_xmalloc(IOBUF);
+  for (;;) {
+    int n = gzread(g, buf, IOBUF);
+    if (n < 0) { rc = rpd_seterr(RPD_EGZIP, "truncated or corrupt gzip data"); break; }
+    if (n == 0) break;
+    if ((rc = write_all(dst_fd, buf, (size_t)n))) break;
+  }
+  free(buf);
+  zerr = gzclose_r(g);
+  if (!rc && zerr != Z_OK) rc = rpd_seterr(RPD_EGZIP, "truncated or corrupt gzip data");
+  return rc;
+}
+
+/* Compress the file src into the open file dst_fd (gzip, level from
+ * RPD_GZIP_LEVEL, default 6). */
+static int gzip_to(const char *src, int dst_fd)
+{
+  const char *lv = getenv("RPD_GZIP_LEVEL");
+  char mode[4] = "wb6";
+  int fd, dfd, rc = RPD_OK;
+  gzFile g;
+  char *buf;
+
+  if (lv && lv[0] >= '0' && lv[0] <= '9' && !lv[1]) mode[2] = lv[0];
+  if ((fd = open(src, O_RDONLY | O_CLOEXEC)) < 0) return errno_status(errno, "cannot read work file");
+  if ((dfd = dup(dst_fd)) < 0) { close(fd); return errno_status(errno, "dup"); }
+  if (!(g = gzdopen(dfd, mode))) {
+    close(fd);
+    close(dfd);
+    return rpd_seterr(RPD_ENOMEM, "out of memory for gzip");
+  }
+  gzbuffer(g, 1 << 18);
+  buf = rpd_xmalloc(IOBUF);
+  for (;;) {
+    ssize_t n = read(fd, buf, IOBUF);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) { rc = errno_status(errno, "cannot read work file"); break; }
+    if (n == 0) break;
+    if (gzwrite(g, buf, (unsigned)n) != (int)n) {
+      int zerr;
+      const char *m = gzerror(g, &zerr);
+      rc = zerr == Z_ERRNO ? errno_status(errno, "cannot write compressed file")
+                           : rpd_seterr(RPD_EIO, "gzip: %s", m);
+      break;
+    }
+  }
+  free(buf);
+  close(fd);
+  if (gzclose_w(g) != Z_OK && !rc)
+    rc = rpd_seterr(RPD_EIO, "cannot write compressed file: %s", strerror(errno));
+  return rc;
+}
+
+/* Copy the plain file src into dst_fd. */
+static int copy_to(const char *src, int dst_fd)
+{
+  int fd = open(src, O_RDONLY | O_CLOEXEC), rc = RPD_OK;
+  char *buf;
+
+  if (fd < 0) return errno_status(errno, "cannot read");
+  buf = rpd_xmalloc(IOBUF);
+  for (;;) {
+    ssize_t n = read(fd, buf, IOBUF);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) { rc = errno_status(errno, "cannot read"); break; }
+    if (n == 0) break;
+    if ((rc = write_all(dst_fd, buf, (size_t)n))) break;
+  }
+  free(buf);
+  close(fd);
+  return rc;
+}
+
+/* 0 if we may write `path` (a file), else RPD_EROFS with msg.  Root passes
+ * access(2) on 0444 files, so the mode bits are checked as well. */
+static int check_writable_file(const char *path, const struct stat *st, const char *msg)
+{
+  if ((st->st_mode & 0222) == 0 || access(path, W_OK) != 0)
+    return rpd_seterr(RPD_EROFS, "%s", msg);
+  return RPD_OK;
+}
+
+static int check_writable_dir(const char *dir, const char *msg)
+{
+  struct stat st;
+
+  if (stat(dir, &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR)
+      return rpd_seterr(RPD_ENOENT, "%s", strncmp(msg, "output", 6) == 0
+                                               ? "output directory does not exist"
+                                               : "directory does not exist");
+    return errno_status(errno, "cannot stat directory");
+  }
+  if (!S_ISDIR(st.st_mode)) return rpd_seterr(RPD_ENOENT, "not a directory");
+  if ((st.st_mode & 0222) == 0 || access(dir, W_OK | X_OK) != 0)
+    return rpd_seterr(RPD_EROFS, "%s", msg);
+  return RPD_OK;
+}
+
+static mode_t new_file_mode(void)
+{
+  mode_t m = umask(0);
+
+  umask(m);
+  return 0666 & ~m;
+}
+
+static void fsync_dir(const char *dir)
+{
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  if (fd >= 0) {
+    fsync(fd);
+    close(fd);
+  }
+}
+
+/* ------------------------------------------------------------ schema */
+
+/* *found = whether the one-parameter query returns a row. */
+static int q_exists(sqlite3 *db, const char *sql, const char *a, const char *b, int *found)
+{
+  sqlite3_stmt *st = NULL;
+  int src = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+  if (src != SQLITE_OK) return rpd__sqlerr(db, src, sql);
+  if (a) sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+  if (b) sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+  src = sqlite3_step(st);
+  *found = src == SQLITE_ROW;
+  if (src != SQLITE_ROW && src != SQLITE_DONE) {
+    int rc = rpd__sqlerr(db, src, sql);
+    sqlite3_finalize(st);
+    return rc;
+  }
+  sqlite3_finalize(st);
+  return RPD_OK;
+}
+
+static int has_object(sqlite3 *db, const char *name, int *found)
+{
+  return q_exists(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') "
+                      "AND name = ?1 COLLATE NOCASE", name, NULL, found);
+}
+
+static int has_column(sqlite3 *db, const char *table, const char *col, int *found)
+{
+  return q_exists(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
+                  table, col, found);
+}
+
+/* Schema of db in *schema (2 or 3), or an error status with the reason. */
+static int detect(sqlite3 *db, int *schema)
+{
+  static const char *const required[] = { "rocpd_op", "rocpd_string", "rocpd_api_ops" };
+  int rc, api = 0, f = 0, dom = 0, cat = 0, name = 0, args = 0;
+
+  *schema = 0;
+  rc = q_exists(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rocpd_api' "
+                    "COLLATE NOCASE", NULL, NULL, &api);
+  if (rc) return rc;
+  if (!api) {
+    int guid = 0, kernels = 0, regions = 0;
+    rc = q_exists(db, "SELECT 1 FROM sqlite_master WHERE name LIKE 'rocpd\\_info\\_node\\_%' "
+                      "ESCAPE '\\' OR name LIKE 'rocpd\\_kernel\\_dispatch\\_%' ESCAPE '\\'",
+                  NULL, NULL, &guid);
+    if (!rc) rc = has_object(db, "kernels", &kernels);
+    if (!rc) rc = has_object(db, "regions", &regions);
+    if (rc) return rc;
+    if (guid || (kernels && regions))
+      return rpd_seterr(RPD_EROCPROF, "a rocprofv3 database, not an RPD trace; "
+                                      "convert it with rpd-import");
+    return rpd_seterr(RPD_ENOTRPD, "not an RPD trace: missing table rocpd_api");
+  }
+  for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+    if ((rc = has_object(db, required[i], &f))) return rc;
+    if (!f) return rpd_seterr(RPD_ENOTRPD, "not an RPD trace: missing table %s", required[i]);
+  }
+  if ((rc = has_column(db, "rocpd_api", "domain_id", &dom)) ||
+      (rc = has_column(db, "rocpd_api", "category_id", &cat)) ||
+      (rc = has_column(db, "rocpd_api", "apiName_id", &name)) ||
+      (rc = has_column(db, "rocpd_api", "args_id", &args)))
+    return rc;
+  if (dom && cat && name && args) {
+    if ((rc = has_object(db, "rocpd_ustring", &f))) return rc;
+    if (!f)
+      return rpd_seterr(RPD_ENOTRPD, "not an RPD trace: schema 3 (rocpd_api has domain_id) "
+                                     "but missing table rocpd_ustring");
+    *schema = 3;
+    return RPD_OK;
+  }
+  if (name && args && !dom) {
+    *schema = 2;
+    return RPD_OK;
+  }
+  return rpd_seterr(RPD_ENOTRPD, "not an RPD trace: rocpd_api has neither the schema 2 "
+                                 "nor the schema 3 columns");
+}
+
+int rpd_detect_schema(sqlite3 *db, int *why)
+{
+  int schema = 0, rc = detect(db, &schema);
+
+  if (why) *why = rc;
+  return rc ? 0 : schema;
+}
+
+const char *rpd_args_table(const rpd *r)
+{
+  return r && r->schema == 2 ? "rocpd_string" : "rocpd_ustring";
+}
+
+/* ------------------------------------------------------------ open */
+
+static int busy_timeout_ms(void)
+{
+  const char *s = getenv("RPD_BUSY_TIMEOUT_MS");
+  char *end;
+  long v;
+
+  if (!s || !*s) return 5000;
+  v = strtol(s, &end, 10);
+  if (*end || v < 0 || v > 3600000) return 5000;
+  return (int)v;
+}
+
+/* Open work_path with SQLite and check what it is. */
+static int open_db(rpd *r, int writable, int is_temp)
+{
+  int src, rc;
+
+  src = sqlite3_open_v2(r->work_path, &r->db,
+                        writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL);
+  if (src != SQLITE_OK) {
+    rc = rpd__sqlerr(r->db, src, NULL);
+    if (rc == RPD_ESQL) rc = rpd_seterr(RPD_EIO, "cannot open: %s", sqlite3_errstr(src));
+    return rc;
+  }
+  sqlite3_extended_result_codes(r->db, 0);
+  sqlite3_busy_timeout(r->db, busy_timeout_ms());
+  rc = rpd_exec(r, "PRAGMA cache_size=-65536");
+  if (rc) return rc;
+  if (r->flags & RPD_CREATE) {
+    r->schema = 3;
+  } else if (r->flags & RPD_ANYDB) {
+    int why = 0;
+    r->schema = rpd_detect_schema(r->db, &why);
+    if (why && why != RPD_ENOTRPD && why != RPD_EROCPROF) return why;
+    rpd_clearerr();
+  } else if ((rc = detect(r->db, &r->schema))) {
+    return rc;
+  }
+  if (writable && is_temp) {
+    /* our private copy: keep the rollback journal in memory so a crash
+     * leaves no stray -journal file (not for WAL files: that would be
+     * persistent) */
+    sqlite3_stmt *st = NULL;
+    int wal = 0;
+    if ((rc = rpd_prepare(r, "PRAGMA journal_mode", &st))) return rc;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      const unsigned char *m = sqlite3_column_text(st, 0);
+      wal = m && strcmp((const char *)m, "wal") == 0;
+    }
+    sqlite3_finalize(st);
+    if (!wal && (rc = rpd_exec(r, "PRAGMA journal_mode=MEMORY"))) return rc;
+  }
+  if (writable && !is_temp) {
+    /* fail now, not in the middle of the tool, when another writer holds
+     * the file; BEGIN IMMEDIATE takes the lock without writing anything */
+    if ((rc = rpd_exec(r, "BEGIN IMMEDIATE"))) return rc;
+    rpd_rollback(r);
+  }
+  return RPD_OK;
+}
+
+/* Decompress or copy `path` (of kind) into a new temp file in dir. */
+static int make_work_copy(rpd *r, const char *dir, int kind)
+{
+  char *tmp = NULL;
+  int fd, rc = temp_create(dir, &tmp, &fd);
+
+  if (rc) return rc;
+  rc = kind == KIND_GZIP ? gunzip_to(r->path, fd) : copy_to(r->path, fd);
+  if (close(fd) != 0 && !rc) rc = errno_status(errno, "cannot write temporary file");
+  r->work_path = tmp;
+  r->tmp_work = 1;
+  if (!rc) {
+    int k2 = 0;
+    rc = sniff(tmp, &k2);          /* what was inside the .gz? */
+    if (!rc && k2 != KIND_SQLITE)
+      rc = rpd_seterr(RPD_ENOTDB, "not an SQLite database (compressed twice?)");
+  }
+  return rc;
+}
+
+static int open_read(rpd *r)
+{
+  struct stat st;
+  int kind = 0, rc;
+
+  if ((rc = stat_input(r->path, &st)) || (rc = sniff(r->path, &kind))) return rc;
+  if (kind == KIND_SQLITE) {
+    r->work_path = rpd_xstrdup(r->path);
+    return open_db(r, 0, 0);
+  }
+  if ((rc = make_work_copy(r, tmpdir(), kind))) {
+    if (rc == RPD_EIO || rc == RPD_EROFS)
+      rc = rpd_seterr(rc, "%s (decompressing into %s; set TMPDIR to use another directory)",
+                      rpd_errmsg(), tmpdir());
+    return rc;
+  }
+  if ((rc = open_db(r, 0, 1))) return rc;
+  /* SQLite holds the descriptor: the name can go now, so that not even
+   * kill -9 leaves the copy behind */
+  temp_remove(r->work_path);
+  r->tmp_work = 0;
+  return RPD_OK;
+}
+
+static int is_wal(sqlite3 *db)
+{
+  sqlite3_stmt *st = NULL;
+  int wal = 0;
+
+  if (sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) != SQLITE_OK) return 0;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    const unsigned char *m = sqlite3_column_text(st, 0);
+    wal = m && strcmp((const char *)m, "wal") == 0;
+  }
+  sqlite3_finalize(st);
+  return wal;
+}
+
+/* A WAL database is more than its main file: copy it through SQLite. */
+static int backup_copy(rpd *r, sqlite3 *src, const char *dir)
+{
+  char *tmp = NULL;
+  int fd, rc = temp_create(dir, &tmp, &fd), s;
+  sqlite3 *dst = NULL;
+  sqlite3_backup *b;
+
+  if (rc) return rc;
+  close(fd);
+  r->work_path = tmp;
+  r->tmp_work = 1;
+  s = sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE, NULL);
+  if (s == SQLITE_OK && (b = sqlite3_backup_init(dst, "main", src, "main"))) {
+    s = sqlite3_backup_step(b, -1);
+    sqlite3_backup_finish(b);
+    if (s == SQLITE_DONE) s = SQLITE_OK;
+  } else if (s == SQLITE_OK) {
+    s = sqlite3_errcode(dst);
+  }
+  if (s != SQLITE_OK) rc = rpd__sqlerr(dst, s, NULL);
+  if (rc == RPD_ESQL) rc = rpd_seterr(RPD_EIO, "cannot copy the database: %s", sqlite3_errstr(s));
+  sqlite3_close(dst);
+  return rc;
+}
+
+static int same_file(const char *a, const char *b)
+{
+  struct stat sa, sb;
+
+  if (strcmp(a, b) == 0) return 1;
+  if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int open_write(rpd *r, const char *out_path)
+{
+  struct stat st;
+  int kind = 0, rc;
+  char *dir = NULL;
+
+  if ((rc = stat_input(r->path, &st)) || (rc = sniff(r->path, &kind))) return rc;
+  if (!out_path || same_file(r->path, out_path)) {
+    /* in place */
+    dir = dir_of(r->path);
+    if (!(rc = check_writable_file(r->path, &st, "read-only file")))
+      rc = check_writable_dir(dir, "directory is read-only");
+    if (!rc && kind == KIND_SQLITE) {
+      r->work_path = rpd_xstrdup(r->path);
+      rc = open_db(r, 1, 0);
+    } else if (!rc) {
+      /* replace the file a symlink points to, not the link */
+      char *real = realpath(r->path, NULL);
+      r->final_path = real ? real : rpd_xstrdup(r->path);
+      r->gz_out = 1;
+      free(dir);
+      dir = dir_of(r->final_path);
+      if (!(rc = check_writable_dir(dir, "directory is read-only")) &&
+          !(rc = make_work_copy(r, dir, kind)))
+        rc = open_db(r, 1, 1);
+    }
+    free(dir);
+    return rc;
+  }
+  /* -o OUT: work on a copy next to OUT */
+  struct stat ost;
+  dir = dir_of(out_path);
+  if (stat(out_path, &ost) == 0) {
+    if (S_ISDIR(ost.st_mode)) rc = rpd_seterr(RPD_EEXIST, "output is a directory");
+    else rc = check_writable_file(out_path, &ost, "output file is read-only");
+  }
+  if (!rc) rc = check_writable_dir(dir, "output directory is read-only");
+  if (!rc) {
+    char *real = lstat(out_path, &ost) == 0 && S_ISLNK(ost.st_mode) ? realpath(out_path, NULL) : NULL;
+    if (real) {                   /* write through a symlink, like cp */
+      free(dir);
+      dir = dir_of(real);
+      if ((rc = check_writable_dir(dir, "output directory is read-only"))) {
+        free(real);
+        free(dir);
+        return rc;
+      }
+    }
+    r->final_path = real ? real : rpd_xstrdup(out_path);
+    r->gz_out = ends_with(out_path, ".gz");
+    if (kind == KIND_SQLITE) {
+      /* copy under a shared lock so a concurrent writer cannot tear it */
+      rpd tmp = { 0 };
+      tmp.path = r->path;
+      tmp.work_path = r->path;
+      tmp.flags = r->flags;
+      rc = open_db(&tmp, 0, 0);
+      if (!rc) rc = rpd_exec(&tmp, "BEGIN; SELECT count(*) FROM sqlite_master");
+      if (!rc && is_wal(tmp.db)) rc = backup_copy(r, tmp.db, dir);
+      else if (!rc) rc = make_work_copy(r, dir, kind);
+      if (tmp.db) sqlite3_close(tmp.db);
+    } else {
+      rc = make_work_copy(r, dir, kind);
+    }
+    if (!rc) rc = open_db(r, 1, 1);
+  }
+  free(dir);
+  return rc;
+}
+
+static int open_create(rpd *r)
+{
+  struct stat st;
+  int rc = RPD_OK;
+  char *dir = dir_of(r->path), *tmp = NULL;
+
+  if (stat(r->path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) rc = rpd_seterr(RPD_EEXIST, "is a directory");
+    else if (st.st_size > 0) rc = rpd_seterr(RPD_EEXIST, "file exists and is not empty");
+    else rc = check_writable_file(r->path, &st, "read-only file");
+  } else if (errno != ENOENT) {
+    rc = errno_status(errno, "cannot stat");
+  }
+  if (!rc) rc = check_writable_dir(dir, "directory is read-only");
+  if (!rc) {
+    int fd;
+    if (!(rc = temp_create(dir, &tmp, &fd))) {
+      close(fd);
+      r->work_path = tmp;
+      r->tmp_work = 1;
+      r->final_path = rpd_xstrdup(r->path);
+      r->gz_out = ends_with(r->path, ".gz");
+      rc = open_db(r, 1, 1);
+    }
+  }
+  free(dir);
+  return rc;
+}
+
+/* Free everything of a handle; remove its temp work file. */
+static void discard(rpd *r)
+{
+  if (r->db) {
+    sqlite3_stmt *st;
+    while ((st = sqlite3_next_stmt(r->db, NULL))) sqlite3_finalize(st);
+    sqlite3_close(r->db);
+  }
+  if (r->tmp_work && r->work_path) temp_remove(r->work_path);
+  free(r->path);
+  free(r->work_path);
+  free(r->final_path);
+  free(r);
+}
+
+int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
+{
+  rpd *r;
+  int rc;
+
+  *out = NULL;
+  rpd_clearerr();
+  if (!path || !*path) return rpd_seterr(RPD_ENOENT, "no such file");
+  install_cleanup();
+  r = rpd_xcalloc(1, sizeof *r);
+  r->flags = flags;
+  if (flags & RPD_CREATE) {
+    r->flags |= RPD_WRITE;
+    r->path = rpd_xstrdup(out_path ? out_path : path);
+    rc = open_create(r);
+  } else {
+    r->path = rpd_xstrdup(path);
+    rc = (flags & RPD_WRITE) ? open_write(r, out_path) : open_read(r);
+  }
+  if (rc) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+    discard(r);
+    rpd_seterr(rc, "%s", msg);
+    return rc;
+  }
+  *out = r;
+  return RPD_OK;
+}
+
+/* ------------------------------------------------------------ close */
+
+/* Move the finished work file to final_path (compressing if asked). */
+static int publish(rpd *r)
+{
+  struct stat st;
+  mode_t mode = new_file_mode();
+  char *dir = dir_of(r->final_path), *tmp = NULL;
+  int rc = RPD_OK, fd;
+
+  int keep_owner = 0;
+
+  if (stat(r->final_path, &st) == 0 && same_file(r->final_path, r->path)) {
+    mode = st.st_mode & 07777;           /* in place: keep the original's mode */
+    keep_owner = 1;                      /* and owner, where we may */
+  }
+  if (r->gz_out) {
+    if ((rc = temp_create(dir, &tmp, &fd))) {
+      free(dir);
+      return rc;
+    }
+    rc = gzip_to(r->work_path, fd);
+  } else {
+    tmp = rpd_xstrdup(r->work_path);
+    fd = open(tmp, O_RDWR | O_CLOEXEC);
+    if (fd < 0) rc = errno_status(errno, "cannot reopen work file");
+  }
+  if (fd >= 0) {
+    if (!rc && keep_owner && fchown(fd, st.st_uid, st.st_gid) != 0) { /* best effort */ }
+    if (!rc && fchmod(fd, mode) != 0) rc = errno_status(errno, "cannot set mode");
+    if (!rc && fsync(fd) != 0) rc = errno_status(errno, "cannot write output");
+    if (close(fd) != 0 && !rc) rc = errno_status(errno, "cannot write output");
+  }
+  if (!rc && rename(tmp, r->final_path) != 0) rc = errno_status(errno, "cannot rename into place");
+  if (!rc) {
+    temp_forget(tmp);
+    fsync_dir(dir);
+  } else if (r->gz_out && tmp) {
+    temp_remove(tmp);
+  }
+  free(tmp);
+  free(dir);
+  return rc;
+}
+
+int rpd_close(rpd *r, int commit)
+{
+  int rc = RPD_OK;
+
+  if (!r) return RPD_OK;
+  if (r->db) {
+    sqlite3_stmt *st;
+    while ((st = sqlite3_next_stmt(r->db, NULL))) sqlite3_finalize(st);
+    if (!sqlite3_get_autocommit(r->db)) {
+      if (commit) rc = rpd_exec(r, "COMMIT");
+      rpd_rollback(r);
+    }
+    int src = sqlite3_close(r->db);
+    r->db = NULL;
+    if (src != SQLITE_OK && !rc) rc = rpd_seterr(RPD_EIO, "cannot close: %s", sqlite3_errstr(src));
+  }
+  if (commit && !rc && r->tmp_work && r->final_path) {
+    rc = publish(r);
+    if (!rc && !r->gz_out) r->tmp_work = 0;    /* renamed, nothing to remove */
+  }
+  discard(r);
+  return rc;
+}

@@ -1,0 +1,508 @@
+/* out.c - result writers: aligned text table, CSV, JSON.
+ *
+ *  table  buffered until rpd_out_end(), then printed with every column as
+ *         wide as its widest cell (UTF-8 aware); numeric columns are
+ *         right-aligned; a line of dashes under the header.  Control
+ *         characters inside cells print as spaces so rows stay on one line.
+ *  csv    RFC 4180, streamed row by row: CRLF line ends (like Python's csv
+ *         module and the sqlite3 shell), fields quoted when they contain a
+ *         comma, a quote, CR or LF, quotes doubled; NULL is an empty field.
+ *  json   an array of objects, one object per line, streamed; strings
+ *         escaped per RFC 8259 (invalid UTF-8 becomes U+FFFD); NULL, NaN and
+ *         infinities are null.
+ * Doubles print with a fixed number of digits after the point, or with
+ * digits = -1 as the shortest text that reads back exactly, in the form
+ * Python's repr() uses (16845.735294117647, 3.0, 1e+16, 1.5e-07), so CSVs
+ * compare equal to those of the Python tools.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpd.h"
+
+struct rpd_out {
+  FILE *f;
+  rpd_fmt fmt;
+  int ncols;
+  char **names;
+  int col;             /* cells written in the current row */
+  int64_t nrows;
+  rpd_buf row;         /* csv/json: the row being built */
+  /* table mode: every cell, NUL-separated, plus per-cell offsets; NULL
+   * cells are empty text */
+  rpd_buf cells;
+  size_t *offs;
+  size_t ncells, capcells;
+  int *nonnum;         /* per column: some non-NULL cell is not a number */
+};
+
+/* "table", "csv", "json" (case-sensitive) -> *fmt.  RPD_EPARSE otherwise. */
+int rpd_fmt_parse(const char *s, rpd_fmt *fmt)
+{
+  if (s && strcmp(s, "table") == 0)
+    *fmt = RPD_FMT_TABLE;
+  else if (s && strcmp(s, "csv") == 0)
+    *fmt = RPD_FMT_CSV;
+  else if (s && strcmp(s, "json") == 0)
+    *fmt = RPD_FMT_JSON;
+  else
+    return rpd_seterr(RPD_EPARSE, "unknown format '%s' (use table, csv or json)",
+                      s ? s : "");
+  return RPD_OK;
+}
+
+/* ------------------------------------------------------------ escaping */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes at s do
+ * not start one.  *bad gets the length of the maximal invalid prefix to
+ * replace by one U+FFFD (Unicode "maximal subpart" practice). */
+static size_t utf8_len(const unsigned char *s, size_t *bad)
+{
+  unsigned char c = s[0];
+  size_t n;
+  unsigned char lo = 0x80, hi = 0xBF;
+
+  *bad = 1;
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0)
+      lo = 0xA0;
+    else if (c == 0xED)
+      hi = 0x9F;  /* no surrogates */
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0)
+      lo = 0x90;
+    else if (c == 0xF4)
+      hi = 0x8F;
+  } else
+    return 0;
+  for (size_t i = 1; i < n; i++) {
+    unsigned char lim_lo = (i == 1) ? lo : 0x80, lim_hi = (i == 1) ? hi : 0xBF;
+    if (s[i] < lim_lo || s[i] > lim_hi) {
+      *bad = i;
+      return 0;
+    }
+  }
+  return n;
+}
+
+/* Append s as the body of a JSON string (see rpd.h).  b owns its memory. */
+void rpd_json_escape(rpd_buf *b, const char *s)
+{
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+  while (*p) {
+    const unsigned char *run = p;
+    /* copy runs of plain printable ASCII in one go */
+    while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+      p++;
+    if (p > run)
+      rpd_buf_add(b, (const char *)run, (size_t)(p - run));
+    if (!*p)
+      break;
+    if (*p == '"' || *p == '\\') {
+      char e[2] = {'\\', (char)*p};
+      rpd_buf_add(b, e, 2);
+      p++;
+    } else if (*p < 0x20) {
+      switch (*p) {
+      case '\b': rpd_buf_add(b, "\\b", 2); break;
+      case '\f': rpd_buf_add(b, "\\f", 2); break;
+      case '\n': rpd_buf_add(b, "\\n", 2); break;
+      case '\r': rpd_buf_add(b, "\\r", 2); break;
+      case '\t': rpd_buf_add(b, "\\t", 2); break;
+      default: rpd_buf_printf(b, "\\u%04x", *p);
+      }
+      p++;
+    } else {
+      size_t bad, n = utf8_len(p, &bad);
+      if (n) {
+        rpd_buf_add(b, (const char *)p, n);
+        p += n;
+      } else {
+        rpd_buf_add(b, "\xEF\xBF\xBD", 3);
+        p += bad;
+      }
+    }
+  }
+}
+
+static void csv_field(rpd_buf *b, const char *s)
+{
+  if (!strpbrk(s, ",\"\r\n")) {
+    rpd_buf_puts(b, s);
+    return;
+  }
+  rpd_buf_add(b, "\"", 1);
+  for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+    rpd_buf_add(b, s, (size_t)(q - s));
+    rpd_buf_add(b, "\"\"", 2);
+  }
+  rpd_buf_puts(b, s);
+  rpd_buf_add(b, "\"", 1);
+}
+
+/* ------------------------------------------------------------ numbers */
+
+/* Shortest decimal that reads back as v, formatted like Python's repr(). */
+static void double_repr(char *out, size_t size, double v)
+{
+  char tmp[40], digits[24];
+  int p, exp, nd = 0, neg;
+  char *e;
+
+  if (isnan(v)) {
+    snprintf(out, size, "nan");
+    return;
+  }
+  if (isinf(v)) {
+    snprintf(out, size, v < 0 ? "-inf" : "inf");
+    return;
+  }
+  for (p = 1; p <= 17; p++) {
+    snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
+    if (strtod(tmp, NULL) == v)
+      break;
+  }
+  neg = tmp[0] == '-';
+  for (char *c = tmp + neg; *c && *c != 'e'; c++)
+    if (*c != '.')
+      digits[nd++] = *c;
+  while (nd > 1 && digits[nd - 1] == '0')
+    nd--;
+  digits[nd] = '\0';
+  e = strchr(tmp, 'e');
+  exp = e ? atoi(e + 1) : 0;
+
+  rpd_buf b = {0};
+  if (neg)
+    rpd_buf_add(&b, "-", 1);
+  if (exp < -4 || exp >= 16) {
+    rpd_buf_add(&b, digits, 1);
+    if (nd > 1) {
+      rpd_buf_add(&b, ".", 1);
+      rpd_buf_add(&b, digits + 1, (size_t)nd - 1);
+    }
+    rpd_buf_printf(&b, "e%c%02d", exp < 0 ? '-' : '+', abs(exp));
+  } else if (exp < 0) {
+    rpd_buf_add(&b, "0.", 2);
+    for (int i = 0; i < -exp - 1; i++)
+      rpd_buf_add(&b, "0", 1);
+    rpd_buf_add(&b, digits, (size_t)nd);
+  } else {
+    for (int i = 0; i <= exp; i++)
+      rpd_buf_add(&b, i < nd ? &digits[i] : "0", 1);
+    rpd_buf_add(&b, ".", 1);
+    if (nd > exp + 1)
+      rpd_buf_add(&b, digits + exp + 1, (size_t)(nd - exp - 1));
+    else
+      rpd_buf_add(&b, "0", 1);
+  }
+  snprintf(out, size, "%s", b.s);
+  rpd_buf_free(&b);
+}
+
+/* ------------------------------------------------------------ writer */
+
+static void put_names_csv(rpd_out *o)
+{
+  rpd_buf_reset(&o->row);
+  for (int i = 0; i < o->ncols; i++) {
+    if (i)
+      rpd_buf_add(&o->row, ",", 1);
+    csv_field(&o->row, o->names[i]);
+  }
+  rpd_buf_add(&o->row, "\r\n", 2);
+  fwrite(o->row.s, 1, o->row.len, o->f);
+  rpd_buf_reset(&o->row);
+}
+
+/* Start a writer (see rpd.h).  The writer copies names; f stays the
+ * caller's.  Free with rpd_out_end(). */
+rpd_out *rpd_out_new(FILE *f, rpd_fmt fmt, int ncols, const char *const *names)
+{
+  rpd_out *o = rpd_xcalloc(1, sizeof *o);
+  o->f = f;
+  o->fmt = fmt;
+  o->ncols = ncols > 0 ? ncols : 0;
+  o->names = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->names);
+  for (int i = 0; i < o->ncols; i++)
+    o->names[i] = rpd_xstrdup(names && names[i] ? names[i] : "");
+  o->nonnum = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->nonnum);
+  if (fmt == RPD_FMT_CSV)
+    put_names_csv(o);
+  else if (fmt == RPD_FMT_JSON)
+    fputs("[", f);
+  return o;
+}
+
+/* Record one table cell (text copied; control characters become spaces). */
+static void table_cell(rpd_out *o, const char *s, int numeric)
+{
+  if (o->ncells == o->capcells) {
+    o->capcells = o->capcells ? 2 * o->capcells : 256;
+    o->offs = rpd_xrealloc(o->offs, o->capcells * sizeof *o->offs);
+  }
+  o->offs[o->ncells] = o->cells.len;
+  o->ncells++;
+  if (s) {
+    size_t start = o->cells.len;
+    rpd_buf_puts(&o->cells, s);
+    for (size_t i = start; i < o->cells.len; i++)
+      if ((unsigned char)o->cells.s[i] < 0x20)
+        o->cells.s[i] = ' ';
+    if (!numeric && o->col < o->ncols)
+      o->nonnum[o->col] = 1;
+  }
+  rpd_buf_add(&o->cells, " ", 1);  /* room for the separating NUL */
+  o->cells.s[o->cells.len - 1] = '\0';
+}
+
+/* One cell: s is its text (NULL = SQL NULL), numeric says whether s is a
+ * number (JSON writes it unquoted). */
+static void cell(rpd_out *o, const char *s, int numeric)
+{
+  if (o->col >= o->ncols)
+    return;  /* extra cells are ignored */
+  switch (o->fmt) {
+  case RPD_FMT_TABLE:
+    table_cell(o, s, numeric);
+    break;
+  case RPD_FMT_CSV:
+    if (o->col)
+      rpd_buf_add(&o->row, ",", 1);
+    if (s)
+      csv_field(&o->row, s);
+    break;
+  case RPD_FMT_JSON:
+    rpd_buf_add(&o->row, o->col ? ", \"" : "{\"", o->col ? 3 : 2);
+    rpd_json_escape(&o->row, o->names[o->col]);
+    rpd_buf_add(&o->row, "\": ", 3);
+    if (!s)
+      rpd_buf_add(&o->row, "null", 4);
+    else if (numeric)
+      rpd_buf_puts(&o->row, s);
+    else {
+      rpd_buf_add(&o->row, "\"", 1);
+      rpd_json_escape(&o->row, s);
+      rpd_buf_add(&o->row, "\"", 1);
+    }
+    break;
+  }
+  o->col++;
+}
+
+/* A text cell; NULL s is SQL NULL. */
+void rpd_out_str(rpd_out *o, const char *s)
+{
+  cell(o, s, 0);
+}
+
+/* An integer cell. */
+void rpd_out_int(rpd_out *o, int64_t v)
+{
+  char t[32];
+  snprintf(t, sizeof t, "%" PRId64, v);
+  cell(o, t, 1);
+}
+
+/* A floating-point cell: digits after the point, or -1 for the shortest
+ * exact form.  NaN and infinities are null in JSON. */
+void rpd_out_double(rpd_out *o, double v, int digits)
+{
+  char t[400];
+  if (!isfinite(v) && o->fmt == RPD_FMT_JSON) {
+    cell(o, NULL, 1);
+    return;
+  }
+  if (digits >= 0 && isfinite(v))
+    snprintf(t, sizeof t, "%.*f", digits > 30 ? 30 : digits, v);
+  else
+    double_repr(t, sizeof t, v);
+  cell(o, t, 1);
+}
+
+/* A NULL cell. */
+void rpd_out_null(rpd_out *o)
+{
+  cell(o, NULL, 0);
+}
+
+/* End the current row; missing cells are NULL. */
+void rpd_out_endrow(rpd_out *o)
+{
+  while (o->col < o->ncols)
+    cell(o, NULL, 0);
+  switch (o->fmt) {
+  case RPD_FMT_TABLE:
+    break;
+  case RPD_FMT_CSV:
+    rpd_buf_add(&o->row, "\r\n", 2);
+    fwrite(o->row.s, 1, o->row.len, o->f);
+    break;
+  case RPD_FMT_JSON:
+    if (o->ncols == 0)
+      rpd_buf_add(&o->row, "{", 1);
+    rpd_buf_add(&o->row, "}", 1);
+    fputs(o->nrows ? ",\n" : "\n", o->f);
+    fwrite(o->row.s, 1, o->row.len, o->f);
+    break;
+  }
+  rpd_buf_reset(&o->row);
+  o->col = 0;
+  o->nrows++;
+}
+
+/* Display width of a UTF-8 string: code points (continuation bytes do not
+ * count). */
+static size_t text_width(const char *s)
+{
+  size_t w = 0;
+  for (; *s; s++)
+    w += ((unsigned char)*s & 0xC0) != 0x80;
+  return w;
+}
+
+static void pad(rpd_buf *b, size_t n)
+{
+  while (n--)
+    rpd_buf_add(b, " ", 1);
+}
+
+/* Print one table line; right-aligned columns are those without
+ * non-numeric cells.  Trailing blanks are dropped. */
+static void table_line(rpd_out *o, const char *const *text, const size_t *w,
+                       rpd_buf *line)
+{
+  rpd_buf_reset(line);
+  for (int i = 0; i < o->ncols; i++) {
+    size_t tw = text_width(text[i]);
+    int right = !o->nonnum[i];
+    if (i)
+      rpd_buf_add(line, "  ", 2);
+    if (right)
+      pad(line, w[i] - tw);
+    rpd_buf_puts(line, text[i]);
+    if (!right)
+      pad(line, w[i] - tw);
+  }
+  while (line->len > 0 && line->s[line->len - 1] == ' ')
+    line->len--;
+  rpd_buf_add(line, "\n", 1);
+  fwrite(line->s, 1, line->len, o->f);
+}
+
+static void table_print(rpd_out *o)
+{
+  size_t *w = rpd_xcalloc((size_t)o->ncols + 1, sizeof *w);
+  const char **text = rpd_xcalloc((size_t)o->ncols + 1, sizeof *text);
+  char **dash = rpd_xcalloc((size_t)o->ncols + 1, sizeof *dash);
+
+  for (int c = 0; c < o->ncols; c++)
+    w[c] = text_width(o->names[c]);
+  for (size_t i = 0; i < o->ncells; i++) {
+    size_t tw = text_width(o->cells.s + o->offs[i]);
+    int c = (int)(i % (size_t)o->ncols);
+    if (tw > w[c])
+      w[c] = tw;
+  }
+  for (int c = 0; c < o->ncols; c++) {
+    dash[c] = rpd_xmalloc(w[c] + 1);
+    memset(dash[c], '-', w[c]);
+    dash[c][w[c]] = '\0';
+  }
+  table_line(o, (const char *const *)o->names, w, &o->row);
+  table_line(o, (const char *const *)dash, w, &o->row);
+  for (size_t i = 0; i + (size_t)o->ncols <= o->ncells; i += (size_t)o->ncols) {
+    for (int c = 0; c < o->ncols; c++)
+      text[c] = o->cells.s + o->offs[i + (size_t)c];
+    table_line(o, text, w, &o->row);
+  }
+  for (int c = 0; c < o->ncols; c++)
+    free(dash[c]);
+  free(dash);
+  free(text);
+  free(w);
+}
+
+/* Finish the output (tables print here), flush, free o.  RPD_EIO if any
+ * write to the stream failed. */
+int rpd_out_end(rpd_out *o)
+{
+  int rc = RPD_OK;
+  if (!o)
+    return RPD_OK;
+  if (o->col)
+    rpd_out_endrow(o);
+  if (o->fmt == RPD_FMT_TABLE && o->ncols > 0)
+    table_print(o);
+  else if (o->fmt == RPD_FMT_JSON)
+    fputs(o->nrows ? "\n]\n" : "]\n", o->f);
+  if (fflush(o->f) != 0 || ferror(o->f))
+    rc = rpd_seterr(RPD_EIO, "write error on output");
+  for (int i = 0; i < o->ncols; i++)
+    free(o->names[i]);
+  free(o->names);
+  free(o->nonnum);
+  free(o->offs);
+  rpd_buf_free(&o->cells);
+  rpd_buf_free(&o->row);
+  free(o);
+  return rc;
+}
+
+/* Write every row of st (from its current position) to f in fmt, column
+ * names from the statement, each value by its SQLite type (integer, real
+ * in shortest exact form, text, NULL; blobs as text).  r (may be NULL) is
+ * used for error reporting.  The caller still finalizes st. */
+int rpd_out_stmt(rpd *r, sqlite3_stmt *st, FILE *f, rpd_fmt fmt)
+{
+  int n = sqlite3_column_count(st), s, rc = RPD_OK;
+  const char **names = rpd_xcalloc((size_t)n + 1, sizeof *names);
+  rpd_out *o;
+
+  for (int i = 0; i < n; i++)
+    names[i] = sqlite3_column_name(st, i);
+  o = rpd_out_new(f, fmt, n, names);
+  free(names);
+  for (;;) {
+    s = r ? rpd_step(r, st) : sqlite3_step(st);
+    if (s != SQLITE_ROW)
+      break;
+    for (int i = 0; i < n; i++) {
+      switch (sqlite3_column_type(st, i)) {
+      case SQLITE_INTEGER:
+        rpd_out_int(o, sqlite3_column_int64(st, i));
+        break;
+      case SQLITE_FLOAT:
+        rpd_out_double(o, sqlite3_column_double(st, i), -1);
+        break;
+      case SQLITE_NULL:
+        rpd_out_null(o);
+        break;
+      default:
+        rpd_out_str(o, (const char *)sqlite3_column_text(st, i));
+      }
+    }
+    rpd_out_endrow(o);
+    if (ferror(f))
+      break;
+  }
+  if (s < 0)
+    rc = -s;
+  else if (s != SQLITE_ROW && s != SQLITE_DONE)
+    rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errstr(s));
+  {
+    int rc2 = rpd_out_end(o);
+    if (rc == RPD_OK)
+      rc = rc2;
+  }
+  return rc;
+}

@@ -1,0 +1,264 @@
+/* json_check - parse a whole trace-event JSON file (plain or .gz) with yajl
+ * and print event counts for the rpd2tracing tests.
+ *
+ *   json_check FILE [--find NAME]...
+ *
+ * Output, one fact per line (sorted keys where there are several):
+ *   events N                      events in traceEvents (or the top array)
+ *   ph P N                        events per "ph"
+ *   cat P/CAT N                   events per ph and "cat"
+ *   counter PID NAME N            "C" events per pid and name
+ *   tsrange P/CAT MIN MAX         smallest and largest "ts" (as written)
+ *   flow_unmatched N              "s" ids without an "f" with the same id (and back)
+ *   bad N                         events lacking a field their ph requires
+ *   find N                        events whose name equals each NAME, in order
+ * Exit 0 when the file is valid JSON, 1 (message on stderr) when not. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+typedef struct counted {
+  char *key;
+  long long n;
+  double min, max;
+  char *min_text, *max_text;
+} counted;
+
+typedef struct table {
+  counted *v;
+  size_t n, cap;
+} table;
+
+typedef struct ids {
+  long long *v;
+  size_t n, cap;
+} ids;
+
+typedef struct state {
+  int level, ev_level, in_event, in_array[64];
+  char key[64];
+  /* current event */
+  char *ph, *cat, *name, *pid, *ts;
+  int has_ts, has_dur, has_pid, has_tid, has_id, arg_numbers;
+  long long id;
+  /* results */
+  long long events, bad;
+  table by_ph, by_cat, counters;
+  ids s_ids, f_ids;
+  int nfind;
+  char **find;
+  long long *found;
+} state;
+
+static void *xrealloc(void *p, size_t n) {
+  p = realloc(p, n);
+  if (!p) { fputs("json_check: out of memory\n", stderr); exit(2); }
+  return p;
+}
+
+static char *dupn(const unsigned char *s, size_t n) {
+  char *d = xrealloc(NULL, n + 1);
+  memcpy(d, s, n);
+  d[n] = 0;
+  return d;
+}
+
+static counted *table_get(table *t, const char *key) {
+  for (size_t i = 0; i < t->n; i++)
+    if (!strcmp(t->v[i].key, key)) return &t->v[i];
+  if (t->n == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 16;
+    t->v = xrealloc(t->v, t->cap * sizeof *t->v);
+  }
+  memset(&t->v[t->n], 0, sizeof t->v[0]);
+  t->v[t->n].key = strdup(key);
+  return &t->v[t->n++];
+}
+
+static void ids_add(ids *a, long long v) {
+  if (a->n == a->cap) {
+    a->cap = a->cap ? a->cap * 2 : 1024;
+    a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+  }
+  a->v[a->n++] = v;
+}
+
+static void reset_event(state *s) {
+  free(s->ph); free(s->cat); free(s->name); free(s->pid); free(s->ts);
+  s->ph = s->cat = s->name = s->pid = s->ts = NULL;
+  s->has_ts = s->has_dur = s->has_pid = s->has_tid = s->has_id = s->arg_numbers = 0;
+}
+
+static void finish_event(state *s) {
+  const char *ph = s->ph ? s->ph : "", *cat = s->cat ? s->cat : "";
+  char key[512];
+  int bad = !s->ph;
+  s->events++;
+  table_get(&s->by_ph, ph)->n++;
+  snprintf(key, sizeof key, "%s/%s", ph, cat);
+  counted *c = table_get(&s->by_cat, key);
+  c->n++;
+  if (s->ts) {
+    double v = atof(s->ts);
+    if (c->n == 1 || v < c->min) { c->min = v; free(c->min_text); c->min_text = strdup(s->ts); }
+    if (c->n == 1 || v > c->max) { c->max = v; free(c->max_text); c->max_text = strdup(s->ts); }
+  }
+  if (!strcmp(ph, "X")) bad |= !s->has_ts || !s->has_dur || !s->has_pid || !s->has_tid || !s->name;
+  if (!strcmp(ph, "i")) bad |= !s->has_ts || !s->has_pid || !s->name;
+  if (!strcmp(ph, "C")) {
+    bad |= !s->has_ts || !s->has_pid || !s->name || s->arg_numbers < 1;
+    snprintf(key, sizeof key, "%s %s", s->pid ? s->pid : "?", s->name ? s->name : "?");
+    table_get(&s->counters, key)->n++;
+  }
+  if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
+    bad |= !s->has_ts || !s->has_id || !s->has_pid || !s->has_tid;
+    ids_add(ph[0] == 's' ? &s->s_ids : &s->f_ids, s->id);
+  }
+  if (s->name)
+    for (int i = 0; i < s->nfind; i++)
+      if (!strcmp(s->name, s->find[i])) s->found[i]++;
+  s->bad += bad;
+  reset_event(s);
+}
+
+static int on_value(state *s, const unsigned char *v, size_t n, int is_string) {
+  if (!s->in_event) return 1;
+  if (s->level == s->ev_level + 1 && !strcmp(s->key, "args") && !is_string)
+    s->arg_numbers++;
+  if (s->level != s->ev_level) return 1;
+  if (!strcmp(s->key, "ph") && is_string) s->ph = dupn(v, n);
+  else if (!strcmp(s->key, "cat") && is_string) s->cat = dupn(v, n);
+  else if (!strcmp(s->key, "name") && is_string) s->name = dupn(v, n);
+  else if (!strcmp(s->key, "pid")) { s->pid = dupn(v, n); s->has_pid = !is_string; }
+  else if (!strcmp(s->key, "tid")) s->has_tid = !is_string;
+  else if (!strcmp(s->key, "ts")) { s->ts = dupn(v, n); s->has_ts = !is_string; }
+  else if (!strcmp(s->key, "dur")) s->has_dur = !is_string;
+  else if (!strcmp(s->key, "id") && !is_string) {
+    char num[32];
+    if (n >= sizeof num) n = sizeof num - 1;
+    memcpy(num, v, n);
+    num[n] = 0;
+    s->has_id = 1;
+    s->id = atoll(num);
+  }
+  return 1;
+}
+
+static int cb_null(void *ctx) { return on_value(ctx, (const unsigned char *)"null", 4, 1); }
+static int cb_bool(void *ctx, int b) { (void)b; return on_value(ctx, (const unsigned char *)"bool", 4, 1); }
+static int cb_number(void *ctx, const char *v, size_t n) { return on_value(ctx, (const unsigned char *)v, n, 0); }
+static int cb_string(void *ctx, const unsigned char *v, size_t n) {
+  if (memchr(v, 0, n)) { fputs("json_check: NUL inside a string\n", stderr); return 0; }
+  return on_value(ctx, v, n, 1);
+}
+
+static int cb_start_map(void *ctx) {
+  state *s = ctx;
+  if (++s->level >= 64) return 0;
+  s->in_array[s->level] = 0;
+  if (s->ev_level == 0) s->ev_level = s->level == 1 ? 3 : 2;
+  if (s->level == 1 && s->ev_level == 3) return 1;
+  if (s->level == s->ev_level && s->in_array[s->level - 1]) s->in_event = 1;
+  return 1;
+}
+
+static int cb_end_map(void *ctx) {
+  state *s = ctx;
+  if (s->in_event && s->level == s->ev_level) {
+    finish_event(s);
+    s->in_event = 0;
+  }
+  s->level--;
+  return 1;
+}
+
+static int cb_start_array(void *ctx) {
+  state *s = ctx;
+  if (++s->level >= 64) return 0;
+  if (s->ev_level == 0) s->ev_level = 2;
+  s->in_array[s->level] = 1;
+  return 1;
+}
+
+static int cb_end_array(void *ctx) { ((state *)ctx)->level--; return 1; }
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t n) {
+  state *s = ctx;
+  if (s->in_event && s->level == s->ev_level) {
+    if (n >= sizeof s->key) n = sizeof s->key - 1;
+    memcpy(s->key, k, n);
+    s->key[n] = 0;
+  }
+  return 1;
+}
+
+static const yajl_callbacks callbacks = {
+  cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
+  cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+static int cmp_ll(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int cmp_counted(const void *a, const void *b) {
+  return strcmp(((const counted *)a)->key, ((const counted *)b)->key);
+}
+
+static long long unmatched(ids *a, ids *b) {
+  size_t i = 0, j = 0;
+  long long n = 0;
+  qsort(a->v, a->n, sizeof *a->v, cmp_ll);
+  qsort(b->v, b->n, sizeof *b->v, cmp_ll);
+  while (i < a->n || j < b->n) {
+    if (j == b->n || (i < a->n && a->v[i] < b->v[j])) { n++; i++; }
+    else if (i == a->n || b->v[j] < a->v[i]) { n++; j++; }
+    else { i++; j++; }
+  }
+  return n;
+}
+
+int main(int argc, char **argv) {
+  state s = {0};
+  static unsigned char buf[1 << 16];
+  gzFile in;
+  yajl_handle h;
+  int n, ok = 1;
+
+  if (argc < 2) { fputs("usage: json_check FILE [--find NAME]...\n", stderr); return 2; }
+  s.find = xrealloc(NULL, sizeof(char *) * (size_t)argc);
+  s.found = xrealloc(NULL, sizeof(long long) * (size_t)argc);
+  for (int i = 2; i + 1 < argc; i += 2)
+    if (!strcmp(argv[i], "--find")) { s.found[s.nfind] = 0; s.find[s.nfind++] = argv[i + 1]; }
+  in = gzopen(argv[1], "rb");
+  if (!in) { fprintf(stderr, "json_check: cannot open '%s'\n", argv[1]); return 1; }
+  h = yajl_alloc(&callbacks, NULL, &s);
+  while (ok && (n = gzread(in, buf, sizeof buf)) > 0)
+    ok = yajl_parse(h, buf, (size_t)n) == yajl_status_ok;
+  if (ok) ok = yajl_complete_parse(h) == yajl_status_ok;
+  if (!ok) {
+    unsigned char *err = yajl_get_error(h, 1, buf, 0);
+    fprintf(stderr, "json_check: '%s' is not valid JSON: %s\n", argv[1], (char *)err);
+    yajl_free_error(h, err);
+    return 1;
+  }
+  printf("events %lld\n", s.events);
+  qsort(s.by_ph.v, s.by_ph.n, sizeof(counted), cmp_counted);
+  for (size_t i = 0; i < s.by_ph.n; i++) printf("ph %s %lld\n", s.by_ph.v[i].key, s.by_ph.v[i].n);
+  qsort(s.by_cat.v, s.by_cat.n, sizeof(counted), cmp_counted);
+  for (size_t i = 0; i < s.by_cat.n; i++) printf("cat %s %lld\n", s.by_cat.v[i].key, s.by_cat.v[i].n);
+  qsort(s.counters.v, s.counters.n, sizeof(counted), cmp_counted);
+  for (size_t i = 0; i < s.counters.n; i++) printf("counter %s %lld\n", s.counters.v[i].key, s.counters.v[i].n);
+  for (size_t i = 0; i < s.by_cat.n; i++)
+    if (s.by_cat.v[i].min_text)
+      printf("tsrange %s %s %s\n", s.by_cat.v[i].key, s.by_cat.v[i].min_text, s.by_cat.v[i].max_text);
+  printf("flow_unmatched %lld\n", unmatched(&s.s_ids, &s.f_ids));
+  printf("bad %lld\n", s.bad);
+  for (int i = 0; i < s.nfind; i++) printf("find %lld\n", s.found[i]);
+  yajl_free(h);
+  gzclose(in);
+  return 0;
+}

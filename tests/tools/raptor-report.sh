@@ -1,0 +1,177 @@
+#!/bin/sh
+# tests/tools/raptor-report.sh - raptor --report on a hand-computed fixture
+# (imported from a generated rocprofv3 JSON), on rpd-synth traces (checked
+# against an independent SQL union), and on the 908 sample in ../shared.
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+
+# GPU0: gemm 10-20us, gemm 15-30us, nccl 25-45us, elementwise 50-52us,
+#       H2D copy 44-60us.  GPU1: elementwise 10-13us, layer_norm 70-90us.
+# init..fini = 5..105us.
+kd() { # corr agent kernel_id start end
+  printf '{"thread_id":1,"correlation_id":{"internal":%s},"start_timestamp":%s,"end_timestamp":%s,"stream_id":{"handle":0},"dispatch_info":{"agent_id":{"handle":%s},"queue_id":{"handle":1},"kernel_id":%s,"dispatch_id":%s,"private_segment_size":0,"group_segment_size":0,"workgroup_size":{"x":64,"y":1,"z":1},"grid_size":{"x":%s,"y":1,"z":1}}}' \
+    "$1" "$4" "$5" "$2" "$3" "$1" "$(($1 * 100))"
+}
+{
+  printf '{"rocprofiler-sdk-tool":[{"metadata":{"pid":1,"init_time":5000,"fini_time":105000},'
+  printf '"agents":[{"id":{"handle":11},"type":1},{"id":{"handle":12},"type":2,"logical_node_type_id":0},'
+  printf '{"id":{"handle":13},"type":2,"logical_node_type_id":1}],'
+  printf '"strings":{"buffer_records":[{"kind":"NONE","operations":[]},{"kind":"MEMORY_COPY","operations":'
+  printf '["MEMORY_COPY_NONE","MEMORY_COPY_HOST_TO_HOST","MEMORY_COPY_HOST_TO_DEVICE"]}]},'
+  printf '"kernel_symbols":[{"kernel_id":1,"truncated_kernel_name":"Cijk_gemm_a"},'
+  printf '{"kernel_id":2,"truncated_kernel_name":"ncclDevKernel_Generic"},'
+  printf '{"kernel_id":3,"truncated_kernel_name":"elementwise_kernel"},'
+  printf '{"kernel_id":4,"truncated_kernel_name":"layer_norm_kernel"}],'
+  printf '"buffer_records":{"kernel_dispatch":['
+  kd 1 12 1 10000 20000; printf ,; kd 2 12 1 15000 30000; printf ,
+  kd 3 12 2 25000 45000; printf ,; kd 4 12 3 50000 52000; printf ,
+  kd 5 13 3 10000 13000; printf ,; kd 6 13 4 70000 90000
+  printf '],"memory_copy":[{"kind":1,"operation":2,"correlation_id":{"internal":7},'
+  printf '"start_timestamp":44000,"end_timestamp":60000,"dst_agent_id":{"handle":12},'
+  printf '"src_agent_id":{"handle":11},"bytes":64}]}}]}\n'
+} >rep_results.json
+rpd-import -q rep_results.json rep.rpd || notok "fixture import"
+cp rep.rpd rep.orig
+
+csvcol() { tr -d '\r' <"$1" | tail -n +2 | cut -d, -f"$2" | tr '\n' ' ' | sed 's/ $//'; }
+
+check_rc "report runs (csv-dir)" 0 raptor rep.rpd --report -q --csv-dir out --histogram-bins 4 --topk 2
+same_file "report leaves the trace byte-identical" rep.rpd rep.orig
+check_eq "gpu_timeline header" "gpuId,type,time_ms,percent" "$(tr -d '\r' <out/gpu_timeline.csv | head -1)"
+check_eq "gpu_timeline all GPUs (ms): total kernel memory busy idle comp exp_comm exp_memcpy" \
+  "0.100000 0.057000 0.016000 0.070000 0.030000 0.042000 0.015000 0.013000" \
+  "$(tr -d '\r' <out/gpu_timeline.csv | grep '^,' | cut -d, -f3 | tr '\n' ' ' | sed 's/ $//')"
+check_eq "gpu_timeline GPU 0" \
+  "0.100000 0.037000 0.016000 0.050000 0.050000 0.022000 0.015000 0.013000" \
+  "$(tr -d '\r' <out/gpu_timeline.csv | grep '^0,' | cut -d, -f3 | tr '\n' ' ' | sed 's/ $//')"
+check_eq "gpu_timeline GPU 1" \
+  "0.100000 0.023000 0.000000 0.023000 0.077000 0.023000 0.000000 0.000000" \
+  "$(tr -d '\r' <out/gpu_timeline.csv | grep '^1,' | cut -d, -f3 | tr '\n' ' ' | sed 's/ $//')"
+check_eq "gpu_timeline percent of total" "57.0000" \
+  "$(tr -d '\r' <out/gpu_timeline.csv | grep '^,kernel,' | cut -d, -f4)"
+check_eq "kernel_summary header" \
+  "name,count,total_us,mean_us,median_us,std_us,min_us,max_us,percent,cumulative_percent,category" \
+  "$(tr -d '\r' <out/kernel_summary.csv | head -1)"
+check_eq "kernel_summary rows (desc total, cumulative in that order)" \
+"Cijk_gemm_a,2,25.000,12.500,12.500,3.536,10.000,15.000,35.7143,35.7143,GEMM
+layer_norm_kernel,1,20.000,20.000,20.000,,20.000,20.000,28.5714,64.2857,Normalization
+ncclDevKernel_Generic,1,20.000,20.000,20.000,,20.000,20.000,28.5714,92.8571,COMM
+elementwise_kernel,2,5.000,2.500,2.500,0.707,2.000,3.000,7.1429,100.0000,Elementwise" \
+  "$(tr -d '\r' <out/kernel_summary.csv | tail -n +2)"
+check_eq "category rows" \
+"GEMM,1,2,0.025000,35.7143,35.7143
+COMM,1,1,0.020000,28.5714,64.2857
+Normalization,1,1,0.020000,28.5714,92.8571
+Elementwise,1,2,0.005000,7.1429,100.0000" \
+  "$(tr -d '\r' <out/category.csv | tail -n +2)"
+check_eq "kernel_details: top 2 by duration with grid/block" \
+"ncclDevKernel_Generic,20.000,0,1,3,25000,0x0,300,1,1,64,1,1,0,0,COMM
+layer_norm_kernel,20.000,1,1,6,70000,0x0,600,1,1,64,1,1,0,0,Normalization" \
+  "$(tr -d '\r' <out/kernel_details.csv | tail -n +2)"
+check_eq "short_kernels (< 10us; 10us itself is not short)" \
+  "elementwise_kernel,2,5.000,2.500,7.1429,Elementwise" \
+  "$(tr -d '\r' <out/short_kernels.csv | tail -n +2)"
+check_eq "short_histogram (numpy bins over min..max)" \
+"2.000000,2.250000,1
+2.250000,2.500000,0
+2.500000,2.750000,0
+2.750000,3.000000,1" \
+  "$(tr -d '\r' <out/short_histogram.csv | tail -n +2)"
+
+check_rc "--gpu-id 1" 0 raptor rep.rpd --report --gpu-id 1 --format csv
+check_eq "--gpu-id 1: timeline rows only for GPU 1" "8" \
+  "$(tr -d '\r' <"$TESTDIR/stdout" | grep -c '^1,')"
+check_eq "--gpu-id 1: kernels of GPU 1 only" "layer_norm_kernel elementwise_kernel" \
+  "$(tr -d '\r' <"$TESTDIR/stdout" | sed -n '/^# kernel_summary/,/^$/p' | sed -n '3,$p' | cut -d, -f1 | tr '\n' ' ' | sed 's/ *$//')"
+check_rc "--short-kernel-threshold-us 12.5" 0 raptor rep.rpd --report --short-kernel-threshold-us 12.5 --format csv
+check_eq "threshold 12.5us takes the 10us gemm" "elementwise_kernel,2 Cijk_gemm_a,1" \
+  "$(tr -d '\r' <"$TESTDIR/stdout" | sed -n '/^# short_kernels/,/^$/p' | sed -n '3,$p' | cut -d, -f1,2 | sort -r | tr '\n' ' ' | sed 's/ *$//')"
+
+check_rc "--format json" 0 raptor rep.rpd --report --format json
+check "json output parses" python3 -c "import json,sys; d=json.load(open('$TESTDIR/stdout')); assert d['gpu_timeline'][1]['time_ms'] == 0.057 and d['kernel_summary'][1]['std_us'] is None"
+
+printf '{"A": ["gemm"], "B": ["gemm_a"], "Norm": ["norm"]}\n' >cats.json
+check_rc "--category-json" 0 raptor rep.rpd --report -q --category-json cats.json --csv-dir cj
+check_eq "custom categories: last match wins, unmatched _Other" \
+  "B,1,2 Norm,1,1 _Other,2,3" \
+  "$(tr -d '\r' <cj/category.csv | tail -n +2 | cut -d, -f1-3 | sort | tr '\n' ' ' | sed 's/ $//')"
+
+check_rc "--xlsx" 0 raptor rep.rpd --report -q --xlsx rep.xlsx
+check_eq "xlsx is a zip workbook with six sheets" "PK 6" \
+  "$(head -c 2 rep.xlsx) $(python3 -c "import zipfile; print(sum(1 for n in zipfile.ZipFile('rep.xlsx').namelist() if n.startswith('xl/worksheets/sheet')))")"
+
+check_rc "--save" 0 raptor rep.rpd --report -q --save
+check_eq "ext_report_gpu_timeline: 3 x 8 rows, all-GPU kernel busy" "24|0.057" \
+  "$(q rep.rpd "SELECT count(*), (SELECT time_ms FROM ext_report_gpu_timeline WHERE gpuId IS NULL AND type='kernel') FROM ext_report_gpu_timeline")"
+check_eq "ext_report tables" "ext_report_category ext_report_gpu_timeline ext_report_kernel_summary ext_report_short_histogram ext_report_short_kernels" \
+  "$(q rep.rpd "SELECT name FROM sqlite_master WHERE name LIKE 'ext_report%' ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "ext_report_kernel_summary" "4|70.0" \
+  "$(q rep.rpd "SELECT count(*), round(sum(total_us), 3) FROM ext_report_kernel_summary")"
+check_rc "--save again" 0 raptor rep.rpd --report -q --save
+check_eq "re-running --save does not duplicate rows" "24|4|2|100" \
+  "$(q rep.rpd "SELECT (SELECT count(*) FROM ext_report_gpu_timeline), (SELECT count(*) FROM ext_report_kernel_summary), (SELECT count(*) FROM ext_report_short_histogram WHERE count > 0), (SELECT count(*) FROM ext_report_short_histogram)")"
+
+# ---------------------------------------------------------------- errors
+cp rep.orig ro.rpd; chmod a-w ro.rpd
+check_rc "--save on a read-only trace fails" 1 raptor ro.rpd --report -q --save
+check_one_line "read-only: one line"
+same_file "read-only trace untouched" ro.rpd rep.orig
+check_rc "missing trace" 1 raptor nosuch.rpd --report
+check_one_line "missing trace: one line"
+echo "not a database" >junk.rpd
+check_rc "not sqlite" 1 raptor junk.rpd --report
+check_one_line "not sqlite: one line"
+check_rc "bad option" 2 raptor rep.rpd --report --bogus
+check_rc "bad number" 2 raptor rep.rpd --report --histogram-bins x
+check_rc "zero bins" 2 raptor rep.rpd --report --histogram-bins 0
+check_rc "bad format" 2 raptor rep.rpd --report --format xml
+echo '{"A": [' >badcat.json
+check_rc "bad category json" 1 raptor rep.rpd --report --category-json badcat.json
+check_one_line "bad category json: one line"
+printf '{"A": ["("]}' >badre.json
+check_rc "bad category regex" 1 raptor rep.rpd --report --category-json badre.json
+check_rc "gpu without ops" 1 raptor rep.rpd --report --gpu-id 7
+
+# ---------------------------------------------------------------- native traces
+# Union of kernel intervals computed by SQL (window running max), per GPU.
+sql_union() { # FILE GPU-FILTER
+  q "$1" "SELECT sum(CASE WHEN pm IS NULL OR start >= pm THEN e - start
+                          WHEN e > pm THEN e - pm ELSE 0 END)
+          FROM (SELECT start, \"end\" AS e, max(\"end\") OVER (ORDER BY start, \"end\"
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pm
+                FROM op WHERE opType = 'KernelExecution' $2)"
+}
+if command -v rpd-synth >/dev/null 2>&1; then
+  for schema in 3 2; do
+    rpd-synth --seed 7 --api 3000 --gpus 2 --schema $schema -o syn$schema.rpd >/dev/null
+    check_rc "synth v$schema: report" 0 raptor syn$schema.rpd --report -q --csv-dir syn$schema
+    for g in 0 1; do
+      want=$(sql_union syn$schema.rpd "AND gpuId = $g")
+      got=$(tr -d '\r' <syn$schema/gpu_timeline.csv | grep "^$g,kernel," | cut -d, -f3 | tr -d . | sed 's/^0*//')
+      check_eq "synth v$schema gpu $g: kernel busy = SQL union (ns)" "$want" "${got:-0}"
+    done
+    check_eq "synth v$schema: summary counts every kernel" \
+      "$(q syn$schema.rpd "SELECT count(*) FROM op WHERE opType='KernelExecution'")" \
+      "$(tr -d '\r' <syn$schema/kernel_summary.csv | tail -n +2 | awk -F, '{ n += $(NF-9) } END { print n }')"
+  done
+else
+  skip "rpd-synth not built"
+fi
+
+# ---------------------------------------------------------------- 908 sample
+if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
+  rpd-import -q "$TRACES/rocprofv3_908_results.json.gz" r908.rpd
+  check_rc "908: report" 0 raptor r908.rpd --report -q --csv-dir r908 --save
+  check_eq "908: kernel busy = 4233.112334 ms, total (init..fini) 19207.532470 ms" \
+    ",kernel,4233.112334 ,total_time,19207.532470" \
+    "$(tr -d '\r' <r908/gpu_timeline.csv | grep -E '^,(kernel|total_time),' | cut -d, -f1-3 | sort | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "908: kernel busy = SQL union" "4233112334" "$(sql_union r908.rpd '')"
+  check_eq "908: summary covers 43,915 dispatches, 4441741.378 us" "43915 4441741.378" \
+    "$(q r908.rpd "SELECT sum(count), round(sum(total_us), 3) FROM ext_report_kernel_summary" | tr '|' ' ')"
+  check_eq "908: top kernel" "ncclDevKernel_Generic_1,1310,4158756.678,3174.623,1217.193,31156.657" \
+    "$(tr -d '\r' <r908/kernel_summary.csv | sed -n 2p | cut -d, -f1-6)"
+  check_eq "908: short kernels (< 10us) and histogram agree" \
+    "$(tr -d '\r' <r908/short_kernels.csv | tail -n +2 | awk -F, '{ n += $(NF-4) } END { print n }')" \
+    "$(tr -d '\r' <r908/short_histogram.csv | tail -n +2 | awk -F, '{ n += $3 } END { print n }')"
+  check_eq "908: 35,968 short dispatches" "35968" \
+    "$(tr -d '\r' <r908/short_histogram.csv | tail -n +2 | awk -F, '{ n += $3 } END { print n }')"
+fi

@@ -1,0 +1,260 @@
+#!/bin/sh
+# raptor on generated traces (no ../shared needed): --save tables checked
+# against independent SQL over the trace, ROI forms, category files, traces,
+# output formats, bad input.  Golden comparisons are in raptor-golden.sh.
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+
+rpd-synth --seed 5 --api 20000 --gpus 2 -o base.rpd >/dev/null || { notok "rpd-synth"; exit 1; }
+rpd-synth --seed 6 --api 8000 --gpus 2 --schema 2 -o base2.rpd >/dev/null || { notok "rpd-synth v2"; exit 1; }
+
+# ops the reference selects: the three op types, start within the api span
+OPS_SQL="SELECT o.id, o.gpuId, o.start - (SELECT min(start) FROM rocpd_api) AS s,
+  o.\"end\" - (SELECT min(start) FROM rocpd_api) AS e FROM rocpd_op o
+  JOIN rocpd_string t ON t.id = o.opType_id
+  WHERE t.string IN ('KernelExecution','CopyDeviceToDevice','Task')
+    AND o.start BETWEEN (SELECT min(start) FROM rocpd_api) AND (SELECT max(\"end\") FROM rocpd_api)"
+
+saved() { # saved NAME SRC ARGS... -> NAME.rpd with --save results
+  _n=$1; _s=$2; shift 2
+  cp "$_s" "$_n.rpd"
+  raptor "$_n.rpd" --save "$@" >"$_n.out" 2>"$_n.err"
+}
+
+for v in base base2; do
+  saved "$v-d" "$v.rpd" || notok "$v: raptor --save" "$(cat "$v-d.err")"
+  db="$v-d.rpd"
+  check_eq "$v: one ext_raptor_op row per selected op" \
+    "$(q "$v.rpd" "SELECT count(*) FROM ($OPS_SQL)")" "$(q "$db" "SELECT count(*) FROM ext_raptor_op")"
+  # pregap / sequence / duration recomputed with window functions
+  check_eq "$v: pregap, sequenceId, duration match a window-function recomputation" 0 "$(q "$db" "
+    WITH o AS ($OPS_SQL), w AS (SELECT id, s, e,
+      row_number() OVER (PARTITION BY gpuId ORDER BY s, id) AS seq,
+      max(e) OVER (PARTITION BY gpuId ORDER BY s, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pm
+      FROM o)
+    SELECT count(*) FROM w JOIN ext_raptor_op x ON x.op_id = w.id
+    WHERE x.sequenceId != w.seq OR x.start_ns != w.s OR x.end_ns != w.e
+       OR x.duration_ns != max(w.e - w.s, 0)
+       OR x.pregap_ns IS NOT (CASE WHEN w.pm IS NULL THEN NULL ELSE max(w.s - w.pm, 0) END)")"
+  check_eq "$v: kernel rows count every op but the first two" \
+    "$(q "$db" "SELECT count(*) - 2 FROM ext_raptor_op")" \
+    "$(q "$db" "SELECT sum(calls) FROM ext_raptor_kernelseq WHERE kernel_1 IS NOT NULL OR kernel NOT LIKE 'GAP %'")"
+  check_eq "$v: kernel rows' duration = op durations but the first two" \
+    "$(q "$db" "SELECT sum(duration_ns) FROM (SELECT duration_ns FROM ext_raptor_op ORDER BY gpuId, start_ns, op_id LIMIT -1 OFFSET 2)")" \
+    "$(q "$db" "SELECT CAST(sum(dur_sum_ns) AS INT) FROM ext_raptor_kernelseq WHERE category != '_GPU_Idle'")"
+  check_eq "$v: gap rows' duration = pregaps of keyed ops" \
+    "$(q "$db" "SELECT sum(pregap_ns) FROM (SELECT pregap_ns FROM ext_raptor_op ORDER BY gpuId, start_ns, op_id LIMIT -1 OFFSET 2)")" \
+    "$(q "$db" "SELECT CAST(sum(dur_sum_ns) AS INT) FROM ext_raptor_kernelseq WHERE category = '_GPU_Idle'")"
+  check_eq "$v: pct_total sums to 100" 100.0 "$(q "$db" "SELECT round(sum(pct_total), 6) FROM ext_raptor_kernelseq")"
+  check_eq "$v: category table sums kernelseq" \
+    "$(q "$db" "SELECT count(*), sum(calls) FROM ext_raptor_kernelseq")" \
+    "$(q "$db" "SELECT sum(uniq_kernels), sum(total_calls) FROM ext_raptor_category")"
+  check_eq "$v: GPU summary = per-GPU op sums" \
+    "$(q "$db" "SELECT group_concat(g || ':' || p || ':' || d, ' ') FROM (SELECT gpuId g, sum(pregap_ns) p, sum(duration_ns) d FROM ext_raptor_op GROUP BY gpuId ORDER BY gpuId)")" \
+    "$(q "$db" "SELECT group_concat(gpuId || ':' || CAST(pregap_ns AS INT) || ':' || CAST(duration_ns AS INT), ' ') FROM (SELECT * FROM ext_raptor_gpu ORDER BY gpuId)")"
+  check_eq "$v: rank follows duration" 0 "$(q "$db" "SELECT count(*) FROM ext_raptor_kernelseq a JOIN ext_raptor_kernelseq b ON b.rank = a.rank + 1 WHERE b.dur_sum_ns > a.dur_sum_ns")"
+  check_eq "$v: no outliers without -z" 0 "$(q "$db" "SELECT sum(outlier) FROM ext_raptor_op")"
+done
+
+# saving twice replaces, never duplicates; options recorded
+saved again base-d.rpd -z 3 || notok "second --save"
+check_eq "--save twice: rows replaced" "$(q base-d.rpd "SELECT count(*) FROM ext_raptor_op")" "$(q again.rpd "SELECT count(*) FROM ext_raptor_op")"
+check_eq "--save twice: one metadata row per tag" 1 "$(q again.rpd "SELECT count(*) FROM rocpd_metadata WHERE tag = 'raptor_roi_end_ns'")"
+check_eq "--save records options" "--save -z 3" "$(q again.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'raptor_options'")"
+check_eq "-z 3: outliers column = flagged ops" \
+  "$(q again.rpd "SELECT sum(outlier) FROM ext_raptor_op")" "$(q again.rpd "SELECT sum(outliers) FROM ext_raptor_kernelseq")"
+check_eq "-z 3: outliers have |z| >= 3" 0 "$(q again.rpd "SELECT count(*) FROM ext_raptor_op WHERE outlier != (abs(coalesce(duration_zscore, 0)) >= 3)")"
+
+# without --save the trace is untouched
+cp base.rpd ro.rpd
+raptor ro.rpd -c -k -v -o >/dev/null 2>&1
+same_file "read-only run leaves the trace byte-identical" base.rpd ro.rpd
+
+# .gz: --save writes back a valid gzip atomically
+cp base2.rpd z.rpd && gzip -f z.rpd
+check "--save on .gz" raptor z.rpd.gz --save -c
+gzip -dc z.rpd.gz >z_out.rpd 2>/dev/null
+check_eq "--save on .gz: tables in the recompressed trace" "$(q base2-d.rpd "SELECT count(*) FROM ext_raptor_op")" "$(q z_out.rpd "SELECT count(*) FROM ext_raptor_op")"
+
+# seq0 and --gaps
+saved s0 base.rpd --kernelseq-len 0 --gaps 100
+check_eq "seq0: every op is counted" "$(q s0.rpd "SELECT count(*) FROM ext_raptor_op")" \
+  "$(q s0.rpd "SELECT sum(calls) FROM ext_raptor_kernelseq WHERE category != '_GPU_Idle'")"
+check_eq "seq0: one row per kernel name" "$(q s0.rpd "SELECT count(DISTINCT kernel) FROM ext_raptor_op")" \
+  "$(q s0.rpd "SELECT count(*) FROM ext_raptor_kernelseq WHERE category != '_GPU_Idle'")"
+check_eq "seq0: no kernel_1 column" 0 "$(q s0.rpd "SELECT count(*) FROM pragma_table_info('ext_raptor_kernelseq') WHERE name = 'kernel_1'")"
+check_eq "--gaps 100: two buckets" "GAP <=100us|GAP >100us" "$(q s0.rpd "SELECT group_concat(kernel, '|') FROM (SELECT kernel FROM ext_raptor_kernelseq WHERE category = '_GPU_Idle' ORDER BY kernel)")"
+
+# latency
+saved lat base.rpd -l 1000
+check_eq "-l 1000: _Latency = non-idle calls x 1000 ns" \
+  "$(q lat.rpd "SELECT sum(total_calls) || '|' || (sum(total_calls) * 1000) FROM ext_raptor_category WHERE category NOT IN ('_GPU_Idle', '_Latency')")" \
+  "$(q lat.rpd "SELECT total_calls || '|' || CAST(total_dur_ns AS INT) FROM ext_raptor_category WHERE category = '_Latency'")"
+check_eq "-l 1000: total duration unchanged" \
+  "$(q base-d.rpd "SELECT CAST(sum(total_dur_ns) AS INT) FROM ext_raptor_category")" \
+  "$(q lat.rpd "SELECT CAST(sum(total_dur_ns) AS INT) FROM ext_raptor_category")"
+
+# ROI forms (span from the default run)
+first=$(q base-d.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'raptor_first_abs_ns'")
+last=$(q base-d.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'raptor_last_abs_ns'")
+span=$((last - first))
+roi_of() { saved roi "$@" 2>/dev/null; q roi.rpd "SELECT group_concat(value, '..') FROM (SELECT value FROM rocpd_metadata WHERE tag IN ('raptor_roi_start_ns', 'raptor_roi_end_ns') ORDER BY tag DESC)"; }
+check_eq "ROI 10 .. 20 (ms)" "10000000..20000000" "$(roi_of base.rpd -s 10 -e 20)"
+check_eq "ROI .01s .. 20000us" "10000000..20000000" "$(roi_of base.rpd --roi-start .01s --roi-end 20000us)"
+check_eq "ROI 12345678ns .. +20.5ms" "12345678..20500000" "$(roi_of base.rpd -s 12345678ns -e +20.5ms)"
+check_eq "ROI -8ms .. -5ms" "$((span - 8000000))..$((span - 5000000))" "$(roi_of base.rpd --roi-start=-8ms --roi-end=-5ms)"
+check_eq "ROI 50% .. 70%" "$(awk -v s="$span" 'BEGIN{printf "%d..%d", s*0.5, s*0.7}')" "$(roi_of base.rpd -s 50% -e 70%)"
+check_eq "ROI ops all start inside" 0 "$(q roi.rpd "SELECT count(*) FROM ext_raptor_op WHERE start_ns < $((span / 2)) OR start_ns > $((span * 7 / 10))")"
+kstart=$(q base.rpd "SELECT min(o.start) - $first FROM rocpd_op o JOIN rocpd_string s ON s.id = o.description_id JOIN rocpd_string t ON t.id = o.opType_id WHERE s.string LIKE '%attn_fwd%' AND t.string = 'KernelExecution'")
+check_eq "ROI from kernel regex = its first op" "$kstart..$span" "$(roi_of base.rpd --roi-start attn_fwd)"
+top=$(q base-d.rpd "SELECT start_min_ns || '..' || start_max_ns FROM ext_raptor_kernelseq WHERE kernel NOT LIKE 'GAP %' OR kernel_1 IS NOT NULL ORDER BY rank LIMIT 1")
+check_eq "--auto-roi-top = hottest kernel sequence" "$top" "$(roi_of base.rpd --auto-roi-top)"
+trim=$(q base-d.rpd "SELECT max(a) || '..' || min(min(b), $span) FROM (SELECT min(start_ns) a, max(end_ns) b FROM ext_raptor_op GROUP BY gpuId)")
+check_eq "--roi-trim = all GPUs busy" "$trim" "$(roi_of base.rpd --roi-trim)"
+check_eq "--gpu-id 1 only GPU 1" "1" "$(saved g1 base.rpd --gpu-id 1; q g1.rpd "SELECT group_concat(DISTINCT gpuId) FROM ext_raptor_op")"
+
+# empty ROI: empty tables, no crash
+check_rc "empty ROI (--gpu-id 99) exits 0" 0 raptor base.rpd --gpu-id 99 -c -k -v -o --gpu-summary
+saved empty base.rpd --gpu-id 99
+check_eq "empty ROI saves empty tables" "0|0|0" "$(q empty.rpd "SELECT (SELECT count(*) FROM ext_raptor_op) || '|' || (SELECT count(*) FROM ext_raptor_kernelseq) || '|' || (SELECT count(*) FROM ext_raptor_category)")"
+
+# bad ROI: one line each
+for bad in "2|-s 10xs" "2|-s 1.2.3ms" "1|-s 20 -e 10" "1|-s 999999" "1|-e 1e9ms" "1|-s ZZZ_no_such_kernel" "2|-s ([" ; do
+  rc=${bad%%|*}; a=${bad#*|}
+  # shellcheck disable=SC2086
+  check_rc "bad ROI '$a' exits $rc" "$rc" raptor base.rpd $a
+  check_one_line "bad ROI '$a': one line"
+done
+
+# categories
+printf '{"A": [".*"], "B": ["^Cijk_"]}\n' >cats.json
+saved cat base.rpd -C cats.json
+check_eq "custom categories: last match wins, '.*' also takes the gap rows" "A|B" \
+  "$(q cat.rpd "SELECT group_concat(category, '|') FROM (SELECT category FROM ext_raptor_category ORDER BY category)")"
+check_eq "custom categories: B = Cijk_ kernels" \
+  "$(q cat.rpd "SELECT count(*) FROM ext_raptor_op WHERE kernel LIKE 'Cijk\\_%' ESCAPE '\\' AND sequenceId > 2")" \
+  "$(q cat.rpd "SELECT sum(calls) FROM ext_raptor_kernelseq WHERE category = 'B'")"
+printf '{"GEMM": ["^Cijk_"],\n "X": ["ok", "a(b"]}\n' >badre.json
+check_rc "invalid regex exits 1" 1 raptor base.rpd -C badre.json
+check_one_line "invalid regex: one line"
+check "invalid regex: names file, category, pattern" grep -q "badre.json.*category 'X'.*pattern 2" "$TESTDIR/stderr"
+printf '{"GEMM": ["^Cijk_"],\n "X": "ok"}\n' >notlist.json
+check_rc "non-list value exits 1" 1 raptor base.rpd -C notlist.json
+check "non-list value: names category" grep -q "notlist.json.*category 'X'.*not a list" "$TESTDIR/stderr"
+printf '{"GEMM": ["^Cijk_"],\n "X": ["a" "b"]}\n' >syntax.json
+check_rc "JSON syntax error exits 1" 1 raptor base.rpd -C syntax.json
+check_one_line "JSON syntax error: one line"
+check "JSON syntax error: line and column" grep -q "syntax.json.*line 2, column" "$TESTDIR/stderr"
+printf '["^Cijk_"]\n' >arr.json
+check_rc "top-level list exits 1" 1 raptor base.rpd -C arr.json
+printf '{"X": [1]}\n' >num.json
+check_rc "number pattern exits 1" 1 raptor base.rpd -C num.json
+check "number pattern: position" grep -q "category 'X': pattern 1 is not a string" "$TESTDIR/stderr"
+check_rc "missing category file exits 1" 1 raptor base.rpd -C nonexistent.json
+check_one_line "missing category file: one line"
+check "shipped categories.json = built-in" sh -c "raptor base.rpd -c --format csv >a.csv && raptor base.rpd -c --format csv -C '$(cd "$(dirname "$0")" && pwd)/../../raptor/categories.json' >b.csv && cmp a.csv b.csv"
+
+# traces
+nops=$(q base-d.rpd "SELECT count(*) FROM ext_raptor_op")
+raptor base.rpd -o 2>/dev/null | sed -n '/^GPU.Seq_Id/,$p' >trace.txt
+check_eq "op trace: header + one line per op" "$((nops + 1))" "$(wc -l <trace.txt)"
+check_eq "op trace: header" "GPU.Seq_Id PreGap_us      Start_ms        End_ms     Dur_us Outlr? Kernel" "$(head -1 trace.txt)"
+check_eq "op trace: first op has no pregap" "nan" "$(sed -n 2p trace.txt | awk '{print $2}')"
+raptor base.rpd -o -W 12 --op-trace-file tr.txt >/dev/null 2>&1
+check_eq "--op-trace-file -W 12: names cut to 12, padded to 30" 1 "$(awk 'NR>1{print length($0)}' tr.txt | sort -u | wc -l)"
+check_eq "--op-trace-file: header + one line per op" "$((nops + 1))" "$(wc -l <tr.txt)"
+raptor base.rpd -o --format csv >trace.csv
+check_eq "op trace csv rows" "$((nops + 1))" "$(wc -l <trace.csv)"
+r0=$(q base-d.rpd "SELECT min(rank) FROM ext_raptor_kernelseq WHERE outliers IS NOT NULL")
+calls0=$(q base-d.rpd "SELECT calls + outliers FROM ext_raptor_kernelseq WHERE rank = $r0")
+raptor base.rpd -i "$r0" | sed -n '/^GPU.Seq_Id/,$p' >inst.txt
+check_eq "-i N: every op of the top kernel row" "$((calls0 + 1))" "$(grep -c '' inst.txt)"
+check "-i N: sorted by duration" sh -c "awk 'NR>1{print \$5}' inst.txt | sort -c -g"
+ngap=$(q base-d.rpd "SELECT rank FROM ext_raptor_kernelseq WHERE category = '_GPU_Idle' ORDER BY rank LIMIT 1")
+check_rc "-i of a gap row exits 1" 1 raptor base.rpd -i "$ngap"
+check_one_line "-i of a gap row: one line"
+check_rc "-i out of range exits 1" 1 raptor base.rpd -i 100000
+
+# output formats
+raptor base.rpd -c --format csv >cat.csv
+check_eq "csv: header" "Category,UniqKernels,TotalCalls,TotalDur_ms,VarSum_ms,AvgDur_us,Pct" "$(head -1 cat.csv | tr -d '\r')"
+check_eq "csv: one line per category" "$(($(q base-d.rpd "SELECT count(*) FROM ext_raptor_category") + 1))" "$(wc -l <cat.csv)"
+raptor base.rpd -k --format csv >ks.csv
+check_eq "csv kernelseq: one line per row" "$(($(q base-d.rpd "SELECT count(*) FROM ext_raptor_kernelseq") + 1))" \
+  "$(sqlite3 :memory: ".import --csv ks.csv k" "SELECT count(*) + 1 FROM k")"
+if command -v python3 >/dev/null; then
+  raptor base.rpd -c -v -k --gpu-summary --format json >all.json
+  check_eq "json: one object with every table" "timestamps categories variability gpus kernelseq" \
+    "$(python3 -c 'import json,sys; print(" ".join(json.load(open("all.json"))))')"
+fi
+raptor base.rpd --display-rows 3 -k >dr.txt
+check_eq "--display-rows 3" 3 "$(sed -n '/^Top Kernels:/,$p' dr.txt | grep -c '%  ')"
+check "-x writes an xlsx" sh -c "cp base.rpd xl.rpd && raptor xl.rpd -x --write-xls-op-trace >/dev/null 2>&1 && head -c 2 xl.xlsx | grep -q PK"
+check_eq "-x alone prints no tables" "" "$(cp base.rpd xl2.rpd && raptor xl2.rpd -x 2>/dev/null | grep -c Categories | grep -v '^0$')"
+
+# CLI
+check_rc "--help exits 0" 0 raptor --help
+check "--help prints usage" grep -q "usage: raptor" "$TESTDIR/stdout"
+check_rc "unknown option exits 2" 2 raptor base.rpd --bogus
+check "unknown option: names it" grep -q "^raptor: unknown option '--bogus'" "$TESTDIR/stderr"
+check_rc "bad --format exits 2" 2 raptor base.rpd --format xml
+check_rc "bad -z exits 2" 2 raptor base.rpd -z abc
+check_rc "missing FILE exits 2" 2 raptor -c
+check_rc "prefix option --auto-roi and clustered -ck" 0 raptor base.rpd --auto-roi -ck -z3
+printf 'not a database at all, just text\n' >junk.rpd
+check_rc "not SQLite exits 1" 1 raptor junk.rpd
+check_one_line "not SQLite: one line"
+check_rc "missing file exits 1" 1 raptor nosuch.rpd
+check_one_line "missing file: one line"
+
+# hand-made traces: the reference's own unit-test data (time zero = 1000)
+mock() { # mock OUT "gpu start end name" lines on stdin
+  cp base.rpd "$1"
+  {
+    echo "BEGIN;"
+    echo "CREATE TEMP TABLE t AS SELECT * FROM rocpd_op WHERE opType_id IN (SELECT id FROM rocpd_string WHERE string = 'KernelExecution') LIMIT 1;"
+    echo "CREATE TEMP TABLE a AS SELECT * FROM rocpd_api LIMIT 1;"
+    echo "DELETE FROM rocpd_api_ops; DELETE FROM rocpd_op; DELETE FROM rocpd_api;"
+    echo "UPDATE a SET start = 1000, \"end\" = 1000000; INSERT INTO rocpd_api SELECT * FROM a;"
+    _k=1
+    while read -r _g _s _e _n; do
+      echo "INSERT INTO rocpd_string(string) SELECT 'mock$_n' WHERE NOT EXISTS (SELECT 1 FROM rocpd_string WHERE string = 'mock$_n');"
+      echo "UPDATE t SET id = $_k, gpuId = $_g, start = $_s + 1000, \"end\" = $_e + 1000, description_id = (SELECT min(id) FROM rocpd_string WHERE string = 'mock$_n');"
+      echo "INSERT INTO rocpd_op SELECT * FROM t;"
+      _k=$((_k + 1))
+    done
+    echo "COMMIT;"
+  } >"$1.sql"
+  sqlite3 "$1" <"$1.sql"
+}
+mock multi.rpd <<'X'
+0 0 9 A
+0 10 16 B
+0 20 25 C
+1 2 5 AA
+1 6 20 B
+1 8 9 C
+X
+raptor multi.rpd --save --gpu-summary >/dev/null 2>&1
+check_eq "multi-GPU: pregap per GPU (reference test_multi_gpu)" "|1|4||1|0" "$(q multi.rpd "SELECT group_concat(coalesce(pregap_ns, ''), '|') FROM (SELECT pregap_ns FROM ext_raptor_op ORDER BY gpuId, sequenceId)")"
+check_eq "multi-GPU: durations and sequence" "9:1 6:2 5:3 3:1 14:2 1:3" "$(q multi.rpd "SELECT group_concat(duration_ns || ':' || sequenceId, ' ') FROM (SELECT * FROM ext_raptor_op ORDER BY gpuId, sequenceId)")"
+check_eq "multi-GPU: GPU 0 idle 20%" "20.0" "$(q multi.rpd "SELECT idle_pct FROM ext_raptor_gpu WHERE gpuId = 0")"
+mock zs.rpd <<'X'
+1 0 900 A
+1 1000 2500 B
+1 2000 2900 A
+1 4000 5700 B
+1 5000 6000 A
+1 8000 9600 B
+1 10000 17777 C
+1 20000 22000 D
+1 25000 29000 D
+X
+raptor zs.rpd --save --kernelseq-len 0 >/dev/null 2>&1
+check_eq "zscore per kernel (reference test_calc_zscore)" "-0.707 -1.225 -0.707 1.225 1.414 0.0 0.0 -1.0 1.0" \
+  "$(q zs.rpd "SELECT group_concat(round(duration_zscore, 3), ' ') FROM (SELECT * FROM ext_raptor_op ORDER BY sequenceId)")"
+check_eq "kernelseq stats: A mean/min/std, VarSum" "933.333|900.0|57.735|100" \
+  "$(q zs.rpd "SELECT round(dur_mean_ns, 3) || '|' || dur_min_ns || '|' || round(dur_std_ns, 3) || '|' || CAST(varsum_ns AS INT) FROM ext_raptor_kernelseq WHERE kernel = 'mockA'")"
+{ i=0; while [ $i -lt 10 ]; do echo "1 0 10000 AAA"; i=$((i + 1)); done; echo "1 0 10 AAA"; } | mock out.rpd
+raptor out.rpd --save --kernelseq-len 0 -z 3 >/dev/null 2>&1
+check_eq "outlier found (reference test_find_outliers)" "10|1|10|10000.0" \
+  "$(q out.rpd "SELECT (SELECT duration_ns FROM ext_raptor_op WHERE outlier) || '|' || outliers || '|' || calls || '|' || dur_mean_ns FROM ext_raptor_kernelseq WHERE kernel = 'mockAAA'")"

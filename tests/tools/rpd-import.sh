@@ -1,0 +1,240 @@
+#!/bin/sh
+# tests/tools/rpd-import.sh - rpd-import on generated rocprofv3 JSON/CSV
+# fixtures (always) and on the real samples in ../shared (when present).
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+
+# ---------------------------------------------------------------- fixtures
+cat >fx_results.json <<'EOF'
+{"rocprofiler-sdk-tool":[{"metadata":{"node":{"hostname":"fxhost"},"pid":4242,
+ "init_time":1000,"fini_time":200000,"command":["python3","train.py","--x"]},
+ "agents":[{"id":{"handle":11},"type":1,"logical_node_type_id":0,"name":"CPU"},
+  {"id":{"handle":12},"type":2,"logical_node_type_id":0,"name":"gfx942"},
+  {"id":{"handle":13},"type":2,"logical_node_type_id":1,"name":"gfx942"}],
+ "strings":{"buffer_records":[{"kind":"NONE","operations":[]},
+  {"kind":"HIP_RUNTIME_API_EXT","operations":["hipApiName","hipLaunchKernel","hipMemcpy"]},
+  {"kind":"MEMORY_COPY","operations":["MEMORY_COPY_NONE","MEMORY_COPY_HOST_TO_HOST",
+   "MEMORY_COPY_HOST_TO_DEVICE","MEMORY_COPY_DEVICE_TO_HOST","MEMORY_COPY_DEVICE_TO_DEVICE"]}]},
+ "kernel_symbols":[{"kernel_id":1,"kernel_name":"_Z4gemmv.kd","formatted_kernel_name":"Cijk_gemm_full(int, float)",
+   "truncated_kernel_name":"Cijk_gemm"},
+  {"kernel_id":2,"kernel_name":"_Z3addv.kd","formatted_kernel_name":"void add<float>(float*)",
+   "truncated_kernel_name":""}],
+ "buffer_records":{
+  "kernel_dispatch":[
+   {"kind":11,"operation":2,"thread_id":7,"correlation_id":{"internal":5,"external":0},
+    "start_timestamp":10000,"end_timestamp":12500,"stream_id":{"handle":3},
+    "dispatch_info":{"agent_id":{"handle":12},"queue_id":{"handle":16},"kernel_id":1,"dispatch_id":1,
+     "private_segment_size":8,"group_segment_size":64,"workgroup_size":{"x":256,"y":1,"z":1},
+     "grid_size":{"x":1024,"y":2,"z":1}}},
+   {"kind":11,"operation":2,"thread_id":7,"correlation_id":{"internal":6,"external":0},
+    "start_timestamp":12000,"end_timestamp":13000,"stream_id":{"handle":3},
+    "dispatch_info":{"agent_id":{"handle":12},"queue_id":{"handle":16},"kernel_id":2,"dispatch_id":2,
+     "private_segment_size":0,"group_segment_size":0,"workgroup_size":{"x":64,"y":1,"z":1},
+     "grid_size":{"x":64,"y":1,"z":1}}},
+   {"kind":11,"operation":2,"thread_id":8,"correlation_id":{"internal":9,"external":0},
+    "start_timestamp":20000,"end_timestamp":20007,"stream_id":{"handle":0},
+    "dispatch_info":{"agent_id":{"handle":13},"queue_id":{"handle":17},"kernel_id":2,"dispatch_id":1,
+     "private_segment_size":0,"group_segment_size":0,"workgroup_size":{"x":32,"y":2,"z":1},
+     "grid_size":{"x":128,"y":4,"z":1}}}],
+  "hip_api":[
+   {"kind":1,"operation":1,"thread_id":7,"correlation_id":{"internal":5,"external":0},
+    "start_timestamp":9000,"end_timestamp":9500},
+   {"kind":1,"operation":1,"thread_id":7,"correlation_id":{"internal":6,"external":0},
+    "start_timestamp":9600,"end_timestamp":9900},
+   {"kind":1,"operation":2,"thread_id":7,"correlation_id":{"internal":7,"external":0},
+    "start_timestamp":14000,"end_timestamp":19000}],
+  "memory_copy":[
+   {"kind":2,"operation":2,"thread_id":7,"correlation_id":{"internal":7,"external":0},
+    "start_timestamp":15000,"end_timestamp":18000,"dst_agent_id":{"handle":12},
+    "src_agent_id":{"handle":11},"bytes":4096}],
+  "scratch_memory":[{"kind":12,"operation":1}]}}]}
+EOF
+
+check_rc "json fixture imports" 0 rpd-import fx_results.json fx.rpd
+check_eq "json: ops" "4" "$(q fx.rpd 'SELECT count(*) FROM rocpd_op')"
+check_eq "json: kernel ops and exact duration sum" "3|3507" \
+  "$(q fx.rpd "SELECT count(*), sum(end-start) FROM op WHERE opType='KernelExecution'")"
+check_eq "json: gpu from agent index, queue from handle, truncated name" \
+  "0|16|1|Cijk_gemm 0|16|2|void add<float>(float*) 1|17|1|void add<float>(float*)" \
+  "$(q fx.rpd "SELECT gpuId||'|'||queueId||'|'||sequenceId||'|'||description FROM op WHERE opType='KernelExecution' ORDER BY gpuId, start" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "json: kernelapi grid/workgroup/lds/scratch and full name" \
+  "0x3|1024|2|1|256|1|1|64|8|Cijk_gemm_full(int, float)" \
+  "$(q fx.rpd "SELECT stream, gridX, gridY, gridZ, workgroupX, workgroupY, workgroupZ, groupSegmentSize, privateSegmentSize, kernelName FROM kernel WHERE duration = 2500")"
+check_eq "json: api rows (domain, category, name, pid, tid)" \
+  "5|HIP|HIP_RUNTIME_API_EXT|hipLaunchKernel|4242|7 6|HIP|HIP_RUNTIME_API_EXT|hipLaunchKernel|4242|7 7|HIP|HIP_RUNTIME_API_EXT|hipMemcpy|4242|7" \
+  "$(q fx.rpd "SELECT id||'|'||domain||'|'||category||'|'||apiName||'|'||pid||'|'||tid FROM api ORDER BY id" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "json: api_ops link ops to their api calls" "hipLaunchKernel|2 hipMemcpy|1" \
+  "$(q fx.rpd "SELECT B.apiName||'|'||count(*) FROM rocpd_api_ops A JOIN api B ON B.id = A.api_id GROUP BY B.apiName ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "json: copy op type, gpu, bytes" "CopyHostToDevice|0|3000|4096|1|0|-1" \
+  "$(q fx.rpd "SELECT O.opType, C.gpuId, C.duration, C.size, C.kind, C.dstDevice, C.srcDevice FROM copyop C JOIN op O ON O.id = C.id")"
+check_eq "json: metadata" "4242|fxhost|python3 train.py --x|1000|200000" \
+  "$(q fx.rpd "SELECT group_concat(value, '|') FROM (SELECT value FROM rocpd_metadata WHERE tag IN ('rocprofv3::pid','rocprofv3::hostname','rocprofv3::command','rocprofv3::init_time','rocprofv3::fini_time') ORDER BY id)")"
+check_eq "json: summary counts every record" \
+  "kernel_dispatch 3|hip_api 3|memory_copy 1|scratch_memory 1" \
+  "$(sed -n 's/^  read \([a-z_]*\) *\([0-9]*\).*/\1 \2/p' "$TESTDIR/stderr" | tr '\n' '|' | sed 's/|$//')"
+check_eq "json: summary rows written" "4 3 4 3 1" \
+  "$(sed -n 's/^  wrote rocpd_[a-z_]* *\([0-9]*\).*/\1/p' "$TESTDIR/stderr" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "json: schema v3 trace" "3" "$(q fx.rpd "SELECT value FROM rocpd_metadata WHERE tag='schema_version'")"
+
+check_rc "--full-names puts the demangled name in the description" 0 \
+  rpd-import --full-names -q fx_results.json fxfull.rpd
+check_eq "--full-names description" "Cijk_gemm_full(int, float)" \
+  "$(q fxfull.rpd "SELECT description FROM op WHERE end-start = 2500")"
+
+gzip -c fx_results.json >fx_results.json.gz
+check_rc "json.gz imports" 0 rpd-import -q fx_results.json.gz fxgz.rpd
+check_eq "json.gz gives the same ops" "$(q fx.rpd 'SELECT * FROM op ORDER BY id')" \
+  "$(q fxgz.rpd 'SELECT * FROM op ORDER BY id')"
+
+# ---------------------------------------------------------------- bad input
+nothing_left() { # NAME OUTFILE
+  if [ ! -e "$2" ] && [ -z "$(ls | grep importing)" ]; then ok "$1"
+  else notok "$1" "left: $(ls)"; fi
+}
+head -c 1500 fx_results.json >trunc.json
+check_rc "truncated json fails" 1 rpd-import trunc.json t1.rpd
+check_one_line "truncated json: one line"
+check "truncated json: says where" grep -q 'byte 1500' "$TESTDIR/stderr"
+nothing_left "truncated json: no output left" t1.rpd
+
+head -c 700 fx_results.json.gz >trunc.json.gz
+check_rc "truncated gzip fails" 1 rpd-import trunc.json.gz t2.rpd
+check_one_line "truncated gzip: one line"
+nothing_left "truncated gzip: no output left" t2.rpd
+
+sed 's/"bytes":4096/"bytes":4096,,/' fx_results.json >bad.json
+check_rc "malformed json fails" 1 rpd-import bad.json t3.rpd
+check_one_line "malformed json: one line"
+check "malformed json: byte and line" grep -q 'malformed JSON at byte [0-9]* (line 4[0-9])' "$TESTDIR/stderr"
+nothing_left "malformed json: no output left" t3.rpd
+
+echo '{"traceEvents": []}' >other.json
+check_rc "json without rocprofiler-sdk-tool fails" 1 rpd-import other.json t4.rpd
+check "names the missing key" grep -q "rocprofiler-sdk-tool" "$TESTDIR/stderr"
+nothing_left "foreign json: no output left" t4.rpd
+
+: >empty.json
+check_rc "empty file fails" 1 rpd-import empty.json t5.rpd
+check_one_line "empty file: one line"
+
+sqlite3 notrocprof.db "CREATE TABLE t(a); INSERT INTO t VALUES (1);"
+cp notrocprof.db notrocprof.orig
+check_rc "sqlite file that is not rocprofv3 fails" 1 rpd-import notrocprof.db t6.rpd
+check "says it is not a rocprofv3 database" grep -q "not a rocprofv3 database" "$TESTDIR/stderr"
+same_file "foreign db left byte-identical" notrocprof.db notrocprof.orig
+nothing_left "foreign db: no output left" t6.rpd
+
+check_rc "missing input fails" 1 rpd-import no-such-file.json t7.rpd
+check_one_line "missing input: one line"
+check_rc "existing output is refused" 1 rpd-import -q fx_results.json fx.rpd
+check_rc "--force replaces it" 0 rpd-import -q --force fx_results.json fx.rpd
+check_eq "--force result is complete" "4" "$(q fx.rpd 'SELECT count(*) FROM rocpd_op')"
+check_rc "no arguments is a usage error" 2 rpd-import
+check_rc "unknown option is a usage error" 2 rpd-import --bogus a b
+check_rc "--help" 0 rpd-import --help
+
+# ---------------------------------------------------------------- CSV
+mkdir csvset
+printf '%s\r\n' \
+ '"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"' \
+ '"KERNEL_DISPATCH","Agent 2","1","1","77","1","5","void k<float, 2>(float*, int)","10","1000","1600","128","0","8","0","16","256","1","1","4096","1","1"' \
+ '"KERNEL_DISPATCH","Agent 2","1","1","77","2","6","Cijk_gemm","11","1700","2000","0","0","8","0","16","64","1","1","64","1","1"' \
+ '"KERNEL_DISPATCH","Agent 3","2","1","77","1","6","Cijk_gemm","11","1800","2100","0","0","8","0","16","64","1","1","64","1","1"' \
+ >csvset/55_kernel_trace.csv
+printf '%s\n' \
+ '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"' \
+ '"HIP_RUNTIME_API_EXT","hipLaunchKernel","55","77","10","900","950"' \
+ '"HIP_RUNTIME_API_EXT","hipGraphLaunch","55","77","11","960","990"' \
+ '"HIP_RUNTIME_API_EXT","hipMemcpy","55","77","12","2200","2600"' \
+ >csvset/55_hip_api_trace.csv
+printf '%s\n' \
+ '"Kind","Direction","Stream_Id","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp","End_Timestamp"' \
+ '"MEMORY_COPY","MEMORY_COPY_DEVICE_TO_HOST","0","Agent 2","Agent 0","12","2300","2500"' \
+ >csvset/55_memory_copy_trace.csv
+printf '%s\n' \
+ '"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"' \
+ '"MARKER_CORE_API","step, 1","55","77","0","800","3000"' \
+ >csvset/55_marker_api_trace.csv
+
+check_rc "csv directory imports" 0 rpd-import csvset fxcsv.rpd
+check_eq "csv: kernel ops, durations, gpus (agents ranked)" "3|1200|0,0,1" \
+  "$(q fxcsv.rpd "SELECT count(*), sum(end-start), group_concat(gpuId) FROM (SELECT * FROM op WHERE opType='KernelExecution' ORDER BY start)")"
+check_eq "csv: queue and dispatch ids" "1|1 1|2 2|1" \
+  "$(q fxcsv.rpd "SELECT queueId||'|'||sequenceId FROM op WHERE opType='KernelExecution' ORDER BY start" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "csv: quoted kernel name with comma" "void k<float, 2>(float*, int)" \
+  "$(q fxcsv.rpd "SELECT description FROM op WHERE start = 1000")"
+check_eq "csv: graph launch links two kernels, one kernelapi row" "2|1" \
+  "$(q fxcsv.rpd "SELECT count(*), (SELECT count(*) FROM rocpd_kernelapi WHERE api_ptr_id = 11) FROM rocpd_api_ops WHERE api_id = 11")"
+check_eq "csv: copy op" "CopyDeviceToHost|0|200" \
+  "$(q fxcsv.rpd "SELECT opType, gpuId, \"end\"-start FROM op WHERE opType LIKE 'Copy%'")"
+check_eq "csv: marker becomes UserMarker with its text" "ROCTX|UserMarker|step, 1" \
+  "$(q fxcsv.rpd "SELECT domain, apiName, args FROM api WHERE apiName='UserMarker'")"
+check_eq "csv: summary" "kernel_dispatch 3|hip_api 3|marker_api 1|memory_copy 1" \
+  "$(sed -n 's/^  read \([a-z_]*\) *\([0-9]*\).*/\1 \2/p' "$TESTDIR/stderr" | tr '\n' '|' | sed 's/|$//')"
+check_rc "csv prefix imports" 0 rpd-import -q csvset/55_ fxcsv2.rpd
+check_eq "csv prefix = directory" "$(q fxcsv.rpd 'SELECT * FROM op')" "$(q fxcsv2.rpd 'SELECT * FROM op')"
+check_rc "csv named by one of its files imports" 0 rpd-import -q csvset/55_kernel_trace.csv fxcsv3.rpd
+check_eq "csv file name = directory" "$(q fxcsv.rpd 'SELECT count(*) FROM api')" "$(q fxcsv3.rpd 'SELECT count(*) FROM api')"
+
+mkdir badcsv
+sed 's/"1600"/"16x0"/' csvset/55_kernel_trace.csv >badcsv/9_kernel_trace.csv
+check_rc "csv with a bad number fails" 1 rpd-import badcsv t8.rpd
+check_one_line "bad csv: one line"
+check "bad csv: names file line and column" grep -q "9_kernel_trace.csv: line 2: column 'End_Timestamp'" "$TESTDIR/stderr"
+nothing_left "bad csv: no output left" t8.rpd
+mkdir emptydir
+check_rc "directory without csv files fails" 1 rpd-import emptydir t9.rpd
+
+# ---------------------------------------------------------------- real samples
+run_suite() { # NAME TRACE: the suite's other tools work on an imported trace
+  for t in raptor rpd-callstack rpd2tracing; do
+    if ! command -v "$t" >/dev/null 2>&1; then skip "$1: $t (not built)"; continue; fi
+    cp "$2" "$2.$t"
+    case $t in
+      raptor) check "$1: raptor runs" raptor "$2.$t" ;;
+      rpd-callstack) check "$1: rpd-callstack runs" rpd-callstack "$2.$t" ;;
+      rpd2tracing) check "$1: rpd2tracing runs" rpd2tracing "$2.$t" "$2.json" ;;
+    esac
+  done
+}
+
+if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
+  check_rc "908 json.gz imports" 0 rpd-import "$TRACES/rocprofv3_908_results.json.gz" r908.rpd
+  check_eq "908: 43,915 KernelExecution ops, durations sum 4,441,741,378 ns" "43915|4441741378" \
+    "$(q r908.rpd "SELECT count(*), sum(end-start) FROM op WHERE opType='KernelExecution'")"
+  check_eq "908: every dispatch has launch geometry" "43915" "$(q r908.rpd 'SELECT count(*) FROM kernel')"
+  check_eq "908: summary" "kernel_dispatch 43915" \
+    "$(sed -n 's/^  read \([a-z_]*\) *\([0-9]*\).*/\1 \2/p' "$TESTDIR/stderr")"
+  check_eq "908: init/fini" "63855948165371|63875155697841" \
+    "$(q r908.rpd "SELECT (SELECT value FROM rocpd_metadata WHERE tag='rocprofv3::init_time'), (SELECT value FROM rocpd_metadata WHERE tag='rocprofv3::fini_time')")"
+  run_suite 908 r908.rpd
+fi
+
+if need_shared "$TRACES/rocprofv3_28_results.db"; then
+  cp "$TRACES/rocprofv3_28_results.db" in28.db
+  check_rc "28 db imports" 0 rpd-import in28.db r28.rpd
+  same_file "28 db input untouched" in28.db "$TRACES/rocprofv3_28_results.db"
+  check_eq "28: ops = kernels view rows, same duration sum" \
+    "$(sqlite3 -batch -noheader in28.db 'SELECT count(*), sum(duration) FROM kernels')" \
+    "$(q r28.rpd "SELECT count(*), sum(end-start) FROM op WHERE opType='KernelExecution'")"
+  check_eq "28: api rows = regions view rows" \
+    "$(sqlite3 -batch -noheader in28.db 'SELECT count(*) FROM regions')" \
+    "$(q r28.rpd 'SELECT count(*) FROM rocpd_api')"
+  check_eq "28: summary read/wrote" "kernel_dispatch 151|hip_api 629|151 629 151 151 0" \
+    "$(sed -n 's/^  read \([a-z_]*\) *\([0-9]*\).*/\1 \2/p' "$TESTDIR/stderr" | tr '\n' '|')$(sed -n 's/^  wrote rocpd_[a-z_]* *\([0-9]*\).*/\1/p' "$TESTDIR/stderr" | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "28: every kernel linked to its launch call" "hipLaunchKernel|150 hipMemset|1" \
+    "$(q r28.rpd "SELECT B.apiName||'|'||count(*) FROM rocpd_api_ops A JOIN api B ON B.id = A.api_id GROUP BY B.apiName ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "28: kernel names as in the kernels view" \
+    "$(sqlite3 -batch -noheader in28.db 'SELECT name, count(*) FROM kernels GROUP BY 1 ORDER BY 1' | md5sum)" \
+    "$(q r28.rpd "SELECT kernelName, count(*) FROM kernel GROUP BY 1 ORDER BY 1" | md5sum)"
+  run_suite 28 r28.rpd
+fi
+
+if need_shared "$TRACES/rocprofv3_csv/decode_kernel_trace.csv"; then
+  check_rc "csv sample imports" 0 rpd-import "$TRACES/rocprofv3_csv" rcsv.rpd
+  check_eq "csv sample: 144 kernels (sum 1857381 ns), 920 api rows" "144|1857381|920" \
+    "$(q rcsv.rpd "SELECT count(*), sum(end-start), (SELECT count(*) FROM rocpd_api) FROM rocpd_op")"
+  check_eq "csv sample: summary read/wrote" "kernel_dispatch 144|hip_api 920|144 920 144 52 0" \
+    "$(sed -n 's/^  read \([a-z_]*\) *\([0-9]*\).*/\1 \2/p' "$TESTDIR/stderr" | tr '\n' '|')$(sed -n 's/^  wrote rocpd_[a-z_]* *\([0-9]*\).*/\1/p' "$TESTDIR/stderr" | tr '\n' ' ' | sed 's/ $//')"
+  check "csv sample: 27 kernels linked to a traced call" grep -q '(27 linked' "$TESTDIR/stderr"
+  run_suite csv rcsv.rpd
+fi

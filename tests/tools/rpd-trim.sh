@@ -1,0 +1,117 @@
+#!/bin/sh
+# rpd-trim: time forms, exact remaining rows, referential integrity, string
+# cleanup, --dry-run, -o, errors for ranges outside the trace, bad input.
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+
+sum() { cksum <"$1"; }
+
+# integrity FILE LABEL: every link resolves, no orphan subclass rows, no
+# unreferenced string, every referenced string present
+integrity() {
+  at=$(q "$1" "SELECT CASE WHEN count(*) THEN 'rocpd_ustring' ELSE 'rocpd_string' END FROM pragma_table_info('rocpd_api') WHERE name = 'domain_id'")
+  check_eq "$2: every api_ops link resolves" 0 \
+    "$(q "$1" "SELECT count(*) FROM rocpd_api_ops WHERE api_id NOT IN (SELECT id FROM rocpd_api) OR op_id NOT IN (SELECT id FROM rocpd_op)")"
+  check_eq "$2: no orphan kernelapi/copyapi rows" 0 \
+    "$(q "$1" "SELECT (SELECT count(*) FROM rocpd_kernelapi WHERE api_ptr_id NOT IN (SELECT id FROM rocpd_api)) + (SELECT count(*) FROM rocpd_copyapi WHERE api_ptr_id NOT IN (SELECT id FROM rocpd_api))")"
+  check_eq "$2: every referenced string present" "0|0" \
+    "$(q "$1" "SELECT count(*) FROM (SELECT apiName_id i FROM rocpd_api UNION SELECT description_id FROM rocpd_op UNION SELECT opType_id FROM rocpd_op UNION SELECT kernelName_id FROM rocpd_kernelapi) WHERE i NOT IN (SELECT id FROM rocpd_string)")|$(q "$1" "SELECT count(*) FROM rocpd_api WHERE args_id NOT IN (SELECT id FROM $at)")"
+  check_eq "$2: no unreferenced string" "0|0" \
+    "$(q "$1" "SELECT count(*) FROM rocpd_string WHERE string != '' AND id NOT IN (SELECT apiName_id FROM rocpd_api UNION SELECT description_id FROM rocpd_op UNION SELECT opType_id FROM rocpd_op UNION SELECT kernelName_id FROM rocpd_kernelapi $( [ "$at" = rocpd_ustring ] && echo 'UNION SELECT domain_id FROM rocpd_api UNION SELECT category_id FROM rocpd_api' || echo 'UNION SELECT args_id FROM rocpd_api'))")|$( [ "$at" = rocpd_ustring ] && q "$1" "SELECT count(*) FROM rocpd_ustring WHERE string != '' AND id NOT IN (SELECT args_id FROM rocpd_api)" || echo 0)"
+}
+
+# expect FILE START END: the rows that must remain, computed before trimming
+expect() {
+  q "$1" "SELECT (SELECT count(*) FROM rocpd_api WHERE start BETWEEN $2 AND $3),
+     (SELECT count(DISTINCT L.op_id) FROM rocpd_api_ops L JOIN rocpd_api A ON A.id = L.api_id WHERE A.start BETWEEN $2 AND $3)
+     + (SELECT count(*) FROM rocpd_op WHERE id NOT IN (SELECT op_id FROM rocpd_api_ops) AND start BETWEEN $2 AND $3),
+     (SELECT count(*) FROM rocpd_monitor WHERE start BETWEEN $2 AND $3)"
+}
+remaining() { q "$1" "SELECT (SELECT count(*) FROM rocpd_api), (SELECT count(*) FROM rocpd_op), (SELECT count(*) FROM rocpd_monitor)"; }
+
+for schema in 2 3; do
+  f="t$schema.rpd"
+  rpd-synth --seed 6 --api 5000 --gpus 2 --schema "$schema" -o "$f" >/dev/null
+  first=$(q "$f" "SELECT min(start) FROM rocpd_api"); last=$(q "$f" "SELECT max(\"end\") FROM rocpd_api")
+  s=$((first + 10000000)); e=$(q "$f" "SELECT $first + CAST(round(($last - $first) * 50 / 100.0) AS INTEGER)")
+  want=$(expect "$f" "$s" "$e")
+
+  # --dry-run writes nothing
+  before=$(sum "$f")
+  check_rc "v$schema: --dry-run: exit 0" 0 rpd-trim "$f" --start +10ms --end 50% --dry-run
+  check_eq "v$schema: --dry-run: file unchanged" "$before" "$(sum "$f")"
+  check "v$schema: --dry-run: says so" grep -q "dry run: would remove $((5000 - ${want%%|*})) of 5000 api calls" "$TESTDIR/stdout"
+
+  cp "$f" "o$schema.rpd"
+  check_rc "v$schema: +10ms .. 50%: exit 0" 0 rpd-trim "$f" --start +10ms --end 50%
+  check "v$schema: prints the range" grep -q "^range: $s \.\. $e ns" "$TESTDIR/stdout"
+  check "v$schema: prints api before/after" grep -Eq "^rocpd_api +5000 +${want%%|*}\$" "$TESTDIR/stdout"
+  check_eq "v$schema: remaining api|op|monitor rows" "$want" "$(remaining "$f")"
+  check_eq "v$schema: every api starts inside the range" 0 \
+    "$(q "$f" "SELECT count(*) FROM rocpd_api WHERE start < $s OR start > $e")"
+  integrity "$f" "v$schema +10ms..50%"
+
+  # absolute ns (as the reference), -T from the end, units from the start
+  g="o$schema.rpd"
+  s=$((first + 1234567)); e=$((last - 2000000))
+  want=$(expect "$g" "$s" "$e")
+  cp "$g" "a$schema.rpd"
+  check_rc "v$schema: absolute ns: exit 0" 0 rpd-trim "a$schema.rpd" --start "$s" --end "$e"
+  check_eq "v$schema: absolute ns: remaining rows" "$want" "$(remaining "a$schema.rpd")"
+  integrity "a$schema.rpd" "v$schema absolute"
+  cp "$g" "m$schema.rpd"
+  check_rc "v$schema: --start 1234567ns --end=-2ms: exit 0" 0 rpd-trim "m$schema.rpd" --start 1234.567us --end=-2ms
+  check "v$schema: units: same range" grep -q "^range: $s \.\. $e ns" "$TESTDIR/stdout"
+  check_eq "v$schema: units: same rows as absolute" "$want" "$(remaining "m$schema.rpd")"
+
+  # -o: input untouched
+  before=$(sum "$g")
+  check_rc "v$schema: -o OUT: exit 0" 0 rpd-trim "$g" -o "out$schema.rpd" --start 25% --end 75%
+  check_eq "v$schema: -o OUT: input unchanged" "$before" "$(sum "$g")"
+  check_eq "v$schema: -o OUT: output trimmed" \
+    "$(expect "$g" "$(q "$g" "SELECT $first + CAST(round(($last - $first) * 25 / 100.0) AS INTEGER)")" \
+                    "$(q "$g" "SELECT $first + CAST(round(($last - $first) * 75 / 100.0) AS INTEGER)")")" \
+    "$(remaining "out$schema.rpd")"
+
+  # ranges outside the trace are errors; the file is left alone
+  for r in "--start 1" "--end +1000s" "--start=-1000s" "--start 60% --end 40%" "--start $((last + 1))"; do
+    # shellcheck disable=SC2086
+    check_rc "v$schema: outside ($r): exit 1" 1 rpd-trim "$g" $r
+    check_one_line "v$schema: outside ($r): one line"
+  done
+  check_eq "v$schema: errors: input unchanged" "$before" "$(sum "$g")"
+done
+
+# default range keeps everything but still drops unreferenced strings
+rpd-synth --seed 8 --api 2000 -o all.rpd >/dev/null
+sqlite3 all.rpd "INSERT INTO rocpd_string(string) VALUES ('nobody uses me'); INSERT INTO rocpd_ustring(string) VALUES ('nor me')"
+n=$(q all.rpd "SELECT (SELECT count(*) FROM rocpd_api), (SELECT count(*) FROM rocpd_op)")
+check_rc "no range: exit 0" 0 rpd-trim all.rpd
+check_eq "no range: all api and op rows kept" "$n" "$(q all.rpd "SELECT (SELECT count(*) FROM rocpd_api), (SELECT count(*) FROM rocpd_op)")"
+check_eq "no range: unreferenced strings dropped" "0|0" \
+  "$(q all.rpd "SELECT (SELECT count(*) FROM rocpd_string WHERE string = 'nobody uses me'), (SELECT count(*) FROM rocpd_ustring WHERE string = 'nor me')")"
+
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  tmpcopy "$TRACES/mytrace.rpd.gz" my.rpd
+  check_rc "mytrace: +100ms .. +300ms: exit 0" 0 rpd-trim my.rpd --start +100ms --end +300ms
+  integrity my.rpd "mytrace"
+  check_eq "mytrace: ext tables lose rows of removed calls" "0|0" \
+    "$(q my.rpd "SELECT (SELECT count(*) FROM ext_callstack WHERE parent_id NOT IN (SELECT id FROM rocpd_api) OR child_id NOT IN (SELECT id FROM rocpd_api)), (SELECT count(*) FROM ext_autogradapi WHERE api_ptr_id NOT IN (SELECT id FROM rocpd_api))")"
+  check_eq "mytrace: declared string references kept" 0 \
+    "$(q my.rpd "SELECT count(*) FROM ext_autogradapi WHERE autogradName_id NOT IN (SELECT id FROM rocpd_string)")"
+fi
+
+# bad input
+printf 'junk' >junk.rpd; before=$(sum junk.rpd)
+check_rc "not SQLite: exit 1" 1 rpd-trim junk.rpd --start 10%
+check_one_line "not SQLite: one line"
+check_eq "not SQLite: unchanged" "$before" "$(sum junk.rpd)"
+cp all.rpd e.rpd; sqlite3 e.rpd "DELETE FROM rocpd_api"; before=$(sum e.rpd)
+check_rc "no api calls: exit 1" 1 rpd-trim e.rpd
+check_one_line "no api calls: one line"
+check_eq "no api calls: unchanged" "$before" "$(sum e.rpd)"
+before=$(sum all.rpd)
+check_rc "bad time: exit 2" 2 rpd-trim all.rpd --start 5parsecs
+check_rc "percent over 100: exit 2" 2 rpd-trim all.rpd --end 120%
+check_rc "--start without value: exit 2" 2 rpd-trim all.rpd --start
+check_rc "unknown option: exit 2" 2 rpd-trim all.rpd --bogus
+check_eq "usage errors: unchanged" "$before" "$(sum all.rpd)"

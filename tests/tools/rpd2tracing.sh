@@ -1,0 +1,200 @@
+#!/bin/sh
+# rpd2tracing: whole-output JSON checks on a hand-made trace with known
+# events and hostile names, time windows, .json.gz, bad input, and counts
+# against the SQL tables on generated and real traces.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+ROOT=$(cd "$here/../.." && pwd)
+JC="$RPD_TESTBIN/json_check"
+if [ ! -x "$JC" ]; then notok "json_check is built" "missing $JC"; exit 0; fi
+
+# ---------------------------------------------------------------- fixture
+# Times in ns.  pid 100: tid 101 has a UserMarker [1000,100000] around three
+# launches (ops on GPU0 q0, GPU0 q0, GPU1 q2), a zero-length marker at 6000;
+# tid 102 launches one kernel on GPU1 q0.  Monitor: two sclk samples on
+# device 0 and one non-numeric power sample (skipped).
+sqlite3 mini.rpd <"$ROOT/views/schema.sql"
+sqlite3 mini.rpd "
+INSERT INTO rocpd_string(id, string) VALUES (1, 'hipLaunchKernel'), (2, 'UserMarker'),
+  (3, 'KernelExecution'), (4, 'k\"q\\b' || char(9) || 't é日本<&>'), (5, ''), (6, 'hipMemcpy'),
+  (7, 'CopyHostToDevice'), (8, 'void big<' || replace(hex(zeroblob(5120)), '0', 'x') || '>');
+INSERT INTO rocpd_ustring(id, string) VALUES (1, 'stream = 0x1'),
+  (2, 'outer \"quoted\" \\ back' || char(9) || 'tab'), (3, CAST(X'626164FFFE656E64' AS TEXT)),
+  (4, 'dst = 0x2 | ' || char(1) || char(31) || ' ctl');
+INSERT INTO rocpd_api(id, pid, tid, start, end, apiName_id, category_id, domain_id, args_id) VALUES
+  (1, 100, 101, 1000, 100000, 2, 5, 5, 2),
+  (2, 100, 101, 2000, 3000, 1, 5, 5, 1),
+  (3, 100, 101, 4000, 4500, 1, 5, 5, 1),
+  (4, 100, 101, 6000, 6000, 2, 5, 5, 3),
+  (5, 100, 101, 10000, 20000, 6, 5, 5, 4),
+  (6, 100, 102, 30000, 31000, 1, 5, 5, 1);
+INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id, opType_id) VALUES
+  (1, 0, 0, 1, 5000, 8000, 4, 3), (2, 0, 0, 2, 8000, 9000, 4, 3),
+  (3, 1, 2, 1, 12000, 18000, 5, 7), (4, 1, 0, 1, 200000, 260000, 8, 3);
+INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (2, 1), (3, 2), (5, 3), (6, 4);
+INSERT INTO rocpd_monitor(deviceType, deviceId, monitorType, start, end, value) VALUES
+  ('gpu', 0, 'sclk', 0, 50000, '1500'), ('gpu', 0, 'sclk', 50000, 90000, '1700'),
+  ('gpu', 0, 'power', 0, 90000, 'n/a');"
+cp mini.rpd mini.orig
+
+check_rc "converts with default OUT name" 0 rpd2tracing mini.rpd
+check_eq "default OUT is FILE with .json" "yes" "$([ -s mini.json ] && echo yes)"
+check_eq "summary line" "mini.json: 49 events: 4 ops, 5 api calls, 1 marks, 4 flows, 0 hsa, 0 graph launches, 2 marker frames, 21 counter points" "$(cat "$TESTDIR/stdout")"
+same_file "input unchanged" mini.rpd mini.orig
+
+# Every count of the whole parsed output (X = 4 ops + 5 api + 2 frames).
+"$JC" mini.json | grep -v '^tsrange' >jc.out
+cat >jc.want <<'EOF'
+events 49
+ph C 21
+ph M 8
+ph X 11
+ph f 4
+ph i 1
+ph s 4
+cat C/ 18
+cat C/monitor 3
+cat M/ 8
+cat X/api 5
+cat X/marker_frame 2
+cat X/op 4
+cat f/api_op 4
+cat i/marker 1
+cat s/api_op 4
+counter 0 Idle 3
+counter 0 QueueDepth 5
+counter 0 sclk 3
+counter 1 Idle 5
+counter 1 QueueDepth 5
+flow_unmatched 0
+bad 0
+EOF
+same_file "event counts of the parsed JSON" jc.want jc.out
+
+# Hostile names survive escaping exactly (invalid UTF-8 -> U+FFFD).
+kname=$(printf 'k"q\\b\tt \303\251\346\227\245\346\234\254<&>')
+mname=$(printf 'outer "quoted" \\ back\ttab')
+bad=$(printf 'bad\357\277\275\357\277\275end')
+long=$(q mini.rpd "SELECT string FROM rocpd_string WHERE id = 8")
+check_eq "10 KB name in the fixture" 10250 "${#long}"
+"$JC" mini.json --find "$kname" --find "$mname" --find "$bad" --find "$long" --find CopyHostToDevice \
+  | grep '^find' | tr '\n' ' ' >find.out
+check_eq "hostile names round-trip" "find 2 find 3 find 1 find 1 find 1 " "$(cat find.out)"
+check_eq "control characters escaped" 1 "$(grep -cF 'dst = 0x2 | \u0001\u001f ctl' mini.json)"
+
+# Exact timing: the marker frame covers ops 1-3 (5000..18000 ns) minus/plus 1 us.
+check_eq "marker frame ts" "tsrange X/marker_frame 4.000 4.000" "$("$JC" mini.json | grep '^tsrange X/marker_frame')"
+check_eq "marker frame dur and queues" 2 "$(grep -cF '"name":"outer \"quoted\" \\ back\ttab","ts":4.000,"dur":14.000,"args":{"desc":"UserMarker frame: 3 ops"}' mini.json)"
+check_eq "op event exact" 1 "$(grep -c '"cat":"op","pid":1,"tid":2,"name":"CopyHostToDevice","ts":12.000,"dur":6.000,' mini.json)"
+check_eq "counters end at the trace end" 6 "$(grep -cE '"ts":260\.000,"args":\{"(idle|depth)":[01]\}' mini.json)"
+check_eq "monitor series extends to the end" 1 "$(grep -c '"name":"sclk","ts":260.000,"args":{"sclk":1700}' mini.json)"
+
+# --format array and .json.gz
+check_rc "--format array" 0 rpd2tracing mini.rpd arr.json --format array -q
+check_eq "array form parses with the same events" "events 49" "$("$JC" arr.json | head -1)"
+check_eq "array form starts with [" "[" "$(head -c 1 arr.json)"
+check_rc ".json.gz output" 0 rpd2tracing mini.rpd out.json.gz -q
+if gzip -dc out.json.gz >gz.json 2>/dev/null; then same_file ".json.gz decompresses to the same JSON" mini.json gz.json
+else notok ".json.gz decompresses to the same JSON" "gzip -dc failed"; fi
+check_rc ".rpd.gz input" 0 sh -c 'gzip -c mini.rpd >mini2.rpd.gz && rpd2tracing mini2.rpd.gz -q'
+same_file ".rpd.gz input -> FILE.json with the same JSON" mini.json mini2.json
+
+# --start/--end forms (first api start 1000, last api end 100000)
+win() { # NAME "X-op X-api i flows" ARGS...
+  _n=$1; _w=$2; shift 2
+  if rpd2tracing mini.rpd w.json -q "$@" 2>w.err; then
+    _got=$("$JC" w.json | awk '$1=="cat"&&$2=="X/op"{o=$3} $1=="cat"&&$2=="X/api"{a=$3} $1=="cat"&&$2=="i/marker"{i=$3} $1=="cat"&&$2=="s/api_op"{f=$3} END{printf "%d %d %d %d", o, a, i, f}')
+    check_eq "$_n" "$_w" "$_got"
+  else notok "$_n" "exit $?: $(cat w.err)"; fi
+}
+win "--start/--end bare = absolute us" "1 1 0 1" --start 9 --end 20
+win "--start/--end percent" "2 4 1 3" --start 0% --end 10%
+win "--start=+T --end=-T" "2 1 1 1" --start=+4us --end=-90us
+win "--start with unit counts from the first call" "2 2 0 2" --start 9us
+win "--end only" "0 1 0 0" --end 1.5
+check_eq "window keeps ts in range" "tsrange X/op 12.000 12.000" "$(rpd2tracing mini.rpd w.json -q --start 9 --end 20 && "$JC" w.json | grep '^tsrange X/op')"
+check_eq "--end sets the counter end" 1 "$(rpd2tracing mini.rpd w.json -q --end 50 && grep -c '"name":"sclk","ts":90.000' w.json)"
+
+# bad arguments and bad input: one line, exit code, input untouched, no output
+check_rc "bad --start" 2 rpd2tracing mini.rpd x.json --start abc
+check_eq "bad --start: message names the option" "rpd2tracing: --start: bad time 'abc'" "$(head -1 "$TESTDIR/stderr" | cut -d: -f1-3)"
+check_rc "--start after --end" 2 rpd2tracing mini.rpd x.json --start 50 --end 10
+check_rc "bad --format" 2 rpd2tracing mini.rpd x.json --format xml
+check_rc "unknown option" 2 rpd2tracing mini.rpd --bogus
+check_rc "too many arguments" 2 rpd2tracing mini.rpd a.json b.json
+check_rc "OUT is the input" 2 rpd2tracing mini.rpd mini.rpd
+same_file "input unchanged after usage errors" mini.rpd mini.orig
+check_eq "no output on usage errors" "no" "$([ -e x.json ] && echo yes || echo no)"
+check_rc "missing file" 1 rpd2tracing nosuch.rpd
+check_one_line "missing file: one line"
+printf 'this is not a database, just text\n' >notdb.rpd
+cp notdb.rpd notdb.orig
+check_rc "not SQLite" 1 rpd2tracing notdb.rpd
+check_one_line "not SQLite: one line"
+same_file "not SQLite: input unchanged" notdb.rpd notdb.orig
+check_eq "not SQLite: no output left" "" "$(ls notdb.json notdb.json.tmp* 2>/dev/null)"
+gzip -c mini.rpd >full.rpd.gz
+head -c $(($(wc -c <full.rpd.gz) / 2)) full.rpd.gz >trunc.rpd.gz
+check_rc "truncated .gz" 1 rpd2tracing trunc.rpd.gz t.json
+check_one_line "truncated .gz: one line"
+sqlite3 empty.rpd <"$ROOT/views/schema.sql"
+check_rc "empty trace" 1 rpd2tracing empty.rpd
+check_one_line "empty trace: one line"
+check_eq "empty trace: no output" "no" "$([ -e empty.json ] && echo yes || echo no)"
+check_rc "unwritable OUT" 1 rpd2tracing mini.rpd /nonexistent-dir/x.json
+check_one_line "unwritable OUT: one line"
+
+# ---------------------------------------------------------------- counts vs SQL
+# counts TRACE JSON NAME: X/op = ops, X/api + marks = api rows, flows =
+# rocpd_api_ops rows, QueueDepth points per GPU = 2 * its launched ops + 1.
+counts() {
+  _t=$1; _j=$2; _n=$3
+  "$JC" "$_j" >cnt.out || { notok "$_n: valid JSON" "$(head -c 300 cnt.out)"; return; }
+  ok "$_n: valid JSON"
+  check_eq "$_n: X ops = rocpd_op rows" "$(q "$_t" 'SELECT count(*) FROM rocpd_op')" \
+    "$(awk '$1=="cat"&&$2=="X/op"{print $3}' cnt.out)"
+  check_eq "$_n: X api + marks = rocpd_api rows" "$(q "$_t" 'SELECT count(*) FROM rocpd_api')" \
+    "$(awk '$1=="cat"&&($2=="X/api"||$2=="i/marker"){n+=$3} END{print n+0}' cnt.out)"
+  check_eq "$_n: marks = zero-length UserMarker rows" \
+    "$(q "$_t" "SELECT count(*) FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id WHERE S.string = 'UserMarker' AND A.start = A.end")" \
+    "$(awk '$1=="cat"&&$2=="i/marker"{n=$3} END{print n+0}' cnt.out)"
+  check_eq "$_n: flow pairs = rocpd_api_ops rows" \
+    "$(q "$_t" 'SELECT count(*) FROM rocpd_api_ops') $(q "$_t" 'SELECT count(*) FROM rocpd_api_ops')" \
+    "$(awk '$1=="cat"&&$2=="s/api_op"{s=$3} $1=="cat"&&$2=="f/api_op"{f=$3} END{print s+0, f+0}' cnt.out)"
+  check_eq "$_n: QueueDepth points per GPU" \
+    "$(q "$_t" 'SELECT G.gpuId || " " || (1 + 2 * (SELECT count(*) FROM rocpd_api_ops X JOIN rocpd_op O ON O.id = X.op_id WHERE O.gpuId = G.gpuId)) FROM (SELECT DISTINCT gpuId FROM rocpd_op) G ORDER BY 1' | tr '\n' ' ')" \
+    "$(awk '$1=="counter"&&$3=="QueueDepth"{printf "%s %s ", $2, $4}' cnt.out)"
+  check_eq "$_n: no bad events, flows matched" "flow_unmatched 0 bad 0" "$(grep -E '^(flow_unmatched|bad) ' cnt.out | tr '\n' ' ' | sed 's/ $//')"
+}
+
+if command -v rpd-synth >/dev/null 2>&1; then
+  if rpd-synth --seed 7 --api 3000 --gpus 2 -o synth.rpd >/dev/null 2>synth.err; then
+    check_rc "synth trace converts" 0 rpd2tracing synth.rpd synth.json.gz -q
+    counts synth.rpd synth.json.gz "synth"
+    if rpd-synth --seed 7 --api 3000 --gpus 2 --schema 2 -o synth2.rpd >/dev/null 2>&1; then
+      check_rc "synth v2 converts" 0 rpd2tracing synth2.rpd synth2.json -q
+      counts synth2.rpd synth2.json "synth v2"
+    fi
+  else notok "rpd-synth generates a trace" "$(head -c 300 synth.err)"; fi
+else skip "generated traces" "rpd-synth not built"; fi
+
+# Real traces (../shared)
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  sum0=$(cksum <"$TRACES/mytrace.rpd.gz")
+  check_rc "mytrace.rpd.gz converts" 0 rpd2tracing "$TRACES/mytrace.rpd.gz" my.json.gz -q
+  tmpcopy "$TRACES/mytrace.rpd.gz" my.rpd
+  counts my.rpd my.json.gz "mytrace"
+  check_eq "mytrace: input unchanged" "$sum0" "$(cksum <"$TRACES/mytrace.rpd.gz")"
+fi
+if need_shared "$TRACES/synth-small.rpd"; then
+  tmpcopy "$TRACES/synth-small.rpd" ss.rpd
+  check_rc "synth-small converts" 0 rpd2tracing ss.rpd ss.json -q
+  counts ss.rpd ss.json "synth-small"
+  if command -v rpd-graph >/dev/null 2>&1 && rpd-graph ss.rpd >/dev/null 2>&1 &&
+     [ "$(q ss.rpd "SELECT count(*) FROM sqlite_master WHERE name = 'rocpd_graphLaunchapi'")" = 1 ]; then
+    rpd2tracing ss.rpd ssg.json -q
+    check_eq "synth-small: one frame per graph launch with ops" \
+      "$(q ss.rpd 'SELECT count(DISTINCT L.api_ptr_id) FROM rocpd_graphLaunchapi L JOIN rocpd_api_ops X ON X.api_id = L.api_ptr_id')" \
+      "$("$JC" ssg.json | awk '$1=="cat"&&$2=="X/graph"{n=$3} END{print n+0}')"
+  else skip "graph launch frames" "rpd-graph not built or found no launches"; fi
+fi

@@ -1,0 +1,684 @@
+/* test_open.c - rpd_open/rpd_close: every error class leaves the input
+ * byte-identical and no temp file; gzip read, write-back, -o copies,
+ * rollback on close(0), create, temp cleanup on signals. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "core_fixture.h"
+
+typedef struct {
+  char *dir;      /* scratch dir for the test's files */
+  char *tmp;      /* $TMPDIR during the test */
+} fx;
+
+static int setup(void **state)
+{
+  fx *f = rpd_xcalloc(1, sizeof *f);
+
+  unsetenv("TMPDIR");
+  f->dir = fx_mkdtemp();
+  f->tmp = fx_path(f->dir, "tmpdir");
+  mkdir(f->tmp, 0700);
+  setenv("TMPDIR", f->tmp, 1);
+  setenv("RPD_BUSY_TIMEOUT_MS", "100", 1);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  fx *f = *state;
+
+  fx_rm_tree(f->dir);
+  free(f->dir);
+  free(f->tmp);
+  free(f);
+  unsetenv("TMPDIR");
+  return 0;
+}
+
+/* Open must fail with rc and a message containing msg; the file stays
+ * byte-identical and no temp file appears anywhere. */
+static void expect_fail(fx *f, const char *path, const char *out, int flags, int rc,
+                        const char *msg)
+{
+  char *before = fx_path(f->dir, "before.copy");
+  struct stat st;
+  int existed = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+  int n_tmp = fx_entries(f->tmp), n_dir = fx_entries(f->dir);
+  rpd *r = (rpd *)1;
+
+  if (existed) fx_copy(path, before);
+  assert_int_equal(rpd_open(&r, path, out, flags), rc);
+  assert_null(r);
+  if (!strstr(rpd_errmsg(), msg)) fail_msg("message '%s' lacks '%s'", rpd_errmsg(), msg);
+  if (existed) assert_true(fx_same_bytes(path, before));
+  unlink(before);
+  assert_int_equal(fx_entries(f->tmp), n_tmp);
+  assert_int_equal(fx_entries(f->dir), n_dir);
+  free(before);
+}
+
+static void test_v2_v3_detected(void **state)
+{
+  fx *f = *state;
+  char *v2 = fx_path(f->dir, "v2.rpd"), *v3 = fx_path(f->dir, "v3.rpd"), *copy = fx_path(f->dir, "c");
+  rpd *r;
+  int64_t n = 0;
+
+  assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
+  assert_int_equal(fx_make_db(v3, fx_v3_ddl), 0);
+  fx_copy(v2, copy);
+  assert_int_equal(rpd_open(&r, v2, NULL, RPD_READ), RPD_OK);
+  assert_int_equal(r->schema, 2);
+  assert_string_equal(rpd_args_table(r), "rocpd_string");
+  assert_string_equal(r->path, v2);
+  assert_string_equal(r->work_path, v2);
+  assert_null(r->final_path);
+  assert_int_equal(rpd_query_int64(r, "SELECT count(*) FROM rocpd_api", &n), RPD_OK);
+  assert_int_equal(n, 2);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  assert_true(fx_same_bytes(v2, copy));
+
+  assert_int_equal(rpd_open(&r, v3, NULL, RPD_READ), RPD_OK);
+  assert_int_equal(r->schema, 3);
+  assert_string_equal(rpd_args_table(r), "rocpd_ustring");
+  assert_int_equal(rpd_query_int64(r, "SELECT count(*) FROM rocpd_api", &n), RPD_OK);
+  assert_int_equal(n, 3);
+  /* read-only really is read-only */
+  assert_int_equal(rpd_exec(r, "DELETE FROM rocpd_api"), RPD_EROFS);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_q(v3, "SELECT count(*) FROM rocpd_api"), 3);
+  free(v2);
+  free(v3);
+  free(copy);
+}
+
+static void test_not_files(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "nope.rpd"), *d = fx_path(f->dir, "sub.rpd");
+
+  expect_fail(f, p, NULL, RPD_READ, RPD_ENOENT, "no such file");
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOENT, "no such file");
+  expect_fail(f, "", NULL, RPD_READ, RPD_ENOENT, "no such file");
+  mkdir(d, 0755);
+  expect_fail(f, d, NULL, RPD_READ, RPD_ENOTDB, "directory");
+  expect_fail(f, d, NULL, RPD_WRITE, RPD_ENOTDB, "directory");
+  free(p);
+  free(d);
+}
+
+static void test_not_sqlite(void **state)
+{
+  fx *f = *state;
+  char *empty = fx_path(f->dir, "empty.rpd"), *text = fx_path(f->dir, "text.rpd"),
+       *junk = fx_path(f->dir, "junk.rpd"), *short_ = fx_path(f->dir, "short.rpd");
+  char hdr[4096];
+
+  fx_write(empty, "", 0);
+  fx_write(text, "id,name\n1,x\n", 12);
+  memset(hdr, 0x5a, sizeof hdr);
+  memcpy(hdr, "SQLite format 3", 16);            /* valid magic, garbage after */
+  fx_write(junk, hdr, sizeof hdr);
+  fx_write(short_, "SQLite", 6);
+  for (int flags = RPD_READ; flags <= RPD_WRITE; flags++) {
+    expect_fail(f, empty, NULL, flags, RPD_ENOTDB, "empty file, not an SQLite database");
+    expect_fail(f, text, NULL, flags, RPD_ENOTDB, "not an SQLite database");
+    expect_fail(f, short_, NULL, flags, RPD_ENOTDB, "not an SQLite database");
+    expect_fail(f, junk, NULL, flags, RPD_ENOTDB, "");
+  }
+  /* -o must not create the output either */
+  char *out = fx_path(f->dir, "out.rpd");
+  expect_fail(f, text, out, RPD_WRITE, RPD_ENOTDB, "not an SQLite database");
+  assert_int_equal(access(out, F_OK), -1);
+  struct stat st;
+  assert_int_equal(stat(empty, &st), 0);
+  assert_int_equal(st.st_size, 0);
+  free(empty);
+  free(text);
+  free(junk);
+  free(short_);
+  free(out);
+}
+
+static void test_gzip_errors(void **state)
+{
+  fx *f = *state;
+  char *v2 = fx_path(f->dir, "v2.rpd"), *gz = fx_path(f->dir, "t.rpd.gz"),
+       *txt = fx_path(f->dir, "a.txt"), *tgz = fx_path(f->dir, "text.rpd.gz"),
+       *out = fx_path(f->dir, "o.rpd");
+
+  assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
+  fx_gzip(v2, gz, 300);                            /* truncated download */
+  for (int flags = RPD_READ; flags <= RPD_WRITE; flags++)
+    expect_fail(f, gz, NULL, flags, RPD_EGZIP, "truncated or corrupt gzip data");
+  expect_fail(f, gz, out, RPD_WRITE, RPD_EGZIP, "truncated or corrupt gzip data");
+  /* a flipped byte in the middle: CRC or inflate error */
+  fx_gzip(v2, gz, 0);
+  size_t n;
+  char *b = fx_slurp(gz, &n);
+  b[n / 2] ^= 0x55;
+  fx_write(gz, b, n);
+  free(b);
+  expect_fail(f, gz, NULL, RPD_READ, RPD_EGZIP, "truncated or corrupt gzip data");
+  /* gzip of a text file */
+  fx_write(txt, "hello\n", 6);
+  fx_gzip(txt, tgz, 0);
+  expect_fail(f, tgz, NULL, RPD_READ, RPD_ENOTDB, "not an SQLite database");
+  expect_fail(f, tgz, NULL, RPD_WRITE, RPD_ENOTDB, "not an SQLite database");
+  free(v2);
+  free(gz);
+  free(txt);
+  free(tgz);
+  free(out);
+}
+
+static void test_not_rpd(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "other.db"), *q = fx_path(f->dir, "noop.db"),
+       *w = fx_path(f->dir, "weird.db"), *u = fx_path(f->dir, "nou.db");
+  rpd *r;
+
+  assert_int_equal(fx_make_db(p, "CREATE TABLE t(x); INSERT INTO t VALUES (1);"), 0);
+  expect_fail(f, p, NULL, RPD_READ, RPD_ENOTRPD, "not an RPD trace: missing table rocpd_api");
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTRPD, "not an RPD trace: missing table rocpd_api");
+  assert_int_equal(fx_make_db(q, fx_v2_ddl), 0);
+  assert_int_equal(fx_make_db(q, "DROP TABLE rocpd_op"), 0);
+  expect_fail(f, q, NULL, RPD_READ, RPD_ENOTRPD, "not an RPD trace: missing table rocpd_op");
+  assert_int_equal(fx_make_db(w, "CREATE TABLE rocpd_api(id, name); CREATE TABLE rocpd_op(id);"
+                                 "CREATE TABLE rocpd_string(id, string);"
+                                 "CREATE TABLE rocpd_api_ops(api_id, op_id);"), 0);
+  expect_fail(f, w, NULL, RPD_READ, RPD_ENOTRPD, "not an RPD trace: rocpd_api has neither");
+  assert_int_equal(fx_make_db(u, fx_v3_ddl), 0);
+  assert_int_equal(fx_make_db(u, "DROP TABLE rocpd_ustring"), 0);
+  expect_fail(f, u, NULL, RPD_READ, RPD_ENOTRPD, "rocpd_ustring");
+
+  /* RPD_ANYDB opens anything SQLite */
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ | RPD_ANYDB), RPD_OK);
+  assert_int_equal(r->schema, 0);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  assert_int_equal(rpd_open(&r, q, NULL, RPD_READ | RPD_ANYDB), RPD_OK);
+  assert_int_equal(r->schema, 0);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  free(p);
+  free(q);
+  free(w);
+  free(u);
+}
+
+static void test_rocprofv3(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "results.db"), *v = fx_path(f->dir, "views.db");
+  rpd *r;
+  int why = 0;
+
+  assert_int_equal(fx_make_db(p,
+      "CREATE TABLE rocpd_metadata_00003fdc_92cb(id, tag, value);"
+      "INSERT INTO rocpd_metadata_00003fdc_92cb VALUES (1, 'schema_version', '3');"
+      "CREATE VIEW rocpd_metadata AS SELECT * FROM rocpd_metadata_00003fdc_92cb;"
+      "CREATE TABLE rocpd_string_00003fdc_92cb(id, guid, string);"
+      "CREATE VIEW rocpd_string AS SELECT * FROM rocpd_string_00003fdc_92cb;"
+      "CREATE TABLE rocpd_info_node_00003fdc_92cb(id, guid);"
+      "CREATE TABLE rocpd_kernel_dispatch_00003fdc_92cb(id, guid, start, end);"), 0);
+  expect_fail(f, p, NULL, RPD_READ, RPD_EROCPROF,
+              "a rocprofv3 database, not an RPD trace; convert it with rpd-import");
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_EROCPROF, "rpd-import");
+  /* only the views */
+  assert_int_equal(fx_make_db(v, "CREATE TABLE x(a); CREATE VIEW kernels AS SELECT * FROM x;"
+                                 "CREATE VIEW regions AS SELECT * FROM x;"), 0);
+  expect_fail(f, v, NULL, RPD_READ, RPD_EROCPROF, "rocprofv3");
+  /* the detector on its own */
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ | RPD_ANYDB), RPD_OK);
+  assert_int_equal(r->schema, 0);
+  assert_int_equal(rpd_detect_schema(r->db, &why), 0);
+  assert_int_equal(why, RPD_EROCPROF);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  free(p);
+  free(v);
+}
+
+static void test_readonly_for_write(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "ro.rpd"), *sub = fx_path(f->dir, "rodir"),
+       *q = fx_path(f->dir, "rodir/t.rpd"), *out = fx_path(f->dir, "rodir/out.rpd"),
+       *gz = fx_path(f->dir, "ro.rpd.gz"), *outro = fx_path(f->dir, "outro.rpd");
+  rpd *r;
+
+  assert_int_equal(fx_make_db(p, fx_v2_ddl), 0);
+  fx_gzip(p, gz, 0);
+  chmod(p, 0444);
+  chmod(gz, 0444);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_EROFS, "read-only file");
+  expect_fail(f, gz, NULL, RPD_WRITE, RPD_EROFS, "read-only file");
+  expect_fail(f, p, p, RPD_WRITE, RPD_EROFS, "read-only file");   /* -o same file */
+  /* reading a read-only file is fine */
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+
+  mkdir(sub, 0755);
+  assert_int_equal(fx_make_db(q, fx_v2_ddl), 0);
+  chmod(sub, 0555);
+  expect_fail(f, q, NULL, RPD_WRITE, RPD_EROFS, "directory is read-only");
+  /* -o into a read-only directory; the read-only input itself is fine */
+  expect_fail(f, p, out, RPD_WRITE, RPD_EROFS, "output directory is read-only");
+  assert_int_equal(fx_entries(sub), 1);
+  /* -o over an existing read-only file */
+  fx_write(outro, "x", 1);
+  chmod(outro, 0444);
+  expect_fail(f, p, outro, RPD_WRITE, RPD_EROFS, "output file is read-only");
+  chmod(sub, 0755);
+  free(p);
+  free(sub);
+  free(q);
+  free(out);
+  free(gz);
+  free(outro);
+}
+
+static void test_locked(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "locked.rpd");
+  sqlite3 *other = NULL;
+  rpd *r;
+
+  assert_int_equal(fx_make_db(p, fx_v2_ddl), 0);
+  assert_int_equal(sqlite3_open(p, &other), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+  expect_fail(f, p, NULL, RPD_READ, RPD_EBUSY, "database is locked");
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_EBUSY, "database is locked");
+  assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+
+  /* a writer holding RESERVED: readers are fine, a writer fails at open */
+  assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE; INSERT INTO rocpd_metadata(tag, value)"
+                                       " VALUES ('x', 'y')", NULL, NULL, NULL), SQLITE_OK);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_EBUSY, "database is locked");
+  assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(other);
+
+  /* released: works again */
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  free(p);
+}
+
+static void test_gz_read_no_temp(void **state)
+{
+  fx *f = *state;
+  char *v3 = fx_path(f->dir, "v3.rpd"), *gz = fx_path(f->dir, "v3.rpd.gz"),
+       *copy = fx_path(f->dir, "copy.gz"), *hidden = fx_path(f->dir, "plain-named.rpd");
+  rpd *r;
+  int64_t n = 0;
+
+  assert_int_equal(fx_make_db(v3, fx_v3_ddl), 0);
+  fx_gzip(v3, gz, 0);
+  fx_copy(gz, copy);
+  assert_int_equal(rpd_open(&r, gz, NULL, RPD_READ), RPD_OK);
+  assert_int_equal(r->schema, 3);
+  /* the private copy is already unlinked while in use */
+  assert_int_equal(fx_entries(f->tmp), 0);
+  assert_int_equal(rpd_query_int64(r, "SELECT sum(end - start) FROM rocpd_api", &n), RPD_OK);
+  assert_int_equal(n, 1000 + 500 + 100);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_entries(f->tmp), 0);
+  assert_true(fx_same_bytes(gz, copy));
+  /* detected by magic, not by name */
+  fx_copy(gz, hidden);
+  assert_int_equal(rpd_open(&r, hidden, NULL, RPD_READ), RPD_OK);
+  assert_int_equal(r->schema, 3);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  assert_int_equal(fx_entries(f->tmp), 0);
+  free(v3);
+  free(gz);
+  free(copy);
+  free(hidden);
+}
+
+static void test_gz_write_back(void **state)
+{
+  fx *f = *state;
+  char *v2 = fx_path(f->dir, "v2.rpd"), *gz = fx_path(f->dir, "w.rpd.gz"),
+       *orig = fx_path(f->dir, "orig.gz"), *plain = fx_path(f->dir, "check.rpd");
+  rpd *r;
+  struct stat st;
+  int n_dir;
+
+  assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
+  fx_gzip(v2, gz, 0);
+  chmod(gz, 0640);
+  fx_copy(gz, orig);
+  n_dir = fx_entries(f->dir);
+
+  /* discarded: identical, nothing left over */
+  assert_int_equal(rpd_open(&r, gz, NULL, RPD_WRITE), RPD_OK);
+  assert_non_null(r->final_path);
+  assert_int_equal(r->gz_out, 1);
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_equal(rpd_exec(r, "DELETE FROM rocpd_api"), RPD_OK);
+  assert_int_equal(rpd_commit(r), RPD_OK);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  assert_true(fx_same_bytes(gz, orig));
+  assert_int_equal(fx_entries(f->dir), n_dir);
+
+  /* committed: recompressed in place, mode kept */
+  assert_int_equal(rpd_open(&r, gz, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_equal(rpd_exec(r, "INSERT INTO rocpd_metadata(tag, value) VALUES ('t', 'v')"), RPD_OK);
+  assert_int_equal(rpd_commit(r), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_entries(f->dir), n_dir);
+  assert_int_equal(stat(gz, &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0640);
+  assert_int_equal(fx_gunzip(gz, plain), 0);
+  assert_int_equal(fx_q(plain, "SELECT count(*) FROM rocpd_metadata WHERE tag = 't'"), 1);
+  assert_int_equal(fx_q(plain, "SELECT count(*) FROM rocpd_api"), 2);
+  assert_int_equal(fx_q(plain, "SELECT count(*) FROM rocpd_op"), 2);
+  assert_int_equal(fx_entries(f->tmp), 0);
+  free(v2);
+  free(gz);
+  free(orig);
+  free(plain);
+}
+
+static void test_out_copy(void **state)
+{
+  fx *f = *state;
+  char *v2 = fx_path(f->dir, "in.rpd"), *orig = fx_path(f->dir, "orig.rpd"),
+       *out = fx_path(f->dir, "out.rpd"), *outgz = fx_path(f->dir, "out.rpd.gz"),
+       *plain = fx_path(f->dir, "check.rpd"), *gz = fx_path(f->dir, "in.rpd.gz"),
+       *out2 = fx_path(f->dir, "out2.rpd");
+  rpd *r;
+  struct stat st;
+
+  assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
+  chmod(v2, 0444);                      /* -o never needs a writable input */
+  fx_copy(v2, orig);
+
+  assert_int_equal(rpd_open(&r, v2, out, RPD_WRITE), RPD_OK);
+  assert_string_equal(r->final_path, out);
+  assert_int_equal(r->gz_out, 0);
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_equal(rpd_meta_set(r, "copy", "yes"), RPD_OK);
+  assert_int_equal(rpd_commit(r), RPD_OK);
+  /* nothing at OUT until close */
+  assert_int_equal(access(out, F_OK), -1);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_true(fx_same_bytes(v2, orig));
+  assert_int_equal(fx_q(out, "SELECT count(*) FROM rocpd_metadata WHERE tag = 'copy'"), 1);
+  assert_int_equal(fx_q(out, "SELECT count(*) FROM rocpd_api"), 2);
+  assert_int_equal(stat(out, &st), 0);
+  assert_true(st.st_mode & S_IWUSR);    /* the copy is writable */
+
+  /* compressed output; no journal or temp left next to it */
+  assert_int_equal(rpd_open(&r, v2, outgz, RPD_WRITE), RPD_OK);
+  assert_int_equal(r->gz_out, 1);
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_equal(rpd_meta_set(r, "copy", "gz"), RPD_OK);
+  assert_int_equal(rpd_commit(r), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_gunzip(outgz, plain), 0);
+  assert_int_equal(fx_q(plain, "SELECT count(*) FROM rocpd_metadata WHERE tag = 'copy'"), 1);
+  assert_int_equal(fx_count(f->dir, "rpdtools-"), 0);
+
+  /* .gz input, plain output */
+  fx_gzip(orig, gz, 0);
+  assert_int_equal(rpd_open(&r, gz, out2, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_true(fx_same_bytes(out2, orig));
+
+  /* discarded: OUT does not appear */
+  unlink(out2);
+  assert_int_equal(rpd_open(&r, v2, out2, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  assert_int_equal(access(out2, F_OK), -1);
+  assert_int_equal(fx_count(f->dir, "rpdtools-"), 0);
+  free(v2);
+  free(orig);
+  free(out);
+  free(outgz);
+  free(plain);
+  free(gz);
+  free(out2);
+}
+
+static void test_rollback_on_close(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "inplace.rpd"), *orig = fx_path(f->dir, "orig.rpd"),
+       *journal = fx_path(f->dir, "inplace.rpd-journal");
+  rpd *r;
+
+  assert_int_equal(fx_make_db(p, fx_v2_ddl), 0);
+  fx_copy(p, orig);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  assert_string_equal(r->work_path, p);
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_equal(rpd_exec(r, "DELETE FROM rocpd_api; DROP TABLE rocpd_op"), RPD_OK);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  assert_true(fx_same_bytes(p, orig));
+  assert_int_equal(access(journal, F_OK), -1);
+
+  /* -o p (the same file) is in place */
+  assert_int_equal(rpd_open(&r, p, p, RPD_WRITE), RPD_OK);
+  assert_null(r->final_path);
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_equal(rpd_exec(r, "DELETE FROM rocpd_api WHERE id = 2"), RPD_OK);
+  /* close(1) with an open transaction commits it */
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM rocpd_api"), 1);
+  free(p);
+  free(orig);
+  free(journal);
+}
+
+static void test_create(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "new.rpd"), *e = fx_path(f->dir, "existing.rpd"),
+       *z = fx_path(f->dir, "zero.rpd");
+  rpd *r;
+
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE | RPD_CREATE), RPD_OK);
+  assert_int_equal(r->schema, 3);
+  assert_int_equal(access(p, F_OK), -1);          /* appears on commit */
+  assert_int_equal(rpd_exec(r, fx_v3_ddl), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM rocpd_api"), 3);
+  assert_int_equal(fx_count(f->dir, "rpdtools-"), 0);
+
+  fx_write(e, "data", 4);
+  expect_fail(f, e, NULL, RPD_WRITE | RPD_CREATE, RPD_EEXIST, "exists");
+  fx_write(z, "", 0);
+  assert_int_equal(rpd_open(&r, z, NULL, RPD_WRITE | RPD_CREATE), RPD_OK);
+  assert_int_equal(rpd_exec(r, "CREATE TABLE t(x)"), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_q(z, "SELECT count(*) FROM t"), 0);
+  /* discarded create leaves nothing */
+  unlink(p);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE | RPD_CREATE), RPD_OK);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  assert_int_equal(access(p, F_OK), -1);
+  assert_int_equal(fx_count(f->dir, "rpdtools-"), 0);
+  free(p);
+  free(e);
+  free(z);
+}
+
+/* A child opens (mode) and then dies by sig; returns the number of files
+ * left in dir and TMPDIR beyond what was there. */
+static int die_while_open(fx *f, const char *path, int flags, int sig)
+{
+  int before = fx_entries(f->dir) + fx_entries(f->tmp), fds[2];
+  pid_t pid;
+  char c;
+
+  assert_int_equal(pipe(fds), 0);
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    rpd *r;
+    close(fds[0]);
+    if (rpd_open(&r, path, NULL, flags)) _exit(3);
+    if (flags & RPD_WRITE) {
+      rpd_begin(r);
+      rpd_exec(r, "DELETE FROM rocpd_api_ops");
+    }
+    if (write(fds[1], "x", 1) != 1) _exit(4);
+    for (;;) pause();
+  }
+  close(fds[1]);
+  assert_int_equal(read(fds[0], &c, 1), 1);
+  close(fds[0]);
+  kill(pid, sig);
+  int status;
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status));
+  assert_int_equal(WTERMSIG(status), sig);
+  return fx_entries(f->dir) + fx_entries(f->tmp) - before;
+}
+
+static void test_signals_remove_temps(void **state)
+{
+  fx *f = *state;
+  char *v2 = fx_path(f->dir, "v2.rpd"), *gz = fx_path(f->dir, "s.rpd.gz"),
+       *orig = fx_path(f->dir, "orig.gz"), *plain = fx_path(f->dir, "p.rpd"),
+       *porig = fx_path(f->dir, "porig.rpd");
+
+  assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
+  fx_gzip(v2, gz, 0);
+  fx_copy(gz, orig);
+  fx_copy(v2, plain);
+  fx_copy(v2, porig);
+  assert_int_equal(die_while_open(f, gz, RPD_READ, SIGKILL), 0);
+  assert_int_equal(die_while_open(f, gz, RPD_READ, SIGTERM), 0);
+  assert_int_equal(die_while_open(f, gz, RPD_WRITE, SIGTERM), 0);
+  assert_int_equal(die_while_open(f, gz, RPD_WRITE, SIGINT), 0);
+  assert_int_equal(die_while_open(f, gz, RPD_WRITE, SIGHUP), 0);
+  assert_true(fx_same_bytes(gz, orig));
+  /* in place, killed mid-transaction: the journal restores the file */
+  die_while_open(f, plain, RPD_WRITE, SIGKILL);
+  assert_int_equal(fx_q(plain, "SELECT count(*) FROM rocpd_api_ops"), 2);
+  free(v2);
+  free(gz);
+  free(orig);
+  free(plain);
+  free(porig);
+}
+
+static void test_cleanup_temps_direct(void **state)
+{
+  fx *f = *state;
+  char *v2 = fx_path(f->dir, "v2.rpd"), *gz = fx_path(f->dir, "c.rpd.gz"), *plain;
+  rpd *r;
+
+  assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
+  fx_gzip(v2, gz, 0);
+  assert_int_equal(rpd_open(&r, gz, NULL, RPD_WRITE), RPD_OK);
+  plain = rpd_xstrdup(r->work_path);
+  assert_int_equal(access(plain, F_OK), 0);
+  /* a forked child that exits does not take the parent's temp files */
+  pid_t pid = fork();
+  if (pid == 0) {
+    rpd_cleanup_temps();
+    exit(0);
+  }
+  assert_true(pid > 0);
+  waitpid(pid, NULL, 0);
+  assert_int_equal(access(plain, F_OK), 0);
+  rpd_cleanup_temps();
+  assert_int_equal(access(plain, F_OK), -1);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  free(v2);
+  free(gz);
+  free(plain);
+}
+
+static void test_symlinks_and_missing_dirs(void **state)
+{
+  fx *f = *state;
+  char *v2 = fx_path(f->dir, "v2.rpd"), *gz = fx_path(f->dir, "real.rpd.gz"),
+       *link = fx_path(f->dir, "link.rpd.gz"), *plain = fx_path(f->dir, "p.rpd"),
+       *nodir = fx_path(f->dir, "nodir/out.rpd");
+  rpd *r;
+  struct stat st;
+
+  assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
+  fx_gzip(v2, gz, 0);
+  assert_int_equal(symlink("real.rpd.gz", link), 0);
+  assert_int_equal(rpd_open(&r, link, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_equal(rpd_meta_set(r, "via", "link"), RPD_OK);
+  assert_int_equal(rpd_commit(r), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  /* the link is still a link; its target was rewritten */
+  assert_int_equal(lstat(link, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  assert_int_equal(fx_gunzip(gz, plain), 0);
+  assert_int_equal(fx_q(plain, "SELECT count(*) FROM rocpd_metadata WHERE tag = 'via'"), 1);
+  assert_int_equal(fx_count(f->dir, "rpdtools-"), 0);
+  /* -o into a directory that does not exist */
+  expect_fail(f, v2, nodir, RPD_WRITE, RPD_ENOENT, "output directory does not exist");
+  free(v2);
+  free(gz);
+  free(link);
+  free(plain);
+  free(nodir);
+}
+
+/* -o of a WAL-mode file includes what is still only in the -wal file */
+static void test_out_copy_wal(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "wal.rpd"), *out = fx_path(f->dir, "out.rpd");
+  sqlite3 *db = NULL;
+  rpd *r;
+
+  assert_int_equal(fx_make_db(p, fx_v2_ddl), 0);
+  assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;"
+                                    "INSERT INTO rocpd_api SELECT id + 10, pid, tid, start, end,"
+                                    " apiName_id, args_id FROM rocpd_api", NULL, NULL, NULL),
+                   SQLITE_OK);
+  assert_int_equal(rpd_open(&r, p, out, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  sqlite3_close(db);
+  assert_int_equal(fx_q(out, "SELECT count(*) FROM rocpd_api"), 4);
+  free(p);
+  free(out);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_v2_v3_detected, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_not_files, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_not_sqlite, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_gzip_errors, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_not_rpd, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_rocprofv3, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_readonly_for_write, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_locked, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_gz_read_no_temp, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_gz_write_back, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_out_copy, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_rollback_on_close, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_create, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_signals_remove_temps, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cleanup_temps_direct, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_symlinks_and_missing_dirs, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_out_copy_wal, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
