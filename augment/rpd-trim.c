@@ -184,7 +184,8 @@ static int for_each_reference(rpd *r, const char *parent, const char *ptr_col,
                               void *arg)
 {
   sqlite3_stmt *st = NULL;
-  int rc, s;
+  rpd_buf list = {0};
+  int rc, s = SQLITE_DONE;
 
   rc = rpd_prepare(r,
     "SELECT m.name, f.\"from\" FROM sqlite_master m "
@@ -200,7 +201,6 @@ static int for_each_reference(rpd *r, const char *parent, const char *ptr_col,
     sqlite3_bind_text(st, 2, ptr_col ? ptr_col : "", -1, SQLITE_STATIC);
   }
   /* collect first: fn writes to the tables we are reading the schema of */
-  rpd_buf list = {0};
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
     const char *t = (const char *)sqlite3_column_text(st, 0);
     const char *c = (const char *)sqlite3_column_text(st, 1);
@@ -267,7 +267,7 @@ static int clean_strings(rpd *r, const char *strtab)
 {
   users u = {{0}, 0};
   sqlite3_stmt *st = NULL;
-  int rc = RPD_OK, s;
+  int rc = RPD_OK, s = SQLITE_DONE;
 
   if (!rpd_table_exists(r, strtab))
     return RPD_OK;
@@ -277,7 +277,6 @@ static int clean_strings(rpd *r, const char *strtab)
     for (size_t i = 0; i < sizeof string_users / sizeof *string_users; i++)
       if (rpd_table_exists(r, string_users[i][0]))
         add_user(r, string_users[i][0], string_users[i][1], &u);
-    char *tag = NULL;
     rc = rpd_prepare(r, "SELECT value FROM rocpd_metadata "
                         "WHERE tag = 'references::rocpd_string.id'", &st);
     while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
@@ -292,7 +291,6 @@ static int clean_strings(rpd *r, const char *strtab)
     if (!rc && s < 0)
       rc = -s;
     sqlite3_finalize(st);
-    free(tag);
   }
   if (!rc)
     rc = for_each_reference(r, strtab, NULL, add_user, &u);

@@ -15,7 +15,7 @@
  * Python's repr() uses (16845.735294117647, 3.0, 1e+16, 1.5e-07), so CSVs
  * compare equal to those of the Python tools.
  */
-#include <inttypes.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,11 +166,17 @@ static void double_repr(char *out, size_t size, double v)
     snprintf(out, size, v < 0 ? "-inf" : "inf");
     return;
   }
-  for (p = 1; p <= 17; p++) {
+  /* Any decimal of at most 15 significant digits maps to a distinct double
+   * (DBL_DIG), so if 15 digits read back exactly, the shortest form is the
+   * 15-digit one without its trailing zeros; otherwise 16 or 17 digits.
+   * (Not for subnormals, which carry fewer digits: those try every length.) */
+  for (p = (fabs(v) < DBL_MIN ? 1 : 15); p < 17; p++) {  /* subnormals: all */
     snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
     if (strtod(tmp, NULL) == v)
       break;
   }
+  if (p == 17)
+    snprintf(tmp, sizeof tmp, "%.16e", v);
   neg = tmp[0] == '-';
   for (char *c = tmp + neg; *c && *c != 'e'; c++)
     if (*c != '.')
@@ -305,12 +311,20 @@ void rpd_out_str(rpd_out *o, const char *s)
   cell(o, s, 0);
 }
 
-/* An integer cell. */
+/* An integer cell (formatted by hand: snprintf dominates large dumps). */
 void rpd_out_int(rpd_out *o, int64_t v)
 {
-  char t[32];
-  snprintf(t, sizeof t, "%" PRId64, v);
-  cell(o, t, 1);
+  char t[24], *p = t + sizeof t - 1;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+  *p = '\0';
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0)
+    *--p = '-';
+  cell(o, p, 1);
 }
 
 /* A floating-point cell: digits after the point, or -1 for the shortest

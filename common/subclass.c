@@ -126,7 +126,7 @@ static int collect_columns(rpd *r, const rpd_subclass *sc, colset *cols)
   const char *ptr_col = is_api(sc) ? "api_ptr_id" : "op_ptr_id";
   sqlite3_stmt *st = NULL;
   char *sql;
-  int rc, s;
+  int rc, s = SQLITE_DONE;
 
   sql = sqlite3_mprintf("SELECT string FROM \"%w\" WHERE id IN "
                         "(SELECT text_id FROM " ROWS_TABLE ") ORDER BY id",

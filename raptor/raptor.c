@@ -951,11 +951,8 @@ static void build_gpus(raptor *R)
 /* Everything from the op array in its current ROI. */
 static void analyze(raptor *R)
 {
-  if (!R->name_cat || R->nnames) {
-    free(R->name_cat);
-    R->name_cat = rpd_xmalloc((R->nnames ? R->nnames : 1) * sizeof *R->name_cat);
-    for (size_t i = 0; i < R->nnames; i++) R->name_cat[i] = -1;
-  }
+  free(R->name_cat);
+  R->name_cat = rpd_xmalloc((R->nnames ? R->nnames : 1) * sizeof *R->name_cat);
   for (size_t i = 0; i < R->nnames; i++)
     R->name_cat[i] = category_of(R, R->names[i]);
   compute_pregaps(R);
@@ -1654,7 +1651,6 @@ static int write_xls(raptor *R)
 
 /* ------------------------------------------------------------ printing */
 
-static size_t dur_cmp_n;
 static const op *dur_cmp_ops;
 static int idx_dur_cmp(const void *a, const void *b)
 {
@@ -1679,7 +1675,6 @@ static int instance_trace(raptor *R, FILE *f)
   for (size_t j = 0; j < R->n; j++)
     if (R->ops[j].key == x->key) idx[n++] = j;
   dur_cmp_ops = R->ops;
-  dur_cmp_n = R->n;
   qsort(idx, n, sizeof *idx, idx_dur_cmp);
   int rc = emit_trace(R, f, NULL, idx, n, R->fmt == RPD_FMT_TABLE);
   free(idx);

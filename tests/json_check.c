@@ -77,6 +77,15 @@ static counted *table_get(table *t, const char *key) {
   return &t->v[t->n++];
 }
 
+static void table_free(table *t) {
+  for (size_t i = 0; i < t->n; i++) {
+    free(t->v[i].key);
+    free(t->v[i].min_text);
+    free(t->v[i].max_text);
+  }
+  free(t->v);
+}
+
 static void ids_add(ids *a, long long v) {
   if (a->n == a->cap) {
     a->cap = a->cap ? a->cap * 2 : 1024;
@@ -260,5 +269,13 @@ int main(int argc, char **argv) {
   for (int i = 0; i < s.nfind; i++) printf("find %lld\n", s.found[i]);
   yajl_free(h);
   gzclose(in);
+  reset_event(&s);
+  table_free(&s.by_ph);
+  table_free(&s.by_cat);
+  table_free(&s.counters);
+  free(s.s_ids.v);
+  free(s.f_ids.v);
+  free(s.find);
+  free(s.found);
   return 0;
 }

@@ -52,7 +52,8 @@ same_file() {
   if cmp -s "$2" "$3"; then ok "$1"; else notok "$1" "$2 and $3 differ"; fi
 }
 
-_cat_any() { case "$1" in *.gz) gzip -dc "$1" ;; *) cat "$1" ;; esac; }
+# golden CSVs have CRLF line ends; compare without the CR
+_cat_any() { case "$1" in *.gz) gzip -dc "$1" ;; *) cat "$1" ;; esac | tr -d '\r'; }
 
 csv_same() {
   _cat_any "$2" | sort >"$TESTDIR/csv_a"; _cat_any "$3" | sort >"$TESTDIR/csv_b"

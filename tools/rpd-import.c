@@ -445,7 +445,7 @@ typedef struct jstate {
   int rec_depth, rec_kind;
   char recarr[48];                 /* buffer_records key of the current array */
   jfield *f;
-  int nf, capf;
+  int nf, capf, hint;
   int saw_tool;
   /* per-section tables */
   imap agents;                     /* agent handle -> gpu index (or -1) */
@@ -487,11 +487,18 @@ static void js_clear_section(jstate *j)
   j->nmarkers = j->capmarkers = 0;
 }
 
+/* The field named key, or NULL.  Records of one kind list their fields in
+ * the same order, so the search starts after the last hit. */
 static jfield *jf_find(jstate *j, const char *key)
 {
-  for (int i = 0; i < j->nf; i++)
-    if (!strcmp(j->f[i].key, key))
+  for (int n = 0, i = j->hint; n < j->nf; n++, i++) {
+    if (i >= j->nf)
+      i = 0;
+    if (!strcmp(j->f[i].key, key)) {
+      j->hint = i + 1;
       return &j->f[i];
+    }
+  }
   return NULL;
 }
 
@@ -514,22 +521,26 @@ static int64_t jint(jstate *j, const char *key, int64_t dflt)
 static void jflatkey(jstate *j, char *out, size_t n)
 {
   size_t len = 0;
-  out[0] = '\0';
   for (int d = j->rec_depth; d <= j->depth; d++) {
     if (!j->is_map[d])
       continue;
-    int w = snprintf(out + len, n - len, "%s%s", len ? "." : "", j->key[d]);
-    if (w < 0 || (size_t)w >= n - len)
+    size_t k = strlen(j->key[d]);
+    if (len + k + 2 > n)
       break;
-    len += (size_t)w;
+    if (len)
+      out[len++] = '.';
+    memcpy(out + len, j->key[d], k);
+    len += k;
   }
+  out[len] = '\0';
 }
 
 static void jrec_value(jstate *j, const char *s, size_t len)
 {
   char key[128];
   jflatkey(j, key, sizeof key);
-  jfield *f = jf_find(j, key);
+  /* a repeated key is an array element: it is the newest field */
+  jfield *f = j->nf && !strcmp(j->f[j->nf - 1].key, key) ? &j->f[j->nf - 1] : NULL;
   if (!f) {
     if (j->nf == j->capf) {
       j->capf = j->capf ? 2 * j->capf : 32;
@@ -537,7 +548,7 @@ static void jrec_value(jstate *j, const char *s, size_t len)
       memset(j->f + j->nf, 0, (j->capf - j->nf) * sizeof *j->f);
     }
     f = &j->f[j->nf++];
-    snprintf(f->key, sizeof f->key, "%s", key);
+    memcpy(f->key, key, strlen(key) + 1);
     rpd_buf_reset(&f->val);
     f->n = 0;
   }
@@ -1851,8 +1862,11 @@ int main(int argc, char **argv)
   }
   m.r->schema = 3;
   rc = rpd_schema_create(m.r);
+  /* a private new file that is renamed into place only on success: no
+   * journal or syncs needed (a failure deletes it) */
   if (!rc)
-    rc = rpd_exec(m.r, "PRAGMA foreign_keys = OFF");
+    rc = rpd_exec(m.r, "PRAGMA foreign_keys = OFF; PRAGMA journal_mode = OFF;"
+                  " PRAGMA synchronous = OFF; PRAGMA cache_size = -65536");
   if (!rc)
     rc = rpd_begin(m.r);
   if (!rc)

@@ -1044,6 +1044,9 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
   }
   if (!*out)
     return rpd_usage_error("no output file (-o OUT.rpd)");
+  if (strlen(*out) > 3 && strcmp(*out + strlen(*out) - 3, ".gz") == 0)
+    return rpd_usage_error("'%s': rpd-synth writes plain SQLite; gzip it "
+                           "afterwards", *out);
   if (!threads_set)
     s->threads = s->gpus;
   if (s->threads < s->gpus)

@@ -328,89 +328,6 @@ static int emit_apis(conv *c, int hsa) {
   return rc;
 }
 
-static int emit_flows(conv *c) {
-  sqlite3_stmt *st = NULL;
-  int s, rc = prep(c, &st,
-      "SELECT X.id, A.pid, A.tid, O.gpuId, O.queueId, A.end, O.start"
-      " FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id"
-      " JOIN rocpd_op O ON O.id = X.op_id WHERE A.start BETWEEN ?1 AND ?2");
-  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0);
-    int64_t from = sqlite3_column_int64(st, 5) - 2000;  /* 2 us before api end */
-    int64_t to = sqlite3_column_int64(st, 6);
-    rpd_buf *b = ev_begin(&c->out);
-    PUTS(b, "{\"ph\":\"s\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
-    put_i64(b, id);
-    PUTS(b, ",\"pid\":");
-    put_i64(b, sqlite3_column_int64(st, 1));
-    PUTS(b, ",\"tid\":");
-    put_i64(b, sqlite3_column_int64(st, 2));
-    PUTS(b, ",\"ts\":");
-    put_us(b, from < to ? from : to);
-    PUTS(b, "}");
-    b = ev_begin(&c->out);
-    PUTS(b, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
-    put_i64(b, id);
-    PUTS(b, ",\"pid\":");
-    put_i64(b, sqlite3_column_int64(st, 3));
-    PUTS(b, ",\"tid\":");
-    put_i64(b, sqlite3_column_int64(st, 4));
-    PUTS(b, ",\"ts\":");
-    put_us(b, to);
-    PUTS(b, "}");
-    c->n_flow++;
-  }
-  if (rc == RPD_OK && s < 0) rc = -s;
-  sqlite3_finalize(st);
-  return rc;
-}
-
-/* QueueDepth and Idle per GPU: +1 at each launching api's start, -1 at the
- * op's end (ops filtered by their start), as the reference.  Ties put +1
- * first so a back-to-back queue does not flicker idle. */
-static int emit_queue_counters(conv *c) {
-  sqlite3_stmt *st = NULL;
-  int s = SQLITE_DONE, rc = prep(c, &st,
-      "SELECT O.gpuId AS g, A.start AS ts, 1 AS d FROM rocpd_api_ops X"
-      " JOIN rocpd_api A ON A.id = X.api_id JOIN rocpd_op O ON O.id = X.op_id"
-      " WHERE O.start BETWEEN ?1 AND ?2"
-      " UNION ALL SELECT O.gpuId, O.end, -1 FROM rocpd_api_ops X"
-      " JOIN rocpd_api A ON A.id = X.api_id JOIN rocpd_op O ON O.id = X.op_id"
-      " WHERE O.start BETWEEN ?1 AND ?2"
-      " ORDER BY g, ts, d DESC");
-  int have = 0;
-  if (rc == RPD_OK) { s = rpd_step(c->r, st); have = s == SQLITE_ROW; }
-  for (size_t i = 0; i < c->ngpus && rc == RPD_OK; i++) {
-    int64_t g = c->gpus[i], depth = 0, idle = 1;
-    while (have && sqlite3_column_int64(st, 0) == g) {
-      int64_t ts = sqlite3_column_int64(st, 1), d = sqlite3_column_int64(st, 2);
-      if (idle && d > 0) {
-        idle = 0;
-        ev_counter(&c->out, g, "Idle", ts, "idle", idle);
-        c->n_counter++;
-      }
-      if (depth == 1 && d < 0) {
-        idle = 1;
-        ev_counter(&c->out, g, "Idle", ts, "idle", idle);
-        c->n_counter++;
-      }
-      depth += d;
-      ev_counter(&c->out, g, "QueueDepth", ts, "depth", depth);
-      c->n_counter++;
-      s = rpd_step(c->r, st);
-      have = s == SQLITE_ROW;
-    }
-    if (c->t_end > 0) {
-      ev_counter(&c->out, g, "Idle", c->t_end, "idle", idle);
-      ev_counter(&c->out, g, "QueueDepth", c->t_end, "depth", depth);
-      c->n_counter += 2;
-    }
-  }
-  if (rc == RPD_OK && s < 0) rc = -s;
-  sqlite3_finalize(st);
-  return rc;
-}
-
 /* Format a monitor value as a JSON number into num; 0 when it is not a
  * finite number (such rows are skipped). */
 static int monitor_value(sqlite3_stmt *st, int i, char num[48]) {
@@ -632,31 +549,148 @@ static void marker_push(thread_state *t, marker m) {
   t->stack[t->depth++] = m;
 }
 
-static int emit_marker_frames(conv *c) {
+/* ------------------------------------------------------------ launches */
+
+/* Per GPU QueueDepth/Idle state: +1 at each launching api's start, -1 at
+ * the op's end (ops kept by their start), as the reference.  Pending op ends
+ * wait in a min-heap (its size is the queue depth, not the trace size);
+ * ends strictly before a launch are applied first, so ties put +1 first. */
+typedef struct gpu_queue {
+  int64_t gpu, depth, idle;
+  int64_t *ends;
+  size_t nends, cap;
+} gpu_queue;
+
+static void heap_push(gpu_queue *q, int64_t v) {
+  size_t i;
+  if (q->nends == q->cap) {
+    q->cap = q->cap ? q->cap * 2 : 64;
+    q->ends = rpd_xrealloc(q->ends, q->cap * sizeof *q->ends);
+  }
+  for (i = q->nends++; i > 0 && q->ends[(i - 1) / 2] > v; i = (i - 1) / 2)
+    q->ends[i] = q->ends[(i - 1) / 2];
+  q->ends[i] = v;
+}
+
+static int64_t heap_pop(gpu_queue *q) {
+  int64_t top = q->ends[0], last = q->ends[--q->nends];
+  size_t i = 0, n = q->nends;
+  for (;;) {
+    size_t k = 2 * i + 1;
+    if (k >= n) break;
+    if (k + 1 < n && q->ends[k + 1] < q->ends[k]) k++;
+    if (q->ends[k] >= last) break;
+    q->ends[i] = q->ends[k];
+    i = k;
+  }
+  if (n) q->ends[i] = last;
+  return top;
+}
+
+static void queue_step(conv *c, gpu_queue *q, int64_t ts, int d) {
+  if (q->idle && d > 0) {
+    q->idle = 0;
+    ev_counter(&c->out, q->gpu, "Idle", ts, "idle", 0);
+    c->n_counter++;
+  }
+  if (q->depth == 1 && d < 0) {
+    q->idle = 1;
+    ev_counter(&c->out, q->gpu, "Idle", ts, "idle", 1);
+    c->n_counter++;
+  }
+  q->depth += d;
+  ev_counter(&c->out, q->gpu, "QueueDepth", ts, "depth", q->depth);
+  c->n_counter++;
+}
+
+/* Apply the op ends of q before `before` (all of them when INT64_MAX+). */
+static void queue_drain(conv *c, gpu_queue *q, int64_t before, int all) {
+  while (q->nends && (all || q->ends[0] < before)) queue_step(c, q, heap_pop(q), -1);
+}
+
+static gpu_queue *queue_find(gpu_queue *qs, size_t n, int64_t gpu) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (qs[mid].gpu < gpu) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && qs[lo].gpu == gpu ? &qs[lo] : NULL;
+}
+
+static void emit_flow(conv *c, sqlite3_stmt *st) {
+  int64_t id = sqlite3_column_int64(st, 6);
+  int64_t from = sqlite3_column_int64(st, 11) - 2000;  /* 2 us before api end */
+  int64_t to = sqlite3_column_int64(st, 9);
+  rpd_buf *b = ev_begin(&c->out);
+  PUTS(b, "{\"ph\":\"s\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
+  put_i64(b, id);
+  PUTS(b, ",\"pid\":");
+  put_i64(b, sqlite3_column_int64(st, 2));
+  PUTS(b, ",\"tid\":");
+  put_i64(b, sqlite3_column_int64(st, 3));
+  PUTS(b, ",\"ts\":");
+  put_us(b, from < to ? from : to);
+  PUTS(b, "}");
+  b = ev_begin(&c->out);
+  PUTS(b, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
+  put_i64(b, id);
+  PUTS(b, ",\"pid\":");
+  put_i64(b, sqlite3_column_int64(st, 7));
+  PUTS(b, ",\"tid\":");
+  put_i64(b, sqlite3_column_int64(st, 8));
+  PUTS(b, ",\"ts\":");
+  put_us(b, to);
+  PUTS(b, "}");
+  c->n_flow++;
+}
+
+/* One pass, in launch-time order, over the UserMarker ranges and the
+ * api->op launches: flow arrows and marker frames (launches kept by api
+ * start) and the per-GPU queue counters (kept by op start). */
+static int emit_launches(conv *c) {
   sqlite3_stmt *st = NULL, *label = NULL;
   thread_map map = {0};
+  gpu_queue *qs = rpd_xcalloc(c->ngpus ? c->ngpus : 1, sizeof *qs);
   int s = SQLITE_DONE, rc = prep(c, &st,
       "SELECT 1 AS k, A.start AS ts, A.pid, A.tid, A.id, A.end AS e, A.args_id,"
-      "  0, 0, 0, 0 FROM rocpd_api A"
+      "  0, 0, 0, 0, 0 FROM rocpd_api A"
       "  WHERE A.apiName_id IN (SELECT id FROM rocpd_string WHERE string = 'UserMarker')"
       "  AND A.start != A.end AND A.start BETWEEN ?1 AND ?2"
-      " UNION ALL SELECT 2, A.start, A.pid, A.tid, A.id, 0, 0,"
-      "  O.gpuId, O.queueId, O.start, O.end FROM rocpd_api_ops X"
+      " UNION ALL SELECT 2, A.start, A.pid, A.tid, A.id, 0, X.id,"
+      "  O.gpuId, O.queueId, O.start, O.end, A.end FROM rocpd_api_ops X"
       "  JOIN rocpd_api A ON A.id = X.api_id JOIN rocpd_op O ON O.id = X.op_id"
-      "  WHERE A.start BETWEEN ?1 AND ?2"
+      "  WHERE A.start BETWEEN ?1 AND ?2 OR O.start BETWEEN ?1 AND ?2"
       " ORDER BY ts, k, e DESC");
+  for (size_t i = 0; i < c->ngpus; i++) {
+    qs[i].gpu = c->gpus[i];
+    qs[i].idle = 1;
+  }
   if (rc == RPD_OK) rc = prep(c, &label, "SELECT string FROM \"%w\" WHERE id = ?");
   while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
     int64_t ts = sqlite3_column_int64(st, 1);
+    int64_t ostart = sqlite3_column_int64(st, 9);
     thread_state *t = thread_get(&map, sqlite3_column_int64(st, 2),
                                  sqlite3_column_int64(st, 3));
     markers_expire(t, ts);
-    if (sqlite3_column_int(st, 0) == 1)
+    if (sqlite3_column_int(st, 0) == 1) {
       marker_push(t, (marker){sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
                               sqlite3_column_int64(st, 6)});
-    else
+      continue;
+    }
+    if (ostart >= c->lo && ostart <= c->hi) {
+      gpu_queue *q = queue_find(qs, c->ngpus, sqlite3_column_int64(st, 7));
+      if (q) {
+        queue_drain(c, q, ts, 0);
+        queue_step(c, q, ts, 1);
+        heap_push(q, sqlite3_column_int64(st, 10));
+      }
+    }
+    if (ts >= c->lo && ts <= c->hi) {
+      emit_flow(c, st);
       rc = frame_op(c, label, t, sqlite3_column_int64(st, 7), sqlite3_column_int64(st, 8),
-                    sqlite3_column_int64(st, 9), sqlite3_column_int64(st, 10));
+                    ostart, sqlite3_column_int64(st, 10));
+    }
   }
   if (rc == RPD_OK && s < 0) rc = -s;
   /* The reference drops each thread's last frame; write it. */
@@ -667,6 +701,18 @@ static int emit_marker_frames(conv *c) {
     free(t->frame.queues);
     free(t->stack);
   }
+  for (size_t i = 0; i < c->ngpus; i++) {
+    if (rc == RPD_OK) {
+      queue_drain(c, &qs[i], 0, 1);
+      if (c->t_end > 0) {
+        ev_counter(&c->out, qs[i].gpu, "Idle", c->t_end, "idle", qs[i].idle);
+        ev_counter(&c->out, qs[i].gpu, "QueueDepth", c->t_end, "depth", qs[i].depth);
+        c->n_counter += 2;
+      }
+    }
+    free(qs[i].ends);
+  }
+  free(qs);
   free(map.slot);
   sqlite3_finalize(st);
   sqlite3_finalize(label);
@@ -794,16 +840,18 @@ static int same_file(const char *a, const char *b) {
          sa.st_ino == sb.st_ino;
 }
 
+#include <time.h>
+static double now_s(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+#define STEP(x) do { double t0 = now_s(); if (rc == RPD_OK) rc = x; if (getenv("PROF")) fprintf(stderr, "%s %.3f\n", #x, now_s() - t0); } while (0)
 static int convert(conv *c) {
-  int rc = emit_metadata(c);
-  if (rc == RPD_OK) rc = emit_ops(c);
-  if (rc == RPD_OK) rc = emit_graphs(c);
-  if (rc == RPD_OK) rc = emit_apis(c, 0);
-  if (rc == RPD_OK) rc = emit_flows(c);
-  if (rc == RPD_OK) rc = emit_apis(c, 1);
-  if (rc == RPD_OK) rc = emit_queue_counters(c);
-  if (rc == RPD_OK) rc = emit_monitor(c);
-  if (rc == RPD_OK) rc = emit_marker_frames(c);
+  int rc = RPD_OK;
+  STEP(emit_metadata(c));
+  STEP(emit_ops(c));
+  STEP(emit_graphs(c));
+  STEP(emit_apis(c, 0));
+  STEP(emit_apis(c, 1));
+  STEP(emit_monitor(c));
+  STEP(emit_launches(c));
   return rc;
 }
 

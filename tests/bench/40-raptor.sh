@@ -5,6 +5,7 @@
 # RAPTOR_PY=/path/to/raptor.py selects the reference; otherwise it is taken
 # from the rocmProfileData mirror if present (never part of this repo).
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
+: "${BENCHDIR:=/tmp/rpdtools-bench}" "${BENCH_ROWS:=1000000}"
 t=$(bench_trace "synth-$BENCH_ROWS-g2" --seed 3 --api "$BENCH_ROWS" --gpus 2) || { echo "BENCH raptor FAILED (rpd-synth)"; exit 1; }
 ops=$(sqlite3 "$t" "SELECT count(*) FROM rocpd_op")
 

@@ -138,3 +138,9 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
     "2.00000001       nan        5.487922        5.491330    3.4          void at::native::vectorized_" \
     "$(raptor "$TRACES/mytrace.rpd.gz" -o -W 28 | sed -n '/^GPU.Seq_Id/{n;p;q}')"
 fi
+
+# the reference's test_empty_roi: 97%..98% of mytrace has no ops
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  check_rc "mytrace: empty ROI 97%..98% exits 0" 0 raptor "$TRACES/mytrace.rpd.gz" -s 97% -e 98% -c -k -v -o --gpu-summary
+  check_eq "mytrace: empty ROI prints empty tables" "0" "$(raptor "$TRACES/mytrace.rpd.gz" -s 97% -e 98% -c --format csv | tail -n +2 | grep -c .)"
+fi

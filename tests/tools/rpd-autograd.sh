@@ -40,24 +40,24 @@ sqlite3 hand.rpd "BEGIN; DELETE FROM rocpd_api; DELETE FROM rocpd_api_ops;
   DELETE FROM rocpd_kernelapi; DELETE FROM rocpd_copyapi;
   INSERT INTO rocpd_string(id, string) VALUES (900, 'UserMarker'), (901, 'hipMalloc');
   INSERT INTO rocpd_ustring(id, string) VALUES
-   (1, 'aten::mm, seq = 12, op_id = 5, sizes = [[2, 3], [3, 4]], input_op_ids = [1, 2]'),
-   (2, 'aten::add, op_id = 6, sizes = [[2]], input_op_ids = [5]'),
-   (3, 'aten::relu, seq = 7, op_id = 8'),
-   (4, 'aten::view, op_id = 9'),
-   (5, 'a, b, op_id = 10'),
-   (6, 'aten::x, seq = 3'),
-   (7, 'aten::y, op_id = 1x'),
-   (8, 'plain marker'),
-   (9, 'aten::z, op_id = 11'),
-   (10, 'aten::w, op_id = 12' || char(10)),
-   (11, 'aten::q, seq = 1, op_id = 2, sizes = , input_op_ids = ');
+   (9001, 'aten::mm, seq = 12, op_id = 5, sizes = [[2, 3], [3, 4]], input_op_ids = [1, 2]'),
+   (9002, 'aten::add, op_id = 6, sizes = [[2]], input_op_ids = [5]'),
+   (9003, 'aten::relu, seq = 7, op_id = 8'),
+   (9004, 'aten::view, op_id = 9'),
+   (9005, 'a, b, op_id = 10'),
+   (9006, 'aten::x, seq = 3'),
+   (9007, 'aten::y, op_id = 1x'),
+   (9008, 'plain marker'),
+   (9009, 'aten::z, op_id = 11'),
+   (9010, 'aten::w, op_id = 12' || char(10)),
+   (9011, 'aten::q, seq = 1, op_id = 2, sizes = , input_op_ids = ');
   INSERT INTO rocpd_api(id, pid, tid, start, end, apiName_id, category_id, domain_id, args_id)
-   VALUES (1,1,1,0,10,900,900,900,1), (2,1,1,20,30,900,900,900,2),
-   (3,1,1,40,50,900,900,900,3), (4,1,1,60,70,900,900,900,4),
-   (5,1,1,80,90,900,900,900,5), (6,1,1,100,110,900,900,900,6),
-   (7,1,1,120,130,900,900,900,7), (8,1,1,140,150,900,900,900,8),
-   (9,1,1,160,170,901,901,901,9), (10,1,1,180,190,900,900,900,10),
-   (11,1,1,200,210,900,900,900,11);
+   VALUES (1,1,1,0,10,900,900,900,9001), (2,1,1,20,30,900,900,900,9002),
+   (3,1,1,40,50,900,900,900,9003), (4,1,1,60,70,900,900,900,9004),
+   (5,1,1,80,90,900,900,900,9005), (6,1,1,100,110,900,900,900,9006),
+   (7,1,1,120,130,900,900,900,9007), (8,1,1,140,150,900,900,900,9008),
+   (9,1,1,160,170,901,901,901,9009), (10,1,1,180,190,900,900,900,9010),
+   (11,1,1,200,210,900,900,900,9011);
   COMMIT;"
 check_rc "hand: exit 0" 0 rpd-autograd hand.rpd --skip-callstacks
 check_eq "hand: summary (2 unmatched: 'seq' without op_id, bad op_id)" \

@@ -85,6 +85,19 @@ if need_shared "$TRACES/synth-small.rpd" && need_shared "$GOLDEN/synth-small/gra
   check_rc "synth-small v3: exit 0" 0 rpd-graph s3.rpd
   golden_checks "synth-small v3" s3.rpd
 
+  # and a v3 copy made by rpd-schema --upgrade, when that tool is built
+  if command -v rpd-schema >/dev/null 2>&1; then
+    tmpcopy "$TRACES/synth-small.rpd" u3.rpd
+    if rpd-schema --upgrade u3.rpd >/dev/null 2>&1; then
+      check_rc "synth-small rpd-schema --upgrade: exit 0" 0 rpd-graph u3.rpd
+      golden_checks "synth-small upgraded" u3.rpd
+    else
+      skip "rpd-schema --upgrade failed on synth-small"
+    fi
+  else
+    skip "rpd-schema not built"
+  fi
+
   # -o: input untouched, output augmented
   tmpcopy "$TRACES/synth-small.rpd" in.rpd
   before=$(sum in.rpd)
@@ -150,7 +163,7 @@ gzip -c none.rpd | head -c 3000 >trunc.rpd.gz; before=$(sum trunc.rpd.gz)
 check_rc "truncated .gz: exit 1" 1 rpd-graph trunc.rpd.gz
 check_one_line "truncated .gz: one line"
 check_eq "truncated .gz: unchanged" "$before" "$(sum trunc.rpd.gz)"
-cp none.rpd nokern.rpd; sqlite3 nokern.rpd "DROP VIEW IF EXISTS kernel; DROP TABLE rocpd_kernelapi"; before=$(sum nokern.rpd)
+rpd-synth --seed 2 --api 500 -o nokern.rpd >/dev/null; sqlite3 nokern.rpd "DROP VIEW IF EXISTS kernel; DROP TABLE rocpd_kernelapi"; before=$(sum nokern.rpd)
 check_rc "missing rocpd_kernelapi: exit 1" 1 rpd-graph nokern.rpd
 check_one_line "missing rocpd_kernelapi: one line"
 check_eq "missing rocpd_kernelapi: unchanged" "$before" "$(sum nokern.rpd)"

@@ -139,6 +139,7 @@ check_rc "unknown option" 2 rpd-synth --bogus -o x.rpd
 check_rc "no -o" 2 rpd-synth --api 10
 check_rc "bad number" 2 rpd-synth --api 12x -o x.rpd
 check_rc "bad schema" 2 rpd-synth --schema 4 -o x.rpd
+check_rc ".gz output refused" 2 rpd-synth -o x.rpd.gz
 check_rc "directory as OUT" 1 rpd-synth -o .
 check_rc "missing directory" 1 rpd-synth -o no/such/dir/x.rpd
 check_one_line "missing directory is one line"

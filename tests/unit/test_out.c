@@ -135,6 +135,26 @@ static void test_csv_exact(void **state)
   fclose(f);
 }
 
+static void test_ints(void **state)
+{
+  FILE *f = tmpfile();
+  const char *names[] = {"i"};
+  const int64_t v[] = {0, 7, -7, 1234567890123, INT64_MAX, INT64_MIN};
+  char *text;
+  (void)state;
+  rpd_out *o = rpd_out_new(f, RPD_FMT_CSV, 1, names);
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    rpd_out_int(o, v[i]);
+    rpd_out_endrow(o);
+  }
+  assert_int_equal(rpd_out_end(o), RPD_OK);
+  text = slurp(f);
+  assert_string_equal(text, "i\r\n0\r\n7\r\n-7\r\n1234567890123\r\n"
+                            "9223372036854775807\r\n-9223372036854775808\r\n");
+  free(text);
+  fclose(f);
+}
+
 static void test_double_repr(void **state)
 {
   static const struct { double v; const char *s; } cases[] = {
@@ -143,6 +163,9 @@ static void test_double_repr(void **state)
     {1.5e-7, "1.5e-07"}, {0.0001, "0.0001"}, {0.00001, "1e-05"},
     {72.20505648267009, "72.20505648267009"}, {-2.5, "-2.5"},
     {1e300, "1e+300"}, {123450000.0, "123450000.0"},
+    {1.0 / 7.0, "0.14285714285714285"}, {5e-324, "5e-324"},
+    {1.7976931348623157e308, "1.7976931348623157e+308"}, {0.3, "0.3"},
+    {2.0 / 3.0, "0.6666666666666666"}, {9007199254740993.0, "9007199254740992.0"},
   };
   (void)state;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -329,6 +352,7 @@ int main(void)
     cmocka_unit_test(test_fmt_parse),
     cmocka_unit_test(test_csv_round_trip),
     cmocka_unit_test(test_csv_exact),
+    cmocka_unit_test(test_ints),
     cmocka_unit_test(test_double_repr),
     cmocka_unit_test(test_json_escape),
     cmocka_unit_test(test_json_writer),

@@ -1,0 +1,16 @@
+# rpd2tracing and rpd-autograd-summary on the sample: a Perfetto/Chrome trace
+# JSON and the autograd HTML page.  (sourced by tests/demo.sh)
+src="$SAMPLE"
+[ -f "$DEMO/graph.rpd" ] && src="$DEMO/graph.rpd"   # has graph launch frames
+rpd2tracing "$src" "$DEMO/trace.json.gz"
+echo "-- open $DEMO/trace.json.gz in https://ui.perfetto.dev (Open trace file) or chrome://tracing"
+echo "-- the first events:"
+gzip -dc "$DEMO/trace.json.gz" | sed -n '2,4p;/"cat":"op"/{p;q}' | cut -c1-160
+if command -v rpd-autograd >/dev/null 2>&1; then
+  cp "$SAMPLE" "$DEMO/autograd-summary.rpd"
+  rpd-autograd "$DEMO/autograd-summary.rpd" >/dev/null
+  rpd-autograd-summary "$DEMO/autograd-summary.rpd" "$DEMO/autograd.html"
+  echo "-- open $DEMO/autograd.html in a browser (self-contained; click headers to sort, type to filter)"
+else
+  echo "-- rpd-autograd is not built: no autograd summary"
+fi

@@ -1,0 +1,98 @@
+#!/bin/sh
+# common-open.sh - the common open/close layer end to end, through real
+# binaries: rpd-callstack (an augmenter on rpd_augment_main) and rpd2tracing
+# (a reader).  Bad input gives one line, exit 1, the file byte-identical and
+# no temp file; .gz read and write-back; -o chains; signals clean up.
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+
+mkdir -p "$TESTDIR/tmp"
+TMPDIR="$TESTDIR/tmp"; export TMPDIR
+RPD_BUSY_TIMEOUT_MS=200; export RPD_BUSY_TIMEOUT_MS
+
+rpd-synth --seed 3 --api 3000 -o t.rpd >/dev/null 2>&1 || { notok "rpd-synth"; exit 0; }
+api=$(q t.rpd "select count(*) from rocpd_api")
+
+# bad input: NAME FILE EXPECTED-MESSAGE
+bad() {
+  cp "$2" before.bin 2>/dev/null
+  check_rc "$1: augmenter exits 1" 1 rpd-callstack "$2"
+  check_eq "$1: augmenter message" "rpd-callstack: cannot open '$2': $3" "$(cat "$TESTDIR/stderr")"
+  check_one_line "$1: one line"
+  check_rc "$1: reader exits 1" 1 rpd2tracing "$2" out.json
+  check_eq "$1: reader message" "rpd2tracing: cannot open '$2': $3" "$(cat "$TESTDIR/stderr")"
+  [ -e "$2" ] && same_file "$1: input unchanged" before.bin "$2"
+  check_eq "$1: no temp files" "" "$(ls "$TMPDIR"; ls | grep rpdtools-)"
+  check_eq "$1: no output" "" "$(ls out.json 2>/dev/null)"
+  rm -f before.bin
+}
+
+bad missing nope.rpd "no such file"
+: >empty.rpd
+bad empty empty.rpd "empty file, not an SQLite database"
+echo "pid,tid" >text.rpd
+bad text text.rpd "not an SQLite database"
+gzip -c t.rpd | head -c 20000 >trunc.rpd.gz
+bad truncated-gz trunc.rpd.gz "truncated or corrupt gzip data"
+sqlite3 other.db "create table t(x); insert into t values (1);"
+bad other-sqlite other.db "not an RPD trace: missing table rocpd_api"
+cp t.rpd noop.rpd; sqlite3 noop.rpd "drop table rocpd_api_ops"
+bad missing-table noop.rpd "not an RPD trace: missing table rocpd_api_ops"
+sqlite3 v3prof.db "create table rocpd_info_node_0a1b(id); create table rocpd_kernel_dispatch_0a1b(id);"
+bad rocprofv3 v3prof.db "a rocprofv3 database, not an RPD trace; convert it with rpd-import"
+
+# read-only file for a writer; the reader is fine with it
+cp t.rpd ro.rpd; chmod 444 ro.rpd; cp ro.rpd ro.before
+check_rc "read-only: augmenter exits 1" 1 rpd-callstack ro.rpd
+check_eq "read-only: message" "rpd-callstack: cannot open 'ro.rpd': read-only file" "$(cat "$TESTDIR/stderr")"
+same_file "read-only: unchanged" ro.before ro.rpd
+check_rc "read-only: -o works" 0 rpd-callstack ro.rpd -o ro.cs.rpd
+same_file "read-only: input unchanged after -o" ro.before ro.rpd
+check_eq "read-only: -o output has the table" 1 "$(q ro.cs.rpd "select count(*) > 0 from ext_callstack")"
+
+# locked by another writer
+cp t.rpd locked.rpd; cp t.rpd locked.before
+(echo "BEGIN EXCLUSIVE; DELETE FROM rocpd_op;"; sleep 3; echo "ROLLBACK;") | sqlite3 locked.rpd &
+lockpid=$!
+sleep 1
+check_rc "locked: augmenter exits 1" 1 rpd-callstack locked.rpd
+check_eq "locked: message" "rpd-callstack: cannot open 'locked.rpd': database is locked" "$(cat "$TESTDIR/stderr")"
+wait $lockpid
+same_file "locked: unchanged" locked.before locked.rpd
+
+# .gz in place: rewritten atomically, mode kept, no temps; then idempotent
+gzip -c t.rpd >w.rpd.gz; chmod 640 w.rpd.gz
+check_rc "gz in place" 0 rpd-callstack w.rpd.gz
+check_eq "gz in place: still gzip" "1f8b" "$(head -c 2 w.rpd.gz | od -An -tx1 | tr -d ' \n')"
+check_eq "gz in place: mode kept" "640" "$(stat -c %a w.rpd.gz)"
+check_eq "gz in place: rows kept" "$api" "$(gzip -dc w.rpd.gz >w.check.rpd && q w.check.rpd "select count(*) from rocpd_api")"
+check_eq "gz in place: augmented" 1 "$(q w.check.rpd "select count(*) > 0 from ext_callstack")"
+cp w.rpd.gz w.before
+check_rc "gz again: nothing to do" 0 rpd-callstack w.rpd.gz
+case "$(cat "$TESTDIR/stderr")" in
+  "rpd-callstack: 'w.rpd.gz' already has "*"; nothing to do (use --force to rebuild)") ok "gz again: message" ;;
+  *) notok "gz again: message" "$(cat "$TESTDIR/stderr")" ;;
+esac
+same_file "gz again: unchanged" w.before w.rpd.gz
+check_eq "gz: no temp files" "" "$(ls "$TMPDIR"; ls | grep rpdtools-)"
+
+# reading a .gz leaves nothing in TMPDIR
+check_rc "gz read" 0 rpd2tracing w.rpd.gz w.json
+check_eq "gz read: no temp files" "" "$(ls "$TMPDIR")"
+
+# -o chain with real file targets: plain -> gz -> plain
+check_rc "chain 1" 0 rpd-callstack t.rpd -o a.cs.rpd.gz
+check_rc "chain 2 (already done, copy made)" 0 rpd-callstack a.cs.rpd.gz -o b.cs.rpd
+check_eq "chain: copy is complete" "$api" "$(q b.cs.rpd "select count(*) from rocpd_api")"
+check_eq "chain: input untouched" "" "$(q t.rpd "select name from sqlite_master where name = 'ext_callstack'")"
+
+# killed while writing a .gz in place: the original survives, temps go
+rpd-synth --seed 4 --api 200000 -o big.rpd >/dev/null 2>&1
+gzip -1 -c big.rpd >big.rpd.gz; cp big.rpd.gz big.before
+rpd-callstack big.rpd.gz >/dev/null 2>&1 &
+pid=$!
+sleep 0.3
+kill -TERM $pid 2>/dev/null
+wait $pid 2>/dev/null; rc=$?
+if [ $rc -eq 0 ]; then skip "SIGTERM during write" "finished before the signal"
+else check_eq "SIGTERM: exit by signal" 143 "$rc"; same_file "SIGTERM: original intact" big.before big.rpd.gz; fi
+check_eq "SIGTERM: no temp files" "" "$(ls "$TMPDIR"; ls | grep rpdtools-)"
