@@ -530,7 +530,7 @@ static int open_read(rpd *r)
     return open_db(r, 0, 0);
   }
   if ((rc = make_work_copy(r, tmpdir(), kind))) {
-    if (rc == RPD_EIO || rc == RPD_EROFS)
+    if (strstr(rpd_errmsg(), "temporary file"))
       rc = rpd_seterr(rc, "%s (decompressing into %s; set TMPDIR to use another directory)",
                       rpd_errmsg(), tmpdir());
     return rc;
@@ -600,24 +600,23 @@ static int open_write(rpd *r, const char *out_path)
 
   if ((rc = stat_input(r->path, &st)) || (rc = sniff(r->path, &kind))) return rc;
   if (!out_path || same_file(r->path, out_path)) {
-    /* in place */
-    dir = dir_of(r->path);
+    /* in place; through a symlink the target and its directory count
+     * (SQLite puts the journal there, and a .gz target is replaced) */
+    char *real = realpath(r->path, NULL);
+    if (!real) real = rpd_xstrdup(r->path);
+    dir = dir_of(real);
     if (!(rc = check_writable_file(r->path, &st, "read-only file")))
       rc = check_writable_dir(dir, "directory is read-only");
     if (!rc && kind == KIND_SQLITE) {
       r->work_path = rpd_xstrdup(r->path);
       rc = open_db(r, 1, 0);
     } else if (!rc) {
-      /* replace the file a symlink points to, not the link */
-      char *real = realpath(r->path, NULL);
-      r->final_path = real ? real : rpd_xstrdup(r->path);
+      r->final_path = real;
+      real = NULL;
       r->gz_out = 1;
-      free(dir);
-      dir = dir_of(r->final_path);
-      if (!(rc = check_writable_dir(dir, "directory is read-only")) &&
-          !(rc = make_work_copy(r, dir, kind)))
-        rc = open_db(r, 1, 1);
+      if (!(rc = make_work_copy(r, dir, kind))) rc = open_db(r, 1, 1);
     }
+    free(real);
     free(dir);
     return rc;
   }

@@ -341,8 +341,9 @@ int rpd_open_or_report(rpd **out, const char *path, const char *out_path,
 /* The shared driver of every augmenter (rpd-callstack, rpd-graph, ...):
  * parses `FILE [-o OUT] [--force]` plus the tool's own options, opens the
  * trace for writing, checks the done-tag in rocpd_metadata (already done
- * and no --force: prints "PROG: 'FILE' already has NAME; use --force to
- * rebuild" and returns 0 leaving the file untouched), runs drop() (with
+ * and no --force: prints "PROG: 'FILE' already has WHAT; nothing to do (use
+ * --force to rebuild)" and returns 0 leaving the file untouched; with -o the
+ * output is still written, as an unchanged copy), runs drop() (with
  * --force) and build() inside ONE transaction, records the done-tags,
  * commits and closes. Returns the process exit code. */
 typedef struct rpd_augment {

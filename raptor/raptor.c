@@ -1660,17 +1660,28 @@ static int idx_dur_cmp(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-static int instance_trace(raptor *R, FILE *f)
+/* The kernelseq row that --instance-trace names, or NULL (message printed). */
+static krow *instance_row(raptor *R)
 {
   int64_t i = R->instance;
   if (i < 0) i += (int64_t)R->nrows;
-  if (i < 0 || i >= (int64_t)R->nrows)
-    return rpd_fail("--instance-trace %" PRId64 ": the kernelseq table has %zu rows",
-                    R->instance, R->nrows);
-  krow *x = &R->rows[i];
-  if (x->key < 0)
-    return rpd_fail("--instance-trace %" PRId64 ": row '%s' is an idle-gap row, not a kernel",
-                    R->instance, x->label);
+  if (i < 0 || i >= (int64_t)R->nrows) {
+    rpd_fail("--instance-trace %" PRId64 ": the kernelseq table has %zu rows",
+             R->instance, R->nrows);
+    return NULL;
+  }
+  if (R->rows[i].key < 0) {
+    rpd_fail("--instance-trace %" PRId64 ": row '%s' is an idle-gap row, not a kernel",
+             R->instance, R->rows[i].label);
+    return NULL;
+  }
+  return &R->rows[i];
+}
+
+static int instance_trace(raptor *R, FILE *f)
+{
+  krow *x = instance_row(R);
+  if (!x) return 1;
   size_t *idx = rpd_xmalloc((R->n ? R->n : 1) * sizeof *idx), n = 0;
   for (size_t j = 0; j < R->n; j++)
     if (R->ops[j].key == x->key) idx[n++] = j;
@@ -2066,6 +2077,10 @@ int main(int argc, char **argv)
     goto done;
   }
   if ((ret = setup_roi(&R))) goto done;
+  if (R.have_instance && !instance_row(&R)) {  /* refuse before saving */
+    ret = 1;
+    goto done;
+  }
   if (R.save) {
     if (save_results(&R) == RPD_OK) {
       saved = 1;

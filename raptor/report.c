@@ -874,10 +874,8 @@ static const char *const ks_types[] = {
   "REAL", "TEXT"
 };
 
-static void kernel_summary(const data *d, table *t)
+static void kernel_summary(const data *d, const agg *a, size_t n, table *t)
 {
-  size_t n;
-  agg *a = aggregate(d, INT64_MAX, &n);
   int64_t total = kernel_sum(d);
   double cum = 0;
   t_init(t, "kernel_summary", 11, ks_cols, ks_types);
@@ -896,7 +894,6 @@ static void kernel_summary(const data *d, table *t)
     t_dbl(t, cum, 4);
     t_str(t, d->names[a[i].name].cat);
   }
-  free(a);
 }
 
 static const char *const cat_cols[] = {
@@ -919,10 +916,8 @@ static int cmp_cat(const void *a, const void *b)
   return strcmp(x->cat, y->cat);
 }
 
-static void by_category(const data *d, table *t)
+static void by_category(const data *d, const agg *a, size_t n, table *t)
 {
-  size_t n;
-  agg *a = aggregate(d, INT64_MAX, &n);
   catagg *c = rpd_xcalloc(n ? n : 1, sizeof *c);
   size_t nc = 0;
   int64_t total = 0;
@@ -952,7 +947,6 @@ static void by_category(const data *d, table *t)
     t_dbl(t, cum, 4);
   }
   free(c);
-  free(a);
 }
 
 static const char *const sk_cols[] = {
@@ -1053,20 +1047,62 @@ static int cmp_kd_dur(const void *a, const void *b)
   return (x->start > y->start) - (x->start < y->start);
 }
 
+static int kd_before(const kd *x, const kd *y)   /* x ranks before y */
+{
+  return cmp_kd_dur(&x, &y) < 0;
+}
+
+static void heap_down(kd **h, size_t n, size_t i)
+{
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, w = i;
+    if (l < n && kd_before(h[w], h[l])) w = l;
+    if (r < n && kd_before(h[w], h[r])) w = r;
+    if (w == i)
+      return;
+    kd *x = h[i]; h[i] = h[w]; h[w] = x;
+    i = w;
+  }
+}
+
+/* top[0..k) = the k highest-ranked dispatches in rank order, O(n log k):
+ * a heap whose root is the lowest-ranked of the k kept so far. */
+static void select_top(const data *d, kd **top, size_t k)
+{
+  size_t n = 0;
+  if (!k)
+    return;
+  for (size_t i = 0; i < d->nk; i++) {
+    kd *x = &d->k[i];
+    if (n < k) {
+      top[n++] = x;
+      for (size_t c = n - 1; c > 0;) {          /* sift up */
+        size_t p = (c - 1) / 2;
+        if (!kd_before(top[p], top[c]))
+          break;
+        kd *t = top[p]; top[p] = top[c]; top[c] = t;
+        c = p;
+      }
+    } else if (kd_before(x, top[0])) {
+      top[0] = x;
+      heap_down(top, k, 0);
+    }
+  }
+  qsort(top, n, sizeof *top, cmp_kd_dur);
+}
+
 /* Top K dispatches by duration, with launch geometry from rocpd_kernelapi
  * (one scan of rocpd_api_ops, then primary-key lookups). */
 static int kernel_details(rpd *r, const data *d, const ropts *o, table *t)
 {
   size_t k = o->topk > 0 && (size_t)o->topk < d->nk ? (size_t)o->topk : d->nk;
-  kd **top = rpd_xmalloc((d->nk ? d->nk : 1) * sizeof *top);
+  kd **top = rpd_xmalloc((k ? k : 1) * sizeof *top);
   int64_t *api = rpd_xcalloc(k ? k : 1, sizeof *api);
   idmap want = {0};
   sqlite3_stmt *ao = NULL, *ka = NULL, *op = NULL;
   int rc = RPD_OK, s = SQLITE_DONE;
   t_init(t, "kernel_details", 16, kdt_cols, kdt_types);
-  for (size_t i = 0; i < d->nk; i++)
-    top[i] = &d->k[i];
-  qsort(top, d->nk, sizeof *top, cmp_kd_dur);
+  select_top(d, top, k);
   for (size_t i = 0; i < k; i++)
     *idm_ref(&want, top[i]->op) = (int)i;
   if (k)
@@ -1227,8 +1263,11 @@ int raptor_report_main(int argc, char **argv)
   }
   qsort(d.iv, d.niv, sizeof *d.iv, cmp_iv);
   gpu_timeline(&d, &o, &t[T_TIMELINE]);
-  kernel_summary(&d, &t[T_SUMMARY]);
-  by_category(&d, &t[T_CATEGORY]);
+  size_t nagg;
+  agg *all = aggregate(&d, INT64_MAX, &nagg);
+  kernel_summary(&d, all, nagg, &t[T_SUMMARY]);
+  by_category(&d, all, nagg, &t[T_CATEGORY]);
+  free(all);
   rc = kernel_details(r, &d, &o, &t[T_DETAILS]);
   short_kernels(&d, &o, &t[T_SHORT]);
   short_histogram(&d, &o, &t[T_HIST]);

@@ -17,7 +17,7 @@ count() { # log name
   [ "$f" -gt 0 ] && failed="$failed $2"
 }
 
-selected() { [ -z "$TESTS" ] && return 0; for t in $TESTS; do [ "$t" = "$1" ] && return 0; done; return 1; }
+selected() { [ -z "$TESTS" ] && return 0; for _s in $TESTS; do [ "$_s" = "$1" ] && return 0; done; return 1; }
 
 for t in "$RPD_TESTBIN"/test_*; do
   [ -x "$t" ] || continue

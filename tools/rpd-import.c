@@ -1772,6 +1772,7 @@ static void on_signal(int sig)
       unlink(j);
     }
   }
+  rpd_cleanup_temps();
   signal(sig, SIG_DFL);
   raise(sig);
 }

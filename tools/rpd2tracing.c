@@ -618,104 +618,291 @@ static gpu_queue *queue_find(gpu_queue *qs, size_t n, int64_t gpu) {
   return lo < n && qs[lo].gpu == gpu ? &qs[lo] : NULL;
 }
 
-static void emit_flow(conv *c, sqlite3_stmt *st) {
-  int64_t id = sqlite3_column_int64(st, 6);
-  int64_t from = sqlite3_column_int64(st, 11) - 2000;  /* 2 us before api end */
-  int64_t to = sqlite3_column_int64(st, 9);
+/* One row of the launch pass: a UserMarker range (k = 1) or an api->op
+ * launch (k = 2), in the order ts, k, e DESC, id, aux. */
+typedef struct launch {
+  int64_t ts;       /* api start */
+  int64_t e;        /* marker end (0 for launches; sort key) */
+  int64_t id;       /* api id */
+  int64_t aux;      /* marker: args id; launch: rocpd_api_ops id */
+  int64_t pid, tid;
+  int64_t gpu, queue, ostart, oend, aend;   /* launches only */
+  int k;
+} launch;
+
+static int launch_cmp(const void *pa, const void *pb) {
+  const launch *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if (a->k != b->k) return a->k < b->k ? -1 : 1;
+  if (a->e != b->e) return a->e > b->e ? -1 : 1;
+  if (a->id != b->id) return a->id < b->id ? -1 : 1;
+  return a->aux < b->aux ? -1 : a->aux > b->aux;
+}
+
+static void emit_flow(conv *c, const launch *l) {
+  int64_t from = l->aend - 2000;  /* 2 us before the api ends, as the reference */
   rpd_buf *b = ev_begin(&c->out);
   PUTS(b, "{\"ph\":\"s\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
-  put_i64(b, id);
+  put_i64(b, l->aux);
   PUTS(b, ",\"pid\":");
-  put_i64(b, sqlite3_column_int64(st, 2));
+  put_i64(b, l->pid);
   PUTS(b, ",\"tid\":");
-  put_i64(b, sqlite3_column_int64(st, 3));
+  put_i64(b, l->tid);
   PUTS(b, ",\"ts\":");
-  put_us(b, from < to ? from : to);
+  put_us(b, from < l->ostart ? from : l->ostart);
   PUTS(b, "}");
   b = ev_begin(&c->out);
   PUTS(b, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
-  put_i64(b, id);
+  put_i64(b, l->aux);
   PUTS(b, ",\"pid\":");
-  put_i64(b, sqlite3_column_int64(st, 7));
+  put_i64(b, l->gpu);
   PUTS(b, ",\"tid\":");
-  put_i64(b, sqlite3_column_int64(st, 8));
+  put_i64(b, l->queue);
   PUTS(b, ",\"ts\":");
-  put_us(b, to);
+  put_us(b, l->ostart);
   PUTS(b, "}");
   c->n_flow++;
 }
 
-/* One pass, in launch-time order, over the UserMarker ranges and the
- * api->op launches: flow arrows and marker frames (launches kept by api
- * start) and the per-GPU queue counters (kept by op start). */
-static int emit_launches(conv *c) {
-  sqlite3_stmt *st = NULL, *label = NULL;
-  thread_map map = {0};
-  gpu_queue *qs = rpd_xcalloc(c->ngpus ? c->ngpus : 1, sizeof *qs);
-  int s = SQLITE_DONE, rc = prep(c, &st,
-      "SELECT 1 AS k, A.start AS ts, A.pid, A.tid, A.id, A.end AS e, A.args_id,"
-      "  0, 0, 0, 0, 0 FROM rocpd_api A"
-      "  WHERE A.apiName_id IN (SELECT id FROM rocpd_string WHERE string = 'UserMarker')"
-      "  AND A.start != A.end AND A.start BETWEEN ?1 AND ?2"
-      " UNION ALL SELECT 2, A.start, A.pid, A.tid, A.id, 0, X.id,"
-      "  O.gpuId, O.queueId, O.start, O.end, A.end FROM rocpd_api_ops X"
-      "  JOIN rocpd_api A ON A.id = X.api_id JOIN rocpd_op O ON O.id = X.op_id"
-      "  WHERE A.start BETWEEN ?1 AND ?2 OR O.start BETWEEN ?1 AND ?2"
-      " ORDER BY ts, k, e DESC");
-  for (size_t i = 0; i < c->ngpus; i++) {
-    qs[i].gpu = c->gpus[i];
-    qs[i].idle = 1;
+typedef struct launch_pass {
+  conv *c;
+  sqlite3_stmt *label;
+  thread_map threads;
+  gpu_queue *queues;
+} launch_pass;
+
+/* Flow arrows and marker frames (launches kept by api start) and the
+ * per-GPU queue counters (kept by op start) for one row. */
+static int launch_row(launch_pass *p, const launch *l) {
+  conv *c = p->c;
+  thread_state *t = thread_get(&p->threads, l->pid, l->tid);
+  markers_expire(t, l->ts);
+  if (l->k == 1) {
+    marker_push(t, (marker){l->id, l->e, l->aux});
+    return RPD_OK;
   }
-  if (rc == RPD_OK) rc = prep(c, &label, "SELECT string FROM \"%w\" WHERE id = ?");
+  if (l->ostart >= c->lo && l->ostart <= c->hi) {
+    gpu_queue *q = queue_find(p->queues, c->ngpus, l->gpu);
+    if (q) {
+      queue_drain(c, q, l->ts, 0);
+      queue_step(c, q, l->ts, 1);
+      heap_push(q, l->oend);
+    }
+  }
+  if (l->ts < c->lo || l->ts > c->hi) return RPD_OK;
+  emit_flow(c, l);
+  return frame_op(c, p->label, t, l->gpu, l->queue, l->ostart, l->oend);
+}
+
+static const char launch_sql[] =
+    "SELECT 1 AS k, A.start AS ts, A.pid, A.tid, A.id AS i, A.end AS e, A.args_id AS x,"
+    "  0, 0, 0, 0, 0 FROM rocpd_api A"
+    "  WHERE A.apiName_id IN (SELECT id FROM rocpd_string WHERE string = 'UserMarker')"
+    "  AND A.start != A.end AND A.start BETWEEN ?1 AND ?2"
+    " UNION ALL SELECT 2, A.start, A.pid, A.tid, A.id, 0, X.id,"
+    "  O.gpuId, O.queueId, O.start, O.end, A.end FROM rocpd_api_ops X"
+    "  JOIN rocpd_api A ON A.id = X.api_id JOIN rocpd_op O ON O.id = X.op_id"
+    "  WHERE A.start BETWEEN ?1 AND ?2 OR O.start BETWEEN ?1 AND ?2"
+    " ORDER BY ts, k, e DESC, i, x";
+
+/* The launch rows sorted by SQLite (bounded memory: its sorter spills). */
+static int launches_sql(launch_pass *p) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc = prep(p->c, &st, launch_sql);
+  while (rc == RPD_OK && (s = rpd_step(p->c->r, st)) == SQLITE_ROW) {
+    launch l;
+    l.k = sqlite3_column_int(st, 0);
+    l.ts = sqlite3_column_int64(st, 1);
+    l.pid = sqlite3_column_int64(st, 2);
+    l.tid = sqlite3_column_int64(st, 3);
+    l.id = sqlite3_column_int64(st, 4);
+    l.e = sqlite3_column_int64(st, 5);
+    l.aux = sqlite3_column_int64(st, 6);
+    l.gpu = sqlite3_column_int64(st, 7);
+    l.queue = sqlite3_column_int64(st, 8);
+    l.ostart = sqlite3_column_int64(st, 9);
+    l.oend = sqlite3_column_int64(st, 10);
+    l.aend = sqlite3_column_int64(st, 11);
+    rc = launch_row(p, &l);
+  }
+  if (rc == RPD_OK && s < 0) rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* ---- the same rows built in memory: plain table scans merged by id and
+ * one qsort, several times faster than the SQL join + sort.  Used while the
+ * rows fit in LAUNCH_MEM_MAX bytes (RPD2TRACING_MEM_MAX overrides, for
+ * tests); larger traces take launches_sql. */
+#define LAUNCH_MEM_MAX ((size_t)384 << 20)
+
+typedef struct op_row { int64_t id, gpu, queue, start, end; } op_row;
+typedef struct link_row { int64_t id, api, op; } link_row;
+
+typedef struct mem_launches {
+  launch *v;
+  size_t n, cap;
+  op_row *ops;
+  size_t nops;
+  link_row *links;
+  size_t nlinks;
+  size_t budget, used;
+} mem_launches;
+
+/* Grow *v to hold n+1 items of size sz within the budget; 0 when over. */
+static int mem_grow(mem_launches *m, void **v, size_t *cap, size_t n, size_t sz) {
+  if (n < *cap) return 1;
+  size_t ncap = *cap ? *cap * 2 : 4096;
+  if (m->used + (ncap - *cap) * sz > m->budget) return 0;
+  m->used += (ncap - *cap) * sz;
+  *v = rpd_xrealloc(*v, ncap * sz);
+  *cap = ncap;
+  return 1;
+}
+
+static int link_cmp(const void *pa, const void *pb) {
+  const link_row *a = pa, *b = pb;
+  if (a->api != b->api) return a->api < b->api ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static const op_row *op_find(const mem_launches *m, int64_t id) {
+  size_t lo = 0, hi = m->nops;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (m->ops[mid].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < m->nops && m->ops[lo].id == id ? &m->ops[lo] : NULL;
+}
+
+/* Fill m; RPD_OK, RPD_ERANGE when over budget, or an SQL error. */
+static int mem_load(conv *c, mem_launches *m) {
+  sqlite3_stmt *st = NULL;
+  size_t cap_ops = 0, cap_links = 0;
+  int s = SQLITE_DONE, rc, sorted = 1;
+  size_t j = 0;
+
+  rc = prep(c, &st, "SELECT id, gpuId, queueId, start, end FROM rocpd_op ORDER BY id");
   while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
-    int64_t ts = sqlite3_column_int64(st, 1);
-    int64_t ostart = sqlite3_column_int64(st, 9);
-    thread_state *t = thread_get(&map, sqlite3_column_int64(st, 2),
-                                 sqlite3_column_int64(st, 3));
-    markers_expire(t, ts);
-    if (sqlite3_column_int(st, 0) == 1) {
-      marker_push(t, (marker){sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
-                              sqlite3_column_int64(st, 6)});
-      continue;
+    if (!mem_grow(m, (void **)&m->ops, &cap_ops, m->nops, sizeof *m->ops)) rc = RPD_ERANGE;
+    else m->ops[m->nops++] = (op_row){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                      sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+                                      sqlite3_column_int64(st, 4)};
+  }
+  if (rc == RPD_OK && s < 0) rc = -s;
+  sqlite3_finalize(st);
+  st = NULL;
+  if (rc == RPD_OK) rc = prep(c, &st, "SELECT id, api_id, op_id FROM rocpd_api_ops");
+  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
+    link_row l = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                  sqlite3_column_int64(st, 2)};
+    if (!mem_grow(m, (void **)&m->links, &cap_links, m->nlinks, sizeof *m->links)) {
+      rc = RPD_ERANGE;
+      break;
     }
-    if (ostart >= c->lo && ostart <= c->hi) {
-      gpu_queue *q = queue_find(qs, c->ngpus, sqlite3_column_int64(st, 7));
-      if (q) {
-        queue_drain(c, q, ts, 0);
-        queue_step(c, q, ts, 1);
-        heap_push(q, sqlite3_column_int64(st, 10));
-      }
+    if (m->nlinks && link_cmp(&m->links[m->nlinks - 1], &l) > 0) sorted = 0;
+    m->links[m->nlinks++] = l;
+  }
+  if (rc == RPD_OK && s < 0) rc = -s;
+  sqlite3_finalize(st);
+  st = NULL;
+  if (rc == RPD_OK && !sorted) qsort(m->links, m->nlinks, sizeof *m->links, link_cmp);
+  /* one scan of rocpd_api in id order, merged with the links by api id */
+  if (rc == RPD_OK)
+    rc = prep(c, &st,
+        "SELECT id, pid, tid, start, end, args_id, apiName_id IN"
+        " (SELECT id FROM rocpd_string WHERE string = 'UserMarker') FROM rocpd_api ORDER BY id");
+  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 3);
+    int64_t end = sqlite3_column_int64(st, 4);
+    launch l = {.ts = start, .id = id, .pid = sqlite3_column_int64(st, 1),
+                .tid = sqlite3_column_int64(st, 2)};
+    while (j < m->nlinks && m->links[j].api < id) j++;
+    if (sqlite3_column_int(st, 6) && start != end && start >= c->lo && start <= c->hi) {
+      l.k = 1;
+      l.e = end;
+      l.aux = sqlite3_column_int64(st, 5);
+      if (!mem_grow(m, (void **)&m->v, &m->cap, m->n, sizeof *m->v)) { rc = RPD_ERANGE; break; }
+      m->v[m->n++] = l;
     }
-    if (ts >= c->lo && ts <= c->hi) {
-      emit_flow(c, st);
-      rc = frame_op(c, label, t, sqlite3_column_int64(st, 7), sqlite3_column_int64(st, 8),
-                    ostart, sqlite3_column_int64(st, 10));
+    for (; j < m->nlinks && m->links[j].api == id; j++) {
+      const op_row *o = op_find(m, m->links[j].op);
+      if (!o || !((start >= c->lo && start <= c->hi) || (o->start >= c->lo && o->start <= c->hi)))
+        continue;
+      l.k = 2;
+      l.e = 0;
+      l.aux = m->links[j].id;
+      l.gpu = o->gpu;
+      l.queue = o->queue;
+      l.ostart = o->start;
+      l.oend = o->end;
+      l.aend = end;
+      if (!mem_grow(m, (void **)&m->v, &m->cap, m->n, sizeof *m->v)) { rc = RPD_ERANGE; break; }
+      m->v[m->n++] = l;
     }
   }
   if (rc == RPD_OK && s < 0) rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* RPD_OK when the rows were processed in memory, RPD_ERANGE when they do
+ * not fit (nothing was written then), or an SQL error. */
+static int launches_mem(launch_pass *p) {
+  mem_launches m = {0};
+  const char *env = getenv("RPD2TRACING_MEM_MAX");
+  int rc;
+  m.budget = env ? (size_t)strtoull(env, NULL, 10) : LAUNCH_MEM_MAX;
+  rc = mem_load(p->c, &m);
+  free(m.ops);
+  free(m.links);
+  if (rc == RPD_OK) {
+    qsort(m.v, m.n, sizeof *m.v, launch_cmp);
+    for (size_t i = 0; i < m.n && rc == RPD_OK; i++) rc = launch_row(p, &m.v[i]);
+  }
+  free(m.v);
+  return rc;
+}
+
+/* One pass, in launch-time order, over the UserMarker ranges and the
+ * api->op launches: flow arrows, marker frames and queue counters. */
+static int emit_launches(conv *c) {
+  launch_pass p = {.c = c};
+  int rc;
+  p.queues = rpd_xcalloc(c->ngpus ? c->ngpus : 1, sizeof *p.queues);
+  for (size_t i = 0; i < c->ngpus; i++) {
+    p.queues[i].gpu = c->gpus[i];
+    p.queues[i].idle = 1;
+  }
+  rc = prep(c, &p.label, "SELECT string FROM \"%w\" WHERE id = ?");
+  if (rc == RPD_OK) {
+    rc = launches_mem(&p);
+    if (rc == RPD_ERANGE) rc = launches_sql(&p);
+  }
   /* The reference drops each thread's last frame; write it. */
-  for (size_t i = 0; i < map.cap; i++) {
-    thread_state *t = &map.slot[i];
+  for (size_t i = 0; i < p.threads.cap; i++) {
+    thread_state *t = &p.threads.slot[i];
     if (!t->used) continue;
-    if (rc == RPD_OK) rc = frame_emit(c, label, &t->frame);
+    if (rc == RPD_OK) rc = frame_emit(c, p.label, &t->frame);
     free(t->frame.queues);
     free(t->stack);
   }
   for (size_t i = 0; i < c->ngpus; i++) {
+    gpu_queue *q = &p.queues[i];
     if (rc == RPD_OK) {
-      queue_drain(c, &qs[i], 0, 1);
+      queue_drain(c, q, 0, 1);
       if (c->t_end > 0) {
-        ev_counter(&c->out, qs[i].gpu, "Idle", c->t_end, "idle", qs[i].idle);
-        ev_counter(&c->out, qs[i].gpu, "QueueDepth", c->t_end, "depth", qs[i].depth);
+        ev_counter(&c->out, q->gpu, "Idle", c->t_end, "idle", q->idle);
+        ev_counter(&c->out, q->gpu, "QueueDepth", c->t_end, "depth", q->depth);
         c->n_counter += 2;
       }
     }
-    free(qs[i].ends);
+    free(q->ends);
   }
-  free(qs);
-  free(map.slot);
-  sqlite3_finalize(st);
-  sqlite3_finalize(label);
+  free(p.queues);
+  free(p.threads.slot);
+  sqlite3_finalize(p.label);
   return rc;
 }
 
@@ -844,7 +1031,9 @@ static int same_file(const char *a, const char *b) {
 static double now_s(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 #define STEP(x) do { double t0 = now_s(); if (rc == RPD_OK) rc = x; if (getenv("PROF")) fprintf(stderr, "%s %.3f\n", #x, now_s() - t0); } while (0)
 static int convert(conv *c) {
-  int rc = RPD_OK;
+  /* one read transaction: a consistent snapshot, and the file lock is
+   * taken once instead of once per statement */
+  int rc = rpd_exec(c->r, "BEGIN");
   STEP(emit_metadata(c));
   STEP(emit_ops(c));
   STEP(emit_graphs(c));
@@ -852,6 +1041,7 @@ static int convert(conv *c) {
   STEP(emit_apis(c, 1));
   STEP(emit_monitor(c));
   STEP(emit_launches(c));
+  rpd_exec(c->r, "COMMIT");
   return rc;
 }
 

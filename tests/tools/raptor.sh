@@ -258,3 +258,6 @@ check_eq "kernelseq stats: A mean/min/std, VarSum" "933.333|900.0|57.735|100" \
 raptor out.rpd --save --kernelseq-len 0 -z 3 >/dev/null 2>&1
 check_eq "outlier found (reference test_find_outliers)" "10|1|10|10000.0" \
   "$(q out.rpd "SELECT (SELECT duration_ns FROM ext_raptor_op WHERE outlier) || '|' || outliers || '|' || calls || '|' || dur_mean_ns FROM ext_raptor_kernelseq WHERE kernel = 'mockAAA'")"
+cp base.rpd inst-bad.rpd
+check_rc "--save with a bad -i exits 1" 1 raptor inst-bad.rpd --save -i 100000
+same_file "--save with a bad -i leaves the trace untouched" base.rpd inst-bad.rpd

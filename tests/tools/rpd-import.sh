@@ -207,6 +207,18 @@ if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
   check_eq "908: init/fini" "63855948165371|63875155697841" \
     "$(q r908.rpd "SELECT (SELECT value FROM rocpd_metadata WHERE tag='rocprofv3::init_time'), (SELECT value FROM rocpd_metadata WHERE tag='rocprofv3::fini_time')")"
   run_suite 908 r908.rpd
+  # killed at any moment: either no OUT at all or a complete one, no temp left
+  for delay in 0.05 0.3; do
+    rm -f killed.rpd
+    rpd-import -q "$TRACES/rocprofv3_908_results.json.gz" killed.rpd & pid=$!
+    sleep $delay; kill -TERM $pid 2>/dev/null; wait $pid
+    if [ -e killed.rpd ]; then
+      check_eq "908: SIGTERM after ${delay}s: OUT complete" "43915" "$(q killed.rpd 'SELECT count(*) FROM rocpd_op')"
+    else
+      ok "908: SIGTERM after ${delay}s: no OUT"
+    fi
+    nothing_left "908: SIGTERM after ${delay}s: no temp file" killed.rpd.x
+  done
 fi
 
 if need_shared "$TRACES/rocprofv3_28_results.db"; then

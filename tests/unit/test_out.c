@@ -184,6 +184,71 @@ static void test_double_repr(void **state)
   }
 }
 
+/* Significant digits of a repr-style number ("-0.00125" -> 3,
+ * "123450000.0" -> 5). */
+static int sig_digits(const char *s)
+{
+  char d[40];
+  int n = 0, lead = 1;
+  for (; *s && *s != 'e' && n < 39; s++) {
+    if (*s < '0' || *s > '9')
+      continue;
+    if (lead && *s == '0')
+      continue;
+    lead = 0;
+    d[n++] = *s;
+  }
+  while (n > 0 && d[n - 1] == '0')
+    n--;
+  return n;
+}
+
+/* Random doubles: the text reads back exactly, and one digit fewer never
+ * does (shortest). */
+static void test_double_shortest_random(void **state)
+{
+  enum { N = 20000 };
+  const char *names[] = {"v"};
+  static double vals[N];
+  unsigned long long x = 88172645463325252ULL;
+  FILE *f = tmpfile();
+  char *text, *line, shorter[40];
+  int n = 0;
+  (void)state;
+  rpd_out *o = rpd_out_new(f, RPD_FMT_CSV, 1, names);
+  while (n < N) {
+    double v;
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;   /* xorshift64 */
+    if (n % 2) memcpy(&v, &x, sizeof v);
+    else v = (double)(x >> 20) / (double)((x & 0xfff) + 1);
+    if (isnan(v) || isinf(v))
+      continue;
+    vals[n++] = v;
+    rpd_out_double(o, v, -1);
+    rpd_out_endrow(o);
+  }
+  assert_int_equal(rpd_out_end(o), RPD_OK);
+  text = slurp(f);
+  fclose(f);
+  line = strstr(text, "\r\n") + 2;
+  for (int i = 0; i < N; i++) {
+    char *end = strstr(line, "\r\n");
+    int nd;
+    assert_non_null(end);
+    *end = '\0';
+    if (strtod(line, NULL) != vals[i])
+      fail_msg("%s does not read back as %a", line, vals[i]);
+    nd = sig_digits(line);
+    if (nd > 1 && vals[i] != 0) {
+      snprintf(shorter, sizeof shorter, "%.*e", nd - 2, vals[i]);
+      if (strtod(shorter, NULL) == vals[i])
+        fail_msg("%s is not shortest: %s reads back too", line, shorter);
+    }
+    line = end + 2;
+  }
+  free(text);
+}
+
 static char *escaped(const char *s)
 {
   rpd_buf b = {0};
@@ -354,6 +419,7 @@ int main(void)
     cmocka_unit_test(test_csv_exact),
     cmocka_unit_test(test_ints),
     cmocka_unit_test(test_double_repr),
+    cmocka_unit_test(test_double_shortest_random),
     cmocka_unit_test(test_json_escape),
     cmocka_unit_test(test_json_writer),
     cmocka_unit_test(test_table),
