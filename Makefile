@@ -63,6 +63,8 @@ EXTRA_ALL :=
 
 .PHONY: all test test-run demo bench install clean deps check-deps
 .DEFAULT_GOAL := all
+# keep objects built through chained pattern rules
+.SECONDARY:
 
 all: check-deps $(COMMON_LIB) $(SINGLE_BINS) $(RAPTOR_BIN) $(EXTRA_ALL)
 

@@ -495,22 +495,28 @@ static int save_and_drop(rpd *r, rpd_buf *views, rpd_buf *after)
   return rc;
 }
 
-/* Args strings to rocpd_ustring: a temp map old args_id -> new id ("" -> 1,
- * a dangling id -> -old so joins still drop that row, as before). */
+/* Args strings to rocpd_ustring: a temp map old args_id -> new id ("" -> the
+ * ustring id of "", normally 1; a dangling id -> -old so joins still drop
+ * that row, as before). */
 static int move_args(rpd *r)
 {
-  int64_t base = 0;
+  int64_t base = 0, empty = 0;
   int rc = rpd_exec(r,
       "CREATE TEMP TABLE rpd_args_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
       "INSERT INTO rocpd_ustring (id, string) SELECT 1, '' WHERE NOT EXISTS "
-      "  (SELECT 1 FROM rocpd_ustring WHERE id = 1);");
+      "  (SELECT 1 FROM rocpd_ustring WHERE id = 1);"
+      "INSERT INTO rocpd_ustring (string) SELECT '' WHERE NOT EXISTS "
+      "  (SELECT 1 FROM rocpd_ustring WHERE string = '');");
   if (rc == RPD_OK)
-    rc = rpd_query_int64(r, "SELECT coalesce(max(id), 1) FROM rocpd_ustring", &base);
+    rc = rpd_query_int64(r, "SELECT id FROM rocpd_ustring WHERE string = '' "
+                         "ORDER BY id LIMIT 1", &empty);
+  if (rc == RPD_OK)
+    rc = rpd_query_int64(r, "SELECT max(id) FROM rocpd_ustring", &base);
   if (rc == RPD_OK)
     rc = rpd_execf(r,
       "INSERT INTO rpd_args_map (old, new) "
       "  SELECT a.args_id, CASE WHEN s.id IS NULL THEN -a.args_id "
-      "    WHEN s.string = '' THEN 1 ELSE 0 END "
+      "    WHEN s.string = '' THEN %lld ELSE 0 END "
       "  FROM (SELECT DISTINCT args_id FROM rocpd_api) a "
       "  LEFT JOIN rocpd_string s ON s.id = a.args_id;"
       "UPDATE rpd_args_map SET new = %lld + rn FROM "
@@ -518,7 +524,8 @@ static int move_args(rpd *r)
       "   FROM rpd_args_map WHERE new = 0) WHERE old = o;"
       "INSERT INTO rocpd_ustring (id, string) SELECT m.new, s.string "
       "  FROM rpd_args_map m JOIN rocpd_string s ON s.id = m.old "
-      "  WHERE m.new > 1 ORDER BY m.new;", (long long)base);
+      "  WHERE m.new > %lld ORDER BY m.new;",
+      (long long)empty, (long long)base, (long long)base);
   return rc;
 }
 

@@ -973,7 +973,10 @@ static int roi_parse(raptor *R, const char *what, const char *s, int64_t *ns,
   *re = NULL;
   rpd_time t;
   int64_t span = R->last_abs - R->first_abs;
-  if (!*s) return rpd_fail("empty %s", what) + 1;
+  if (!*s) {
+    rpd_fail("empty %s", what);
+    return 2;
+  }
   if (rpd_time_parse(s, "ms", &t) == RPD_OK) {
     switch (t.kind) {
     case RPD_TIME_PCT:
@@ -989,10 +992,15 @@ static int roi_parse(raptor *R, const char *what, const char *s, int64_t *ns,
     return 0;
   }
   unsigned char c0 = (unsigned char)s[0];
-  if (isdigit(c0) || c0 == '.' || c0 == '+' || c0 == '-' || strchr(s, '%'))
-    return rpd_fail("bad %s '%s': %s", what, s, rpd_errmsg()) + 1;
-  if (rpd_regex_compile(s, re) != RPD_OK)
-    return rpd_fail("bad %s kernel regex '%s': %s", what, s, rpd_errmsg()) + 1;
+  /* malformed values are usage errors (exit 2), on one line */
+  if (isdigit(c0) || c0 == '.' || c0 == '+' || c0 == '-' || strchr(s, '%')) {
+    rpd_fail("bad %s '%s': %s", what, s, rpd_errmsg());
+    return 2;
+  }
+  if (rpd_regex_compile(s, re) != RPD_OK) {
+    rpd_fail("bad %s kernel regex '%s': %s", what, s, rpd_errmsg());
+    return 2;
+  }
   return 0;
 }
 

@@ -220,8 +220,8 @@ static int cmp_counted(const void *a, const void *b) {
 static long long unmatched(ids *a, ids *b) {
   size_t i = 0, j = 0;
   long long n = 0;
-  qsort(a->v, a->n, sizeof *a->v, cmp_ll);
-  qsort(b->v, b->n, sizeof *b->v, cmp_ll);
+  if (a->n) qsort(a->v, a->n, sizeof *a->v, cmp_ll);
+  if (b->n) qsort(b->v, b->n, sizeof *b->v, cmp_ll);
   while (i < a->n || j < b->n) {
     if (j == b->n || (i < a->n && a->v[i] < b->v[j])) { n++; i++; }
     else if (i == a->n || b->v[j] < a->v[i]) { n++; j++; }
@@ -255,11 +255,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf("events %lld\n", s.events);
-  qsort(s.by_ph.v, s.by_ph.n, sizeof(counted), cmp_counted);
+  if (s.by_ph.n) qsort(s.by_ph.v, s.by_ph.n, sizeof(counted), cmp_counted);
   for (size_t i = 0; i < s.by_ph.n; i++) printf("ph %s %lld\n", s.by_ph.v[i].key, s.by_ph.v[i].n);
-  qsort(s.by_cat.v, s.by_cat.n, sizeof(counted), cmp_counted);
+  if (s.by_cat.n) qsort(s.by_cat.v, s.by_cat.n, sizeof(counted), cmp_counted);
   for (size_t i = 0; i < s.by_cat.n; i++) printf("cat %s %lld\n", s.by_cat.v[i].key, s.by_cat.v[i].n);
-  qsort(s.counters.v, s.counters.n, sizeof(counted), cmp_counted);
+  if (s.counters.n) qsort(s.counters.v, s.counters.n, sizeof(counted), cmp_counted);
   for (size_t i = 0; i < s.counters.n; i++) printf("counter %s %lld\n", s.counters.v[i].key, s.counters.v[i].n);
   for (size_t i = 0; i < s.by_cat.n; i++)
     if (s.by_cat.v[i].min_text)

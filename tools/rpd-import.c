@@ -1730,7 +1730,13 @@ static int detect(const char *input, csvset *s, int *kind)
       return RPD_OK;
     }
     if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b) {
-      *kind = IN_JSON;
+      /* a gzip'd database (rpd_open decompresses it) or gzip'd JSON */
+      unsigned char z[16] = {0};
+      gzFile gz = gzopen(input, "rb");
+      int zn = gz ? gzread(gz, z, sizeof z) : -1;
+      if (gz)
+        gzclose(gz);
+      *kind = zn == 16 && !memcmp(z, "SQLite format 3", 16) ? IN_DB : IN_JSON;
       return RPD_OK;
     }
     size_t i = 0;
@@ -1858,7 +1864,7 @@ int main(int argc, char **argv)
 
   rc = rpd_open(&m.r, tmp_path, NULL, RPD_WRITE | RPD_CREATE);
   if (rc) {
-    rpd_fail("cannot create '%s': %s", tmp_path, rpd_errmsg());
+    rpd_fail("cannot create '%s': %s", out, rpd_errmsg());
     goto fail_noclose;
   }
   m.r->schema = 3;

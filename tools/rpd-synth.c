@@ -834,9 +834,9 @@ static int write_step(synth *s, int gpu)
   return rc;
 }
 
-/* sclk samples: per GPU, contiguous intervals over the whole trace, lower
- * while the host is idle is not modelled; values vary between 800 and
- * 2100 MHz in steps of 100. */
+/* sclk samples: per GPU, contiguous 1 ms intervals (longer for long traces,
+ * at most ~2000 per GPU) over the whole trace; values 800..2100 MHz in steps
+ * of 100 from their own rng (idle periods are not modelled). */
 static int write_monitor(synth *s)
 {
   int64_t span = s->t_end - T0, step_ns = 1000000, n;
@@ -932,16 +932,16 @@ static void init_threads(synth *s)
 static int generate(synth *s)
 {
   int rc = SQLITE_OK;
+  int64_t empty;
   s->next_str = 1;
   s->next_ustr = 2;
-  if (s->schema == 3 && (rc = args_id(s, "", &(int64_t){0})) == SQLITE_OK) {
-    /* rocpd_ustring id 1 is "" */
+  if (s->schema == 3) {          /* rocpd_ustring id 1 is "" */
     sqlite3_bind_int64(s->ins_ustr, 1, 1);
     sqlite3_bind_text(s->ins_ustr, 2, "", -1, SQLITE_STATIC);
     rc = put(s->ins_ustr);
   }
   if (rc == SQLITE_OK)
-    rc = string_id(s, "", &(int64_t){0});     /* rocpd_string id 1 is "" */
+    rc = string_id(s, "", &empty);     /* rocpd_string id 1 is "" */
   init_threads(s);
   while (rc == SQLITE_OK && s->n_api < s->api_want) {
     thr *t = &s->thr[0], saved;
@@ -1138,11 +1138,16 @@ int main(int argc, char **argv)
     tmp_path = NULL;
     return rc;
   }
-  {
+  {                     /* mkstemp made it 0600: use the usual 0666 & ~umask */
     mode_t um = umask(0);
     umask(um);
-    if (fchmod(fd, 0666 & ~um) != 0)
-      rc = 0;   /* keep mkstemp's 0600 */
+    if (fchmod(fd, 0666 & ~um) != 0) {
+      rc = rpd_fail("cannot write '%s': %s", out, strerror(errno));
+      close(fd);
+      unlink(tmp_path);
+      free(tmp_path);
+      return rc;
+    }
   }
   close(fd);
   atexit(remove_tmp);

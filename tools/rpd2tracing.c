@@ -807,7 +807,7 @@ static int mem_load(conv *c, mem_launches *m) {
   if (rc == RPD_OK && s < 0) rc = -s;
   sqlite3_finalize(st);
   st = NULL;
-  if (rc == RPD_OK && !sorted) qsort(m->links, m->nlinks, sizeof *m->links, link_cmp);
+  if (rc == RPD_OK && !sorted && m->nlinks) qsort(m->links, m->nlinks, sizeof *m->links, link_cmp);
   /* one scan of rocpd_api in id order, merged with the links by api id */
   if (rc == RPD_OK)
     rc = prep(c, &st,
@@ -858,7 +858,7 @@ static int launches_mem(launch_pass *p) {
   free(m.ops);
   free(m.links);
   if (rc == RPD_OK) {
-    qsort(m.v, m.n, sizeof *m.v, launch_cmp);
+    if (m.n) qsort(m.v, m.n, sizeof *m.v, launch_cmp);
     for (size_t i = 0; i < m.n && rc == RPD_OK; i++) rc = launch_row(p, &m.v[i]);
   }
   free(m.v);
@@ -1027,20 +1027,17 @@ static int same_file(const char *a, const char *b) {
          sa.st_ino == sb.st_ino;
 }
 
-#include <time.h>
-static double now_s(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
-#define STEP(x) do { double t0 = now_s(); if (rc == RPD_OK) rc = x; if (getenv("PROF")) fprintf(stderr, "%s %.3f\n", #x, now_s() - t0); } while (0)
 static int convert(conv *c) {
   /* one read transaction: a consistent snapshot, and the file lock is
    * taken once instead of once per statement */
   int rc = rpd_exec(c->r, "BEGIN");
-  STEP(emit_metadata(c));
-  STEP(emit_ops(c));
-  STEP(emit_graphs(c));
-  STEP(emit_apis(c, 0));
-  STEP(emit_apis(c, 1));
-  STEP(emit_monitor(c));
-  STEP(emit_launches(c));
+  if (rc == RPD_OK) rc = emit_metadata(c);
+  if (rc == RPD_OK) rc = emit_ops(c);
+  if (rc == RPD_OK) rc = emit_graphs(c);
+  if (rc == RPD_OK) rc = emit_apis(c, 0);
+  if (rc == RPD_OK) rc = emit_apis(c, 1);
+  if (rc == RPD_OK) rc = emit_monitor(c);
+  if (rc == RPD_OK) rc = emit_launches(c);
   rpd_exec(c->r, "COMMIT");
   return rc;
 }

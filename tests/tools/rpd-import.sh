@@ -128,6 +128,12 @@ check_one_line "missing input: one line"
 check_rc "existing output is refused" 1 rpd-import -q fx_results.json fx.rpd
 check_rc "--force replaces it" 0 rpd-import -q --force fx_results.json fx.rpd
 check_eq "--force result is complete" "4" "$(q fx.rpd 'SELECT count(*) FROM rocpd_op')"
+mkdir rodir; chmod a-w rodir
+if [ -w rodir ]; then skip "unwritable directory (running as root)"
+else
+  check_rc "unwritable output directory fails" 1 rpd-import -q fx_results.json rodir/x.rpd
+  check_one_line "unwritable output: one line"
+fi
 check_rc "no arguments is a usage error" 2 rpd-import
 check_rc "unknown option is a usage error" 2 rpd-import --bogus a b
 check_rc "--help" 0 rpd-import --help
@@ -238,6 +244,9 @@ if need_shared "$TRACES/rocprofv3_28_results.db"; then
   check_eq "28: kernel names as in the kernels view" \
     "$(sqlite3 -batch -noheader in28.db 'SELECT name, count(*) FROM kernels GROUP BY 1 ORDER BY 1' | md5sum)" \
     "$(q r28.rpd "SELECT kernelName, count(*) FROM kernel GROUP BY 1 ORDER BY 1" | md5sum)"
+  gzip -c in28.db >in28.db.gz
+  check_rc "28 db.gz imports" 0 rpd-import -q in28.db.gz r28gz.rpd
+  check_eq "28 db.gz = db" "$(q r28.rpd 'SELECT * FROM op')" "$(q r28gz.rpd 'SELECT * FROM op')"
   run_suite 28 r28.rpd
 fi
 

@@ -89,6 +89,14 @@ check_eq "op event exact" 1 "$(grep -c '"cat":"op","pid":1,"tid":2,"name":"CopyH
 check_eq "counters end at the trace end" 6 "$(grep -cE '"ts":260\.000,"args":\{"(idle|depth)":[01]\}' mini.json)"
 check_eq "monitor series extends to the end" 1 "$(grep -c '"name":"sclk","ts":260.000,"args":{"sclk":1700}' mini.json)"
 
+# Above RPD2TRACING_MEM_MAX bytes the launch rows are sorted by SQLite
+# instead of in memory: same bytes out.
+RPD2TRACING_MEM_MAX=0 rpd2tracing mini.rpd sqlpath.json -q
+same_file "SQL-sorted launch path: same JSON" mini.json sqlpath.json
+rpd2tracing mini.rpd w1.json -q --start 0% --end 10%
+RPD2TRACING_MEM_MAX=0 rpd2tracing mini.rpd w2.json -q --start 0% --end 10%
+same_file "SQL-sorted launch path in a window: same JSON" w1.json w2.json
+
 # --format array and .json.gz
 check_rc "--format array" 0 rpd2tracing mini.rpd arr.json --format array -q
 check_eq "array form parses with the same events" "events 49" "$("$JC" arr.json | head -1)"
@@ -171,6 +179,8 @@ if command -v rpd-synth >/dev/null 2>&1; then
   if rpd-synth --seed 7 --api 3000 --gpus 2 -o synth.rpd >/dev/null 2>synth.err; then
     check_rc "synth trace converts" 0 rpd2tracing synth.rpd synth.json.gz -q
     counts synth.rpd synth.json.gz "synth"
+    rpd2tracing synth.rpd synth-a.json -q && RPD2TRACING_MEM_MAX=0 rpd2tracing synth.rpd synth-b.json -q
+    same_file "synth: SQL-sorted launch path gives the same JSON" synth-a.json synth-b.json
     if rpd-synth --seed 7 --api 3000 --gpus 2 --schema 2 -o synth2.rpd >/dev/null 2>&1; then
       check_rc "synth v2 converts" 0 rpd2tracing synth2.rpd synth2.json -q
       counts synth2.rpd synth2.json "synth v2"

@@ -1,0 +1,403 @@
+#!/bin/sh
+# all-tools.sh - hold every rpdtools binary to the same contract
+# (docs/developing.md "Rules", docs/testing.md "all-tools.sh"):
+#   1. --help/-h: exit 0, usage on stdout naming the tool; a bogus option or
+#      no arguments: exit 2, "PROG: ..." plus "Try 'PROG --help'." on stderr.
+#   2. bad input for every tool that takes a trace FILE: exactly one stderr
+#      line "PROG: ...", exit 1, the input byte-identical, no output file, no
+#      temp file in $TMPDIR or next to the input; readers still work on
+#      read-only files and .gz; hostile file names work.
+#   3. kill -9 at several moments: the trace passes integrity_check and holds
+#      what it held before (.gz inputs byte-identical).
+#   4. re-running an augmenter: exit 0, "already", file byte-identical;
+#      --force rebuilds to the same row counts.
+# Needs only rpd-synth (no ../shared); uses ../shared's rocprofv3 db if there.
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+
+W=$TESTDIR
+rm -rf "$W/tmp" "$W/in" "$W/out" "$W/k"
+mkdir -p "$W/tmp" "$W/in" "$W/out" "$W/k"
+TMPDIR=$W/tmp; export TMPDIR
+RPD_BUSY_TIMEOUT_MS=200; export RPD_BUSY_TIMEOUT_MS
+RPD_GZIP_LEVEL=1; export RPD_GZIP_LEVEL
+BOGUS=--bogus-qa-option
+EXEC= DD= XARGS=
+
+# ------------------------------------------------------------ background
+LOCKPID=
+cleanup() {
+  [ -n "$LOCKPID" ] && kill "$LOCKPID" 2>/dev/null
+  chmod -R u+w "$W/in" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# ------------------------------------------------------------ the tools
+# MODE:BINARY:ROLE (r reads FILE, w writes it in place)
+MODES="schema-info:rpd-schema:r schema-upgrade:rpd-schema:w schema-views:rpd-schema:w
+callstack:rpd-callstack:w autograd:rpd-autograd:w strings:rpd-strings:r
+strings-dedupe:rpd-strings:w metadata-list:rpd-metadata:r metadata-set:rpd-metadata:w
+graph:rpd-graph:w subclass:rpd-subclass:w deserialize:rpd-deserialize:w trim:rpd-trim:w
+raptor:raptor:r raptor-save:raptor:w rpd2tracing:rpd2tracing:r
+autograd-summary:rpd-autograd-summary:r"
+
+mode_field() { # MODE N
+  for _e in $MODES; do
+    case $_e in "$1":*) echo "$_e" | cut -d: -f"$2"; return ;; esac
+  done
+}
+
+# Run MODE on FILE.  $EXEC=exec makes the tool replace the (sub)shell, so
+# that $! is its pid; $DD=-- puts "--" before FILE (rpd-schema takes FILE as
+# an option argument, where a leading dash is no ambiguity); $XARGS are
+# appended (unquoted).
+run_mode() {
+  _f=$2
+  case $1 in
+  schema-info)      $EXEC rpd-schema --info "$_f" $XARGS ;;
+  schema-upgrade)   $EXEC rpd-schema --upgrade "$_f" $XARGS ;;
+  schema-views)     $EXEC rpd-schema --views "$_f" $XARGS ;;
+  callstack)        $EXEC rpd-callstack $XARGS $DD "$_f" ;;
+  autograd)         $EXEC rpd-autograd $XARGS $DD "$_f" ;;
+  strings)          $EXEC rpd-strings $XARGS $DD "$_f" ;;
+  strings-dedupe)   $EXEC rpd-strings --dedupe $XARGS $DD "$_f" ;;
+  metadata-list)    $EXEC rpd-metadata --list $XARGS $DD "$_f" ;;
+  metadata-set)     $EXEC rpd-metadata --set qa.tag "it's; \"x\"" $XARGS $DD "$_f" ;;
+  graph)            $EXEC rpd-graph $XARGS $DD "$_f" ;;
+  subclass)         $EXEC rpd-subclass --name qa --events hipMemcpyAsync $XARGS $DD "$_f" ;;
+  deserialize)      $EXEC rpd-deserialize $XARGS $DD "$_f" ;;
+  trim)             $EXEC rpd-trim --start 10% $XARGS $DD "$_f" ;;
+  raptor)           $EXEC raptor $XARGS $DD "$_f" ;;
+  raptor-save)      $EXEC raptor --save $XARGS $DD "$_f" ;;
+  rpd2tracing)      $EXEC rpd2tracing -q $XARGS $DD "$_f" "$W/out/o.json" ;;
+  autograd-summary) $EXEC rpd-autograd-summary $XARGS $DD "$_f" "$W/out/o.html" ;;
+  esac
+}
+
+# The modes whose binary was built; a skip line for the others.
+PRESENT=
+for _e in $MODES; do
+  _m=${_e%%:*}; _b=$(mode_field "$_m" 2)
+  if [ -x "$RPD_BIN/$_b" ]; then PRESENT="$PRESENT $_m"
+  else skip "$_m: $_b is not built"; fi
+done
+
+# ------------------------------------------------------------ traces
+rpd-synth --seed 5 --api 3000 --schema 2 -o "$W/small.rpd" >/dev/null 2>&1 ||
+  { notok "rpd-synth small trace"; exit 0; }
+gzip -c "$W/small.rpd" >"$W/small.rpd.gz"
+# the autograd summary needs autograd data in its positive cases
+cp "$W/small.rpd" "$W/ag.rpd"
+if [ -x "$RPD_BIN/rpd-autograd" ]; then rpd-autograd "$W/ag.rpd" >/dev/null 2>&1; fi
+
+# source of the valid input for a positive case of MODE
+valid_src() {
+  case $1 in autograd-summary) echo "$W/ag.rpd" ;; *) echo "$W/small.rpd" ;; esac
+}
+
+# ------------------------------------------------------------ 1. CLI
+# usage_err NAME ARGS...: binary $b (named $n) must refuse ARGS as a usage
+# error
+usage_err() { # NAME ARGS...
+  _name=$1; shift
+  "$b" "$@" >"$W/so" 2>"$W/se"; _rc=$?
+  _why=
+  [ $_rc -eq 2 ] || _why="$_why exit $_rc (want 2);"
+  [ -s "$W/so" ] && _why="$_why stdout not empty;"
+  [ "$(wc -l <"$W/se")" -eq 2 ] || _why="$_why stderr has $(wc -l <"$W/se") lines;"
+  case $(sed -n 1p "$W/se") in "$n: "?*) ;; *) _why="$_why line 1 not '$n: ...';" ;; esac
+  [ "$(sed -n 2p "$W/se")" = "Try '$n --help'." ] || _why="$_why line 2 not the --help hint;"
+  if [ -z "$_why" ]; then ok "cli $n $_name"
+  else notok "cli $n $_name" "$_why $(head -c 200 "$W/se" | tr '\n' '|')"; fi
+}
+for b in "$RPD_BIN"/*; do
+  [ -f "$b" ] && [ -x "$b" ] || continue
+  n=$(basename "$b")
+  for h in --help -h; do
+    "$b" $h >"$W/so" 2>"$W/se"; rc=$?
+    why=
+    [ $rc -eq 0 ] || why="$why exit $rc;"
+    [ -s "$W/so" ] || why="$why empty stdout;"
+    grep -q -- "$n" "$W/so" || why="$why usage does not name $n;"
+    [ -s "$W/se" ] && why="$why stderr: $(head -c 100 "$W/se");"
+    if [ -z "$why" ]; then ok "cli $n $h"; else notok "cli $n $h" "$why"; fi
+  done
+  usage_err "bogus option" $BOGUS
+  usage_err "no arguments"
+done
+
+# a bogus option next to otherwise valid arguments: named in the message,
+# the file untouched
+for m in $PRESENT; do
+  b=$(mode_field "$m" 2)
+  src=$(valid_src "$m"); cp "$src" "$W/in/u.rpd"
+  XARGS=$BOGUS; run_mode "$m" "$W/in/u.rpd" >"$W/so" 2>"$W/se"; rc=$?; XARGS=
+  why=
+  [ $rc -eq 2 ] || why="$why exit $rc (want 2);"
+  grep -q -- "$BOGUS" "$W/se" || why="$why message does not name $BOGUS;"
+  [ "$(sed -n 2p "$W/se")" = "Try '$b --help'." ] || why="$why no --help hint;"
+  cmp -s "$src" "$W/in/u.rpd" || why="$why input changed;"
+  if [ -z "$why" ]; then ok "cli $m: bogus option with a valid FILE"
+  else notok "cli $m: bogus option with a valid FILE" "$why $(head -c 200 "$W/se" | tr '\n' '|')"; fi
+  rm -f "$W/in/u.rpd"
+done
+
+# ------------------------------------------------------------ 2. bad input
+# Each input lives alone in its own directory, so that anything a tool
+# leaves next to it shows up in a listing.
+mkin() { rm -rf "$W/in/$1"; mkdir -p "$W/in/$1"; echo "$W/in/$1"; }
+
+d=$(mkin missing);  IN_missing=$d/nope.rpd
+d=$(mkin dir);      IN_dir=$d/adir.rpd; mkdir "$IN_dir"
+d=$(mkin empty);    IN_empty=$d/empty.rpd; : >"$IN_empty"
+d=$(mkin text);     IN_text=$d/text.rpd; printf 'id,pid,tid,start,end\n1,2,3,4,5\n' >"$IN_text"
+d=$(mkin truncgz);  IN_truncgz=$d/trunc.rpd.gz
+sz=$(wc -c <"$W/small.rpd.gz"); head -c $((sz / 2)) "$W/small.rpd.gz" >"$IN_truncgz"
+d=$(mkin other);    IN_other=$d/other.rpd
+sqlite3 "$IN_other" "create table t(x); insert into t values (1);"
+d=$(mkin rocprof);  IN_rocprof=$d/prof_results.db
+if [ -f "$TRACES/rocprofv3_28_results.db" ]; then cat "$TRACES/rocprofv3_28_results.db" >"$IN_rocprof"
+else
+  sqlite3 "$IN_rocprof" "create table rocpd_info_node_0123abcd(id, hash, machine_id);
+    create table rocpd_kernel_dispatch_0123abcd(id, start, end);
+    create table rocpd_metadata_0123abcd(tag, value);
+    insert into rocpd_metadata_0123abcd values ('schema_version', '3');
+    create view kernels as select * from rocpd_kernel_dispatch_0123abcd;
+    create view regions as select 1 as id;"
+fi
+d=$(mkin gzdouble); IN_gzdouble=$d/twice.rpd.gz; gzip -c "$W/small.rpd.gz" >"$IN_gzdouble"
+d=$(mkin hostbad);  IN_hostbad="$d/bad; rm -rf x 'q' \"d\" \$(id).rpd"
+printf 'not a trace\n' >"$IN_hostbad"
+
+# check_case NAME MODE FILE WANT [NEEDLE]
+# Runs MODE on FILE (prepared by the caller) and checks the contract:
+# exit WANT; on failure exactly one stderr line "PROG: ..." (containing
+# NEEDLE if given), no output file; the input byte-identical unless a
+# writer succeeded; nothing new next to the input nor in $TMPDIR.
+check_case() {
+  _n=$1; _m=$2; _f=$3; _want=$4; _needle=$5
+  _b=$(mode_field "$_m" 2); _role=$(mode_field "$_m" 3)
+  _dir=$(dirname "$_f")
+  rm -rf "$W/out"/* "$W/tmp"/* "$W/pristine"
+  [ -f "$_f" ] && cp "$_f" "$W/pristine"
+  ls -A "$_dir" >"$W/ls.before"
+  run_mode "$_m" "$_f" >"$W/so" 2>"$W/se" </dev/null; _rc=$?
+  _why=
+  [ "$_rc" = "$_want" ] || _why="$_why exit $_rc (want $_want);"
+  if [ "$_want" != 0 ]; then
+    _l=$(wc -l <"$W/se")
+    [ "$_l" -eq 1 ] || _why="$_why $_l stderr lines;"
+    case $(sed -n 1p "$W/se") in "$_b: "?*) ;; *) _why="$_why message not '$_b: ...';" ;; esac
+    if [ -n "$_needle" ] && ! grep -qF -- "$_needle" "$W/se"; then
+      _why="$_why message lacks [$_needle];"
+    fi
+    [ -z "$(ls -A "$W/out")" ] || _why="$_why wrote output $(ls -A "$W/out");"
+  fi
+  if [ -f "$W/pristine" ] && { [ "$_role" = r ] || [ "$_want" != 0 ]; }; then
+    cmp -s "$W/pristine" "$_f" || _why="$_why input changed;"
+  fi
+  ls -A "$_dir" >"$W/ls.after"
+  cmp -s "$W/ls.before" "$W/ls.after" ||
+    _why="$_why left next to input: $(comm -13 "$W/ls.before" "$W/ls.after" | tr '\n' ' ')$(comm -23 "$W/ls.before" "$W/ls.after" | sed 's/^/-/' | tr '\n' ' ');"
+  [ -z "$(ls -A "$W/tmp")" ] || _why="$_why left in TMPDIR: $(ls -A "$W/tmp" | tr '\n' ' ');"
+  if [ -z "$_why" ]; then ok "$_n"
+  else notok "$_n" "$_why :: $(head -c 200 "$W/se" | tr '\n' '|')"; fi
+}
+
+for m in $PRESENT; do
+  role=$(mode_field "$m" 3)
+  check_case "bad $m: nonexistent path" "$m" "$IN_missing" 1 "no such file"
+  [ -e "$IN_missing" ] && { notok "bad $m: nonexistent path was created"; rm -rf "$IN_missing"; }
+  check_case "bad $m: directory" "$m" "$IN_dir" 1
+  check_case "bad $m: empty file" "$m" "$IN_empty" 1
+  check_case "bad $m: text file" "$m" "$IN_text" 1 "not an SQLite database"
+  check_case "bad $m: truncated .gz" "$m" "$IN_truncgz" 1 "gzip"
+  check_case "bad $m: .gz of a .gz" "$m" "$IN_gzdouble" 1
+  check_case "bad $m: SQLite without rocpd tables" "$m" "$IN_other" 1 "not an RPD trace"
+  check_case "bad $m: rocprofv3 database" "$m" "$IN_rocprof" 1 "rpd-import"
+  check_case "bad $m: hostile name, not a trace" "$m" "$IN_hostbad" 1 "$(basename "$IN_hostbad")"
+
+  # read-only file: writers refuse, readers work
+  d=$(mkin ro); cp "$(valid_src "$m")" "$d/ro.rpd"; chmod 444 "$d/ro.rpd"
+  if [ "$role" = w ]; then check_case "bad $m: read-only file" "$m" "$d/ro.rpd" 1 "read-only"
+  else check_case "ok $m: reads a read-only file" "$m" "$d/ro.rpd" 0; fi
+  # read-only directory: no journal, no temp file, no .gz rewrite possible
+  d=$(mkin rodir); cp "$(valid_src "$m")" "$d/t.rpd"; gzip -c "$d/t.rpd" >"$d/t.rpd.gz"
+  chmod 555 "$d"
+  for f in t.rpd t.rpd.gz; do
+    if [ "$role" = w ]; then check_case "bad $m: $f in a read-only directory" "$m" "$d/$f" 1 "read-only"
+    else check_case "ok $m: reads $f in a read-only directory" "$m" "$d/$f" 0; fi
+  done
+  chmod 755 "$d"
+  # a valid .gz: readers leave it byte-identical, writers rewrite it in
+  # place as gzip; no temp file either way
+  d=$(mkin gz); gzip -c "$(valid_src "$m")" >"$d/t.rpd.gz"
+  check_case "ok $m: .gz input" "$m" "$d/t.rpd.gz" 0
+  if [ "$role" = w ] && ! gzip -t "$d/t.rpd.gz" 2>/dev/null; then notok "ok $m: .gz rewritten as gzip"; fi
+  # hostile names work (and a leading dash after --)
+  d=$(mkin hostile)
+  for f in "a b; c 'q' \"d\" \$(x) \`y\` & z.rpd" "-lead.rpd"; do
+    cp "$(valid_src "$m")" "$d/$f"
+    case $f in -*) DD=--; check_case "ok $m: name with a leading dash after --" "$m" "$d/$f" 0; DD= ;;
+               *) check_case "ok $m: hostile file name" "$m" "$d/$f" 0 ;; esac
+    rm -f "$d/$f"
+  done
+done
+
+# locked: another process holds an exclusive lock; every tool gives up
+# after RPD_BUSY_TIMEOUT_MS with one line and leaves the file alone
+d=$(mkin locked); cp "$W/small.rpd" "$d/l.rpd"
+mkfifo "$W/lockfifo"
+timeout 60 sqlite3 "$d/l.rpd" <"$W/lockfifo" >"$W/lock.out" 2>&1 &
+LOCKPID=$!
+exec 9>"$W/lockfifo"
+echo "BEGIN EXCLUSIVE; SELECT 'locked';" >&9
+i=0
+while [ $i -lt 100 ] && ! grep -q locked "$W/lock.out" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+if sqlite3 -cmd '.timeout 0' "$d/l.rpd" "select count(*) from rocpd_api" >/dev/null 2>&1; then
+  notok "locked: could not take the lock (sqlite3 holder)"
+else
+  for m in $PRESENT; do
+    check_case "bad $m: locked database" "$m" "$d/l.rpd" 1 "locked"
+  done
+fi
+exec 9>&-
+wait "$LOCKPID" 2>/dev/null; LOCKPID=
+rm -f "$W/lockfifo"
+
+# ------------------------------------------------------------ 3. kill -9
+# Sizes: the plain trace takes the big augmenters well over a second on
+# this class of machine; the .gz one about half a second.
+KILL_MODES="callstack autograd graph strings-dedupe trim schema-upgrade raptor-save"
+rpd-synth --seed 9 --api 200000 --schema 2 -o "$W/big.rpd" >/dev/null 2>&1 ||
+  notok "rpd-synth big trace"
+rpd-synth --seed 9 --api 50000 --schema 2 -o "$W/mid.rpd" >/dev/null 2>&1 ||
+  notok "rpd-synth mid trace"
+gzip -1 -c "$W/mid.rpd" >"$W/mid.rpd.gz"
+BIGDUMP=
+
+# kill_at MODE FILE DELAY: start MODE on FILE, kill -9 after DELAY seconds.
+# Sets KST to "killed" or "finished N" (its exit status).
+kill_at() {
+  (EXEC=exec; run_mode "$1" "$2") >/dev/null 2>"$W/kill.err" </dev/null &
+  _p=$!
+  sleep "$3"
+  kill -9 "$_p" 2>/dev/null
+  wait "$_p"; _s=$?
+  if [ $_s -eq 137 ]; then KST=killed; else KST="finished $_s"; fi
+}
+
+# delays (s) per mode: spread over the run, the last near its end
+kill_delays() {
+  case $1 in
+  graph) echo "0.05 0.15 0.3" ;;
+  raptor-save) echo "0.1 0.4 0.7" ;;
+  *) echo "0.1 0.5 1.0" ;;
+  esac
+}
+
+for m in $KILL_MODES; do
+  case " $PRESENT " in *" $m "*) ;; *) skip "kill $m: not built"; continue ;; esac
+  hits=0
+  for t in $(kill_delays "$m"); do
+    rm -rf "$W/k"; mkdir "$W/k"; cp "$W/big.rpd" "$W/k/k.rpd"
+    kill_at "$m" "$W/k/k.rpd" "$t"
+    n="kill $m after ${t}s ($KST)"
+    left=$(ls -A "$W/k" | grep -v -x -e k.rpd -e k.rpd-journal | tr '\n' ' ')
+    ic=$(sqlite3 "$W/k/k.rpd" "PRAGMA integrity_check" 2>&1 | head -3 | tr '\n' ' ')
+    why=
+    [ "$ic" = "ok " ] || why="$why integrity_check: $ic;"
+    [ -e "$W/k/k.rpd-journal" ] && why="$why journal still there after rollback;"
+    [ -n "$left" ] && why="$why left: $left;"
+    [ -z "$(ls -A "$W/tmp")" ] || why="$why left in TMPDIR: $(ls -A "$W/tmp" | tr '\n' ' ');"
+    rm -rf "$W/tmp"/*
+    if [ "$KST" = killed ]; then
+      hits=$((hits + 1))
+      if ! cmp -s "$W/big.rpd" "$W/k/k.rpd"; then
+        # not byte-identical: compare the logical content
+        [ -n "$BIGDUMP" ] || BIGDUMP=$(sqlite3 "$W/big.rpd" .dump | sha1sum)
+        [ "$(sqlite3 "$W/k/k.rpd" .dump | sha1sum)" = "$BIGDUMP" ] || why="$why content differs from the input;"
+      fi
+    elif [ "$KST" != "finished 0" ]; then
+      why="$why failed by itself: $(head -c 200 "$W/kill.err");"
+    fi
+    if [ -z "$why" ]; then ok "$n"; else notok "$n" "$why"; fi
+  done
+  [ $hits -gt 0 ] || notok "kill $m: never caught running (trace too small?)"
+
+  # in-place .gz: the .gz stays byte-identical; the work copy next to it is
+  # what kill -9 cannot remove (named rpdtools-XXXXXX by common/open.c)
+  for t in 0.1 0.3; do
+    rm -rf "$W/k"; mkdir "$W/k"; cp "$W/mid.rpd.gz" "$W/k/k.rpd.gz"
+    kill_at "$m" "$W/k/k.rpd.gz" "$t"
+    n="kill $m on .gz after ${t}s ($KST)"
+    left=$(ls -A "$W/k" | grep -v -x k.rpd.gz | tr '\n' ' ')
+    why=
+    if [ "$KST" = killed ]; then
+      cmp -s "$W/mid.rpd.gz" "$W/k/k.rpd.gz" || why="$why .gz changed;"
+      for f in $left; do
+        case $f in rpdtools-*) ;; *) why="$why unrecognisable leftover $f;" ;; esac
+      done
+      [ -n "$left" ] && echo "# kill -9 of $m on .gz left in its directory: $left"
+    else
+      [ "$KST" = "finished 0" ] || why="$why failed by itself: $(head -c 200 "$W/kill.err");"
+      gzip -t "$W/k/k.rpd.gz" 2>/dev/null || why="$why result is not gzip;"
+      [ -z "$left" ] || why="$why left: $left;"
+    fi
+    [ -z "$(ls -A "$W/tmp")" ] || why="$why left in TMPDIR: $(ls -A "$W/tmp" | tr '\n' ' ');"
+    rm -rf "$W/tmp"/*
+    if [ -z "$why" ]; then ok "$n"; else notok "$n" "$why"; fi
+  done
+done
+rm -rf "$W/k" "$W/big.rpd" "$W/mid.rpd" "$W/mid.rpd.gz"
+
+# ------------------------------------------------------------ 4. idempotence
+# "table=rows table=rows ..." for every table of FILE
+counts() {
+  sqlite3 -batch -noheader "$1" "select 'select ''' || name || '='' || count(*) from \"' ||
+    replace(name, '\"', '\"\"') || '\";' from sqlite_master where type = 'table' order by name" |
+    sqlite3 -batch -noheader "$1" | tr '\n' ' '
+}
+
+# MODE FORCE-ARGS ("" when the tool has no --force)
+IDEM="callstack:--force autograd:--force graph:--force subclass:--force
+deserialize:--force schema-upgrade: schema-views:--force strings-dedupe:
+metadata-set: raptor-save:"
+for e in $IDEM; do
+  m=${e%%:*}; force=${e#*:}
+  case " $PRESENT " in *" $m "*) ;; *) skip "idempotence $m: not built"; continue ;; esac
+  f="$W/in/idem.rpd"; rm -f "$f"*; cp "$W/small.rpd" "$f"
+  run_mode "$m" "$f" >"$W/so" 2>"$W/se"; rc=$?
+  check_eq "idempotence $m: first run exits 0" 0 "$rc"
+  c1=$(counts "$f"); cp "$f" "$W/first.rpd"
+  run_mode "$m" "$f" >"$W/so" 2>"$W/se"; rc=$?
+  check_eq "idempotence $m: second run exits 0" 0 "$rc"
+  case $m in
+  raptor-save|metadata-set) # results are replaced on each run
+    check_eq "idempotence $m: second run, same row counts" "$c1" "$(counts "$f")" ;;
+  *)
+    if cat "$W/so" "$W/se" | grep -qi -e already -e 'nothing to do'; then ok "idempotence $m: second run says so"
+    else notok "idempotence $m: second run says so" "$(head -c 200 "$W/se")"; fi
+    same_file "idempotence $m: second run leaves the file byte-identical" "$W/first.rpd" "$f" ;;
+  esac
+  if [ -n "$force" ]; then
+    XARGS=$force; run_mode "$m" "$f" >"$W/so" 2>"$W/se"; rc=$?; XARGS=
+    check_eq "idempotence $m: $force exits 0" 0 "$rc"
+    check_eq "idempotence $m: $force gives the same row counts" "$c1" "$(counts "$f")"
+  fi
+done
+rm -f "$W/first.rpd" "$W/in/idem.rpd"
+
+# rpd-trim twice over the same absolute range keeps everything the second time
+if case " $PRESENT " in *" trim "*) true ;; *) false ;; esac; then
+  f="$W/in/trim.rpd"; cp "$W/small.rpd" "$f"
+  a=$(q "$f" "select min(start) + (max(end) - min(start)) / 10 from rocpd_api")
+  z=$(q "$f" "select max(end) - (max(end) - min(start)) / 10 from rocpd_api")
+  rpd-trim "$f" --start "$a" --end "$z" >/dev/null 2>"$W/se"; rc=$?
+  check_eq "idempotence trim: first run exits 0" 0 "$rc"
+  c1=$(counts "$f")
+  rpd-trim "$f" --start "$a" --end "$z" >/dev/null 2>"$W/se"; rc=$?
+  check_eq "idempotence trim: second run exits 0" 0 "$rc"
+  check_eq "idempotence trim: second run keeps every row" "$c1" "$(counts "$f")"
+  rm -f "$f"
+fi
