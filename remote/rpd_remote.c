@@ -15,9 +15,9 @@
  * calls.  Messages go to stderr prefixed "rpdRemote:".  RPDT_REMOTE_QUIET=1
  * silences the informational ones (errors are always printed).
  *
- * Before loading the tracer RPDT_AUTOSTART is set to 0: the tracer would
- * otherwise start itself on load and the first stop would only lower its
- * reference count, leaving it recording.
+ * RPDT_AUTOSTART is set to 0 when the library loads: the tracer would
+ * otherwise start itself when loaded by the first start, and the matching
+ * stop would only lower its reference count, leaving it recording.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -84,7 +84,6 @@ static int load_tracer(void)
     return 0;
   if (!name || !*name)
     name = "librpd_tracer.so";
-  setenv("RPDT_AUTOSTART", "0", 1);
   h = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
   if (!h) {
     say(1, "cannot load the tracer library '%s': %s (install it, or set "
@@ -213,6 +212,9 @@ static void after_fork_child(void)
 
 __attribute__((constructor)) static void rpd_remote_init(void)
 {
+  /* now, while the process is (almost surely) single-threaded: setenv
+   * racing with another thread's getenv is not safe */
+  setenv("RPDT_AUTOSTART", "0", 1);
   setup();
   if (cmd_pipe[1] >= 0) {
     pthread_atfork(NULL, NULL, after_fork_child);

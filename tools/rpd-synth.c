@@ -1118,18 +1118,13 @@ static int create_db(synth *s, const char *path)
   return defer_indexes(s);
 }
 
-int main(int argc, char **argv)
+/* Create the temp file next to out (mode 0666 & ~umask); sets tmp_path.
+ * Returns 0 or the exit code after reporting. */
+static int make_temp(const char *out)
 {
-  static synth s;
-  const char *out = NULL;
-  int force = 0, rc, fd;
+  mode_t um;
+  int fd, rc;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return 0;
-  if ((rc = parse_args(&s, argc, argv, &out, &force)) != 0)
-    return rc;
-  if (check_out(out, force))
-    return 1;
   tmp_path = rpd_xasprintf("%s.tmp.XXXXXX", out);
   fd = mkstemp(tmp_path);
   if (fd < 0) {
@@ -1138,38 +1133,58 @@ int main(int argc, char **argv)
     tmp_path = NULL;
     return rc;
   }
-  {                     /* mkstemp made it 0600: use the usual 0666 & ~umask */
-    mode_t um = umask(0);
-    umask(um);
-    if (fchmod(fd, 0666 & ~um) != 0) {
-      rc = rpd_fail("cannot write '%s': %s", out, strerror(errno));
-      close(fd);
-      unlink(tmp_path);
-      free(tmp_path);
-      return rc;
-    }
+  um = umask(0);
+  umask(um);
+  if (fchmod(fd, 0666 & ~um) != 0) {
+    rc = rpd_fail("cannot write '%s': %s", out, strerror(errno));
+    close(fd);
+    unlink(tmp_path);
+    free(tmp_path);
+    tmp_path = NULL;
+    return rc;
   }
   close(fd);
   atexit(remove_tmp);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGHUP, on_signal);
+  return 0;
+}
 
-  rc = create_db(&s, tmp_path);
-  if (rc == 0 && prepare_all(&s) != SQLITE_OK)
-    rc = rpd_fail("cannot prepare inserts: %s", sqlite3_errmsg(s.db));
-  if (rc == 0 && generate(&s) != SQLITE_OK)
-    rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(s.db));
-  finalize_all(&s);
-  if (rc == 0 && s.indexes.s &&
-      sqlite3_exec(s.db, s.indexes.s, NULL, NULL, NULL) != SQLITE_OK)
-    rc = rpd_fail("cannot index '%s': %s", out, sqlite3_errmsg(s.db));
-  if (rc == 0 && sqlite3_exec(s.db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-    rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(s.db));
-  if (sqlite3_close(s.db) != SQLITE_OK && rc == 0)
+/* Fill the temp file and rename it to out; 0 or the exit code. */
+static int write_trace(synth *s, const char *out)
+{
+  int rc = create_db(s, tmp_path);
+  if (rc == 0 && prepare_all(s) != SQLITE_OK)
+    rc = rpd_fail("cannot prepare inserts: %s", sqlite3_errmsg(s->db));
+  if (rc == 0 && generate(s) != SQLITE_OK)
+    rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(s->db));
+  finalize_all(s);
+  if (rc == 0 && s->indexes.s &&
+      sqlite3_exec(s->db, s->indexes.s, NULL, NULL, NULL) != SQLITE_OK)
+    rc = rpd_fail("cannot index '%s': %s", out, sqlite3_errmsg(s->db));
+  if (rc == 0 && sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(s->db));
+  if (sqlite3_close(s->db) != SQLITE_OK && rc == 0)
     rc = rpd_fail("cannot close '%s'", out);
   if (rc == 0 && rename(tmp_path, out) != 0)
     rc = rpd_fail("cannot write '%s': %s", out, strerror(errno));
+  return rc;
+}
+
+int main(int argc, char **argv)
+{
+  static synth s;
+  const char *out = NULL;
+  int force = 0, rc;
+
+  if (rpd_cli_init(argc, argv, usage))
+    return 0;
+  if ((rc = parse_args(&s, argc, argv, &out, &force)) != 0)
+    return rc;
+  if (check_out(out, force) || make_temp(out))
+    return 1;
+  rc = write_trace(&s, out);
   if (rc == 0) {
     printf("rpd-synth: wrote %s (schema v%d, seed %" PRId64 "): api %" PRId64
            ", op %" PRId64 ", api_ops %" PRId64 ", kernelapi %" PRId64
@@ -1177,7 +1192,7 @@ int main(int argc, char **argv)
            ", monitor %" PRId64 "\n", out, s.schema, s.seed, s.n_api, s.n_op,
            s.n_link, s.n_kernel, s.n_copy, s.next_str - 1,
            s.schema == 3 ? s.next_ustr - 1 : 0, s.n_mon);
-    free(tmp_path);
+    free(tmp_path);     /* renamed: nothing to remove at exit */
     tmp_path = NULL;
   }
   strmap_free(&s.strings);

@@ -129,6 +129,15 @@ check_rc "--views -o OUT" 0 rpd-schema --views v.rpd -o v-out.rpd --force
 same_file "--views -o leaves the input alone" v-before.rpd v.rpd
 check_eq "--views -o OUT has the views" 10 "$(rpd-schema --info v-out.rpd --format csv | tr -d '\r' | grep -c '^view:.*,ok$')"
 
+bad_case() { # name rc args... (last arg is the file)
+  _name=$1; _rc=$2; shift 2
+  eval "_f=\${$#}"
+  [ -e "$_f" ] && cp "$_f" bad.orig
+  check_rc "$_name" "$_rc" "$@"
+  check_one_line "$_name: one line"
+  if [ -e "$_f" ]; then same_file "$_name: input untouched" bad.orig "$_f"; fi
+}
+
 # --- --upgrade: rows and every view result preserved
 VIEWCMP="api op busy top ktop kernel copy copyop napi nop"
 snapshot() { # file -> counts of base tables + sorted content of the views
@@ -169,6 +178,20 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
   check "... stays gzip" gzip -t my.rpd.gz
   check_eq "... is schema 3 with all rows" "3 14736" "$(info my.rpd.gz schema) $(info my.rpd.gz rows:rocpd_api)"
 fi
+cp s2.rpd sig.rpd
+q sig.rpd "update rocpd_op set completionSignal = '0x7f01' where id = 3"
+check_rc "--upgrade keeps a non-empty completionSignal" 0 rpd-schema --upgrade sig.rpd
+check_eq "... with its value" "0x7f01" "$(q sig.rpd 'select completionSignal from rocpd_op where id = 3')"
+check_eq "... and is schema 3" 3 "$(info sig.rpd schema)"
+cp s2.rpd dangling.rpd
+q dangling.rpd "update rocpd_api set args_id = 999999 where id = 5"
+check_rc "--upgrade with a dangling args id" 0 rpd-schema --upgrade dangling.rpd
+check_eq "... the row is kept" 1 "$(q dangling.rpd 'select count(*) from rocpd_api where id = 5 and args_id < 0')"
+check_eq "... and (as before) not in the api view" 2999 "$(q dangling.rpd 'select count(*) from api')"
+cp s2.rpd extra.rpd
+q extra.rpd 'alter table rocpd_api add column note text'
+bad_case "--upgrade refuses an unknown column" 1 rpd-schema --upgrade extra.rpd
+check "... naming it" grep -q "unexpected column 'note'" "$TESTDIR/stderr"
 cp s2.rpd o-in.rpd
 check_rc "--upgrade -o OUT" 0 rpd-schema --upgrade o-in.rpd -o o-out.rpd
 same_file "--upgrade -o leaves the input alone" s2.rpd o-in.rpd
@@ -181,14 +204,6 @@ gzip -c s2.rpd | head -c 3000 >trunc.rpd.gz
 sqlite3 notrpd.rpd 'create table foo (x); insert into foo values (1);'
 sqlite3 rocprof.db 'create table rocpd_info_node_0123 (id); create view kernels as select 1; create view regions as select 1;'
 cp s2.rpd ro.rpd; chmod 444 ro.rpd
-bad_case() { # name rc args... (last arg is the file)
-  _name=$1; _rc=$2; shift 2
-  eval "_f=\${$#}"
-  [ -e "$_f" ] && cp "$_f" bad.orig
-  check_rc "$_name" "$_rc" "$@"
-  check_one_line "$_name: one line"
-  if [ -e "$_f" ]; then same_file "$_name: input untouched" bad.orig "$_f"; fi
-}
 for act in --info --upgrade --views; do
   bad_case "$act not SQLite" 1 rpd-schema $act text.rpd
   bad_case "$act empty file" 1 rpd-schema $act empty.rpd
