@@ -605,10 +605,19 @@ static int meta_default(rpd *r, const char *tag, const char *value)
   return rc;
 }
 
+/* Row counts of rocpd_api and rocpd_op. */
+static int base_counts(rpd *r, int64_t *api, int64_t *op)
+{
+  int rc = rpd_query_int64(r, "SELECT count(*) FROM rocpd_api", api);
+  if (rc == RPD_OK)
+    rc = rpd_query_int64(r, "SELECT count(*) FROM rocpd_op", op);
+  return rc;
+}
+
 static int upgrade(rpd *r, int *kept_signal)
 {
   rpd_buf views = {0}, after = {0};
-  int64_t signals = 0;
+  int64_t signals = 0, api0 = 0, op0 = 0, api1 = 0, op1 = 0;
   int rc = only_columns(r, "rocpd_api", v2_api_cols);
 
   if (rc == RPD_OK)
@@ -617,6 +626,8 @@ static int upgrade(rpd *r, int *kept_signal)
     rc = rpd_query_int64(r, "SELECT count(*) FROM rocpd_op WHERE "
                          "coalesce(completionSignal, '') <> ''", &signals);
   *kept_signal = signals > 0 || !rpd_column_exists(r, "rocpd_op", "completionSignal");
+  if (rc == RPD_OK)
+    rc = base_counts(r, &api0, &op0);
   if (rc == RPD_OK)
     rc = rpd_exec(r, "PRAGMA legacy_alter_table = ON");
   if (rc == RPD_OK)
@@ -633,6 +644,12 @@ static int upgrade(rpd *r, int *kept_signal)
     rc = move_args(r);
   if (rc == RPD_OK)
     rc = rebuild_tables(r, *kept_signal);
+  if (rc == RPD_OK)
+    rc = base_counts(r, &api1, &op1);
+  if (rc == RPD_OK && (api1 != api0 || op1 != op0))   /* never commit a loss */
+    rc = rpd_seterr(RPD_ERR, "row counts changed (api %lld -> %lld, op %lld -> "
+                    "%lld); nothing written", (long long)api0, (long long)api1,
+                    (long long)op0, (long long)op1);
   if (rc == RPD_OK)
     rc = empty_string_id(r);
   if (rc == RPD_OK && after.len)

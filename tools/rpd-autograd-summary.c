@@ -408,9 +408,16 @@ int main(int argc, char **argv) {
 
   if (rpd_cli_init(argc, argv, usage)) return 0;
   s.top = 20;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1, only_files = 0; i < argc; i++) {
     const char *a = argv[i], **dst = NULL, *val;
     char *endp;
+    if (!only_files && !strcmp(a, "--")) { only_files = 1; continue; }
+    if (only_files) {
+      if (!s.in) s.in = a;
+      else if (!out) out = a;
+      else return rpd_usage_error("unexpected argument '%s'", a);
+      continue;
+    }
     if (!strcmp(a, "--start") || !strncmp(a, "--start=", 8)) dst = &start;
     else if (!strcmp(a, "--end") || !strncmp(a, "--end=", 6)) dst = &end;
     else if (!strcmp(a, "--top") || !strncmp(a, "--top=", 6)) dst = &val;

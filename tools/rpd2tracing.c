@@ -914,10 +914,15 @@ typedef struct opts {
 } opts;
 
 static int parse_args(int argc, char **argv, opts *o) {
+  int only_files = 0;   /* after "--" */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val = NULL;
     const char **dst = NULL;
-    if (!strncmp(a, "--start", 7) && (a[7] == 0 || a[7] == '=')) dst = &o->start;
+    if (only_files) {
+      /* a file name, even if it starts with a dash */
+    }
+    else if (!strcmp(a, "--")) { only_files = 1; continue; }
+    else if (!strncmp(a, "--start", 7) && (a[7] == 0 || a[7] == '=')) dst = &o->start;
     else if (!strncmp(a, "--end", 5) && (a[5] == 0 || a[5] == '=')) dst = &o->end;
     else if (!strncmp(a, "--format", 8) && (a[8] == 0 || a[8] == '=')) dst = &val;
     else if (!strcmp(a, "-q")) { o->quiet = 1; continue; }

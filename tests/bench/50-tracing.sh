@@ -11,10 +11,10 @@ t=$(bench_trace "synth-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2) ||
   { echo "BENCH tracing FAILED (rpd-synth)"; exit 1; }
 out="$BENCHDIR/tracing-out"
 measure "tracing-floor(sql)" "$BENCH_ROWS" sqlite3 "$t" \
-  "SELECT sum(length(T.string) + length(D.string) + O.start + O.\"end\" + O.gpuId + O.queueId)
+  "SELECT total(length(T.string) + length(D.string) + O.start + O.\"end\" + O.gpuId + O.queueId)
      FROM rocpd_op O LEFT JOIN rocpd_string T ON T.id = O.opType_id
      LEFT JOIN rocpd_string D ON D.id = O.description_id;
-   SELECT sum(length(N.string) + length(S.string) + A.pid + A.tid + A.start + A.\"end\")
+   SELECT total(length(N.string) + length(S.string) + A.pid + A.tid + A.start + A.\"end\")
      FROM rocpd_api A LEFT JOIN rocpd_string N ON N.id = A.apiName_id
      LEFT JOIN rocpd_ustring S ON S.id = A.args_id;
    SELECT * FROM (SELECT 1 AS k, A.start AS ts, A.pid, A.tid, A.id, A.\"end\" AS e, A.args_id, 0, 0, 0, 0, 0
@@ -22,8 +22,7 @@ measure "tracing-floor(sql)" "$BENCH_ROWS" sqlite3 "$t" \
        AND A.start != A.\"end\"
      UNION ALL SELECT 2, A.start, A.pid, A.tid, A.id, 0, X.id, O.gpuId, O.queueId, O.start, O.\"end\", A.\"end\"
        FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id JOIN rocpd_op O ON O.id = X.op_id)
-     ORDER BY ts, k, e DESC LIMIT 1 OFFSET 1000000000000;"
-floor=$MEASURED_SECS
+     ORDER BY ts, k, e DESC LIMIT 1 OFFSET 1000000000000;" && floor=$MEASURED_SECS || floor=0
 measure "rpd2tracing" "$BENCH_ROWS" rpd2tracing "$t" "$out.json" -q
 ours=$MEASURED_SECS
 echo "BENCH rpd2tracing floor secs=$floor ratio=$(awk -v a="$ours" -v b="$floor" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "inf" }') output_bytes=$(wc -c <"$out.json")"
