@@ -40,6 +40,7 @@ LDLIBS   := $(PKG_LIBS) -lm -lpthread -ldl
 BIN := $(O)/bin
 LIB := $(O)/lib
 OBJ := $(O)/obj
+TESTBIN := $(OBJ)/testbin
 
 COMMON_SRC := $(wildcard common/*.c)
 COMMON_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(COMMON_SRC)) $(OBJ)/views_embed.o
@@ -55,7 +56,7 @@ RAPTOR_BIN := $(if $(RAPTOR_SRC),$(BIN)/raptor)
 RAPTOR_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(RAPTOR_SRC))
 
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
-UNIT_BINS  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(TESTBIN)/%,$(UNIT_SRC))
 
 # Extra targets from mk/*.mk add themselves to EXTRA_ALL.
 EXTRA_ALL :=
@@ -110,7 +111,7 @@ $(BIN)/raptor: $(RAPTOR_OBJ) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(RAPTOR_OBJ) $(COMMON_LIB) $(LDLIBS) -o $@
 
-$(O)/tests/%: $(OBJ)/tests/unit/%.o $(COMMON_LIB)
+$(TESTBIN)/%: $(OBJ)/tests/unit/%.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) $(CMOCKA_LIBS) -o $@
 
@@ -118,8 +119,8 @@ test: deps
 	@$(MAKE) --no-print-directory test-run
 
 test-run: all $(UNIT_BINS)
-	@RPD_BIN=$(abspath $(BIN)) RPD_LIB=$(abspath $(LIB)) RPD_TESTBIN=$(abspath $(O)/tests) \
-	  RPD_TESTOUT=$(abspath $(O)/tests/out) 	  sh tests/run.sh
+	@RPD_BIN=$(abspath $(BIN)) RPD_LIB=$(abspath $(LIB)) RPD_TESTBIN=$(abspath $(TESTBIN)) \
+	  RPD_TESTOUT=$(abspath $(OBJ)/testout) 	  sh tests/run.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -137,6 +138,6 @@ install: all
 	install -m 644 $(VIEWS) $(DESTDIR)$(PREFIX)/share/rpdtools/views/
 
 clean:
-	rm -rf bin lib obj tests/out build
+	rm -rf bin lib obj tests/out build demo
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

@@ -121,9 +121,14 @@ static void say_skipped(rpd *r, const char *file)
  * the old file is only replaced (atomically) once the new one is done. */
 static int create_forced(rpd **r, const char *file)
 {
-  char *sib = rpd_xasprintf("%s.new.XXXXXX", file);
-  int fd = mkstemp(sib), rc;
+  struct stat sb;
+  char *sib;
+  int fd, rc;
 
+  if (stat(file, &sb) == 0 && ((sb.st_mode & 0222) == 0 || access(file, W_OK) != 0))
+    return rpd_seterr(RPD_EROFS, "read-only file");
+  sib = rpd_xasprintf("%s.new.XXXXXX", file);
+  fd = mkstemp(sib);
   if (fd < 0) {
     free(sib);
     return rpd_seterr(RPD_EROFS, "cannot create a file next to it");
@@ -174,18 +179,33 @@ static int do_create(const opts *o)
 
 /* ------------------------------------------------------------ --print */
 
+/* The DDL, then each utility view that works on that layout (tried on a
+ * scratch in-memory database, so stackframe is left out for v2). */
 static int do_print(const opts *o)
 {
+  rpd mem = {0};
   const char *sql = rpd_view_sql("schema", o->schema);
+  int rc = RPD_OK;
+
   if (!sql)
     return rpd_fail("no embedded schema %d", o->schema);
-  fputs(sql, stdout);
-  for (int i = 0; rpd_utility_views[i]; i++) {
-    const char *v = rpd_view_sql(rpd_utility_views[i], o->schema);
-    if (v)
-      printf("\n%s", v);
+  if (sqlite3_open_v2(":memory:", &mem.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+    rc = rpd_seterr(RPD_ENOMEM, "cannot open an in-memory database");
+  mem.schema = o->schema;
+  if (rc == RPD_OK)
+    rc = rpd_exec(&mem, sql);
+  if (rc == RPD_OK)
+    rc = rpd_schema_install_views(&mem);
+  if (rc == RPD_OK) {
+    fputs(sql, stdout);
+    for (int i = 0; rpd_utility_views[i]; i++)
+      if (rpd_table_exists(&mem, rpd_utility_views[i]))
+        printf("\n%s", rpd_view_sql(rpd_utility_views[i], o->schema));
   }
-  return ferror(stdout) ? rpd_fail("write error on stdout") : 0;
+  sqlite3_close(mem.db);
+  if (rc)
+    return rpd_fail("cannot build the schema: %s", rpd_errmsg());
+  return fflush(stdout) != 0 || ferror(stdout) ? rpd_fail("write error on stdout") : 0;
 }
 
 /* ------------------------------------------------------------ --info */

@@ -6,8 +6,8 @@
 
 REMOTE_SO   := $(LIB)/librpd_remote.so
 RPDCTL_SO   := $(LIB)/librpdctl.so
-FAKE_TRACER := $(O)/tests/libfake_tracer.so
-REMOTE_HOST := $(O)/tests/remote_host
+FAKE_TRACER := $(TESTBIN)/libfake_tracer.so
+REMOTE_HOST := $(TESTBIN)/remote_host
 
 EXTRA_ALL += $(REMOTE_SO) $(RPDCTL_SO) $(FAKE_TRACER) $(REMOTE_HOST)
 

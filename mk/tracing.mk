@@ -1,7 +1,7 @@
 # mk/tracing.mk - json_check, the trace-event JSON validator/counter used by
 # tests/tools/rpd2tracing.sh (yajl parses the whole output).
-$(O)/tests/json_check: $(OBJ)/tests/json_check.o
+$(TESTBIN)/json_check: $(OBJ)/tests/json_check.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(LDLIBS) -o $@
 
-EXTRA_ALL += $(O)/tests/json_check
+EXTRA_ALL += $(TESTBIN)/json_check

@@ -146,40 +146,46 @@ typedef struct summary {
   int64_t nops, nrows, ncalls;
 } summary;
 
-/* The autogradKernel rows (optionally only kernels launched in [lo, hi])
- * as the CTE K(autogradName, kernelName, sizes, calls, avg_gpu, total_gpu). */
-static const char k_all[] =
-    "WITH K AS (SELECT autogradName, kernelName, sizes, calls, avg_gpu, total_gpu"
-    " FROM autogradKernel) ";
-static const char k_window[] =
-    "WITH K AS (SELECT B.string AS autogradName, C.string AS kernelName,"
+/* The autogradKernel rows (optionally only kernels launched in [lo, hi]),
+ * computed once into the temp table temp.ag_rows(autogradName, kernelName,
+ * sizes, calls, avg_gpu, total_gpu) that every part of the page reads. */
+static const char rows_all[] =
+    "CREATE TEMP TABLE ag_rows AS SELECT autogradName, kernelName, sizes, calls,"
+    " avg_gpu, total_gpu FROM autogradKernel";
+static const char rows_window[] =
+    "CREATE TEMP TABLE ag_rows AS SELECT B.string AS autogradName, C.string AS kernelName,"
     " X.sizes AS sizes, count(*) AS calls, avg(X.gpu_time) AS avg_gpu,"
     " sum(X.gpu_time) AS total_gpu FROM _callstack_autograd_kernel_exclusive X"
     " JOIN rocpd_api A ON A.id = X.child_id"
     " JOIN rocpd_string B ON B.id = X.autogradName_id"
     " JOIN rocpd_string C ON C.id = X.kernelName_id"
     " WHERE A.start BETWEEN ?1 AND ?2"
-    " GROUP BY X.autogradName_id, X.kernelName_id, X.sizes) ";
+    " GROUP BY X.autogradName_id, X.kernelName_id, X.sizes";
 
-static int prep(summary *s, const char *tail, sqlite3_stmt **st) {
-  char *sql = rpd_xasprintf("%s%s", s->ranged ? k_window : k_all, tail);
-  int rc = rpd_prepare(s->r, sql, st);
-  free(sql);
+static int materialize(summary *s) {
+  sqlite3_stmt *st = NULL;
+  int v, rc = rpd_prepare(s->r, s->ranged ? rows_window : rows_all, &st);
   if (rc == RPD_OK && s->ranged) {
-    sqlite3_bind_int64(*st, 1, s->lo);
-    sqlite3_bind_int64(*st, 2, s->hi);
+    sqlite3_bind_int64(st, 1, s->lo);
+    sqlite3_bind_int64(st, 2, s->hi);
   }
+  if (rc == RPD_OK && (v = rpd_step(s->r, st)) < 0) rc = -v;
+  sqlite3_finalize(st);
   return rc;
+}
+
+static int prep(summary *s, const char *sql, sqlite3_stmt **st) {
+  return rpd_prepare(s->r, sql, st);
 }
 
 static const char op_query[] =
     "SELECT autogradName, count(DISTINCT kernelName), sum(calls), sum(total_gpu)"
-    " FROM K GROUP BY autogradName ORDER BY 4 DESC, 1";
+    " FROM temp.ag_rows GROUP BY autogradName ORDER BY 4 DESC, 1";
 
 static int totals(summary *s) {
   sqlite3_stmt *st = NULL;
   int v, rc = prep(s, "SELECT count(*), count(DISTINCT autogradName), sum(calls),"
-                      " sum(total_gpu) FROM K", &st);
+                      " sum(total_gpu) FROM temp.ag_rows", &st);
   if (rc == RPD_OK && (v = rpd_step(s->r, st)) != SQLITE_ROW) rc = v < 0 ? -v : RPD_ERR;
   if (rc == RPD_OK) {
     s->nrows = sqlite3_column_int64(st, 0);
@@ -282,7 +288,7 @@ static int kernel_table(summary *s) {
   sqlite3_stmt *st = NULL;
   rpd_buf *b = &s->page;
   int v, rc = prep(s, "SELECT autogradName, kernelName, sizes, calls, avg_gpu, total_gpu"
-                      " FROM K ORDER BY total_gpu DESC, 1, 2, 3", &st);
+                      " FROM temp.ag_rows ORDER BY total_gpu DESC, 1, 2, 3", &st);
   table_head(b, "kernels", "Kernels by operator", cols, 6);
   while (rc == RPD_OK && (v = rpd_step(s->r, st)) == SQLITE_ROW) {
     const char *kernel = (const char *)sqlite3_column_text(st, 1);
@@ -446,7 +452,7 @@ int main(int argc, char **argv) {
     s.ranged = 1;
     if ((ret = parse_window(&s, start, end))) goto done;
   }
-  if (totals(&s) != RPD_OK) {
+  if (materialize(&s) != RPD_OK || totals(&s) != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", s.in, rpd_errmsg());
     goto done;
   }

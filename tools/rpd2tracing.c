@@ -603,7 +603,7 @@ static void queue_step(conv *c, gpu_queue *q, int64_t ts, int d) {
   c->n_counter++;
 }
 
-/* Apply the op ends of q before `before` (all of them when INT64_MAX+). */
+/* Apply the pending op ends of q that are before `before` (all with all=1). */
 static void queue_drain(conv *c, gpu_queue *q, int64_t before, int all) {
   while (q->nends && (all || q->ends[0] < before)) queue_step(c, q, heap_pop(q), -1);
 }
@@ -1000,7 +1000,14 @@ static int open_sink(sink *s, const char *out, int *fd_out) {
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGHUP, on_signal);
-  if (ends_with(out, ".gz")) s->gz = gzdopen(fd, "wb6");
+  if (ends_with(out, ".gz")) {
+    /* level 6 (gzip's default), or RPD_GZIP_LEVEL as everywhere in rpdtools */
+    const char *lv = getenv("RPD_GZIP_LEVEL");
+    char mode[4] = "wb6";
+    if (lv && lv[0] >= '0' && lv[0] <= '9' && !lv[1]) mode[2] = lv[0];
+    s->gz = gzdopen(fd, mode);
+    if (s->gz) gzbuffer(s->gz, 256 * 1024);
+  }
   else s->f = fdopen(fd, "w");
   if (!s->gz && !s->f) {
     close(fd);

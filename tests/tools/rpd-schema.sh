@@ -49,6 +49,10 @@ same_file "refused file untouched" keep.rpd new.rpd
 echo junk >junk.rpd
 check_rc "--create --force replaces" 0 rpd-schema --create junk.rpd --force
 check_eq "--force result is a trace" 3 "$(q junk.rpd "select value from rocpd_metadata where tag = 'schema_version'")"
+cp keep.rpd ro-new.rpd; chmod 444 ro-new.rpd
+check_rc "--create --force refuses a read-only file" 1 rpd-schema --create ro-new.rpd --force
+check_one_line "read-only refusal is one line"
+same_file "read-only file untouched" keep.rpd ro-new.rpd
 : >empty0.rpd
 check_rc "--create on an existing empty file (tracer dry run)" 0 rpd-schema --create empty0.rpd
 check_eq "... gives a trace" 11 "$(q empty0.rpd "select count(*) from sqlite_master where type = 'table' and name like 'rocpd%'")"
@@ -74,6 +78,9 @@ cp "$TESTDIR/stdout" print.sql
 sqlite3 printed.rpd <print.sql 2>print.err
 check_eq "--print output builds a trace" "" "$(cat print.err)"
 check_eq "--print trace = --create trace" "$(layout new.rpd)" "$(layout printed.rpd)"
+rpd-schema --print --schema 2 | sqlite3 printed2.rpd
+check_eq "--print --schema 2 builds the --create --schema 2 trace" "$(layout new2.rpd) $(names new2.rpd view)" \
+  "$(layout printed2.rpd) $(names printed2.rpd view)"
 sqlite3 byhand.rpd <"$VIEWS_DIR/schema.sql"
 for v in $UTIL; do sqlite3 byhand.rpd <"$VIEWS_DIR/$v.sql"; done
 check_eq "views/*.sql by hand" "$UTIL" "$(names byhand.rpd view)"

@@ -97,6 +97,18 @@ rpd2tracing mini.rpd w1.json -q --start 0% --end 10%
 RPD2TRACING_MEM_MAX=0 rpd2tracing mini.rpd w2.json -q --start 0% --end 10%
 same_file "SQL-sorted launch path in a window: same JSON" w1.json w2.json
 
+# HSA api calls (rocpd_hsaApi, when present) on tid + 1 with their own names
+cp mini.orig hsa.rpd
+sqlite3 hsa.rpd "CREATE TABLE rocpd_hsaApi (id integer PRIMARY KEY, pid integer, tid integer,
+  start integer, end integer, apiName_id integer, args_id integer);
+  INSERT INTO rocpd_string(id, string) VALUES (20, 'hsa_signal_wait'), (21, 'sig = 0x9');
+  INSERT INTO rocpd_hsaApi VALUES (1, 100, 101, 2500, 2700, 20, 21);"
+check_rc "trace with rocpd_hsaApi" 0 rpd2tracing hsa.rpd hsa.json -q
+check_eq "HSA call and thread names" "X/hsa_api 1 M 10" \
+  "$("$JC" hsa.json | awk '$1=="cat"&&$2=="X/hsa_api"{h=$3} $1=="ph"&&$2=="M"{m=$3} END{printf "X/hsa_api %d M %d", h, m}')"
+check_eq "HSA call on tid + 1" 1 "$(grep -c '"cat":"hsa_api","pid":100,"tid":102,"name":"hsa_signal_wait","ts":2.500,"dur":0.200,"args":{"desc":"sig = 0x9"}' hsa.json)"
+check_eq "HSA thread named on tid + 1" 1 "$(grep -c '"name":"thread_name","ph":"M","pid":100,"tid":102,"args":{"name":"HSA 101"}' hsa.json)"
+
 # --format array and .json.gz
 check_rc "--format array" 0 rpd2tracing mini.rpd arr.json --format array -q
 check_eq "array form parses with the same events" "events 49" "$("$JC" arr.json | head -1)"

@@ -115,7 +115,14 @@ static void test_views_content(void **state)
     assert_int_equal(fx_q(f->path, "SELECT TotalCalls FROM ktop WHERE Name = 'k1'"), 1);
     assert_int_equal(fx_q(f->path, "SELECT GpuTime FROM busy"), 400);
     assert_int_equal(fx_q(f->path, "SELECT node FROM napi"), 0);
+    assert_int_equal(fx_q(f->path, "SELECT gpuId FROM nop"), 0);
   }
+  /* stackframe (v3 only): frame names resolved through rocpd_string */
+  assert_int_equal(fx_make_db(f->path,
+      "INSERT INTO rocpd_string (id, string) VALUES (6, 'main');"
+      "INSERT INTO rocpd_stackframe (api_ptr_id, depth, name_id) VALUES (1, 0, 6);"), 0);
+  assert_int_equal(fx_q(f->path, "SELECT count(*) FROM stackframe WHERE id = 1 AND "
+                                 "apiName = 'hipLaunchKernel' AND depth = 0 AND name = 'main'"), 1);
 }
 
 /* Reinstalling is idempotent; a table named like a view is left alone. */
