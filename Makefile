@@ -140,4 +140,4 @@ install: all
 clean:
 	rm -rf bin lib obj tests/out build demo
 
--include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+-include $(shell find $(OBJ) -name '*.d' -type f 2>/dev/null)

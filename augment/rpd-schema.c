@@ -150,12 +150,16 @@ static int do_create(const opts *o)
 {
   rpd *r = NULL;
   struct stat sb;
-  int rc;
+  char *target = NULL;
+  int rc = rpd_output_target(o->file, &target);
 
-  if (o->force && stat(o->file, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
-    rc = create_forced(&r, o->file);
+  if (rc)
+    return report("create", o->file);
+  if (o->force && stat(target, &sb) == 0 && sb.st_size > 0)
+    rc = create_forced(&r, target);
   else
-    rc = rpd_open(&r, o->file, NULL, RPD_WRITE | RPD_CREATE);
+    rc = rpd_open(&r, target, NULL, RPD_WRITE | RPD_CREATE);
+  free(target);
   if (rc == RPD_EEXIST && !o->force)
     return rpd_fail("cannot create '%s': %s (use --force to replace it)", o->file,
                     rpd_errmsg());
@@ -653,7 +657,9 @@ static int upgrade(rpd *r, int *kept_signal)
   if (rc == RPD_OK)
     rc = save_and_drop(r, &views, &after);
   if (rc == RPD_OK)   /* missing v3 tables and indexes; existing ones stay */
-    rc = rpd_exec(r, "CREATE TEMP TABLE rpd_keep_meta AS SELECT * FROM rocpd_metadata");
+    rc = rpd_exec(r, rpd_table_exists(r, "rocpd_metadata")
+                  ? "CREATE TEMP TABLE rpd_keep_meta AS SELECT id FROM rocpd_metadata"
+                  : "CREATE TEMP TABLE rpd_keep_meta (id INTEGER)");
   if (rc == RPD_OK)
     rc = rpd_exec(r, rpd_view_sql("schema", 3));
   if (rc == RPD_OK)   /* schema.sql appended the v3 metadata rows: redo them */
@@ -779,6 +785,8 @@ static int parse_args(opts *o, int argc, char **argv)
                            "--views or --upgrade");
   if (o->out && strcmp(o->action, "views") && strcmp(o->action, "upgrade"))
     return rpd_usage_error("-o only goes with --views or --upgrade");
+  if (o->out && !*o->out)
+    return rpd_usage_error("empty output file name");
   if (o->file && !*o->file)
     return rpd_usage_error("empty file name");
   return 0;

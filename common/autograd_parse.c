@@ -1,4 +1,5 @@
 /* autograd_parse.c - the four autograd marker forms (autograd_parse.h). */
+#define _GNU_SOURCE /* memmem */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdlib.h>
@@ -7,20 +8,36 @@
 #include "autograd_parse.h"
 #include "rpd.h"
 
-/* Field order in each pattern's groups, 1-based group numbers; 0 = absent. */
+/* Field order in each pattern's groups, 1-based group numbers; 0 = absent.
+ * need: literals the pattern cannot match without (a cheap pre-check). */
 typedef struct form {
   const char *re;
   int name, seq, op_id, sizes, input_op_ids;
+  unsigned need;
 } form;
+
+enum { HAS_SEQ = 1, HAS_OP = 2, HAS_SIZES = 4, HAS_INPUT = 8 };
 
 static const form forms[] = {
     {"^(.+), seq = ([0-9]+), op_id = ([0-9]+), sizes = (.*), "
-     "input_op_ids = (.*)$", 1, 2, 3, 4, 5},
+     "input_op_ids = (.*)$", 1, 2, 3, 4, 5,
+     HAS_SEQ | HAS_OP | HAS_SIZES | HAS_INPUT},
     {"^(.+), op_id = ([0-9]+), sizes = (.*), input_op_ids = (.*)$",
-     1, 0, 2, 3, 4},
-    {"^(.+), seq = ([0-9]+), op_id = ([0-9]+)$", 1, 2, 3, 0, 0},
-    {"^(.+), op_id = ([0-9]+)$", 1, 0, 2, 0, 0},
+     1, 0, 2, 3, 4, HAS_OP | HAS_SIZES | HAS_INPUT},
+    {"^(.+), seq = ([0-9]+), op_id = ([0-9]+)$", 1, 2, 3, 0, 0,
+     HAS_SEQ | HAS_OP},
+    {"^(.+), op_id = ([0-9]+)$", 1, 0, 2, 0, 0, HAS_OP},
 };
+
+/* Which of the literals s[0..len) contains (memmem: s may hold NULs). */
+static unsigned literals(const char *s, size_t len) {
+  unsigned has = 0;
+  if (memmem(s, len, ", seq = ", 8)) has |= HAS_SEQ;
+  if (memmem(s, len, ", op_id = ", 10)) has |= HAS_OP;
+  if (memmem(s, len, ", sizes = ", 10)) has |= HAS_SIZES;
+  if (memmem(s, len, ", input_op_ids = ", 17)) has |= HAS_INPUT;
+  return has;
+}
 #define NFORMS (sizeof forms / sizeof forms[0])
 
 struct rpd_autograd_parser {
@@ -73,7 +90,9 @@ static rpd_span group(const char *s, const PCRE2_SIZE *ov, int g) {
 
 int rpd_autograd_parse(rpd_autograd_parser *p, const char *s, size_t len,
                        rpd_autograd_fields *f) {
+  unsigned has = literals(s, len);
   for (size_t i = 0; i < NFORMS; i++) {
+    if ((forms[i].need & has) != forms[i].need) continue;
     if (pcre2_match(p->code[i], (PCRE2_SPTR)s, len, 0, 0, p->md, NULL) < 0)
       continue;
     const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(p->md);

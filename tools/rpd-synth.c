@@ -6,6 +6,7 @@
  * sclk samples.  The same options always give the same file content.
  * What exactly is generated is documented in docs/rpd-synth.md. */
 #include "rpd.h"
+#include "schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1044,6 +1045,8 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
   }
   if (!*out)
     return rpd_usage_error("no output file (-o OUT.rpd)");
+  if (!**out)
+    return rpd_usage_error("empty output file name");
   if (strlen(*out) > 3 && strcmp(*out + strlen(*out) - 3, ".gz") == 0)
     return rpd_usage_error("'%s': rpd-synth writes plain SQLite; gzip it "
                            "afterwards", *out);
@@ -1059,14 +1062,13 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
   return 0;
 }
 
-/* Refuse an existing non-empty OUT (or a directory) unless force. */
-static int check_out(const char *out, int force)
+/* Refuse an existing non-empty OUT unless force (target: OUT with symlinks
+ * followed, already known to be a regular file or absent). */
+static int check_out(const char *out, const char *target, int force)
 {
   struct stat sb;
-  if (stat(out, &sb) != 0)
+  if (stat(target, &sb) != 0)
     return 0;
-  if (S_ISDIR(sb.st_mode))
-    return rpd_fail("cannot write '%s': is a directory", out);
   if (sb.st_size > 0 && !force)
     return rpd_fail("'%s' exists and is not empty; use --force to overwrite", out);
   return 0;
@@ -1118,14 +1120,14 @@ static int create_db(synth *s, const char *path)
   return defer_indexes(s);
 }
 
-/* Create the temp file next to out (mode 0666 & ~umask); sets tmp_path.
- * Returns 0 or the exit code after reporting. */
-static int make_temp(const char *out)
+/* Create the temp file next to target (mode 0666 & ~umask); sets tmp_path.
+ * Returns 0 or the exit code after reporting (out names it). */
+static int make_temp(const char *out, const char *target)
 {
   mode_t um;
   int fd, rc;
 
-  tmp_path = rpd_xasprintf("%s.tmp.XXXXXX", out);
+  tmp_path = rpd_xasprintf("%s.tmp.XXXXXX", target);
   fd = mkstemp(tmp_path);
   if (fd < 0) {
     rc = rpd_fail("cannot write '%s': %s", out, strerror(errno));
@@ -1151,8 +1153,9 @@ static int make_temp(const char *out)
   return 0;
 }
 
-/* Fill the temp file and rename it to out; 0 or the exit code. */
-static int write_trace(synth *s, const char *out)
+/* Fill the temp file and rename it to target (out is the user's name for
+ * it, for messages); 0 or the exit code. */
+static int write_trace(synth *s, const char *out, const char *target)
 {
   int rc = create_db(s, tmp_path);
   if (rc == 0 && prepare_all(s) != SQLITE_OK)
@@ -1167,7 +1170,7 @@ static int write_trace(synth *s, const char *out)
     rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(s->db));
   if (sqlite3_close(s->db) != SQLITE_OK && rc == 0)
     rc = rpd_fail("cannot close '%s'", out);
-  if (rc == 0 && rename(tmp_path, out) != 0)
+  if (rc == 0 && rename(tmp_path, target) != 0)
     rc = rpd_fail("cannot write '%s': %s", out, strerror(errno));
   return rc;
 }
@@ -1176,15 +1179,21 @@ int main(int argc, char **argv)
 {
   static synth s;
   const char *out = NULL;
+  char *target = NULL;
   int force = 0, rc;
 
   if (rpd_cli_init(argc, argv, usage))
     return 0;
   if ((rc = parse_args(&s, argc, argv, &out, &force)) != 0)
     return rc;
-  if (check_out(out, force) || make_temp(out))
+  if (rpd_output_target(out, &target) != RPD_OK)
+    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  if (check_out(out, target, force) || make_temp(out, target)) {
+    free(target);
     return 1;
-  rc = write_trace(&s, out);
+  }
+  rc = write_trace(&s, out, target);
+  free(target);
   if (rc == 0) {
     printf("rpd-synth: wrote %s (schema v%d, seed %" PRId64 "): api %" PRId64
            ", op %" PRId64 ", api_ops %" PRId64 ", kernelapi %" PRId64

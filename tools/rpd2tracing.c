@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <time.h>
 
 static const char usage[] =
 "usage: rpd2tracing FILE[.gz] [OUT.json | OUT.json.gz] [--start T] [--end T]\n"
@@ -43,59 +44,107 @@ static const char usage[] =
 
 /* ------------------------------------------------------------ writer */
 
+/* Events are formatted straight into one big buffer (no per-piece calls):
+ * ev_begin reserves room for the event, the w_* helpers advance a cursor,
+ * ev_end commits it.  Full buffers go out with write(2) or gzwrite. */
 typedef struct sink {
-  rpd_buf b;
-  FILE *f;
+  char *buf;
+  size_t len, cap;
+  int fd;
   gzFile gz;
   int failed;
   int64_t nevents;
+  rpd_buf scratch;      /* slow-path JSON escaping */
 } sink;
 
-#define SINK_CHUNK (256 * 1024)
-#define PUTS(b, lit) rpd_buf_add((b), (lit), sizeof(lit) - 1)
+#define SINK_CHUNK ((size_t)1 << 20)
+#define EV_FIXED 256    /* room for an event's fixed text and numbers */
+#define W(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
 
 static void sink_flush(sink *s) {
-  if (s->b.len && !s->failed) {
-    if (s->gz) {
-      if (gzwrite(s->gz, s->b.s, (unsigned)s->b.len) != (int)s->b.len)
-        s->failed = 1;
-    } else if (fwrite(s->b.s, 1, s->b.len, s->f) != s->b.len) {
-      s->failed = 1;
+  const char *p = s->buf;
+  size_t n = s->len;
+  s->len = 0;
+  if (!n || s->failed) return;
+  if (s->gz) {
+    if (gzwrite(s->gz, p, (unsigned)n) != (int)n) s->failed = 1;
+    return;
+  }
+  while (n) {
+    ssize_t w = write(s->fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) { s->failed = 1; return; }
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+/* Start an event with room for `extra` bytes of strings on top of the fixed
+ * part; returns the cursor (after the separator). */
+static char *ev_begin(sink *s, size_t extra) {
+  size_t need = EV_FIXED + extra;
+  if (s->len + need > s->cap) {
+    sink_flush(s);
+    if (need > s->cap) {
+      s->cap = need;
+      s->buf = rpd_xrealloc(s->buf, s->cap);
     }
   }
-  rpd_buf_reset(&s->b);
+  char *p = s->buf + s->len;
+  if (s->nevents++) p = W(p, ",\n");
+  return p;
 }
 
-/* Start a new event: separator, flush when the buffer is full. */
-static rpd_buf *ev_begin(sink *s) {
-  if (s->b.len >= SINK_CHUNK) sink_flush(s);
-  if (s->nevents++) PUTS(&s->b, ",\n");
-  return &s->b;
-}
+static void ev_end(sink *s, char *p) { s->len = (size_t)(p - s->buf); }
 
-static void put_i64(rpd_buf *b, int64_t v) {
-  char tmp[24], *p = tmp + sizeof tmp;
+static char *w_i64(char *p, int64_t v) {
+  char tmp[24], *q = tmp + sizeof tmp;
   uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-  do { *--p = (char)('0' + u % 10); u /= 10; } while (u);
-  if (v < 0) *--p = '-';
-  rpd_buf_add(b, p, (size_t)(tmp + sizeof tmp - p));
+  do { *--q = (char)('0' + u % 10); u /= 10; } while (u);
+  if (v < 0) *--q = '-';
+  size_t n = (size_t)(tmp + sizeof tmp - q);
+  memcpy(p, q, n);
+  return p + n;
 }
 
 /* ns -> microseconds with exactly three decimals ("12.345"). */
-static void put_us(rpd_buf *b, int64_t ns) {
-  char tmp[32], *p = tmp + sizeof tmp;
+static char *w_us(char *p, int64_t ns) {
+  char tmp[32], *q = tmp + sizeof tmp;
   uint64_t u = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
-  for (int i = 0; i < 3; i++) { *--p = (char)('0' + u % 10); u /= 10; }
-  *--p = '.';
-  do { *--p = (char)('0' + u % 10); u /= 10; } while (u);
-  if (ns < 0) *--p = '-';
-  rpd_buf_add(b, p, (size_t)(tmp + sizeof tmp - p));
+  unsigned frac = (unsigned)(u % 1000);
+  u /= 1000;
+  *--q = (char)('0' + frac % 10);
+  *--q = (char)('0' + frac / 10 % 10);
+  *--q = (char)('0' + frac / 100);
+  *--q = '.';
+  do { *--q = (char)('0' + u % 10); u /= 10; } while (u);
+  if (ns < 0) *--q = '-';
+  size_t n = (size_t)(tmp + sizeof tmp - q);
+  memcpy(p, q, n);
+  return p + n;
 }
 
-static void put_str(rpd_buf *b, const char *s) {
-  PUTS(b, "\"");
-  if (s) rpd_json_escape(b, s);
-  PUTS(b, "\"");
+/* Bytes a quoted, escaped string of n input bytes can take (\u00XX). */
+#define ESC_MAX(n) (6 * (size_t)(n) + 2)
+
+/* s as a quoted JSON string (escaped as rpd_json_escape does: plain ASCII
+ * is copied, anything else goes through it).  Needs ESC_MAX(strlen) room. */
+static char *w_str(sink *k, char *p, const char *s) {
+  const unsigned char *u = (const unsigned char *)(s ? s : "");
+  size_t i = 0;
+  *p++ = '"';
+  while (u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' && u[i] != '\\') i++;
+  if (u[i]) {
+    rpd_buf_reset(&k->scratch);
+    rpd_json_escape(&k->scratch, (const char *)u);
+    memcpy(p, k->scratch.s, k->scratch.len);
+    p += k->scratch.len;
+  } else {
+    memcpy(p, u, i);
+    p += i;
+  }
+  *p++ = '"';
+  return p;
 }
 
 static const char *col_text(sqlite3_stmt *st, int i) {
@@ -103,40 +152,178 @@ static const char *col_text(sqlite3_stmt *st, int i) {
   return s ? s : "";
 }
 
-/* {"ph":"X","cat":CAT,"pid":P,"tid":T,"name":NAME,"ts":..,"dur":..,"args":{ */
-static rpd_buf *ev_complete(sink *s, const char *cat, int64_t pid, int64_t tid,
-                            const char *name, int64_t start, int64_t dur) {
-  rpd_buf *b = ev_begin(s);
-  PUTS(b, "{\"ph\":\"X\",\"cat\":\"");
-  rpd_buf_puts(b, cat);
-  PUTS(b, "\",\"pid\":");
-  put_i64(b, pid);
-  PUTS(b, ",\"tid\":");
-  put_i64(b, tid);
-  PUTS(b, ",\"name\":");
-  put_str(b, name);
-  PUTS(b, ",\"ts\":");
-  put_us(b, start);
-  PUTS(b, ",\"dur\":");
-  put_us(b, dur);
-  PUTS(b, ",\"args\":{");
-  return b;
+/* {"ph":"X","cat":CAT,"pid":P,"tid":T,"name": -- the caller writes the name
+ * (extra: room for the name and the args), then ev_times. */
+static char *ev_head(sink *s, const char *cat, int64_t pid, int64_t tid, size_t extra) {
+  char *p = ev_begin(s, extra);
+  p = W(p, "{\"ph\":\"X\",\"cat\":\"");
+  size_t n = strlen(cat);
+  memcpy(p, cat, n);
+  p += n;
+  p = W(p, "\",\"pid\":");
+  p = w_i64(p, pid);
+  p = W(p, ",\"tid\":");
+  p = w_i64(p, tid);
+  return W(p, ",\"name\":");
 }
 
+/* ,"ts":..,"dur":..,"args":{ */
+static char *ev_times(char *p, int64_t start, int64_t dur) {
+  p = W(p, ",\"ts\":");
+  p = w_us(p, start);
+  p = W(p, ",\"dur\":");
+  p = w_us(p, dur);
+  return W(p, ",\"args\":{");
+}
+
+
+/* A counter point; name and key are plain ASCII literals. */
 static void ev_counter(sink *s, int64_t pid, const char *name, int64_t ts,
                        const char *key, int64_t value) {
-  rpd_buf *b = ev_begin(s);
-  PUTS(b, "{\"ph\":\"C\",\"pid\":");
-  put_i64(b, pid);
-  PUTS(b, ",\"name\":");
-  put_str(b, name);
-  PUTS(b, ",\"ts\":");
-  put_us(b, ts);
-  PUTS(b, ",\"args\":{");
-  put_str(b, key);
-  PUTS(b, ":");
-  put_i64(b, value);
-  PUTS(b, "}}");
+  char *p = ev_begin(s, 0);
+  p = W(p, "{\"ph\":\"C\",\"pid\":");
+  p = w_i64(p, pid);
+  p = W(p, ",\"name\":");
+  p = w_str(s, p, name);
+  p = W(p, ",\"ts\":");
+  p = w_us(p, ts);
+  p = W(p, ",\"args\":{");
+  p = w_str(s, p, key);
+  *p++ = ':';
+  p = w_i64(p, value);
+  ev_end(s, W(p, "}}"));
+}
+
+/* ------------------------------------------------------------ small maps */
+
+/* (a, b) -> dense index 0, 1, ... in first-seen order; keys kept in a[], b[].
+ * Used for threads (pid, tid), GPU queues (gpu, queue) and GPUs (gpu, 0). */
+typedef struct pairmap {
+  int64_t *a, *b;
+  size_t n, vcap;
+  int32_t *slot;        /* index + 1, 0 = empty */
+  size_t cap;           /* power of two */
+} pairmap;
+
+static size_t pair_hash(int64_t a, int64_t b) {
+  uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ull ^ (uint64_t)b * 0xC2B2AE3D27D4EB4Full;
+  return (size_t)(h ^ (h >> 29));
+}
+
+static size_t pair_get(pairmap *m, int64_t a, int64_t b) {
+  size_t j;
+  if (2 * (m->n + 1) > m->cap) {
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    int32_t *ns = rpd_xcalloc(ncap, sizeof *ns);
+    for (size_t i = 0; i < m->n; i++) {
+      j = pair_hash(m->a[i], m->b[i]) & (ncap - 1);
+      while (ns[j]) j = (j + 1) & (ncap - 1);
+      ns[j] = (int32_t)i + 1;
+    }
+    free(m->slot);
+    m->slot = ns;
+    m->cap = ncap;
+  }
+  j = pair_hash(a, b) & (m->cap - 1);
+  while (m->slot[j]) {
+    size_t i = (size_t)m->slot[j] - 1;
+    if (m->a[i] == a && m->b[i] == b) return i;
+    j = (j + 1) & (m->cap - 1);
+  }
+  if (m->n == m->vcap) {
+    m->vcap = m->vcap ? m->vcap * 2 : 32;
+    m->a = rpd_xrealloc(m->a, m->vcap * sizeof *m->a);
+    m->b = rpd_xrealloc(m->b, m->vcap * sizeof *m->b);
+  }
+  m->a[m->n] = a;
+  m->b[m->n] = b;
+  m->slot[j] = (int32_t)m->n + 1;
+  return m->n++;
+}
+
+static void pair_free(pairmap *m) {
+  free(m->a);
+  free(m->b);
+  free(m->slot);
+}
+
+/* id -> the string of a string table, quoted and escaped for JSON, looked
+ * up once.  Names (apiName, opType, kernel names, marker labels) repeat a
+ * lot; the cache is emptied when it reaches NAMES_MAX entries, so memory
+ * stays bounded whatever the trace. */
+typedef struct name_ent {
+  int64_t id;
+  char *json;           /* owned; NULL = empty slot */
+  uint32_t len;
+  uint8_t marker;       /* the string is "UserMarker" */
+} name_ent;
+
+typedef struct names {
+  name_ent *slot;
+  size_t cap, n, max;
+  sqlite3_stmt *look;   /* SELECT string FROM <table> WHERE id = ?1 */
+} names;
+
+#define NAMES_MAX 65536
+
+static void names_clear(names *t) {
+  for (size_t i = 0; i < t->cap; i++) {
+    free(t->slot[i].json);
+    t->slot[i].json = NULL;
+  }
+  t->n = 0;
+}
+
+/* Empty the cache when full; call before a row's lookups so that entries
+ * returned for one row stay valid while it is written. */
+static void names_trim(names *t) {
+  if (t->n + 4 > t->max) names_clear(t);
+}
+
+/* The entry for id (a missing string is ""); NULL on an SQL error.  Owned
+ * by the cache, valid until the next names_trim. */
+static const name_ent *names_get(sink *k, names *t, int64_t id) {
+  size_t j;
+  if (2 * (t->n + 1) > t->cap) {
+    size_t ncap = t->cap ? t->cap * 2 : 256;
+    name_ent *ns = rpd_xcalloc(ncap, sizeof *ns);
+    for (size_t i = 0; i < t->cap; i++) {
+      if (!t->slot[i].json) continue;
+      j = pair_hash(t->slot[i].id, 0) & (ncap - 1);
+      while (ns[j].json) j = (j + 1) & (ncap - 1);
+      ns[j] = t->slot[i];
+    }
+    free(t->slot);
+    t->slot = ns;
+    t->cap = ncap;
+  }
+  j = pair_hash(id, 0) & (t->cap - 1);
+  while (t->slot[j].json) {
+    if (t->slot[j].id == id) return &t->slot[j];
+    j = (j + 1) & (t->cap - 1);
+  }
+  sqlite3_bind_int64(t->look, 1, id);
+  int s = sqlite3_step(t->look);
+  if (s != SQLITE_ROW && s != SQLITE_DONE) {
+    sqlite3_reset(t->look);
+    return NULL;
+  }
+  const char *str = s == SQLITE_ROW ? col_text(t->look, 0) : "";
+  size_t n = strlen(str);
+  name_ent *e = &t->slot[j];
+  e->json = rpd_xmalloc(ESC_MAX(n));
+  e->len = (uint32_t)(w_str(k, e->json, str) - e->json);
+  e->marker = strcmp(str, "UserMarker") == 0;
+  e->id = id;
+  sqlite3_reset(t->look);
+  t->n++;
+  return e;
+}
+
+static void names_free(names *t) {
+  if (t->slot) names_clear(t);
+  free(t->slot);
+  sqlite3_finalize(t->look);
 }
 
 /* ------------------------------------------------------------ context */
@@ -147,10 +334,18 @@ typedef struct conv {
   const char *args_table;   /* rocpd_string (v2) or rocpd_ustring (v3) */
   int64_t lo, hi;           /* keep events starting in [lo, hi] (ns) */
   int64_t t_end;            /* counters extend to here (ns) */
+  names strs;               /* rocpd_string */
+  names labels;             /* the args table: marker frame labels */
+  pairmap threads;          /* (pid, tid) of every api call */
+  pairmap queues;           /* (gpuId, queueId) of every op */
+  pairmap gpuset;           /* (gpuId, 0) */
   int64_t *gpus;            /* distinct rocpd_op.gpuId, ascending */
   size_t ngpus;
+  struct sorter *launches;  /* the launch pass rows */
   int64_t n_op, n_api, n_instant, n_flow, n_graph, n_hsa, n_counter, n_frame;
 } conv;
+
+#define IN_WINDOW(c, t) ((t) >= (c)->lo && (t) <= (c)->hi)
 
 /* Prepare sql (formatted with sqlite3_mprintf %w for the args table) and bind
  * the time window to ?1/?2 when the statement has them. */
@@ -165,165 +360,404 @@ static int prep(conv *c, sqlite3_stmt **st, const char *fmt) {
   return rc;
 }
 
-/* ------------------------------------------------------------ sections */
+static int name_error(names *t) {
+  return rpd_seterr(RPD_ESQL, "%s: %s", sqlite3_sql(t->look),
+                    sqlite3_errmsg(sqlite3_db_handle(t->look)));
+}
 
-static int emit_metadata(conv *c) {
-  sqlite3_stmt *st = NULL;
-  int rc, s;
-  size_t cap = 0;
+/* The error of a statement that stopped with s (not SQLITE_DONE). */
+static int step_error(conv *c, int s) {
+  return rpd_seterr(s == SQLITE_BUSY || s == SQLITE_LOCKED ? RPD_EBUSY : RPD_ESQL,
+                    "%s", sqlite3_errmsg(c->r->db));
+}
 
-  rc = prep(c, &st, "SELECT DISTINCT gpuId FROM rocpd_op ORDER BY gpuId");
-  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
-    int64_t g = sqlite3_column_int64(st, 0);
-    char name[40];
-    if (c->ngpus == cap) {
-      cap = cap ? cap * 2 : 8;
-      c->gpus = rpd_xrealloc(c->gpus, cap * sizeof *c->gpus);
-    }
-    c->gpus[c->ngpus++] = g;
-    snprintf(name, sizeof name, "GPU%lld", (long long)g);
-    rpd_buf *b = ev_begin(&c->out);
-    PUTS(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
-    put_i64(b, g);
-    PUTS(b, ",\"args\":{\"name\":");
-    put_str(b, name);
-    PUTS(b, "}}");
-    b = ev_begin(&c->out);
-    PUTS(b, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":");
-    put_i64(b, g);
-    PUTS(b, ",\"args\":{\"sort_index\":");
-    put_i64(b, g + 1000000);
-    PUTS(b, "}}");
+/* ------------------------------------------------------------ launch rows */
+
+/* One row of the launch pass: a UserMarker range (queue < 0) or an api->op
+ * launch, in the order ts, marker first, e DESC, id, aux. */
+typedef struct lrec {
+  int64_t ts;           /* api start */
+  int64_t e;            /* marker end (0 for launches; sort key) */
+  int64_t id;           /* api id */
+  int64_t aux;          /* marker: args id; launch: rocpd_api_ops id */
+  int64_t ostart, oend; /* launches: the op */
+  int32_t thread;       /* index in conv.threads */
+  int32_t queue;        /* index in conv.queues; -1 for markers */
+} lrec;
+
+static int lrec_cmp(const lrec *a, const lrec *b) {
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if ((a->queue < 0) != (b->queue < 0)) return a->queue < 0 ? -1 : 1;
+  if (a->e != b->e) return a->e > b->e ? -1 : 1;
+  if (a->id != b->id) return a->id < b->id ? -1 : 1;
+  return a->aux < b->aux ? -1 : a->aux > b->aux;
+}
+
+static int lrec_qcmp(const void *a, const void *b) { return lrec_cmp(a, b); }
+
+/* External merge sort with a fixed memory budget: rows collect in one chunk;
+ * a full chunk is sorted and appended to an unlinked temp file as a run; at
+ * the end the runs and the last chunk are merged through a heap, reading
+ * each run through a small window.  Rows of an ordinary trace arrive nearly
+ * sorted, but marker ranges are written at their end, long after what they
+ * contain, so the order must be restored in general. */
+#define SORT_MEM ((size_t)16 << 20)   /* bytes of rows in memory */
+#define RUN_WINDOW 512                 /* rows read at a time per run */
+
+typedef struct run {
+  off_t off;            /* next unread row in the file */
+  size_t left;          /* rows not yet read into win */
+  lrec *win;
+  size_t pos, n;        /* rows in win, next one */
+} run;
+
+typedef struct sorter {
+  lrec *v;
+  size_t n, cap;
+  int fd;
+  off_t fsize;
+  run *runs;
+  size_t nruns, runcap;
+} sorter;
+
+static void sorter_init(sorter *so) {
+  const char *env = getenv("RPD2TRACING_MEM_MAX");
+  size_t bytes = env ? (size_t)strtoull(env, NULL, 10) : SORT_MEM;
+  memset(so, 0, sizeof *so);
+  so->cap = bytes / sizeof(lrec);
+  if (so->cap < 2) so->cap = 2;
+  so->fd = -1;
+}
+
+/* Write buf fully at off; RPD_OK or RPD_EIO. */
+static int pwrite_all(int fd, const void *buf, size_t n, off_t off) {
+  const char *p = buf;
+  while (n) {
+    ssize_t w = pwrite(fd, p, n, off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return rpd_seterr(RPD_EIO, "temp file: %s", w < 0 ? strerror(errno) : "short write");
+    p += w;
+    n -= (size_t)w;
+    off += w;
   }
-  if (rc == RPD_OK && s < 0) rc = -s;
-  sqlite3_finalize(st);
-  st = NULL;
+  return RPD_OK;
+}
 
-  for (int hsa = 0; hsa < 2 && rc == RPD_OK; hsa++) {
-    if (hsa && !rpd_table_exists(c->r, "rocpd_hsaApi")) break;
-    rc = prep(c, &st, hsa ? "SELECT DISTINCT pid, tid FROM rocpd_hsaApi"
-                          : "SELECT DISTINCT pid, tid FROM rocpd_api");
-    while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
-      int64_t pid = sqlite3_column_int64(st, 0), tid = sqlite3_column_int64(st, 1);
-      char name[48];
-      snprintf(name, sizeof name, "%s %lld", hsa ? "HSA" : "Hip", (long long)tid);
-      rpd_buf *b = ev_begin(&c->out);
-      PUTS(b, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
-      put_i64(b, pid);
-      PUTS(b, ",\"tid\":");
-      put_i64(b, tid + hsa);
-      PUTS(b, ",\"args\":{\"name\":");
-      put_str(b, name);
-      PUTS(b, "}}");
-      b = ev_begin(&c->out);
-      PUTS(b, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":");
-      put_i64(b, pid);
-      PUTS(b, ",\"tid\":");
-      put_i64(b, tid + hsa);
-      PUTS(b, ",\"args\":{\"sort_index\":");
-      put_i64(b, tid * 2 - hsa);
-      PUTS(b, "}}");
-    }
-    if (rc == RPD_OK && s < 0) rc = -s;
-    sqlite3_finalize(st);
-    st = NULL;
+/* Sort the chunk and move it to the temp file as a new run. */
+static int sorter_spill(sorter *so) {
+  int rc;
+  if (so->fd < 0) {
+    const char *dir = getenv("TMPDIR");
+    char *path = rpd_xasprintf("%s/rpd2tracing-sort.XXXXXX", dir && *dir ? dir : "/tmp");
+    so->fd = mkstemp(path);
+    if (so->fd >= 0) unlink(path);
+    free(path);
+    if (so->fd < 0) return rpd_seterr(RPD_EIO, "cannot create a temp file: %s", strerror(errno));
   }
+  qsort(so->v, so->n, sizeof *so->v, lrec_qcmp);
+  if ((rc = pwrite_all(so->fd, so->v, so->n * sizeof *so->v, so->fsize)) != RPD_OK) return rc;
+  if (so->nruns == so->runcap) {
+    so->runcap = so->runcap ? so->runcap * 2 : 16;
+    so->runs = rpd_xrealloc(so->runs, so->runcap * sizeof *so->runs);
+  }
+  so->runs[so->nruns++] = (run){.off = so->fsize, .left = so->n};
+  so->fsize += (off_t)(so->n * sizeof *so->v);
+  so->n = 0;
+  return RPD_OK;
+}
+
+static int sorter_add(sorter *so, const lrec *r) {
+  if (so->n == so->cap) {
+    int rc = so->n ? sorter_spill(so) : RPD_OK;
+    if (rc != RPD_OK) return rc;
+    if (!so->v) so->v = rpd_xmalloc(so->cap * sizeof *so->v);
+  }
+  if (!so->v) so->v = rpd_xmalloc((so->cap < 4096 ? so->cap : 4096) * sizeof *so->v);
+  so->v[so->n++] = *r;
+  /* grow the first chunk gradually so small traces stay small */
+  if (so->n == 4096 && so->cap > 4096) so->v = rpd_xrealloc(so->v, so->cap * sizeof *so->v);
+  return RPD_OK;
+}
+
+/* The current row of run i, or NULL when it is exhausted (RPD_EIO in *rc on
+ * a read failure). */
+static const lrec *run_head(sorter *so, run *r, int *rc) {
+  if (r->pos < r->n) return &r->win[r->pos];
+  if (!r->left) return NULL;
+  size_t want = r->left < RUN_WINDOW ? r->left : RUN_WINDOW;
+  size_t bytes = want * sizeof(lrec), got = 0;
+  while (got < bytes) {
+    ssize_t g = pread(so->fd, (char *)r->win + got, bytes - got, r->off + (off_t)got);
+    if (g < 0 && errno == EINTR) continue;
+    if (g <= 0) {
+      *rc = rpd_seterr(RPD_EIO, "temp file: %s", g < 0 ? strerror(errno) : "short read");
+      return NULL;
+    }
+    got += (size_t)g;
+  }
+  r->off += (off_t)bytes;
+  r->left -= want;
+  r->pos = 0;
+  r->n = want;
+  return r->win;
+}
+
+typedef int (*lrec_fn)(void *ctx, const lrec *r);
+
+/* Call fn on every row in order; stops at the first error.  The sorter is
+ * emptied. */
+static int sorter_drain(sorter *so, lrec_fn fn, void *ctx) {
+  int rc = RPD_OK;
+  if (so->n) qsort(so->v, so->n, sizeof *so->v, lrec_qcmp);
+  if (!so->nruns) {
+    for (size_t i = 0; i < so->n && rc == RPD_OK; i++) rc = fn(ctx, &so->v[i]);
+    so->n = 0;
+    return rc;
+  }
+  /* the in-memory chunk is one more run, already loaded */
+  size_t nr = so->nruns + 1, nh = 0;
+  run *runs = rpd_xcalloc(nr, sizeof *runs);
+  size_t *heap = rpd_xmalloc(nr * sizeof *heap);
+  const lrec **head = rpd_xcalloc(nr, sizeof *head);
+  for (size_t i = 0; i < so->nruns; i++) {
+    runs[i] = so->runs[i];
+    runs[i].win = rpd_xmalloc(RUN_WINDOW * sizeof(lrec));
+  }
+  runs[nr - 1] = (run){.win = so->v, .n = so->n};
+  for (size_t i = 0; i < nr && rc == RPD_OK; i++) {
+    if (!(head[i] = run_head(so, &runs[i], &rc))) continue;
+    /* sift up */
+    size_t k = nh++;
+    while (k && lrec_cmp(head[i], head[heap[(k - 1) / 2]]) < 0) { heap[k] = heap[(k - 1) / 2]; k = (k - 1) / 2; }
+    heap[k] = i;
+  }
+  while (nh && rc == RPD_OK) {
+    size_t top = heap[0];
+    rc = fn(ctx, head[top]);
+    runs[top].pos++;
+    if (rc == RPD_OK && !(head[top] = run_head(so, &runs[top], &rc))) {
+      if (rc != RPD_OK) break;
+      top = heap[--nh];
+    }
+    /* sift down `top` from the root */
+    size_t k = 0;
+    for (;;) {
+      size_t ch = 2 * k + 1;
+      if (ch >= nh) break;
+      if (ch + 1 < nh && lrec_cmp(head[heap[ch + 1]], head[heap[ch]]) < 0) ch++;
+      if (lrec_cmp(head[heap[ch]], head[top]) >= 0) break;
+      heap[k] = heap[ch];
+      k = ch;
+    }
+    if (nh) heap[k] = top;
+  }
+  for (size_t i = 0; i + 1 < nr; i++) free(runs[i].win);
+  free(runs);
+  free(heap);
+  free(head);
+  so->n = 0;
+  so->nruns = 0;
   return rc;
 }
 
+static void sorter_free(sorter *so) {
+  if (so->fd >= 0) close(so->fd);
+  free(so->v);
+  free(so->runs);
+}
+
+/* ------------------------------------------------------------ sections */
+
+static char *w_json(char *p, const name_ent *e) {
+  memcpy(p, e->json, e->len);
+  return p + e->len;
+}
+
+static int launch_add(conv *c, const lrec *r);
+
+/* Every api call in id order (a plain rowid scan with the args joined; api
+ * names from the cache).  Also collects the (pid, tid) of every call for
+ * the thread names and feeds the UserMarker ranges to the launch pass. */
+static int emit_apis(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc = prep(c, &st,
+      "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
+      " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
+    int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
+    size_t th = pair_get(&c->threads, pid, tid);
+    if (!IN_WINDOW(c, start)) continue;
+    names_trim(&c->strs);
+    const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
+    if (!name) { rc = name_error(&c->strs); break; }
+    const char *args = col_text(st, 7);
+    size_t room = 2 * ESC_MAX(sqlite3_column_bytes(st, 7)) + name->len;
+    char *p;
+    if (name->marker && start == end) {
+      p = ev_begin(&c->out, room);
+      p = W(p, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"marker\",\"pid\":");
+      p = w_i64(p, pid);
+      p = W(p, ",\"tid\":");
+      p = w_i64(p, tid);
+      p = W(p, ",\"name\":");
+      p = w_str(&c->out, p, args);
+      p = W(p, ",\"ts\":");
+      p = w_us(p, start);
+      p = W(p, ",\"args\":{");
+      c->n_instant++;
+    } else {
+      p = ev_head(&c->out, "api", pid, tid, room);
+      p = name->marker ? w_str(&c->out, p, args) : w_json(p, name);
+      p = ev_times(p, start, end - start);
+      c->n_api++;
+    }
+    p = W(p, "\"desc\":");
+    p = w_str(&c->out, p, args);
+    ev_end(&c->out, W(p, "}}"));
+    if (name->marker && start != end) {
+      lrec r = {.ts = start, .e = end, .id = sqlite3_column_int64(st, 0),
+                .aux = sqlite3_column_int64(st, 6), .thread = (int32_t)th, .queue = -1};
+      rc = launch_add(c, &r);
+    }
+  }
+  if (rc == RPD_OK && s != SQLITE_ROW && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* HSA api calls (rocpd_hsaApi, on tid + 1 as the reference). */
+static int emit_hsa(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc;
+  if (!rpd_table_exists(c->r, "rocpd_hsaApi")) return RPD_OK;
+  rc = prep(c, &st,
+      "SELECT N.string, S.string, A.pid, A.tid, A.start, A.end"
+      " FROM rocpd_hsaApi A LEFT JOIN rocpd_string N ON N.id = A.apiName_id"
+      " LEFT JOIN rocpd_string S ON S.id = A.args_id"
+      " WHERE A.start BETWEEN ?1 AND ?2 ORDER BY A.id");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t start = sqlite3_column_int64(st, 4);
+    size_t room = ESC_MAX(sqlite3_column_bytes(st, 0)) + ESC_MAX(sqlite3_column_bytes(st, 1));
+    char *p = ev_head(&c->out, "hsa_api", sqlite3_column_int64(st, 2),
+                      sqlite3_column_int64(st, 3) + 1, room);
+    p = w_str(&c->out, p, col_text(st, 0));
+    p = ev_times(p, start, sqlite3_column_int64(st, 5) - start);
+    p = W(p, "\"desc\":");
+    p = w_str(&c->out, p, col_text(st, 1));
+    ev_end(&c->out, W(p, "}}"));
+    c->n_hsa++;
+  }
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* Every op in id order (rowid scan, names from the cache); collects the
+ * GPUs and their queues. */
 static int emit_ops(conv *c) {
   sqlite3_stmt *st = NULL;
-  int s, rc = prep(c,
-      &st,
-      "SELECT T.string, D.string, O.gpuId, O.queueId, O.start, O.end"
-      " FROM rocpd_op O LEFT JOIN rocpd_string T ON T.id = O.opType_id"
-      " LEFT JOIN rocpd_string D ON D.id = O.description_id"
-      " WHERE O.start BETWEEN ?1 AND ?2");
-  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
-    const char *type = col_text(st, 0), *desc = col_text(st, 1);
-    int64_t start = sqlite3_column_int64(st, 4);
-    rpd_buf *b = ev_complete(&c->out, "op", sqlite3_column_int64(st, 2),
-                             sqlite3_column_int64(st, 3), *desc ? desc : type,
-                             start, sqlite3_column_int64(st, 5) - start);
-    PUTS(b, "\"desc\":");
-    put_str(b, type);
-    PUTS(b, "}}");
+  int s = SQLITE_DONE, rc = prep(c, &st,
+      "SELECT gpuId, queueId, start, end, opType_id, description_id FROM rocpd_op ORDER BY id");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
+    int64_t start = sqlite3_column_int64(st, 2);
+    if (c->gpuset.n == 0 || c->gpuset.a[c->gpuset.n - 1] != gpu) pair_get(&c->gpuset, gpu, 0);
+    if (!IN_WINDOW(c, start)) continue;
+    names_trim(&c->strs);
+    const name_ent *type = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 4));
+    const name_ent *desc = type ? names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5)) : NULL;
+    if (!desc) { rc = name_error(&c->strs); break; }
+    char *p = ev_head(&c->out, "op", gpu, queue, type->len + desc->len);
+    p = w_json(p, desc->len > 2 ? desc : type);
+    p = ev_times(p, start, sqlite3_column_int64(st, 3) - start);
+    p = W(p, "\"desc\":");
+    p = w_json(p, type);
+    ev_end(&c->out, W(p, "}}"));
     c->n_op++;
   }
-  if (rc == RPD_OK && s < 0) rc = -s;
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static int64_t cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
+static int i64_qcmp(const void *a, const void *b) {
+  return (int)cmp_i64(*(const int64_t *)a, *(const int64_t *)b);
+}
+
+/* The api->op links in rocpd_api_ops order (the table drives, api and op
+ * rows are fetched by rowid): one flow arrow each, and the launch rows for
+ * the queue counters and marker frames. */
+static int emit_links(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc = prep(c, &st,
+      "SELECT X.id, A.id, A.pid, A.tid, A.start, A.end, O.gpuId, O.queueId, O.start, O.end"
+      " FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id"
+      " CROSS JOIN rocpd_op O ON O.id = X.op_id");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t xid = sqlite3_column_int64(st, 0);
+    int64_t pid = sqlite3_column_int64(st, 2), tid = sqlite3_column_int64(st, 3);
+    int64_t ts = sqlite3_column_int64(st, 4), aend = sqlite3_column_int64(st, 5);
+    int64_t gpu = sqlite3_column_int64(st, 6), queue = sqlite3_column_int64(st, 7);
+    int64_t ostart = sqlite3_column_int64(st, 8), oend = sqlite3_column_int64(st, 9);
+    int api_in = IN_WINDOW(c, ts), op_in = IN_WINDOW(c, ostart);
+    if (!api_in && !op_in) continue;
+    if (api_in) {
+      int64_t from = aend - 2000;   /* 2 us before the api ends, as the reference */
+      char *p = ev_begin(&c->out, 0);
+      p = W(p, "{\"ph\":\"s\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
+      p = w_i64(p, xid);
+      p = W(p, ",\"pid\":");
+      p = w_i64(p, pid);
+      p = W(p, ",\"tid\":");
+      p = w_i64(p, tid);
+      p = W(p, ",\"ts\":");
+      p = w_us(p, from < ostart ? from : ostart);
+      ev_end(&c->out, W(p, "}"));
+      p = ev_begin(&c->out, 0);
+      p = W(p, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
+      p = w_i64(p, xid);
+      p = W(p, ",\"pid\":");
+      p = w_i64(p, gpu);
+      p = W(p, ",\"tid\":");
+      p = w_i64(p, queue);
+      p = W(p, ",\"ts\":");
+      p = w_us(p, ostart);
+      ev_end(&c->out, W(p, "}"));
+      c->n_flow++;
+    }
+    lrec r = {.ts = ts, .id = sqlite3_column_int64(st, 1), .aux = xid, .ostart = ostart,
+              .oend = oend, .thread = (int32_t)pair_get(&c->threads, pid, tid),
+              .queue = (int32_t)pair_get(&c->queues, gpu, queue)};
+    rc = launch_add(c, &r);
+  }
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
   return rc;
 }
 
 static int emit_graphs(conv *c) {
   sqlite3_stmt *st = NULL;
-  int s, rc;
+  int s = SQLITE_DONE, rc;
   if (!rpd_table_exists(c->r, "rocpd_graphLaunchapi")) return RPD_OK;
   rc = prep(c, &st,
-      "SELECT L.graphExec, O.gpuId, O.queueId, min(O.start), max(O.end), count(*)"
+      "SELECT 'Graph ' || ifnull(L.graphExec, ''), O.gpuId, O.queueId, min(O.start), max(O.end), count(*)"
       " FROM rocpd_graphLaunchapi L JOIN rocpd_api_ops X ON X.api_id = L.api_ptr_id"
       " JOIN rocpd_op O ON O.id = X.op_id WHERE O.start BETWEEN ?1 AND ?2"
       " GROUP BY L.api_ptr_id ORDER BY L.api_ptr_id");
-  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
-    char *name = rpd_xasprintf("Graph %s", col_text(st, 0));
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t start = sqlite3_column_int64(st, 3);
-    rpd_buf *b = ev_complete(&c->out, "graph", sqlite3_column_int64(st, 1),
-                             sqlite3_column_int64(st, 2), name, start,
-                             sqlite3_column_int64(st, 4) - start);
-    PUTS(b, "\"kernels\":");
-    put_i64(b, sqlite3_column_int64(st, 5));
-    PUTS(b, "}}");
-    free(name);
+    char *p = ev_head(&c->out, "graph", sqlite3_column_int64(st, 1),
+                      sqlite3_column_int64(st, 2), ESC_MAX(sqlite3_column_bytes(st, 0)));
+    p = w_str(&c->out, p, col_text(st, 0));
+    p = ev_times(p, start, sqlite3_column_int64(st, 4) - start);
+    p = W(p, "\"kernels\":");
+    p = w_i64(p, sqlite3_column_int64(st, 5));
+    ev_end(&c->out, W(p, "}}"));
     c->n_graph++;
   }
-  if (rc == RPD_OK && s < 0) rc = -s;
-  sqlite3_finalize(st);
-  return rc;
-}
-
-/* Api calls (hsa = 0) or HSA api calls (hsa = 1, on tid + 1 as the
- * reference). */
-static int emit_apis(conv *c, int hsa) {
-  sqlite3_stmt *st = NULL;
-  int s, rc;
-  if (hsa && !rpd_table_exists(c->r, "rocpd_hsaApi")) return RPD_OK;
-  rc = prep(c, &st, hsa
-      ? "SELECT N.string, S.string, A.pid, A.tid, A.start, A.end"
-        " FROM rocpd_hsaApi A LEFT JOIN rocpd_string N ON N.id = A.apiName_id"
-        " LEFT JOIN rocpd_string S ON S.id = A.args_id"
-        " WHERE A.start BETWEEN ?1 AND ?2 ORDER BY A.id"
-      : "SELECT N.string, S.string, A.pid, A.tid, A.start, A.end"
-        " FROM rocpd_api A LEFT JOIN rocpd_string N ON N.id = A.apiName_id"
-        " LEFT JOIN \"%w\" S ON S.id = A.args_id"
-        " WHERE A.start BETWEEN ?1 AND ?2 ORDER BY A.id");
-  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
-    const char *name = col_text(st, 0), *args = col_text(st, 1);
-    int64_t pid = sqlite3_column_int64(st, 2), tid = sqlite3_column_int64(st, 3);
-    int64_t start = sqlite3_column_int64(st, 4), end = sqlite3_column_int64(st, 5);
-    int marker = !hsa && strcmp(name, "UserMarker") == 0;
-    rpd_buf *b;
-    if (marker && start == end) {
-      b = ev_begin(&c->out);
-      PUTS(b, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"marker\",\"pid\":");
-      put_i64(b, pid);
-      PUTS(b, ",\"tid\":");
-      put_i64(b, tid);
-      PUTS(b, ",\"name\":");
-      put_str(b, args);
-      PUTS(b, ",\"ts\":");
-      put_us(b, start);
-      PUTS(b, ",\"args\":{");
-      c->n_instant++;
-    } else {
-      b = ev_complete(&c->out, hsa ? "hsa_api" : "api", pid, tid + hsa,
-                      marker ? args : name, start, end - start);
-      if (hsa) c->n_hsa++; else c->n_api++;
-    }
-    PUTS(b, "\"desc\":");
-    put_str(b, args);
-    PUTS(b, "}}");
-  }
-  if (rc == RPD_OK && s < 0) rc = -s;
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
   return rc;
 }
@@ -356,33 +790,35 @@ static int monitor_value(sqlite3_stmt *st, int i, char num[48]) {
 static void ev_monitor(conv *c, sqlite3_stmt *st, int64_t ts) {
   char num[48];
   const char *type = col_text(st, 1);
-  rpd_buf *b;
+  size_t n = (size_t)sqlite3_column_bytes(st, 1);
+  char *p;
   if (!monitor_value(st, 3, num)) return;
-  b = ev_begin(&c->out);
-  PUTS(b, "{\"ph\":\"C\",\"cat\":\"monitor\",\"pid\":");
-  put_i64(b, sqlite3_column_int64(st, 0));
-  PUTS(b, ",\"name\":");
-  put_str(b, type);
-  PUTS(b, ",\"ts\":");
-  put_us(b, ts);
-  PUTS(b, ",\"args\":{");
-  put_str(b, type);
-  PUTS(b, ":");
-  rpd_buf_puts(b, num);
-  PUTS(b, "}}");
+  p = ev_begin(&c->out, 2 * ESC_MAX(n) + sizeof num);
+  p = W(p, "{\"ph\":\"C\",\"cat\":\"monitor\",\"pid\":");
+  p = w_i64(p, sqlite3_column_int64(st, 0));
+  p = W(p, ",\"name\":");
+  p = w_str(&c->out, p, type);
+  p = W(p, ",\"ts\":");
+  p = w_us(p, ts);
+  p = W(p, ",\"args\":{");
+  p = w_str(&c->out, p, type);
+  *p++ = ':';
+  n = strlen(num);
+  memcpy(p, num, n);
+  ev_end(&c->out, W(p + n, "}}"));
   c->n_counter++;
 }
 
 static int emit_monitor(conv *c) {
   sqlite3_stmt *st = NULL;
-  int s, rc;
+  int s = SQLITE_DONE, rc;
   if (!rpd_table_exists(c->r, "rocpd_monitor")) return RPD_OK;
   rc = prep(c, &st,
       "SELECT deviceId, monitorType, start, value FROM rocpd_monitor"
       " WHERE start BETWEEN ?1 AND ?2 ORDER BY id");
-  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW)
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW)
     ev_monitor(c, st, sqlite3_column_int64(st, 2));
-  if (rc == RPD_OK && s < 0) rc = -s;
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
   st = NULL;
   /* The last value of each series holds until its last end, or the end of
@@ -392,122 +828,167 @@ static int emit_monitor(conv *c) {
         "SELECT deviceId, monitorType, max(end), value FROM rocpd_monitor"
         " WHERE start BETWEEN ?1 AND ?2 GROUP BY deviceId, monitorType"
         " ORDER BY deviceId, monitorType");
-  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t end = sqlite3_column_int64(st, 2);
     ev_monitor(c, st, end > c->t_end ? end : c->t_end);
   }
-  if (rc == RPD_OK && s < 0) rc = -s;
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
   return rc;
 }
 
-/* ------------------------------------------------------------ marker frames */
+/* Process and thread names, written last (the scans collected them):
+ * GPU<n> per distinct rocpd_op.gpuId, "Hip <tid>" per api (pid, tid),
+ * "HSA <tid>" on tid + 1 per rocpd_hsaApi (pid, tid). */
+static void ev_meta(conv *c, const char *what, int64_t pid, int tid_too, int64_t tid,
+                    const char *key, const char *sval, int64_t ival) {
+  char *p = ev_begin(&c->out, ESC_MAX(strlen(what) + (sval ? strlen(sval) : 0)));
+  p = W(p, "{\"name\":");
+  p = w_str(&c->out, p, what);
+  p = W(p, ",\"ph\":\"M\",\"pid\":");
+  p = w_i64(p, pid);
+  if (tid_too) {
+    p = W(p, ",\"tid\":");
+    p = w_i64(p, tid);
+  }
+  p = W(p, ",\"args\":{");
+  p = w_str(&c->out, p, key);
+  *p++ = ':';
+  p = sval ? w_str(&c->out, p, sval) : w_i64(p, ival);
+  ev_end(&c->out, W(p, "}}"));
+}
 
-/* Per (pid, tid): the open UserMarker ranges and the GPU frame being built
- * from the ops launched under the innermost one.  Labels are looked up by
- * args id only when a frame is written, so the sort carries no strings. */
+typedef struct pid_tid { int64_t pid, tid; } pid_tid;
+
+static int pid_tid_cmp(const void *pa, const void *pb) {
+  const pid_tid *a = pa, *b = pb;
+  return a->pid != b->pid ? (a->pid < b->pid ? -1 : 1) : (int)cmp_i64(a->tid, b->tid);
+}
+
+static void meta_threads(conv *c, pid_tid *v, size_t n, int hsa) {
+  char name[48];
+  qsort(v, n, sizeof *v, pid_tid_cmp);
+  for (size_t i = 0; i < n; i++) {
+    snprintf(name, sizeof name, "%s %lld", hsa ? "HSA" : "Hip", (long long)v[i].tid);
+    ev_meta(c, "thread_name", v[i].pid, 1, v[i].tid + hsa, "name", name, 0);
+    ev_meta(c, "thread_sort_index", v[i].pid, 1, v[i].tid + hsa, "sort_index", NULL,
+            v[i].tid * 2 - hsa);
+  }
+}
+
+static int emit_metadata(conv *c) {
+  char name[40];
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc = RPD_OK;
+  pid_tid *v = NULL;
+  size_t n = 0, cap = 0;
+  for (size_t i = 0; i < c->ngpus; i++) {
+    snprintf(name, sizeof name, "GPU%lld", (long long)c->gpus[i]);
+    ev_meta(c, "process_name", c->gpus[i], 0, 0, "name", name, 0);
+    ev_meta(c, "process_sort_index", c->gpus[i], 0, 0, "sort_index", NULL, c->gpus[i] + 1000000);
+  }
+  v = rpd_xmalloc((c->threads.n ? c->threads.n : 1) * sizeof *v);
+  for (size_t i = 0; i < c->threads.n; i++) v[i] = (pid_tid){c->threads.a[i], c->threads.b[i]};
+  meta_threads(c, v, c->threads.n, 0);
+  if (rpd_table_exists(c->r, "rocpd_hsaApi")) {
+    rc = prep(c, &st, "SELECT DISTINCT pid, tid FROM rocpd_hsaApi");
+    while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+      if (n == cap) {
+        cap = cap ? cap * 2 : 16;
+        v = rpd_xrealloc(v, cap * sizeof *v);
+      }
+      v[n++] = (pid_tid){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+    }
+    if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+    sqlite3_finalize(st);
+    if (rc == RPD_OK) meta_threads(c, v, n, 1);
+  }
+  free(v);
+  return rc;
+}
+
+/* ------------------------------------------------------------ launch pass */
+
+/* The rows of the launch pass go through an external sort (bounded memory);
+ * then one pass in time order keeps, per thread, the open UserMarker ranges
+ * and the GPU frame being built from the ops launched under the innermost
+ * one, and per GPU the queue depth. */
+static int launch_add(conv *c, const lrec *r) { return sorter_add(c->launches, r); }
+
 typedef struct marker {
   int64_t id, end, args_id;
 } marker;
-
-typedef struct queue_id {
-  int64_t gpu, queue;
-} queue_id;
 
 typedef struct gpu_frame {
   int active;
   int64_t marker_id, args_id;
   int64_t start, end, ops;
-  queue_id *queues;
+  int32_t *queues;      /* indexes in conv.queues */
   size_t nqueues, cap;
 } gpu_frame;
 
 typedef struct thread_state {
-  int used;
-  int64_t pid, tid;
   marker *stack;
   size_t depth, cap;
   gpu_frame frame;
 } thread_state;
 
-typedef struct thread_map {
-  thread_state *slot;
-  size_t cap, n;
-} thread_map;
+/* Per GPU QueueDepth/Idle state: +1 at each launching api's start, -1 at
+ * the op's end (ops kept by their start), as the reference.  Pending op ends
+ * wait in a min-heap (its size is the queue depth, not the trace size);
+ * ends strictly before a launch are applied first, so ties put +1 first. */
+typedef struct gpu_queue {
+  int64_t gpu, depth, idle;
+  int64_t *ends;
+  size_t nends, cap;
+} gpu_queue;
 
-static size_t thread_hash(int64_t pid, int64_t tid) {
-  uint64_t h = (uint64_t)pid * 0x9E3779B97F4A7C15ull ^ (uint64_t)tid * 0xC2B2AE3D27D4EB4Full;
-  return (size_t)(h ^ (h >> 29));
-}
-
-/* The state of (pid, tid), created on first use.  Owned by the map. */
-static thread_state *thread_get(thread_map *m, int64_t pid, int64_t tid) {
-  if (2 * (m->n + 1) > m->cap) {
-    thread_map bigger = {rpd_xcalloc(m->cap ? m->cap * 2 : 64, sizeof(thread_state)),
-                         m->cap ? m->cap * 2 : 64, 0};
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->slot[i].used) continue;
-      size_t j = thread_hash(m->slot[i].pid, m->slot[i].tid) & (bigger.cap - 1);
-      while (bigger.slot[j].used) j = (j + 1) & (bigger.cap - 1);
-      bigger.slot[j] = m->slot[i];
-      bigger.n++;
-    }
-    free(m->slot);
-    *m = bigger;
-  }
-  size_t j = thread_hash(pid, tid) & (m->cap - 1);
-  while (m->slot[j].used && (m->slot[j].pid != pid || m->slot[j].tid != tid))
-    j = (j + 1) & (m->cap - 1);
-  if (!m->slot[j].used) {
-    m->slot[j].used = 1;
-    m->slot[j].pid = pid;
-    m->slot[j].tid = tid;
-    m->n++;
-  }
-  return &m->slot[j];
-}
+typedef struct launch_pass {
+  conv *c;
+  thread_state *threads;    /* by conv.threads index */
+  gpu_queue *gq;            /* by conv.gpus index */
+  int32_t *queue_gpu;       /* conv.queues index -> gq index */
+} launch_pass;
 
 /* Write the frame once per GPU queue it touched, named by its marker label. */
-static int frame_emit(conv *c, sqlite3_stmt *label, gpu_frame *f) {
+static int frame_emit(conv *c, gpu_frame *f) {
   char desc[64];
-  const char *name = "";
-  int s = SQLITE_DONE;
+  const name_ent *name;
   if (!f->active) return RPD_OK;
   f->active = 0;
-  sqlite3_bind_int64(label, 1, f->args_id);
-  if ((s = rpd_step(c->r, label)) == SQLITE_ROW) name = col_text(label, 0);
-  if (s < 0) return -s;
+  names_trim(&c->labels);
+  if (!(name = names_get(&c->out, &c->labels, f->args_id))) return name_error(&c->labels);
   snprintf(desc, sizeof desc, "UserMarker frame: %lld ops", (long long)f->ops);
   for (size_t i = 0; i < f->nqueues; i++) {
-    rpd_buf *b = ev_complete(&c->out, "marker_frame", f->queues[i].gpu,
-                             f->queues[i].queue, name, f->start - 1000,
-                             f->end - f->start + 1000);
-    PUTS(b, "\"desc\":");
-    put_str(b, desc);
-    PUTS(b, "}}");
+    size_t q = (size_t)f->queues[i];
+    char *p = ev_head(&c->out, "marker_frame", c->queues.a[q], c->queues.b[q],
+                      name->len + sizeof desc);
+    p = w_json(p, name);
+    p = ev_times(p, f->start - 1000, f->end - f->start + 1000);
+    p = W(p, "\"desc\":");
+    p = w_str(&c->out, p, desc);
+    ev_end(&c->out, W(p, "}}"));
     c->n_frame++;
   }
   f->nqueues = 0;
-  sqlite3_reset(label);
   return RPD_OK;
 }
 
-static void frame_add_queue(gpu_frame *f, int64_t gpu, int64_t queue) {
+static void frame_add_queue(gpu_frame *f, int32_t q) {
   for (size_t i = 0; i < f->nqueues; i++)
-    if (f->queues[i].gpu == gpu && f->queues[i].queue == queue) return;
+    if (f->queues[i] == q) return;
   if (f->nqueues == f->cap) {
     f->cap = f->cap ? f->cap * 2 : 4;
     f->queues = rpd_xrealloc(f->queues, f->cap * sizeof *f->queues);
   }
-  f->queues[f->nqueues++] = (queue_id){gpu, queue};
+  f->queues[f->nqueues++] = q;
 }
 
 #define FRAME_JOIN_NS 200000   /* ops closer than 200 us join one frame */
 
 /* An op launched by thread t: extend the current frame when it belongs to
  * the same marker and touches it, else write the frame and start anew. */
-static int frame_op(conv *c, sqlite3_stmt *label, thread_state *t, int64_t gpu,
-                    int64_t queue, int64_t start, int64_t end) {
+static int frame_op(conv *c, thread_state *t, int32_t queue, int64_t start, int64_t end) {
   marker *m;
   gpu_frame *f = &t->frame;
   int rc;
@@ -517,18 +998,18 @@ static int frame_op(conv *c, sqlite3_stmt *label, thread_state *t, int64_t gpu,
       (llabs(start - f->end) < FRAME_JOIN_NS || llabs(f->start - end) < FRAME_JOIN_NS)) {
     if (start < f->start) f->start = start;
     if (end > f->end) f->end = end;
-    frame_add_queue(f, gpu, queue);
+    frame_add_queue(f, queue);
     f->ops++;
     return RPD_OK;
   }
-  if ((rc = frame_emit(c, label, f)) != RPD_OK) return rc;
+  if ((rc = frame_emit(c, f)) != RPD_OK) return rc;
   f->active = 1;
   f->marker_id = m->id;
   f->args_id = m->args_id;
   f->start = start;
   f->end = end;
   f->ops = 1;
-  frame_add_queue(f, gpu, queue);
+  frame_add_queue(f, queue);
   return RPD_OK;
 }
 
@@ -548,18 +1029,6 @@ static void marker_push(thread_state *t, marker m) {
   }
   t->stack[t->depth++] = m;
 }
-
-/* ------------------------------------------------------------ launches */
-
-/* Per GPU QueueDepth/Idle state: +1 at each launching api's start, -1 at
- * the op's end (ops kept by their start), as the reference.  Pending op ends
- * wait in a min-heap (its size is the queue depth, not the trace size);
- * ends strictly before a launch are applied first, so ties put +1 first. */
-typedef struct gpu_queue {
-  int64_t gpu, depth, idle;
-  int64_t *ends;
-  size_t nends, cap;
-} gpu_queue;
 
 static void heap_push(gpu_queue *q, int64_t v) {
   size_t i;
@@ -608,288 +1077,58 @@ static void queue_drain(conv *c, gpu_queue *q, int64_t before, int all) {
   while (q->nends && (all || q->ends[0] < before)) queue_step(c, q, heap_pop(q), -1);
 }
 
-static gpu_queue *queue_find(gpu_queue *qs, size_t n, int64_t gpu) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (qs[mid].gpu < gpu) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < n && qs[lo].gpu == gpu ? &qs[lo] : NULL;
-}
-
-/* One row of the launch pass: a UserMarker range (k = 1) or an api->op
- * launch (k = 2), in the order ts, k, e DESC, id, aux. */
-typedef struct launch {
-  int64_t ts;       /* api start */
-  int64_t e;        /* marker end (0 for launches; sort key) */
-  int64_t id;       /* api id */
-  int64_t aux;      /* marker: args id; launch: rocpd_api_ops id */
-  int64_t pid, tid;
-  int64_t gpu, queue, ostart, oend, aend;   /* launches only */
-  int k;
-} launch;
-
-static int launch_cmp(const void *pa, const void *pb) {
-  const launch *a = pa, *b = pb;
-  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-  if (a->k != b->k) return a->k < b->k ? -1 : 1;
-  if (a->e != b->e) return a->e > b->e ? -1 : 1;
-  if (a->id != b->id) return a->id < b->id ? -1 : 1;
-  return a->aux < b->aux ? -1 : a->aux > b->aux;
-}
-
-static void emit_flow(conv *c, const launch *l) {
-  int64_t from = l->aend - 2000;  /* 2 us before the api ends, as the reference */
-  rpd_buf *b = ev_begin(&c->out);
-  PUTS(b, "{\"ph\":\"s\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
-  put_i64(b, l->aux);
-  PUTS(b, ",\"pid\":");
-  put_i64(b, l->pid);
-  PUTS(b, ",\"tid\":");
-  put_i64(b, l->tid);
-  PUTS(b, ",\"ts\":");
-  put_us(b, from < l->ostart ? from : l->ostart);
-  PUTS(b, "}");
-  b = ev_begin(&c->out);
-  PUTS(b, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
-  put_i64(b, l->aux);
-  PUTS(b, ",\"pid\":");
-  put_i64(b, l->gpu);
-  PUTS(b, ",\"tid\":");
-  put_i64(b, l->queue);
-  PUTS(b, ",\"ts\":");
-  put_us(b, l->ostart);
-  PUTS(b, "}");
-  c->n_flow++;
-}
-
-typedef struct launch_pass {
-  conv *c;
-  sqlite3_stmt *label;
-  thread_map threads;
-  gpu_queue *queues;
-} launch_pass;
-
-/* Flow arrows and marker frames (launches kept by api start) and the
- * per-GPU queue counters (kept by op start) for one row. */
-static int launch_row(launch_pass *p, const launch *l) {
+/* One row, in time order: a marker opens on its thread; a launch moves its
+ * GPU's queue counters (kept by op start) and its thread's marker frame
+ * (kept by api start). */
+static int launch_row(void *ctx, const lrec *l) {
+  launch_pass *p = ctx;
   conv *c = p->c;
-  thread_state *t = thread_get(&p->threads, l->pid, l->tid);
+  thread_state *t = &p->threads[l->thread];
   markers_expire(t, l->ts);
-  if (l->k == 1) {
+  if (l->queue < 0) {
     marker_push(t, (marker){l->id, l->e, l->aux});
     return RPD_OK;
   }
-  if (l->ostart >= c->lo && l->ostart <= c->hi) {
-    gpu_queue *q = queue_find(p->queues, c->ngpus, l->gpu);
-    if (q) {
-      queue_drain(c, q, l->ts, 0);
-      queue_step(c, q, l->ts, 1);
-      heap_push(q, l->oend);
-    }
+  if (IN_WINDOW(c, l->ostart)) {
+    gpu_queue *q = &p->gq[p->queue_gpu[l->queue]];
+    queue_drain(c, q, l->ts, 0);
+    queue_step(c, q, l->ts, 1);
+    heap_push(q, l->oend);
   }
-  if (l->ts < c->lo || l->ts > c->hi) return RPD_OK;
-  emit_flow(c, l);
-  return frame_op(c, p->label, t, l->gpu, l->queue, l->ostart, l->oend);
+  if (!IN_WINDOW(c, l->ts)) return RPD_OK;
+  return frame_op(c, t, l->queue, l->ostart, l->oend);
 }
 
-static const char launch_sql[] =
-    "SELECT 1 AS k, A.start AS ts, A.pid, A.tid, A.id AS i, A.end AS e, A.args_id AS x,"
-    "  0, 0, 0, 0, 0 FROM rocpd_api A"
-    "  WHERE A.apiName_id IN (SELECT id FROM rocpd_string WHERE string = 'UserMarker')"
-    "  AND A.start != A.end AND A.start BETWEEN ?1 AND ?2"
-    " UNION ALL SELECT 2, A.start, A.pid, A.tid, A.id, 0, X.id,"
-    "  O.gpuId, O.queueId, O.start, O.end, A.end FROM rocpd_api_ops X"
-    "  JOIN rocpd_api A ON A.id = X.api_id JOIN rocpd_op O ON O.id = X.op_id"
-    "  WHERE A.start BETWEEN ?1 AND ?2 OR O.start BETWEEN ?1 AND ?2"
-    " ORDER BY ts, k, e DESC, i, x";
-
-/* The launch rows sorted by SQLite (bounded memory: its sorter spills). */
-static int launches_sql(launch_pass *p) {
-  sqlite3_stmt *st = NULL;
-  int s = SQLITE_DONE, rc = prep(p->c, &st, launch_sql);
-  while (rc == RPD_OK && (s = rpd_step(p->c->r, st)) == SQLITE_ROW) {
-    launch l;
-    l.k = sqlite3_column_int(st, 0);
-    l.ts = sqlite3_column_int64(st, 1);
-    l.pid = sqlite3_column_int64(st, 2);
-    l.tid = sqlite3_column_int64(st, 3);
-    l.id = sqlite3_column_int64(st, 4);
-    l.e = sqlite3_column_int64(st, 5);
-    l.aux = sqlite3_column_int64(st, 6);
-    l.gpu = sqlite3_column_int64(st, 7);
-    l.queue = sqlite3_column_int64(st, 8);
-    l.ostart = sqlite3_column_int64(st, 9);
-    l.oend = sqlite3_column_int64(st, 10);
-    l.aend = sqlite3_column_int64(st, 11);
-    rc = launch_row(p, &l);
-  }
-  if (rc == RPD_OK && s < 0) rc = -s;
-  sqlite3_finalize(st);
-  return rc;
+static int64_t *gpu_find(int64_t *gpus, size_t n, int64_t gpu) {
+  return bsearch(&gpu, gpus, n, sizeof *gpus, i64_qcmp);
 }
 
-/* ---- the same rows built in memory: plain table scans merged by id and
- * one qsort, several times faster than the SQL join + sort.  Used while the
- * rows fit in LAUNCH_MEM_MAX bytes (RPD2TRACING_MEM_MAX overrides, for
- * tests); larger traces take launches_sql. */
-#define LAUNCH_MEM_MAX ((size_t)384 << 20)
-
-typedef struct op_row { int64_t id, gpu, queue, start, end; } op_row;
-typedef struct link_row { int64_t id, api, op; } link_row;
-
-typedef struct mem_launches {
-  launch *v;
-  size_t n, cap;
-  op_row *ops;
-  size_t nops;
-  link_row *links;
-  size_t nlinks;
-  size_t budget, used;
-} mem_launches;
-
-/* Grow *v to hold n+1 items of size sz within the budget; 0 when over. */
-static int mem_grow(mem_launches *m, void **v, size_t *cap, size_t n, size_t sz) {
-  if (n < *cap) return 1;
-  size_t ncap = *cap ? *cap * 2 : 4096;
-  if (m->used + (ncap - *cap) * sz > m->budget) return 0;
-  m->used += (ncap - *cap) * sz;
-  *v = rpd_xrealloc(*v, ncap * sz);
-  *cap = ncap;
-  return 1;
-}
-
-static int link_cmp(const void *pa, const void *pb) {
-  const link_row *a = pa, *b = pb;
-  if (a->api != b->api) return a->api < b->api ? -1 : 1;
-  return a->id < b->id ? -1 : a->id > b->id;
-}
-
-static const op_row *op_find(const mem_launches *m, int64_t id) {
-  size_t lo = 0, hi = m->nops;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (m->ops[mid].id < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < m->nops && m->ops[lo].id == id ? &m->ops[lo] : NULL;
-}
-
-/* Fill m; RPD_OK, RPD_ERANGE when over budget, or an SQL error. */
-static int mem_load(conv *c, mem_launches *m) {
-  sqlite3_stmt *st = NULL;
-  size_t cap_ops = 0, cap_links = 0;
-  int s = SQLITE_DONE, rc, sorted = 1;
-  size_t j = 0;
-
-  rc = prep(c, &st, "SELECT id, gpuId, queueId, start, end FROM rocpd_op ORDER BY id");
-  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
-    if (!mem_grow(m, (void **)&m->ops, &cap_ops, m->nops, sizeof *m->ops)) rc = RPD_ERANGE;
-    else m->ops[m->nops++] = (op_row){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                                      sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
-                                      sqlite3_column_int64(st, 4)};
-  }
-  if (rc == RPD_OK && s < 0) rc = -s;
-  sqlite3_finalize(st);
-  st = NULL;
-  if (rc == RPD_OK) rc = prep(c, &st, "SELECT id, api_id, op_id FROM rocpd_api_ops");
-  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
-    link_row l = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                  sqlite3_column_int64(st, 2)};
-    if (!mem_grow(m, (void **)&m->links, &cap_links, m->nlinks, sizeof *m->links)) {
-      rc = RPD_ERANGE;
-      break;
-    }
-    if (m->nlinks && link_cmp(&m->links[m->nlinks - 1], &l) > 0) sorted = 0;
-    m->links[m->nlinks++] = l;
-  }
-  if (rc == RPD_OK && s < 0) rc = -s;
-  sqlite3_finalize(st);
-  st = NULL;
-  if (rc == RPD_OK && !sorted && m->nlinks) qsort(m->links, m->nlinks, sizeof *m->links, link_cmp);
-  /* one scan of rocpd_api in id order, merged with the links by api id */
-  if (rc == RPD_OK)
-    rc = prep(c, &st,
-        "SELECT id, pid, tid, start, end, args_id, apiName_id IN"
-        " (SELECT id FROM rocpd_string WHERE string = 'UserMarker') FROM rocpd_api ORDER BY id");
-  while (rc == RPD_OK && (s = rpd_step(c->r, st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 3);
-    int64_t end = sqlite3_column_int64(st, 4);
-    launch l = {.ts = start, .id = id, .pid = sqlite3_column_int64(st, 1),
-                .tid = sqlite3_column_int64(st, 2)};
-    while (j < m->nlinks && m->links[j].api < id) j++;
-    if (sqlite3_column_int(st, 6) && start != end && start >= c->lo && start <= c->hi) {
-      l.k = 1;
-      l.e = end;
-      l.aux = sqlite3_column_int64(st, 5);
-      if (!mem_grow(m, (void **)&m->v, &m->cap, m->n, sizeof *m->v)) { rc = RPD_ERANGE; break; }
-      m->v[m->n++] = l;
-    }
-    for (; j < m->nlinks && m->links[j].api == id; j++) {
-      const op_row *o = op_find(m, m->links[j].op);
-      if (!o || !((start >= c->lo && start <= c->hi) || (o->start >= c->lo && o->start <= c->hi)))
-        continue;
-      l.k = 2;
-      l.e = 0;
-      l.aux = m->links[j].id;
-      l.gpu = o->gpu;
-      l.queue = o->queue;
-      l.ostart = o->start;
-      l.oend = o->end;
-      l.aend = end;
-      if (!mem_grow(m, (void **)&m->v, &m->cap, m->n, sizeof *m->v)) { rc = RPD_ERANGE; break; }
-      m->v[m->n++] = l;
-    }
-  }
-  if (rc == RPD_OK && s < 0) rc = -s;
-  sqlite3_finalize(st);
-  return rc;
-}
-
-/* RPD_OK when the rows were processed in memory, RPD_ERANGE when they do
- * not fit (nothing was written then), or an SQL error. */
-static int launches_mem(launch_pass *p) {
-  mem_launches m = {0};
-  const char *env = getenv("RPD2TRACING_MEM_MAX");
-  int rc;
-  m.budget = env ? (size_t)strtoull(env, NULL, 10) : LAUNCH_MEM_MAX;
-  rc = mem_load(p->c, &m);
-  free(m.ops);
-  free(m.links);
-  if (rc == RPD_OK) {
-    if (m.n) qsort(m.v, m.n, sizeof *m.v, launch_cmp);
-    for (size_t i = 0; i < m.n && rc == RPD_OK; i++) rc = launch_row(p, &m.v[i]);
-  }
-  free(m.v);
-  return rc;
-}
-
-/* One pass, in launch-time order, over the UserMarker ranges and the
- * api->op launches: flow arrows, marker frames and queue counters. */
+/* The launch pass over the sorted rows, then the last frame of every
+ * thread and the counters' final points. */
 static int emit_launches(conv *c) {
   launch_pass p = {.c = c};
   int rc;
-  p.queues = rpd_xcalloc(c->ngpus ? c->ngpus : 1, sizeof *p.queues);
+  p.threads = rpd_xcalloc(c->threads.n ? c->threads.n : 1, sizeof *p.threads);
+  p.gq = rpd_xcalloc(c->ngpus ? c->ngpus : 1, sizeof *p.gq);
+  p.queue_gpu = rpd_xcalloc(c->queues.n ? c->queues.n : 1, sizeof *p.queue_gpu);
   for (size_t i = 0; i < c->ngpus; i++) {
-    p.queues[i].gpu = c->gpus[i];
-    p.queues[i].idle = 1;
+    p.gq[i].gpu = c->gpus[i];
+    p.gq[i].idle = 1;
   }
-  rc = prep(c, &p.label, "SELECT string FROM \"%w\" WHERE id = ?");
-  if (rc == RPD_OK) {
-    rc = launches_mem(&p);
-    if (rc == RPD_ERANGE) rc = launches_sql(&p);
+  for (size_t i = 0; i < c->queues.n; i++) {
+    int64_t *g = gpu_find(c->gpus, c->ngpus, c->queues.a[i]);
+    p.queue_gpu[i] = g ? (int32_t)(g - c->gpus) : 0;
   }
+  rc = sorter_drain(c->launches, launch_row, &p);
   /* The reference drops each thread's last frame; write it. */
-  for (size_t i = 0; i < p.threads.cap; i++) {
-    thread_state *t = &p.threads.slot[i];
-    if (!t->used) continue;
-    if (rc == RPD_OK) rc = frame_emit(c, p.label, &t->frame);
+  for (size_t i = 0; i < c->threads.n; i++) {
+    thread_state *t = &p.threads[i];
+    if (rc == RPD_OK) rc = frame_emit(c, &t->frame);
     free(t->frame.queues);
     free(t->stack);
   }
   for (size_t i = 0; i < c->ngpus; i++) {
-    gpu_queue *q = &p.queues[i];
+    gpu_queue *q = &p.gq[i];
     if (rc == RPD_OK) {
       queue_drain(c, q, 0, 1);
       if (c->t_end > 0) {
@@ -900,14 +1139,11 @@ static int emit_launches(conv *c) {
     }
     free(q->ends);
   }
-  free(p.queues);
-  free(p.threads.slot);
-  sqlite3_finalize(p.label);
+  free(p.threads);
+  free(p.gq);
+  free(p.queue_gpu);
   return rc;
 }
-
-/* ------------------------------------------------------------ driver */
-
 typedef struct opts {
   const char *in, *out, *start, *end;
   int array, quiet;
@@ -985,7 +1221,7 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
-static int open_sink(sink *s, const char *out, int *fd_out) {
+static int open_sink(sink *s, const char *out) {
   mode_t um = umask(0);
   int fd;
   umask(um);
@@ -1008,12 +1244,16 @@ static int open_sink(sink *s, const char *out, int *fd_out) {
     s->gz = gzdopen(fd, mode);
     if (s->gz) gzbuffer(s->gz, 256 * 1024);
   }
-  else s->f = fdopen(fd, "w");
-  if (!s->gz && !s->f) {
+  s->fd = fd;
+  if (ends_with(out, ".gz") && !s->gz) {
     close(fd);
+    unlink(tmp_out);
+    free(tmp_out);
+    tmp_out = NULL;
     return rpd_fail("cannot write '%s': out of memory", out);
   }
-  *fd_out = fd;
+  s->cap = SINK_CHUNK;
+  s->buf = rpd_xmalloc(s->cap);
   return 0;
 }
 
@@ -1023,8 +1263,9 @@ static int close_sink(sink *s, const char *out, int ok) {
   if (ok) sink_flush(s);
   failed |= s->failed;
   if (s->gz) failed |= gzclose(s->gz) != Z_OK;
-  if (s->f) failed |= fclose(s->f) != 0;
-  rpd_buf_free(&s->b);
+  else failed |= close(s->fd) != 0;
+  free(s->buf);
+  rpd_buf_free(&s->scratch);
   if (!failed && rename(tmp_out, out) != 0) failed = 1;
   if (failed) unlink(tmp_out);
   free(tmp_out);
@@ -1039,17 +1280,44 @@ static int same_file(const char *a, const char *b) {
          sa.st_ino == sb.st_ino;
 }
 
+/* The GPUs the op scan saw, ascending. */
+static void collect_gpus(conv *c) {
+  c->ngpus = c->gpuset.n;
+  c->gpus = rpd_xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *c->gpus);
+  if (c->ngpus) memcpy(c->gpus, c->gpuset.a, c->ngpus * sizeof *c->gpus);
+  qsort(c->gpus, c->ngpus, sizeof *c->gpus, i64_qcmp);
+}
+
+/* Every section, each one pass over its table in rowid order (no SQL sort);
+ * the launch rows are sorted on the side with bounded memory. */
 static int convert(conv *c) {
+  sorter launches;
   /* one read transaction: a consistent snapshot, and the file lock is
    * taken once instead of once per statement */
   int rc = rpd_exec(c->r, "BEGIN");
-  if (rc == RPD_OK) rc = emit_metadata(c);
-  if (rc == RPD_OK) rc = emit_ops(c);
+  sorter_init(&launches);
+  c->launches = &launches;
+  c->strs.max = c->labels.max = NAMES_MAX;
+  if (rc == RPD_OK) rc = prep(c, &c->strs.look, "SELECT string FROM rocpd_string WHERE id = ?1");
+  if (rc == RPD_OK) rc = prep(c, &c->labels.look, "SELECT string FROM \"%w\" WHERE id = ?1");
+#define TT(x) do { struct timespec a_, b_; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a_); x; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b_); if (getenv("TT")) fprintf(stderr, "%-14s %.3f\n", #x, (b_.tv_sec - a_.tv_sec) + (b_.tv_nsec - a_.tv_nsec) / 1e9); } while (0)
+  if (rc == RPD_OK) TT(rc = emit_apis(c));
+  if (rc == RPD_OK) rc = emit_hsa(c);
+  if (rc == RPD_OK) TT(rc = emit_ops(c));
+  if (rc == RPD_OK) {
+    collect_gpus(c);
+    TT(rc = emit_links(c));
+  }
   if (rc == RPD_OK) rc = emit_graphs(c);
-  if (rc == RPD_OK) rc = emit_apis(c, 0);
-  if (rc == RPD_OK) rc = emit_apis(c, 1);
   if (rc == RPD_OK) rc = emit_monitor(c);
-  if (rc == RPD_OK) rc = emit_launches(c);
+  if (rc == RPD_OK) TT(rc = emit_launches(c));
+  if (rc == RPD_OK) rc = emit_metadata(c);
+  sorter_free(&launches);
+  names_free(&c->strs);
+  names_free(&c->labels);
+  pair_free(&c->threads);
+  pair_free(&c->queues);
+  pair_free(&c->gpuset);
   rpd_exec(c->r, "COMMIT");
   return rc;
 }
@@ -1083,8 +1351,11 @@ int main(int argc, char **argv) {
   conv c = {0};
   char *out = NULL;
   int64_t first = 0, last = 0;
-  int fd = -1, ret = 1, rc;
+  int ret = 1, rc;
 
+  /* one connection used by one thread: no SQLite mutexes (must precede any
+   * other SQLite call; harmless if the library refuses) */
+  sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
   if (rpd_cli_init(argc, argv, usage)) return 0;
   if ((ret = parse_args(argc, argv, &o))) return ret;
   out = o.out ? rpd_xstrdup(o.out) : default_out(o.in);
@@ -1094,6 +1365,8 @@ int main(int argc, char **argv) {
   }
   if (rpd_open_or_report(&c.r, o.in, NULL, RPD_READ) != RPD_OK) { ret = 1; goto done; }
   c.args_table = rpd_args_table(c.r);
+  /* every scan is sequential: a small page cache keeps memory flat */
+  rpd_exec(c.r, "PRAGMA cache_size=-4096");
   if ((rc = trace_span(c.r, &first, &last, &c.t_end)) != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());
     goto done;
@@ -1107,10 +1380,12 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (o.end) c.t_end = c.hi;
-  if ((ret = open_sink(&c.out, out, &fd))) goto done;
-  rpd_buf_puts(&c.out.b, o.array ? "[\n" : "{\"traceEvents\":[\n");
+  if ((ret = open_sink(&c.out, out))) goto done;
+  c.out.len = (size_t)sprintf(c.out.buf, "%s", o.array ? "[\n" : "{\"traceEvents\":[\n");
   rc = convert(&c);
-  rpd_buf_puts(&c.out.b, o.array ? "\n]\n" : "\n],\"displayTimeUnit\":\"ns\"}\n");
+  char *tail = ev_begin(&c.out, 0);
+  if (c.out.nevents-- > 1) tail -= 2;   /* no separator: not an event */
+  ev_end(&c.out, tail + sprintf(tail, "%s", o.array ? "\n]\n" : "\n],\"displayTimeUnit\":\"ns\"}\n"));
   if (rc != RPD_OK) {
     rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());
     close_sink(&c.out, out, 0);

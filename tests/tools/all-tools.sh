@@ -21,7 +21,7 @@ TMPDIR=$W/tmp; export TMPDIR
 RPD_BUSY_TIMEOUT_MS=200; export RPD_BUSY_TIMEOUT_MS
 RPD_GZIP_LEVEL=1; export RPD_GZIP_LEVEL
 BOGUS=--bogus-qa-option
-EXEC= DD=
+EXEC= DD= NAMECHK=
 
 # ------------------------------------------------------------ background
 LOCKPID= MOUNTED=
@@ -43,7 +43,7 @@ raptor:raptor:r raptor-save:raptor:w rpd2tracing:rpd2tracing:r
 autograd-summary:rpd-autograd-summary:r"
 
 # modes only used in some sections
-MODES_EXTRA="strings-vacuum:rpd-strings:w"
+MODES_EXTRA="strings-vacuum:rpd-strings:w import:rpd-import:r"
 
 # mode_info MODE: sets MB (its binary) and MR (its role, r or w)
 mode_info() {
@@ -78,6 +78,7 @@ run_mode() {
   raptor-save)      $EXEC raptor --save "$@" $DD "$_f" ;;
   rpd2tracing)      $EXEC rpd2tracing -q "$@" $DD "$_f" "$W/out/o.json" ;;
   autograd-summary) $EXEC rpd-autograd-summary "$@" $DD "$_f" "$W/out/o.html" ;;
+  import)           $EXEC rpd-import "$@" $DD "$_f" "$W/out/o.rpd" ;;
   esac
 }
 
@@ -208,6 +209,9 @@ check_case() {
     if [ -n "$_needle" ] && ! grep -qF -- "$_needle" "$W/se"; then
       _why="$_why message lacks [$_needle];"
     fi
+    if [ -n "$NAMECHK" ] && ! grep -qF -- "$(basename "$_f")" "$W/se"; then
+      _why="$_why message does not name the file;"
+    fi
     [ -z "$(ls -A "$W/out")" ] || _why="$_why wrote output $(ls -A "$W/out");"
   fi
   if [ -f "$W/pristine" ] && { [ "$_role" = r ] || [ "$_rc" != 0 ]; }; then
@@ -221,6 +225,19 @@ check_case() {
   else notok "$_n" "$_why :: $(head -c 200 "$W/se" | tr '\n' '|')"; fi
 }
 
+cat >"$W/hostile.sql" <<'EOF'
+CREATE TABLE "ext_evil""; DROP TABLE rocpd_op; --" ("col""x" INTEGER, "it's" TEXT);
+INSERT INTO "ext_evil""; DROP TABLE rocpd_op; --" VALUES (1, 'a');
+INSERT INTO rocpd_metadata(tag, value) VALUES
+  ('references::rocpd_string.id', '("ext_evil""; DROP TABLE rocpd_op; --", "col""x")'),
+  ('references::rocpd_string.id', '("rocpd_api; DROP TABLE rocpd_kernelapi; --", "x")'),
+  ('weird''tag', 'v"al');
+UPDATE rocpd_api SET apiName_id = 999999 WHERE id % 7 = 0;
+UPDATE rocpd_op SET opType_id = 888888 WHERE id % 13 = 0;
+INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (777777, 1), (1, 666666);
+UPDATE rocpd_kernelapi SET kernelName_id = 555555 WHERE api_ptr_id % 3 = 0;
+EOF
+NAMECHK=1    # a failure about FILE names it
 for m in $PRESENT; do
   mode_info "$m"; role=$MR
   check_case "bad $m: nonexistent path" "$m" "$IN_missing" 1 "no such file"
@@ -240,6 +257,14 @@ for m in $PRESENT; do
   d=$(mkin nometa); cp "$(valid_src "$m")" "$d/t.rpd"
   sqlite3 "$d/t.rpd" "drop table rocpd_metadata"
   check_case "ok $m: trace without rocpd_metadata" "$m" "$d/t.rpd" 0 ""
+  # hostile identifiers in the trace (an ext table, a column and metadata
+  # reference pairs that read like SQL), and dangling string/op/api ids:
+  # the tools work (or fail in one line) and never execute trace content
+  d=$(mkin hostsql); cp "$(valid_src "$m")" "$d/t.rpd"
+  sqlite3 "$d/t.rpd" <"$W/hostile.sql"
+  check_case "ok $m: hostile identifiers and dangling ids" "$m" "$d/t.rpd" "0 1" ""
+  check_eq "ok $m: hostile identifiers executed nothing" 2 \
+    "$(q "$d/t.rpd" "select count(*) from sqlite_master where name in ('rocpd_op', 'rocpd_kernelapi')")"
   # read-only file: writers refuse, readers work
   d=$(mkin ro); cp "$(valid_src "$m")" "$d/ro.rpd"; chmod 444 "$d/ro.rpd"
   if [ "$role" = w ]; then check_case "bad $m: read-only file" "$m" "$d/ro.rpd" 1 "read-only"
@@ -254,9 +279,12 @@ for m in $PRESENT; do
   chmod 755 "$d"
   # a valid .gz: readers leave it byte-identical, writers rewrite it in
   # place as gzip; no temp file either way
-  d=$(mkin gz); gzip -c "$(valid_src "$m")" >"$d/t.rpd.gz"
+  d=$(mkin gz); gzip -c "$(valid_src "$m")" >"$d/t.rpd.gz"; chmod 640 "$d/t.rpd.gz"
   check_case "ok $m: .gz input" "$m" "$d/t.rpd.gz" 0 ""
-  if [ "$role" = w ] && ! gzip -t "$d/t.rpd.gz" 2>/dev/null; then notok "ok $m: .gz rewritten as gzip"; fi
+  if [ "$role" = w ]; then
+    gzip -t "$d/t.rpd.gz" 2>/dev/null || notok "ok $m: .gz rewritten as gzip"
+    check_eq "ok $m: .gz rewritten with its mode" 640 "$(stat -c %a "$d/t.rpd.gz")"
+  fi
   # hostile names work (and a leading dash after --)
   d=$(mkin hostile)
   for f in "a b; c 'q' \"d\" \$(x) \`y\` & z.rpd" "-lead.rpd"; do
@@ -267,6 +295,15 @@ for m in $PRESENT; do
   done
 done
 
+# rpd-import reads rocprofv3 output, not a trace: what is not one fails
+# the same way, and no OUT appears
+if [ -x "$RPD_BIN/rpd-import" ]; then
+  d=$(mkin import); cp "$W/small.rpd" "$d/trace.rpd"; mkdir "$d/emptydir"
+  for f in "$IN_missing" "$IN_empty" "$IN_text" "$IN_truncgz" "$IN_other" "$d/trace.rpd" "$d/emptydir"; do
+    check_case "bad import: $(basename "$f")" import "$f" 1 ""
+  done
+fi
+NAMECHK=
 # -o OUT that cannot be written: one line, the input untouched, nothing
 # created; an empty OUT is a usage error
 for m in schema-upgrade schema-views callstack autograd strings-dedupe metadata-set graph \
@@ -313,6 +350,8 @@ out_src() {
 d=$(mkin named)
 for k in rpd2tracing autograd-summary raptor-optrace augment-o schema-create synth import; do
   [ -x "$RPD_BIN/$(out_bin "$k")" ] || { skip "output $k: not built"; continue; }
+  # rpd-import needs a real rocprofv3 database (the stand-in is not importable)
+  if [ "$k" = import ] && ! need_shared "$TRACES/rocprofv3_28_results.db"; then continue; fi
   src=$(out_src "$k")
   # the output is the input
   case $k in rpd2tracing|autograd-summary|raptor-optrace|import)
@@ -373,9 +412,11 @@ while [ $i -lt 100 ] && ! grep -q locked "$W/lock.out" 2>/dev/null; do sleep 0.0
 if sqlite3 -cmd '.timeout 0' "$d/l.rpd" "select count(*) from rocpd_api" >/dev/null 2>&1; then
   notok "locked: could not take the lock (sqlite3 holder)"
 else
+  NAMECHK=1
   for m in $PRESENT; do
     check_case "bad $m: locked database" "$m" "$d/l.rpd" 1 "locked"
   done
+  NAMECHK=
 fi
 exec 9>&-
 wait "$LOCKPID" 2>/dev/null; LOCKPID=
@@ -385,7 +426,8 @@ rm -f "$W/lockfifo"
 echo "# $(date +%T) kill -9"
 # Sizes: the plain trace takes the big augmenters well over a second on
 # this class of machine; the .gz one about half a second.
-KILL_MODES="callstack autograd graph strings-dedupe trim schema-upgrade raptor-save"
+KILL_MODES="callstack autograd graph strings-dedupe trim schema-upgrade raptor-save deserialize
+subclass"
 rpd-synth --seed 9 --api 200000 --schema 2 -o "$W/big.rpd" >/dev/null 2>&1 ||
   notok "rpd-synth big trace"
 rpd-synth --seed 9 --api 50000 --schema 2 -o "$W/mid.rpd" >/dev/null 2>&1 ||
@@ -560,11 +602,18 @@ if mount -t tmpfs -o size=8m tmpfs "$MNT" 2>/dev/null; then
            deserialize raptor-save; do
     case " $PRESENT " in *" $m "*) full_case "$m" 64 ;; esac
   done
-  # the two that VACUUM after their commit, over a range of free space
+  # the two that VACUUM after their commit, over a range of free space:
+  # one line each, naming the sizes that failed
   for m in trim strings-vacuum; do
     case " $PRESENT " in *" ${m%-vacuum} "*) ;; *) continue ;; esac
-    x=64
-    while [ $x -le 1024 ]; do full_case "$m" $x; x=$((x + 64)); done
+    x=64; bad=
+    while [ $x -le 1024 ]; do
+      r=$(full_case "$m" $x)
+      case $r in "not ok"*) bad="$bad ${x}"; why=${r#*free: } ;; esac
+      x=$((x + 64))
+    done
+    if [ -z "$bad" ]; then ok "disk full $m: 64..1024 KB free"
+    else notok "disk full $m: 64..1024 KB free" "fails at$bad KB free; last:$why"; fi
   done
   rm -rf "$MNT"/*; umount "$MNT"; MOUNTED=
   rm -f "$W/d.rpd"

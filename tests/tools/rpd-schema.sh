@@ -61,6 +61,20 @@ check "--create FILE.gz is gzip" gzip -t new.rpd.gz
 check_rc "--create in a missing directory" 1 rpd-schema --create no/such/x.rpd
 check_one_line "missing directory is one line"
 
+check_rc "--create with an empty name" 2 rpd-schema --create ''
+echo old >target.rpd; ln -s target.rpd link.rpd
+check_rc "--create --force SYMLINK" 0 rpd-schema --create link.rpd --force
+check "... the link stays a link" test -L link.rpd
+check_eq "... its target is the new trace" 3 "$(q target.rpd "select value from rocpd_metadata where tag = 'schema_version'")"
+if mknod dev.null c 1 3 2>/dev/null; then
+  check_rc "--create --force DEVICE is refused" 1 rpd-schema --create dev.null --force
+  check_one_line "device refusal is one line"
+  check "... the device stays a device" test -c dev.null
+  rm -f dev.null
+else
+  skip "--create DEVICE is refused" "mknod needs root"
+fi
+
 # --- --create --schema 2: the v2 layout
 check_rc "--create --schema 2" 0 rpd-schema --create new2.rpd --schema 2
 check_eq "v2 metadata" "schema_version=2" "$(q new2.rpd "select tag || '=' || value from rocpd_metadata")"
@@ -215,6 +229,11 @@ q dangling.rpd "update rocpd_api set args_id = 999999 where id = 5"
 check_rc "--upgrade with a dangling args id" 0 rpd-schema --upgrade dangling.rpd
 check_eq "... the row is kept" 1 "$(q dangling.rpd 'select count(*) from rocpd_api where id = 5 and args_id < 0')"
 check_eq "... and (as before) not in the api view" 2999 "$(q dangling.rpd 'select count(*) from api')"
+cp s2.rpd nometa.rpd
+q nometa.rpd 'drop table rocpd_metadata'
+check_rc "--upgrade a trace without rocpd_metadata" 0 rpd-schema --upgrade nometa.rpd
+check_eq "... gets the v3 metadata" "gpu_stride=1000 pid_stride=10000000 schema_version=3" \
+  "$(q nometa.rpd "select tag || '=' || value from rocpd_metadata order by tag" | tr '\n' ' ' | sed 's/ $//')"
 cp s2.rpd extra.rpd
 q extra.rpd 'alter table rocpd_api add column note text'
 bad_case "--upgrade refuses an unknown column" 1 rpd-schema --upgrade extra.rpd
@@ -271,3 +290,5 @@ check_rc "bad --schema" 2 rpd-schema --create x.rpd --schema 4
 check_rc "bad --format" 2 rpd-schema --info s3.rpd --format xml
 check_rc "-o with --info" 2 rpd-schema --info s3.rpd -o x.rpd
 check_rc "unknown option" 2 rpd-schema --frobnicate
+check_rc "empty -o" 2 rpd-schema --upgrade s2.rpd -o ''
+check_rc "empty -o (--views)" 2 rpd-schema --views s2.rpd -o ''

@@ -143,3 +143,20 @@ check_rc ".gz output refused" 2 rpd-synth -o x.rpd.gz
 check_rc "directory as OUT" 1 rpd-synth -o .
 check_rc "missing directory" 1 rpd-synth -o no/such/dir/x.rpd
 check_one_line "missing directory is one line"
+check_rc "empty -o" 2 rpd-synth -o ''
+# a symlink is written through (the link stays); a device is never replaced
+echo old >target.rpd; ln -s target.rpd link.rpd
+check_rc "-o SYMLINK --force" 0 rpd-synth --api 20 --force -o link.rpd
+check "... the link stays a link" test -L link.rpd
+check_eq "... its target is the trace" 20 "$(q target.rpd 'select count(*) from rocpd_api')"
+ln -s missing-target.rpd dangling.rpd
+check_rc "-o DANGLING-SYMLINK creates the target" 0 rpd-synth --api 5 -o dangling.rpd
+check_eq "... through the link" "5 yes" "$(q missing-target.rpd 'select count(*) from rocpd_api') $(test -L dangling.rpd && echo yes)"
+if mknod dev.null c 1 3 2>/dev/null; then
+  check_rc "-o DEVICE is refused" 1 rpd-synth --api 5 --force -o dev.null
+  check_one_line "device refusal is one line"
+  check "... the device stays a device" test -c dev.null
+  rm -f dev.null
+else
+  skip "-o DEVICE is refused" "mknod needs root"
+fi

@@ -1,0 +1,197 @@
+/* test_callstack.c - common/autograd_parse.c (the four marker forms, the
+ * reference's regex corner cases) and common/callstack.c (rows, ties,
+ * zero-length and overlapping calls, gpu time, rebuild) on tiny v2 traces. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "autograd_parse.h"
+#include "callstack.h"
+#include "core_fixture.h"
+
+/* ------------------------------------------------------------ parser */
+
+static int parse(const char *s, char out[5][64]) {
+  rpd_autograd_parser *p = NULL;
+  rpd_autograd_fields f;
+  assert_int_equal(rpd_autograd_parser_new(&p), RPD_OK);
+  int form = rpd_autograd_parse(p, s, strlen(s), &f);
+  const rpd_span *sp[5] = {&f.name, &f.seq, &f.op_id, &f.sizes, &f.input_op_ids};
+  for (int i = 0; form && i < 5; i++)
+    snprintf(out[i], 64, "%.*s", (int)sp[i]->n, sp[i]->p);
+  rpd_autograd_parser_free(p);
+  return form;
+}
+
+static void parse_forms(void **state) {
+  (void)state;
+  char o[5][64];
+  assert_int_equal(parse("aten::mm, seq = 12, op_id = 5, sizes = [[2, 3]], input_op_ids = [1]", o), 1);
+  assert_string_equal(o[0], "aten::mm");
+  assert_string_equal(o[1], "12");
+  assert_string_equal(o[2], "5");
+  assert_string_equal(o[3], "[[2, 3]]");
+  assert_string_equal(o[4], "[1]");
+  assert_int_equal(parse("aten::add, op_id = 6, sizes = [], input_op_ids = []", o), 2);
+  assert_string_equal(o[1], "");
+  assert_string_equal(o[2], "6");
+  assert_string_equal(o[3], "[]");
+  assert_int_equal(parse("aten::relu, seq = 7, op_id = 8", o), 3);
+  assert_string_equal(o[1], "7");
+  assert_string_equal(o[3], "");
+  assert_int_equal(parse("aten::view, op_id = 9", o), 4);
+  assert_string_equal(o[0], "aten::view");
+  assert_string_equal(o[4], "");
+}
+
+static void parse_corners(void **state) {
+  (void)state;
+  char o[5][64];
+  /* NAME is greedy: the last ", op_id = " wins, as with Python's re */
+  assert_int_equal(parse("a, op_id = 1, op_id = 2", o), 4);
+  assert_string_equal(o[0], "a, op_id = 1");
+  assert_string_equal(o[2], "2");
+  /* '$' also matches before a final newline */
+  assert_int_equal(parse("b, op_id = 3\n", o), 4);
+  assert_string_equal(o[2], "3");
+  /* ... but '.' does not cross one */
+  assert_int_equal(parse("c\nd, op_id = 3", o), 0);
+  assert_int_equal(parse("aten::x, seq = 3", o), 0);
+  assert_int_equal(parse("aten::y, op_id = 1x", o), 0);
+  assert_int_equal(parse(", op_id = 4", o), 0);        /* NAME is .+ */
+  assert_int_equal(parse("plain marker", o), 0);
+  assert_true(rpd_autograd_candidate("x, sizes = 1"));
+  assert_false(rpd_autograd_candidate("x, size = 1"));
+  assert_false(rpd_autograd_candidate(NULL));
+}
+
+/* ------------------------------------------------------------ call stack */
+
+typedef struct fx {
+  char *dir, *path;
+} fx;
+
+static int setup(void **state) {
+  fx *f = calloc(1, sizeof *f);
+  f->dir = fx_mkdtemp();
+  f->path = fx_path(f->dir, "t.rpd");
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fx *f = *state;
+  fx_rm_tree(f->dir);
+  free(f->dir), free(f->path), free(f);
+  return 0;
+}
+
+/* Build the call stack of `calls` (VALUES rows id,pid,tid,start,end) into a
+ * fresh v2 trace. */
+static void build(fx *f, const char *calls, rpd_callstack_stats *st) {
+  char *sql = rpd_xasprintf("%s DELETE FROM rocpd_api; DELETE FROM rocpd_api_ops;"
+                            " INSERT INTO rocpd_api SELECT column1, column2, column3,"
+                            " column4, column5, 2, 5 FROM (VALUES %s);", fx_v2_ddl, calls);
+  unlink(f->path);
+  assert_int_equal(fx_make_db(f->path, sql), 0);
+  free(sql);
+  rpd *r = NULL;
+  assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_equal(rpd_callstack_build(r, st), RPD_OK);
+  assert_int_equal(rpd_commit(r), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+}
+
+static void nested_rows(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  build(f, "(1,1,1,0,100),(2,1,1,10,50),(3,1,1,20,30)", &st);
+  assert_int_equal(st.calls, 3);
+  assert_int_equal(st.rows, 6);
+  assert_int_equal(st.max_depth, 3);
+  assert_int_equal(st.overlaps, 0);
+  /* exclusive cpu: 3 -> 10, 2 -> 40 - 10 = 30, 1 -> 100 - 40 = 60 */
+  assert_int_equal(fx_q(f->path, "SELECT cpu_time FROM ext_callstack WHERE child_id = 1 AND depth = 0"), 60);
+  assert_int_equal(fx_q(f->path, "SELECT cpu_time FROM ext_callstack WHERE child_id = 2 AND depth = 0"), 30);
+  assert_int_equal(fx_q(f->path, "SELECT depth FROM ext_callstack WHERE parent_id = 1 AND child_id = 3"), 2);
+  assert_int_equal(fx_q(f->path, "SELECT cpu_time FROM callStack_inclusive WHERE parent_id = 1"), 100);
+}
+
+static void ties_and_zero_length(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  /* 2 ends as 3 starts; 4 is zero-length as 3 ends; 5 starts as 1 ends */
+  build(f, "(1,1,1,0,100),(2,1,1,10,20),(3,1,1,20,30),(4,1,1,30,30),(5,1,1,100,110)", &st);
+  assert_int_equal(st.rows, 8);
+  assert_int_equal(fx_q(f->path, "SELECT count(*) FROM ext_callstack WHERE parent_id = 2 AND child_id = 3"), 0);
+  assert_int_equal(fx_q(f->path, "SELECT count(*) FROM ext_callstack WHERE parent_id = 3 AND child_id = 4"), 0);
+  assert_int_equal(fx_q(f->path, "SELECT depth FROM ext_callstack WHERE parent_id = 1 AND child_id = 4"), 1);
+  assert_int_equal(fx_q(f->path, "SELECT count(*) FROM ext_callstack WHERE child_id = 5"), 1);
+  assert_int_equal(fx_q(f->path, "SELECT cpu_time FROM ext_callstack WHERE child_id = 1 AND depth = 0"), 80);
+}
+
+static void overlap_counted(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  build(f, "(1,1,1,0,20),(2,1,1,10,30),(3,1,1,12,15),(4,2,9,0,5)", &st);
+  assert_int_equal(st.overlaps, 1);
+  assert_int_equal(st.threads, 2);
+  /* 1 ends while 2 is open: 1 is its own root, 2 keeps no parent */
+  assert_int_equal(fx_q(f->path, "SELECT count(*) FROM ext_callstack WHERE child_id = 1"), 1);
+  assert_int_equal(fx_q(f->path, "SELECT count(*) FROM ext_callstack WHERE child_id = 2"), 1);
+  assert_int_equal(fx_q(f->path, "SELECT count(*) FROM ext_callstack WHERE child_id = 3"), 3);
+  assert_int_equal(fx_q(f->path, "SELECT cpu_time FROM ext_callstack WHERE child_id = 1"), 17);
+}
+
+static void gpu_time_and_rebuild(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  build(f, "(1,100,101,1000,2000),(2,100,101,3000,3500)", &st);
+  rpd *r = NULL;
+  assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_exec(r, "INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (1, 1), (1, 2)"), RPD_OK);
+  assert_int_equal(rpd_meta_set(r, RPD_CALLSTACK_DONE_TAG, "True"), RPD_OK);
+  assert_true(rpd_callstack_present(r));
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_equal(rpd_callstack_build(r, &st), RPD_OK);   /* rebuilds */
+  assert_int_equal(rpd_commit(r), RPD_OK);
+  assert_int_equal(rpd_callstack_drop(r), RPD_OK);
+  assert_false(rpd_callstack_present(r));
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(st.rows, 2);
+  assert_int_equal(fx_q(f->path, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'callStack%'"), 0);
+}
+
+static void gpu_time_sum(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  char *sql = rpd_xasprintf("%s INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (1, 2);", fx_v2_ddl);
+  unlink(f->path);
+  assert_int_equal(fx_make_db(f->path, sql), 0);
+  free(sql);
+  rpd *r = NULL;
+  assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_equal(rpd_callstack_build(r, &st), RPD_OK);
+  assert_int_equal(rpd_commit(r), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  /* api 1 has ops 1 (1500) and 2 (1000); api 2 has op 2 */
+  assert_int_equal(fx_q(f->path, "SELECT gpu_time FROM ext_callstack WHERE child_id = 1"), 2500);
+  assert_int_equal(fx_q(f->path, "SELECT gpu_time FROM ext_callstack WHERE child_id = 2"), 1000);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(parse_forms),
+      cmocka_unit_test(parse_corners),
+      cmocka_unit_test_setup_teardown(nested_rows, setup, teardown),
+      cmocka_unit_test_setup_teardown(ties_and_zero_length, setup, teardown),
+      cmocka_unit_test_setup_teardown(overlap_counted, setup, teardown),
+      cmocka_unit_test_setup_teardown(gpu_time_and_rebuild, setup, teardown),
+      cmocka_unit_test_setup_teardown(gpu_time_sum, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
