@@ -49,11 +49,12 @@ static const char read_sql[] =
 
 /* Rows go in BATCH at a time through one multi-row INSERT: a statement
  * per row would pay the statement overhead (and AUTOINCREMENT's
- * sqlite_sequence update) per row.  The tail goes through the 1-row one. */
+ * sqlite_sequence update) per row.  The tail goes through the 1-row one.
+ * SQLite numbers the rows: an explicit id costs a uniqueness seek each. */
 #define BATCH 128
-#define NCOLS 6
+#define NCOLS 5
 static const char insert_head[] =
-    "INSERT INTO ext_callstack(id, parent_id, child_id, depth, cpu_time, "
+    "INSERT INTO ext_callstack(parent_id, child_id, depth, cpu_time, "
     "gpu_time) VALUES ";
 
 typedef struct frame {
@@ -73,17 +74,14 @@ typedef struct walker {
   int npend;
   thread *threads;        /* open-addressing table, cap a power of two */
   size_t nthreads, cap;
-  int64_t next_id;
   rpd_callstack_stats st;
 } walker;
-
-const char *rpd_callstack_read_sql(void) { return read_sql; }
 
 static int prepare_insert(rpd *r, int rows, sqlite3_stmt **st) {
   rpd_buf b = {0};
   rpd_buf_puts(&b, insert_head);
   for (int i = 0; i < rows; i++)
-    rpd_buf_puts(&b, i ? ",(?,?,?,?,?,?)" : "(?,?,?,?,?,?)");
+    rpd_buf_puts(&b, i ? ",(?,?,?,?,?)" : "(?,?,?,?,?)");
   int rc = rpd_prepare(r, b.s, st);
   rpd_buf_free(&b);
   return rc;
@@ -113,8 +111,7 @@ static int flush(walker *w) {
 static int emit(walker *w, int64_t parent, int64_t child, int64_t depth,
                 int64_t cpu, int64_t gpu) {
   int64_t *p = &w->pend[w->npend++ * NCOLS];
-  p[0] = w->next_id++, p[1] = parent, p[2] = child, p[3] = depth;
-  p[4] = cpu, p[5] = gpu;
+  p[0] = parent, p[1] = child, p[2] = depth, p[3] = cpu, p[4] = gpu;
   w->st.rows++;
   return w->npend == BATCH ? flush(w) : RPD_OK;
 }
@@ -237,7 +234,7 @@ int rpd_callstack_present(rpd *r) {
 }
 
 int rpd_callstack_build(rpd *r, rpd_callstack_stats *st) {
-  walker w = {.r = r, .next_id = 1};
+  walker w = {.r = r};
   int rc = rpd_exec(r, drop_sql);
   if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
   if (rc == RPD_OK) rc = walk(&w);

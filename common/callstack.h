@@ -41,7 +41,4 @@ int rpd_callstack_drop(rpd *r);
  * set and ext_callstack present), else 0. */
 int rpd_callstack_present(rpd *r);
 
-/* The query the builder streams (exposed for the bench's floor). Static. */
-const char *rpd_callstack_read_sql(void);
-
 #endif

@@ -5,6 +5,7 @@
  * is written to a temp file next to OUT and renamed into place on success.
  * See docs/rpd2tracing.md for the event layout and the differences from the
  * reference tools/rpd2tracing.py. */
+#define _GNU_SOURCE   /* copy_file_range */
 #include "rpd.h"
 
 #include <errno.h>
@@ -17,6 +18,8 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <time.h>
+#include <pthread.h>
+#include <stdarg.h>
 
 static const char usage[] =
 "usage: rpd2tracing FILE[.gz] [OUT.json | OUT.json.gz] [--start T] [--end T]\n"
@@ -47,7 +50,12 @@ static const char usage[] =
 /* Events are formatted straight into one big buffer (no per-piece calls):
  * ev_begin reserves room for the event, the w_* helpers advance a cursor,
  * ev_end commits it.  Full buffers go out with write(2) or gzwrite. */
+struct job;
+static void job_wrote(struct job *j, size_t n);
+static void job_wait(struct job *j, int stage);
+
 typedef struct sink {
+  struct job *notify;   /* told of every write (worker B's temp file) */
   char *buf;
   size_t len, cap;
   int fd;
@@ -70,13 +78,26 @@ static void sink_flush(sink *s) {
     if (gzwrite(s->gz, p, (unsigned)n) != (int)n) s->failed = 1;
     return;
   }
+  static pthread_mutex_t wmu = PTHREAD_MUTEX_INITIALIZER;
+  int lk = getenv("INTERLEAVE") != NULL;
+  if (lk) pthread_mutex_lock(&wmu);
   while (n) {
-    ssize_t w = write(s->fd, p, n);
+    ssize_t w = write(lk ? 3 : s->fd, p, n);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) { s->failed = 1; return; }
     p += w;
     n -= (size_t)w;
+    if (s->notify && !lk) job_wrote(s->notify, (size_t)w);
   }
+  if (lk) pthread_mutex_unlock(&wmu);
+}
+
+/* Append raw text (the array's brackets). */
+static void sink_raw(sink *s, const char *t) {
+  size_t n = strlen(t);
+  if (s->len + n > s->cap) sink_flush(s);
+  memcpy(s->buf + s->len, t, n);
+  s->len += n;
 }
 
 /* Start an event with room for `extra` bytes of strings on top of the fixed
@@ -97,31 +118,50 @@ static char *ev_begin(sink *s, size_t extra) {
 
 static void ev_end(sink *s, char *p) { s->len = (size_t)(p - s->buf); }
 
+static const char digits2[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* u in decimal, written backwards ending at q; returns the first char. */
+static char *dec_back(char *q, uint64_t u) {
+  while (u >= 100) {
+    unsigned d = (unsigned)(u % 100) * 2;
+    u /= 100;
+    *--q = digits2[d + 1];
+    *--q = digits2[d];
+  }
+  if (u >= 10) {
+    *--q = digits2[u * 2 + 1];
+    *--q = digits2[u * 2];
+  } else {
+    *--q = (char)('0' + u);
+  }
+  return q;
+}
+
 static char *w_i64(char *p, int64_t v) {
-  char tmp[24], *q = tmp + sizeof tmp;
-  uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-  do { *--q = (char)('0' + u % 10); u /= 10; } while (u);
+  char tmp[24], *end = tmp + sizeof tmp;
+  char *q = dec_back(end, v < 0 ? -(uint64_t)v : (uint64_t)v);
   if (v < 0) *--q = '-';
-  size_t n = (size_t)(tmp + sizeof tmp - q);
-  memcpy(p, q, n);
-  return p + n;
+  memcpy(p, q, (size_t)(end - q));
+  return p + (end - q);
 }
 
 /* ns -> microseconds with exactly three decimals ("12.345"). */
 static char *w_us(char *p, int64_t ns) {
-  char tmp[32], *q = tmp + sizeof tmp;
+  char tmp[32], *end = tmp + sizeof tmp, *q = end;
   uint64_t u = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
   unsigned frac = (unsigned)(u % 1000);
-  u /= 1000;
-  *--q = (char)('0' + frac % 10);
-  *--q = (char)('0' + frac / 10 % 10);
-  *--q = (char)('0' + frac / 100);
+  q -= 3;
+  q[0] = (char)('0' + frac / 100);
+  q[1] = digits2[frac % 100 * 2];
+  q[2] = digits2[frac % 100 * 2 + 1];
   *--q = '.';
-  do { *--q = (char)('0' + u % 10); u /= 10; } while (u);
+  q = dec_back(q, u / 1000);
   if (ns < 0) *--q = '-';
-  size_t n = (size_t)(tmp + sizeof tmp - q);
-  memcpy(p, q, n);
-  return p + n;
+  memcpy(p, q, (size_t)(end - q));
+  return p + (end - q);
 }
 
 /* Bytes a quoted, escaped string of n input bytes can take (\u00XX). */
@@ -145,6 +185,19 @@ static char *w_str(sink *k, char *p, const char *s) {
   }
   *p++ = '"';
   return p;
+}
+
+/* Each worker keeps its own error text (the common error buffer is one
+ * static for the whole process). */
+#define ERR_MAX 1024
+
+static int cerr(char *buf, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int cerr(char *buf, int rc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, ERR_MAX, fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 static const char *col_text(sqlite3_stmt *st, int i) {
@@ -177,19 +230,14 @@ static char *ev_times(char *p, int64_t start, int64_t dur) {
 }
 
 
-/* A counter point; name and key are plain ASCII literals. */
-static void ev_counter(sink *s, int64_t pid, const char *name, int64_t ts,
-                       const char *key, int64_t value) {
+/* A queue counter point: Idle (idle = 1) or QueueDepth. */
+static void ev_counter(sink *s, int64_t pid, int idle, int64_t ts, int64_t value) {
   char *p = ev_begin(s, 0);
   p = W(p, "{\"ph\":\"C\",\"pid\":");
   p = w_i64(p, pid);
-  p = W(p, ",\"name\":");
-  p = w_str(s, p, name);
-  p = W(p, ",\"ts\":");
+  p = idle ? W(p, ",\"name\":\"Idle\",\"ts\":") : W(p, ",\"name\":\"QueueDepth\",\"ts\":");
   p = w_us(p, ts);
-  p = W(p, ",\"args\":{");
-  p = w_str(s, p, key);
-  *p++ = ':';
+  p = idle ? W(p, ",\"args\":{\"idle\":") : W(p, ",\"args\":{\"depth\":");
   p = w_i64(p, value);
   ev_end(s, W(p, "}}"));
 }
@@ -329,17 +377,24 @@ static void names_free(names *t) {
 /* ------------------------------------------------------------ context */
 
 typedef struct conv {
-  rpd *r;
+  rpd *r;                   /* worker A: the trace; rpd_* helpers */
+  sqlite3 *db;              /* this worker's connection */
   sink out;
+  char err[ERR_MAX];        /* why rc != RPD_OK */
+  struct job *job;
   const char *args_table;   /* rocpd_string (v2) or rocpd_ustring (v3) */
   int64_t lo, hi;           /* keep events starting in [lo, hi] (ns) */
   int64_t t_end;            /* counters extend to here (ns) */
+  int t_from_scans;         /* A: t_end is the last api/op end the scans see */
+  int64_t api_end, op_end;  /* A: last api end, last op end (all rows) */
+  int has_api, has_op;
+  struct conv *peer;        /* B: A (its gpus and t_end) */
   names strs;               /* rocpd_string */
   names labels;             /* the args table: marker frame labels */
   pairmap threads;          /* (pid, tid) of every api call */
   pairmap queues;           /* (gpuId, queueId) of every op */
   pairmap gpuset;           /* (gpuId, 0) */
-  int64_t *gpus;            /* distinct rocpd_op.gpuId, ascending */
+  int64_t *gpus;            /* distinct rocpd_op.gpuId, ascending (B: A's) */
   size_t ngpus;
   struct sorter *launches;  /* the launch pass rows */
   int64_t n_op, n_api, n_instant, n_flow, n_graph, n_hsa, n_counter, n_frame;
@@ -351,7 +406,10 @@ typedef struct conv {
  * the time window to ?1/?2 when the statement has them. */
 static int prep(conv *c, sqlite3_stmt **st, const char *fmt) {
   char *sql = sqlite3_mprintf(fmt, c->args_table);
-  int rc = rpd_prepare(c->r, sql, st);
+  int rc = RPD_OK;
+  if (!sql) return cerr(c->err, RPD_ENOMEM, "out of memory");
+  if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK)
+    rc = cerr(c->err, RPD_ESQL, "%s: %s", sql, sqlite3_errmsg(c->db));
   sqlite3_free(sql);
   if (rc == RPD_OK && sqlite3_bind_parameter_count(*st) >= 2) {
     sqlite3_bind_int64(*st, 1, c->lo);
@@ -360,15 +418,14 @@ static int prep(conv *c, sqlite3_stmt **st, const char *fmt) {
   return rc;
 }
 
-static int name_error(names *t) {
-  return rpd_seterr(RPD_ESQL, "%s: %s", sqlite3_sql(t->look),
-                    sqlite3_errmsg(sqlite3_db_handle(t->look)));
+static int name_error(conv *c, names *t) {
+  return cerr(c->err, RPD_ESQL, "%s: %s", sqlite3_sql(t->look), sqlite3_errmsg(c->db));
 }
 
 /* The error of a statement that stopped with s (not SQLITE_DONE). */
 static int step_error(conv *c, int s) {
-  return rpd_seterr(s == SQLITE_BUSY || s == SQLITE_LOCKED ? RPD_EBUSY : RPD_ESQL,
-                    "%s", sqlite3_errmsg(c->r->db));
+  return cerr(c->err, s == SQLITE_BUSY || s == SQLITE_LOCKED ? RPD_EBUSY : RPD_ESQL,
+              "%s", sqlite3_errmsg(c->db));
 }
 
 /* ------------------------------------------------------------ launch rows */
@@ -412,30 +469,36 @@ typedef struct run {
 } run;
 
 typedef struct sorter {
+  char *err;            /* the owner's error text */
   lrec *v;
   size_t n, cap;
   int fd;
   off_t fsize;
   run *runs;
   size_t nruns, runcap;
+  /* reading back (sorter_begin .. sorter_next) */
+  size_t pos;           /* no runs: next row of v */
+  size_t *heap, nh;     /* runs by their current row */
+  lrec cur;             /* the row sorter_next returned */
 } sorter;
 
-static void sorter_init(sorter *so) {
+static void sorter_init(sorter *so, char *err) {
   const char *env = getenv("RPD2TRACING_MEM_MAX");
   size_t bytes = env ? (size_t)strtoull(env, NULL, 10) : SORT_MEM;
   memset(so, 0, sizeof *so);
+  so->err = err;
   so->cap = bytes / sizeof(lrec);
   if (so->cap < 2) so->cap = 2;
   so->fd = -1;
 }
 
 /* Write buf fully at off; RPD_OK or RPD_EIO. */
-static int pwrite_all(int fd, const void *buf, size_t n, off_t off) {
+static int pwrite_all(char *err, int fd, const void *buf, size_t n, off_t off) {
   const char *p = buf;
   while (n) {
     ssize_t w = pwrite(fd, p, n, off);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return rpd_seterr(RPD_EIO, "temp file: %s", w < 0 ? strerror(errno) : "short write");
+    if (w <= 0) return cerr(err, RPD_EIO, "temp file: %s", w < 0 ? strerror(errno) : "short write");
     p += w;
     n -= (size_t)w;
     off += w;
@@ -452,10 +515,10 @@ static int sorter_spill(sorter *so) {
     so->fd = mkstemp(path);
     if (so->fd >= 0) unlink(path);
     free(path);
-    if (so->fd < 0) return rpd_seterr(RPD_EIO, "cannot create a temp file: %s", strerror(errno));
+    if (so->fd < 0) return cerr(so->err, RPD_EIO, "cannot create a temp file: %s", strerror(errno));
   }
   qsort(so->v, so->n, sizeof *so->v, lrec_qcmp);
-  if ((rc = pwrite_all(so->fd, so->v, so->n * sizeof *so->v, so->fsize)) != RPD_OK) return rc;
+  if ((rc = pwrite_all(so->err, so->fd, so->v, so->n * sizeof *so->v, so->fsize)) != RPD_OK) return rc;
   if (so->nruns == so->runcap) {
     so->runcap = so->runcap ? so->runcap * 2 : 16;
     so->runs = rpd_xrealloc(so->runs, so->runcap * sizeof *so->runs);
@@ -490,7 +553,7 @@ static const lrec *run_head(sorter *so, run *r, int *rc) {
     ssize_t g = pread(so->fd, (char *)r->win + got, bytes - got, r->off + (off_t)got);
     if (g < 0 && errno == EINTR) continue;
     if (g <= 0) {
-      *rc = rpd_seterr(RPD_EIO, "temp file: %s", g < 0 ? strerror(errno) : "short read");
+      *rc = cerr(so->err, RPD_EIO, "temp file: %s", g < 0 ? strerror(errno) : "short read");
       return NULL;
     }
     got += (size_t)g;
@@ -502,68 +565,68 @@ static const lrec *run_head(sorter *so, run *r, int *rc) {
   return r->win;
 }
 
-typedef int (*lrec_fn)(void *ctx, const lrec *r);
+static int run_less(sorter *so, size_t a, size_t b) {
+  run *ra = &so->runs[a], *rb = &so->runs[b];
+  return lrec_cmp(&ra->win[ra->pos], &rb->win[rb->pos]) < 0;
+}
 
-/* Call fn on every row in order; stops at the first error.  The sorter is
- * emptied. */
-static int sorter_drain(sorter *so, lrec_fn fn, void *ctx) {
+/* Sift run heap[k] down. */
+static void run_sift(sorter *so, size_t k) {
+  size_t top = so->heap[k];
+  for (;;) {
+    size_t ch = 2 * k + 1;
+    if (ch >= so->nh) break;
+    if (ch + 1 < so->nh && run_less(so, so->heap[ch + 1], so->heap[ch])) ch++;
+    if (!run_less(so, so->heap[ch], top)) break;
+    so->heap[k] = so->heap[ch];
+    k = ch;
+  }
+  so->heap[k] = top;
+}
+
+/* Sort what is left in memory and get ready to read every row in order. */
+static int sorter_begin(sorter *so) {
   int rc = RPD_OK;
   if (so->n) qsort(so->v, so->n, sizeof *so->v, lrec_qcmp);
-  if (!so->nruns) {
-    for (size_t i = 0; i < so->n && rc == RPD_OK; i++) rc = fn(ctx, &so->v[i]);
-    so->n = 0;
-    return rc;
-  }
+  so->pos = 0;
+  if (!so->nruns) return RPD_OK;
   /* the in-memory chunk is one more run, already loaded */
-  size_t nr = so->nruns + 1, nh = 0;
-  run *runs = rpd_xcalloc(nr, sizeof *runs);
-  size_t *heap = rpd_xmalloc(nr * sizeof *heap);
-  const lrec **head = rpd_xcalloc(nr, sizeof *head);
-  for (size_t i = 0; i < so->nruns; i++) {
-    runs[i] = so->runs[i];
-    runs[i].win = rpd_xmalloc(RUN_WINDOW * sizeof(lrec));
-  }
-  runs[nr - 1] = (run){.win = so->v, .n = so->n};
-  for (size_t i = 0; i < nr && rc == RPD_OK; i++) {
-    if (!(head[i] = run_head(so, &runs[i], &rc))) continue;
-    /* sift up */
-    size_t k = nh++;
-    while (k && lrec_cmp(head[i], head[heap[(k - 1) / 2]]) < 0) { heap[k] = heap[(k - 1) / 2]; k = (k - 1) / 2; }
-    heap[k] = i;
-  }
-  while (nh && rc == RPD_OK) {
-    size_t top = heap[0];
-    rc = fn(ctx, head[top]);
-    runs[top].pos++;
-    if (rc == RPD_OK && !(head[top] = run_head(so, &runs[top], &rc))) {
-      if (rc != RPD_OK) break;
-      top = heap[--nh];
-    }
-    /* sift down `top` from the root */
-    size_t k = 0;
-    for (;;) {
-      size_t ch = 2 * k + 1;
-      if (ch >= nh) break;
-      if (ch + 1 < nh && lrec_cmp(head[heap[ch + 1]], head[heap[ch]]) < 0) ch++;
-      if (lrec_cmp(head[heap[ch]], head[top]) >= 0) break;
-      heap[k] = heap[ch];
-      k = ch;
-    }
-    if (nh) heap[k] = top;
-  }
-  for (size_t i = 0; i + 1 < nr; i++) free(runs[i].win);
-  free(runs);
-  free(heap);
-  free(head);
+  if (so->nruns == so->runcap) so->runs = rpd_xrealloc(so->runs, ++so->runcap * sizeof *so->runs);
+  for (size_t i = 0; i < so->nruns; i++) so->runs[i].win = rpd_xmalloc(RUN_WINDOW * sizeof(lrec));
+  so->runs[so->nruns++] = (run){.win = so->v, .n = so->n};
+  so->v = NULL;
   so->n = 0;
-  so->nruns = 0;
+  so->heap = rpd_xmalloc(so->nruns * sizeof *so->heap);
+  for (size_t i = 0; i < so->nruns && rc == RPD_OK; i++)
+    if (run_head(so, &so->runs[i], &rc)) so->heap[so->nh++] = i;
+  for (size_t k = so->nh; k-- > 0;) run_sift(so, k);
   return rc;
+}
+
+/* The next row in order, NULL at the end (or on a read error: *rc).  The
+ * row stays valid until the next call. */
+static const lrec *sorter_next(sorter *so, int *rc) {
+  if (!so->heap) return so->pos < so->n ? &so->v[so->pos++] : NULL;
+  if (!so->nh) return NULL;
+  run *r = &so->runs[so->heap[0]];
+  so->cur = r->win[r->pos++];
+  if (!run_head(so, r, rc)) {
+    if (*rc != RPD_OK) return NULL;
+    so->heap[0] = so->heap[--so->nh];
+  }
+  if (so->nh) run_sift(so, 0);
+  return &so->cur;
 }
 
 static void sorter_free(sorter *so) {
   if (so->fd >= 0) close(so->fd);
   free(so->v);
+  if (so->heap)   /* the last run's window was v */
+    for (size_t i = 0; i < so->nruns; i++) free(so->runs[i].win);
   free(so->runs);
+  free(so->heap);
+  memset(so, 0, sizeof *so);
+  so->fd = -1;
 }
 
 /* ------------------------------------------------------------ sections */
@@ -577,20 +640,25 @@ static int launch_add(conv *c, const lrec *r);
 
 /* Every api call in id order (a plain rowid scan with the args joined; api
  * names from the cache).  Also collects the (pid, tid) of every call for
- * the thread names and feeds the UserMarker ranges to the launch pass. */
+ * the thread names, and the UserMarker ranges for the launch pass (A's
+ * sorter). */
 static int emit_apis(conv *c) {
   sqlite3_stmt *st = NULL;
+  size_t th = 0;
   int s = SQLITE_DONE, rc = prep(c, &st,
       "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
       " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
     int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
-    size_t th = pair_get(&c->threads, pid, tid);
+    if (!c->has_api || end > c->api_end) c->api_end = end;
+    c->has_api = 1;
+    if (!c->threads.n || c->threads.a[th] != pid || c->threads.b[th] != tid)
+      th = pair_get(&c->threads, pid, tid);
     if (!IN_WINDOW(c, start)) continue;
     names_trim(&c->strs);
     const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
-    if (!name) { rc = name_error(&c->strs); break; }
+    if (!name) { rc = name_error(c, &c->strs); break; }
     const char *args = col_text(st, 7);
     size_t room = 2 * ESC_MAX(sqlite3_column_bytes(st, 7)) + name->len;
     char *p;
@@ -615,10 +683,10 @@ static int emit_apis(conv *c) {
     p = W(p, "\"desc\":");
     p = w_str(&c->out, p, args);
     ev_end(&c->out, W(p, "}}"));
-    if (name->marker && start != end) {
+    if (name->marker && start != end) {   /* a range for the launch pass */
       lrec r = {.ts = start, .e = end, .id = sqlite3_column_int64(st, 0),
                 .aux = sqlite3_column_int64(st, 6), .thread = (int32_t)th, .queue = -1};
-      rc = launch_add(c, &r);
+      if ((rc = launch_add(c, &r)) != RPD_OK) break;
     }
   }
   if (rc == RPD_OK && s != SQLITE_ROW && s != SQLITE_DONE) rc = step_error(c, s);
@@ -661,16 +729,18 @@ static int emit_ops(conv *c) {
       "SELECT gpuId, queueId, start, end, opType_id, description_id FROM rocpd_op ORDER BY id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
-    int64_t start = sqlite3_column_int64(st, 2);
+    int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
+    if (!c->has_op || end > c->op_end) c->op_end = end;
+    c->has_op = 1;
     if (c->gpuset.n == 0 || c->gpuset.a[c->gpuset.n - 1] != gpu) pair_get(&c->gpuset, gpu, 0);
     if (!IN_WINDOW(c, start)) continue;
     names_trim(&c->strs);
     const name_ent *type = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 4));
     const name_ent *desc = type ? names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5)) : NULL;
-    if (!desc) { rc = name_error(&c->strs); break; }
+    if (!desc) { rc = name_error(c, &c->strs); break; }
     char *p = ev_head(&c->out, "op", gpu, queue, type->len + desc->len);
     p = w_json(p, desc->len > 2 ? desc : type);
-    p = ev_times(p, start, sqlite3_column_int64(st, 3) - start);
+    p = ev_times(p, start, end - start);
     p = W(p, "\"desc\":");
     p = w_json(p, type);
     ev_end(&c->out, W(p, "}}"));
@@ -952,18 +1022,28 @@ typedef struct launch_pass {
 
 /* Write the frame once per GPU queue it touched, named by its marker label. */
 static int frame_emit(conv *c, gpu_frame *f) {
+  sqlite3_stmt *look = c->labels.look;
   char desc[64];
-  const name_ent *name;
+  const char *name = "";
+  size_t nlen = 0;
+  int s;
   if (!f->active) return RPD_OK;
   f->active = 0;
-  names_trim(&c->labels);
-  if (!(name = names_get(&c->out, &c->labels, f->args_id))) return name_error(&c->labels);
-  snprintf(desc, sizeof desc, "UserMarker frame: %lld ops", (long long)f->ops);
+  /* labels are mostly distinct: looked up each time, not cached */
+  sqlite3_bind_int64(look, 1, f->args_id);
+  if ((s = sqlite3_step(look)) == SQLITE_ROW) {
+    name = col_text(look, 0);
+    nlen = (size_t)sqlite3_column_bytes(look, 0);
+  } else if (s != SQLITE_DONE) {
+    return name_error(c, &c->labels);
+  }
+  memcpy(desc, "UserMarker frame: ", 18);
+  memcpy(w_i64(desc + 18, f->ops), " ops", 5);
   for (size_t i = 0; i < f->nqueues; i++) {
     size_t q = (size_t)f->queues[i];
     char *p = ev_head(&c->out, "marker_frame", c->queues.a[q], c->queues.b[q],
-                      name->len + sizeof desc);
-    p = w_json(p, name);
+                      ESC_MAX(nlen) + sizeof desc);
+    p = w_str(&c->out, p, name);
     p = ev_times(p, f->start - 1000, f->end - f->start + 1000);
     p = W(p, "\"desc\":");
     p = w_str(&c->out, p, desc);
@@ -971,6 +1051,7 @@ static int frame_emit(conv *c, gpu_frame *f) {
     c->n_frame++;
   }
   f->nqueues = 0;
+  sqlite3_reset(look);
   return RPD_OK;
 }
 
@@ -1059,16 +1140,16 @@ static int64_t heap_pop(gpu_queue *q) {
 static void queue_step(conv *c, gpu_queue *q, int64_t ts, int d) {
   if (q->idle && d > 0) {
     q->idle = 0;
-    ev_counter(&c->out, q->gpu, "Idle", ts, "idle", 0);
+    ev_counter(&c->out, q->gpu, 1, ts, 0);
     c->n_counter++;
   }
   if (q->depth == 1 && d < 0) {
     q->idle = 1;
-    ev_counter(&c->out, q->gpu, "Idle", ts, "idle", 1);
+    ev_counter(&c->out, q->gpu, 1, ts, 1);
     c->n_counter++;
   }
   q->depth += d;
-  ev_counter(&c->out, q->gpu, "QueueDepth", ts, "depth", q->depth);
+  ev_counter(&c->out, q->gpu, 0, ts, q->depth);
   c->n_counter++;
 }
 
@@ -1080,8 +1161,7 @@ static void queue_drain(conv *c, gpu_queue *q, int64_t before, int all) {
 /* One row, in time order: a marker opens on its thread; a launch moves its
  * GPU's queue counters (kept by op start) and its thread's marker frame
  * (kept by api start). */
-static int launch_row(void *ctx, const lrec *l) {
-  launch_pass *p = ctx;
+static int launch_row(launch_pass *p, const lrec *l) {
   conv *c = p->c;
   thread_state *t = &p->threads[l->thread];
   markers_expire(t, l->ts);
@@ -1108,7 +1188,6 @@ static int64_t *gpu_find(int64_t *gpus, size_t n, int64_t gpu) {
 static int emit_launches(conv *c) {
   launch_pass p = {.c = c};
   int rc;
-  p.threads = rpd_xcalloc(c->threads.n ? c->threads.n : 1, sizeof *p.threads);
   p.gq = rpd_xcalloc(c->ngpus ? c->ngpus : 1, sizeof *p.gq);
   p.queue_gpu = rpd_xcalloc(c->queues.n ? c->queues.n : 1, sizeof *p.queue_gpu);
   for (size_t i = 0; i < c->ngpus; i++) {
@@ -1119,7 +1198,31 @@ static int emit_launches(conv *c) {
     int64_t *g = gpu_find(c->gpus, c->ngpus, c->queues.a[i]);
     p.queue_gpu[i] = g ? (int32_t)(g - c->gpus) : 0;
   }
-  rc = sorter_drain(c->launches, launch_row, &p);
+  /* A's markers, their thread indexes moved to B's map, merged with B's
+   * launches */
+  job_wait(c->job, 2);
+  conv *a = c->peer;
+  a->launches->err = c->err;   /* A is done with it */
+  int32_t *tmap = rpd_xmalloc((a->threads.n ? a->threads.n : 1) * sizeof *tmap);
+  for (size_t i = 0; i < a->threads.n; i++)
+    tmap[i] = (int32_t)pair_get(&c->threads, a->threads.a[i], a->threads.b[i]);
+  p.threads = rpd_xcalloc(c->threads.n ? c->threads.n : 1, sizeof *p.threads);
+  rc = sorter_begin(a->launches);
+  if (rc == RPD_OK) rc = sorter_begin(c->launches);
+  const lrec *m = rc == RPD_OK ? sorter_next(a->launches, &rc) : NULL;
+  const lrec *l = rc == RPD_OK ? sorter_next(c->launches, &rc) : NULL;
+  while (rc == RPD_OK && (m || l)) {
+    if (m && (!l || lrec_cmp(m, l) < 0)) {
+      lrec r = *m;
+      r.thread = tmap[r.thread];
+      rc = launch_row(&p, &r);
+      if (rc == RPD_OK) m = sorter_next(a->launches, &rc);
+    } else {
+      rc = launch_row(&p, l);
+      if (rc == RPD_OK) l = sorter_next(c->launches, &rc);
+    }
+  }
+  free(tmap);
   /* The reference drops each thread's last frame; write it. */
   for (size_t i = 0; i < c->threads.n; i++) {
     thread_state *t = &p.threads[i];
@@ -1127,13 +1230,14 @@ static int emit_launches(conv *c) {
     free(t->frame.queues);
     free(t->stack);
   }
+  c->t_end = c->peer->t_end;
   for (size_t i = 0; i < c->ngpus; i++) {
     gpu_queue *q = &p.gq[i];
     if (rc == RPD_OK) {
       queue_drain(c, q, 0, 1);
       if (c->t_end > 0) {
-        ev_counter(&c->out, q->gpu, "Idle", c->t_end, "idle", q->idle);
-        ev_counter(&c->out, q->gpu, "QueueDepth", c->t_end, "depth", q->depth);
+        ev_counter(&c->out, q->gpu, 1, c->t_end, q->idle);
+        ev_counter(&c->out, q->gpu, 0, c->t_end, q->depth);
         c->n_counter += 2;
       }
     }
@@ -1288,47 +1392,266 @@ static void collect_gpus(conv *c) {
   qsort(c->gpus, c->ngpus, sizeof *c->gpus, i64_qcmp);
 }
 
-/* Every section, each one pass over its table in rowid order (no SQL sort);
- * the launch rows are sorted on the side with bounded memory. */
-static int convert(conv *c) {
-  sorter launches;
-  /* one read transaction: a consistent snapshot, and the file lock is
-   * taken once instead of once per statement */
-  int rc = rpd_exec(c->r, "BEGIN");
-  sorter_init(&launches);
-  c->launches = &launches;
-  c->strs.max = c->labels.max = NAMES_MAX;
-  if (rc == RPD_OK) rc = prep(c, &c->strs.look, "SELECT string FROM rocpd_string WHERE id = ?1");
-  if (rc == RPD_OK) rc = prep(c, &c->labels.look, "SELECT string FROM \"%w\" WHERE id = ?1");
-#define TT(x) do { struct timespec a_, b_; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a_); x; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b_); if (getenv("TT")) fprintf(stderr, "%-14s %.3f\n", #x, (b_.tv_sec - a_.tv_sec) + (b_.tv_nsec - a_.tv_nsec) / 1e9); } while (0)
-  if (rc == RPD_OK) TT(rc = emit_apis(c));
-  if (rc == RPD_OK) rc = emit_hsa(c);
+/* ------------------------------------------------------------ two workers */
+
+/* The sections are split in two parts of similar cost, each reading its
+ * tables once in rowid order.  A: ops, api calls, HSA, graphs, monitor,
+ * names.  B: markers, links (flows), the launch pass.  With a plain OUT and
+ * two CPUs, B runs in a thread on its own read-only connection and writes
+ * to an unlinked temp file next to OUT, which A appends to OUT while B is
+ * still running; otherwise B runs after A into OUT.  Either way OUT is
+ * header, A's events, B's events, trailer: the same bytes. */
+typedef struct job {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int stage;            /* A's progress: 1 gpus known, 2 t_end known */
+  int b_done;
+  int b_rc;
+  off_t b_written;      /* bytes B has written to its temp file */
+} job;
+
+static void job_wrote(job *j, size_t n) {
+  pthread_mutex_lock(&j->mu);
+  j->b_written += (off_t)n;
+  pthread_cond_broadcast(&j->cv);
+  pthread_mutex_unlock(&j->mu);
+}
+
+static void job_stage(job *j, int stage) {
+  if (!j) return;
+  pthread_mutex_lock(&j->mu);
+  j->stage = stage;
+  pthread_cond_broadcast(&j->cv);
+  pthread_mutex_unlock(&j->mu);
+}
+
+/* B: wait until A has reached stage (no-op when B runs after A). */
+static void job_wait(job *j, int stage) {
+  if (!j) return;
+  pthread_mutex_lock(&j->mu);
+  while (j->stage < stage) pthread_cond_wait(&j->cv, &j->mu);
+  pthread_mutex_unlock(&j->mu);
+}
+
+static double now_s(void) { struct timespec t; clock_gettime(getenv("TTW") ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+#define TT(x) do { double a_ = now_s(); x; if (getenv("TT")) fprintf(stderr, "%-24s %.3f .. %.3f\n", #x, a_, now_s()); } while (0)
+static int part_a(conv *c) {
+  int rc = prep(c, &c->strs.look, "SELECT string FROM rocpd_string WHERE id = ?1");
+  sorter_init(c->launches, c->err);
+  c->strs.max = NAMES_MAX;
   if (rc == RPD_OK) TT(rc = emit_ops(c));
-  if (rc == RPD_OK) {
-    collect_gpus(c);
-    TT(rc = emit_links(c));
+  collect_gpus(c);
+  job_stage(c->job, 1);
+  if (rc == RPD_OK) TT(rc = emit_apis(c));
+  if (c->t_from_scans) {
+    /* the last end of any api call or op, as trace_span */
+    c->t_end = c->has_api ? c->api_end : c->op_end;
+    if (c->has_op && c->op_end > c->t_end) c->t_end = c->op_end;
   }
+  job_stage(c->job, 2);   /* also on failure: B must not wait forever */
+  if (rc == RPD_OK) rc = emit_hsa(c);
   if (rc == RPD_OK) rc = emit_graphs(c);
   if (rc == RPD_OK) rc = emit_monitor(c);
-  if (rc == RPD_OK) TT(rc = emit_launches(c));
   if (rc == RPD_OK) rc = emit_metadata(c);
-  sorter_free(&launches);
+  job_stage(c->job, 2);
   names_free(&c->strs);
+  pair_free(&c->gpuset);
+  return rc;   /* B reads c->launches and c->threads, convert frees them */
+}
+
+/* B's part; a->gpus must be ready before the launch pass. */
+static int part_b(conv *c, conv *a) {
+  sorter launches;
+  int rc = prep(c, &c->labels.look, "SELECT string FROM \"%w\" WHERE id = ?1");
+  sorter_init(&launches, c->err);
+  c->launches = &launches;
+  if (rc == RPD_OK) TT(rc = emit_links(c));
+  c->peer = a;
+  job_wait(c->job, 1);
+  c->gpus = a->gpus;
+  c->ngpus = a->ngpus;
+  if (rc == RPD_OK) TT(rc = emit_launches(c));
+  sorter_free(&launches);
   names_free(&c->labels);
   pair_free(&c->threads);
   pair_free(&c->queues);
-  pair_free(&c->gpuset);
-  rpd_exec(c->r, "COMMIT");
+  return rc;
+}
+
+typedef struct worker_b_arg {
+  conv *b, *a;
+} worker_b_arg;
+
+static void *worker_b(void *arg) {
+  worker_b_arg *w = arg;
+  int rc = part_b(w->b, w->a);
+  if (rc == RPD_OK) sink_flush(&w->b->out);
+  pthread_mutex_lock(&w->b->job->mu);
+  w->b->job->b_rc = rc;
+  w->b->job->b_done = 1;
+  pthread_cond_broadcast(&w->b->job->cv);
+  pthread_mutex_unlock(&w->b->job->mu);
+  return NULL;
+}
+
+/* Copy n bytes of `from` at *off to the end of `to`; 0 or -1. */
+static int append_file(int to, int from, off_t *off, size_t n, char *buf, size_t cap) {
+  while (n) {
+    ssize_t k = copy_file_range(from, off, to, NULL, n, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    n -= (size_t)k;
+  }
+  while (n) {   /* no copy_file_range here: plain reads and writes */
+    ssize_t k = pread(from, buf, n < cap ? n : cap, *off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return -1;
+    for (ssize_t w = 0; w < k;) {
+      ssize_t x = write(to, buf + w, (size_t)(k - w));
+      if (x < 0 && errno == EINTR) continue;
+      if (x <= 0) return -1;
+      w += x;
+    }
+    *off += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+/* Start B in a thread with its own connection and temp file; 0 when it
+ * runs, -1 to run it after A instead. */
+static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th, const char *out) {
+  const char *env = getenv("RPD2TRACING_THREADS");
+  char *dir, *slash, *path;
+  int fd;
+  if (a->out.gz || (env && atoi(env) == 1) || (!env && sysconf(_SC_NPROCESSORS_ONLN) < 2))
+    return -1;
+  if (sqlite3_open_v2(a->r->work_path, &b->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+      sqlite3_exec(b->db, "PRAGMA cache_size=-4096; BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+    sqlite3_close(b->db);
+    b->db = NULL;
+    return -1;
+  }
+  sqlite3_busy_timeout(b->db, 5000);
+  dir = rpd_xstrdup(out);
+  slash = strrchr(dir, '/');
+  if (slash) slash[1] = 0;
+  path = rpd_xasprintf("%s.rpd2tracing-b.XXXXXX", slash ? dir : "");
+  fd = mkstemp(path);
+  if (fd >= 0) unlink(path);
+  free(path);
+  free(dir);
+  if (fd < 0) {
+    sqlite3_close(b->db);
+    b->db = NULL;
+    return -1;
+  }
+  b->out.fd = fd;
+  b->out.notify = j;
+  b->job = a->job = j;
+  *w = (worker_b_arg){b, a};
+  if (pthread_create(th, NULL, worker_b, w) != 0) {
+    close(fd);
+    sqlite3_close(b->db);
+    b->db = NULL;
+    b->out.fd = a->out.fd;
+    b->out.notify = NULL;
+    b->job = a->job = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+/* While B runs, append what it has written so far to OUT; then join it. */
+static int follow_b(conv *a, conv *b, job *j, pthread_t th) {
+  off_t off = 0;
+  int failed = 0, rc;
+  for (;;) {
+    pthread_mutex_lock(&j->mu);
+    while (off == j->b_written && !j->b_done) pthread_cond_wait(&j->cv, &j->mu);
+    off_t avail = j->b_written - off;
+    int done = j->b_done;
+    pthread_mutex_unlock(&j->mu);
+    if (avail && !failed && !a->out.failed &&
+        append_file(a->out.fd, b->out.fd, &off, (size_t)avail, a->out.buf, a->out.cap))
+      failed = 1;
+    if (failed || a->out.failed) off += avail;   /* keep draining; output is lost anyway */
+    if (done && off >= j->b_written) break;
+  }
+  pthread_join(th, NULL);
+  rc = j->b_rc;
+  if (failed) a->out.failed = 1;
+  close(b->out.fd);
+  b->out.fd = -1;
+  sqlite3_exec(b->db, "COMMIT", NULL, NULL, NULL);
+  sqlite3_close(b->db);
+  b->db = NULL;
+  return rc;
+}
+
+/* Every section into OUT; RPD_OK or the error (its text in a->err or
+ * b->err). */
+static int convert(conv *a, conv *b, const char *out) {
+  job j = {.stage = 0};
+  sorter markers;
+  a->launches = &markers;
+  worker_b_arg w;
+  pthread_t th;
+  int threaded, rc, rb = RPD_OK;
+  pthread_mutex_init(&j.mu, NULL);
+  pthread_cond_init(&j.cv, NULL);
+  /* one read transaction: a consistent snapshot, and the file lock is
+   * taken once instead of once per statement */
+  if ((rc = rpd_exec(a->r, "BEGIN")) != RPD_OK) {
+    cerr(a->err, rc, "%s", rpd_errmsg());
+    return rc;
+  }
+  b->r = a->r;
+  b->db = a->db;
+  b->args_table = a->args_table;
+  b->lo = a->lo;
+  b->hi = a->hi;
+  b->t_end = a->t_end;
+  b->out.fd = a->out.fd;
+  b->out.gz = a->out.gz;
+  b->out.cap = SINK_CHUNK;
+  b->out.buf = rpd_xmalloc(b->out.cap);
+  b->out.nevents = 1;   /* A's events come first: every one of B's gets a comma */
+  threaded = start_b(a, b, &j, &w, &th, out) == 0;
+  rc = part_a(a);
+  sink_flush(&a->out);
+  if (threaded) {
+    TT(rb = follow_b(a, b, &j, th));
+  } else if (rc == RPD_OK) {
+    rb = part_b(b, a);
+    if (rb == RPD_OK) sink_flush(&b->out);
+  }
+  if (b->out.failed) a->out.failed = 1;
+  free(b->out.buf);
+  b->out.buf = NULL;
+  rpd_buf_free(&b->out.scratch);
+  sorter_free(&markers);
+  pair_free(&a->threads);
+  rpd_exec(a->r, "COMMIT");
+  pthread_mutex_destroy(&j.mu);
+  pthread_cond_destroy(&j.cv);
+  if (rc == RPD_OK && rb != RPD_OK) {
+    memcpy(a->err, b->err, ERR_MAX);
+    rc = rb;
+  }
   return rc;
 }
 
 /* Trace span for --start/--end (api calls, else ops) and the counter end
  * (last end of any api or op). */
-static int trace_span(rpd *r, int64_t *first, int64_t *last, int64_t *t_end) {
+static int trace_span(rpd *r, int span, int64_t *first, int64_t *last, int64_t *t_end) {
   sqlite3_stmt *st = NULL;
-  int s, rc = rpd_prepare(r,
-      "SELECT (SELECT min(start) FROM rocpd_api), (SELECT max(end) FROM rocpd_api),"
-      " (SELECT min(start) FROM rocpd_op), (SELECT max(end) FROM rocpd_op)", &st);
+  /* the span takes a scan of both tables: only for --start/--end; else
+   * the scans find the end on the way */
+  int s, rc = rpd_prepare(r, span
+      ? "SELECT (SELECT min(start) FROM rocpd_api), (SELECT max(end) FROM rocpd_api),"
+        " (SELECT min(start) FROM rocpd_op), (SELECT max(end) FROM rocpd_op)"
+      : "SELECT (SELECT 1 FROM rocpd_api LIMIT 1), 0, (SELECT 1 FROM rocpd_op LIMIT 1), 0", &st);
   if (rc == RPD_OK && (s = rpd_step(r, st)) != SQLITE_ROW) rc = s < 0 ? -s : RPD_ERR;
   if (rc == RPD_OK) {
     int api = sqlite3_column_type(st, 0) != SQLITE_NULL;
@@ -1348,7 +1671,7 @@ static int trace_span(rpd *r, int64_t *first, int64_t *last, int64_t *t_end) {
 
 int main(int argc, char **argv) {
   opts o = {0};
-  conv c = {0};
+  static conv c, cb;   /* A and B (big: keep them off the stack) */
   char *out = NULL;
   int64_t first = 0, last = 0;
   int ret = 1, rc;
@@ -1365,9 +1688,11 @@ int main(int argc, char **argv) {
   }
   if (rpd_open_or_report(&c.r, o.in, NULL, RPD_READ) != RPD_OK) { ret = 1; goto done; }
   c.args_table = rpd_args_table(c.r);
+  c.db = c.r->db;
   /* every scan is sequential: a small page cache keeps memory flat */
-  rpd_exec(c.r, "PRAGMA cache_size=-4096");
-  if ((rc = trace_span(c.r, &first, &last, &c.t_end)) != RPD_OK) {
+  { const char *cs = getenv("CS"); char *q = sqlite3_mprintf("PRAGMA cache_size=-%d", cs ? atoi(cs) : 4096); rpd_exec(c.r, q); sqlite3_free(q); }
+  c.t_from_scans = !o.start && !o.end;
+  if ((rc = trace_span(c.r, !c.t_from_scans, &first, &last, &c.t_end)) != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());
     goto done;
   }
@@ -1381,13 +1706,11 @@ int main(int argc, char **argv) {
   }
   if (o.end) c.t_end = c.hi;
   if ((ret = open_sink(&c.out, out))) goto done;
-  c.out.len = (size_t)sprintf(c.out.buf, "%s", o.array ? "[\n" : "{\"traceEvents\":[\n");
-  rc = convert(&c);
-  char *tail = ev_begin(&c.out, 0);
-  if (c.out.nevents-- > 1) tail -= 2;   /* no separator: not an event */
-  ev_end(&c.out, tail + sprintf(tail, "%s", o.array ? "\n]\n" : "\n],\"displayTimeUnit\":\"ns\"}\n"));
+  sink_raw(&c.out, o.array ? "[\n" : "{\"traceEvents\":[\n");
+  rc = convert(&c, &cb, out);
+  sink_raw(&c.out, o.array ? "\n]\n" : "\n],\"displayTimeUnit\":\"ns\"}\n");
   if (rc != RPD_OK) {
-    rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());
+    rpd_fail("cannot read '%s': %s", o.in, c.err);
     close_sink(&c.out, out, 0);
     ret = 1;
     goto done;
@@ -1396,9 +1719,9 @@ int main(int argc, char **argv) {
   if (!o.quiet)
     printf("%s: %lld events: %lld ops, %lld api calls, %lld marks, %lld flows,"
            " %lld hsa, %lld graph launches, %lld marker frames, %lld counter points\n",
-           out, (long long)c.out.nevents, (long long)c.n_op, (long long)c.n_api,
-           (long long)c.n_instant, (long long)c.n_flow, (long long)c.n_hsa,
-           (long long)c.n_graph, (long long)c.n_frame, (long long)c.n_counter);
+           out, (long long)(c.out.nevents + cb.out.nevents - 1), (long long)c.n_op,
+           (long long)c.n_api, (long long)c.n_instant, (long long)cb.n_flow, (long long)c.n_hsa,
+           (long long)c.n_graph, (long long)cb.n_frame, (long long)(c.n_counter + cb.n_counter));
 done:
   if (c.r) rpd_close(c.r, 0);
   free(c.gpus);

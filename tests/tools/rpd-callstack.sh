@@ -32,10 +32,15 @@ kill_test() {
   same_file "$_n: byte-identical to the input" "$TESTDIR/kill.orig" "$_f"
 }
 
-# to_v3 IN OUT: a schema v3 copy of a v2 trace (args moved to rocpd_ustring
-# under different ids, domain/category columns added)
+# to_v3 IN OUT: a schema v3 copy of a v2 trace: rpd-schema --upgrade when
+# it can, else by SQL (args moved to rocpd_ustring under other ids,
+# domain/category columns added)
 to_v3() {
   tmpcopy "$1" "$2"
+  if rpd-schema --help 2>/dev/null | grep -q -- '--upgrade'; then
+    rpd-schema --upgrade "$2" >/dev/null 2>&1 && return 0
+    tmpcopy "$1" "$2"
+  fi
   sqlite3 "$2" "BEGIN;
     ALTER TABLE rocpd_api ADD COLUMN category_id bigint NOT NULL DEFAULT 0;
     ALTER TABLE rocpd_api ADD COLUMN domain_id bigint NOT NULL DEFAULT 0;
@@ -240,6 +245,7 @@ if need_shared "$TRACES/synth-small.rpd"; then
   check_rc "synth-small v2: exit 0" 0 rpd-callstack ss2.rpd
   golden_check "synth-small v2" ss2.rpd "$GOLDEN/synth-small" 120
   to_v3 "$TRACES/synth-small.rpd" ss3.rpd
+  check_eq "synth-small v3 copy is schema 3" 1 "$(q ss3.rpd "SELECT count(*) FROM pragma_table_info('rocpd_api') WHERE name = 'domain_id'")"
   check_rc "synth-small v3 copy: exit 0" 0 rpd-callstack ss3.rpd
   golden_check "synth-small v3" ss3.rpd "$GOLDEN/synth-small" 120
 fi
