@@ -18,8 +18,9 @@ typedef struct rpd_autograd_fields {
 
 typedef struct rpd_autograd_parser rpd_autograd_parser;
 
-/* Compile the four patterns.  RPD_OK and *out (caller frees with
- * rpd_autograd_parser_free), or RPD_EPARSE with a message. */
+/* A parser (no state today; kept so callers need not change if one is
+ * needed).  RPD_OK and *out, which the caller frees with
+ * rpd_autograd_parser_free. */
 int rpd_autograd_parser_new(rpd_autograd_parser **out);
 void rpd_autograd_parser_free(rpd_autograd_parser *p);
 
@@ -33,5 +34,7 @@ int rpd_autograd_parse(rpd_autograd_parser *p, const char *s, size_t len,
 /* 1 if s contains one of ", seq = ", ", op_id = ", ", sizes = ",
  * ", input_op_ids = " (the reference's selection of marker calls). */
 int rpd_autograd_candidate(const char *s);
+/* The same for s[0..len) (s may hold NULs). */
+int rpd_autograd_candidate_n(const char *s, size_t len);
 
 #endif

@@ -34,18 +34,31 @@ static const char drop_sql[] =
     "DROP VIEW IF EXISTS callStack_exclusive_name;"
     "DROP TABLE IF EXISTS ext_callstack;";
 
-static const char gpu_sql[] =
+/* The gpu time of the calls: one row per linked op, in api_id order.  When
+ * rocpd_api_ops is already in api_id order by rowid (tracers write the link
+ * right after the call; checked first) this streams without a sort. */
+static const char gpu_order_sql[] = "SELECT api_id FROM rocpd_api_ops";
+static const char gpu_stream_sql[] =
+    "SELECT A.api_id, B.end - B.start FROM rocpd_api_ops A "
+    "CROSS JOIN rocpd_op B ON B.id = A.op_id";
+static const char gpu_stream_sort_sql[] =
+    "SELECT A.api_id, B.end - B.start FROM rocpd_api_ops A "
+    "CROSS JOIN rocpd_op B ON B.id = A.op_id ORDER BY A.api_id";
+/* The fallback: the gpu time per call summed into a temp table keyed by api
+ * id, one rowid lookup per call. */
+static const char gpu_table_sql[] =
     "DROP TABLE IF EXISTS temp._rpd_gpu_time;"
     "CREATE TEMP TABLE _rpd_gpu_time(api_id INTEGER PRIMARY KEY, "
     "gpu_time INTEGER NOT NULL);"
     "INSERT INTO temp._rpd_gpu_time SELECT A.api_id, sum(B.end - B.start) "
     "FROM rocpd_api_ops A JOIN rocpd_op B ON B.id = A.op_id "
     "GROUP BY A.api_id ORDER BY A.api_id;";
+static const char gpu_lookup_sql[] =
+    "SELECT gpu_time FROM temp._rpd_gpu_time WHERE api_id = ?";
 
 static const char read_sql[] =
-    "SELECT X.pid, X.tid, X.id, X.start, X.end, G.gpu_time "
-    "FROM rocpd_api X LEFT JOIN temp._rpd_gpu_time G ON G.api_id = X.id "
-    "ORDER BY X.start, X.end DESC, X.id";
+    "SELECT pid, tid, id, start, end FROM rocpd_api "
+    "ORDER BY start, end DESC, id";
 
 /* Rows go in BATCH at a time through one multi-row INSERT: a statement
  * per row would pay the statement overhead (and AUTOINCREMENT's
@@ -58,7 +71,7 @@ static const char insert_head[] =
     "gpu_time) VALUES ";
 
 typedef struct frame {
-  int64_t id, start, end, gpu, child_cpu;
+  int64_t id, start, end, child_cpu;
 } frame;
 
 typedef struct thread {
@@ -67,8 +80,34 @@ typedef struct thread {
   frame *stack;
 } thread;
 
+/* The gpu time of each call, looked up when the call ends.  Calls end in
+ * nearly api-id order (tracers number a call when it returns), so the op
+ * stream, in api_id order, is merged in: entries are read ahead up to the
+ * id asked for, kept sorted until asked for (each call ends once), and an
+ * id the stream has passed without an entry has no ops.  If more than
+ * gpu_max entries wait (ids far from time order), the rest of the run
+ * looks them up in the temp table instead: memory stays bounded. */
+static size_t gpu_max = 1 << 20;
+
+void rpd_callstack_set_merge_limit(size_t entries) {
+  gpu_max = entries ? entries : (size_t)1 << 20;
+}
+typedef struct gpu_entry {
+  int64_t id, gpu;
+  int taken;
+} gpu_entry;
+
+typedef struct gpu_src {
+  sqlite3_stmt *stream, *lookup;
+  int64_t next_id, next_gpu;  /* the stream's row read ahead */
+  int more;                   /* next_* is valid */
+  gpu_entry *e;               /* read-ahead entries, ascending id */
+  size_t head, n, cap;        /* live range e[head..n) */
+} gpu_src;
+
 typedef struct walker {
   rpd *r;
+  gpu_src gpu;
   sqlite3_stmt *ins_batch, *ins_one;
   int64_t pend[BATCH * NCOLS];
   int npend;
@@ -146,14 +185,121 @@ static thread *thread_get(walker *w, int64_t pid, int64_t tid) {
   return t;
 }
 
+/* 1 if rocpd_api_ops is in api_id order by rowid. */
+static int gpu_in_order(rpd *r, int *sorted) {
+  sqlite3_stmt *st = NULL;
+  int64_t last = INT64_MIN;
+  int s = SQLITE_DONE, rc = rpd_prepare(r, gpu_order_sql, &st);
+  *sorted = 1;
+  while (rc == RPD_OK && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (id < last) {
+      *sorted = 0;
+      break;
+    }
+    last = id;
+  }
+  if (rc == RPD_OK && s < 0) rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static int gpu_open(rpd *r, gpu_src *g) {
+  int sorted = 0, rc = gpu_in_order(r, &sorted);
+  if (rc == RPD_OK)
+    rc = rpd_prepare(r, sorted ? gpu_stream_sql : gpu_stream_sort_sql,
+                     &g->stream);
+  g->more = 1;
+  g->next_id = INT64_MIN;
+  return rc;
+}
+
+static void gpu_close(gpu_src *g) {
+  sqlite3_finalize(g->stream);
+  sqlite3_finalize(g->lookup);
+  free(g->e);
+}
+
+/* Advance the stream by one row into next_*. */
+static int gpu_next(rpd *r, gpu_src *g) {
+  int s = rpd_step(r, g->stream);
+  if (s < 0) return -s;
+  g->more = s == SQLITE_ROW;
+  if (g->more) {
+    g->next_id = sqlite3_column_int64(g->stream, 0);
+    g->next_gpu = sqlite3_column_int64(g->stream, 1);
+  }
+  return RPD_OK;
+}
+
+/* Append an entry: drop taken ones first, grow, or give up the merge. */
+static int gpu_push(rpd *r, gpu_src *g, int64_t id, int64_t gpu) {
+  if (g->n == g->cap) {
+    size_t k = 0;
+    for (size_t i = g->head; i < g->n; i++)
+      if (!g->e[i].taken) g->e[k++] = g->e[i];
+    g->head = 0, g->n = k;
+    if (2 * k >= g->cap) {  /* still half full: grow */
+      if (g->cap >= gpu_max) {  /* too far from time order: the table */
+        int rc = rpd_exec(r, gpu_table_sql);
+        if (rc == RPD_OK) rc = rpd_prepare(r, gpu_lookup_sql, &g->lookup);
+        sqlite3_finalize(g->stream);
+        g->stream = NULL, g->more = 0;
+        free(g->e);
+        g->e = NULL, g->n = g->cap = g->head = 0;
+        return rc;
+      }
+      g->cap = g->cap ? 2 * g->cap : gpu_max < 4096 ? gpu_max : 4096;
+      g->e = rpd_xrealloc(g->e, g->cap * sizeof *g->e);
+    }
+  }
+  g->e[g->n++] = (gpu_entry){id, gpu, 0};
+  return RPD_OK;
+}
+
+/* The gpu time of api call `id` into *gpu (0 if it has no ops). */
+static int gpu_get(rpd *r, gpu_src *g, int64_t id, int64_t *gpu) {
+  int rc = RPD_OK;
+  *gpu = 0;
+  while (rc == RPD_OK && !g->lookup && g->more && g->next_id <= id) {
+    int64_t eid = g->next_id, sum = 0;
+    while (rc == RPD_OK && g->more && g->next_id == eid) {
+      sum += g->next_gpu;
+      rc = gpu_next(r, g);
+    }
+    if (rc == RPD_OK) rc = gpu_push(r, g, eid, sum);
+  }
+  if (rc != RPD_OK) return rc;
+  if (g->lookup) {
+    sqlite3_bind_int64(g->lookup, 1, id);
+    int s = rpd_step(r, g->lookup);
+    if (s == SQLITE_ROW) *gpu = sqlite3_column_int64(g->lookup, 0);
+    sqlite3_reset(g->lookup);
+    return s < 0 ? -s : RPD_OK;
+  }
+  size_t lo = g->head, hi = g->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g->e[mid].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < g->n && g->e[lo].id == id && !g->e[lo].taken) {
+    *gpu = g->e[lo].gpu;
+    g->e[lo].taken = 1;
+  }
+  while (g->head < g->n && g->e[g->head].taken) g->head++;
+  return RPD_OK;
+}
+
 /* Close the frame at index k: its row, then one per frame below it. */
 static int close_frame(walker *w, thread *t, int k) {
   frame f = t->stack[k];
-  int64_t cpu = f.end - f.start - f.child_cpu;
-  int rc = emit(w, f.id, f.id, 0, cpu, f.gpu);
+  int64_t cpu = f.end - f.start - f.child_cpu, gpu = 0;
+  int rc = gpu_get(w->r, &w->gpu, f.id, &gpu);
+  if (rc == RPD_OK) rc = emit(w, f.id, f.id, 0, cpu, gpu);
   for (int j = k - 1; j >= 0 && rc == RPD_OK; j--) {
     t->stack[j].child_cpu += cpu;
-    rc = emit(w, t->stack[j].id, f.id, k - j, cpu, f.gpu);
+    rc = emit(w, t->stack[j].id, f.id, k - j, cpu, gpu);
   }
   memmove(&t->stack[k], &t->stack[k + 1],
           (size_t)(t->depth - k - 1) * sizeof(frame));
@@ -191,7 +337,8 @@ static int push(walker *w, thread *t, const frame *f) {
 static int walk(walker *w) {
   sqlite3_stmt *rd = NULL;
   int s = SQLITE_DONE;
-  int rc = rpd_exec(w->r, gpu_sql);
+  int rc = gpu_open(w->r, &w->gpu);
+  if (rc == RPD_OK) rc = gpu_next(w->r, &w->gpu);
   if (rc == RPD_OK) rc = rpd_prepare(w->r, read_sql, &rd);
   if (rc == RPD_OK) rc = prepare_insert(w->r, BATCH, &w->ins_batch);
   if (rc == RPD_OK) rc = prepare_insert(w->r, 1, &w->ins_one);
@@ -199,7 +346,7 @@ static int walk(walker *w) {
     thread *t = thread_get(w, sqlite3_column_int64(rd, 0),
                            sqlite3_column_int64(rd, 1));
     frame f = {sqlite3_column_int64(rd, 2), sqlite3_column_int64(rd, 3),
-               sqlite3_column_int64(rd, 4), sqlite3_column_int64(rd, 5), 0};
+               sqlite3_column_int64(rd, 4), 0};
     rc = close_until(w, t, f.start);
     if (rc == RPD_OK) rc = push(w, t, &f);
     if ((++w->st.calls & 0xffff) == 0)
@@ -214,7 +361,13 @@ static int walk(walker *w) {
   sqlite3_finalize(rd);
   sqlite3_finalize(w->ins_batch);
   sqlite3_finalize(w->ins_one);
-  if (rc == RPD_OK) rc = rpd_exec(w->r, "DROP TABLE temp._rpd_gpu_time");
+  if (rc == RPD_OK && w->gpu.lookup) {
+    w->st.gpu_fallback = 1;
+    sqlite3_finalize(w->gpu.lookup);
+    w->gpu.lookup = NULL;
+    rc = rpd_exec(w->r, "DROP TABLE temp._rpd_gpu_time");
+  }
+  gpu_close(&w->gpu);
   return rc;
 }
 

@@ -11,6 +11,7 @@
 #ifndef RPD_CALLSTACK_H
 #define RPD_CALLSTACK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rpd.h"
@@ -21,6 +22,7 @@ typedef struct rpd_callstack_stats {
   int64_t threads;   /* distinct (pid, tid) */
   int64_t overlaps;  /* calls that overlap an open call without nesting */
   int max_depth;     /* deepest stack seen (1 = no nesting) */
+  int gpu_fallback;  /* gpu times came from a temp table, not the merge */
 } rpd_callstack_stats;
 
 /* Metadata tags the reference writes. */
@@ -33,6 +35,10 @@ typedef struct rpd_callstack_stats {
  * Callstack::Generated is left to the caller.  *st (may be NULL) receives
  * the counts. */
 int rpd_callstack_build(rpd *r, rpd_callstack_stats *st);
+
+/* Tests: wait for at most `entries` gpu times in the merge before falling
+ * back to the temp table (0 restores the default, 2^20). */
+void rpd_callstack_set_merge_limit(size_t entries);
 
 /* Drop ext_callstack, its views and both metadata tags (if present). */
 int rpd_callstack_drop(rpd *r);

@@ -214,6 +214,49 @@ int rpd_view_install(rpd *r, const char *name);
 /* Names of all embedded files, NULL-terminated; static. */
 const char *const *rpd_view_names(void);
 
+/* ------------------------------------------------------------ output files */
+
+/* Check that `path` may be written as a tool's output file: refuses a
+ * directory or special file (device, fifo, socket: "not a regular file"),
+ * the input itself (same inode as `input`, which may be NULL; "is the input
+ * file"), and an unwritable directory (RPD_EROFS).  Symlinks are followed:
+ * the output replaces the link's final target, never the link or a device
+ * behind it.  On success *target (if not NULL) is the path to rename onto;
+ * the caller frees it. */
+int rpd_output_check(const char *path, const char *input, char **target);
+
+/* An output file written atomically: begin checks the path with
+ * rpd_output_check, creates a temp file next to the target named
+ * ".<name, cut to 64 bytes>.rpdtools-XXXXXX" (registered so a fatal signal
+ * or exit removes it) and opens it as fp.  Write through fp -- or fclose(fp),
+ * set it to NULL and write tmp by other means (gzopen, sqlite).  commit
+ * flushes, fsyncs, closes, gives the file mode 0666 & ~umask and renames it
+ * onto target; abort removes it.  Both free the fields. */
+typedef struct rpd_outfile {
+  char *target;   /* final path (symlinks resolved) */
+  char *tmp;      /* temp file next to it */
+  FILE *fp;       /* open "wb" on tmp, or NULL once the caller closed it */
+} rpd_outfile;
+int rpd_outfile_begin(rpd_outfile *of, const char *path, const char *input);
+int rpd_outfile_commit(rpd_outfile *of);
+void rpd_outfile_abort(rpd_outfile *of);
+
+/* Name for a temp file next to `path` (same directory, so rename is atomic):
+ * "DIR/.<basename cut to 64 bytes>.rpdtools-XXXXXX" ready for mkstemp.  The
+ * caller frees it. */
+char *rpd_temp_template(const char *path);
+
+/* VACUUM the trace without risking the user's file.  Call after the last
+ * commit, outside a transaction, as the last thing before rpd_close: on a
+ * temp work copy (.gz or -o) it vacuums in place; on the user's own file it
+ * runs VACUUM INTO a temp file next to it and renames that over the file, so
+ * a failure or a kill leaves the committed file as it was. */
+int rpd_vacuum(rpd *r);
+
+/* Flush stdout and report a write error (disk full, closed pipe) as
+ * RPD_EIO; tools call it before exiting 0 after printing results. */
+int rpd_finish_stdout(void);
+
 /* ------------------------------------------------------------ schema */
 
 /* Create the RPD tables, indexes, metadata rows (schema_version, gpu_stride,

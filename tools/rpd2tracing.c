@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include <time.h>
 #include <pthread.h>
 #include <stdarg.h>
 
@@ -78,18 +77,14 @@ static void sink_flush(sink *s) {
     if (gzwrite(s->gz, p, (unsigned)n) != (int)n) s->failed = 1;
     return;
   }
-  static pthread_mutex_t wmu = PTHREAD_MUTEX_INITIALIZER;
-  int lk = getenv("INTERLEAVE") != NULL;
-  if (lk) pthread_mutex_lock(&wmu);
   while (n) {
-    ssize_t w = write(lk ? 3 : s->fd, p, n);
+    ssize_t w = write(s->fd, p, n);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) { s->failed = 1; return; }
     p += w;
     n -= (size_t)w;
-    if (s->notify && !lk) job_wrote(s->notify, (size_t)w);
+    if (s->notify) job_wrote(s->notify, (size_t)w);
   }
-  if (lk) pthread_mutex_unlock(&wmu);
 }
 
 /* Append raw text (the array's brackets). */
@@ -458,7 +453,7 @@ static int lrec_qcmp(const void *a, const void *b) { return lrec_cmp(a, b); }
  * each run through a small window.  Rows of an ordinary trace arrive nearly
  * sorted, but marker ranges are written at their end, long after what they
  * contain, so the order must be restored in general. */
-#define SORT_MEM ((size_t)16 << 20)   /* bytes of rows in memory */
+#define SORT_MEM ((size_t)8 << 20)    /* bytes of rows in memory, per sorter */
 #define RUN_WINDOW 512                 /* rows read at a time per run */
 
 typedef struct run {
@@ -1325,18 +1320,28 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
+/* Open OUT: a temp file next to it, renamed into place by close_sink; an
+ * existing OUT that is not a regular file (/dev/null, a FIFO, a terminal)
+ * is written directly, never replaced. */
 static int open_sink(sink *s, const char *out) {
   mode_t um = umask(0);
+  struct stat st;
   int fd;
   umask(um);
-  tmp_out = rpd_xasprintf("%s.tmpXXXXXX", out);
-  fd = mkstemp(tmp_out);
-  if (fd < 0) {
-    free(tmp_out);
-    tmp_out = NULL;
-    return rpd_fail("cannot write '%s': %s", out, strerror(errno));
+  if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return rpd_fail("cannot write '%s': is a directory", out);
+    fd = open(out, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return rpd_fail("cannot write '%s': %s", out, strerror(errno));
+  } else {
+    tmp_out = rpd_xasprintf("%s.tmpXXXXXX", out);
+    fd = mkstemp(tmp_out);
+    if (fd < 0) {
+      free(tmp_out);
+      tmp_out = NULL;
+      return rpd_fail("cannot write '%s': %s", out, strerror(errno));
+    }
+    fchmod(fd, 0666 & ~um);
   }
-  fchmod(fd, 0666 & ~um);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGHUP, on_signal);
@@ -1351,7 +1356,7 @@ static int open_sink(sink *s, const char *out) {
   s->fd = fd;
   if (ends_with(out, ".gz") && !s->gz) {
     close(fd);
-    unlink(tmp_out);
+    if (tmp_out) unlink(tmp_out);
     free(tmp_out);
     tmp_out = NULL;
     return rpd_fail("cannot write '%s': out of memory", out);
@@ -1370,8 +1375,8 @@ static int close_sink(sink *s, const char *out, int ok) {
   else failed |= close(s->fd) != 0;
   free(s->buf);
   rpd_buf_free(&s->scratch);
-  if (!failed && rename(tmp_out, out) != 0) failed = 1;
-  if (failed) unlink(tmp_out);
+  if (tmp_out && !failed && rename(tmp_out, out) != 0) failed = 1;
+  if (tmp_out && failed) unlink(tmp_out);
   free(tmp_out);
   tmp_out = NULL;
   if (failed && ok) return rpd_fail("cannot write '%s': %s", out, strerror(errno ? errno : EIO));
@@ -1433,16 +1438,14 @@ static void job_wait(job *j, int stage) {
   pthread_mutex_unlock(&j->mu);
 }
 
-static double now_s(void) { struct timespec t; clock_gettime(getenv("TTW") ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
-#define TT(x) do { double a_ = now_s(); x; if (getenv("TT")) fprintf(stderr, "%-24s %.3f .. %.3f\n", #x, a_, now_s()); } while (0)
 static int part_a(conv *c) {
   int rc = prep(c, &c->strs.look, "SELECT string FROM rocpd_string WHERE id = ?1");
   sorter_init(c->launches, c->err);
   c->strs.max = NAMES_MAX;
-  if (rc == RPD_OK) TT(rc = emit_ops(c));
+  if (rc == RPD_OK) rc = emit_ops(c);
   collect_gpus(c);
   job_stage(c->job, 1);
-  if (rc == RPD_OK) TT(rc = emit_apis(c));
+  if (rc == RPD_OK) rc = emit_apis(c);
   if (c->t_from_scans) {
     /* the last end of any api call or op, as trace_span */
     c->t_end = c->has_api ? c->api_end : c->op_end;
@@ -1465,12 +1468,12 @@ static int part_b(conv *c, conv *a) {
   int rc = prep(c, &c->labels.look, "SELECT string FROM \"%w\" WHERE id = ?1");
   sorter_init(&launches, c->err);
   c->launches = &launches;
-  if (rc == RPD_OK) TT(rc = emit_links(c));
+  if (rc == RPD_OK) rc = emit_links(c);
   c->peer = a;
   job_wait(c->job, 1);
   c->gpus = a->gpus;
   c->ngpus = a->ngpus;
-  if (rc == RPD_OK) TT(rc = emit_launches(c));
+  if (rc == RPD_OK) rc = emit_launches(c);
   sorter_free(&launches);
   names_free(&c->labels);
   pair_free(&c->threads);
@@ -1529,21 +1532,28 @@ static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th, con
   if (sqlite3_open_v2(a->r->work_path, &b->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
       sqlite3_exec(b->db, "PRAGMA cache_size=-4096; BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
     sqlite3_close(b->db);
-    b->db = NULL;
+    b->db = a->db;
     return -1;
   }
   sqlite3_busy_timeout(b->db, 5000);
-  dir = rpd_xstrdup(out);
-  slash = strrchr(dir, '/');
-  if (slash) slash[1] = 0;
-  path = rpd_xasprintf("%s.rpd2tracing-b.XXXXXX", slash ? dir : "");
+  /* next to OUT (it has room for OUT); $TMPDIR when OUT is not a file */
+  if (tmp_out) {
+    dir = rpd_xstrdup(out);
+    slash = strrchr(dir, '/');
+    if (slash) slash[1] = 0;
+    else dir[0] = 0;
+  } else {
+    const char *t = getenv("TMPDIR");
+    dir = rpd_xasprintf("%s/", t && *t ? t : "/tmp");
+  }
+  path = rpd_xasprintf("%s.rpd2tracing-b.XXXXXX", dir);
   fd = mkstemp(path);
   if (fd >= 0) unlink(path);
   free(path);
   free(dir);
   if (fd < 0) {
     sqlite3_close(b->db);
-    b->db = NULL;
+    b->db = a->db;
     return -1;
   }
   b->out.fd = fd;
@@ -1553,7 +1563,7 @@ static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th, con
   if (pthread_create(th, NULL, worker_b, w) != 0) {
     close(fd);
     sqlite3_close(b->db);
-    b->db = NULL;
+    b->db = a->db;
     b->out.fd = a->out.fd;
     b->out.notify = NULL;
     b->job = a->job = NULL;
@@ -1621,7 +1631,7 @@ static int convert(conv *a, conv *b, const char *out) {
   rc = part_a(a);
   sink_flush(&a->out);
   if (threaded) {
-    TT(rb = follow_b(a, b, &j, th));
+    rb = follow_b(a, b, &j, th);
   } else if (rc == RPD_OK) {
     rb = part_b(b, a);
     if (rb == RPD_OK) sink_flush(&b->out);
@@ -1690,7 +1700,7 @@ int main(int argc, char **argv) {
   c.args_table = rpd_args_table(c.r);
   c.db = c.r->db;
   /* every scan is sequential: a small page cache keeps memory flat */
-  { const char *cs = getenv("CS"); char *q = sqlite3_mprintf("PRAGMA cache_size=-%d", cs ? atoi(cs) : 4096); rpd_exec(c.r, q); sqlite3_free(q); }
+  rpd_exec(c.r, "PRAGMA cache_size=-4096");
   c.t_from_scans = !o.start && !o.end;
   if ((rc = trace_span(c.r, !c.t_from_scans, &first, &last, &c.t_end)) != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());

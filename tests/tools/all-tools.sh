@@ -24,10 +24,10 @@ TMPDIR=$W/tmp; export TMPDIR
 RPD_BUSY_TIMEOUT_MS=200; export RPD_BUSY_TIMEOUT_MS
 RPD_GZIP_LEVEL=1; export RPD_GZIP_LEVEL
 BOGUS=--bogus-qa-option
-EXEC= DD= NAMECHK=
+EXEC='' DD='' NAMECHK=''
 
 # ------------------------------------------------------------ background
-LOCKPID= MOUNTED= FIFOPID=
+LOCKPID='' MOUNTED='' FIFOPID=''
 cleanup() {
   [ -n "$LOCKPID" ] && kill "$LOCKPID" 2>/dev/null
   [ -n "$FIFOPID" ] && kill "$FIFOPID" 2>/dev/null
@@ -107,6 +107,8 @@ valid_src() {
   case $1 in autograd-summary) echo "$W/ag.rpd" ;; *) echo "$W/small.rpd" ;; esac
 }
 
+DOCS=$(cd "$(dirname "$0")/../../docs" && pwd)
+
 # ------------------------------------------------------------ 1. CLI
 echo "# $(date +%T) cli"
 # usage_err NAME ARGS...: binary $b (named $n) must refuse ARGS as a usage
@@ -137,6 +139,10 @@ for b in "$RPD_BIN"/*; do
   done
   usage_err "bogus option" $BOGUS
   usage_err "no arguments"
+  # docs/developing.md: a docs page per tool
+  page=$n.md; [ "$n" = rpdRemote ] && [ ! -f "$DOCS/$page" ] && page=remote.md
+  if [ -f "$DOCS/$page" ]; then ok "docs $n: docs/$page"
+  else notok "docs $n: docs/$page" "missing"; fi
 done
 
 # a bogus option next to otherwise valid arguments: named in the message,
@@ -154,6 +160,17 @@ for m in $PRESENT; do
   else notok "cli $m: bogus option with a valid FILE" "$why $(head -c 200 "$W/se" | tr '\n' '|')"; fi
   rm -f "$W/in/u.rpd"
 done
+
+# results on stdout that cannot be written are a failure, not a success
+# (stdout redirected to /dev/full; it is never named as an output file)
+if [ -c /dev/full ]; then
+  for m in schema-info strings metadata-list raptor; do
+    case " $PRESENT " in *" $m "*) ;; *) continue ;; esac
+    run_mode "$m" "$W/small.rpd" >/dev/full 2>"$W/se"; rc=$?
+    if [ $rc -eq 1 ] && [ "$(wc -l <"$W/se")" -eq 1 ]; then ok "cli $m: stdout full"
+    else notok "cli $m: stdout full" "exit $rc, $(wc -l <"$W/se") stderr lines: $(head -c 150 "$W/se")"; fi
+  done
+fi
 
 # ------------------------------------------------------------ 2. bad input
 echo "# $(date +%T) bad input"
@@ -205,7 +222,7 @@ check_case() {
   _n=$1; _m=$2; _f=$3; _want=$4; _needle=$5; shift 5
   mode_info "$_m"; _b=$MB; _role=$MR
   _dir=$(dirname "$_f")
-  rm -rf "$W/out"/* "$TMPDIR"/* "$W/pristine"
+  rm -rf "$W/out"/* "${TMPDIR:?}"/* "$W/pristine"
   [ -f "$_f" ] && cp "$_f" "$W/pristine"
   ls -A "$_dir" >"$W/ls.before"
   run_mode "$_m" "$_f" "$@" >"$W/so" 2>"$W/se" </dev/null; _rc=$?
@@ -229,7 +246,7 @@ check_case() {
   ls -A "$_dir" >"$W/ls.after"
   cmp -s "$W/ls.before" "$W/ls.after" ||
     _why="$_why left next to input: $(comm -13 "$W/ls.before" "$W/ls.after" | tr '\n' ' ')$(comm -23 "$W/ls.before" "$W/ls.after" | sed 's/^/-/' | tr '\n' ' ');"
-  [ -z "$(ls -A "$TMPDIR")" ] || _why="$_why left in TMPDIR: $(ls -A "$TMPDIR" | tr '\n' ' ');"
+  [ -z "$(ls -A "$TMPDIR" 2>/dev/null)" ] || _why="$_why left in TMPDIR: $(ls -A "$TMPDIR" | tr '\n' ' ');"
   if [ -z "$_why" ]; then ok "$_n"
   else notok "$_n" "$_why :: $(head -c 200 "$W/se" | tr '\n' '|')"; fi
 }
@@ -294,6 +311,12 @@ for m in $PRESENT; do
   if [ "$role" = w ]; then
     gzip -t "$d/t.rpd.gz" 2>/dev/null || notok "good $m: .gz rewritten as gzip"
     check_eq "good $m: .gz rewritten with its mode" 640 "$(stat -c %a "$d/t.rpd.gz")"
+  fi
+  # a reader of .gz needs $TMPDIR: when it is missing, one line says so
+  if [ "$role" = r ]; then
+    TMPDIR=$W/no-such-tmp
+    check_case "bad $m: .gz with a missing TMPDIR" "$m" "$d/t.rpd.gz" 1 "TMPDIR"
+    TMPDIR=$W/tmp
   fi
   # hostile names work (and a leading dash after --)
   d=$(mkin hostile)
@@ -402,7 +425,13 @@ for k in rpd2tracing autograd-summary raptor-optrace augment-o schema-create syn
     echo "# output $k: replaces a symlink OUT by a new file (common/'s -o writes through it)"
   else notok "output $k: through a symlink" "the target was changed but the link is gone"; fi
   rm -f "$d/link" "$d/target"
-  [ -z "$(ls -A "$d")" ] || { notok "output $k: left files" "$(ls -A "$d" | tr '\n' ' ')"; rm -rf "$d"/*; }
+  # the longest legal name (255 bytes): temp names must fit too
+  ln255=$(printf '%0251d' 0).out
+  out_run "$k" "$src" "$d/$ln255" >"$W/so" 2>"$W/se" </dev/null; rc=$?
+  if [ $rc -eq 0 ] && [ -s "$d/$ln255" ]; then ok "output $k: a 255-byte file name"
+  else notok "output $k: a 255-byte file name" "exit $rc: $(sed 's/0000*/0.../' "$W/se" | head -c 160)"; fi
+  rm -f "$d/$ln255"
+  [ -z "$(ls -A "$d")" ] || { notok "output $k: left files" "$(ls -A "$d" | tr '\n' ' ')"; rm -rf "${d:?}"/*; }
   rm -rf "$W/tmp"/*
 done
 # raptor -x names its workbook after the trace: a trace called t.xlsx
@@ -455,9 +484,24 @@ BIGDUMP=
 # kill_at MODE FILE DELAY: start MODE on FILE, kill -9 after DELAY seconds.
 # Sets KST to "killed" or "finished N" (its exit status).
 kill_at() {
-  (EXEC=exec; run_mode "$1" "$2") >/dev/null 2>"$W/kill.err" </dev/null &
+  (EXEC='exec'; run_mode "$1" "$2") >/dev/null 2>"$W/kill.err" </dev/null &
   _p=$!
   sleep "$3"
+  { kill -9 "$_p"; wait "$_p"; } 2>/dev/null; _s=$?
+  if [ $_s -eq 137 ]; then KST=killed; else KST="finished $_s"; fi
+}
+
+# kill_on_write MODE FILE: start MODE on FILE and kill -9 it as soon as
+# FILE itself changes (its mtime): the commit (or a cache spill) is writing
+# database pages while the journal is hot.  Sets KST like kill_at.
+kill_on_write() {
+  _m0=$(stat -c %y "$2")
+  (EXEC='exec'; run_mode "$1" "$2") >/dev/null 2>"$W/kill.err" </dev/null &
+  _p=$!
+  while kill -0 "$_p" 2>/dev/null; do
+    [ "$(stat -c %y "$2")" = "$_m0" ] || break
+    sleep 0.003
+  done
   { kill -9 "$_p"; wait "$_p"; } 2>/dev/null; _s=$?
   if [ $_s -eq 137 ]; then KST=killed; else KST="finished $_s"; fi
 }
@@ -478,14 +522,23 @@ for m in $KILL_MODES; do
   if [ $rc -eq 0 ] && [ "$ic" = "ok " ]; then ok "kill $m: full run on the kill trace (${T} ms)"
   else notok "kill $m: full run on the kill trace" "exit $rc, integrity_check $ic, $(head -c 200 "$W/kill.err")"; fi
   hits=0
-  for pct in 15 50 85; do
-    t=$(ms_to_s $((T * pct / 100)))
+  for pct in 15 50 85 write; do
     rm -rf "$W/k"; mkdir "$W/k"; cp "$W/big.rpd" "$W/k/k.rpd"
-    kill_at "$m" "$W/k/k.rpd" "$t"
-    n="kill $m after ${t}s ($KST)"
+    if [ $pct = write ]; then
+      t='write'; kill_on_write "$m" "$W/k/k.rpd"; n="kill $m as it writes the file"
+    else
+      t=$(ms_to_s $((T * pct / 100))); kill_at "$m" "$W/k/k.rpd" "$t"; n="kill $m at ${pct}% of a run"
+    fi
     left=$(ls -A "$W/k" | grep -v -x -e k.rpd -e k.rpd-journal | tr '\n' ' ')
-    ic=$(sqlite3 "$W/k/k.rpd" "PRAGMA integrity_check" 2>&1 | head -3 | tr '\n' ' ')
     why=
+    # our own readers open the file first, as a user would next: they must
+    # see the trace as it was (a read-only open cannot roll back a hot
+    # journal itself)
+    if [ -x "$RPD_BIN/rpd-schema" ]; then
+      rpd-schema --info "$W/k/k.rpd" >/dev/null 2>"$W/se" ||
+        why="$why rpd-schema --info after the kill: $(head -c 150 "$W/se");"
+    fi
+    ic=$(sqlite3 "$W/k/k.rpd" "PRAGMA integrity_check" 2>&1 | head -3 | tr '\n' ' ')
     [ "$ic" = "ok " ] || why="$why integrity_check: $ic;"
     [ -n "$left" ] && why="$why left: $left;"
     [ -z "$(ls -A "$W/tmp")" ] || why="$why left in TMPDIR: $(ls -A "$W/tmp" | tr '\n' ' ');"
@@ -511,7 +564,7 @@ for m in $KILL_MODES; do
     elif [ "$KST" != "finished 0" ]; then
       why="$why failed by itself: $(head -c 200 "$W/kill.err");"
     fi
-    if [ -z "$why" ]; then ok "$n"; else notok "$n" "$why"; fi
+    if [ -z "$why" ]; then ok "$n"; else notok "$n" "(${t}s, $KST)$why"; fi
   done
   [ $hits -gt 0 ] || notok "kill $m: never caught running (trace too small?)"
 
@@ -521,7 +574,7 @@ for m in $KILL_MODES; do
   for t in 0.1 0.3; do
     rm -rf "$W/k"; mkdir "$W/k"; cp "$W/mid.rpd.gz" "$W/k/k.rpd.gz"
     kill_at "$m" "$W/k/k.rpd.gz" "$t"
-    n="kill $m on .gz after ${t}s ($KST)"
+    n="kill $m on .gz after ${t}s"
     left=$(ls -A "$W/k" | grep -v -x k.rpd.gz | tr '\n' ' ')
     why=
     if [ "$KST" = killed ]; then
@@ -571,7 +624,7 @@ for k in rpd2tracing autograd-summary raptor-optrace; do
   for pct in 15 50 85; do
     t=$(ms_to_s $((T * pct / 100)))
     rm -rf "$W/k"; mkdir "$W/k"; echo previous >"$W/k/OUT"
-    (EXEC=exec; out_run "$k" "$src" "$W/k/OUT") >/dev/null 2>&1 </dev/null &
+    (EXEC='exec'; out_run "$k" "$src" "$W/k/OUT") >/dev/null 2>&1 </dev/null &
     kp=$!; sleep "$t"
     { kill -9 "$kp"; wait "$kp"; } 2>/dev/null
     why=; left=$(ls -A "$W/k" | grep -v -x OUT | tr '\n' ' ')
@@ -582,7 +635,8 @@ for k in rpd2tracing autograd-summary raptor-optrace; do
       case $f in OUT.tmp*|rpdtools-*) ;; *) why="$why unrecognisable leftover $f;" ;; esac
     done
     [ -n "$left" ] && echo "# kill -9 of $k left next to OUT: $left"
-    if [ -z "$why" ]; then ok "kill output $k after ${t}s"; else notok "kill output $k after ${t}s" "$why"; fi
+    if [ -z "$why" ]; then ok "kill output $k at ${pct}% of a run"
+    else notok "kill output $k at ${pct}% of a run" "(${t}s)$why"; fi
   done
   rm -rf "$W/tmp"/*
 done
@@ -655,7 +709,7 @@ if mount -t tmpfs -o size=8m tmpfs "$MNT" 2>/dev/null; then
   kb=$(( $(wc -c <"$W/d.rpd") / 1024 ))
   # full_case MODE EXTRA-KB
   full_case() {
-    rm -rf "$MNT"/*
+    rm -rf "${MNT:?}"/*
     if mount -o remount,size=$((kb + $2))k "$MNT" 2>/dev/null; then
       cp "$W/d.rpd" "$MNT/t.rpd"; mkdir "$MNT/tmp"
       TMPDIR=$MNT/tmp
@@ -682,7 +736,7 @@ if mount -t tmpfs -o size=8m tmpfs "$MNT" 2>/dev/null; then
     if [ -z "$bad" ]; then ok "disk full $m: 64..1024 KB free"
     else notok "disk full $m: 64..1024 KB free" "fails at$bad KB free; last:$why"; fi
   done
-  rm -rf "$MNT"/*; umount "$MNT"; MOUNTED=
+  rm -rf "${MNT:?}"/*; umount "$MNT"; MOUNTED=
   rm -f "$W/d.rpd"
 else
   skip "disk full" "cannot mount a tmpfs (needs root)"

@@ -89,13 +89,32 @@ check_eq "op event exact" 1 "$(grep -c '"cat":"op","pid":1,"tid":2,"name":"CopyH
 check_eq "counters end at the trace end" 6 "$(grep -cE '"ts":260\.000,"args":\{"(idle|depth)":[01]\}' mini.json)"
 check_eq "monitor series extends to the end" 1 "$(grep -c '"name":"sclk","ts":260.000,"args":{"sclk":1700}' mini.json)"
 
-# Above RPD2TRACING_MEM_MAX bytes the launch rows are sorted by SQLite
-# instead of in memory: same bytes out.
+# The launch rows are sorted in chunks of RPD2TRACING_MEM_MAX bytes spilled
+# to a temp file and merged (0: two rows per chunk, many runs): same bytes.
 RPD2TRACING_MEM_MAX=0 rpd2tracing mini.rpd sqlpath.json -q
-same_file "SQL-sorted launch path: same JSON" mini.json sqlpath.json
+same_file "spilled sort runs: same JSON" mini.json sqlpath.json
 rpd2tracing mini.rpd w1.json -q --start 0% --end 10%
 RPD2TRACING_MEM_MAX=0 rpd2tracing mini.rpd w2.json -q --start 0% --end 10%
-same_file "SQL-sorted launch path in a window: same JSON" w1.json w2.json
+same_file "spilled sort runs in a window: same JSON" w1.json w2.json
+# Two workers (a thread and a temp file) or one: the same bytes.
+RPD2TRACING_THREADS=1 rpd2tracing mini.rpd one.json -q
+RPD2TRACING_THREADS=2 rpd2tracing mini.rpd two.json -q
+same_file "one worker or two: same JSON" one.json two.json
+same_file "two workers: same JSON as the default" mini.json two.json
+check_eq "no worker temp file left" "" "$(ls -A | grep rpd2tracing-b)"
+
+# An OUT that is not a regular file (a FIFO here; /dev/null alike) is
+# written in place, never replaced by a renamed temp file.
+if mkfifo out.fifo 2>/dev/null; then
+  cat out.fifo >fifo.json &
+  check_rc "FIFO as OUT" 0 rpd2tracing mini.rpd out.fifo -q
+  wait
+  same_file "FIFO receives the same JSON" mini.json fifo.json
+  check_eq "FIFO still a FIFO" "yes" "$([ -p out.fifo ] && echo yes)"
+else skip "FIFO as OUT" "mkfifo failed"; fi
+mkdir outdir.json
+check_rc "OUT is a directory" 1 rpd2tracing mini.rpd outdir.json
+check_one_line "OUT is a directory: one line"
 
 # HSA api calls (rocpd_hsaApi, when present) on tid + 1 with their own names
 cp mini.orig hsa.rpd
@@ -192,7 +211,9 @@ if command -v rpd-synth >/dev/null 2>&1; then
     check_rc "synth trace converts" 0 rpd2tracing synth.rpd synth.json.gz -q
     counts synth.rpd synth.json.gz "synth"
     rpd2tracing synth.rpd synth-a.json -q && RPD2TRACING_MEM_MAX=0 rpd2tracing synth.rpd synth-b.json -q
-    same_file "synth: SQL-sorted launch path gives the same JSON" synth-a.json synth-b.json
+    same_file "synth: spilled sort runs give the same JSON" synth-a.json synth-b.json
+    RPD2TRACING_THREADS=1 RPD2TRACING_MEM_MAX=20000 rpd2tracing synth.rpd synth-c.json -q
+    same_file "synth: one worker, a few runs: the same JSON" synth-a.json synth-c.json
     if rpd-synth --seed 7 --api 3000 --gpus 2 --schema 2 -o synth2.rpd >/dev/null 2>&1; then
       check_rc "synth v2 converts" 0 rpd2tracing synth2.rpd synth2.json -q
       counts synth2.rpd synth2.json "synth v2"

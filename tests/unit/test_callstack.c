@@ -62,6 +62,26 @@ static void parse_corners(void **state) {
   assert_int_equal(parse("aten::y, op_id = 1x", o), 0);
   assert_int_equal(parse(", op_id = 4", o), 0);        /* NAME is .+ */
   assert_int_equal(parse("plain marker", o), 0);
+  /* sizes is greedy up to the last ", input_op_ids = " */
+  assert_int_equal(parse("m, seq = 1, op_id = 2, sizes = [x, input_op_ids = 5], input_op_ids = [7]", o), 1);
+  assert_string_equal(o[3], "[x, input_op_ids = 5]");
+  assert_string_equal(o[4], "[7]");
+  /* NAME is greedy: the last ", op_id = " that is followed by the rest */
+  assert_int_equal(parse("n, op_id = 1, sizes = a, op_id = 2, sizes = b, input_op_ids = c", o), 2);
+  assert_string_equal(o[0], "n, op_id = 1, sizes = a");
+  assert_string_equal(o[2], "2");
+  assert_string_equal(o[3], "b");
+  /* a later ", seq = " inside sizes does not end NAME */
+  assert_int_equal(parse("p, seq = 3, op_id = 4, sizes = [q, seq = 9], input_op_ids = []\n", o), 1);
+  assert_string_equal(o[0], "p");
+  assert_string_equal(o[3], "[q, seq = 9]");
+  assert_string_equal(o[4], "[]");
+  /* sizes must come after the numbers; input_op_ids after sizes */
+  assert_int_equal(parse("r, input_op_ids = 1, op_id = 2, sizes = 3", o), 0);
+  assert_int_equal(parse("s, seq = 05, op_id = 6", o), 3);
+  assert_string_equal(o[1], "05");
+  assert_true(rpd_autograd_candidate_n("x\0, seq = 1", 12));
+  assert_false(rpd_autograd_candidate_n("x, seq = 1", 6));
   assert_true(rpd_autograd_candidate("x, sizes = 1"));
   assert_false(rpd_autograd_candidate("x, size = 1"));
   assert_false(rpd_autograd_candidate(NULL));
@@ -183,6 +203,41 @@ static void gpu_time_sum(void **state) {
   assert_int_equal(fx_q(f->path, "SELECT gpu_time FROM ext_callstack WHERE child_id = 2"), 1000);
 }
 
+/* Calls numbered against time (ids 8..1 run one after another), each with
+ * ops linked in api_id order; call 3 has two ops.  With the default merge
+ * limit the op stream is merged; with a limit of 2 the merge gives up and
+ * the temp table answers: the same gpu times either way. */
+static void gpu_merge_and_fallback(void **state) {
+  fx *f = *state;
+  for (int limit = 0; limit <= 2; limit += 2) {
+    rpd_callstack_stats st;
+    char *sql = rpd_xasprintf(
+        "%s DELETE FROM rocpd_api; DELETE FROM rocpd_api_ops;"
+        " WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 8)"
+        " INSERT INTO rocpd_api SELECT i, 7, 7, (8 - i) * 100, (8 - i) * 100 + 50, 2, 5 FROM k;"
+        " INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (1, 2), (2, 1), (3, 2), (3, 1),"
+        " (4, 1), (5, 2), (6, 1), (7, 2), (8, 1);", fx_v2_ddl);
+    unlink(f->path);
+    assert_int_equal(fx_make_db(f->path, sql), 0);
+    free(sql);
+    rpd *r = NULL;
+    rpd_callstack_set_merge_limit((size_t)limit);
+    assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
+    assert_int_equal(rpd_begin(r), RPD_OK);
+    assert_int_equal(rpd_callstack_build(r, &st), RPD_OK);
+    assert_int_equal(rpd_commit(r), RPD_OK);
+    assert_int_equal(rpd_close(r, 1), RPD_OK);
+    rpd_callstack_set_merge_limit(0);
+    assert_int_equal(st.gpu_fallback, limit != 0);
+    assert_int_equal(st.rows, 8);
+    /* odd ids: op 2 (1000); even: op 1 (1500); 3: both */
+    assert_int_equal(fx_q(f->path, "SELECT gpu_time FROM ext_callstack WHERE child_id = 1"), 1000);
+    assert_int_equal(fx_q(f->path, "SELECT gpu_time FROM ext_callstack WHERE child_id = 3"), 2500);
+    assert_int_equal(fx_q(f->path, "SELECT gpu_time FROM ext_callstack WHERE child_id = 8"), 1500);
+    assert_int_equal(fx_q(f->path, "SELECT sum(gpu_time) FROM ext_callstack"), 11500);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(parse_forms),
@@ -192,6 +247,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(overlap_counted, setup, teardown),
       cmocka_unit_test_setup_teardown(gpu_time_and_rebuild, setup, teardown),
       cmocka_unit_test_setup_teardown(gpu_time_sum, setup, teardown),
+      cmocka_unit_test_setup_teardown(gpu_merge_and_fallback, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
