@@ -15,6 +15,7 @@
 #                                   included), gz transparent
 #   need_shared PATH                returns 1 (and prints a skip) if absent
 #   tmpcopy SRC DST                 copy (decompressing .gz) and make writable
+#   sha FILE / to_v3 IN OUT / kill_test NAME FILE CMD...   (see below)
 : "${RPD_BIN:?RPD_BIN not set}"
 PATH="$RPD_BIN:$PATH"; export PATH
 SHARED="${RPD_SHARED:-../shared}"
@@ -69,4 +70,39 @@ need_shared() {
 tmpcopy() {
   case "$1" in *.gz) gzip -dc "$1" >"$2" ;; *) cat "$1" >"$2" ;; esac
   chmod u+w "$2"
+}
+
+# sha FILE: sha256 of a file
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# to_v3 IN OUT: a schema v3 copy of the v2 trace IN, made by rpd-schema --upgrade
+to_v3() {
+  tmpcopy "$1" "$2" && rpd-schema --upgrade "$2" >/dev/null
+}
+
+# kill_test NAME FILE CMD...: run CMD (which augments FILE in place) and
+# kill -9 it as soon as FILE changes on disk (pages spilled or being
+# committed); recovering by opening FILE, it must pass integrity_check and be
+# byte-identical to before.  A kill that lands after the commit (no journal
+# left) is retried, up to 4 times.
+kill_test() {
+  _n=$1; _f=$2; shift 2
+  cp "$_f" "$TESTDIR/kill.orig"
+  _landed=0; _try=0
+  while [ $_landed = 0 ] && [ $_try -lt 4 ]; do
+    _try=$((_try + 1)); _m0=$(stat -c '%s %y' "$_f")
+    "$@" >/dev/null 2>&1 &
+    _pid=$!
+    while kill -0 $_pid 2>/dev/null; do
+      if [ "$(stat -c '%s %y' "$_f")" != "$_m0" ]; then kill -9 $_pid 2>/dev/null; break; fi
+      sleep 0.02
+    done
+    wait $_pid 2>/dev/null
+    if [ -s "$_f-journal" ] && ! cmp -s "$_f" "$TESTDIR/kill.orig"; then _landed=1
+    else rm -f "$_f-journal"; cp "$TESTDIR/kill.orig" "$_f"; fi
+  done
+  if [ $_landed = 0 ]; then notok "$_n: never killed inside the transaction"; return; fi
+  ok "$_n: killed with the file modified and a hot journal"
+  check_eq "$_n: integrity_check after recovery" ok "$(q "$_f" 'PRAGMA integrity_check')"
+  same_file "$_n: byte-identical to the input" "$TESTDIR/kill.orig" "$_f"
 }
