@@ -86,6 +86,8 @@ static int parse_args(int argc, char **argv, opts *o)
     return rpd_usage_error("--format is only for --list");
   if (o->tag && !*o->tag)
     return rpd_usage_error("empty TAG");
+  if (o->out && !*o->out)
+    return rpd_usage_error("empty output file name");
   return 0;
 }
 
@@ -109,8 +111,10 @@ static int list(rpd *r, const char *format)
       rc = rpd_out_stmt(r, st, stdout, fmt);
     sqlite3_finalize(st);
   }
+  if (!rc)
+    rc = rpd_finish_stdout();
   if (rc)
-    return rpd_fail("%s: %s", r->path, rpd_errmsg());
+    return rpd_fail("'%s': %s", r->path, rpd_errmsg());
   return 0;
 }
 
@@ -126,8 +130,8 @@ static int get(rpd *r, const char *tag)
     return rpd_fail("%s: %s", r->path, rpd_errmsg());
   puts(value);
   free(value);
-  if (fflush(stdout) != 0 || ferror(stdout))
-    return rpd_fail("write error on standard output");
+  if (rpd_finish_stdout())
+    return rpd_fail("%s", rpd_errmsg());
   return 0;
 }
 

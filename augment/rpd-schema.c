@@ -1,7 +1,7 @@
 /* rpd-schema - create, describe, repair and upgrade RPD traces.
  * See docs/rpd-schema.md and docs/schema.md. */
 #include "rpd.h"
-#include "schema.h"
+#include "schema.h"   /* rpd_utility_views, rpd_schema_install_view */
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -116,69 +116,56 @@ static void say_skipped(rpd *r, const char *file)
 
 /* ------------------------------------------------------------ --create */
 
-/* rpd_open(RPD_CREATE) refuses a non-empty target; for --force we create a
- * fresh sibling and point the handle's final path at the real target, so
- * the old file is only replaced (atomically) once the new one is done. */
-static int create_forced(rpd **r, const char *file)
-{
-  struct stat sb;
-  char *sib;
-  int fd, rc;
-
-  if (stat(file, &sb) == 0 && ((sb.st_mode & 0222) == 0 || access(file, W_OK) != 0))
-    return rpd_seterr(RPD_EROFS, "read-only file");
-  sib = rpd_xasprintf("%s.new.XXXXXX", file);
-  fd = mkstemp(sib);
-  if (fd < 0) {
-    free(sib);
-    return rpd_seterr(RPD_EROFS, "cannot create a file next to it");
-  }
-  close(fd);
-  unlink(sib);
-  rc = rpd_open(r, sib, NULL, RPD_WRITE | RPD_CREATE);
-  if (rc == RPD_OK) {
-    size_t n = strlen(file);
-    free((*r)->final_path);
-    (*r)->final_path = rpd_xstrdup(file);
-    (*r)->gz_out = n > 3 && strcmp(file + n - 3, ".gz") == 0;
-  }
-  free(sib);
-  return rc;
-}
-
+/* --create: the new trace is built in a temp file next to FILE's target
+ * (rpd_outfile: symlinks followed, a device, fifo or directory refused) and
+ * renamed over it only once complete, so an existing FILE (--force) is
+ * replaced atomically and a failure or kill leaves it as it was. */
 static int do_create(const opts *o)
 {
   rpd *r = NULL;
+  rpd_outfile of;
   struct stat sb;
   char *target = NULL;
-  int rc = rpd_output_target(o->file, &target);
+  size_t n;
+  int rc = rpd_output_check(o->file, NULL, &target);
 
   if (rc)
     return report("create", o->file);
-  if (o->force && stat(target, &sb) == 0 && sb.st_size > 0)
-    rc = create_forced(&r, target);
-  else
-    rc = rpd_open(&r, target, NULL, RPD_WRITE | RPD_CREATE);
+  rc = stat(target, &sb) == 0 && sb.st_size > 0 && !o->force;
   free(target);
-  if (rc == RPD_EEXIST && !o->force)
-    return rpd_fail("cannot create '%s': %s (use --force to replace it)", o->file,
-                    rpd_errmsg());
   if (rc)
+    return rpd_fail("cannot create '%s': file exists and is not empty (use --force to"
+                    " replace it)", o->file);
+  if (rpd_outfile_begin(&of, o->file, NULL))
     return report("create", o->file);
-  r->schema = o->schema;
-  rc = rpd_begin(r);
+  fclose(of.fp);               /* rpd_open writes the temp file by name */
+  of.fp = NULL;
+  rc = rpd_open(&r, of.tmp, NULL, RPD_WRITE | RPD_CREATE);
+  if (rc == RPD_OK) {
+    n = strlen(of.target);     /* FILE.gz: a compressed trace */
+    r->gz_out = n > 3 && strcmp(of.target + n - 3, ".gz") == 0;
+    r->schema = o->schema;
+    rc = rpd_begin(r);
+  }
   if (rc == RPD_OK)
     rc = rpd_schema_create(r);
   if (rc == RPD_OK)
     rc = rpd_commit(r);
   if (rc) {
-    rpd_close(r, 0);
+    if (r)
+      rpd_close(r, 0);
+    rpd_outfile_abort(&of);
     return report("create", o->file);
   }
-  if (rpd_close(r, 1))
+  rc = rpd_close(r, 1);
+  if (rc == RPD_OK)
+    rc = rpd_outfile_commit(&of);
+  else
+    rpd_outfile_abort(&of);
+  if (rc)
     return report("create", o->file);
   printf("rpd-schema: created '%s' (schema %d)\n", o->file, o->schema);
-  return 0;
+  return rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
 }
 
 /* ------------------------------------------------------------ --print */
@@ -209,7 +196,7 @@ static int do_print(const opts *o)
   sqlite3_close(mem.db);
   if (rc)
     return rpd_fail("cannot build the schema: %s", rpd_errmsg());
-  return fflush(stdout) != 0 || ferror(stdout) ? rpd_fail("write error on stdout") : 0;
+  return rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
 }
 
 /* ------------------------------------------------------------ --info */
@@ -387,7 +374,9 @@ static int do_info(const opts *o)
   rpd_buf_free(&ext);
   rpd_buf_free(&tags);
   rpd_close(in.r, 0);
-  return rc ? report("read", o->file) : 0;
+  if (rc)
+    return report("read", o->file);
+  return rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
 }
 
 /* ------------------------------------------------------------ --views */
@@ -738,24 +727,52 @@ static int set_action(opts *o, const char *a)
   return 0;
 }
 
+/* 1 if a is one of our option names (so it is never taken as FILE). */
+static int is_option(const char *a)
+{
+  static const char *const names[] = {
+    "--create", "--info", "--views", "--upgrade", "--print", "-o", "--output",
+    "--schema", "--format", "--force", "--help", "-h", "--", NULL};
+  for (int k = 0; names[k]; k++)
+    if (!strcmp(a, names[k]))
+      return 1;
+  return 0;
+}
+
+/* FILE follows its action (--info FILE, also a name with a leading dash) or
+ * comes as the one operand anywhere else (--views --force FILE, -- FILE). */
+static int set_file(opts *o, const char *f)
+{
+  if (o->file)
+    return rpd_usage_error("unexpected argument '%s' (FILE is '%s')", f, o->file);
+  o->file = f;
+  return 0;
+}
+
 static int parse_args(opts *o, int argc, char **argv)
 {
   static const char *const file_actions[] = {"create", "info", "views", "upgrade"};
-  int rc = 0;
+  int rc = 0, operands = 0;
   o->schema = 3;
   o->fmt = RPD_FMT_TABLE;
   for (int i = 1; i < argc && rc == 0; i++) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     int fa = -1;
+    if (operands) {
+      rc = set_file(o, a);
+      continue;
+    }
     for (int k = 0; k < 4; k++)
       if (strncmp(a, "--", 2) == 0 && strcmp(a + 2, file_actions[k]) == 0)
         fa = k;
     if (fa >= 0) {
-      if (!val)
-        return rpd_usage_error("%s needs a FILE", a);
       rc = set_action(o, file_actions[fa]);
-      o->file = val;
-      i++;
+      if (rc == 0 && val && !is_option(val)) {
+        rc = set_file(o, val);
+        i++;
+      }
+    } else if (!strcmp(a, "--")) {
+      operands = 1;
     } else if (!strcmp(a, "--print")) {
       rc = set_action(o, "print");
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
@@ -774,8 +791,10 @@ static int parse_args(opts *o, int argc, char **argv)
       i++;
     } else if (!strcmp(a, "--force")) {
       o->force = 1;
-    } else {
+    } else if (a[0] == '-' && a[1]) {
       return rpd_usage_error("unknown argument '%s'", a);
+    } else {
+      rc = set_file(o, a);
     }
   }
   if (rc)
@@ -787,6 +806,10 @@ static int parse_args(opts *o, int argc, char **argv)
     return rpd_usage_error("-o only goes with --views or --upgrade");
   if (o->out && !*o->out)
     return rpd_usage_error("empty output file name");
+  if (strcmp(o->action, "print") && !o->file)
+    return rpd_usage_error("--%s needs a FILE", o->action);
+  if (!strcmp(o->action, "print") && o->file)
+    return rpd_usage_error("--print takes no FILE ('%s')", o->file);
   if (o->file && !*o->file)
     return rpd_usage_error("empty file name");
   return 0;

@@ -84,8 +84,12 @@ static char *quoted(const char **s) {
  * '("table", "column")'. */
 static int refs_from_metadata(rpd *r, refs *l, const char *strtab) {
   sqlite3_stmt *st = NULL;
-  char *tag = rpd_xasprintf("references::%s.id", strtab);
-  int rc = rpd_prepare(r, "SELECT value FROM rocpd_metadata WHERE tag = ?1", &st), s;
+  char *tag;
+  int rc, s = SQLITE_DONE;
+  /* older tracers wrote no rocpd_metadata: then nothing is declared */
+  if (!rpd_table_exists(r, "rocpd_metadata")) return RPD_OK;
+  tag = rpd_xasprintf("references::%s.id", strtab);
+  rc = rpd_prepare(r, "SELECT value FROM rocpd_metadata WHERE tag = ?1", &st);
   if (rc == RPD_OK) sqlite3_bind_text(st, 1, tag, -1, SQLITE_STATIC);
   while (rc == RPD_OK && (s = rpd_step(r, st)) == SQLITE_ROW) {
     const char *v = (const char *)sqlite3_column_text(st, 0);
@@ -242,22 +246,35 @@ static int file_bytes(rpd *r, int64_t *n) {
 }
 
 static int parse(int argc, char **argv, opts *o) {
+  int only_files = 0;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
-    if (!strcmp(s, "--dedupe")) o->dedupe = 1;
+    if (only_files || s[0] != '-' || !s[1]) {
+      if (o->file) return rpd_usage_error("unexpected argument '%s'", s);
+      o->file = s;
+    } else if (!strcmp(s, "--")) only_files = 1;
+    else if (!strcmp(s, "--dedupe")) o->dedupe = 1;
     else if (!strcmp(s, "--clean-autograd") || !strcmp(s, "--clean_autograd"))
       o->clean = o->dedupe = 1;
     else if (!strcmp(s, "--vacuum")) o->vacuum = 1;
     else if (!strcmp(s, "-o") || !strcmp(s, "--output")) {
       if (++i >= argc) return rpd_usage_error("option '%s' needs a file name", s);
       o->out = argv[i];
-    } else if (s[0] == '-' && s[1]) return rpd_usage_error("unknown option '%s'", s);
-    else if (o->file) return rpd_usage_error("unexpected argument '%s'", s);
-    else o->file = s;
+    } else if (!strncmp(s, "--output=", 9)) o->out = s + 9;
+    else if (!strncmp(s, "-o", 2)) o->out = s + 2;
+    else return rpd_usage_error("unknown option '%s'", s);
   }
   if (!o->file) return rpd_usage_error("missing FILE");
   if (o->out && !*o->out) return rpd_usage_error("empty output file name");
   return 0;
+}
+
+/* The changes are committed; a failed VACUUM (rpd_vacuum leaves the
+ * committed file as it was) only costs the compaction: say so and go on. */
+static void vacuum(rpd *r, const opts *o) {
+  if (rpd_vacuum(r) != RPD_OK)
+    fprintf(stderr, "%s: warning: '%s': strings tidied, but VACUUM failed (%s); "
+            "the file was not compacted\n", rpd_progname, o->file, rpd_errmsg());
 }
 
 int main(int argc, char **argv) {
@@ -278,7 +295,7 @@ int main(int argc, char **argv) {
   if (rc == RPD_OK && r->schema == 3 && rpd_table_exists(r, "rocpd_ustring"))
     rc = one_table(r, &o, "rocpd_ustring", &msg);
   if (rc == RPD_OK && write) rc = rpd_commit(r);
-  if (rc == RPD_OK && o.vacuum) rc = rpd_exec(r, "VACUUM");
+  if (rc == RPD_OK && o.vacuum) vacuum(r, &o);
   if (rc == RPD_OK) rc = file_bytes(r, &after);
   if (rc == RPD_OK && o.vacuum)
     rpd_buf_printf(&msg, "; file %" PRId64 " -> %" PRId64 " bytes", before, after);
@@ -297,5 +314,6 @@ int main(int argc, char **argv) {
   printf("%s: %s%s\n", rpd_progname, msg.s,
          o.dedupe || o.vacuum ? "" : " (run with --dedupe to remove them)");
   rpd_buf_free(&msg);
+  if (rpd_finish_stdout()) return rpd_fail("%s", rpd_errmsg());
   return 0;
 }

@@ -66,10 +66,18 @@ static int opt_value(int argc, char **argv, int *i, const char *name, const char
 /* Returns 0 or the exit code (2) after a usage message. */
 static int parse_args(opts *o, int argc, char **argv)
 {
+  int only_files = 0;
+
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int got;
-    if ((got = opt_value(argc, argv, &i, "--start", &o->start)) ||
+    if (only_files || a[0] != '-' || !a[1]) {
+      if (o->file)
+        return rpd_usage_error("unexpected argument '%s'", a);
+      o->file = a;
+    } else if (strcmp(a, "--") == 0) {
+      only_files = 1;
+    } else if ((got = opt_value(argc, argv, &i, "--start", &o->start)) ||
         (got = opt_value(argc, argv, &i, "--end", &o->end)) ||
         (got = opt_value(argc, argv, &i, "--output", &o->out))) {
       if (got < 0)
@@ -78,14 +86,12 @@ static int parse_args(opts *o, int argc, char **argv)
       if (i + 1 >= argc)
         return rpd_usage_error("option '-o' needs a file name");
       o->out = argv[++i];
+    } else if (strncmp(a, "-o", 2) == 0 && a[2] != '-') {
+      o->out = a + 2;
     } else if (strcmp(a, "--dry-run") == 0 || strcmp(a, "--dryrun") == 0) {
       o->dry_run = 1;
-    } else if (a[0] == '-' && a[1]) {
-      return rpd_usage_error("unknown option '%s'", a);
-    } else if (!o->file) {
-      o->file = a;
     } else {
-      return rpd_usage_error("unexpected argument '%s'", a);
+      return rpd_usage_error("unknown option '%s'", a);
     }
   }
   if (!o->file)
@@ -277,9 +283,11 @@ static int clean_strings(rpd *r, const char *strtab)
     for (size_t i = 0; i < sizeof string_users / sizeof *string_users; i++)
       if (rpd_table_exists(r, string_users[i][0]))
         add_user(r, string_users[i][0], string_users[i][1], &u);
-    rc = rpd_prepare(r, "SELECT value FROM rocpd_metadata "
-                        "WHERE tag = 'references::rocpd_string.id'", &st);
-    while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    /* older tracers wrote no rocpd_metadata: then nothing is declared */
+    if (rpd_table_exists(r, "rocpd_metadata"))
+      rc = rpd_prepare(r, "SELECT value FROM rocpd_metadata "
+                          "WHERE tag = 'references::rocpd_string.id'", &st);
+    while (!rc && st && (s = rpd_step(r, st)) == SQLITE_ROW) {
       char *t, *c;
       if (parse_ref((const char *)sqlite3_column_text(st, 0), &t, &c)) {
         if (rpd_table_exists(r, t))
@@ -405,23 +413,31 @@ int main(int argc, char **argv)
            "nothing written\n", (long long)napi, (long long)before[0], (long long)nop,
            (long long)before[1]);
     rpd_close(r, 0);
-    return 0;
+    return rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
   }
-  rc = rpd_begin(r);
+  /* a stdout that cannot be written fails the run before anything changes */
+  rc = rpd_finish_stdout();
+  if (!rc)
+    rc = rpd_begin(r);
   if (!rc)
     rc = trim(r, start, end);
   if (!rc)
     rc = rpd_commit(r);
-  if (!rc)
-    rc = rpd_exec(r, "VACUUM");
   if (rc)
     goto fail;
+  /* committed: a failed VACUUM leaves the trimmed file as it is (see
+   * rpd_vacuum), so it only costs the compaction */
+  if (rpd_vacuum(r) != RPD_OK)
+    fprintf(stderr, "%s: warning: '%s': trimmed, but VACUUM failed (%s); the file was "
+            "not compacted\n", rpd_progname, o.file, rpd_errmsg());
   count_tables(r, after);
   print_counts(before, after);
   if ((rc = rpd_close(r, 1))) {
     r = NULL;
     goto fail;
   }
+  if (rpd_finish_stdout())
+    return rpd_fail("%s", rpd_errmsg());
   return 0;
 
 fail:;

@@ -92,6 +92,9 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
     free(done);
     if (rc == RPD_ENOTFOUND) rc = rpd_meta_set(r, a->done_tag, "True");
   }
+  /* what the tool printed must have reached stdout before the commit: a
+   * failed write (disk full, closed pipe) fails the run, file untouched */
+  if (!rc) rc = rpd_finish_stdout();
   if (!rc) rc = rpd_commit(r);
   if (rc) goto fail;
   if ((rc = rpd_close(r, 1))) {

@@ -8,8 +8,9 @@
  * the open frames of all threads, not the trace.
  *
  * Sorting by start first (not pid, tid, start) lets SQLite's sorter compare
- * mostly on one integer; the gpu time per call is summed once into a temp
- * table keyed by api id, so the join is a rowid lookup.
+ * mostly on one integer.  The gpu time of a call is fetched when it ends, by
+ * merging the op links in api_id order (see gpu_src): no join, no temp table
+ * unless the ids are far from time order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,7 @@ static const char read_sql[] =
  * per row would pay the statement overhead (and AUTOINCREMENT's
  * sqlite_sequence update) per row.  The tail goes through the 1-row one.
  * SQLite numbers the rows: an explicit id costs a uniqueness seek each. */
-#define BATCH 128
+#define BATCH 512
 #define NCOLS 5
 static const char insert_head[] =
     "INSERT INTO ext_callstack(parent_id, child_id, depth, cpu_time, "

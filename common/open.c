@@ -20,103 +20,34 @@ static const char sqlite_magic[16] = "SQLite format 3";   /* + NUL */
 
 /* ------------------------------------------------------------ temp files */
 
-/* Live temp files, in fixed storage so that rpd_cleanup_temps() can run
- * from a signal handler without touching the heap. */
-#define MAX_TEMPS 64
-static char temp_path[MAX_TEMPS][4096];
-static volatile sig_atomic_t temp_live[MAX_TEMPS];
-static pid_t temp_pid[MAX_TEMPS];      /* a forked child must not remove them */
+/* The temp file list lives in outfile.c (rpd_cleanup_temps). */
+void rpd__install_cleanup(void);
+int rpd__temp_create(const char *tmpl, char **path, int *fdp);
+void rpd__temp_forget(const char *path);
+void rpd__temp_remove(const char *path);
+int rpd__temp_register(const char *path);
+#define temp_forget rpd__temp_forget
+#define temp_remove rpd__temp_remove
 
-void rpd_cleanup_temps(void)
+/* Create a temp file for `path`, next to it (".NAME.rpdtools-XXXXXX", so
+ * that the final rename is atomic and 255-byte names still fit). */
+static int temp_next_to(const char *path, char **tmp, int *fdp)
 {
-  pid_t me = getpid();
+  char *tmpl = rpd_temp_template(path);
+  int rc = rpd__temp_create(tmpl, tmp, fdp);
 
-  for (int i = 0; i < MAX_TEMPS; i++) {
-    if (temp_live[i] && temp_pid[i] == me) {
-      temp_live[i] = 0;
-      unlink(temp_path[i]);
-    }
-  }
+  free(tmpl);
+  return rc;
 }
 
-static void on_fatal_signal(int sig)
+/* Create a private temp file "DIR/rpdtools-XXXXXX" in the directory dir. */
+static int temp_in_dir(const char *dir, char **tmp, int *fdp)
 {
-  int saved = errno;
+  char *tmpl = rpd_xasprintf("%s/rpdtools-XXXXXX", dir);
+  int rc = rpd__temp_create(tmpl, tmp, fdp);
 
-  rpd_cleanup_temps();
-  signal(sig, SIG_DFL);
-  raise(sig);                 /* delivered when the handler returns */
-  errno = saved;
-}
-
-/* atexit + handlers for the usual fatal signals, but only where the
- * program left the default disposition (an ignored SIGPIPE stays ignored). */
-static void install_cleanup(void)
-{
-  static int done;
-  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-
-  if (done) return;
-  done = 1;
-  atexit(rpd_cleanup_temps);
-  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-    struct sigaction old, sa;
-    if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
-      continue;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sigs[i], &sa, NULL);
-  }
-}
-
-/* Create dir/rpdtools-XXXXXX and register it; *fdp gets its descriptor and
- * *path a copy of the name (caller frees). Returns a status. */
-static int temp_create(const char *dir, char **path, int *fdp)
-{
-  sigset_t all, old;
-  int slot = -1, fd = -1, err = 0;
-
-  *path = NULL;
-  *fdp = -1;
-  sigfillset(&all);
-  sigprocmask(SIG_BLOCK, &all, &old);
-  for (int i = 0; i < MAX_TEMPS; i++)
-    if (!temp_live[i]) { slot = i; break; }
-  if (slot >= 0 &&
-      (size_t)snprintf(temp_path[slot], sizeof temp_path[slot],
-                       "%s/rpdtools-XXXXXX", dir) < sizeof temp_path[slot]) {
-    fd = mkostemp(temp_path[slot], O_CLOEXEC);
-    if (fd >= 0) {
-      temp_pid[slot] = getpid();
-      temp_live[slot] = 1;
-    }
-    else err = errno;
-  }
-  sigprocmask(SIG_SETMASK, &old, NULL);
-  if (slot < 0) return rpd_seterr(RPD_ERR, "too many temporary files");
-  if (fd < 0) {
-    if (err == EACCES || err == EROFS || err == EPERM)
-      return rpd_seterr(RPD_EROFS, "cannot create a temporary file: %s", strerror(err));
-    return rpd_seterr(RPD_EIO, "cannot create a temporary file: %s",
-                      strerror(err ? err : ENAMETOOLONG));
-  }
-  *path = rpd_xstrdup(temp_path[slot]);
-  *fdp = fd;
-  return RPD_OK;
-}
-
-/* Stop tracking the temp file `path` (it was renamed or removed). */
-static void temp_forget(const char *path)
-{
-  for (int i = 0; i < MAX_TEMPS; i++)
-    if (temp_live[i] && strcmp(temp_path[i], path) == 0) temp_live[i] = 0;
-}
-
-static void temp_remove(const char *path)
-{
-  unlink(path);
-  temp_forget(path);
+  free(tmpl);
+  return rc;
 }
 
 /* ------------------------------------------------------------ file utils */
@@ -499,11 +430,12 @@ static int open_db(rpd *r, int writable, int is_temp)
   return RPD_OK;
 }
 
-/* Decompress or copy `path` (of kind) into a new temp file in dir. */
-static int make_work_copy(rpd *r, const char *dir, int kind)
+/* Decompress or copy `path` (of kind) into a new temp file: next to
+ * `near` (the file it will replace), or in $TMPDIR when near is NULL. */
+static int make_work_copy(rpd *r, const char *near, int kind)
 {
   char *tmp = NULL;
-  int fd, rc = temp_create(dir, &tmp, &fd);
+  int fd, rc = near ? temp_next_to(near, &tmp, &fd) : temp_in_dir(tmpdir(), &tmp, &fd);
 
   if (rc) return rc;
   rc = kind == KIND_GZIP ? gunzip_to(r->path, fd) : copy_to(r->path, fd);
@@ -519,6 +451,55 @@ static int make_work_copy(rpd *r, const char *dir, int kind)
   return rc;
 }
 
+/* The file at path has a hot journal (a writer was killed mid-commit) that
+ * a read-only connection cannot roll back: open it read-write once, so
+ * that SQLite rolls the journal back on the first read, when we may;
+ * otherwise say what to do. */
+static int roll_back_journal(const char *path)
+{
+  char *real = realpath(path, NULL), *dir;
+  struct stat st;
+  sqlite3 *db = NULL;
+  int rc = RPD_OK, src;
+
+  if (!real) real = rpd_xstrdup(path);
+  dir = dir_of(real);
+  if (stat(real, &st) != 0 || (st.st_mode & 0222) == 0 || access(real, W_OK) != 0 ||
+      check_writable_dir(dir, "directory is read-only") != RPD_OK)
+    rc = rpd_seterr(RPD_EROFS, "unfinished transaction left in '%s-journal' by a killed "
+                    "writer; open it once with write access (e.g. sqlite3 %s "
+                    "'pragma integrity_check')", path, path);
+  free(dir);
+  free(real);
+  if (rc) return rc;
+  src = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+  if (src == SQLITE_OK) {
+    sqlite3_busy_timeout(db, busy_timeout_ms());
+    src = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+  }
+  if (src != SQLITE_OK) {
+    rc = rpd__sqlerr(db, src, NULL);
+    rc = rpd_seterr(rc, "cannot roll back the unfinished transaction in '%s-journal': %s",
+                    path, rpd_errmsg());
+  }
+  sqlite3_close(db);
+  return rc;
+}
+
+/* Open the plain SQLite file r->work_path read-only in place, rolling back
+ * a hot journal first if needed. */
+static int open_db_read(rpd *r)
+{
+  int rc = open_db(r, 0, 0);
+
+  if (rc && r->db && sqlite3_extended_errcode(r->db) == SQLITE_READONLY_ROLLBACK) {
+    sqlite3_close(r->db);
+    r->db = NULL;
+    if (!(rc = roll_back_journal(r->work_path))) rc = open_db(r, 0, 0);
+  }
+  return rc;
+}
+
 static int open_read(rpd *r)
 {
   struct stat st;
@@ -527,9 +508,9 @@ static int open_read(rpd *r)
   if ((rc = stat_input(r->path, &st)) || (rc = sniff(r->path, &kind))) return rc;
   if (kind == KIND_SQLITE) {
     r->work_path = rpd_xstrdup(r->path);
-    return open_db(r, 0, 0);
+    return open_db_read(r);
   }
-  if ((rc = make_work_copy(r, tmpdir(), kind))) {
+  if ((rc = make_work_copy(r, NULL, kind))) {
     if (strstr(rpd_errmsg(), "temporary file"))
       rc = rpd_seterr(rc, "%s (decompressing into %s; set TMPDIR to use another directory)",
                       rpd_errmsg(), tmpdir());
@@ -557,11 +538,12 @@ static int is_wal(sqlite3 *db)
   return wal;
 }
 
-/* A WAL database is more than its main file: copy it through SQLite. */
-static int backup_copy(rpd *r, sqlite3 *src, const char *dir)
+/* A WAL database is more than its main file: copy it through SQLite into a
+ * temp file next to `near`. */
+static int backup_copy(rpd *r, sqlite3 *src, const char *near)
 {
   char *tmp = NULL;
-  int fd, rc = temp_create(dir, &tmp, &fd), s;
+  int fd, rc = temp_next_to(near, &tmp, &fd), s;
   sqlite3 *dst = NULL;
   sqlite3_backup *b;
 
@@ -592,102 +574,86 @@ static int same_file(const char *a, const char *b)
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* In place: a plain file is opened read-write; a .gz is decompressed next
+ * to its (symlink-resolved) self and replaced on commit. */
+static int open_in_place(rpd *r, const struct stat *st, int kind)
+{
+  char *real = realpath(r->path, NULL), *dir;
+  int rc;
+
+  /* through a symlink the target and its directory count (SQLite puts the
+   * journal there, and a .gz target is replaced) */
+  if (!real) real = rpd_xstrdup(r->path);
+  dir = dir_of(real);
+  if (!(rc = check_writable_file(r->path, st, "read-only file")))
+    rc = check_writable_dir(dir, "directory is read-only");
+  if (!rc && kind == KIND_SQLITE) {
+    r->work_path = rpd_xstrdup(r->path);
+    rc = open_db(r, 1, 0);
+  } else if (!rc) {
+    r->final_path = real;
+    real = NULL;
+    r->gz_out = 1;
+    if (!(rc = make_work_copy(r, r->final_path, kind))) rc = open_db(r, 1, 1);
+  }
+  free(real);
+  free(dir);
+  return rc;
+}
+
 static int open_write(rpd *r, const char *out_path)
 {
   struct stat st;
   int kind = 0, rc;
-  char *dir = NULL;
 
   if ((rc = stat_input(r->path, &st)) || (rc = sniff(r->path, &kind))) return rc;
-  if (!out_path || same_file(r->path, out_path)) {
-    /* in place; through a symlink the target and its directory count
-     * (SQLite puts the journal there, and a .gz target is replaced) */
-    char *real = realpath(r->path, NULL);
-    if (!real) real = rpd_xstrdup(r->path);
-    dir = dir_of(real);
-    if (!(rc = check_writable_file(r->path, &st, "read-only file")))
-      rc = check_writable_dir(dir, "directory is read-only");
-    if (!rc && kind == KIND_SQLITE) {
-      r->work_path = rpd_xstrdup(r->path);
-      rc = open_db(r, 1, 0);
-    } else if (!rc) {
-      r->final_path = real;
-      real = NULL;
-      r->gz_out = 1;
-      if (!(rc = make_work_copy(r, dir, kind))) rc = open_db(r, 1, 1);
-    }
-    free(real);
-    free(dir);
-    return rc;
+  if (!out_path || same_file(r->path, out_path)) return open_in_place(r, &st, kind);
+  /* -o OUT: work on a copy next to OUT's final target (symlinks followed,
+   * like cp; never a device, a directory or the input) */
+  if ((rc = rpd_output_check(out_path, r->path, &r->final_path))) return rc;
+  r->gz_out = ends_with(out_path, ".gz");
+  if (kind == KIND_SQLITE) {
+    /* copy under a shared lock so a concurrent writer cannot tear it */
+    rpd tmp = { 0 };
+    tmp.path = r->path;
+    tmp.work_path = r->path;
+    tmp.flags = r->flags;
+    rc = open_db_read(&tmp);
+    if (!rc) rc = rpd_exec(&tmp, "BEGIN; SELECT count(*) FROM sqlite_master");
+    if (!rc && is_wal(tmp.db)) rc = backup_copy(r, tmp.db, r->final_path);
+    else if (!rc) rc = make_work_copy(r, r->final_path, kind);
+    if (tmp.db) sqlite3_close(tmp.db);
+  } else {
+    rc = make_work_copy(r, r->final_path, kind);
   }
-  /* -o OUT: work on a copy next to OUT */
-  struct stat ost;
-  dir = dir_of(out_path);
-  if (stat(out_path, &ost) == 0) {
-    if (S_ISDIR(ost.st_mode)) rc = rpd_seterr(RPD_EEXIST, "output is a directory");
-    else rc = check_writable_file(out_path, &ost, "output file is read-only");
-  }
-  if (!rc) rc = check_writable_dir(dir, "output directory is read-only");
-  if (!rc) {
-    char *real = lstat(out_path, &ost) == 0 && S_ISLNK(ost.st_mode) ? realpath(out_path, NULL) : NULL;
-    if (real) {                   /* write through a symlink, like cp */
-      free(dir);
-      dir = dir_of(real);
-      if ((rc = check_writable_dir(dir, "output directory is read-only"))) {
-        free(real);
-        free(dir);
-        return rc;
-      }
-    }
-    r->final_path = real ? real : rpd_xstrdup(out_path);
-    r->gz_out = ends_with(out_path, ".gz");
-    if (kind == KIND_SQLITE) {
-      /* copy under a shared lock so a concurrent writer cannot tear it */
-      rpd tmp = { 0 };
-      tmp.path = r->path;
-      tmp.work_path = r->path;
-      tmp.flags = r->flags;
-      rc = open_db(&tmp, 0, 0);
-      if (!rc) rc = rpd_exec(&tmp, "BEGIN; SELECT count(*) FROM sqlite_master");
-      if (!rc && is_wal(tmp.db)) rc = backup_copy(r, tmp.db, dir);
-      else if (!rc) rc = make_work_copy(r, dir, kind);
-      if (tmp.db) sqlite3_close(tmp.db);
-    } else {
-      rc = make_work_copy(r, dir, kind);
-    }
-    if (!rc) rc = open_db(r, 1, 1);
-  }
-  free(dir);
+  if (!rc) rc = open_db(r, 1, 1);
   return rc;
 }
 
 static int open_create(rpd *r)
 {
   struct stat st;
-  int rc = RPD_OK;
-  char *dir = dir_of(r->path), *tmp = NULL;
+  int rc, fd;
+  char *target = NULL, *tmp = NULL;
 
-  if (stat(r->path, &st) == 0) {
-    if (S_ISDIR(st.st_mode)) rc = rpd_seterr(RPD_EEXIST, "is a directory");
-    else if (st.st_size > 0) rc = rpd_seterr(RPD_EEXIST, "file exists and is not empty");
-    else rc = check_writable_file(r->path, &st, "read-only file");
-  } else if (errno != ENOENT) {
-    rc = errno_status(errno, "cannot stat");
+  if ((rc = rpd_output_check(r->path, NULL, &target))) {
+    if (rc == RPD_EROFS && strstr(rpd_errmsg(), "file is read-only"))
+      rc = rpd_seterr(RPD_EROFS, "read-only file");
+    else if (rc == RPD_EROFS)
+      rc = rpd_seterr(RPD_EROFS, "directory is read-only");
+    else if (rc == RPD_ENOENT)
+      rc = rpd_seterr(RPD_ENOENT, "directory does not exist");
+    return rc;
   }
-  if (!rc) rc = check_writable_dir(dir, "directory is read-only");
-  if (!rc) {
-    int fd;
-    if (!(rc = temp_create(dir, &tmp, &fd))) {
-      close(fd);
-      r->work_path = tmp;
-      r->tmp_work = 1;
-      r->final_path = rpd_xstrdup(r->path);
-      r->gz_out = ends_with(r->path, ".gz");
-      rc = open_db(r, 1, 1);
-    }
-  }
-  free(dir);
-  return rc;
+  r->final_path = target;
+  if (stat(target, &st) == 0 && st.st_size > 0)
+    return rpd_seterr(RPD_EEXIST, "file exists and is not empty");
+  if ((rc = temp_next_to(target, &tmp, &fd))) return rc;
+  close(fd);
+  r->work_path = tmp;
+  r->tmp_work = 1;
+  r->gz_out = ends_with(r->path, ".gz");
+  return open_db(r, 1, 1);
 }
 
 /* Free everything of a handle; remove its temp work file. */
@@ -713,7 +679,7 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
   *out = NULL;
   rpd_clearerr();
   if (!path || !*path) return rpd_seterr(RPD_ENOENT, "no such file");
-  install_cleanup();
+  rpd__install_cleanup();
   r = rpd_xcalloc(1, sizeof *r);
   r->flags = flags;
   if (flags & RPD_CREATE) {
@@ -752,7 +718,7 @@ static int publish(rpd *r)
     keep_owner = 1;                      /* and owner, where we may */
   }
   if (r->gz_out) {
-    if ((rc = temp_create(dir, &tmp, &fd))) {
+    if ((rc = temp_next_to(r->final_path, &tmp, &fd))) {
       free(dir);
       return rc;
     }
@@ -802,4 +768,74 @@ int rpd_close(rpd *r, int commit)
   }
   discard(r);
   return rc;
+}
+
+/* ------------------------------------------------------------ vacuum */
+
+/* VACUUM INTO a temp file next to the user's file `real` (mode and owner
+ * as st), then rename it over the file.  A second connection holds the
+ * RESERVED lock meanwhile, so no other writer can commit in between. */
+static int vacuum_into(rpd *r, const char *real, const struct stat *st)
+{
+  sqlite3 *lock = NULL;
+  char *tmp = NULL, *dir = dir_of(real), *journal = NULL;
+  int fd = -1, rc, src;
+
+  if ((rc = temp_next_to(real, &tmp, &fd))) goto done;
+  /* SQLite writes the target through a rollback journal of its own */
+  journal = rpd_xasprintf("%s-journal", tmp);
+  if ((rc = rpd__temp_register(journal))) goto done;
+  src = sqlite3_open_v2(r->work_path, &lock, SQLITE_OPEN_READWRITE, NULL);
+  if (src == SQLITE_OK) {
+    sqlite3_busy_timeout(lock, busy_timeout_ms());
+    src = sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+  }
+  if (src != SQLITE_OK) {
+    rc = rpd__sqlerr(lock, src, "BEGIN IMMEDIATE");
+    goto done;
+  }
+  if ((rc = rpd_execf(r, "VACUUM INTO %Q", tmp))) goto done;
+  if (fchown(fd, st->st_uid, st->st_gid) != 0) { /* best effort */ }
+  if (fchmod(fd, st->st_mode & 07777) != 0) rc = errno_status(errno, "cannot set mode");
+  if (!rc && fsync(fd) != 0) rc = errno_status(errno, "cannot write the vacuumed file");
+  if (!rc && rename(tmp, real) != 0) rc = errno_status(errno, "cannot rename into place");
+  if (!rc) {
+    temp_forget(tmp);
+    fsync_dir(dir);
+  }
+done:
+  if (fd >= 0) close(fd);
+  if (rc && tmp) temp_remove(tmp);
+  if (journal) temp_remove(journal);
+  if (lock) {
+    sqlite3_exec(lock, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(lock);
+  }
+  free(journal);
+  free(tmp);
+  free(dir);
+  return rc;
+}
+
+int rpd_vacuum(rpd *r)
+{
+  struct stat st;
+  char *real;
+  int rc;
+
+  if (!sqlite3_get_autocommit(r->db))
+    return rpd_seterr(RPD_ERR, "cannot VACUUM inside a transaction");
+  /* our own work copy, a WAL file (atomic by itself) or a file with other
+   * hard links (a rename would split them): VACUUM in place; SQLite's
+   * journal rolls a failed or killed VACUUM back */
+  if (r->tmp_work || is_wal(r->db) || stat(r->work_path, &st) != 0 || st.st_nlink > 1)
+    return rpd_exec(r, "VACUUM");
+  if (!(real = realpath(r->work_path, NULL))) return errno_status(errno, "cannot resolve path");
+  rc = vacuum_into(r, real, &st);
+  free(real);
+  if (rc) return rc;
+  /* the handle still reads the old, now unlinked file: reopen */
+  sqlite3_close(r->db);
+  r->db = NULL;
+  return open_db(r, 1, 0);
 }

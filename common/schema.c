@@ -164,44 +164,8 @@ int rpd_schema_create(rpd *r)
   return rc;
 }
 
-/* The file a symlink points to, also when that file does not exist yet
- * (a relative link is relative to the link's directory).  Caller frees. */
-static char *link_target(const char *path)
-{
-  char buf[PATH_MAX];
-  ssize_t n = readlink(path, buf, sizeof buf - 1);
-  const char *slash;
-  if (n < 0)
-    return NULL;
-  buf[n] = 0;
-  slash = strrchr(path, '/');
-  if (buf[0] == '/' || !slash)
-    return rpd_xstrdup(buf);
-  return rpd_xasprintf("%.*s/%s", (int)(slash - path), path, buf);
-}
-
 /* See schema.h. */
 int rpd_output_target(const char *path, char **out)
 {
-  char *cur = rpd_xstrdup(path);
-  struct stat sb;
-
-  *out = NULL;
-  for (int hops = 0; lstat(cur, &sb) == 0 && S_ISLNK(sb.st_mode); hops++) {
-    char *next = hops < 40 ? link_target(cur) : NULL;
-    free(cur);
-    if (!next)
-      return rpd_seterr(RPD_EIO, "cannot follow the symbolic link");
-    cur = next;
-  }
-  if (stat(cur, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    free(cur);
-    return rpd_seterr(RPD_EEXIST, "is a directory");
-  }
-  if (stat(cur, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-    free(cur);
-    return rpd_seterr(RPD_EEXIST, "not a regular file");
-  }
-  *out = cur;
-  return RPD_OK;
+  return rpd_output_check(path, NULL, out);
 }

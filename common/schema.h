@@ -15,11 +15,10 @@ extern const char *const rpd_utility_views[];
  * then.  Other failures (locks, I/O) as usual.  Atomic (a savepoint). */
 int rpd_schema_install_view(rpd *r, const char *name);
 
-/* Where a tool that creates the file `path` must write: symlinks are
- * followed (the link stays, its target is written, like cp), a missing file
- * is fine.  RPD_EEXIST "is a directory" / "not a regular file" (a device
- * such as /dev/null must never be replaced by a trace).  On RPD_OK *out is
- * a new string the caller frees. */
+/* Where a tool that creates the file `path` must write: rpd_output_check
+ * (path, NULL, out) -- kept for existing callers; new code calls
+ * rpd_output_check or rpd_outfile_begin directly.  On RPD_OK *out is a new
+ * string the caller frees. */
 int rpd_output_target(const char *path, char **out);
 
 #endif

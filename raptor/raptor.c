@@ -1629,13 +1629,25 @@ static char *xls_path(const char *path)
   return rpd_xasprintf("%.*s.xlsx", (int)keep, path);
 }
 
+/* -x: the workbook FILE.xlsx, built in a temp file next to it and renamed
+ * into place (never over the trace itself, a device or a directory). */
 static int write_xls(raptor *R)
 {
   char *path = xls_path(R->path);
+  rpd_outfile of;
+  int rc = 0;
+  if (rpd_outfile_begin(&of, path, R->path) != RPD_OK) {
+    rc = rpd_fail("cannot write '%s': %s", path, rpd_errmsg());
+    free(path);
+    return rc;
+  }
+  fclose(of.fp);                /* libxlsxwriter writes the temp by name */
+  of.fp = NULL;
   fprintf(stderr, "info: writing xls file '%s'\n", path);
-  lxw_workbook *wb = workbook_new(path);
+  lxw_workbook *wb = workbook_new(of.tmp);
   if (!wb) {
-    int rc = rpd_fail("cannot create '%s'", path);
+    rpd_outfile_abort(&of);
+    rc = rpd_fail("cannot create '%s'", path);
     free(path);
     return rc;
   }
@@ -1651,10 +1663,33 @@ static int write_xls(raptor *R)
     emit_trace(R, NULL, workbook_add_worksheet(wb, "op trace"), NULL, R->n, 0);
   }
   lxw_error e = workbook_close(wb);
-  int rc = 0;
-  if (e != LXW_NO_ERROR) rc = rpd_fail("cannot write '%s': %s", path, lxw_strerror(e));
+  if (e != LXW_NO_ERROR) {
+    rpd_outfile_abort(&of);
+    rc = rpd_fail("cannot write '%s': %s", path, lxw_strerror(e));
+  } else if (rpd_outfile_commit(&of) != RPD_OK) {
+    rc = rpd_fail("cannot write '%s': %s", path, rpd_errmsg());
+  }
   free(path);
   return rc;
+}
+
+/* Refuse the named outputs before any work: --op-trace-file and -x's
+ * workbook must not be the trace itself, a device or a directory.  Returns
+ * the exit code (0, or 1 after reporting). */
+static int check_outputs(raptor *R)
+{
+  if ((R->op_trace || R->have_instance) && R->op_file &&
+      rpd_output_check(R->op_file, R->path, NULL) != RPD_OK)
+    return rpd_fail("cannot write '%s': %s", R->op_file, rpd_errmsg());
+  if (R->write_xls) {
+    char *path = xls_path(R->path);
+    int rc = 0;
+    if (rpd_output_check(path, R->path, NULL) != RPD_OK)
+      rc = rpd_fail("cannot write '%s': %s", path, rpd_errmsg());
+    free(path);
+    return rc;
+  }
+  return 0;
 }
 
 /* ------------------------------------------------------------ printing */
@@ -1754,11 +1789,15 @@ static int print_all(raptor *R)
     }
   }
   FILE *tf = out;
+  rpd_outfile of = {0};
   int to_file = (R->op_trace || R->have_instance) && R->op_file;
   if (to_file) {
+    /* a temp file next to it, renamed into place when complete: a failure
+     * or a kill leaves the previous file as it was */
+    if (rpd_outfile_begin(&of, R->op_file, R->path) != RPD_OK)
+      return rpd_fail("cannot write '%s': %s", R->op_file, rpd_errmsg());
     fprintf(stderr, "info: writing results to %s\n", R->op_file);
-    tf = fopen(R->op_file, "w");
-    if (!tf) return rpd_fail("cannot create '%s': %s", R->op_file, strerror(errno));
+    tf = of.fp;
   }
   if (R->op_trace) {
     if (!to_file && !table) SECTION("", "op_trace");
@@ -1768,15 +1807,23 @@ static int print_all(raptor *R)
     if (!to_file && !table) SECTION("", "instances");
     int e = instance_trace(R, tf);
     if (e) {
-      if (to_file) fclose(tf);
+      if (to_file) rpd_outfile_abort(&of);
       if (json && !first) printf("[]}\n");
       return e;
     }
   }
-  if (to_file && fclose(tf) != 0) rc |= rpd_fail("cannot write '%s'", R->op_file);
+  if (to_file) {
+    if (rc || ferror(tf)) {
+      rpd_outfile_abort(&of);
+      rc |= rpd_fail("cannot write '%s'", R->op_file);
+    } else if (rpd_outfile_commit(&of) != RPD_OK) {
+      rc |= rpd_fail("cannot write '%s': %s", R->op_file, rpd_errmsg());
+    }
+  }
   if (json && !first) printf("}\n");
 #undef SECTION
-  if (fflush(stdout) != 0 || ferror(stdout)) return rpd_fail("cannot write output");
+  if (rpd_finish_stdout() != RPD_OK)
+    return rpd_fail("%s", rpd_errmsg());
   return rc ? 1 : 0;
 }
 
@@ -2084,6 +2131,7 @@ int main(int argc, char **argv)
     ret = rpd_fail("cannot read '%s': %s", R.path, rpd_errmsg());
     goto done;
   }
+  if ((ret = check_outputs(&R))) goto done;
   if ((ret = setup_roi(&R))) goto done;
   if (R.have_instance && !instance_row(&R)) {  /* refuse before saving */
     ret = 1;

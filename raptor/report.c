@@ -384,18 +384,20 @@ static int t_write(const table *t, FILE *f, rpd_fmt fmt)
   return rpd_out_end(o);
 }
 
-static int t_csv(const table *t, const char *dir)
+/* D/<table>.csv, written to a temp file next to it and renamed into place
+ * (never over the trace `input`, a device or a directory). */
+static int t_csv(const table *t, const char *dir, const char *input)
 {
   char *p = rpd_xasprintf("%s/%s.csv", dir, t->name);
-  FILE *f = fopen(p, "wb");
-  int rc;
-  if (!f)
-    rc = rpd_seterr(RPD_EIO, "cannot write '%s': %s", p, strerror(errno));
-  else {
-    rc = t_write(t, f, RPD_FMT_CSV);
-    if (fclose(f) && !rc)
-      rc = rpd_seterr(RPD_EIO, "cannot write '%s': %s", p, strerror(errno));
-  }
+  rpd_outfile of;
+  int rc = rpd_outfile_begin(&of, p, input);
+  if (rc)
+    rc = rpd_seterr(rc, "cannot write '%s': %s", p, rpd_errmsg());
+  else if ((rc = t_write(t, of.fp, RPD_FMT_CSV)) || ferror(of.fp)) {
+    rpd_outfile_abort(&of);
+    rc = rpd_seterr(RPD_EIO, "cannot write '%s'", p);
+  } else if ((rc = rpd_outfile_commit(&of)))
+    rc = rpd_seterr(rc, "cannot write '%s': %s", p, rpd_errmsg());
   free(p);
   return rc;
 }
@@ -1179,34 +1181,65 @@ static int write_stdout(table *t, const ropts *o)
   }
   if (o->fmt == RPD_FMT_JSON)
     fputs("}\n", stdout);
-  if (fflush(stdout) && !rc)
-    rc = rpd_seterr(RPD_EIO, "write error on stdout");
+  if (!rc)
+    rc = rpd_finish_stdout();
   return rc;
 }
 
-static int write_xlsx(table *t, const char *path)
+/* --xlsx F: built in a temp file next to F and renamed into place (never
+ * over the trace `input`, a device or a directory). */
+static int write_xlsx(table *t, const char *path, const char *input)
 {
-  lxw_workbook *wb = workbook_new(path);
-  if (!wb)
+  rpd_outfile of;
+  int rc = rpd_outfile_begin(&of, path, input);
+  if (rc)
+    return rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
+  fclose(of.fp);               /* libxlsxwriter writes the temp by name */
+  of.fp = NULL;
+  lxw_workbook *wb = workbook_new(of.tmp);
+  if (!wb) {
+    rpd_outfile_abort(&of);
     return rpd_seterr(RPD_EIO, "cannot create '%s'", path);
+  }
   lxw_format *bold = workbook_add_format(wb);
   format_set_bold(bold);
-  int rc = RPD_OK;
   for (int i = 0; i < NT && !rc; i++)
     rc = t_xlsx(&t[i], wb, bold);
   lxw_error e = workbook_close(wb);
   if (!rc && e != LXW_NO_ERROR)
     rc = rpd_seterr(RPD_EIO, "cannot write '%s': %s", path, lxw_strerror(e));
+  if (rc)
+    rpd_outfile_abort(&of);
+  else if ((rc = rpd_outfile_commit(&of)))
+    rc = rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
   return rc;
 }
 
-static int write_csvs(table *t, const char *dir)
+static int write_csvs(table *t, const char *dir, const char *input)
 {
   if (mkdir(dir, 0777) && errno != EEXIST)
     return rpd_seterr(RPD_EIO, "cannot create '%s': %s", dir, strerror(errno));
   int rc = RPD_OK;
   for (int i = 0; i < NT && !rc; i++)
-    rc = t_csv(&t[i], dir);
+    rc = t_csv(&t[i], dir, input);
+  return rc;
+}
+
+/* Refuse the named outputs before the work: --xlsx F and the files of an
+ * existing --csv-dir D must not be the trace, a device or a directory. */
+static int check_outputs(const table *t, const ropts *o)
+{
+  struct stat sb;
+  int rc = RPD_OK;
+  if (o->xlsx && rpd_output_check(o->xlsx, o->path, NULL))
+    return rpd_seterr(RPD_EEXIST, "cannot write '%s': %s", o->xlsx, rpd_errmsg());
+  if (o->csv_dir && stat(o->csv_dir, &sb) == 0)
+    for (int i = 0; i < NT && !rc; i++) {
+      char *p = rpd_xasprintf("%s/%s.csv", o->csv_dir, t[i].name);
+      if ((rc = rpd_output_check(p, o->path, NULL)))
+        rc = rpd_seterr(rc, "cannot write '%s': %s", p, rpd_errmsg());
+      free(p);
+    }
   return rc;
 }
 
@@ -1271,12 +1304,14 @@ int raptor_report_main(int argc, char **argv)
   rc = kernel_details(r, &d, &o, &t[T_DETAILS]);
   short_kernels(&d, &o, &t[T_SHORT]);
   short_histogram(&d, &o, &t[T_HIST]);
+  if (!rc)
+    rc = check_outputs(t, &o);
   if (!rc && !o.quiet)
     rc = write_stdout(t, &o);
   if (!rc && o.csv_dir)
-    rc = write_csvs(t, o.csv_dir);
+    rc = write_csvs(t, o.csv_dir, o.path);
   if (!rc && o.xlsx)
-    rc = write_xlsx(t, o.xlsx);
+    rc = write_xlsx(t, o.xlsx, o.path);
   if (!rc && o.save)
     rc = save_tables(r, t, &o);
   if (rc) {

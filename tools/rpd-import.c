@@ -1764,12 +1764,13 @@ static int detect(const char *input, csvset *s, int *kind)
   return rpd_seterr(RPD_EPARSE, "not a rocprofv3 JSON, CSV set or database");
 }
 
+/* The temp file OUT is built in (rpd_outfile: next to OUT, removed by
+ * common/ on exit or a fatal signal); its journal is ours to remove. */
 static char *tmp_path;
 
 static void on_signal(int sig)
 {
   if (tmp_path) {
-    unlink(tmp_path);
     size_t n = strlen(tmp_path);
     char j[4096];
     if (n + 9 < sizeof j) {
@@ -1777,6 +1778,7 @@ static void on_signal(int sig)
       memcpy(j + n, "-journal", 9);
       unlink(j);
     }
+    unlink(tmp_path);
   }
   rpd_cleanup_temps();
   signal(sig, SIG_DFL);
@@ -1820,6 +1822,7 @@ int main(int argc, char **argv)
   const char *in = NULL, *out = NULL;
   int force = 0, quiet = 0, full = 0, kind = 0, rc;
   csvset set;
+  rpd_outfile of = {0};
   imp m;
 
   if (rpd_cli_init(argc, argv, usage))
@@ -1844,6 +1847,9 @@ int main(int argc, char **argv)
     return rpd_usage_error("need INPUT and OUT.rpd");
   if (endswith(out, ".gz"))
     return rpd_usage_error("'%s': write an uncompressed .rpd (gzip it afterwards)", out);
+  /* never the input itself, a device, a fifo or a directory */
+  if (rpd_output_check(out, in, NULL))
+    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
   if (!force && !access(out, F_OK))
     return rpd_fail("'%s' exists; use --force to replace it", out);
 
@@ -1856,8 +1862,15 @@ int main(int argc, char **argv)
     return rpd_fail("cannot import '%s': %s", in, rpd_errmsg());
   }
 
-  tmp_path = rpd_xasprintf("%s.importing-%ld", out, (long)getpid());
-  unlink(tmp_path);
+  /* a temp file next to OUT's target (symlinks followed), written by
+   * SQLite and renamed into place by rpd_outfile_commit */
+  if (rpd_outfile_begin(&of, out, in)) {
+    set_free(&set);
+    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  }
+  fclose(of.fp);
+  of.fp = NULL;
+  tmp_path = of.tmp;
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGHUP, on_signal);
@@ -1908,13 +1921,14 @@ int main(int argc, char **argv)
     rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
     goto fail_noclose;
   }
-  if (rename(tmp_path, out)) {
-    rpd_fail("cannot write '%s': %s", out, strerror(errno));
-    goto fail_noclose;
+  tmp_path = NULL;
+  if (rpd_outfile_commit(&of)) {
+    rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+    set_free(&set);
+    return 1;
   }
   if (!quiet)
     summary(&m, out, linked);
-  free(tmp_path);
   set_free(&set);
   return 0;
 
@@ -1925,14 +1939,13 @@ fail:
   }
 fail_noclose:
   w_finalize(&m);
-  unlink(tmp_path);
   {
-    char *jn = rpd_xasprintf("%s-journal", tmp_path);
+    char *jn = rpd_xasprintf("%s-journal", of.tmp);
     unlink(jn);
     free(jn);
   }
-  free(tmp_path);
   tmp_path = NULL;
+  rpd_outfile_abort(&of);
   set_free(&set);
   return 1;
 }

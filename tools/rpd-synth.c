@@ -6,12 +6,9 @@
  * sclk samples.  The same options always give the same file content.
  * What exactly is generated is documented in docs/rpd-synth.md. */
 #include "rpd.h"
-#include "schema.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -969,21 +966,9 @@ static int generate(synth *s)
 
 /* ------------------------------------------------------------ main */
 
-static char *tmp_path;
-
-static void remove_tmp(void)
-{
-  if (tmp_path)
-    unlink(tmp_path);
-}
-
-static void on_signal(int sig)
-{
-  if (tmp_path)
-    unlink(tmp_path);
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
+/* The output, written into a temp file next to OUT's target (removed by
+ * common/ on exit or a fatal signal) and renamed into place when done. */
+static rpd_outfile outf;
 
 static int parse_num(const char *opt, const char *v, int64_t lo, int64_t hi,
                      int64_t *out)
@@ -1120,44 +1105,11 @@ static int create_db(synth *s, const char *path)
   return defer_indexes(s);
 }
 
-/* Create the temp file next to target (mode 0666 & ~umask); sets tmp_path.
- * Returns 0 or the exit code after reporting (out names it). */
-static int make_temp(const char *out, const char *target)
+/* Fill the temp file and rename it to its target (out is the user's name
+ * for it, for messages); 0 or the exit code. */
+static int write_trace(synth *s, const char *out)
 {
-  mode_t um;
-  int fd, rc;
-
-  tmp_path = rpd_xasprintf("%s.tmp.XXXXXX", target);
-  fd = mkstemp(tmp_path);
-  if (fd < 0) {
-    rc = rpd_fail("cannot write '%s': %s", out, strerror(errno));
-    free(tmp_path);
-    tmp_path = NULL;
-    return rc;
-  }
-  um = umask(0);
-  umask(um);
-  if (fchmod(fd, 0666 & ~um) != 0) {
-    rc = rpd_fail("cannot write '%s': %s", out, strerror(errno));
-    close(fd);
-    unlink(tmp_path);
-    free(tmp_path);
-    tmp_path = NULL;
-    return rc;
-  }
-  close(fd);
-  atexit(remove_tmp);
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  signal(SIGHUP, on_signal);
-  return 0;
-}
-
-/* Fill the temp file and rename it to target (out is the user's name for
- * it, for messages); 0 or the exit code. */
-static int write_trace(synth *s, const char *out, const char *target)
-{
-  int rc = create_db(s, tmp_path);
+  int rc = create_db(s, outf.tmp);
   if (rc == 0 && prepare_all(s) != SQLITE_OK)
     rc = rpd_fail("cannot prepare inserts: %s", sqlite3_errmsg(s->db));
   if (rc == 0 && generate(s) != SQLITE_OK)
@@ -1170,8 +1122,10 @@ static int write_trace(synth *s, const char *out, const char *target)
     rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(s->db));
   if (sqlite3_close(s->db) != SQLITE_OK && rc == 0)
     rc = rpd_fail("cannot close '%s'", out);
-  if (rc == 0 && rename(tmp_path, target) != 0)
-    rc = rpd_fail("cannot write '%s': %s", out, strerror(errno));
+  if (rc == 0 && rpd_outfile_commit(&outf) != RPD_OK)
+    rc = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  if (rc)
+    rpd_outfile_abort(&outf);
   return rc;
 }
 
@@ -1186,14 +1140,17 @@ int main(int argc, char **argv)
     return 0;
   if ((rc = parse_args(&s, argc, argv, &out, &force)) != 0)
     return rc;
-  if (rpd_output_target(out, &target) != RPD_OK)
+  if (rpd_output_check(out, NULL, &target) != RPD_OK)
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-  if (check_out(out, target, force) || make_temp(out, target)) {
-    free(target);
-    return 1;
-  }
-  rc = write_trace(&s, out, target);
+  rc = check_out(out, target, force);
   free(target);
+  if (rc)
+    return rc;
+  if (rpd_outfile_begin(&outf, out, NULL) != RPD_OK)
+    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  fclose(outf.fp);      /* SQLite writes the temp file by its name */
+  outf.fp = NULL;
+  rc = write_trace(&s, out);
   if (rc == 0) {
     printf("rpd-synth: wrote %s (schema v%d, seed %" PRId64 "): api %" PRId64
            ", op %" PRId64 ", api_ops %" PRId64 ", kernelapi %" PRId64
@@ -1201,8 +1158,8 @@ int main(int argc, char **argv)
            ", monitor %" PRId64 "\n", out, s.schema, s.seed, s.n_api, s.n_op,
            s.n_link, s.n_kernel, s.n_copy, s.next_str - 1,
            s.schema == 3 ? s.next_ustr - 1 : 0, s.n_mon);
-    free(tmp_path);     /* renamed: nothing to remove at exit */
-    tmp_path = NULL;
+    if (rpd_finish_stdout() != RPD_OK)
+      rc = rpd_fail("%s", rpd_errmsg());
   }
   strmap_free(&s.strings);
   rpd_buf_free(&s.indexes);

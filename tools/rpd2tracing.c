@@ -506,7 +506,7 @@ static int sorter_spill(sorter *so) {
   int rc;
   if (so->fd < 0) {
     const char *dir = getenv("TMPDIR");
-    char *path = rpd_xasprintf("%s/rpd2tracing-sort.XXXXXX", dir && *dir ? dir : "/tmp");
+    char *path = rpd_xasprintf("%s/rpdtools-XXXXXX", dir && *dir ? dir : "/tmp");
     so->fd = mkstemp(path);
     if (so->fd >= 0) unlink(path);
     free(path);
@@ -1313,6 +1313,20 @@ static int resolve_time(const char *opt, const char *text, int64_t first,
 
 static char *tmp_out;   /* the temp output path while it exists */
 
+/* A new temp file next to out: OUT.tmpXXXXXX, or DIR/rpdtools-XXXXXX when
+ * that name would be too long.  Returns the fd (-1, errno) and the path in
+ * *path (caller frees). */
+static int temp_next_to(const char *out, char **path) {
+  const char *base = strrchr(out, '/');
+  base = base ? base + 1 : out;
+  if (strlen(base) + 10 <= 255) {
+    *path = rpd_xasprintf("%s.tmpXXXXXX", out);
+  } else {
+    *path = rpd_xasprintf("%.*srpdtools-XXXXXX", (int)(base - out), out);
+  }
+  return mkstemp(*path);
+}
+
 static void on_signal(int sig) {
   if (tmp_out) unlink(tmp_out);
   rpd_cleanup_temps();
@@ -1333,8 +1347,7 @@ static int open_sink(sink *s, const char *out) {
     fd = open(out, O_WRONLY | O_CLOEXEC);
     if (fd < 0) return rpd_fail("cannot write '%s': %s", out, strerror(errno));
   } else {
-    tmp_out = rpd_xasprintf("%s.tmpXXXXXX", out);
-    fd = mkstemp(tmp_out);
+    fd = temp_next_to(out, &tmp_out);
     if (fd < 0) {
       free(tmp_out);
       tmp_out = NULL;
@@ -1525,7 +1538,7 @@ static int append_file(int to, int from, off_t *off, size_t n, char *buf, size_t
  * runs, -1 to run it after A instead. */
 static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th, const char *out) {
   const char *env = getenv("RPD2TRACING_THREADS");
-  char *dir, *slash, *path;
+  char *path;
   int fd;
   if (a->out.gz || (env && atoi(env) == 1) || (!env && sysconf(_SC_NPROCESSORS_ONLN) < 2))
     return -1;
@@ -1538,19 +1551,14 @@ static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th, con
   sqlite3_busy_timeout(b->db, 5000);
   /* next to OUT (it has room for OUT); $TMPDIR when OUT is not a file */
   if (tmp_out) {
-    dir = rpd_xstrdup(out);
-    slash = strrchr(dir, '/');
-    if (slash) slash[1] = 0;
-    else dir[0] = 0;
+    fd = temp_next_to(out, &path);
   } else {
     const char *t = getenv("TMPDIR");
-    dir = rpd_xasprintf("%s/", t && *t ? t : "/tmp");
+    path = rpd_xasprintf("%s/rpdtools-XXXXXX", t && *t ? t : "/tmp");
+    fd = mkstemp(path);
   }
-  path = rpd_xasprintf("%s.rpd2tracing-b.XXXXXX", dir);
-  fd = mkstemp(path);
-  if (fd >= 0) unlink(path);
+  if (fd >= 0) unlink(path);   /* gone at exit, even on kill -9 */
   free(path);
-  free(dir);
   if (fd < 0) {
     sqlite3_close(b->db);
     b->db = a->db;

@@ -1,30 +1,62 @@
 #!/bin/sh
 # rpd-callstack / rpd-autograd / rpd-strings on a generated trace of
-# $BENCH_ROWS api rows (schema 3), against the SQLite floor of the call
-# stack: the bare read query rpd-callstack streams (common/callstack.c
-# read_sql, same cache size) plus inserting the same ext_callstack rows with
-# one INSERT ... SELECT.  With RPD_REF_PYTHON=<dir holding the reference's
-# rocpd package> the reference modules are timed on the same trace too
-# (never part of the repository; see docs/rpd-callstack.md).
+# $BENCH_ROWS api rows (schema 3, 2 GPUs), against the SQLite floor of the
+# call stack: the bare read queries rpd-callstack streams (common/callstack.c
+# read_sql and gpu_stream_sql, same cache size) plus inserting the same
+# ext_callstack rows with one INSERT ... SELECT.  Every figure is the median
+# of $BENCH_REPEAT (default 3) back-to-back runs on a fresh copy, wall and
+# CPU (user + sys: steadier on a shared machine).  With RPD_REF_PYTHON=<dir
+# holding the reference's rocpd package> the reference modules are timed on
+# the same trace the same way (never part of the repository; see
+# docs/rpd-callstack.md).
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
 
-t=$(bench_trace "cs-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --schema 3) || exit 1
+t=$(bench_trace "cs-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2 --schema 3) || exit 1
 w="$BENCHDIR/cs-work.rpd"
+built="$BENCHDIR/cs-built.rpd"
+REPEAT=${BENCH_REPEAT:-3}
 
-fresh "$t" "$w"
-measure rpd-callstack "$BENCH_ROWS" rpd-callstack "$w" || exit 1
-tool=$MEASURED_SECS
+# timed LABEL ROWS SRC CMD...: run CMD with a fresh copy of SRC appended,
+# REPEAT times; print the medians and set T_WALL, T_CPU.
+timed() {
+  _label=$1; _rows=$2; _src=$3; shift 3
+  : >"$BENCHDIR/.runs.$$"
+  _i=0
+  while [ "$_i" -lt "$REPEAT" ]; do
+    fresh "$_src" "$w"
+    if ! /usr/bin/time -f "%e %U %S %M" -o "$BENCHDIR/.t.$$" "$@" "$w" \
+        >/dev/null 2>"$BENCHDIR/.err.$$"; then
+      echo "BENCH $_label FAILED: $(head -c 300 "$BENCHDIR/.err.$$")"
+      rm -f "$BENCHDIR/.t.$$" "$BENCHDIR/.err.$$" "$BENCHDIR/.runs.$$"
+      return 1
+    fi
+    tail -n 1 "$BENCHDIR/.t.$$" >>"$BENCHDIR/.runs.$$"
+    _i=$((_i + 1))
+  done
+  T_WALL=$(awk '{print $1}' "$BENCHDIR/.runs.$$" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  T_CPU=$(awk '{printf "%.2f\n", $2 + $3}' "$BENCHDIR/.runs.$$" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  _rss=$(awk '$4 > m {m = $4} END {print m}' "$BENCHDIR/.runs.$$")
+  awk -v l="$_label" -v r="$_rows" -v s="$T_WALL" -v c="$T_CPU" -v k="$_rss" -v n="$REPEAT" \
+    'BEGIN { printf "BENCH %s rows=%d secs=%s cpu_secs=%s rows/s=%.0f peak_rss_kb=%s (median of %d)\n", l, r, s, c, (s > 0 ? r / s : 0), k, n }'
+  rm -f "$BENCHDIR/.t.$$" "$BENCHDIR/.err.$$" "$BENCHDIR/.runs.$$"
+}
+
+ratio() {  # ratio LABEL A B: A / B
+  awk -v l="$1" -v a="$2" -v b="$3" 'BEGIN { printf "BENCH %s=%.2f\n", l, (b > 0 ? a / b : 0) }'
+}
+
+timed rpd-callstack "$BENCH_ROWS" "$t" rpd-callstack || exit 1
+cs_wall=$T_WALL cs_cpu=$T_CPU
 rows=$(sqlite3 "$w" "SELECT count(*) FROM ext_callstack")
 echo "BENCH rpd-callstack ext_callstack rows=$rows"
+cp "$w" "$built"
 
 cat >"$BENCHDIR/cs-read.sql" <<'EOF'
 PRAGMA cache_size=-65536;
-CREATE TEMP TABLE _rpd_gpu_time(api_id INTEGER PRIMARY KEY, gpu_time INTEGER NOT NULL);
-INSERT INTO temp._rpd_gpu_time SELECT A.api_id, sum(B.end - B.start)
-  FROM rocpd_api_ops A JOIN rocpd_op B ON B.id = A.op_id GROUP BY A.api_id ORDER BY A.api_id;
-SELECT count(*), total(gpu_time) FROM (SELECT X.pid, X.tid, X.id, X.start, X.end, G.gpu_time
-  FROM rocpd_api X LEFT JOIN temp._rpd_gpu_time G ON G.api_id = X.id
-  ORDER BY X.start, X.end DESC, X.id LIMIT -1);
+SELECT count(*), total(end) FROM (SELECT pid, tid, id, start, end FROM rocpd_api
+  ORDER BY start, end DESC, id LIMIT -1);
+SELECT count(*), total(g) FROM (SELECT A.api_id, B.end - B.start AS g FROM rocpd_api_ops A
+  CROSS JOIN rocpd_op B ON B.id = A.op_id LIMIT -1);
 EOF
 cat >"$BENCHDIR/cs-insert.sql" <<'EOF'
 PRAGMA cache_size=-65536;
@@ -33,26 +65,30 @@ CREATE TABLE floor_callstack ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "
 INSERT INTO floor_callstack SELECT * FROM ext_callstack;
 COMMIT;
 EOF
-run_sql='sqlite3 "$1" <"$2"'
-measure "floor-read" "$BENCH_ROWS" sh -c "$run_sql" sh "$t" "$BENCHDIR/cs-read.sql" || exit 1
-fr=$MEASURED_SECS
-measure "floor-insert" "$rows" sh -c "$run_sql" sh "$w" "$BENCHDIR/cs-insert.sql" || exit 1
-fi=$MEASURED_SECS
-awk -v t="$tool" -v a="$fr" -v b="$fi" 'BEGIN { printf "BENCH rpd-callstack floor secs=%.2f ratio=%.2f\n", a + b, t / (a + b) }'
+sql_read='sqlite3 "$1" <"$0"'
+timed floor-read "$BENCH_ROWS" "$t" sh -c "$sql_read" "$BENCHDIR/cs-read.sql" || exit 1
+fr_wall=$T_WALL fr_cpu=$T_CPU
+timed floor-insert "$rows" "$built" sh -c "$sql_read" "$BENCHDIR/cs-insert.sql" || exit 1
+fi_wall=$T_WALL fi_cpu=$T_CPU
+floor_wall=$(awk -v a="$fr_wall" -v b="$fi_wall" 'BEGIN { print a + b }')
+floor_cpu=$(awk -v a="$fr_cpu" -v b="$fi_cpu" 'BEGIN { print a + b }')
+echo "BENCH rpd-callstack floor secs=$floor_wall cpu_secs=$floor_cpu"
+ratio "rpd-callstack ratio to floor (wall)" "$cs_wall" "$floor_wall"
+ratio "rpd-callstack ratio to floor (cpu)" "$cs_cpu" "$floor_cpu"
 
-fresh "$t" "$w"
-measure rpd-autograd "$BENCH_ROWS" rpd-autograd "$w" || exit 1
-ag=$MEASURED_SECS
-measure "rpd-strings --dedupe" "$BENCH_ROWS" rpd-strings "$w" --dedupe || exit 1
+timed rpd-autograd "$BENCH_ROWS" "$t" rpd-autograd || exit 1
+ag_wall=$T_WALL ag_cpu=$T_CPU
+timed "rpd-autograd --skip-callstacks" "$BENCH_ROWS" "$t" rpd-autograd --skip-callstacks || exit 1
+timed "rpd-strings --dedupe" "$BENCH_ROWS" "$built" rpd-strings --dedupe || exit 1
 
 if [ -n "$RPD_REF_PYTHON" ] && [ -d "$RPD_REF_PYTHON/rocpd" ]; then
-  fresh "$t" "$w"
-  measure "reference-call_stacks" "$BENCH_ROWS" \
-    env PYTHONPATH="$RPD_REF_PYTHON" /usr/bin/python3 -m rocpd.call_stacks "$w" || exit 1
-  awk -v t="$tool" -v r="$MEASURED_SECS" 'BEGIN { printf "BENCH rpd-callstack speedup vs reference=%.1fx\n", r / t }'
-  fresh "$t" "$w"
-  measure "reference-autograd" "$BENCH_ROWS" \
-    env PYTHONPATH="$RPD_REF_PYTHON" /usr/bin/python3 -m rocpd.autograd "$w" || exit 1
-  awk -v t="$ag" -v r="$MEASURED_SECS" 'BEGIN { printf "BENCH rpd-autograd speedup vs reference=%.1fx\n", r / t }'
+  timed reference-call_stacks "$BENCH_ROWS" "$t" \
+    env PYTHONPATH="$RPD_REF_PYTHON" /usr/bin/python3 -m rocpd.call_stacks || exit 1
+  ratio "rpd-callstack speedup vs reference (wall)" "$T_WALL" "$cs_wall"
+  ratio "rpd-callstack speedup vs reference (cpu)" "$T_CPU" "$cs_cpu"
+  timed reference-autograd "$BENCH_ROWS" "$t" \
+    env PYTHONPATH="$RPD_REF_PYTHON" /usr/bin/python3 -m rocpd.autograd || exit 1
+  ratio "rpd-autograd speedup vs reference (wall)" "$T_WALL" "$ag_wall"
+  ratio "rpd-autograd speedup vs reference (cpu)" "$T_CPU" "$ag_cpu"
 fi
-rm -f "$w"
+rm -f "$w" "$built"

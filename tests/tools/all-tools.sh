@@ -596,7 +596,7 @@ for m in $KILL_MODES; do
         rm -f "$W/kz.rpd"
       fi
       for f in $left; do
-        case $f in rpdtools-*) ;; *) why="$why unrecognisable leftover $f;" ;; esac
+        case $f in rpdtools-*|.*.rpdtools-*) ;; *) why="$why unrecognisable leftover $f;" ;; esac
       done
       [ -n "$left" ] && echo "# kill -9 of $m on .gz left in its directory: $left"
     else
@@ -632,7 +632,7 @@ for k in rpd2tracing autograd-summary raptor-optrace; do
       why="$why OUT is neither the previous file nor the complete output ($(head -c 30 "$W/k/OUT" | tr '\n' ' ')...);"
     fi
     for f in $left; do
-      case $f in OUT.tmp*|rpdtools-*) ;; *) why="$why unrecognisable leftover $f;" ;; esac
+      case $f in OUT.tmp*|rpdtools-*|.OUT.rpdtools-*) ;; *) why="$why unrecognisable leftover $f;" ;; esac
     done
     [ -n "$left" ] && echo "# kill -9 of $k left next to OUT: $left"
     if [ -z "$why" ]; then ok "kill output $k at ${pct}% of a run"

@@ -99,6 +99,52 @@ check_rc "--xlsx" 0 raptor rep.rpd --report -q --xlsx rep.xlsx
 check_eq "xlsx is a zip workbook with six sheets" "PK 6" \
   "$(head -c 2 rep.xlsx) $(python3 -c "import zipfile; print(sum(1 for n in zipfile.ZipFile('rep.xlsx').namelist() if n.startswith('xl/worksheets/sheet')))")"
 
+# named outputs: --xlsx F and --csv-dir D's files are never the trace, a
+# device or a directory; written to a temp file and renamed (a hard link to
+# the previous file keeps its content; no leftovers)
+mkdir outs
+cp rep.rpd outs/in.rpd
+check_rc "--xlsx is the input: exit 1" 1 raptor outs/in.rpd --report -q --xlsx outs/in.rpd
+check_one_line "--xlsx is the input: one line"
+check "--xlsx is the input: says so" grep -q "cannot write 'outs/in.rpd': is the input file" "$TESTDIR/stderr"
+same_file "--xlsx is the input: trace byte-identical" rep.rpd outs/in.rpd
+mkdir outs/cd
+ln outs/in.rpd outs/cd/category.csv
+check_rc "--csv-dir file is the input: exit 1" 1 raptor outs/in.rpd --report -q --csv-dir outs/cd
+check_one_line "--csv-dir file is the input: one line"
+same_file "--csv-dir file is the input: trace byte-identical" rep.rpd outs/in.rpd
+check_eq "--csv-dir file is the input: nothing written" category.csv "$(ls -A outs/cd)"
+rm -rf outs/cd outs/in.rpd
+if mknod outs/null c 1 3 2>/dev/null; then
+  check_rc "--xlsx is a device: exit 1" 1 raptor rep.rpd --report -q --xlsx outs/null
+  check_one_line "--xlsx is a device: one line"
+  check_eq "--xlsx is a device: still a character device" yes "$([ -c outs/null ] && echo yes || echo no)"
+  rm -f outs/null
+  mkdir outs/cd; mknod outs/cd/category.csv c 1 3
+  check_rc "--csv-dir file is a device: exit 1" 1 raptor rep.rpd --report -q --csv-dir outs/cd
+  check_one_line "--csv-dir file is a device: one line"
+  check_eq "--csv-dir file is a device: still a character device" yes "$([ -c outs/cd/category.csv ] && echo yes || echo no)"
+  rm -rf outs/cd
+else
+  skip "--xlsx/--csv-dir onto a device" "mknod needs root"
+fi
+echo previous >outs/r.xlsx; ln outs/r.xlsx outs/r.old
+check_rc "--xlsx over an existing file" 0 raptor rep.rpd --report -q --xlsx outs/r.xlsx
+check_eq "--xlsx over an existing file: a workbook, replaced by rename" "PK previous" \
+  "$(head -c 2 outs/r.xlsx) $(cat outs/r.old)"
+mkdir outs/cd; echo previous >outs/cd/category.csv; ln outs/cd/category.csv outs/cat.old
+check_rc "--csv-dir over existing files" 0 raptor rep.rpd --report -q --csv-dir outs/cd
+same_file "--csv-dir over existing files: the same category.csv" out/category.csv outs/cd/category.csv
+check_eq "--csv-dir over existing files: replaced by rename" previous "$(cat outs/cat.old)"
+ln255=$(printf '%0251d' 0).out
+check_rc "--xlsx with a 255-byte name" 0 raptor rep.rpd --report -q --xlsx "outs/$ln255"
+check_eq "no temp file left" "$ln255 cat.old cd r.old r.xlsx | category.csv gpu_timeline.csv kernel_details.csv kernel_summary.csv short_histogram.csv short_kernels.csv" \
+  "$(ls -A outs | LC_ALL=C sort | tr '\n' ' ')| $(ls -A outs/cd | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+if [ -c /dev/full ]; then
+  check_rc "stdout full: exit 1" 1 sh -c 'raptor rep.rpd --report >/dev/full'
+  check_one_line "stdout full: one line"
+fi
+
 check_rc "--save" 0 raptor rep.rpd --report -q --save
 check_eq "ext_report_gpu_timeline: 3 x 8 rows, all-GPU kernel busy" "24|0.057" \
   "$(q rep.rpd "SELECT count(*), (SELECT time_ms FROM ext_report_gpu_timeline WHERE gpuId IS NULL AND type='kernel') FROM ext_report_gpu_timeline")"

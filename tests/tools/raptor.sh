@@ -191,6 +191,70 @@ check_eq "--display-rows 3" 3 "$(sed -n '/^Top Kernels:/,$p' dr.txt | grep -c '%
 check "-x writes an xlsx" sh -c "cp base.rpd xl.rpd && raptor xl.rpd -x --write-xls-op-trace >/dev/null 2>&1 && head -c 2 xl.xlsx | grep -q PK"
 check_eq "-x alone prints no tables" "" "$(cp base.rpd xl2.rpd && raptor xl2.rpd -x 2>/dev/null | grep -c Categories | grep -v '^0$')"
 
+# named outputs: never the trace itself, a device or a directory; written
+# to a temp file next to OUT and renamed (a kill or a failure leaves the
+# previous OUT; no leftovers); -x names its workbook FILE.xlsx, so a trace
+# called t.xlsx must not be overwritten by its own workbook
+mkdir outs
+cp base.rpd outs/in.rpd
+check_rc "--op-trace-file is the input: exit 1" 1 raptor outs/in.rpd -o --op-trace-file outs/in.rpd
+check_one_line "--op-trace-file is the input: one line"
+check "--op-trace-file is the input: says so" grep -q "cannot write 'outs/in.rpd': is the input file" "$TESTDIR/stderr"
+same_file "--op-trace-file is the input: trace byte-identical" base.rpd outs/in.rpd
+ln -s in.rpd outs/lnin
+check_rc "--op-trace-file is a symlink to the input: exit 1" 1 raptor outs/in.rpd -o --op-trace-file outs/lnin
+same_file "--op-trace-file is a symlink to the input: trace byte-identical" base.rpd outs/in.rpd
+rm -f outs/lnin
+cp base.rpd outs/t.xlsx
+check_rc "-x on a trace named t.xlsx: exit 1" 1 raptor outs/t.xlsx -x
+check_one_line "-x on a trace named t.xlsx: one line"
+check "-x on a trace named t.xlsx: says so" grep -q "cannot write 'outs/t.xlsx': is the input file" "$TESTDIR/stderr"
+same_file "-x on a trace named t.xlsx: trace byte-identical" base.rpd outs/t.xlsx
+rm -f outs/t.xlsx
+check_rc "--op-trace-file is a directory: exit 1" 1 raptor base.rpd -o --op-trace-file outs
+check_one_line "--op-trace-file is a directory: one line"
+if mknod outs/null c 1 3 2>/dev/null; then
+  check_rc "--op-trace-file is a device: exit 1" 1 raptor base.rpd -o --op-trace-file outs/null
+  check_one_line "--op-trace-file is a device: one line"
+  check_eq "--op-trace-file is a device: still a character device" yes "$([ -c outs/null ] && echo yes || echo no)"
+  rm -f outs/null
+  cp base.rpd outs/dev.rpd; mknod outs/dev.xlsx c 1 3
+  check_rc "-x onto a device: exit 1" 1 raptor outs/dev.rpd -x
+  check_eq "-x onto a device: still a character device" yes "$([ -c outs/dev.xlsx ] && echo yes || echo no)"
+  rm -f outs/dev.rpd outs/dev.xlsx
+else
+  skip "named outputs onto a device" "mknod needs root"
+fi
+# atomic: a hard link to the previous OUT keeps the previous content (an
+# in-place rewrite would change both names)
+echo previous >outs/tr.txt; ln outs/tr.txt outs/tr.old
+check_rc "--op-trace-file over an existing file" 0 raptor base.rpd -o -W 12 --op-trace-file outs/tr.txt
+same_file "--op-trace-file: the same trace as before" tr.txt outs/tr.txt
+check_eq "--op-trace-file: replaced by rename, not rewritten in place" previous "$(cat outs/tr.old)"
+echo old >outs/target; ln -s target outs/link
+check_rc "--op-trace-file through a symlink" 0 raptor base.rpd -o -W 12 --op-trace-file outs/link
+check_eq "--op-trace-file through a symlink: the link is kept" yes "$([ -L outs/link ] && echo yes || echo no)"
+same_file "--op-trace-file through a symlink: its target is the trace" tr.txt outs/target
+ln255=$(printf '%0251d' 0).out
+check_rc "--op-trace-file with a 255-byte name" 0 raptor base.rpd -o -W 12 --op-trace-file "outs/$ln255"
+same_file "--op-trace-file with a 255-byte name: the trace" tr.txt "outs/$ln255"
+check_eq "named outputs: no temp file left" "$ln255 in.rpd link target tr.old tr.txt" \
+  "$(ls -A outs | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+# killed while writing: OUT is the previous file or the complete one
+for t in 0.05 0.15 0.3; do
+  echo previous >outs/k.txt
+  timeout -s KILL "$t" raptor base.rpd -o -W 12 --op-trace-file outs/k.txt >/dev/null 2>&1
+  if [ "$(cat outs/k.txt)" = previous ] || cmp -s tr.txt outs/k.txt; then ok "--op-trace-file killed after ${t}s: previous or complete"
+  else notok "--op-trace-file killed after ${t}s: previous or complete" "$(head -c 60 outs/k.txt)"; fi
+  rm -f outs/.k.txt.rpdtools-*
+done
+# results on stdout that cannot be written: exit 1, one line
+if [ -c /dev/full ]; then
+  check_rc "stdout full: exit 1" 1 sh -c 'raptor base.rpd >/dev/full'
+  check_one_line "stdout full: one line"
+  check_rc "stdout full, -o: exit 1" 1 sh -c 'raptor base.rpd -o --format csv >/dev/full'
+fi
+
 # CLI
 check_rc "--help exits 0" 0 raptor --help
 check "--help prints usage" grep -q "usage: raptor" "$TESTDIR/stdout"

@@ -67,7 +67,14 @@ check_eq "quotes and ampersands escaped" 2 "$(grep -o 'Cijk_gemm &quot;x&quot; &
 check_eq "self-contained: no src/href attribute, url() or @import" 0 \
   "$(grep -ciE '<[a-z]+( [a-z-]+="[^"]*")* (src|href)=|url\(|@import' page.html)"
 check_eq "exactly one script element" 1 "$(grep -o '<script' page.html | wc -l | tr -d ' ')"
-check_eq "CSP forbids network and foreign scripts" 1 "$(grep -c "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-" page.html)"
+check_eq "CSP forbids network and foreign scripts" 1 "$(grep -c "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" page.html)"
+# the one script allowed is the page's own, by its SHA-256 (a random nonce
+# would make every run's page different)
+check_eq "CSP hash is the SHA-256 of the page's script" \
+  "$(sed -n "s/.*script-src '\(sha256-[^']*\)'.*/\1/p" page.html)" \
+  "sha256-$(python3 -c 'import sys,re,hashlib,base64; t=open(sys.argv[1],encoding="utf-8").read(); s=re.search(r"<script>(.*?)</script>",t,re.S).group(1); print(base64.b64encode(hashlib.sha256(s.encode()).digest()).decode())' page.html)"
+check_rc "a second run" 0 rpd-autograd-summary ag.rpd page2.html
+same_file "same trace, same options: byte-identical page" page.html page2.html
 check_eq "bar chart: one bar per operator" 2 "$(grep -o '<g class="bar">' page.html | wc -l | tr -d ' ')"
 check_eq "totals: 2 operators, 3 rows, 10 us" 1 \
   "$(grep -c '<span id="nops">2</span> operators, <span id="nrows">3</span> (operator, kernel, sizes) rows, 4 kernel calls, total GPU time 10.000 us' page.html)"
@@ -75,6 +82,59 @@ check_eq "operator row aten::mm: 2 kernels, 3 calls, 6 us" 1 \
   "$(grep -c '<tr><td>aten::mm</td><td class="n" data-v="2">2</td><td class="n" data-v="3">3</td><td class="n" data-v="6000">6.000</td><td class="n" data-v="2000">2.000</td><td class="n" data-v="60">60.00</td></tr>' page.html)"
 check_rc ".rpd.gz input" 0 rpd-autograd-summary ag.rpd.gz pagegz.html
 check_eq ".rpd.gz input: same tables" "$(grep -c '<tr>' page.html)" "$(grep -c '<tr>' pagegz.html)"
+
+# ---------------------------------------------------------------- named output
+# OUT is never the input, a device or a directory; it is written to a temp
+# file next to it and renamed (no leftovers; a symlink keeps pointing at
+# the new page); a 255-byte name works (the temp name is not OUT+suffix).
+mkdir outs
+cp ag.rpd outs/in.rpd
+check_rc "OUT is the input: exit 1" 1 rpd-autograd-summary outs/in.rpd outs/in.rpd
+check_one_line "OUT is the input: one line"
+check_eq "OUT is the input: says so" 1 "$(grep -c "cannot write 'outs/in.rpd': is the input file" "$TESTDIR/stderr")"
+same_file "OUT is the input: trace byte-identical" ag.rpd outs/in.rpd
+ln outs/in.rpd outs/hard.rpd
+check_rc "OUT is a hard link to the input: exit 1" 1 rpd-autograd-summary outs/in.rpd outs/hard.rpd
+same_file "OUT is a hard link to the input: trace byte-identical" ag.rpd outs/in.rpd
+rm -f outs/hard.rpd
+ln -s in.rpd outs/lnin
+check_rc "OUT is a symlink to the input: exit 1" 1 rpd-autograd-summary outs/in.rpd outs/lnin
+same_file "OUT is a symlink to the input: trace byte-identical" ag.rpd outs/in.rpd
+rm -f outs/lnin
+check_rc "OUT is a directory: exit 1" 1 rpd-autograd-summary ag.rpd outs
+check_one_line "OUT is a directory: one line"
+if mknod outs/null c 1 3 2>/dev/null; then
+  check_rc "OUT is a device: exit 1" 1 rpd-autograd-summary ag.rpd outs/null
+  check_one_line "OUT is a device: one line"
+  check_eq "OUT is a device: still a character device" yes "$([ -c outs/null ] && echo yes || echo no)"
+  rm -f outs/null
+else
+  skip "OUT is a device" "mknod needs root"
+fi
+echo old >outs/target; ln -s target outs/link
+check_rc "OUT is a symlink: exit 0" 0 rpd-autograd-summary ag.rpd outs/link
+check_eq "OUT is a symlink: the link is kept" yes "$([ -L outs/link ] && echo yes || echo no)"
+same_file "OUT is a symlink: its target is the page" page.html outs/target
+echo previous >outs/prev.html
+check_rc "existing OUT replaced" 0 rpd-autograd-summary ag.rpd outs/prev.html
+same_file "existing OUT replaced by the whole page" page.html outs/prev.html
+ln255=$(printf '%0251d' 0).out
+check_rc "a 255-byte OUT name" 0 rpd-autograd-summary ag.rpd "outs/$ln255"
+same_file "a 255-byte OUT name: the page" page.html "outs/$ln255"
+check_eq "no temp file left next to OUT" "$ln255 in.rpd link prev.html target" "$(ls -A outs | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+if [ -c /dev/full ]; then
+  check_rc "stdout full: exit 1" 1 sh -c 'rpd-autograd-summary ag.rpd outs/full.html >/dev/full'
+  check_one_line "stdout full: one line"
+fi
+
+# a trace whose rocpd_kernelapi is gone: one clear line, not an SQL error
+cp ag.rpd nokapi.rpd
+sqlite3 nokapi.rpd "DROP TABLE rocpd_kernelapi"
+check_rc "no rocpd_kernelapi: exit 1" 1 rpd-autograd-summary nokapi.rpd nokapi.html
+check_one_line "no rocpd_kernelapi: one line"
+check_eq "no rocpd_kernelapi: names the table, no SQL" "1 0" \
+  "$(grep -c 'has no rocpd_kernelapi table' "$TESTDIR/stderr") $(grep -ci 'sql' "$TESTDIR/stderr")"
+check_eq "no rocpd_kernelapi: no page" no "$([ -e nokapi.html ] && echo yes || echo no)"
 
 # --start/--end: [0%, 30%] of the api span (1000..50000 ns) keeps the
 # kernels launched at 2000 and 5000 ns only.

@@ -128,6 +128,34 @@ check_one_line "missing input: one line"
 check_rc "existing output is refused" 1 rpd-import -q fx_results.json fx.rpd
 check_rc "--force replaces it" 0 rpd-import -q --force fx_results.json fx.rpd
 check_eq "--force result is complete" "4" "$(q fx.rpd 'SELECT count(*) FROM rocpd_op')"
+# OUT is never the input, a device or a directory (--force or not); it is
+# built next to OUT's target and renamed: a symlink keeps pointing at the
+# new trace, a 255-byte name works (the temp name is not OUT+suffix)
+cp fx_results.json fxin.json
+check_rc "OUT is the input (--force): exit 1" 1 rpd-import -q fxin.json fxin.json --force
+check_one_line "OUT is the input: one line"
+check "OUT is the input: says so" grep -q "cannot write 'fxin.json': is the input file" "$TESTDIR/stderr"
+same_file "OUT is the input: input byte-identical" fx_results.json fxin.json
+ln -s fxin.json fxlink.json
+check_rc "OUT is a symlink to the input (--force): exit 1" 1 rpd-import -q fxin.json fxlink.json --force
+same_file "OUT is a symlink to the input: input byte-identical" fx_results.json fxin.json
+mkdir outs
+if mknod outs/null c 1 3 2>/dev/null; then
+  check_rc "OUT is a device (--force): exit 1" 1 rpd-import -q fx_results.json outs/null --force
+  check_one_line "OUT is a device: one line"
+  check_eq "OUT is a device: still a character device" yes "$([ -c outs/null ] && echo yes || echo no)"
+  rm -f outs/null
+else
+  skip "OUT is a device" "mknod needs root"
+fi
+echo old >outs/target; ln -s target outs/link
+check_rc "OUT is a symlink (--force): exit 0" 0 rpd-import -q fx_results.json outs/link --force
+check_eq "OUT is a symlink: the link is kept, its target is the trace" "yes 4" \
+  "$([ -L outs/link ] && echo yes || echo no) $(q outs/target 'SELECT count(*) FROM rocpd_op')"
+ln255=$(printf '%0251d' 0).out
+check_rc "a 255-byte OUT name" 0 rpd-import -q fx_results.json "outs/$ln255"
+check_eq "a 255-byte OUT name: the trace" 4 "$(q "outs/$ln255" 'SELECT count(*) FROM rocpd_op')"
+check_eq "no temp file left next to OUT" "$ln255 link target" "$(ls -A outs | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 mkdir rodir; chmod a-w rodir
 if [ -w rodir ]; then skip "unwritable directory (running as root)"
 else
@@ -228,6 +256,9 @@ if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
 fi
 
 if need_shared "$TRACES/rocprofv3_28_results.db"; then
+  cp "$TRACES/rocprofv3_28_results.db" self28.db
+  check_rc "28 db: OUT is the input (--force): exit 1" 1 rpd-import -q self28.db self28.db --force
+  same_file "28 db: OUT is the input: database byte-identical" "$TRACES/rocprofv3_28_results.db" self28.db
   cp "$TRACES/rocprofv3_28_results.db" in28.db
   check_rc "28 db imports" 0 rpd-import in28.db r28.rpd
   same_file "28 db input untouched" in28.db "$TRACES/rocprofv3_28_results.db"

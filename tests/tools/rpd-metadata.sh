@@ -153,3 +153,12 @@ check_rc "bad --format: exit 2" 2 $M t3.rpd --format xml
 check_rc "-o with --get: exit 2" 2 $M t3.rpd --get a -o x.rpd
 check_rc "two files: exit 2" 2 $M t3.rpd t2.rpd
 check_rc "empty TAG: exit 2" 2 $M t3.rpd --set '' v
+before=$(cksum <t3.rpd)
+check_rc "--set -o '': exit 2" 2 $M t3.rpd --set a b -o ''
+check_eq "--set -o '': the trace is unchanged" "$before" "$(cksum <t3.rpd)"
+# results that cannot be written are a failure
+if [ -c /dev/full ]; then
+  check_rc "--list into a full stdout: exit 1" 1 sh -c "$M t3.rpd --list >/dev/full"
+  check_one_line "--list into a full stdout: one line"
+  check_rc "--get into a full stdout: exit 1" 1 sh -c "$M t3.rpd --get schema_version >/dev/full"
+fi

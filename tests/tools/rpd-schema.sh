@@ -74,6 +74,18 @@ if mknod dev.null c 1 3 2>/dev/null; then
 else
   skip "--create DEVICE is refused" "mknod needs root"
 fi
+# the longest legal name works (the temp file is not FILE plus a suffix);
+# --force replaces by rename (a hard link keeps the old file); nothing left
+mkdir long
+ln255=$(printf '%0251d' 0).rpd
+check_rc "--create with a 255-byte name" 0 rpd-schema --create "long/$ln255"
+echo junk >long/old.rpd; ln long/old.rpd long/old2.rpd
+check_rc "--create --force over a file with two names" 0 rpd-schema --create long/old.rpd --force
+check_eq "... the new trace, the other name keeps the old file" "3 junk" \
+  "$(q long/old.rpd "select value from rocpd_metadata where tag = 'schema_version'") $(cat long/old2.rpd)"
+check_rc "--create --force with a 255-byte name" 0 rpd-schema --create "long/$ln255" --force --schema 2
+check_eq "... replaced by a v2 trace" 2 "$(q "long/$ln255" "select value from rocpd_metadata where tag = 'schema_version'")"
+check_eq "... no temp file left" "$ln255 old.rpd old2.rpd" "$(ls -A long | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 
 # --- --create --schema 2: the v2 layout
 check_rc "--create --schema 2" 0 rpd-schema --create new2.rpd --schema 2
@@ -169,6 +181,17 @@ same_file "--views with nothing to do leaves the file alone" v-before.rpd v.rpd
 check_rc "--views -o OUT" 0 rpd-schema --views v.rpd -o v-out.rpd --force
 same_file "--views -o leaves the input alone" v-before.rpd v.rpd
 check_eq "--views -o OUT has the views" 10 "$(rpd-schema --info v-out.rpd --format csv | tr -d '\r' | grep -c '^view:.*,ok$')"
+# options between the action and FILE are options, not FILE
+q v.rpd 'drop view top'
+check_rc "--views --force FILE" 0 rpd-schema --views --force v.rpd
+check_eq "--views --force FILE: reinstalls all of them" "rpd-schema: 'v.rpd': 10 utility views installed (left out, base tables missing: stackframe)" "$(cat "$TESTDIR/stdout")"
+check_eq "--views --force FILE: all ok but stackframe" 10 "$(rpd-schema --info v.rpd --format csv | tr -d '\r' | grep -c '^view:.*,ok$')"
+check_eq "--info --format csv FILE" "3000" "$(rpd-schema --info --format csv s3.rpd | tr -d '\r' | sed -n 's/^rows:rocpd_api,//p')"
+check_rc "--info -- FILE" 0 rpd-schema --info -- s3.rpd
+check_rc "--info with no FILE" 2 rpd-schema --info --format json
+check "--info with no FILE: says FILE is missing" grep -q "^rpd-schema: --info needs a FILE" "$TESTDIR/stderr"
+check_rc "two FILEs" 2 rpd-schema --info s3.rpd s2.rpd
+check "two FILEs: names the extra one" grep -q "unexpected argument 's2.rpd'" "$TESTDIR/stderr"
 
 bad_case() { # name rc args... (last arg is the file)
   _name=$1; _rc=$2; shift 2

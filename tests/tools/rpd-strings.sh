@@ -142,3 +142,29 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
   same_file "mytrace: every view has the same content" before.txt after.txt
   check_eq "mytrace: no dangling references" 0 "$(dangling my.rpd rocpd_string)"
 fi
+
+# ---------------------------------------------------------------- contract
+# older tracers wrote no rocpd_metadata: works all the same
+rpd-synth --seed 8 --api 2000 --schema 2 -o nm.rpd >/dev/null
+sqlite3 nm.rpd "DROP TABLE rocpd_metadata; INSERT INTO rocpd_string(string) VALUES ('orphan')"
+check_rc "no rocpd_metadata: report exit 0" 0 rpd-strings nm.rpd
+check "no rocpd_metadata: reports the orphan" grep -q "would remove 1 rows" "$TESTDIR/stdout"
+check_rc "no rocpd_metadata: --dedupe exit 0" 0 rpd-strings nm.rpd --dedupe
+check_eq "no rocpd_metadata: orphan removed" 0 "$(q nm.rpd "SELECT count(*) FROM rocpd_string WHERE string = 'orphan'")"
+# -- ends the options
+cp nm.rpd ./-nm.rpd
+check_rc "-- then a name with a leading dash: exit 0" 0 rpd-strings --dedupe -- -nm.rpd
+# results on a stdout that cannot be written: exit 1, one line
+if [ -c /dev/full ]; then
+  check_rc "stdout full: exit 1" 1 sh -c 'rpd-strings nm.rpd >/dev/full'
+  check_one_line "stdout full: one line"
+fi
+# --vacuum on the user's file: VACUUM INTO + rename keeps the mode, leaves
+# nothing behind, and the file is compacted
+mkdir -p vac; rpd-synth --seed 8 --api 3000 --schema 3 -o vac/v.rpd >/dev/null
+sqlite3 vac/v.rpd "CREATE TABLE junk(x); INSERT INTO junk SELECT randomblob(1000) FROM rocpd_api; DROP TABLE junk"
+chmod 640 vac/v.rpd
+check_rc "--vacuum: exit 0" 0 rpd-strings vac/v.rpd --vacuum
+check_eq "--vacuum: no free pages" 0 "$(q vac/v.rpd 'PRAGMA freelist_count')"
+check_eq "--vacuum: mode kept" 640 "$(stat -c %a vac/v.rpd)"
+check_eq "--vacuum: nothing left next to the file" "v.rpd" "$(ls -A vac | tr '\n' ' ' | sed 's/ $//')"

@@ -160,3 +160,22 @@ if mknod dev.null c 1 3 2>/dev/null; then
 else
   skip "-o DEVICE is refused" "mknod needs root"
 fi
+# the longest legal name works: the temp file is not OUT plus a suffix
+# (".<name cut to 64>.rpdtools-XXXXXX"), and nothing is left next to OUT
+mkdir long
+ln255=$(printf '%0251d' 0).rpd
+check_rc "-o with a 255-byte name" 0 rpd-synth --api 30 -o "long/$ln255"
+check_eq "... the trace" 30 "$(q "long/$ln255" 'select count(*) from rocpd_api')"
+check_rc "-o with a 255-byte name --force over it" 0 rpd-synth --api 40 --force -o "long/$ln255"
+check_eq "... replaced" 40 "$(q "long/$ln255" 'select count(*) from rocpd_api')"
+check_eq "... no temp file left" "$ln255" "$(ls -A long)"
+# replaced by rename, never rewritten in place: a hard link to the old
+# file keeps the old trace
+ln "long/$ln255" long/old.rpd
+check_rc "--force over an existing trace" 0 rpd-synth --api 50 --force -o "long/$ln255"
+check_eq "... the old trace's other name still holds it" "50 40" \
+  "$(q "long/$ln255" 'select count(*) from rocpd_api') $(q long/old.rpd 'select count(*) from rocpd_api')"
+if [ -c /dev/full ]; then
+  check_rc "stdout full: exit 1" 1 sh -c 'rpd-synth --api 10 -o long/full.rpd >/dev/full'
+  check_one_line "stdout full: one line"
+fi

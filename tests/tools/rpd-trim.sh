@@ -115,3 +115,33 @@ check_rc "percent over 100: exit 2" 2 rpd-trim all.rpd --end 120%
 check_rc "--start without value: exit 2" 2 rpd-trim all.rpd --start
 check_rc "unknown option: exit 2" 2 rpd-trim all.rpd --bogus
 check_eq "usage errors: unchanged" "$before" "$(sum all.rpd)"
+
+# a trace from an older tracer without rocpd_metadata: trimmed all the same
+cp all.rpd nometa.rpd; sqlite3 nometa.rpd "DROP TABLE rocpd_metadata"
+want=$(expect nometa.rpd "$(q nometa.rpd 'SELECT min(start) FROM rocpd_api')" "$(q nometa.rpd 'SELECT max(start) FROM rocpd_api')")
+check_rc "no rocpd_metadata: exit 0" 0 rpd-trim nometa.rpd --start 0%
+check_eq "no rocpd_metadata: rows kept" "$want" "$(remaining nometa.rpd)"
+# -- ends the options: a file name with a leading dash
+cp all.rpd ./-dash.rpd
+check_rc "-- then a name with a leading dash: exit 0" 0 rpd-trim --start 10% -- -dash.rpd
+check_eq "-- then a name with a leading dash: trimmed" 1 \
+  "$( [ "$(q ./-dash.rpd 'SELECT count(*) FROM rocpd_api')" -lt "$(q all.rpd 'SELECT count(*) FROM rocpd_api')" ] && echo 1)"
+# VACUUM by rpd_vacuum (VACUUM INTO + rename): mode kept, file compacted,
+# nothing left next to it
+mkdir -p vac; cp all.rpd vac/v.rpd; chmod 640 vac/v.rpd; size0=$(wc -c <vac/v.rpd)
+check_rc "vacuum: exit 0" 0 rpd-trim vac/v.rpd --start 50%
+check_eq "vacuum: mode kept" 640 "$(stat -c %a vac/v.rpd)"
+check_eq "vacuum: file shrank" 1 "$( [ "$(wc -c <vac/v.rpd)" -lt "$size0" ] && echo 1)"
+check_eq "vacuum: no free pages" 0 "$(q vac/v.rpd 'PRAGMA freelist_count')"
+check_eq "vacuum: nothing left next to the file" "v.rpd" "$(ls -A vac | tr '\n' ' ' | sed 's/ $//')"
+# a hard-linked file is vacuumed in place: both names still see the result
+cp all.rpd vac/h.rpd; ln vac/h.rpd vac/h2.rpd
+check_rc "vacuum hard link: exit 0" 0 rpd-trim vac/h.rpd --start 50%
+same_file "vacuum hard link: both names are the trimmed file" vac/h.rpd vac/h2.rpd
+# a stdout that cannot be written fails before anything is changed
+if [ -c /dev/full ]; then
+  cp all.rpd full.rpd; before=$(sum full.rpd)
+  check_rc "stdout full: exit 1" 1 sh -c 'rpd-trim full.rpd --start 50% >/dev/full'
+  check_one_line "stdout full: one line"
+  check_eq "stdout full: unchanged" "$before" "$(sum full.rpd)"
+fi

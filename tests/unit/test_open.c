@@ -659,6 +659,97 @@ static void test_out_copy_wal(void **state)
   free(out);
 }
 
+/* Leave a hot journal on path: a child spills an uncommitted transaction
+ * into the file and exits without closing (like kill -9 mid-commit). */
+static void make_hot_journal(const char *path)
+{
+  pid_t pid = fork();
+
+  if (pid == 0) {
+    sqlite3 *db = NULL;
+    if (sqlite3_open(path, &db) != SQLITE_OK ||
+        sqlite3_exec(db, "PRAGMA cache_size=2; BEGIN; CREATE TABLE filler(x);"
+                         "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c "
+                         "WHERE i < 3000) INSERT INTO filler SELECT randomblob(500) FROM c;"
+                         "DELETE FROM rocpd_api;", NULL, NULL, NULL) != SQLITE_OK)
+      _exit(3);
+    _exit(0);            /* no COMMIT, no close: the journal stays hot */
+  }
+  int status;
+  assert_true(pid > 0);
+  waitpid(pid, &status, 0);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void test_hot_journal(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "hot.rpd"), *j = fx_path(f->dir, "hot.rpd-journal"),
+       *out = fx_path(f->dir, "out.rpd"), *orig = fx_path(f->dir, "orig.rpd"),
+       *hp = fx_path(f->dir, "ro/hot.rpd"), *hj = fx_path(f->dir, "ro/hot.rpd-journal"),
+       *ro = fx_path(f->dir, "ro");
+  struct stat st;
+  rpd *r;
+  int64_t n = 0;
+
+  assert_int_equal(fx_make_db(p, fx_v2_ddl), 0);
+  fx_copy(p, orig);
+  make_hot_journal(p);
+  assert_int_equal(stat(j, &st), 0);
+  assert_true(st.st_size > 0);
+  assert_false(fx_same_bytes(p, orig));
+  /* read-only open: the journal is rolled back first, data as before */
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  assert_int_equal(rpd_query_int64(r, "SELECT count(*) FROM rocpd_api", &n), RPD_OK);
+  assert_int_equal(n, 2);
+  assert_int_equal(rpd_table_exists(r, "filler"), 0);
+  assert_int_equal(rpd_close(r, 0), RPD_OK);
+  assert_true(stat(j, &st) != 0 || st.st_size == 0);
+  /* the read for -o OUT too */
+  make_hot_journal(p);
+  assert_int_equal(rpd_open(&r, p, out, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_q(out, "SELECT count(*) FROM rocpd_api"), 2);
+  /* a read-only file: one clear message, nothing touched */
+  mkdir(ro, 0755);
+  assert_int_equal(fx_make_db(hp, fx_v2_ddl), 0);
+  make_hot_journal(hp);
+  chmod(hp, 0444);
+  fx_copy(hp, orig);
+  assert_int_equal(rpd_open(&r, hp, NULL, RPD_READ), RPD_EROFS);
+  assert_null(r);
+  assert_non_null(strstr(rpd_errmsg(), "unfinished transaction left in"));
+  assert_non_null(strstr(rpd_errmsg(), "hot.rpd-journal' by a killed writer"));
+  assert_true(fx_same_bytes(hp, orig));
+  assert_int_equal(stat(hj, &st), 0);
+  assert_true(st.st_size > 0);
+  chmod(hp, 0644);
+  free(p); free(j); free(out); free(orig); free(hp); free(hj); free(ro);
+}
+
+static void test_out_checks(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "in.rpd"), *lnk = fx_path(f->dir, "lnk.rpd"),
+       *fifo = fx_path(f->dir, "fifo"), *orig = fx_path(f->dir, "orig");
+  rpd *r;
+
+  assert_int_equal(fx_make_db(p, fx_v2_ddl), 0);
+  fx_copy(p, orig);
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  expect_fail(f, p, "/dev/null", RPD_WRITE, RPD_EEXIST, "not a regular file");
+  expect_fail(f, p, fifo, RPD_WRITE, RPD_EEXIST, "not a regular file");
+  assert_true(fx_same_bytes(p, orig));
+  /* OUT is the input through a symlink: in place */
+  assert_int_equal(symlink("in.rpd", lnk), 0);
+  assert_int_equal(rpd_open(&r, p, lnk, RPD_WRITE), RPD_OK);
+  assert_null(r->final_path);
+  assert_int_equal(rpd_exec(r, "DELETE FROM rocpd_api_ops"), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM rocpd_api_ops"), 0);
+  free(p); free(lnk); free(fifo); free(orig);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -679,6 +770,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_cleanup_temps_direct, setup, teardown),
     cmocka_unit_test_setup_teardown(test_symlinks_and_missing_dirs, setup, teardown),
     cmocka_unit_test_setup_teardown(test_out_copy_wal, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_hot_journal, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_out_checks, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

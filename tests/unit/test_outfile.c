@@ -1,0 +1,361 @@
+/* test_outfile.c - rpd_output_check, rpd_outfile_*, rpd_temp_template,
+ * rpd_vacuum, rpd_finish_stdout: devices, symlinks, the input itself,
+ * 255-byte names, abort/commit, signals. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+
+#include "core_fixture.h"
+
+typedef struct {
+  char *dir;
+} fx;
+
+static int setup(void **state)
+{
+  fx *f = rpd_xcalloc(1, sizeof *f);
+
+  f->dir = fx_mkdtemp();
+  setenv("RPD_BUSY_TIMEOUT_MS", "100", 1);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  fx *f = *state;
+
+  fx_rm_tree(f->dir);
+  free(f->dir);
+  free(f);
+  return 0;
+}
+
+static char *slurp_str(const char *path)
+{
+  size_t n;
+  char *s = fx_slurp(path, &n);
+
+  s = rpd_xrealloc(s, n + 1);    /* fx_slurp does not terminate */
+  s[n] = 0;
+  return s;
+}
+
+/* Write `text` to path through rpd_outfile; returns the status. */
+static int write_out(const char *path, const char *input, const char *text)
+{
+  rpd_outfile of;
+  int rc = rpd_outfile_begin(&of, path, input);
+
+  if (rc) return rc;
+  fputs(text, of.fp);
+  return rpd_outfile_commit(&of);
+}
+
+static void check_refused(const char *path, const char *input, int rc, const char *msg)
+{
+  char *t = (char *)1;
+
+  assert_int_equal(rpd_output_check(path, input, &t), rc);
+  assert_null(t);
+  if (!strstr(rpd_errmsg(), msg)) fail_msg("message '%s' lacks '%s'", rpd_errmsg(), msg);
+}
+
+static void test_template(void **state)
+{
+  char *t, name[300];
+
+  (void)state;
+  t = rpd_temp_template("dir/sub/a.rpd");
+  assert_string_equal(t, "dir/sub/.a.rpd.rpdtools-XXXXXX");
+  free(t);
+  t = rpd_temp_template("a.rpd");
+  assert_string_equal(t, ".a.rpd.rpdtools-XXXXXX");
+  free(t);
+  t = rpd_temp_template("/x");
+  assert_string_equal(t, "/.x.rpdtools-XXXXXX");
+  free(t);
+  /* a 255-byte name is cut to 64 bytes */
+  memset(name, 'n', 255);
+  name[255] = 0;
+  t = rpd_temp_template(name);
+  assert_int_equal(strlen(t), 1 + 64 + strlen(".rpdtools-XXXXXX"));
+  free(t);
+  /* never in the middle of a UTF-8 sequence: 63 x 'a' then "é" */
+  memset(name, 'a', 63);
+  strcpy(name + 63, "\xc3\xa9zzz");
+  t = rpd_temp_template(name);
+  assert_int_equal(strlen(t), 1 + 63 + strlen(".rpdtools-XXXXXX"));
+  free(t);
+}
+
+static void test_check_refusals(void **state)
+{
+  fx *f = *state;
+  char *in = fx_path(f->dir, "in.rpd"), *hard = fx_path(f->dir, "hard.rpd"),
+       *lnk = fx_path(f->dir, "lnk"), *d = fx_path(f->dir, "adir"),
+       *fifo = fx_path(f->dir, "fifo"), *ro = fx_path(f->dir, "ro"),
+       *rodir = fx_path(f->dir, "rodir"), *inro = fx_path(f->dir, "rodir/x"),
+       *missing = fx_path(f->dir, "nodir/x");
+
+  fx_write(in, "input", 5);
+  assert_int_equal(link(in, hard), 0);
+  assert_int_equal(symlink("in.rpd", lnk), 0);
+  mkdir(d, 0755);
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  fx_write(ro, "r", 1);
+  chmod(ro, 0444);
+  mkdir(rodir, 0555);
+  check_refused("", NULL, RPD_ENOENT, "empty");
+  check_refused(d, NULL, RPD_EEXIST, "is a directory");
+  check_refused(fifo, NULL, RPD_EEXIST, "not a regular file");
+  check_refused("/dev/null", NULL, RPD_EEXIST, "not a regular file");
+  check_refused(in, in, RPD_EEXIST, "is the input file");
+  check_refused(hard, in, RPD_EEXIST, "is the input file");      /* hard link */
+  check_refused(lnk, in, RPD_EEXIST, "is the input file");       /* symlink to it */
+  check_refused(in, lnk, RPD_EEXIST, "is the input file");       /* input via link */
+  check_refused(ro, NULL, RPD_EROFS, "read-only");
+  check_refused(inro, NULL, RPD_EROFS, "read-only");
+  check_refused(missing, NULL, RPD_ENOENT, "does not exist");
+  /* the refusals wrote nothing */
+  assert_true(fx_same_bytes(in, hard));
+  assert_int_equal(write_out(in, lnk, "x"), RPD_EEXIST);
+  char *s = slurp_str(in);
+  assert_string_equal(s, "input");
+  free(s);
+  assert_int_equal(fx_count(f->dir, ".in.rpd.rpdtools-"), 0);
+  chmod(rodir, 0755);
+  free(in); free(hard); free(lnk); free(d); free(fifo); free(ro); free(rodir);
+  free(inro); free(missing);
+}
+
+/* as root: a private twin of /dev/null stays a device */
+static void test_device(void **state)
+{
+  fx *f = *state;
+  char *dev = fx_path(f->dir, "null");
+  struct stat st;
+
+  if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    free(dev);
+    skip();
+  }
+  assert_int_equal(write_out(dev, NULL, "trace"), RPD_EEXIST);
+  assert_int_equal(stat(dev, &st), 0);
+  assert_true(S_ISCHR(st.st_mode));
+  assert_int_equal(fx_entries(f->dir), 1);
+  free(dev);
+}
+
+static void test_symlinks(void **state)
+{
+  fx *f = *state;
+  char *target = fx_path(f->dir, "target"), *l1 = fx_path(f->dir, "l1"),
+       *l2 = fx_path(f->dir, "l2"), *dangling = fx_path(f->dir, "dangling"),
+       *newf = fx_path(f->dir, "sub/new"), *sub = fx_path(f->dir, "sub"), *t = NULL, *s;
+  struct stat st;
+
+  fx_write(target, "old", 3);
+  assert_int_equal(symlink("target", l1), 0);
+  assert_int_equal(symlink("l1", l2), 0);         /* a chain */
+  mkdir(sub, 0755);
+  assert_int_equal(symlink("sub/new", dangling), 0);
+  assert_int_equal(rpd_output_check(l2, NULL, &t), RPD_OK);
+  assert_string_equal(t, target);
+  free(t);
+  assert_int_equal(write_out(l2, NULL, "new"), RPD_OK);
+  assert_int_equal(lstat(l1, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  assert_int_equal(lstat(l2, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  s = slurp_str(target);
+  assert_string_equal(s, "new");
+  free(s);
+  /* a dangling link: its target is created, the link stays */
+  assert_int_equal(write_out(dangling, NULL, "made"), RPD_OK);
+  assert_int_equal(lstat(dangling, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  s = slurp_str(newf);
+  assert_string_equal(s, "made");
+  free(s);
+  /* a loop */
+  unlink(l1);
+  assert_int_equal(symlink("l2", l1), 0);
+  check_refused(l2, NULL, RPD_EIO, "symbolic link");
+  free(target); free(l1); free(l2); free(dangling); free(newf); free(sub);
+}
+
+static void test_commit_abort_mode(void **state)
+{
+  fx *f = *state;
+  char *out = fx_path(f->dir, "out.txt"), *tmp, *s;
+  rpd_outfile of;
+  struct stat st;
+  mode_t old = umask(027);
+
+  fx_write(out, "previous", 8);
+  chmod(out, 0600);
+  assert_int_equal(rpd_outfile_begin(&of, out, NULL), RPD_OK);
+  assert_string_equal(of.target, out);
+  assert_non_null(strstr(of.tmp, "/.out.txt.rpdtools-"));
+  fputs("partial", of.fp);
+  fflush(of.fp);
+  tmp = rpd_xstrdup(of.tmp);
+  assert_int_equal(access(tmp, F_OK), 0);
+  rpd_outfile_abort(&of);
+  assert_null(of.tmp);
+  assert_int_equal(access(tmp, F_OK), -1);
+  s = slurp_str(out);
+  assert_string_equal(s, "previous");
+  free(s);
+  free(tmp);
+  /* commit: content, mode 0666 & ~umask, no temp left */
+  assert_int_equal(rpd_outfile_begin(&of, out, NULL), RPD_OK);
+  fputs("complete", of.fp);
+  assert_int_equal(rpd_outfile_commit(&of), RPD_OK);
+  assert_null(of.target);
+  s = slurp_str(out);
+  assert_string_equal(s, "complete");
+  free(s);
+  assert_int_equal(stat(out, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0640);
+  assert_int_equal(fx_entries(f->dir), 1);
+  /* the caller closes fp and writes tmp by name */
+  assert_int_equal(rpd_outfile_begin(&of, out, NULL), RPD_OK);
+  fclose(of.fp);
+  of.fp = NULL;
+  fx_write(of.tmp, "byname", 6);
+  assert_int_equal(rpd_outfile_commit(&of), RPD_OK);
+  s = slurp_str(out);
+  assert_string_equal(s, "byname");
+  free(s);
+  umask(old);
+  free(out);
+}
+
+static void test_long_name(void **state)
+{
+  fx *f = *state;
+  char name[256], *p, *s;
+
+  memset(name, '0', 251);
+  strcpy(name + 251, ".out");
+  p = fx_path(f->dir, name);
+  assert_int_equal(write_out(p, NULL, "long"), RPD_OK);
+  s = slurp_str(p);
+  assert_string_equal(s, "long");
+  free(s);
+  assert_int_equal(fx_entries(f->dir), 1);
+  free(p);
+}
+
+static void test_signal_cleanup(void **state)
+{
+  fx *f = *state;
+  char *out = fx_path(f->dir, "o");
+  int fds[2], status;
+  char c;
+
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    rpd_outfile of;
+    close(fds[0]);
+    if (rpd_outfile_begin(&of, out, NULL)) _exit(3);
+    fputs("x", of.fp);
+    fflush(of.fp);
+    if (write(fds[1], "r", 1) != 1) _exit(4);
+    for (;;) pause();
+  }
+  close(fds[1]);
+  assert_int_equal(read(fds[0], &c, 1), 1);
+  close(fds[0]);
+  assert_int_equal(fx_count(f->dir, ".o.rpdtools-"), 1);
+  kill(pid, SIGTERM);
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status));
+  assert_int_equal(fx_entries(f->dir), 0);
+  free(out);
+}
+
+static void test_vacuum(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "v.rpd"), *gz = fx_path(f->dir, "v.rpd.gz");
+  rpd *r;
+  struct stat a, b;
+  int64_t n = 0;
+
+  assert_int_equal(fx_make_db(p, fx_v2_ddl), 0);
+  assert_int_equal(fx_make_db(p, "CREATE TABLE big(x); WITH RECURSIVE c(i) AS "
+                                 "(SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 20000) "
+                                 "INSERT INTO big SELECT randomblob(100) FROM c; DROP TABLE big;"), 0);
+  chmod(p, 0640);
+  assert_int_equal(stat(p, &a), 0);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_begin(r), RPD_OK);
+  assert_int_not_equal(rpd_vacuum(r), RPD_OK);     /* not inside a transaction */
+  rpd_rollback(r);
+  assert_int_equal(rpd_vacuum(r), RPD_OK);
+  assert_int_equal(rpd_query_int64(r, "SELECT count(*) FROM rocpd_api_ops", &n), RPD_OK);
+  assert_int_equal(n, 2);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(stat(p, &b), 0);
+  assert_true(b.st_size < a.st_size / 4);
+  assert_int_equal(b.st_mode & 0777, 0640);
+  assert_int_equal(fx_entries(f->dir), 1);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM rocpd_api_ops"), 2);
+  /* a .gz work copy vacuums in place */
+  fx_gzip(p, gz, 0);
+  assert_int_equal(rpd_open(&r, gz, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_vacuum(r), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_entries(f->dir), 2);
+  free(p);
+  free(gz);
+}
+
+static void test_finish_stdout(void **state)
+{
+  (void)state;
+  int saved = dup(1), fd = open("/dev/full", O_WRONLY);
+
+  if (fd < 0) {
+    close(saved);
+    skip();
+  }
+  fflush(stdout);
+  dup2(fd, 1);
+  close(fd);
+  printf("this goes nowhere\n");
+  int rc = rpd_finish_stdout();
+  dup2(saved, 1);
+  close(saved);
+  assert_int_equal(rc, RPD_EIO);
+  assert_non_null(strstr(rpd_errmsg(), "no space left"));
+  assert_int_equal(rpd_finish_stdout(), RPD_OK);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_template),
+    cmocka_unit_test_setup_teardown(test_check_refusals, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_device, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_commit_abort_mode, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_long_name, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_signal_cleanup, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_vacuum, setup, teardown),
+    cmocka_unit_test(test_finish_stdout),
+  };
+
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
