@@ -23,6 +23,7 @@ typedef struct rpd_callstack_stats {
   int64_t overlaps;  /* calls that overlap an open call without nesting */
   int max_depth;     /* deepest stack seen (1 = no nesting) */
   int gpu_fallback;  /* gpu times came from a temp table, not the merge */
+  int sql_sort;      /* calls sorted by SQLite, not in memory */
 } rpd_callstack_stats;
 
 /* Metadata tags the reference writes. */
@@ -39,6 +40,10 @@ int rpd_callstack_build(rpd *r, rpd_callstack_stats *st);
 /* Tests: wait for at most `entries` gpu times in the merge before falling
  * back to the temp table (0 restores the default, 2^20). */
 void rpd_callstack_set_merge_limit(size_t entries);
+
+/* Tests: sort at most `calls` calls in memory (32 bytes each) before
+ * letting SQLite sort them (0 restores the default, 2^21). */
+void rpd_callstack_set_sort_limit(size_t calls);
 
 /* Drop ext_callstack, its views and both metadata tags (if present). */
 int rpd_callstack_drop(rpd *r);

@@ -143,8 +143,37 @@ static char *w_i64(char *p, int64_t v) {
   return p + (end - q);
 }
 
+static char *put2(char *p, unsigned v) {
+  p[0] = digits2[v * 2];
+  p[1] = digits2[v * 2 + 1];
+  return p + 2;
+}
+
 /* ns -> microseconds with exactly three decimals ("12.345"). */
 static char *w_us(char *p, int64_t ns) {
+  /* Timestamps are ~1e12 us and close together: the digits above the
+   * seconds are formatted once and reused (one cache per thread). */
+  static __thread uint64_t hi_key = UINT64_MAX;
+  static __thread char hi_txt[24];
+  static __thread size_t hi_len;
+  if (ns >= 1000000000) {
+    uint64_t us = (uint64_t)ns / 1000, hi = us / 1000000;
+    unsigned lo = (unsigned)(us % 1000000), frac = (unsigned)((uint64_t)ns % 1000);
+    if (hi != hi_key) {
+      char *e = hi_txt + sizeof hi_txt, *q = dec_back(e, hi);
+      hi_len = (size_t)(e - q);
+      memmove(hi_txt, q, hi_len);
+      hi_key = hi;
+    }
+    memcpy(p, hi_txt, hi_len);
+    p += hi_len;
+    p = put2(p, lo / 10000);
+    p = put2(p, lo / 100 % 100);
+    p = put2(p, lo % 100);
+    *p++ = '.';
+    *p++ = (char)('0' + frac / 100);
+    return put2(p, frac % 100);
+  }
   char tmp[32], *end = tmp + sizeof tmp, *q = end;
   uint64_t u = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
   unsigned frac = (unsigned)(u % 1000);
@@ -162,24 +191,51 @@ static char *w_us(char *p, int64_t ns) {
 /* Bytes a quoted, escaped string of n input bytes can take (\u00XX). */
 #define ESC_MAX(n) (6 * (size_t)(n) + 2)
 
-/* s as a quoted JSON string (escaped as rpd_json_escape does: plain ASCII
- * is copied, anything else goes through it).  Needs ESC_MAX(strlen) room. */
-static char *w_str(sink *k, char *p, const char *s) {
-  const unsigned char *u = (const unsigned char *)(s ? s : "");
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+#define HAS_ZERO(x) (((x) - ONES) & ~(x) & HIGHS)
+
+/* 1 when one of the 8 bytes in x needs escaping: a control character (or
+ * NUL), non-ASCII, '"' or '\\'. */
+static int word_special(uint64_t x) {
+  return ((x | ((x - ONES * 0x20) & ~x)) & HIGHS) || HAS_ZERO(x ^ (ONES * '"')) ||
+         HAS_ZERO(x ^ (ONES * '\\'));
+}
+
+/* The n bytes at s as a quoted JSON string: plain ASCII is copied 8 bytes at
+ * a time; a string with anything else goes through rpd_json_escape (so
+ * escapes, U+FFFD for invalid UTF-8 and a stop at NUL are exactly the
+ * common ones).  Needs ESC_MAX(n) room. */
+static char *w_strn(sink *k, char *p, const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  char *start = ++p;
   size_t i = 0;
-  *p++ = '"';
-  while (u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' && u[i] != '\\') i++;
-  if (u[i]) {
+  p[-1] = '"';
+  for (; i + 8 <= n; i += 8, p += 8) {
+    uint64_t x;
+    memcpy(&x, u + i, 8);
+    if (word_special(x)) break;
+    memcpy(p, &x, 8);
+  }
+  for (; i < n; i++) {
+    unsigned char ch = u[i];
+    if (ch < 0x20 || ch >= 0x80 || ch == '"' || ch == '\\') break;
+    *p++ = (char)ch;
+  }
+  if (i < n) {
     rpd_buf_reset(&k->scratch);
-    rpd_json_escape(&k->scratch, (const char *)u);
-    memcpy(p, k->scratch.s, k->scratch.len);
-    p += k->scratch.len;
-  } else {
-    memcpy(p, u, i);
-    p += i;
+    rpd_json_escape(&k->scratch, s);
+    memcpy(start, k->scratch.s, k->scratch.len);
+    p = start + k->scratch.len;
   }
   *p++ = '"';
   return p;
+}
+
+/* s (NULL: "") as a quoted JSON string; needs ESC_MAX(strlen(s)) room. */
+static char *w_str(sink *k, char *p, const char *s) {
+  s = s ? s : "";
+  return w_strn(k, p, s, strlen(s));
 }
 
 /* Each worker keeps its own error text (the common error buffer is one
@@ -655,7 +711,8 @@ static int emit_apis(conv *c) {
     const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
     if (!name) { rc = name_error(c, &c->strs); break; }
     const char *args = col_text(st, 7);
-    size_t room = 2 * ESC_MAX(sqlite3_column_bytes(st, 7)) + name->len;
+    size_t alen = (size_t)sqlite3_column_bytes(st, 7);
+    size_t room = 2 * ESC_MAX(alen) + name->len;
     char *p;
     if (name->marker && start == end) {
       p = ev_begin(&c->out, room);
@@ -664,19 +721,19 @@ static int emit_apis(conv *c) {
       p = W(p, ",\"tid\":");
       p = w_i64(p, tid);
       p = W(p, ",\"name\":");
-      p = w_str(&c->out, p, args);
+      p = w_strn(&c->out, p, args, alen);
       p = W(p, ",\"ts\":");
       p = w_us(p, start);
       p = W(p, ",\"args\":{");
       c->n_instant++;
     } else {
       p = ev_head(&c->out, "api", pid, tid, room);
-      p = name->marker ? w_str(&c->out, p, args) : w_json(p, name);
+      p = name->marker ? w_strn(&c->out, p, args, alen) : w_json(p, name);
       p = ev_times(p, start, end - start);
       c->n_api++;
     }
     p = W(p, "\"desc\":");
-    p = w_str(&c->out, p, args);
+    p = w_strn(&c->out, p, args, alen);
     ev_end(&c->out, W(p, "}}"));
     if (name->marker && start != end) {   /* a range for the launch pass */
       lrec r = {.ts = start, .e = end, .id = sqlite3_column_int64(st, 0),
@@ -1534,14 +1591,22 @@ static int append_file(int to, int from, off_t *off, size_t n, char *buf, size_t
   return 0;
 }
 
+/* A second worker pays only with a CPU to spare: two or more CPUs and a
+ * 1-minute load average at least one below their number (as make -l).  On
+ * a busy machine the thread's temp file and copy would only add work. */
+static int spare_cpu(void) {
+  double load;
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n >= 2 && getloadavg(&load, 1) == 1 && load + 1 <= (double)n;
+}
+
 /* Start B in a thread with its own connection and temp file; 0 when it
  * runs, -1 to run it after A instead. */
 static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th, const char *out) {
   const char *env = getenv("RPD2TRACING_THREADS");
   char *path;
   int fd;
-  if (a->out.gz || (env && atoi(env) == 1) || (!env && sysconf(_SC_NPROCESSORS_ONLN) < 2))
-    return -1;
+  if (a->out.gz || (env && atoi(env) == 1) || (!env && !spare_cpu())) return -1;
   if (sqlite3_open_v2(a->r->work_path, &b->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
       sqlite3_exec(b->db, "PRAGMA cache_size=-4096; BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
     sqlite3_close(b->db);

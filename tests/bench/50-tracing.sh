@@ -1,35 +1,60 @@
 #!/bin/sh
-# tests/bench/50-tracing.sh - rpd2tracing (plain and .json.gz) and
-# rpd-autograd-summary on a generated trace with $BENCH_ROWS api rows,
-# against the SQLite floor: the bare queries rpd2tracing needs (ops and api
-# calls joined to their strings, the launch join sorted by time), with sums
-# instead of JSON.  With RPD2TRACING_PY=/path/to/rpd2tracing.py (the public
-# reference, extracted by hand; never part of this repo) it also times the
-# reference with /usr/bin/python3 and prints the speed ratio.
+# tests/bench/50-tracing.sh - rpd2tracing (plain, one or two workers, and
+# .json.gz) and rpd-autograd-summary on a generated trace with $BENCH_ROWS api
+# rows, against the SQLite floor: the bare queries rpd2tracing runs (the api
+# scan with its args joined, the op scan, the rocpd_api_ops join), with sums
+# instead of JSON.  Peak RSS is also taken on a trace a quarter the size: it
+# must not grow with the trace.  With RPD2TRACING_PY=/path/to/rpd2tracing.py
+# (the public reference, extracted by hand; never part of this repo) it times
+# the reference with /usr/bin/python3, back to back with rpd2tracing, and
+# prints the speedup of the medians of RPD2TRACING_RUNS runs (default 3).
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
 t=$(bench_trace "synth-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2) ||
   { echo "BENCH tracing FAILED (rpd-synth)"; exit 1; }
+q_rows=$((BENCH_ROWS / 4))
+tq=$(bench_trace "synth-$q_rows" --seed 1 --api "$q_rows" --gpus 2) ||
+  { echo "BENCH tracing FAILED (rpd-synth)"; exit 1; }
 out="$BENCHDIR/tracing-out"
-measure "tracing-floor(sql)" "$BENCH_ROWS" sqlite3 "$t" \
-  "SELECT total(length(T.string) + length(D.string) + O.start + O.\"end\" + O.gpuId + O.queueId)
-     FROM rocpd_op O LEFT JOIN rocpd_string T ON T.id = O.opType_id
-     LEFT JOIN rocpd_string D ON D.id = O.description_id;
-   SELECT total(length(N.string) + length(S.string) + A.pid + A.tid + A.start + A.\"end\")
-     FROM rocpd_api A LEFT JOIN rocpd_string N ON N.id = A.apiName_id
-     LEFT JOIN rocpd_ustring S ON S.id = A.args_id;
-   SELECT * FROM (SELECT 1 AS k, A.start AS ts, A.pid, A.tid, A.id, A.\"end\" AS e, A.args_id, 0, 0, 0, 0, 0
-       FROM rocpd_api A WHERE A.apiName_id IN (SELECT id FROM rocpd_string WHERE string = 'UserMarker')
-       AND A.start != A.\"end\"
-     UNION ALL SELECT 2, A.start, A.pid, A.tid, A.id, 0, X.id, O.gpuId, O.queueId, O.start, O.\"end\", A.\"end\"
-       FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id JOIN rocpd_op O ON O.id = X.op_id)
-     ORDER BY ts, k, e DESC LIMIT 1 OFFSET 1000000000000;" && floor=$MEASURED_SECS || floor=0
-measure "rpd2tracing" "$BENCH_ROWS" rpd2tracing "$t" "$out.json" -q
-ours=$MEASURED_SECS
-echo "BENCH rpd2tracing floor secs=$floor ratio=$(awk -v a="$ours" -v b="$floor" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "inf" }') output_bytes=$(wc -c <"$out.json")"
+args=rocpd_ustring
+[ "$(sqlite3 "$t" "SELECT count(*) FROM sqlite_master WHERE name = 'rocpd_ustring'")" = 1 ] || args=rocpd_string
+floor_sql="SELECT total(A.pid + A.tid + A.start + A.\"end\" + A.apiName_id + A.args_id + length(S.string))
+     FROM rocpd_api A LEFT JOIN $args S ON S.id = A.args_id;
+   SELECT total(gpuId + queueId + start + \"end\" + opType_id + description_id) FROM rocpd_op;
+   SELECT total(X.id + A.pid + A.tid + A.start + A.\"end\" + O.gpuId + O.queueId + O.start + O.\"end\")
+     FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id
+     CROSS JOIN rocpd_op O ON O.id = X.op_id;"
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "inf" }'; }
+
+measure "tracing-floor(sql)" "$BENCH_ROWS" sqlite3 "$t" "$floor_sql" && floor=$MEASURED_SECS || floor=0
+rm -f "$out.json"
+measure "rpd2tracing" "$BENCH_ROWS" rpd2tracing "$t" "$out.json" -q || exit 1
+ours=$MEASURED_SECS; rss_full=$_rss
+echo "BENCH rpd2tracing floor secs=$floor ratio=$(ratio "$ours" "$floor") output_bytes=$(wc -c <"$out.json")"
+rm -f "$out.json"
+RPD2TRACING_THREADS=1 measure "rpd2tracing(1 worker)" "$BENCH_ROWS" rpd2tracing "$t" "$out.json" -q
+rm -f "$out.json"
+RPD2TRACING_THREADS=2 measure "rpd2tracing(2 workers)" "$BENCH_ROWS" rpd2tracing "$t" "$out.json" -q
+rm -f "$out.json"
+measure "rpd2tracing(quarter trace)" "$q_rows" rpd2tracing "$tq" "$out.json" -q && rss_q=$_rss || rss_q=?
+echo "BENCH rpd2tracing peak_rss_kb quarter=$rss_q full=$rss_full growth=$(ratio "$rss_full" "$rss_q")x for 4x the rows"
+rm -f "$out.json"
 measure "rpd2tracing(.json.gz)" "$BENCH_ROWS" rpd2tracing "$t" "$out.json.gz" -q
+rm -f "$out.json.gz"
 if [ -n "$RPD2TRACING_PY" ] && [ -f "$RPD2TRACING_PY" ]; then
-  if measure "rpd2tracing.py(reference)" "$BENCH_ROWS" /usr/bin/python3 "$RPD2TRACING_PY" "$t" "$out.ref.json"; then
-    echo "BENCH rpd2tracing speedup vs reference: $(awk -v a="$MEASURED_SECS" -v b="$ours" 'BEGIN{ if (b > 0) printf "%.1fx", a/b; else print "inf" }')"
+  refs=; mine=; i=0
+  while [ "$i" -lt "${RPD2TRACING_RUNS:-3}" ]; do
+    rm -f "$out.ref.json"
+    measure "rpd2tracing.py(reference)" "$BENCH_ROWS" /usr/bin/python3 "$RPD2TRACING_PY" "$t" "$out.ref.json" || break
+    refs="$refs $MEASURED_SECS"
+    rm -f "$out.json"
+    measure "rpd2tracing" "$BENCH_ROWS" rpd2tracing "$t" "$out.json" -q || break
+    mine="$mine $MEASURED_SECS"
+    i=$((i + 1))
+  done
+  if [ -n "$mine" ]; then
+    r=$(echo "$refs" | median); m=$(echo "$mine" | median)
+    echo "BENCH rpd2tracing speedup vs reference: $(ratio "$r" "$m")x (median secs: reference $r, rpd2tracing $m, runs $i)"
   fi
 else
   echo "BENCH rpd2tracing.py(reference) skipped: set RPD2TRACING_PY to the reference tools/rpd2tracing.py"

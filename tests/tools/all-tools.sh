@@ -529,7 +529,9 @@ for m in $KILL_MODES; do
     else
       t=$(ms_to_s $((T * pct / 100))); kill_at "$m" "$W/k/k.rpd" "$t"; n="kill $m at ${pct}% of a run"
     fi
-    left=$(ls -A "$W/k" | grep -v -x -e k.rpd -e k.rpd-journal | tr '\n' ' ')
+    left=$(ls -A "$W/k" | grep -v -x -e k.rpd -e k.rpd-journal -e '\.k\.rpd\.rpdtools-.*' | tr '\n' ' ')
+    vleft=$(ls -A "$W/k" | grep -x '\.k\.rpd\.rpdtools-.*' | tr '\n' ' ')
+    [ -n "$vleft" ] && echo "# kill -9 of $m left the VACUUM INTO temp of rpd_vacuum: $vleft"
     why=
     # our own readers open the file first, as a user would next: they must
     # see the trace as it was (a read-only open cannot roll back a hot

@@ -206,10 +206,12 @@ static void gpu_time_sum(void **state) {
 /* Calls numbered against time (ids 8..1 run one after another), each with
  * ops linked in api_id order; call 3 has two ops.  With the default merge
  * limit the op stream is merged; with a limit of 2 the merge gives up and
- * the temp table answers: the same gpu times either way. */
+ * the temp table answers (created while the calls are being read): the
+ * same gpu times either way. */
 static void gpu_merge_and_fallback(void **state) {
   fx *f = *state;
-  for (int limit = 0; limit <= 2; limit += 2) {
+  for (int run = 0; run < 3; run++) {
+    int limit = run ? 2 : 0;  /* run 2: SQLite sorts the calls, too */
     rpd_callstack_stats st;
     char *sql = rpd_xasprintf(
         "%s DELETE FROM rocpd_api; DELETE FROM rocpd_api_ops;"
@@ -222,13 +224,16 @@ static void gpu_merge_and_fallback(void **state) {
     free(sql);
     rpd *r = NULL;
     rpd_callstack_set_merge_limit((size_t)limit);
+    rpd_callstack_set_sort_limit(run == 2 ? 1 : 0);
     assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
     assert_int_equal(rpd_begin(r), RPD_OK);
     assert_int_equal(rpd_callstack_build(r, &st), RPD_OK);
     assert_int_equal(rpd_commit(r), RPD_OK);
     assert_int_equal(rpd_close(r, 1), RPD_OK);
     rpd_callstack_set_merge_limit(0);
+    rpd_callstack_set_sort_limit(0);
     assert_int_equal(st.gpu_fallback, limit != 0);
+    assert_int_equal(st.sql_sort, run == 2);
     assert_int_equal(st.rows, 8);
     /* odd ids: op 2 (1000); even: op 1 (1500); 3: both */
     assert_int_equal(fx_q(f->path, "SELECT gpu_time FROM ext_callstack WHERE child_id = 1"), 1000);
@@ -236,6 +241,42 @@ static void gpu_merge_and_fallback(void **state) {
     assert_int_equal(fx_q(f->path, "SELECT gpu_time FROM ext_callstack WHERE child_id = 8"), 1500);
     assert_int_equal(fx_q(f->path, "SELECT sum(gpu_time) FROM ext_callstack"), 11500);
   }
+}
+
+/* The in-memory sort and SQLite's sort walk the calls in the same order:
+ * the same rows with the same ids.  Ties, zero-length calls, an overlap,
+ * two threads. */
+static const char mixed_calls[] =
+    "(1,1,1,0,100),(2,1,1,10,20),(3,1,1,20,30),(4,1,1,30,30),(5,1,1,100,110),"
+    "(6,1,1,40,50),(7,1,1,40,45),(8,1,1,40,45),(9,1,1,120,140),(10,1,1,130,150),"
+    "(11,1,1,135,137),(12,%s,2,0,60),(13,%s,2,5,60),(14,%s,2,60,60)";
+static const char rows_hash[] =
+    "SELECT sum(((id * 1000003 + parent_id) * 1009 + child_id) * 31 + depth"
+    " + cpu_time * 13 + gpu_time * 17) FROM ext_callstack";
+
+static void sorts_agree(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  char *calls = rpd_xasprintf(mixed_calls, "2", "2", "2");
+  build(f, calls, &st);
+  assert_int_equal(st.sql_sort, 0);
+  int64_t rows = st.rows, hash = fx_q(f->path, rows_hash);
+  assert_int_equal(rows, 26);
+  rpd_callstack_set_sort_limit(3);
+  build(f, calls, &st);
+  rpd_callstack_set_sort_limit(0);
+  free(calls);
+  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(st.rows, rows);
+  assert_int_equal(st.overlaps, 1);
+  assert_int_equal(fx_q(f->path, rows_hash), hash);
+  /* a pid that needs 64 bits: SQLite sorts, same rows but for the pid */
+  calls = rpd_xasprintf(mixed_calls, "5000000000", "5000000000", "5000000000");
+  build(f, calls, &st);
+  free(calls);
+  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(st.threads, 2);
+  assert_int_equal(fx_q(f->path, rows_hash), hash);
 }
 
 int main(void) {
@@ -248,6 +289,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(gpu_time_and_rebuild, setup, teardown),
       cmocka_unit_test_setup_teardown(gpu_time_sum, setup, teardown),
       cmocka_unit_test_setup_teardown(gpu_merge_and_fallback, setup, teardown),
+      cmocka_unit_test_setup_teardown(sorts_agree, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
