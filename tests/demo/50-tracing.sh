@@ -5,10 +5,11 @@ src="$SAMPLE"
 rpd2tracing "$src" "$DEMO/trace.json.gz"
 echo "-- open $DEMO/trace.json.gz in https://ui.perfetto.dev (Open trace file) or chrome://tracing"
 echo "-- the first events:"
-gzip -dc "$DEMO/trace.json.gz" | sed -n '2,4p;/"cat":"op"/{p;q}' | cut -c1-160
+gzip -dc "$DEMO/trace.json.gz" | sed -n '2,4p' | cut -c1-160
 if command -v rpd-autograd >/dev/null 2>&1; then
   cp "$SAMPLE" "$DEMO/autograd-summary.rpd"
-  rpd-autograd "$DEMO/autograd-summary.rpd" >/dev/null
+  # the sample may already carry autograd data from the callstack step
+  rpd-autograd "$DEMO/autograd-summary.rpd" >/dev/null 2>&1
   rpd-autograd-summary "$DEMO/autograd-summary.rpd" "$DEMO/autograd.html"
   echo "-- open $DEMO/autograd.html in a browser (self-contained; click headers to sort, type to filter)"
 else
