@@ -17,10 +17,10 @@ static const char usage[] =
 "\n"
 "See docs/rpd-deserialize.md.\n";
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "namelist.h"
 #include "rpd.h"
 
 #define ROWS "temp.rpd_deser_rows"
@@ -38,35 +38,10 @@ typedef struct ctx {
   sqlite3_stmt *ins_api, *ins_op, *mark_done, *relink;
 } ctx;
 
-static void add_apis(ctx *c, const char *list)
-{
-  char *copy = rpd_xstrdup(list), *save = NULL;
-  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    char *e = t + strlen(t);
-    while (isspace((unsigned char)*t))
-      t++;
-    while (e > t && isspace((unsigned char)e[-1]))
-      *--e = '\0';
-    if (!*t)
-      continue;
-    c->apis = rpd_xrealloc(c->apis, (c->napis + 1) * sizeof *c->apis);
-    c->apis[c->napis++] = rpd_xstrdup(t);
-  }
-  free(copy);
-}
-
 /* Recognise --api NAMES / --api=NAMES at argv[i]. */
 static int api_option(int argc, char **argv, int i, const char **val)
 {
-  if (strncmp(argv[i], "--api=", 6) == 0) {
-    *val = argv[i] + 6;
-    return 1;
-  }
-  if (strcmp(argv[i], "--api") == 0) {
-    *val = i + 1 < argc ? argv[i + 1] : NULL;
-    return 2;
-  }
-  return 0;
+  return rpd_option_value(argc, argv, i, "--api", val);
 }
 
 /* Parse --api before the driver runs (usage errors exit 2, the done tag
@@ -88,11 +63,11 @@ static int parse_options(ctx *c, int argc, char **argv)
       continue;
     if (!val)
       return rpd_usage_error("option '--api' needs a value");
-    add_apis(c, val);
+    rpd_namelist_split(val, &c->apis, &c->napis);
     i += n - 1;
   }
   if (!c->napis)
-    add_apis(c, "UserMarker");
+    rpd_namelist_split("UserMarker", &c->apis, &c->napis);
   rpd_buf_puts(&tag, "Deserialize::");
   for (size_t i = 0; i < c->napis; i++) {
     rpd_buf_puts(&tag, i ? "," : "");
@@ -112,28 +87,15 @@ static int skip_option(void *vc, int argc, char **argv, int i)
 /* Ids of the marker calls, in id order, into ROWS. */
 static int select_markers(rpd *r, ctx *c)
 {
-  rpd_buf sql = {0};
-  sqlite3_stmt *st = NULL;
-  int rc, s;
+  int rc;
 
   rc = rpd_exec(r, "DROP TABLE IF EXISTS " ROWS "; DROP TABLE IF EXISTS " DONE ";"
                    "CREATE TABLE " ROWS "(id INTEGER PRIMARY KEY);"
                    "CREATE TABLE " DONE "(id INTEGER PRIMARY KEY);");
-  if (rc)
-    return rc;
-  rpd_buf_puts(&sql, "INSERT INTO " ROWS " SELECT id FROM rocpd_api WHERE apiName_id IN "
-                     "(SELECT id FROM rocpd_string WHERE string IN (");
-  for (size_t i = 0; i < c->napis; i++)
-    rpd_buf_puts(&sql, i ? ",?" : "?");
-  rpd_buf_puts(&sql, "))");
-  rc = rpd_prepare(r, sql.s, &st);
-  for (size_t i = 0; !rc && i < c->napis; i++)
-    if (sqlite3_bind_text(st, (int)i + 1, c->apis[i], -1, SQLITE_STATIC) != SQLITE_OK)
-      rc = rpd_seterr(RPD_ESQL, "bind: %s", sqlite3_errmsg(r->db));
-  if (!rc && (s = rpd_step(r, st)) < 0)
-    rc = -s;
-  sqlite3_finalize(st);
-  rpd_buf_free(&sql);
+  if (!rc)
+    rc = rpd_exec_in_names(r, "INSERT INTO " ROWS " SELECT id FROM rocpd_api WHERE "
+                           "apiName_id IN (SELECT id FROM rocpd_string WHERE string IN (",
+                           (const char *const *)c->apis, c->napis);
   return rc;
 }
 
@@ -333,9 +295,7 @@ int main(int argc, char **argv)
     };
     rc = rpd_augment_main(&a, argc, argv);
   }
-  for (size_t i = 0; i < c.napis; i++)
-    free(c.apis[i]);
-  free(c.apis);
+  rpd_namelist_free(c.apis, c.napis);
   free(c.done_tag);
   return rc;
 }

@@ -23,6 +23,7 @@ static const char usage[] =
 #include <stdlib.h>
 #include <string.h>
 
+#include "namelist.h"
 #include "rpd.h"
 #include "subclass.h"
 
@@ -45,24 +46,6 @@ static int name_ok(const char *s)
   return 1;
 }
 
-/* Split "A, B,C" into trimmed, non-empty names. */
-static void split_events(opts *o, const char *list)
-{
-  char *copy = rpd_xstrdup(list), *save = NULL;
-  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    char *e = t + strlen(t);
-    while (isspace((unsigned char)*t))
-      t++;
-    while (e > t && isspace((unsigned char)e[-1]))
-      *--e = '\0';
-    if (!*t)
-      continue;
-    o->events = rpd_xrealloc(o->events, (o->nevents + 1) * sizeof *o->events);
-    o->events[o->nevents++] = rpd_xstrdup(t);
-  }
-  free(copy);
-}
-
 static int add_type(opts *o, const char *spec)
 {
   const char *eq = strchr(spec, '=');
@@ -82,17 +65,10 @@ static int our_option(int argc, char **argv, int i, const char **opt, const char
 {
   static const char *const names[] = {"--name", "--events", "--base", "--type"};
   for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-    size_t n = strlen(names[k]);
-    if (strncmp(argv[i], names[k], n) != 0)
-      continue;
-    *opt = names[k];
-    if (argv[i][n] == '=') {
-      *val = argv[i] + n + 1;
-      return 1;
-    }
-    if (argv[i][n] == '\0') {
-      *val = i + 1 < argc ? argv[i + 1] : NULL;
-      return 2;
+    int n = rpd_option_value(argc, argv, i, names[k], val);
+    if (n) {
+      *opt = names[k];
+      return n;
     }
   }
   return 0;
@@ -123,7 +99,7 @@ static int parse_options(opts *o, int argc, char **argv)
         return rpd_usage_error("bad --name '%s': use letters, digits and '_'", val);
       name = val;
     } else if (strcmp(opt, "--events") == 0) {
-      split_events(o, val);
+      rpd_namelist_split(val, &o->events, &o->nevents);
     } else if (strcmp(opt, "--base") == 0) {
       if (strcmp(val, "api") != 0 && strcmp(val, "op") != 0)
         return rpd_usage_error("bad --base '%s': use api or op", val);
@@ -187,12 +163,8 @@ static int build_subclass(rpd *r, void *ctx)
 
 static void free_opts(opts *o)
 {
-  for (size_t i = 0; i < o->nevents; i++)
-    free(o->events[i]);
-  for (size_t i = 0; i < 2 * o->ntypes; i++)
-    free(o->types[i]);
-  free(o->events);
-  free(o->types);
+  rpd_namelist_free(o->events, o->nevents);
+  rpd_namelist_free(o->types, 2 * o->ntypes);
   free(o->done_tag);
 }
 

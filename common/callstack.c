@@ -58,9 +58,10 @@ static const char gpu_lookup_sql[] =
     "SELECT gpu_time FROM temp._rpd_gpu_time WHERE api_id = ?";
 
 /* The calls in walking order.  Traces of up to sort_max calls are read in
- * rowid order and sorted in memory instead (32 bytes a call, 4x cheaper
- * than SQLite's sorter); larger ones use this query, whose sorter spills to
- * temp files: memory stays bounded either way. */
+ * rowid order and sorted in memory instead (32 bytes a call and as much
+ * for qsort's buffer; 4x cheaper than SQLite's sorter); larger ones use
+ * this query, whose sorter spills to temp files: memory stays bounded
+ * either way. */
 static const char read_sql[] =
     "SELECT pid, tid, id, start, end FROM rocpd_api "
     "ORDER BY start, end DESC, id";
@@ -100,10 +101,10 @@ void rpd_callstack_set_merge_limit(size_t entries) {
   gpu_max = entries ? entries : (size_t)1 << 20;
 }
 
-static size_t sort_max = (size_t)1 << 21;
+static size_t sort_max = (size_t)1 << 20;
 
 void rpd_callstack_set_sort_limit(size_t calls) {
-  sort_max = calls ? calls : (size_t)1 << 21;
+  sort_max = calls ? calls : (size_t)1 << 20;
 }
 
 typedef struct gpu_entry {

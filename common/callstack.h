@@ -42,7 +42,7 @@ int rpd_callstack_build(rpd *r, rpd_callstack_stats *st);
 void rpd_callstack_set_merge_limit(size_t entries);
 
 /* Tests: sort at most `calls` calls in memory (32 bytes each) before
- * letting SQLite sort them (0 restores the default, 2^21). */
+ * letting SQLite sort them (0 restores the default, 2^20). */
 void rpd_callstack_set_sort_limit(size_t calls);
 
 /* Drop ext_callstack, its views and both metadata tags (if present). */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "namelist.h"
 #include "rpd.h"
 #include "subclass.h"
 
@@ -93,30 +94,20 @@ static const char *text_table(rpd *r, const rpd_subclass *sc)
 /* Copy (id, text_id) of every selected call into ROWS_TABLE. */
 static int select_rows(rpd *r, const rpd_subclass *sc)
 {
-  rpd_buf sql = {0};
-  sqlite3_stmt *st = NULL;
-  int rc, s;
+  char *head;
+  int rc;
 
   rc = rpd_exec(r, "DROP TABLE IF EXISTS " ROWS_TABLE ";"
                    "CREATE TABLE " ROWS_TABLE "(id INTEGER PRIMARY KEY, text_id INTEGER)");
   if (rc)
     return rc;
-  rpd_buf_printf(&sql, "INSERT INTO " ROWS_TABLE " SELECT id, %s FROM %s "
-                 "WHERE %s IN (SELECT id FROM rocpd_string WHERE string IN (",
-                 is_api(sc) ? "args_id" : "description_id",
-                 is_api(sc) ? "rocpd_api" : "rocpd_op",
-                 is_api(sc) ? "apiName_id" : "opType_id");
-  for (size_t i = 0; i < sc->nevents; i++)
-    rpd_buf_puts(&sql, i ? ",?" : "?");
-  rpd_buf_puts(&sql, "))");
-  rc = rpd_prepare(r, sql.s, &st);
-  for (size_t i = 0; !rc && i < sc->nevents; i++)
-    if (sqlite3_bind_text(st, (int)i + 1, sc->events[i], -1, SQLITE_STATIC) != SQLITE_OK)
-      rc = rpd_seterr(RPD_ESQL, "bind: %s", sqlite3_errmsg(r->db));
-  if (!rc && (s = rpd_step(r, st)) < 0)
-    rc = -s;
-  sqlite3_finalize(st);
-  rpd_buf_free(&sql);
+  head = rpd_xasprintf("INSERT INTO " ROWS_TABLE " SELECT id, %s FROM %s "
+                       "WHERE %s IN (SELECT id FROM rocpd_string WHERE string IN (",
+                       is_api(sc) ? "args_id" : "description_id",
+                       is_api(sc) ? "rocpd_api" : "rocpd_op",
+                       is_api(sc) ? "apiName_id" : "opType_id");
+  rc = rpd_exec_in_names(r, head, sc->events, sc->nevents);
+  free(head);
   return rc;
 }
 

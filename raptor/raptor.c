@@ -12,11 +12,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 #include <xlsxwriter.h>
 
+#include "catfile.h"
 #include "rpd.h"
 #include "report.h"
+#include "xlsxfile.h"
 
 static const char usage[] =
 "usage: raptor FILE[.gz] [options]\n"
@@ -86,12 +87,6 @@ static const int default_gaps[] = {10, 20, 50, 100, 1000, 10000, 100000};
 #define COLL_CAT "_Collective"
 
 /* ------------------------------------------------------------ types */
-
-typedef struct category {
-  char *name;
-  int npat;
-  rpd_regex **re;
-} category;
 
 typedef struct op {
   int64_t id, start, end;  /* start/end relative to time zero */
@@ -208,183 +203,6 @@ static void islots_init(islots *t, size_t cap)
 
 /* ------------------------------------------------------------ categories */
 
-typedef struct catparse {
-  raptor *R;
-  const char *file;
-  int depth;
-  int cur;          /* category being filled */
-  int err;
-  char msg[512];
-} catparse;
-
-static void cat_free_patterns(category *c)
-{
-  for (int i = 0; i < c->npat; i++) rpd_regex_free(c->re[i]);
-  free(c->re);
-  c->re = NULL;
-  c->npat = 0;
-}
-
-static int cat_fail(catparse *p, const char *what)
-{
-  if (!p->err) {
-    p->err = 1;
-    if (p->cur >= 0)
-      snprintf(p->msg, sizeof p->msg, "category '%s': %s",
-               p->R->cats[p->cur].name, what);
-    else
-      snprintf(p->msg, sizeof p->msg, "%s", what);
-  }
-  return 0;
-}
-
-static int cb_scalar(void *ctx)
-{
-  catparse *p = ctx;
-  if (p->depth == 2) {
-    char m[64];
-    snprintf(m, sizeof m, "pattern %d is not a string",
-             p->R->cats[p->cur].npat + 1);
-    return cat_fail(p, m);
-  }
-  return cat_fail(p, p->depth == 1 ? "value is not a list of patterns"
-                                   : "not a JSON object of categories");
-}
-static int cb_null(void *ctx) { return cb_scalar(ctx); }
-static int cb_bool(void *ctx, int b) { (void)b; return cb_scalar(ctx); }
-static int cb_number(void *ctx, const char *s, size_t n)
-{
-  (void)s; (void)n;
-  return cb_scalar(ctx);
-}
-
-static int cb_string(void *ctx, const unsigned char *s, size_t n)
-{
-  catparse *p = ctx;
-  if (p->depth != 2) return cb_scalar(ctx);
-  category *c = &p->R->cats[p->cur];
-  char *pat = rpd_xmalloc(n + 1);
-  memcpy(pat, s, n);
-  pat[n] = 0;
-  rpd_regex *re = NULL;
-  if (rpd_regex_compile(pat, &re) != RPD_OK) {
-    char m[400];
-    snprintf(m, sizeof m, "pattern %d '%.80s': %s", c->npat + 1, pat,
-             rpd_errmsg());
-    free(pat);
-    return cat_fail(p, m);
-  }
-  free(pat);
-  c->re = rpd_xrealloc(c->re, (c->npat + 1) * sizeof *c->re);
-  c->re[c->npat++] = re;
-  return 1;
-}
-
-static int cb_start_map(void *ctx)
-{
-  catparse *p = ctx;
-  if (p->depth != 0) return cb_scalar(ctx);
-  p->depth = 1;
-  return 1;
-}
-
-static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
-{
-  catparse *p = ctx;
-  raptor *R = p->R;
-  char *name = rpd_xmalloc(n + 1);
-  memcpy(name, s, n);
-  name[n] = 0;
-  for (int i = 0; i < R->ncats; i++) {
-    if (strcmp(R->cats[i].name, name) == 0) {
-      /* a repeated key replaces the list but keeps its place (Python) */
-      free(name);
-      cat_free_patterns(&R->cats[i]);
-      p->cur = i;
-      return 1;
-    }
-  }
-  R->cats = rpd_xrealloc(R->cats, (R->ncats + 1) * sizeof *R->cats);
-  R->cats[R->ncats] = (category){name, 0, NULL};
-  p->cur = R->ncats++;
-  return 1;
-}
-
-static int cb_end_map(void *ctx)
-{
-  catparse *p = ctx;
-  p->depth = 0;
-  p->cur = -1;
-  return 1;
-}
-
-static int cb_start_array(void *ctx)
-{
-  catparse *p = ctx;
-  if (p->depth != 1) return cb_scalar(ctx);
-  p->depth = 2;
-  return 1;
-}
-
-static int cb_end_array(void *ctx)
-{
-  catparse *p = ctx;
-  p->depth = 1;
-  return 1;
-}
-
-static const yajl_callbacks cat_callbacks = {
-  cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
-  cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
-};
-
-/* line:column of byte offset off in text */
-static void text_pos(const char *t, size_t len, size_t off, int *line, int *col)
-{
-  *line = 1;
-  *col = 1;
-  for (size_t i = 0; i < off && i < len; i++) {
-    if (t[i] == '\n') { (*line)++; *col = 1; }
-    else (*col)++;
-  }
-}
-
-/* Parse category JSON text into R->cats (after _GPU_Idle).  On failure
- * prints one line naming the file and returns 1. */
-static int categories_parse(raptor *R, const char *file, const char *text,
-                            size_t len)
-{
-  catparse p = {R, file, 0, -1, 0, ""};
-  yajl_handle h = yajl_alloc(&cat_callbacks, NULL, &p);
-  yajl_status st = yajl_parse(h, (const unsigned char *)text, len);
-  if (st == yajl_status_ok) st = yajl_complete_parse(h);
-  int rc = 0;
-  if (p.err) {
-    rc = rpd_fail("bad category file '%s': %s", file, p.msg);
-  } else if (st != yajl_status_ok) {
-    size_t off = yajl_get_bytes_consumed(h);
-    unsigned char *e = yajl_get_error(h, 0, (const unsigned char *)text, len);
-    char msg[256];
-    snprintf(msg, sizeof msg, "%s", e ? (char *)e : "syntax error");
-    for (char *q = msg; *q; q++)
-      if (*q == '\n' || *q == '\r') *q = ' ';
-    size_t ml = strlen(msg);
-    while (ml && msg[ml - 1] == ' ') msg[--ml] = 0;
-    if (e) yajl_free_error(h, e);
-    int line, col;
-    text_pos(text, len, off, &line, &col);
-    rc = rpd_fail("bad category file '%s': line %d, column %d: %s", file,
-                  line, col, msg);
-  } else if (len == 0 || R->ncats == 1) {
-    int blank = 1;
-    for (size_t i = 0; i < len; i++)
-      if (!isspace((unsigned char)text[i])) blank = 0;
-    if (blank) rc = rpd_fail("bad category file '%s': empty", file);
-  }
-  yajl_free(h);
-  return rc;
-}
-
 /* Load the categories (built-in or file); returns 0 or an exit code. */
 static int categories_load(raptor *R)
 {
@@ -395,29 +213,10 @@ static int categories_load(raptor *R)
     return rpd_fail("internal regex: %s", rpd_errmsg());
   R->cats[0].npat = 1;
   R->ncats = 1;
-  int rc;
-  if (!R->cat_file) {
-    rc = categories_parse(R, "<built-in>", builtin_categories,
-                          strlen(builtin_categories));
-  } else {
-    FILE *f = fopen(R->cat_file, "rb");
-    if (!f)
-      return rpd_fail("cannot open category file '%s': %s", R->cat_file,
-                      strerror(errno));
-    rpd_buf b = {0};
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) rpd_buf_add(&b, chunk, got);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-      rpd_buf_free(&b);
-      return rpd_fail("cannot read category file '%s'", R->cat_file);
-    }
-    rc = categories_parse(R, R->cat_file, b.s ? b.s : "", b.len);
-    rpd_buf_free(&b);
-  }
-  if (rc) return rc;
+  int rc = R->cat_file ? category_load(&R->cats, &R->ncats, R->cat_file)
+                       : category_parse(&R->cats, &R->ncats, "<built-in>",
+                                        builtin_categories, strlen(builtin_categories));
+  if (rc) return rpd_fail("%s", rpd_errmsg());
   /* names: categories, then _Other and _Latency unless the file has them */
   R->catname = rpd_xmalloc((R->ncats + 2) * sizeof *R->catname);
   R->cat_other = R->cat_latency = -1;
@@ -435,11 +234,8 @@ static int categories_load(raptor *R)
 /* Category of a kernel name: the last category with a matching pattern. */
 static int category_of(raptor *R, const char *name)
 {
-  int cat = R->cat_other;
-  for (int i = 0; i < R->ncats; i++)
-    for (int j = 0; j < R->cats[i].npat; j++)
-      if (rpd_regex_search(R->cats[i].re[j], name) == 1) { cat = i; break; }
-  return cat;
+  int cat = category_match(R->cats, R->ncats, name);
+  return cat >= 0 ? cat : R->cat_other;
 }
 
 /* ------------------------------------------------------------ kernel names */
@@ -1454,6 +1250,21 @@ static int emit_trace(raptor *R, FILE *f, lxw_worksheet *ws, const size_t *idx,
 
 /* ------------------------------------------------------------ --save */
 
+/* A REAL parameter: NaN is NULL. */
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+  if (isnan(v)) sqlite3_bind_null(st, i);
+  else sqlite3_bind_double(st, i, v);
+}
+
+/* Run an INSERT once and reset it for the next row. */
+static int insert_row(rpd *r, sqlite3_stmt *st)
+{
+  int s = rpd_step(r, st);
+  sqlite3_reset(st);
+  return s < 0 ? -s : RPD_OK;
+}
+
 static int save_results(raptor *R)
 {
   rpd *r = R->r;
@@ -1498,11 +1309,9 @@ static int save_results(raptor *R)
     if (o->pregap >= 0) sqlite3_bind_int64(st, 7, o->pregap);
     else sqlite3_bind_null(st, 7);
     sqlite3_bind_text(st, 8, R->names[o->kern], -1, SQLITE_STATIC);
-    if (isnan(z)) sqlite3_bind_null(st, 9); else sqlite3_bind_double(st, 9, z);
+    bind_real(st, 9, z);
     sqlite3_bind_int(st, 10, op_outlier(R, o));
-    int s = rpd_step(r, st);
-    if (s < 0) rc = -s;
-    sqlite3_reset(st);
+    rc = insert_row(r, st);
   }
   sqlite3_finalize(st);
   st = NULL;
@@ -1532,13 +1341,8 @@ static int save_results(raptor *R)
     sqlite3_bind_int64(st, c++, x->smax);
     double v[] = {x->pg_sum, x->pg_min, x->pg_mean, x->pg_std, x->pg_max, x->d_sum,
                   x->d_min, x->d_mean, x->d_std, x->d_max, x->pct, x->varsum};
-    for (size_t j = 0; j < sizeof v / sizeof *v; j++, c++) {
-      if (isnan(v[j])) sqlite3_bind_null(st, c);
-      else sqlite3_bind_double(st, c, v[j]);
-    }
-    int s = rpd_step(r, st);
-    if (s < 0) rc = -s;
-    sqlite3_reset(st);
+    for (size_t j = 0; j < sizeof v / sizeof *v; j++, c++) bind_real(st, c, v[j]);
+    rc = insert_row(r, st);
   }
   sqlite3_finalize(st);
   st = NULL;
@@ -1552,14 +1356,9 @@ static int save_results(raptor *R)
     sqlite3_bind_int64(st, 3, x->calls);
     sqlite3_bind_double(st, 4, x->dur);
     sqlite3_bind_double(st, 5, x->varsum);
-    double v[] = {x->avg_us, x->pct};
-    for (int j = 0; j < 2; j++) {
-      if (isnan(v[j])) sqlite3_bind_null(st, 6 + j);
-      else sqlite3_bind_double(st, 6 + j, v[j]);
-    }
-    int s = rpd_step(r, st);
-    if (s < 0) rc = -s;
-    sqlite3_reset(st);
+    bind_real(st, 6, x->avg_us);
+    bind_real(st, 7, x->pct);
+    rc = insert_row(r, st);
   }
   sqlite3_finalize(st);
   st = NULL;
@@ -1571,10 +1370,8 @@ static int save_results(raptor *R)
     double pct = v / R->total_ns * 100.0;
     sqlite3_bind_text(st, 1, i ? "by_non_comm" : "by_comm", -1, SQLITE_STATIC);
     sqlite3_bind_double(st, 2, v / 1000.0);
-    if (isnan(pct)) sqlite3_bind_null(st, 3); else sqlite3_bind_double(st, 3, pct);
-    int s = rpd_step(r, st);
-    if (s < 0) rc = -s;
-    sqlite3_reset(st);
+    bind_real(st, 3, pct);
+    rc = insert_row(r, st);
   }
   sqlite3_finalize(st);
   st = NULL;
@@ -1585,13 +1382,8 @@ static int save_results(raptor *R)
     gpurow *g = &R->grows[i];
     sqlite3_bind_int64(st, 1, g->gpu);
     double v[] = {g->pregap, g->dur, g->idle_pct, g->lead, g->trail};
-    for (int j = 0; j < 5; j++) {
-      if (isnan(v[j])) sqlite3_bind_null(st, 2 + j);
-      else sqlite3_bind_double(st, 2 + j, v[j]);
-    }
-    int s = rpd_step(r, st);
-    if (s < 0) rc = -s;
-    sqlite3_reset(st);
+    for (int j = 0; j < 5; j++) bind_real(st, 2 + j, v[j]);
+    rc = insert_row(r, st);
   }
   sqlite3_finalize(st);
   st = NULL;
@@ -1634,23 +1426,15 @@ static char *xls_path(const char *path)
 static int write_xls(raptor *R)
 {
   char *path = xls_path(R->path);
-  rpd_outfile of;
+  xlsxfile x;
   int rc = 0;
-  if (rpd_outfile_begin(&of, path, R->path) != RPD_OK) {
-    rc = rpd_fail("cannot write '%s': %s", path, rpd_errmsg());
+  if (xlsxfile_begin(&x, path, R->path) != RPD_OK) {
+    rc = rpd_fail("%s", rpd_errmsg());
     free(path);
     return rc;
   }
-  fclose(of.fp);                /* libxlsxwriter writes the temp by name */
-  of.fp = NULL;
   fprintf(stderr, "info: writing xls file '%s'\n", path);
-  lxw_workbook *wb = workbook_new(of.tmp);
-  if (!wb) {
-    rpd_outfile_abort(&of);
-    rc = rpd_fail("cannot create '%s'", path);
-    free(path);
-    return rc;
-  }
+  lxw_workbook *wb = x.wb;
   sink k;
   emit_kernelseq(R, &k, NULL, workbook_add_worksheet(wb, "kernelseq"));
   emit_pretty(R, &k, NULL, workbook_add_worksheet(wb, "pretty kernelseq"), -1);
@@ -1662,13 +1446,8 @@ static int write_xls(raptor *R)
               rpd_progname);
     emit_trace(R, NULL, workbook_add_worksheet(wb, "op trace"), NULL, R->n, 0);
   }
-  lxw_error e = workbook_close(wb);
-  if (e != LXW_NO_ERROR) {
-    rpd_outfile_abort(&of);
-    rc = rpd_fail("cannot write '%s': %s", path, lxw_strerror(e));
-  } else if (rpd_outfile_commit(&of) != RPD_OK) {
-    rc = rpd_fail("cannot write '%s': %s", path, rpd_errmsg());
-  }
+  if (xlsxfile_end(&x, RPD_OK) != RPD_OK)
+    rc = rpd_fail("%s", rpd_errmsg());
   free(path);
   return rc;
 }
@@ -2056,11 +1835,7 @@ static int parse_args(raptor *R, int argc, char **argv)
 
 static void raptor_free(raptor *R)
 {
-  for (int i = 0; i < R->ncats; i++) {
-    cat_free_patterns(&R->cats[i]);
-    free(R->cats[i].name);
-  }
-  free(R->cats);
+  category_list_free(R->cats, R->ncats);
   free(R->catname);
   for (size_t i = 0; i < R->nnames; i++) free(R->names[i]);
   free(R->names);

@@ -14,10 +14,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <xlsxwriter.h>
-#include <yajl_tree.h>
 
+#include "catfile.h"
 #include "rpd.h"
 #include "report.h"
+#include "xlsxfile.h"
 
 static const char usage[] =
 "usage: raptor FILE --report [options]\n"
@@ -136,14 +137,9 @@ static int parse_opts(int argc, char **argv, ropts *o)
 
 /* ------------------------------------------------------------ categories */
 
-typedef struct catrule {
-  char *name;
-  rpd_regex **re;
-  int nre;
-} catrule;
-
+/* The --category-json categories (catfile.h); none = TraceLens's rules. */
 typedef struct cats {
-  catrule *r;
+  category *r;
   int n;        /* 0 = TraceLens built-in rules */
 } cats;
 
@@ -191,81 +187,14 @@ static const char *category_of(const cats *c, const char *name, const char *lowe
 {
   if (!c->n)
     return tracelens_category(lower);
-  const char *hit = "_Other";
-  for (int i = 0; i < c->n; i++)
-    for (int k = 0; k < c->r[i].nre; k++)
-      if (rpd_regex_search(c->r[i].re[k], name) == 1) {
-        hit = c->r[i].name;
-        break;
-      }
-  return hit;
+  int hit = category_match(c->r, c->n, name);
+  return hit >= 0 ? c->r[hit].name : "_Other";
 }
 
 static void cats_free(cats *c)
 {
-  for (int i = 0; i < c->n; i++) {
-    for (int k = 0; k < c->r[i].nre; k++)
-      rpd_regex_free(c->r[i].re[k]);
-    free(c->r[i].re);
-    free(c->r[i].name);
-  }
-  free(c->r);
+  category_list_free(c->r, c->n);
   memset(c, 0, sizeof *c);
-}
-
-static int cats_load(const char *path, cats *c)
-{
-  char err[256] = "";
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return rpd_seterr(RPD_ENOENT, "cannot read '%s': %s", path, strerror(errno));
-  rpd_buf b = {0};
-  char chunk[4096];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    rpd_buf_add(&b, chunk, n);
-  fclose(f);
-  rpd_buf_add(&b, "", 0);
-  yajl_val root = yajl_tree_parse(b.s, err, sizeof err);
-  rpd_buf_free(&b);
-  if (!root || !YAJL_IS_OBJECT(root)) {
-    err[strcspn(err, "\n")] = '\0';
-    yajl_tree_free(root);
-    return rpd_seterr(RPD_EPARSE, "'%s': %s", path,
-                      *err ? err : "expected an object {\"category\": [regex, ...]}");
-  }
-  int rc = RPD_OK;
-  size_t nk = root->u.object.len;
-  c->r = rpd_xcalloc(nk ? nk : 1, sizeof *c->r);
-  for (size_t i = 0; i < nk && !rc; i++) {
-    yajl_val v = root->u.object.values[i];
-    catrule *r = &c->r[c->n++];
-    r->name = rpd_xstrdup(root->u.object.keys[i]);
-    if (YAJL_IS_STRING(v)) {
-      r->re = rpd_xcalloc(1, sizeof *r->re);
-      rc = rpd_regex_compile(YAJL_GET_STRING(v), &r->re[0]);
-      r->nre = rc ? 0 : 1;
-      continue;
-    }
-    if (!YAJL_IS_ARRAY(v)) {
-      rc = rpd_seterr(RPD_EPARSE, "'%s': category '%s': expected a list of regexes",
-                      path, r->name);
-      break;
-    }
-    r->re = rpd_xcalloc(v->u.array.len + 1, sizeof *r->re);
-    for (size_t k = 0; k < v->u.array.len && !rc; k++) {
-      yajl_val s = v->u.array.values[k];
-      if (!YAJL_IS_STRING(s))
-        rc = rpd_seterr(RPD_EPARSE, "'%s': category '%s': not a string", path, r->name);
-      else if ((rc = rpd_regex_compile(YAJL_GET_STRING(s), &r->re[r->nre])) == RPD_OK)
-        r->nre++;
-      else
-        rc = rpd_seterr(RPD_EPARSE, "'%s': category '%s': %s", path, r->name,
-                        rpd_errmsg());
-    }
-  }
-  yajl_tree_free(root);
-  return rc;
 }
 
 /* ------------------------------------------------------------ tables */
@@ -1190,29 +1119,15 @@ static int write_stdout(table *t, const ropts *o)
  * over the trace `input`, a device or a directory). */
 static int write_xlsx(table *t, const char *path, const char *input)
 {
-  rpd_outfile of;
-  int rc = rpd_outfile_begin(&of, path, input);
+  xlsxfile x;
+  int rc = xlsxfile_begin(&x, path, input);
   if (rc)
-    return rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
-  fclose(of.fp);               /* libxlsxwriter writes the temp by name */
-  of.fp = NULL;
-  lxw_workbook *wb = workbook_new(of.tmp);
-  if (!wb) {
-    rpd_outfile_abort(&of);
-    return rpd_seterr(RPD_EIO, "cannot create '%s'", path);
-  }
-  lxw_format *bold = workbook_add_format(wb);
+    return rc;
+  lxw_format *bold = workbook_add_format(x.wb);
   format_set_bold(bold);
   for (int i = 0; i < NT && !rc; i++)
-    rc = t_xlsx(&t[i], wb, bold);
-  lxw_error e = workbook_close(wb);
-  if (!rc && e != LXW_NO_ERROR)
-    rc = rpd_seterr(RPD_EIO, "cannot write '%s': %s", path, lxw_strerror(e));
-  if (rc)
-    rpd_outfile_abort(&of);
-  else if ((rc = rpd_outfile_commit(&of)))
-    rc = rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
-  return rc;
+    rc = t_xlsx(&t[i], x.wb, bold);
+  return xlsxfile_end(&x, rc);
 }
 
 static int write_csvs(table *t, const char *dir, const char *input)
@@ -1279,7 +1194,7 @@ int raptor_report_main(int argc, char **argv)
     return rc;
   memset(&d, 0, sizeof d);
   memset(t, 0, sizeof t);
-  if (o.cat_json && cats_load(o.cat_json, &c)) {
+  if (o.cat_json && category_load(&c.r, &c.n, o.cat_json)) {
     rpd_fail("%s", rpd_errmsg());
     goto out;
   }

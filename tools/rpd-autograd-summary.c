@@ -2,9 +2,9 @@
  * per PyTorch autograd operator, from the autogradKernel data that
  * rpd-autograd adds to a trace.  See docs/rpd-autograd-summary.md. */
 #include "rpd.h"
+#include "timeopt.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -362,8 +362,7 @@ static int write_file(const char *path, const char *input, const rpd_buf *b) {
   return 0;
 }
 
-/* Bare number without unit: absolute us; with a unit: from the first api
- * call; +T/-T/N% as the common forms. */
+/* --start/--end as in rpd2tracing (rpd_timeopt_resolve). */
 static int parse_window(summary *s, const char *start, const char *end) {
   const char *text[2] = {start, end};
   int64_t first = 0, last = 0, *dst[2] = {&s->lo, &s->hi};
@@ -373,12 +372,9 @@ static int parse_window(summary *s, const char *start, const char *end) {
   s->lo = INT64_MIN;
   s->hi = INT64_MAX;
   for (int i = 0; i < 2; i++) {
-    rpd_time t;
     if (!text[i]) continue;
-    if (rpd_time_parse(text[i], "us", &t) != RPD_OK)
+    if (rpd_timeopt_resolve(text[i], first, last, dst[i]) != RPD_OK)
       return rpd_usage_error("%s: %s", i ? "--end" : "--start", rpd_errmsg());
-    *dst[i] = t.kind == RPD_TIME_BARE && !t.had_unit ? (int64_t)llround(t.ns)
-                                                     : rpd_time_resolve(&t, first, first, last);
   }
   if (s->lo > s->hi) return rpd_usage_error("--start is after --end");
   return 0;

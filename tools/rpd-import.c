@@ -1279,126 +1279,145 @@ static int64_t csv_gpu(const agentmap *am, int64_t agent)
   return imap_get(&am->gpu, agent, &g) ? g : -1;
 }
 
-static int csv_kernels(imp *m, const char *path, const agentmap *am)
+/* One record of a CSV section; col[] are the indexes of its column names. */
+typedef int (*csv_row_fn)(imp *m, const csv *c, const int *col, const void *arg);
+
+enum { CSV_MAXCOLS = 16 };
+
+/* Read every record of the CSV file `path`, which must have the columns
+ * `names` (n <= CSV_MAXCOLS, see need_cols): count it as `kind`, check its
+ * width and hand it to row(m, c, col, arg). */
+static int csv_each(imp *m, const char *path, const char *kind,
+                    const char *const *names, int n, csv_row_fn row, const void *arg)
 {
-  static const char *const names[] = {
-    "Agent_Id", "?Queue_Id", "?Stream_Id", "?Dispatch_Id", "Kernel_Name",
-    "Correlation_Id", "Start_Timestamp", "End_Timestamp",
-    "?LDS_Block_Size|Group_Segment_Size|LDS_Size", "?Scratch_Size|Private_Segment_Size",
-    "?Workgroup_Size_X", "?Workgroup_Size_Y", "?Workgroup_Size_Z",
-    "?Grid_Size_X", "?Grid_Size_Y", "?Grid_Size_Z"
-  };
-  enum { NC = sizeof names / sizeof names[0] };
-  int col[NC], g = 0;
+  int col[CSV_MAXCOLS], g = 0;
   csv c;
   int rc = csv_open(&c, path);
   if (!rc)
-    rc = need_cols(&c, names, col, NC);
+    rc = need_cols(&c, names, col, n);
   while (!rc && (g = csv_next(&c)) > 0) {
-    kern k = {0};
-    int64_t agent, v[NC];
-    count_read(m, "kernel_dispatch", 1);
+    count_read(m, kind, 1);
     rc = check_width(&c);
-    for (int i = 0; i < NC && !rc; i++)
-      rc = i == 4 ? RPD_OK : cint(&c, col[i], &v[i]);
-    if (rc)
-      break;
-    agent = v[0];
-    k.gpu = csv_gpu(am, agent);
-    k.queue = v[1];
-    k.stream = v[2];
-    k.seq = v[3];
-    k.corr = v[5];
-    k.start = v[6];
-    k.end = v[7];
-    k.lds = v[8];
-    k.scratch = v[9];
-    for (int i = 0; i < 3; i++) {
-      k.wg[i] = v[10 + i];
-      k.grid[i] = v[13 + i];
-    }
-    rc = sid(m, cval(&c, col[4]), &k.desc_id);
-    k.name_id = k.desc_id;
     if (!rc)
-      rc = w_kernel(m, &k);
+      rc = row(m, &c, col, arg);
   }
   if (!rc && g < 0)
     rc = RPD_EPARSE;
   csv_close(&c);
   return rc;
+}
+
+static const char *const csv_kernel_cols[] = {
+  "Agent_Id", "?Queue_Id", "?Stream_Id", "?Dispatch_Id", "Kernel_Name",
+  "Correlation_Id", "Start_Timestamp", "End_Timestamp",
+  "?LDS_Block_Size|Group_Segment_Size|LDS_Size", "?Scratch_Size|Private_Segment_Size",
+  "?Workgroup_Size_X", "?Workgroup_Size_Y", "?Workgroup_Size_Z",
+  "?Grid_Size_X", "?Grid_Size_Y", "?Grid_Size_Z"
+};
+enum { NKERNEL_COLS = sizeof csv_kernel_cols / sizeof csv_kernel_cols[0] };
+
+static int csv_kernel_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const agentmap *am = arg;
+  kern k = {0};
+  int64_t v[NKERNEL_COLS];
+  int rc = RPD_OK;
+  for (int i = 0; i < NKERNEL_COLS && !rc; i++)
+    rc = i == 4 ? RPD_OK : cint(c, col[i], &v[i]);
+  if (rc)
+    return rc;
+  k.gpu = csv_gpu(am, v[0]);
+  k.queue = v[1];
+  k.stream = v[2];
+  k.seq = v[3];
+  k.corr = v[5];
+  k.start = v[6];
+  k.end = v[7];
+  k.lds = v[8];
+  k.scratch = v[9];
+  for (int i = 0; i < 3; i++) {
+    k.wg[i] = v[10 + i];
+    k.grid[i] = v[13 + i];
+  }
+  rc = sid(m, cval(c, col[4]), &k.desc_id);
+  k.name_id = k.desc_id;
+  if (!rc)
+    rc = w_kernel(m, &k);
+  return rc;
+}
+
+static int csv_kernels(imp *m, const char *path, const agentmap *am)
+{
+  return csv_each(m, path, "kernel_dispatch", csv_kernel_cols, NKERNEL_COLS,
+                  csv_kernel_row, am);
+}
+
+static const char *const csv_api_cols[] = {
+  "?Domain", "Function", "?Process_Id", "Thread_Id", "Correlation_Id",
+  "Start_Timestamp", "End_Timestamp", "?Args|Arguments"
+};
+
+/* What the api rows of one CSV file are. */
+typedef struct apisrc {
+  const char *domain;
+  int marker;          /* marker_api: the Function column is the message */
+} apisrc;
+
+static int csv_api_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const apisrc *src = arg;
+  apirec a = {0};
+  int rc = cint(c, col[2], &a.pid);
+  if (!rc) rc = cint(c, col[3], &a.tid);
+  if (!rc) rc = cint(c, col[4], &a.corr);
+  if (!rc) rc = cint(c, col[5], &a.start);
+  if (!rc) rc = cint(c, col[6], &a.end);
+  if (rc)
+    return rc;
+  a.domain = src->domain;
+  a.category = cval(c, col[0]);
+  a.name = src->marker ? "UserMarker" : cval(c, col[1]);
+  a.args = src->marker ? cval(c, col[1]) : cval(c, col[7]);
+  return w_api(m, &a);
 }
 
 static int csv_apis(imp *m, const char *path, const char *kind, const char *domain)
 {
-  static const char *const names[] = {
-    "?Domain", "Function", "?Process_Id", "Thread_Id", "Correlation_Id",
-    "Start_Timestamp", "End_Timestamp", "?Args|Arguments"
-  };
-  enum { NC = sizeof names / sizeof names[0] };
-  int col[NC], g = 0, marker = !strcmp(kind, "marker_api");
-  csv c;
-  int rc = csv_open(&c, path);
-  if (!rc)
-    rc = need_cols(&c, names, col, NC);
-  while (!rc && (g = csv_next(&c)) > 0) {
-    apirec a = {0};
-    count_read(m, kind, 1);
-    rc = check_width(&c);
-    if (!rc) rc = cint(&c, col[2], &a.pid);
-    if (!rc) rc = cint(&c, col[3], &a.tid);
-    if (!rc) rc = cint(&c, col[4], &a.corr);
-    if (!rc) rc = cint(&c, col[5], &a.start);
-    if (!rc) rc = cint(&c, col[6], &a.end);
-    if (rc)
-      break;
-    a.domain = domain;
-    a.category = cval(&c, col[0]);
-    a.name = marker ? "UserMarker" : cval(&c, col[1]);
-    a.args = marker ? cval(&c, col[1]) : cval(&c, col[7]);
-    rc = w_api(m, &a);
-  }
-  if (!rc && g < 0)
-    rc = RPD_EPARSE;
-  csv_close(&c);
-  return rc;
+  apisrc src = {domain, !strcmp(kind, "marker_api")};
+  return csv_each(m, path, kind, csv_api_cols,
+                  sizeof csv_api_cols / sizeof csv_api_cols[0], csv_api_row, &src);
+}
+
+static const char *const csv_copy_cols[] = {
+  "?Direction|Operation", "Source_Agent_Id|Src_Agent_Id",
+  "Destination_Agent_Id|Dst_Agent_Id", "Correlation_Id", "Start_Timestamp",
+  "End_Timestamp", "?Size|Bytes|Copy_Bytes", "?Stream_Id"
+};
+
+static int csv_copy_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const agentmap *am = arg;
+  copyrec cp = {0};
+  int64_t src, dst;
+  int rc = cint(c, col[1], &src);
+  if (!rc) rc = cint(c, col[2], &dst);
+  if (!rc) rc = cint(c, col[3], &cp.corr);
+  if (!rc) rc = cint(c, col[4], &cp.start);
+  if (!rc) rc = cint(c, col[5], &cp.end);
+  if (!rc) rc = cint(c, col[6], &cp.bytes);
+  if (!rc) rc = cint(c, col[7], &cp.stream);
+  if (rc)
+    return rc;
+  cp.kind = copy_kind(cval(c, col[0]));
+  cp.src_gpu = csv_gpu(am, src);
+  cp.dst_gpu = csv_gpu(am, dst);
+  return w_copy(m, &cp);
 }
 
 static int csv_copies(imp *m, const char *path, const agentmap *am)
 {
-  static const char *const names[] = {
-    "?Direction|Operation", "Source_Agent_Id|Src_Agent_Id",
-    "Destination_Agent_Id|Dst_Agent_Id", "Correlation_Id", "Start_Timestamp",
-    "End_Timestamp", "?Size|Bytes|Copy_Bytes", "?Stream_Id"
-  };
-  enum { NC = sizeof names / sizeof names[0] };
-  int col[NC], g = 0;
-  csv c;
-  int rc = csv_open(&c, path);
-  if (!rc)
-    rc = need_cols(&c, names, col, NC);
-  while (!rc && (g = csv_next(&c)) > 0) {
-    copyrec cp = {0};
-    int64_t src, dst;
-    count_read(m, "memory_copy", 1);
-    rc = check_width(&c);
-    if (!rc) rc = cint(&c, col[1], &src);
-    if (!rc) rc = cint(&c, col[2], &dst);
-    if (!rc) rc = cint(&c, col[3], &cp.corr);
-    if (!rc) rc = cint(&c, col[4], &cp.start);
-    if (!rc) rc = cint(&c, col[5], &cp.end);
-    if (!rc) rc = cint(&c, col[6], &cp.bytes);
-    if (!rc) rc = cint(&c, col[7], &cp.stream);
-    if (rc)
-      break;
-    cp.kind = copy_kind(cval(&c, col[0]));
-    cp.src_gpu = csv_gpu(am, src);
-    cp.dst_gpu = csv_gpu(am, dst);
-    rc = w_copy(m, &cp);
-  }
-  if (!rc && g < 0)
-    rc = RPD_EPARSE;
-  csv_close(&c);
-  return rc;
+  return csv_each(m, path, "memory_copy", csv_copy_cols,
+                  sizeof csv_copy_cols / sizeof csv_copy_cols[0], csv_copy_row, am);
 }
 
 typedef struct csvset {
@@ -1527,6 +1546,25 @@ static const char *col_txt(sqlite3_stmt *st, int i)
   return t ? (const char *)t : "";
 }
 
+/* A GPU index column: NULL (no such agent) is -1. */
+static int64_t col_gpu(sqlite3_stmt *st, int i)
+{
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : col_i64(st, i);
+}
+
+/* Run `sql` on the input database and hand each row to row(m, st). */
+static int db_each(imp *m, rpd *in, const char *sql, int (*row)(imp *m, sqlite3_stmt *st))
+{
+  sqlite3_stmt *st = NULL;
+  int rc = rpd_prepare(in, sql, &st), s = SQLITE_DONE;
+  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW)
+    rc = row(m, st);
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
 static const char db_kernels_sql[] =
   "SELECT (SELECT CASE WHEN A.type = 'GPU' THEN A.type_index ELSE -1 END "
   "          FROM rocpd_info_agent A WHERE A.id = K.agent_id AND A.guid = K.guid),"
@@ -1543,35 +1581,29 @@ static const char db_kernels_sql[] =
   "  LEFT JOIN rocpd_event E ON E.id = K.event_id AND E.guid = K.guid"
   " ORDER BY K.guid, K.id";
 
-static int db_kernels(imp *m, rpd *in)
+static int db_kernel_row(imp *m, sqlite3_stmt *st)
 {
-  sqlite3_stmt *st = NULL;
-  int rc = rpd_prepare(in, db_kernels_sql, &st), s = SQLITE_DONE;
-  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW) {
-    kern k = {0};
-    count_read(m, "kernel_dispatch", 1);
-    k.gpu = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : col_i64(st, 0);
-    k.queue = col_i64(st, 1);
-    k.seq = col_i64(st, 2);
-    k.start = col_i64(st, 3);
-    k.end = col_i64(st, 4);
-    k.corr = col_i64(st, 5);
-    k.stream = col_i64(st, 6);
-    for (int i = 0; i < 3; i++) {
-      k.grid[i] = col_i64(st, 7 + i);
-      k.wg[i] = col_i64(st, 10 + i);
-    }
-    k.lds = col_i64(st, 13);
-    k.scratch = col_i64(st, 14);
-    rc = sid(m, col_txt(st, m->full_names ? 16 : 15), &k.desc_id);
-    if (!rc)
-      rc = sid(m, col_txt(st, 16), &k.name_id);
-    if (!rc)
-      rc = w_kernel(m, &k);
+  kern k = {0};
+  int rc;
+  count_read(m, "kernel_dispatch", 1);
+  k.gpu = col_gpu(st, 0);
+  k.queue = col_i64(st, 1);
+  k.seq = col_i64(st, 2);
+  k.start = col_i64(st, 3);
+  k.end = col_i64(st, 4);
+  k.corr = col_i64(st, 5);
+  k.stream = col_i64(st, 6);
+  for (int i = 0; i < 3; i++) {
+    k.grid[i] = col_i64(st, 7 + i);
+    k.wg[i] = col_i64(st, 10 + i);
   }
-  if (!rc && s < 0)
-    rc = -s;
-  sqlite3_finalize(st);
+  k.lds = col_i64(st, 13);
+  k.scratch = col_i64(st, 14);
+  rc = sid(m, col_txt(st, m->full_names ? 16 : 15), &k.desc_id);
+  if (!rc)
+    rc = sid(m, col_txt(st, 16), &k.name_id);
+  if (!rc)
+    rc = w_kernel(m, &k);
   return rc;
 }
 
@@ -1598,33 +1630,25 @@ static const char *db_domain(const char *cat, const char **kind)
   *kind = "region"; return cat;
 }
 
-static int db_regions(imp *m, rpd *in)
+static int db_region_row(imp *m, sqlite3_stmt *st)
 {
-  sqlite3_stmt *st = NULL;
-  int rc = rpd_prepare(in, db_regions_sql, &st), s = SQLITE_DONE;
-  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW) {
-    apirec a = {0};
-    const char *kind;
-    a.corr = col_i64(st, 0);
-    a.pid = col_i64(st, 1);
-    a.tid = col_i64(st, 2);
-    a.start = col_i64(st, 3);
-    a.end = col_i64(st, 4);
-    a.name = col_txt(st, 5);
-    a.category = col_txt(st, 6);
-    a.args = col_txt(st, 7);
-    a.domain = db_domain(a.category, &kind);
-    if (!strcmp(kind, "marker_api")) {
-      a.args = a.name;
-      a.name = "UserMarker";
-    }
-    count_read(m, kind, 1);
-    rc = w_api(m, &a);
+  apirec a = {0};
+  const char *kind;
+  a.corr = col_i64(st, 0);
+  a.pid = col_i64(st, 1);
+  a.tid = col_i64(st, 2);
+  a.start = col_i64(st, 3);
+  a.end = col_i64(st, 4);
+  a.name = col_txt(st, 5);
+  a.category = col_txt(st, 6);
+  a.args = col_txt(st, 7);
+  a.domain = db_domain(a.category, &kind);
+  if (!strcmp(kind, "marker_api")) {
+    a.args = a.name;
+    a.name = "UserMarker";
   }
-  if (!rc && s < 0)
-    rc = -s;
-  sqlite3_finalize(st);
-  return rc;
+  count_read(m, kind, 1);
+  return w_api(m, &a);
 }
 
 static const char db_copies_sql[] =
@@ -1639,47 +1663,35 @@ static const char db_copies_sql[] =
   "  LEFT JOIN rocpd_event E ON E.id = M.event_id AND E.guid = M.guid"
   " ORDER BY M.guid, M.id";
 
-static int db_copies(imp *m, rpd *in)
+static int db_copy_row(imp *m, sqlite3_stmt *st)
 {
-  sqlite3_stmt *st = NULL;
-  int rc = rpd_prepare(in, db_copies_sql, &st), s = SQLITE_DONE;
-  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW) {
-    copyrec c = {0};
-    count_read(m, "memory_copy", 1);
-    c.kind = copy_kind(col_txt(st, 0));
-    c.src_gpu = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : col_i64(st, 1);
-    c.dst_gpu = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : col_i64(st, 2);
-    c.start = col_i64(st, 3);
-    c.end = col_i64(st, 4);
-    c.corr = col_i64(st, 5);
-    c.bytes = col_i64(st, 6);
-    c.stream = col_i64(st, 7);
-    rc = w_copy(m, &c);
-  }
-  if (!rc && s < 0)
-    rc = -s;
-  sqlite3_finalize(st);
-  return rc;
+  copyrec c = {0};
+  count_read(m, "memory_copy", 1);
+  c.kind = copy_kind(col_txt(st, 0));
+  c.src_gpu = col_gpu(st, 1);
+  c.dst_gpu = col_gpu(st, 2);
+  c.start = col_i64(st, 3);
+  c.end = col_i64(st, 4);
+  c.corr = col_i64(st, 5);
+  c.bytes = col_i64(st, 6);
+  c.stream = col_i64(st, 7);
+  return w_copy(m, &c);
 }
 
-static int db_meta(imp *m, rpd *in)
+static const char db_meta_sql[] =
+  "SELECT P.pid, P.init, P.fini, P.command, N.hostname"
+  "  FROM rocpd_info_process P LEFT JOIN rocpd_info_node N"
+  "    ON N.id = P.nid AND N.guid = P.guid ORDER BY P.guid, P.id";
+
+static int db_meta_row(imp *m, sqlite3_stmt *st)
 {
-  sqlite3_stmt *st = NULL;
-  int rc = rpd_prepare(in, "SELECT P.pid, P.init, P.fini, P.command, N.hostname"
-                       "  FROM rocpd_info_process P LEFT JOIN rocpd_info_node N"
-                       "    ON N.id = P.nid AND N.guid = P.guid ORDER BY P.guid, P.id",
-                       &st), s = SQLITE_DONE;
-  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW) {
-    w_meta_time(m, col_i64(st, 1), col_i64(st, 2));
-    rc = w_meta_int(m, "rocprofv3::pid", col_i64(st, 0));
-    if (!rc)
-      rc = w_meta_add(m, "rocprofv3::hostname", col_txt(st, 4));
-    if (!rc)
-      rc = w_meta_add(m, "rocprofv3::command", col_txt(st, 3));
-  }
-  if (!rc && s < 0)
-    rc = -s;
-  sqlite3_finalize(st);
+  int rc;
+  w_meta_time(m, col_i64(st, 1), col_i64(st, 2));
+  rc = w_meta_int(m, "rocprofv3::pid", col_i64(st, 0));
+  if (!rc)
+    rc = w_meta_add(m, "rocprofv3::hostname", col_txt(st, 4));
+  if (!rc)
+    rc = w_meta_add(m, "rocprofv3::command", col_txt(st, 3));
   return rc;
 }
 
@@ -1699,13 +1711,13 @@ static int import_db(imp *m, const char *path)
       rc = rpd_seterr(RPD_ENOTRPD, "not a rocprofv3 database: no table or view '%s'",
                       need[i]);
   if (!rc)
-    rc = db_meta(m, in);
+    rc = db_each(m, in, db_meta_sql, db_meta_row);
   if (!rc)
-    rc = db_kernels(m, in);
+    rc = db_each(m, in, db_kernels_sql, db_kernel_row);
   if (!rc)
-    rc = db_regions(m, in);
+    rc = db_each(m, in, db_regions_sql, db_region_row);
   if (!rc)
-    rc = db_copies(m, in);
+    rc = db_each(m, in, db_copies_sql, db_copy_row);
   rpd_close(in, 0);
   return rc;
 }

@@ -6,32 +6,6 @@
 # bad input; kill -9.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-# kill_test NAME FILE CMD...: run CMD, kill -9 it as soon as FILE changes on
-# disk (pages spilled or being committed), recover by opening FILE, then it
-# must pass integrity_check and be byte-identical to before.  A kill that
-# lands after the commit (no journal left) is retried.
-kill_test() {
-  _n=$1; _f=$2; shift 2
-  cp "$_f" "$TESTDIR/kill.orig"
-  _landed=0; _try=0
-  while [ $_landed = 0 ] && [ $_try -lt 4 ]; do
-    _try=$((_try + 1)); _m0=$(stat -c '%s %y' "$_f")
-    "$@" >/dev/null 2>&1 &
-    _pid=$!
-    while kill -0 $_pid 2>/dev/null; do
-      if [ "$(stat -c '%s %y' "$_f")" != "$_m0" ]; then kill -9 $_pid 2>/dev/null; break; fi
-      sleep 0.02
-    done
-    wait $_pid 2>/dev/null
-    if [ -s "$_f-journal" ] && ! cmp -s "$_f" "$TESTDIR/kill.orig"; then _landed=1
-    else rm -f "$_f-journal"; cp "$TESTDIR/kill.orig" "$_f"; fi
-  done
-  if [ $_landed = 0 ]; then notok "$_n: never killed inside the transaction"; return; fi
-  ok "$_n: killed with the file modified and a hot journal"
-  check_eq "$_n: integrity_check after recovery" ok "$(q "$_f" 'PRAGMA integrity_check')"
-  same_file "$_n: byte-identical to the input" "$TESTDIR/kill.orig" "$_f"
-}
 # one line per view: name and a hash of its sorted content.  Views that
 # show string ids (_*) are left out; autogradKernel groups by string id, so
 # duplicates split its groups: it is compared as totals per name.

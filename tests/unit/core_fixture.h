@@ -1,7 +1,8 @@
 /* core_fixture.h - helpers for the unit tests of common/ (test_open.c,
- * test_sql.c, test_strtab.c, test_meta.c, test_augment.c): a scratch
- * directory, minimal v2/v3 traces built with plain SQL, file comparison,
- * gzip writing.  Header-only; every function is static. */
+ * test_sql.c, test_strtab.c, test_meta.c, test_augment.c, test_schema.c,
+ * test_outfile.c, test_callstack.c): a scratch directory, minimal v2/v3
+ * traces built with plain SQL, the cmocka setup/teardown of a scratch trace,
+ * file comparison, gzip writing.  Header-only; every function is static. */
 #ifndef CORE_FIXTURE_H
 #define CORE_FIXTURE_H
 
@@ -237,6 +238,44 @@ FX int64_t fx_q(const char *path, const char *sql)
 FX char *fx_path(const char *dir, const char *name)
 {
   return rpd_xasprintf("%s/%s", dir, name);
+}
+
+/* The state of a test on one scratch trace: dir (a new scratch directory),
+ * path = dir/t.rpd, r = the handle open on it (NULL when not opened). */
+typedef struct fx_trace {
+  char *dir, *path;
+  rpd *r;
+} fx_trace;
+
+/* cmocka setup: a new fx_trace in *state; when ddl is not NULL, path is
+ * created with it (fx_make_db) and opened with rpd_open(flags).  Returns 0,
+ * or -1 when the trace cannot be made or opened. */
+FX int fx_trace_setup(void **state, const char *ddl, int flags)
+{
+  fx_trace *f = rpd_xcalloc(1, sizeof *f);
+
+  f->dir = fx_mkdtemp();
+  f->path = fx_path(f->dir, "t.rpd");
+  if (ddl) {
+    if (fx_make_db(f->path, ddl) != 0) return -1;
+    if (rpd_open(&f->r, f->path, NULL, flags) != RPD_OK) return -1;
+  }
+  *state = f;
+  return 0;
+}
+
+/* cmocka teardown of fx_trace_setup: closes r (discarding), removes the
+ * directory, frees everything. */
+FX int fx_trace_teardown(void **state)
+{
+  fx_trace *f = *state;
+
+  rpd_close(f->r, 0);
+  fx_rm_tree(f->dir);
+  free(f->dir);
+  free(f->path);
+  free(f);
+  return 0;
 }
 
 #endif

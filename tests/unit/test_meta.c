@@ -7,37 +7,10 @@
 
 #include "core_fixture.h"
 
-typedef struct {
-  char *dir, *path;
-  rpd *r;
-} fx;
+typedef fx_trace fx;
 
-static int setup_f(void **state, int flags)
-{
-  fx *f = rpd_xcalloc(1, sizeof *f);
-
-  f->dir = fx_mkdtemp();
-  f->path = fx_path(f->dir, "t.rpd");
-  if (fx_make_db(f->path, fx_v2_ddl) != 0) return -1;
-  if (rpd_open(&f->r, f->path, NULL, flags) != RPD_OK) return -1;
-  *state = f;
-  return 0;
-}
-
-static int setup(void **state) { return setup_f(state, RPD_WRITE); }
-static int setup_ro(void **state) { return setup_f(state, RPD_READ); }
-
-static int teardown(void **state)
-{
-  fx *f = *state;
-
-  rpd_close(f->r, 0);
-  fx_rm_tree(f->dir);
-  free(f->dir);
-  free(f->path);
-  free(f);
-  return 0;
-}
+static int setup(void **state) { return fx_trace_setup(state, fx_v2_ddl, RPD_WRITE); }
+static int setup_ro(void **state) { return fx_trace_setup(state, fx_v2_ddl, RPD_READ); }
 
 static int64_t rows(fx *f, const char *tag)
 {
@@ -138,10 +111,10 @@ static void test_read_only(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_get, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_set_add_clear, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_missing_table, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_read_only, setup_ro, teardown),
+    cmocka_unit_test_setup_teardown(test_get, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_set_add_clear, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_missing_table, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_read_only, setup_ro, fx_trace_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,28 +14,13 @@
 
 #include "core_fixture.h"
 
-typedef struct {
-  char *dir;
-} fx;
+/* Only f->dir is used (no trace is made). */
+typedef fx_trace fx;
 
 static int setup(void **state)
 {
-  fx *f = rpd_xcalloc(1, sizeof *f);
-
-  f->dir = fx_mkdtemp();
   setenv("RPD_BUSY_TIMEOUT_MS", "100", 1);
-  *state = f;
-  return 0;
-}
-
-static int teardown(void **state)
-{
-  fx *f = *state;
-
-  fx_rm_tree(f->dir);
-  free(f->dir);
-  free(f);
-  return 0;
+  return fx_trace_setup(state, NULL, 0);
 }
 
 static char *slurp_str(const char *path)
@@ -347,13 +332,13 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_template),
-    cmocka_unit_test_setup_teardown(test_check_refusals, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_device, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_commit_abort_mode, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_long_name, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_signal_cleanup, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_vacuum, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_check_refusals, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_device, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_symlinks, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_commit_abort_mode, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_long_name, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_signal_cleanup, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_vacuum, setup, fx_trace_teardown),
     cmocka_unit_test(test_finish_stdout),
   };
 

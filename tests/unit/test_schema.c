@@ -9,28 +9,10 @@
 #include "core_fixture.h"
 #include "schema.h"
 
-typedef struct {
-  char *dir, *path;
-} fx;
+/* f->path is created by each test (create()); f->r stays NULL. */
+typedef fx_trace fx;
 
-static int setup(void **state)
-{
-  fx *f = rpd_xcalloc(1, sizeof *f);
-  f->dir = fx_mkdtemp();
-  f->path = fx_path(f->dir, "t.rpd");
-  *state = f;
-  return 0;
-}
-
-static int teardown(void **state)
-{
-  fx *f = *state;
-  fx_rm_tree(f->dir);
-  free(f->dir);
-  free(f->path);
-  free(f);
-  return 0;
-}
+static int setup(void **state) { return fx_trace_setup(state, NULL, 0); }
 
 /* Create a trace of `schema` at f->path through rpd_open(RPD_CREATE). */
 static void create(fx *f, int schema)
@@ -178,12 +160,12 @@ static void test_locked(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_create_v3, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_create_v2, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_views_content, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_install_twice_and_table_name, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_missing_base_table, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_locked, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_create_v3, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_create_v2, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_views_content, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_install_twice_and_table_name, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_missing_base_table, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_locked, setup, fx_trace_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,38 +8,16 @@
 
 #include "core_fixture.h"
 
-typedef struct {
-  char *dir, *path;
-  rpd *r;
-} fx;
+typedef fx_trace fx;
 
 static int setup_v(void **state, const char *ddl)
 {
-  fx *f = rpd_xcalloc(1, sizeof *f);
-
-  f->dir = fx_mkdtemp();
-  f->path = fx_path(f->dir, "t.rpd");
   setenv("RPD_BUSY_TIMEOUT_MS", "100", 1);
-  if (fx_make_db(f->path, ddl) != 0) return -1;
-  if (rpd_open(&f->r, f->path, NULL, RPD_WRITE) != RPD_OK) return -1;
-  *state = f;
-  return 0;
+  return fx_trace_setup(state, ddl, RPD_WRITE);
 }
 
 static int setup2(void **state) { return setup_v(state, fx_v2_ddl); }
 static int setup3(void **state) { return setup_v(state, fx_v3_ddl); }
-
-static int teardown(void **state)
-{
-  fx *f = *state;
-
-  rpd_close(f->r, 0);
-  fx_rm_tree(f->dir);
-  free(f->dir);
-  free(f->path);
-  free(f);
-  return 0;
-}
 
 static void test_exec_multi(void **state)
 {
@@ -287,16 +265,16 @@ static void test_api_view_installs(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_exec_multi, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_exec_error_message, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_execf_quoting, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_prepare_step, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_exists, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_transactions, setup2, teardown),
+    cmocka_unit_test_setup_teardown(test_exec_multi, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_exec_error_message, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_execf_quoting, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_prepare_step, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_exists, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_transactions, setup2, fx_trace_teardown),
     cmocka_unit_test(test_errbuf_and_buf),
-    cmocka_unit_test_setup_teardown(test_views, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_api_view_installs, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_api_view_installs, setup3, teardown),
+    cmocka_unit_test_setup_teardown(test_views, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_api_view_installs, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_api_view_installs, setup3, fx_trace_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

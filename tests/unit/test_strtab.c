@@ -7,38 +7,11 @@
 
 #include "core_fixture.h"
 
-typedef struct {
-  char *dir, *path;
-  rpd *r;
-} fx;
+typedef fx_trace fx;
 
-static int setup_v(void **state, const char *ddl, int flags)
-{
-  fx *f = rpd_xcalloc(1, sizeof *f);
-
-  f->dir = fx_mkdtemp();
-  f->path = fx_path(f->dir, "t.rpd");
-  if (fx_make_db(f->path, ddl) != 0) return -1;
-  if (rpd_open(&f->r, f->path, NULL, flags) != RPD_OK) return -1;
-  *state = f;
-  return 0;
-}
-
-static int setup2(void **state) { return setup_v(state, fx_v2_ddl, RPD_WRITE); }
-static int setup3(void **state) { return setup_v(state, fx_v3_ddl, RPD_WRITE); }
-static int setup2ro(void **state) { return setup_v(state, fx_v2_ddl, RPD_READ); }
-
-static int teardown(void **state)
-{
-  fx *f = *state;
-
-  rpd_close(f->r, 0);
-  fx_rm_tree(f->dir);
-  free(f->dir);
-  free(f->path);
-  free(f);
-  return 0;
-}
+static int setup2(void **state) { return fx_trace_setup(state, fx_v2_ddl, RPD_WRITE); }
+static int setup3(void **state) { return fx_trace_setup(state, fx_v3_ddl, RPD_WRITE); }
+static int setup2ro(void **state) { return fx_trace_setup(state, fx_v2_ddl, RPD_READ); }
 
 static int64_t count(fx *f, const char *table)
 {
@@ -225,13 +198,13 @@ static void test_read_only(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_bad_table, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_find_and_insert, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_cache_is_used, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_many_strings, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_no_index_and_duplicates, setup2, teardown),
-    cmocka_unit_test_setup_teardown(test_ustring_v3, setup3, teardown),
-    cmocka_unit_test_setup_teardown(test_read_only, setup2ro, teardown),
+    cmocka_unit_test_setup_teardown(test_bad_table, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_find_and_insert, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_cache_is_used, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_many_strings, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_no_index_and_duplicates, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_ustring_v3, setup3, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_read_only, setup2ro, fx_trace_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
