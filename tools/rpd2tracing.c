@@ -1787,9 +1787,10 @@ int main(int argc, char **argv) {
   int64_t first = 0, last = 0;
   int ret = 1, rc;
 
-  /* one connection used by one thread: no SQLite mutexes (must precede any
-   * other SQLite call; harmless if the library refuses) */
+  /* each connection is used by one thread only: no SQLite mutexes (must
+   * precede any other SQLite call; harmless if the library refuses) */
   sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+  sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);   /* no allocation statistics */
   if (rpd_cli_init(argc, argv, usage)) return 0;
   if ((ret = parse_args(argc, argv, &o))) return ret;
   out = o.out ? rpd_xstrdup(o.out) : default_out(o.in);
