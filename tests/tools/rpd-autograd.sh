@@ -5,58 +5,7 @@
 # v3 copy) and mytrace; re-run/--force; bad input; kill -9.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-# kill_test NAME FILE CMD...: run CMD, kill -9 it as soon as FILE changes on
-# disk (pages spilled or being committed), recover by opening FILE, then it
-# must pass integrity_check and be byte-identical to before.  A kill that
-# lands after the commit (no journal left) is retried.
-kill_test() {
-  _n=$1; _f=$2; shift 2
-  cp "$_f" "$TESTDIR/kill.orig"
-  _landed=0; _try=0
-  while [ $_landed = 0 ] && [ $_try -lt 4 ]; do
-    _try=$((_try + 1)); _m0=$(stat -c '%s %y' "$_f")
-    "$@" >/dev/null 2>&1 &
-    _pid=$!
-    while kill -0 $_pid 2>/dev/null; do
-      if [ "$(stat -c '%s %y' "$_f")" != "$_m0" ]; then kill -9 $_pid 2>/dev/null; break; fi
-      sleep 0.02
-    done
-    wait $_pid 2>/dev/null
-    if [ -s "$_f-journal" ] && ! cmp -s "$_f" "$TESTDIR/kill.orig"; then _landed=1
-    else rm -f "$_f-journal"; cp "$TESTDIR/kill.orig" "$_f"; fi
-  done
-  if [ $_landed = 0 ]; then notok "$_n: never killed inside the transaction"; return; fi
-  ok "$_n: killed with the file modified and a hot journal"
-  check_eq "$_n: integrity_check after recovery" ok "$(q "$_f" 'PRAGMA integrity_check')"
-  same_file "$_n: byte-identical to the input" "$TESTDIR/kill.orig" "$_f"
-}
-
-# a schema v3 copy of a v2 trace: rpd-schema --upgrade when it can, else by
-# SQL (args moved to rocpd_ustring under other ids, domain/category added)
-to_v3() {
-  tmpcopy "$1" "$2"
-  if rpd-schema --help 2>/dev/null | grep -q -- '--upgrade'; then
-    rpd-schema --upgrade "$2" >/dev/null 2>&1 && return 0
-    tmpcopy "$1" "$2"
-  fi
-  sqlite3 "$2" "BEGIN;
-    ALTER TABLE rocpd_api ADD COLUMN category_id bigint NOT NULL DEFAULT 0;
-    ALTER TABLE rocpd_api ADD COLUMN domain_id bigint NOT NULL DEFAULT 0;
-    UPDATE rocpd_api SET category_id = apiName_id, domain_id = apiName_id;
-    CREATE TABLE rocpd_ustring (id integer NOT NULL PRIMARY KEY AUTOINCREMENT,
-      string varchar(4096) NOT NULL);
-    INSERT INTO rocpd_ustring SELECT id + 100000, string FROM rocpd_string
-      WHERE id IN (SELECT args_id FROM rocpd_api);
-    UPDATE rocpd_api SET args_id = args_id + 100000;
-    UPDATE rocpd_metadata SET value = '3' WHERE tag = 'schema_version';
-    DROP VIEW IF EXISTS api;
-    CREATE VIEW api AS SELECT rocpd_api.id, pid, tid, start, end,
-      C.string AS apiName, D.string AS args FROM rocpd_api
-      JOIN rocpd_string C ON C.id = rocpd_api.apiName_id
-      JOIN rocpd_ustring D ON D.id = rocpd_api.args_id;
-    COMMIT;"
-}
+# sha, kill_test and to_v3 (rpd-schema --upgrade) come from tests/lib.sh
 
 # ---------------------------------------------------------------- hand-made
 rpd-synth --seed 1 --api 50 --schema 3 -o hand.rpd >/dev/null
