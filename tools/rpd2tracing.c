@@ -12,6 +12,7 @@
  * reference tools/rpd2tracing.py. */
 #define _GNU_SOURCE   /* copy_file_range */
 #include "rpd.h"
+#include "timeopt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1377,16 +1378,13 @@ static int ends_with(const char *s, const char *suffix) {
   return a >= b && !strcmp(s + a - b, suffix);
 }
 
-/* Resolve --start/--end text to ns.  Bare numbers without a unit are
- * absolute microseconds (the reference); with a unit they count from the
- * first api call; +T, -T and N% as the common time forms. */
+/* Resolve --start/--end text to ns (rpd_timeopt_resolve: bare numbers
+ * without a unit are absolute microseconds, the reference; with a unit they
+ * count from the first api call; +T, -T and N% as the common time forms). */
 static int resolve_time(const char *opt, const char *text, int64_t first,
                         int64_t last, int64_t *ns) {
-  rpd_time t;
-  if (rpd_time_parse(text, "us", &t) != RPD_OK)
+  if (rpd_timeopt_resolve(text, first, last, ns) != RPD_OK)
     return rpd_usage_error("%s: %s", opt, rpd_errmsg());
-  if (t.kind == RPD_TIME_BARE && !t.had_unit) *ns = (int64_t)llround(t.ns);
-  else *ns = rpd_time_resolve(&t, first, first, last);
   return 0;
 }
 

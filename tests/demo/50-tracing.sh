@@ -5,7 +5,8 @@ src="$SAMPLE"
 rpd2tracing "$src" "$DEMO/trace.json.gz"
 echo "-- open $DEMO/trace.json.gz in https://ui.perfetto.dev (Open trace file) or chrome://tracing"
 echo "-- the first events:"
-gzip -dc "$DEMO/trace.json.gz" | sed -n '2,4p' | cut -c1-160
+gzip -dc "$DEMO/trace.json.gz" |
+  awk '/"cat":"op"/&&!o++||/"cat":"api"/&&!a++||/thread_name/&&!t++' | cut -c1-160
 if command -v rpd-autograd >/dev/null 2>&1; then
   cp "$SAMPLE" "$DEMO/autograd-summary.rpd"
   # the sample may already carry autograd data from the callstack step
