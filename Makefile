@@ -19,6 +19,8 @@ PKGS     := sqlite3 zlib libpcre2-8 yajl xlsxwriter
 TESTPKGS := cmocka
 DEBPKGS  := libsqlite3-dev zlib1g-dev libpcre2-dev libyajl-dev libxlsxwriter-dev \
             libcmocka-dev sqlite3 pkg-config
+# optional: headless browser for the rpd-autograd-summary page test
+OPTPKGS  := chromium
 
 ifeq ($(SANITIZE),1)
 O        ?= build/san
@@ -74,14 +76,20 @@ check-deps:
 	  echo "rpdtools: missing libraries ($(PKGS)); run 'make deps'"; exit 1; }
 
 deps:
-	@if pkg-config --exists $(PKGS) $(TESTPKGS) && command -v sqlite3 >/dev/null; then \
+	@if pkg-config --exists $(PKGS) $(TESTPKGS) && command -v sqlite3 >/dev/null; then have=1; else have=0; fi; \
+	if command -v chromium >/dev/null; then browser=1; else browser=0; fi; \
+	if [ $$have = 1 ] && [ $$browser = 1 ]; then \
 	  echo "deps: all present"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "deps: apt-get install $(DEBPKGS)"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBPKGS); \
+	  echo "deps: apt-get install $(DEBPKGS) $(OPTPKGS)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBPKGS) $(OPTPKGS) >/dev/null \
+	  || { [ $$have = 1 ] && echo "deps: could not install $(OPTPKGS); its tests are skipped"; } \
+	  || exit 1; \
+	elif [ $$have = 1 ]; then \
+	  echo "deps: optional $(OPTPKGS) missing (the HTML page test is skipped); as root: apt-get install $(OPTPKGS)"; \
 	else \
 	  echo "deps: missing packages; run as root:"; \
-	  echo "  apt-get install $(DEBPKGS)"; exit 1; \
+	  echo "  apt-get install $(DEBPKGS) $(OPTPKGS)"; exit 1; \
 	fi
 
 $(OBJ)/%.o: %.c

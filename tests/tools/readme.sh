@@ -1,0 +1,45 @@
+#!/bin/sh
+# The README's tour, SQL examples and Makefile chain run as written (on a
+# smaller generated trace; the rocprofv3 lines use ../shared when present).
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+readme="$(cd "$(dirname "$0")/../.." && pwd)/README.md"
+
+# block HEADING LANG: the first ```LANG block after the line HEADING
+block() {
+  awk -v h="$1" -v l="$2" '$0 == h { f = 1; next }
+    f == 1 && $0 == "```" l { f = 2; next }
+    f == 2 && $0 == "```" { exit } f == 2 { print }' "$readme"
+}
+
+block "## A tour" sh >tour.sh
+check "README has a tour" test -s tour.sh
+n=0
+while IFS= read -r line; do
+  cmd=${line%%#*}                       # drop the comment
+  case $cmd in *[!\ ]*) ;; *) continue ;; esac
+  cmd=$(echo "$cmd" | sed 's/--api 200000/--api 20000/')
+  case $cmd in
+    *run_results.json.gz*)
+      need_shared "$TRACES/rocprofv3_908_results.json.gz" || continue
+      cmd=$(echo "$cmd" | sed "s|run_results.json.gz|$TRACES/rocprofv3_908_results.json.gz|") ;;
+    *run.rpd*) [ -f run.rpd ] || { skip "tour: $cmd (no run.rpd)"; continue; } ;;
+  esac
+  n=$((n + 1))
+  check "tour: $cmd" sh -c "$cmd"
+done <tour.sh
+check "tour ran its commands" test "$n" -ge 12
+
+# the SQL examples: every sqlite3 command in the "Then plain SQL" block
+block "### Then plain SQL" sh >sql.sh
+check_eq "SQL examples run" 0 "$(sh sql.sh >sql.out 2>sql.err; echo $?)"
+check "SQL examples print rows" test "$(wc -l <sql.out)" -ge 6
+check_eq "SQL examples print no errors" "" "$(cat sql.err)"
+
+# the Makefile chain builds, then has nothing to do
+mkdir mk && block "### In a Makefile" make >mk/Makefile
+rpd-synth --seed 5 --api 3000 -o mk/a.rpd >/dev/null
+check "Makefile chain builds" make -s -C mk a.json.gz a.top.csv
+check "Makefile chain: trace JSON written" test -s mk/a.json.gz
+check "Makefile chain: kernel sequences written" test -s mk/a.top.csv
+check_eq "Makefile chain: second make has nothing to do" "" \
+  "$(make -s -C mk a.json.gz a.top.csv 2>&1 | grep -v 'up to date')"
