@@ -15,7 +15,7 @@
 #                                   included), gz transparent
 #   need_shared PATH                returns 1 (and prints a skip) if absent
 #   tmpcopy SRC DST                 copy (decompressing .gz) and make writable
-#   sha FILE / to_v3 IN OUT / kill_test NAME FILE CMD...   (see below)
+#   sha FILE / to_v3 IN OUT / kill_test NAME FILE CMD... / hold_lock FILE, release_lock  (see below)
 : "${RPD_BIN:?RPD_BIN not set}"
 PATH="$RPD_BIN:$PATH"; export PATH
 SHARED="${RPD_SHARED:-../shared}"
@@ -105,4 +105,24 @@ kill_test() {
   ok "$_n: killed with the file modified and a hot journal"
   check_eq "$_n: integrity_check after recovery" ok "$(q "$_f" 'PRAGMA integrity_check')"
   same_file "$_n: byte-identical to the input" "$TESTDIR/kill.orig" "$_f"
+}
+
+# hold_lock FILE [KIND]: a background sqlite3 holds a write lock on FILE
+# (KIND: IMMEDIATE (default) or EXCLUSIVE) until release_lock; returns only
+# once the lock is confirmed held (or 1 after 10 s).  Sets LOCKPID.
+hold_lock() {
+  _lf="$TESTDIR/.lock.$$"; rm -f "$_lf" "$_lf.out"; mkfifo "$_lf"
+  timeout 60 sqlite3 -cmd ".timeout 10000" "$1" <"$_lf" >"$_lf.out" 2>&1 &
+  LOCKPID=$!
+  exec 8>"$_lf"
+  echo "BEGIN ${2:-IMMEDIATE}; INSERT INTO rocpd_metadata(tag, value) VALUES ('lock', 'held'); SELECT 'locked';" >&8
+  _i=0
+  while [ $_i -lt 200 ] && ! grep -q locked "$_lf.out" 2>/dev/null; do sleep 0.05; _i=$((_i + 1)); done
+  grep -q locked "$_lf.out" 2>/dev/null
+}
+# release_lock: roll the holder back and wait for it
+release_lock() {
+  echo "ROLLBACK;" >&8; exec 8>&-
+  wait "$LOCKPID" 2>/dev/null
+  rm -f "$TESTDIR/.lock.$$" "$TESTDIR/.lock.$$.out"
 }

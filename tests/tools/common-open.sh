@@ -51,12 +51,10 @@ check_eq "read-only: -o output has the table" 1 "$(q ro.cs.rpd "select count(*) 
 
 # locked by another writer
 cp t.rpd locked.rpd; cp t.rpd locked.before
-(echo "BEGIN EXCLUSIVE; DELETE FROM rocpd_op;"; sleep 3; echo "ROLLBACK;") | sqlite3 locked.rpd &
-lockpid=$!
-sleep 1
+check "locked: lock held by sqlite3" hold_lock locked.rpd EXCLUSIVE
 check_rc "locked: augmenter exits 1" 1 rpd-callstack locked.rpd
 check_eq "locked: message" "rpd-callstack: cannot open 'locked.rpd': database is locked" "$(cat "$TESTDIR/stderr")"
-wait $lockpid
+release_lock
 same_file "locked: unchanged" locked.before locked.rpd
 
 # .gz in place: rewritten atomically, mode kept, no temps; then idempotent

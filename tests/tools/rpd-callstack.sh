@@ -134,13 +134,12 @@ else skip "bad: read-only (running as root)"; fi
 bad "no FILE" 2 in.rpd
 bad "unknown option" 2 in.rpd in.rpd --frobnicate
 cp in.rpd lock.rpd; before=$(sha lock.rpd)
-(echo "BEGIN IMMEDIATE; INSERT INTO rocpd_metadata(tag, value) VALUES ('x', 'y');"; sleep 3) | sqlite3 lock.rpd &
-lockpid=$!; sleep 0.5
+check "lock held by sqlite3" hold_lock lock.rpd
 RPD_BUSY_TIMEOUT_MS=200; export RPD_BUSY_TIMEOUT_MS
 check_rc "bad: locked exit 1" 1 rpd-callstack lock.rpd
 unset RPD_BUSY_TIMEOUT_MS
 check_one_line "locked: one line"
-wait $lockpid
+release_lock
 check_eq "locked: input unchanged" "$before" "$(sha lock.rpd)"
 check_eq "bad: hostile name quoted in message" 1 \
   "$(rpd-callstack "x'; DROP TABLE y;--.rpd" 2>&1 | grep -c "cannot open 'x'; DROP TABLE y;--.rpd'")"

@@ -130,17 +130,11 @@ check_eq "read-only file still readable" "3" "$($M ro.rpd --get schema_version)"
 
 # locked by another writer
 cp t3.rpd lk.rpd; cp lk.rpd lk.orig
-sqlite3 lk.rpd "BEGIN IMMEDIATE; INSERT INTO rocpd_metadata(tag, value) VALUES ('lock', 'held');" \
-  ".system sleep 5" "ROLLBACK;" >/dev/null 2>&1 &
-holder=$!
-n=0
-while [ $n -lt 50 ] && sqlite3 -cmd ".timeout 0" lk.rpd "BEGIN IMMEDIATE; ROLLBACK;" >/dev/null 2>&1; do
-  sleep 0.1; n=$((n + 1))
-done
+check "lock held by sqlite3" hold_lock lk.rpd
 RPD_BUSY_TIMEOUT_MS=100 check_rc "locked file --set: exit 1" 1 $M lk.rpd --set a b
 check_one_line "locked: one line"
 check "locked: says locked" grep -q "locked" "$TESTDIR/stderr"
-kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+release_lock
 check_eq "locked: the tag was not written" "0" "$(q lk.rpd "SELECT count(*) FROM rocpd_metadata WHERE tag = 'a'")"
 
 # usage errors exit 2

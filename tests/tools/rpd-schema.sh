@@ -292,9 +292,7 @@ fi
 
 # a locked database: another process holds an exclusive lock
 cp s2.rpd locked.rpd
-{ echo "BEGIN EXCLUSIVE; INSERT INTO rocpd_metadata (tag, value) VALUES ('lock', 'held');"; sleep 4; } | sqlite3 locked.rpd &
-lockpid=$!
-sleep 1
+check "lock held by sqlite3" hold_lock locked.rpd EXCLUSIVE
 RPD_BUSY_TIMEOUT_MS=200; export RPD_BUSY_TIMEOUT_MS
 check_rc "--upgrade locked database" 1 rpd-schema --upgrade locked.rpd
 check_one_line "--upgrade locked database: one line"
@@ -302,7 +300,7 @@ check "locked message says locked" grep -q "lock" "$TESTDIR/stderr"
 check_rc "--views locked database" 1 rpd-schema --views locked.rpd --force
 check_one_line "--views locked database: one line"
 unset RPD_BUSY_TIMEOUT_MS
-wait $lockpid
+release_lock
 same_file "locked database untouched" s2.rpd locked.rpd
 
 # usage errors
