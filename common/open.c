@@ -26,6 +26,7 @@ int rpd__temp_create(const char *tmpl, char **path, int *fdp);
 void rpd__temp_forget(const char *path);
 void rpd__temp_remove(const char *path);
 int rpd__temp_register(const char *path);
+void rpd__temp_reclaim(const char *tmpl);
 #define temp_forget rpd__temp_forget
 #define temp_remove rpd__temp_remove
 
@@ -38,6 +39,19 @@ static int temp_next_to(const char *path, char **tmp, int *fdp)
 
   free(tmpl);
   return rc;
+}
+
+/* Remove stale temps next to the file at path (symlinks resolved), left
+ * by a killed writer; silent (see rpd__temp_reclaim in outfile.c). */
+static void reclaim_near(const char *path)
+{
+  char *real = realpath(path, NULL), *tmpl;
+
+  if (!real) return;
+  tmpl = rpd_temp_template(real);
+  rpd__temp_reclaim(tmpl);
+  free(tmpl);
+  free(real);
 }
 
 /* Create a private temp file "DIR/rpdtools-XXXXXX" in the directory dir. */
@@ -518,7 +532,9 @@ static int open_read(rpd *r)
   }
   if ((rc = open_db(r, 0, 1))) return rc;
   /* SQLite holds the descriptor: the name can go now, so that not even
-   * kill -9 leaves the copy behind */
+   * kill -9 leaves the copy behind (closing our lock descriptor would drop
+   * SQLite's fcntl locks on the copy, but outside a transaction it holds
+   * none, and nobody else can reach an unlinked private file) */
   temp_remove(r->work_path);
   r->tmp_work = 0;
   return RPD_OK;
@@ -680,6 +696,7 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
   rpd_clearerr();
   if (!path || !*path) return rpd_seterr(RPD_ENOENT, "no such file");
   rpd__install_cleanup();
+  if (!(flags & RPD_CREATE)) reclaim_near(path);
   r = rpd_xcalloc(1, sizeof *r);
   r->flags = flags;
   if (flags & RPD_CREATE) {

@@ -4,12 +4,16 @@
 #define _GNU_SOURCE
 #include "rpd.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* Used by open.c (internal to common/). */
@@ -18,6 +22,7 @@ int rpd__temp_create(const char *tmpl, char **path, int *fdp);
 void rpd__temp_forget(const char *path);
 void rpd__temp_remove(const char *path);
 int rpd__temp_register(const char *path);
+void rpd__temp_reclaim(const char *tmpl);
 
 /* ------------------------------------------------------------ temp list */
 
@@ -27,6 +32,9 @@ int rpd__temp_register(const char *path);
 static char temp_path[MAX_TEMPS][4096];
 static volatile sig_atomic_t temp_live[MAX_TEMPS];
 static pid_t temp_pid[MAX_TEMPS];      /* a forked child must not remove them */
+static int temp_lock[MAX_TEMPS];       /* flock(LOCK_EX)ed descriptor, or -1 */
+static dev_t temp_dev[MAX_TEMPS];      /* identity of the file (if temp_lock >= 0) */
+static ino_t temp_ino[MAX_TEMPS];
 
 void rpd_cleanup_temps(void)
 {
@@ -36,6 +44,8 @@ void rpd_cleanup_temps(void)
     if (temp_live[i] && temp_pid[i] == me) {
       temp_live[i] = 0;
       unlink(temp_path[i]);
+      if (temp_lock[i] >= 0) close(temp_lock[i]);   /* after the unlink */
+      temp_lock[i] = -1;
     }
   }
 }
@@ -71,17 +81,169 @@ void rpd__install_cleanup(void)
   }
 }
 
-/* mkstemp the template `tmpl` (ending in XXXXXX) and register the file for
- * cleanup; *fdp gets its descriptor (O_CLOEXEC) and *path the name (caller
- * frees). */
+/* ------------------------------------------------------------ stale temps
+ *
+ * Every temp file is flock(LOCK_EX)ed by its creator for its whole life
+ * (a dup of its descriptor stays open in temp_lock).  A temp whose lock
+ * nobody holds belongs to a process that died without cleaning up
+ * (kill -9): rpd__temp_reclaim removes it.  flock locks are independent of
+ * the fcntl locks SQLite takes on the same file (Linux, local file
+ * systems).  On network and cluster file systems flock may be emulated
+ * with fcntl locks or be local to one node, so there we neither lock nor
+ * reclaim. */
+
+static int network_fs(int fd)
+{
+  static const uint32_t magic[] = {
+    0x6969,       /* NFS */     0x517B,     /* SMB */  0xFF534D42, /* CIFS */
+    0xFE534D42,   /* SMB2 */    0x00C36400, /* Ceph */ 0x65735546, /* FUSE */
+    0x5346414F,   /* AFS */     0x6B414653, /* kAFS */ 0x01021997, /* 9P */
+    0x0BD00BD0,   /* Lustre */  0x47504653, /* GPFS */ 0x7461636F, /* OCFS2 */
+    0x01161970,   /* GFS2 */    0x73757245, /* Coda */ 0x564C,     /* NCP */
+  };
+  struct statfs sf;
+
+  if (fstatfs(fd, &sf) != 0) return 1;
+  for (size_t i = 0; i < sizeof magic / sizeof magic[0]; i++)
+    if ((uint32_t)sf.f_type == magic[i]) return 1;
+  return 0;
+}
+
+/* Is st one of this process's own live temp files? */
+static int own_temp(const struct stat *st)
+{
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (temp_live[i] && temp_lock[i] >= 0 && temp_dev[i] == st->st_dev &&
+        temp_ino[i] == st->st_ino)
+      return 1;
+  return 0;
+}
+
+static int alnum(int c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Is name prefix + 6 mkstemp characters (1) or that + "-journal" (2)? */
+static int temp_name_kind(const char *name, const char *prefix, size_t plen)
+{
+  if (strncmp(name, prefix, plen) != 0) return 0;
+  name += plen;
+  for (int i = 0; i < 6; i++)
+    if (!alnum((unsigned char)name[i])) return 0;
+  if (!name[6]) return 1;
+  return strcmp(name + 6, "-journal") == 0 ? 2 : 0;
+}
+
+/* Remove the plain file `name` in dfd: never a symlink, a directory, a
+ * device or a file with other hard links. */
+static void unlink_plain(int dfd, const char *name)
+{
+  struct stat st;
+
+  if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+      st.st_nlink == 1)
+    unlinkat(dfd, name, 0);
+}
+
+/* Remove the temp `name` in dfd (and its -journal) if no live process
+ * holds its lock.  Our own temps are not even opened: closing a descriptor
+ * would drop the fcntl locks SQLite holds on them in this process. */
+static void reclaim_one(int dfd, const char *name)
+{
+  struct stat a, b;
+  char journal[512];
+  int fd;
+
+  if (fstatat(dfd, name, &a, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(a.st_mode) ||
+      a.st_nlink != 1 || own_temp(&a))
+    return;
+  fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return;
+  if (fstat(fd, &b) == 0 && b.st_dev == a.st_dev && b.st_ino == a.st_ino &&
+      flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+      fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 && b.st_dev == a.st_dev &&
+      b.st_ino == a.st_ino) {
+    /* journal first: if we die in between, the temp is found next time */
+    if ((size_t)snprintf(journal, sizeof journal, "%s-journal", name) < sizeof journal)
+      unlink_plain(dfd, journal);
+    unlinkat(dfd, name, 0);          /* still under our lock, then released */
+  }
+  close(fd);
+}
+
+/* Remove stale temps made from the template tmpl ("DIR/.NAME.rpdtools-XXXXXX"
+ * or "DIR/rpdtools-XXXXXX"): files in DIR named like it, with any 6
+ * [A-Za-z0-9] for XXXXXX, that no live process holds locked, with their
+ * SQLite "-journal"s (and such journals whose temp is gone).  Silent;
+ * errors (no permission, a read-only directory) leave things as they are. */
+void rpd__temp_reclaim(const char *tmpl)
+{
+  const char *slash = strrchr(tmpl, '/');
+  const char *base = slash ? slash + 1 : tmpl;
+  size_t blen = strlen(base);
+  char *dir, *prefix;
+  DIR *d;
+  struct dirent *e;
+  int saved = errno;
+
+  if (blen < 6 || strcmp(base + blen - 6, "XXXXXX") != 0) return;
+  dir = !slash ? rpd_xstrdup(".") : slash == tmpl ? rpd_xstrdup("/")
+                                  : rpd_xasprintf("%.*s", (int)(slash - tmpl), tmpl);
+  prefix = rpd_xasprintf("%.*s", (int)(blen - 6), base);
+  d = opendir(dir);
+  if (d && !network_fs(dirfd(d))) {
+    while ((e = readdir(d))) {
+      int kind = temp_name_kind(e->d_name, prefix, blen - 6);
+      if (kind == 1) {
+        reclaim_one(dirfd(d), e->d_name);
+      } else if (kind == 2) {
+        char main_name[512];
+        struct stat st;
+        size_t n = strlen(e->d_name) - strlen("-journal");
+        snprintf(main_name, sizeof main_name, "%.*s", (int)n, e->d_name);
+        if (fstatat(dirfd(d), main_name, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+          unlink_plain(dirfd(d), e->d_name);     /* its temp is gone */
+      }
+    }
+  }
+  if (d) closedir(d);
+  free(prefix);
+  free(dir);
+  errno = saved;
+}
+
+/* Lock the new temp `path` (descriptor fd) for its life.  Returns the
+ * lock descriptor (a dup of fd), -1 for "no lock" (network file system),
+ * -2 if a reclaiming process removed the name before we got the lock
+ * (make another one), -3 if the descriptor cannot be duplicated. */
+static int lock_new_temp(int fd, const char *path, struct stat *st)
+{
+  struct stat now;
+  int lfd;
+
+  if (fstat(fd, st) != 0 || network_fs(fd) || flock(fd, LOCK_EX) != 0) return -1;
+  /* a reclaimer unlinks only while it holds the lock, so once we hold it
+   * the name is either still ours (and safe from now on) or gone */
+  if (lstat(path, &now) != 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+    return -2;
+  lfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  return lfd >= 0 ? lfd : -3;
+}
+
+/* mkstemp the template `tmpl` (ending in XXXXXX), lock it and register it
+ * for cleanup; stale temps of the same template are reclaimed first.
+ * *fdp gets its descriptor (O_CLOEXEC) and *path the name (caller frees). */
 int rpd__temp_create(const char *tmpl, char **path, int *fdp)
 {
   sigset_t all, old;
-  int slot = -1, fd = -1, err = 0;
+  int slot = -1, fd = -1, err = 0, lfd = -1;
+  struct stat st;
 
   *path = NULL;
   *fdp = -1;
   rpd__install_cleanup();
+  rpd__temp_reclaim(tmpl);
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &old);
   for (int i = 0; i < MAX_TEMPS; i++)
@@ -89,12 +251,34 @@ int rpd__temp_create(const char *tmpl, char **path, int *fdp)
   if (slot >= 0 &&
       (size_t)snprintf(temp_path[slot], sizeof temp_path[slot], "%s", tmpl) <
           sizeof temp_path[slot]) {
-    fd = mkostemp(temp_path[slot], O_CLOEXEC);
+    for (int tries = 0; tries < 100; tries++) {
+      snprintf(temp_path[slot], sizeof temp_path[slot], "%s", tmpl);
+      fd = mkostemp(temp_path[slot], O_CLOEXEC);
+      if (fd < 0) {
+        err = errno;
+        break;
+      }
+      lfd = lock_new_temp(fd, temp_path[slot], &st);
+      if (lfd != -2) break;
+      close(fd);                     /* reclaimed under our feet: again */
+      fd = -1;
+      err = EEXIST;
+    }
+    if (lfd == -3) {
+      unlink(temp_path[slot]);
+      close(fd);
+      fd = -1;
+      err = EMFILE;
+    }
     if (fd >= 0) {
       temp_pid[slot] = getpid();
+      temp_lock[slot] = lfd;
+      if (lfd >= 0) {
+        temp_dev[slot] = st.st_dev;
+        temp_ino[slot] = st.st_ino;
+      }
       temp_live[slot] = 1;
     }
-    else err = errno;
   } else if (slot >= 0) {
     err = ENAMETOOLONG;
   }
@@ -129,17 +313,25 @@ int rpd__temp_register(const char *path)
   if (slot >= 0) {
     strcpy(temp_path[slot], path);
     temp_pid[slot] = getpid();
+    temp_lock[slot] = -1;
     temp_live[slot] = 1;
   }
   sigprocmask(SIG_SETMASK, &old, NULL);
   return slot < 0 ? rpd_seterr(RPD_ERR, "too many temporary files") : RPD_OK;
 }
 
-/* Stop tracking the temp file `path` (it was renamed or removed). */
+/* Stop tracking the temp file `path` (it was renamed or removed) and
+ * release its lock.  Closing the lock descriptor drops the fcntl locks this
+ * process holds on the file too: call it after SQLite closed the file. */
 void rpd__temp_forget(const char *path)
 {
-  for (int i = 0; i < MAX_TEMPS; i++)
-    if (temp_live[i] && strcmp(temp_path[i], path) == 0) temp_live[i] = 0;
+  for (int i = 0; i < MAX_TEMPS; i++) {
+    if (temp_live[i] && strcmp(temp_path[i], path) == 0) {
+      temp_live[i] = 0;
+      if (temp_lock[i] >= 0) close(temp_lock[i]);
+      temp_lock[i] = -1;
+    }
+  }
 }
 
 /* Remove the temp file `path` and stop tracking it. */

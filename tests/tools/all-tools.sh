@@ -539,6 +539,10 @@ for m in $KILL_MODES; do
     if [ -x "$RPD_BIN/rpd-schema" ]; then
       rpd-schema --info "$W/k/k.rpd" >/dev/null 2>"$W/se" ||
         why="$why rpd-schema --info after the kill: $(head -c 150 "$W/se");"
+      # and that open reclaims the temp the killed writer left (its flock
+      # died with it): nothing of ours stays behind
+      aleft=$(ls -A "$W/k" | grep -x '\.k\.rpd\.rpdtools-.*' | tr '\n' ' ')
+      [ -z "$aleft" ] || why="$why left after the next open: $aleft;"
     fi
     ic=$(sqlite3 "$W/k/k.rpd" "PRAGMA integrity_check" 2>&1 | head -3 | tr '\n' ' ')
     [ "$ic" = "ok " ] || why="$why integrity_check: $ic;"
@@ -571,7 +575,8 @@ for m in $KILL_MODES; do
   [ $hits -gt 0 ] || notok "kill $m: never caught running (trace too small?)"
 
   # in-place .gz: the .gz stays byte-identical; the work copy next to it is
-  # what kill -9 cannot remove (named rpdtools-XXXXXX by common/open.c)
+  # what kill -9 cannot remove (named .k.rpd.gz.rpdtools-XXXXXX by
+  # common/open.c); the next run removes it
   GZDONE=
   for t in 0.1 0.3; do
     rm -rf "$W/k"; mkdir "$W/k"; cp "$W/mid.rpd.gz" "$W/k/k.rpd.gz"
@@ -601,6 +606,12 @@ for m in $KILL_MODES; do
         case $f in rpdtools-*|.*.rpdtools-*) ;; *) why="$why unrecognisable leftover $f;" ;; esac
       done
       [ -n "$left" ] && echo "# kill -9 of $m on .gz left in its directory: $left"
+      # the next run reclaims the killed run's temp (nobody holds its lock)
+      # and leaves nothing behind itself
+      run_mode "$m" "$W/k/k.rpd.gz" >/dev/null 2>"$W/kill.err" </dev/null; rc=$?
+      [ $rc -eq 0 ] || why="$why next run: exit $rc $(head -c 150 "$W/kill.err");"
+      aleft=$(ls -A "$W/k" | grep -v -x k.rpd.gz | tr '\n' ' ')
+      [ -z "$aleft" ] || why="$why left after the next run: $aleft;"
     else
       [ "$KST" = "finished 0" ] || why="$why failed by itself: $(head -c 200 "$W/kill.err");"
       gzip -t "$W/k/k.rpd.gz" 2>/dev/null || why="$why result is not gzip;"
@@ -614,7 +625,7 @@ done
 
 # Named outputs killed: a previous OUT stays as it was (or becomes the
 # complete new one); what is left next to it must be recognisable
-# (OUT.tmp*, rpdtools-*), and is reported.
+# (OUT.tmp*, rpdtools-*), and is reported; the next run removes it.
 for k in rpd2tracing autograd-summary raptor-optrace; do
   [ -x "$RPD_BIN/$(out_bin "$k")" ] || continue
   src=$W/big.rpd; [ "$k" = autograd-summary ] && src=$W/bigag.rpd
@@ -623,6 +634,7 @@ for k in rpd2tracing autograd-summary raptor-optrace; do
   t0=$(now_ms); out_run "$k" "$src" "$W/k/OUT" >/dev/null 2>&1; rc=$?; T=$(($(now_ms) - t0))
   mv "$W/k/OUT" "$W/full.out" 2>/dev/null
   [ $rc -eq 0 ] || { notok "kill output $k: full run" "exit $rc"; continue; }
+  own=
   for pct in 15 50 85; do
     t=$(ms_to_s $((T * pct / 100)))
     rm -rf "$W/k"; mkdir "$W/k"; echo previous >"$W/k/OUT"
@@ -637,9 +649,20 @@ for k in rpd2tracing autograd-summary raptor-optrace; do
       case $f in OUT.tmp*|rpdtools-*|.OUT.rpdtools-*) ;; *) why="$why unrecognisable leftover $f;" ;; esac
     done
     [ -n "$left" ] && echo "# kill -9 of $k left next to OUT: $left"
+    # the next run reclaims what the killed one left and writes OUT whole
+    out_run "$k" "$src" "$W/k/OUT" >/dev/null 2>"$W/kill.err" </dev/null; rc=$?
+    [ $rc -eq 0 ] || why="$why next run: exit $rc $(head -c 150 "$W/kill.err");"
+    cmp -s "$W/full.out" "$W/k/OUT" || why="$why next run: OUT differs from a full run;"
+    # (a tool's own temp names, OUT.tmp*, are not common's: only reported)
+    aleft=$(ls -A "$W/k" | grep -v -x -e OUT -e 'OUT\.tmp.*' | tr '\n' ' ')
+    [ -z "$aleft" ] || why="$why left after the next run: $aleft;"
+    own="$own$(ls -A "$W/k" | grep -x 'OUT\.tmp.*' | tr '\n' ' ')"
     if [ -z "$why" ]; then ok "kill output $k at ${pct}% of a run"
     else notok "kill output $k at ${pct}% of a run" "(${t}s)$why"; fi
   done
+  # temps not made by common/ (rpd_outfile) carry no lock: nothing can
+  # tell them from a live run's, so they stay
+  [ -z "$own" ] || skip "kill output $k: the next run leaves the killed run's own temp (not rpd_outfile): $own"
   rm -rf "$W/tmp"/*
 done
 rm -rf "$W/k" "$W/big.rpd" "$W/bigag.rpd" "$W/mid.rpd" "$W/mid.rpd.gz" "$W/done.rpd" "$W/full.out"

@@ -1,6 +1,7 @@
 /* test_open.c - rpd_open/rpd_close: every error class leaves the input
  * byte-identical and no temp file; gzip read, write-back, -o copies,
- * rollback on close(0), create, temp cleanup on signals. */
+ * rollback on close(0), create, temp cleanup on signals, stale temps of a
+ * killed writer reclaimed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,6 +9,7 @@
 #include <cmocka.h>
 
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 
 #include "core_fixture.h"
@@ -750,6 +752,105 @@ static void test_out_checks(void **state)
   free(p); free(lnk); free(fifo); free(orig);
 }
 
+
+/* Can another process take SQLite's write lock on path right now? */
+static int sqlite_writable_elsewhere(const char *path)
+{
+  int status;
+  pid_t pid = fork();
+
+  if (pid == 0) {
+    sqlite3 *db = NULL;
+    int s = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+    if (s == SQLITE_OK) s = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    _exit(s == SQLITE_OK ? 0 : s == SQLITE_BUSY ? 1 : 2);
+  }
+  waitpid(pid, &status, 0);
+  assert_true(WIFEXITED(status));
+  assert_int_not_equal(WEXITSTATUS(status), 2);
+  return WEXITSTATUS(status) == 0;
+}
+
+/* A writer of a .gz killed with kill -9 leaves its decompressed copy; the
+ * next rpd_open of the file (reader or writer) removes it.  A live
+ * writer's copy is never touched, and the flock on it does not disturb
+ * SQLite's own locks. */
+static void test_stale_temps_reclaimed(void **state)
+{
+  fx *f = *state;
+  char *v2 = fx_path(f->dir, "v2.rpd"), *gz = fx_path(f->dir, "k.rpd.gz"),
+       *orig = fx_path(f->dir, "orig.gz"), *tmp, *journal, buf[4096];
+  int fds[2], status, fd;
+  ssize_t n;
+  rpd *r = NULL, *r2 = NULL;
+
+  assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
+  fx_gzip(v2, gz, 0);
+  fx_copy(gz, orig);
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    if (rpd_open(&r, gz, NULL, RPD_WRITE)) _exit(3);
+    if (rpd_exec(r, "BEGIN IMMEDIATE; DELETE FROM rocpd_api_ops")) _exit(4);
+    n = (ssize_t)strlen(r->work_path);
+    if (write(fds[1], r->work_path, (size_t)n) != n) _exit(5);
+    close(fds[1]);
+    for (;;) pause();
+  }
+  close(fds[1]);
+  n = read(fds[0], buf, sizeof buf - 1);
+  close(fds[0]);
+  assert_true(n > 0);
+  buf[n] = 0;
+  tmp = rpd_xstrdup(buf);
+  journal = rpd_xasprintf("%s-journal", tmp);
+  assert_int_equal(fx_count(f->dir, ".k.rpd.gz.rpdtools-"), 1);
+  /* live: flock-locked, SQLite's write lock still works, readers and
+   * other writers of the file leave the copy alone */
+  fd = open(tmp, O_RDONLY);
+  assert_true(fd >= 0);
+  assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), -1);
+  close(fd);
+  assert_false(sqlite_writable_elsewhere(tmp));
+  assert_int_equal(rpd_open(&r, gz, NULL, RPD_READ), RPD_OK);
+  assert_int_equal(fx_q(r->work_path, "SELECT count(*) FROM rocpd_api_ops"), -1); /* unlinked */
+  rpd_close(r, 0);
+  assert_int_equal(rpd_open(&r, gz, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+  assert_int_equal(access(tmp, F_OK), 0);
+  assert_false(sqlite_writable_elsewhere(tmp));
+  /* kill -9: the copy stays behind (add the journal a killed VACUUM INTO
+   * or a journaled temp could leave) */
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status));
+  assert_int_equal(access(tmp, F_OK), 0);
+  fx_write(journal, "j", 1);
+  /* the next reader removes both, silently; the .gz is untouched */
+  assert_int_equal(rpd_open(&r, gz, NULL, RPD_READ), RPD_OK);
+  assert_int_equal(access(tmp, F_OK), -1);
+  assert_int_equal(access(journal, F_OK), -1);
+  assert_int_equal(strcmp(rpd_errmsg(), ""), 0);
+  rpd_close(r, 0);
+  assert_true(fx_same_bytes(gz, orig));
+  assert_int_equal(fx_entries(f->dir), 4);          /* v2, k.rpd.gz, orig, tmpdir */
+
+  /* our own live copy survives a second open in the same process, and
+   * that open does not drop the SQLite locks on it */
+  assert_int_equal(rpd_open(&r, gz, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(rpd_exec(r, "BEGIN IMMEDIATE; DELETE FROM rocpd_api_ops"), RPD_OK);
+  assert_false(sqlite_writable_elsewhere(r->work_path));
+  assert_int_equal(rpd_open(&r2, gz, NULL, RPD_READ), RPD_OK);
+  rpd_close(r2, 0);
+  assert_int_equal(access(r->work_path, F_OK), 0);
+  assert_false(sqlite_writable_elsewhere(r->work_path));
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_entries(f->dir), 4);
+  assert_false(fx_same_bytes(gz, orig));            /* the commit landed */
+  free(v2); free(gz); free(orig); free(tmp); free(journal);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -772,6 +873,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_out_copy_wal, setup, teardown),
     cmocka_unit_test_setup_teardown(test_hot_journal, setup, teardown),
     cmocka_unit_test_setup_teardown(test_out_checks, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stale_temps_reclaimed, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

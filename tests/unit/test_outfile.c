@@ -1,6 +1,6 @@
 /* test_outfile.c - rpd_output_check, rpd_outfile_*, rpd_temp_template,
  * rpd_vacuum, rpd_finish_stdout: devices, symlinks, the input itself,
- * 255-byte names, abort/commit, signals. */
+ * 255-byte names, abort/commit, signals, stale temps of killed writers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
@@ -270,6 +271,150 @@ static void test_signal_cleanup(void **state)
   free(out);
 }
 
+
+/* A child starts rpd_outfile_begin(out) and waits; *tmp gets its temp's
+ * path (caller frees).  Returns the child's pid. */
+static pid_t start_holder(const char *out, char **tmp)
+{
+  int fds[2];
+  char buf[4096];
+  ssize_t n;
+
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    rpd_outfile of;
+    close(fds[0]);
+    if (rpd_outfile_begin(&of, out, NULL)) _exit(3);
+    fputs("partial", of.fp);
+    fflush(of.fp);
+    if (write(fds[1], of.tmp, strlen(of.tmp)) != (ssize_t)strlen(of.tmp)) _exit(4);
+    close(fds[1]);
+    for (;;) pause();
+  }
+  close(fds[1]);
+  n = read(fds[0], buf, sizeof buf - 1);
+  close(fds[0]);
+  assert_true(n > 0);
+  buf[n] = 0;
+  *tmp = rpd_xstrdup(buf);
+  return pid;
+}
+
+static int exists(const char *dir, const char *name)
+{
+  struct stat st;
+  char *p = fx_path(dir, name);
+  int e = lstat(p, &st) == 0;
+
+  free(p);
+  return e;
+}
+
+static void make_file(const char *dir, const char *name)
+{
+  char *p = fx_path(dir, name);
+
+  fx_write(p, "x", 1);
+  free(p);
+}
+
+/* kill -9 leaves a writer's temp; the next rpd_outfile_begin for the same
+ * target removes it, never a live writer's temp or anything else. */
+static void test_stale_temps(void **state)
+{
+  fx *f = *state;
+  char *out = fx_path(f->dir, "t.out"), *live = NULL, *dead = NULL, *p, *q;
+  static const char *const keep[] = {
+    ".t.out.rpdtools-abc12",     /* 5 characters */
+    ".t.out.rpdtools-abc1234",   /* 7 characters */
+    ".t.out.rpdtools-abc!23",    /* not mkstemp's alphabet */
+    ".t.out.rpdtools-abcdef.bak",
+    ".t.out.rpdtools-abcdef-journal.x",
+    ".u.out.rpdtools-abcdef",    /* another target's temp */
+    ".t.ou.rpdtools-abcdef",
+    "t.out.rpdtools-abcdef",     /* no leading dot */
+    "rpdtools-abcdef",           /* $TMPDIR pattern, not next to t.out */
+    "victim",
+  };
+  int status, fd;
+
+  /* a live writer: its temp survives other writers of the same target */
+  pid_t pid = start_holder(out, &live);
+  assert_int_equal(write_out(out, NULL, "one"), RPD_OK);
+  assert_int_equal(access(live, F_OK), 0);
+  fd = open(live, O_RDONLY);
+  assert_true(fd >= 0);
+  assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), -1);    /* it is locked */
+  close(fd);
+  /* killed: its temp stays (nothing can run at kill -9) ... */
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status));
+  assert_int_equal(access(live, F_OK), 0);
+  /* ... with a journal, other files that must stay, and a second stale one */
+  p = rpd_xasprintf("%s-journal", live);
+  fx_write(p, "j", 1);
+  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) make_file(f->dir, keep[i]);
+  make_file(f->dir, ".t.out.rpdtools-Zz09aB");                 /* stale */
+  make_file(f->dir, ".t.out.rpdtools-gone00-journal");         /* orphan journal */
+  assert_int_equal(symlink("victim", q = fx_path(f->dir, ".t.out.rpdtools-symlnk")), 0);
+  free(q);
+  q = fx_path(f->dir, ".t.out.rpdtools-hardln");               /* 2 links */
+  dead = fx_path(f->dir, "victim");
+  assert_int_equal(link(dead, q), 0);
+  free(q);
+  assert_int_equal(mkdir(q = fx_path(f->dir, ".t.out.rpdtools-dirdir"), 0700), 0);
+  free(q);
+  assert_int_equal(mkfifo(q = fx_path(f->dir, ".t.out.rpdtools-fifo00"), 0600), 0);
+  free(q);
+  /* a live holder of a hand-made temp */
+  q = fx_path(f->dir, ".t.out.rpdtools-held00");
+  fx_write(q, "h", 1);
+  int pfd[2];
+  char c;
+  assert_int_equal(pipe(pfd), 0);
+  pid_t holder = fork();
+  if (holder == 0) {
+    int hfd = open(q, O_RDONLY);
+    if (hfd < 0 || flock(hfd, LOCK_EX) != 0) _exit(3);
+    if (write(pfd[1], "r", 1) != 1) _exit(4);
+    for (;;) pause();
+  }
+  close(pfd[1]);
+  assert_int_equal(read(pfd[0], &c, 1), 1);
+  close(pfd[0]);
+
+  assert_int_equal(write_out(out, NULL, "two"), RPD_OK);
+  free(dead);
+  dead = slurp_str(out);
+  assert_string_equal(dead, "two");
+  assert_int_equal(access(live, F_OK), -1);                    /* reclaimed */
+  assert_int_equal(access(p, F_OK), -1);                       /* its journal */
+  assert_false(exists(f->dir, ".t.out.rpdtools-Zz09aB"));
+  assert_false(exists(f->dir, ".t.out.rpdtools-gone00-journal"));
+  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+    if (!exists(f->dir, keep[i])) fail_msg("%s was removed", keep[i]);
+  assert_true(exists(f->dir, ".t.out.rpdtools-symlnk"));
+  assert_true(exists(f->dir, ".t.out.rpdtools-hardln"));
+  assert_true(exists(f->dir, ".t.out.rpdtools-dirdir"));
+  assert_true(exists(f->dir, ".t.out.rpdtools-fifo00"));
+  assert_true(exists(f->dir, ".t.out.rpdtools-held00"));       /* locked */
+  /* t.out + keep + symlnk, hardln, dirdir, fifo00, held00 */
+  assert_int_equal(fx_entries(f->dir), 1 + (int)(sizeof keep / sizeof keep[0]) + 5);
+  kill(holder, SIGKILL);
+  waitpid(holder, &status, 0);
+  /* holder dead: now it goes too */
+  assert_int_equal(write_out(out, NULL, "three"), RPD_OK);
+  assert_false(exists(f->dir, ".t.out.rpdtools-held00"));
+  assert_int_equal(fx_entries(f->dir), 1 + (int)(sizeof keep / sizeof keep[0]) + 4);
+  free(p);
+  free(q);
+  free(dead);
+  free(live);
+  free(out);
+}
+
 static void test_vacuum(void **state)
 {
   fx *f = *state;
@@ -338,6 +483,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_commit_abort_mode, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_long_name, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_signal_cleanup, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_stale_temps, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_vacuum, setup, fx_trace_teardown),
     cmocka_unit_test(test_finish_stdout),
   };
