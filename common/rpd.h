@@ -228,7 +228,9 @@ int rpd_output_check(const char *path, const char *input, char **target);
 /* An output file written atomically: begin checks the path with
  * rpd_output_check, creates a temp file next to the target named
  * ".<name, cut to 64 bytes>.rpdtools-XXXXXX" (registered so a fatal signal
- * or exit removes it) and opens it as fp.  Write through fp -- or fclose(fp),
+ * or exit removes it, and flock-locked for its life, so that after a kill -9
+ * the next rpd_open of the file or rpd_outfile_begin for the same target
+ * removes it) and opens it as fp.  Write through fp -- or fclose(fp),
  * set it to NULL and write tmp by other means (gzopen, sqlite).  commit
  * flushes, fsyncs, closes, gives the file mode 0666 & ~umask and renames it
  * onto target; abort removes it.  Both free the fields. */
