@@ -625,7 +625,7 @@ done
 
 # Named outputs killed: a previous OUT stays as it was (or becomes the
 # complete new one); what is left next to it must be recognisable
-# (OUT.tmp*, rpdtools-*), and is reported; the next run removes it.
+# (.OUT.rpdtools-*, rpdtools-*), and is reported; the next run removes it.
 for k in rpd2tracing autograd-summary raptor-optrace; do
   [ -x "$RPD_BIN/$(out_bin "$k")" ] || continue
   src=$W/big.rpd; [ "$k" = autograd-summary ] && src=$W/bigag.rpd
@@ -634,7 +634,6 @@ for k in rpd2tracing autograd-summary raptor-optrace; do
   t0=$(now_ms); out_run "$k" "$src" "$W/k/OUT" >/dev/null 2>&1; rc=$?; T=$(($(now_ms) - t0))
   mv "$W/k/OUT" "$W/full.out" 2>/dev/null
   [ $rc -eq 0 ] || { notok "kill output $k: full run" "exit $rc"; continue; }
-  own=
   for pct in 15 50 85; do
     t=$(ms_to_s $((T * pct / 100)))
     rm -rf "$W/k"; mkdir "$W/k"; echo previous >"$W/k/OUT"
@@ -646,23 +645,18 @@ for k in rpd2tracing autograd-summary raptor-optrace; do
       why="$why OUT is neither the previous file nor the complete output ($(head -c 30 "$W/k/OUT" | tr '\n' ' ')...);"
     fi
     for f in $left; do
-      case $f in OUT.tmp*|rpdtools-*|.OUT.rpdtools-*) ;; *) why="$why unrecognisable leftover $f;" ;; esac
+      case $f in rpdtools-*|.OUT.rpdtools-*) ;; *) why="$why unrecognisable leftover $f;" ;; esac
     done
     [ -n "$left" ] && echo "# kill -9 of $k left next to OUT: $left"
     # the next run reclaims what the killed one left and writes OUT whole
     out_run "$k" "$src" "$W/k/OUT" >/dev/null 2>"$W/kill.err" </dev/null; rc=$?
     [ $rc -eq 0 ] || why="$why next run: exit $rc $(head -c 150 "$W/kill.err");"
     cmp -s "$W/full.out" "$W/k/OUT" || why="$why next run: OUT differs from a full run;"
-    # (a tool's own temp names, OUT.tmp*, are not common's: only reported)
-    aleft=$(ls -A "$W/k" | grep -v -x -e OUT -e 'OUT\.tmp.*' | tr '\n' ' ')
+    aleft=$(ls -A "$W/k" | grep -v -x OUT | tr '\n' ' ')
     [ -z "$aleft" ] || why="$why left after the next run: $aleft;"
-    own="$own$(ls -A "$W/k" | grep -x 'OUT\.tmp.*' | tr '\n' ' ')"
     if [ -z "$why" ]; then ok "kill output $k at ${pct}% of a run"
     else notok "kill output $k at ${pct}% of a run" "(${t}s)$why"; fi
   done
-  # temps not made by common/ (rpd_outfile) carry no lock: nothing can
-  # tell them from a live run's, so they stay
-  [ -z "$own" ] || skip "kill output $k: the next run leaves the killed run's own temp (not rpd_outfile): $own"
   rm -rf "$W/tmp"/*
 done
 rm -rf "$W/k" "$W/big.rpd" "$W/bigag.rpd" "$W/mid.rpd" "$W/mid.rpd.gz" "$W/done.rpd" "$W/full.out"

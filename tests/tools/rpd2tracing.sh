@@ -101,7 +101,7 @@ RPD2TRACING_THREADS=1 rpd2tracing mini.rpd one.json -q
 RPD2TRACING_THREADS=2 rpd2tracing mini.rpd two.json -q
 same_file "one worker or two: same JSON" one.json two.json
 same_file "two workers: same JSON as the default" mini.json two.json
-check_eq "no worker temp file left" "" "$(ls -A | grep rpd2tracing-b)"
+check_eq "no temp file left" "" "$(ls -A | grep -e rpdtools -e '\.tmp')"
 
 # An OUT that is not a regular file (a FIFO here; /dev/null alike) is
 # written in place, never replaced by a renamed temp file.
@@ -112,9 +112,40 @@ if mkfifo out.fifo 2>/dev/null; then
   same_file "FIFO receives the same JSON" mini.json fifo.json
   check_eq "FIFO still a FIFO" "yes" "$([ -p out.fifo ] && echo yes)"
 else skip "FIFO as OUT" "mkfifo failed"; fi
+# A character device alike: a private copy of /dev/null (root only).
+if mknod null.json c 1 3 2>/dev/null; then
+  check_rc "device as OUT" 0 rpd2tracing mini.rpd null.json -q
+  check_eq "device still a device" "yes" "$([ -c null.json ] && echo yes)"
+  rm -f null.json
+  # a private /dev/full: the write error is reported, with its cause
+  mknod full.json c 1 7
+  check_rc "full device as OUT" 1 rpd2tracing mini.rpd full.json -q
+  check_eq "full device: message" "rpd2tracing: cannot write 'full.json': No space left on device" "$(cat "$TESTDIR/stderr")"
+  rm -f full.json
+else skip "device as OUT" "mknod not permitted"; fi
 mkdir outdir.json
 check_rc "OUT is a directory" 1 rpd2tracing mini.rpd outdir.json
 check_one_line "OUT is a directory: one line"
+check_eq "OUT is a directory: message" "rpd2tracing: cannot write 'outdir.json': is a directory" "$(cat "$TESTDIR/stderr")"
+
+# OUT goes through rpd_outfile: a symlink is written through to its
+# target (the link stays), a read-only OUT is refused and kept, and a
+# stale temp of a killed run (.OUT.rpdtools-XXXXXX, nobody holds its lock)
+# is removed by the next run for the same OUT.
+ln -s real.json link.json
+check_rc "symlink as OUT" 0 rpd2tracing mini.rpd link.json -q
+check_eq "symlink stays a symlink" "yes" "$([ -L link.json ] && echo yes)"
+same_file "symlink target gets the JSON" mini.json real.json
+echo previous >ro.json; chmod 444 ro.json
+check_rc "read-only OUT" 1 rpd2tracing mini.rpd ro.json -q
+check_eq "read-only OUT: message" "rpd2tracing: cannot write 'ro.json': output file is read-only" "$(cat "$TESTDIR/stderr")"
+check_eq "read-only OUT kept" "previous" "$(cat ro.json)"
+echo partial >.stale.json.rpdtools-AbC123
+echo partial >.other.json.rpdtools-AbC123
+check_rc "run after a killed one" 0 rpd2tracing mini.rpd stale.json -q
+check_eq "stale temp of OUT reclaimed, others kept" ".other.json.rpdtools-AbC123" "$(ls -A | grep rpdtools)"
+same_file "run after a killed one: whole JSON" mini.json stale.json
+rm -f .other.json.rpdtools-AbC123
 
 # HSA api calls (rocpd_hsaApi, when present) on tid + 1 with their own names
 cp mini.orig hsa.rpd
@@ -171,7 +202,7 @@ cp notdb.rpd notdb.orig
 check_rc "not SQLite" 1 rpd2tracing notdb.rpd
 check_one_line "not SQLite: one line"
 same_file "not SQLite: input unchanged" notdb.rpd notdb.orig
-check_eq "not SQLite: no output left" "" "$(ls notdb.json notdb.json.tmp* 2>/dev/null)"
+check_eq "not SQLite: no output left" "" "$(ls -A | grep notdb.json)"
 gzip -c mini.rpd >full.rpd.gz
 head -c $(($(wc -c <full.rpd.gz) / 2)) full.rpd.gz >trunc.rpd.gz
 check_rc "truncated .gz" 1 rpd2tracing trunc.rpd.gz t.json
@@ -182,6 +213,7 @@ check_one_line "empty trace: one line"
 check_eq "empty trace: no output" "no" "$([ -e empty.json ] && echo yes || echo no)"
 check_rc "unwritable OUT" 1 rpd2tracing mini.rpd /nonexistent-dir/x.json
 check_one_line "unwritable OUT: one line"
+check_eq "no temp file left after the errors" "" "$(ls -A | grep rpdtools)"
 
 # ---------------------------------------------------------------- counts vs SQL
 # counts TRACE JSON NAME: X/op = ops, X/api + marks = api rows, flows =
