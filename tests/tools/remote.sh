@@ -27,6 +27,16 @@ wait_grep() {
   return 0
 }
 
+# reap PID [PID...]: wait (<= 10 s) for the first PID, a background job,
+# to end; then kill -9 whatever of them is left, so a hung host never hangs
+# the test run.
+reap() {
+  _r=0
+  while kill -0 "$1" 2>/dev/null && [ $_r -lt 100 ]; do sleep 0.1; _r=$((_r + 1)); done
+  kill -9 "$@" 2>/dev/null
+  wait "$1" 2>/dev/null
+}
+
 # start_host DIR: run remote_host with the shim in DIR; sets HOSTPID
 start_host() {
   (cd "$1" && exec env LD_PRELOAD="$PRELOAD" RPDT_AUTOSTART=1 "$HOST" wait 60 \
@@ -37,7 +47,7 @@ start_host() {
 }
 
 stop_host() {
-  kill "$HOSTPID" 2>/dev/null; wait "$HOSTPID" 2>/dev/null
+  kill "$HOSTPID" 2>/dev/null; reap "$HOSTPID"
 }
 
 export FAKE_TRACER_LOG RPDT_TRACER_LIB
@@ -97,7 +107,12 @@ if start_host "$TESTDIR/run2"; then
   check_eq "default tracer wrote one row" "1" "$(q run2/trace.rpd "SELECT count(*) FROM rocpd_api")"
 fi
 
-# a forked child has its own handler thread: it records, the parent does not
+# a forked child has its own handler thread: it records, the parent does not.
+# Not under ASan: its allocator lock can be inherited held by a child forked
+# from a multi-threaded process, and the child then hangs in the runtime.
+if [ -n "$ASAN_RT" ]; then
+  skip "fork: child records (ASan runtime deadlocks in children of threaded processes)"
+else
 mkdir -p run4
 sqlite3 run4/trace.rpd <"$ROOT/views/schema.sql"
 FAKE_TRACER_LOG="$TESTDIR/run4/fake.log"; RPDT_TRACER_LIB="$FAKE"
@@ -110,10 +125,11 @@ if wait_grep run4/host.out '^child ready '; then
   wait_grep run4/host.err "recording started (pid $child)" && ok "fork: child starts" || notok "fork: child starts" "$(cat run4/host.err)"
   rpdRemote stop "$child" >/dev/null
   wait_grep run4/fake.log "^flush" && ok "fork: child stops and flushes" || notok "fork: child stops and flushes"
-  kill "$child"; wait "$forker"
+  kill "$child"; reap "$forker" "$child"
   check_eq "fork: one window, written by the child" "$child" "$(q run4/trace.rpd "SELECT group_concat(pid) FROM rocpd_api")"
 else
-  notok "fork: child did not start" "$(cat run4/host.err)"; kill "$forker"
+  notok "fork: child did not start" "$(cat run4/host.err)"; kill "$forker"; reap "$forker"
+fi
 fi
 
 # tracer missing: a clear message, the process lives on
@@ -138,7 +154,7 @@ check "no shim: says so" grep -q "does not have librpd_remote.so loaded" "$TESTD
 check "no shim: the process was not signalled" kill -0 "$bystander"
 check_rc "status of a PID without the shim: exit 1" 1 rpdRemote status "$bystander"
 check "status says not loaded" grep -q "not loaded" "$TESTDIR/stdout"
-kill "$bystander"; wait "$bystander" 2>/dev/null
+kill "$bystander"; reap "$bystander"
 true & gone=$!; wait "$gone"
 check_rc "nonexistent PID: exit 1" 1 rpdRemote stop "$gone"
 check_one_line "nonexistent PID: one line"
