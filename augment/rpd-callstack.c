@@ -44,8 +44,6 @@ static int build(rpd *r, void *vc) {
 
 int main(int argc, char **argv) {
   ctx c = {0};
-  /* one thread, one connection: skip SQLite's mutexes (~9% of the run) */
-  sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
   const rpd_augment a = {
       .usage = usage,
       .what = "a call stack",

@@ -75,6 +75,9 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
 
   if (rpd_cli_init(argc, argv, a->usage)) return 0;
   if ((rc = parse_args(a, argc, argv, &p))) return rc;
+  /* an augmenter is one thread on one connection: skip SQLite's mutexes
+   * (~9% of a call-stack build); harmless if SQLite is already set up */
+  sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
   if (rpd_open_or_report(&r, p.file, p.out, RPD_WRITE)) return 1;
 
   if (a->done_tag) {

@@ -390,7 +390,8 @@ int rpd_open_or_report(rpd **out, const char *path, const char *out_path,
  * --force to rebuild)" and returns 0 leaving the file untouched; with -o the
  * output is still written, as an unchanged copy), runs drop() (with
  * --force) and build() inside ONE transaction, records the done-tags,
- * commits and closes. Returns the process exit code. */
+ * commits and closes. SQLite runs single-threaded (no mutexes): an augmenter
+ * is one thread on one connection. Returns the process exit code. */
 typedef struct rpd_augment {
   const char *usage;          /* the tool's usage text */
   const char *what;           /* "the call stack": used in messages */
