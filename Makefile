@@ -51,9 +51,12 @@ VIEWS      := $(sort $(wildcard views/*.sql))
 
 AUG_SRC    := $(wildcard augment/*.c)
 TOOL_SRC   := $(wildcard tools/*.c)
+# a tool that grew into a folder: tools/NAME/*.c -> bin/NAME
+TOOL_DIRS  := $(patsubst %/,%,$(dir $(wildcard tools/*/*.c)))
+TOOL_DIR_BINS := $(patsubst tools/%,$(BIN)/%,$(sort $(TOOL_DIRS)))
 RAPTOR_SRC := $(wildcard raptor/*.c)
 SINGLE_BINS := $(patsubst augment/%.c,$(BIN)/%,$(AUG_SRC)) \
-               $(patsubst tools/%.c,$(BIN)/%,$(TOOL_SRC))
+               $(patsubst tools/%.c,$(BIN)/%,$(TOOL_SRC)) $(TOOL_DIR_BINS)
 RAPTOR_BIN := $(if $(RAPTOR_SRC),$(BIN)/raptor)
 RAPTOR_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(RAPTOR_SRC))
 
@@ -114,6 +117,13 @@ $(BIN)/%: $(OBJ)/augment/%.o $(COMMON_LIB)
 $(BIN)/%: $(OBJ)/tools/%.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) -o $@
+
+define tool_dir_rule
+$(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/$(1)/*.c)) $(COMMON_LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) $$(filter %.o,$$^) $(COMMON_LIB) $$(LDLIBS) -o $$@
+endef
+$(foreach d,$(sort $(TOOL_DIRS)),$(eval $(call tool_dir_rule,$(notdir $(d)))))
 
 $(BIN)/raptor: $(RAPTOR_OBJ) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
