@@ -16,6 +16,7 @@
 #include <xlsxwriter.h>
 
 #include "catfile.h"
+#include "opclass.h"
 #include "rpd.h"
 #include "report.h"
 #include "xlsxfile.h"
@@ -497,18 +498,6 @@ static void idm_free(idmap *m)
   free(m->val);
 }
 
-/* Op class by opType string: 1 kernel, 2 copy, 0 other. */
-static int optype_class(const char *s)
-{
-  if (!strcmp(s, "KernelExecution"))
-    return 1;
-  if (!strncmp(s, "Copy", 4) || !strncmp(s, "Memcpy", 6) ||
-      !strncmp(s, "MEMORY_COPY", 11) || !strncmp(s, "Memset", 6) ||
-      !strncmp(s, "Fill", 4))
-    return 2;
-  return 0;
-}
-
 static int lookup_string(rpd *r, sqlite3_stmt *st, int64_t id, char **out)
 {
   sqlite3_bind_int64(st, 1, id);
@@ -542,37 +531,32 @@ static int cmp_int(const void *a, const void *b)
 static int load(rpd *r, const ropts *o, const cats *c, data *d)
 {
   sqlite3_stmt *ops = NULL, *str = NULL;
-  idmap typecls = {0}, nameidx = {0};
+  idmap nameidx = {0};
+  rpd_opclass_map ocm;
   int rc, s = SQLITE_DONE;
   d->first = INT64_MAX;
   d->last = INT64_MIN;
-  rc = rpd_prepare(r, "SELECT id, gpuId, start, end, description_id, opType_id "
+  rc = rpd_opclass_load(r, &ocm);
+  if (!rc)
+    rc = rpd_prepare(r, "SELECT id, gpuId, start, end, description_id, opType_id "
                    "FROM rocpd_op", &ops);
   if (!rc)
     rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &str);
   while (!rc && (s = rpd_step(r, ops)) == SQLITE_ROW) {
     int64_t start = sqlite3_column_int64(ops, 2), end = sqlite3_column_int64(ops, 3);
     int gpu = sqlite3_column_int(ops, 1);
-    int *cls = idm_ref(&typecls, sqlite3_column_int64(ops, 5));
-    if (*cls < 0) {
-      char *t = NULL;
-      rc = lookup_string(r, str, sqlite3_column_int64(ops, 5), &t);
-      *cls = t ? optype_class(t) : 0;
-      free(t);
-      if (rc)
-        break;
-    }
+    int cls = rpd_opclass_of(&ocm, sqlite3_column_int64(ops, 5));
     if (start < d->first)
       d->first = start;
     if (end > d->last)
       d->last = end;
-    if (!*cls || end < start)
+    if (!(RPD_OPCLASS_GPU_WORK & RPD_OPCLASS_BIT(cls)) || end < start)
       continue;
     if (o->gpu >= 0 && gpu != o->gpu)
       continue;
     add_gpu(d, gpu);
     int flag = IV_COPY;
-    if (*cls == 1) {
+    if (cls == RPD_OPCLASS_KERNEL) {
       int *ni = idm_ref(&nameidx, sqlite3_column_int64(ops, 4));
       if (*ni < 0) {
         if (d->nnames == d->capnames) {
@@ -617,7 +601,7 @@ static int load(rpd *r, const ropts *o, const cats *c, data *d)
     rc = -s;
   sqlite3_finalize(ops);
   sqlite3_finalize(str);
-  idm_free(&typecls);
+  rpd_opclass_free(&ocm);
   idm_free(&nameidx);
   if (rc)
     return rc;

@@ -1,6 +1,7 @@
 /* rpd-autograd-summary - one self-contained HTML page summarizing GPU time
  * per PyTorch autograd operator, from the autogradKernel data that
  * rpd-autograd adds to a trace.  See docs/rpd-autograd-summary.md. */
+#include "opclass.h"
 #include "rpd.h"
 #include "timeopt.h"
 
@@ -140,6 +141,7 @@ typedef struct summary {
   rpd_buf page;
   double total_gpu;
   int64_t nops, nrows, ncalls;
+  int64_t trace_kernels, trace_kernel_ns;  /* ops of class kernel (window) */
 } summary;
 
 /* The autogradKernel rows (optionally only kernels launched in [lo, hi]),
@@ -177,6 +179,30 @@ static int prep(summary *s, const char *sql, sqlite3_stmt **st) {
 static const char op_query[] =
     "SELECT autogradName, count(DISTINCT kernelName), sum(calls), sum(total_gpu)"
     " FROM temp.ag_rows GROUP BY autogradName ORDER BY 4 DESC, 1";
+
+/* Count and summed duration of the trace's kernel ops (class 'kernel' of
+ * views/opclass.sql: KernelExecution, graph-replayed Task, ...) that start
+ * in the window: the denominator that shows what autograd did not cover. */
+static int trace_kernels(summary *s) {
+  sqlite3_stmt *st = NULL;
+  char *cond = rpd_opclass_condition("opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
+  char *sql = rpd_xasprintf("SELECT count(*), total(max(\"end\" - start, 0)) FROM rocpd_op"
+                            " WHERE %s AND start BETWEEN ?1 AND ?2", cond);
+  int v, rc = prep(s, sql, &st);
+  free(cond);
+  free(sql);
+  if (rc == RPD_OK) {
+    sqlite3_bind_int64(st, 1, s->ranged ? s->lo : INT64_MIN);
+    sqlite3_bind_int64(st, 2, s->ranged ? s->hi : INT64_MAX);
+    if ((v = rpd_step(s->r, st)) != SQLITE_ROW) rc = v < 0 ? -v : RPD_ERR;
+  }
+  if (rc == RPD_OK) {
+    s->trace_kernels = sqlite3_column_int64(st, 0);
+    s->trace_kernel_ns = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
 
 static int totals(summary *s) {
   sqlite3_stmt *st = NULL;
@@ -332,6 +358,13 @@ static int build_page(summary *s) {
                  " (operator, kernel, sizes) rows, %lld kernel calls, total GPU time %.3f us.</p>\n",
                  (long long)s->nops, (long long)s->nrows, (long long)s->ncalls,
                  s->total_gpu / 1000.0);
+  rpd_buf_printf(b, "<p class=\"meta\">Kernel ops in the trace%s (class kernel: KernelExecution,"
+                 " graph-replayed Task, ...): <span id=\"tkernels\">%lld</span>, GPU time"
+                 " <span id=\"tkernel_us\">%.3f</span> us; not attributed to an autograd"
+                 " operator (graph replays, kernels outside operators): <span id=\"unattr_us\">"
+                 "%.3f</span> us.</p>\n", s->ranged ? " that start in the window" : "",
+                 (long long)s->trace_kernels, s->trace_kernel_ns / 1000.0,
+                 s->trace_kernel_ns > s->total_gpu ? (s->trace_kernel_ns - s->total_gpu) / 1000.0 : 0.0);
   rc = chart(s);
   if (rc == RPD_OK)
     rpd_buf_puts(b, "<p><label>Filter rows: <input id=\"q\" type=\"search\""
@@ -441,7 +474,7 @@ int main(int argc, char **argv) {
     s.ranged = 1;
     if ((ret = parse_window(&s, start, end))) goto done;
   }
-  if (materialize(&s) != RPD_OK || totals(&s) != RPD_OK) {
+  if (materialize(&s) != RPD_OK || totals(&s) != RPD_OK || trace_kernels(&s) != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", s.in, rpd_errmsg());
     goto done;
   }

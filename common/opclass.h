@@ -1,0 +1,54 @@
+/* opclass.h - the one classification of GPU ops (kernel, copy, barrier,
+ * other) by opType, defined by views/opclass.sql (view opClass).  C code
+ * reads the same SQL text; nothing here creates the view, so it works on
+ * read-only traces.  See docs/schema.md "Op classes". */
+#ifndef RPD_OPCLASS_H
+#define RPD_OPCLASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rpd.h"
+
+enum {
+  RPD_OPCLASS_OTHER = 0,
+  RPD_OPCLASS_KERNEL = 1,
+  RPD_OPCLASS_COPY = 2,
+  RPD_OPCLASS_BARRIER = 3,
+};
+/* Class bits for the mask arguments: 1u << RPD_OPCLASS_xxx. */
+#define RPD_OPCLASS_BIT(c) (1u << (c))
+/* GPU work: what busy time, idle time and timelines count. */
+#define RPD_OPCLASS_GPU_WORK \
+  (RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL) | RPD_OPCLASS_BIT(RPD_OPCLASS_COPY))
+
+/* opType_id -> class of one trace, sorted by id. */
+typedef struct rpd_opclass_map {
+  int64_t *id;
+  unsigned char *cls;
+  size_t n;
+} rpd_opclass_map;
+
+/* Fill *m with the class of every opType used by rocpd_op of r, by running
+ * the SELECT of views/opclass.sql.  The caller frees with
+ * rpd_opclass_free().  RPD_OK or an error (message in rpd_errmsg()). */
+int rpd_opclass_load(rpd *r, rpd_opclass_map *m);
+/* Class of opType_id (RPD_OPCLASS_OTHER when unknown). */
+int rpd_opclass_of(const rpd_opclass_map *m, int64_t optype_id);
+/* 1 if opType_id's class is in mask (RPD_OPCLASS_BIT values). */
+int rpd_opclass_in(const rpd_opclass_map *m, int64_t optype_id, unsigned mask);
+/* "kernel", "copy", "barrier" or "other". Static string. */
+const char *rpd_opclass_name(int cls);
+void rpd_opclass_free(rpd_opclass_map *m);
+
+/* The SELECT text of the opClass view (columns opType_id, opType, class),
+ * usable as a subquery: "... IN (SELECT opType_id FROM (<text>) WHERE
+ * class = 'kernel')".  Static string; NULL if the view file is missing. */
+const char *rpd_opclass_select(void);
+
+/* A new SQL condition "COLUMN IN (SELECT opType_id FROM (...) WHERE class
+ * IN (...))" selecting the classes of mask; column is an SQL expression
+ * written by the caller (not data).  Caller frees with free(). */
+char *rpd_opclass_condition(const char *column, unsigned mask);
+
+#endif
