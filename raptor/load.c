@@ -1,0 +1,403 @@
+/* load.c - raptor: categories, kernel names, loading the ops, the ROI. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xlsxwriter.h>
+
+#include "catfile.h"
+#include "rpd.h"
+#include "report.h"
+#include "raptor.h"
+#include "xlsxfile.h"
+
+
+static const char builtin_categories[] =
+"{\n"
+"    \"GEMM\" : [\"^Cijk_\", \"^void wvSpltK\"],\n"
+"    \"CopyD2D\" : [\"CopyDeviceToDevice\"],\n"
+"    \"_Collective\" : [\"ncclDevKernel_Generic\",\"void vllm::cross_device_reduce\"],\n"
+"    \"aten\" : [\"^.* at::\"],\n"
+"    \"vllm\" : [\"vllm::.*\"],\n"
+"    \"topk\" : [\"^.*topk\"],\n"
+"    \"DecodeAttn\" : [\"paged_attention*\"],\n"
+"    \"PrefillAttn\" : [\"attn_fwd\"],\n"
+"    \"SILU\" : [\"_ZN4vllm25scaled_act_and_mul_kernelIN3c104HalfETnPFT_RKS3_EXadL_ZNS_11silu_kernelIS2_EES3_S5_EEEEvPNS1_15Float8_e4m3fnuzEPS4_if\"]\n"
+"}\n";
+
+
+/* ------------------------------------------------------------ hashing */
+
+uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+{
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) {
+    h ^= s[i];
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+void islots_init(islots *t, size_t cap)
+{
+  t->cap = cap;
+  t->v = rpd_xmalloc(cap * sizeof *t->v);
+  memset(t->v, 0xff, cap * sizeof *t->v);
+}
+
+/* ------------------------------------------------------------ categories */
+
+/* Load the categories (built-in or file); returns 0 or an exit code. */
+int categories_load(raptor *R)
+{
+  R->cats = rpd_xcalloc(1, sizeof *R->cats);
+  R->cats[0].name = rpd_xstrdup(IDLE_CAT);
+  R->cats[0].re = rpd_xmalloc(sizeof *R->cats[0].re);
+  if (rpd_regex_compile("^GAP ", &R->cats[0].re[0]) != RPD_OK)
+    return rpd_fail("internal regex: %s", rpd_errmsg());
+  R->cats[0].npat = 1;
+  R->ncats = 1;
+  int rc = R->cat_file ? category_load(&R->cats, &R->ncats, R->cat_file)
+                       : category_parse(&R->cats, &R->ncats, "<built-in>",
+                                        builtin_categories, strlen(builtin_categories));
+  if (rc) return rpd_fail("%s", rpd_errmsg());
+  /* names: categories, then _Other and _Latency unless the file has them */
+  R->catname = rpd_xmalloc((R->ncats + 2) * sizeof *R->catname);
+  R->cat_other = R->cat_latency = -1;
+  for (int i = 0; i < R->ncats; i++) {
+    R->catname[i] = R->cats[i].name;
+    if (strcmp(R->cats[i].name, OTHER_CAT) == 0) R->cat_other = i;
+    if (strcmp(R->cats[i].name, LATENCY_CAT) == 0) R->cat_latency = i;
+  }
+  int k = R->ncats;
+  if (R->cat_other < 0) { R->catname[k] = OTHER_CAT; R->cat_other = k++; }
+  if (R->cat_latency < 0) { R->catname[k] = LATENCY_CAT; R->cat_latency = k++; }
+  return 0;
+}
+
+/* Category of a kernel name: the last category with a matching pattern. */
+int category_of(raptor *R, const char *name)
+{
+  int cat = category_match(R->cats, R->ncats, name);
+  return cat >= 0 ? cat : R->cat_other;
+}
+
+/* ------------------------------------------------------------ kernel names */
+
+static int32_t name_intern(raptor *R, const char *s)
+{
+  size_t len = strlen(s);
+  if (R->nnames * 2 >= R->name_slots.cap) {
+    free(R->name_slots.v);
+    islots_init(&R->name_slots, R->name_slots.cap ? R->name_slots.cap * 2 : 1024);
+    for (size_t i = 0; i < R->nnames; i++) {
+      size_t m = R->name_slots.cap - 1;
+      size_t h = hash_bytes(R->names[i], strlen(R->names[i]), 14695981039346656037ULL) & m;
+      while (R->name_slots.v[h] >= 0) h = (h + 1) & m;
+      R->name_slots.v[h] = (int32_t)i;
+    }
+  }
+  size_t m = R->name_slots.cap - 1;
+  size_t h = hash_bytes(s, len, 14695981039346656037ULL) & m;
+  while (R->name_slots.v[h] >= 0) {
+    if (strcmp(R->names[R->name_slots.v[h]], s) == 0) return R->name_slots.v[h];
+    h = (h + 1) & m;
+  }
+  if (R->nnames == R->capnames) {
+    R->capnames = R->capnames ? R->capnames * 2 : 256;
+    R->names = rpd_xrealloc(R->names, R->capnames * sizeof *R->names);
+  }
+  R->names[R->nnames] = rpd_xstrdup(s);
+  R->name_slots.v[h] = (int32_t)R->nnames;
+  return (int32_t)R->nnames++;
+}
+
+/* ------------------------------------------------------------ loading */
+
+typedef struct idmap {      /* description_id -> kernel index (-2 missing) */
+  int64_t *k;
+  int32_t *v;
+  size_t n, cap;
+} idmap;
+
+static int32_t *idmap_slot(idmap *m, int64_t key, int *found)
+{
+  if (m->n * 2 >= m->cap) {
+    idmap old = *m;
+    m->cap = old.cap ? old.cap * 2 : 1024;
+    m->k = rpd_xmalloc(m->cap * sizeof *m->k);
+    m->v = rpd_xmalloc(m->cap * sizeof *m->v);
+    for (size_t i = 0; i < m->cap; i++) m->v[i] = INT32_MIN;
+    m->n = 0;
+    for (size_t i = 0; i < old.cap; i++) {
+      if (old.v[i] == INT32_MIN) continue;
+      int f;
+      *idmap_slot(m, old.k[i], &f) = old.v[i];
+    }
+    free(old.k);
+    free(old.v);
+  }
+  size_t mask = m->cap - 1;
+  size_t h = (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> 17) & mask;
+  while (m->v[h] != INT32_MIN) {
+    if (m->k[h] == key) { *found = 1; return &m->v[h]; }
+    h = (h + 1) & mask;
+  }
+  *found = 0;
+  m->k[h] = key;
+  m->n++;
+  return &m->v[h];
+}
+
+static int op_cmp(const void *a, const void *b)
+{
+  const op *x = a, *y = b;
+  if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+static const char sql_ops[] =
+  "SELECT o.id, o.gpuId, o.start, o.\"end\", o.description_id FROM rocpd_op o"
+  " WHERE o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN"
+  " ('KernelExecution','CopyDeviceToDevice','Task'))"
+  " AND o.start >= ?1 AND o.start <= ?2";
+static const char sql_ops_gpu[] =
+  "SELECT o.id, o.gpuId, o.start, o.\"end\", o.description_id FROM rocpd_op o"
+  " WHERE o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN"
+  " ('KernelExecution','CopyDeviceToDevice','Task'))"
+  " AND o.start >= ?1 AND o.start <= ?2 AND o.gpuId = ?3";
+
+/* Read the ops with start in [first+lo, first+hi] (and --gpu-id) into
+ * R->ops, sorted by (gpuId, start, id). */
+static int load_ops(raptor *R, int64_t lo, int64_t hi)
+{
+  rpd *r = R->r;
+  sqlite3_stmt *st = NULL, *sst = NULL;
+  idmap dm = {0};
+  int rc = rpd_prepare(r, R->gpu_id == -1 ? sql_ops : sql_ops_gpu, &st);
+  if (rc == RPD_OK)
+    rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?1", &sst);
+  if (rc != RPD_OK) goto cleanup;
+  sqlite3_bind_int64(st, 1, R->first_abs + lo);
+  sqlite3_bind_int64(st, 2, R->first_abs + hi);
+  if (R->gpu_id != -1) sqlite3_bind_int64(st, 3, R->gpu_id);
+  int s;
+  while ((s = rpd_step(r, st)) == SQLITE_ROW) {
+    int64_t did = sqlite3_column_int64(st, 4);
+    int found;
+    int32_t *slot = idmap_slot(&dm, did, &found);
+    if (!found) {
+      sqlite3_reset(sst);
+      sqlite3_bind_int64(sst, 1, did);
+      int t = rpd_step(r, sst);
+      if (t == SQLITE_ROW) {
+        const char *str = (const char *)sqlite3_column_text(sst, 0);
+        *slot = name_intern(R, str ? str : "");
+      } else if (t == SQLITE_DONE) {
+        *slot = -2;  /* no such string: the op view drops the op */
+      } else {
+        rc = -t;
+        goto cleanup;
+      }
+    }
+    if (*slot < 0) continue;
+    if (R->n == R->cap) {
+      R->cap = R->cap ? R->cap * 2 : 4096;
+      R->ops = rpd_xrealloc(R->ops, R->cap * sizeof *R->ops);
+    }
+    op *o = &R->ops[R->n++];
+    o->id = sqlite3_column_int64(st, 0);
+    o->gpu = (int32_t)sqlite3_column_int64(st, 1);
+    o->start = sqlite3_column_int64(st, 2) - R->first_abs;
+    o->end = sqlite3_column_int64(st, 3) - R->first_abs;
+    o->kern = *slot;
+    o->key = -1;
+    o->pregap = -1;
+    o->seq = 0;
+  }
+  if (s < 0) rc = -s;
+  if (rc == RPD_OK && R->n > 1) qsort(R->ops, R->n, sizeof *R->ops, op_cmp);
+cleanup:
+  sqlite3_finalize(st);
+  sqlite3_finalize(sst);
+  free(dm.k);
+  free(dm.v);
+  return rc;
+}
+
+/* Keep only the ops whose start lies in [lo, hi] (relative ns). */
+static void restrict_ops(raptor *R, int64_t lo, int64_t hi)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < R->n; i++)
+    if (R->ops[i].start >= lo && R->ops[i].start <= hi) R->ops[k++] = R->ops[i];
+  R->n = k;
+}
+
+/* ------------------------------------------------------------ ROI */
+
+/* Parse one ROI bound.  Sets *ns (relative) for times; for a kernel
+ * regex sets *re.  Returns 0 or an exit code (message printed). */
+static int roi_parse(raptor *R, const char *what, const char *s, int64_t *ns,
+                     rpd_regex **re)
+{
+  *re = NULL;
+  rpd_time t;
+  int64_t span = R->last_abs - R->first_abs;
+  if (!*s) {
+    rpd_fail("empty %s", what);
+    return 2;
+  }
+  if (rpd_time_parse(s, "ms", &t) == RPD_OK) {
+    switch (t.kind) {
+    case RPD_TIME_PCT:
+      *ns = (int64_t)((double)span * (t.pct / 100.0));
+      break;
+    case RPD_TIME_MINUS:
+      *ns = (R->last_abs - (int64_t)t.ns) - R->first_abs;
+      break;
+    default:
+      *ns = (int64_t)t.ns;
+      break;
+    }
+    return 0;
+  }
+  unsigned char c0 = (unsigned char)s[0];
+  /* malformed values are usage errors (exit 2), on one line */
+  if (isdigit(c0) || c0 == '.' || c0 == '+' || c0 == '-' || strchr(s, '%')) {
+    rpd_fail("bad %s '%s': %s", what, s, rpd_errmsg());
+    return 2;
+  }
+  if (rpd_regex_compile(s, re) != RPD_OK) {
+    rpd_fail("bad %s kernel regex '%s': %s", what, s, rpd_errmsg());
+    return 2;
+  }
+  return 0;
+}
+
+/* Start of the first op whose kernel matches re; -1 if none. */
+static int64_t first_match(raptor *R, rpd_regex *re)
+{
+  int64_t best = -1;
+  char *hit = rpd_xcalloc(R->nnames ? R->nnames : 1, 1);
+  for (size_t i = 0; i < R->nnames; i++) hit[i] = rpd_regex_search(re, R->names[i]) == 1;
+  for (size_t i = 0; i < R->n; i++)
+    if (hit[R->ops[i].kern] && (best < 0 || R->ops[i].start < best))
+      best = R->ops[i].start;
+  free(hit);
+  return best;
+}
+
+static int roi_check(raptor *R, int64_t s, int64_t e)
+{
+  int64_t span = R->last_abs - R->first_abs;
+  if (s < 0 || s > span)
+    return rpd_fail("ROI start %.6f ms is outside the trace (0 .. %.6f ms)",
+                    (double)s / 1e6, (double)span / 1e6);
+  if (e < 0 || e > span)
+    return rpd_fail("ROI end %.6f ms is outside the trace (0 .. %.6f ms)",
+                    (double)e / 1e6, (double)span / 1e6);
+  if (s > e)
+    return rpd_fail("ROI start %.6f ms is after ROI end %.6f ms",
+                    (double)s / 1e6, (double)e / 1e6);
+  return 0;
+}
+
+/* Time zero, ROI, load ops, auto-roi and trim; then analyze. */
+int setup_roi(raptor *R)
+{
+  rpd *r = R->r;
+  sqlite3_stmt *st = NULL;
+  int rc = rpd_prepare(r, "SELECT min(start), max(\"end\") FROM rocpd_api", &st);
+  int s = rc == RPD_OK ? rpd_step(r, st) : 0;
+  if (rc != RPD_OK || s < 0) {
+    sqlite3_finalize(st);
+    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+  }
+  int have = sqlite3_column_type(st, 0) != SQLITE_NULL;
+  R->first_abs = sqlite3_column_int64(st, 0);
+  R->last_abs = sqlite3_column_int64(st, 1);
+  sqlite3_finalize(st);
+  if (!have) {
+    rc = rpd_prepare(r, "SELECT min(start), max(\"end\") FROM rocpd_op", &st);
+    s = rc == RPD_OK ? rpd_step(r, st) : 0;
+    if (rc != RPD_OK || s < 0) {
+      sqlite3_finalize(st);
+      return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+    }
+    have = sqlite3_column_type(st, 0) != SQLITE_NULL;
+    R->first_abs = sqlite3_column_int64(st, 0);
+    R->last_abs = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    if (!have) return rpd_fail("'%s' has no api and no op rows", R->path);
+  }
+  if (R->last_abs < R->first_abs) R->last_abs = R->first_abs;
+  int64_t span = R->last_abs - R->first_abs;
+  int64_t rs = 0, re_ = span;
+  rpd_regex *rxs = NULL, *rxe = NULL;
+  int ret = 0;
+  if (R->roi_start_s && (ret = roi_parse(R, "ROI start", R->roi_start_s, &rs, &rxs)))
+    goto out;
+  if (R->roi_end_s && (ret = roi_parse(R, "ROI end", R->roi_end_s, &re_, &rxe)))
+    goto out;
+  if (!rxs && !rxe && (ret = roi_check(R, rs, re_))) goto out;
+  if ((rc = load_ops(R, rxs || rxe ? 0 : rs, rxs || rxe ? span : re_)) != RPD_OK) {
+    ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+    goto out;
+  }
+  if (rxs || rxe) {
+    if (rxs && (rs = first_match(R, rxs)) < 0) {
+      ret = rpd_fail("ROI start: no op matches kernel regex '%s'", R->roi_start_s);
+      goto out;
+    }
+    if (rxe && (re_ = first_match(R, rxe)) < 0) {
+      ret = rpd_fail("ROI end: no op matches kernel regex '%s'", R->roi_end_s);
+      goto out;
+    }
+    if ((ret = roi_check(R, rs, re_))) goto out;
+    restrict_ops(R, rs, re_);
+  }
+  R->roi_s = rs;
+  R->roi_e = re_;
+  if (R->auto_roi) {
+    analyze(R);
+    size_t i = 0;
+    while (i < R->nrows && R->rows[i].key < 0) i++;
+    if (i < R->nrows) {
+      R->roi_s = R->rows[i].smin;
+      R->roi_e = R->rows[i].smax;
+      restrict_ops(R, R->roi_s, R->roi_e);
+    }
+  }
+  if (R->roi_trim && R->n) {
+    compute_pregaps(R);
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    size_t i = 0;
+    while (i < R->n) {
+      int32_t g = R->ops[i].gpu;
+      int64_t smin = R->ops[i].start, emax = R->ops[i].end;
+      for (; i < R->n && R->ops[i].gpu == g; i++)
+        if (R->ops[i].end > emax) emax = R->ops[i].end;
+      if (smin > lo) lo = smin;
+      if (emax < hi) hi = emax;
+    }
+    if (lo < R->roi_s) lo = R->roi_s;
+    if (hi > R->roi_e) hi = R->roi_e;
+    if (lo > hi) {
+      ret = rpd_fail("--roi-trim: the GPUs are never busy at the same time "
+                     "(%.6f ms > %.6f ms)", (double)lo / 1e6, (double)hi / 1e6);
+      goto out;
+    }
+    R->roi_s = lo;
+    R->roi_e = hi;
+    restrict_ops(R, lo, hi);
+  }
+  analyze(R);
+out:
+  rpd_regex_free(rxs);
+  rpd_regex_free(rxe);
+  return ret;
+}

@@ -1,0 +1,697 @@
+/* output.c - raptor: table/csv/json sinks, traces, --save, xlsx, printing. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xlsxwriter.h>
+
+#include "catfile.h"
+#include "rpd.h"
+#include "report.h"
+#include "raptor.h"
+#include "xlsxfile.h"
+
+
+/* ------------------------------------------------------------ output sinks */
+
+/* A table destination: an rpd_out writer or an xlsx worksheet. */
+typedef struct sink {
+  rpd_out *o;
+  lxw_worksheet *ws;
+  int row, col;
+  int digits;        /* table format digits; -1 exact */
+  int table;         /* text table: NaN shown as NaN */
+} sink;
+
+static void sk_begin(sink *k, raptor *R, FILE *f, lxw_worksheet *ws, int ncols,
+                     const char *const *names)
+{
+  memset(k, 0, sizeof *k);
+  k->ws = ws;
+  if (ws) {
+    for (int i = 0; i < ncols; i++) worksheet_write_string(ws, 0, i, names[i], NULL);
+    k->row = 1;
+    k->digits = -1;
+  } else {
+    k->o = rpd_out_new(f, R->fmt, ncols, names);
+    k->table = R->fmt == RPD_FMT_TABLE;
+    k->digits = k->table ? R->float_digits : -1;
+  }
+}
+
+static void sk_str(sink *k, const char *s)
+{
+  if (k->ws) {
+    if (s) worksheet_write_string(k->ws, k->row, k->col, s, NULL);
+    k->col++;
+  } else {
+    rpd_out_str(k->o, s);
+  }
+}
+
+static void sk_int(sink *k, int64_t v)
+{
+  if (k->ws) worksheet_write_number(k->ws, k->row, k->col++, (double)v, NULL);
+  else rpd_out_int(k->o, v);
+}
+
+static void sk_dbl(sink *k, double v)
+{
+  if (isnan(v)) {
+    if (k->ws) k->col++;
+    else if (k->table) rpd_out_str(k->o, "NaN");
+    else rpd_out_null(k->o);
+    return;
+  }
+  if (k->ws) worksheet_write_number(k->ws, k->row, k->col++, v, NULL);
+  else rpd_out_double(k->o, v, k->digits);
+}
+
+static void sk_endrow(sink *k)
+{
+  if (k->ws) { k->row++; k->col = 0; }
+  else rpd_out_endrow(k->o);
+}
+
+static int sk_end(sink *k)
+{
+  if (k->ws) return 0;
+  return rpd_out_end(k->o) == RPD_OK ? 0 : 1;
+}
+
+/* Python "{:.1%}" */
+static void fmt_pct1(char *b, size_t n, double v)
+{
+  if (isnan(v)) snprintf(b, n, "nan%%");
+  else snprintf(b, n, "%.1f%%", v * 100.0);
+}
+
+/* Truncate like pandas max_colwidth into b. */
+static void fmt_trunc(char *b, size_t n, const char *s, int width)
+{
+  size_t l = strlen(s);
+  if (width > 3 && l > (size_t)width) snprintf(b, n, "%.*s...", width - 3, s);
+  else snprintf(b, n, "%s", s);
+}
+
+static int emit_timestamps(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
+{
+  static const char *const cols[] = {"first_abs_ns", "last_abs_ns",
+                                     "roi_start_ns", "roi_end_ns"};
+  sk_begin(k, R, f, ws, 4, cols);
+  sk_int(k, R->first_abs);
+  sk_int(k, R->last_abs);
+  sk_int(k, R->roi_s);
+  sk_int(k, R->roi_e);
+  sk_endrow(k);
+  return sk_end(k);
+}
+
+static int emit_category(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
+{
+  static const char *const cols[] = {"Category", "UniqKernels", "TotalCalls",
+                                     "TotalDur_ms", "VarSum_ms", "AvgDur_us", "Pct"};
+  sk_begin(k, R, f, ws, 7, cols);
+  for (size_t i = 0; i < R->ncrows; i++) {
+    catrow *c = &R->crows[i];
+    sk_str(k, c->name);
+    sk_int(k, c->uniq);
+    sk_int(k, c->calls);
+    sk_dbl(k, c->dur / 1e6);
+    sk_dbl(k, c->varsum / 1e6);
+    sk_dbl(k, c->avg_us);
+    sk_dbl(k, c->pct);
+    sk_endrow(k);
+  }
+  return sk_end(k);
+}
+
+static int emit_variability(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
+{
+  static const char *const cols[] = {"Name", "Var_us", "VarPct"};
+  char b[64];
+  sk_begin(k, R, f, ws, 3, cols);
+  sk_str(k, "by_comm");
+  sk_dbl(k, R->var_comm / 1000.0);
+  fmt_pct1(b, sizeof b, R->var_comm / R->total_ns);
+  sk_str(k, b);
+  sk_endrow(k);
+  sk_str(k, "by_non_comm");
+  sk_dbl(k, R->var_other / 1000.0);
+  fmt_pct1(b, sizeof b, R->var_other / R->total_ns);
+  sk_str(k, b);
+  sk_endrow(k);
+  return sk_end(k);
+}
+
+static int emit_gpu(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
+{
+  static const char *const cols[] = {"gpuId", "PreGap_ms", "Duration_ms", "Idle_pct",
+                                     "LeadingIdle_ms", "TrailingIdle_ms"};
+  sk_begin(k, R, f, ws, 6, cols);
+  for (size_t i = 0; i < R->ngrows; i++) {
+    gpurow *g = &R->grows[i];
+    sk_int(k, g->gpu);
+    sk_dbl(k, g->pregap / 1e6);
+    sk_dbl(k, g->dur / 1e6);
+    sk_dbl(k, g->idle_pct);
+    sk_dbl(k, g->lead / 1e6);
+    sk_dbl(k, g->trail / 1e6);
+    sk_endrow(k);
+  }
+  return sk_end(k);
+}
+
+/* The full kernelseq table (csv/json/xlsx). */
+static int emit_kernelseq(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
+{
+  int w = R->seqlen + 1;
+  static const char *const tail[] = {
+    "category", "calls", "outliers", "start_min_ns", "start_max_ns",
+    "pregap_sum_ns", "pregap_min_ns", "pregap_mean_ns", "pregap_std_ns",
+    "pregap_max_ns", "dur_sum_ns", "dur_min_ns", "dur_mean_ns", "dur_std_ns",
+    "dur_max_ns", "pct_total", "varsum_ns"};
+  int nt = (int)(sizeof tail / sizeof *tail);
+  const char **cols = rpd_xmalloc((1 + w + nt) * sizeof *cols);
+  char **kn = rpd_xmalloc(w * sizeof *kn);
+  cols[0] = "rank";
+  for (int j = 0; j < w; j++) {
+    kn[j] = j ? rpd_xasprintf("kernel_%d", j) : rpd_xstrdup("kernel");
+    cols[1 + j] = kn[j];
+  }
+  for (int j = 0; j < nt; j++) cols[1 + w + j] = tail[j];
+  sk_begin(k, R, f, ws, 1 + w + nt, cols);
+  for (size_t i = 0; i < R->nrows; i++) {
+    krow *x = &R->rows[i];
+    sk_int(k, (int64_t)i);
+    for (int j = 0; j < w; j++) {
+      if (x->key >= 0) sk_str(k, R->names[R->keyk[(size_t)x->key * w + j]]);
+      else sk_str(k, j ? NULL : x->label);
+    }
+    sk_str(k, R->catname[x->cat]);
+    sk_int(k, x->calls);
+    if (x->outliers >= 0) sk_int(k, x->outliers); else sk_dbl(k, NAN);
+    sk_int(k, x->smin);
+    sk_int(k, x->smax);
+    sk_dbl(k, x->pg_sum);
+    sk_dbl(k, x->pg_min);
+    sk_dbl(k, x->pg_mean);
+    sk_dbl(k, x->pg_std);
+    sk_dbl(k, x->pg_max);
+    sk_dbl(k, x->d_sum);
+    sk_dbl(k, x->d_min);
+    sk_dbl(k, x->d_mean);
+    sk_dbl(k, x->d_std);
+    sk_dbl(k, x->d_max);
+    sk_dbl(k, x->pct);
+    sk_dbl(k, x->varsum);
+    sk_endrow(k);
+  }
+  int rc = sk_end(k);
+  for (int j = 0; j < w; j++) free(kn[j]);
+  free(kn);
+  free(cols);
+  return rc;
+}
+
+/* The pretty kernelseq table (text tables and xlsx). */
+static int emit_pretty(raptor *R, sink *k, FILE *f, lxw_worksheet *ws, int limit)
+{
+  static const char *const cols[] = {
+    "Kernel Sequence", "First_ms", "Last_ms", "PreGap_mean_us", "Dur_min_us",
+    "Dur_mean_us", "Dur_max_us", "Var_us", "VarTotal_pct", "Outliers",
+    "TotalCalls", "PctTotal", "Category"};
+  int w = R->seqlen + 1;
+  double totvar = 0;
+  for (size_t i = 0; i < R->nrows; i++)
+    if (!isnan(R->rows[i].varsum)) totvar += R->rows[i].varsum;
+  sk_begin(k, R, f, ws, 13, cols);
+  rpd_buf seq = {0};
+  char b[128];
+  size_t n = R->nrows;
+  if (limit >= 0 && n > (size_t)limit) n = (size_t)limit;
+  for (size_t i = 0; i < n; i++) {
+    krow *x = &R->rows[i];
+    rpd_buf_reset(&seq);
+    if (x->key >= 0) {
+      for (int j = 0; j < w; j++) {
+        if (j) rpd_buf_puts(&seq, " <- ");
+        rpd_buf_puts(&seq, R->names[R->keyk[(size_t)x->key * w + j]]);
+      }
+    } else {
+      rpd_buf_puts(&seq, x->label);
+    }
+    if (ws) {
+      sk_str(k, seq.s);
+    } else {
+      char *t = rpd_xmalloc(seq.len + 8);
+      fmt_trunc(t, seq.len + 8, seq.s, R->display_cols);
+      sk_str(k, t);
+      free(t);
+    }
+    snprintf(b, sizeof b, "%+.3f", (double)x->smin / 1e6);
+    sk_str(k, b);
+    snprintf(b, sizeof b, "%+.3f", (double)x->smax / 1e6);
+    sk_str(k, b);
+    snprintf(b, sizeof b, "%.1f", x->pg_mean / 1e3);
+    sk_str(k, isnan(x->pg_mean) ? "nan" : b);
+    snprintf(b, sizeof b, "%.1f", x->d_min / 1e3);
+    sk_str(k, b);
+    snprintf(b, sizeof b, "%.1f", x->d_mean / 1e3);
+    sk_str(k, b);
+    snprintf(b, sizeof b, "%.1f", x->d_max / 1e3);
+    sk_str(k, b);
+    sk_dbl(k, x->varsum / 1000.0 / (double)x->calls);
+    fmt_pct1(b, sizeof b, x->varsum / totvar);
+    sk_str(k, b);
+    if (x->outliers >= 0) snprintf(b, sizeof b, "%" PRId64, x->outliers);
+    else snprintf(b, sizeof b, "nan");
+    sk_str(k, b);
+    snprintf(b, sizeof b, "%" PRId64, x->calls);
+    sk_str(k, b);
+    snprintf(b, sizeof b, "%.1f%%", x->pct);
+    sk_str(k, b);
+    sk_str(k, R->catname[x->cat]);
+    sk_endrow(k);
+  }
+  rpd_buf_free(&seq);
+  return sk_end(k);
+}
+
+/* "%8d.%06d" of the reference's pretty_ts */
+static void pretty_ts(char *b, size_t n, int64_t ts)
+{
+  int64_t ms = ts >= 0 ? ts / 1000000 : -((-ts + 999999) / 1000000);
+  snprintf(b, n, "%8" PRId64 ".%06" PRId64, ms, ts - ms * 1000000);
+}
+
+static const char *const optrace_cols[] = {
+  "op_id", "gpuId", "sequenceId", "start_ns", "end_ns", "duration_ns",
+  "pregap_ns", "kernel", "duration_zscore", "outlier"};
+
+static void trace_line(raptor *R, FILE *f, sink *k, const op *o)
+{
+  const char *name = R->names[o->kern];
+  int out = op_outlier(R, o);
+  if (k) {
+    sk_int(k, o->id);
+    sk_int(k, o->gpu);
+    sk_int(k, o->seq);
+    sk_int(k, o->start);
+    sk_int(k, o->end);
+    sk_int(k, op_dur(o));
+    if (o->pregap >= 0) sk_int(k, o->pregap); else sk_dbl(k, NAN);
+    sk_str(k, name);
+    sk_dbl(k, op_zscore(R, o));
+    sk_int(k, out);
+    sk_endrow(k);
+    return;
+  }
+  char s[32], e[32];
+  pretty_ts(s, sizeof s, o->start);
+  pretty_ts(e, sizeof e, o->end);
+  int width = R->op_width > 0 ? R->op_width : INT32_MAX;
+  fprintf(f, "%d.%08d %9.1f %13s %13s %6.1f %5s %30.*s\n", o->gpu, o->seq,
+          o->pregap >= 0 ? (double)o->pregap / 1000.0 : NAN, s, e,
+          (double)op_dur(o) / 1000.0, out ? "OUTLR " : "      ", width, name);
+}
+
+/* Write the ops idx[0..n) (or all ops when idx is NULL) as a trace. */
+static int emit_trace(raptor *R, FILE *f, lxw_worksheet *ws, const size_t *idx,
+                      size_t n, int text)
+{
+  sink k;
+  if (text && !ws) {
+    fprintf(f, "%10s %9s %13s %13s %10s %5s %s\n", "GPU.Seq_Id", "PreGap_us",
+            "Start_ms", "End_ms", "Dur_us", "Outlr?", "Kernel");
+    for (size_t i = 0; i < n; i++) trace_line(R, f, NULL, &R->ops[idx ? idx[i] : i]);
+    return ferror(f) ? 1 : 0;
+  }
+  sk_begin(&k, R, f, ws, 10, optrace_cols);
+  if (!ws) k.digits = -1;
+  for (size_t i = 0; i < n; i++) {
+    if (ws && k.row >= 1048576) break;  /* xlsx row limit */
+    trace_line(R, f, &k, &R->ops[idx ? idx[i] : i]);
+  }
+  return sk_end(&k);
+}
+
+/* ------------------------------------------------------------ --save */
+
+/* A REAL parameter: NaN is NULL. */
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+  if (isnan(v)) sqlite3_bind_null(st, i);
+  else sqlite3_bind_double(st, i, v);
+}
+
+/* Run an INSERT once and reset it for the next row. */
+static int insert_row(rpd *r, sqlite3_stmt *st)
+{
+  int s = rpd_step(r, st);
+  sqlite3_reset(st);
+  return s < 0 ? -s : RPD_OK;
+}
+
+int save_results(raptor *R)
+{
+  rpd *r = R->r;
+  int w = R->seqlen + 1;
+  sqlite3_stmt *st = NULL;
+  rpd_buf b = {0};
+  int rc = rpd_begin(r);
+  if (rc != RPD_OK) return rc;
+  rc = rpd_exec(r,
+    "DROP TABLE IF EXISTS ext_raptor_op; DROP TABLE IF EXISTS ext_raptor_kernelseq;"
+    "DROP TABLE IF EXISTS ext_raptor_category; DROP TABLE IF EXISTS ext_raptor_variability;"
+    "DROP TABLE IF EXISTS ext_raptor_gpu;"
+    "CREATE TABLE ext_raptor_op(op_id INTEGER, gpuId INTEGER, sequenceId INTEGER,"
+    " start_ns INTEGER, end_ns INTEGER, duration_ns INTEGER, pregap_ns INTEGER,"
+    " kernel TEXT, duration_zscore REAL, outlier INTEGER);"
+    "CREATE TABLE ext_raptor_category(category TEXT, uniq_kernels INTEGER,"
+    " total_calls INTEGER, total_dur_ns REAL, varsum_ns REAL, avg_dur_us REAL, pct REAL);"
+    "CREATE TABLE ext_raptor_variability(name TEXT, var_us REAL, var_pct REAL);"
+    "CREATE TABLE ext_raptor_gpu(gpuId INTEGER, pregap_ns REAL, duration_ns REAL,"
+    " idle_pct REAL, leading_idle_ns REAL, trailing_idle_ns REAL);");
+  if (rc != RPD_OK) goto cleanup;
+  rpd_buf_puts(&b, "CREATE TABLE ext_raptor_kernelseq(rank INTEGER, kernel TEXT");
+  for (int j = 1; j < w; j++) rpd_buf_printf(&b, ", kernel_%d TEXT", j);
+  rpd_buf_puts(&b, ", category TEXT, calls INTEGER, outliers INTEGER,"
+               " start_min_ns INTEGER, start_max_ns INTEGER, pregap_sum_ns REAL,"
+               " pregap_min_ns REAL, pregap_mean_ns REAL, pregap_std_ns REAL,"
+               " pregap_max_ns REAL, dur_sum_ns REAL, dur_min_ns REAL, dur_mean_ns REAL,"
+               " dur_std_ns REAL, dur_max_ns REAL, pct_total REAL, varsum_ns REAL)");
+  if ((rc = rpd_exec(r, b.s)) != RPD_OK) goto cleanup;
+
+  /* ops */
+  rc = rpd_prepare(r, "INSERT INTO ext_raptor_op VALUES(?,?,?,?,?,?,?,?,?,?)", &st);
+  for (size_t i = 0; rc == RPD_OK && i < R->n; i++) {
+    const op *o = &R->ops[i];
+    double z = op_zscore(R, o);
+    sqlite3_bind_int64(st, 1, o->id);
+    sqlite3_bind_int64(st, 2, o->gpu);
+    sqlite3_bind_int64(st, 3, o->seq);
+    sqlite3_bind_int64(st, 4, o->start);
+    sqlite3_bind_int64(st, 5, o->end);
+    sqlite3_bind_int64(st, 6, op_dur(o));
+    if (o->pregap >= 0) sqlite3_bind_int64(st, 7, o->pregap);
+    else sqlite3_bind_null(st, 7);
+    sqlite3_bind_text(st, 8, R->names[o->kern], -1, SQLITE_STATIC);
+    bind_real(st, 9, z);
+    sqlite3_bind_int(st, 10, op_outlier(R, o));
+    rc = insert_row(r, st);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (rc != RPD_OK) goto cleanup;
+
+  /* kernelseq */
+  rpd_buf_reset(&b);
+  rpd_buf_puts(&b, "INSERT INTO ext_raptor_kernelseq VALUES(?");
+  for (int j = 0; j < w + 17; j++) rpd_buf_puts(&b, ",?");
+  rpd_buf_puts(&b, ")");
+  rc = rpd_prepare(r, b.s, &st);
+  for (size_t i = 0; rc == RPD_OK && i < R->nrows; i++) {
+    krow *x = &R->rows[i];
+    int c = 1;
+    sqlite3_bind_int64(st, c++, (int64_t)i);
+    for (int j = 0; j < w; j++, c++) {
+      if (x->key >= 0)
+        sqlite3_bind_text(st, c, R->names[R->keyk[(size_t)x->key * w + j]], -1, SQLITE_STATIC);
+      else if (j == 0) sqlite3_bind_text(st, c, x->label, -1, SQLITE_STATIC);
+      else sqlite3_bind_null(st, c);
+    }
+    sqlite3_bind_text(st, c++, R->catname[x->cat], -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, c++, x->calls);
+    if (x->outliers >= 0) sqlite3_bind_int64(st, c++, x->outliers);
+    else sqlite3_bind_null(st, c++);
+    sqlite3_bind_int64(st, c++, x->smin);
+    sqlite3_bind_int64(st, c++, x->smax);
+    double v[] = {x->pg_sum, x->pg_min, x->pg_mean, x->pg_std, x->pg_max, x->d_sum,
+                  x->d_min, x->d_mean, x->d_std, x->d_max, x->pct, x->varsum};
+    for (size_t j = 0; j < sizeof v / sizeof *v; j++, c++) bind_real(st, c, v[j]);
+    rc = insert_row(r, st);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (rc != RPD_OK) goto cleanup;
+
+  rc = rpd_prepare(r, "INSERT INTO ext_raptor_category VALUES(?,?,?,?,?,?,?)", &st);
+  for (size_t i = 0; rc == RPD_OK && i < R->ncrows; i++) {
+    catrow *x = &R->crows[i];
+    sqlite3_bind_text(st, 1, x->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, x->uniq);
+    sqlite3_bind_int64(st, 3, x->calls);
+    sqlite3_bind_double(st, 4, x->dur);
+    sqlite3_bind_double(st, 5, x->varsum);
+    bind_real(st, 6, x->avg_us);
+    bind_real(st, 7, x->pct);
+    rc = insert_row(r, st);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (rc != RPD_OK) goto cleanup;
+
+  rc = rpd_prepare(r, "INSERT INTO ext_raptor_variability VALUES(?,?,?)", &st);
+  for (int i = 0; rc == RPD_OK && i < 2; i++) {
+    double v = i ? R->var_other : R->var_comm;
+    double pct = v / R->total_ns * 100.0;
+    sqlite3_bind_text(st, 1, i ? "by_non_comm" : "by_comm", -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 2, v / 1000.0);
+    bind_real(st, 3, pct);
+    rc = insert_row(r, st);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (rc != RPD_OK) goto cleanup;
+
+  rc = rpd_prepare(r, "INSERT INTO ext_raptor_gpu VALUES(?,?,?,?,?,?)", &st);
+  for (size_t i = 0; rc == RPD_OK && i < R->ngrows; i++) {
+    gpurow *g = &R->grows[i];
+    sqlite3_bind_int64(st, 1, g->gpu);
+    double v[] = {g->pregap, g->dur, g->idle_pct, g->lead, g->trail};
+    for (int j = 0; j < 5; j++) bind_real(st, 2 + j, v[j]);
+    rc = insert_row(r, st);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (rc != RPD_OK) goto cleanup;
+
+  {
+    char v[64];
+    struct { const char *tag; int64_t val; } m[] = {
+      {"raptor_first_abs_ns", R->first_abs}, {"raptor_last_abs_ns", R->last_abs},
+      {"raptor_roi_start_ns", R->roi_s}, {"raptor_roi_end_ns", R->roi_e},
+    };
+    for (size_t i = 0; rc == RPD_OK && i < sizeof m / sizeof *m; i++) {
+      snprintf(v, sizeof v, "%" PRId64, m[i].val);
+      rc = rpd_meta_set(r, m[i].tag, v);
+    }
+    if (rc == RPD_OK)
+      rc = rpd_meta_set(r, "raptor_options", R->optstr.s ? R->optstr.s : "");
+  }
+  if (rc == RPD_OK) rc = rpd_commit(r);
+cleanup:
+  sqlite3_finalize(st);
+  rpd_buf_free(&b);
+  if (rc != RPD_OK) rpd_rollback(r);
+  return rc;
+}
+
+/* ------------------------------------------------------------ xlsx */
+
+static char *xls_path(const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  const char *dot = strrchr(base, '.');
+  size_t keep = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+  return rpd_xasprintf("%.*s.xlsx", (int)keep, path);
+}
+
+/* -x: the workbook FILE.xlsx, built in a temp file next to it and renamed
+ * into place (never over the trace itself, a device or a directory). */
+int write_xls(raptor *R)
+{
+  char *path = xls_path(R->path);
+  xlsxfile x;
+  int rc = 0;
+  if (xlsxfile_begin(&x, path, R->path) != RPD_OK) {
+    rc = rpd_fail("%s", rpd_errmsg());
+    free(path);
+    return rc;
+  }
+  fprintf(stderr, "info: writing xls file '%s'\n", path);
+  lxw_workbook *wb = x.wb;
+  sink k;
+  emit_kernelseq(R, &k, NULL, workbook_add_worksheet(wb, "kernelseq"));
+  emit_pretty(R, &k, NULL, workbook_add_worksheet(wb, "pretty kernelseq"), -1);
+  emit_category(R, &k, NULL, workbook_add_worksheet(wb, "category"));
+  emit_variability(R, &k, NULL, workbook_add_worksheet(wb, "variability"));
+  if (R->xls_op_trace) {
+    if (R->n >= 1048576)
+      fprintf(stderr, "%s: warning: op trace truncated to the xlsx limit of 1048575 rows\n",
+              rpd_progname);
+    emit_trace(R, NULL, workbook_add_worksheet(wb, "op trace"), NULL, R->n, 0);
+  }
+  if (xlsxfile_end(&x, RPD_OK) != RPD_OK)
+    rc = rpd_fail("%s", rpd_errmsg());
+  free(path);
+  return rc;
+}
+
+/* Refuse the named outputs before any work: --op-trace-file and -x's
+ * workbook must not be the trace itself, a device or a directory.  Returns
+ * the exit code (0, or 1 after reporting). */
+int check_outputs(raptor *R)
+{
+  if ((R->op_trace || R->have_instance) && R->op_file &&
+      rpd_output_check(R->op_file, R->path, NULL) != RPD_OK)
+    return rpd_fail("cannot write '%s': %s", R->op_file, rpd_errmsg());
+  if (R->write_xls) {
+    char *path = xls_path(R->path);
+    int rc = 0;
+    if (rpd_output_check(path, R->path, NULL) != RPD_OK)
+      rc = rpd_fail("cannot write '%s': %s", path, rpd_errmsg());
+    free(path);
+    return rc;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ printing */
+
+static const op *dur_cmp_ops;
+static int idx_dur_cmp(const void *a, const void *b)
+{
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  int64_t dx = op_dur(&dur_cmp_ops[x]), dy = op_dur(&dur_cmp_ops[y]);
+  if (dx != dy) return dx < dy ? -1 : 1;
+  return (x > y) - (x < y);
+}
+
+/* The kernelseq row that --instance-trace names, or NULL (message printed). */
+krow *instance_row(raptor *R)
+{
+  int64_t i = R->instance;
+  if (i < 0) i += (int64_t)R->nrows;
+  if (i < 0 || i >= (int64_t)R->nrows) {
+    rpd_fail("--instance-trace %" PRId64 ": the kernelseq table has %zu rows",
+             R->instance, R->nrows);
+    return NULL;
+  }
+  if (R->rows[i].key < 0) {
+    rpd_fail("--instance-trace %" PRId64 ": row '%s' is an idle-gap row, not a kernel",
+             R->instance, R->rows[i].label);
+    return NULL;
+  }
+  return &R->rows[i];
+}
+
+static int instance_trace(raptor *R, FILE *f)
+{
+  krow *x = instance_row(R);
+  if (!x) return 1;
+  size_t *idx = rpd_xmalloc((R->n ? R->n : 1) * sizeof *idx), n = 0;
+  for (size_t j = 0; j < R->n; j++)
+    if (R->ops[j].key == x->key) idx[n++] = j;
+  dur_cmp_ops = R->ops;
+  qsort(idx, n, sizeof *idx, idx_dur_cmp);
+  int rc = emit_trace(R, f, NULL, idx, n, R->fmt == RPD_FMT_TABLE);
+  free(idx);
+  return rc;
+}
+
+/* The tables and traces asked for, on stdout (or --op-trace-file). */
+int print_all(raptor *R)
+{
+  FILE *out = stdout;
+  sink k;
+  int rc = 0, json = R->fmt == RPD_FMT_JSON, table = R->fmt == RPD_FMT_TABLE;
+  int first = 1;
+#define SECTION(title, key)                                        \
+  do {                                                             \
+    if (table) printf("\n%s\n", title);                            \
+    else if (json) printf("%s\"%s\": ", first ? "{" : ",\n", key); \
+    else if (!first) printf("\n");                                 \
+    first = 0;                                                     \
+  } while (0)
+  if (table) {
+    char b[32];
+    printf("    Timestamps :\n");
+    pretty_ts(b, sizeof b, 0);
+    printf("      first    : %s ms\n", b);
+    pretty_ts(b, sizeof b, R->last_abs - R->first_abs);
+    printf("      last     : %s ms\n", b);
+    pretty_ts(b, sizeof b, R->roi_s);
+    printf("      roi_start: %s ms\n", b);
+    pretty_ts(b, sizeof b, R->roi_e);
+    printf("      roi_end  : %s ms\n", b);
+    pretty_ts(b, sizeof b, R->roi_e - R->roi_s);
+    printf("      roi_dur  : %s ms\n", b);
+  } else if (json) {
+    SECTION("", "timestamps");
+    rc |= emit_timestamps(R, &k, out, NULL);
+  }
+  if (R->categorize) {
+    SECTION("Categories:", "categories");
+    rc |= emit_category(R, &k, out, NULL);
+  }
+  if (R->variability) {
+    SECTION("Variability:", "variability");
+    rc |= emit_variability(R, &k, out, NULL);
+  }
+  if (R->gpu_summary) {
+    SECTION("GPUs:", "gpus");
+    rc |= emit_gpu(R, &k, out, NULL);
+  }
+  if (R->kernelseq) {
+    SECTION("Top Kernels:", "kernelseq");
+    if (table) {
+      rc |= emit_pretty(R, &k, out, NULL, R->display_rows);
+      if (R->display_rows >= 0 && R->nrows > (size_t)R->display_rows)
+        printf("... %zu more rows (--display-rows)\n", R->nrows - (size_t)R->display_rows);
+    } else {
+      rc |= emit_kernelseq(R, &k, out, NULL);
+    }
+  }
+  FILE *tf = out;
+  rpd_outfile of = {0};
+  int to_file = (R->op_trace || R->have_instance) && R->op_file;
+  if (to_file) {
+    /* a temp file next to it, renamed into place when complete: a failure
+     * or a kill leaves the previous file as it was */
+    if (rpd_outfile_begin(&of, R->op_file, R->path) != RPD_OK)
+      return rpd_fail("cannot write '%s': %s", R->op_file, rpd_errmsg());
+    fprintf(stderr, "info: writing results to %s\n", R->op_file);
+    tf = of.fp;
+  }
+  if (R->op_trace) {
+    if (!to_file && !table) SECTION("", "op_trace");
+    rc |= emit_trace(R, tf, NULL, NULL, R->n, table);
+  }
+  if (R->have_instance) {
+    if (!to_file && !table) SECTION("", "instances");
+    int e = instance_trace(R, tf);
+    if (e) {
+      if (to_file) rpd_outfile_abort(&of);
+      if (json && !first) printf("[]}\n");
+      return e;
+    }
+  }
+  if (to_file) {
+    if (rc || ferror(tf)) {
+      rpd_outfile_abort(&of);
+      rc |= rpd_fail("cannot write '%s'", R->op_file);
+    } else if (rpd_outfile_commit(&of) != RPD_OK) {
+      rc |= rpd_fail("cannot write '%s': %s", R->op_file, rpd_errmsg());
+    }
+  }
+  if (json && !first) printf("}\n");
+#undef SECTION
+  if (rpd_finish_stdout() != RPD_OK)
+    return rpd_fail("%s", rpd_errmsg());
+  return rc ? 1 : 0;
+}
