@@ -1,4 +1,4 @@
-/* opclass.c - op classes from views/opclass.sql; see opclass.h. */
+/* opclass.c - op classes from views/opClass.sql; see opclass.h. */
 #include "opclass.h"
 
 #include <stdlib.h>
@@ -29,7 +29,7 @@ const char *rpd_opclass_select(void)
 
   if (body)
     return body;
-  const char *sql = rpd_view_sql("opclass", 3);
+  const char *sql = rpd_view_sql("opClass", 3);
   const char *p = sql ? strstr(sql, marker) : NULL;
   if (!p)
     return NULL;
@@ -76,7 +76,7 @@ int rpd_opclass_load(rpd *r, rpd_opclass_map *m)
 
   memset(m, 0, sizeof *m);
   if (!sel)
-    return rpd_seterr(RPD_ENOTFOUND, "no embedded view file 'opclass'");
+    return rpd_seterr(RPD_ENOTFOUND, "no embedded view file 'opClass'");
   char *sql = rpd_xasprintf("SELECT opType_id, class FROM (%s) ORDER BY opType_id", sel);
   rc = rpd_prepare(r, sql, &st);
   free(sql);

@@ -1,5 +1,5 @@
 /* opclass.h - the one classification of GPU ops (kernel, copy, barrier,
- * other) by opType, defined by views/opclass.sql (view opClass).  C code
+ * other) by opType, defined by views/opClass.sql (view opClass).  C code
  * reads the same SQL text; nothing here creates the view, so it works on
  * read-only traces.  See docs/schema.md "Op classes". */
 #ifndef RPD_OPCLASS_H
@@ -30,7 +30,7 @@ typedef struct rpd_opclass_map {
 } rpd_opclass_map;
 
 /* Fill *m with the class of every opType used by rocpd_op of r, by running
- * the SELECT of views/opclass.sql.  The caller frees with
+ * the SELECT of views/opClass.sql.  The caller frees with
  * rpd_opclass_free().  RPD_OK or an error (message in rpd_errmsg()). */
 int rpd_opclass_load(rpd *r, rpd_opclass_map *m);
 /* Class of opType_id (RPD_OPCLASS_OTHER when unknown). */

@@ -13,7 +13,7 @@
 /* The utility views, in install order (none depends on another; api and op
  * first reads naturally in sqlite_master). */
 const char *const rpd_utility_views[] = {
-  "opclass", "api", "op", "busy", "top", "ktop", "kernel", "copy", "copyop",
+  "opClass", "api", "op", "busy", "top", "ktop", "kernel", "copy", "copyop",
   "stackframe", "napi", "nop", NULL,
 };
 

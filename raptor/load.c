@@ -8,6 +8,7 @@
 #include <xlsxwriter.h>
 
 #include "catfile.h"
+#include "opclass.h"
 #include "rpd.h"
 #include "report.h"
 #include "raptor.h"
@@ -159,16 +160,28 @@ static int op_cmp(const void *a, const void *b)
   return (x->id > y->id) - (x->id < y->id);
 }
 
-static const char sql_ops[] =
-  "SELECT o.id, o.gpuId, o.start, o.\"end\", o.description_id FROM rocpd_op o"
-  " WHERE o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN"
-  " ('KernelExecution','CopyDeviceToDevice','Task'))"
-  " AND o.start >= ?1 AND o.start <= ?2";
-static const char sql_ops_gpu[] =
-  "SELECT o.id, o.gpuId, o.start, o.\"end\", o.description_id FROM rocpd_op o"
-  " WHERE o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN"
-  " ('KernelExecution','CopyDeviceToDevice','Task'))"
-  " AND o.start >= ?1 AND o.start <= ?2 AND o.gpuId = ?3";
+/* The ops of the tables: GPU work (class kernel or copy of views/opClass.sql),
+ * named by description, or by opType when the description is empty (copies);
+ * --reference-ops: the reference raptor's KernelExecution, Task and
+ * CopyDeviceToDevice ops named by description only. */
+static char *ops_sql(const raptor *R)
+{
+  const char *gpu = R->gpu_id == -1 ? "" : " AND o.gpuId = ?3";
+  if (R->reference_ops)
+    return rpd_xasprintf(
+        "SELECT o.id, o.gpuId, o.start, o.\"end\", o.description_id FROM rocpd_op o"
+        " WHERE o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN"
+        " ('KernelExecution','CopyDeviceToDevice','Task'))"
+        " AND o.start >= ?1 AND o.start <= ?2%s", gpu);
+  char *cond = rpd_opclass_condition("o.opType_id", RPD_OPCLASS_GPU_WORK);
+  char *sql = rpd_xasprintf(
+      "SELECT o.id, o.gpuId, o.start, o.\"end\","
+      " CASE WHEN o.description_id IN (SELECT id FROM rocpd_string WHERE string = '')"
+      " THEN o.opType_id ELSE o.description_id END FROM rocpd_op o"
+      " WHERE %s AND o.start >= ?1 AND o.start <= ?2%s", cond, gpu);
+  free(cond);
+  return sql;
+}
 
 /* Read the ops with start in [first+lo, first+hi] (and --gpu-id) into
  * R->ops, sorted by (gpuId, start, id). */
@@ -177,7 +190,9 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi)
   rpd *r = R->r;
   sqlite3_stmt *st = NULL, *sst = NULL;
   idmap dm = {0};
-  int rc = rpd_prepare(r, R->gpu_id == -1 ? sql_ops : sql_ops_gpu, &st);
+  char *sql = ops_sql(R);
+  int rc = rpd_prepare(r, sql, &st);
+  free(sql);
   if (rc == RPD_OK)
     rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?1", &sst);
   if (rc != RPD_OK) goto cleanup;

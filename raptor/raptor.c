@@ -53,6 +53,12 @@ static const char usage[] =
 "      --auto-roi-top           ROI = first..last start of the hottest sequence\n"
 "      --roi-trim               cut leading/trailing idle time (all GPUs busy)\n"
 "      --gpu-id N               only this GPU (default -1 = all)\n"
+"Ops: GPU work = kernels (KernelExecution, graph-replayed Task) and copies\n"
+"(docs/schema.md \"Op classes\"); an op without a description is named by\n"
+"its opType (CopyDeviceToDevice, ...).\n"
+"      --reference-ops          the reference raptor's ops instead:\n"
+"                               KernelExecution, Task, CopyDeviceToDevice,\n"
+"                               named by description only\n"
 "Output:\n"
 "      --format F               table (default), csv or json\n"
 "      --display-cols N         width of kernel names in tables (default 60)\n"
@@ -73,7 +79,7 @@ static const int default_gaps[] = {10, 20, 50, 100, 1000, 10000, 100000};
 enum {
   O_CAT = 1, O_CATJSON, O_LAT, O_VAR, O_KSEQ, O_KSEQLEN, O_GAPS, O_Z, O_OPTRACE,
   O_OPFILE, O_WIDTH, O_INST, O_RSTART, O_REND, O_AUTO, O_TRIM, O_GPU, O_DCOLS,
-  O_DROWS, O_FDIG, O_XLS, O_XLSOP, O_FORMAT, O_SAVE, O_GPUSUM,
+  O_DROWS, O_FDIG, O_XLS, O_XLSOP, O_FORMAT, O_SAVE, O_GPUSUM, O_REFOPS,
 };
 
 static const struct opt {
@@ -95,7 +101,7 @@ static const struct opt {
   {"display-rows", 0, 1, O_DROWS}, {"float-digits", 0, 1, O_FDIG},
   {"write-xls", 'x', 0, O_XLS}, {"write-xls-op-trace", 0, 0, O_XLSOP},
   {"format", 0, 1, O_FORMAT}, {"save", 0, 0, O_SAVE},
-  {"gpu-summary", 0, 0, O_GPUSUM},
+  {"gpu-summary", 0, 0, O_GPUSUM}, {"reference-ops", 0, 0, O_REFOPS},
 };
 #define NOPTS ((int)(sizeof opts / sizeof *opts))
 
@@ -186,6 +192,7 @@ static int apply_opt(raptor *R, const struct opt *o, const char *val)
     break;
   case O_SAVE: R->save = 1; break;
   case O_GPUSUM: R->gpu_summary = 1; break;
+  case O_REFOPS: R->reference_ops = 1; break;
   }
   return 0;
 }

@@ -74,6 +74,7 @@ typedef struct raptor {
   int op_width;
   const char *op_file, *cat_file, *roi_start_s, *roi_end_s, *path;
   int auto_roi, roi_trim;
+  int reference_ops;       /* --reference-ops: the reference's op set */
   int64_t gpu_id;
   int display_cols, display_rows, float_digits;
   rpd_fmt fmt;

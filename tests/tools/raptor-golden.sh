@@ -107,7 +107,8 @@ for tdir in "$GOLDEN"/*/; do
     args=$(raptor_case_args "$case_") || { notok "$trace/$case_: unknown golden case"; continue; }
     tmpcopy "$src" "$TESTDIR/t.rpd"
     # shellcheck disable=SC2086
-    if raptor "$TESTDIR/t.rpd" --save $args >/dev/null 2>"$TESTDIR/err"; then
+    # the reference's op set (KernelExecution, Task, CopyDeviceToDevice)
+    if raptor "$TESTDIR/t.rpd" --save --reference-ops $args >/dev/null 2>"$TESTDIR/err"; then
       golden_compare "$trace/$case_" "$TESTDIR/t.rpd" "$cdir"
     else
       notok "$trace/$case_: raptor failed" "$(head -c 300 "$TESTDIR/err")"
@@ -136,7 +137,24 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
     "$(q "$TESTDIR/k.rpd" "SELECT value FROM rocpd_metadata WHERE tag = 'raptor_roi_start_ns'")"
   check_eq "mytrace: op trace first line as raptor.py" \
     "2.00000001       nan        5.487922        5.491330    3.4          void at::native::vectorized_" \
-    "$(raptor "$TRACES/mytrace.rpd.gz" -o -W 28 | sed -n '/^GPU.Seq_Id/{n;p;q}')"
+    "$(raptor "$TRACES/mytrace.rpd.gz" --reference-ops -o -W 28 | sed -n '/^GPU.Seq_Id/{n;p;q}')"
+fi
+
+# The default op set: all GPU work (docs/schema.md "Op classes"): every op
+# of mytrace is a kernel, a graph-replayed Task or a copy.
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  tmpcopy "$TRACES/mytrace.rpd.gz" "$TESTDIR/w.rpd"
+  raptor "$TESTDIR/w.rpd" --save >/dev/null 2>&1
+  check_eq "mytrace default: every op is in ext_raptor_op" \
+    "$(q "$TESTDIR/w.rpd" "SELECT count(*) FROM rocpd_op")" "$(q "$TESTDIR/w.rpd" "SELECT count(*) FROM ext_raptor_op")"
+  check_eq "mytrace default: copies named by opType (372 H2D/D2H, 804 D2D)" "CopyDeviceToDevice|804 CopyDeviceToHost|22 CopyHostToDevice|350" \
+    "$(q "$TESTDIR/w.rpd" "SELECT kernel, count(*) FROM ext_raptor_op WHERE kernel GLOB 'Copy*' GROUP BY 1 ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "mytrace default: CopyD2D category = the 804 D2D copies" "804" \
+    "$(q "$TESTDIR/w.rpd" "SELECT total_calls FROM ext_raptor_category WHERE category = 'CopyD2D'")"
+  # idle = ROI span - union of the op intervals (one GPU), by SQL of its own
+  check_eq "mytrace default: idle (sum of pregaps) = span - union of all ops (ns)" \
+    "$(q "$TESTDIR/w.rpd" "SELECT max(\"end\") - min(start) - (SELECT sum(CASE WHEN pm IS NULL OR start >= pm THEN e - start WHEN e > pm THEN e - pm ELSE 0 END) FROM (SELECT start, \"end\" AS e, max(\"end\") OVER (ORDER BY start, \"end\" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pm FROM rocpd_op)) FROM rocpd_op")" \
+    "$(q "$TESTDIR/w.rpd" "SELECT sum(pregap_ns) FROM ext_raptor_op")"
 fi
 
 # the reference's test_empty_roi: 97%..98% of mytrace has no ops

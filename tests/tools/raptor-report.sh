@@ -179,12 +179,13 @@ check_rc "gpu without ops" 1 raptor rep.rpd --report --gpu-id 7
 
 # ---------------------------------------------------------------- native traces
 # Union of kernel intervals computed by SQL (window running max), per GPU.
+# Kernels = KernelExecution and graph-replayed Task ops (docs/schema.md).
 sql_union() { # FILE GPU-FILTER
   q "$1" "SELECT sum(CASE WHEN pm IS NULL OR start >= pm THEN e - start
                           WHEN e > pm THEN e - pm ELSE 0 END)
           FROM (SELECT start, \"end\" AS e, max(\"end\") OVER (ORDER BY start, \"end\"
                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pm
-                FROM op WHERE opType = 'KernelExecution' $2)"
+                FROM op WHERE opType IN ('KernelExecution', 'Task') $2)"
 }
 if command -v rpd-synth >/dev/null 2>&1; then
   for schema in 3 2; do
@@ -196,11 +197,36 @@ if command -v rpd-synth >/dev/null 2>&1; then
       check_eq "synth v$schema gpu $g: kernel busy = SQL union (ns)" "$want" "${got:-0}"
     done
     check_eq "synth v$schema: summary counts every kernel" \
-      "$(q syn$schema.rpd "SELECT count(*) FROM op WHERE opType='KernelExecution'")" \
+      "$(q syn$schema.rpd "SELECT count(*) FROM op WHERE opType IN ('KernelExecution', 'Task')")" \
       "$(tr -d '\r' <syn$schema/kernel_summary.csv | tail -n +2 | awk -F, '{ n += $(NF-9) } END { print n }')"
   done
 else
   skip "rpd-synth not built"
+fi
+
+# ---------------------------------------------------------------- mytrace
+# Busy time = the union of every op interval (mytrace has only kernels,
+# graph-replayed Task kernels and copies), by an SQL of its own.
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  gzip -dc "$TRACES/mytrace.rpd.gz" >my.rpd
+  check_rc "mytrace: report" 0 raptor my.rpd --report -q --csv-dir my
+  all_union=$(q my.rpd "SELECT sum(CASE WHEN pm IS NULL OR start >= pm THEN e - start
+                          WHEN e > pm THEN e - pm ELSE 0 END)
+          FROM (SELECT start, \"end\" AS e, max(\"end\") OVER (ORDER BY start, \"end\"
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pm FROM rocpd_op)")
+  check_eq "mytrace: union of all op intervals = 416623418 ns" 416623418 "$all_union"
+  check_eq "mytrace: busy_time = SQL union of all ops" "$all_union" \
+    "$(tr -d '\r' <my/gpu_timeline.csv | grep '^,busy_time,' | cut -d, -f3 | tr -d . | sed 's/^0*//')"
+  check_eq "mytrace: kernel time = KernelExecution + Task union (ms)" ",kernel,407.137122" \
+    "$(tr -d '\r' <my/gpu_timeline.csv | grep '^,kernel,' | cut -d, -f1-3)"
+  check_eq "mytrace: summary counts 1228 KernelExecution + 7720 Task ops" 8948 \
+    "$(tr -d '\r' <my/kernel_summary.csv | tail -n +2 | awk -F, '{ n += $(NF-9) } END { print n }')"
+  check_rc "mytrace: rpd-schema --views --force installs opClass and busy" 0 \
+    rpd-schema --views my.rpd --force
+  check_eq "mytrace: busy view BusyTime = the same union" "$all_union" \
+    "$(q my.rpd "SELECT BusyTime FROM busy")"
+  check_eq "mytrace: opClass classes" "CopyDeviceToDevice copy CopyDeviceToHost copy CopyHostToDevice copy KernelExecution kernel Task kernel" \
+    "$(q my.rpd "SELECT opType, class FROM opClass ORDER BY opType" | tr '|\n' '  ' | sed 's/ $//')"
 fi
 
 # ---------------------------------------------------------------- 908 sample

@@ -7,11 +7,12 @@
 rpd-synth --seed 5 --api 20000 --gpus 2 -o base.rpd >/dev/null || { notok "rpd-synth"; exit 1; }
 rpd-synth --seed 6 --api 8000 --gpus 2 --schema 2 -o base2.rpd >/dev/null || { notok "rpd-synth v2"; exit 1; }
 
-# ops the reference selects: the three op types, start within the api span
+# ops raptor selects: GPU work = kernels (KernelExecution, Task) and every
+# copy (docs/schema.md "Op classes"), start within the api span
 OPS_SQL="SELECT o.id, o.gpuId, o.start - (SELECT min(start) FROM rocpd_api) AS s,
   o.\"end\" - (SELECT min(start) FROM rocpd_api) AS e FROM rocpd_op o
   JOIN rocpd_string t ON t.id = o.opType_id
-  WHERE t.string IN ('KernelExecution','CopyDeviceToDevice','Task')
+  WHERE (t.string IN ('KernelExecution','Task') OR t.string GLOB 'Copy*')
     AND o.start BETWEEN (SELECT min(start) FROM rocpd_api) AND (SELECT max(\"end\") FROM rocpd_api)"
 
 saved() { # saved NAME SRC ARGS... -> NAME.rpd with --save results
