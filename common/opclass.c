@@ -114,3 +114,26 @@ void rpd_opclass_free(rpd_opclass_map *m)
   free(m->cls);
   memset(m, 0, sizeof *m);
 }
+
+int rpd_opclass_gpus(rpd *r, unsigned mask, char **list)
+{
+  sqlite3_stmt *st = NULL;
+  rpd_buf b = {0};
+  char *cond = rpd_opclass_condition("opType_id", mask);
+  char *sql = rpd_xasprintf("SELECT DISTINCT gpuId FROM rocpd_op WHERE %s ORDER BY 1", cond);
+  int s = SQLITE_DONE, rc = rpd_prepare(r, sql, &st);
+
+  free(cond);
+  free(sql);
+  *list = NULL;
+  while (rc == RPD_OK && (s = rpd_step(r, st)) == SQLITE_ROW)
+    rpd_buf_printf(&b, "%s%lld", b.len ? ", " : "", (long long)sqlite3_column_int64(st, 0));
+  if (rc == RPD_OK && s != SQLITE_DONE)
+    rc = -s;
+  sqlite3_finalize(st);
+  if (rc == RPD_OK)
+    *list = b.s ? b.s : rpd_xstrdup("");
+  else
+    rpd_buf_free(&b);
+  return rc;
+}

@@ -51,4 +51,9 @@ const char *rpd_opclass_select(void);
  * written by the caller (not data).  Caller frees with free(). */
 char *rpd_opclass_condition(const char *column, unsigned mask);
 
+/* The GPU ids that have ops of a class in mask, as new text "0, 1, 2"
+ * ("" when none), for messages that name the GPUs present.  The caller
+ * frees *list with free().  RPD_OK or an error. */
+int rpd_opclass_gpus(rpd *r, unsigned mask, char **list);
+
 #endif

@@ -213,6 +213,8 @@ static void build_rows(raptor *R)
   }
   for (size_t k = 0; k < R->nkeys; k++) {
     kstat *s = &R->ks[k];
+    if (s->calls == 0)
+      continue;  /* every instance an outlier (-z): no row, as the reference */
     krow *row = &R->rows[nr++];
     row->key = (int32_t)k;
     row->label = R->names[R->keyk[k * w]];
@@ -267,11 +269,10 @@ static void build_rows(raptor *R)
   R->var_comm = R->var_other = 0;
   for (size_t i = 0; i < nr; i++) {
     krow *row = &R->rows[i];
-    row->pct = row->d_sum / total * 100.0;
-    if (row->cat == 0)
-      row->varsum = NAN;
-    else
-      row->varsum = (double)(int64_t)((row->d_mean - row->d_min) * (double)row->calls);
+    row->pct = total > 0 ? row->d_sum / total * 100.0 : NAN;
+    double v = (row->d_mean - row->d_min) * (double)row->calls;
+    /* truncated to whole ns as the reference; a NaN/Inf never becomes a number */
+    row->varsum = (row->cat == 0 || !isfinite(v)) ? NAN : trunc(v);
     if (!isnan(row->varsum)) {
       if (strcmp(R->catname[row->cat], COLL_CAT) == 0) R->var_comm += row->varsum;
       else R->var_other += row->varsum;

@@ -293,6 +293,20 @@ static int roi_parse(raptor *R, const char *what, const char *s, int64_t *ns,
   return 0;
 }
 
+/* 1 if the GPU id g is in the text list "0, 1, 2". */
+static int gpu_listed(const char *list, int64_t g)
+{
+  char *end;
+  for (const char *p = list; *p;) {
+    long long v = strtoll(p, &end, 10);
+    if (end == p) break;
+    if (v == g) return 1;
+    p = end;
+    while (*p == ',' || *p == ' ') p++;
+  }
+  return 0;
+}
+
 /* Start of the first op whose kernel matches re; -1 if none. */
 static int64_t first_match(raptor *R, rpd_regex *re)
 {
@@ -319,6 +333,28 @@ static int roi_check(raptor *R, int64_t s, int64_t e)
     return rpd_fail("ROI start %.6f ms is after ROI end %.6f ms",
                     (double)s / 1e6, (double)e / 1e6);
   return 0;
+}
+
+/* An exit code and one line when the ROI (and --gpu-id) kept no op: asking
+ * for what is not there is an error.  0 when there are ops. */
+static int check_have_ops(raptor *R, const char *after)
+{
+  char *gpus = NULL;
+  int ret;
+  if (R->n)
+    return 0;
+  if (rpd_opclass_gpus(R->r, RPD_OPCLASS_GPU_WORK, &gpus) != RPD_OK)
+    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+  if (!*gpus)
+    ret = rpd_fail("'%s' has no kernels or copies (GPU work)", R->path);
+  else if (R->gpu_id != -1 && !gpu_listed(gpus, R->gpu_id))
+    ret = rpd_fail("'%s' has no kernels or copies on GPU %lld (GPUs present: %s)",
+                   R->path, (long long)R->gpu_id, gpus);
+  else
+    ret = rpd_fail("'%s': no kernels or copies in the ROI %.6f .. %.6f ms%s", R->path,
+                   (double)R->roi_s / 1e6, (double)R->roi_e / 1e6, after);
+  free(gpus);
+  return ret;
 }
 
 /* Time zero, ROI, load ops, auto-roi and trim; then analyze. */
@@ -377,6 +413,7 @@ int setup_roi(raptor *R)
   }
   R->roi_s = rs;
   R->roi_e = re_;
+  if ((ret = check_have_ops(R, ""))) goto out;
   if (R->auto_roi) {
     analyze(R);
     size_t i = 0;
@@ -409,6 +446,7 @@ int setup_roi(raptor *R)
     R->roi_s = lo;
     R->roi_e = hi;
     restrict_ops(R, lo, hi);
+    if ((ret = check_have_ops(R, " (after --roi-trim)"))) goto out;
   }
   analyze(R);
 out:

@@ -59,7 +59,7 @@ static void sk_int(sink *k, int64_t v)
 
 static void sk_dbl(sink *k, double v)
 {
-  if (isnan(v)) {
+  if (!isfinite(v)) {  /* NaN or Inf: never a number in any output */
     if (k->ws) k->col++;
     else if (k->table) rpd_out_str(k->o, "NaN");
     else rpd_out_null(k->o);
@@ -340,10 +340,10 @@ static int emit_trace(raptor *R, FILE *f, lxw_worksheet *ws, const size_t *idx,
 
 /* ------------------------------------------------------------ --save */
 
-/* A REAL parameter: NaN is NULL. */
+/* A REAL parameter: NaN and Inf are NULL. */
 static void bind_real(sqlite3_stmt *st, int i, double v)
 {
-  if (isnan(v)) sqlite3_bind_null(st, i);
+  if (!isfinite(v)) sqlite3_bind_null(st, i);
   else sqlite3_bind_double(st, i, v);
 }
 

@@ -49,6 +49,13 @@ static const char usage[] =
 "                                  transaction; replaces an earlier report)\n"
 "  -q, --quiet                     no stdout tables (with --save/--csv-dir/--xlsx)\n";
 
+/* qsort that accepts an empty or NULL array (qsort(NULL, 0) is undefined). */
+static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+  if (base && n > 1)
+    qsort(base, n, size, cmp);
+}
+
 /* ------------------------------------------------------------ options */
 
 typedef struct ropts {
@@ -607,7 +614,7 @@ static int load(rpd *r, const ropts *o, const cats *c, data *d)
     return rc;
   if (d->first > d->last)
     d->first = d->last = 0;
-  qsort(d->gpus, d->ngpus, sizeof *d->gpus, cmp_int);
+  sort_n(d->gpus, d->ngpus, sizeof *d->gpus, cmp_int);
 
   /* total time: rocprofv3 init..fini when the trace has it */
   char *init = NULL, *fini = NULL;
@@ -737,7 +744,7 @@ static agg *aggregate(const data *d, int64_t limit, size_t *n)
     if (dur < limit)
       v[m].name = d->k[i].name, v[m].dur = dur, m++;
   }
-  qsort(v, m, sizeof *v, cmp_dn);
+  sort_n(v, m, sizeof *v, cmp_dn);
   agg *a = rpd_xmalloc((m ? m : 1) * sizeof *a);
   size_t na = 0;
   for (size_t i = 0; i < m;) {
@@ -767,7 +774,7 @@ static agg *aggregate(const data *d, int64_t limit, size_t *n)
   }
   free(v);
   agg_names = d->names;
-  qsort(a, na, sizeof *a, cmp_agg);
+  sort_n(a, na, sizeof *a, cmp_agg);
   *n = na;
   return a;
 }
@@ -848,7 +855,7 @@ static void by_category(const data *d, const agg *a, size_t n, table *t)
     c[k].sum += a[i].sum;
     total += a[i].sum;
   }
-  qsort(c, nc, sizeof *c, cmp_cat);
+  sort_n(c, nc, sizeof *c, cmp_cat);
   t_init(t, "category", 6, cat_cols, cat_types);
   double cum = 0;
   for (size_t k = 0; k < nc; k++) {
@@ -1003,7 +1010,7 @@ static void select_top(const data *d, kd **top, size_t k)
       heap_down(top, k, 0);
     }
   }
-  qsort(top, n, sizeof *top, cmp_kd_dur);
+  sort_n(top, n, sizeof *top, cmp_kd_dur);
 }
 
 /* Top K dispatches by duration, with launch geometry from rocpd_kernelapi
@@ -1189,11 +1196,19 @@ int raptor_report_main(int argc, char **argv)
     rpd_fail("'%s': %s", o.path, rpd_errmsg());
     goto out;
   }
-  if (o.gpu >= 0 && !d.ngpus) {
-    rpd_fail("'%s': no kernels or copies on GPU %d", o.path, o.gpu);
+  if (!d.niv) {  /* asking for what is not there is an error */
+    char *gpus = NULL;
+    if (rpd_opclass_gpus(r, RPD_OPCLASS_GPU_WORK, &gpus) != RPD_OK)
+      rpd_fail("'%s': %s", o.path, rpd_errmsg());
+    else if (o.gpu >= 0 && *gpus)
+      rpd_fail("'%s' has no kernels or copies on GPU %d (GPUs present: %s)", o.path,
+               o.gpu, gpus);
+    else
+      rpd_fail("'%s' has no kernels or copies (GPU work)", o.path);
+    free(gpus);
     goto out;
   }
-  qsort(d.iv, d.niv, sizeof *d.iv, cmp_iv);
+  sort_n(d.iv, d.niv, sizeof *d.iv, cmp_iv);
   gpu_timeline(&d, &o, &t[T_TIMELINE]);
   size_t nagg;
   agg *all = aggregate(&d, INT64_MAX, &nagg);

@@ -157,8 +157,20 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
     "$(q "$TESTDIR/w.rpd" "SELECT sum(pregap_ns) FROM ext_raptor_op")"
 fi
 
-# the reference's test_empty_roi: 97%..98% of mytrace has no ops
+# the reference's test_empty_roi: 97%..98% of mytrace has no ops; the
+# reference printed empty tables and exited 0, we refuse (issue 11.5)
 if need_shared "$TRACES/mytrace.rpd.gz"; then
-  check_rc "mytrace: empty ROI 97%..98% exits 0" 0 raptor "$TRACES/mytrace.rpd.gz" -s 97% -e 98% -c -k -v -o --gpu-summary
-  check_eq "mytrace: empty ROI prints empty tables" "0" "$(raptor "$TRACES/mytrace.rpd.gz" -s 97% -e 98% -c --format csv | tail -n +2 | grep -c .)"
+  check_rc "mytrace: empty ROI 97%..98% exits 1" 1 raptor "$TRACES/mytrace.rpd.gz" -s 97% -e 98% -c -k -v -o --gpu-summary
+  check_eq "mytrace: empty ROI: one line with the ROI" \
+    "raptor: '$TRACES/mytrace.rpd.gz': no kernels or copies in the ROI 483.636617 .. 488.622561 ms" "$(cat "$TESTDIR/stderr")"
+  check_rc "mytrace: --gpu-id 0 (only GPU 2 exists) exits 1" 1 raptor "$TRACES/mytrace.rpd.gz" --gpu-id 0
+  check_eq "mytrace: --gpu-id 0 names GPU 2" \
+    "raptor: '$TRACES/mytrace.rpd.gz' has no kernels or copies on GPU 0 (GPUs present: 2)" "$(cat "$TESTDIR/stderr")"
+  check_eq "mytrace: -z 1: no sequence with 0 calls, GEMM VarSum finite and >= 0" "0 1" \
+    "$(raptor "$TRACES/mytrace.rpd.gz" -z 1 -k --format csv | python3 -c "
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+zero = sum(1 for r in rows if r['calls'] == '0')
+v = [float(r['varsum_ns']) for r in rows if r['category'] == 'GEMM' and r['varsum_ns'] != '']
+print(zero, int(bool(v) and all(0 <= x < 1e12 for x in v)))")"
 fi

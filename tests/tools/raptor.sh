@@ -113,10 +113,24 @@ trim=$(q base-d.rpd "SELECT max(a) || '..' || min(min(b), $span) FROM (SELECT mi
 check_eq "--roi-trim = all GPUs busy" "$trim" "$(roi_of base.rpd --roi-trim)"
 check_eq "--gpu-id 1 only GPU 1" "1" "$(saved g1 base.rpd --gpu-id 1; q g1.rpd "SELECT group_concat(DISTINCT gpuId) FROM ext_raptor_op")"
 
-# empty ROI: empty tables, no crash
-check_rc "empty ROI (--gpu-id 99) exits 0" 0 raptor base.rpd --gpu-id 99 -c -k -v -o --gpu-summary
-saved empty base.rpd --gpu-id 99
-check_eq "empty ROI saves empty tables" "0|0|0" "$(q empty.rpd "SELECT (SELECT count(*) FROM ext_raptor_op) || '|' || (SELECT count(*) FROM ext_raptor_kernelseq) || '|' || (SELECT count(*) FROM ext_raptor_category)")"
+# asking for what is not there is an error: one line naming the GPUs present
+check_rc "--gpu-id 99 (no such GPU) exits 1" 1 raptor base.rpd --gpu-id 99 -c -k -v -o --gpu-summary
+check_one_line "--gpu-id 99: one line"
+check_eq "--gpu-id 99: names the GPUs present" \
+  "raptor: 'base.rpd' has no kernels or copies on GPU 99 (GPUs present: 0, 1)" "$(cat "$TESTDIR/stderr")"
+cp base.rpd empty.rpd
+check_rc "--gpu-id 99 --save exits 1" 1 raptor empty.rpd --save --gpu-id 99
+same_file "--gpu-id 99 --save: trace byte-identical" base.rpd empty.rpd
+check_rc "--gpu-id 99 --report exits 1" 1 raptor base.rpd --report --gpu-id 99
+check_eq "--gpu-id 99 --report: names the GPUs present" \
+  "raptor: 'base.rpd' has no kernels or copies on GPU 99 (GPUs present: 0, 1)" "$(cat "$TESTDIR/stderr")"
+cp base.rpd noops.rpd
+q noops.rpd "DELETE FROM rocpd_api_ops; DELETE FROM rocpd_op"
+for mode in "" "--report"; do
+  # shellcheck disable=SC2086
+  check_rc "trace without ops $mode: exit 1" 1 raptor noops.rpd $mode
+  check_eq "trace without ops $mode: says so" "raptor: 'noops.rpd' has no kernels or copies (GPU work)" "$(cat "$TESTDIR/stderr")"
+done
 
 # bad ROI: one line each
 for bad in "2|-s 10xs" "2|-s 1.2.3ms" "1|-s 20 -e 10" "1|-s 999999" "1|-e 1e9ms" "1|-s ZZZ_no_such_kernel" "2|-s ([" ; do
@@ -326,3 +340,20 @@ check_eq "outlier found (reference test_find_outliers)" "10|1|10|10000.0" \
 cp base.rpd inst-bad.rpd
 check_rc "--save with a bad -i exits 1" 1 raptor inst-bad.rpd --save -i 100000
 same_file "--save with a bad -i leaves the trace untouched" base.rpd inst-bad.rpd
+
+# -z <= 1: a sequence whose instances are all outliers has no row (the
+# reference drops it); no VarSum from a NaN, no calls = 0 row
+ZKEYS="WITH k AS (SELECT kernel || '|' || lag(kernel, 1) OVER w || '|' || lag(kernel, 2) OVER w AS key,
+  sequenceId, outlier FROM ext_raptor_op WINDOW w AS (PARTITION BY gpuId ORDER BY sequenceId))"
+for z in 1 0.5; do
+  saved "z$z" base.rpd -z $z >/dev/null || notok "-z $z: raptor --save" "$(cat "z$z.err")"
+  check_eq "-z $z: no kernelseq row with calls = 0" 0 \
+    "$(q "z$z.rpd" "SELECT count(*) FROM ext_raptor_kernelseq WHERE calls = 0")"
+  check_eq "-z $z: every VarSum is NULL or 0..dur_sum" 0 \
+    "$(q "z$z.rpd" "SELECT count(*) FROM ext_raptor_kernelseq WHERE varsum_ns < 0 OR varsum_ns > dur_sum_ns")"
+  check_eq "-z $z: rows = sequences with a kept instance" \
+    "$(q "z$z.rpd" "$ZKEYS SELECT count(DISTINCT key) FROM k WHERE sequenceId > 2 AND outlier = 0")" \
+    "$(q "z$z.rpd" "SELECT count(*) FROM ext_raptor_kernelseq WHERE kernel NOT LIKE 'GAP %' OR kernel_1 IS NOT NULL")"
+done
+check_eq "-z 1: the trace has sequences whose every instance is an outlier" 1 \
+  "$(q z1.rpd "$ZKEYS SELECT count(*) > 0 FROM (SELECT key FROM k WHERE sequenceId > 2 GROUP BY key HAVING min(outlier) = 1)")"
