@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <xlsxwriter.h>
 
 #include "catfile.h"
@@ -605,6 +606,69 @@ static int instance_trace(raptor *R, FILE *f)
 }
 
 /* The tables and traces asked for, on stdout (or --op-trace-file). */
+/* The tables selected for output, in print order; *n of them.  A trace
+ * written to --op-trace-file is not counted (it has its own file). */
+int stdout_tables(const raptor *R, const char **names, int *n)
+{
+  int k = 0;
+  if (R->categorize) names[k++] = "categories";
+  if (R->variability) names[k++] = "variability";
+  if (R->gpu_summary) names[k++] = "gpus";
+  if (R->kernelseq) names[k++] = "kernelseq";
+  if (R->op_trace && !R->op_file) names[k++] = "op_trace";
+  if (R->have_instance && !R->op_file) names[k++] = "instances";
+  *n = k;
+  return k;
+}
+
+typedef int (*emit_fn)(raptor *, sink *, FILE *, lxw_worksheet *);
+
+/* Write one table as CSV to DIR/NAME.csv through a temp file renamed into
+ * place.  0 or an exit code (message printed). */
+static int csv_file(raptor *R, const char *name, emit_fn emit, int trace)
+{
+  char *path = rpd_xasprintf("%s/%s.csv", R->csv_dir, name);
+  rpd_outfile of = {0};
+  sink k;
+  int rc;
+  if (rpd_outfile_begin(&of, path, R->path) != RPD_OK) {
+    rc = rpd_fail("cannot write '%s': %s", path, rpd_errmsg());
+    free(path);
+    return rc;
+  }
+  rpd_fmt saved = R->fmt;
+  R->fmt = RPD_FMT_CSV;
+  if (trace == 1) rc = emit_trace(R, of.fp, NULL, NULL, R->n, 0);
+  else if (trace == 2) rc = instance_trace(R, of.fp);
+  else rc = emit(R, &k, of.fp, NULL);
+  R->fmt = saved;
+  if (rc || ferror(of.fp)) {
+    rpd_outfile_abort(&of);
+    rc = rpd_fail("cannot write '%s'", path);
+  } else if (rpd_outfile_commit(&of) != RPD_OK) {
+    rc = rpd_fail("cannot write '%s': %s", path, rpd_errmsg());
+  }
+  free(path);
+  return rc;
+}
+
+/* --csv-dir DIR: one CSV file per selected table (DIR/categories.csv,
+ * variability.csv, gpus.csv, kernelseq.csv, op_trace.csv, instances.csv),
+ * never a mixed stream.  0 or an exit code. */
+int write_csv_dir(raptor *R)
+{
+  int rc = 0;
+  if (mkdir(R->csv_dir, 0777) && errno != EEXIST)
+    return rpd_fail("cannot create '%s': %s", R->csv_dir, strerror(errno));
+  if (!rc && R->categorize) rc = csv_file(R, "categories", emit_category, 0);
+  if (!rc && R->variability) rc = csv_file(R, "variability", emit_variability, 0);
+  if (!rc && R->gpu_summary) rc = csv_file(R, "gpus", emit_gpu, 0);
+  if (!rc && R->kernelseq) rc = csv_file(R, "kernelseq", emit_kernelseq, 0);
+  if (!rc && R->op_trace && !R->op_file) rc = csv_file(R, "op_trace", NULL, 1);
+  if (!rc && R->have_instance && !R->op_file) rc = csv_file(R, "instances", NULL, 2);
+  return rc;
+}
+
 int print_all(raptor *R)
 {
   FILE *out = stdout;

@@ -60,7 +60,11 @@ static const char usage[] =
 "                               KernelExecution, Task, CopyDeviceToDevice,\n"
 "                               named by description only\n"
 "Output:\n"
-"      --format F               table (default), csv or json\n"
+"      --format F               table (default), csv or json; csv is ONE\n"
+"                               table per stream: select one table\n"
+"      --csv-dir DIR            write DIR/<table>.csv, one file per selected\n"
+"                               table (categories, variability, gpus,\n"
+"                               kernelseq, op_trace, instances), no stdout\n"
 "      --display-cols N         width of kernel names in tables (default 60)\n"
 "      --display-rows N         rows shown per table (default 500)\n"
 "      --float-digits N         digits after '.' in tables (default 1)\n"
@@ -79,7 +83,7 @@ static const int default_gaps[] = {10, 20, 50, 100, 1000, 10000, 100000};
 enum {
   O_CAT = 1, O_CATJSON, O_LAT, O_VAR, O_KSEQ, O_KSEQLEN, O_GAPS, O_Z, O_OPTRACE,
   O_OPFILE, O_WIDTH, O_INST, O_RSTART, O_REND, O_AUTO, O_TRIM, O_GPU, O_DCOLS,
-  O_DROWS, O_FDIG, O_XLS, O_XLSOP, O_FORMAT, O_SAVE, O_GPUSUM, O_REFOPS,
+  O_DROWS, O_FDIG, O_XLS, O_XLSOP, O_FORMAT, O_SAVE, O_GPUSUM, O_REFOPS, O_CSVDIR,
 };
 
 static const struct opt {
@@ -102,6 +106,7 @@ static const struct opt {
   {"write-xls", 'x', 0, O_XLS}, {"write-xls-op-trace", 0, 0, O_XLSOP},
   {"format", 0, 1, O_FORMAT}, {"save", 0, 0, O_SAVE},
   {"gpu-summary", 0, 0, O_GPUSUM}, {"reference-ops", 0, 0, O_REFOPS},
+  {"csv-dir", 0, 1, O_CSVDIR},
 };
 #define NOPTS ((int)(sizeof opts / sizeof *opts))
 
@@ -193,6 +198,10 @@ static int apply_opt(raptor *R, const struct opt *o, const char *val)
   case O_SAVE: R->save = 1; break;
   case O_GPUSUM: R->gpu_summary = 1; break;
   case O_REFOPS: R->reference_ops = 1; break;
+  case O_CSVDIR:
+    if (!*val) return rpd_usage_error("empty --csv-dir");
+    R->csv_dir = val;
+    break;
   }
   return 0;
 }
@@ -365,6 +374,16 @@ int main(int argc, char **argv)
       printf("info: setting --kernelseq --categorize --variability\n");
     R.kernelseq = R.categorize = R.variability = 1;
   }
+  {
+    const char *names[8];
+    int nt;
+    if (R.fmt == RPD_FMT_CSV && !R.csv_dir && stdout_tables(&R, names, &nt) > 1) {
+      ret = rpd_usage_error("--format csv writes one table per stream and %d are selected"
+                            " (%s, %s%s): select one, or write one file per table with"
+                            " --csv-dir DIR", nt, names[0], names[1], nt > 2 ? ", ..." : "");
+      goto done;
+    }
+  }
   if ((ret = categories_load(&R))) goto done;
   if (rpd_open_or_report(&R.r, R.path, NULL, R.save ? RPD_WRITE : RPD_READ) != RPD_OK) {
     ret = 1;
@@ -389,7 +408,7 @@ int main(int argc, char **argv)
       goto done;
     }
   }
-  ret = print_all(&R);
+  ret = R.csv_dir ? write_csv_dir(&R) : print_all(&R);
   if (!ret && R.write_xls) ret = write_xls(&R);
 done:
   if (R.r) {

@@ -74,7 +74,8 @@ typedef struct raptor {
   int op_width;
   const char *op_file, *cat_file, *roi_start_s, *roi_end_s, *path;
   int auto_roi, roi_trim;
-  int reference_ops;       /* --reference-ops: the reference's op set */
+  int reference_ops;
+  const char *csv_dir;     /* --csv-dir: one CSV file per table */       /* --reference-ops: the reference's op set */
   int64_t gpu_id;
   int display_cols, display_rows, float_digits;
   rpd_fmt fmt;
@@ -127,5 +128,7 @@ int write_xls(raptor *R);
 int check_outputs(raptor *R);
 krow *instance_row(raptor *R);
 int print_all(raptor *R);
+int stdout_tables(const raptor *R, const char **names, int *n);
+int write_csv_dir(raptor *R);
 
 #endif

@@ -42,7 +42,9 @@ static const char usage[] =
 "  --gpu-id N                      only GPU N\n"
 "  --category-json F               raptor-style categories {\"name\": [regex..]}\n"
 "                                  (last match wins; default: TraceLens rules)\n"
-"  --format table|csv|json         stdout format (default table)\n"
+"  --format table|csv|json         stdout format (default table); csv is one\n"
+"                                  table per stream: name it with --table\n"
+"  --table NAME                    print only that table (a name above)\n"
 "  --csv-dir D                     also write D/<table>.csv\n"
 "  --xlsx F                        also write an Excel workbook, a sheet per table\n"
 "  --save                          store ext_report_* tables in FILE (one\n"
@@ -59,7 +61,7 @@ static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, c
 /* ------------------------------------------------------------ options */
 
 typedef struct ropts {
-  const char *path, *xlsx, *csv_dir, *cat_json;
+  const char *path, *xlsx, *csv_dir, *cat_json, *only;
   double threshold_us;
   int bins, topk, gpu, save, quiet;
   rpd_fmt fmt;
@@ -123,6 +125,17 @@ static int parse_opts(int argc, char **argv, ropts *o)
       o->csv_dir = val;
     else if (!strcmp(a, "--category-json"))
       o->cat_json = val;
+    else if (!strcmp(a, "--table")) {
+      static const char *const names[] = {"gpu_timeline", "kernel_summary", "category",
+                                          "kernel_details", "short_kernels", "short_histogram"};
+      int ok = 0;
+      for (size_t k = 0; val && k < sizeof names / sizeof *names; k++)
+        ok |= !strcmp(val, names[k]);
+      if (!ok)
+        return rpd_usage_error("--table: use gpu_timeline, kernel_summary, category,"
+                               " kernel_details, short_kernels or short_histogram");
+      o->only = val;
+    }
     else if (!strcmp(a, "--format")) {
       if (!val || rpd_fmt_parse(val, &o->fmt))
         return rpd_usage_error("--format: use table, csv or json");
@@ -140,6 +153,10 @@ static int parse_opts(int argc, char **argv, ropts *o)
   }
   if (!o->path)
     return rpd_usage_error("--report needs a trace FILE");
+  if (o->fmt == RPD_FMT_CSV && !o->quiet && !o->only)
+    return rpd_usage_error("--report --format csv writes one table per stream: name it"
+                           " with --table NAME, or write one file per table with"
+                           " --csv-dir D -q");
   return 0;
 }
 
@@ -1091,11 +1108,13 @@ static int write_stdout(table *t, const ropts *o)
   int rc = RPD_OK;
   if (o->fmt == RPD_FMT_JSON)
     fputs("{\n", stdout);
-  for (int i = 0; i < NT && !rc; i++) {
+  for (int i = 0, n = 0; i < NT && !rc; i++) {
+    if (o->only && strcmp(o->only, t[i].name))
+      continue;
     if (o->fmt == RPD_FMT_JSON)
-      printf("%s\"%s\": ", i ? ",\n" : "", t[i].name);
-    else
-      printf("%s# %s\n", i ? "\n" : "", t[i].name);
+      printf("%s\"%s\": ", n++ ? ",\n" : "", t[i].name);
+    else if (o->fmt == RPD_FMT_TABLE)
+      printf("%s# %s\n", n++ ? "\n" : "", t[i].name);
     fflush(stdout);
     rc = t_write(&t[i], stdout, o->fmt);
   }

@@ -77,14 +77,20 @@ check_eq "short_histogram (numpy bins over min..max)" \
 2.750000,3.000000,1" \
   "$(tr -d '\r' <out/short_histogram.csv | tail -n +2)"
 
-check_rc "--gpu-id 1" 0 raptor rep.rpd --report --gpu-id 1 --format csv
+check_rc "--gpu-id 1" 0 raptor rep.rpd --report --gpu-id 1 --format csv --table gpu_timeline
 check_eq "--gpu-id 1: timeline rows only for GPU 1" "8" \
   "$(tr -d '\r' <"$TESTDIR/stdout" | grep -c '^1,')"
+check_eq "--table: csv is one table (header + 8 rows)" "gpuId,type,time_ms,percent 9" \
+  "$(tr -d '\r' <"$TESTDIR/stdout" | head -1) $(grep -c '' "$TESTDIR/stdout")"
+check_rc "--gpu-id 1 kernel_summary" 0 raptor rep.rpd --report --gpu-id 1 --format csv --table kernel_summary
 check_eq "--gpu-id 1: kernels of GPU 1 only" "layer_norm_kernel elementwise_kernel" \
-  "$(tr -d '\r' <"$TESTDIR/stdout" | sed -n '/^# kernel_summary/,/^$/p' | sed -n '3,$p' | cut -d, -f1 | tr '\n' ' ' | sed 's/ *$//')"
-check_rc "--short-kernel-threshold-us 12.5" 0 raptor rep.rpd --report --short-kernel-threshold-us 12.5 --format csv
+  "$(tr -d '\r' <"$TESTDIR/stdout" | sed -n '2,$p' | cut -d, -f1 | tr '\n' ' ' | sed 's/ *$//')"
+check_rc "--short-kernel-threshold-us 12.5" 0 raptor rep.rpd --report --short-kernel-threshold-us 12.5 --format csv --table short_kernels
 check_eq "threshold 12.5us takes the 10us gemm" "elementwise_kernel,2 Cijk_gemm_a,1" \
-  "$(tr -d '\r' <"$TESTDIR/stdout" | sed -n '/^# short_kernels/,/^$/p' | sed -n '3,$p' | cut -d, -f1,2 | sort -r | tr '\n' ' ' | sed 's/ *$//')"
+  "$(tr -d '\r' <"$TESTDIR/stdout" | sed -n '2,$p' | cut -d, -f1,2 | sort -r | tr '\n' ' ' | sed 's/ *$//')"
+check_rc "--format csv without --table: usage error" 2 raptor rep.rpd --report --format csv
+check "--format csv without --table: says why" grep -q "one table per stream" "$TESTDIR/stderr"
+check_rc "--table bogus: usage error" 2 raptor rep.rpd --report --table bogus
 
 check_rc "--format json" 0 raptor rep.rpd --report --format json
 check "json output parses" python3 -c "import json,sys; d=json.load(open('$TESTDIR/stdout')); assert d['gpu_timeline'][1]['time_ms'] == 0.057 and d['kernel_summary'][1]['std_us'] is None"

@@ -357,3 +357,21 @@ for z in 1 0.5; do
 done
 check_eq "-z 1: the trace has sequences whose every instance is an outlier" 1 \
   "$(q z1.rpd "$ZKEYS SELECT count(*) > 0 FROM (SELECT key FROM k WHERE sequenceId > 2 GROUP BY key HAVING min(outlier) = 1)")"
+
+# CSV is one table per stream (issue 11.7): several tables need --csv-dir
+check_rc "--format csv with the default three tables: usage error" 2 raptor base.rpd --format csv
+check "... says why" grep -q "one table per stream and 3 are selected" "$TESTDIR/stderr"
+check_rc "--format csv -k -c: usage error" 2 raptor base.rpd -k -c --format csv
+check_rc "--csv-dir: one file per table" 0 raptor base.rpd -k -c -v --gpu-summary -o --csv-dir cdir
+check_eq "--csv-dir: the five files" "categories.csv gpus.csv kernelseq.csv op_trace.csv variability.csv" \
+  "$(ls cdir | tr '\n' ' ' | sed 's/ $//')"
+check_eq "--csv-dir: nothing on stdout" "" "$(cat "$TESTDIR/stdout")"
+check_eq "--csv-dir: kernelseq.csv = -k --format csv" "$(raptor base.rpd -k --format csv | cksum)" "$(cksum <cdir/kernelseq.csv)"
+check_eq "--csv-dir: categories.csv = -c --format csv" "$(raptor base.rpd -c --format csv | cksum)" "$(cksum <cdir/categories.csv)"
+check_eq "--csv-dir: op_trace.csv has a row per op" "$(q base-d.rpd "SELECT count(*) + 1 FROM ext_raptor_op")" "$(grep -c '' cdir/op_trace.csv)"
+check "--csv-dir: every file reads as one CSV table" python3 -c "
+import csv, glob
+for f in glob.glob('cdir/*.csv'):
+    rows = list(csv.reader(open(f, newline='')))
+    assert len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows), f"
+check_rc "--csv-dir over a file: exit 1" 1 raptor base.rpd -k --csv-dir base.rpd
