@@ -274,7 +274,7 @@ static void build_rows(raptor *R)
     /* truncated to whole ns as the reference; a NaN/Inf never becomes a number */
     row->varsum = (row->cat == 0 || !isfinite(v)) ? NAN : trunc(v);
     if (!isnan(row->varsum)) {
-      if (strcmp(R->catname[row->cat], COLL_CAT) == 0) R->var_comm += row->varsum;
+      if (row->cat == R->cat_comm) R->var_comm += row->varsum;
       else R->var_other += row->varsum;
     }
   }

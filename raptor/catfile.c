@@ -227,3 +227,49 @@ void category_list_free(category *cats, int n)
   }
   free(cats);
 }
+
+/* The built-in rule set = raptor/categories.json (tests/tools/raptor.sh
+ * checks they are equal): TraceLens's functional categories first, then the
+ * reference raptor's (the LAST matching category wins, so the specific
+ * vllm/aten/attention kernels of the reference override the general ones).
+ * Patterns that would hit inside another word ("conv" in "typeConvert",
+ * "sum" in "cumsum", "norm" in "normal") are anchored on letter boundaries. */
+static const char builtin_json[] =
+"{\n"
+"    \"Memory\" : [\"^Copy[A-Z]\", \"(?i)memcpy\", \"(?i)memset\", \"^FillBuffer\"],\n"
+"    \"Elementwise\" : [\"(?i)elementwise\"],\n"
+"    \"Reduction\" : [\"(?i)(?<![a-z])reduce\", \"(?i)reduction\", \"(?i)(?<![a-z])sum(?![a-z])\"],\n"
+"    \"Convolution\" : [\"(?i)(?<![a-z])conv(olution)?(?![a-z])\", \"(?i)(?<![a-z])conv[123]d\"],\n"
+"    \"Normalization\" : [\"(?i)(layer|rms|batch|group|instance)_?norm\", \"(?i)(?<![a-z])norm(?![a-z])\", \"(?i)normaliz\"],\n"
+"    \"Attention\" : [\"(?i)flash\", \"(?i)attn\", \"(?i)attention\", \"(?i)fmha\"],\n"
+"    \"GEMM\" : [\"^Cijk_\", \"^void wvSpltK\", \"(?i)gemm\", \"(?i)matmul\"],\n"
+"    \"CopyD2D\" : [\"CopyDeviceToDevice\"],\n"
+"    \"_COMM\" : [\"ncclDevKernel_Generic\", \"void vllm::cross_device_reduce\", \"(?i)(?<![a-z])[nr]ccl\", \"(?i)all_?reduce\", \"(?i)all_?gather\", \"(?i)reduce_?scatter\"],\n"
+"    \"aten\" : [\"^.* at::\"],\n"
+"    \"vllm\" : [\"vllm::.*\"],\n"
+"    \"topk\" : [\"^.*topk\"],\n"
+"    \"DecodeAttn\" : [\"paged_attention*\"],\n"
+"    \"PrefillAttn\" : [\"attn_fwd\"],\n"
+"    \"SILU\" : [\"_ZN4vllm25scaled_act_and_mul_kernelIN3c104HalfETnPFT_RKS3_EXadL_ZNS_11silu_kernelIS2_EES3_S5_EEEEvPNS1_15Float8_e4m3fnuzEPS4_if\"]\n"
+"}\n";
+
+const char *category_builtin(void)
+{
+  return builtin_json;
+}
+
+int category_load_or_builtin(category **cats, int *ncats, const char *path)
+{
+  if (path)
+    return category_load(cats, ncats, path);
+  return category_parse(cats, ncats, "<built-in>", builtin_json, strlen(builtin_json));
+}
+
+int category_comm_index(const category *cats, int ncats)
+{
+  int hit = -1;
+  for (int i = 0; i < ncats; i++)
+    if (!strcmp(cats[i].name, "_COMM") || !strcmp(cats[i].name, "_Collective"))
+      hit = i;
+  return hit;
+}

@@ -33,6 +33,21 @@ int category_load(category **cats, int *ncats, const char *path);
 /* Index of the LAST category with a pattern found in `name`, or -1. */
 int category_match(const category *cats, int ncats, const char *name);
 
+/* The built-in categories: the same text as raptor/categories.json (the
+ * reference raptor's default).  Static string. */
+const char *category_builtin(void);
+
+/* Load the categories of `path`, or the built-in ones when path is NULL:
+ * the ONE rule set and matcher that raptor's tables (-c, -k, -v) and
+ * raptor --report both use.  Same ownership and errors as category_load. */
+int category_load_or_builtin(category **cats, int *ncats, const char *path);
+
+/* Index of the communication category, the one variability and the
+ * report's exposed_comm treat specially: the last category named "_COMM"
+ * (the spec README's name) or "_Collective" (the reference's built-in
+ * name); -1 if there is none. */
+int category_comm_index(const category *cats, int ncats);
+
 /* Free the n categories of `cats` and the array. */
 void category_list_free(category *cats, int n);
 

@@ -15,19 +15,6 @@
 #include "xlsxfile.h"
 
 
-static const char builtin_categories[] =
-"{\n"
-"    \"GEMM\" : [\"^Cijk_\", \"^void wvSpltK\"],\n"
-"    \"CopyD2D\" : [\"CopyDeviceToDevice\"],\n"
-"    \"_Collective\" : [\"ncclDevKernel_Generic\",\"void vllm::cross_device_reduce\"],\n"
-"    \"aten\" : [\"^.* at::\"],\n"
-"    \"vllm\" : [\"vllm::.*\"],\n"
-"    \"topk\" : [\"^.*topk\"],\n"
-"    \"DecodeAttn\" : [\"paged_attention*\"],\n"
-"    \"PrefillAttn\" : [\"attn_fwd\"],\n"
-"    \"SILU\" : [\"_ZN4vllm25scaled_act_and_mul_kernelIN3c104HalfETnPFT_RKS3_EXadL_ZNS_11silu_kernelIS2_EES3_S5_EEEEvPNS1_15Float8_e4m3fnuzEPS4_if\"]\n"
-"}\n";
-
 
 /* ------------------------------------------------------------ hashing */
 
@@ -60,9 +47,7 @@ int categories_load(raptor *R)
     return rpd_fail("internal regex: %s", rpd_errmsg());
   R->cats[0].npat = 1;
   R->ncats = 1;
-  int rc = R->cat_file ? category_load(&R->cats, &R->ncats, R->cat_file)
-                       : category_parse(&R->cats, &R->ncats, "<built-in>",
-                                        builtin_categories, strlen(builtin_categories));
+  int rc = category_load_or_builtin(&R->cats, &R->ncats, R->cat_file);
   if (rc) return rpd_fail("%s", rpd_errmsg());
   /* names: categories, then _Other and _Latency unless the file has them */
   R->catname = rpd_xmalloc((R->ncats + 2) * sizeof *R->catname);
@@ -72,6 +57,7 @@ int categories_load(raptor *R)
     if (strcmp(R->cats[i].name, OTHER_CAT) == 0) R->cat_other = i;
     if (strcmp(R->cats[i].name, LATENCY_CAT) == 0) R->cat_latency = i;
   }
+  R->cat_comm = category_comm_index(R->cats, R->ncats);
   int k = R->ncats;
   if (R->cat_other < 0) { R->catname[k] = OTHER_CAT; R->cat_other = k++; }
   if (R->cat_latency < 0) { R->catname[k] = LATENCY_CAT; R->cat_latency = k++; }

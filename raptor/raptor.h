@@ -13,7 +13,6 @@
 #define IDLE_CAT "_GPU_Idle"
 #define OTHER_CAT "_Other"
 #define LATENCY_CAT "_Latency"
-#define COLL_CAT "_Collective"
 
 /* ------------------------------------------------------------ types */
 
@@ -88,6 +87,7 @@ typedef struct raptor {
   int ncats;
   const char **catname;    /* ncats + 2: ..., _Other, _Latency */
   int cat_other, cat_latency;
+  int cat_comm;            /* _COMM or _Collective: variability by_comm; -1 none */
 
   /* kernel names */
   char **names;

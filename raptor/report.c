@@ -40,8 +40,10 @@ static const char usage[] =
 "  --histogram-bins N              bins of the histogram (default 100)\n"
 "  --topk N                        kernel_details rows (default 20; 0 = all)\n"
 "  --gpu-id N                      only GPU N\n"
-"  --category-json F               raptor-style categories {\"name\": [regex..]}\n"
-"                                  (last match wins; default: TraceLens rules)\n"
+"  --category-json F               raptor categories {\"name\": [regex..]} (last\n"
+"                                  match wins; default: the built-in set that\n"
+"                                  raptor -c uses, raptor/categories.json);\n"
+"                                  _COMM (or _Collective) is communication\n"
 "  --format table|csv|json         stdout format (default table); csv is one\n"
 "                                  table per stream: name it with --table\n"
 "  --table NAME                    print only that table (a name above)\n"
@@ -162,57 +164,20 @@ static int parse_opts(int argc, char **argv, ropts *o)
 
 /* ------------------------------------------------------------ categories */
 
-/* The --category-json categories (catfile.h); none = TraceLens's rules. */
+/* The categories: --category-json or the built-in rule set, the same rules
+ * and matcher as raptor's tables (catfile.h). */
 typedef struct cats {
   category *r;
-  int n;        /* 0 = TraceLens built-in rules */
+  int n;
+  int comm;     /* the communication category (_COMM/_Collective), -1 none */
 } cats;
 
-static int has(const char *lower, const char *needle)
+/* Category name of a kernel (last matching category, else _Other).
+ * Static string owned by c. */
+static const char *category_of(const cats *c, const char *name, int *comm)
 {
-  return strstr(lower, needle) != NULL;
-}
-
-static int is_comm_lower(const char *l)
-{
-  return has(l, "nccl") || has(l, "rccl") || has(l, "cross_device_reduce");
-}
-
-static char *lowered(const char *s)
-{
-  char *l = rpd_xstrdup(s ? s : "");
-  for (char *p = l; *p; p++)
-    *p = (char)tolower((unsigned char)*p);
-  return l;
-}
-
-/* TraceLens rocprof rules, first match wins.  Static string. */
-static const char *tracelens_category(const char *lower)
-{
-  if (has(lower, "gemm") || has(lower, "matmul") || has(lower, "cijk"))
-    return "GEMM";
-  if (has(lower, "elementwise"))
-    return "Elementwise";
-  if (has(lower, "reduce") || has(lower, "sum"))
-    return "Reduction";
-  if (has(lower, "conv"))
-    return "Convolution";
-  if (has(lower, "norm"))
-    return "Normalization";
-  if (has(lower, "flash") || has(lower, "attn") || has(lower, "fmha"))
-    return "Attention";
-  if (has(lower, "copy") || has(lower, "memcpy"))
-    return "Memory";
-  if (is_comm_lower(lower))
-    return "COMM";
-  return "Other";
-}
-
-static const char *category_of(const cats *c, const char *name, const char *lower)
-{
-  if (!c->n)
-    return tracelens_category(lower);
   int hit = category_match(c->r, c->n, name);
+  *comm = hit >= 0 && hit == c->comm;
   return hit >= 0 ? c->r[hit].name : "_Other";
 }
 
@@ -593,10 +558,7 @@ static int load(rpd *r, const ropts *o, const cats *c, data *d)
         rc = lookup_string(r, str, kn->sid, &kn->name);
         if (rc)
           break;
-        char *low = lowered(kn->name);
-        kn->cat = category_of(c, kn->name, low);
-        kn->comm = is_comm_lower(low);
-        free(low);
+        kn->cat = category_of(c, kn->name, &kn->comm);
         *ni = d->nnames++;
       }
       flag = d->names[*ni].comm ? IV_COMM : IV_COMPUTE;
@@ -1204,10 +1166,11 @@ int raptor_report_main(int argc, char **argv)
     return rc;
   memset(&d, 0, sizeof d);
   memset(t, 0, sizeof t);
-  if (o.cat_json && category_load(&c.r, &c.n, o.cat_json)) {
+  if (category_load_or_builtin(&c.r, &c.n, o.cat_json)) {
     rpd_fail("%s", rpd_errmsg());
     goto out;
   }
+  c.comm = category_comm_index(c.r, c.n);
   if (rpd_open_or_report(&r, o.path, NULL, o.save ? RPD_WRITE : RPD_READ))
     goto out;
   rc = load(r, &o, &c, &d);

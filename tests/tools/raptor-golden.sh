@@ -4,6 +4,22 @@
 # (relative, or absolute below 1).  Comparison is SQL over sqlite3 :memory:.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
+# The reference raptor's default category file (our built-in set adds the
+# TraceLens categories; docs/raptor.md "Categories").
+cat >"$TESTDIR/refcats.json" <<'EOF'
+{
+    "GEMM" : ["^Cijk_", "^void wvSpltK"],
+    "CopyD2D" : ["CopyDeviceToDevice"],
+    "_Collective" : ["ncclDevKernel_Generic","void vllm::cross_device_reduce"],
+    "aten" : ["^.* at::"],
+    "vllm" : ["vllm::.*"],
+    "topk" : ["^.*topk"],
+    "DecodeAttn" : ["paged_attention*"],
+    "PrefillAttn" : ["attn_fwd"],
+    "SILU" : ["_ZN4vllm25scaled_act_and_mul_kernelIN3c104HalfETnPFT_RKS3_EXadL_ZNS_11silu_kernelIS2_EES3_S5_EEEEvPNS1_15Float8_e4m3fnuzEPS4_if"]
+}
+EOF
+
 # raptor_case_args CASE -> the options of a golden case
 raptor_case_args() {
   case "$1" in
@@ -108,7 +124,8 @@ for tdir in "$GOLDEN"/*/; do
     tmpcopy "$src" "$TESTDIR/t.rpd"
     # shellcheck disable=SC2086
     # the reference's op set (KernelExecution, Task, CopyDeviceToDevice)
-    if raptor "$TESTDIR/t.rpd" --save --reference-ops $args >/dev/null 2>"$TESTDIR/err"; then
+    # and the reference raptor's default categories
+    if raptor "$TESTDIR/t.rpd" --save --reference-ops -C "$TESTDIR/refcats.json" $args >/dev/null 2>"$TESTDIR/err"; then
       golden_compare "$trace/$case_" "$TESTDIR/t.rpd" "$cdir"
     else
       notok "$trace/$case_: raptor failed" "$(head -c 300 "$TESTDIR/err")"

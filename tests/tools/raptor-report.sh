@@ -54,17 +54,17 @@ check_eq "kernel_summary header" \
 check_eq "kernel_summary rows (desc total, cumulative in that order)" \
 "Cijk_gemm_a,2,25.000,12.500,12.500,3.536,10.000,15.000,35.7143,35.7143,GEMM
 layer_norm_kernel,1,20.000,20.000,20.000,,20.000,20.000,28.5714,64.2857,Normalization
-ncclDevKernel_Generic,1,20.000,20.000,20.000,,20.000,20.000,28.5714,92.8571,COMM
+ncclDevKernel_Generic,1,20.000,20.000,20.000,,20.000,20.000,28.5714,92.8571,_COMM
 elementwise_kernel,2,5.000,2.500,2.500,0.707,2.000,3.000,7.1429,100.0000,Elementwise" \
   "$(tr -d '\r' <out/kernel_summary.csv | tail -n +2)"
 check_eq "category rows" \
 "GEMM,1,2,0.025000,35.7143,35.7143
-COMM,1,1,0.020000,28.5714,64.2857
-Normalization,1,1,0.020000,28.5714,92.8571
+Normalization,1,1,0.020000,28.5714,64.2857
+_COMM,1,1,0.020000,28.5714,92.8571
 Elementwise,1,2,0.005000,7.1429,100.0000" \
   "$(tr -d '\r' <out/category.csv | tail -n +2)"
 check_eq "kernel_details: top 2 by duration with grid/block" \
-"ncclDevKernel_Generic,20.000,0,1,3,25000,0x0,300,1,1,64,1,1,0,0,COMM
+"ncclDevKernel_Generic,20.000,0,1,3,25000,0x0,300,1,1,64,1,1,0,0,_COMM
 layer_norm_kernel,20.000,1,1,6,70000,0x0,600,1,1,64,1,1,0,0,Normalization" \
   "$(tr -d '\r' <out/kernel_details.csv | tail -n +2)"
 check_eq "short_kernels (< 10us; 10us itself is not short)" \
@@ -252,4 +252,32 @@ if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
     "$(tr -d '\r' <r908/short_histogram.csv | tail -n +2 | awk -F, '{ n += $3 } END { print n }')"
   check_eq "908: 35,968 short dispatches" "35968" \
     "$(tr -d '\r' <r908/short_histogram.csv | tail -n +2 | awk -F, '{ n += $3 } END { print n }')"
+fi
+
+# ---------------------------------------------------------------- one category engine
+# raptor's tables and --report give every kernel the same category (one
+# rule set, one matcher): on the real kernel names of mytrace and the 908
+# import.  Checked as a join of ext_raptor_op and ext_report_kernel_summary.
+same_categories() { # NAME FILE
+  cp "$2" "$2.k"
+  raptor "$2.k" --save -k >/dev/null 2>&1
+  raptor "$2.k" --report --save -q >/dev/null 2>&1
+  check_eq "$1: kernels with a category in both" 1 \
+    "$(q "$2.k" "SELECT count(*) > 10 FROM ext_report_kernel_summary")"
+  check_eq "$1: -k and --report agree on every kernel's category" 0 \
+    "$(q "$2.k" "SELECT count(*) FROM ext_report_kernel_summary r JOIN (SELECT DISTINCT kernel, category FROM ext_raptor_kernelseq) k ON k.kernel = r.name WHERE k.category <> r.category")"
+  check_eq "$1: no kernel name is missing from -k" 0 \
+    "$(q "$2.k" "SELECT count(*) FROM ext_report_kernel_summary r WHERE r.name NOT IN (SELECT kernel FROM ext_raptor_op)")"
+}
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  same_categories mytrace my.rpd
+  check_eq "mytrace: ck_tile FmhaFwdKernel is Attention in both" "Attention Attention" \
+    "$(q my.rpd.k "SELECT (SELECT DISTINCT category FROM ext_raptor_kernelseq WHERE kernel LIKE '%FmhaFwdKernel%') || ' ' || (SELECT category FROM ext_report_kernel_summary WHERE name LIKE '%FmhaFwdKernel%')")"
+  check_eq "mytrace: typeConvert rms_norm is not Convolution" "vllm vllm" \
+    "$(q my.rpd.k "SELECT (SELECT group_concat(DISTINCT category) FROM ext_raptor_kernelseq WHERE kernel LIKE '%typeConvert%rms_norm%') || ' ' || (SELECT group_concat(DISTINCT category) FROM ext_report_kernel_summary WHERE name LIKE '%typeConvert%rms_norm%')")"
+fi
+if [ -f r908.rpd ]; then
+  same_categories 908 r908.rpd
+  check_eq "908: nccl kernels are _COMM (communication) in both" "_COMM _COMM" \
+    "$(q r908.rpd.k "SELECT (SELECT group_concat(DISTINCT category) FROM ext_raptor_kernelseq WHERE kernel LIKE 'ncclDevKernel%') || ' ' || (SELECT group_concat(DISTINCT category) FROM ext_report_kernel_summary WHERE name LIKE 'ncclDevKernel%')")"
 fi
