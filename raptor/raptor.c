@@ -31,9 +31,11 @@ static const char usage[] =
 "                               LAST matching category wins (default: built in,\n"
 "                               the same as raptor/categories.json)\n"
 "  -l, --category-latency-ns N  move calls*N ns of every category to _Latency\n"
-"  -v, --variability            variability by collective / other kernels\n"
-"  -k, --kernelseq              kernel sequences sorted by total duration\n"
-"      --kernelseq-len N        preceding kernels in a sequence key (default 2;\n"
+"  -v, --variability            variability by communication (_COMM or\n"
+"                               _Collective) / other kernels\n"
+"  -k, --kernelseq, --top       kernel sequences sorted by total duration\n"
+"      --kernelseq-len N, --prekernel-seq N\n"
+"                               preceding kernels in a sequence key (default 2;\n"
 "                               0 = kernel name only)\n"
 "      --gaps US...             idle-gap buckets in us (default 10 20 50 100\n"
 "                               1000 10000 100000)\n"
@@ -50,7 +52,8 @@ static const char usage[] =
 "  -s, --roi-start T            123.45 (ms), 123.45ms, 123450ns, .12345s,\n"
 "  -e, --roi-end T              +10ms, -8ms (from the end), 50%, or a kernel\n"
 "                               regex (its first op's start)\n"
-"      --auto-roi-top           ROI = first..last start of the hottest sequence\n"
+"      --auto-roi, --auto-roi-top\n"
+"                               ROI = first..last start of the hottest sequence\n"
 "      --roi-trim               cut leading/trailing idle time (all GPUs busy)\n"
 "      --gpu-id N               only this GPU (default -1 = all)\n"
 "Ops: GPU work = kernels (KernelExecution, graph-replayed Task) and copies\n"
@@ -94,13 +97,13 @@ static const struct opt {
 } opts[] = {
   {"categorize", 'c', 0, O_CAT}, {"category-json", 'C', 1, O_CATJSON},
   {"category-latency-ns", 'l', 1, O_LAT}, {"variability", 'v', 0, O_VAR},
-  {"kernelseq", 'k', 0, O_KSEQ}, {"kernelseq-len", 0, 1, O_KSEQLEN},
+  {"kernelseq", 'k', 0, O_KSEQ}, {"top", 0, 0, O_KSEQ}, {"kernelseq-len", 0, 1, O_KSEQLEN},
   {"prekernel-seq", 0, 1, O_KSEQLEN}, {"gaps", 0, 2, O_GAPS},
   {"zscore_threshold", 'z', 1, O_Z}, {"zscore-threshold", 0, 1, O_Z},
   {"op-trace", 'o', 0, O_OPTRACE}, {"op-trace-file", 0, 1, O_OPFILE},
   {"op-trace-cmd-width", 'W', 1, O_WIDTH}, {"instance-trace", 'i', 1, O_INST},
   {"roi-start", 's', 1, O_RSTART}, {"roi-end", 'e', 1, O_REND},
-  {"auto-roi-top", 0, 0, O_AUTO}, {"roi-trim", 0, 0, O_TRIM},
+  {"auto-roi-top", 0, 0, O_AUTO}, {"auto-roi", 0, 0, O_AUTO}, {"roi-trim", 0, 0, O_TRIM},
   {"gpu-id", 0, 1, O_GPU}, {"display-cols", 0, 1, O_DCOLS},
   {"display-rows", 0, 1, O_DROWS}, {"float-digits", 0, 1, O_FDIG},
   {"write-xls", 'x', 0, O_XLS}, {"write-xls-op-trace", 0, 0, O_XLSOP},
