@@ -7,8 +7,8 @@ static const char usage[] =
 "range; drop strings nothing refers to any more, then VACUUM.  Prints the\n"
 "range and the row counts before and after.\n"
 "\n"
-"Times (default: the first api start / the last api end):\n"
-"  1700000000123456   a bare number is an absolute timestamp in ns\n"
+"Times (default: the first api start / the last api end; docs/time.md):\n"
+"  200                a bare number is ms from the first api call\n"
 "  +200ms, 200ms      from the first api call (units ns, us, ms, s)\n"
 "  -50ms              back from the last api end (write --start=-50ms)\n"
 "  25%                a fraction of the trace's span\n"
@@ -24,6 +24,7 @@ static const char usage[] =
 #include <string.h>
 
 #include "rpd.h"
+#include "timeopt.h"
 
 typedef struct opts {
   const char *file, *out, *start, *end;
@@ -101,36 +102,24 @@ static int parse_args(opts *o, int argc, char **argv)
   return 0;
 }
 
-/* Resolve one time option: an all-digit bare number is an exact absolute
- * ns timestamp; a bare number with a unit counts from the first call. */
+/* Resolve one time option (absent: dflt) with the common resolver
+ * (common/timeopt.h, docs/time.md): a bare number is ms from the first api
+ * call; units, +T, -T from the last api end, N%; beyond 2^63 ns refused. */
 static int resolve_time(const char *text, int64_t dflt, int64_t first, int64_t last,
                         int64_t *out)
 {
-  rpd_time t;
-  const char *p = text;
-  int rc;
-
   if (!text) {
     *out = dflt;
     return RPD_OK;
   }
-  while (isdigit((unsigned char)*p))
-    p++;
-  if (p != text && !*p && p - text < 19) {
-    *out = strtoll(text, NULL, 10);
-    return RPD_OK;
-  }
-  if ((rc = rpd_time_parse(text, "ns", &t)))
-    return rc;
-  *out = rpd_time_resolve(&t, t.had_unit ? first : 0, first, last);
-  return RPD_OK;
+  return rpd_timeopt_resolve(text, first, last, out);
 }
 
 /* 1 if text is absent or a valid time, else 0 with the reason set. */
 static int time_ok(const char *text)
 {
-  rpd_time t;
-  return !text || rpd_time_parse(text, "ns", &t) == RPD_OK;
+  int64_t ns;
+  return !text || rpd_timeopt_resolve(text, 0, 0, &ns) == RPD_OK;
 }
 
 /* Run sql with ?1 = start, ?2 = end bound. */

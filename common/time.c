@@ -155,22 +155,54 @@ int rpd_time_parse(const char *text, const char *default_unit, rpd_time *t)
     t->had_unit = 1;
   }
   t->ns = scale10(mant, exp10 + uexp);
+  /* beyond +-2^63 ns (292 years) nothing fits a timestamp: refuse, never wrap */
+  if (!isfinite(t->ns) || t->ns >= 9223372036854775808.0)
+    return rpd_seterr(RPD_EPARSE, "bad time '%s': out of range (beyond 2^63 ns)", text);
   return RPD_OK;
 }
 
-/* The absolute timestamp (ns) that t denotes over [first, last]; see rpd.h.
- * Fractions of a nanosecond are rounded to the nearest. */
-int64_t rpd_time_resolve(const rpd_time *t, int64_t bare_origin,
-                         int64_t first, int64_t last)
+/* origin + sign * v (v a non-negative double, rounded to the nearest ns)
+ * into *out; RPD_EPARSE when it does not fit in int64. */
+static int add_ns(int64_t origin, int sign, double v, int64_t *out)
+{
+  double r = round(v);
+  int64_t d, res;
+  if (!isfinite(r) || r < 0 || r >= 9223372036854775808.0)
+    return rpd_seterr(RPD_EPARSE, "time out of range (beyond 2^63 ns)");
+  d = (int64_t)r;
+  if (sign < 0 ? __builtin_sub_overflow(origin, d, &res) : __builtin_add_overflow(origin, d, &res))
+    return rpd_seterr(RPD_EPARSE, "time out of range (beyond 2^63 ns)");
+  *out = res;
+  return RPD_OK;
+}
+
+int rpd_time_resolve_checked(const rpd_time *t, int64_t bare_origin, int64_t first,
+                             int64_t last, int64_t *out)
 {
   switch (t->kind) {
   case RPD_TIME_PLUS:
-    return first + llround(t->ns);
+    return add_ns(first, 1, t->ns, out);
   case RPD_TIME_MINUS:
-    return last - llround(t->ns);
-  case RPD_TIME_PCT:
-    return first + llround((double)(last - first) * t->pct / 100.0);
-  default:
-    return bare_origin + llround(t->ns);
+    return add_ns(last, -1, t->ns, out);
+  case RPD_TIME_PCT: {
+    double span = (double)last - (double)first;
+    /* whole ns toward the start, as the reference raptor's int() */
+    return add_ns(first, span < 0 ? -1 : 1, floor(fabs(span) * t->pct / 100.0), out);
   }
+  default:
+    return add_ns(bare_origin, 1, t->ns, out);
+  }
+}
+
+/* The absolute timestamp (ns) that t denotes over [first, last]; see rpd.h.
+ * Fractions of a nanosecond are rounded to the nearest (N% is cut to the
+ * whole ns toward the start, as the reference raptor); a result beyond
+ * int64 saturates (rpd_time_resolve_checked says so instead). */
+int64_t rpd_time_resolve(const rpd_time *t, int64_t bare_origin,
+                         int64_t first, int64_t last)
+{
+  int64_t v = 0;
+  if (rpd_time_resolve_checked(t, bare_origin, first, last, &v) != RPD_OK)
+    v = (t->kind == RPD_TIME_MINUS) ? INT64_MIN : INT64_MAX;
+  return v;
 }

@@ -9,6 +9,7 @@
 
 #include "catfile.h"
 #include "opclass.h"
+#include "timeopt.h"
 #include "rpd.h"
 #include "report.h"
 #include "raptor.h"
@@ -246,24 +247,13 @@ static int roi_parse(raptor *R, const char *what, const char *s, int64_t *ns,
                      rpd_regex **re)
 {
   *re = NULL;
-  rpd_time t;
-  int64_t span = R->last_abs - R->first_abs;
+  int64_t abs;
   if (!*s) {
     rpd_fail("empty %s", what);
     return 2;
   }
-  if (rpd_time_parse(s, "ms", &t) == RPD_OK) {
-    switch (t.kind) {
-    case RPD_TIME_PCT:
-      *ns = (int64_t)((double)span * (t.pct / 100.0));
-      break;
-    case RPD_TIME_MINUS:
-      *ns = (R->last_abs - (int64_t)t.ns) - R->first_abs;
-      break;
-    default:
-      *ns = (int64_t)t.ns;
-      break;
-    }
+  if (rpd_timeopt_resolve(s, R->first_abs, R->last_abs, &abs) == RPD_OK) {
+    *ns = abs - R->first_abs;  /* fits: both are inside int64 and abs is checked */
     return 0;
   }
   unsigned char c0 = (unsigned char)s[0];

@@ -6,6 +6,7 @@
 #include "timeopt.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +21,10 @@ static const char usage[] =
 "filter with the search box (also from the URL: page.html#q=aten::mm).\n"
 "\n"
 "  --start T, --end T   count only kernels launched in [start, end]: a bare\n"
-"                       number of microseconds (absolute timestamp), N% of the\n"
-"                       trace span, +T from the first api call, -T back from\n"
-"                       the last, or a number with a unit (ns, us, ms, s)\n"
-"                       counted from the first api call\n"
+"                       number is ms from the first api call, or with a unit\n"
+"                       (ns, us, ms, s); +T from the first api call, -T back\n"
+"                       from the last api end, N% of the span (docs/time.md).\n"
+"                       A window outside the trace is an error\n"
 "  --top N              operators in the bar chart (default 20)\n";
 
 /* ------------------------------------------------------------ escaping */
@@ -181,7 +182,7 @@ static const char op_query[] =
     " FROM temp.ag_rows GROUP BY autogradName ORDER BY 4 DESC, 1";
 
 /* Count and summed duration of the trace's kernel ops (class 'kernel' of
- * views/opclass.sql: KernelExecution, graph-replayed Task, ...) that start
+ * views/opClass.sql: KernelExecution, graph-replayed Task, ...) that start
  * in the window: the denominator that shows what autograd did not cover. */
 static int trace_kernels(summary *s) {
   sqlite3_stmt *st = NULL;
@@ -395,7 +396,8 @@ static int write_file(const char *path, const char *input, const rpd_buf *b) {
   return 0;
 }
 
-/* --start/--end as in rpd2tracing (rpd_timeopt_resolve). */
+/* --start/--end: the common time values (rpd_timeopt_resolve, docs/time.md);
+ * a window that misses the trace's api span is an error, not the whole trace. */
 static int parse_window(summary *s, const char *start, const char *end) {
   const char *text[2] = {start, end};
   int64_t first = 0, last = 0, *dst[2] = {&s->lo, &s->hi};
@@ -410,6 +412,12 @@ static int parse_window(summary *s, const char *start, const char *end) {
       return rpd_usage_error("%s: %s", i ? "--end" : "--start", rpd_errmsg());
   }
   if (s->lo > s->hi) return rpd_usage_error("--start is after --end");
+  if (s->lo > last || s->hi < first)
+    return rpd_fail("the window [%.6f ms, %.6f ms] is outside the trace (0 .. %.6f ms"
+                    " from the first api call)",
+                    s->lo == INT64_MIN ? -INFINITY : (double)(s->lo - first) / 1e6,
+                    s->hi == INT64_MAX ? INFINITY : (double)(s->hi - first) / 1e6,
+                    (double)(last - first) / 1e6);
   return 0;
 }
 

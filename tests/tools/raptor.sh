@@ -103,7 +103,7 @@ check_eq "ROI 10 .. 20 (ms)" "10000000..20000000" "$(roi_of base.rpd -s 10 -e 20
 check_eq "ROI .01s .. 20000us" "10000000..20000000" "$(roi_of base.rpd --roi-start .01s --roi-end 20000us)"
 check_eq "ROI 12345678ns .. +20.5ms" "12345678..20500000" "$(roi_of base.rpd -s 12345678ns -e +20.5ms)"
 check_eq "ROI -8ms .. -5ms" "$((span - 8000000))..$((span - 5000000))" "$(roi_of base.rpd --roi-start=-8ms --roi-end=-5ms)"
-check_eq "ROI 50% .. 70%" "$(awk -v s="$span" 'BEGIN{printf "%d..%d", s*0.5, s*0.7}')" "$(roi_of base.rpd -s 50% -e 70%)"
+check_eq "ROI 50% .. 70% (whole ns toward the start)" "$(awk -v s="$span" 'BEGIN{printf "%d..%d", s*0.5, s*0.7}')" "$(roi_of base.rpd -s 50% -e 70%)"
 check_eq "ROI ops all start inside" 0 "$(q roi.rpd "SELECT count(*) FROM ext_raptor_op WHERE start_ns < $((span / 2)) OR start_ns > $((span * 7 / 10))")"
 kstart=$(q base.rpd "SELECT min(o.start) - $first FROM rocpd_op o JOIN rocpd_string s ON s.id = o.description_id JOIN rocpd_string t ON t.id = o.opType_id WHERE s.string LIKE '%attn_fwd%' AND t.string = 'KernelExecution'")
 check_eq "ROI from kernel regex = its first op" "$kstart..$span" "$(roi_of base.rpd --roi-start attn_fwd)"
@@ -375,3 +375,11 @@ for f in glob.glob('cdir/*.csv'):
     rows = list(csv.reader(open(f, newline='')))
     assert len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows), f"
 check_rc "--csv-dir over a file: exit 1" 1 raptor base.rpd -k --csv-dir base.rpd
+
+# time values beyond +-2^63 ns are refused with one line (and the usage
+# hint), never wrapped (docs/time.md)
+for t in "--roi-start=-1e999ms" "--roi-end=+1e999ms" "--roi-start=1e30" "--roi-start=99999999999999999999" "--roi-start=-9223372036854775808"; do
+  check_rc "extreme ROI $t: exit 2" 2 raptor base.rpd -c "$t"
+  check_eq "extreme ROI $t: one error line (and the usage hint)" "1 1" \
+    "$(grep -c "out of range (beyond 2^63 ns)" "$TESTDIR/stderr") $(grep -vc '^Try ' "$TESTDIR/stderr")"
+done

@@ -141,8 +141,23 @@ check_eq "no rocpd_kernelapi: no page" no "$([ -e nokapi.html ] && echo yes || e
 check_rc "window 0%..30%" 0 rpd-autograd-summary ag.rpd win.html --start 0% --end 30%
 check_eq "window: 1 operator, 2 rows, 4 us" 1 \
   "$(grep -c '<span id="nops">1</span> operators, <span id="nrows">2</span> (operator, kernel, sizes) rows, 2 kernel calls, total GPU time 4.000 us' win.html)"
+# a bare number is ms from the first api call (docs/time.md): 0 .. 0.0147 ms
+# is the same window as 0%..30%
+check_rc "window 0 .. 0.0147 (bare ms)" 0 rpd-autograd-summary ag.rpd winms.html --start 0 --end 0.0147
+check_eq "bare ms window = 0%..30% window" "$(grep -o '<span id="nops">.*us\.' win.html)" \
+  "$(grep -o '<span id="nops">.*us\.' winms.html)"
+check_eq "window: kernel ops of the trace that start in it" 1 \
+  "$(grep -c '<span id="tkernels">2</span>' winms.html)"
+check_rc "window outside the trace (--start 100 = 100 ms)" 1 rpd-autograd-summary ag.rpd empty.html --start 100
+check_one_line "window outside the trace: one line"
+check "window outside the trace: says so" grep -q "is outside the trace (0 .. 0.049000 ms" "$TESTDIR/stderr"
 check_rc "empty window" 1 rpd-autograd-summary ag.rpd empty.html --start 60000 --end 70000
 check_one_line "empty window: one line"
+for t in "--start=-1e999ms" "--end=+1e999ms" "--start=1e30" "--end=99999999999999999999" "--start=-9223372036854775808"; do
+  check_rc "extreme time $t: exit 2" 2 rpd-autograd-summary ag.rpd x.html "$t"
+  check "extreme time $t: says out of range" grep -q "out of range" "$TESTDIR/stderr"
+done
+check_eq "extreme times: no page" no "$([ -e x.html ] && echo yes || echo no)"
 check_rc "bad --start" 2 rpd-autograd-summary ag.rpd x.html --start soon
 
 # ---------------------------------------------------------------- Chromium

@@ -32,7 +32,7 @@ for schema in 2 3; do
   f="t$schema.rpd"
   rpd-synth --seed 6 --api 5000 --gpus 2 --schema "$schema" -o "$f" >/dev/null
   first=$(q "$f" "SELECT min(start) FROM rocpd_api"); last=$(q "$f" "SELECT max(\"end\") FROM rocpd_api")
-  s=$((first + 10000000)); e=$(q "$f" "SELECT $first + CAST(round(($last - $first) * 50 / 100.0) AS INTEGER)")
+  s=$((first + 10000000)); e=$(q "$f" "SELECT $first + CAST(($last - $first) * 50 / 100.0 AS INTEGER)")
   want=$(expect "$f" "$s" "$e")
 
   # --dry-run writes nothing
@@ -50,14 +50,16 @@ for schema in 2 3; do
     "$(q "$f" "SELECT count(*) FROM rocpd_api WHERE start < $s OR start > $e")"
   integrity "$f" "v$schema +10ms..50%"
 
-  # absolute ns (as the reference), -T from the end, units from the start
+  # a bare number is ms from the first call (docs/time.md), -T from the end,
+  # units from the start
   g="o$schema.rpd"
   s=$((first + 1234567)); e=$((last - 2000000))
   want=$(expect "$g" "$s" "$e")
   cp "$g" "a$schema.rpd"
-  check_rc "v$schema: absolute ns: exit 0" 0 rpd-trim "a$schema.rpd" --start "$s" --end "$e"
-  check_eq "v$schema: absolute ns: remaining rows" "$want" "$(remaining "a$schema.rpd")"
-  integrity "a$schema.rpd" "v$schema absolute"
+  check_rc "v$schema: bare ms: exit 0" 0 rpd-trim "a$schema.rpd" --start 1.234567 --end=-2
+  check "v$schema: bare ms: the range" grep -q "^range: $s \.\. $e ns" "$TESTDIR/stdout"
+  check_eq "v$schema: bare ms: remaining rows" "$want" "$(remaining "a$schema.rpd")"
+  integrity "a$schema.rpd" "v$schema bare ms"
   cp "$g" "m$schema.rpd"
   check_rc "v$schema: --start 1234567ns --end=-2ms: exit 0" 0 rpd-trim "m$schema.rpd" --start 1234.567us --end=-2ms
   check "v$schema: units: same range" grep -q "^range: $s \.\. $e ns" "$TESTDIR/stdout"
@@ -68,12 +70,12 @@ for schema in 2 3; do
   check_rc "v$schema: -o OUT: exit 0" 0 rpd-trim "$g" -o "out$schema.rpd" --start 25% --end 75%
   check_eq "v$schema: -o OUT: input unchanged" "$before" "$(sum "$g")"
   check_eq "v$schema: -o OUT: output trimmed" \
-    "$(expect "$g" "$(q "$g" "SELECT $first + CAST(round(($last - $first) * 25 / 100.0) AS INTEGER)")" \
-                    "$(q "$g" "SELECT $first + CAST(round(($last - $first) * 75 / 100.0) AS INTEGER)")")" \
+    "$(expect "$g" "$(q "$g" "SELECT $first + CAST(($last - $first) * 25 / 100.0 AS INTEGER)")" \
+                    "$(q "$g" "SELECT $first + CAST(($last - $first) * 75 / 100.0 AS INTEGER)")")" \
     "$(remaining "out$schema.rpd")"
 
   # ranges outside the trace are errors; the file is left alone
-  for r in "--start 1" "--end +1000s" "--start=-1000s" "--start 60% --end 40%" "--start $((last + 1))"; do
+  for r in "--start 1e9" "--end +1000s" "--start=-1000s" "--start 60% --end 40%" "--start $(((last - first) / 1000000 + 1))"; do
     # shellcheck disable=SC2086
     check_rc "v$schema: outside ($r): exit 1" 1 rpd-trim "$g" $r
     check_one_line "v$schema: outside ($r): one line"
@@ -111,6 +113,14 @@ check_one_line "no api calls: one line"
 check_eq "no api calls: unchanged" "$before" "$(sum e.rpd)"
 before=$(sum all.rpd)
 check_rc "bad time: exit 2" 2 rpd-trim all.rpd --start 5parsecs
+# beyond +-2^63 ns: refused with one line, never wrapped
+cp all.rpd big.rpd
+for t in "--start=-1e999ms" "--end=+1e999ms" "--start=1e30" "--end=99999999999999999999" "--start=-9223372036854775808" "--start=nan" "--end=inf"; do
+  check_rc "extreme time $t: exit 2" 2 rpd-trim big.rpd "$t"
+  check_eq "extreme time $t: one error line (and the usage hint)" "1 1" \
+    "$(grep -c "^rpd-trim: bad time '${t#*=}': " "$TESTDIR/stderr") $(grep -vc '^Try ' "$TESTDIR/stderr")"
+done
+same_file "extreme times: trace byte-identical" all.rpd big.rpd
 check_rc "percent over 100: exit 2" 2 rpd-trim all.rpd --end 120%
 check_rc "--start without value: exit 2" 2 rpd-trim all.rpd --start
 check_rc "unknown option: exit 2" 2 rpd-trim all.rpd --bogus
