@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rpd.h"
+#include "timeopt.h"
 
 static rpd_time parse_ok(const char *s, const char *unit)
 {
@@ -147,6 +148,37 @@ static void test_resolve(void **state)
                    INT64_C(1732170000123456790));
 }
 
+/* beyond +-2^63 ns: parse refuses, the checked resolver refuses, the
+ * unchecked one saturates; never a wrapped value */
+static void test_range(void **state)
+{
+  static const char *const bad[] = {
+    "1e999ms", "-1e999ms", "+1e999ms", "1e30", "99999999999999999999",
+    "-9223372036854775808", "9223372036854775808", "1e999%",
+  };
+  rpd_time t;
+  int64_t v = 5;
+  (void)state;
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    if (rpd_time_parse(bad[i], "ns", &t) != RPD_EPARSE)
+      fail_msg("'%s' accepted", bad[i]);
+  t = parse_ok("+9223372036s", "ns");
+  assert_int_equal(rpd_time_resolve_checked(&t, 0, INT64_MAX - 5, INT64_MAX, &v), RPD_EPARSE);
+  assert_int_equal(v, 5);
+  assert_true(rpd_time_resolve(&t, 0, INT64_MAX - 5, INT64_MAX) == INT64_MAX);
+  t = parse_ok("-9223372036s", "ns");
+  assert_int_equal(rpd_time_resolve_checked(&t, 0, INT64_MIN + 5, INT64_MIN + 9, &v), RPD_EPARSE);
+  assert_true(rpd_time_resolve(&t, 0, INT64_MIN + 5, INT64_MIN + 9) == INT64_MIN);
+  t = parse_ok("100%", "ns");
+  assert_int_equal(rpd_time_resolve_checked(&t, 0, 0, INT64_C(1) << 62, &v), RPD_OK);
+  assert_true(v == INT64_C(1) << 62);
+  /* a span beyond 2^63 ns (INT64_MIN .. INT64_MAX) is refused, not wrapped */
+  assert_int_equal(rpd_time_resolve_checked(&t, 0, INT64_MIN, INT64_MAX, &v), RPD_EPARSE);
+  t = parse_ok("50%", "ns");   /* floor toward the start, as the reference */
+  assert_int_equal(rpd_time_resolve_checked(&t, 0, 0, 3, &v), RPD_OK);
+  assert_int_equal(v, 1);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -155,6 +187,7 @@ int main(void)
     cmocka_unit_test(test_signs_and_pct),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_resolve),
+    cmocka_unit_test(test_range),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
