@@ -13,6 +13,8 @@ views() {
   for v in $(q "$1" "SELECT name FROM sqlite_master WHERE type = 'view' AND name NOT LIKE '\_%' ESCAPE '\\' ORDER BY name"); do
     sql="SELECT * FROM \"$v\""
     [ "$v" = autogradKernel ] && sql="SELECT autogradName, kernelName, sizes, sum(calls), sum(total_gpu) FROM autogradKernel GROUP BY 1, 2, 3"
+    # opClass lists opType string ids: compared by (opType, class)
+    [ "$v" = opClass ] && sql="SELECT DISTINCT opType, class FROM opClass"
     echo "$v $(q "$1" "$sql" | sort | sha256sum | cut -c1-16) $(q "$1" "$sql" | wc -l)"
   done
 }
