@@ -12,7 +12,7 @@ ops=$(sqlite3 "$t" "SELECT count(*) FROM rocpd_op")
 measure "raptor-floor(sql)" "$ops" sqlite3 "$t" \
   "SELECT min(start), max(\"end\") FROM rocpd_api;
    SELECT count(*), max(o.start), max(o.\"end\"), max(o.gpuId), max(o.description_id) FROM rocpd_op o
-   WHERE o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN ('KernelExecution','CopyDeviceToDevice','Task'))"
+   WHERE o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN ('KernelExecution','Task') OR string GLOB 'Copy*')"
 floor=$MEASURED_SECS
 measure "raptor(default)" "$ops" raptor "$t"
 ours=$MEASURED_SECS
