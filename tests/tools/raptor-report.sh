@@ -281,3 +281,16 @@ if [ -f r908.rpd ]; then
   check_eq "908: nccl kernels are _COMM (communication) in both" "_COMM _COMM" \
     "$(q r908.rpd.k "SELECT (SELECT group_concat(DISTINCT category) FROM ext_raptor_kernelseq WHERE kernel LIKE 'ncclDevKernel%') || ' ' || (SELECT group_concat(DISTINCT category) FROM ext_report_kernel_summary WHERE name LIKE 'ncclDevKernel%')")"
 fi
+
+# ---------------------------------------------------------------- no kernel ops
+# copies only: empty kernel tables, no qsort(NULL, 0) (run under SANITIZE=1)
+if command -v rpd-synth >/dev/null 2>&1; then
+  rpd-synth --seed 3 --api 500 --gpus 1 -o nok.rpd >/dev/null
+  q nok.rpd "DELETE FROM rocpd_op WHERE opType_id IN (SELECT id FROM rocpd_string WHERE string IN ('KernelExecution', 'Task'))"
+  check_rc "copies only: report exit 0" 0 raptor nok.rpd --report -q --csv-dir nok
+  check_eq "copies only: kernel 0 ms, memory = SQL union of the copies" \
+    ",kernel,0.000000 $(q nok.rpd "SELECT printf(',memory,%.6f', sum(CASE WHEN pm IS NULL OR start >= pm THEN e - start WHEN e > pm THEN e - pm ELSE 0 END) / 1e6) FROM (SELECT start, \"end\" AS e, max(\"end\") OVER (ORDER BY start, \"end\" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pm FROM rocpd_op)")" \
+    "$(tr -d '\r' <nok/gpu_timeline.csv | grep -E '^,(kernel|memory),' | cut -d, -f1-3 | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "copies only: empty kernel tables" "1 1 1 1 1" \
+    "$(for f in kernel_summary category kernel_details short_kernels short_histogram; do grep -c '' nok/$f.csv; done | tr '\n' ' ' | sed 's/ $//')"
+fi
