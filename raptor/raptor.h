@@ -113,22 +113,48 @@ typedef struct raptor {
   double total_ns, var_comm, var_other;
 } raptor;
 
+/* load.c */
+/* FNV-1a of n bytes at p, continuing from h. */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t h);
+/* A new table of cap (a power of two) empty slots; the caller frees t->v. */
 void islots_init(islots *t, size_t cap);
+/* Load -C FILE or the built-in categories into R (cats, catname, the _Other,
+ * _Latency and communication indexes).  0, or an exit code (message printed). */
 int categories_load(raptor *R);
+/* Category index of a kernel name or gap label (last match wins; _Other). */
 int category_of(raptor *R, const char *name);
+/* Time zero, ROI, the ops, --auto-roi, --roi-trim, then analyze().  0, or an
+ * exit code with one line printed (bad ROI, no ops in the ROI, no such GPU). */
 int setup_roi(raptor *R);
+
+/* analyze.c */
+/* Duration of an op in ns (0 when end < start). */
 int64_t op_dur(const op *o);
+/* PreGap and sequenceId of every op (ops sorted by gpu, start, id). */
 void compute_pregaps(raptor *R);
+/* zscore of an op's duration within its key; NAN when undefined. */
 double op_zscore(const raptor *R, const op *o);
+/* 1 if the op is an outlier under -z. */
 int op_outlier(const raptor *R, const op *o);
+/* Keys, statistics, kernelseq rows, categories and GPU rows of R->ops. */
 void analyze(raptor *R);
+
+/* output.c */
+/* --save: the ext_raptor_* tables and metadata, in the open transaction. */
 int save_results(raptor *R);
+/* -x: FILE.xlsx.  0 or an exit code (message printed). */
 int write_xls(raptor *R);
+/* Refuse named outputs that are the trace, special or read-only, before any
+ * work.  0 or an exit code (message printed). */
 int check_outputs(raptor *R);
+/* The kernelseq row that -i names, or NULL (message printed). Owned by R. */
 krow *instance_row(raptor *R);
+/* Every selected table and trace on stdout in R->fmt.  0 or an exit code. */
 int print_all(raptor *R);
+/* The selected tables that would go to stdout: names[] (static strings,
+ * room for 8) and *n; returns *n. */
 int stdout_tables(const raptor *R, const char **names, int *n);
+/* --csv-dir: one CSV file per selected table.  0 or an exit code. */
 int write_csv_dir(raptor *R);
 
 #endif
