@@ -140,7 +140,8 @@ int op_outlier(const raptor *R, const op *o);
 void analyze(raptor *R);
 
 /* output.c */
-/* --save: the ext_raptor_* tables and metadata, in the open transaction. */
+/* --save: replace the ext_raptor_* tables and the raptor_* metadata of the
+ * trace (one transaction).  RPD_OK or an error (rpd_errmsg()). */
 int save_results(raptor *R);
 /* -x: FILE.xlsx.  0 or an exit code (message printed). */
 int write_xls(raptor *R);
