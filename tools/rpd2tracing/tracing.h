@@ -1,0 +1,235 @@
+/* rpd2tracing internal interface: the types and functions shared by the
+ * files of tools/rpd2tracing/ (see main.c for the tool's overview). */
+#ifndef RPD2TRACING_TRACING_H
+#define RPD2TRACING_TRACING_H
+#define _GNU_SOURCE   /* copy_file_range, sync_file_range, fallocate */
+#include "rpd.h"
+#include "timeopt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+struct job;
+
+/* Events are formatted straight into one big buffer (no per-piece calls):
+ * ev_begin reserves room for the event, the w_* helpers advance a cursor,
+ * ev_end commits it.  Full buffers go out with write(2) or gzwrite. */
+
+typedef struct sink {
+  struct job *notify;   /* told of every write (worker B's temp file) */
+  char *buf;
+  size_t len, cap;
+  int fd;
+  gzFile gz;
+  int failed;
+  int err;              /* errno of the first failed write */
+  int prealloc;         /* 1: OUT's blocks allocated ahead, -1: not tried */
+  off_t pos, alloc;     /* bytes written, bytes allocated */
+  off_t wb;             /* OUT's bytes sent to the disk so far, -1: not OUT */
+  int64_t nevents;
+  rpd_buf scratch;      /* slow-path JSON escaping */
+} sink;
+
+#define SINK_CHUNK ((size_t)1 << 20)
+#define PREALLOC ((off_t)64 << 20)
+#define WRITEBACK ((off_t)16 << 20)
+#define EV_FIXED 256    /* room for an event's fixed text and numbers */
+#define W(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+#define ESC_MAX(n) (6 * (size_t)(n) + 2)
+
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+#define HAS_ZERO(x) (((x) - ONES) & ~(x) & HIGHS)
+
+#define ERR_MAX 1024
+
+/* ------------------------------------------------------------ small maps */
+
+/* (a, b) -> dense index 0, 1, ... in first-seen order; keys kept in a[], b[].
+ * Used for threads (pid, tid), GPU queues (gpu, queue) and GPUs (gpu, 0). */
+typedef struct pairmap {
+  int64_t *a, *b;
+  size_t n, vcap;
+  int32_t *slot;        /* index + 1, 0 = empty */
+  size_t cap;           /* power of two */
+} pairmap;
+
+/* id -> the string of a string table, quoted and escaped for JSON, looked
+ * up once.  Names (apiName, opType, kernel names, marker labels) repeat a
+ * lot; the cache is emptied when it reaches NAMES_MAX entries, so memory
+ * stays bounded whatever the trace. */
+typedef struct name_ent {
+  int64_t id;
+  char *json;           /* owned; NULL = empty slot */
+  uint32_t len;
+  uint8_t marker;       /* the string is "UserMarker" */
+} name_ent;
+
+typedef struct names {
+  name_ent *slot;
+  size_t cap, n, max;
+  sqlite3_stmt *look;   /* SELECT string FROM <table> WHERE id = ?1 */
+} names;
+
+#define NAMES_MAX 65536
+
+/* ------------------------------------------------------------ context */
+
+typedef struct conv {
+  rpd *r;                   /* worker A: the trace; rpd_* helpers */
+  sqlite3 *db;              /* this worker's connection */
+  sink out;
+  char err[ERR_MAX];        /* why rc != RPD_OK */
+  struct job *job;
+  const char *args_table;   /* rocpd_string (v2) or rocpd_ustring (v3) */
+  int64_t lo, hi;           /* keep events starting in [lo, hi] (ns) */
+  int64_t t_end;            /* counters extend to here (ns) */
+  int t_from_scans;         /* A: t_end is the last api/op end the scans see */
+  int64_t api_end, op_end;  /* A: last api end, last op end (all rows) */
+  int has_api, has_op;
+  struct conv *peer;        /* B: A (its gpus and t_end) */
+  names strs;               /* rocpd_string */
+  names labels;             /* the args table: marker frame labels */
+  pairmap threads;          /* (pid, tid) of every api call */
+  pairmap queues;           /* (gpuId, queueId) of every op */
+  pairmap gpuset;           /* (gpuId, 0) */
+  int64_t *gpus;            /* distinct rocpd_op.gpuId, ascending (B: A's) */
+  size_t ngpus;
+  struct sorter *launches;  /* the launch pass rows */
+  int64_t n_op, n_api, n_instant, n_flow, n_graph, n_hsa, n_counter, n_frame;
+} conv;
+
+#define IN_WINDOW(c, t) ((t) >= (c)->lo && (t) <= (c)->hi)
+
+/* ------------------------------------------------------------ launch rows */
+
+/* One row of the launch pass: a UserMarker range (queue < 0) or an api->op
+ * launch, in the order ts, marker first, e DESC, id, aux. */
+typedef struct lrec {
+  int64_t ts;           /* api start */
+  int64_t e;            /* marker end (0 for launches; sort key) */
+  int64_t id;           /* api id */
+  int64_t aux;          /* marker: args id; launch: rocpd_api_ops id */
+  int64_t ostart, oend; /* launches: the op */
+  int32_t thread;       /* index in conv.threads */
+  int32_t queue;        /* index in conv.queues; -1 for markers */
+} lrec;
+
+
+/* External merge sort with a fixed memory budget: rows collect in one chunk;
+ * a full chunk is sorted and appended to an unlinked temp file as a run; at
+ * the end the runs and the last chunk are merged through a heap, reading
+ * each run through a small window.  Rows of an ordinary trace arrive nearly
+ * sorted, but marker ranges are written at their end, long after what they
+ * contain, so the order must be restored in general. */
+#define SORT_MEM ((size_t)8 << 20)    /* bytes of rows in memory, per sorter */
+#define RUN_WINDOW 512                 /* rows read at a time per run */
+
+typedef struct run {
+  off_t off;            /* next unread row in the file */
+  size_t left;          /* rows not yet read into win */
+  lrec *win;
+  size_t pos, n;        /* rows in win, next one */
+} run;
+
+typedef struct sorter {
+  char *err;            /* the owner's error text */
+  lrec *v;
+  size_t n, cap;
+  int fd;
+  off_t fsize;
+  run *runs;
+  size_t nruns, runcap;
+  /* reading back (sorter_begin .. sorter_next) */
+  size_t pos;           /* no runs: next row of v */
+  size_t *heap, nh;     /* runs by their current row */
+  lrec cur;             /* the row sorter_next returned */
+} sorter;
+
+/* ------------------------------------------------------------ two workers */
+
+/* The sections are split in two parts of similar cost, each reading its
+ * tables once in rowid order.  A: ops, api calls, HSA, graphs, monitor,
+ * names.  B: markers, links (flows), the launch pass.  With a plain OUT and
+ * two CPUs, B runs in a thread on its own read-only connection and writes
+ * to an unlinked temp file next to OUT, which A appends to OUT while B is
+ * still running; otherwise B runs after A into OUT.  Either way OUT is
+ * header, A's events, B's events, trailer: the same bytes. */
+typedef struct job {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int stage;            /* A's progress: 1 gpus known, 2 t_end known */
+  int b_done;
+  int b_rc;
+  off_t b_written;      /* bytes B has written to its temp file */
+} job;
+
+/* json.c */
+void sink_writeback(sink *s);
+void sink_flush(sink *s);
+void sink_raw(sink *s, const char *t);
+char *ev_begin(sink *s, size_t extra);
+void ev_end(sink *s, char *p);
+char *w_i64(char *p, int64_t v);
+char *w_us(char *p, int64_t ns);
+char *w_strn(sink *k, char *p, const char *s, size_t n);
+char *w_str(sink *k, char *p, const char *s);
+int cerr(char *buf, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *col_text(sqlite3_stmt *st, int i);
+char *ev_head(sink *s, const char *cat, int64_t pid, int64_t tid, size_t extra);
+char *ev_times(char *p, int64_t start, int64_t dur);
+void ev_counter(sink *s, int64_t pid, int idle, int64_t ts, int64_t value);
+
+/* maps.c */
+size_t pair_get(pairmap *m, int64_t a, int64_t b);
+void pair_free(pairmap *m);
+void names_trim(names *t);
+const name_ent *names_get(sink *k, names *t, int64_t id);
+void names_free(names *t);
+
+/* sort.c */
+int lrec_cmp(const lrec *a, const lrec *b);
+void sorter_init(sorter *so, char *err);
+int sorter_add(sorter *so, const lrec *r);
+int sorter_begin(sorter *so);
+const lrec *sorter_next(sorter *so, int *rc);
+void sorter_free(sorter *so);
+
+/* source.c */
+int prep(conv *c, sqlite3_stmt **st, const char *fmt);
+int name_error(conv *c, names *t);
+int emit_apis(conv *c);
+int emit_hsa(conv *c);
+int emit_ops(conv *c);
+int i64_qcmp(const void *a, const void *b);
+int emit_links(conv *c);
+int emit_graphs(conv *c);
+int emit_monitor(conv *c);
+int emit_metadata(conv *c);
+
+/* launch.c */
+int launch_add(conv *c, const lrec *r);
+int emit_launches(conv *c);
+
+/* workers.c */
+void job_wrote(job *j, size_t n);
+void job_wait(job *j, int stage);
+int convert(conv *a, conv *b);
+
+/* main.c */
+int close_sink(sink *s, const char *out, int ok);
+void collect_gpus(conv *c);
+
+/* main.c: OUT as an atomic output, NULL when OUT is a special file */
+extern rpd_outfile *ofile;
+
+#endif
