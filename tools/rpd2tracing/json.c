@@ -215,39 +215,148 @@ const char *col_text(sqlite3_stmt *st, int i) {
   return s ? s : "";
 }
 
-/* {"ph":"X","cat":CAT,"pid":P,"tid":T,"name": -- the caller writes the name
- * (extra: room for the name and the args), then ev_times. */
-char *ev_head(sink *s, const char *cat, int64_t pid, int64_t tid, size_t extra) {
-  char *p = ev_begin(s, extra);
-  p = W(p, "{\"ph\":\"X\",\"cat\":\"");
-  size_t n = strlen(cat);
-  memcpy(p, cat, n);
-  p += n;
-  p = W(p, "\",\"pid\":");
-  p = w_i64(p, pid);
-  p = W(p, ",\"tid\":");
-  p = w_i64(p, tid);
-  return W(p, ",\"name\":");
+/* Room a text takes quoted and escaped. */
+static size_t txt_room(txt t) { return t.e ? t.e->len : ESC_MAX(t.n); }
+
+static char *w_txt(sink *k, char *p, txt t) {
+  if (t.e) {
+    memcpy(p, t.e->json, t.e->len);
+    return p + t.e->len;
+  }
+  return w_strn(k, p, t.s, t.n);
 }
 
-/* ,"ts":..,"dur":..,"args":{ */
-char *ev_times(char *p, int64_t start, int64_t dur) {
+static char *w_lit(char *p, const char *s) {
+  size_t n = strlen(s);
+  memcpy(p, s, n);
+  return p + n;
+}
+
+/* "pid":P,"tid":T */
+static char *w_track(char *p, const track_info *t) {
+  p = W(p, "\"pid\":");
+  p = w_i64(p, t->pid);
+  p = W(p, ",\"tid\":");
+  return w_i64(p, t->tid);
+}
+
+/* ,"args":{KEY:VALUE}} or ,"args":{}} */
+static char *w_args(sink *k, char *p, const arg *a) {
+  p = W(p, ",\"args\":{");
+  if (a) {
+    *p++ = '"';
+    p = w_lit(p, a->key);
+    p = W(p, "\":");
+    p = a->is_int ? w_i64(p, a->ival) : w_txt(k, p, a->text);
+  }
+  return W(p, "}}");
+}
+
+static size_t arg_room(const arg *a) {
+  return a ? strlen(a->key) + (a->is_int ? 0 : txt_room(a->text)) : 0;
+}
+
+static void json_slice(conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
+                       int64_t dur, const arg *a) {
+  sink *s = &c->out;
+  char *p = ev_begin(s, txt_room(name) + arg_room(a) + strlen(cat));
+  p = W(p, "{\"ph\":\"X\",\"cat\":\"");
+  p = w_lit(p, cat);
+  p = W(p, "\",");
+  p = w_track(p, t);
+  p = W(p, ",\"name\":");
+  p = w_txt(s, p, name);
   p = W(p, ",\"ts\":");
-  p = w_us(p, start);
+  p = w_us(p, ts);
   p = W(p, ",\"dur\":");
   p = w_us(p, dur);
-  return W(p, ",\"args\":{");
+  ev_end(s, w_args(s, p, a));
 }
 
-
-/* A queue counter point: Idle (idle = 1) or QueueDepth. */
-void ev_counter(sink *s, int64_t pid, int idle, int64_t ts, int64_t value) {
-  char *p = ev_begin(s, 0);
-  p = W(p, "{\"ph\":\"C\",\"pid\":");
-  p = w_i64(p, pid);
-  p = idle ? W(p, ",\"name\":\"Idle\",\"ts\":") : W(p, ",\"name\":\"QueueDepth\",\"ts\":");
+static void json_instant(conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
+                         const arg *a) {
+  sink *s = &c->out;
+  char *p = ev_begin(s, txt_room(name) + arg_room(a) + strlen(cat));
+  p = W(p, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"");
+  p = w_lit(p, cat);
+  p = W(p, "\",");
+  p = w_track(p, t);
+  p = W(p, ",\"name\":");
+  p = w_txt(s, p, name);
+  p = W(p, ",\"ts\":");
   p = w_us(p, ts);
-  p = idle ? W(p, ",\"args\":{\"idle\":") : W(p, ",\"args\":{\"depth\":");
-  p = w_i64(p, value);
+  ev_end(s, w_args(s, p, a));
+}
+
+static void json_counter(conv *c, const char *cat, int64_t pid, const char *name, int64_t ts,
+                         const char *key, int is_int, int64_t ival, double dval) {
+  sink *s = &c->out;
+  char *p = ev_begin(s, strlen(cat) + ESC_MAX(strlen(name)) + ESC_MAX(strlen(key)) + 32);
+  p = W(p, "{\"ph\":\"C\",\"cat\":\"");
+  p = w_lit(p, cat);
+  p = W(p, "\",\"pid\":");
+  p = w_i64(p, pid);
+  p = W(p, ",\"name\":");
+  p = w_str(s, p, name);
+  p = W(p, ",\"ts\":");
+  p = w_us(p, ts);
+  p = W(p, ",\"args\":{");
+  p = w_str(s, p, key);
+  *p++ = ':';
+  if (is_int)
+    p = w_i64(p, ival);
+  else
+    p += snprintf(p, 32, "%.17g", dval);
   ev_end(s, W(p, "}}"));
 }
+
+/* Flow arrows as the reference: "s" binds to the enclosing slice, "f" with
+ * bp e to the enclosing slice at its ts. */
+static void json_flow(conv *c, int64_t id, const track_info *t, int64_t ts, int end) {
+  sink *s = &c->out;
+  char *p = ev_begin(s, 0);
+  p = end ? W(p, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":")
+          : W(p, "{\"ph\":\"s\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
+  p = w_i64(p, id);
+  *p++ = ',';
+  p = w_track(p, t);
+  p = W(p, ",\"ts\":");
+  p = w_us(p, ts);
+  ev_end(s, W(p, "}"));
+}
+
+static void json_meta(sink *s, const char *what, int64_t pid, int64_t tid, const char *key,
+                      const char *sval, int64_t ival) {
+  char *p = ev_begin(s, ESC_MAX(strlen(what) + (sval ? strlen(sval) : 0)));
+  p = W(p, "{\"name\":");
+  p = w_str(s, p, what);
+  p = W(p, ",\"ph\":\"M\",\"pid\":");
+  p = w_i64(p, pid);
+  if (tid >= 0) {
+    p = W(p, ",\"tid\":");
+    p = w_i64(p, tid);
+  }
+  p = W(p, ",\"args\":{");
+  p = w_str(s, p, key);
+  *p++ = ':';
+  p = sval ? w_str(s, p, sval) : w_i64(p, ival);
+  ev_end(s, W(p, "},\"cat\":\"__metadata\"}"));
+}
+
+/* process_name/process_sort_index (tid < 0) or thread_name/thread_sort_index. */
+static void json_name(conv *c, int64_t pid, int64_t tid, const char *name, int64_t sort) {
+  json_meta(&c->out, tid < 0 ? "process_name" : "thread_name", pid, tid, "name", name, 0);
+  json_meta(&c->out, tid < 0 ? "process_sort_index" : "thread_sort_index", pid, tid,
+            "sort_index", NULL, sort);
+}
+
+static void json_begin(sink *s, int array) { sink_raw(s, array ? "[\n" : "{\"traceEvents\":[\n"); }
+
+static void json_finish(sink *s, int array) {
+  sink_raw(s, array ? "\n]\n" : "\n],\"displayTimeUnit\":\"ns\"}\n");
+}
+
+/* Chrome/Perfetto trace-event JSON. */
+const writer json_writer = {
+  "json", json_begin, json_finish, json_slice, json_instant, json_counter, json_flow, json_name,
+};

@@ -62,15 +62,13 @@ static int frame_emit(conv *c, gpu_frame *f) {
   }
   memcpy(desc, "UserMarker frame: ", 18);
   memcpy(w_i64(desc + 18, f->ops), " ops", 5);
+  txt label = txt_s(name, nlen);
+  arg a = {"desc", txt_z(desc), 0, 0};
   for (size_t i = 0; i < f->nqueues; i++) {
     size_t q = (size_t)f->queues[i];
-    char *p = ev_head(&c->out, "marker_frame", c->queues.a[q], c->queues.b[q],
-                      ESC_MAX(nlen) + sizeof desc);
-    p = w_str(&c->out, p, name);
-    p = ev_times(p, f->start - 1000, f->end - f->start + 1000);
-    p = W(p, "\"desc\":");
-    p = w_str(&c->out, p, desc);
-    ev_end(&c->out, W(p, "}}"));
+    const track_info *t = layout_place(&c->lay, TRACK_FRAME, c->queues.a[q], c->queues.b[q],
+                                       f->start - 1000, f->end);
+    c->w->slice(c, "marker_frame", t, label, f->start - 1000, f->end - f->start + 1000, &a);
     c->n_frame++;
   }
   f->nqueues = 0;
@@ -163,17 +161,14 @@ static int64_t heap_pop(gpu_queue *q) {
 static void queue_step(conv *c, gpu_queue *q, int64_t ts, int d) {
   if (q->idle && d > 0) {
     q->idle = 0;
-    ev_counter(&c->out, q->gpu, 1, ts, 0);
-    c->n_counter++;
+    counter_point(c, "queue", q->gpu, "Idle", ts, "idle", 1, 0, 0);
   }
   if (q->depth == 1 && d < 0) {
     q->idle = 1;
-    ev_counter(&c->out, q->gpu, 1, ts, 1);
-    c->n_counter++;
+    counter_point(c, "queue", q->gpu, "Idle", ts, "idle", 1, 1, 0);
   }
   q->depth += d;
-  ev_counter(&c->out, q->gpu, 0, ts, q->depth);
-  c->n_counter++;
+  counter_point(c, "queue", q->gpu, "QueueDepth", ts, "depth", 1, q->depth, 0);
 }
 
 /* Apply the pending op ends of q that are before `before` (all with all=1). */
@@ -259,9 +254,8 @@ int emit_launches(conv *c) {
     if (rc == RPD_OK) {
       queue_drain(c, q, 0, 1);
       if (c->t_end > 0) {
-        ev_counter(&c->out, q->gpu, 1, c->t_end, q->idle);
-        ev_counter(&c->out, q->gpu, 0, c->t_end, q->depth);
-        c->n_counter += 2;
+        counter_point(c, "queue", q->gpu, "Idle", c->t_end, "idle", 1, q->idle, 0);
+        counter_point(c, "queue", q->gpu, "QueueDepth", c->t_end, "depth", 1, q->depth, 0);
       }
     }
     free(q->ends);

@@ -258,9 +258,10 @@ int main(int argc, char **argv) {
   }
   if (o.end) c.t_end = c.hi;
   if ((ret = open_sink(&c.out, out, o.in))) goto done;
-  sink_raw(&c.out, o.array ? "[\n" : "{\"traceEvents\":[\n");
+  c.w = &json_writer;
+  c.w->begin(&c.out, o.array);
   rc = convert(&c, &cb);
-  sink_raw(&c.out, o.array ? "\n]\n" : "\n],\"displayTimeUnit\":\"ns\"}\n");
+  c.w->finish(&c.out, o.array);
   if (rc != RPD_OK) {
     rpd_fail("cannot read '%s': %s", o.in, c.err);
     close_sink(&c.out, out, 0);

@@ -46,6 +46,8 @@ void pair_free(pairmap *m) {
 static void names_clear(names *t) {
   for (size_t i = 0; i < t->cap; i++) {
     free(t->slot[i].json);
+    free(t->slot[i].raw);
+    t->slot[i].raw = NULL;
     t->slot[i].json = NULL;
   }
   t->n = 0;
@@ -91,6 +93,10 @@ const name_ent *names_get(sink *k, names *t, int64_t id) {
   e->json = rpd_xmalloc(ESC_MAX(n));
   e->len = (uint32_t)(w_str(k, e->json, str) - e->json);
   e->marker = strcmp(str, "UserMarker") == 0;
+  e->opclass = op_class_of(str);
+  e->raw = rpd_xmalloc(n + 1);
+  memcpy(e->raw, str, n + 1);
+  e->rawlen = (uint32_t)n;
   e->id = id;
   sqlite3_reset(t->look);
   t->n++;

@@ -27,11 +27,11 @@ static int step_error(conv *c, int s) {
 }
 /* ------------------------------------------------------------ sections */
 
-static char *w_json(char *p, const name_ent *e) {
-  memcpy(p, e->json, e->len);
-  return p + e->len;
+/* The track of a slice: a lane of its base track. */
+static const track_info *place(conv *c, int kind, int64_t pid, int64_t base, int64_t ts,
+                               int64_t end) {
+  return layout_place(&c->lay, kind, pid, base, ts, end);
 }
-
 
 /* Every api call in id order (a plain rowid scan with the args joined; api
  * names from the cache).  Also collects the (pid, tid) of every call for
@@ -54,31 +54,18 @@ int emit_apis(conv *c) {
     names_trim(&c->strs);
     const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
     if (!name) { rc = name_error(c, &c->strs); break; }
-    const char *args = col_text(st, 7);
-    size_t alen = (size_t)sqlite3_column_bytes(st, 7);
-    size_t room = 2 * ESC_MAX(alen) + name->len;
-    char *p;
+    txt args = txt_s(col_text(st, 7), (size_t)sqlite3_column_bytes(st, 7));
+    arg desc = {"desc", args, 0, 0};
     if (name->marker && start == end) {
-      p = ev_begin(&c->out, room);
-      p = W(p, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"marker\",\"pid\":");
-      p = w_i64(p, pid);
-      p = W(p, ",\"tid\":");
-      p = w_i64(p, tid);
-      p = W(p, ",\"name\":");
-      p = w_strn(&c->out, p, args, alen);
-      p = W(p, ",\"ts\":");
-      p = w_us(p, start);
-      p = W(p, ",\"args\":{");
+      track_info t = {pid, tid, tid, TRACK_API, 0};
+      c->w->instant(c, "marker", &t, args, start, &desc);
       c->n_instant++;
     } else {
-      p = ev_head(&c->out, "api", pid, tid, room);
-      p = name->marker ? w_strn(&c->out, p, args, alen) : w_json(p, name);
-      p = ev_times(p, start, end - start);
+      const track_info *t = place(c, TRACK_API, pid, tid, start, end);
+      c->w->slice(c, "api", t, name->marker ? args : txt_e(name),
+                  start, end - start, &desc);
       c->n_api++;
     }
-    p = W(p, "\"desc\":");
-    p = w_strn(&c->out, p, args, alen);
-    ev_end(&c->out, W(p, "}}"));
     if (name->marker && start != end) {   /* a range for the launch pass */
       lrec r = {.ts = start, .e = end, .id = sqlite3_column_int64(st, 0),
                 .aux = sqlite3_column_int64(st, 6), .thread = (int32_t)th, .queue = -1};
@@ -101,15 +88,12 @@ int emit_hsa(conv *c) {
       " LEFT JOIN rocpd_string S ON S.id = A.args_id"
       " WHERE A.start BETWEEN ?1 AND ?2 ORDER BY A.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t start = sqlite3_column_int64(st, 4);
-    size_t room = ESC_MAX(sqlite3_column_bytes(st, 0)) + ESC_MAX(sqlite3_column_bytes(st, 1));
-    char *p = ev_head(&c->out, "hsa_api", sqlite3_column_int64(st, 2),
-                      sqlite3_column_int64(st, 3) + 1, room);
-    p = w_str(&c->out, p, col_text(st, 0));
-    p = ev_times(p, start, sqlite3_column_int64(st, 5) - start);
-    p = W(p, "\"desc\":");
-    p = w_str(&c->out, p, col_text(st, 1));
-    ev_end(&c->out, W(p, "}}"));
+    int64_t start = sqlite3_column_int64(st, 4), end = sqlite3_column_int64(st, 5);
+    const track_info *t = place(c, TRACK_HSA, sqlite3_column_int64(st, 2),
+                                sqlite3_column_int64(st, 3), start, end);
+    arg desc = {"desc", txt_s(col_text(st, 1), (size_t)sqlite3_column_bytes(st, 1)), 0, 0};
+    c->w->slice(c, "hsa_api", t, txt_s(col_text(st, 0), (size_t)sqlite3_column_bytes(st, 0)),
+                start, end - start, &desc);
     c->n_hsa++;
   }
   if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
@@ -118,11 +102,12 @@ int emit_hsa(conv *c) {
 }
 
 /* Every op in id order (rowid scan, names from the cache); collects the
- * GPUs and their queues. */
+ * GPUs and their queues.  An op that overlaps an earlier one of its queue
+ * goes to a lane track; its tid and lane are kept for its flow arrow. */
 int emit_ops(conv *c) {
   sqlite3_stmt *st = NULL;
   int s = SQLITE_DONE, rc = prep(c, &st,
-      "SELECT gpuId, queueId, start, end, opType_id, description_id FROM rocpd_op ORDER BY id");
+      "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
     int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
@@ -134,12 +119,12 @@ int emit_ops(conv *c) {
     const name_ent *type = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 4));
     const name_ent *desc = type ? names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5)) : NULL;
     if (!desc) { rc = name_error(c, &c->strs); break; }
-    char *p = ev_head(&c->out, "op", gpu, queue, type->len + desc->len);
-    p = w_json(p, desc->len > 2 ? desc : type);
-    p = ev_times(p, start, end - start);
-    p = W(p, "\"desc\":");
-    p = w_json(p, type);
-    ev_end(&c->out, W(p, "}}"));
+    const track_info *t = place(c, TRACK_OP, gpu, queue, start, end);
+    if (t->lane)
+      idmap_put(&c->oplane, sqlite3_column_int64(st, 6), t->tid | (int64_t)t->lane << 32);
+    arg a = {"desc", txt_e(type), 0, 0};
+    c->w->slice(c, op_class_name(type->opclass), t, txt_e(desc->len > 2 ? desc : type), start,
+                end - start, &a);
     c->n_op++;
   }
   if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
@@ -158,7 +143,7 @@ int i64_qcmp(const void *a, const void *b) {
 int emit_links(conv *c) {
   sqlite3_stmt *st = NULL;
   int s = SQLITE_DONE, rc = prep(c, &st,
-      "SELECT X.id, A.id, A.pid, A.tid, A.start, A.end, O.gpuId, O.queueId, O.start, O.end"
+      "SELECT X.id, A.id, A.pid, A.tid, A.start, A.end, O.gpuId, O.queueId, O.start, O.end, O.id"
       " FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id"
       " CROSS JOIN rocpd_op O ON O.id = X.op_id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -171,26 +156,14 @@ int emit_links(conv *c) {
     if (!api_in && !op_in) continue;
     if (api_in) {
       int64_t from = aend - 2000;   /* 2 us before the api ends, as the reference */
-      char *p = ev_begin(&c->out, 0);
-      p = W(p, "{\"ph\":\"s\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
-      p = w_i64(p, xid);
-      p = W(p, ",\"pid\":");
-      p = w_i64(p, pid);
-      p = W(p, ",\"tid\":");
-      p = w_i64(p, tid);
-      p = W(p, ",\"ts\":");
-      p = w_us(p, from < ostart ? from : ostart);
-      ev_end(&c->out, W(p, "}"));
-      p = ev_begin(&c->out, 0);
-      p = W(p, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"api_op\",\"name\":\"api_op\",\"id\":");
-      p = w_i64(p, xid);
-      p = W(p, ",\"pid\":");
-      p = w_i64(p, gpu);
-      p = W(p, ",\"tid\":");
-      p = w_i64(p, queue);
-      p = W(p, ",\"ts\":");
-      p = w_us(p, ostart);
-      ev_end(&c->out, W(p, "}"));
+      int64_t lane = 0;
+      track_info ta = {pid, tid, tid, TRACK_API, 0}, to = {gpu, queue, queue, TRACK_OP, 0};
+      if (idmap_get(&c->peer->oplane, sqlite3_column_int64(st, 10), &lane)) {
+        to.tid = lane & 0xffffffff;
+        to.lane = (uint32_t)(lane >> 32);
+      }
+      c->w->flow(c, xid, &ta, from < ostart ? from : ostart, 0);
+      c->w->flow(c, xid, &to, ostart, 1);
       c->n_flow++;
     }
     lrec r = {.ts = ts, .id = sqlite3_column_int64(st, 1), .aux = xid, .ostart = ostart,
@@ -203,6 +176,7 @@ int emit_links(conv *c) {
   return rc;
 }
 
+/* One frame per graph launch, on the GPU's "Graphs <queue>" tracks. */
 int emit_graphs(conv *c) {
   sqlite3_stmt *st = NULL;
   int s = SQLITE_DONE, rc;
@@ -213,14 +187,12 @@ int emit_graphs(conv *c) {
       " JOIN rocpd_op O ON O.id = X.op_id WHERE O.start BETWEEN ?1 AND ?2"
       " GROUP BY L.api_ptr_id ORDER BY L.api_ptr_id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t start = sqlite3_column_int64(st, 3);
-    char *p = ev_head(&c->out, "graph", sqlite3_column_int64(st, 1),
-                      sqlite3_column_int64(st, 2), ESC_MAX(sqlite3_column_bytes(st, 0)));
-    p = w_str(&c->out, p, col_text(st, 0));
-    p = ev_times(p, start, sqlite3_column_int64(st, 4) - start);
-    p = W(p, "\"kernels\":");
-    p = w_i64(p, sqlite3_column_int64(st, 5));
-    ev_end(&c->out, W(p, "}}"));
+    int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
+    const track_info *t = place(c, TRACK_GRAPH, sqlite3_column_int64(st, 1),
+                                sqlite3_column_int64(st, 2), start, end);
+    arg a = {"kernels", {0}, 1, sqlite3_column_int64(st, 5)};
+    c->w->slice(c, "graph", t, txt_s(col_text(st, 0), (size_t)sqlite3_column_bytes(st, 0)),
+                start, end - start, &a);
     c->n_graph++;
   }
   if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
@@ -228,14 +200,16 @@ int emit_graphs(conv *c) {
   return rc;
 }
 
-/* Format a monitor value as a JSON number into num; 0 when it is not a
- * finite number (such rows are skipped). */
-static int monitor_value(sqlite3_stmt *st, int i, char num[48]) {
+/* A monitor value as an integer or a finite double; 0 when it is neither
+ * (such rows are skipped). */
+static int monitor_value(sqlite3_stmt *st, int i, int *is_int, int64_t *iv, double *dv) {
   const char *t;
   char *end;
   double v;
+  *is_int = 0;
   if (sqlite3_column_type(st, i) == SQLITE_INTEGER) {
-    snprintf(num, 48, "%lld", (long long)sqlite3_column_int64(st, i));
+    *is_int = 1;
+    *iv = sqlite3_column_int64(st, i);
     return 1;
   }
   if (sqlite3_column_type(st, i) == SQLITE_FLOAT) {
@@ -249,30 +223,25 @@ static int monitor_value(sqlite3_stmt *st, int i, char num[48]) {
     if (end == t || *end || errno == ERANGE) return 0;
   }
   if (!isfinite(v)) return 0;
-  snprintf(num, 48, "%.17g", v);
+  *dv = v;
   return 1;
 }
 
-static void ev_monitor(conv *c, sqlite3_stmt *st, int64_t ts) {
-  char num[48];
-  const char *type = col_text(st, 1);
-  size_t n = (size_t)sqlite3_column_bytes(st, 1);
-  char *p;
-  if (!monitor_value(st, 3, num)) return;
-  p = ev_begin(&c->out, 2 * ESC_MAX(n) + sizeof num);
-  p = W(p, "{\"ph\":\"C\",\"cat\":\"monitor\",\"pid\":");
-  p = w_i64(p, sqlite3_column_int64(st, 0));
-  p = W(p, ",\"name\":");
-  p = w_str(&c->out, p, type);
-  p = W(p, ",\"ts\":");
-  p = w_us(p, ts);
-  p = W(p, ",\"args\":{");
-  p = w_str(&c->out, p, type);
-  *p++ = ':';
-  n = strlen(num);
-  memcpy(p, num, n);
-  ev_end(&c->out, W(p + n, "}}"));
+/* A counter point; its pid gets a process name at the end. */
+void counter_point(conv *c, const char *cat, int64_t pid, const char *name, int64_t ts,
+                   const char *key, int is_int, int64_t iv, double dv) {
+  if (!c->cpids.n || c->cpids.a[c->cpids.n - 1] != pid) pair_get(&c->cpids, pid, 0);
+  c->w->counter(c, cat, pid, name, ts, key, is_int, iv, dv);
   c->n_counter++;
+}
+
+static void ev_monitor(conv *c, sqlite3_stmt *st, int64_t ts) {
+  int is_int;
+  int64_t iv = 0;
+  double dv = 0;
+  const char *type = col_text(st, 1);
+  if (!monitor_value(st, 3, &is_int, &iv, &dv)) return;
+  counter_point(c, "monitor", sqlite3_column_int64(st, 0), type, ts, type, is_int, iv, dv);
 }
 
 int emit_monitor(conv *c) {
@@ -303,27 +272,6 @@ int emit_monitor(conv *c) {
   return rc;
 }
 
-/* Process and thread names, written last (the scans collected them):
- * GPU<n> per distinct rocpd_op.gpuId, "Hip <tid>" per api (pid, tid),
- * "HSA <tid>" on tid + 1 per rocpd_hsaApi (pid, tid). */
-static void ev_meta(conv *c, const char *what, int64_t pid, int tid_too, int64_t tid,
-                    const char *key, const char *sval, int64_t ival) {
-  char *p = ev_begin(&c->out, ESC_MAX(strlen(what) + (sval ? strlen(sval) : 0)));
-  p = W(p, "{\"name\":");
-  p = w_str(&c->out, p, what);
-  p = W(p, ",\"ph\":\"M\",\"pid\":");
-  p = w_i64(p, pid);
-  if (tid_too) {
-    p = W(p, ",\"tid\":");
-    p = w_i64(p, tid);
-  }
-  p = W(p, ",\"args\":{");
-  p = w_str(&c->out, p, key);
-  *p++ = ':';
-  p = sval ? w_str(&c->out, p, sval) : w_i64(p, ival);
-  ev_end(&c->out, W(p, "}}"));
-}
-
 typedef struct pid_tid { int64_t pid, tid; } pid_tid;
 
 static int pid_tid_cmp(const void *pa, const void *pb) {
@@ -336,26 +284,65 @@ static void meta_threads(conv *c, pid_tid *v, size_t n, int hsa) {
   qsort(v, n, sizeof *v, pid_tid_cmp);
   for (size_t i = 0; i < n; i++) {
     snprintf(name, sizeof name, "%s %lld", hsa ? "HSA" : "Hip", (long long)v[i].tid);
-    ev_meta(c, "thread_name", v[i].pid, 1, v[i].tid + hsa, "name", name, 0);
-    ev_meta(c, "thread_sort_index", v[i].pid, 1, v[i].tid + hsa, "sort_index", NULL,
-            v[i].tid * 2 - hsa);
+    c->w->name(c, v[i].pid, v[i].tid + hsa, name, v[i].tid * 2 - hsa);
   }
 }
 
+/* The sort index of a track the layout made: a queue's op lanes, then its
+ * graph and marker frames, queue by queue; extra api lanes by their thread. */
+int64_t track_sort_index(const track_info *t) {
+  if (t->kind == TRACK_API || t->kind == TRACK_HSA) return t->base * 2 - (t->kind == TRACK_HSA);
+  return t->base * 64 + (t->kind - TRACK_OP) * 16 + (t->lane < 15 ? t->lane : 15);
+}
+
+/* Names of the tracks this worker's layout made, except the api and HSA
+ * threads themselves (meta_threads names those). */
+void name_tracks(conv *c) {
+  char name[64];
+  for (size_t i = 0; i < c->lay.ntracks; i++) {
+    const track_info *t = &c->lay.tracks[i];
+    if ((t->kind == TRACK_API || t->kind == TRACK_HSA) && !t->lane) continue;
+    track_name(t, name, sizeof name);
+    c->w->name(c, t->pid, t->tid, name, track_sort_index(t));
+  }
+}
+
+/* Process and thread names, written last (the scans collected them):
+ * GPU<n> per distinct rocpd_op.gpuId and counter pid, "Process <pid>" per
+ * other pid of an api call, "Hip <tid>" per api (pid, tid), "HSA <tid>" on
+ * tid + 1 per rocpd_hsaApi (pid, tid), and the lane and frame tracks. */
 int emit_metadata(conv *c) {
   char name[40];
   sqlite3_stmt *st = NULL;
   int s = SQLITE_DONE, rc = RPD_OK;
   pid_tid *v = NULL;
   size_t n = 0, cap = 0;
-  for (size_t i = 0; i < c->ngpus; i++) {
-    snprintf(name, sizeof name, "GPU%lld", (long long)c->gpus[i]);
-    ev_meta(c, "process_name", c->gpus[i], 0, 0, "name", name, 0);
-    ev_meta(c, "process_sort_index", c->gpus[i], 0, 0, "sort_index", NULL, c->gpus[i] + 1000000);
+  pairmap gpus = {0}, hosts = {0};
+  for (size_t i = 0; i < c->ngpus; i++) pair_get(&gpus, c->gpus[i], 0);
+  for (size_t i = 0; i < c->cpids.n; i++) pair_get(&gpus, c->cpids.a[i], 0);
+  v = rpd_xmalloc((gpus.n ? gpus.n : 1) * sizeof *v);
+  for (size_t i = 0; i < gpus.n; i++) v[i] = (pid_tid){gpus.a[i], 0};
+  qsort(v, gpus.n, sizeof *v, pid_tid_cmp);
+  for (size_t i = 0; i < gpus.n; i++) {
+    snprintf(name, sizeof name, "GPU%lld", (long long)v[i].pid);
+    c->w->name(c, v[i].pid, -1, name, v[i].pid + 1000000);
   }
+  for (size_t i = 0; i < c->threads.n; i++) pair_get(&hosts, c->threads.a[i], 0);
+  free(v);
   v = rpd_xmalloc((c->threads.n ? c->threads.n : 1) * sizeof *v);
+  for (size_t i = 0; i < hosts.n; i++) v[i] = (pid_tid){hosts.a[i], 0};
+  qsort(v, hosts.n, sizeof *v, pid_tid_cmp);
+  for (size_t i = 0; i < hosts.n; i++) {
+    size_t before = gpus.n;
+    pair_get(&gpus, v[i].pid, 0);
+    if (gpus.n == before) continue;   /* a GPU's number: named above */
+    snprintf(name, sizeof name, "Process %lld", (long long)v[i].pid);
+    c->w->name(c, v[i].pid, -1, name, v[i].pid);
+  }
   for (size_t i = 0; i < c->threads.n; i++) v[i] = (pid_tid){c->threads.a[i], c->threads.b[i]};
   meta_threads(c, v, c->threads.n, 0);
+  n = 0;
+  cap = c->threads.n;
   if (rpd_table_exists(c->r, "rocpd_hsaApi")) {
     rc = prep(c, &st, "SELECT DISTINCT pid, tid FROM rocpd_hsaApi");
     while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -369,6 +356,9 @@ int emit_metadata(conv *c) {
     sqlite3_finalize(st);
     if (rc == RPD_OK) meta_threads(c, v, n, 1);
   }
+  if (rc == RPD_OK) name_tracks(c);
   free(v);
+  pair_free(&gpus);
+  pair_free(&hosts);
   return rc;
 }

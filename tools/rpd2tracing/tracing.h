@@ -72,6 +72,9 @@ typedef struct name_ent {
   char *json;           /* owned; NULL = empty slot */
   uint32_t len;
   uint8_t marker;       /* the string is "UserMarker" */
+  uint8_t opclass;      /* op_class_of the string */
+  char *raw;            /* owned: the string itself */
+  uint32_t rawlen;
 } name_ent;
 
 typedef struct names {
@@ -83,6 +86,69 @@ typedef struct names {
 #define NAMES_MAX 65536
 
 /* ------------------------------------------------------------ context */
+
+/* ------------------------------------------------------------ tracks.c */
+
+/* Op classes (op_class_of), kept in name_ent.opclass. */
+enum { OPC_KERNEL, OPC_COPY, OPC_BARRIER, OPC_OTHER };
+
+/* Kinds of base tracks: api calls (pid, tid), HSA calls (pid, tid + 1),
+ * ops (gpu, queue), graph frames and marker frames (gpu, queue). */
+enum { TRACK_API, TRACK_HSA, TRACK_OP, TRACK_GRAPH, TRACK_FRAME, TRACK_KINDS };
+
+/* A track the layout made: its (pid, tid), the base track and the lane. */
+typedef struct track_info {
+  int64_t pid, tid, base;
+  int kind;
+  uint32_t lane;
+} track_info;
+
+struct base_track;
+
+/* The lanes of every base track one worker writes. */
+typedef struct layout {
+  pairmap keys;             /* (pid, base ^ kind << 56) -> index in base */
+  struct base_track *base;
+  size_t nbase;
+  size_t last;              /* cache: the last base track used */
+  int last_kind;
+  int64_t last_pid, last_base;
+  int64_t next_tid;         /* tids of new tracks: next_tid, next_tid + 1, ... */
+  track_info *tracks;       /* every track made, in order */
+  size_t ntracks, trcap;
+} layout;
+
+/* The tids of new tracks (lanes, frames) of worker A and B: below 2^31
+ * (Perfetto reads JSON tids as 32-bit numbers), far above real ones. */
+#define LANE_TIDS_A 0x70000000
+#define LANE_TIDS_B 0x78000000
+
+/* int64 -> int64 map (op id -> the tid of its lane, for lanes above 0). */
+typedef struct idmap {
+  int64_t *key, *val;
+  uint8_t *used;
+  size_t n, cap;
+} idmap;
+
+/* The class (OPC_*) of an opType string. */
+uint8_t op_class_of(const char *op_type);
+/* "kernel", "copy", "barrier" or "other" (static text). */
+const char *op_class_name(uint8_t cls);
+/* An empty layout whose new tracks get tids first_tid, first_tid + 1, ... */
+void layout_init(layout *l, int64_t first_tid);
+/* The lane of base track (kind, pid, base) where the slice [start, end]
+ * nests (owned by the layout, valid until its next call); api and HSA
+ * lanes nest, the others hold disjoint slices.  Deterministic: depends on
+ * the calls' order only. */
+const track_info *layout_place(layout *l, int kind, int64_t pid, int64_t base, int64_t start,
+                               int64_t end);
+void layout_free(layout *l);
+/* The display name of a track into buf. */
+void track_name(const track_info *t, char *buf, size_t n);
+void idmap_put(idmap *m, int64_t key, int64_t val);
+/* 1 and *val when key is in the map, else 0. */
+int idmap_get(const idmap *m, int64_t key, int64_t *val);
+void idmap_free(idmap *m);
 
 typedef struct conv {
   rpd *r;                   /* worker A: the trace; rpd_* helpers */
@@ -105,8 +171,61 @@ typedef struct conv {
   int64_t *gpus;            /* distinct rocpd_op.gpuId, ascending (B: A's) */
   size_t ngpus;
   struct sorter *launches;  /* the launch pass rows */
+  const struct writer *w;   /* the output format */
+  void *wstate;             /* the format's per-worker state */
+  layout lay;               /* this worker's tracks */
+  pairmap cpids;            /* pids of counter series */
+  idmap oplane;             /* A: op id -> tid, ops on lanes above 0 */
   int64_t n_op, n_api, n_instant, n_flow, n_graph, n_hsa, n_counter, n_frame;
 } conv;
+
+/* ------------------------------------------------------------ writers */
+
+/* A piece of text: a cached string-table entry (e), or n bytes at s. */
+typedef struct txt {
+  const name_ent *e;
+  const char *s;
+  size_t n;
+} txt;
+
+static inline txt txt_e(const name_ent *e) { return (txt){e, NULL, 0}; }
+static inline txt txt_s(const char *s, size_t n) { return (txt){NULL, s ? s : "", s ? n : 0}; }
+static inline txt txt_z(const char *s) { return txt_s(s, s ? strlen(s) : 0); }
+
+/* An event's one argument: key = text, or key = ival when is_int. */
+typedef struct arg {
+  const char *key;
+  txt text;
+  int is_int;
+  int64_t ival;
+} arg;
+
+/* An output format.  Every worker calls these for its events in its own
+ * order; a format writes them into the worker's sink (c->out).  A new
+ * format is one more file defining one more writer. */
+typedef struct writer {
+  const char *format;       /* "json", "proto" */
+  /* the bytes before and after every event (OUT's sink only) */
+  void (*begin)(sink *s, int array);
+  void (*finish)(sink *s, int array);
+  /* a complete slice on track t */
+  void (*slice)(struct conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
+                int64_t dur, const arg *a);
+  /* an instant event on track t */
+  void (*instant)(struct conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
+                  const arg *a);
+  /* a counter point of series `name` of process pid: an integer (is_int)
+   * or a double */
+  void (*counter)(struct conv *c, const char *cat, int64_t pid, const char *name, int64_t ts,
+                  const char *key, int is_int, int64_t ival, double dval);
+  /* one end (end = 0: the start, 1: the end) of flow id on track t */
+  void (*flow)(struct conv *c, int64_t id, const track_info *t, int64_t ts, int end);
+  /* a process or thread name with its sort index (tid < 0: process) */
+  void (*name)(struct conv *c, int64_t pid, int64_t tid, const char *name, int64_t sort);
+} writer;
+
+extern const writer json_writer;
+extern const writer proto_writer;
 
 #define IN_WINDOW(c, t) ((t) >= (c)->lo && (t) <= (c)->hi)
 
@@ -185,9 +304,6 @@ char *w_strn(sink *k, char *p, const char *s, size_t n);
 char *w_str(sink *k, char *p, const char *s);
 int cerr(char *buf, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *col_text(sqlite3_stmt *st, int i);
-char *ev_head(sink *s, const char *cat, int64_t pid, int64_t tid, size_t extra);
-char *ev_times(char *p, int64_t start, int64_t dur);
-void ev_counter(sink *s, int64_t pid, int idle, int64_t ts, int64_t value);
 
 /* maps.c */
 size_t pair_get(pairmap *m, int64_t a, int64_t b);
@@ -215,6 +331,10 @@ int emit_links(conv *c);
 int emit_graphs(conv *c);
 int emit_monitor(conv *c);
 int emit_metadata(conv *c);
+void counter_point(conv *c, const char *cat, int64_t pid, const char *name, int64_t ts,
+                   const char *key, int is_int, int64_t iv, double dv);
+int64_t track_sort_index(const track_info *t);
+void name_tracks(conv *c);
 
 /* launch.c */
 int launch_add(conv *c, const lrec *r);

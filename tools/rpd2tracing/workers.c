@@ -53,12 +53,13 @@ static int part_b(conv *c, conv *a) {
   int rc = prep(c, &c->labels.look, "SELECT string FROM \"%w\" WHERE id = ?1");
   sorter_init(&launches, c->err);
   c->launches = &launches;
-  if (rc == RPD_OK) rc = emit_links(c);
   c->peer = a;
-  job_wait(c->job, 1);
+  job_wait(c->job, 1);   /* A's op lanes (for the flow ends) and gpus */
+  if (rc == RPD_OK) rc = emit_links(c);
   c->gpus = a->gpus;
   c->ngpus = a->ngpus;
   if (rc == RPD_OK) rc = emit_launches(c);
+  if (rc == RPD_OK) name_tracks(c);
   sorter_free(&launches);
   names_free(&c->labels);
   pair_free(&c->threads);
@@ -211,6 +212,9 @@ int convert(conv *a, conv *b) {
   }
   b->r = a->r;
   b->db = a->db;
+  b->w = a->w;
+  layout_init(&a->lay, LANE_TIDS_A);
+  layout_init(&b->lay, LANE_TIDS_B);
   b->args_table = a->args_table;
   b->lo = a->lo;
   b->hi = a->hi;
@@ -241,6 +245,11 @@ int convert(conv *a, conv *b) {
   rpd_buf_free(&b->out.scratch);
   sorter_free(&markers);
   pair_free(&a->threads);
+  layout_free(&a->lay);
+  layout_free(&b->lay);
+  idmap_free(&a->oplane);
+  pair_free(&a->cpids);
+  pair_free(&b->cpids);
   rpd_exec(a->r, "COMMIT");
   pthread_mutex_destroy(&j.mu);
   pthread_cond_destroy(&j.cv);
