@@ -39,25 +39,27 @@ cp mini.rpd mini.orig
 
 check_rc "converts with default OUT name" 0 rpd2tracing mini.rpd
 check_eq "default OUT is FILE with .json" "yes" "$([ -s mini.json ] && echo yes)"
-check_eq "summary line" "mini.json: 49 events: 4 ops, 5 api calls, 1 marks, 4 flows, 0 hsa, 0 graph launches, 2 marker frames, 21 counter points" "$(cat "$TESTDIR/stdout")"
+check_eq "summary line" "mini.json: 61 events: 4 ops, 5 api calls, 1 marks, 4 flows, 0 hsa, 0 graph launches, 2 marker frames, 21 counter points" "$(cat "$TESTDIR/stdout")"
 same_file "input unchanged" mini.rpd mini.orig
 
-# Every count of the whole parsed output (X = 4 ops + 5 api + 2 frames).
+# Every count of the whole parsed output (X = 4 ops + 5 api + 2 frames; M =
+# names and sort indexes of 3 processes, 2 threads, 3 queues, 2 marker tracks).
 "$JC" mini.json | grep -v '^tsrange' >jc.out
 cat >jc.want <<'EOF'
-events 49
+events 61
 ph C 21
-ph M 8
+ph M 20
 ph X 11
 ph f 4
 ph i 1
 ph s 4
-cat C/ 18
 cat C/monitor 3
-cat M/ 8
+cat C/queue 18
+cat M/__metadata 20
 cat X/api 5
+cat X/copy 1
+cat X/kernel 3
 cat X/marker_frame 2
-cat X/op 4
 cat f/api_op 4
 cat i/marker 1
 cat s/api_op 4
@@ -68,6 +70,10 @@ counter 1 Idle 5
 counter 1 QueueDepth 5
 flow_unmatched 0
 bad 0
+nesting 0
+unnamed_process 0
+unnamed_thread 0
+no_cat 0
 EOF
 same_file "event counts of the parsed JSON" jc.want jc.out
 
@@ -85,7 +91,7 @@ check_eq "control characters escaped" 1 "$(grep -cF 'dst = 0x2 | \u0001\u001f ct
 # Exact timing: the marker frame covers ops 1-3 (5000..18000 ns) minus/plus 1 us.
 check_eq "marker frame ts" "tsrange X/marker_frame 4.000 4.000" "$("$JC" mini.json | grep '^tsrange X/marker_frame')"
 check_eq "marker frame dur and queues" 2 "$(grep -cF '"name":"outer \"quoted\" \\ back\ttab","ts":4.000,"dur":14.000,"args":{"desc":"UserMarker frame: 3 ops"}' mini.json)"
-check_eq "op event exact" 1 "$(grep -c '"cat":"op","pid":1,"tid":2,"name":"CopyHostToDevice","ts":12.000,"dur":6.000,' mini.json)"
+check_eq "op event exact" 1 "$(grep -c '"cat":"copy","pid":1,"tid":2,"name":"CopyHostToDevice","ts":12.000,"dur":6.000,' mini.json)"
 check_eq "counters end at the trace end" 6 "$(grep -cE '"ts":260\.000,"args":\{"(idle|depth)":[01]\}' mini.json)"
 check_eq "monitor series extends to the end" 1 "$(grep -c '"name":"sclk","ts":260.000,"args":{"sclk":1700}' mini.json)"
 
@@ -154,14 +160,14 @@ sqlite3 hsa.rpd "CREATE TABLE rocpd_hsaApi (id integer PRIMARY KEY, pid integer,
   INSERT INTO rocpd_string(id, string) VALUES (20, 'hsa_signal_wait'), (21, 'sig = 0x9');
   INSERT INTO rocpd_hsaApi VALUES (1, 100, 101, 2500, 2700, 20, 21);"
 check_rc "trace with rocpd_hsaApi" 0 rpd2tracing hsa.rpd hsa.json -q
-check_eq "HSA call and thread names" "X/hsa_api 1 M 10" \
+check_eq "HSA call and thread names" "X/hsa_api 1 M 22" \
   "$("$JC" hsa.json | awk '$1=="cat"&&$2=="X/hsa_api"{h=$3} $1=="ph"&&$2=="M"{m=$3} END{printf "X/hsa_api %d M %d", h, m}')"
 check_eq "HSA call on tid + 1" 1 "$(grep -c '"cat":"hsa_api","pid":100,"tid":102,"name":"hsa_signal_wait","ts":2.500,"dur":0.200,"args":{"desc":"sig = 0x9"}' hsa.json)"
 check_eq "HSA thread named on tid + 1" 1 "$(grep -c '"name":"thread_name","ph":"M","pid":100,"tid":102,"args":{"name":"HSA 101"}' hsa.json)"
 
 # --format array and .json.gz
 check_rc "--format array" 0 rpd2tracing mini.rpd arr.json --format array -q
-check_eq "array form parses with the same events" "events 49" "$("$JC" arr.json | head -1)"
+check_eq "array form parses with the same events" "events 61" "$("$JC" arr.json | head -1)"
 check_eq "array form starts with [" "[" "$(head -c 1 arr.json)"
 check_rc ".json.gz output" 0 rpd2tracing mini.rpd out.json.gz -q
 if gzip -dc out.json.gz >gz.json 2>/dev/null; then same_file ".json.gz decompresses to the same JSON" mini.json gz.json
@@ -169,11 +175,38 @@ else notok ".json.gz decompresses to the same JSON" "gzip -dc failed"; fi
 check_rc ".rpd.gz input" 0 sh -c 'gzip -c mini.rpd >mini2.rpd.gz && rpd2tracing mini2.rpd.gz -q'
 same_file ".rpd.gz input -> FILE.json with the same JSON" mini.json mini2.json
 
+# ---------------------------------------------------------------- lanes
+# GPU 0 queue 0: op 1 [1000,2000], op 2 [1500,2500] overlaps it, op 3
+# [2000,3000] follows op 1, op 4 [1600,1700] starts before op 3 on lane 1:
+# lanes 0 (tid 0), 1 and 2 (new tids from 1879048192 = 0x70000000 on).
+# Thread 7: api [100,500] and [300,800] overlap without nesting -> lane 2.
+sqlite3 lanes.rpd <"$ROOT/views/schema.sql"
+sqlite3 lanes.rpd "
+INSERT INTO rocpd_string(id, string) VALUES (1, 'hipLaunchKernel'), (2, 'KernelExecution'), (3, 'k');
+INSERT INTO rocpd_ustring(id, string) VALUES (1, '');
+INSERT INTO rocpd_api(id, pid, tid, start, end, apiName_id, category_id, domain_id, args_id) VALUES
+  (1, 5, 7, 100, 500, 1, 1, 1, 1), (2, 5, 7, 300, 800, 1, 1, 1, 1), (3, 5, 7, 900, 950, 1, 1, 1, 1);
+INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id, opType_id) VALUES
+  (1, 0, 0, 1, 1000, 2000, 3, 2), (2, 0, 0, 2, 1500, 2500, 3, 2),
+  (3, 0, 0, 3, 2000, 3000, 3, 2), (4, 0, 0, 4, 1600, 1700, 3, 2);
+INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (3, 2);"
+if rpd2tracing lanes.rpd lanes.json -q 2>lanes.err; then
+  check_eq "lanes: op tids in order" "0 1879048192 0 1879048193" \
+    "$(grep '"cat":"kernel"' lanes.json | sed 's/.*"tid":\([0-9]*\).*/\1/' | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "lanes: api lane" "7 1879048194 7" \
+    "$(grep '"cat":"api"' lanes.json | sed 's/.*"tid":\([0-9]*\).*/\1/' | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "lanes: lane tracks named" "Queue 0 (3)|Queue 0 (2)|Queue 0|Hip 7 (2)|Hip 7" \
+    "$(grep '"thread_name"' lanes.json | sed 's/.*"name":"\([^"]*\)"}.*/\1/' | sort -u | sort -r | tr '\n' '|' | sed 's/|$//')"
+  check_eq "lanes: flow ends on the op's lane" 1 \
+    "$(grep -c '"ph":"f","bp":"e",.*"pid":0,"tid":1879048192,"ts":1.500}' lanes.json)"
+  check_eq "lanes: strict nesting" "nesting 0" "$("$JC" lanes.json | grep '^nesting')"
+else notok "lanes fixture converts" "$(cat lanes.err)"; fi
+
 # --start/--end forms (first api start 1000, last api end 100000)
 win() { # NAME "X-op X-api i flows" ARGS...
   _n=$1; _w=$2; shift 2
   if rpd2tracing mini.rpd w.json -q "$@" 2>w.err; then
-    _got=$("$JC" w.json | awk '$1=="cat"&&$2=="X/op"{o=$3} $1=="cat"&&$2=="X/api"{a=$3} $1=="cat"&&$2=="i/marker"{i=$3} $1=="cat"&&$2=="s/api_op"{f=$3} END{printf "%d %d %d %d", o, a, i, f}')
+    _got=$("$JC" w.json | awk '$1=="cat"&&$2~/^X\/(kernel|copy|barrier|other)$/{o+=$3} $1=="cat"&&$2=="X/api"{a=$3} $1=="cat"&&$2=="i/marker"{i=$3} $1=="cat"&&$2=="s/api_op"{f=$3} END{printf "%d %d %d %d", o, a, i, f}')
     check_eq "$_n" "$_w" "$_got"
   else notok "$_n" "exit $?: $(cat w.err)"; fi
 }
@@ -182,7 +215,7 @@ win "--start/--end percent" "2 4 1 3" --start 0% --end 10%
 win "--start=+T --end=-T" "2 1 1 1" --start=+4us --end=-90us
 win "--start with unit counts from the first call" "2 2 0 2" --start 9us
 win "--end only" "0 1 0 0" --end 1.5
-check_eq "window keeps ts in range" "tsrange X/op 12.000 12.000" "$(rpd2tracing mini.rpd w.json -q --start 9 --end 20 && "$JC" w.json | grep '^tsrange X/op')"
+check_eq "window keeps ts in range" "tsrange X/copy 12.000 12.000" "$(rpd2tracing mini.rpd w.json -q --start 9 --end 20 && "$JC" w.json | grep '^tsrange X/copy')"
 check_eq "--end sets the counter end" 1 "$(rpd2tracing mini.rpd w.json -q --end 50 && grep -c '"name":"sclk","ts":90.000' w.json)"
 
 # bad arguments and bad input: one line, exit code, input untouched, no output
@@ -223,7 +256,7 @@ counts() {
   "$JC" "$_j" >cnt.out || { notok "$_n: valid JSON" "$(head -c 300 cnt.out)"; return; }
   ok "$_n: valid JSON"
   check_eq "$_n: X ops = rocpd_op rows" "$(q "$_t" 'SELECT count(*) FROM rocpd_op')" \
-    "$(awk '$1=="cat"&&$2=="X/op"{print $3}' cnt.out)"
+    "$(awk '$1=="cat"&&$2~/^X\/(kernel|copy|barrier|other)$/{n+=$3} END{print n+0}' cnt.out)"
   check_eq "$_n: X api + marks = rocpd_api rows" "$(q "$_t" 'SELECT count(*) FROM rocpd_api')" \
     "$(awk '$1=="cat"&&($2=="X/api"||$2=="i/marker"){n+=$3} END{print n+0}' cnt.out)"
   check_eq "$_n: marks = zero-length UserMarker rows" \
@@ -236,6 +269,9 @@ counts() {
     "$(q "$_t" 'SELECT G.gpuId || " " || (1 + 2 * (SELECT count(*) FROM rocpd_api_ops X JOIN rocpd_op O ON O.id = X.op_id WHERE O.gpuId = G.gpuId)) FROM (SELECT DISTINCT gpuId FROM rocpd_op) G ORDER BY 1' | tr '\n' ' ')" \
     "$(awk '$1=="counter"&&$3=="QueueDepth"{printf "%s %s ", $2, $4}' cnt.out)"
   check_eq "$_n: no bad events, flows matched" "flow_unmatched 0 bad 0" "$(grep -E '^(flow_unmatched|bad) ' cnt.out | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "$_n: strict nesting, every pid/tid named, cat everywhere" \
+    "nesting 0 unnamed_process 0 unnamed_thread 0 no_cat 0" \
+    "$(grep -E '^(nesting|unnamed_process|unnamed_thread|no_cat) ' cnt.out | tr '\n' ' ' | sed 's/ $//')"
 }
 
 if command -v rpd-synth >/dev/null 2>&1; then
@@ -272,4 +308,30 @@ if need_shared "$TRACES/synth-small.rpd"; then
       "$(q ss.rpd 'SELECT count(DISTINCT L.api_ptr_id) FROM rocpd_graphLaunchapi L JOIN rocpd_api_ops X ON X.api_id = L.api_ptr_id')" \
       "$("$JC" ssg.json | awk '$1=="cat"&&$2=="X/graph"{n=$3} END{print n+0}')"
   else skip "graph launch frames" "rpd-graph not built or found no launches"; fi
+fi
+
+# Perfetto's rules on every trace of ../shared/traces (the rocprofv3 ones
+# imported with rpd-import first): strict nesting per (pid, tid), every
+# pid/tid named, a cat on every event.
+nest_rule() { # NAME TRACE
+  if rpd2tracing "$2" nest.json -q 2>nest.err; then
+    check_eq "$1: strict nesting, names, cat" "nesting 0 unnamed_process 0 unnamed_thread 0 no_cat 0 bad 0" \
+      "$("$JC" nest.json | grep -E '^(nesting|unnamed_process|unnamed_thread|no_cat|bad) ' | sort -k1,1 -s | awk '{a[$1]=$2} END{printf "nesting %s unnamed_process %s unnamed_thread %s no_cat %s bad %s", a["nesting"], a["unnamed_process"], a["unnamed_thread"], a["no_cat"], a["bad"]}')"
+  else notok "$1: converts" "$(cat nest.err)"; fi
+}
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  for f in mytrace.rpd.gz synth-small.rpd matmul_result.rpd amelia_monitor_only.rpd; do
+    [ -e "$TRACES/$f" ] && nest_rule "$f" "$TRACES/$f"
+  done
+  if command -v rpd-import >/dev/null 2>&1; then
+    for f in rocprofv3_908_results.json.gz rocprofv3_28_results.db rocprofv3_csv; do
+      [ -e "$TRACES/$f" ] || continue
+      rm -f imp.rpd
+      if rpd-import "$TRACES/$f" imp.rpd -q 2>imp.err; then nest_rule "$f (imported)" imp.rpd
+      else notok "$f: rpd-import" "$(head -c 300 imp.err)"; fi
+    done
+  else skip "rocprofv3 traces" "rpd-import not built"; fi
+fi
+if command -v rpd-synth >/dev/null 2>&1 && rpd-synth --seed 3 --api 2000 --gpus 3 -o nest-synth.rpd >/dev/null 2>&1; then
+  nest_rule "rpd-synth --seed 3" nest-synth.rpd
 fi
