@@ -20,6 +20,7 @@ void sink_flush(sink *s) {
   size_t n = s->len;
   s->len = 0;
   if (!n || s->failed) return;
+  s->total += (int64_t)n;
   if (s->gz) {
     if (gzwrite(s->gz, p, (unsigned)n) != (int)n) {
       s->failed = 1;
@@ -257,8 +258,9 @@ static size_t arg_room(const arg *a) {
 }
 
 static void json_slice(conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
-                       int64_t dur, const arg *a) {
+                       int64_t dur, const arg *a, int64_t flow_end) {
   sink *s = &c->out;
+  (void)flow_end;
   char *p = ev_begin(s, txt_room(name) + arg_room(a) + strlen(cat));
   p = W(p, "{\"ph\":\"X\",\"cat\":\"");
   p = w_lit(p, cat);
@@ -359,4 +361,5 @@ static void json_finish(sink *s, int array) {
 /* Chrome/Perfetto trace-event JSON. */
 const writer json_writer = {
   "json", json_begin, json_finish, json_slice, json_instant, json_counter, json_flow, json_name,
+  NULL, 0,
 };

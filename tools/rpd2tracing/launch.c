@@ -68,7 +68,7 @@ static int frame_emit(conv *c, gpu_frame *f) {
     size_t q = (size_t)f->queues[i];
     const track_info *t = layout_place(&c->lay, TRACK_FRAME, c->queues.a[q], c->queues.b[q],
                                        f->start - 1000, f->end);
-    c->w->slice(c, "marker_frame", t, label, f->start - 1000, f->end - f->start + 1000, &a);
+    c->w->slice(c, "marker_frame", t, label, f->start - 1000, f->end - f->start + 1000, &a, 0);
     c->n_frame++;
   }
   f->nqueues = 0;

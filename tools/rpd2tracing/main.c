@@ -17,41 +17,73 @@
 #include "tracing.h"
 
 static const char usage[] =
-"usage: rpd2tracing FILE[.gz] [OUT.json | OUT.json.gz] [--start T] [--end T]\n"
-"                   [--format object|array] [-q]\n"
+"usage: rpd2tracing FILE[.gz] [OUT] [--start T] [--end T] [--format F]\n"
+"                   [--max-size SIZE | --split N] [-q]\n"
 "\n"
-"Convert an RPD trace to trace-event JSON for ui.perfetto.dev or\n"
-"chrome://tracing.  OUT defaults to FILE with its .rpd[.gz] suffix replaced\n"
-"by .json; an OUT ending in .gz is written gzip-compressed.\n"
+"Convert an RPD trace for ui.perfetto.dev or chrome://tracing.  OUT ending\n"
+"in .json writes trace-event JSON, in .pftrace or .perfetto-trace Perfetto's\n"
+"native protobuf (about 5x smaller, faster to load); a further .gz\n"
+"compresses it.  OUT defaults to FILE with its .rpd[.gz] suffix replaced by\n"
+".json (.pftrace with --format proto).\n"
 "\n"
 "Events: GPU<n> process and 'Hip <tid>' thread names; every op (pid gpuId,\n"
-"tid queueId); every api call on its pid/tid (zero-length UserMarker calls as\n"
-"instant events); HSA api calls (rocpd_hsaApi); api->op flow arrows; one\n"
-"frame per graph launch (rocpd_graphLaunchapi); QueueDepth and Idle counters\n"
-"per GPU; every rocpd_monitor series; UserMarker ranges projected onto the\n"
-"GPU queues they launched work on.\n"
+"tid queueId; overlapping ops of a queue on extra 'Queue <q> (2)' lanes);\n"
+"every api call on its pid/tid (zero-length UserMarker calls as instant\n"
+"events); HSA api calls (rocpd_hsaApi); api->op flow arrows; one frame per\n"
+"graph launch (rocpd_graphLaunchapi) on 'Graphs <q>'; QueueDepth and Idle\n"
+"counters per GPU; every rocpd_monitor series; UserMarker ranges projected\n"
+"onto the GPU queues they launched work on ('Markers <q>').  Slices nest\n"
+"strictly on every track, as Perfetto requires.\n"
 "\n"
 "  --start T, --end T   keep events starting in [start, end].  T is a bare\n"
 "                       number of microseconds (an absolute timestamp, as the\n"
 "                       reference), N% of the trace span, +T from the first\n"
 "                       api call, -T back from the last, or a number with a\n"
 "                       unit (ns, us, ms, s) counted from the first api call\n"
-"  --format object      {\"traceEvents\": [...]} (default)\n"
-"  --format array       a bare [...] array\n"
+"  --format object      JSON {\"traceEvents\": [...]} (default; also 'json')\n"
+"  --format array       JSON, a bare [...] array\n"
+"  --format proto       Perfetto protobuf (the default for .pftrace OUT)\n"
+"  --split N            write N files of consecutive equal time windows,\n"
+"                       OUT.0001.json, OUT.0002.json, ...\n"
+"  --max-size SIZE      write consecutive time windows, each file at most\n"
+"                       SIZE bytes (suffix K, M or G: powers of 1024), named\n"
+"                       as with --split; a window that cannot shrink below\n"
+"                       SIZE (one instant of events) is kept with a warning\n"
 "  -q                   do not print the summary line\n"
 "\n"
+"A file above 2 GB gets a warning: the Perfetto UI loads about 2 GB.\n"
+"\n"
 "Environment: RPD2TRACING_THREADS=1 or 2 (one worker or two; default two\n"
-"when a CPU is idle and OUT is not .gz), RPD_GZIP_LEVEL (default 6).\n";
+"when a CPU is idle), RPD_GZIP_LEVEL (default 6).\n";
 
 typedef struct opts {
   const char *in, *out, *start, *end;
-  int array, quiet;
+  int array, quiet, proto, format_set;
+  int64_t split;            /* --split N, 0: not given */
+  int64_t max_size;         /* --max-size, 0: not given */
 } opts;
+
+/* "123", "64K", "1.5G" -> bytes (K, M, G: powers of 1024); -1 if bad. */
+static int64_t parse_size(const char *t) {
+  char *end;
+  errno = 0;
+  double v = strtod(t, &end);
+  if (end == t || errno || !(v > 0)) return -1;
+  switch (*end) {
+  case 'k': case 'K': v *= 1024.0; end++; break;
+  case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
+  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+  default: break;
+  }
+  if ((*end == 'B' || *end == 'b') && end[1] == 0) end++;
+  if (*end || v >= 9e18 || v < 1) return -1;
+  return (int64_t)v;
+}
 
 static int parse_args(int argc, char **argv, opts *o) {
   int only_files = 0;   /* after "--" */
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *val = NULL;
+    const char *a = argv[i], *val = NULL, *split = NULL, *size = NULL;
     const char **dst = NULL;
     if (only_files) {
       /* a file name, even if it starts with a dash */
@@ -60,6 +92,8 @@ static int parse_args(int argc, char **argv, opts *o) {
     else if (!strncmp(a, "--start", 7) && (a[7] == 0 || a[7] == '=')) dst = &o->start;
     else if (!strncmp(a, "--end", 5) && (a[5] == 0 || a[5] == '=')) dst = &o->end;
     else if (!strncmp(a, "--format", 8) && (a[8] == 0 || a[8] == '=')) dst = &val;
+    else if (!strncmp(a, "--split", 7) && (a[7] == 0 || a[7] == '=')) dst = &split;
+    else if (!strncmp(a, "--max-size", 10) && (a[10] == 0 || a[10] == '=')) dst = &size;
     else if (!strcmp(a, "-q")) { o->quiet = 1; continue; }
     else if (a[0] == '-' && a[1]) return rpd_usage_error("unknown option '%s'", a);
     if (dst) {
@@ -68,10 +102,25 @@ static int parse_args(int argc, char **argv, opts *o) {
       else if (i + 1 < argc) *dst = argv[++i];
       else return rpd_usage_error("option '%s' needs a value", a);
       if (dst == &val) {
+        o->format_set = 1;
+        o->array = o->proto = 0;
         if (!strcmp(val, "array")) o->array = 1;
-        else if (!strcmp(val, "object")) o->array = 0;
-        else return rpd_usage_error("--format must be 'object' or 'array', not '%s'", val);
+        else if (!strcmp(val, "proto")) o->proto = 1;
+        else if (strcmp(val, "object") && strcmp(val, "json"))
+          return rpd_usage_error("--format must be 'object', 'array', 'json' or 'proto', not '%s'",
+                                 val);
       }
+      if (dst == &split) {
+        char *end;
+        errno = 0;
+        long long n = strtoll(split, &end, 10);
+        if (end == split || *end || errno || n < 1 || n > 100000)
+          return rpd_usage_error("--split must be a number of files from 1 to 100000, not '%s'",
+                                 split);
+        o->split = n;
+      }
+      if (dst == &size && (o->max_size = parse_size(size)) < 1)
+        return rpd_usage_error("--max-size must be a size like 500M or 2G, not '%s'", size);
       continue;
     }
     if (!o->in) o->in = a;
@@ -79,18 +128,19 @@ static int parse_args(int argc, char **argv, opts *o) {
     else return rpd_usage_error("unexpected argument '%s'", a);
   }
   if (!o->in) return rpd_usage_error("missing FILE");
+  if (o->split && o->max_size) return rpd_usage_error("--split and --max-size exclude each other");
   return 0;
 }
 
-/* FILE with .gz dropped and its last suffix replaced by .json; caller frees. */
-static char *default_out(const char *in) {
+/* FILE with .gz dropped and its last suffix replaced by ext; caller frees. */
+static char *default_out(const char *in, const char *ext) {
   size_t n = strlen(in);
   const char *base = strrchr(in, '/');
   base = base ? base + 1 : in;
   if (n > 3 && !strcmp(in + n - 3, ".gz") && in + n - 3 > base) n -= 3;
   for (size_t i = n; i > (size_t)(base - in) + 1; i--)
     if (in[i - 1] == '.') { n = i - 1; break; }
-  return rpd_xasprintf("%.*s.json", (int)n, in);
+  return rpd_xasprintf("%.*s%s", (int)n, in, ext);
 }
 
 static int ends_with(const char *s, const char *suffix) {
@@ -220,6 +270,150 @@ int trace_span(rpd *r, int span, int64_t *first, int64_t *last, int64_t *t_end) 
   return rc;
 }
 
+/* The writer OUT asks for: --format, else its suffix. */
+static const writer *writer_for(const opts *o, const char *out) {
+  if (o->format_set) return o->proto ? &proto_writer : &json_writer;
+  return ends_with(out, ".pftrace") || ends_with(out, ".pftrace.gz") ||
+                 ends_with(out, ".perfetto-trace") || ends_with(out, ".perfetto-trace.gz")
+             ? &proto_writer
+             : &json_writer;
+}
+
+/* Where the part number goes in OUT: before its known suffix (.json,
+ * .pftrace, ... and a further .gz), else at the end. */
+static size_t stem_len(const char *out) {
+  static const char *const exts[] = {".json", ".pftrace", ".perfetto-trace"};
+  size_t n = strlen(out);
+  if (n > 3 && !strcmp(out + n - 3, ".gz")) n -= 3;
+  for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
+    size_t e = strlen(exts[i]);
+    if (n > e && !strncmp(out + n - e, exts[i], e)) return n - e;
+  }
+  return strlen(out);
+}
+
+/* OUT with part number k: trace.json -> trace.0003.json; caller frees. */
+static char *part_name(const char *out, int64_t k) {
+  size_t n = stem_len(out);
+  return rpd_xasprintf("%.*s.%04lld%s", (int)n, out, (long long)k, out + n);
+}
+
+#define WARN_BYTES ((int64_t)2 << 30)
+
+/* Convert the events starting in [lo, hi] into out (t_end: where the
+ * counters end; from_scans: the scans find it); *bytes is its size before
+ * compression.  Returns the exit code. */
+static int write_one(conv *c, conv *cb, const opts *o, const char *out, int64_t lo, int64_t hi,
+                     int64_t t_end, int from_scans, int64_t *bytes) {
+  rpd *r = c->r;
+  int rc, ret;
+  memset(c, 0, sizeof *c);
+  memset(cb, 0, sizeof *cb);
+  c->r = r;
+  c->db = r->db;
+  c->args_table = rpd_args_table(r);
+  c->lo = lo;
+  c->hi = hi;
+  c->t_end = t_end;
+  c->t_from_scans = from_scans;
+  c->w = writer_for(o, out);
+  if ((ret = open_sink(&c->out, out, o->in))) return ret;
+  c->w->begin(&c->out, o->array);
+  rc = convert(c, cb);
+  c->w->finish(&c->out, o->array);
+  free(c->gpus);
+  c->gpus = NULL;
+  if (rc != RPD_OK) {
+    rpd_fail("cannot read '%s': %s", o->in, c->err);
+    close_sink(&c->out, out, 0);
+    return 1;
+  }
+  if ((ret = close_sink(&c->out, out, 1))) return ret;
+  *bytes = c->out.total + cb->out.total;
+  if (!o->quiet)
+    printf("%s: %lld events: %lld ops, %lld api calls, %lld marks, %lld flows,"
+           " %lld hsa, %lld graph launches, %lld marker frames, %lld counter points\n",
+           out, (long long)(c->out.nevents + cb->out.nevents - 1), (long long)c->n_op,
+           (long long)c->n_api, (long long)c->n_instant, (long long)cb->n_flow,
+           (long long)c->n_hsa, (long long)c->n_graph, (long long)cb->n_frame,
+           (long long)(c->n_counter + cb->n_counter));
+  if (*bytes > WARN_BYTES && !o->max_size)
+    fprintf(stderr, "rpd2tracing: warning: '%s' is %.1f GB, more than the Perfetto UI loads"
+            " (about 2 GB): use --max-size 2G, --split N or a .pftrace OUT\n",
+            out, (double)*bytes / (1 << 30));
+  return 0;
+}
+
+/* The first and last start of any api call, op or monitor sample. */
+static int start_range(rpd *r, int64_t *lo, int64_t *hi, int64_t *rows) {
+  sqlite3_stmt *st = NULL;
+  int mon = rpd_table_exists(r, "rocpd_monitor"), s;
+  int rc = rpd_prepare(r, mon
+      ? "SELECT min(a), max(b), sum(n) FROM (SELECT min(start) a, max(start) b, count(*) n FROM rocpd_api"
+        " UNION ALL SELECT min(start), max(start), 3 * count(*) FROM rocpd_op"
+        " UNION ALL SELECT min(start), max(start), count(*) FROM rocpd_monitor)"
+      : "SELECT min(a), max(b), sum(n) FROM (SELECT min(start) a, max(start) b, count(*) n FROM rocpd_api"
+        " UNION ALL SELECT min(start), max(start), 3 * count(*) FROM rocpd_op)", &st);
+  if (rc == RPD_OK && (s = rpd_step(r, st)) != SQLITE_ROW) rc = s < 0 ? -s : RPD_ERR;
+  if (rc == RPD_OK) {
+    *lo = sqlite3_column_int64(st, 0);
+    *hi = sqlite3_column_int64(st, 1);
+    *rows = sqlite3_column_int64(st, 2);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* A time window [lo, hi] still to write. */
+typedef struct window { int64_t lo, hi; } window;
+
+/* --split / --max-size: consecutive windows of [lo, hi], one file each,
+ * numbered in time order.  With --max-size, a window whose file is too
+ * big is removed and written again as two halves. */
+static int write_windows(conv *c, conv *cb, const opts *o, const char *out, int64_t lo,
+                         int64_t hi, int64_t rows) {
+  window *stack;
+  size_t n = 0, cap;
+  int64_t parts = o->split, k = 0, bytes = 0;
+  int ret = 0;
+  if (!parts) {   /* a first guess: ~150 bytes of JSON per row, ~35 of protobuf */
+    double per = writer_for(o, out) == &proto_writer ? 35 : 150;
+    parts = (int64_t)((double)rows * per / (double)o->max_size) + 1;
+  }
+  if (parts > hi - lo + 1) parts = hi - lo + 1;
+  if (parts < 1) parts = 1;
+  cap = (size_t)parts + 64;
+  stack = rpd_xmalloc(cap * sizeof *stack);
+  /* pushed last window first: the top is the earliest */
+  for (int64_t i = parts; i-- > 0;) {
+    int64_t a = lo + (int64_t)((double)(hi - lo + 1) * (double)i / (double)parts);
+    int64_t b = lo + (int64_t)((double)(hi - lo + 1) * (double)(i + 1) / (double)parts) - 1;
+    if (i == parts - 1) b = hi;
+    stack[n++] = (window){a, b};
+  }
+  while (n && !ret) {
+    window w = stack[--n];
+    char *name = part_name(out, k + 1);
+    ret = write_one(c, cb, o, name, w.lo, w.hi, w.hi, 0, &bytes);
+    if (!ret && o->max_size && bytes > o->max_size && w.hi > w.lo) {
+      unlink(name);
+      if (n + 2 > cap) stack = rpd_xrealloc(stack, (cap *= 2) * sizeof *stack);
+      int64_t mid = w.lo + (w.hi - w.lo) / 2;
+      stack[n++] = (window){mid + 1, w.hi};
+      stack[n++] = (window){w.lo, mid};
+    } else if (!ret) {
+      if (o->max_size && bytes > o->max_size)
+        fprintf(stderr, "rpd2tracing: warning: '%s' is over --max-size: its events all start"
+                " at one instant\n", name);
+      k++;
+    }
+    free(name);
+  }
+  free(stack);
+  if (!ret && !o->quiet) printf("%s: %lld files\n", out, (long long)k);
+  return ret;
+}
+
 int main(int argc, char **argv) {
   opts o = {0};
   static conv c, cb;   /* A and B (big: keep them off the stack) */
@@ -233,7 +427,7 @@ int main(int argc, char **argv) {
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);   /* no allocation statistics */
   if (rpd_cli_init(argc, argv, usage)) return 0;
   if ((ret = parse_args(argc, argv, &o))) return ret;
-  out = o.out ? rpd_xstrdup(o.out) : default_out(o.in);
+  out = o.out ? rpd_xstrdup(o.out) : default_out(o.in, o.proto ? ".pftrace" : ".json");
   if (same_file(o.in, out)) {
     ret = rpd_usage_error("output '%s' is the input file", out);
     goto done;
@@ -257,27 +451,22 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (o.end) c.t_end = c.hi;
-  if ((ret = open_sink(&c.out, out, o.in))) goto done;
-  c.w = &json_writer;
-  c.w->begin(&c.out, o.array);
-  rc = convert(&c, &cb);
-  c.w->finish(&c.out, o.array);
-  if (rc != RPD_OK) {
-    rpd_fail("cannot read '%s': %s", o.in, c.err);
-    close_sink(&c.out, out, 0);
-    ret = 1;
-    goto done;
+  if (o.split || o.max_size) {
+    int64_t lo, hi, rows;
+    if (start_range(c.r, &lo, &hi, &rows) != RPD_OK) {
+      ret = rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());
+      goto done;
+    }
+    if (c.lo > lo) lo = c.lo;
+    if (c.hi < hi) hi = c.hi;
+    if (hi < lo) hi = lo;
+    ret = write_windows(&c, &cb, &o, out, lo, hi, rows);
+  } else {
+    int64_t bytes;
+    ret = write_one(&c, &cb, &o, out, c.lo, c.hi, c.t_end, c.t_from_scans, &bytes);
   }
-  if ((ret = close_sink(&c.out, out, 1))) goto done;
-  if (!o.quiet)
-    printf("%s: %lld events: %lld ops, %lld api calls, %lld marks, %lld flows,"
-           " %lld hsa, %lld graph launches, %lld marker frames, %lld counter points\n",
-           out, (long long)(c.out.nevents + cb.out.nevents - 1), (long long)c.n_op,
-           (long long)c.n_api, (long long)c.n_instant, (long long)cb.n_flow, (long long)c.n_hsa,
-           (long long)c.n_graph, (long long)cb.n_frame, (long long)(c.n_counter + cb.n_counter));
 done:
   if (c.r) rpd_close(c.r, 0);
-  free(c.gpus);
   free(out);
   return ret;
 }

@@ -63,7 +63,7 @@ int emit_apis(conv *c) {
     } else {
       const track_info *t = place(c, TRACK_API, pid, tid, start, end);
       c->w->slice(c, "api", t, name->marker ? args : txt_e(name),
-                  start, end - start, &desc);
+                  start, end - start, &desc, 0);
       c->n_api++;
     }
     if (name->marker && start != end) {   /* a range for the launch pass */
@@ -93,7 +93,7 @@ int emit_hsa(conv *c) {
                                 sqlite3_column_int64(st, 3), start, end);
     arg desc = {"desc", txt_s(col_text(st, 1), (size_t)sqlite3_column_bytes(st, 1)), 0, 0};
     c->w->slice(c, "hsa_api", t, txt_s(col_text(st, 0), (size_t)sqlite3_column_bytes(st, 0)),
-                start, end - start, &desc);
+                start, end - start, &desc, 0);
     c->n_hsa++;
   }
   if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
@@ -101,13 +101,44 @@ int emit_hsa(conv *c) {
   return rc;
 }
 
+/* The ids of the ops launched by an api call that starts in the window, as
+ * a bitmap (protobuf only: their slices end the flows emit_links starts). */
+static int load_linked_ops(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc = prep(c, &st,
+      "SELECT X.op_id FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id"
+      " WHERE A.start BETWEEN ?1 AND ?2");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (id < 0 || id >= ((int64_t)1 << 34)) continue;   /* no bitmap that big */
+    size_t byte = (size_t)(id >> 3);
+    if (byte >= c->nlinked) {
+      size_t n = c->nlinked ? c->nlinked : 4096;
+      while (n <= byte) n *= 2;
+      c->linked = rpd_xrealloc(c->linked, n);
+      memset(c->linked + c->nlinked, 0, n - c->nlinked);
+      c->nlinked = n;
+    }
+    c->linked[byte] |= (uint8_t)(1u << (id & 7));
+  }
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static int op_linked(const conv *c, int64_t id) {
+  return id >= 0 && (size_t)(id >> 3) < c->nlinked && (c->linked[id >> 3] >> (id & 7) & 1);
+}
+
 /* Every op in id order (rowid scan, names from the cache); collects the
  * GPUs and their queues.  An op that overlaps an earlier one of its queue
  * goes to a lane track; its tid and lane are kept for its flow arrow. */
 int emit_ops(conv *c) {
   sqlite3_stmt *st = NULL;
-  int s = SQLITE_DONE, rc = prep(c, &st,
-      "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
+  int s = SQLITE_DONE, rc = c->w->flow_on_op_slice ? load_linked_ops(c) : RPD_OK;
+  if (rc == RPD_OK)
+    rc = prep(c, &st,
+        "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
     int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
@@ -124,11 +155,14 @@ int emit_ops(conv *c) {
       idmap_put(&c->oplane, sqlite3_column_int64(st, 6), t->tid | (int64_t)t->lane << 32);
     arg a = {"desc", txt_e(type), 0, 0};
     c->w->slice(c, op_class_name(type->opclass), t, txt_e(desc->len > 2 ? desc : type), start,
-                end - start, &a);
+                end - start, &a, op_linked(c, sqlite3_column_int64(st, 6)) ? sqlite3_column_int64(st, 6) : 0);
     c->n_op++;
   }
   if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
+  free(c->linked);
+  c->linked = NULL;
+  c->nlinked = 0;
   return rc;
 }
 
@@ -162,8 +196,12 @@ int emit_links(conv *c) {
         to.tid = lane & 0xffffffff;
         to.lane = (uint32_t)(lane >> 32);
       }
-      c->w->flow(c, xid, &ta, from < ostart ? from : ostart, 0);
-      c->w->flow(c, xid, &to, ostart, 1);
+      if (c->w->flow_on_op_slice) {
+        c->w->flow(c, sqlite3_column_int64(st, 10), &ta, from < ostart ? from : ostart, 0);
+      } else {
+        c->w->flow(c, xid, &ta, from < ostart ? from : ostart, 0);
+        c->w->flow(c, xid, &to, ostart, 1);
+      }
       c->n_flow++;
     }
     lrec r = {.ts = ts, .id = sqlite3_column_int64(st, 1), .aux = xid, .ostart = ostart,
@@ -192,7 +230,7 @@ int emit_graphs(conv *c) {
                                 sqlite3_column_int64(st, 2), start, end);
     arg a = {"kernels", {0}, 1, sqlite3_column_int64(st, 5)};
     c->w->slice(c, "graph", t, txt_s(col_text(st, 0), (size_t)sqlite3_column_bytes(st, 0)),
-                start, end - start, &a);
+                start, end - start, &a, 0);
     c->n_graph++;
   }
   if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);

@@ -35,6 +35,7 @@ typedef struct sink {
   off_t pos, alloc;     /* bytes written, bytes allocated */
   off_t wb;             /* OUT's bytes sent to the disk so far, -1: not OUT */
   int64_t nevents;
+  int64_t total;        /* bytes written (before compression) */
   rpd_buf scratch;      /* slow-path JSON escaping */
 } sink;
 
@@ -173,9 +174,12 @@ typedef struct conv {
   struct sorter *launches;  /* the launch pass rows */
   const struct writer *w;   /* the output format */
   void *wstate;             /* the format's per-worker state */
+  int worker;               /* 1: A, 2: B */
   layout lay;               /* this worker's tracks */
   pairmap cpids;            /* pids of counter series */
   idmap oplane;             /* A: op id -> tid, ops on lanes above 0 */
+  uint8_t *linked;          /* A, protobuf: bitmap of the op ids with a launching api */
+  size_t nlinked;           /* its bytes */
   int64_t n_op, n_api, n_instant, n_flow, n_graph, n_hsa, n_counter, n_frame;
 } conv;
 
@@ -208,9 +212,10 @@ typedef struct writer {
   /* the bytes before and after every event (OUT's sink only) */
   void (*begin)(sink *s, int array);
   void (*finish)(sink *s, int array);
-  /* a complete slice on track t */
+  /* a complete slice on track t; flow_end: the id of a flow that ends on
+   * it (0: none; only with flow_on_op_slice) */
   void (*slice)(struct conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
-                int64_t dur, const arg *a);
+                int64_t dur, const arg *a, int64_t flow_end);
   /* an instant event on track t */
   void (*instant)(struct conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
                   const arg *a);
@@ -222,6 +227,12 @@ typedef struct writer {
   void (*flow)(struct conv *c, int64_t id, const track_info *t, int64_t ts, int end);
   /* a process or thread name with its sort index (tid < 0: process) */
   void (*name)(struct conv *c, int64_t pid, int64_t tid, const char *name, int64_t sort);
+  /* the worker is done: free its state (may be NULL) */
+  void (*done)(struct conv *c);
+  /* 1: an api->op flow ends on the op slice itself (its id is the op id,
+   * passed as the slice's flow_end) and flow() is called for starts only;
+   * 0: flow() is called for both ends (id: the rocpd_api_ops id) */
+  int flow_on_op_slice;
 } writer;
 
 extern const writer json_writer;

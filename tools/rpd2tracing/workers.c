@@ -213,6 +213,8 @@ int convert(conv *a, conv *b) {
   b->r = a->r;
   b->db = a->db;
   b->w = a->w;
+  a->worker = 1;
+  b->worker = 2;
   layout_init(&a->lay, LANE_TIDS_A);
   layout_init(&b->lay, LANE_TIDS_B);
   b->args_table = a->args_table;
@@ -245,6 +247,10 @@ int convert(conv *a, conv *b) {
   rpd_buf_free(&b->out.scratch);
   sorter_free(&markers);
   pair_free(&a->threads);
+  if (a->w->done) {
+    a->w->done(a);
+    a->w->done(b);
+  }
   layout_free(&a->lay);
   layout_free(&b->lay);
   idmap_free(&a->oplane);
