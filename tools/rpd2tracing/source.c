@@ -188,7 +188,7 @@ int emit_links(conv *c) {
     int64_t ostart = sqlite3_column_int64(st, 8), oend = sqlite3_column_int64(st, 9);
     int api_in = IN_WINDOW(c, ts), op_in = IN_WINDOW(c, ostart);
     if (!api_in && !op_in) continue;
-    if (api_in) {
+    if (api_in && op_in) {   /* both ends in the window (or file) */
       int64_t from = aend - 2000;   /* 2 us before the api ends, as the reference */
       int64_t lane = 0;
       track_info ta = {pid, tid, tid, TRACK_API, 0}, to = {gpu, queue, queue, TRACK_OP, 0};
