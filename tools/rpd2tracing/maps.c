@@ -97,6 +97,10 @@ const name_ent *names_get(sink *k, names *t, int64_t id) {
   e->raw = rpd_xmalloc(n + 1);
   memcpy(e->raw, str, n + 1);
   e->rawlen = (uint32_t)n;
+  e->clean = 1;
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)str[i] >= 0x80) e->clean = 0;
+  e->name_iid = e->value_iid = 0;
   e->id = id;
   sqlite3_reset(t->look);
   t->n++;

@@ -131,7 +131,13 @@ typedef struct intern {
   uint32_t *len;
   size_t n, cap;
   uint64_t next;        /* next iid */
+  /* strings that are not string-table entries are interned only while
+   * they repeat: after RAW_TRIAL lookups with fewer than a quarter found,
+   * they are written inline */
+  uint64_t raw_lookups, raw_hits;
 } intern;
+
+#define RAW_TRIAL 4096
 
 #define NCAT 16
 
@@ -150,6 +156,7 @@ typedef struct pstate {
   size_t ncounters;
   pb pkt, te, ann, interned, sub, entry;   /* scratch messages */
   rpd_buf utf8;             /* names made valid UTF-8 */
+  uint64_t seen[64];        /* cache of described uuids, by uuid % 64 */
 } pstate;
 
 static pstate *st_of(conv *c) {
@@ -162,22 +169,38 @@ static pstate *st_of(conv *c) {
   return c->wstate;
 }
 
+/* A hash of n bytes, 8 at a time (never 0: 0 marks an empty slot). */
 static uint64_t text_hash(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&w, s + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  w = 0;
+  memcpy(&w, s + i, n - i);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 29;
   return h ? h : 1;
 }
 
 /* The iid of s in t; *fresh = 1 when it is new (the caller sends it).
- * 0 when the table is full or s too long: write s inline. */
-static uint64_t intern_get(intern *t, const char *s, size_t n, int *fresh) {
+ * 0 when the table is full, s too long, or s a raw string (raw = 1) of a
+ * kind that does not repeat: write s inline. */
+static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int *fresh) {
   size_t j;
-  uint64_t h = text_hash(s, n);
   *fresh = 0;
   if (n > INTERN_LONGEST) return 0;
+  if (raw && t->raw_lookups >= RAW_TRIAL && t->raw_hits * 4 < t->raw_lookups) return 0;
+  uint64_t h = text_hash(s, n);
+  t->raw_lookups += raw;
   if (t->cap) {
     for (j = h & (t->cap - 1); t->hash[j]; j = (j + 1) & (t->cap - 1))
-      if (t->hash[j] == h && t->len[j] == n && !memcmp(t->text[j], s, n)) return t->iid[j];
+      if (t->hash[j] == h && t->len[j] == n && !memcmp(t->text[j], s, n)) {
+        t->raw_hits += raw;
+        return t->iid[j];
+      }
   }
   if (t->n >= INTERN_MAX) return 0;
   if (2 * (t->n + 1) > t->cap) {
@@ -266,6 +289,13 @@ static txt valid_utf8(pstate *s, txt t) {
   size_t n = t.e ? t.e->rawlen : t.n;
   const unsigned char *u = (const unsigned char *)p;
   size_t i = 0;
+  if (t.e && t.e->clean) return txt_s(p, n);
+  for (; i + 8 <= n; i += 8) {   /* 8 bytes at a time: no high bit, no NUL */
+    uint64_t w;
+    memcpy(&w, u + i, 8);
+    if ((w & 0x8080808080808080ull) || ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull))
+      break;
+  }
   while (i < n && u[i] < 0x80 && u[i]) i++;
   if (i == n) return txt_s(p, n);
   rpd_buf_reset(&s->utf8);
@@ -374,6 +404,8 @@ static uint64_t describe_track(conv *c, pstate *s, const track_info *t) {
   uint64_t uuid = track_uuid(t);
   int64_t dummy;
   char name[64];
+  if (s->seen[uuid % 64] == uuid) return uuid;
+  s->seen[uuid % 64] = uuid;
   if (idmap_get(&s->tracks, (int64_t)uuid, &dummy)) return uuid;
   uint64_t parent = describe_process(c, s, t->pid, gpu_kind(t->kind));
   idmap_put(&s->tracks, (int64_t)uuid, 1);
@@ -396,12 +428,18 @@ static uint64_t describe_track(conv *c, pstate *s, const track_info *t) {
   return uuid;
 }
 
-/* The event name: an iid (sent along when new) or inline. */
+/* The event name: an iid (sent along when new) or inline.  A string-table
+ * entry remembers its iid. */
 static void te_name(pstate *s, txt name) {
   int fresh;
+  if (name.e && name.e->name_iid) {
+    pb_varint(&s->te, F_TE_NAME_IID, name.e->name_iid);
+    return;
+  }
   txt v = valid_utf8(s, name);
-  uint64_t iid = intern_get(&s->names, v.s, v.n, &fresh);
+  uint64_t iid = intern_get(&s->names, v.s, v.n, !name.e, &fresh);
   if (fresh) interned_add(s, F_ID_EVENT_NAMES, iid, v.s, v.n);
+  if (name.e) ((name_ent *)name.e)->name_iid = (uint32_t)iid;
   if (iid) pb_varint(&s->te, F_TE_NAME_IID, iid);
   else pb_bytes(&s->te, F_TE_NAME, v.s, v.n);
 }
@@ -413,10 +451,13 @@ static void te_arg(pstate *s, const arg *a) {
   pb_varint(&s->ann, F_DA_NAME_IID, small_iid(s, s->anns, &s->nanns, a->key, F_ID_ANN_NAMES));
   if (a->is_int) {
     pb_varint(&s->ann, F_DA_INT, (uint64_t)a->ival);
+  } else if (a->text.e && a->text.e->value_iid) {
+    pb_varint(&s->ann, F_DA_STRING_IID, a->text.e->value_iid);
   } else {
     txt v = valid_utf8(s, a->text);
-    uint64_t iid = intern_get(&s->values, v.s, v.n, &fresh);
+    uint64_t iid = intern_get(&s->values, v.s, v.n, !a->text.e, &fresh);
     if (fresh) interned_add(s, F_ID_ANN_STRINGS, iid, v.s, v.n);
+    if (a->text.e) ((name_ent *)a->text.e)->value_iid = (uint32_t)iid;
     if (iid) pb_varint(&s->ann, F_DA_STRING_IID, iid);
     else pb_bytes(&s->ann, F_DA_STRING, v.s, v.n);
   }

@@ -76,6 +76,9 @@ typedef struct name_ent {
   uint8_t opclass;      /* op_class_of the string */
   char *raw;            /* owned: the string itself */
   uint32_t rawlen;
+  uint8_t clean;        /* raw is plain ASCII without NUL */
+  uint32_t name_iid;    /* protobuf: its interned ids as an event name and */
+  uint32_t value_iid;   /* as an annotation value in this worker (0: not yet) */
 } name_ent;
 
 typedef struct names {
