@@ -1,66 +1,6 @@
 #include "tracing.h"
 
-/* ------------------------------------------------------------ writer */
-
-
-
-/* Start the disk writes of what OUT got since the last call, once that is
- * WRITEBACK bytes: the commit's fsync then finds little left to write
- * instead of the whole file (0.2 s for 500 MB), and the disk works while
- * the events are formatted.  Asynchronous; errors show at the fsync. */
-void sink_writeback(sink *s) {
-  off_t end;
-  if (s->wb < 0 || (end = lseek(s->fd, 0, SEEK_CUR)) < s->wb + WRITEBACK) return;
-  sync_file_range(s->fd, s->wb, end - s->wb, SYNC_FILE_RANGE_WRITE);
-  s->wb = end;
-}
-
-void sink_flush(sink *s) {
-  const char *p = s->buf;
-  size_t n = s->len;
-  s->len = 0;
-  if (!n || s->failed) return;
-  s->total += (int64_t)n;
-  if (s->gz) {
-    if (gzwrite(s->gz, p, (unsigned)n) != (int)n) {
-      s->failed = 1;
-      s->err = errno;
-    }
-    return;
-  }
-  /* Allocating the file 64 MB ahead saves the filesystem a block
-   * reservation per page; close_sink cuts the file to its length. */
-  if (s->prealloc >= 0 && s->pos + (off_t)n > s->alloc) {
-    if (fallocate(s->fd, 0, s->alloc, PREALLOC) == 0) {
-      s->alloc += PREALLOC;
-      s->prealloc = 1;
-    } else {
-      s->prealloc = -1;
-    }
-  }
-  s->pos += (off_t)n;
-  while (n) {
-    ssize_t w = write(s->fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      s->failed = 1;
-      s->err = w < 0 ? errno : ENOSPC;
-      return;
-    }
-    p += w;
-    n -= (size_t)w;
-    if (s->notify) job_wrote(s->notify, (size_t)w);
-  }
-  sink_writeback(s);
-}
-
-/* Append raw text (the array's brackets). */
-void sink_raw(sink *s, const char *t) {
-  size_t n = strlen(t);
-  if (s->len + n > s->cap) sink_flush(s);
-  memcpy(s->buf + s->len, t, n);
-  s->len += n;
-}
+/* The JSON writer: trace-event JSON formatted straight into the sink. */
 
 /* Start an event with room for `extra` bytes of strings on top of the fixed
  * part; returns the cursor (after the separator). */

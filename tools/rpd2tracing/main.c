@@ -185,10 +185,8 @@ static int open_sink(sink *s, const char *out, const char *in) {
     char mode[4] = "wb6";
     int gfd = ofile ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : fd;   /* of.fp keeps fd */
     if (lv && lv[0] >= '0' && lv[0] <= '9' && !lv[1]) mode[2] = lv[0];
-    s->gz = gfd >= 0 ? gzdopen(gfd, mode) : NULL;
-    if (s->gz) {
-      gzbuffer(s->gz, 256 * 1024);
-    } else {
+    s->gz = gfd >= 0 ? gzpipe_open(gfd, mode) : NULL;
+    if (!s->gz) {
       if (gfd >= 0) close(gfd);
       if (ofile) rpd_outfile_abort(ofile);
       else close(fd);
@@ -214,7 +212,7 @@ int close_sink(sink *s, const char *out, int ok) {
     off_t end = lseek(s->fd, 0, SEEK_CUR);
     if (end < 0 || ftruncate(s->fd, end) != 0) { failed = 1; if (!err) err = errno; }
   }
-  if (s->gz && gzclose(s->gz) != Z_OK) { failed = 1; if (!err) err = errno; }
+  if (s->gz && gzpipe_close(s->gz, &err) != 0) failed = 1;
   if (!ofile && close(s->fd) != 0) { failed = 1; if (!err) err = errno; }
   free(s->buf);
   rpd_buf_free(&s->scratch);

@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 struct job;
+typedef struct gzpipe gzpipe;
 
 /* Events are formatted straight into one big buffer (no per-piece calls):
  * ev_begin reserves room for the event, the w_* helpers advance a cursor,
@@ -28,7 +29,7 @@ typedef struct sink {
   char *buf;
   size_t len, cap;
   int fd;
-  gzFile gz;
+  gzpipe *gz;           /* .gz: the compressor thread (shared by A and B) */
   int failed;
   int err;              /* errno of the first failed write */
   int prealloc;         /* 1: OUT's blocks allocated ahead, -1: not tried */
@@ -306,10 +307,22 @@ typedef struct job {
   off_t b_written;      /* bytes B has written to its temp file */
 } job;
 
-/* json.c */
+/* sink.c */
+/* A compressor thread writing gzip (mode as gzdopen's) to fd; NULL if
+ * either fails. */
+gzpipe *gzpipe_open(int fd, const char *mode);
+/* Hand the n bytes of buf (cap bytes big, now the pipe's) to the thread;
+ * returns an empty buffer for the caller (its size in *cap). */
+char *gzpipe_swap(gzpipe *g, char *buf, size_t n, size_t *cap);
+/* 1 when a write failed (its errno into *err if that is 0). */
+int gzpipe_failed(gzpipe *g, int *err);
+/* Drain, stop the thread, close the gzip stream; 0 or -1 (*err set). */
+int gzpipe_close(gzpipe *g, int *err);
 void sink_writeback(sink *s);
 void sink_flush(sink *s);
 void sink_raw(sink *s, const char *t);
+
+/* json.c */
 char *ev_begin(sink *s, size_t extra);
 void ev_end(sink *s, char *p);
 char *w_i64(char *p, int64_t v);
