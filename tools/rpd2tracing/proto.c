@@ -132,10 +132,26 @@ typedef struct intern {
   size_t n, cap;
   uint64_t next;        /* next iid */
   /* strings that are not string-table entries are interned only while
-   * they repeat: after RAW_TRIAL lookups with fewer than a quarter found,
+   * they repeat: after RAW_TRIAL lookups with fewer than 1 in 16 found,
    * they are written inline */
   uint64_t raw_lookups, raw_hits;
+  char **chunks;        /* the texts, packed into 1 MB chunks */
+  size_t nchunks, chunk_used;
 } intern;
+
+#define CHUNK ((size_t)1 << 20)
+
+/* n bytes of t's text arena. */
+static char *intern_alloc(intern *t, size_t n) {
+  if (!t->nchunks || t->chunk_used + n > CHUNK) {
+    t->chunks = rpd_xrealloc(t->chunks, (t->nchunks + 1) * sizeof *t->chunks);
+    t->chunks[t->nchunks++] = rpd_xmalloc(CHUNK);
+    t->chunk_used = 0;
+  }
+  char *p = t->chunks[t->nchunks - 1] + t->chunk_used;
+  t->chunk_used += n;
+  return p;
+}
 
 #define RAW_TRIAL 4096
 
@@ -192,7 +208,7 @@ static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int *fre
   size_t j;
   *fresh = 0;
   if (n > INTERN_LONGEST) return 0;
-  if (raw && t->raw_lookups >= RAW_TRIAL && t->raw_hits * 4 < t->raw_lookups) return 0;
+  if (raw && t->raw_lookups >= RAW_TRIAL && t->raw_hits * 16 < t->raw_lookups) return 0;
   uint64_t h = text_hash(s, n);
   t->raw_lookups += raw;
   if (t->cap) {
@@ -230,7 +246,7 @@ static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int *fre
   t->hash[j] = h;
   t->iid[j] = (uint32_t)t->next;
   t->len[j] = (uint32_t)n;
-  t->text[j] = rpd_xmalloc(n ? n : 1);
+  t->text[j] = intern_alloc(t, n);   /* n <= INTERN_LONGEST < CHUNK */
   memcpy(t->text[j], s, n);
   t->n++;
   *fresh = 1;
@@ -238,8 +254,8 @@ static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int *fre
 }
 
 static void intern_free(intern *t) {
-  for (size_t i = 0; i < t->cap; i++)
-    if (t->hash[i]) free(t->text[i]);
+  for (size_t i = 0; i < t->nchunks; i++) free(t->chunks[i]);
+  free(t->chunks);
   free(t->hash);
   free(t->iid);
   free(t->len);
