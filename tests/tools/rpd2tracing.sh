@@ -282,6 +282,16 @@ if command -v rpd-synth >/dev/null 2>&1; then
     same_file "synth: spilled sort runs give the same JSON" synth-a.json synth-b.json
     RPD2TRACING_THREADS=1 RPD2TRACING_MEM_MAX=20000 rpd2tracing synth.rpd synth-c.json -q
     same_file "synth: one worker, a few runs: the same JSON" synth-a.json synth-c.json
+    # several 1 MB chunks compressed in parallel: one gzip member, same bytes
+    check_eq "synth .json.gz: more than one 1 MB chunk" yes "$([ "$(wc -c <synth-a.json)" -gt 1048576 ] && echo yes)"
+    check "synth .json.gz: gzip -t" gzip -t synth.json.gz
+    check_eq "synth .json.gz: decompresses to the plain JSON" "$(cksum <synth-a.json)" "$(gzip -dc synth.json.gz | cksum)"
+    if command -v python3 >/dev/null 2>&1; then
+      check_eq "synth .json.gz: python's gzip and json read it" "$(q synth.rpd 'SELECT count(*) FROM rocpd_op')" \
+        "$(python3 -c "import gzip,json,sys; e=json.load(gzip.open(sys.argv[1]))['traceEvents']; print(sum(1 for x in e if x.get('ph')=='X' and x.get('cat') in ('kernel','copy','barrier','other')))" synth.json.gz)"
+    fi
+    RPD_GZIP_LEVEL=1 rpd2tracing synth.rpd synth1.json.gz -q
+    check_eq "synth .json.gz level 1: same JSON" "$(cksum <synth-a.json)" "$(gzip -dc synth1.json.gz | cksum)"
     if rpd-synth --seed 7 --api 3000 --gpus 2 --schema 2 -o synth2.rpd >/dev/null 2>&1; then
       check_rc "synth v2 converts" 0 rpd2tracing synth2.rpd synth2.json -q
       counts synth2.rpd synth2.json "synth v2"

@@ -182,10 +182,10 @@ static int open_sink(sink *s, const char *out, const char *in) {
   if (ends_with(out, ".gz")) {
     /* level 6 (gzip's default), or RPD_GZIP_LEVEL as everywhere in rpdtools */
     const char *lv = getenv("RPD_GZIP_LEVEL");
-    char mode[4] = "wb6";
-    int gfd = ofile ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : fd;   /* of.fp keeps fd */
-    if (lv && lv[0] >= '0' && lv[0] <= '9' && !lv[1]) mode[2] = lv[0];
-    s->gz = gfd >= 0 ? gzpipe_open(gfd, mode) : NULL;
+    int level = 6;
+    int gfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);   /* the pipe's own; fd stays the sink's */
+    if (lv && lv[0] >= '0' && lv[0] <= '9' && !lv[1]) level = lv[0] - '0';
+    s->gz = gfd >= 0 ? gzpipe_open(gfd, level) : NULL;
     if (!s->gz) {
       if (gfd >= 0) close(gfd);
       if (ofile) rpd_outfile_abort(ofile);

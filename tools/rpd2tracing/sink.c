@@ -1,62 +1,155 @@
 #include "tracing.h"
 
 /* The sink: events are formatted into one big buffer; full buffers go out
- * with write(2), or to a compressor thread for .gz (gzpipe: one buffer is
- * compressed while the next fills). */
+ * with write(2), or for .gz to the compressor threads (gzpipe). */
 
 /* ------------------------------------------------------------ gzpipe */
 
+/* Parallel gzip, as pigz does: each full buffer is a chunk compressed on its
+ * own (raw deflate primed with the last 32 KB of the chunk before, ending
+ * with a sync flush on a byte boundary) by one of GZ_THREADS threads; the
+ * chunks are written in order between one gzip header and trailer (CRC-32
+ * combined, length), so the file is one ordinary gzip member, readable by
+ * every gzip reader.  The sink's buffer is handed over, not copied. */
+#define GZ_THREADS_MAX 4
+#define GZ_SLOTS 8            /* chunks in flight */
+#define GZ_DICT 32768
+
+typedef struct gzslot {
+  char *in;                   /* the chunk (a sink buffer) */
+  size_t inlen, incap;
+  unsigned char dict[GZ_DICT];
+  size_t dictlen;
+  unsigned char *out;         /* its compressed bytes */
+  size_t outlen, outcap;
+  uLong crc;
+  int state;                  /* 0 free, 1 queued, 2 compressing, 3 compressed */
+} gzslot;
+
 struct gzpipe {
-  gzFile gz;
-  pthread_t th;
+  int fd;
+  int level;
+  pthread_t th[GZ_THREADS_MAX];
+  int nth;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  char *job;            /* a full buffer waiting or being compressed */
-  size_t joblen, jobcap;
-  int has_job, quit;
-  char *spare;          /* a compressed buffer, free for the next swap */
+  gzslot slot[GZ_SLOTS];
+  uint64_t next_in;           /* sequence number of the next chunk handed in */
+  uint64_t next_job;          /* the next queued chunk to compress */
+  uint64_t next_out;          /* the next chunk to write */
+  uLong crc;                  /* of everything written so far */
+  uint64_t total;             /* input bytes, for the trailer */
+  unsigned char last[GZ_DICT];/* the end of the last chunk handed in */
+  size_t lastlen;
+  char *spare;                /* free buffers handed back to the sink */
   size_t sparecap;
-  int failed, err;
+  int quit, failed, err;
 };
 
-static void *gzpipe_main(void *arg) {
-  gzpipe *g = arg;
-  pthread_mutex_lock(&g->mu);
+static int write_all(int fd, const void *p, size_t n) {
+  const char *q = p;
+  while (n) {
+    ssize_t w = write(fd, q, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return w < 0 ? errno : ENOSPC;
+    q += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Compress slot x (unlocked); 0 or an errno. */
+static int gz_compress(gzpipe *g, gzslot *x, z_stream *z) {
+  size_t bound = deflateBound(z, (uLong)x->inlen) + 64;
+  if (x->outcap < bound) {
+    free(x->out);
+    x->outcap = bound;
+    x->out = rpd_xmalloc(bound);
+  }
+  if (deflateReset(z) != Z_OK) return EIO;
+  if (x->dictlen && deflateSetDictionary(z, x->dict, (uInt)x->dictlen) != Z_OK) return EIO;
+  z->next_in = (Bytef *)x->in;
+  z->avail_in = (uInt)x->inlen;
+  z->next_out = x->out;
+  z->avail_out = (uInt)x->outcap;
+  if (deflate(z, Z_SYNC_FLUSH) != Z_OK || z->avail_in || !z->avail_out) return EIO;
+  x->outlen = x->outcap - z->avail_out;
+  x->crc = crc32(0L, (const Bytef *)x->in, (uInt)x->inlen);
+  (void)g;
+  return 0;
+}
+
+/* Write the compressed chunks that are next in order (locked). */
+static void gz_drain(gzpipe *g) {
   for (;;) {
-    while (!g->has_job && !g->quit) pthread_cond_wait(&g->cv, &g->mu);
-    if (!g->has_job) break;
-    char *buf = g->job;
-    size_t n = g->joblen;
-    int failed = g->failed;
-    pthread_mutex_unlock(&g->mu);
-    int err = 0;
-    if (!failed && gzwrite(g->gz, buf, (unsigned)n) != (int)n) err = errno ? errno : EIO;
-    pthread_mutex_lock(&g->mu);
-    if (err && !g->failed) {
-      g->failed = 1;
-      g->err = err;
+    gzslot *x = &g->slot[g->next_out % GZ_SLOTS];
+    if (g->next_out == g->next_in || x->state != 3) return;
+    if (!g->failed) {
+      int e = write_all(g->fd, x->out, x->outlen);
+      if (e) {
+        g->failed = 1;
+        g->err = e;
+      }
     }
-    free(g->spare);   /* at most one spare: keep the newest */
-    g->spare = g->job;
-    g->sparecap = g->jobcap;
-    g->job = NULL;
-    g->has_job = 0;
+    g->crc = crc32_combine(g->crc, x->crc, (z_off_t)x->inlen);
+    g->total += x->inlen;
+    if (!g->spare) {   /* keep one buffer for the sink, free the rest */
+      g->spare = x->in;
+      g->sparecap = x->incap;
+    } else {
+      free(x->in);
+    }
+    x->in = NULL;
+    x->state = 0;
+    g->next_out++;
     pthread_cond_broadcast(&g->cv);
   }
+}
+
+static void *gz_main(void *arg) {
+  gzpipe *g = arg;
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  int zok = deflateInit2(&z, g->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+  pthread_mutex_lock(&g->mu);
+  for (;;) {
+    while (!g->quit && (g->next_job == g->next_in ||
+                        g->slot[g->next_job % GZ_SLOTS].state != 1))
+      pthread_cond_wait(&g->cv, &g->mu);
+    if (g->next_job == g->next_in) break;   /* quit and nothing queued */
+    gzslot *x = &g->slot[g->next_job++ % GZ_SLOTS];
+    x->state = 2;
+    pthread_mutex_unlock(&g->mu);
+    int e = zok ? gz_compress(g, x, &z) : ENOMEM;
+    pthread_mutex_lock(&g->mu);
+    if (e && !g->failed) {
+      g->failed = 1;
+      g->err = e;
+    }
+    x->state = 3;
+    gz_drain(g);
+  }
   pthread_mutex_unlock(&g->mu);
+  if (zok) deflateEnd(&z);
   return NULL;
 }
 
-gzpipe *gzpipe_open(int fd, const char *mode) {
-  gzFile gz = gzdopen(fd, mode);
-  if (!gz) return NULL;
-  gzbuffer(gz, 256 * 1024);
-  gzpipe *g = rpd_xcalloc(1, sizeof *g);
-  g->gz = gz;
+gzpipe *gzpipe_open(int fd, int level) {
+  static const unsigned char header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  gzpipe *g;
+  if (write_all(fd, header, sizeof header)) return NULL;
+  g = rpd_xcalloc(1, sizeof *g);
+  g->fd = fd;
+  g->level = level;
+  g->crc = crc32(0L, Z_NULL, 0);
   pthread_mutex_init(&g->mu, NULL);
   pthread_cond_init(&g->cv, NULL);
-  if (pthread_create(&g->th, NULL, gzpipe_main, g) != 0) {
-    gzclose(gz);
+  /* one thread per CPU (the formatting thread mostly waits for them) */
+  int want = cpus < 1 ? 1 : cpus > GZ_THREADS_MAX ? GZ_THREADS_MAX : (int)cpus;
+  for (g->nth = 0; g->nth < want; g->nth++)
+    if (pthread_create(&g->th[g->nth], NULL, gz_main, g) != 0) break;
+  if (!g->nth) {
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
     free(g);
@@ -68,11 +161,25 @@ gzpipe *gzpipe_open(int fd, const char *mode) {
 char *gzpipe_swap(gzpipe *g, char *buf, size_t n, size_t *cap) {
   char *next;
   pthread_mutex_lock(&g->mu);
-  while (g->has_job) pthread_cond_wait(&g->cv, &g->mu);
-  g->job = buf;
-  g->joblen = n;
-  g->jobcap = *cap;
-  g->has_job = 1;
+  gzslot *x = &g->slot[g->next_in % GZ_SLOTS];
+  while (x->state != 0) pthread_cond_wait(&g->cv, &g->mu);
+  x->in = buf;
+  x->inlen = n;
+  x->incap = *cap;
+  memcpy(x->dict, g->last, g->lastlen);
+  x->dictlen = g->lastlen;
+  /* the dictionary of the next chunk: the last 32 KB so far */
+  if (n >= GZ_DICT) {
+    memcpy(g->last, buf + n - GZ_DICT, GZ_DICT);
+    g->lastlen = GZ_DICT;
+  } else {
+    size_t keep = g->lastlen + n > GZ_DICT ? GZ_DICT - n : g->lastlen;
+    memmove(g->last, g->last + g->lastlen - keep, keep);
+    memcpy(g->last + keep, buf, n);
+    g->lastlen = keep + n;
+  }
+  x->state = 1;
+  g->next_in++;
   next = g->spare;
   if (next) *cap = g->sparecap;
   g->spare = NULL;
@@ -90,17 +197,39 @@ int gzpipe_failed(gzpipe *g, int *err) {
 }
 
 int gzpipe_close(gzpipe *g, int *err) {
+  /* an empty final block (BFINAL, fixed Huffman, end of block), then the
+   * trailer: CRC-32 and length, little-endian */
+  unsigned char tail[10] = {0x03, 0x00};
   int failed;
   pthread_mutex_lock(&g->mu);
   g->quit = 1;
   pthread_cond_broadcast(&g->cv);
   pthread_mutex_unlock(&g->mu);
-  pthread_join(g->th, NULL);
+  for (int i = 0; i < g->nth; i++) pthread_join(g->th[i], NULL);
+  for (int i = 0; i < 4; i++) {
+    tail[2 + i] = (unsigned char)(g->crc >> (8 * i));
+    tail[6 + i] = (unsigned char)(g->total >> (8 * i));
+  }
+  if (!g->failed && g->next_out != g->next_in) {   /* cannot happen: every chunk written */
+    g->failed = 1;
+    g->err = EIO;
+  }
+  if (!g->failed) {
+    int e = write_all(g->fd, tail, sizeof tail);
+    if (e) {
+      g->failed = 1;
+      g->err = e;
+    }
+  }
   failed = g->failed;
   if (failed && !*err) *err = g->err;
-  if (gzclose(g->gz) != Z_OK) {
-    if (!failed && !*err) *err = errno ? errno : EIO;
+  if (close(g->fd) != 0 && !failed) {
     failed = 1;
+    if (!*err) *err = errno;
+  }
+  for (int i = 0; i < GZ_SLOTS; i++) {
+    free(g->slot[i].in);
+    free(g->slot[i].out);
   }
   pthread_mutex_destroy(&g->mu);
   pthread_cond_destroy(&g->cv);

@@ -29,7 +29,7 @@ typedef struct sink {
   char *buf;
   size_t len, cap;
   int fd;
-  gzpipe *gz;           /* .gz: the compressor thread (shared by A and B) */
+  gzpipe *gz;           /* .gz: the compressor threads (shared by A and B) */
   int failed;
   int err;              /* errno of the first failed write */
   int prealloc;         /* 1: OUT's blocks allocated ahead, -1: not tried */
@@ -308,10 +308,10 @@ typedef struct job {
 } job;
 
 /* sink.c */
-/* A compressor thread writing gzip (mode as gzdopen's) to fd; NULL if
- * either fails. */
-gzpipe *gzpipe_open(int fd, const char *mode);
-/* Hand the n bytes of buf (cap bytes big, now the pipe's) to the thread;
+/* Compressor threads writing one gzip member (deflate level 0-9) to fd,
+ * which the pipe then owns (gzpipe_close closes it); NULL on failure. */
+gzpipe *gzpipe_open(int fd, int level);
+/* Hand the n bytes of buf (cap bytes big, now the pipe's) to the threads;
  * returns an empty buffer for the caller (its size in *cap). */
 char *gzpipe_swap(gzpipe *g, char *buf, size_t n, size_t *cap);
 /* 1 when a write failed (its errno into *err if that is 0). */
