@@ -334,7 +334,7 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
     [ -e "$TRACES/$f" ] && nest_rule "$f" "$TRACES/$f"
   done
   if command -v rpd-import >/dev/null 2>&1; then
-    for f in rocprofv3_908_results.json.gz rocprofv3_28_results.db rocprofv3_csv; do
+    for f in rocprofv3_908_results.json.gz rocprofv3_28_results.db rocprofv3_csv rocprofv3_doc_samples; do
       [ -e "$TRACES/$f" ] || continue
       rm -f imp.rpd
       if rpd-import "$TRACES/$f" imp.rpd -q 2>imp.err; then nest_rule "$f (imported)" imp.rpd
@@ -407,7 +407,7 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
   check_eq "mytrace: protobuf at least 3x smaller than the JSON" yes \
     "$([ $(($(wc -c <se.json) / $(wc -c <se.pftrace))) -ge 3 ] && echo yes)"
   if command -v rpd-import >/dev/null 2>&1; then
-    for f in rocprofv3_908_results.json.gz rocprofv3_28_results.db rocprofv3_csv; do
+    for f in rocprofv3_908_results.json.gz rocprofv3_28_results.db rocprofv3_csv rocprofv3_doc_samples; do
       [ -e "$TRACES/$f" ] || continue
       rm -f imp.rpd
       rpd-import "$TRACES/$f" imp.rpd -q 2>/dev/null && same_events imp.rpd "$f (imported)"
