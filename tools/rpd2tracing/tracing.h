@@ -318,38 +318,60 @@ char *gzpipe_swap(gzpipe *g, char *buf, size_t n, size_t *cap);
 int gzpipe_failed(gzpipe *g, int *err);
 /* Drain, stop the thread, close the gzip stream; 0 or -1 (*err set). */
 int gzpipe_close(gzpipe *g, int *err);
+/* Start the disk writes of what OUT got since the last call (every 16 MB). */
 void sink_writeback(sink *s);
+/* Write the buffered bytes (or hand them to the gzip threads). */
 void sink_flush(sink *s);
+/* Append raw text (the JSON array's brackets). */
 void sink_raw(sink *s, const char *t);
 
 /* json.c */
+/* Start a JSON event with room for extra bytes of strings; returns the
+ * cursor (after the separator).  ev_end commits what was written. */
 char *ev_begin(sink *s, size_t extra);
 void ev_end(sink *s, char *p);
+/* Decimal v at p; returns the end. */
 char *w_i64(char *p, int64_t v);
+/* ns as microseconds with three decimals at p; returns the end. */
 char *w_us(char *p, int64_t ns);
+/* The n bytes at s as a quoted JSON string (the one escaping function:
+ * invalid UTF-8 -> U+FFFD, cut at NUL); needs ESC_MAX(n) room. */
 char *w_strn(sink *k, char *p, const char *s, size_t n);
+/* s (NULL: "") as a quoted JSON string. */
 char *w_str(sink *k, char *p, const char *s);
+/* Format a worker's error text into buf (ERR_MAX bytes); returns rc. */
 int cerr(char *buf, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Column i as text, "" for NULL (owned by SQLite until the next step). */
 const char *col_text(sqlite3_stmt *st, int i);
 
 /* maps.c */
+/* The index of (a, b), added when new. */
 size_t pair_get(pairmap *m, int64_t a, int64_t b);
 void pair_free(pairmap *m);
 void names_trim(names *t);
+/* The cached entry of string id (owned by the cache, valid until the next
+ * names_trim); NULL on an SQL error.  names_trim empties a full cache. */
 const name_ent *names_get(sink *k, names *t, int64_t id);
 void names_free(names *t);
 
 /* sort.c */
+/* The launch pass order (ts, markers first, longer first, id, aux). */
 int lrec_cmp(const lrec *a, const lrec *b);
 void sorter_init(sorter *so, char *err);
 int sorter_add(sorter *so, const lrec *r);
 int sorter_begin(sorter *so);
+/* External merge sort of launch rows: init, add, begin, then next in
+ * order (NULL at the end or on error: *rc), free. */
 const lrec *sorter_next(sorter *so, int *rc);
 void sorter_free(sorter *so);
 
 /* source.c */
+/* Prepare fmt (%w: the args table) on the worker's connection, binding
+ * the window to ?1/?2 when it has them; RPD_OK or an error in c->err. */
 int prep(conv *c, sqlite3_stmt **st, const char *fmt);
 int name_error(conv *c, names *t);
+/* The sections: each scans its table once and writes its events through
+ * c->w; RPD_OK or an error in c->err. */
 int emit_apis(conv *c);
 int emit_hsa(conv *c);
 int emit_ops(conv *c);
@@ -358,22 +380,32 @@ int emit_links(conv *c);
 int emit_graphs(conv *c);
 int emit_monitor(conv *c);
 int emit_metadata(conv *c);
+/* One counter point through c->w; remembers pid for its process name. */
 void counter_point(conv *c, const char *cat, int64_t pid, const char *name, int64_t ts,
                    const char *key, int is_int, int64_t iv, double dv);
+/* Sort index of a layout track (its queue's lanes and frames together). */
 int64_t track_sort_index(const track_info *t);
+/* Names of the worker's layout tracks through c->w->name. */
 void name_tracks(conv *c);
 
 /* launch.c */
+/* Queue a row for the launch pass; the pass itself (B): marker frames and
+ * queue counters. */
 int launch_add(conv *c, const lrec *r);
 int emit_launches(conv *c);
 
 /* workers.c */
+/* Worker B told A of n more bytes in its temp file; B waits for A's stage. */
 void job_wrote(job *j, size_t n);
 void job_wait(job *j, int stage);
+/* Every section into OUT with one or two workers; RPD_OK or the error
+ * (text in a->err). */
 int convert(conv *a, conv *b);
 
 /* main.c */
+/* Flush and close OUT (renamed into place when ok); the exit code. */
 int close_sink(sink *s, const char *out, int ok);
+/* c->gpus: the GPUs the op scan saw, ascending (owned by c). */
 void collect_gpus(conv *c);
 
 /* main.c: OUT as an atomic output, NULL when OUT is a special file */
