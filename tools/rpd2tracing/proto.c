@@ -73,13 +73,13 @@ typedef struct pb {
   size_t len, cap;
 } pb;
 
-static void pb_room(pb *b, size_t n) {
+static inline __attribute__((always_inline)) void pb_room(pb *b, size_t n) {
   if (b->len + n <= b->cap) return;
   b->cap = (b->len + n) * 2 + 64;
   b->p = rpd_xrealloc(b->p, b->cap);
 }
 
-static size_t put_varint(uint8_t *q, uint64_t v) {
+static inline __attribute__((always_inline)) size_t put_varint(uint8_t *q, uint64_t v) {
   size_t n = 0;
   while (v >= 0x80) {
     q[n++] = (uint8_t)(v | 0x80);
@@ -89,7 +89,7 @@ static size_t put_varint(uint8_t *q, uint64_t v) {
   return n;
 }
 
-static void pb_varint(pb *b, unsigned field, uint64_t v) {
+static inline __attribute__((always_inline)) void pb_varint(pb *b, unsigned field, uint64_t v) {
   pb_room(b, 20);
   b->len += put_varint(b->p + b->len, (uint64_t)field << 3 | WIRE_VARINT);
   b->len += put_varint(b->p + b->len, v);
@@ -121,7 +121,7 @@ static void pb_msg(pb *b, unsigned field, const pb *inner) { pb_bytes(b, field, 
 
 /* Text -> iid, by content, for one interning index.  Bounded: once full,
  * new strings are written inline instead. */
-#define INTERN_MAX 65536
+#define INTERN_MAX 16384
 #define INTERN_LONGEST 4096   /* longer strings are written inline */
 
 typedef struct intern {
