@@ -422,6 +422,11 @@ check_eq "--split 3: every api call in exactly one file" 6 \
   "$(for f in sp.*.json; do "$JC" "$f"; done | awk '$1=="cat"&&($2=="X/api"||$2=="i/marker"){n+=$3} END{print n+0}')"
 check_eq "--split: windows keep the rules" "0 0 0" \
   "$(for f in sp.*.json; do "$JC" "$f"; done | awk '$1=="nesting"||$1=="unnamed_process"||$1=="unnamed_thread"{n[$1]+=$2} END{print n["nesting"]+0, n["unnamed_process"]+0, n["unnamed_thread"]+0}')"
+check_rc "a file over the warning size still converts" 0 env RPD2TRACING_WARN_BYTES=1000 rpd2tracing mini.rpd big.json -q
+check_one_line "over the warning size: one warning line"
+check_eq "over the warning size: the warning" "rpd2tracing: warning: 'big.json' is 0.0 GB, more than the Perfetto UI loads (about 2 GB): use --max-size 2G, --split N or a .pftrace OUT" "$(cat "$TESTDIR/stderr")"
+check_rc "under the warning size: no warning" 0 rpd2tracing mini.rpd small.json -q
+check_eq "under the warning size: stderr empty" "" "$(cat "$TESTDIR/stderr")"
 check_rc "--split 0" 2 rpd2tracing mini.rpd x.json --split 0
 check_rc "--max-size junk" 2 rpd2tracing mini.rpd x.json --max-size 12Q
 check_rc "--split with --max-size" 2 rpd2tracing mini.rpd x.json --split 2 --max-size 1M

@@ -298,6 +298,13 @@ static char *part_name(const char *out, int64_t k) {
 
 #define WARN_BYTES ((int64_t)2 << 30)
 
+/* The size above which a file gets the warning: 2 GiB, or
+ * RPD2TRACING_WARN_BYTES (for the tests). */
+static int64_t warn_bytes(void) {
+  const char *e = getenv("RPD2TRACING_WARN_BYTES");
+  return e && *e ? strtoll(e, NULL, 10) : WARN_BYTES;
+}
+
 /* Convert the events starting in [lo, hi] into out (t_end: where the
  * counters end; from_scans: the scans find it); *bytes is its size before
  * compression.  Returns the exit code. */
@@ -335,7 +342,7 @@ static int write_one(conv *c, conv *cb, const opts *o, const char *out, int64_t 
            (long long)c->n_api, (long long)c->n_instant, (long long)cb->n_flow,
            (long long)c->n_hsa, (long long)c->n_graph, (long long)cb->n_frame,
            (long long)(c->n_counter + cb->n_counter));
-  if (*bytes > WARN_BYTES && !o->max_size)
+  if (*bytes > warn_bytes() && !o->max_size)
     fprintf(stderr, "rpd2tracing: warning: '%s' is %.1f GB, more than the Perfetto UI loads"
             " (about 2 GB): use --max-size 2G, --split N or a .pftrace OUT\n",
             out, (double)*bytes / (1 << 30));
