@@ -372,7 +372,9 @@ static uint64_t small_iid(pstate *s, const char **v, int *n, const char *name, u
 }
 
 /* Track uuids: small varints, derived from the track alone so that both
- * workers name the same track the same way.  The low 3 bits say the kind. */
+ * workers name the same track the same way.  The low 3 bits say the kind:
+ * 0 hashed, 1 GPU queue, 2 api thread, 3 lane or frame track, 4 process,
+ * 5 counter, 6 HSA thread. */
 static uint64_t hashed_uuid(int64_t a, int64_t b) {
   uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ull ^ (uint64_t)b * 0xC2B2AE3D27D4EB4Full;
   return (h ^ (h >> 29)) << 3;   /* kind 0 */
@@ -388,8 +390,8 @@ static uint64_t track_uuid(const track_info *t) {
   if (t->kind == TRACK_OP && t->pid >= 0 && t->pid < 4096 && t->tid >= 0 && t->tid < 65536)
     return ((uint64_t)t->pid << 16 | (uint64_t)t->tid) << 3 | 1;
   if ((t->kind == TRACK_API || t->kind == TRACK_HSA) && t->tid >= 0 &&
-      t->tid < ((int64_t)1 << 40))
-    return (uint64_t)t->tid << 3 | 2;
+      t->tid < ((int64_t)1 << 40))   /* HSA on tid + 1: apart from a thread tid + 1 */
+    return (uint64_t)t->tid << 3 | (t->kind == TRACK_HSA ? 6 : 2);
   return hashed_uuid(t->pid, t->tid);
 }
 
