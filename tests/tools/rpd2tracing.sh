@@ -387,6 +387,7 @@ check_eq "protobuf: counters" "counter 0 Idle 3 counter 0 QueueDepth 5 counter 0
 check_eq "protobuf: op start exact (12.000 us)" "tsrange X/copy 12.000 12.000" "$(grep '^tsrange X/copy' p.pc)"
 same_events mini.rpd "mini"
 same_events lanes.rpd "lanes"
+same_events hsa.rpd "hsa"
 if command -v protoc >/dev/null 2>&1; then
   if protoc -I"$PROTO_DIR" --decode=perfetto.protos.Trace perfetto_trace.proto <p.pftrace >p.txt 2>p.err; then
     ok "protoc --decode reads the protobuf"
