@@ -5,3 +5,10 @@ $(TESTBIN)/json_check: $(OBJ)/tests/json_check.o
 	$(CC) $(LDFLAGS) $< $(LDLIBS) -o $@
 
 EXTRA_ALL += $(TESTBIN)/json_check
+
+# proto_check, the Perfetto protobuf reader of the same tests.
+$(TESTBIN)/proto_check: $(OBJ)/tests/proto_check.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(LDLIBS) -o $@
+
+EXTRA_ALL += $(TESTBIN)/proto_check

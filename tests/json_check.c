@@ -12,6 +12,15 @@
  *   flow_unmatched N              "s" ids without an "f" with the same id (and back)
  *   bad N                         events lacking a field their ph requires
  *   find N                        events whose name equals each NAME, in order
+ *   nesting N                     "X" events that overlap an earlier one on
+ *                                 their (pid, tid) without nesting in it
+ *                                 (sorted by ts, then file order: what
+ *                                 Perfetto's importer needs)
+ *   unnamed_process N             pids with events but no process_name "M"
+ *   unnamed_thread N              (pid, tid) with X/i/s/f events but no
+ *                                 thread_name "M"
+ *   no_cat N                      events without a "cat"
+ * With --verbose the first nesting violations go to stderr.
  * Exit 0 when the file is valid JSON, 1 (message on stderr) when not. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +49,7 @@ typedef struct state {
   int level, ev_level, in_event, in_array[64];
   char key[64];
   /* current event */
-  char *ph, *cat, *name, *pid, *ts;
+  char *ph, *cat, *name, *pid, *ts, *tid, *dur;
   int has_ts, has_dur, has_pid, has_tid, has_id, arg_numbers;
   long long id;
   /* results */
@@ -50,7 +59,19 @@ typedef struct state {
   int nfind;
   char **find;
   long long *found;
+  /* nesting and names */
+  struct xev *xs;
+  size_t nx, xcap;
+  table pids, threads, named_pids, named_threads;
+  long long no_cat;
+  int verbose;
 } state;
+
+/* An "X" event: its track and its interval in ns (parsed from the text). */
+typedef struct xev {
+  long long pid, tid, ts, end;
+  size_t order;
+} xev;
 
 static void *xrealloc(void *p, size_t n) {
   p = realloc(p, n);
@@ -96,8 +117,54 @@ static void ids_add(ids *a, long long v) {
 
 static void reset_event(state *s) {
   free(s->ph); free(s->cat); free(s->name); free(s->pid); free(s->ts);
-  s->ph = s->cat = s->name = s->pid = s->ts = NULL;
+  free(s->tid); free(s->dur);
+  s->ph = s->cat = s->name = s->pid = s->ts = s->tid = s->dur = NULL;
   s->has_ts = s->has_dur = s->has_pid = s->has_tid = s->has_id = s->arg_numbers = 0;
+}
+
+/* "12.345" microseconds -> 12345 ns, exactly (no floating point). */
+static long long us_text_ns(const char *t) {
+  long long v = 0, frac = 0;
+  int neg = 0, digits = 0;
+  if (!t) return 0;
+  if (*t == '-') { neg = 1; t++; }
+  while (*t >= '0' && *t <= '9') v = v * 10 + (*t++ - '0');
+  if (*t == '.') {
+    t++;
+    while (*t >= '0' && *t <= '9' && digits < 3) { frac = frac * 10 + (*t++ - '0'); digits++; }
+  }
+  while (digits++ < 3) frac *= 10;
+  v = v * 1000 + frac;
+  return neg ? -v : v;
+}
+
+/* Record what the nesting and naming checks need of the current event. */
+static void track_event(state *s, const char *ph) {
+  char key[160];
+  if (!s->cat) s->no_cat++;
+  if (!strcmp(ph, "M")) {
+    if (s->name && !strcmp(s->name, "process_name") && s->pid)
+      table_get(&s->named_pids, s->pid)->n++;
+    if (s->name && !strcmp(s->name, "thread_name") && s->pid && s->tid) {
+      snprintf(key, sizeof key, "%s/%s", s->pid, s->tid);
+      table_get(&s->named_threads, key)->n++;
+    }
+    return;
+  }
+  if (s->pid) table_get(&s->pids, s->pid)->n++;
+  if (s->pid && s->tid && strcmp(ph, "C")) {
+    snprintf(key, sizeof key, "%s/%s", s->pid, s->tid);
+    table_get(&s->threads, key)->n++;
+  }
+  if (!strcmp(ph, "X") && s->pid && s->tid && s->ts && s->dur) {
+    if (s->nx == s->xcap) {
+      s->xcap = s->xcap ? s->xcap * 2 : 4096;
+      s->xs = xrealloc(s->xs, s->xcap * sizeof *s->xs);
+    }
+    long long ts = us_text_ns(s->ts);
+    s->xs[s->nx] = (xev){atoll(s->pid), atoll(s->tid), ts, ts + us_text_ns(s->dur), s->nx};
+    s->nx++;
+  }
 }
 
 static void finish_event(state *s) {
@@ -129,6 +196,7 @@ static void finish_event(state *s) {
     for (int i = 0; i < s->nfind; i++)
       if (!strcmp(s->name, s->find[i])) s->found[i]++;
   s->bad += bad;
+  track_event(s, ph);
   reset_event(s);
 }
 
@@ -141,9 +209,9 @@ static int on_value(state *s, const unsigned char *v, size_t n, int is_string) {
   else if (!strcmp(s->key, "cat") && is_string) s->cat = dupn(v, n);
   else if (!strcmp(s->key, "name") && is_string) s->name = dupn(v, n);
   else if (!strcmp(s->key, "pid")) { s->pid = dupn(v, n); s->has_pid = !is_string; }
-  else if (!strcmp(s->key, "tid")) s->has_tid = !is_string;
+  else if (!strcmp(s->key, "tid")) { s->tid = dupn(v, n); s->has_tid = !is_string; }
   else if (!strcmp(s->key, "ts")) { s->ts = dupn(v, n); s->has_ts = !is_string; }
-  else if (!strcmp(s->key, "dur")) s->has_dur = !is_string;
+  else if (!strcmp(s->key, "dur")) { s->dur = dupn(v, n); s->has_dur = !is_string; }
   else if (!strcmp(s->key, "id") && !is_string) {
     char num[32];
     if (n >= sizeof num) n = sizeof num - 1;
@@ -230,6 +298,54 @@ static long long unmatched(ids *a, ids *b) {
   return n;
 }
 
+static int cmp_xev(const void *a, const void *b) {
+  const xev *x = a, *y = b;
+  if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+  if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* X events that start inside an open one on their track and end after it. */
+static long long nesting_violations(state *s) {
+  long long bad = 0, *stack = NULL;
+  size_t depth = 0, cap = 0;
+  if (s->nx) qsort(s->xs, s->nx, sizeof *s->xs, cmp_xev);
+  for (size_t i = 0; i < s->nx; i++) {
+    xev *e = &s->xs[i];
+    if (i && (e->pid != s->xs[i - 1].pid || e->tid != s->xs[i - 1].tid)) depth = 0;
+    while (depth && stack[depth - 1] <= e->ts) depth--;
+    if (depth && e->end > stack[depth - 1]) {
+      if (s->verbose && bad < 10)
+        fprintf(stderr, "json_check: pid %lld tid %lld: [%lld, %lld] ns overlaps an open slice ending %lld\n",
+                e->pid, e->tid, e->ts, e->end, stack[depth - 1]);
+      bad++;
+      continue;   /* Perfetto drops or misplaces it: leave the stack as is */
+    }
+    if (depth == cap) {
+      cap = cap ? cap * 2 : 64;
+      stack = xrealloc(stack, cap * sizeof *stack);
+    }
+    stack[depth++] = e->end;
+  }
+  free(stack);
+  return bad;
+}
+
+/* Keys of `used` missing from `named`. */
+static long long unnamed(table *used, table *named) {
+  long long n = 0;
+  for (size_t i = 0; i < used->n; i++) {
+    size_t j = 0;
+    while (j < named->n && strcmp(named->v[j].key, used->v[i].key)) j++;
+    if (j == named->n) {
+      n++;
+      if (n <= 5) fprintf(stderr, "json_check: no name for %s\n", used->v[i].key);
+    }
+  }
+  return n;
+}
+
 int main(int argc, char **argv) {
   state s = {0};
   static unsigned char buf[1 << 16];
@@ -237,11 +353,13 @@ int main(int argc, char **argv) {
   yajl_handle h;
   int n, ok = 1;
 
-  if (argc < 2) { fputs("usage: json_check FILE [--find NAME]...\n", stderr); return 2; }
+  if (argc < 2) { fputs("usage: json_check FILE [--find NAME]... [--verbose]\n", stderr); return 2; }
   s.find = xrealloc(NULL, sizeof(char *) * (size_t)argc);
   s.found = xrealloc(NULL, sizeof(long long) * (size_t)argc);
   for (int i = 2; i + 1 < argc; i += 2)
     if (!strcmp(argv[i], "--find")) { s.found[s.nfind] = 0; s.find[s.nfind++] = argv[i + 1]; }
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--verbose")) s.verbose = 1;
   in = gzopen(argv[1], "rb");
   if (!in) { fprintf(stderr, "json_check: cannot open '%s'\n", argv[1]); return 1; }
   h = yajl_alloc(&callbacks, NULL, &s);
@@ -267,12 +385,21 @@ int main(int argc, char **argv) {
   printf("flow_unmatched %lld\n", unmatched(&s.s_ids, &s.f_ids));
   printf("bad %lld\n", s.bad);
   for (int i = 0; i < s.nfind; i++) printf("find %lld\n", s.found[i]);
+  printf("nesting %lld\n", nesting_violations(&s));
+  printf("unnamed_process %lld\n", unnamed(&s.pids, &s.named_pids));
+  printf("unnamed_thread %lld\n", unnamed(&s.threads, &s.named_threads));
+  printf("no_cat %lld\n", s.no_cat);
   yajl_free(h);
   gzclose(in);
   reset_event(&s);
   table_free(&s.by_ph);
   table_free(&s.by_cat);
   table_free(&s.counters);
+  table_free(&s.pids);
+  table_free(&s.threads);
+  table_free(&s.named_pids);
+  table_free(&s.named_threads);
+  free(s.xs);
   free(s.s_ids.v);
   free(s.f_ids.v);
   free(s.find);

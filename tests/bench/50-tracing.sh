@@ -4,7 +4,10 @@
 # rows, against the SQLite floor: the bare queries rpd2tracing runs (the api
 # scan with its args joined, the op scan, the rocpd_api_ops join), with sums
 # instead of JSON.  Peak RSS is also taken on a trace a quarter the size: it
-# must not grow with the trace.  With RPD2TRACING_PY=/path/to/rpd2tracing.py
+# must not grow with the trace.  JSON against Perfetto protobuf: size, wall
+# and CPU time, MB/s of output per CPU second with one worker, at 1x (the
+# quarter trace) and 4x (the full one), and the 4x/1x time ratio (linear:
+# about 4).  With RPD2TRACING_PY=/path/to/rpd2tracing.py
 # (the public reference, extracted by hand; never part of this repo) it times
 # the reference with /usr/bin/python3, back to back with rpd2tracing, and
 # prints the speedup of the medians of RPD2TRACING_RUNS runs (default 3).
@@ -25,6 +28,35 @@ floor_sql="SELECT total(A.pid + A.tid + A.start + A.\"end\" + A.apiName_id + A.a
      CROSS JOIN rocpd_op O ON O.id = X.op_id;"
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "inf" }'; }
+
+# cpu_run LABEL OUT CMD...: one run; prints wall and CPU secs, output bytes
+# and MB/s of output per wall and per CPU second; sets RUN_WALL, RUN_BYTES.
+cpu_run() {
+  _l=$1; _o=$2; shift 2
+  rm -f "$_o"
+  /usr/bin/time -f "%e %U %S %M" -o "$BENCHDIR/.cpu.$$" "$@" >/dev/null 2>"$BENCHDIR/.err.$$" ||
+    { echo "BENCH $_l FAILED: $(head -c 300 "$BENCHDIR/.err.$$")"; return 1; }
+  read -r RUN_WALL _u _s _m <"$BENCHDIR/.cpu.$$"
+  RUN_BYTES=$(wc -c <"$_o")
+  awk -v l="$_l" -v w="$RUN_WALL" -v u="$_u" -v s="$_s" -v b="$RUN_BYTES" -v m="$_m" 'BEGIN{
+    c = u + s; printf "BENCH %s secs=%s cpu_secs=%.2f bytes=%d MB/s=%.0f MB/s_per_cpu=%.0f peak_rss_kb=%s\n",
+      l, w, c, b, (w > 0 ? b / w / 1e6 : 0), (c > 0 ? b / c / 1e6 : 0), m }'
+  rm -f "$BENCHDIR/.cpu.$$" "$BENCHDIR/.err.$$" "$_o"
+}
+if [ -x /usr/bin/time ]; then
+  for fmt in json pftrace; do
+    RPD2TRACING_THREADS=1 cpu_run "rpd2tracing(.$fmt, 1 worker, 1x: $q_rows rows)" "$out.$fmt" \
+      rpd2tracing "$tq" "$out.$fmt" -q || continue
+    w1=$RUN_WALL; b1=$RUN_BYTES
+    RPD2TRACING_THREADS=1 cpu_run "rpd2tracing(.$fmt, 1 worker, 4x: $BENCH_ROWS rows)" "$out.$fmt" \
+      rpd2tracing "$t" "$out.$fmt" -q || continue
+    echo "BENCH rpd2tracing .$fmt linearity: 4x the rows takes $(ratio "$RUN_WALL" "$w1")x the time"
+    eval "w4_$fmt=\$RUN_WALL; b4_$fmt=\$RUN_BYTES"
+  done
+  if [ -n "$b4_json" ] && [ -n "$b4_pftrace" ]; then
+    echo "BENCH rpd2tracing json vs protobuf at 4x: $(ratio "$b4_json" "$b4_pftrace")x smaller, $(ratio "$w4_json" "$w4_pftrace")x faster (json $b4_json bytes ${w4_json}s, protobuf $b4_pftrace bytes ${w4_pftrace}s)"
+  fi
+fi
 
 measure "tracing-floor(sql)" "$BENCH_ROWS" sqlite3 "$t" "$floor_sql" && floor=$MEASURED_SECS || floor=0
 rm -f "$out.json"

@@ -39,25 +39,27 @@ cp mini.rpd mini.orig
 
 check_rc "converts with default OUT name" 0 rpd2tracing mini.rpd
 check_eq "default OUT is FILE with .json" "yes" "$([ -s mini.json ] && echo yes)"
-check_eq "summary line" "mini.json: 49 events: 4 ops, 5 api calls, 1 marks, 4 flows, 0 hsa, 0 graph launches, 2 marker frames, 21 counter points" "$(cat "$TESTDIR/stdout")"
+check_eq "summary line" "mini.json: 61 events: 4 ops, 5 api calls, 1 marks, 4 flows, 0 hsa, 0 graph launches, 2 marker frames, 21 counter points" "$(cat "$TESTDIR/stdout")"
 same_file "input unchanged" mini.rpd mini.orig
 
-# Every count of the whole parsed output (X = 4 ops + 5 api + 2 frames).
+# Every count of the whole parsed output (X = 4 ops + 5 api + 2 frames; M =
+# names and sort indexes of 3 processes, 2 threads, 3 queues, 2 marker tracks).
 "$JC" mini.json | grep -v '^tsrange' >jc.out
 cat >jc.want <<'EOF'
-events 49
+events 61
 ph C 21
-ph M 8
+ph M 20
 ph X 11
 ph f 4
 ph i 1
 ph s 4
-cat C/ 18
 cat C/monitor 3
-cat M/ 8
+cat C/queue 18
+cat M/__metadata 20
 cat X/api 5
+cat X/copy 1
+cat X/kernel 3
 cat X/marker_frame 2
-cat X/op 4
 cat f/api_op 4
 cat i/marker 1
 cat s/api_op 4
@@ -68,6 +70,10 @@ counter 1 Idle 5
 counter 1 QueueDepth 5
 flow_unmatched 0
 bad 0
+nesting 0
+unnamed_process 0
+unnamed_thread 0
+no_cat 0
 EOF
 same_file "event counts of the parsed JSON" jc.want jc.out
 
@@ -85,7 +91,7 @@ check_eq "control characters escaped" 1 "$(grep -cF 'dst = 0x2 | \u0001\u001f ct
 # Exact timing: the marker frame covers ops 1-3 (5000..18000 ns) minus/plus 1 us.
 check_eq "marker frame ts" "tsrange X/marker_frame 4.000 4.000" "$("$JC" mini.json | grep '^tsrange X/marker_frame')"
 check_eq "marker frame dur and queues" 2 "$(grep -cF '"name":"outer \"quoted\" \\ back\ttab","ts":4.000,"dur":14.000,"args":{"desc":"UserMarker frame: 3 ops"}' mini.json)"
-check_eq "op event exact" 1 "$(grep -c '"cat":"op","pid":1,"tid":2,"name":"CopyHostToDevice","ts":12.000,"dur":6.000,' mini.json)"
+check_eq "op event exact" 1 "$(grep -c '"cat":"copy","pid":1,"tid":2,"name":"CopyHostToDevice","ts":12.000,"dur":6.000,' mini.json)"
 check_eq "counters end at the trace end" 6 "$(grep -cE '"ts":260\.000,"args":\{"(idle|depth)":[01]\}' mini.json)"
 check_eq "monitor series extends to the end" 1 "$(grep -c '"name":"sclk","ts":260.000,"args":{"sclk":1700}' mini.json)"
 
@@ -154,14 +160,14 @@ sqlite3 hsa.rpd "CREATE TABLE rocpd_hsaApi (id integer PRIMARY KEY, pid integer,
   INSERT INTO rocpd_string(id, string) VALUES (20, 'hsa_signal_wait'), (21, 'sig = 0x9');
   INSERT INTO rocpd_hsaApi VALUES (1, 100, 101, 2500, 2700, 20, 21);"
 check_rc "trace with rocpd_hsaApi" 0 rpd2tracing hsa.rpd hsa.json -q
-check_eq "HSA call and thread names" "X/hsa_api 1 M 10" \
+check_eq "HSA call and thread names" "X/hsa_api 1 M 22" \
   "$("$JC" hsa.json | awk '$1=="cat"&&$2=="X/hsa_api"{h=$3} $1=="ph"&&$2=="M"{m=$3} END{printf "X/hsa_api %d M %d", h, m}')"
 check_eq "HSA call on tid + 1" 1 "$(grep -c '"cat":"hsa_api","pid":100,"tid":102,"name":"hsa_signal_wait","ts":2.500,"dur":0.200,"args":{"desc":"sig = 0x9"}' hsa.json)"
 check_eq "HSA thread named on tid + 1" 1 "$(grep -c '"name":"thread_name","ph":"M","pid":100,"tid":102,"args":{"name":"HSA 101"}' hsa.json)"
 
 # --format array and .json.gz
 check_rc "--format array" 0 rpd2tracing mini.rpd arr.json --format array -q
-check_eq "array form parses with the same events" "events 49" "$("$JC" arr.json | head -1)"
+check_eq "array form parses with the same events" "events 61" "$("$JC" arr.json | head -1)"
 check_eq "array form starts with [" "[" "$(head -c 1 arr.json)"
 check_rc ".json.gz output" 0 rpd2tracing mini.rpd out.json.gz -q
 if gzip -dc out.json.gz >gz.json 2>/dev/null; then same_file ".json.gz decompresses to the same JSON" mini.json gz.json
@@ -169,20 +175,47 @@ else notok ".json.gz decompresses to the same JSON" "gzip -dc failed"; fi
 check_rc ".rpd.gz input" 0 sh -c 'gzip -c mini.rpd >mini2.rpd.gz && rpd2tracing mini2.rpd.gz -q'
 same_file ".rpd.gz input -> FILE.json with the same JSON" mini.json mini2.json
 
+# ---------------------------------------------------------------- lanes
+# GPU 0 queue 0: op 1 [1000,2000], op 2 [1500,2500] overlaps it, op 3
+# [2000,3000] follows op 1, op 4 [1600,1700] starts before op 3 on lane 1:
+# lanes 0 (tid 0), 1 and 2 (new tids from 1879048192 = 0x70000000 on).
+# Thread 7: api [100,500] and [300,800] overlap without nesting -> lane 2.
+sqlite3 lanes.rpd <"$ROOT/views/schema.sql"
+sqlite3 lanes.rpd "
+INSERT INTO rocpd_string(id, string) VALUES (1, 'hipLaunchKernel'), (2, 'KernelExecution'), (3, 'k');
+INSERT INTO rocpd_ustring(id, string) VALUES (1, '');
+INSERT INTO rocpd_api(id, pid, tid, start, end, apiName_id, category_id, domain_id, args_id) VALUES
+  (1, 5, 7, 100, 500, 1, 1, 1, 1), (2, 5, 7, 300, 800, 1, 1, 1, 1), (3, 5, 7, 900, 950, 1, 1, 1, 1);
+INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id, opType_id) VALUES
+  (1, 0, 0, 1, 1000, 2000, 3, 2), (2, 0, 0, 2, 1500, 2500, 3, 2),
+  (3, 0, 0, 3, 2000, 3000, 3, 2), (4, 0, 0, 4, 1600, 1700, 3, 2);
+INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (3, 2);"
+if rpd2tracing lanes.rpd lanes.json -q 2>lanes.err; then
+  check_eq "lanes: op tids in order" "0 1879048192 0 1879048193" \
+    "$(grep '"cat":"kernel"' lanes.json | sed 's/.*"tid":\([0-9]*\).*/\1/' | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "lanes: api lane" "7 1879048194 7" \
+    "$(grep '"cat":"api"' lanes.json | sed 's/.*"tid":\([0-9]*\).*/\1/' | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "lanes: lane tracks named" "Queue 0 (3)|Queue 0 (2)|Queue 0|Hip 7 (2)|Hip 7" \
+    "$(grep '"thread_name"' lanes.json | sed 's/.*"name":"\([^"]*\)"}.*/\1/' | sort -u | sort -r | tr '\n' '|' | sed 's/|$//')"
+  check_eq "lanes: flow ends on the op's lane" 1 \
+    "$(grep -c '"ph":"f","bp":"e",.*"pid":0,"tid":1879048192,"ts":1.500}' lanes.json)"
+  check_eq "lanes: strict nesting" "nesting 0" "$("$JC" lanes.json | grep '^nesting')"
+else notok "lanes fixture converts" "$(cat lanes.err)"; fi
+
 # --start/--end forms (first api start 1000, last api end 100000)
 win() { # NAME "X-op X-api i flows" ARGS...
   _n=$1; _w=$2; shift 2
   if rpd2tracing mini.rpd w.json -q "$@" 2>w.err; then
-    _got=$("$JC" w.json | awk '$1=="cat"&&$2=="X/op"{o=$3} $1=="cat"&&$2=="X/api"{a=$3} $1=="cat"&&$2=="i/marker"{i=$3} $1=="cat"&&$2=="s/api_op"{f=$3} END{printf "%d %d %d %d", o, a, i, f}')
+    _got=$("$JC" w.json | awk '$1=="cat"&&$2~/^X\/(kernel|copy|barrier|other)$/{o+=$3} $1=="cat"&&$2=="X/api"{a=$3} $1=="cat"&&$2=="i/marker"{i=$3} $1=="cat"&&$2=="s/api_op"{f=$3} END{printf "%d %d %d %d", o, a, i, f}')
     check_eq "$_n" "$_w" "$_got"
   else notok "$_n" "exit $?: $(cat w.err)"; fi
 }
 win "--start/--end bare = absolute us" "1 1 0 1" --start 9 --end 20
-win "--start/--end percent" "2 4 1 3" --start 0% --end 10%
-win "--start=+T --end=-T" "2 1 1 1" --start=+4us --end=-90us
+win "--start/--end percent" "2 4 1 2" --start 0% --end 10%
+win "--start=+T --end=-T" "2 1 1 0" --start=+4us --end=-90us
 win "--start with unit counts from the first call" "2 2 0 2" --start 9us
 win "--end only" "0 1 0 0" --end 1.5
-check_eq "window keeps ts in range" "tsrange X/op 12.000 12.000" "$(rpd2tracing mini.rpd w.json -q --start 9 --end 20 && "$JC" w.json | grep '^tsrange X/op')"
+check_eq "window keeps ts in range" "tsrange X/copy 12.000 12.000" "$(rpd2tracing mini.rpd w.json -q --start 9 --end 20 && "$JC" w.json | grep '^tsrange X/copy')"
 check_eq "--end sets the counter end" 1 "$(rpd2tracing mini.rpd w.json -q --end 50 && grep -c '"name":"sclk","ts":90.000' w.json)"
 
 # bad arguments and bad input: one line, exit code, input untouched, no output
@@ -223,7 +256,7 @@ counts() {
   "$JC" "$_j" >cnt.out || { notok "$_n: valid JSON" "$(head -c 300 cnt.out)"; return; }
   ok "$_n: valid JSON"
   check_eq "$_n: X ops = rocpd_op rows" "$(q "$_t" 'SELECT count(*) FROM rocpd_op')" \
-    "$(awk '$1=="cat"&&$2=="X/op"{print $3}' cnt.out)"
+    "$(awk '$1=="cat"&&$2~/^X\/(kernel|copy|barrier|other)$/{n+=$3} END{print n+0}' cnt.out)"
   check_eq "$_n: X api + marks = rocpd_api rows" "$(q "$_t" 'SELECT count(*) FROM rocpd_api')" \
     "$(awk '$1=="cat"&&($2=="X/api"||$2=="i/marker"){n+=$3} END{print n+0}' cnt.out)"
   check_eq "$_n: marks = zero-length UserMarker rows" \
@@ -236,6 +269,9 @@ counts() {
     "$(q "$_t" 'SELECT G.gpuId || " " || (1 + 2 * (SELECT count(*) FROM rocpd_api_ops X JOIN rocpd_op O ON O.id = X.op_id WHERE O.gpuId = G.gpuId)) FROM (SELECT DISTINCT gpuId FROM rocpd_op) G ORDER BY 1' | tr '\n' ' ')" \
     "$(awk '$1=="counter"&&$3=="QueueDepth"{printf "%s %s ", $2, $4}' cnt.out)"
   check_eq "$_n: no bad events, flows matched" "flow_unmatched 0 bad 0" "$(grep -E '^(flow_unmatched|bad) ' cnt.out | tr '\n' ' ' | sed 's/ $//')"
+  check_eq "$_n: strict nesting, every pid/tid named, cat everywhere" \
+    "nesting 0 unnamed_process 0 unnamed_thread 0 no_cat 0" \
+    "$(grep -E '^(nesting|unnamed_process|unnamed_thread|no_cat) ' cnt.out | tr '\n' ' ' | sed 's/ $//')"
 }
 
 if command -v rpd-synth >/dev/null 2>&1; then
@@ -246,6 +282,16 @@ if command -v rpd-synth >/dev/null 2>&1; then
     same_file "synth: spilled sort runs give the same JSON" synth-a.json synth-b.json
     RPD2TRACING_THREADS=1 RPD2TRACING_MEM_MAX=20000 rpd2tracing synth.rpd synth-c.json -q
     same_file "synth: one worker, a few runs: the same JSON" synth-a.json synth-c.json
+    # several 1 MB chunks compressed in parallel: one gzip member, same bytes
+    check_eq "synth .json.gz: more than one 1 MB chunk" yes "$([ "$(wc -c <synth-a.json)" -gt 1048576 ] && echo yes)"
+    check "synth .json.gz: gzip -t" gzip -t synth.json.gz
+    check_eq "synth .json.gz: decompresses to the plain JSON" "$(cksum <synth-a.json)" "$(gzip -dc synth.json.gz | cksum)"
+    if command -v python3 >/dev/null 2>&1; then
+      check_eq "synth .json.gz: python's gzip and json read it" "$(q synth.rpd 'SELECT count(*) FROM rocpd_op')" \
+        "$(python3 -c "import gzip,json,sys; e=json.load(gzip.open(sys.argv[1]))['traceEvents']; print(sum(1 for x in e if x.get('ph')=='X' and x.get('cat') in ('kernel','copy','barrier','other')))" synth.json.gz)"
+    fi
+    RPD_GZIP_LEVEL=1 rpd2tracing synth.rpd synth1.json.gz -q
+    check_eq "synth .json.gz level 1: same JSON" "$(cksum <synth-a.json)" "$(gzip -dc synth1.json.gz | cksum)"
     if rpd-synth --seed 7 --api 3000 --gpus 2 --schema 2 -o synth2.rpd >/dev/null 2>&1; then
       check_rc "synth v2 converts" 0 rpd2tracing synth2.rpd synth2.json -q
       counts synth2.rpd synth2.json "synth v2"
@@ -272,4 +318,129 @@ if need_shared "$TRACES/synth-small.rpd"; then
       "$(q ss.rpd 'SELECT count(DISTINCT L.api_ptr_id) FROM rocpd_graphLaunchapi L JOIN rocpd_api_ops X ON X.api_id = L.api_ptr_id')" \
       "$("$JC" ssg.json | awk '$1=="cat"&&$2=="X/graph"{n=$3} END{print n+0}')"
   else skip "graph launch frames" "rpd-graph not built or found no launches"; fi
+fi
+
+# Perfetto's rules on every trace of ../shared/traces (the rocprofv3 ones
+# imported with rpd-import first): strict nesting per (pid, tid), every
+# pid/tid named, a cat on every event.
+nest_rule() { # NAME TRACE
+  if rpd2tracing "$2" nest.json -q 2>nest.err; then
+    check_eq "$1: strict nesting, names, cat" "nesting 0 unnamed_process 0 unnamed_thread 0 no_cat 0 bad 0" \
+      "$("$JC" nest.json | grep -E '^(nesting|unnamed_process|unnamed_thread|no_cat|bad) ' | sort -k1,1 -s | awk '{a[$1]=$2} END{printf "nesting %s unnamed_process %s unnamed_thread %s no_cat %s bad %s", a["nesting"], a["unnamed_process"], a["unnamed_thread"], a["no_cat"], a["bad"]}')"
+  else notok "$1: converts" "$(cat nest.err)"; fi
+}
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  for f in mytrace.rpd.gz synth-small.rpd matmul_result.rpd amelia_monitor_only.rpd; do
+    [ -e "$TRACES/$f" ] && nest_rule "$f" "$TRACES/$f"
+  done
+  if command -v rpd-import >/dev/null 2>&1; then
+    for f in rocprofv3_908_results.json.gz rocprofv3_28_results.db rocprofv3_csv rocprofv3_doc_samples; do
+      [ -e "$TRACES/$f" ] || continue
+      rm -f imp.rpd
+      if rpd-import "$TRACES/$f" imp.rpd -q 2>imp.err; then nest_rule "$f (imported)" imp.rpd
+      else notok "$f: rpd-import" "$(head -c 300 imp.err)"; fi
+    done
+  else skip "rocprofv3 traces" "rpd-import not built"; fi
+fi
+if command -v rpd-synth >/dev/null 2>&1 && rpd-synth --seed 3 --api 2000 --gpus 3 -o nest-synth.rpd >/dev/null 2>&1; then
+  nest_rule "rpd-synth --seed 3" nest-synth.rpd
+fi
+
+# ---------------------------------------------------------------- protobuf
+PC="$RPD_TESTBIN/proto_check"
+PROTO_DIR="$ROOT/tests/proto"
+# facts TRACE NAME: the JSON and the protobuf of TRACE hold the same events
+# (slices and instants per category with their first and last start,
+# counter points per process and series, flows), and the protobuf keeps
+# Perfetto's rules.
+same_events() {
+  _t=$1; _n=$2
+  if ! rpd2tracing "$_t" se.json -q 2>se.err || ! rpd2tracing "$_t" se.pftrace -q 2>>se.err; then
+    notok "$_n: converts to JSON and protobuf" "$(cat se.err)"; return
+  fi
+  "$JC" se.json | awk '($1=="cat"||$1=="tsrange") && $2 ~ /^(X|i)\// {print}
+    $1=="counter" {print} $1=="cat" && $2=="s/api_op" {f=$3} END {print "flows", f+0}' | sort >se.j
+  "$PC" se.pftrace >se.pc 2>se.err || { notok "$_n: protobuf reads back" "$(cat se.err)"; return; }
+  awk '($1=="cat"||$1=="tsrange") && $2 ~ /^(X|i)\// && $2 != "i/api_op" {print}
+    $1=="counter" || $1=="flows" {print}' se.pc | sort >se.p
+  if cmp -s se.j se.p; then ok "$_n: protobuf has the JSON's events ($(wc -l <se.j) facts)"
+  else notok "$_n: protobuf has the JSON's events" "$(diff se.j se.p | head -5 | tr '\n' ' ')"; fi
+  check_eq "$_n: protobuf nests, names, flows matched" \
+    "flow_unmatched 0 nesting 0 unnamed 0 bad 0" \
+    "$(grep -E '^(flow_unmatched|nesting|unnamed|bad) ' se.pc | tr '\n' ' ' | sed 's/ $//')"
+}
+
+check_rc "--format proto" 0 rpd2tracing mini.rpd --format proto -q
+check_eq "--format proto: default OUT is FILE.pftrace" "yes" "$([ -s mini.pftrace ] && echo yes)"
+check_rc ".pftrace OUT" 0 rpd2tracing mini.rpd p.pftrace -q
+same_file ".pftrace OUT = --format proto" mini.pftrace p.pftrace
+check_rc ".perfetto-trace OUT" 0 rpd2tracing mini.rpd p.perfetto-trace -q
+same_file ".perfetto-trace OUT = --format proto" mini.pftrace p.perfetto-trace
+check_rc ".pftrace.gz OUT" 0 rpd2tracing mini.rpd p.pftrace.gz -q
+check_eq ".pftrace.gz decompresses to the same" "$(cksum <p.pftrace)" "$(gzip -dc p.pftrace.gz | cksum)"
+"$PC" p.pftrace >p.pc 2>p.err
+check_eq "protobuf: slices per category (4 ops, 5 api, 2 frames)" \
+  "cat X/api 5 cat X/copy 1 cat X/kernel 3 cat X/marker_frame 2 cat i/api_op 4 cat i/marker 1" \
+  "$(grep '^cat ' p.pc | tr '\n' ' ' | sed 's/ $//')"
+check_eq "protobuf: counters" "counter 0 Idle 3 counter 0 QueueDepth 5 counter 0 sclk 3 counter 1 Idle 5 counter 1 QueueDepth 5" \
+  "$(grep '^counter ' p.pc | tr '\n' ' ' | sed 's/ $//')"
+check_eq "protobuf: op start exact (12.000 us)" "tsrange X/copy 12.000 12.000" "$(grep '^tsrange X/copy' p.pc)"
+same_events mini.rpd "mini"
+same_events lanes.rpd "lanes"
+same_events hsa.rpd "hsa"
+if command -v protoc >/dev/null 2>&1; then
+  if protoc -I"$PROTO_DIR" --decode=perfetto.protos.Trace perfetto_trace.proto <p.pftrace >p.txt 2>p.err; then
+    ok "protoc --decode reads the protobuf"
+    check_eq "protoc: 11 slice begins and ends, 5 instants, 21 counter points" "11 11 5 21" \
+      "$(grep -c TYPE_SLICE_BEGIN p.txt) $(grep -c TYPE_SLICE_END p.txt) $(grep -c TYPE_INSTANT p.txt) $(grep -c TYPE_COUNTER p.txt)"
+    check_eq "protoc: hostile names survive as UTF-8 (marker range and frame)" 2 "$(grep -c 'name: "outer \\"quoted\\" \\\\ back\\ttab"' p.txt)"
+    check_eq "protoc: invalid UTF-8 repaired to U+FFFD (name and arg)" 2 "$(grep -c 'bad\\357\\277\\275\\357\\277\\275end' p.txt)"
+  else notok "protoc --decode reads the protobuf" "$(head -c 300 p.err)"; fi
+else skip "protoc --decode" "protoc not installed (Debian protobuf-compiler)"; fi
+if command -v rpd-synth >/dev/null 2>&1 && [ -s synth.rpd ]; then
+  same_events synth.rpd "synth"
+  RPD2TRACING_THREADS=1 rpd2tracing synth.rpd s1.pftrace -q
+  RPD2TRACING_THREADS=2 rpd2tracing synth.rpd s2.pftrace -q
+  same_file "synth: one worker or two: the same protobuf" s1.pftrace s2.pftrace
+fi
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  same_events my.rpd "mytrace"
+  check_eq "mytrace: protobuf at least 3x smaller than the JSON" yes \
+    "$([ $(($(wc -c <se.json) / $(wc -c <se.pftrace))) -ge 3 ] && echo yes)"
+  if command -v rpd-import >/dev/null 2>&1; then
+    for f in rocprofv3_908_results.json.gz rocprofv3_28_results.db rocprofv3_csv rocprofv3_doc_samples; do
+      [ -e "$TRACES/$f" ] || continue
+      rm -f imp.rpd
+      rpd-import "$TRACES/$f" imp.rpd -q 2>/dev/null && same_events imp.rpd "$f (imported)"
+    done
+  fi
+fi
+
+# ---------------------------------------------------------------- windows
+check_rc "--split 3" 0 rpd2tracing mini.rpd sp.json --split 3 -q
+check_eq "--split 3: three files that sort in time order" "sp.0001.json sp.0002.json sp.0003.json" "$(ls sp.*.json | tr '\n' ' ' | sed 's/ $//')"
+check_eq "--split 3: every api call in exactly one file" 6 \
+  "$(for f in sp.*.json; do "$JC" "$f"; done | awk '$1=="cat"&&($2=="X/api"||$2=="i/marker"){n+=$3} END{print n+0}')"
+check_eq "--split: windows keep the rules" "0 0 0" \
+  "$(for f in sp.*.json; do "$JC" "$f"; done | awk '$1=="nesting"||$1=="unnamed_process"||$1=="unnamed_thread"{n[$1]+=$2} END{print n["nesting"]+0, n["unnamed_process"]+0, n["unnamed_thread"]+0}')"
+check_rc "a file over the warning size still converts" 0 env RPD2TRACING_WARN_BYTES=1000 rpd2tracing mini.rpd big.json -q
+check_one_line "over the warning size: one warning line"
+check_eq "over the warning size: the warning" "rpd2tracing: warning: 'big.json' is 0.0 GB, more than the Perfetto UI loads (about 2 GB): use --max-size 2G, --split N or a .pftrace OUT" "$(cat "$TESTDIR/stderr")"
+check_rc "under the warning size: no warning" 0 rpd2tracing mini.rpd small.json -q
+check_eq "under the warning size: stderr empty" "" "$(cat "$TESTDIR/stderr")"
+check_rc "--split 0" 2 rpd2tracing mini.rpd x.json --split 0
+check_rc "--max-size junk" 2 rpd2tracing mini.rpd x.json --max-size 12Q
+check_rc "--split with --max-size" 2 rpd2tracing mini.rpd x.json --split 2 --max-size 1M
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  check_rc "mytrace --max-size 2M" 0 rpd2tracing my.rpd ms.json --max-size 2M -q
+  check_eq "--max-size: every file at most 2 MiB" "" \
+    "$(for f in ms.*.json; do [ "$(wc -c <"$f")" -le 2097152 ] || echo "$f"; done)"
+  check_eq "--max-size: more than one file" yes "$([ "$(ls ms.*.json | wc -l)" -ge 5 ] && echo yes)"
+  check_eq "--max-size: every op in exactly one file" "$(q my.rpd 'SELECT count(*) FROM rocpd_op')" \
+    "$(for f in ms.*.json; do "$JC" "$f"; done | awk '$1=="cat"&&$2~/^X\/(kernel|copy|barrier|other)$/{n+=$3} END{print n+0}')"
+  check_rc "mytrace --max-size 500K .pftrace" 0 rpd2tracing my.rpd ms.pftrace --max-size 500K -q
+  check_eq "--max-size .pftrace: every file at most 500 KiB" "" \
+    "$(for f in ms.*.pftrace; do [ "$(wc -c <"$f")" -le 512000 ] || echo "$f"; done)"
+  check_eq "--max-size .pftrace: every op in one file" "$(q my.rpd 'SELECT count(*) FROM rocpd_op')" \
+    "$(for f in ms.*.pftrace; do "$PC" "$f"; done | awk '$1=="cat"&&$2~/^X\/(kernel|copy|barrier|other)$/{n+=$3} END{print n+0}')"
 fi

@@ -1,0 +1,402 @@
+#include "tracing.h"
+
+/* Prepare sql (formatted with sqlite3_mprintf %w for the args table) and bind
+ * the time window to ?1/?2 when the statement has them. */
+int prep(conv *c, sqlite3_stmt **st, const char *fmt) {
+  char *sql = sqlite3_mprintf(fmt, c->args_table);
+  int rc = RPD_OK;
+  if (!sql) return cerr(c->err, RPD_ENOMEM, "out of memory");
+  if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK)
+    rc = cerr(c->err, RPD_ESQL, "%s: %s", sql, sqlite3_errmsg(c->db));
+  sqlite3_free(sql);
+  if (rc == RPD_OK && sqlite3_bind_parameter_count(*st) >= 2) {
+    sqlite3_bind_int64(*st, 1, c->lo);
+    sqlite3_bind_int64(*st, 2, c->hi);
+  }
+  return rc;
+}
+
+int name_error(conv *c, names *t) {
+  return cerr(c->err, RPD_ESQL, "%s: %s", sqlite3_sql(t->look), sqlite3_errmsg(c->db));
+}
+
+/* The error of a statement that stopped with s (not SQLITE_DONE). */
+static int step_error(conv *c, int s) {
+  return cerr(c->err, s == SQLITE_BUSY || s == SQLITE_LOCKED ? RPD_EBUSY : RPD_ESQL,
+              "%s", sqlite3_errmsg(c->db));
+}
+/* ------------------------------------------------------------ sections */
+
+/* The track of a slice: a lane of its base track. */
+static const track_info *place(conv *c, int kind, int64_t pid, int64_t base, int64_t ts,
+                               int64_t end) {
+  return layout_place(&c->lay, kind, pid, base, ts, end);
+}
+
+/* Every api call in id order (a plain rowid scan with the args joined; api
+ * names from the cache).  Also collects the (pid, tid) of every call for
+ * the thread names, and the UserMarker ranges for the launch pass (A's
+ * sorter). */
+int emit_apis(conv *c) {
+  sqlite3_stmt *st = NULL;
+  size_t th = 0;
+  int s = SQLITE_DONE, rc = prep(c, &st,
+      "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
+      " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
+    int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
+    if (!c->has_api || end > c->api_end) c->api_end = end;
+    c->has_api = 1;
+    if (!c->threads.n || c->threads.a[th] != pid || c->threads.b[th] != tid)
+      th = pair_get(&c->threads, pid, tid);
+    if (!IN_WINDOW(c, start)) continue;
+    names_trim(&c->strs);
+    const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
+    if (!name) { rc = name_error(c, &c->strs); break; }
+    txt args = txt_s(col_text(st, 7), (size_t)sqlite3_column_bytes(st, 7));
+    arg desc = {"desc", args, 0, 0};
+    if (name->marker && start == end) {
+      track_info t = {pid, tid, tid, TRACK_API, 0};
+      c->w->instant(c, "marker", &t, args, start, &desc);
+      c->n_instant++;
+    } else {
+      const track_info *t = place(c, TRACK_API, pid, tid, start, end);
+      c->w->slice(c, "api", t, name->marker ? args : txt_e(name),
+                  start, end - start, &desc, 0);
+      c->n_api++;
+    }
+    if (name->marker && start != end) {   /* a range for the launch pass */
+      lrec r = {.ts = start, .e = end, .id = sqlite3_column_int64(st, 0),
+                .aux = sqlite3_column_int64(st, 6), .thread = (int32_t)th, .queue = -1};
+      if ((rc = launch_add(c, &r)) != RPD_OK) break;
+    }
+  }
+  if (rc == RPD_OK && s != SQLITE_ROW && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* HSA api calls (rocpd_hsaApi, on tid + 1 as the reference). */
+int emit_hsa(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc;
+  if (!rpd_table_exists(c->r, "rocpd_hsaApi")) return RPD_OK;
+  rc = prep(c, &st,
+      "SELECT N.string, S.string, A.pid, A.tid, A.start, A.end"
+      " FROM rocpd_hsaApi A LEFT JOIN rocpd_string N ON N.id = A.apiName_id"
+      " LEFT JOIN rocpd_string S ON S.id = A.args_id"
+      " WHERE A.start BETWEEN ?1 AND ?2 ORDER BY A.id");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t start = sqlite3_column_int64(st, 4), end = sqlite3_column_int64(st, 5);
+    const track_info *t = place(c, TRACK_HSA, sqlite3_column_int64(st, 2),
+                                sqlite3_column_int64(st, 3), start, end);
+    arg desc = {"desc", txt_s(col_text(st, 1), (size_t)sqlite3_column_bytes(st, 1)), 0, 0};
+    c->w->slice(c, "hsa_api", t, txt_s(col_text(st, 0), (size_t)sqlite3_column_bytes(st, 0)),
+                start, end - start, &desc, 0);
+    c->n_hsa++;
+  }
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* The ids of the ops launched by an api call that starts in the window, as
+ * a bitmap (protobuf only: their slices end the flows emit_links starts). */
+static int load_linked_ops(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc = prep(c, &st,
+      "SELECT X.op_id FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id"
+      " WHERE A.start BETWEEN ?1 AND ?2");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (id < 0 || id >= ((int64_t)1 << 34)) continue;   /* no bitmap that big */
+    size_t byte = (size_t)(id >> 3);
+    if (byte >= c->nlinked) {
+      size_t n = c->nlinked ? c->nlinked : 4096;
+      while (n <= byte) n *= 2;
+      c->linked = rpd_xrealloc(c->linked, n);
+      memset(c->linked + c->nlinked, 0, n - c->nlinked);
+      c->nlinked = n;
+    }
+    c->linked[byte] |= (uint8_t)(1u << (id & 7));
+  }
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static int op_linked(const conv *c, int64_t id) {
+  return id >= 0 && (size_t)(id >> 3) < c->nlinked && (c->linked[id >> 3] >> (id & 7) & 1);
+}
+
+/* Every op in id order (rowid scan, names from the cache); collects the
+ * GPUs and their queues.  An op that overlaps an earlier one of its queue
+ * goes to a lane track; its tid and lane are kept for its flow arrow. */
+int emit_ops(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc = c->w->flow_on_op_slice ? load_linked_ops(c) : RPD_OK;
+  if (rc == RPD_OK)
+    rc = prep(c, &st,
+        "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
+    int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
+    if (!c->has_op || end > c->op_end) c->op_end = end;
+    c->has_op = 1;
+    if (c->gpuset.n == 0 || c->gpuset.a[c->gpuset.n - 1] != gpu) pair_get(&c->gpuset, gpu, 0);
+    if (!IN_WINDOW(c, start)) continue;
+    names_trim(&c->strs);
+    const name_ent *type = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 4));
+    const name_ent *desc = type ? names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5)) : NULL;
+    if (!desc) { rc = name_error(c, &c->strs); break; }
+    const track_info *t = place(c, TRACK_OP, gpu, queue, start, end);
+    if (t->lane)
+      idmap_put(&c->oplane, sqlite3_column_int64(st, 6), t->tid | (int64_t)t->lane << 32);
+    arg a = {"desc", txt_e(type), 0, 0};
+    c->w->slice(c, op_class_name(type->opclass), t, txt_e(desc->len > 2 ? desc : type), start,
+                end - start, &a, op_linked(c, sqlite3_column_int64(st, 6)) ? sqlite3_column_int64(st, 6) : 0);
+    c->n_op++;
+  }
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  free(c->linked);
+  c->linked = NULL;
+  c->nlinked = 0;
+  return rc;
+}
+
+static int64_t cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
+int i64_qcmp(const void *a, const void *b) {
+  return (int)cmp_i64(*(const int64_t *)a, *(const int64_t *)b);
+}
+
+/* The api->op links in rocpd_api_ops order (the table drives, api and op
+ * rows are fetched by rowid): one flow arrow each, and the launch rows for
+ * the queue counters and marker frames. */
+int emit_links(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc = prep(c, &st,
+      "SELECT X.id, A.id, A.pid, A.tid, A.start, A.end, O.gpuId, O.queueId, O.start, O.end, O.id"
+      " FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id"
+      " CROSS JOIN rocpd_op O ON O.id = X.op_id");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t xid = sqlite3_column_int64(st, 0);
+    int64_t pid = sqlite3_column_int64(st, 2), tid = sqlite3_column_int64(st, 3);
+    int64_t ts = sqlite3_column_int64(st, 4), aend = sqlite3_column_int64(st, 5);
+    int64_t gpu = sqlite3_column_int64(st, 6), queue = sqlite3_column_int64(st, 7);
+    int64_t ostart = sqlite3_column_int64(st, 8), oend = sqlite3_column_int64(st, 9);
+    int api_in = IN_WINDOW(c, ts), op_in = IN_WINDOW(c, ostart);
+    if (!api_in && !op_in) continue;
+    if (api_in && op_in) {   /* both ends in the window (or file) */
+      int64_t from = aend - 2000;   /* 2 us before the api ends, as the reference */
+      int64_t lane = 0;
+      track_info ta = {pid, tid, tid, TRACK_API, 0}, to = {gpu, queue, queue, TRACK_OP, 0};
+      if (idmap_get(&c->peer->oplane, sqlite3_column_int64(st, 10), &lane)) {
+        to.tid = lane & 0xffffffff;
+        to.lane = (uint32_t)(lane >> 32);
+      }
+      if (c->w->flow_on_op_slice) {
+        c->w->flow(c, sqlite3_column_int64(st, 10), &ta, from < ostart ? from : ostart, 0);
+      } else {
+        c->w->flow(c, xid, &ta, from < ostart ? from : ostart, 0);
+        c->w->flow(c, xid, &to, ostart, 1);
+      }
+      c->n_flow++;
+    }
+    lrec r = {.ts = ts, .id = sqlite3_column_int64(st, 1), .aux = xid, .ostart = ostart,
+              .oend = oend, .thread = (int32_t)pair_get(&c->threads, pid, tid),
+              .queue = (int32_t)pair_get(&c->queues, gpu, queue)};
+    rc = launch_add(c, &r);
+  }
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* One frame per graph launch, on the GPU's "Graphs <queue>" tracks. */
+int emit_graphs(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc;
+  if (!rpd_table_exists(c->r, "rocpd_graphLaunchapi")) return RPD_OK;
+  rc = prep(c, &st,
+      "SELECT 'Graph ' || ifnull(L.graphExec, ''), O.gpuId, O.queueId, min(O.start), max(O.end), count(*)"
+      " FROM rocpd_graphLaunchapi L JOIN rocpd_api_ops X ON X.api_id = L.api_ptr_id"
+      " JOIN rocpd_op O ON O.id = X.op_id WHERE O.start BETWEEN ?1 AND ?2"
+      " GROUP BY L.api_ptr_id ORDER BY L.api_ptr_id");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
+    const track_info *t = place(c, TRACK_GRAPH, sqlite3_column_int64(st, 1),
+                                sqlite3_column_int64(st, 2), start, end);
+    arg a = {"kernels", {0}, 1, sqlite3_column_int64(st, 5)};
+    c->w->slice(c, "graph", t, txt_s(col_text(st, 0), (size_t)sqlite3_column_bytes(st, 0)),
+                start, end - start, &a, 0);
+    c->n_graph++;
+  }
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* A monitor value as an integer or a finite double; 0 when it is neither
+ * (such rows are skipped). */
+static int monitor_value(sqlite3_stmt *st, int i, int *is_int, int64_t *iv, double *dv) {
+  const char *t;
+  char *end;
+  double v;
+  *is_int = 0;
+  if (sqlite3_column_type(st, i) == SQLITE_INTEGER) {
+    *is_int = 1;
+    *iv = sqlite3_column_int64(st, i);
+    return 1;
+  }
+  if (sqlite3_column_type(st, i) == SQLITE_FLOAT) {
+    v = sqlite3_column_double(st, i);
+  } else {
+    t = col_text(st, i);
+    while (*t == ' ') t++;
+    errno = 0;
+    v = strtod(t, &end);
+    while (*end == ' ') end++;
+    if (end == t || *end || errno == ERANGE) return 0;
+  }
+  if (!isfinite(v)) return 0;
+  *dv = v;
+  return 1;
+}
+
+/* A counter point; its pid gets a process name at the end. */
+void counter_point(conv *c, const char *cat, int64_t pid, const char *name, int64_t ts,
+                   const char *key, int is_int, int64_t iv, double dv) {
+  if (!c->cpids.n || c->cpids.a[c->cpids.n - 1] != pid) pair_get(&c->cpids, pid, 0);
+  c->w->counter(c, cat, pid, name, ts, key, is_int, iv, dv);
+  c->n_counter++;
+}
+
+static void ev_monitor(conv *c, sqlite3_stmt *st, int64_t ts) {
+  int is_int;
+  int64_t iv = 0;
+  double dv = 0;
+  const char *type = col_text(st, 1);
+  if (!monitor_value(st, 3, &is_int, &iv, &dv)) return;
+  counter_point(c, "monitor", sqlite3_column_int64(st, 0), type, ts, type, is_int, iv, dv);
+}
+
+int emit_monitor(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc;
+  if (!rpd_table_exists(c->r, "rocpd_monitor")) return RPD_OK;
+  rc = prep(c, &st,
+      "SELECT deviceId, monitorType, start, value FROM rocpd_monitor"
+      " WHERE start BETWEEN ?1 AND ?2 ORDER BY id");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW)
+    ev_monitor(c, st, sqlite3_column_int64(st, 2));
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  st = NULL;
+  /* The last value of each series holds until its last end, or the end of
+   * the trace (or --end) when that is later. */
+  if (rc == RPD_OK)
+    rc = prep(c, &st,
+        "SELECT deviceId, monitorType, max(end), value FROM rocpd_monitor"
+        " WHERE start BETWEEN ?1 AND ?2 GROUP BY deviceId, monitorType"
+        " ORDER BY deviceId, monitorType");
+  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t end = sqlite3_column_int64(st, 2);
+    ev_monitor(c, st, end > c->t_end ? end : c->t_end);
+  }
+  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+typedef struct pid_tid { int64_t pid, tid; } pid_tid;
+
+static int pid_tid_cmp(const void *pa, const void *pb) {
+  const pid_tid *a = pa, *b = pb;
+  return a->pid != b->pid ? (a->pid < b->pid ? -1 : 1) : (int)cmp_i64(a->tid, b->tid);
+}
+
+static void meta_threads(conv *c, pid_tid *v, size_t n, int hsa) {
+  char name[48];
+  qsort(v, n, sizeof *v, pid_tid_cmp);
+  for (size_t i = 0; i < n; i++) {
+    snprintf(name, sizeof name, "%s %lld", hsa ? "HSA" : "Hip", (long long)v[i].tid);
+    c->w->name(c, v[i].pid, v[i].tid + hsa, name, v[i].tid * 2 - hsa);
+  }
+}
+
+/* The sort index of a track the layout made: a queue's op lanes, then its
+ * graph and marker frames, queue by queue; extra api lanes by their thread. */
+int64_t track_sort_index(const track_info *t) {
+  if (t->kind == TRACK_API || t->kind == TRACK_HSA) return t->base * 2 - (t->kind == TRACK_HSA);
+  return t->base * 64 + (t->kind - TRACK_OP) * 16 + (t->lane < 15 ? t->lane : 15);
+}
+
+/* Names of the tracks this worker's layout made, except the api and HSA
+ * threads themselves (meta_threads names those). */
+void name_tracks(conv *c) {
+  char name[64];
+  for (size_t i = 0; i < c->lay.ntracks; i++) {
+    const track_info *t = &c->lay.tracks[i];
+    if ((t->kind == TRACK_API || t->kind == TRACK_HSA) && !t->lane) continue;
+    track_name(t, name, sizeof name);
+    c->w->name(c, t->pid, t->tid, name, track_sort_index(t));
+  }
+}
+
+/* Process and thread names, written last (the scans collected them):
+ * GPU<n> per distinct rocpd_op.gpuId and counter pid, "Process <pid>" per
+ * other pid of an api call, "Hip <tid>" per api (pid, tid), "HSA <tid>" on
+ * tid + 1 per rocpd_hsaApi (pid, tid), and the lane and frame tracks. */
+int emit_metadata(conv *c) {
+  char name[40];
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_DONE, rc = RPD_OK;
+  pid_tid *v = NULL;
+  size_t n = 0, cap = 0;
+  pairmap gpus = {0}, hosts = {0};
+  for (size_t i = 0; i < c->ngpus; i++) pair_get(&gpus, c->gpus[i], 0);
+  for (size_t i = 0; i < c->cpids.n; i++) pair_get(&gpus, c->cpids.a[i], 0);
+  v = rpd_xmalloc((gpus.n ? gpus.n : 1) * sizeof *v);
+  for (size_t i = 0; i < gpus.n; i++) v[i] = (pid_tid){gpus.a[i], 0};
+  qsort(v, gpus.n, sizeof *v, pid_tid_cmp);
+  for (size_t i = 0; i < gpus.n; i++) {
+    snprintf(name, sizeof name, "GPU%lld", (long long)v[i].pid);
+    c->w->name(c, v[i].pid, -1, name, v[i].pid + 1000000);
+  }
+  for (size_t i = 0; i < c->threads.n; i++) pair_get(&hosts, c->threads.a[i], 0);
+  free(v);
+  v = rpd_xmalloc((c->threads.n ? c->threads.n : 1) * sizeof *v);
+  for (size_t i = 0; i < hosts.n; i++) v[i] = (pid_tid){hosts.a[i], 0};
+  qsort(v, hosts.n, sizeof *v, pid_tid_cmp);
+  for (size_t i = 0; i < hosts.n; i++) {
+    size_t before = gpus.n;
+    pair_get(&gpus, v[i].pid, 0);
+    if (gpus.n == before) continue;   /* a GPU's number: named above */
+    snprintf(name, sizeof name, "Process %lld", (long long)v[i].pid);
+    c->w->name(c, v[i].pid, -1, name, v[i].pid);
+  }
+  for (size_t i = 0; i < c->threads.n; i++) v[i] = (pid_tid){c->threads.a[i], c->threads.b[i]};
+  meta_threads(c, v, c->threads.n, 0);
+  n = 0;
+  cap = c->threads.n;
+  if (rpd_table_exists(c->r, "rocpd_hsaApi")) {
+    rc = prep(c, &st, "SELECT DISTINCT pid, tid FROM rocpd_hsaApi");
+    while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+      if (n == cap) {
+        cap = cap ? cap * 2 : 16;
+        v = rpd_xrealloc(v, cap * sizeof *v);
+      }
+      v[n++] = (pid_tid){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+    }
+    if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+    sqlite3_finalize(st);
+    if (rc == RPD_OK) meta_threads(c, v, n, 1);
+  }
+  if (rc == RPD_OK) name_tracks(c);
+  free(v);
+  pair_free(&gpus);
+  pair_free(&hosts);
+  return rc;
+}

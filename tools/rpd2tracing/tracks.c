@@ -1,0 +1,193 @@
+#include "tracing.h"
+
+/* Track layout: every slice goes to a (pid, tid) track on which slices nest
+ * strictly, as Perfetto's JSON importer needs.  A slice that would overlap
+ * one of its track without nesting goes to the first extra lane track of
+ * the same base track where it fits; lanes are numbered in the order they
+ * are needed, so the layout depends on the rows alone.  Slices on one lane
+ * keep their start order (a slice starting before the lane's last start
+ * takes another lane), so the check needs only the lane's open ends. */
+
+/* One lane: the ends of its open slices (a stack), its last start, its tid. */
+typedef struct lane {
+  int64_t *ends;
+  uint32_t depth, cap;
+  int64_t last_start;
+  int64_t tid;
+  size_t info;          /* index in layout.tracks */
+} lane;
+
+typedef struct base_track {
+  lane *lanes;
+  size_t n;
+} base_track;
+
+/* The class of an op from its opType: the one place that decides it (to be
+ * replaced by the common op classification). */
+uint8_t op_class_of(const char *op_type) {
+  if (!op_type) return OPC_OTHER;
+  if (strstr(op_type, "Kernel")) return OPC_KERNEL;
+  if (strstr(op_type, "Copy") || strstr(op_type, "Fill") || strstr(op_type, "Memset"))
+    return OPC_COPY;
+  if (strstr(op_type, "Barrier") || strstr(op_type, "Marker")) return OPC_BARRIER;
+  return OPC_OTHER;
+}
+
+const char *op_class_name(uint8_t cls) {
+  static const char *const names[] = {"kernel", "copy", "barrier", "other"};
+  return cls < 4 ? names[cls] : "other";
+}
+
+void layout_init(layout *l, int64_t first_tid) {
+  memset(l, 0, sizeof *l);
+  l->next_tid = first_tid;
+  l->last = (size_t)-1;
+}
+
+/* 1 when [start, end] fits on the lane (popping the slices that ended). */
+static int lane_fits(lane *ln, int nest, int64_t start, int64_t end) {
+  if (ln->depth && start < ln->last_start) return 0;
+  while (ln->depth && ln->ends[ln->depth - 1] <= start) ln->depth--;
+  if (!ln->depth) return 1;
+  return nest && end <= ln->ends[ln->depth - 1];
+}
+
+static void lane_push(lane *ln, int64_t start, int64_t end) {
+  if (ln->depth == ln->cap) {
+    ln->cap = ln->cap ? ln->cap * 2 : 4;
+    ln->ends = rpd_xrealloc(ln->ends, ln->cap * sizeof *ln->ends);
+  }
+  ln->ends[ln->depth++] = end;
+  ln->last_start = start;
+}
+
+/* Remember a track for its name ("M" events, track descriptors). */
+static void layout_register(layout *l, int kind, int64_t pid, int64_t base, int64_t tid,
+                            uint32_t lane_no) {
+  if (l->ntracks == l->trcap) {
+    l->trcap = l->trcap ? l->trcap * 2 : 16;
+    l->tracks = rpd_xrealloc(l->tracks, l->trcap * sizeof *l->tracks);
+  }
+  l->tracks[l->ntracks++] = (track_info){pid, tid, base, kind, lane_no};
+}
+
+/* The tid of lane 0 of a base track: the base itself for api calls and
+ * ops, tid + 1 for HSA calls (as the reference), a new tid for the others
+ * (graph and marker frames have tracks of their own). */
+static int64_t lane_tid(layout *l, int kind, int64_t base, size_t lane_no) {
+  if (lane_no == 0 && (kind == TRACK_API || kind == TRACK_OP)) return base;
+  if (lane_no == 0 && kind == TRACK_HSA) return base + 1;
+  return l->next_tid++;
+}
+
+const track_info *layout_place(layout *l, int kind, int64_t pid, int64_t base, int64_t start,
+                               int64_t end) {
+  size_t k, i;
+  if (end < start) end = start;
+  if (l->last != (size_t)-1 && l->last_kind == kind && l->last_pid == pid &&
+      l->last_base == base) {
+    k = l->last;
+  } else {
+    /* kind folded into the key's high bits: one map for all kinds */
+    k = pair_get(&l->keys, pid, (int64_t)((uint64_t)base ^ ((uint64_t)kind << 56)));
+    if (k >= l->nbase) {
+      l->base = rpd_xrealloc(l->base, (k + 1) * sizeof *l->base);
+      for (; l->nbase <= k; l->nbase++) l->base[l->nbase] = (base_track){0};
+    }
+    l->last = k;
+    l->last_kind = kind;
+    l->last_pid = pid;
+    l->last_base = base;
+  }
+  base_track *bt = &l->base[k];
+  int nest = kind == TRACK_API || kind == TRACK_HSA;
+  for (i = 0; i < bt->n; i++)
+    if (lane_fits(&bt->lanes[i], nest, start, end)) break;
+  if (i == bt->n) {
+    bt->lanes = rpd_xrealloc(bt->lanes, (bt->n + 1) * sizeof *bt->lanes);
+    bt->lanes[i] = (lane){.tid = lane_tid(l, kind, base, i), .info = l->ntracks};
+    bt->n++;
+    layout_register(l, kind, pid, base, bt->lanes[i].tid, (uint32_t)i);
+  }
+  lane_push(&bt->lanes[i], start, end);
+  return &l->tracks[bt->lanes[i].info];
+}
+
+void layout_free(layout *l) {
+  for (size_t k = 0; k < l->nbase; k++) {
+    for (size_t i = 0; i < l->base[k].n; i++) free(l->base[k].lanes[i].ends);
+    free(l->base[k].lanes);
+  }
+  free(l->base);
+  free(l->tracks);
+  pair_free(&l->keys);
+  memset(l, 0, sizeof *l);
+}
+
+/* The name of a track: "Queue 3", "Queue 3 (2)" for its third lane,
+ * "Graphs 3", "Markers 3", "Hip 1234 (2)", "HSA 1234 (2)". */
+void track_name(const track_info *t, char *buf, size_t n) {
+  static const char *const kinds[] = {"Hip", "HSA", "Queue", "Graphs", "Markers"};
+  const char *what = t->kind >= 0 && t->kind < TRACK_KINDS ? kinds[t->kind] : "Track";
+  if (t->lane)
+    snprintf(buf, n, "%s %lld (%u)", what, (long long)t->base, t->lane + 1);
+  else
+    snprintf(buf, n, "%s %lld", what, (long long)t->base);
+}
+
+/* ------------------------------------------------------------ id -> tid */
+
+static size_t id_hash(int64_t id) {
+  uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+  return (size_t)(h ^ (h >> 31));
+}
+
+void idmap_put(idmap *m, int64_t key, int64_t val) {
+  size_t j;
+  if (2 * (m->n + 1) > m->cap) {
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    int64_t *nk = rpd_xmalloc(ncap * sizeof *nk), *nv = rpd_xmalloc(ncap * sizeof *nv);
+    uint8_t *nu = rpd_xcalloc(ncap, 1);
+    for (size_t i = 0; i < m->cap; i++) {
+      if (!m->used[i]) continue;
+      j = id_hash(m->key[i]) & (ncap - 1);
+      while (nu[j]) j = (j + 1) & (ncap - 1);
+      nu[j] = 1;
+      nk[j] = m->key[i];
+      nv[j] = m->val[i];
+    }
+    free(m->key);
+    free(m->val);
+    free(m->used);
+    m->key = nk;
+    m->val = nv;
+    m->used = nu;
+    m->cap = ncap;
+  }
+  j = id_hash(key) & (m->cap - 1);
+  while (m->used[j] && m->key[j] != key) j = (j + 1) & (m->cap - 1);
+  if (!m->used[j]) m->n++;
+  m->used[j] = 1;
+  m->key[j] = key;
+  m->val[j] = val;
+}
+
+int idmap_get(const idmap *m, int64_t key, int64_t *val) {
+  if (!m->cap) return 0;
+  size_t j = id_hash(key) & (m->cap - 1);
+  while (m->used[j]) {
+    if (m->key[j] == key) {
+      *val = m->val[j];
+      return 1;
+    }
+    j = (j + 1) & (m->cap - 1);
+  }
+  return 0;
+}
+
+void idmap_free(idmap *m) {
+  free(m->key);
+  free(m->val);
+  free(m->used);
+  memset(m, 0, sizeof *m);
+}
