@@ -210,13 +210,15 @@ win() { # NAME "X-op X-api i flows" ARGS...
     check_eq "$_n" "$_w" "$_got"
   else notok "$_n" "exit $?: $(cat w.err)"; fi
 }
-win "--start/--end bare = absolute us" "1 1 0 1" --start 9 --end 20
+win "--abs-us: --start/--end bare = absolute us" "1 1 0 1" --abs-us --start 9 --end 20
+win "--start/--end bare = ms from the first call" "1 1 0 1" --start 0.008 --end 0.019
 win "--start/--end percent" "2 4 1 2" --start 0% --end 10%
 win "--start=+T --end=-T" "2 1 1 0" --start=+4us --end=-90us
 win "--start with unit counts from the first call" "2 2 0 2" --start 9us
-win "--end only" "0 1 0 0" --end 1.5
-check_eq "window keeps ts in range" "tsrange X/copy 12.000 12.000" "$(rpd2tracing mini.rpd w.json -q --start 9 --end 20 && "$JC" w.json | grep '^tsrange X/copy')"
-check_eq "--end sets the counter end" 1 "$(rpd2tracing mini.rpd w.json -q --end 50 && grep -c '"name":"sclk","ts":90.000' w.json)"
+win "--end only (--abs-us)" "0 1 0 0" --abs-us --end 1.5
+win "--end only (bare ms)" "0 1 0 0" --end 0.0005
+check_eq "window keeps ts in range" "tsrange X/copy 12.000 12.000" "$(rpd2tracing mini.rpd w.json -q --abs-us --start 9 --end 20 && "$JC" w.json | grep '^tsrange X/copy')"
+check_eq "--end sets the counter end" 1 "$(rpd2tracing mini.rpd w.json -q --abs-us --end 50 && grep -c '"name":"sclk","ts":90.000' w.json)"
 
 # bad arguments and bad input: one line, exit code, input untouched, no output
 check_rc "bad --start" 2 rpd2tracing mini.rpd x.json --start abc

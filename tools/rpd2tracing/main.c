@@ -18,7 +18,7 @@
 
 static const char usage[] =
 "usage: rpd2tracing FILE[.gz] [OUT] [--start T] [--end T] [--format F]\n"
-"                   [--max-size SIZE | --split N] [-q]\n"
+"                   [--max-size SIZE | --split N] [--abs-us] [-q]\n"
 "\n"
 "Convert an RPD trace for ui.perfetto.dev or chrome://tracing.  OUT ending\n"
 "in .json writes trace-event JSON, in .pftrace or .perfetto-trace Perfetto's\n"
@@ -36,10 +36,12 @@ static const char usage[] =
 "strictly on every track, as Perfetto requires.\n"
 "\n"
 "  --start T, --end T   keep events starting in [start, end].  T is a bare\n"
-"                       number of microseconds (an absolute timestamp, as the\n"
-"                       reference), N% of the trace span, +T from the first\n"
-"                       api call, -T back from the last, or a number with a\n"
-"                       unit (ns, us, ms, s) counted from the first api call\n"
+"                       number of ms from the first api call (as every\n"
+"                       tool: docs/time.md), a number with a unit (ns, us,\n"
+"                       ms, s), +T from the first api call, -T back from\n"
+"                       the last, or N% of the trace span\n"
+"  --abs-us             a bare --start/--end number is an absolute timestamp\n"
+"                       in microseconds, as the reference rpd2tracing.py\n"
 "  --format object      JSON {\"traceEvents\": [...]} (default; also 'json')\n"
 "  --format array       JSON, a bare [...] array\n"
 "  --format proto       Perfetto protobuf (the default for .pftrace OUT)\n"
@@ -58,7 +60,7 @@ static const char usage[] =
 
 typedef struct opts {
   const char *in, *out, *start, *end;
-  int array, quiet, proto, format_set;
+  int array, quiet, proto, format_set, abs_us;
   int64_t split;            /* --split N, 0: not given */
   int64_t max_size;         /* --max-size, 0: not given */
 } opts;
@@ -95,6 +97,7 @@ static int parse_args(int argc, char **argv, opts *o) {
     else if (!strncmp(a, "--split", 7) && (a[7] == 0 || a[7] == '=')) dst = &split;
     else if (!strncmp(a, "--max-size", 10) && (a[10] == 0 || a[10] == '=')) dst = &size;
     else if (!strcmp(a, "-q")) { o->quiet = 1; continue; }
+    else if (!strcmp(a, "--abs-us")) { o->abs_us = 1; continue; }
     else if (a[0] == '-' && a[1]) return rpd_usage_error("unknown option '%s'", a);
     if (dst) {
       const char *eq = strchr(a, '=');
@@ -148,12 +151,13 @@ static int ends_with(const char *s, const char *suffix) {
   return a >= b && !strcmp(s + a - b, suffix);
 }
 
-/* Resolve --start/--end text to ns (rpd_timeopt_resolve: bare numbers
- * without a unit are absolute microseconds, the reference; with a unit they
- * count from the first api call; +T, -T and N% as the common time forms). */
-static int resolve_time(const char *opt, const char *text, int64_t first,
+/* Resolve --start/--end text to ns with the common resolver (docs/time.md:
+ * a bare number is ms from the first api call; with --abs-us an absolute
+ * timestamp in microseconds, as the reference). */
+static int resolve_time(const char *opt, const char *text, int abs_us, int64_t first,
                         int64_t last, int64_t *ns) {
-  if (rpd_timeopt_resolve(text, first, last, ns) != RPD_OK)
+  int mode = abs_us ? RPD_TIMEOPT_ABS_US : RPD_TIMEOPT_DEFAULT;
+  if (rpd_timeopt_resolve_mode(text, mode, first, last, ns) != RPD_OK)
     return rpd_usage_error("%s: %s", opt, rpd_errmsg());
   return 0;
 }
@@ -438,6 +442,10 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (rpd_open_or_report(&c.r, o.in, NULL, RPD_READ) != RPD_OK) { ret = 1; goto done; }
+  if (rpd_opclass_load(c.r, &trace_opclass) != RPD_OK) {
+    ret = rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());
+    goto done;
+  }
   c.args_table = rpd_args_table(c.r);
   c.db = c.r->db;
   /* every scan is sequential: a small page cache keeps memory flat */
@@ -449,8 +457,8 @@ int main(int argc, char **argv) {
   }
   c.lo = INT64_MIN;
   c.hi = INT64_MAX;
-  if (o.start && (ret = resolve_time("--start", o.start, first, last, &c.lo))) goto done;
-  if (o.end && (ret = resolve_time("--end", o.end, first, last, &c.hi))) goto done;
+  if (o.start && (ret = resolve_time("--start", o.start, o.abs_us, first, last, &c.lo))) goto done;
+  if (o.end && (ret = resolve_time("--end", o.end, o.abs_us, first, last, &c.hi))) goto done;
   if (c.lo > c.hi) {
     ret = rpd_usage_error("--start is after --end");
     goto done;
@@ -471,6 +479,7 @@ int main(int argc, char **argv) {
     ret = write_one(&c, &cb, &o, out, c.lo, c.hi, c.t_end, c.t_from_scans, &bytes);
   }
 done:
+  rpd_opclass_free(&trace_opclass);
   if (c.r) rpd_close(c.r, 0);
   free(out);
   return ret;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE   /* copy_file_range, sync_file_range, fallocate */
 #include "rpd.h"
 #include "timeopt.h"
+#include "opclass.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -136,7 +137,9 @@ typedef struct idmap {
 } idmap;
 
 /* The class (OPC_*) of an opType string. */
-uint8_t op_class_of(const char *op_type);
+/* Op classes of the trace (common/opclass), loaded once by main. */
+extern rpd_opclass_map trace_opclass;
+uint8_t op_class_of(int64_t optype_id);
 /* "kernel", "copy", "barrier" or "other" (static text). */
 const char *op_class_name(uint8_t cls);
 /* An empty layout whose new tracks get tids first_tid, first_tid + 1, ... */

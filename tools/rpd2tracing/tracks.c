@@ -22,15 +22,19 @@ typedef struct base_track {
   size_t n;
 } base_track;
 
-/* The class of an op from its opType: the one place that decides it (to be
- * replaced by the common op classification). */
-uint8_t op_class_of(const char *op_type) {
-  if (!op_type) return OPC_OTHER;
-  if (strstr(op_type, "Kernel")) return OPC_KERNEL;
-  if (strstr(op_type, "Copy") || strstr(op_type, "Fill") || strstr(op_type, "Memset"))
-    return OPC_COPY;
-  if (strstr(op_type, "Barrier") || strstr(op_type, "Marker")) return OPC_BARRIER;
-  return OPC_OTHER;
+/* The op classes of the trace being converted (common/opclass: the one
+ * definition, views/opClass.sql), loaded by main before any worker starts
+ * and read-only afterwards. */
+rpd_opclass_map trace_opclass;
+
+/* The class of opType_id, as OPC_xxx. */
+uint8_t op_class_of(int64_t optype_id) {
+  switch (rpd_opclass_of(&trace_opclass, optype_id)) {
+  case RPD_OPCLASS_KERNEL: return OPC_KERNEL;
+  case RPD_OPCLASS_COPY: return OPC_COPY;
+  case RPD_OPCLASS_BARRIER: return OPC_BARRIER;
+  default: return OPC_OTHER;
+  }
 }
 
 const char *op_class_name(uint8_t cls) {
