@@ -1,0 +1,508 @@
+/* csv.c - rpd-import: a rocprofv3 CSV set (kernel_trace, *_api_trace,
+ * memory_copy_trace, agent_info), one record at a time. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "rpd.h"
+#include "import.h"
+
+/* ------------------------------------------------------------ CSV input */
+
+typedef struct csv {
+  FILE *f;
+  const char *path;
+  int64_t line;         /* line of the current record's start */
+  int64_t nextline;
+  rpd_buf *fld;
+  int nfld, capfld;
+  char **hdr;
+  int nhdr;
+} csv;
+
+/* Read one RFC 4180 record into c->fld; 1 = got one, 0 = EOF, -1 = error. */
+static int csv_next(csv *c)
+{
+  int ch, inq = 0, any = 0;
+  c->nfld = 0;
+  c->line = c->nextline;
+  for (;;) {
+    if (c->nfld == c->capfld) {
+      c->capfld = c->capfld ? 2 * c->capfld : 32;
+      c->fld = rpd_xrealloc(c->fld, c->capfld * sizeof *c->fld);
+      memset(c->fld + c->nfld, 0, (c->capfld - c->nfld) * sizeof *c->fld);
+    }
+    rpd_buf *b = &c->fld[c->nfld];
+    rpd_buf_reset(b);
+    rpd_buf_add(b, "", 0);
+    for (;;) {
+      ch = getc_unlocked(c->f);
+      if (ch == EOF) {
+        if (inq)
+          return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": unterminated quoted "
+                            "field at end of file", c->path, c->line), -1;
+        if (!any && !c->nfld && !b->len)
+          return 0;
+        c->nfld++;
+        return 1;
+      }
+      any = 1;
+      if (inq) {
+        if (ch == '"') {
+          int nx = getc_unlocked(c->f);
+          if (nx == '"') {
+            rpd_buf_add(b, "\"", 1);
+            continue;
+          }
+          inq = 0;
+          if (nx == EOF)
+            continue;
+          ch = nx;
+        } else {
+          if (ch == '\n')
+            c->nextline++;
+          char cc = (char)ch;
+          rpd_buf_add(b, &cc, 1);
+          continue;
+        }
+      }
+      if (ch == '"' && !b->len) {
+        inq = 1;
+        continue;
+      }
+      if (ch == ',')
+        break;
+      if (ch == '\r')
+        continue;
+      if (ch == '\n') {
+        c->nextline++;
+        c->nfld++;
+        return 1;
+      }
+      char cc = (char)ch;
+      rpd_buf_add(b, &cc, 1);
+    }
+    c->nfld++;
+  }
+}
+
+static void csv_close(csv *c)
+{
+  if (c->f)
+    fclose(c->f);
+  for (int i = 0; i < c->capfld; i++)
+    rpd_buf_free(&c->fld[i]);
+  free(c->fld);
+  for (int i = 0; i < c->nhdr; i++)
+    free(c->hdr[i]);
+  free(c->hdr);
+  memset(c, 0, sizeof *c);
+}
+
+static int csv_open(csv *c, const char *path)
+{
+  memset(c, 0, sizeof *c);
+  c->path = path;
+  c->nextline = 1;
+  c->f = fopen(path, "r");
+  if (!c->f)
+    return rpd_seterr(RPD_EIO, "cannot read '%s': %s", path, strerror(errno));
+  int g = csv_next(c);
+  if (g < 0)
+    return RPD_EPARSE;
+  if (g == 0)
+    return rpd_seterr(RPD_EPARSE, "%s: empty file (no header line)", path);
+  c->nhdr = c->nfld;
+  c->hdr = rpd_xcalloc(c->nhdr, sizeof *c->hdr);
+  for (int i = 0; i < c->nhdr; i++)
+    c->hdr[i] = rpd_xstrdup(c->fld[i].s);
+  return RPD_OK;
+}
+
+/* Column index of the first of the '|'-separated names, or -1. */
+static int csv_col(const csv *c, const char *names)
+{
+  const char *p = names;
+  while (*p) {
+    size_t len = strcspn(p, "|");
+    for (int i = 0; i < c->nhdr; i++)
+      if (strlen(c->hdr[i]) == len && !strncasecmp(c->hdr[i], p, len))
+        return i;
+    p += len;
+    if (*p)
+      p++;
+  }
+  return -1;
+}
+
+static const char *cval(const csv *c, int col)
+{
+  return col >= 0 && col < c->nfld ? c->fld[col].s : "";
+}
+
+/* Integer field; "Agent 3" style values give their trailing number. */
+static int cint(const csv *c, int col, int64_t *v)
+{
+  const char *s = cval(c, col), *p = s;
+  char *e;
+  *v = 0;
+  if (col < 0 || !*s)
+    return RPD_OK;
+  while (*p && !isdigit((unsigned char)*p) && *p != '-')
+    p++;
+  errno = 0;
+  *v = strtoll(p, &e, 10);
+  while (*e == ' ')
+    e++;
+  if (p == e || errno || *e)
+    return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": column '%s': not a "
+                      "number: '%.40s'", c->path, c->line, c->hdr[col], s);
+  return RPD_OK;
+}
+
+static int need_cols(const csv *c, const char *const *names, int *cols, int n)
+{
+  for (int i = 0; i < n; i++) {
+    int optional = names[i][0] == '?';
+    cols[i] = csv_col(c, names[i] + optional);
+    if (cols[i] < 0 && !optional)
+      return rpd_seterr(RPD_EPARSE, "%s: missing column '%s'", c->path, names[i]);
+  }
+  return RPD_OK;
+}
+
+static int check_width(const csv *c)
+{
+  if (c->nfld != c->nhdr)
+    return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": %d fields, header has %d",
+                      c->path, c->line, c->nfld, c->nhdr);
+  return RPD_OK;
+}
+
+/* CSV agent numbers -> gpu index. */
+typedef struct agentmap {
+  imap gpu;        /* agent number -> gpu index, -1 = CPU */
+  int known;
+} agentmap;
+
+static int csv_agent_info(const char *path, agentmap *am)
+{
+  csv c;
+  int rc = csv_open(&c, path), g;
+  int col_node = -1, col_type = -1, col_tidx = -1;
+  if (!rc) {
+    col_node = csv_col(&c, "Logical_Node_Id|Node_Id");
+    col_type = csv_col(&c, "Agent_Type|Type");
+    col_tidx = csv_col(&c, "Logical_Node_Type_Id");
+    if (col_node < 0 || col_type < 0)
+      rc = rpd_seterr(RPD_EPARSE, "%s: missing Logical_Node_Id/Agent_Type", path);
+  }
+  while (!rc && (g = csv_next(&c)) > 0) {
+    int64_t node, tidx = 0;
+    rc = cint(&c, col_node, &node);
+    if (!rc && col_tidx >= 0)
+      rc = cint(&c, col_tidx, &tidx);
+    if (!rc)
+      imap_put(&am->gpu, node, strstr(cval(&c, col_type), "GPU") ? tidx : -1);
+  }
+  if (!rc && g < 0)
+    rc = RPD_EPARSE;
+  if (!rc)
+    am->known = 1;
+  csv_close(&c);
+  return rc;
+}
+
+/* Without agent_info.csv: GPU agents are the agents that ran kernels,
+ * numbered 0.. in ascending agent order. */
+static int csv_agent_scan(char **files, int n, agentmap *am)
+{
+  int64_t ids[256];
+  int nids = 0, rc = RPD_OK, g;
+  for (int i = 0; i < n && !rc; i++) {
+    csv c;
+    rc = csv_open(&c, files[i]);
+    int col = rc ? -1 : csv_col(&c, "Agent_Id");
+    while (!rc && col >= 0 && (g = csv_next(&c)) > 0) {
+      int64_t a;
+      rc = cint(&c, col, &a);
+      int seen = 0;
+      for (int k = 0; k < nids; k++)
+        seen |= ids[k] == a;
+      if (!rc && !seen && nids < 256)
+        ids[nids++] = a;
+    }
+    csv_close(&c);
+  }
+  for (int i = 0; i < nids; i++) {
+    int rank = 0;
+    for (int k = 0; k < nids; k++)
+      rank += ids[k] < ids[i];
+    imap_put(&am->gpu, ids[i], rank);
+  }
+  return rc;
+}
+
+static int64_t csv_gpu(const agentmap *am, int64_t agent)
+{
+  int64_t g;
+  return imap_get(&am->gpu, agent, &g) ? g : -1;
+}
+
+/* One record of a CSV section; col[] are the indexes of its column names. */
+typedef int (*csv_row_fn)(imp *m, const csv *c, const int *col, const void *arg);
+
+enum { CSV_MAXCOLS = 16 };
+
+/* Read every record of the CSV file `path`, which must have the columns
+ * `names` (n <= CSV_MAXCOLS, see need_cols): count it as `kind`, check its
+ * width and hand it to row(m, c, col, arg). */
+static int csv_each(imp *m, const char *path, const char *kind,
+                    const char *const *names, int n, csv_row_fn row, const void *arg)
+{
+  int col[CSV_MAXCOLS], g = 0;
+  csv c;
+  int rc = csv_open(&c, path);
+  if (!rc)
+    rc = need_cols(&c, names, col, n);
+  while (!rc && (g = csv_next(&c)) > 0) {
+    count_read(m, kind, 1);
+    rc = check_width(&c);
+    if (!rc)
+      rc = row(m, &c, col, arg);
+  }
+  if (!rc && g < 0)
+    rc = RPD_EPARSE;
+  csv_close(&c);
+  return rc;
+}
+
+static const char *const csv_kernel_cols[] = {
+  "Agent_Id", "?Queue_Id", "?Stream_Id", "?Dispatch_Id", "Kernel_Name",
+  "Correlation_Id", "Start_Timestamp", "End_Timestamp",
+  "?LDS_Block_Size|Group_Segment_Size|LDS_Size", "?Scratch_Size|Private_Segment_Size",
+  "?Workgroup_Size_X", "?Workgroup_Size_Y", "?Workgroup_Size_Z",
+  "?Grid_Size_X", "?Grid_Size_Y", "?Grid_Size_Z"
+};
+enum { NKERNEL_COLS = sizeof csv_kernel_cols / sizeof csv_kernel_cols[0] };
+
+static int csv_kernel_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const agentmap *am = arg;
+  kern k = {0};
+  int64_t v[NKERNEL_COLS];
+  int rc = RPD_OK;
+  for (int i = 0; i < NKERNEL_COLS && !rc; i++)
+    rc = i == 4 ? RPD_OK : cint(c, col[i], &v[i]);
+  if (rc)
+    return rc;
+  k.gpu = csv_gpu(am, v[0]);
+  k.queue = v[1];
+  k.stream = v[2];
+  k.seq = v[3];
+  k.corr = v[5];
+  k.start = v[6];
+  k.end = v[7];
+  k.lds = v[8];
+  k.scratch = v[9];
+  for (int i = 0; i < 3; i++) {
+    k.wg[i] = v[10 + i];
+    k.grid[i] = v[13 + i];
+  }
+  rc = sid(m, cval(c, col[4]), &k.desc_id);
+  k.name_id = k.desc_id;
+  if (!rc)
+    rc = w_kernel(m, &k);
+  return rc;
+}
+
+static int csv_kernels(imp *m, const char *path, const agentmap *am)
+{
+  return csv_each(m, path, "kernel_dispatch", csv_kernel_cols, NKERNEL_COLS,
+                  csv_kernel_row, am);
+}
+
+static const char *const csv_api_cols[] = {
+  "?Domain", "Function", "?Process_Id", "Thread_Id", "Correlation_Id",
+  "Start_Timestamp", "End_Timestamp", "?Args|Arguments"
+};
+
+/* What the api rows of one CSV file are. */
+typedef struct apisrc {
+  const char *domain;
+  int marker;          /* marker_api: the Function column is the message */
+} apisrc;
+
+static int csv_api_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const apisrc *src = arg;
+  apirec a = {0};
+  int rc = cint(c, col[2], &a.pid);
+  if (!rc) rc = cint(c, col[3], &a.tid);
+  if (!rc) rc = cint(c, col[4], &a.corr);
+  if (!rc) rc = cint(c, col[5], &a.start);
+  if (!rc) rc = cint(c, col[6], &a.end);
+  if (rc)
+    return rc;
+  a.domain = src->domain;
+  a.category = cval(c, col[0]);
+  a.name = src->marker ? "UserMarker" : cval(c, col[1]);
+  a.args = src->marker ? cval(c, col[1]) : cval(c, col[7]);
+  return w_api(m, &a);
+}
+
+static int csv_apis(imp *m, const char *path, const char *kind, const char *domain)
+{
+  apisrc src = {domain, !strcmp(kind, "marker_api")};
+  return csv_each(m, path, kind, csv_api_cols,
+                  sizeof csv_api_cols / sizeof csv_api_cols[0], csv_api_row, &src);
+}
+
+static const char *const csv_copy_cols[] = {
+  "?Direction|Operation", "Source_Agent_Id|Src_Agent_Id",
+  "Destination_Agent_Id|Dst_Agent_Id", "Correlation_Id", "Start_Timestamp",
+  "End_Timestamp", "?Size|Bytes|Copy_Bytes", "?Stream_Id"
+};
+
+static int csv_copy_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const agentmap *am = arg;
+  copyrec cp = {0};
+  int64_t src, dst;
+  int rc = cint(c, col[1], &src);
+  if (!rc) rc = cint(c, col[2], &dst);
+  if (!rc) rc = cint(c, col[3], &cp.corr);
+  if (!rc) rc = cint(c, col[4], &cp.start);
+  if (!rc) rc = cint(c, col[5], &cp.end);
+  if (!rc) rc = cint(c, col[6], &cp.bytes);
+  if (!rc) rc = cint(c, col[7], &cp.stream);
+  if (rc)
+    return rc;
+  cp.kind = copy_kind(cval(c, col[0]));
+  cp.src_gpu = csv_gpu(am, src);
+  cp.dst_gpu = csv_gpu(am, dst);
+  return w_copy(m, &cp);
+}
+
+static int csv_copies(imp *m, const char *path, const agentmap *am)
+{
+  return csv_each(m, path, "memory_copy", csv_copy_cols,
+                  sizeof csv_copy_cols / sizeof csv_copy_cols[0], csv_copy_row, am);
+}
+
+static const char *const csv_suffix[8] = {
+  "kernel_trace.csv", "hip_api_trace.csv", "hsa_api_trace.csv",
+  "marker_api_trace.csv", "rccl_api_trace.csv", "memory_copy_trace.csv",
+  "agent_info.csv", NULL
+};
+
+static void set_add(csvset *s, int k, const char *path)
+{
+  s->f[k] = rpd_xrealloc(s->f[k], (s->n[k] + 1) * sizeof *s->f[k]);
+  s->f[k][s->n[k]++] = rpd_xstrdup(path);
+}
+
+int endswith(const char *s, const char *suf)
+{
+  size_t a = strlen(s), b = strlen(suf);
+  return a >= b && !strcmp(s + a - b, suf);
+}
+
+int is_file(const char *p)
+{
+  struct stat sb;
+  return !stat(p, &sb) && S_ISREG(sb.st_mode);
+}
+
+static int strcmp_p(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Collect the CSV files of a directory or of a prefix; 0 files = not CSV. */
+int csv_collect(const char *input, csvset *s)
+{
+  struct stat sb;
+  int total = 0;
+  if (!stat(input, &sb) && S_ISDIR(sb.st_mode)) {
+    DIR *d = opendir(input);
+    struct dirent *e;
+    if (!d)
+      return 0;
+    while ((e = readdir(d))) {
+      for (int k = 0; csv_suffix[k]; k++)
+        if (endswith(e->d_name, csv_suffix[k])) {
+          char *p = rpd_xasprintf("%s/%s", input, e->d_name);
+          set_add(s, k, p);
+          free(p);
+          total++;
+          break;
+        }
+    }
+    closedir(d);
+  } else {
+    char *prefix = rpd_xstrdup(input);
+    for (int k = 0; csv_suffix[k]; k++)
+      if (endswith(prefix, csv_suffix[k])) {
+        prefix[strlen(prefix) - strlen(csv_suffix[k])] = '\0';
+        break;
+      }
+    for (int k = 0; csv_suffix[k]; k++) {
+      char *p = rpd_xasprintf("%s%s", prefix, csv_suffix[k]);
+      char *q = rpd_xasprintf("%s_%s", prefix, csv_suffix[k]);
+      if (is_file(p)) {
+        set_add(s, k, p);
+        total++;
+      } else if (is_file(q)) {
+        set_add(s, k, q);
+        total++;
+      }
+      free(p);
+      free(q);
+    }
+    free(prefix);
+  }
+  for (int k = 0; csv_suffix[k]; k++)
+    if (s->n[k] > 1)
+      qsort(s->f[k], s->n[k], sizeof *s->f[k], strcmp_p);
+  return total;
+}
+
+void set_free(csvset *s)
+{
+  for (int k = 0; k < 8; k++) {
+    for (int i = 0; i < s->n[k]; i++)
+      free(s->f[k][i]);
+    free(s->f[k]);
+  }
+}
+
+int import_csv(imp *m, csvset *s)
+{
+  agentmap am;
+  int rc = RPD_OK;
+  memset(&am, 0, sizeof am);
+  if (!s->n[0] && !s->n[1] && !s->n[2] && !s->n[3] && !s->n[4] && !s->n[5])
+    return rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files found");
+  for (int i = 0; i < s->n[6] && !rc; i++)
+    rc = csv_agent_info(s->f[6][i], &am);
+  if (!rc && !am.known)
+    rc = csv_agent_scan(s->f[0], s->n[0], &am);
+  static const char *const dom[] = { NULL, "HIP", "HSA", "ROCTX", "RCCL" };
+  static const char *const kind[] = { NULL, "hip_api", "hsa_api", "marker_api",
+                                      "rccl_api" };
+  for (int i = 0; i < s->n[0] && !rc; i++)
+    rc = csv_kernels(m, s->f[0][i], &am);
+  for (int k = 1; k <= 4; k++)
+    for (int i = 0; i < s->n[k] && !rc; i++)
+      rc = csv_apis(m, s->f[k][i], kind[k], dom[k]);
+  for (int i = 0; i < s->n[5] && !rc; i++)
+    rc = csv_copies(m, s->f[5][i], &am);
+  imap_free(&am.gpu);
+  return rc;
+}

@@ -1,0 +1,118 @@
+/* import.h - rpd-import internals shared by its readers (json.c, csv.c,
+ * db.c), the RPD writer (writer.c) and main.c.  Not a public API. */
+#ifndef RPD_IMPORT_H
+#define RPD_IMPORT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "rpd.h"
+
+/* Open-addressing hash map int64 -> int64 (value), grows by doubling. */
+typedef struct imap {
+  int64_t *keys, *vals;
+  unsigned char *used;
+  size_t cap, n;
+} imap;
+
+/* What was read, by record kind (for the summary). */
+typedef struct kindcount {
+  char name[48];
+  int64_t n;
+  int handled;
+} kindcount;
+
+typedef struct imp {
+  rpd *r;
+  const char *input;
+  rpd_strtab *str, *ustr;
+  sqlite3_stmt *op, *api, *apiop, *kapi, *capi;
+  int full_names;
+  int64_t api_base;         /* added to correlation ids of this section */
+  int64_t max_api;          /* largest api id written or referenced */
+  int64_t pid;              /* process of the current section */
+  kindcount kinds[32];
+  int nkinds;
+  int64_t n_op, n_api, n_apiop, n_kapi, n_capi, n_dup_api, n_nolink;
+  int64_t init_time, fini_time;   /* min init / max fini over sections */
+  rpd_buf args;             /* scratch */
+} imp;
+
+typedef struct kern {
+  int64_t gpu, queue, seq, start, end, corr, stream;
+  int64_t grid[3], wg[3], lds, scratch;
+  int64_t desc_id, name_id;
+} kern;
+
+typedef struct copyrec {
+  int kind;                 /* copy_kind() */
+  int64_t src_gpu, dst_gpu; /* -1 = host / unknown */
+  int64_t start, end, corr, bytes, stream;
+} copyrec;
+
+typedef struct apirec {
+  int64_t corr, pid, tid, start, end;
+  const char *domain, *category, *name, *args;
+} apirec;
+
+typedef struct csvset {
+  char **f[8];
+  int n[8];
+} csvset;
+
+/* --- small maps (writer.c) */
+/* Set k -> v (replaces an existing value); grows as needed. */
+void imap_put(imap *m, int64_t k, int64_t v);
+/* 1 and *v if k is present, else 0. */
+int imap_get(const imap *m, int64_t k, int64_t *v);
+/* Free the map's memory; the map is empty afterwards. */
+void imap_free(imap *m);
+
+/* --- the writer (writer.c); every function returns an RPD_* status */
+/* Count one record of kind `kind` read (handled = imported) for the summary. */
+void count_read(imp *m, const char *kind, int handled);
+/* Prepare the insert statements and string tables on m->r. */
+int w_prepare(imp *m);
+/* Finalize what w_prepare made (safe to call twice). */
+void w_finalize(imp *m);
+/* *id = the rocpd_string id of s (NULL = ""), interned on first use. */
+int sid(imp *m, const char *s, int64_t *id);
+/* A rocpd_op row; *op_id receives its id. */
+int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
+         int64_t end, int64_t desc_id, const char *optype, int64_t *op_id);
+/* Link op_id to the api call of correlation id corr (<= 0: none; *api_id = 0). */
+int w_link(imp *m, int64_t corr, int64_t op_id, int64_t *api_id);
+/* A kernel dispatch: op + link + rocpd_kernelapi. */
+int w_kernel(imp *m, const kern *k);
+/* Copy direction of a rocprofiler name: 0 H2H, 1 H2D, 2 D2H, 3 D2D, -1 unknown. */
+int copy_kind(const char *s);
+/* A memory copy: op + link + rocpd_copyapi. */
+int w_copy(imp *m, const copyrec *c);
+/* An api call (rocpd_api id = correlation id + the section's base). */
+int w_api(imp *m, const apirec *a);
+/* Start a new process section: later correlation ids are shifted past
+ * every id used so far. */
+void new_section(imp *m);
+/* Widen the trace's init/fini times to include init..fini (0 = unknown). */
+int w_meta_time(imp *m, int64_t init, int64_t fini);
+/* rocpd_metadata rows (w_meta_add skips NULL/empty values). */
+int w_meta_add(imp *m, const char *tag, const char *value);
+int w_meta_int(imp *m, const char *tag, int64_t v);
+
+/* --- readers: each writes everything it reads through the writer */
+/* rocprofv3 JSON (plain or gzip) at path. */
+int import_json(imp *m, const char *path);
+/* Collect the CSV files of a directory, a prefix or one member into s;
+ * returns how many were found (0 = not a CSV set).  set_free releases s. */
+int csv_collect(const char *input, csvset *s);
+void set_free(csvset *s);
+/* The CSV set s. */
+int import_csv(imp *m, csvset *s);
+/* A rocprofv3 SQLite database at path (read only). */
+int import_db(imp *m, const char *path);
+
+/* --- small helpers */
+int endswith(const char *s, const char *suf);
+int is_file(const char *p);
+
+#endif
