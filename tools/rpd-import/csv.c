@@ -314,8 +314,9 @@ static int csv_kernel_row(imp *m, const csv *c, const int *col, const void *arg)
     k.wg[i] = v[10 + i];
     k.grid[i] = v[13 + i];
   }
-  rc = sid(m, cval(c, col[4]), &k.desc_id);
-  k.name_id = k.desc_id;
+  /* CSV has one name: the full one unless rocprofv3 ran with
+   * --truncate-kernels (then main records that the names are short) */
+  rc = w_kernel_name(m, cval(c, col[4]), NULL, &k.desc_id, &k.name_id);
   if (!rc)
     rc = w_kernel(m, &k);
   return rc;
@@ -424,6 +425,30 @@ static int strcmp_p(const void *a, const void *b)
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Remember run prefix name[0..len) once. */
+static void pfx_note(csvset *s, const char *name, size_t len)
+{
+  for (int i = 0; i < s->npfx; i++)
+    if (strlen(s->pfx[i]) == len && !strncmp(s->pfx[i], name, len))
+      return;
+  s->pfx = rpd_xrealloc(s->pfx, (s->npfx + 1) * sizeof *s->pfx);
+  s->pfx[s->npfx] = rpd_xmalloc(len + 1);
+  memcpy(s->pfx[s->npfx], name, len);
+  s->pfx[s->npfx++][len] = '\0';
+}
+
+/* Does the prefix name[0..len) match want (NULL = everything; "decode"
+ * and "decode_" both match "decode_")? */
+static int pfx_match(const char *want, const char *name, size_t len)
+{
+  if (!want)
+    return 1;
+  size_t w = strlen(want);
+  if (w == len && !strncmp(want, name, len))
+    return 1;
+  return w + 1 == len && !strncmp(want, name, w) && name[w] == '_';
+}
+
 /* Collect the CSV files of a directory or of a prefix; 0 files = not CSV. */
 int csv_collect(const char *input, csvset *s)
 {
@@ -437,14 +462,20 @@ int csv_collect(const char *input, csvset *s)
     while ((e = readdir(d))) {
       for (int k = 0; csv_suffix[k]; k++)
         if (endswith(e->d_name, csv_suffix[k])) {
-          char *p = rpd_xasprintf("%s/%s", input, e->d_name);
-          set_add(s, k, p);
-          free(p);
-          total++;
+          size_t plen = strlen(e->d_name) - strlen(csv_suffix[k]);
+          pfx_note(s, e->d_name, plen);
+          if (pfx_match(s->want, e->d_name, plen)) {
+            char *p = rpd_xasprintf("%s/%s", input, e->d_name);
+            set_add(s, k, p);
+            free(p);
+            total++;
+          }
           break;
         }
     }
     closedir(d);
+    if (s->npfx > 1)
+      qsort(s->pfx, s->npfx, sizeof *s->pfx, strcmp_p);
   } else {
     char *prefix = rpd_xstrdup(input);
     for (int k = 0; csv_suffix[k]; k++)
@@ -475,6 +506,9 @@ int csv_collect(const char *input, csvset *s)
 
 void set_free(csvset *s)
 {
+  for (int i = 0; i < s->npfx; i++)
+    free(s->pfx[i]);
+  free(s->pfx);
   for (int k = 0; k < 8; k++) {
     for (int i = 0; i < s->n[k]; i++)
       free(s->f[k][i]);

@@ -1,13 +1,32 @@
-/* db.c - rpd-import: a rocprofv3 SQLite database (rocprofiler-sdk rocpd
- * schema), read only. */
+/* db.c - rpd-import: a rocprofv3 SQLite database (rocprofiler-sdk "rocpd"
+ * schema), opened read only and never modified.
+ *
+ * rocprofv3 writes one set of tables per process, suffixed with its guid
+ * (rocpd_region_<guid>, ...), behind UNION ALL views (rocpd_region, ...).
+ * Every query here runs on the physical per-guid tables, one guid at a
+ * time, so each join is a primary-key lookup (O(log n)) and never a scan
+ * through a compound view.  Region arguments are merged in one ordered pass:
+ * regions and rocpd_arg rows are both read in event_id order and advanced
+ * together, so the import is O(n log n) at worst (SQLite sorts only if the
+ * rows are not already in that order) and memory stays flat: the only
+ * per-trace state is the kernel symbol table (one entry per symbol).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rpd.h"
 #include "import.h"
 
-/* ------------------------------------------------------------ rocprofv3 db */
+/* The per-guid table set: name of table `base` for guid suffix `sfx`
+ * ("" = the unsuffixed tables of a database without guids). */
+static char *tname(const char *base, const char *sfx)
+{
+  return *sfx ? rpd_xasprintf("%s_%s", base, sfx) : rpd_xstrdup(base);
+}
 
 static int64_t col_i64(sqlite3_stmt *st, int i) { return sqlite3_column_int64(st, i); }
+
 static const char *col_txt(sqlite3_stmt *st, int i)
 {
   const unsigned char *t = sqlite3_column_text(st, i);
@@ -20,39 +39,88 @@ static int64_t col_gpu(sqlite3_stmt *st, int i)
   return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : col_i64(st, i);
 }
 
-/* Run `sql` on the input database and hand each row to row(m, st). */
-static int db_each(imp *m, rpd *in, const char *sql, int (*row)(imp *m, sqlite3_stmt *st))
+/* Prepare `fmt` on the input after substituting the guid's table names:
+ * each %s in fmt... is replaced by quoted table names built from bases[]. */
+static int db_prepare(rpd *in, const char *sfx, const char *fmt,
+                      const char *const *bases, int nb, sqlite3_stmt **st)
 {
+  char *q[6] = {0};
+  for (int i = 0; i < nb && i < 6; i++) {
+    char *t = tname(bases[i], sfx);
+    q[i] = sqlite3_mprintf("\"%w\"", t);
+    free(t);
+  }
+  char *sql = sqlite3_mprintf(fmt, q[0], q[1], q[2], q[3], q[4], q[5]);
+  for (int i = 0; i < 6; i++)
+    sqlite3_free(q[i]);
+  int rc = rpd_prepare(in, sql, st);
+  sqlite3_free(sql);
+  return rc;
+}
+
+/* ------------------------------------------------------------ symbols */
+
+/* Kernel symbols of one guid: symbol id -> (description id, full name id). */
+typedef struct symtab {
+  imap idx;                 /* symbol id -> index into desc/full */
+  int64_t *desc, *full;
+  int n, cap;
+} symtab;
+
+static void symtab_free(symtab *s)
+{
+  imap_free(&s->idx);
+  free(s->desc);
+  free(s->full);
+  memset(s, 0, sizeof *s);
+}
+
+static const char db_syms_sql[] =
+  "SELECT S.id, coalesce(nullif(S.display_name, ''), S.kernel_name, ''),"
+  "       CASE WHEN json_valid(S.extdata) THEN"
+  "         json_extract(S.extdata, '$.truncated_kernel_name') END"
+  "  FROM %s S";
+
+static int db_symbols(imp *m, rpd *in, const char *sfx, symtab *sy)
+{
+  static const char *const t[] = { "rocpd_info_kernel_symbol" };
   sqlite3_stmt *st = NULL;
-  int rc = rpd_prepare(in, sql, &st), s = SQLITE_DONE;
-  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW)
-    rc = row(m, st);
+  int rc = db_prepare(in, sfx, db_syms_sql, t, 1, &st), s = SQLITE_DONE;
+  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW) {
+    if (sy->n == sy->cap) {
+      sy->cap = sy->cap ? 2 * sy->cap : 64;
+      sy->desc = rpd_xrealloc(sy->desc, sy->cap * sizeof *sy->desc);
+      sy->full = rpd_xrealloc(sy->full, sy->cap * sizeof *sy->full);
+    }
+    rc = w_kernel_name(m, col_txt(st, 1), col_txt(st, 2), &sy->desc[sy->n],
+                       &sy->full[sy->n]);
+    if (!rc)
+      imap_put(&sy->idx, col_i64(st, 0), sy->n++);
+  }
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(st);
   return rc;
 }
 
+/* ------------------------------------------------------------ dispatches */
+
 static const char db_kernels_sql[] =
-  "SELECT (SELECT CASE WHEN A.type = 'GPU' THEN A.type_index ELSE -1 END "
-  "          FROM rocpd_info_agent A WHERE A.id = K.agent_id AND A.guid = K.guid),"
+  "SELECT CASE WHEN A.type = 'GPU' THEN A.type_index ELSE -1 END,"
   "       K.queue_id, K.dispatch_id, K.start, K.end, E.stack_id, K.stream_id,"
   "       K.grid_size_x, K.grid_size_y, K.grid_size_z,"
   "       K.workgroup_size_x, K.workgroup_size_y, K.workgroup_size_z,"
-  "       K.group_segment_size, K.private_segment_size,"
-  "       coalesce(nullif(CASE WHEN json_valid(S.extdata) THEN"
-  "         json_extract(S.extdata, '$.truncated_kernel_name') END, ''),"
-  "         nullif(S.display_name, ''), S.kernel_name, ''),"
-  "       coalesce(nullif(S.display_name, ''), S.kernel_name, '')"
-  "  FROM rocpd_kernel_dispatch K"
-  "  LEFT JOIN rocpd_info_kernel_symbol S ON S.id = K.kernel_id AND S.guid = K.guid"
-  "  LEFT JOIN rocpd_event E ON E.id = K.event_id AND E.guid = K.guid"
-  " ORDER BY K.guid, K.id";
+  "       K.group_segment_size, K.private_segment_size, K.kernel_id"
+  "  FROM %s K"
+  "  LEFT JOIN %s A ON A.id = K.agent_id"
+  "  LEFT JOIN %s E ON E.id = K.event_id"
+  " ORDER BY K.id";
 
-static int db_kernel_row(imp *m, sqlite3_stmt *st)
+static int db_kernel_row(imp *m, sqlite3_stmt *st, const symtab *sy)
 {
   kern k = {0};
-  int rc;
+  int64_t si;
+  int rc = RPD_OK;
   count_read(m, "kernel_dispatch", 1);
   k.gpu = col_gpu(st, 0);
   k.queue = col_i64(st, 1);
@@ -67,27 +135,49 @@ static int db_kernel_row(imp *m, sqlite3_stmt *st)
   }
   k.lds = col_i64(st, 13);
   k.scratch = col_i64(st, 14);
-  rc = sid(m, col_txt(st, m->full_names ? 16 : 15), &k.desc_id);
-  if (!rc)
-    rc = sid(m, col_txt(st, 16), &k.name_id);
-  if (!rc)
-    rc = w_kernel(m, &k);
+  if (imap_get(&sy->idx, col_i64(st, 15), &si)) {
+    k.desc_id = sy->desc[si];
+    k.name_id = sy->full[si];
+  } else {
+    char b[48];
+    snprintf(b, sizeof b, "unknown_kernel_%" PRId64, col_i64(st, 15));
+    rc = w_kernel_name(m, b, b, &k.desc_id, &k.name_id);
+  }
+  return rc ? rc : w_kernel(m, &k);
+}
+
+static int db_kernels(imp *m, rpd *in, const char *sfx, const symtab *sy)
+{
+  static const char *const t[] = {
+    "rocpd_kernel_dispatch", "rocpd_info_agent", "rocpd_event" };
+  sqlite3_stmt *st = NULL;
+  int rc = db_prepare(in, sfx, db_kernels_sql, t, 3, &st), s = SQLITE_DONE;
+  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW)
+    rc = db_kernel_row(m, st, sy);
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
   return rc;
 }
 
+/* ------------------------------------------------------------ regions */
+
+/* Regions in event order, with everything but their arguments. */
 static const char db_regions_sql[] =
-  "SELECT E.stack_id, coalesce(P.pid, 0), coalesce(T.tid, 0), R.start, R.end,"
-  "       coalesce(N.string, ''), coalesce(C.string, ''),"
-  "       (SELECT group_concat(a, ' | ') FROM (SELECT name || '=' ||"
-  "          coalesce(value, '') AS a FROM rocpd_arg G"
-  "          WHERE G.event_id = R.event_id AND G.guid = R.guid ORDER BY position))"
-  "  FROM rocpd_region R"
-  "  LEFT JOIN rocpd_event E ON E.id = R.event_id AND E.guid = R.guid"
-  "  LEFT JOIN rocpd_string N ON N.id = R.name_id AND N.guid = R.guid"
-  "  LEFT JOIN rocpd_string C ON C.id = E.category_id AND C.guid = E.guid"
-  "  LEFT JOIN rocpd_info_process P ON P.id = R.pid AND P.guid = R.guid"
-  "  LEFT JOIN rocpd_info_thread T ON T.id = R.tid AND T.guid = R.guid"
-  " ORDER BY R.guid, R.id";
+  "SELECT R.event_id, E.stack_id, coalesce(P.pid, 0), coalesce(T.tid, 0),"
+  "       R.start, R.end, coalesce(N.string, ''), coalesce(C.string, '')"
+  "  FROM %s R"
+  "  LEFT JOIN %s E ON E.id = R.event_id"
+  "  LEFT JOIN %s N ON N.id = R.name_id"
+  "  LEFT JOIN %s C ON C.id = E.category_id"
+  "  LEFT JOIN %s P ON P.id = R.pid"
+  "  LEFT JOIN %s T ON T.id = R.tid"
+  " ORDER BY R.event_id, R.id";
+
+/* Arguments in the same event order. */
+static const char db_args_sql[] =
+  "SELECT event_id, name, value FROM %s"
+  " WHERE event_id IS NOT NULL ORDER BY event_id, position, id";
 
 static const char *db_domain(const char *cat, const char **kind)
 {
@@ -98,18 +188,62 @@ static const char *db_domain(const char *cat, const char **kind)
   *kind = "region"; return cat;
 }
 
-static int db_region_row(imp *m, sqlite3_stmt *st)
+/* The argument cursor: the current row (if any) of db_args_sql. */
+typedef struct argcur {
+  sqlite3_stmt *st;
+  rpd *in;
+  int have;                 /* st holds a row */
+  int64_t ev;               /* its event id */
+} argcur;
+
+static int arg_next(argcur *a)
+{
+  int s = rpd_step(a->in, a->st);
+  a->have = s == SQLITE_ROW;
+  if (a->have)
+    a->ev = col_i64(a->st, 0);
+  return s < 0 ? -s : RPD_OK;
+}
+
+/* Append the args of event ev to b ("name=value | ..."), advancing the
+ * cursor past them (and past args of events that have no region). */
+static int arg_collect(argcur *a, int64_t ev, rpd_buf *b)
+{
+  int rc = RPD_OK;
+  rpd_buf_reset(b);
+  rpd_buf_add(b, "", 0);
+  while (!rc && a->have && a->ev < ev)
+    rc = arg_next(a);
+  while (!rc && a->have && a->ev == ev) {
+    if (b->len)
+      rpd_buf_puts(b, " | ");
+    rpd_buf_printf(b, "%s=%s", col_txt(a->st, 1), col_txt(a->st, 2));
+    rc = arg_next(a);
+  }
+  return rc;
+}
+
+static int db_region_row(imp *m, sqlite3_stmt *st, argcur *ac)
 {
   apirec a = {0};
   const char *kind;
-  a.corr = col_i64(st, 0);
-  a.pid = col_i64(st, 1);
-  a.tid = col_i64(st, 2);
-  a.start = col_i64(st, 3);
-  a.end = col_i64(st, 4);
-  a.name = col_txt(st, 5);
-  a.category = col_txt(st, 6);
-  a.args = col_txt(st, 7);
+  int rc = RPD_OK;
+  if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+    rc = arg_collect(ac, col_i64(st, 0), &m->args);
+  else {
+    rpd_buf_reset(&m->args);
+    rpd_buf_add(&m->args, "", 0);
+  }
+  if (rc)
+    return rc;
+  a.corr = col_i64(st, 1);
+  a.pid = col_i64(st, 2);
+  a.tid = col_i64(st, 3);
+  a.start = col_i64(st, 4);
+  a.end = col_i64(st, 5);
+  a.name = col_txt(st, 6);
+  a.category = col_txt(st, 7);
+  a.args = m->args.s;
   a.domain = db_domain(a.category, &kind);
   if (!strcmp(kind, "marker_api")) {
     a.args = a.name;
@@ -119,17 +253,41 @@ static int db_region_row(imp *m, sqlite3_stmt *st)
   return w_api(m, &a);
 }
 
+static int db_regions(imp *m, rpd *in, const char *sfx)
+{
+  static const char *const t[] = {
+    "rocpd_region", "rocpd_event", "rocpd_string", "rocpd_string",
+    "rocpd_info_process", "rocpd_info_thread" };
+  static const char *const ta[] = { "rocpd_arg" };
+  sqlite3_stmt *st = NULL;
+  argcur ac = { NULL, in, 0, 0 };
+  int rc = db_prepare(in, sfx, db_regions_sql, t, 6, &st), s = SQLITE_DONE;
+  if (!rc)
+    rc = db_prepare(in, sfx, db_args_sql, ta, 1, &ac.st);
+  if (!rc)
+    rc = arg_next(&ac);
+  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW)
+    rc = db_region_row(m, st, &ac);
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  sqlite3_finalize(ac.st);
+  return rc;
+}
+
+/* ------------------------------------------------------------ copies */
+
 static const char db_copies_sql[] =
   "SELECT coalesce(N.string, ''),"
-  "  (SELECT CASE WHEN A.type = 'GPU' THEN A.type_index ELSE -1 END"
-  "     FROM rocpd_info_agent A WHERE A.id = M.src_agent_id AND A.guid = M.guid),"
-  "  (SELECT CASE WHEN A.type = 'GPU' THEN A.type_index ELSE -1 END"
-  "     FROM rocpd_info_agent A WHERE A.id = M.dst_agent_id AND A.guid = M.guid),"
+  "  CASE WHEN S.type = 'GPU' THEN S.type_index ELSE -1 END,"
+  "  CASE WHEN D.type = 'GPU' THEN D.type_index ELSE -1 END,"
   "  M.start, M.end, E.stack_id, M.size, coalesce(M.stream_id, 0)"
-  "  FROM rocpd_memory_copy M"
-  "  LEFT JOIN rocpd_string N ON N.id = M.name_id AND N.guid = M.guid"
-  "  LEFT JOIN rocpd_event E ON E.id = M.event_id AND E.guid = M.guid"
-  " ORDER BY M.guid, M.id";
+  "  FROM %s M"
+  "  LEFT JOIN %s N ON N.id = M.name_id"
+  "  LEFT JOIN %s E ON E.id = M.event_id"
+  "  LEFT JOIN %s S ON S.id = M.src_agent_id"
+  "  LEFT JOIN %s D ON D.id = M.dst_agent_id"
+  " ORDER BY M.id";
 
 static int db_copy_row(imp *m, sqlite3_stmt *st)
 {
@@ -146,20 +304,154 @@ static int db_copy_row(imp *m, sqlite3_stmt *st)
   return w_copy(m, &c);
 }
 
+static int db_copies(imp *m, rpd *in, const char *sfx)
+{
+  static const char *const t[] = {
+    "rocpd_memory_copy", "rocpd_string", "rocpd_event", "rocpd_info_agent",
+    "rocpd_info_agent" };
+  sqlite3_stmt *st = NULL;
+  int rc = db_prepare(in, sfx, db_copies_sql, t, 5, &st), s = SQLITE_DONE;
+  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW)
+    rc = db_copy_row(m, st);
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* ------------------------------------------------------------ metadata */
+
 static const char db_meta_sql[] =
   "SELECT P.pid, P.init, P.fini, P.command, N.hostname"
-  "  FROM rocpd_info_process P LEFT JOIN rocpd_info_node N"
-  "    ON N.id = P.nid AND N.guid = P.guid ORDER BY P.guid, P.id";
+  "  FROM %s P LEFT JOIN %s N ON N.id = P.nid ORDER BY P.id";
 
-static int db_meta_row(imp *m, sqlite3_stmt *st)
+static int db_meta(imp *m, rpd *in, const char *sfx)
 {
-  int rc;
-  w_meta_time(m, col_i64(st, 1), col_i64(st, 2));
-  rc = w_meta_int(m, "rocprofv3::pid", col_i64(st, 0));
+  static const char *const t[] = { "rocpd_info_process", "rocpd_info_node" };
+  sqlite3_stmt *st = NULL;
+  int rc = db_prepare(in, sfx, db_meta_sql, t, 2, &st), s = SQLITE_DONE;
+  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW) {
+    w_meta_time(m, col_i64(st, 1), col_i64(st, 2));
+    rc = w_meta_int(m, "rocprofv3::pid", col_i64(st, 0));
+    if (!rc)
+      rc = w_meta_add(m, "rocprofv3::hostname", col_txt(st, 4));
+    if (!rc)
+      rc = w_meta_add(m, "rocprofv3::command", col_txt(st, 3));
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* ------------------------------------------------------------ driver */
+
+static const char *const db_need[] = {
+  "rocpd_kernel_dispatch", "rocpd_region", "rocpd_memory_copy", "rocpd_event",
+  "rocpd_string", "rocpd_info_agent", "rocpd_info_kernel_symbol",
+  "rocpd_info_process", "rocpd_info_node", "rocpd_info_thread", "rocpd_arg", NULL
+};
+
+/* 1 if sqlite_master has a table (not a view) named name. */
+static int is_table(rpd *in, const char *name)
+{
+  sqlite3_stmt *st = NULL;
+  int yes = 0;
+  if (!rpd_prepare(in, "SELECT 1 FROM sqlite_master WHERE type = 'table'"
+                   " AND name = ?1", &st)) {
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    yes = rpd_step(in, st) == SQLITE_ROW;
+  }
+  sqlite3_finalize(st);
+  return yes;
+}
+
+/* The guid suffixes of the per-guid table sets, in sqlite_master order
+ * (the order rocprofv3 created them); "" when the tables carry no suffix.
+ * *out is a NULL-terminated array the caller frees with free_list(). */
+static int db_guids(rpd *in, char ***out)
+{
+  sqlite3_stmt *st = NULL;
+  char **v = NULL;
+  int n = 0, s = SQLITE_DONE;
+  int rc = rpd_prepare(in, "SELECT substr(name, 14) FROM sqlite_master"
+                       " WHERE type = 'table' AND name LIKE 'rocpd\\_region\\_%' ESCAPE '\\'"
+                       " ORDER BY rowid", &st);
+  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW) {
+    v = rpd_xrealloc(v, (n + 2) * sizeof *v);
+    v[n++] = rpd_xstrdup(col_txt(st, 0));
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  if (!rc && !n && is_table(in, "rocpd_region")) {
+    v = rpd_xrealloc(v, 2 * sizeof *v);
+    v[n++] = rpd_xstrdup("");
+  }
+  if (v)
+    v[n] = NULL;
+  *out = v;
+  return rc;
+}
+
+static void free_list(char **v)
+{
+  for (int i = 0; v && v[i]; i++)
+    free(v[i]);
+  free(v);
+}
+
+/* Check that guid sfx has every table the import reads. */
+static int db_check_guid(rpd *in, const char *sfx)
+{
+  for (int i = 0; db_need[i]; i++) {
+    char *t = tname(db_need[i], sfx);
+    int ok = is_table(in, t);
+    int rc = ok ? RPD_OK : rpd_seterr(RPD_ENOTRPD, "not a rocprofv3 database: "
+                                      "no table '%s'", t);
+    free(t);
+    if (rc)
+      return rc;
+  }
+  return RPD_OK;
+}
+
+/* One guid: metadata, symbols, dispatches, regions, copies. */
+static int db_import_guid(imp *m, rpd *in, const char *sfx)
+{
+  symtab sy;
+  memset(&sy, 0, sizeof sy);
+  new_section(m);
+  int rc = db_meta(m, in, sfx);
   if (!rc)
-    rc = w_meta_add(m, "rocprofv3::hostname", col_txt(st, 4));
+    rc = db_symbols(m, in, sfx, &sy);
   if (!rc)
-    rc = w_meta_add(m, "rocprofv3::command", col_txt(st, 3));
+    rc = db_kernels(m, in, sfx, &sy);
+  if (!rc)
+    rc = db_regions(m, in, sfx);
+  if (!rc)
+    rc = db_copies(m, in, sfx);
+  symtab_free(&sy);
+  return rc;
+}
+
+int import_db_handle(imp *m, rpd *in)
+{
+  char **guids = NULL;
+  int rc = RPD_OK;
+  for (int i = 0; db_need[i] && !rc; i++)
+    if (!rpd_table_exists(in, db_need[i]))
+      rc = rpd_seterr(RPD_ENOTRPD, "not a rocprofv3 database: no table or view '%s'",
+                      db_need[i]);
+  if (!rc)
+    rc = db_guids(in, &guids);
+  if (!rc && !guids)
+    rc = rpd_seterr(RPD_ENOTRPD, "not a rocprofv3 database: no rocpd_region table");
+  for (int i = 0; !rc && guids[i]; i++)
+    rc = db_check_guid(in, guids[i]);
+  for (int i = 0; !rc && guids[i]; i++)
+    rc = db_import_guid(m, in, guids[i]);
+  free_list(guids);
   return rc;
 }
 
@@ -169,23 +461,7 @@ int import_db(imp *m, const char *path)
   int rc = rpd_open(&in, path, NULL, RPD_READ | RPD_ANYDB);
   if (rc)
     return rc;
-  static const char *const need[] = {
-    "rocpd_kernel_dispatch", "rocpd_region", "rocpd_memory_copy", "rocpd_event",
-    "rocpd_string", "rocpd_info_agent", "rocpd_info_kernel_symbol",
-    "rocpd_info_process", "rocpd_info_thread", "rocpd_arg", NULL
-  };
-  for (int i = 0; need[i] && !rc; i++)
-    if (!rpd_table_exists(in, need[i]))
-      rc = rpd_seterr(RPD_ENOTRPD, "not a rocprofv3 database: no table or view '%s'",
-                      need[i]);
-  if (!rc)
-    rc = db_each(m, in, db_meta_sql, db_meta_row);
-  if (!rc)
-    rc = db_each(m, in, db_kernels_sql, db_kernel_row);
-  if (!rc)
-    rc = db_each(m, in, db_regions_sql, db_region_row);
-  if (!rc)
-    rc = db_each(m, in, db_copies_sql, db_copy_row);
+  rc = import_db_handle(m, in);
   rpd_close(in, 0);
   return rc;
 }

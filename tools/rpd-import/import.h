@@ -25,9 +25,14 @@ typedef struct kindcount {
 typedef struct imp {
   rpd *r;
   const char *input;
-  rpd_strtab *str, *ustr;
-  sqlite3_stmt *op, *api, *apiop, *kapi, *capi;
-  int full_names;
+  rpd_strtab *str;
+  sqlite3_stmt *op, *api, *apiop, *kapi, *capi, *uarg, *kname;
+  int truncated_names;      /* --truncated-names: op description = short name */
+  int64_t empty_args;       /* rocpd_ustring id of '' */
+  imap kname_seen;          /* full name id -> 1 once ext_kernel_name has it */
+  int64_t n_kname;          /* distinct kernel names */
+  int64_t n_kname_sig;      /* ... of which carry a signature '(...)' */
+  int short_only;           /* the input has truncated kernel names only */
   int64_t api_base;         /* added to correlation ids of this section */
   int64_t max_api;          /* largest api id written or referenced */
   int64_t pid;              /* process of the current section */
@@ -55,9 +60,15 @@ typedef struct apirec {
   const char *domain, *category, *name, *args;
 } apirec;
 
+/* The files of a CSV set by kind (csv.c's suffix order), and the distinct
+ * run prefixes ("decode_", "1234_", "") a directory held. */
 typedef struct csvset {
   char **f[8];
   int n[8];
+  const char *want;         /* directory: keep only this prefix (NULL = all) */
+  int all_runs;             /* --all-runs: several prefixes are fine */
+  char **pfx;
+  int npfx;
 } csvset;
 
 /* --- small maps (writer.c) */
@@ -82,6 +93,13 @@ int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
          int64_t end, int64_t desc_id, const char *optype, int64_t *op_id);
 /* Link op_id to the api call of correlation id corr (<= 0: none; *api_id = 0). */
 int w_link(imp *m, int64_t corr, int64_t op_id, int64_t *api_id);
+/* The string ids of a kernel: *name_id = its full (demangled) name, the
+ * kernel's identity; *desc_id = the op description (the full name, or the
+ * short one under --truncated-names).  short_name is rocprofv3's truncated
+ * name ("" or NULL = unknown: the full name); the pair is recorded once in
+ * ext_kernel_name. */
+int w_kernel_name(imp *m, const char *full, const char *short_name,
+                  int64_t *desc_id, int64_t *name_id);
 /* A kernel dispatch: op + link + rocpd_kernelapi. */
 int w_kernel(imp *m, const kern *k);
 /* Copy direction of a rocprofiler name: 0 H2H, 1 H2D, 2 D2H, 3 D2D, -1 unknown. */
@@ -103,13 +121,17 @@ int w_meta_int(imp *m, const char *tag, int64_t v);
 /* rocprofv3 JSON (plain or gzip) at path. */
 int import_json(imp *m, const char *path);
 /* Collect the CSV files of a directory, a prefix or one member into s;
- * returns how many were found (0 = not a CSV set).  set_free releases s. */
+ * returns how many were found (0 = not a CSV set).  In a directory only
+ * the files of prefix s->want are kept when it is set ("decode" matches
+ * "decode_"); every prefix seen is listed in s->pfx.  set_free releases s. */
 int csv_collect(const char *input, csvset *s);
 void set_free(csvset *s);
 /* The CSV set s. */
 int import_csv(imp *m, csvset *s);
 /* A rocprofv3 SQLite database at path (read only). */
 int import_db(imp *m, const char *path);
+/* The same on an open database (the fuzz target's entry). */
+int import_db_handle(imp *m, rpd *in);
 
 /* --- small helpers */
 int endswith(const char *s, const char *suf);

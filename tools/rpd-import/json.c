@@ -24,7 +24,8 @@ typedef struct jfield {
 
 typedef struct ksym {
   char *short_name, *full_name;
-  int64_t short_id, full_id;   /* interned lazily; -1 = not yet */
+  int64_t desc_id, full_id;    /* description and full name ids, interned
+                                  lazily by w_kernel_name; -1 = not yet */
 } ksym;
 
 typedef struct kindnames {
@@ -169,15 +170,11 @@ static int sym_ids(jstate *j, int64_t kernel_id, int64_t *desc, int64_t *full)
   if (!k) {
     char b[48];
     snprintf(b, sizeof b, "unknown_kernel_%" PRId64, kernel_id);
-    rc = sid(m, b, desc);
-    *full = *desc;
-    return rc;
+    return w_kernel_name(m, b, b, desc, full);
   }
-  if (k->short_id < 0)
-    rc = sid(m, k->short_name, &k->short_id);
-  if (!rc && k->full_id < 0)
-    rc = sid(m, k->full_name, &k->full_id);
-  *desc = m->full_names ? k->full_id : k->short_id;
+  if (k->full_id < 0)
+    rc = w_kernel_name(m, k->full_name, k->short_name, &k->desc_id, &k->full_id);
+  *desc = k->desc_id;
   *full = k->full_id;
   return rc;
 }
@@ -347,7 +344,7 @@ static void rec_sym(jstate *j)
   const char *kn = jstr(j, "kernel_name");
   k->short_name = xstrdup0(first_nonempty(tr, fo, kn));
   k->full_name = xstrdup0(first_nonempty(fo, jstr(j, "demangled_kernel_name"), kn));
-  k->short_id = k->full_id = -1;
+  k->desc_id = k->full_id = -1;
   imap_put(&j->symidx, jint(j, "kernel_id", -1), j->nsyms++);
 }
 

@@ -8,7 +8,8 @@
  * One reader per format (json.c, csv.c, db.c) feeds writer.c.
  */
 static const char usage[] =
-"usage: rpd-import INPUT OUT.rpd [--force] [--full-names] [-q]\n"
+"usage: rpd-import INPUT OUT.rpd [--force] [--truncated-names] [--prefix NAME]\n"
+"                  [--all-runs] [-q]\n"
 "\n"
 "Write a new RPD trace (schema v3) from rocprofv3 output.  INPUT is one of:\n"
 "  NAME_results.json[.gz]   rocprofiler-sdk-tool JSON (streamed, flat memory)\n"
@@ -19,8 +20,13 @@ static const char usage[] =
 "  NAME_results.db          rocprofv3 SQLite database (rocprofiler-sdk rocpd)\n"
 "\n"
 "  --force        replace OUT.rpd if it exists (default: refuse)\n"
-"  --full-names   op description = full demangled kernel name (default: the\n"
-"                 truncated name, as TraceLens reports kernels)\n"
+"  --truncated-names  op description = rocprofv3's truncated kernel name\n"
+"                 (groups kernels the way TraceLens does; default: the full\n"
+"                 demangled name, the kernel's identity; both are kept in\n"
+"                 ext_kernel_name).  --full-names is the default, accepted\n"
+"  --prefix NAME  a directory holding several runs (decode_*, prefill_*):\n"
+"                 import the files of run NAME (default: refuse, listing them)\n"
+"  --all-runs     import every run of the directory into one trace\n"
 "  -q, --quiet    do not print the summary\n"
 "\n"
 "Kernel dispatches become rocpd_op 'KernelExecution' rows, memory copies\n"
@@ -42,6 +48,32 @@ static const char usage[] =
 #include "import.h"
 
 enum { IN_JSON, IN_CSV, IN_DB };
+
+/* "decode_, prefill_" for messages (a static buffer). */
+static const char *runs_list(const csvset *s)
+{
+  static char b[512];
+  size_t n = 0;
+  b[0] = '\0';
+  for (int i = 0; i < s->npfx && n + 8 < sizeof b; i++)
+    n += (size_t)snprintf(b + n, sizeof b - n, "%s%s*", i ? ", " : "",
+                          s->pfx[i]);
+  if (n >= sizeof b)
+    memcpy(b + sizeof b - 4, "...", 4);
+  return b;
+}
+
+/* A directory with the files of several runs is refused unless one was
+ * named (--prefix) or all were asked for (--all-runs: want = NULL). */
+static int csv_runs(csvset *s, int *kind)
+{
+  if (s->npfx > 1 && !s->want && !s->all_runs)
+    return rpd_seterr(RPD_EPARSE, "%d runs in one directory: %s; import one with "
+                      "--prefix NAME (or all with --all-runs)", s->npfx,
+                      runs_list(s));
+  *kind = IN_CSV;
+  return RPD_OK;
+}
 
 /* What INPUT is; fills s for CSV. */
 static int detect(const char *input, csvset *s, int *kind)
@@ -80,10 +112,11 @@ static int detect(const char *input, csvset *s, int *kind)
     if (!n && (endswith(input, ".json") || endswith(input, ".json.gz")))
       return rpd_seterr(RPD_EPARSE, "empty file");
   }
-  if (csv_collect(input, s) > 0) {
-    *kind = IN_CSV;
-    return RPD_OK;
-  }
+  if (csv_collect(input, s) > 0)
+    return csv_runs(s, kind);
+  if (s->want && s->npfx)
+    return rpd_seterr(RPD_EPARSE, "no run '%s' in directory (runs: %s)", s->want,
+                      runs_list(s));
   if (stat(input, &sb))
     return rpd_seterr(RPD_ENOENT, "%s", strerror(errno));
   if (S_ISDIR(sb.st_mode))
@@ -143,13 +176,22 @@ static int finish(imp *m)
     rc = w_meta_int(m, "rocprofv3::fini_time", m->fini_time);
   if (!rc)
     rc = rpd_meta_set(m->r, "rpd-import::source", m->input);
+  /* how kernels are named: raptor says so when the names are short */
+  if (!rc && m->n_kname)
+    rc = rpd_meta_set(m->r, "rpd-import::kernel_names",
+                      m->short_only ? "truncated-only" :
+                      m->truncated_names ? "truncated" : "full");
+  if (!rc)
+    rc = rpd_exec(m->r, "CREATE INDEX IF NOT EXISTS rocpd_ustri_string_84d4a7_idx"
+                  " ON rocpd_ustring (string)");
   return rc;
 }
 
 int main(int argc, char **argv)
 {
   const char *in = NULL, *out = NULL;
-  int force = 0, quiet = 0, full = 0, kind = 0, rc;
+  const char *prefix = NULL;
+  int force = 0, quiet = 0, trunc = 0, all_runs = 0, kind = 0, rc;
   csvset set;
   rpd_outfile of = {0};
   imp m;
@@ -160,7 +202,16 @@ int main(int argc, char **argv)
     if (!strcmp(argv[i], "--force"))
       force = 1;
     else if (!strcmp(argv[i], "--full-names"))
-      full = 1;
+      trunc = 0;
+    else if (!strcmp(argv[i], "--truncated-names"))
+      trunc = 1;
+    else if (!strcmp(argv[i], "--all-runs"))
+      all_runs = 1;
+    else if (!strcmp(argv[i], "--prefix")) {
+      if (++i >= argc || !*argv[i])
+        return rpd_usage_error("--prefix needs a run name");
+      prefix = argv[i];
+    }
     else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
       quiet = 1;
     else if (argv[i][0] == '-' && argv[i][1])
@@ -174,6 +225,8 @@ int main(int argc, char **argv)
   }
   if (!in || !out)
     return rpd_usage_error("need INPUT and OUT.rpd");
+  if (prefix && all_runs)
+    return rpd_usage_error("--prefix and --all-runs exclude each other");
   if (endswith(out, ".gz"))
     return rpd_usage_error("'%s': write an uncompressed .rpd (gzip it afterwards)", out);
   /* never the input itself, a device, a fifo or a directory */
@@ -185,7 +238,9 @@ int main(int argc, char **argv)
   memset(&set, 0, sizeof set);
   memset(&m, 0, sizeof m);
   m.input = in;
-  m.full_names = full;
+  m.truncated_names = trunc;
+  set.want = prefix;
+  set.all_runs = all_runs;
   if ((rc = detect(in, &set, &kind))) {
     set_free(&set);
     return rpd_fail("cannot import '%s': %s", in, rpd_errmsg());
@@ -228,6 +283,10 @@ int main(int argc, char **argv)
     else
       rc = import_db(&m, in);
   }
+  /* a CSV whose kernel names carry no signature came from rocprofv3
+   * --truncate-kernels: the full names are not in the input */
+  if (!rc && kind == IN_CSV && m.n_kname && !m.n_kname_sig)
+    m.short_only = 1;
   if (!rc)
     rc = finish(&m);
   w_finalize(&m);

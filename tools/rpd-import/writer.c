@@ -86,8 +86,26 @@ static int run(imp *m, sqlite3_stmt *st)
 int w_prepare(imp *m)
 {
   int rc = rpd_strtab_open(m->r, "rocpd_string", &m->str);
+  /* api args are one rocpd_ustring row per call (never interned: memory
+   * stays flat); its string index is rebuilt once by w_finish */
   if (!rc)
-    rc = rpd_strtab_open(m->r, "rocpd_ustring", &m->ustr);
+    rc = rpd_exec(m->r, "DROP INDEX IF EXISTS rocpd_ustri_string_84d4a7_idx;"
+                  " CREATE TABLE IF NOT EXISTS ext_kernel_name ("
+                  " name_id INTEGER NOT NULL PRIMARY KEY REFERENCES rocpd_string(id),"
+                  " short_name_id INTEGER NOT NULL REFERENCES rocpd_string(id))");
+  if (!rc)
+    rc = rpd_query_int64(m->r, "SELECT min(id) FROM rocpd_ustring WHERE string = ''",
+                         &m->empty_args);
+  if (rc == RPD_ENOTFOUND)
+    rc = rpd_exec(m->r, "INSERT INTO rocpd_ustring(string) VALUES ('')");
+  if (!rc && !m->empty_args)
+    rc = rpd_query_int64(m->r, "SELECT min(id) FROM rocpd_ustring WHERE string = ''",
+                         &m->empty_args);
+  if (!rc)
+    rc = rpd_prepare(m->r, "INSERT INTO rocpd_ustring(string) VALUES (?)", &m->uarg);
+  if (!rc)
+    rc = rpd_prepare(m->r, "INSERT OR IGNORE INTO ext_kernel_name(name_id, "
+                     "short_name_id) VALUES (?,?)", &m->kname);
   if (!rc)
     rc = rpd_prepare(m->r, "INSERT INTO rocpd_op(gpuId, queueId, sequenceId, "
                      "start, end, description_id, opType_id) "
@@ -119,18 +137,56 @@ void w_finalize(imp *m)
   sqlite3_finalize(m->apiop);
   sqlite3_finalize(m->kapi);
   sqlite3_finalize(m->capi);
-  m->op = m->api = m->apiop = m->kapi = m->capi = NULL;
+  sqlite3_finalize(m->uarg);
+  sqlite3_finalize(m->kname);
+  m->op = m->api = m->apiop = m->kapi = m->capi = m->uarg = m->kname = NULL;
   if (m->str)
     rpd_strtab_free(m->str);
-  if (m->ustr)
-    rpd_strtab_free(m->ustr);
-  m->str = m->ustr = NULL;
+  m->str = NULL;
+  imap_free(&m->kname_seen);
   rpd_buf_free(&m->args);
 }
 
 int sid(imp *m, const char *s, int64_t *id)
 {
   return rpd_strtab_id(m->str, s ? s : "", id);
+}
+
+/* The rocpd_ustring id of an api call's args: a new row unless empty. */
+static int w_args(imp *m, const char *args, int64_t *id)
+{
+  if (!args || !*args) {
+    *id = m->empty_args;
+    return RPD_OK;
+  }
+  sqlite3_bind_text(m->uarg, 1, args, -1, SQLITE_STATIC);
+  int rc = run(m, m->uarg);
+  if (!rc)
+    *id = sqlite3_last_insert_rowid(m->r->db);
+  return rc;
+}
+
+int w_kernel_name(imp *m, const char *full, const char *short_name,
+                  int64_t *desc_id, int64_t *name_id)
+{
+  int64_t short_id, seen;
+  if (!short_name || !*short_name)
+    short_name = full;
+  int rc = sid(m, full, name_id);
+  if (!rc)
+    rc = sid(m, short_name, &short_id);
+  if (rc)
+    return rc;
+  *desc_id = m->truncated_names ? short_id : *name_id;
+  if (imap_get(&m->kname_seen, *name_id, &seen))
+    return RPD_OK;
+  imap_put(&m->kname_seen, *name_id, 1);
+  m->n_kname++;
+  if (strchr(full, '('))
+    m->n_kname_sig++;
+  sqlite3_bind_int64(m->kname, 1, *name_id);
+  sqlite3_bind_int64(m->kname, 2, short_id);
+  return run(m, m->kname);
 }
 
 /* An op row; *op_id receives its id. */
@@ -271,7 +327,7 @@ int w_api(imp *m, const apirec *a)
   if (!rc)
     rc = sid(m, a->domain, &dom);
   if (!rc)
-    rc = rpd_strtab_id(m->ustr, a->args ? a->args : "", &args);
+    rc = w_args(m, a->args, &args);
   if (rc)
     return rc;
   if (id > m->max_api)
