@@ -172,12 +172,36 @@ static const char db_regions_sql[] =
   "  LEFT JOIN %s C ON C.id = E.category_id"
   "  LEFT JOIN %s P ON P.id = R.pid"
   "  LEFT JOIN %s T ON T.id = R.tid"
-  " ORDER BY R.event_id, R.id";
+  " ORDER BY %s";
 
 /* Arguments in the same event order. */
 static const char db_args_sql[] =
   "SELECT event_id, name, value FROM %s"
-  " WHERE event_id IS NOT NULL ORDER BY event_id, position, id";
+  " WHERE event_id IS NOT NULL ORDER BY %s";
+
+/* 1 if the rows of table t, in rowid order, are already in (event_id,
+ * position) order: one streaming pass over one column (rocprofv3 writes
+ * them so), which lets both queries read in rowid order without a sort. */
+static int in_event_order(rpd *in, const char *sfx, const char *base, int has_pos)
+{
+  const char *const t[] = { base };
+  sqlite3_stmt *st = NULL;
+  int ordered = 1;
+  int64_t pe = INT64_MIN, pp = INT64_MIN;
+  if (db_prepare(in, sfx, has_pos ? "SELECT event_id, position FROM %s ORDER BY id"
+                 : "SELECT event_id, 0 FROM %s ORDER BY id", t, 1, &st))
+    ordered = 0;
+  while (ordered && rpd_step(in, st) == SQLITE_ROW) {
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+      continue;
+    int64_t e = col_i64(st, 0), p = col_i64(st, 1);
+    ordered = e > pe || (e == pe && p >= pp);
+    pe = e;
+    pp = p;
+  }
+  sqlite3_finalize(st);
+  return ordered;
+}
 
 static const char *db_domain(const char *cat, const char **kind)
 {
@@ -216,8 +240,12 @@ static int arg_collect(argcur *a, int64_t ev, rpd_buf *b)
     rc = arg_next(a);
   while (!rc && a->have && a->ev == ev) {
     if (b->len)
-      rpd_buf_puts(b, " | ");
-    rpd_buf_printf(b, "%s=%s", col_txt(a->st, 1), col_txt(a->st, 2));
+      rpd_buf_add(b, " | ", 3);
+    const char *k = col_txt(a->st, 1);
+    rpd_buf_add(b, k, (size_t)sqlite3_column_bytes(a->st, 1));
+    rpd_buf_add(b, "=", 1);
+    k = col_txt(a->st, 2);
+    rpd_buf_add(b, k, (size_t)sqlite3_column_bytes(a->st, 2));
     rc = arg_next(a);
   }
   return rc;
@@ -261,9 +289,17 @@ static int db_regions(imp *m, rpd *in, const char *sfx)
   static const char *const ta[] = { "rocpd_arg" };
   sqlite3_stmt *st = NULL;
   argcur ac = { NULL, in, 0, 0 };
-  int rc = db_prepare(in, sfx, db_regions_sql, t, 6, &st), s = SQLITE_DONE;
+  /* both in rowid order when that is event order already, else sorted */
+  int ordered = in_event_order(in, sfx, "rocpd_region", 0) &&
+                in_event_order(in, sfx, "rocpd_arg", 1);
+  char *rsql = sqlite3_mprintf(db_regions_sql, "%s", "%s", "%s", "%s", "%s", "%s",
+                               ordered ? "R.id" : "R.event_id, R.id");
+  char *asql = sqlite3_mprintf(db_args_sql, "%s", ordered ? "id" : "event_id, position, id");
+  int rc = db_prepare(in, sfx, rsql, t, 6, &st), s = SQLITE_DONE;
   if (!rc)
-    rc = db_prepare(in, sfx, db_args_sql, ta, 1, &ac.st);
+    rc = db_prepare(in, sfx, asql, ta, 1, &ac.st);
+  sqlite3_free(rsql);
+  sqlite3_free(asql);
   if (!rc)
     rc = arg_next(&ac);
   while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW)
@@ -461,7 +497,10 @@ int import_db(imp *m, const char *path)
   int rc = rpd_open(&in, path, NULL, RPD_READ | RPD_ANYDB);
   if (rc)
     return rc;
-  rc = import_db_handle(m, in);
+  /* a streaming read: a small page cache keeps the peak RSS low */
+  rc = rpd_exec(in, "PRAGMA cache_size = -8192");
+  if (!rc)
+    rc = import_db_handle(m, in);
   rpd_close(in, 0);
   return rc;
 }

@@ -198,6 +198,8 @@ int main(int argc, char **argv)
 
   if (rpd_cli_init(argc, argv, usage))
     return 0;
+  /* one thread on each connection: skip SQLite's mutexes */
+  sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--force"))
       force = 1;
@@ -270,7 +272,7 @@ int main(int argc, char **argv)
    * journal or syncs needed (a failure deletes it) */
   if (!rc)
     rc = rpd_exec(m.r, "PRAGMA foreign_keys = OFF; PRAGMA journal_mode = OFF;"
-                  " PRAGMA synchronous = OFF; PRAGMA cache_size = -65536");
+                  " PRAGMA synchronous = OFF; PRAGMA cache_size = -16384");
   if (!rc)
     rc = rpd_begin(m.r);
   if (!rc)
