@@ -15,6 +15,16 @@ typedef struct imap {
   size_t cap, n;
 } imap;
 
+/* Rows of one table waiting for a multi-row INSERT (writer.c). */
+typedef struct batch {
+  sqlite3_stmt *one, *many;   /* one row / BATCH_ROWS rows */
+  int ncols, n;               /* columns; rows collected */
+  int64_t *iv;                /* integer cells */
+  int *toff;                  /* -1 = integer cell, else offset in txt */
+  rpd_buf txt;                /* text cells */
+  int64_t *inserted, *ignored;  /* counters to add to (or NULL) */
+} batch;
+
 /* What was read, by record kind (for the summary). */
 typedef struct kindcount {
   char name[48];
@@ -26,7 +36,9 @@ typedef struct imp {
   rpd *r;
   const char *input;
   rpd_strtab *str;
-  sqlite3_stmt *op, *api, *apiop, *kapi, *capi, *uarg, *kname;
+  sqlite3_stmt *kname;
+  batch b_op, b_api, b_apiop, b_kapi, b_capi, b_uarg;
+  int64_t next_op, next_ustr;   /* ids assigned by the writer */
   int truncated_names;      /* --truncated-names: op description = short name */
   int64_t empty_args;       /* rocpd_ustring id of '' */
   imap kname_seen;          /* full name id -> 1 once ext_kernel_name has it */
@@ -84,6 +96,8 @@ void imap_free(imap *m);
 void count_read(imp *m, const char *kind, int handled);
 /* Prepare the insert statements and string tables on m->r. */
 int w_prepare(imp *m);
+/* Insert every row still waiting in a batch (before the commit). */
+int w_flush(imp *m);
 /* Finalize what w_prepare made (safe to call twice). */
 void w_finalize(imp *m);
 /* *id = the rocpd_string id of s (NULL = ""), interned on first use. */

@@ -285,6 +285,8 @@ int main(int argc, char **argv)
     else
       rc = import_db(&m, in);
   }
+  if (!rc)
+    rc = w_flush(&m);
   /* a CSV whose kernel names carry no signature came from rocprofv3
    * --truncate-kernels: the full names are not in the input */
   if (!rc && kind == IN_CSV && m.n_kname && !m.n_kname_sig)

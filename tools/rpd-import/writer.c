@@ -83,11 +83,131 @@ static int run(imp *m, sqlite3_stmt *st)
   return s == SQLITE_DONE ? RPD_OK : (s < 0 ? -s : RPD_ESQL);
 }
 
+/* ------------------------------------------------------------ batches */
+
+/* Rows of one table are collected and inserted BATCH_ROWS at a time with
+ * one multi-row INSERT: the per-statement cost of SQLite (and the
+ * AUTOINCREMENT bookkeeping) is paid once per batch, not once per row.
+ * Ids the readers need at once (ops, args strings) are assigned here. */
+enum { BATCH_ROWS = 32 };
+
+static int batch_open(imp *m, batch *b, const char *head, int ncols,
+                      int64_t *inserted, int64_t *ignored)
+{
+  rpd_buf sql = {0};
+  memset(b, 0, sizeof *b);
+  b->ncols = ncols;
+  b->inserted = inserted;
+  b->ignored = ignored;
+  b->iv = rpd_xcalloc((size_t)BATCH_ROWS * ncols, sizeof *b->iv);
+  b->toff = rpd_xcalloc((size_t)BATCH_ROWS * ncols, sizeof *b->toff);
+  rpd_buf_puts(&sql, head);
+  rpd_buf_puts(&sql, " VALUES ");
+  for (int r = 0; r < BATCH_ROWS; r++) {
+    rpd_buf_puts(&sql, r ? ",(" : "(");
+    for (int c = 0; c < ncols; c++)
+      rpd_buf_puts(&sql, c ? ",?" : "?");
+    rpd_buf_puts(&sql, ")");
+    if (!r) {
+      int rc = rpd_prepare(m->r, sql.s, &b->one);
+      if (rc) {
+        rpd_buf_free(&sql);
+        return rc;
+      }
+    }
+  }
+  int rc = rpd_prepare(m->r, sql.s, &b->many);
+  rpd_buf_free(&sql);
+  return rc;
+}
+
+static void batch_close(batch *b)
+{
+  sqlite3_finalize(b->one);
+  sqlite3_finalize(b->many);
+  free(b->iv);
+  free(b->toff);
+  rpd_buf_free(&b->txt);
+  memset(b, 0, sizeof *b);
+}
+
+static void batch_int(batch *b, int col, int64_t v)
+{
+  int i = b->n * b->ncols + col;
+  b->iv[i] = v;
+  b->toff[i] = -1;
+}
+
+static void batch_text(batch *b, int col, const char *s)
+{
+  int i = b->n * b->ncols + col;
+  b->toff[i] = (int)b->txt.len;
+  rpd_buf_add(&b->txt, s, strlen(s) + 1);
+}
+
+/* Bind row r of the batch into st at parameter offset base. */
+static void batch_bind(batch *b, sqlite3_stmt *st, int r, int base)
+{
+  for (int c = 0; c < b->ncols; c++) {
+    int i = r * b->ncols + c;
+    if (b->toff[i] < 0)
+      sqlite3_bind_int64(st, base + c + 1, b->iv[i]);
+    else
+      sqlite3_bind_text(st, base + c + 1, b->txt.s + b->toff[i], -1, SQLITE_STATIC);
+  }
+}
+
+/* Insert the collected rows. */
+static int batch_flush(imp *m, batch *b)
+{
+  int rc = RPD_OK, rows = b->n;
+  int64_t done = 0;
+  if (!rows)
+    return RPD_OK;
+  if (rows == BATCH_ROWS) {
+    for (int r = 0; r < rows; r++)
+      batch_bind(b, b->many, r, r * b->ncols);
+    rc = run(m, b->many);
+    done = sqlite3_changes(m->r->db);
+  } else {
+    for (int r = 0; r < rows && !rc; r++) {
+      batch_bind(b, b->one, r, 0);
+      rc = run(m, b->one);
+      done += sqlite3_changes(m->r->db);
+    }
+  }
+  b->n = 0;
+  rpd_buf_reset(&b->txt);
+  if (rc)
+    return rc;
+  if (b->inserted)
+    *b->inserted += done;
+  if (b->ignored)
+    *b->ignored += rows - done;
+  return RPD_OK;
+}
+
+/* The current row is complete. */
+static int batch_row(imp *m, batch *b)
+{
+  return ++b->n == BATCH_ROWS ? batch_flush(m, b) : RPD_OK;
+}
+
+int w_flush(imp *m)
+{
+  batch *all[] = { &m->b_uarg, &m->b_op, &m->b_api, &m->b_apiop, &m->b_kapi, &m->b_capi };
+  int rc = RPD_OK;
+  for (size_t i = 0; i < sizeof all / sizeof all[0] && !rc; i++)
+    if (all[i]->ncols)
+      rc = batch_flush(m, all[i]);
+  return rc;
+}
+
 int w_prepare(imp *m)
 {
   int rc = rpd_strtab_open(m->r, "rocpd_string", &m->str);
   /* api args are one rocpd_ustring row per call (never interned: memory
-   * stays flat); its string index is rebuilt once by w_finish */
+   * stays flat); its string index is rebuilt once at the end (main.c) */
   if (!rc)
     rc = rpd_exec(m->r, "DROP INDEX IF EXISTS rocpd_ustri_string_84d4a7_idx;"
                   " CREATE TABLE IF NOT EXISTS ext_kernel_name ("
@@ -102,44 +222,48 @@ int w_prepare(imp *m)
     rc = rpd_query_int64(m->r, "SELECT min(id) FROM rocpd_ustring WHERE string = ''",
                          &m->empty_args);
   if (!rc)
-    rc = rpd_prepare(m->r, "INSERT INTO rocpd_ustring(string) VALUES (?)", &m->uarg);
+    rc = rpd_query_int64(m->r, "SELECT coalesce(max(id), 0) + 1 FROM rocpd_ustring",
+                         &m->next_ustr);
+  if (!rc)
+    rc = rpd_query_int64(m->r, "SELECT coalesce(max(id), 0) + 1 FROM rocpd_op",
+                         &m->next_op);
   if (!rc)
     rc = rpd_prepare(m->r, "INSERT OR IGNORE INTO ext_kernel_name(name_id, "
                      "short_name_id) VALUES (?,?)", &m->kname);
   if (!rc)
-    rc = rpd_prepare(m->r, "INSERT INTO rocpd_op(gpuId, queueId, sequenceId, "
-                     "start, end, description_id, opType_id) "
-                     "VALUES (?,?,?,?,?,?,?)", &m->op);
+    rc = batch_open(m, &m->b_uarg, "INSERT INTO rocpd_ustring(id, string)", 2, NULL, NULL);
   if (!rc)
-    rc = rpd_prepare(m->r, "INSERT OR IGNORE INTO rocpd_api(id, pid, tid, start, "
-                     "end, apiName_id, category_id, domain_id, args_id) "
-                     "VALUES (?,?,?,?,?,?,?,?,?)", &m->api);
+    rc = batch_open(m, &m->b_op, "INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, "
+                    "start, end, description_id, opType_id)", 8, &m->n_op, NULL);
   if (!rc)
-    rc = rpd_prepare(m->r, "INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (?,?)",
-                     &m->apiop);
+    rc = batch_open(m, &m->b_api, "INSERT OR IGNORE INTO rocpd_api(id, pid, tid, start, "
+                    "end, apiName_id, category_id, domain_id, args_id)", 9,
+                    &m->n_api, &m->n_dup_api);
   if (!rc)
-    rc = rpd_prepare(m->r, "INSERT OR IGNORE INTO rocpd_kernelapi(api_ptr_id, "
-                     "stream, gridX, gridY, gridZ, workgroupX, workgroupY, "
-                     "workgroupZ, groupSegmentSize, privateSegmentSize, "
-                     "kernelName_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)", &m->kapi);
+    rc = batch_open(m, &m->b_apiop, "INSERT INTO rocpd_api_ops(api_id, op_id)", 2,
+                    &m->n_apiop, NULL);
   if (!rc)
-    rc = rpd_prepare(m->r, "INSERT OR IGNORE INTO rocpd_copyapi(api_ptr_id, "
-                     "stream, size, width, height, kind, dst, src, dstDevice, "
-                     "srcDevice, sync, pinned) VALUES (?,?,?,0,0,?,?,?,?,?,?,0)",
-                     &m->capi);
+    rc = batch_open(m, &m->b_kapi, "INSERT OR IGNORE INTO rocpd_kernelapi(api_ptr_id, "
+                    "stream, gridX, gridY, gridZ, workgroupX, workgroupY, "
+                    "workgroupZ, groupSegmentSize, privateSegmentSize, "
+                    "kernelName_id)", 11, &m->n_kapi, NULL);
+  if (!rc)
+    rc = batch_open(m, &m->b_capi, "INSERT OR IGNORE INTO rocpd_copyapi(api_ptr_id, "
+                    "stream, size, width, height, kind, dst, src, dstDevice, "
+                    "srcDevice, sync, pinned)", 12, &m->n_capi, NULL);
   return rc;
 }
 
 void w_finalize(imp *m)
 {
-  sqlite3_finalize(m->op);
-  sqlite3_finalize(m->api);
-  sqlite3_finalize(m->apiop);
-  sqlite3_finalize(m->kapi);
-  sqlite3_finalize(m->capi);
-  sqlite3_finalize(m->uarg);
   sqlite3_finalize(m->kname);
-  m->op = m->api = m->apiop = m->kapi = m->capi = m->uarg = m->kname = NULL;
+  m->kname = NULL;
+  batch_close(&m->b_uarg);
+  batch_close(&m->b_op);
+  batch_close(&m->b_api);
+  batch_close(&m->b_apiop);
+  batch_close(&m->b_kapi);
+  batch_close(&m->b_capi);
   if (m->str)
     rpd_strtab_free(m->str);
   m->str = NULL;
@@ -159,11 +283,10 @@ static int w_args(imp *m, const char *args, int64_t *id)
     *id = m->empty_args;
     return RPD_OK;
   }
-  sqlite3_bind_text(m->uarg, 1, args, -1, SQLITE_STATIC);
-  int rc = run(m, m->uarg);
-  if (!rc)
-    *id = sqlite3_last_insert_rowid(m->r->db);
-  return rc;
+  *id = m->next_ustr++;
+  batch_int(&m->b_uarg, 0, *id);
+  batch_text(&m->b_uarg, 1, args);
+  return batch_row(m, &m->b_uarg);
 }
 
 int w_kernel_name(imp *m, const char *full, const char *short_name,
@@ -191,25 +314,23 @@ int w_kernel_name(imp *m, const char *full, const char *short_name,
 
 /* An op row; *op_id receives its id. */
 int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
-                int64_t end, int64_t desc_id, const char *optype, int64_t *op_id)
+         int64_t end, int64_t desc_id, const char *optype, int64_t *op_id)
 {
   int64_t t;
   int rc = sid(m, optype, &t);
   if (rc)
     return rc;
-  sqlite3_bind_int64(m->op, 1, gpu);
-  sqlite3_bind_int64(m->op, 2, queue);
-  sqlite3_bind_int64(m->op, 3, seq);
-  sqlite3_bind_int64(m->op, 4, start);
-  sqlite3_bind_int64(m->op, 5, end);
-  sqlite3_bind_int64(m->op, 6, desc_id);
-  sqlite3_bind_int64(m->op, 7, t);
-  rc = run(m, m->op);
-  if (!rc) {
-    *op_id = sqlite3_last_insert_rowid(m->r->db);
-    m->n_op++;
-  }
-  return rc;
+  batch *b = &m->b_op;
+  *op_id = m->next_op++;
+  batch_int(b, 0, *op_id);
+  batch_int(b, 1, gpu);
+  batch_int(b, 2, queue);
+  batch_int(b, 3, seq);
+  batch_int(b, 4, start);
+  batch_int(b, 5, end);
+  batch_int(b, 6, desc_id);
+  batch_int(b, 7, t);
+  return batch_row(m, b);
 }
 
 /* Link op to the api call with correlation id corr (0 = none). */
@@ -223,17 +344,31 @@ int w_link(imp *m, int64_t corr, int64_t op_id, int64_t *api_id)
   *api_id = m->api_base + corr;
   if (*api_id > m->max_api)
     m->max_api = *api_id;
-  sqlite3_bind_int64(m->apiop, 1, *api_id);
-  sqlite3_bind_int64(m->apiop, 2, op_id);
-  int rc = run(m, m->apiop);
-  if (!rc)
-    m->n_apiop++;
-  return rc;
+  batch_int(&m->b_apiop, 0, *api_id);
+  batch_int(&m->b_apiop, 1, op_id);
+  return batch_row(m, &m->b_apiop);
 }
 
+/* "0x1f" for a stream handle. */
 static void hexstr(char *b, size_t n, int64_t v)
 {
-  snprintf(b, n, "0x%" PRIx64, (uint64_t)v);
+  static const char hx[] = "0123456789abcdef";
+  char t[20];
+  int k = 0;
+  uint64_t u = (uint64_t)v;
+  do {
+    t[k++] = hx[u & 15];
+    u >>= 4;
+  } while (u);
+  if ((size_t)k + 3 > n) {
+    snprintf(b, n, "0x");
+    return;
+  }
+  b[0] = '0';
+  b[1] = 'x';
+  for (int i = 0; i < k; i++)
+    b[2 + i] = t[k - 1 - i];
+  b[2 + k] = '\0';
 }
 
 int w_kernel(imp *m, const kern *k)
@@ -246,20 +381,18 @@ int w_kernel(imp *m, const kern *k)
   if (rc || !api_id)
     return rc;
   char sb[32];
+  batch *b = &m->b_kapi;
   hexstr(sb, sizeof sb, k->stream);
-  sqlite3_bind_int64(m->kapi, 1, api_id);
-  sqlite3_bind_text(m->kapi, 2, sb, -1, SQLITE_TRANSIENT);
+  batch_int(b, 0, api_id);
+  batch_text(b, 1, sb);
   for (int i = 0; i < 3; i++) {
-    sqlite3_bind_int64(m->kapi, 3 + i, k->grid[i]);
-    sqlite3_bind_int64(m->kapi, 6 + i, k->wg[i]);
+    batch_int(b, 2 + i, k->grid[i]);
+    batch_int(b, 5 + i, k->wg[i]);
   }
-  sqlite3_bind_int64(m->kapi, 9, k->lds);
-  sqlite3_bind_int64(m->kapi, 10, k->scratch);
-  sqlite3_bind_int64(m->kapi, 11, k->name_id);
-  rc = run(m, m->kapi);
-  if (!rc)
-    m->n_kapi += sqlite3_changes(m->r->db);
-  return rc;
+  batch_int(b, 8, k->lds);
+  batch_int(b, 9, k->scratch);
+  batch_int(b, 10, k->name_id);
+  return batch_row(m, b);
 }
 
 /* Copy direction from a rocprofiler name ("MEMORY_COPY_HOST_TO_DEVICE",
@@ -301,20 +434,21 @@ int w_copy(imp *m, const copyrec *c)
   if (rc || !api_id)
     return rc;
   char sb[32];
+  batch *b = &m->b_capi;
   hexstr(sb, sizeof sb, c->stream);
-  sqlite3_bind_int64(m->capi, 1, api_id);
-  sqlite3_bind_text(m->capi, 2, sb, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int64(m->capi, 3, c->bytes);
-  sqlite3_bind_int(m->capi, 4, c->kind < 0 ? 0 : c->kind);
-  sqlite3_bind_text(m->capi, 5, "", -1, SQLITE_STATIC);
-  sqlite3_bind_text(m->capi, 6, "", -1, SQLITE_STATIC);
-  sqlite3_bind_int64(m->capi, 7, c->dst_gpu);
-  sqlite3_bind_int64(m->capi, 8, c->src_gpu);
-  sqlite3_bind_int(m->capi, 9, 0);
-  rc = run(m, m->capi);
-  if (!rc)
-    m->n_capi += sqlite3_changes(m->r->db);
-  return rc;
+  batch_int(b, 0, api_id);
+  batch_text(b, 1, sb);
+  batch_int(b, 2, c->bytes);
+  batch_int(b, 3, 0);
+  batch_int(b, 4, 0);
+  batch_int(b, 5, c->kind < 0 ? 0 : c->kind);
+  batch_text(b, 6, "");
+  batch_text(b, 7, "");
+  batch_int(b, 8, c->dst_gpu);
+  batch_int(b, 9, c->src_gpu);
+  batch_int(b, 10, 0);
+  batch_int(b, 11, 0);
+  return batch_row(m, b);
 }
 
 int w_api(imp *m, const apirec *a)
@@ -332,23 +466,17 @@ int w_api(imp *m, const apirec *a)
     return rc;
   if (id > m->max_api)
     m->max_api = id;
-  sqlite3_bind_int64(m->api, 1, id);
-  sqlite3_bind_int64(m->api, 2, a->pid);
-  sqlite3_bind_int64(m->api, 3, a->tid);
-  sqlite3_bind_int64(m->api, 4, a->start);
-  sqlite3_bind_int64(m->api, 5, a->end);
-  sqlite3_bind_int64(m->api, 6, name);
-  sqlite3_bind_int64(m->api, 7, cat);
-  sqlite3_bind_int64(m->api, 8, dom);
-  sqlite3_bind_int64(m->api, 9, args);
-  rc = run(m, m->api);
-  if (!rc) {
-    if (sqlite3_changes(m->r->db))
-      m->n_api++;
-    else
-      m->n_dup_api++;
-  }
-  return rc;
+  batch *b = &m->b_api;
+  batch_int(b, 0, id);
+  batch_int(b, 1, a->pid);
+  batch_int(b, 2, a->tid);
+  batch_int(b, 3, a->start);
+  batch_int(b, 4, a->end);
+  batch_int(b, 5, name);
+  batch_int(b, 6, cat);
+  batch_int(b, 7, dom);
+  batch_int(b, 8, args);
+  return batch_row(m, b);
 }
 
 /* Start a new process section: correlation ids restart per process, so
