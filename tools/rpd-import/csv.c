@@ -19,75 +19,114 @@ typedef struct csv {
   const char *path;
   int64_t line;         /* line of the current record's start */
   int64_t nextline;
-  rpd_buf *fld;
+  char *buf;            /* read buffer: buf[pos..len) not consumed yet */
+  size_t pos, len;
+  char *rec;            /* the current record's fields, each NUL-ended */
+  size_t rlen, rcap;
+  size_t *off;          /* field i starts at rec + off[i] */
   int nfld, capfld;
   char **hdr;
   int nhdr;
 } csv;
 
-/* Read one RFC 4180 record into c->fld; 1 = got one, 0 = EOF, -1 = error. */
+enum { CSV_CHUNK = 1 << 18 };
+
+/* The next input byte, or EOF. */
+static int csv_refill(csv *c)
+{
+  if (!c->buf)
+    c->buf = rpd_xmalloc(CSV_CHUNK);
+  c->len = fread(c->buf, 1, CSV_CHUNK, c->f);
+  c->pos = 0;
+  return c->len ? (unsigned char)c->buf[c->pos++] : EOF;
+}
+
+static inline int csv_getc(csv *c)
+{
+  return c->pos < c->len ? (unsigned char)c->buf[c->pos++] : csv_refill(c);
+}
+
+static inline void rec_put(csv *c, int ch)
+{
+  if (c->rlen + 1 >= c->rcap) {
+    c->rcap = c->rcap ? 2 * c->rcap : 1024;
+    c->rec = rpd_xrealloc(c->rec, c->rcap);
+  }
+  c->rec[c->rlen++] = (char)ch;
+}
+
+/* End the current field and start the next one. */
+static void fld_next(csv *c)
+{
+  rec_put(c, '\0');
+  if (c->nfld == c->capfld) {
+    c->capfld = c->capfld ? 2 * c->capfld : 32;
+    c->off = rpd_xrealloc(c->off, c->capfld * sizeof *c->off);
+  }
+  c->off[c->nfld++] = c->rlen;
+}
+
+/* Read one RFC 4180 record into c->rec/off; 1 = got one, 0 = EOF,
+ * -1 = error.  Quoted fields may hold commas, "" and newlines; CR is
+ * dropped outside quotes. */
 static int csv_next(csv *c)
 {
   int ch, inq = 0, any = 0;
+  size_t fstart = 0;        /* start of the current field in rec */
+  c->rlen = 0;
   c->nfld = 0;
   c->line = c->nextline;
+  if (!c->capfld) {
+    c->capfld = 32;
+    c->off = rpd_xmalloc(c->capfld * sizeof *c->off);
+  }
+  c->off[c->nfld++] = 0;
   for (;;) {
-    if (c->nfld == c->capfld) {
-      c->capfld = c->capfld ? 2 * c->capfld : 32;
-      c->fld = rpd_xrealloc(c->fld, c->capfld * sizeof *c->fld);
-      memset(c->fld + c->nfld, 0, (c->capfld - c->nfld) * sizeof *c->fld);
+    ch = csv_getc(c);
+    if (ch == EOF) {
+      if (inq)
+        return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": unterminated quoted "
+                          "field at end of file", c->path, c->line), -1;
+      if (!any)
+        return 0;
+      rec_put(c, '\0');
+      return 1;
     }
-    rpd_buf *b = &c->fld[c->nfld];
-    rpd_buf_reset(b);
-    rpd_buf_add(b, "", 0);
-    for (;;) {
-      ch = getc_unlocked(c->f);
-      if (ch == EOF) {
-        if (inq)
-          return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": unterminated quoted "
-                            "field at end of file", c->path, c->line), -1;
-        if (!any && !c->nfld && !b->len)
-          return 0;
-        c->nfld++;
-        return 1;
-      }
-      any = 1;
-      if (inq) {
-        if (ch == '"') {
-          int nx = getc_unlocked(c->f);
-          if (nx == '"') {
-            rpd_buf_add(b, "\"", 1);
-            continue;
-          }
-          inq = 0;
-          if (nx == EOF)
-            continue;
-          ch = nx;
-        } else {
-          if (ch == '\n')
-            c->nextline++;
-          char cc = (char)ch;
-          rpd_buf_add(b, &cc, 1);
-          continue;
-        }
-      }
-      if (ch == '"' && !b->len) {
-        inq = 1;
+    any = 1;
+    if (inq) {
+      if (ch != '"') {
+        if (ch == '\n')
+          c->nextline++;
+        rec_put(c, ch);
         continue;
       }
-      if (ch == ',')
-        break;
-      if (ch == '\r')
+      int nx = csv_getc(c);
+      if (nx == '"') {
+        rec_put(c, '"');
         continue;
-      if (ch == '\n') {
-        c->nextline++;
-        c->nfld++;
-        return 1;
       }
-      char cc = (char)ch;
-      rpd_buf_add(b, &cc, 1);
+      inq = 0;
+      if (nx == EOF)
+        continue;
+      ch = nx;
     }
-    c->nfld++;
+    if (ch == '"' && c->rlen == fstart) {
+      inq = 1;
+      continue;
+    }
+    if (ch == ',') {
+      fld_next(c);
+      fstart = c->rlen;
+      continue;
+    }
+    if (ch == '\r')
+      continue;
+    if (ch == '\n') {
+      c->nextline++;
+      rec_put(c, '\0');
+      return 1;
+    }
+    rec_put(c, ch);
   }
 }
 
@@ -95,9 +134,9 @@ static void csv_close(csv *c)
 {
   if (c->f)
     fclose(c->f);
-  for (int i = 0; i < c->capfld; i++)
-    rpd_buf_free(&c->fld[i]);
-  free(c->fld);
+  free(c->buf);
+  free(c->rec);
+  free(c->off);
   for (int i = 0; i < c->nhdr; i++)
     free(c->hdr[i]);
   free(c->hdr);
@@ -120,7 +159,7 @@ static int csv_open(csv *c, const char *path)
   c->nhdr = c->nfld;
   c->hdr = rpd_xcalloc(c->nhdr, sizeof *c->hdr);
   for (int i = 0; i < c->nhdr; i++)
-    c->hdr[i] = rpd_xstrdup(c->fld[i].s);
+    c->hdr[i] = rpd_xstrdup(c->rec + c->off[i]);
   return RPD_OK;
 }
 
@@ -142,7 +181,7 @@ static int csv_col(const csv *c, const char *names)
 
 static const char *cval(const csv *c, int col)
 {
-  return col >= 0 && col < c->nfld ? c->fld[col].s : "";
+  return col >= 0 && col < c->nfld ? c->rec + c->off[col] : "";
 }
 
 /* Integer field; "Agent 3" style values give their trailing number. */
