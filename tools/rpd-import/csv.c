@@ -143,12 +143,14 @@ static void csv_close(csv *c)
   memset(c, 0, sizeof *c);
 }
 
-static int csv_open(csv *c, const char *path)
+/* Open the CSV file path -- or read the stream f (taken over) when not
+ * NULL -- and read its header. */
+static int csv_open(csv *c, const char *path, FILE *f)
 {
   memset(c, 0, sizeof *c);
   c->path = path;
   c->nextline = 1;
-  c->f = fopen(path, "r");
+  c->f = f ? f : fopen(path, "r");
   if (!c->f)
     return rpd_seterr(RPD_EIO, "cannot read '%s': %s", path, strerror(errno));
   int g = csv_next(c);
@@ -229,10 +231,10 @@ typedef struct agentmap {
   int known;
 } agentmap;
 
-static int csv_agent_info(const char *path, agentmap *am)
+static int csv_agent_info(const char *path, FILE *f, agentmap *am)
 {
   csv c;
-  int rc = csv_open(&c, path), g;
+  int rc = csv_open(&c, path, f), g;
   int col_node = -1, col_type = -1, col_tidx = -1;
   if (!rc) {
     col_node = csv_col(&c, "Logical_Node_Id|Node_Id");
@@ -265,7 +267,7 @@ static int csv_agent_scan(char **files, int n, agentmap *am)
   int nids = 0, rc = RPD_OK, g;
   for (int i = 0; i < n && !rc; i++) {
     csv c;
-    rc = csv_open(&c, files[i]);
+    rc = csv_open(&c, files[i], NULL);
     int col = rc ? -1 : csv_col(&c, "Agent_Id");
     while (!rc && col >= 0 && (g = csv_next(&c)) > 0) {
       int64_t a;
@@ -301,12 +303,12 @@ enum { CSV_MAXCOLS = 16 };
 /* Read every record of the CSV file `path`, which must have the columns
  * `names` (n <= CSV_MAXCOLS, see need_cols): count it as `kind`, check its
  * width and hand it to row(m, c, col, arg). */
-static int csv_each(imp *m, const char *path, const char *kind,
+static int csv_each(imp *m, const char *path, FILE *f, const char *kind,
                     const char *const *names, int n, csv_row_fn row, const void *arg)
 {
   int col[CSV_MAXCOLS], g = 0;
   csv c;
-  int rc = csv_open(&c, path);
+  int rc = csv_open(&c, path, f);
   if (!rc)
     rc = need_cols(&c, names, col, n);
   while (!rc && (g = csv_next(&c)) > 0) {
@@ -361,9 +363,9 @@ static int csv_kernel_row(imp *m, const csv *c, const int *col, const void *arg)
   return rc;
 }
 
-static int csv_kernels(imp *m, const char *path, const agentmap *am)
+static int csv_kernels(imp *m, const char *path, FILE *f, const agentmap *am)
 {
-  return csv_each(m, path, "kernel_dispatch", csv_kernel_cols, NKERNEL_COLS,
+  return csv_each(m, path, f, "kernel_dispatch", csv_kernel_cols, NKERNEL_COLS,
                   csv_kernel_row, am);
 }
 
@@ -396,10 +398,11 @@ static int csv_api_row(imp *m, const csv *c, const int *col, const void *arg)
   return w_api(m, &a);
 }
 
-static int csv_apis(imp *m, const char *path, const char *kind, const char *domain)
+static int csv_apis(imp *m, const char *path, FILE *f, const char *kind,
+                    const char *domain)
 {
   apisrc src = {domain, !strcmp(kind, "marker_api")};
-  return csv_each(m, path, kind, csv_api_cols,
+  return csv_each(m, path, f, kind, csv_api_cols,
                   sizeof csv_api_cols / sizeof csv_api_cols[0], csv_api_row, &src);
 }
 
@@ -429,9 +432,9 @@ static int csv_copy_row(imp *m, const csv *c, const int *col, const void *arg)
   return w_copy(m, &cp);
 }
 
-static int csv_copies(imp *m, const char *path, const agentmap *am)
+static int csv_copies(imp *m, const char *path, FILE *f, const agentmap *am)
 {
-  return csv_each(m, path, "memory_copy", csv_copy_cols,
+  return csv_each(m, path, f, "memory_copy", csv_copy_cols,
                   sizeof csv_copy_cols / sizeof csv_copy_cols[0], csv_copy_row, am);
 }
 
@@ -563,19 +566,39 @@ int import_csv(imp *m, csvset *s)
   if (!s->n[0] && !s->n[1] && !s->n[2] && !s->n[3] && !s->n[4] && !s->n[5])
     return rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files found");
   for (int i = 0; i < s->n[6] && !rc; i++)
-    rc = csv_agent_info(s->f[6][i], &am);
+    rc = csv_agent_info(s->f[6][i], NULL, &am);
   if (!rc && !am.known)
     rc = csv_agent_scan(s->f[0], s->n[0], &am);
   static const char *const dom[] = { NULL, "HIP", "HSA", "ROCTX", "RCCL" };
   static const char *const kind[] = { NULL, "hip_api", "hsa_api", "marker_api",
                                       "rccl_api" };
   for (int i = 0; i < s->n[0] && !rc; i++)
-    rc = csv_kernels(m, s->f[0][i], &am);
+    rc = csv_kernels(m, s->f[0][i], NULL, &am);
   for (int k = 1; k <= 4; k++)
     for (int i = 0; i < s->n[k] && !rc; i++)
-      rc = csv_apis(m, s->f[k][i], kind[k], dom[k]);
+      rc = csv_apis(m, s->f[k][i], NULL, kind[k], dom[k]);
   for (int i = 0; i < s->n[5] && !rc; i++)
-    rc = csv_copies(m, s->f[5][i], &am);
+    rc = csv_copies(m, s->f[5][i], NULL, &am);
+  imap_free(&am.gpu);
+  return rc;
+}
+
+int import_csv_stream(imp *m, FILE *f, const char *name, int which)
+{
+  static const char *const dom[] = { NULL, "HIP", "HSA", "ROCTX", "RCCL" };
+  static const char *const kind[] = { NULL, "hip_api", "hsa_api", "marker_api",
+                                      "rccl_api" };
+  agentmap am;
+  int rc;
+  memset(&am, 0, sizeof am);
+  if (which == 0)
+    rc = csv_kernels(m, name, f, &am);
+  else if (which <= 4)
+    rc = csv_apis(m, name, f, kind[which], dom[which]);
+  else if (which == 5)
+    rc = csv_copies(m, name, f, &am);
+  else
+    rc = csv_agent_info(name, f, &am);
   imap_free(&am.gpu);
   return rc;
 }

@@ -4,6 +4,7 @@
 #define RPD_IMPORT_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #include "rpd.h"
@@ -134,6 +135,8 @@ int w_meta_int(imp *m, const char *tag, int64_t v);
 /* --- readers: each writes everything it reads through the writer */
 /* rocprofv3 JSON (plain or gzip) at path. */
 int import_json(imp *m, const char *path);
+/* The same from n bytes of uncompressed JSON in memory (fuzz entry). */
+int import_json_buf(imp *m, const void *data, size_t n);
 /* Collect the CSV files of a directory, a prefix or one member into s;
  * returns how many were found (0 = not a CSV set).  In a directory only
  * the files of prefix s->want are kept when it is set ("decode" matches
@@ -142,6 +145,10 @@ int csv_collect(const char *input, csvset *s);
 void set_free(csvset *s);
 /* The CSV set s. */
 int import_csv(imp *m, csvset *s);
+/* One CSV file read from f (taken over and closed), named name in
+ * messages; which: 0 kernel_trace, 1 hip_api, 2 hsa_api, 3 marker_api,
+ * 4 rccl_api, 5 memory_copy, 6 agent_info (the fuzz entry). */
+int import_csv_stream(imp *m, FILE *f, const char *name, int which);
 /* A rocprofv3 SQLite database at path (read only). */
 int import_db(imp *m, const char *path);
 /* The same on an open database (the fuzz target's entry). */

@@ -555,15 +555,16 @@ static void yajl_msg(yajl_handle h, const unsigned char *chunk, size_t len,
   out[strcspn(out, "\n")] = '\0';
 }
 
-int import_json(imp *m, const char *path)
+/* Where the JSON bytes come from: read up to n bytes into buf; returns the
+ * count, 0 at the end, -1 on an error (message set; `fed` bytes so far). */
+typedef int (*json_read_fn)(void *ctx, unsigned char *buf, unsigned n, uint64_t fed);
+
+/* Parse the whole stream, writing records as they complete. */
+static int json_run(imp *m, json_read_fn rd, void *ctx)
 {
   jstate j;
   memset(&j, 0, sizeof j);
   j.m = m;
-  gzFile gz = gzopen(path, "rb");
-  if (!gz)
-    return rpd_seterr(RPD_EIO, "cannot read: %s", strerror(errno));
-  gzbuffer(gz, 1 << 17);
   yajl_handle h = yajl_alloc(&jcb, NULL, &j);
   yajl_config(h, yajl_dont_validate_strings, 1);
   enum { CHUNK = 1 << 16 };
@@ -573,7 +574,7 @@ int import_json(imp *m, const char *path)
   yajl_status st = yajl_status_ok;
   char msg[256];
 
-  while ((n = gzread(gz, buf, CHUNK)) > 0) {
+  while ((n = rd(ctx, buf, CHUNK, fed)) > 0) {
     st = yajl_parse(h, buf, (size_t)n);
     if (st != yajl_status_ok) {
       size_t at = yajl_get_bytes_consumed(h);
@@ -595,11 +596,8 @@ int import_json(imp *m, const char *path)
       lines += buf[i] == '\n';
     fed += (uint64_t)n;
   }
-  int zerr = Z_OK;
-  const char *zmsg = gzerror(gz, &zerr);
-  if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
-    rc = rpd_seterr(RPD_EGZIP, "corrupt or truncated gzip stream after %" PRIu64
-                    " bytes: %s", fed, zmsg ? zmsg : "read error");
+  if (n < 0) {
+    rc = RPD_EGZIP;
     goto cleanup;
   }
   st = yajl_complete_parse(h);
@@ -623,11 +621,60 @@ int import_json(imp *m, const char *path)
 
 cleanup:
   yajl_free(h);
-  gzclose(gz);
   free(buf);
   js_clear_section(&j);
   for (int i = 0; i < j.capf; i++)
     rpd_buf_free(&j.f[i].val);
   free(j.f);
   return rc;
+}
+
+/* gzread (plain files pass through zlib unchanged). */
+static int gz_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
+{
+  gzFile gz = ctx;
+  int got = gzread(gz, buf, n), zerr = Z_OK;
+  if (got > 0)
+    return got;
+  const char *zmsg = gzerror(gz, &zerr);
+  if (got < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+    rpd_seterr(RPD_EGZIP, "corrupt or truncated gzip stream after %" PRIu64
+               " bytes: %s", fed, zmsg ? zmsg : "read error");
+    return -1;
+  }
+  return 0;
+}
+
+int import_json(imp *m, const char *path)
+{
+  gzFile gz = gzopen(path, "rb");
+  if (!gz)
+    return rpd_seterr(RPD_EIO, "cannot read: %s", strerror(errno));
+  gzbuffer(gz, 1 << 17);
+  int rc = json_run(m, gz_read, gz);
+  gzclose(gz);
+  return rc;
+}
+
+/* A memory buffer being read. */
+typedef struct membuf {
+  const unsigned char *p;
+  size_t left;
+} membuf;
+
+static int mem_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
+{
+  membuf *b = ctx;
+  (void)fed;
+  size_t k = b->left < n ? b->left : n;
+  memcpy(buf, b->p, k);
+  b->p += k;
+  b->left -= k;
+  return (int)k;
+}
+
+int import_json_buf(imp *m, const void *data, size_t n)
+{
+  membuf b = { data, n };
+  return json_run(m, mem_read, &b);
 }
