@@ -94,6 +94,9 @@ check_rc "a database without rocpd tables fails" 1 rpd-import other.db o.rpd
 check_one_line "not rocprofv3: one line"
 check "not rocprofv3: names the missing table" grep -q "not a rocprofv3 database: no table or view 'rocpd_kernel_dispatch'" "$TESTDIR/stderr"
 same_file "not rocprofv3: input untouched" other.db other.orig
+rpd-synth --api 50 -o native.rpd >/dev/null
+check_rc "an RPD trace given to rpd-import fails" 1 rpd-import native.rpd n.rpd
+check "an RPD trace: says it is one already" grep -q "it is an RPD trace already" "$TESTDIR/stderr"
 cp g.db broken.db
 sqlite3 broken.db "DROP VIEW rocpd_arg; DROP TABLE \"rocpd_arg_$sfx\"; CREATE VIEW rocpd_arg AS SELECT 1 AS event_id"
 check_rc "a guid without its rocpd_arg table fails" 1 rpd-import broken.db b.rpd

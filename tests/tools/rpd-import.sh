@@ -80,6 +80,11 @@ check_eq "json: ext_kernel_name keeps the truncated name of each full name" \
   "$(q fx.rpd "SELECT F.string||'|'||S.string FROM ext_kernel_name K JOIN rocpd_string F ON F.id = K.name_id JOIN rocpd_string S ON S.id = K.short_name_id ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
 check_eq "json: metadata says the names are full" "full" \
   "$(q fx.rpd "SELECT value FROM rocpd_metadata WHERE tag='rpd-import::kernel_names'")"
+# a symbol with only a truncated name: that name is the description
+sed 's/"formatted_kernel_name":"Cijk_gemm_full(int, float)",//; s/"kernel_name":"_Z4gemmv.kd",//' fx_results.json >onlyshort_results.json
+check_rc "symbol with only a truncated name imports" 0 rpd-import -q onlyshort_results.json onlyshort.rpd
+check_eq "only a truncated name: it is the description" "Cijk_gemm" \
+  "$(q onlyshort.rpd "SELECT description FROM op WHERE end-start = 2500")"
 check_rc "--full-names (the default) is accepted" 0 \
   rpd-import --full-names -q fx_results.json fxfull.rpd
 check_eq "--full-names = default" "$(q fx.rpd 'SELECT * FROM op')" "$(q fxfull.rpd 'SELECT * FROM op')"

@@ -475,6 +475,10 @@ int import_db_handle(imp *m, rpd *in)
 {
   char **guids = NULL;
   int rc = RPD_OK;
+  if (!rpd_table_exists(in, "rocpd_kernel_dispatch") && rpd_table_exists(in, "rocpd_op") &&
+      rpd_table_exists(in, "rocpd_api"))
+    return rpd_seterr(RPD_ENOTRPD, "not a rocprofv3 database: it is an RPD trace "
+                      "already (every rpdtools program reads it as it is)");
   for (int i = 0; db_need[i] && !rc; i++)
     if (!rpd_table_exists(in, db_need[i]))
       rc = rpd_seterr(RPD_ENOTRPD, "not a rocprofv3 database: no table or view '%s'",

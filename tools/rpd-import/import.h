@@ -111,8 +111,8 @@ int w_link(imp *m, int64_t corr, int64_t op_id, int64_t *api_id);
 /* The string ids of a kernel: *name_id = its full (demangled) name, the
  * kernel's identity; *desc_id = the op description (the full name, or the
  * short one under --truncated-names).  short_name is rocprofv3's truncated
- * name ("" or NULL = unknown: the full name); the pair is recorded once in
- * ext_kernel_name. */
+ * name ("" or NULL = unknown: the full name); an empty full name falls back
+ * to the short one.  The pair is recorded once in ext_kernel_name. */
 int w_kernel_name(imp *m, const char *full, const char *short_name,
                   int64_t *desc_id, int64_t *name_id);
 /* A kernel dispatch: op + link + rocpd_kernelapi. */

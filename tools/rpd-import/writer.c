@@ -293,6 +293,8 @@ int w_kernel_name(imp *m, const char *full, const char *short_name,
                   int64_t *desc_id, int64_t *name_id)
 {
   int64_t short_id, seen;
+  if (!full || !*full)
+    full = short_name ? short_name : "";   /* only a short name is known */
   if (!short_name || !*short_name)
     short_name = full;
   int rc = sid(m, full, name_id);
