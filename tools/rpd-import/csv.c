@@ -55,6 +55,30 @@ static inline void rec_put(csv *c, int ch)
   c->rec[c->rlen++] = (char)ch;
 }
 
+static void rec_add(csv *c, const char *p, size_t n)
+{
+  if (c->rlen + n + 1 >= c->rcap) {
+    while (c->rlen + n + 1 >= c->rcap)
+      c->rcap = c->rcap ? 2 * c->rcap : 1024;
+    c->rec = rpd_xrealloc(c->rec, c->rcap);
+  }
+  memcpy(c->rec + c->rlen, p, n);
+  c->rlen += n;
+}
+
+/* Inside quotes: copy the buffered bytes up to the next '"' at once
+ * (counting the newlines they hold). */
+static void quoted_run(csv *c)
+{
+  const char *b = c->buf + c->pos, *e = c->buf + c->len;
+  const char *q = memchr(b, '"', (size_t)(e - b));
+  size_t n = (size_t)((q ? q : e) - b);
+  for (const char *nl = memchr(b, '\n', n); nl; nl = memchr(nl + 1, '\n', (size_t)(b + n - nl - 1)))
+    c->nextline++;
+  rec_add(c, b, n);
+  c->pos += n;
+}
+
 /* End the current field and start the next one. */
 static void fld_next(csv *c)
 {
@@ -82,6 +106,8 @@ static int csv_next(csv *c)
   }
   c->off[c->nfld++] = 0;
   for (;;) {
+    if (inq && c->pos < c->len)
+      quoted_run(c);
     ch = csv_getc(c);
     if (ch == EOF) {
       if (inq)
