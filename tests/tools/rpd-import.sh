@@ -230,6 +230,18 @@ check_rc "csv with a bad number fails" 1 rpd-import badcsv t8.rpd
 check_one_line "bad csv: one line"
 check "bad csv: names file line and column" grep -q "9_kernel_trace.csv: line 2: column 'End_Timestamp'" "$TESTDIR/stderr"
 nothing_left "bad csv: no output left" t8.rpd
+# a quoted field holding a newline and "" escapes; line numbers count it
+mkdir nlcsv
+{ head -1 csvset/55_kernel_trace.csv
+  printf '%s\n' '"KERNEL_DISPATCH","Agent 2","1","1","77","1","5","two' 'line ""quoted"" name","10","1000","1600","128","0","8","0","16","256","1","1","4096","1","1"'
+  printf '%s\n' '"KERNEL_DISPATCH","Agent 2","1","1","77","2","6","k","11","1700","2x00","0","0","8","0","16","64","1","1","64","1","1"'
+} >nlcsv/3_kernel_trace.csv
+check_rc "csv: newline inside quotes, then a bad number" 1 rpd-import nlcsv t16.rpd
+check "csv: the bad number is reported on line 4" grep -q "3_kernel_trace.csv: line 4: column 'End_Timestamp'" "$TESTDIR/stderr"
+head -3 nlcsv/3_kernel_trace.csv >nlcsv/k && mv nlcsv/k nlcsv/3_kernel_trace.csv
+check_rc "csv: newline inside quotes imports" 0 rpd-import -q nlcsv t17.rpd
+check_eq "csv: the quoted name keeps its newline and quotes" 'two
+line "quoted" name' "$(q t17.rpd "SELECT description FROM op")"
 mkdir emptydir
 check_rc "directory without csv files fails" 1 rpd-import emptydir t9.rpd
 
