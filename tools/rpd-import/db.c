@@ -7,9 +7,9 @@
  * time, so each join is a primary-key lookup (O(log n)) and never a scan
  * through a compound view.  Region arguments are merged in one ordered pass:
  * regions and rocpd_arg rows are both read in event_id order and advanced
- * together, so the import is O(n log n) at worst (SQLite sorts only if the
- * rows are not already in that order) and memory stays flat: the only
- * per-trace state is the kernel symbol table (one entry per symbol).
+ * together (see db_regions), so the import is linear when the rows come in
+ * that order (rocprofv3 writes them so) and O(n log n) otherwise, and
+ * memory stays flat: the only per-guid state is the kernel symbol table.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -176,32 +176,8 @@ static const char db_regions_sql[] =
 
 /* Arguments in the same event order. */
 static const char db_args_sql[] =
-  "SELECT event_id, name, value FROM %s"
+  "SELECT event_id, name, value, position FROM %s"
   " WHERE event_id IS NOT NULL ORDER BY %s";
-
-/* 1 if the rows of table t, in rowid order, are already in (event_id,
- * position) order: one streaming pass over one column (rocprofv3 writes
- * them so), which lets both queries read in rowid order without a sort. */
-static int in_event_order(rpd *in, const char *sfx, const char *base, int has_pos)
-{
-  const char *const t[] = { base };
-  sqlite3_stmt *st = NULL;
-  int ordered = 1;
-  int64_t pe = INT64_MIN, pp = INT64_MIN;
-  if (db_prepare(in, sfx, has_pos ? "SELECT event_id, position FROM %s ORDER BY id"
-                 : "SELECT event_id, 0 FROM %s ORDER BY id", t, 1, &st))
-    ordered = 0;
-  while (ordered && rpd_step(in, st) == SQLITE_ROW) {
-    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
-      continue;
-    int64_t e = col_i64(st, 0), p = col_i64(st, 1);
-    ordered = e > pe || (e == pe && p >= pp);
-    pe = e;
-    pp = p;
-  }
-  sqlite3_finalize(st);
-  return ordered;
-}
 
 static const char *db_domain(const char *cat, const char **kind)
 {
@@ -212,33 +188,42 @@ static const char *db_domain(const char *cat, const char **kind)
   *kind = "region"; return cat;
 }
 
-/* The argument cursor: the current row (if any) of db_args_sql. */
-typedef struct argcur {
-  sqlite3_stmt *st;
+/* The merge of regions and args.  In the rowid-order pass (`check` set)
+ * it watches that both really come in (event_id, position) order and
+ * stops with `disorder` set at the first row that does not. */
+typedef struct merge {
+  sqlite3_stmt *st;         /* the args query */
   rpd *in;
   int have;                 /* st holds a row */
-  int64_t ev;               /* its event id */
-} argcur;
+  int64_t ev, pos;          /* its event id and position */
+  int check, disorder;
+  int64_t last_region_ev;
+} merge;
 
-static int arg_next(argcur *a)
+static int arg_next(merge *a)
 {
   int s = rpd_step(a->in, a->st);
+  int64_t pe = a->ev, pp = a->pos;
   a->have = s == SQLITE_ROW;
-  if (a->have)
+  if (a->have) {
     a->ev = col_i64(a->st, 0);
+    a->pos = col_i64(a->st, 3);
+    if (a->check && (a->ev < pe || (a->ev == pe && a->pos < pp)))
+      a->disorder = 1;
+  }
   return s < 0 ? -s : RPD_OK;
 }
 
 /* Append the args of event ev to b ("name=value | ..."), advancing the
  * cursor past them (and past args of events that have no region). */
-static int arg_collect(argcur *a, int64_t ev, rpd_buf *b)
+static int arg_collect(merge *a, int64_t ev, rpd_buf *b)
 {
   int rc = RPD_OK;
   rpd_buf_reset(b);
   rpd_buf_add(b, "", 0);
-  while (!rc && a->have && a->ev < ev)
+  while (!rc && !a->disorder && a->have && a->ev < ev)
     rc = arg_next(a);
-  while (!rc && a->have && a->ev == ev) {
+  while (!rc && !a->disorder && a->have && a->ev == ev) {
     if (b->len)
       rpd_buf_add(b, " | ", 3);
     const char *k = col_txt(a->st, 1);
@@ -251,18 +236,21 @@ static int arg_collect(argcur *a, int64_t ev, rpd_buf *b)
   return rc;
 }
 
-static int db_region_row(imp *m, sqlite3_stmt *st, argcur *ac)
+static int db_region_row(imp *m, sqlite3_stmt *st, merge *mg)
 {
   apirec a = {0};
   const char *kind;
   int rc = RPD_OK;
-  if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-    rc = arg_collect(ac, col_i64(st, 0), &m->args);
-  else {
-    rpd_buf_reset(&m->args);
-    rpd_buf_add(&m->args, "", 0);
+  rpd_buf_reset(&m->args);
+  rpd_buf_add(&m->args, "", 0);
+  if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+    int64_t ev = col_i64(st, 0);
+    if (mg->check && ev < mg->last_region_ev)
+      mg->disorder = 1;
+    mg->last_region_ev = ev;
+    rc = arg_collect(mg, ev, &m->args);
   }
-  if (rc)
+  if (rc || mg->disorder)
     return rc;
   a.corr = col_i64(st, 1);
   a.pid = col_i64(st, 2);
@@ -281,33 +269,87 @@ static int db_region_row(imp *m, sqlite3_stmt *st, argcur *ac)
   return w_api(m, &a);
 }
 
-static int db_regions(imp *m, rpd *in, const char *sfx)
+/* One pass over the regions of a guid: in rowid order (rowid = 1, which
+ * sets *disorder and stops if the rows are not in event order) or sorted
+ * by event id by SQLite (rowid = 0). */
+static int db_regions_pass(imp *m, rpd *in, const char *sfx, int rowid, int *disorder)
 {
   static const char *const t[] = {
     "rocpd_region", "rocpd_event", "rocpd_string", "rocpd_string",
     "rocpd_info_process", "rocpd_info_thread" };
   static const char *const ta[] = { "rocpd_arg" };
   sqlite3_stmt *st = NULL;
-  argcur ac = { NULL, in, 0, 0 };
-  /* both in rowid order when that is event order already, else sorted */
-  int ordered = in_event_order(in, sfx, "rocpd_region", 0) &&
-                in_event_order(in, sfx, "rocpd_arg", 1);
+  merge mg = { NULL, in, 0, INT64_MIN, INT64_MIN, rowid, 0, INT64_MIN };
   char *rsql = sqlite3_mprintf(db_regions_sql, "%s", "%s", "%s", "%s", "%s", "%s",
-                               ordered ? "R.id" : "R.event_id, R.id");
-  char *asql = sqlite3_mprintf(db_args_sql, "%s", ordered ? "id" : "event_id, position, id");
+                               rowid ? "R.id" : "R.event_id, R.id");
+  char *asql = sqlite3_mprintf(db_args_sql, "%s", rowid ? "id" : "event_id, position, id");
   int rc = db_prepare(in, sfx, rsql, t, 6, &st), s = SQLITE_DONE;
   if (!rc)
-    rc = db_prepare(in, sfx, asql, ta, 1, &ac.st);
+    rc = db_prepare(in, sfx, asql, ta, 1, &mg.st);
   sqlite3_free(rsql);
   sqlite3_free(asql);
   if (!rc)
-    rc = arg_next(&ac);
-  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW)
-    rc = db_region_row(m, st, &ac);
+    rc = arg_next(&mg);
+  while (!rc && !mg.disorder && (s = rpd_step(in, st)) == SQLITE_ROW)
+    rc = db_region_row(m, st, &mg);
   if (!rc && s < 0)
     rc = -s;
+  /* args left over after the last region must be in order too */
+  while (!rc && rowid && !mg.disorder && mg.have)
+    rc = arg_next(&mg);
   sqlite3_finalize(st);
-  sqlite3_finalize(ac.st);
+  sqlite3_finalize(mg.st);
+  if (disorder)
+    *disorder = mg.disorder;
+  return rc;
+}
+
+/* What a region pass changes in the writer, to undo a pass. */
+typedef struct region_undo {
+  int64_t n_api, n_dup_api, max_api, next_ustr;
+  kindcount kinds[32];
+  int nkinds;
+} region_undo;
+
+/* The regions of a guid.  rocprofv3 writes regions and args in event
+ * order, so the first pass reads both in rowid order (no sort) and merges
+ * them; should a row come out of order, that pass is rolled back (a
+ * savepoint in the output) and the regions are read again sorted. */
+static int db_regions(imp *m, rpd *in, const char *sfx)
+{
+  region_undo u;
+  int disorder = 0;
+  int rc = w_flush(m);
+  if (!rc)
+    rc = rpd_exec(m->r, "SAVEPOINT rpd_import_regions");
+  if (rc)
+    return rc;
+  u.n_api = m->n_api;
+  u.n_dup_api = m->n_dup_api;
+  u.max_api = m->max_api;
+  u.next_ustr = m->next_ustr;
+  memcpy(u.kinds, m->kinds, sizeof u.kinds);
+  u.nkinds = m->nkinds;
+  rc = db_regions_pass(m, in, sfx, 1, &disorder);
+  if (!rc && disorder) {
+    w_discard(m);
+    rc = rpd_exec(m->r, "ROLLBACK TO rpd_import_regions");
+    m->n_api = u.n_api;
+    m->n_dup_api = u.n_dup_api;
+    m->max_api = u.max_api;
+    m->next_ustr = u.next_ustr;
+    memcpy(m->kinds, u.kinds, sizeof u.kinds);
+    m->nkinds = u.nkinds;
+    m->n_sorted_guids++;
+    if (!rc)
+      rc = w_strings_reload(m);
+    if (!rc)
+      rc = db_regions_pass(m, in, sfx, 0, NULL);
+  }
+  if (!rc)
+    rc = w_flush(m);
+  if (!rc)
+    rc = rpd_exec(m->r, "RELEASE rpd_import_regions");
   return rc;
 }
 

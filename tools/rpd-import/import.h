@@ -46,6 +46,7 @@ typedef struct imp {
   int64_t n_kname;          /* distinct kernel names */
   int64_t n_kname_sig;      /* ... of which carry a signature '(...)' */
   int short_only;           /* the input has truncated kernel names only */
+  int64_t n_sorted_guids;   /* db: guids whose regions had to be sorted */
   int64_t api_base;         /* added to correlation ids of this section */
   int64_t max_api;          /* largest api id written or referenced */
   int64_t pid;              /* process of the current section */
@@ -99,6 +100,11 @@ void count_read(imp *m, const char *kind, int handled);
 int w_prepare(imp *m);
 /* Insert every row still waiting in a batch (before the commit). */
 int w_flush(imp *m);
+/* Drop the rows waiting in the batches (before a ROLLBACK TO). */
+void w_discard(imp *m);
+/* Forget the string cache and read rocpd_string again (after a ROLLBACK
+ * TO undid strings it had interned). */
+int w_strings_reload(imp *m);
 /* Finalize what w_prepare made (safe to call twice). */
 void w_finalize(imp *m);
 /* *id = the rocpd_string id of s (NULL = ""), interned on first use. */

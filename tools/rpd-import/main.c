@@ -162,6 +162,9 @@ static void summary(const imp *m, const char *out, int64_t linked)
   if (m->n_dup_api)
     fprintf(stderr, "  skipped %" PRId64 " api records with a duplicate correlation id\n",
             m->n_dup_api);
+  if (m->n_sorted_guids)
+    fprintf(stderr, "  regions or args of %" PRId64 " process(es) were not in event order:"
+            " read again sorted\n", m->n_sorted_guids);
   if (m->n_nolink)
     fprintf(stderr, "  %" PRId64 " ops carry no correlation id (not linked)\n",
             m->n_nolink);
@@ -269,9 +272,12 @@ int main(int argc, char **argv)
   m.r->schema = 3;
   rc = rpd_schema_create(m.r);
   /* a private new file that is renamed into place only on success: no
-   * journal or syncs needed (a failure deletes it) */
+   * syncs needed (a failure deletes it); the journal stays in memory
+   * because the db reader rolls back to a savepoint when it must re-read
+   * regions sorted (it holds the few pages that existed before: the
+   * tables' pages are new) */
   if (!rc)
-    rc = rpd_exec(m.r, "PRAGMA foreign_keys = OFF; PRAGMA journal_mode = OFF;"
+    rc = rpd_exec(m.r, "PRAGMA foreign_keys = OFF; PRAGMA journal_mode = MEMORY;"
                   " PRAGMA synchronous = OFF; PRAGMA cache_size = -16384");
   if (!rc)
     rc = rpd_begin(m.r);

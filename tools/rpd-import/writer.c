@@ -203,6 +203,23 @@ int w_flush(imp *m)
   return rc;
 }
 
+void w_discard(imp *m)
+{
+  batch *all[] = { &m->b_uarg, &m->b_op, &m->b_api, &m->b_apiop, &m->b_kapi, &m->b_capi };
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    all[i]->n = 0;
+    rpd_buf_reset(&all[i]->txt);
+  }
+}
+
+int w_strings_reload(imp *m)
+{
+  if (m->str)
+    rpd_strtab_free(m->str);
+  m->str = NULL;
+  return rpd_strtab_open(m->r, "rocpd_string", &m->str);
+}
+
 int w_prepare(imp *m)
 {
   int rc = rpd_strtab_open(m->r, "rocpd_string", &m->str);
