@@ -18,6 +18,7 @@ enum { RK_META = 1, RK_AGENT, RK_SYM, RK_KIND, RK_MARKER, RK_BUF };
 
 typedef struct jfield {
   char key[128];
+  size_t klen;  /* strlen(key) */
   rpd_buf val;
   int n;        /* values appended (arrays) */
 } jfield;
@@ -41,6 +42,7 @@ typedef struct jstate {
   char is_map[JMAXD + 1];
   int role[JMAXD + 1];
   char key[JMAXD + 1][JKEY];
+  unsigned char klen[JMAXD + 1];   /* strlen(key[d]) */
   int rec_depth, rec_kind;
   char recarr[48];                 /* buffer_records key of the current array */
   jfield *f;
@@ -90,10 +92,15 @@ static void js_clear_section(jstate *j)
  * the same order, so the search starts after the last hit. */
 static jfield *jf_find(jstate *j, const char *key)
 {
+  size_t len = strlen(key);
+  char last = len ? key[len - 1] : 0;
   for (int n = 0, i = j->hint; n < j->nf; n++, i++) {
     if (i >= j->nf)
       i = 0;
-    if (!strcmp(j->f[i].key, key)) {
+    const jfield *f = &j->f[i];
+    /* length and last byte first: keys share long prefixes */
+    if (f->klen == len && (!len || f->key[len - 1] == last) &&
+        !memcmp(f->key, key, len)) {
       j->hint = i + 1;
       return &j->f[i];
     }
@@ -117,13 +124,13 @@ static int64_t jint(jstate *j, const char *key, int64_t dflt)
 
 /* The flattened key of a scalar at the current position inside a record:
  * map keys from the record down, joined with '.'; arrays add nothing. */
-static void jflatkey(jstate *j, char *out, size_t n)
+static size_t jflatkey(jstate *j, char *out, size_t n)
 {
   size_t len = 0;
   for (int d = j->rec_depth; d <= j->depth; d++) {
     if (!j->is_map[d])
       continue;
-    size_t k = strlen(j->key[d]);
+    size_t k = j->klen[d];
     if (len + k + 2 > n)
       break;
     if (len)
@@ -132,14 +139,16 @@ static void jflatkey(jstate *j, char *out, size_t n)
     len += k;
   }
   out[len] = '\0';
+  return len;
 }
 
 static void jrec_value(jstate *j, const char *s, size_t len)
 {
   char key[128];
-  jflatkey(j, key, sizeof key);
+  size_t kl = jflatkey(j, key, sizeof key);
   /* a repeated key is an array element: it is the newest field */
-  jfield *f = j->nf && !strcmp(j->f[j->nf - 1].key, key) ? &j->f[j->nf - 1] : NULL;
+  jfield *f = j->nf && j->f[j->nf - 1].klen == kl &&
+              !memcmp(j->f[j->nf - 1].key, key, kl) ? &j->f[j->nf - 1] : NULL;
   if (!f) {
     if (j->nf == j->capf) {
       j->capf = j->capf ? 2 * j->capf : 32;
@@ -147,7 +156,8 @@ static void jrec_value(jstate *j, const char *s, size_t len)
       memset(j->f + j->nf, 0, (j->capf - j->nf) * sizeof *j->f);
     }
     f = &j->f[j->nf++];
-    memcpy(f->key, key, strlen(key) + 1);
+    f->klen = kl;
+    memcpy(f->key, key, kl + 1);
     rpd_buf_reset(&f->val);
     f->n = 0;
   }
@@ -470,6 +480,7 @@ static int j_open(jstate *j, int is_map)
   j->is_map[j->depth] = (char)is_map;
   j->role[j->depth] = role;
   j->key[j->depth][0] = '\0';
+  j->klen[j->depth] = 0;
   if (role == R_SECTION) {
     js_clear_section(j);
     new_section(j->m);
@@ -509,6 +520,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
     len = JKEY - 1;
   memcpy(j->key[j->depth], s, len);
   j->key[j->depth][len] = '\0';
+  j->klen[j->depth] = (unsigned char)len;
   return 1;
 }
 
@@ -559,6 +571,18 @@ static void yajl_msg(yajl_handle h, const unsigned char *chunk, size_t len,
  * count, 0 at the end, -1 on an error (message set; `fed` bytes so far). */
 typedef int (*json_read_fn)(void *ctx, unsigned char *buf, unsigned n, uint64_t fed);
 
+/* Newlines in buf[0..n). */
+static uint64_t count_nl(const unsigned char *buf, size_t n)
+{
+  uint64_t k = 0;
+  const unsigned char *p = buf, *e = buf + n;
+  while ((p = memchr(p, '\n', (size_t)(e - p)))) {
+    k++;
+    p++;
+  }
+  return k;
+}
+
 /* Parse the whole stream, writing records as they complete. */
 static int json_run(imp *m, json_read_fn rd, void *ctx)
 {
@@ -592,8 +616,7 @@ static int json_run(imp *m, json_read_fn rd, void *ctx)
       }
       goto cleanup;
     }
-    for (int i = 0; i < n; i++)
-      lines += buf[i] == '\n';
+    lines += count_nl(buf, (size_t)n);
     fed += (uint64_t)n;
   }
   if (n < 0) {
