@@ -50,6 +50,14 @@ if command -v raptor >/dev/null 2>&1; then
   n=$(grep -c 'kentry' "$TESTDIR/stdout")
   if [ "$n" -ge 2 ]; then ok "raptor tables: both kentry kernels listed ($n lines)"
   else notok "raptor tables: both kentry kernels listed" "$n lines"; fi
+  cp g.rpd gx.rpd
+  check_rc "raptor -x (xlsx) on the import" 0 raptor gx.rpd -x
+  check_eq "raptor xlsx: both full kentry names among its cells" "2" \
+    "$(python3 -c "
+import zipfile,re,html
+s=zipfile.ZipFile('gx.xlsx').read('xl/sharedStrings.xml').decode()
+names={html.unescape(t) for t in re.findall(r'<t[^>]*>([^<]*)</t>', s)}
+print(len({n for n in names if n.startswith('void ck_tile::kentry') and '<-' not in n}))" 2>&1)"
 else
   skip "raptor outputs (raptor not built)"
 fi
