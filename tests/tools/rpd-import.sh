@@ -242,6 +242,10 @@ head -3 nlcsv/3_kernel_trace.csv >nlcsv/k && mv nlcsv/k nlcsv/3_kernel_trace.csv
 check_rc "csv: newline inside quotes imports" 0 rpd-import -q nlcsv t17.rpd
 check_eq "csv: the quoted name keeps its newline and quotes" 'two
 line "quoted" name' "$(q t17.rpd "SELECT description FROM op")"
+mkdir bigcsv
+sed 's/"1600"/"99999999999999999999"/' csvset/55_kernel_trace.csv >bigcsv/9_kernel_trace.csv
+check_rc "csv with a number beyond int64 fails" 1 rpd-import bigcsv t18.rpd
+check "csv beyond int64: named as not a number" grep -q "column 'End_Timestamp': not a number: '99999999999999999999'" "$TESTDIR/stderr"
 mkdir emptydir
 check_rc "directory without csv files fails" 1 rpd-import emptydir t9.rpd
 

@@ -216,19 +216,26 @@ static const char *cval(const csv *c, int col)
 static int cint(const csv *c, int col, int64_t *v)
 {
   const char *s = cval(c, col), *p = s;
-  char *e;
   *v = 0;
   if (col < 0 || !*s)
     return RPD_OK;
   while (*p && !isdigit((unsigned char)*p) && *p != '-')
     p++;
-  errno = 0;
-  *v = strtoll(p, &e, 10);
-  while (*e == ' ')
-    e++;
-  if (p == e || errno || *e)
+  int neg = *p == '-', ok = 1;
+  const char *d = p + neg, *q = d;
+  uint64_t x = 0;
+  for (; *q >= '0' && *q <= '9'; q++) {
+    unsigned dig = (unsigned)(*q - '0');
+    if (x > (UINT64_C(9223372036854775807) - dig) / 10)
+      ok = 0;                     /* beyond int64: an error, not a wrap */
+    x = x * 10 + dig;
+  }
+  while (*q == ' ')
+    q++;
+  if (!ok || q == d || *q)
     return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": column '%s': not a "
                       "number: '%.40s'", c->path, c->line, c->hdr[col], s);
+  *v = neg ? -(int64_t)x : (int64_t)x;
   return RPD_OK;
 }
 
