@@ -1,8 +1,12 @@
 #!/bin/sh
-# rpd-import: a generated rocprofv3 JSON with $BENCH_ROWS kernel dispatches
-# (+ one hip_api call each), plain and gzip'd, against the floor of reading
-# and gunzipping the same bytes; raptor --report on a generated RPD trace
-# against the SQLite floor (the one scan of rocpd_op the report needs).
+# rpd-import: (1) a generated rocprofv3 JSON with $BENCH_ROWS kernel
+# dispatches (+ one hip_api call each), plain and gzip'd, against the floor
+# of reading and gunzipping the same bytes; (2) generated rocprofv3
+# databases (rpd-synth-rocpd) at 1x, 4x, 16x (~10M input rows): rows/s,
+# peak RSS, the 4x/1x time ratio; import + raptor --report against AMD's
+# `rocpd summary`; (3) a generated CSV set in MB/s; (4) raptor --report on
+# a generated RPD trace against the SQLite floor.
+# ROCPD_1X sets the 1x dispatch count (default 94000: ~630k input rows).
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
 n=$BENCH_ROWS
 j="$BENCHDIR/rocprofv3-$n.json"
@@ -28,6 +32,80 @@ measure "rpd-import-floor(cat json)" "$rows" cat "$j"
 measure "rpd-import(json)" "$rows" rpd-import -q --force "$j" "$BENCHDIR/imported.rpd"
 measure "rpd-import-floor(gzip -dc)" "$rows" gzip -dc "$j.gz"
 measure "rpd-import(json.gz)" "$rows" rpd-import -q --force "$j.gz" "$BENCHDIR/imported.rpd"
+
+# ---------------------------------------------------------------- rocpd databases
+# measure_cpu LABEL ROWS CMD...: like measure, and also the CPU seconds
+# (user + sys): on a shared machine the wall time includes waiting for a
+# core, the CPU time is what the import costs.  Sets MEASURED_SECS/_CPU.
+measure_cpu() {
+  _label=$1; _rows=$2; shift 2
+  _t="$BENCHDIR/.timecpu.$$"
+  /usr/bin/time -f "%e %M %U %S" -o "$_t" "$@" >/dev/null 2>"$BENCHDIR/.errcpu.$$" || {
+    echo "BENCH $_label FAILED: $(head -c 300 "$BENCHDIR/.errcpu.$$")"; return 1; }
+  read -r MEASURED_SECS _rss _u _s <"$_t"
+  MEASURED_CPU=$(awk -v u="$_u" -v s="$_s" 'BEGIN{printf "%.2f", u + s}')
+  echo "BENCH $_label rows=$_rows secs=$MEASURED_SECS cpu_secs=$MEASURED_CPU rows/s=$(awk -v r="$_rows" -v s="$MEASURED_SECS" 'BEGIN{ if (s > 0) printf "%.0f", r/s; else print "inf" }') rows/cpu_s=$(awk -v r="$_rows" -v s="$MEASURED_CPU" 'BEGIN{ if (s > 0) printf "%.0f", r/s; else print "inf" }') peak_rss_kb=$_rss"
+  rm -f "$_t" "$BENCHDIR/.errcpu.$$"
+}
+# input rows = regions + args + dispatches + copies, counted in the file
+rocpd_db() { # DISPATCHES -> path of the generated database (made once)
+  _d="$BENCHDIR/rocpd-$1.db"
+  [ -s "$_d" ] || rpd-synth-rocpd -q --seed 5 --dispatches "$1" -o "$_d" || return 1
+  echo "$_d"
+}
+rocpd_rows() {
+  sqlite3 "$1" "SELECT (SELECT count(*) FROM rocpd_region) + (SELECT count(*) FROM rocpd_arg)
+    + (SELECT count(*) FROM rocpd_kernel_dispatch) + (SELECT count(*) FROM rocpd_memory_copy)"
+}
+x1=${ROCPD_1X:-94000}
+maxrss=0
+for mult in 1 4 16; do
+  db=$(rocpd_db $((x1 * mult))) || { echo "BENCH rpd-import(rocpd) FAILED (rpd-synth-rocpd)"; break; }
+  line=$(measure_cpu "rpd-import(rocpd ${mult}x)" "$(rocpd_rows "$db")" rpd-import -q --force "$db" "$BENCHDIR/rocpd.rpd")
+  echo "$line"
+  eval "secs_$mult=$(echo "$line" | sed -n 's/.* secs=\([^ ]*\).*/\1/p')"
+  eval "cpu_$mult=$(echo "$line" | sed -n 's/.* cpu_secs=\([^ ]*\).*/\1/p')"
+  rss=$(echo "$line" | sed -n 's/.*peak_rss_kb=\([0-9]*\).*/\1/p')
+  [ "${rss:-0}" -gt "$maxrss" ] && maxrss=$rss
+done
+echo "BENCH rpd-import(rocpd) max peak_rss_kb=$maxrss (target <= 131072)"
+ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "?" }'; }
+echo "BENCH rpd-import(rocpd) 4x/1x time ratio=$(ratio "$secs_4" "$secs_1") cpu ratio=$(ratio "$cpu_4" "$cpu_1") (target <= 4.4)"
+echo "BENCH rpd-import(rocpd) 16x/4x time ratio=$(ratio "$secs_16" "$secs_4") cpu ratio=$(ratio "$cpu_16" "$cpu_4") (target <= 4.4)"
+
+# import + raptor --report against `rocpd summary` on a database the size of
+# the issue's 32x file (20k regions, 83k args).  rocpd (rocprofiler-sdk's
+# Python package) does not run here: its 0.68 s measured on that file is a
+# documented constant (issue 21).
+ROCPD_SUMMARY_SECS=0.68
+db=$(rocpd_db 16000) && {
+  r=$(rocpd_rows "$db")
+  measure_cpu "rpd-import(rocpd 32x-size)" "$r" rpd-import -q --force "$db" "$BENCHDIR/rocpd32.rpd"
+  t_imp=$MEASURED_SECS; c_imp=$MEASURED_CPU
+  measure_cpu "raptor --report(rocpd 32x-size)" "$r" raptor "$BENCHDIR/rocpd32.rpd" --report -q --csv-dir "$BENCHDIR/report32"
+  tot=$(awk -v a="$t_imp" -v b="$MEASURED_SECS" 'BEGIN{printf "%.2f", a+b}')
+  ctot=$(awk -v a="$c_imp" -v b="$MEASURED_CPU" 'BEGIN{printf "%.2f", a+b}')
+  echo "BENCH import+report secs=$tot cpu_secs=$ctot vs rocpd summary $ROCPD_SUMMARY_SECS s (constant): speedup=$(ratio "$ROCPD_SUMMARY_SECS" "$tot")x wall, $(ratio "$ROCPD_SUMMARY_SECS" "$ctot")x cpu (target >= 5)"
+}
+
+# ---------------------------------------------------------------- CSV set
+cdir="$BENCHDIR/rocprofv3-csv-$n"
+if [ ! -s "$cdir/1_hip_api_trace.csv" ]; then
+  mkdir -p "$cdir"
+  awk -v n="$n" 'BEGIN {
+    print "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\""
+    for (i = 1; i <= n; i++)
+      printf "\"KERNEL_DISPATCH\",\"Agent %d\",\"1\",\"1\",\"77\",\"%d\",\"%d\",\"void kernel_%d<float, 64>(float*, float const*, int)\",\"%d\",\"%d\",\"%d\",\"0\",\"0\",\"8\",\"0\",\"16\",\"256\",\"1\",\"1\",\"4096\",\"1\",\"1\"\n", 2 + i % 2, i, i % 50, i % 50, i, 1000000 + 100 * i, 1000060 + 100 * i
+  }' >"$cdir/1_kernel_trace.csv"
+  awk -v n="$n" 'BEGIN {
+    print "\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\""
+    for (i = 1; i <= n; i++)
+      printf "\"HIP_RUNTIME_API_EXT\",\"hipLaunchKernel\",\"1\",\"77\",\"%d\",\"%d\",\"%d\"\n", i, 999950 + 100 * i, 999990 + 100 * i
+  }' >"$cdir/1_hip_api_trace.csv"
+fi
+mb=$(cat "$cdir"/*.csv | wc -c | awk '{printf "%.1f", $1 / 1e6}')
+measure_cpu "rpd-import(csv)" "$((2 * n))" rpd-import -q --force "$cdir" "$BENCHDIR/csv.rpd" &&
+  echo "BENCH rpd-import(csv) MB=$mb MB/s=$(awk -v m="$mb" -v s="$MEASURED_SECS" 'BEGIN{ if (s > 0) printf "%.1f", m/s; else print "inf" }') MB/cpu_s=$(awk -v m="$mb" -v s="$MEASURED_CPU" 'BEGIN{ if (s > 0) printf "%.1f", m/s; else print "inf" }') (target >= 100)"
 
 t=$(bench_trace "synth-$BENCH_ROWS-g2" --seed 3 --api "$BENCH_ROWS" --gpus 2) || { echo "BENCH report FAILED (rpd-synth)"; exit 1; }
 ops=$(sqlite3 "$t" "SELECT count(*) FROM rocpd_op")

@@ -53,8 +53,8 @@ check_rc "json fixture imports" 0 rpd-import fx_results.json fx.rpd
 check_eq "json: ops" "4" "$(q fx.rpd 'SELECT count(*) FROM rocpd_op')"
 check_eq "json: kernel ops and exact duration sum" "3|3507" \
   "$(q fx.rpd "SELECT count(*), sum(end-start) FROM op WHERE opType='KernelExecution'")"
-check_eq "json: gpu from agent index, queue from handle, truncated name" \
-  "0|16|1|Cijk_gemm 0|16|2|void add<float>(float*) 1|17|1|void add<float>(float*)" \
+check_eq "json: gpu from agent index, queue from handle, full name" \
+  "0|16|1|Cijk_gemm_full(int, float) 0|16|2|void add<float>(float*) 1|17|1|void add<float>(float*)" \
   "$(q fx.rpd "SELECT gpuId||'|'||queueId||'|'||sequenceId||'|'||description FROM op WHERE opType='KernelExecution' ORDER BY gpuId, start" | tr '\n' ' ' | sed 's/ $//')"
 check_eq "json: kernelapi grid/workgroup/lds/scratch and full name" \
   "0x3|1024|2|1|256|1|1|64|8|Cijk_gemm_full(int, float)" \
@@ -75,10 +75,23 @@ check_eq "json: summary rows written" "4 3 4 3 1" \
   "$(sed -n 's/^  wrote rocpd_[a-z_]* *\([0-9]*\).*/\1/p' "$TESTDIR/stderr" | tr '\n' ' ' | sed 's/ $//')"
 check_eq "json: schema v3 trace" "3" "$(q fx.rpd "SELECT value FROM rocpd_metadata WHERE tag='schema_version'")"
 
-check_rc "--full-names puts the demangled name in the description" 0 \
+check_eq "json: ext_kernel_name keeps the truncated name of each full name" \
+  "Cijk_gemm_full(int, float)|Cijk_gemm void add<float>(float*)|void add<float>(float*)" \
+  "$(q fx.rpd "SELECT F.string||'|'||S.string FROM ext_kernel_name K JOIN rocpd_string F ON F.id = K.name_id JOIN rocpd_string S ON S.id = K.short_name_id ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "json: metadata says the names are full" "full" \
+  "$(q fx.rpd "SELECT value FROM rocpd_metadata WHERE tag='rpd-import::kernel_names'")"
+# a symbol with only a truncated name: that name is the description
+sed 's/"formatted_kernel_name":"Cijk_gemm_full(int, float)",//; s/"kernel_name":"_Z4gemmv.kd",//' fx_results.json >onlyshort_results.json
+check_rc "symbol with only a truncated name imports" 0 rpd-import -q onlyshort_results.json onlyshort.rpd
+check_eq "only a truncated name: it is the description" "Cijk_gemm" \
+  "$(q onlyshort.rpd "SELECT description FROM op WHERE end-start = 2500")"
+check_rc "--full-names (the default) is accepted" 0 \
   rpd-import --full-names -q fx_results.json fxfull.rpd
-check_eq "--full-names description" "Cijk_gemm_full(int, float)" \
-  "$(q fxfull.rpd "SELECT description FROM op WHERE end-start = 2500")"
+check_eq "--full-names = default" "$(q fx.rpd 'SELECT * FROM op')" "$(q fxfull.rpd 'SELECT * FROM op')"
+check_rc "--truncated-names imports" 0 rpd-import --truncated-names -q fx_results.json fxtr.rpd
+check_eq "--truncated-names: description is the short name, kernelName the full one" \
+  "Cijk_gemm|Cijk_gemm_full(int, float)|truncated" \
+  "$(q fxtr.rpd "SELECT description, (SELECT kernelName FROM kernel WHERE duration = 2500), (SELECT value FROM rocpd_metadata WHERE tag='rpd-import::kernel_names') FROM op WHERE end-start = 2500")"
 
 gzip -c fx_results.json >fx_results.json.gz
 check_rc "json.gz imports" 0 rpd-import -q fx_results.json.gz fxgz.rpd
@@ -204,6 +217,8 @@ check_eq "csv: marker becomes UserMarker with its text" "ROCTX|UserMarker|step, 
   "$(q fxcsv.rpd "SELECT domain, apiName, args FROM api WHERE apiName='UserMarker'")"
 check_eq "csv: summary" "kernel_dispatch 3|hip_api 3|marker_api 1|memory_copy 1" \
   "$(sed -n 's/^  read \([a-z_]*\) *\([0-9]*\).*/\1 \2/p' "$TESTDIR/stderr" | tr '\n' '|' | sed 's/|$//')"
+check_eq "csv: names with signatures are full names" "full" \
+  "$(q fxcsv.rpd "SELECT value FROM rocpd_metadata WHERE tag='rpd-import::kernel_names'")"
 check_rc "csv prefix imports" 0 rpd-import -q csvset/55_ fxcsv2.rpd
 check_eq "csv prefix = directory" "$(q fxcsv.rpd 'SELECT * FROM op')" "$(q fxcsv2.rpd 'SELECT * FROM op')"
 check_rc "csv named by one of its files imports" 0 rpd-import -q csvset/55_kernel_trace.csv fxcsv3.rpd
@@ -215,8 +230,53 @@ check_rc "csv with a bad number fails" 1 rpd-import badcsv t8.rpd
 check_one_line "bad csv: one line"
 check "bad csv: names file line and column" grep -q "9_kernel_trace.csv: line 2: column 'End_Timestamp'" "$TESTDIR/stderr"
 nothing_left "bad csv: no output left" t8.rpd
+# a quoted field holding a newline and "" escapes; line numbers count it
+mkdir nlcsv
+{ head -1 csvset/55_kernel_trace.csv
+  printf '%s\n' '"KERNEL_DISPATCH","Agent 2","1","1","77","1","5","two' 'line ""quoted"" name","10","1000","1600","128","0","8","0","16","256","1","1","4096","1","1"'
+  printf '%s\n' '"KERNEL_DISPATCH","Agent 2","1","1","77","2","6","k","11","1700","2x00","0","0","8","0","16","64","1","1","64","1","1"'
+} >nlcsv/3_kernel_trace.csv
+check_rc "csv: newline inside quotes, then a bad number" 1 rpd-import nlcsv t16.rpd
+check "csv: the bad number is reported on line 4" grep -q "3_kernel_trace.csv: line 4: column 'End_Timestamp'" "$TESTDIR/stderr"
+head -3 nlcsv/3_kernel_trace.csv >nlcsv/k && mv nlcsv/k nlcsv/3_kernel_trace.csv
+check_rc "csv: newline inside quotes imports" 0 rpd-import -q nlcsv t17.rpd
+check_eq "csv: the quoted name keeps its newline and quotes" 'two
+line "quoted" name' "$(q t17.rpd "SELECT description FROM op")"
+mkdir bigcsv
+sed 's/"1600"/"99999999999999999999"/' csvset/55_kernel_trace.csv >bigcsv/9_kernel_trace.csv
+check_rc "csv with a number beyond int64 fails" 1 rpd-import bigcsv t18.rpd
+check "csv beyond int64: named as not a number" grep -q "column 'End_Timestamp': not a number: '99999999999999999999'" "$TESTDIR/stderr"
 mkdir emptydir
 check_rc "directory without csv files fails" 1 rpd-import emptydir t9.rpd
+
+# CSV from rocprofv3 --truncate-kernels: short names only, said in metadata
+mkdir shortcsv
+sed 's/"void k<float, 2>(float\*, int)"/"k"/' csvset/55_kernel_trace.csv >shortcsv/7_kernel_trace.csv
+check_rc "csv with truncated names imports" 0 rpd-import -q shortcsv tshort.rpd
+check_eq "csv truncated names: metadata truncated-only, names kept" "truncated-only|Cijk_gemm,k" \
+  "$(q tshort.rpd "SELECT (SELECT value FROM rocpd_metadata WHERE tag='rpd-import::kernel_names'), (SELECT group_concat(description) FROM (SELECT DISTINCT description FROM op ORDER BY 1))")"
+
+# issue 11.9: two runs in one directory (decode_*, prefill_*)
+mkdir tworuns
+cp csvset/55_kernel_trace.csv tworuns/decode_kernel_trace.csv
+cp csvset/55_hip_api_trace.csv tworuns/decode_hip_api_trace.csv
+head -2 csvset/55_kernel_trace.csv >tworuns/prefill_kernel_trace.csv
+check_rc "two runs in one directory: refused" 1 rpd-import tworuns t10.rpd
+check_one_line "two runs: one line"
+check "two runs: names both prefixes and --prefix" \
+  grep -q "2 runs in one directory: decode_\*, prefill_\*; import one with --prefix NAME" "$TESTDIR/stderr"
+nothing_left "two runs: no output" t10.rpd
+check_rc "--prefix prefill imports that run" 0 rpd-import -q --prefix prefill tworuns t11.rpd
+check_eq "--prefix prefill: its 1 kernel, no api" "1|0" \
+  "$(q t11.rpd "SELECT count(*), (SELECT count(*) FROM rocpd_api) FROM rocpd_op")"
+check_rc "--prefix decode_ imports that run" 0 rpd-import -q --prefix decode_ tworuns t12.rpd
+check_eq "--prefix decode_: 3 kernels, 3 api rows" "3|3" \
+  "$(q t12.rpd "SELECT count(*), (SELECT count(*) FROM rocpd_api) FROM rocpd_op")"
+check_rc "--prefix of an absent run fails" 1 rpd-import -q --prefix warmup tworuns t13.rpd
+check "--prefix absent: lists the runs" grep -q "no run 'warmup' in directory (runs: decode_\*, prefill_\*)" "$TESTDIR/stderr"
+check_rc "--all-runs merges both" 0 rpd-import -q --all-runs tworuns t14.rpd
+check_eq "--all-runs: 4 kernels" "4" "$(q t14.rpd "SELECT count(*) FROM rocpd_op")"
+check_rc "--prefix with --all-runs is a usage error" 2 rpd-import --prefix a --all-runs tworuns t15.rpd
 
 # ---------------------------------------------------------------- real samples
 run_suite() { # NAME TRACE: the suite's other tools work on an imported trace

@@ -1,0 +1,29 @@
+/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/csv.c */
+/* fuzz_import_csv - rpd-import's rocprofv3 CSV reader on arbitrary bytes.
+ * The first byte picks the file kind (kernel_trace, hip/hsa/marker/rccl
+ * api, memory_copy, agent_info), the rest is the file. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "import_fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  imp m;
+  if (!size)
+    return 0;
+  int which = data[0] % 7;
+  /* fmemopen needs a non-empty buffer; an empty file is still tested */
+  static const char empty[1] = "";
+  FILE *f = size > 1 ? fmemopen((void *)(data + 1), size - 1, "r")
+                     : fmemopen((void *)empty, 1, "r");
+  if (!f)
+    return 0;
+  if (!fuzz_out_open(&m))
+    (void)import_csv_stream(&m, f, "fuzz.csv", which);
+  else
+    fclose(f);
+  fuzz_out_close(&m);
+  return 0;
+}

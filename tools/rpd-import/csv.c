@@ -1,0 +1,637 @@
+/* csv.c - rpd-import: a rocprofv3 CSV set (kernel_trace, *_api_trace,
+ * memory_copy_trace, agent_info), one record at a time. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "rpd.h"
+#include "import.h"
+
+/* ------------------------------------------------------------ CSV input */
+
+typedef struct csv {
+  FILE *f;
+  const char *path;
+  int64_t line;         /* line of the current record's start */
+  int64_t nextline;
+  char *buf;            /* read buffer: buf[pos..len) not consumed yet */
+  size_t pos, len;
+  char *rec;            /* the current record's fields, each NUL-ended */
+  size_t rlen, rcap;
+  size_t *off;          /* field i starts at rec + off[i] */
+  int nfld, capfld;
+  char **hdr;
+  int nhdr;
+} csv;
+
+enum { CSV_CHUNK = 1 << 18 };
+
+/* The next input byte, or EOF. */
+static int csv_refill(csv *c)
+{
+  if (!c->buf)
+    c->buf = rpd_xmalloc(CSV_CHUNK);
+  c->len = fread(c->buf, 1, CSV_CHUNK, c->f);
+  c->pos = 0;
+  return c->len ? (unsigned char)c->buf[c->pos++] : EOF;
+}
+
+static inline int csv_getc(csv *c)
+{
+  return c->pos < c->len ? (unsigned char)c->buf[c->pos++] : csv_refill(c);
+}
+
+static inline void rec_put(csv *c, int ch)
+{
+  if (c->rlen + 1 >= c->rcap) {
+    c->rcap = c->rcap ? 2 * c->rcap : 1024;
+    c->rec = rpd_xrealloc(c->rec, c->rcap);
+  }
+  c->rec[c->rlen++] = (char)ch;
+}
+
+static void rec_add(csv *c, const char *p, size_t n)
+{
+  if (c->rlen + n + 1 >= c->rcap) {
+    while (c->rlen + n + 1 >= c->rcap)
+      c->rcap = c->rcap ? 2 * c->rcap : 1024;
+    c->rec = rpd_xrealloc(c->rec, c->rcap);
+  }
+  memcpy(c->rec + c->rlen, p, n);
+  c->rlen += n;
+}
+
+/* Inside quotes: copy the buffered bytes up to the next '"' at once
+ * (counting the newlines they hold). */
+static void quoted_run(csv *c)
+{
+  const char *b = c->buf + c->pos, *e = c->buf + c->len;
+  const char *q = memchr(b, '"', (size_t)(e - b));
+  size_t n = (size_t)((q ? q : e) - b);
+  for (const char *nl = memchr(b, '\n', n); nl; nl = memchr(nl + 1, '\n', (size_t)(b + n - nl - 1)))
+    c->nextline++;
+  rec_add(c, b, n);
+  c->pos += n;
+}
+
+/* End the current field and start the next one. */
+static void fld_next(csv *c)
+{
+  rec_put(c, '\0');
+  if (c->nfld == c->capfld) {
+    c->capfld = c->capfld ? 2 * c->capfld : 32;
+    c->off = rpd_xrealloc(c->off, c->capfld * sizeof *c->off);
+  }
+  c->off[c->nfld++] = c->rlen;
+}
+
+/* Read one RFC 4180 record into c->rec/off; 1 = got one, 0 = EOF,
+ * -1 = error.  Quoted fields may hold commas, "" and newlines; CR is
+ * dropped outside quotes. */
+static int csv_next(csv *c)
+{
+  int ch, inq = 0, any = 0;
+  size_t fstart = 0;        /* start of the current field in rec */
+  c->rlen = 0;
+  c->nfld = 0;
+  c->line = c->nextline;
+  if (!c->capfld) {
+    c->capfld = 32;
+    c->off = rpd_xmalloc(c->capfld * sizeof *c->off);
+  }
+  c->off[c->nfld++] = 0;
+  for (;;) {
+    if (inq && c->pos < c->len)
+      quoted_run(c);
+    ch = csv_getc(c);
+    if (ch == EOF) {
+      if (inq)
+        return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": unterminated quoted "
+                          "field at end of file", c->path, c->line), -1;
+      if (!any)
+        return 0;
+      rec_put(c, '\0');
+      return 1;
+    }
+    any = 1;
+    if (inq) {
+      if (ch != '"') {
+        if (ch == '\n')
+          c->nextline++;
+        rec_put(c, ch);
+        continue;
+      }
+      int nx = csv_getc(c);
+      if (nx == '"') {
+        rec_put(c, '"');
+        continue;
+      }
+      inq = 0;
+      if (nx == EOF)
+        continue;
+      ch = nx;
+    }
+    if (ch == '"' && c->rlen == fstart) {
+      inq = 1;
+      continue;
+    }
+    if (ch == ',') {
+      fld_next(c);
+      fstart = c->rlen;
+      continue;
+    }
+    if (ch == '\r')
+      continue;
+    if (ch == '\n') {
+      c->nextline++;
+      rec_put(c, '\0');
+      return 1;
+    }
+    rec_put(c, ch);
+  }
+}
+
+static void csv_close(csv *c)
+{
+  if (c->f)
+    fclose(c->f);
+  free(c->buf);
+  free(c->rec);
+  free(c->off);
+  for (int i = 0; i < c->nhdr; i++)
+    free(c->hdr[i]);
+  free(c->hdr);
+  memset(c, 0, sizeof *c);
+}
+
+/* Open the CSV file path -- or read the stream f (taken over) when not
+ * NULL -- and read its header. */
+static int csv_open(csv *c, const char *path, FILE *f)
+{
+  memset(c, 0, sizeof *c);
+  c->path = path;
+  c->nextline = 1;
+  c->f = f ? f : fopen(path, "r");
+  if (!c->f)
+    return rpd_seterr(RPD_EIO, "cannot read '%s': %s", path, strerror(errno));
+  int g = csv_next(c);
+  if (g < 0)
+    return RPD_EPARSE;
+  if (g == 0)
+    return rpd_seterr(RPD_EPARSE, "%s: empty file (no header line)", path);
+  c->nhdr = c->nfld;
+  c->hdr = rpd_xcalloc(c->nhdr, sizeof *c->hdr);
+  for (int i = 0; i < c->nhdr; i++)
+    c->hdr[i] = rpd_xstrdup(c->rec + c->off[i]);
+  return RPD_OK;
+}
+
+/* Column index of the first of the '|'-separated names, or -1. */
+static int csv_col(const csv *c, const char *names)
+{
+  const char *p = names;
+  while (*p) {
+    size_t len = strcspn(p, "|");
+    for (int i = 0; i < c->nhdr; i++)
+      if (strlen(c->hdr[i]) == len && !strncasecmp(c->hdr[i], p, len))
+        return i;
+    p += len;
+    if (*p)
+      p++;
+  }
+  return -1;
+}
+
+static const char *cval(const csv *c, int col)
+{
+  return col >= 0 && col < c->nfld ? c->rec + c->off[col] : "";
+}
+
+/* Integer field; "Agent 3" style values give their trailing number. */
+static int cint(const csv *c, int col, int64_t *v)
+{
+  const char *s = cval(c, col), *p = s;
+  *v = 0;
+  if (col < 0 || !*s)
+    return RPD_OK;
+  while (*p && !isdigit((unsigned char)*p) && *p != '-')
+    p++;
+  int neg = *p == '-', ok = 1;
+  const char *d = p + neg, *q = d;
+  uint64_t x = 0;
+  for (; *q >= '0' && *q <= '9'; q++) {
+    unsigned dig = (unsigned)(*q - '0');
+    if (x > (UINT64_C(9223372036854775807) - dig) / 10)
+      ok = 0;                     /* beyond int64: an error, not a wrap */
+    x = x * 10 + dig;
+  }
+  while (*q == ' ')
+    q++;
+  if (!ok || q == d || *q)
+    return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": column '%s': not a "
+                      "number: '%.40s'", c->path, c->line, c->hdr[col], s);
+  *v = neg ? -(int64_t)x : (int64_t)x;
+  return RPD_OK;
+}
+
+static int need_cols(const csv *c, const char *const *names, int *cols, int n)
+{
+  for (int i = 0; i < n; i++) {
+    int optional = names[i][0] == '?';
+    cols[i] = csv_col(c, names[i] + optional);
+    if (cols[i] < 0 && !optional)
+      return rpd_seterr(RPD_EPARSE, "%s: missing column '%s'", c->path, names[i]);
+  }
+  return RPD_OK;
+}
+
+static int check_width(const csv *c)
+{
+  if (c->nfld != c->nhdr)
+    return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": %d fields, header has %d",
+                      c->path, c->line, c->nfld, c->nhdr);
+  return RPD_OK;
+}
+
+/* CSV agent numbers -> gpu index. */
+typedef struct agentmap {
+  imap gpu;        /* agent number -> gpu index, -1 = CPU */
+  int known;
+} agentmap;
+
+static int csv_agent_info(const char *path, FILE *f, agentmap *am)
+{
+  csv c;
+  int rc = csv_open(&c, path, f), g;
+  int col_node = -1, col_type = -1, col_tidx = -1;
+  if (!rc) {
+    col_node = csv_col(&c, "Logical_Node_Id|Node_Id");
+    col_type = csv_col(&c, "Agent_Type|Type");
+    col_tidx = csv_col(&c, "Logical_Node_Type_Id");
+    if (col_node < 0 || col_type < 0)
+      rc = rpd_seterr(RPD_EPARSE, "%s: missing Logical_Node_Id/Agent_Type", path);
+  }
+  while (!rc && (g = csv_next(&c)) > 0) {
+    int64_t node, tidx = 0;
+    rc = cint(&c, col_node, &node);
+    if (!rc && col_tidx >= 0)
+      rc = cint(&c, col_tidx, &tidx);
+    if (!rc)
+      imap_put(&am->gpu, node, strstr(cval(&c, col_type), "GPU") ? tidx : -1);
+  }
+  if (!rc && g < 0)
+    rc = RPD_EPARSE;
+  if (!rc)
+    am->known = 1;
+  csv_close(&c);
+  return rc;
+}
+
+/* Without agent_info.csv: GPU agents are the agents that ran kernels,
+ * numbered 0.. in ascending agent order. */
+static int csv_agent_scan(char **files, int n, agentmap *am)
+{
+  int64_t ids[256];
+  int nids = 0, rc = RPD_OK, g;
+  for (int i = 0; i < n && !rc; i++) {
+    csv c;
+    rc = csv_open(&c, files[i], NULL);
+    int col = rc ? -1 : csv_col(&c, "Agent_Id");
+    while (!rc && col >= 0 && (g = csv_next(&c)) > 0) {
+      int64_t a;
+      rc = cint(&c, col, &a);
+      int seen = 0;
+      for (int k = 0; k < nids; k++)
+        seen |= ids[k] == a;
+      if (!rc && !seen && nids < 256)
+        ids[nids++] = a;
+    }
+    csv_close(&c);
+  }
+  for (int i = 0; i < nids; i++) {
+    int rank = 0;
+    for (int k = 0; k < nids; k++)
+      rank += ids[k] < ids[i];
+    imap_put(&am->gpu, ids[i], rank);
+  }
+  return rc;
+}
+
+static int64_t csv_gpu(const agentmap *am, int64_t agent)
+{
+  int64_t g;
+  return imap_get(&am->gpu, agent, &g) ? g : -1;
+}
+
+/* One record of a CSV section; col[] are the indexes of its column names. */
+typedef int (*csv_row_fn)(imp *m, const csv *c, const int *col, const void *arg);
+
+enum { CSV_MAXCOLS = 16 };
+
+/* Read every record of the CSV file `path`, which must have the columns
+ * `names` (n <= CSV_MAXCOLS, see need_cols): count it as `kind`, check its
+ * width and hand it to row(m, c, col, arg). */
+static int csv_each(imp *m, const char *path, FILE *f, const char *kind,
+                    const char *const *names, int n, csv_row_fn row, const void *arg)
+{
+  int col[CSV_MAXCOLS], g = 0;
+  csv c;
+  int rc = csv_open(&c, path, f);
+  if (!rc)
+    rc = need_cols(&c, names, col, n);
+  while (!rc && (g = csv_next(&c)) > 0) {
+    count_read(m, kind, 1);
+    rc = check_width(&c);
+    if (!rc)
+      rc = row(m, &c, col, arg);
+  }
+  if (!rc && g < 0)
+    rc = RPD_EPARSE;
+  csv_close(&c);
+  return rc;
+}
+
+static const char *const csv_kernel_cols[] = {
+  "Agent_Id", "?Queue_Id", "?Stream_Id", "?Dispatch_Id", "Kernel_Name",
+  "Correlation_Id", "Start_Timestamp", "End_Timestamp",
+  "?LDS_Block_Size|Group_Segment_Size|LDS_Size", "?Scratch_Size|Private_Segment_Size",
+  "?Workgroup_Size_X", "?Workgroup_Size_Y", "?Workgroup_Size_Z",
+  "?Grid_Size_X", "?Grid_Size_Y", "?Grid_Size_Z"
+};
+enum { NKERNEL_COLS = sizeof csv_kernel_cols / sizeof csv_kernel_cols[0] };
+
+static int csv_kernel_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const agentmap *am = arg;
+  kern k = {0};
+  int64_t v[NKERNEL_COLS];
+  int rc = RPD_OK;
+  for (int i = 0; i < NKERNEL_COLS && !rc; i++)
+    rc = i == 4 ? RPD_OK : cint(c, col[i], &v[i]);
+  if (rc)
+    return rc;
+  k.gpu = csv_gpu(am, v[0]);
+  k.queue = v[1];
+  k.stream = v[2];
+  k.seq = v[3];
+  k.corr = v[5];
+  k.start = v[6];
+  k.end = v[7];
+  k.lds = v[8];
+  k.scratch = v[9];
+  for (int i = 0; i < 3; i++) {
+    k.wg[i] = v[10 + i];
+    k.grid[i] = v[13 + i];
+  }
+  /* CSV has one name: the full one unless rocprofv3 ran with
+   * --truncate-kernels (then main records that the names are short) */
+  rc = w_kernel_name(m, cval(c, col[4]), NULL, &k.desc_id, &k.name_id);
+  if (!rc)
+    rc = w_kernel(m, &k);
+  return rc;
+}
+
+static int csv_kernels(imp *m, const char *path, FILE *f, const agentmap *am)
+{
+  return csv_each(m, path, f, "kernel_dispatch", csv_kernel_cols, NKERNEL_COLS,
+                  csv_kernel_row, am);
+}
+
+static const char *const csv_api_cols[] = {
+  "?Domain", "Function", "?Process_Id", "Thread_Id", "Correlation_Id",
+  "Start_Timestamp", "End_Timestamp", "?Args|Arguments"
+};
+
+/* What the api rows of one CSV file are. */
+typedef struct apisrc {
+  const char *domain;
+  int marker;          /* marker_api: the Function column is the message */
+} apisrc;
+
+static int csv_api_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const apisrc *src = arg;
+  apirec a = {0};
+  int rc = cint(c, col[2], &a.pid);
+  if (!rc) rc = cint(c, col[3], &a.tid);
+  if (!rc) rc = cint(c, col[4], &a.corr);
+  if (!rc) rc = cint(c, col[5], &a.start);
+  if (!rc) rc = cint(c, col[6], &a.end);
+  if (rc)
+    return rc;
+  a.domain = src->domain;
+  a.category = cval(c, col[0]);
+  a.name = src->marker ? "UserMarker" : cval(c, col[1]);
+  a.args = src->marker ? cval(c, col[1]) : cval(c, col[7]);
+  return w_api(m, &a);
+}
+
+static int csv_apis(imp *m, const char *path, FILE *f, const char *kind,
+                    const char *domain)
+{
+  apisrc src = {domain, !strcmp(kind, "marker_api")};
+  return csv_each(m, path, f, kind, csv_api_cols,
+                  sizeof csv_api_cols / sizeof csv_api_cols[0], csv_api_row, &src);
+}
+
+static const char *const csv_copy_cols[] = {
+  "?Direction|Operation", "Source_Agent_Id|Src_Agent_Id",
+  "Destination_Agent_Id|Dst_Agent_Id", "Correlation_Id", "Start_Timestamp",
+  "End_Timestamp", "?Size|Bytes|Copy_Bytes", "?Stream_Id"
+};
+
+static int csv_copy_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const agentmap *am = arg;
+  copyrec cp = {0};
+  int64_t src, dst;
+  int rc = cint(c, col[1], &src);
+  if (!rc) rc = cint(c, col[2], &dst);
+  if (!rc) rc = cint(c, col[3], &cp.corr);
+  if (!rc) rc = cint(c, col[4], &cp.start);
+  if (!rc) rc = cint(c, col[5], &cp.end);
+  if (!rc) rc = cint(c, col[6], &cp.bytes);
+  if (!rc) rc = cint(c, col[7], &cp.stream);
+  if (rc)
+    return rc;
+  cp.kind = copy_kind(cval(c, col[0]));
+  cp.src_gpu = csv_gpu(am, src);
+  cp.dst_gpu = csv_gpu(am, dst);
+  return w_copy(m, &cp);
+}
+
+static int csv_copies(imp *m, const char *path, FILE *f, const agentmap *am)
+{
+  return csv_each(m, path, f, "memory_copy", csv_copy_cols,
+                  sizeof csv_copy_cols / sizeof csv_copy_cols[0], csv_copy_row, am);
+}
+
+static const char *const csv_suffix[8] = {
+  "kernel_trace.csv", "hip_api_trace.csv", "hsa_api_trace.csv",
+  "marker_api_trace.csv", "rccl_api_trace.csv", "memory_copy_trace.csv",
+  "agent_info.csv", NULL
+};
+
+static void set_add(csvset *s, int k, const char *path)
+{
+  s->f[k] = rpd_xrealloc(s->f[k], (s->n[k] + 1) * sizeof *s->f[k]);
+  s->f[k][s->n[k]++] = rpd_xstrdup(path);
+}
+
+int endswith(const char *s, const char *suf)
+{
+  size_t a = strlen(s), b = strlen(suf);
+  return a >= b && !strcmp(s + a - b, suf);
+}
+
+int is_file(const char *p)
+{
+  struct stat sb;
+  return !stat(p, &sb) && S_ISREG(sb.st_mode);
+}
+
+static int strcmp_p(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Remember run prefix name[0..len) once. */
+static void pfx_note(csvset *s, const char *name, size_t len)
+{
+  for (int i = 0; i < s->npfx; i++)
+    if (strlen(s->pfx[i]) == len && !strncmp(s->pfx[i], name, len))
+      return;
+  s->pfx = rpd_xrealloc(s->pfx, (s->npfx + 1) * sizeof *s->pfx);
+  s->pfx[s->npfx] = rpd_xmalloc(len + 1);
+  memcpy(s->pfx[s->npfx], name, len);
+  s->pfx[s->npfx++][len] = '\0';
+}
+
+/* Does the prefix name[0..len) match want (NULL = everything; "decode"
+ * and "decode_" both match "decode_")? */
+static int pfx_match(const char *want, const char *name, size_t len)
+{
+  if (!want)
+    return 1;
+  size_t w = strlen(want);
+  if (w == len && !strncmp(want, name, len))
+    return 1;
+  return w + 1 == len && !strncmp(want, name, w) && name[w] == '_';
+}
+
+/* Collect the CSV files of a directory or of a prefix; 0 files = not CSV. */
+int csv_collect(const char *input, csvset *s)
+{
+  struct stat sb;
+  int total = 0;
+  if (!stat(input, &sb) && S_ISDIR(sb.st_mode)) {
+    DIR *d = opendir(input);
+    struct dirent *e;
+    if (!d)
+      return 0;
+    while ((e = readdir(d))) {
+      for (int k = 0; csv_suffix[k]; k++)
+        if (endswith(e->d_name, csv_suffix[k])) {
+          size_t plen = strlen(e->d_name) - strlen(csv_suffix[k]);
+          pfx_note(s, e->d_name, plen);
+          if (pfx_match(s->want, e->d_name, plen)) {
+            char *p = rpd_xasprintf("%s/%s", input, e->d_name);
+            set_add(s, k, p);
+            free(p);
+            total++;
+          }
+          break;
+        }
+    }
+    closedir(d);
+    if (s->npfx > 1)
+      qsort(s->pfx, s->npfx, sizeof *s->pfx, strcmp_p);
+  } else {
+    char *prefix = rpd_xstrdup(input);
+    for (int k = 0; csv_suffix[k]; k++)
+      if (endswith(prefix, csv_suffix[k])) {
+        prefix[strlen(prefix) - strlen(csv_suffix[k])] = '\0';
+        break;
+      }
+    for (int k = 0; csv_suffix[k]; k++) {
+      char *p = rpd_xasprintf("%s%s", prefix, csv_suffix[k]);
+      char *q = rpd_xasprintf("%s_%s", prefix, csv_suffix[k]);
+      if (is_file(p)) {
+        set_add(s, k, p);
+        total++;
+      } else if (is_file(q)) {
+        set_add(s, k, q);
+        total++;
+      }
+      free(p);
+      free(q);
+    }
+    free(prefix);
+  }
+  for (int k = 0; csv_suffix[k]; k++)
+    if (s->n[k] > 1)
+      qsort(s->f[k], s->n[k], sizeof *s->f[k], strcmp_p);
+  return total;
+}
+
+void set_free(csvset *s)
+{
+  for (int i = 0; i < s->npfx; i++)
+    free(s->pfx[i]);
+  free(s->pfx);
+  for (int k = 0; k < 8; k++) {
+    for (int i = 0; i < s->n[k]; i++)
+      free(s->f[k][i]);
+    free(s->f[k]);
+  }
+}
+
+int import_csv(imp *m, csvset *s)
+{
+  agentmap am;
+  int rc = RPD_OK;
+  memset(&am, 0, sizeof am);
+  if (!s->n[0] && !s->n[1] && !s->n[2] && !s->n[3] && !s->n[4] && !s->n[5])
+    return rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files found");
+  for (int i = 0; i < s->n[6] && !rc; i++)
+    rc = csv_agent_info(s->f[6][i], NULL, &am);
+  if (!rc && !am.known)
+    rc = csv_agent_scan(s->f[0], s->n[0], &am);
+  static const char *const dom[] = { NULL, "HIP", "HSA", "ROCTX", "RCCL" };
+  static const char *const kind[] = { NULL, "hip_api", "hsa_api", "marker_api",
+                                      "rccl_api" };
+  for (int i = 0; i < s->n[0] && !rc; i++)
+    rc = csv_kernels(m, s->f[0][i], NULL, &am);
+  for (int k = 1; k <= 4; k++)
+    for (int i = 0; i < s->n[k] && !rc; i++)
+      rc = csv_apis(m, s->f[k][i], NULL, kind[k], dom[k]);
+  for (int i = 0; i < s->n[5] && !rc; i++)
+    rc = csv_copies(m, s->f[5][i], NULL, &am);
+  imap_free(&am.gpu);
+  return rc;
+}
+
+int import_csv_stream(imp *m, FILE *f, const char *name, int which)
+{
+  static const char *const dom[] = { NULL, "HIP", "HSA", "ROCTX", "RCCL" };
+  static const char *const kind[] = { NULL, "hip_api", "hsa_api", "marker_api",
+                                      "rccl_api" };
+  agentmap am;
+  int rc;
+  memset(&am, 0, sizeof am);
+  if (which == 0)
+    rc = csv_kernels(m, name, f, &am);
+  else if (which <= 4)
+    rc = csv_apis(m, name, f, kind[which], dom[which]);
+  else if (which == 5)
+    rc = csv_copies(m, name, f, &am);
+  else
+    rc = csv_agent_info(name, f, &am);
+  imap_free(&am.gpu);
+  return rc;
+}

@@ -1,0 +1,167 @@
+/* import.h - rpd-import internals shared by its readers (json.c, csv.c,
+ * db.c), the RPD writer (writer.c) and main.c.  Not a public API. */
+#ifndef RPD_IMPORT_H
+#define RPD_IMPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#include "rpd.h"
+
+/* Open-addressing hash map int64 -> int64 (value), grows by doubling. */
+typedef struct imap {
+  int64_t *keys, *vals;
+  unsigned char *used;
+  size_t cap, n;
+} imap;
+
+/* Rows of one table waiting for a multi-row INSERT (writer.c). */
+typedef struct batch {
+  sqlite3_stmt *one, *many;   /* one row / BATCH_ROWS rows */
+  int ncols, n;               /* columns; rows collected */
+  int64_t *iv;                /* integer cells */
+  int *toff;                  /* -1 = integer cell, else offset in txt */
+  rpd_buf txt;                /* text cells */
+  int64_t *inserted, *ignored;  /* counters to add to (or NULL) */
+} batch;
+
+/* What was read, by record kind (for the summary). */
+typedef struct kindcount {
+  char name[48];
+  int64_t n;
+  int handled;
+} kindcount;
+
+typedef struct imp {
+  rpd *r;
+  const char *input;
+  rpd_strtab *str;
+  sqlite3_stmt *kname;
+  batch b_op, b_api, b_apiop, b_kapi, b_capi, b_uarg;
+  int64_t next_op, next_ustr;   /* ids assigned by the writer */
+  int truncated_names;      /* --truncated-names: op description = short name */
+  int64_t empty_args;       /* rocpd_ustring id of '' */
+  imap kname_seen;          /* full name id -> 1 once ext_kernel_name has it */
+  int64_t n_kname;          /* distinct kernel names */
+  int64_t n_kname_sig;      /* ... of which carry a signature '(...)' */
+  int short_only;           /* the input has truncated kernel names only */
+  int64_t n_sorted_guids;   /* db: guids whose regions had to be sorted */
+  int64_t api_base;         /* added to correlation ids of this section */
+  int64_t max_api;          /* largest api id written or referenced */
+  int64_t pid;              /* process of the current section */
+  kindcount kinds[32];
+  int nkinds;
+  int64_t n_op, n_api, n_apiop, n_kapi, n_capi, n_dup_api, n_nolink;
+  int64_t init_time, fini_time;   /* min init / max fini over sections */
+  rpd_buf args;             /* scratch */
+} imp;
+
+typedef struct kern {
+  int64_t gpu, queue, seq, start, end, corr, stream;
+  int64_t grid[3], wg[3], lds, scratch;
+  int64_t desc_id, name_id;
+} kern;
+
+typedef struct copyrec {
+  int kind;                 /* copy_kind() */
+  int64_t src_gpu, dst_gpu; /* -1 = host / unknown */
+  int64_t start, end, corr, bytes, stream;
+} copyrec;
+
+typedef struct apirec {
+  int64_t corr, pid, tid, start, end;
+  const char *domain, *category, *name, *args;
+} apirec;
+
+/* The files of a CSV set by kind (csv.c's suffix order), and the distinct
+ * run prefixes ("decode_", "1234_", "") a directory held. */
+typedef struct csvset {
+  char **f[8];
+  int n[8];
+  const char *want;         /* directory: keep only this prefix (NULL = all) */
+  int all_runs;             /* --all-runs: several prefixes are fine */
+  char **pfx;
+  int npfx;
+} csvset;
+
+/* --- small maps (writer.c) */
+/* Set k -> v (replaces an existing value); grows as needed. */
+void imap_put(imap *m, int64_t k, int64_t v);
+/* 1 and *v if k is present, else 0. */
+int imap_get(const imap *m, int64_t k, int64_t *v);
+/* Free the map's memory; the map is empty afterwards. */
+void imap_free(imap *m);
+
+/* --- the writer (writer.c); every function returns an RPD_* status */
+/* Count one record of kind `kind` read (handled = imported) for the summary. */
+void count_read(imp *m, const char *kind, int handled);
+/* Prepare the insert statements and string tables on m->r. */
+int w_prepare(imp *m);
+/* Insert every row still waiting in a batch (before the commit). */
+int w_flush(imp *m);
+/* Drop the rows waiting in the batches (before a ROLLBACK TO). */
+void w_discard(imp *m);
+/* Forget the string cache and read rocpd_string again (after a ROLLBACK
+ * TO undid strings it had interned). */
+int w_strings_reload(imp *m);
+/* Finalize what w_prepare made (safe to call twice). */
+void w_finalize(imp *m);
+/* *id = the rocpd_string id of s (NULL = ""), interned on first use. */
+int sid(imp *m, const char *s, int64_t *id);
+/* A rocpd_op row; *op_id receives its id. */
+int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
+         int64_t end, int64_t desc_id, const char *optype, int64_t *op_id);
+/* Link op_id to the api call of correlation id corr (<= 0: none; *api_id = 0). */
+int w_link(imp *m, int64_t corr, int64_t op_id, int64_t *api_id);
+/* The string ids of a kernel: *name_id = its full (demangled) name, the
+ * kernel's identity; *desc_id = the op description (the full name, or the
+ * short one under --truncated-names).  short_name is rocprofv3's truncated
+ * name ("" or NULL = unknown: the full name); an empty full name falls back
+ * to the short one.  The pair is recorded once in ext_kernel_name. */
+int w_kernel_name(imp *m, const char *full, const char *short_name,
+                  int64_t *desc_id, int64_t *name_id);
+/* A kernel dispatch: op + link + rocpd_kernelapi. */
+int w_kernel(imp *m, const kern *k);
+/* Copy direction of a rocprofiler name: 0 H2H, 1 H2D, 2 D2H, 3 D2D, -1 unknown. */
+int copy_kind(const char *s);
+/* A memory copy: op + link + rocpd_copyapi. */
+int w_copy(imp *m, const copyrec *c);
+/* An api call (rocpd_api id = correlation id + the section's base). */
+int w_api(imp *m, const apirec *a);
+/* Start a new process section: later correlation ids are shifted past
+ * every id used so far. */
+void new_section(imp *m);
+/* Widen the trace's init/fini times to include init..fini (0 = unknown). */
+int w_meta_time(imp *m, int64_t init, int64_t fini);
+/* rocpd_metadata rows (w_meta_add skips NULL/empty values). */
+int w_meta_add(imp *m, const char *tag, const char *value);
+int w_meta_int(imp *m, const char *tag, int64_t v);
+
+/* --- readers: each writes everything it reads through the writer */
+/* rocprofv3 JSON (plain or gzip) at path. */
+int import_json(imp *m, const char *path);
+/* The same from n bytes of uncompressed JSON in memory (fuzz entry). */
+int import_json_buf(imp *m, const void *data, size_t n);
+/* Collect the CSV files of a directory, a prefix or one member into s;
+ * returns how many were found (0 = not a CSV set).  In a directory only
+ * the files of prefix s->want are kept when it is set ("decode" matches
+ * "decode_"); every prefix seen is listed in s->pfx.  set_free releases s. */
+int csv_collect(const char *input, csvset *s);
+void set_free(csvset *s);
+/* The CSV set s. */
+int import_csv(imp *m, csvset *s);
+/* One CSV file read from f (taken over and closed), named name in
+ * messages; which: 0 kernel_trace, 1 hip_api, 2 hsa_api, 3 marker_api,
+ * 4 rccl_api, 5 memory_copy, 6 agent_info (the fuzz entry). */
+int import_csv_stream(imp *m, FILE *f, const char *name, int which);
+/* A rocprofv3 SQLite database at path (read only). */
+int import_db(imp *m, const char *path);
+/* The same on an open database (the fuzz target's entry). */
+int import_db_handle(imp *m, rpd *in);
+
+/* --- small helpers */
+int endswith(const char *s, const char *suf);
+int is_file(const char *p);
+
+#endif

@@ -1,0 +1,703 @@
+/* json.c - rpd-import: rocprofiler-sdk-tool JSON (.json, .json.gz), streamed
+ * through yajl; memory flat in the number of records. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl_parse.h>
+#include <zlib.h>
+
+#include "rpd.h"
+#include "import.h"
+
+enum { R_NONE, R_TOP, R_TOOL, R_SECTION, R_STRINGS, R_BUFREC, R_AGENTS,
+       R_SYMS, R_KINDNAMES, R_MARKERSTR, R_RECARR, R_RECORD, R_INREC };
+enum { RK_META = 1, RK_AGENT, RK_SYM, RK_KIND, RK_MARKER, RK_BUF };
+#define JMAXD 64
+#define JKEY 96
+
+typedef struct jfield {
+  char key[128];
+  size_t klen;  /* strlen(key) */
+  rpd_buf val;
+  int n;        /* values appended (arrays) */
+} jfield;
+
+typedef struct ksym {
+  char *short_name, *full_name;
+  int64_t desc_id, full_id;    /* description and full name ids, interned
+                                  lazily by w_kernel_name; -1 = not yet */
+} ksym;
+
+typedef struct kindnames {
+  char *name;
+  char **ops;
+  int nops;
+} kindnames;
+
+typedef struct jstate {
+  imp *m;
+  int rc;                          /* first failure (callbacks abort) */
+  int depth;
+  char is_map[JMAXD + 1];
+  int role[JMAXD + 1];
+  char key[JMAXD + 1][JKEY];
+  unsigned char klen[JMAXD + 1];   /* strlen(key[d]) */
+  int rec_depth, rec_kind;
+  char recarr[48];                 /* buffer_records key of the current array */
+  jfield *f;
+  int nf, capf, hint;
+  int saw_tool;
+  /* per-section tables */
+  imap agents;                     /* agent handle -> gpu index (or -1) */
+  imap symidx;                     /* kernel_id -> index into syms */
+  ksym *syms;
+  int nsyms, capsyms;
+  kindnames *kn;
+  int nkn, capkn;
+  imap markmsg;                    /* correlation id -> index into markers */
+  char **markers;
+  int nmarkers, capmarkers;
+} jstate;
+
+static void js_clear_section(jstate *j)
+{
+  imap_free(&j->agents);
+  imap_free(&j->symidx);
+  for (int i = 0; i < j->nsyms; i++) {
+    free(j->syms[i].short_name);
+    free(j->syms[i].full_name);
+  }
+  free(j->syms);
+  j->syms = NULL;
+  j->nsyms = j->capsyms = 0;
+  for (int i = 0; i < j->nkn; i++) {
+    free(j->kn[i].name);
+    for (int k = 0; k < j->kn[i].nops; k++)
+      free(j->kn[i].ops[k]);
+    free(j->kn[i].ops);
+  }
+  free(j->kn);
+  j->kn = NULL;
+  j->nkn = j->capkn = 0;
+  imap_free(&j->markmsg);
+  for (int i = 0; i < j->nmarkers; i++)
+    free(j->markers[i]);
+  free(j->markers);
+  j->markers = NULL;
+  j->nmarkers = j->capmarkers = 0;
+}
+
+/* The field named key, or NULL.  Records of one kind list their fields in
+ * the same order, so the search starts after the last hit. */
+static jfield *jf_find(jstate *j, const char *key)
+{
+  size_t len = strlen(key);
+  char last = len ? key[len - 1] : 0;
+  for (int n = 0, i = j->hint; n < j->nf; n++, i++) {
+    if (i >= j->nf)
+      i = 0;
+    const jfield *f = &j->f[i];
+    /* length and last byte first: keys share long prefixes */
+    if (f->klen == len && (!len || f->key[len - 1] == last) &&
+        !memcmp(f->key, key, len)) {
+      j->hint = i + 1;
+      return &j->f[i];
+    }
+  }
+  return NULL;
+}
+
+static const char *jstr(jstate *j, const char *key)
+{
+  jfield *f = jf_find(j, key);
+  return f ? f->val.s : NULL;
+}
+
+static int64_t jint(jstate *j, const char *key, int64_t dflt)
+{
+  const char *s = jstr(j, key);
+  if (!s || !*s)
+    return dflt;
+  return strtoll(s, NULL, 10);
+}
+
+/* The flattened key of a scalar at the current position inside a record:
+ * map keys from the record down, joined with '.'; arrays add nothing. */
+static size_t jflatkey(jstate *j, char *out, size_t n)
+{
+  size_t len = 0;
+  for (int d = j->rec_depth; d <= j->depth; d++) {
+    if (!j->is_map[d])
+      continue;
+    size_t k = j->klen[d];
+    if (len + k + 2 > n)
+      break;
+    if (len)
+      out[len++] = '.';
+    memcpy(out + len, j->key[d], k);
+    len += k;
+  }
+  out[len] = '\0';
+  return len;
+}
+
+static void jrec_value(jstate *j, const char *s, size_t len)
+{
+  char key[128];
+  size_t kl = jflatkey(j, key, sizeof key);
+  /* a repeated key is an array element: it is the newest field */
+  jfield *f = j->nf && j->f[j->nf - 1].klen == kl &&
+              !memcmp(j->f[j->nf - 1].key, key, kl) ? &j->f[j->nf - 1] : NULL;
+  if (!f) {
+    if (j->nf == j->capf) {
+      j->capf = j->capf ? 2 * j->capf : 32;
+      j->f = rpd_xrealloc(j->f, j->capf * sizeof *j->f);
+      memset(j->f + j->nf, 0, (j->capf - j->nf) * sizeof *j->f);
+    }
+    f = &j->f[j->nf++];
+    f->klen = kl;
+    memcpy(f->key, key, kl + 1);
+    rpd_buf_reset(&f->val);
+    f->n = 0;
+  }
+  if (f->n++)
+    rpd_buf_add(&f->val, "\x1f", 1);
+  rpd_buf_add(&f->val, s, len);
+}
+
+static ksym *sym_of(jstate *j, int64_t kernel_id)
+{
+  int64_t i;
+  return imap_get(&j->symidx, kernel_id, &i) ? &j->syms[i] : NULL;
+}
+
+static int sym_ids(jstate *j, int64_t kernel_id, int64_t *desc, int64_t *full)
+{
+  imp *m = j->m;
+  ksym *k = sym_of(j, kernel_id);
+  int rc = RPD_OK;
+  if (!k) {
+    char b[48];
+    snprintf(b, sizeof b, "unknown_kernel_%" PRId64, kernel_id);
+    return w_kernel_name(m, b, b, desc, full);
+  }
+  if (k->full_id < 0)
+    rc = w_kernel_name(m, k->full_name, k->short_name, &k->desc_id, &k->full_id);
+  *desc = k->desc_id;
+  *full = k->full_id;
+  return rc;
+}
+
+static const char *first_nonempty(const char *a, const char *b, const char *c)
+{
+  if (a && *a)
+    return a;
+  if (b && *b)
+    return b;
+  return c ? c : "";
+}
+
+static int64_t agent_gpu(jstate *j, int64_t handle)
+{
+  int64_t g;
+  return imap_get(&j->agents, handle, &g) ? g : -1;
+}
+
+/* Name of operation op of buffer kind k (strings.buffer_records), or NULL. */
+static const char *op_name(jstate *j, int64_t k, int64_t op)
+{
+  if (k < 0 || k >= j->nkn || op < 0 || op >= j->kn[k].nops)
+    return NULL;
+  return j->kn[k].ops[op];
+}
+
+static const char *kind_name(jstate *j, int64_t k)
+{
+  return k >= 0 && k < j->nkn ? j->kn[k].name : NULL;
+}
+
+static int rec_kernel(jstate *j)
+{
+  kern k = {0};
+  int64_t kid = jint(j, "dispatch_info.kernel_id", -1);
+  k.gpu = agent_gpu(j, jint(j, "dispatch_info.agent_id.handle", -1));
+  k.queue = jint(j, "dispatch_info.queue_id.handle", 0);
+  k.seq = jint(j, "dispatch_info.dispatch_id", 0);
+  k.start = jint(j, "start_timestamp", 0);
+  k.end = jint(j, "end_timestamp", 0);
+  k.corr = jint(j, "correlation_id.internal", 0);
+  k.stream = jint(j, "stream_id.handle", 0);
+  k.grid[0] = jint(j, "dispatch_info.grid_size.x", 0);
+  k.grid[1] = jint(j, "dispatch_info.grid_size.y", 0);
+  k.grid[2] = jint(j, "dispatch_info.grid_size.z", 0);
+  k.wg[0] = jint(j, "dispatch_info.workgroup_size.x", 0);
+  k.wg[1] = jint(j, "dispatch_info.workgroup_size.y", 0);
+  k.wg[2] = jint(j, "dispatch_info.workgroup_size.z", 0);
+  k.lds = jint(j, "dispatch_info.group_segment_size", 0);
+  k.scratch = jint(j, "dispatch_info.private_segment_size", 0);
+  int rc = sym_ids(j, kid, &k.desc_id, &k.name_id);
+  return rc ? rc : w_kernel(j->m, &k);
+}
+
+static int rec_copy(jstate *j)
+{
+  copyrec c = {0};
+  int64_t kind = jint(j, "kind", -1), op = jint(j, "operation", -1);
+  const char *nm = op_name(j, kind, op);
+  c.kind = copy_kind(nm);
+  if (c.kind < 0 && op >= 1 && op <= 4)
+    c.kind = (int)op - 1;       /* rocprofiler enum order: H2H H2D D2H D2D */
+  c.src_gpu = agent_gpu(j, jint(j, "src_agent_id.handle", -1));
+  c.dst_gpu = agent_gpu(j, jint(j, "dst_agent_id.handle", -1));
+  c.start = jint(j, "start_timestamp", 0);
+  c.end = jint(j, "end_timestamp", 0);
+  c.corr = jint(j, "correlation_id.internal", 0);
+  c.bytes = jint(j, "bytes", 0);
+  c.stream = jint(j, "stream_id.handle", 0);
+  return w_copy(j->m, &c);
+}
+
+/* "name=value | name=value" from the record's args.* fields. */
+static const char *rec_args(jstate *j)
+{
+  rpd_buf *b = &j->m->args;
+  rpd_buf_reset(b);
+  rpd_buf_add(b, "", 0);
+  for (int i = 0; i < j->nf; i++) {
+    const char *k = j->f[i].key;
+    if (strncmp(k, "args.", 5))
+      continue;
+    if (b->len)
+      rpd_buf_puts(b, " | ");
+    rpd_buf_printf(b, "%s=%s", k + 5, j->f[i].val.s ? j->f[i].val.s : "");
+  }
+  return b->s;
+}
+
+static int rec_api(jstate *j, const char *section)
+{
+  apirec a = {0};
+  char opb[32];
+  int64_t kind = jint(j, "kind", -1), op = jint(j, "operation", -1);
+  const char *nm = op_name(j, kind, op);
+  if (!nm) {
+    snprintf(opb, sizeof opb, "operation_%" PRId64, op);
+    nm = opb;
+  }
+  a.corr = jint(j, "correlation_id.internal", 0);
+  a.pid = j->m->pid;
+  a.tid = jint(j, "thread_id", 0);
+  a.start = jint(j, "start_timestamp", 0);
+  a.end = jint(j, "end_timestamp", 0);
+  a.category = kind_name(j, kind);
+  a.name = nm;
+  a.args = rec_args(j);
+  if (!strcmp(section, "hip_api"))
+    a.domain = "HIP";
+  else if (!strcmp(section, "hsa_api"))
+    a.domain = "HSA";
+  else if (!strcmp(section, "rccl_api"))
+    a.domain = "RCCL";
+  else {
+    int64_t mi;
+    a.domain = "ROCTX";
+    a.name = "UserMarker";
+    if (imap_get(&j->markmsg, a.corr, &mi))
+      a.args = j->markers[mi];
+    else if (!*a.args)
+      a.args = nm;
+  }
+  return w_api(j->m, &a);
+}
+
+static int rec_meta(jstate *j)
+{
+  imp *m = j->m;
+  m->pid = jint(j, "pid", 0);
+  int64_t init = jint(j, "init_time", 0), fini = jint(j, "fini_time", 0);
+  w_meta_time(m, init, fini);
+  jfield *cmd = jf_find(j, "command");
+  if (cmd && cmd->val.s)
+    for (char *p = cmd->val.s; *p; p++)
+      if (*p == '\x1f')
+        *p = ' ';
+  int rc = w_meta_int(m, "rocprofv3::pid", m->pid);
+  if (!rc)
+    rc = w_meta_add(m, "rocprofv3::hostname", jstr(j, "node.hostname"));
+  if (!rc)
+    rc = w_meta_add(m, "rocprofv3::command", cmd ? cmd->val.s : NULL);
+  return rc;
+}
+
+static void rec_agent(jstate *j)
+{
+  int64_t h = jint(j, "id.handle", -1);
+  int64_t type = jint(j, "type", 0);
+  imap_put(&j->agents, h, type == 2 ? jint(j, "logical_node_type_id", 0) : -1);
+}
+
+static char *xstrdup0(const char *s)
+{
+  return rpd_xstrdup(s ? s : "");
+}
+
+static void rec_sym(jstate *j)
+{
+  if (j->nsyms == j->capsyms) {
+    j->capsyms = j->capsyms ? 2 * j->capsyms : 256;
+    j->syms = rpd_xrealloc(j->syms, j->capsyms * sizeof *j->syms);
+  }
+  ksym *k = &j->syms[j->nsyms];
+  const char *tr = jstr(j, "truncated_kernel_name");
+  const char *fo = jstr(j, "formatted_kernel_name");
+  const char *kn = jstr(j, "kernel_name");
+  k->short_name = xstrdup0(first_nonempty(tr, fo, kn));
+  k->full_name = xstrdup0(first_nonempty(fo, jstr(j, "demangled_kernel_name"), kn));
+  k->desc_id = k->full_id = -1;
+  imap_put(&j->symidx, jint(j, "kernel_id", -1), j->nsyms++);
+}
+
+static void rec_kindnames(jstate *j)
+{
+  if (j->nkn == j->capkn) {
+    j->capkn = j->capkn ? 2 * j->capkn : 32;
+    j->kn = rpd_xrealloc(j->kn, j->capkn * sizeof *j->kn);
+  }
+  kindnames *k = &j->kn[j->nkn++];
+  k->name = xstrdup0(jstr(j, "kind"));
+  k->ops = NULL;
+  k->nops = 0;
+  jfield *f = jf_find(j, "operations");
+  if (!f || !f->n)
+    return;
+  k->ops = rpd_xcalloc(f->n, sizeof *k->ops);
+  char *p = f->val.s;
+  for (int i = 0; i < f->n && p; i++) {
+    char *e = strchr(p, '\x1f');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    k->ops[i] = rpd_xmalloc(len + 1);
+    memcpy(k->ops[i], p, len);
+    k->ops[i][len] = '\0';
+    k->nops++;
+    p = e ? e + 1 : NULL;
+  }
+}
+
+static void rec_marker(jstate *j)
+{
+  const char *key = jstr(j, "key"), *val = jstr(j, "value");
+  if (!key || !val)
+    return;
+  if (j->nmarkers == j->capmarkers) {
+    j->capmarkers = j->capmarkers ? 2 * j->capmarkers : 64;
+    j->markers = rpd_xrealloc(j->markers, j->capmarkers * sizeof *j->markers);
+  }
+  j->markers[j->nmarkers] = rpd_xstrdup(val);
+  imap_put(&j->markmsg, strtoll(key, NULL, 10), j->nmarkers++);
+}
+
+static int rec_end(jstate *j)
+{
+  const char *s = j->recarr;
+  switch (j->rec_kind) {
+  case RK_META: return rec_meta(j);
+  case RK_AGENT: rec_agent(j); return RPD_OK;
+  case RK_SYM: rec_sym(j); return RPD_OK;
+  case RK_KIND: rec_kindnames(j); return RPD_OK;
+  case RK_MARKER: rec_marker(j); return RPD_OK;
+  default: break;
+  }
+  if (!strcmp(s, "kernel_dispatch")) {
+    count_read(j->m, s, 1);
+    return rec_kernel(j);
+  }
+  if (!strcmp(s, "memory_copy")) {
+    count_read(j->m, s, 1);
+    return rec_copy(j);
+  }
+  if (!strcmp(s, "hip_api") || !strcmp(s, "hsa_api") || !strcmp(s, "marker_api") ||
+      !strcmp(s, "rccl_api")) {
+    count_read(j->m, s, 1);
+    return rec_api(j, s);
+  }
+  count_read(j->m, s, 0);
+  return RPD_OK;
+}
+
+/* Role of a container opened at depth d+1 inside the container at d. */
+static int child_role(jstate *j, int is_map, int *rec_kind)
+{
+  int d = j->depth, pr = d ? j->role[d] : R_NONE;
+  const char *k = d && j->is_map[d] ? j->key[d] : "";
+  *rec_kind = 0;
+  if (j->rec_depth)
+    return R_INREC;
+  switch (pr) {
+  case R_NONE: return is_map ? R_TOP : R_NONE;
+  case R_TOP:
+    if (!is_map && !strcmp(k, "rocprofiler-sdk-tool")) {
+      j->saw_tool = 1;
+      return R_TOOL;
+    }
+    return R_NONE;
+  case R_TOOL: return is_map ? R_SECTION : R_NONE;
+  case R_SECTION:
+    if (is_map && !strcmp(k, "metadata")) { *rec_kind = RK_META; return R_RECORD; }
+    if (is_map && !strcmp(k, "strings")) return R_STRINGS;
+    if (is_map && !strcmp(k, "buffer_records")) return R_BUFREC;
+    if (!is_map && !strcmp(k, "agents")) return R_AGENTS;
+    if (!is_map && !strcmp(k, "kernel_symbols")) return R_SYMS;
+    return R_NONE;
+  case R_STRINGS:
+    if (!is_map && !strcmp(k, "buffer_records")) return R_KINDNAMES;
+    if (!is_map && !strcmp(k, "marker_api")) return R_MARKERSTR;
+    return R_NONE;
+  case R_BUFREC:
+    if (!is_map) {
+      snprintf(j->recarr, sizeof j->recarr, "%s", k);
+      return R_RECARR;
+    }
+    return R_NONE;
+  case R_AGENTS: *rec_kind = RK_AGENT; return is_map ? R_RECORD : R_NONE;
+  case R_SYMS: *rec_kind = RK_SYM; return is_map ? R_RECORD : R_NONE;
+  case R_KINDNAMES: *rec_kind = RK_KIND; return is_map ? R_RECORD : R_NONE;
+  case R_MARKERSTR: *rec_kind = RK_MARKER; return is_map ? R_RECORD : R_NONE;
+  case R_RECARR: *rec_kind = RK_BUF; return is_map ? R_RECORD : R_NONE;
+  default: return R_NONE;
+  }
+}
+
+static int j_open(jstate *j, int is_map)
+{
+  int rk;
+  int role = child_role(j, is_map, &rk);
+  if (j->depth >= JMAXD) {
+    j->rc = rpd_seterr(RPD_EPARSE, "JSON nested deeper than %d levels", JMAXD);
+    return 0;
+  }
+  j->depth++;
+  j->is_map[j->depth] = (char)is_map;
+  j->role[j->depth] = role;
+  j->key[j->depth][0] = '\0';
+  j->klen[j->depth] = 0;
+  if (role == R_SECTION) {
+    js_clear_section(j);
+    new_section(j->m);
+  }
+  if (role == R_RECORD) {
+    j->rec_depth = j->depth;
+    j->rec_kind = rk;
+    j->nf = 0;
+  }
+  return 1;
+}
+
+static int j_close(jstate *j)
+{
+  int rc = RPD_OK;
+  if (j->rec_depth && j->depth == j->rec_depth) {
+    rc = rec_end(j);
+    j->rec_depth = 0;
+  }
+  j->depth--;
+  if (rc) {
+    j->rc = rc;
+    return 0;
+  }
+  return 1;
+}
+
+static int cb_start_map(void *ctx) { return j_open(ctx, 1); }
+static int cb_end_map(void *ctx) { return j_close(ctx); }
+static int cb_start_array(void *ctx) { return j_open(ctx, 0); }
+static int cb_end_array(void *ctx) { return j_close(ctx); }
+
+static int cb_key(void *ctx, const unsigned char *s, size_t len)
+{
+  jstate *j = ctx;
+  if (len >= JKEY)
+    len = JKEY - 1;
+  memcpy(j->key[j->depth], s, len);
+  j->key[j->depth][len] = '\0';
+  j->klen[j->depth] = (unsigned char)len;
+  return 1;
+}
+
+static int scalar(jstate *j, const char *s, size_t len)
+{
+  if (j->rec_depth)
+    jrec_value(j, s, len);
+  return 1;
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+  return scalar(ctx, (const char *)s, len);
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+  return scalar(ctx, s, len);
+}
+
+static int cb_bool(void *ctx, int b)
+{
+  return scalar(ctx, b ? "1" : "0", 1);
+}
+
+static int cb_null(void *ctx)
+{
+  return scalar(ctx, "", 0);
+}
+
+static const yajl_callbacks jcb = {
+  cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
+  cb_start_map, cb_key, cb_end_map, cb_start_array, cb_end_array
+};
+
+/* One line from yajl's error text (it carries a context excerpt). */
+static void yajl_msg(yajl_handle h, const unsigned char *chunk, size_t len,
+                     char *out, size_t n)
+{
+  unsigned char *e = yajl_get_error(h, 0, chunk, len);
+  snprintf(out, n, "%s", e ? (char *)e : "parse error");
+  if (e)
+    yajl_free_error(h, e);
+  out[strcspn(out, "\n")] = '\0';
+}
+
+/* Where the JSON bytes come from: read up to n bytes into buf; returns the
+ * count, 0 at the end, -1 on an error (message set; `fed` bytes so far). */
+typedef int (*json_read_fn)(void *ctx, unsigned char *buf, unsigned n, uint64_t fed);
+
+/* Newlines in buf[0..n). */
+static uint64_t count_nl(const unsigned char *buf, size_t n)
+{
+  uint64_t k = 0;
+  const unsigned char *p = buf, *e = buf + n;
+  while ((p = memchr(p, '\n', (size_t)(e - p)))) {
+    k++;
+    p++;
+  }
+  return k;
+}
+
+/* Parse the whole stream, writing records as they complete. */
+static int json_run(imp *m, json_read_fn rd, void *ctx)
+{
+  jstate j;
+  memset(&j, 0, sizeof j);
+  j.m = m;
+  yajl_handle h = yajl_alloc(&jcb, NULL, &j);
+  yajl_config(h, yajl_dont_validate_strings, 1);
+  enum { CHUNK = 1 << 16 };
+  unsigned char *buf = rpd_xmalloc(CHUNK);
+  uint64_t fed = 0, lines = 1;
+  int rc = RPD_OK, n;
+  yajl_status st = yajl_status_ok;
+  char msg[256];
+
+  while ((n = rd(ctx, buf, CHUNK, fed)) > 0) {
+    st = yajl_parse(h, buf, (size_t)n);
+    if (st != yajl_status_ok) {
+      size_t at = yajl_get_bytes_consumed(h);
+      for (size_t i = 0; i < at && i < (size_t)n; i++)
+        lines += buf[i] == '\n';
+      if (st == yajl_status_client_canceled) {
+        rc = j.rc ? j.rc : RPD_ERR;
+        if (rc == RPD_EPARSE || rc == RPD_ERR)
+          rc = rpd_seterr(RPD_EPARSE, "at byte %" PRIu64 " (line %" PRIu64 "): %s",
+                          fed + at, lines, rpd_errmsg());
+      } else {
+        yajl_msg(h, buf, (size_t)n, msg, sizeof msg);
+        rc = rpd_seterr(RPD_EPARSE, "malformed JSON at byte %" PRIu64
+                        " (line %" PRIu64 "): %s", fed + at, lines, msg);
+      }
+      goto cleanup;
+    }
+    lines += count_nl(buf, (size_t)n);
+    fed += (uint64_t)n;
+  }
+  if (n < 0) {
+    rc = RPD_EGZIP;
+    goto cleanup;
+  }
+  st = yajl_complete_parse(h);
+  if (st != yajl_status_ok) {
+    if (st == yajl_status_client_canceled) {
+      rc = j.rc ? j.rc : RPD_ERR;
+    } else {
+      yajl_msg(h, NULL, 0, msg, sizeof msg);
+      rc = rpd_seterr(RPD_EPARSE, "truncated JSON: input ends at byte %" PRIu64
+                      " (line %" PRIu64 ") inside an open %s", fed, lines,
+                      j.depth > 0 && j.is_map[j.depth] ? "object" : "array");
+    }
+    goto cleanup;
+  }
+  if (!fed) {
+    rc = rpd_seterr(RPD_EPARSE, "empty file");
+    goto cleanup;
+  }
+  if (!j.saw_tool)
+    rc = rpd_seterr(RPD_EPARSE, "not a rocprofv3 JSON: no 'rocprofiler-sdk-tool' key");
+
+cleanup:
+  yajl_free(h);
+  free(buf);
+  js_clear_section(&j);
+  for (int i = 0; i < j.capf; i++)
+    rpd_buf_free(&j.f[i].val);
+  free(j.f);
+  return rc;
+}
+
+/* gzread (plain files pass through zlib unchanged). */
+static int gz_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
+{
+  gzFile gz = ctx;
+  int got = gzread(gz, buf, n), zerr = Z_OK;
+  if (got > 0)
+    return got;
+  const char *zmsg = gzerror(gz, &zerr);
+  if (got < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+    rpd_seterr(RPD_EGZIP, "corrupt or truncated gzip stream after %" PRIu64
+               " bytes: %s", fed, zmsg ? zmsg : "read error");
+    return -1;
+  }
+  return 0;
+}
+
+int import_json(imp *m, const char *path)
+{
+  gzFile gz = gzopen(path, "rb");
+  if (!gz)
+    return rpd_seterr(RPD_EIO, "cannot read: %s", strerror(errno));
+  gzbuffer(gz, 1 << 17);
+  int rc = json_run(m, gz_read, gz);
+  gzclose(gz);
+  return rc;
+}
+
+/* A memory buffer being read. */
+typedef struct membuf {
+  const unsigned char *p;
+  size_t left;
+} membuf;
+
+static int mem_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
+{
+  membuf *b = ctx;
+  (void)fed;
+  size_t k = b->left < n ? b->left : n;
+  memcpy(buf, b->p, k);
+  b->p += k;
+  b->left -= k;
+  return (int)k;
+}
+
+int import_json_buf(imp *m, const void *data, size_t n)
+{
+  membuf b = { data, n };
+  return json_run(m, mem_read, &b);
+}

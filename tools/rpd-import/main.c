@@ -1,0 +1,350 @@
+/* rpd-import - convert rocprofv3 output (JSON, CSV set, SQLite) to an RPD trace.
+ *
+ * The output is a new schema-v3 RPD written into a temporary file next to
+ * OUT and renamed into place only after everything was written and
+ * committed, so a failed or killed import never leaves a half-written OUT.
+ * JSON is streamed with yajl (gzread chunks for .json.gz): memory stays flat
+ * in the number of records.  See docs/rpd-import.md for the field mapping.
+ * One reader per format (json.c, csv.c, db.c) feeds writer.c.
+ */
+static const char usage[] =
+"usage: rpd-import INPUT OUT.rpd [--force] [--truncated-names] [--prefix NAME]\n"
+"                  [--all-runs] [-q]\n"
+"\n"
+"Write a new RPD trace (schema v3) from rocprofv3 output.  INPUT is one of:\n"
+"  NAME_results.json[.gz]   rocprofiler-sdk-tool JSON (streamed, flat memory)\n"
+"  a CSV set                a directory, a file prefix (out/1234_) or one of\n"
+"                           its files (out/1234_kernel_trace.csv): kernel_trace,\n"
+"                           hip_api_trace, hsa_api_trace, marker_api_trace,\n"
+"                           rccl_api_trace, memory_copy_trace, agent_info\n"
+"  NAME_results.db          rocprofv3 SQLite database (rocprofiler-sdk rocpd)\n"
+"\n"
+"  --force        replace OUT.rpd if it exists (default: refuse)\n"
+"  --truncated-names\n"
+"                 op description = rocprofv3's truncated kernel name (the\n"
+"                 grouping TraceLens uses); default: the full demangled name,\n"
+"                 the kernel's identity.  Both are kept in ext_kernel_name;\n"
+"                 --full-names (the default) is still accepted\n"
+"  --prefix NAME  a directory holding several runs (decode_*, prefill_*):\n"
+"                 import the files of run NAME (default: refuse, listing them)\n"
+"  --all-runs     import every run of the directory into one trace\n"
+"  -q, --quiet    do not print the summary\n"
+"\n"
+"Kernel dispatches become rocpd_op 'KernelExecution' rows, memory copies\n"
+"Copy* rows, API records rocpd_api rows linked through rocpd_api_ops by\n"
+"correlation id (rocpd_api.id = correlation id).  A summary of records\n"
+"read per kind and rows written per table goes to stderr.\n";
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "rpd.h"
+#include "import.h"
+
+enum { IN_JSON, IN_CSV, IN_DB };
+
+/* "decode_, prefill_" for messages (a static buffer). */
+static const char *runs_list(const csvset *s)
+{
+  static char b[512];
+  size_t n = 0;
+  b[0] = '\0';
+  for (int i = 0; i < s->npfx && n + 8 < sizeof b; i++)
+    n += (size_t)snprintf(b + n, sizeof b - n, "%s%s*", i ? ", " : "",
+                          s->pfx[i]);
+  if (n >= sizeof b)
+    memcpy(b + sizeof b - 4, "...", 4);
+  return b;
+}
+
+/* A directory with the files of several runs is refused unless one was
+ * named (--prefix) or all were asked for (--all-runs: want = NULL). */
+static int csv_runs(csvset *s, int *kind)
+{
+  if (s->npfx > 1 && !s->want && !s->all_runs)
+    return rpd_seterr(RPD_EPARSE, "%d runs in one directory: %s; import one with "
+                      "--prefix NAME (or all with --all-runs)", s->npfx,
+                      runs_list(s));
+  *kind = IN_CSV;
+  return RPD_OK;
+}
+
+/* What INPUT is; fills s for CSV. */
+static int detect(const char *input, csvset *s, int *kind)
+{
+  struct stat sb;
+  if (!stat(input, &sb) && S_ISREG(sb.st_mode)) {
+    unsigned char h[16] = {0};
+    FILE *f = fopen(input, "rb");
+    if (!f)
+      return rpd_seterr(RPD_EIO, "%s", strerror(errno));
+    size_t n = fread(h, 1, sizeof h, f);
+    fclose(f);
+    if (n == 16 && !memcmp(h, "SQLite format 3", 16)) {
+      *kind = IN_DB;
+      return RPD_OK;
+    }
+    if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b) {
+      /* a gzip'd database (rpd_open decompresses it) or gzip'd JSON */
+      unsigned char z[16] = {0};
+      gzFile gz = gzopen(input, "rb");
+      int zn = gz ? gzread(gz, z, sizeof z) : -1;
+      if (gz)
+        gzclose(gz);
+      *kind = zn == 16 && !memcmp(z, "SQLite format 3", 16) ? IN_DB : IN_JSON;
+      return RPD_OK;
+    }
+    size_t i = 0;
+    if (n >= 3 && h[0] == 0xef && h[1] == 0xbb && h[2] == 0xbf)
+      i = 3;
+    while (i < n && isspace(h[i]))
+      i++;
+    if (i < n && (h[i] == '{' || h[i] == '[')) {
+      *kind = IN_JSON;
+      return RPD_OK;
+    }
+    if (!n && (endswith(input, ".json") || endswith(input, ".json.gz")))
+      return rpd_seterr(RPD_EPARSE, "empty file");
+  }
+  if (csv_collect(input, s) > 0)
+    return csv_runs(s, kind);
+  if (s->want && s->npfx)
+    return rpd_seterr(RPD_EPARSE, "no run '%s' in directory (runs: %s)", s->want,
+                      runs_list(s));
+  if (stat(input, &sb))
+    return rpd_seterr(RPD_ENOENT, "%s", strerror(errno));
+  if (S_ISDIR(sb.st_mode))
+    return rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files in directory");
+  if (!sb.st_size)
+    return rpd_seterr(RPD_EPARSE, "empty file");
+  return rpd_seterr(RPD_EPARSE, "not a rocprofv3 JSON, CSV set or database");
+}
+
+/* The temp file OUT is built in (rpd_outfile: next to OUT, removed by
+ * common/ on exit or a fatal signal); its journal is ours to remove. */
+static char *tmp_path;
+
+static void on_signal(int sig)
+{
+  if (tmp_path) {
+    size_t n = strlen(tmp_path);
+    char j[4096];
+    if (n + 9 < sizeof j) {
+      memcpy(j, tmp_path, n);
+      memcpy(j + n, "-journal", 9);
+      unlink(j);
+    }
+    unlink(tmp_path);
+  }
+  rpd_cleanup_temps();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void summary(const imp *m, const char *out, int64_t linked)
+{
+  fprintf(stderr, "%s: %s -> %s\n", rpd_progname, m->input, out);
+  for (int i = 0; i < m->nkinds; i++)
+    fprintf(stderr, "  read %-18s %10" PRId64 "%s\n", m->kinds[i].name,
+            m->kinds[i].n, m->kinds[i].handled ? "" : "  (not imported)");
+  fprintf(stderr, "  wrote rocpd_op        %10" PRId64 "\n", m->n_op);
+  fprintf(stderr, "  wrote rocpd_api       %10" PRId64 "\n", m->n_api);
+  fprintf(stderr, "  wrote rocpd_api_ops   %10" PRId64 "  (%" PRId64
+          " linked to a traced api call)\n", m->n_apiop, linked);
+  fprintf(stderr, "  wrote rocpd_kernelapi %10" PRId64 "\n", m->n_kapi);
+  fprintf(stderr, "  wrote rocpd_copyapi   %10" PRId64 "\n", m->n_capi);
+  if (m->n_dup_api)
+    fprintf(stderr, "  skipped %" PRId64 " api records with a duplicate correlation id\n",
+            m->n_dup_api);
+  if (m->n_sorted_guids)
+    fprintf(stderr, "  regions or args of %" PRId64 " process(es) were not in event order:"
+            " read again sorted\n", m->n_sorted_guids);
+  if (m->n_nolink)
+    fprintf(stderr, "  %" PRId64 " ops carry no correlation id (not linked)\n",
+            m->n_nolink);
+}
+
+static int finish(imp *m)
+{
+  int rc = RPD_OK;
+  if (m->init_time)
+    rc = w_meta_int(m, "rocprofv3::init_time", m->init_time);
+  if (!rc && m->fini_time)
+    rc = w_meta_int(m, "rocprofv3::fini_time", m->fini_time);
+  if (!rc)
+    rc = rpd_meta_set(m->r, "rpd-import::source", m->input);
+  /* how kernels are named: raptor says so when the names are short */
+  if (!rc && m->n_kname)
+    rc = rpd_meta_set(m->r, "rpd-import::kernel_names",
+                      m->short_only ? "truncated-only" :
+                      m->truncated_names ? "truncated" : "full");
+  if (!rc)
+    rc = rpd_exec(m->r, "CREATE INDEX IF NOT EXISTS rocpd_ustri_string_84d4a7_idx"
+                  " ON rocpd_ustring (string)");
+  return rc;
+}
+
+int main(int argc, char **argv)
+{
+  const char *in = NULL, *out = NULL;
+  const char *prefix = NULL;
+  int force = 0, quiet = 0, trunc = 0, all_runs = 0, kind = 0, rc;
+  csvset set;
+  rpd_outfile of = {0};
+  imp m;
+
+  if (rpd_cli_init(argc, argv, usage))
+    return 0;
+  /* one thread on each connection: skip SQLite's mutexes */
+  sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--force"))
+      force = 1;
+    else if (!strcmp(argv[i], "--full-names"))
+      trunc = 0;
+    else if (!strcmp(argv[i], "--truncated-names"))
+      trunc = 1;
+    else if (!strcmp(argv[i], "--all-runs"))
+      all_runs = 1;
+    else if (!strcmp(argv[i], "--prefix")) {
+      if (++i >= argc || !*argv[i])
+        return rpd_usage_error("--prefix needs a run name");
+      prefix = argv[i];
+    }
+    else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
+      quiet = 1;
+    else if (argv[i][0] == '-' && argv[i][1])
+      return rpd_usage_error("unknown option '%s'", argv[i]);
+    else if (!in)
+      in = argv[i];
+    else if (!out)
+      out = argv[i];
+    else
+      return rpd_usage_error("too many arguments");
+  }
+  if (!in || !out)
+    return rpd_usage_error("need INPUT and OUT.rpd");
+  if (prefix && all_runs)
+    return rpd_usage_error("--prefix and --all-runs exclude each other");
+  if (endswith(out, ".gz"))
+    return rpd_usage_error("'%s': write an uncompressed .rpd (gzip it afterwards)", out);
+  /* never the input itself, a device, a fifo or a directory */
+  if (rpd_output_check(out, in, NULL))
+    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  if (!force && !access(out, F_OK))
+    return rpd_fail("'%s' exists; use --force to replace it", out);
+
+  memset(&set, 0, sizeof set);
+  memset(&m, 0, sizeof m);
+  m.input = in;
+  m.truncated_names = trunc;
+  set.want = prefix;
+  set.all_runs = all_runs;
+  if ((rc = detect(in, &set, &kind))) {
+    set_free(&set);
+    return rpd_fail("cannot import '%s': %s", in, rpd_errmsg());
+  }
+
+  /* a temp file next to OUT's target (symlinks followed), written by
+   * SQLite and renamed into place by rpd_outfile_commit */
+  if (rpd_outfile_begin(&of, out, in)) {
+    set_free(&set);
+    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  }
+  fclose(of.fp);
+  of.fp = NULL;
+  tmp_path = of.tmp;
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  signal(SIGHUP, on_signal);
+
+  rc = rpd_open(&m.r, tmp_path, NULL, RPD_WRITE | RPD_CREATE);
+  if (rc) {
+    rpd_fail("cannot create '%s': %s", out, rpd_errmsg());
+    goto fail_noclose;
+  }
+  m.r->schema = 3;
+  rc = rpd_schema_create(m.r);
+  /* a private new file that is renamed into place only on success: no
+   * syncs needed (a failure deletes it); the journal stays in memory
+   * because the db reader rolls back to a savepoint when it must re-read
+   * regions sorted (it holds the few pages that existed before: the
+   * tables' pages are new) */
+  if (!rc)
+    rc = rpd_exec(m.r, "PRAGMA foreign_keys = OFF; PRAGMA journal_mode = MEMORY;"
+                  " PRAGMA synchronous = OFF; PRAGMA cache_size = -16384");
+  if (!rc)
+    rc = rpd_begin(m.r);
+  if (!rc)
+    rc = w_prepare(&m);
+  if (!rc) {
+    if (kind == IN_JSON)
+      rc = import_json(&m, in);
+    else if (kind == IN_CSV)
+      rc = import_csv(&m, &set);
+    else
+      rc = import_db(&m, in);
+  }
+  if (!rc)
+    rc = w_flush(&m);
+  /* a CSV whose kernel names carry no signature came from rocprofv3
+   * --truncate-kernels: the full names are not in the input */
+  if (!rc && kind == IN_CSV && m.n_kname && !m.n_kname_sig)
+    m.short_only = 1;
+  if (!rc)
+    rc = finish(&m);
+  w_finalize(&m);
+  if (rc) {
+    rpd_fail("cannot import '%s': %s", in, rpd_errmsg());
+    goto fail;
+  }
+  int64_t linked = 0;
+  rc = rpd_commit(m.r);
+  if (!rc && !quiet)
+    rc = rpd_query_int64(m.r, "SELECT count(*) FROM rocpd_api_ops A"
+                         " JOIN rocpd_api B ON B.id = A.api_id", &linked);
+  if (rc) {
+    rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+    goto fail;
+  }
+  rc = rpd_close(m.r, 1);
+  m.r = NULL;
+  if (rc) {
+    rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+    goto fail_noclose;
+  }
+  tmp_path = NULL;
+  if (rpd_outfile_commit(&of)) {
+    rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+    set_free(&set);
+    return 1;
+  }
+  if (!quiet)
+    summary(&m, out, linked);
+  set_free(&set);
+  return 0;
+
+fail:
+  if (m.r) {
+    rpd_rollback(m.r);
+    rpd_close(m.r, 0);
+  }
+fail_noclose:
+  w_finalize(&m);
+  {
+    char *jn = rpd_xasprintf("%s-journal", of.tmp);
+    unlink(jn);
+    free(jn);
+  }
+  tmp_path = NULL;
+  rpd_outfile_abort(&of);
+  set_free(&set);
+  return 1;
+}
