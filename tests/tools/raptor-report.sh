@@ -245,7 +245,7 @@ if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
   check_eq "908: kernel busy = SQL union" "4233112334" "$(sql_union r908.rpd '')"
   check_eq "908: summary covers 43,915 dispatches, 4441741.378 us" "43915 4441741.378" \
     "$(q r908.rpd "SELECT sum(count), round(sum(total_us), 3) FROM ext_report_kernel_summary" | tr '|' ' ')"
-  check_eq "908: top kernel" "ncclDevKernel_Generic_1,1310,4158756.678,3174.623,1217.193,31156.657" \
+  check_eq "908: top kernel" "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>),1310,4158756.678,3174.623,1217.193,31156.657" \
     "$(tr -d '\r' <r908/kernel_summary.csv | sed -n 2p | cut -d, -f1-6)"
   check_eq "908: short kernels (< 10us) and histogram agree" \
     "$(tr -d '\r' <r908/short_kernels.csv | tail -n +2 | awk -F, '{ n += $(NF-4) } END { print n }')" \
