@@ -80,9 +80,14 @@ int xlsxfile_end(xlsxfile *x, int rc)
   err = errno;
   quiet_end(quiet);
   x->wb = NULL;
-  if (!rc && e != LXW_NO_ERROR)
-    rc = rpd_seterr(RPD_EIO, "cannot write '%s': %s%s%s", x->path, lxw_strerror(e),
+  if (!rc && e != LXW_NO_ERROR) {
+    const char *why = lxw_strerror(e);
+    int n = (int)strlen(why);
+    if (n > 0 && why[n - 1] == '.')   /* "...file." then ": errno text" */
+      n--;
+    rc = rpd_seterr(RPD_EIO, "cannot write '%s': %.*s%s%s", x->path, n, why,
                     err ? ": " : "", err ? strerror(err) : "");
+  }
   if (rc)
     rpd_outfile_abort(&x->of);
   else if ((rc = rpd_outfile_commit(&x->of)))
