@@ -64,8 +64,10 @@ RAPTOR_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(RAPTOR_SRC))
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(TESTBIN)/%,$(UNIT_SRC))
 
-# Extra targets from mk/*.mk add themselves to EXTRA_ALL.
+# Extra targets from mk/*.mk add themselves to EXTRA_ALL (built by `all`) or
+# TEST_EXTRA (built by test-run).
 EXTRA_ALL :=
+TEST_EXTRA :=
 -include $(wildcard mk/*.mk)
 
 .PHONY: all test test-run demo bench install clean deps check-deps
@@ -138,9 +140,10 @@ $(TESTBIN)/%: $(OBJ)/tests/unit/%.o $(COMMON_LIB)
 test: deps
 	@$(MAKE) --no-print-directory test-run
 
-test-run: all $(UNIT_BINS)
+test-run: all $(UNIT_BINS) $(TEST_EXTRA)
 	@RPD_BIN=$(abspath $(BIN)) RPD_LIB=$(abspath $(LIB)) RPD_TESTBIN=$(abspath $(TESTBIN)) \
-	  RPD_TESTOUT=$(abspath $(OBJ)/testout) 	  sh tests/run.sh
+	  RPD_TESTOUT=$(abspath $(OBJ)/testout) RPD_FUZZBIN=$(abspath $(OBJ)/fuzz/bin) \
+	  sh tests/run.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all

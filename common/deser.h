@@ -6,7 +6,7 @@
  * Every field is validated the way an importer validates a record: names
  * must not be empty; gpuId and queueId are decimal integers in
  * 0..2147483647, sequenceId in 0..2^63-1; start and end are decimal integer
- * nanoseconds in 0..RPD_DESER_TIME_MAX with end >= start (the marker's own
+ * nanoseconds in 0..RPD_DESER_TIME_MAX (below 2^62) with end >= start (the marker's own
  * start/end stand in for missing ones and are checked the same way).  No
  * hex, exponents, fractions, signs, Inf or NaN: a field the tracer did not
  * write as a plain integer is refused, never stored as text or wrapped. */
@@ -17,9 +17,9 @@
 
 #include "rpd.h"
 
-/* Largest accepted timestamp: 2^62 ns (146 years), so that differences and
- * sums of a few never overflow. */
-#define RPD_DESER_TIME_MAX ((int64_t)1 << 62)
+/* Largest accepted timestamp: 2^62 - 1 ns (146 years), so that differences
+ * and sums of a few never overflow (the sane range of every trace value). */
+#define RPD_DESER_TIME_MAX (((int64_t)1 << 62) - 1)
 
 typedef struct rpd_deser {
   const char *api;        /* s_api NAME, or NULL */

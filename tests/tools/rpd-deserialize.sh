@@ -111,7 +111,7 @@ for schema in 2 3; do
   add_marker "$f" UserMarker 's_api = Bad8 | s_op = X8 | sequenceId = -1' 10 20
   add_marker "$f" UserMarker 's_op = Bad9 | start = 99999999999999999999' 10 20
   add_marker "$f" UserMarker 's_op = Bad10 | gpuId = 2147483648' 10 20
-  add_marker "$f" UserMarker 's_op = Bad11 | end = 4611686018427387905' 10 20
+  add_marker "$f" UserMarker 's_op = Bad11 | end = 4611686018427387904' 10 20
   add_marker "$f" UserMarker 's_op = Good | gpuId = 2147483647 | queueId = 0 | sequenceId = 9223372036854775807 | start = 5 | end = 5' 10 20
   add_marker "$f" UserMarker 's_api = GoodApi' 30 40
   nop=$(q "$f" "SELECT count(*) FROM rocpd_op")

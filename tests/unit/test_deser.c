@@ -62,7 +62,7 @@ static void test_hostile(void **state)
     {"s_op = K | sequenceId = +1", "sequenceId '+1' is not"},
     {"s_op = K | gpuId = 2147483648", "gpuId '2147483648' is not"},
     {"s_op = K | start = 99999999999999999999", "start '99999999999999999999' is not"},
-    {"s_op = K | end = 4611686018427387905", "end '4611686018427387905' is not"},
+    {"s_op = K | end = 4611686018427387904", "end '4611686018427387904' is not"},
     {"s_op = K | gpuId = 1.0", "gpuId '1.0' is not"},
     {"s_op = K | gpuId = ", "gpuId '' is not"},
     {"s_op = K | gpuId = 1\n2", "gpuId '1 2' is not"},   /* message on one line */
@@ -81,7 +81,7 @@ static void test_hostile(void **state)
   {
     rpd_deser d;
     assert_int_equal(rpd_deser_parse("s_op = K | sequenceId = 9223372036854775807 | "
-                                     "start = 0 | end = 4611686018427387904", 10, 20, &d), RPD_OK);
+                                     "start = 0 | end = 4611686018427387903", 10, 20, &d), RPD_OK);
     assert_int_equal(d.sequence_id, INT64_MAX);
     assert_int_equal(d.end, RPD_DESER_TIME_MAX);
     rpd_deser_free(&d);
