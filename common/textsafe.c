@@ -66,6 +66,8 @@ static const char *replace(rpd_text_kind kind, unsigned cp, char tmp[8],
       r = " ";
     break;
   case RPD_TEXT_CSV:
+    if (cp == 0)        /* only in counted strings: no reader wants it */
+      r = REPLACEMENT;
     break;
   case RPD_TEXT_JSON:
     if (cp == '"')

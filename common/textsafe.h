@@ -9,7 +9,8 @@
  * Unicode recommends) becomes U+FFFD; valid text passes unchanged except:
  *
  *   RPD_TEXT_PLAIN  terminal tables: C0 control characters and DEL -> ' '
- *   RPD_TEXT_CSV    nothing else (quoting is the CSV writer's job)
+ *   RPD_TEXT_CSV    nothing else (quoting is the CSV writer's job) but NUL
+ *                   -> U+FFFD
  *   RPD_TEXT_JSON   the body of a JSON string (RFC 8259): '"' and '\' are
  *                   escaped, control characters as \n, \t, ... or \u00XX
  *   RPD_TEXT_HTML   & < > " ' as entities; C0 controls other than TAB, LF,
@@ -20,7 +21,7 @@
  *                   character boundary (XML escaping is libxlsxwriter's)
  *
  * A NUL byte inside a counted string (rpd_text_safe_n) is a control
- * character like the others.
+ * character like the others; no kind passes it on.
  */
 #ifndef RPD_TEXTSAFE_H
 #define RPD_TEXTSAFE_H

@@ -12,7 +12,7 @@
 static void inside(const rpd_span *sp, const char *s, size_t len)
 {
   if (sp->n && (sp->p < s || sp->p + sp->n > s + len))
-    abort();
+    fz_fail("a field outside the text", NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -24,11 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   int form;
 
   if (!p && rpd_autograd_parser_new(&p) != RPD_OK)
-    abort();
+    fz_fail("rpd_autograd_parser_new failed", NULL);
   /* the counted form over the raw bytes (NULs included) */
   form = rpd_autograd_parse(p, (const char *)data, size, &fl);
   if (form < 0 || form > 4)
-    abort();
+    fz_fail("a form number out of range", NULL);
   if (form) {
     inside(&fl.name, (const char *)data, size);
     inside(&fl.seq, (const char *)data, size);
@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (form)
     inside(&fl.name, s, len);
   if (rpd_autograd_candidate(s) != rpd_autograd_candidate_n(s, len))
-    abort();
+    fz_fail("candidate and candidate_n disagree", s);
   rpd_autograd_candidate_n((const char *)data, size);
   free(s);
   return 0;

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
       int m = category_match(cats, n, names[i]);
       if (m < -1 || m >= n)
-        abort();
+        fz_fail("category_match out of range", names[i]);
     }
   } else if (strchr(rpd_errmsg(), '\n')) {
     fz_fail("error message of more than one line", rpd_errmsg());

@@ -21,11 +21,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (d.gpu_id < 0 || d.gpu_id > INT32_MAX || d.queue_id < 0 || d.queue_id > INT32_MAX ||
         d.sequence_id < 0 || d.start < 0 || d.end < d.start || d.end > RPD_DESER_TIME_MAX ||
         !*d.op)
-      abort();
+      fz_fail("an accepted op out of range", s);
   } else if (rc == RPD_OK && d.api && !*d.api)
-    abort();
+    fz_fail("an accepted empty s_api", s);
   else if (rc != RPD_OK && (rc != RPD_EPARSE || strchr(rpd_errmsg(), '\n')))
-    abort();
+    fz_fail("a refusal that is not one line of RPD_EPARSE", rpd_errmsg());
   rpd_deser_free(&d);
   free(s);
   return 0;

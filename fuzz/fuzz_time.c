@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
   if (rpd_time_parse(s, unit, &t) == RPD_OK) {
     if (!isfinite(t.ns) || !isfinite(t.pct))
-      abort();
+      fz_fail("a parsed time that is not finite", s);
     rpd_time_resolve(&t, first, first, last);
   } else if (strchr(rpd_errmsg(), '\n')) {
     fz_fail("error message of more than one line", rpd_errmsg());

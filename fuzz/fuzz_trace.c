@@ -138,14 +138,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   int64_t id;
 
   if (!devnull && !(devnull = fopen("/dev/null", "w")))
-    abort();
+    fz_fail("cannot open /dev/null", NULL);
   if (sqlite3_open(":memory:", &r.db) != SQLITE_OK)
-    abort();
+    fz_fail("cannot open an in-memory database", NULL);
   r.schema = fz_byte(&g.f) & 1 ? 2 : 3;
   r.path = path;
   r.flags = RPD_WRITE;
-  if (rpd_schema_create(&r) != RPD_OK)
-    abort();   /* the embedded schema must always install */
+  if (rpd_schema_create(&r) != RPD_OK)   /* the embedded schema always installs */
+    fz_fail("rpd_schema_create failed", rpd_errmsg());
   for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
     fill(r.db, &g, tables[i]);
 

@@ -82,6 +82,9 @@ static void test_nul(void **state)
   got = safe_n("a\0b", 3, RPD_TEXT_XLSX);
   assert_string_equal(got, "a" FFFD "b");
   free(got);
+  got = safe_n("a\0b", 3, RPD_TEXT_CSV);
+  assert_string_equal(got, "a" FFFD "b");
+  free(got);
   got = safe_n(NULL, 5, RPD_TEXT_CSV);
   assert_string_equal(got, "");
   free(got);
