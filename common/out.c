@@ -69,6 +69,15 @@ void rpd_json_escape(rpd_buf *b, const char *s)
  * quoted when it holds a comma, a quote, CR or LF. */
 static void csv_field(rpd_buf *b, rpd_buf *tmp, const char *s)
 {
+  const unsigned char *p = (const unsigned char *)s;
+
+  /* the common case in one pass: ASCII that needs no quotes */
+  while (*p && *p < 0x80 && *p != ',' && *p != '"' && *p != '\r' && *p != '\n')
+    p++;
+  if (!*p) {
+    rpd_buf_add(b, s, (size_t)(p - (const unsigned char *)s));
+    return;
+  }
   s = rpd_text_safe_str(tmp, s, RPD_TEXT_CSV);
   if (!strpbrk(s, ",\"\r\n")) {
     rpd_buf_puts(b, s);

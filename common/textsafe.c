@@ -112,6 +112,16 @@ static const char *replace(rpd_text_kind kind, unsigned cp, char tmp[8],
   return r;
 }
 
+/* Per kind, the ASCII bytes that may need a change (the slow path
+ * decides); every other ASCII byte is copied as it is. */
+static const unsigned char ascii_special[5][128] = {
+  [RPD_TEXT_PLAIN] = {[0 ... 0x1F] = 1, [0x7F] = 1},
+  [RPD_TEXT_CSV] = {[0] = 1},
+  [RPD_TEXT_JSON] = {[0 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1},
+  [RPD_TEXT_HTML] = {[0 ... 0x1F] = 1, ['&'] = 1, ['<'] = 1, ['>'] = 1, ['"'] = 1, ['\''] = 1},
+  [RPD_TEXT_XLSX] = {[0 ... 0x1F] = 1},
+};
+
 /* The work of every entry point: with b, append the safe text of s[0..len)
  * and return 1 if anything differs from s; without b, only return whether
  * anything would. */
@@ -119,14 +129,30 @@ static int convert(rpd_buf *b, const unsigned char *s, size_t len,
                    rpd_text_kind kind)
 {
   size_t i = 0, units = 0, run = 0;   /* run: start of the bytes to copy */
+  const unsigned char *special = ascii_special[kind];
   int changed = 0;
 
   while (i < len) {
     unsigned cp = 0;
-    size_t bad, n = utf8_decode(s + i, len - i, &cp, &bad), rlen = 0;
+    size_t bad, n, rlen = 0, j = i;
     const char *r;
     char tmp[8];
 
+    /* a run of ASCII that stays as it is */
+    while (j < len && s[j] < 0x80 && !special[s[j]])
+      j++;
+    if (j > i) {
+      if (kind == RPD_TEXT_XLSX && units + (j - i) > RPD_XLSX_CELL_MAX) {
+        i += RPD_XLSX_CELL_MAX - units;
+        changed = 1;
+        break;
+      }
+      units += j - i;
+      i = j;
+      if (i == len)
+        break;
+    }
+    n = utf8_decode(s + i, len - i, &cp, &bad);
     if (n) {
       r = replace(kind, cp, tmp, &rlen);
     } else {

@@ -109,6 +109,20 @@ static void test_xlsx_limit(void **state)
   assert_int_equal(strlen(got), 4 * 16383);
   assert_true(rpd_utf8_valid(got, strlen(got)));
   free(got);
+  /* 16383 emoji (32766 units), then an ASCII run: only its first byte fits */
+  for (size_t i = 0; i < 16383; i++)
+    memcpy(s + 4 * i, "\xf0\x9f\x98\x80", 4);
+  memcpy(s + 4 * 16383, "abc", 4);
+  got = safe_n(s, strlen(s), RPD_TEXT_XLSX);
+  assert_int_equal(strlen(got), 4 * 16383 + 1);
+  assert_int_equal(got[4 * 16383], 'a');
+  free(got);
+  /* an ASCII run, then a 4-byte character that would pass the limit */
+  memset(s, 'z', RPD_XLSX_CELL_MAX - 1);
+  memcpy(s + RPD_XLSX_CELL_MAX - 1, "\xf0\x9f\x98\x80", 5);
+  got = safe_n(s, strlen(s), RPD_TEXT_XLSX);
+  assert_int_equal(strlen(got), RPD_XLSX_CELL_MAX - 1);
+  free(got);
   /* exactly at the limit: unchanged, no copy */
   memset(s, 'y', RPD_XLSX_CELL_MAX);
   s[RPD_XLSX_CELL_MAX] = '\0';
