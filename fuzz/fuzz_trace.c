@@ -3,9 +3,11 @@
  * column gets values from the input: NULLs, integers up to INT64_MIN/MAX,
  * reals, text (invalid UTF-8 included), blobs, and runs of increasing
  * timestamps so that calls nest.  Then the readers of common/ run on it:
- * schema detection, the call stack builder (common/callstack.c, inside a
- * transaction that is rolled back), the utility views streamed through
- * the table/CSV/JSON writers (common/out.c), metadata and string lookups.
+ * schema detection and value checks, the call stack builder
+ * (common/callstack.c) and subclass tables of the first strings as event
+ * names (common/subclass.c), inside a transaction that is rolled back, the
+ * utility views streamed through the table/CSV/JSON writers (common/out.c),
+ * metadata and string lookups.
  * Any result is fine; a crash, a leak or undefined behaviour is not. */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +16,11 @@
 #include "callstack.h"
 #include "fuzz_input.h"
 #include "rpd.h"
+#include "subclass.h"
+#if __has_include("check.h")   /* the value checks of rpd_open-level users */
+#include "check.h"
+#define HAVE_CHECK_H 1
+#endif
 
 /* The tables filled, in order (referenced ids are small, so joins hit). */
 static const char *const tables[] = {
@@ -156,6 +163,30 @@ static sqlite3 *fresh_trace(int schema)
   return db;
 }
 
+/* Subclass tables (base api and op) whose events are the first strings of
+ * the trace, in the caller's transaction. */
+static void subclasses(rpd *r)
+{
+  static const char *const types[] = {"size", "integer", NULL};
+  sqlite3_stmt *st = NULL;
+  char *names[4];
+  size_t n = 0;
+
+  if (sqlite3_prepare_v2(r->db, "SELECT string FROM rocpd_string ORDER BY id LIMIT 4", -1,
+                         &st, NULL) == SQLITE_OK)
+    while (sqlite3_step(st) == SQLITE_ROW && n < 4)
+      names[n++] = rpd_xstrdup((const char *)sqlite3_column_text(st, 0) ?
+                               (const char *)sqlite3_column_text(st, 0) : "");
+  sqlite3_finalize(st);
+  for (int i = 0; i < 2; i++) {
+    rpd_subclass sc = {i ? "op" : "api", "fuzz", (const char *const *)names, n, types, NULL};
+    int64_t rows;
+    rpd_subclass_build(r, &sc, &rows);
+  }
+  while (n)
+    free(names[--n]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   static FILE *devnull;
@@ -178,8 +209,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   r.schema = rpd_detect_schema(r.db, NULL);
   if (r.schema) {
     rpd_callstack_stats cs;
+#ifdef HAVE_CHECK_H
+    rpd_check_trace(&r);
+#endif
     if (rpd_begin(&r) == RPD_OK) {
       rpd_callstack_build(&r, &cs);
+      subclasses(&r);
       rpd_rollback(&r);
     }
     for (size_t i = 0; i < sizeof views / sizeof *views; i++)
