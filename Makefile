@@ -19,8 +19,9 @@ PKGS     := sqlite3 zlib libpcre2-8 yajl xlsxwriter
 TESTPKGS := cmocka
 DEBPKGS  := libsqlite3-dev zlib1g-dev libpcre2-dev libyajl-dev libxlsxwriter-dev \
             libcmocka-dev sqlite3 pkg-config
-# optional: headless browser for the rpd-autograd-summary page test
-OPTPKGS  := chromium
+# optional: headless browser for the rpd-autograd-summary page test, openpyxl
+# and pandas for the xlsx/CSV reader tests, clang (libFuzzer) for make fuzz
+OPTPKGS  := chromium python3-openpyxl python3-pandas clang
 
 ifeq ($(SANITIZE),1)
 O        ?= build/san
@@ -63,8 +64,10 @@ RAPTOR_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(RAPTOR_SRC))
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(TESTBIN)/%,$(UNIT_SRC))
 
-# Extra targets from mk/*.mk add themselves to EXTRA_ALL.
+# Extra targets from mk/*.mk add themselves to EXTRA_ALL (built by `all`) or
+# TEST_EXTRA (built by test-run).
 EXTRA_ALL :=
+TEST_EXTRA :=
 -include $(wildcard mk/*.mk)
 
 .PHONY: all test test-run demo bench install clean deps check-deps
@@ -80,8 +83,9 @@ check-deps:
 
 deps:
 	@if pkg-config --exists $(PKGS) $(TESTPKGS) && command -v sqlite3 >/dev/null; then have=1; else have=0; fi; \
-	if command -v chromium >/dev/null; then browser=1; else browser=0; fi; \
-	if [ $$have = 1 ] && [ $$browser = 1 ]; then \
+	if command -v chromium >/dev/null && command -v clang >/dev/null && \
+	   /usr/bin/python3 -c 'import openpyxl, pandas' 2>/dev/null; then opt=1; else opt=0; fi; \
+	if [ $$have = 1 ] && [ $$opt = 1 ]; then \
 	  echo "deps: all present"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "deps: apt-get install $(DEBPKGS) $(OPTPKGS)"; \
@@ -89,7 +93,7 @@ deps:
 	  || { [ $$have = 1 ] && echo "deps: could not install $(OPTPKGS); its tests are skipped"; } \
 	  || exit 1; \
 	elif [ $$have = 1 ]; then \
-	  echo "deps: optional $(OPTPKGS) missing (the HTML page test is skipped); as root: apt-get install $(OPTPKGS)"; \
+	  echo "deps: optional $(OPTPKGS) missing (their tests are skipped); as root: apt-get install $(OPTPKGS)"; \
 	else \
 	  echo "deps: missing packages; run as root:"; \
 	  echo "  apt-get install $(DEBPKGS) $(OPTPKGS)"; exit 1; \
@@ -136,9 +140,10 @@ $(TESTBIN)/%: $(OBJ)/tests/unit/%.o $(COMMON_LIB)
 test: deps
 	@$(MAKE) --no-print-directory test-run
 
-test-run: all $(UNIT_BINS)
+test-run: all $(UNIT_BINS) $(TEST_EXTRA)
 	@RPD_BIN=$(abspath $(BIN)) RPD_LIB=$(abspath $(LIB)) RPD_TESTBIN=$(abspath $(TESTBIN)) \
-	  RPD_TESTOUT=$(abspath $(OBJ)/testout) 	  sh tests/run.sh
+	  RPD_TESTOUT=$(abspath $(OBJ)/testout) RPD_FUZZBIN=$(abspath $(OBJ)/fuzz/bin) \
+	  sh tests/run.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -20,6 +20,7 @@ static const char usage[] =
 #include <stdlib.h>
 #include <string.h>
 
+#include "deser.h"
 #include "namelist.h"
 #include "rpd.h"
 
@@ -35,6 +36,8 @@ typedef struct ctx {
   int v3_api;           /* rocpd_api has category_id/domain_id */
   int has_signal;       /* rocpd_op has completionSignal */
   int64_t next_api, next_op, napi, nop;
+  int64_t nskip;        /* markers with bad fields, kept as they are */
+  char *first_skip;     /* why the first one was skipped (owned) */
   sqlite3_stmt *ins_api, *ins_op, *mark_done, *relink;
 } ctx;
 
@@ -129,16 +132,6 @@ static int run(rpd *r, sqlite3_stmt *st)
   return s < 0 ? -s : RPD_OK;
 }
 
-/* Bind an args value the way the reference stores it: the text, which the
- * column's integer affinity turns into a number when it is one. */
-static void bind_arg(sqlite3_stmt *st, int i, const char *v, sqlite3_value *dflt)
-{
-  if (v)
-    sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_value(st, i, dflt);
-}
-
 /* Marker columns: 0 id, 1 pid, 2 tid, 3 start, 4 end, 5 args_id,
  * 6 args text, 7 category_id, 8 domain_id. */
 static int promote_api(rpd *r, ctx *c, sqlite3_stmt *m, const char *name)
@@ -169,38 +162,41 @@ static int promote_api(rpd *r, ctx *c, sqlite3_stmt *m, const char *name)
   return rc;
 }
 
-static int promote_op(rpd *r, ctx *c, sqlite3_stmt *m, const rpd_args *a,
-                      const char *name)
+/* The op row of a checked s_op marker (m: marker columns, see promote_api). */
+static int promote_op(rpd *r, ctx *c, sqlite3_stmt *m, const rpd_deser *d)
 {
-  static const char *const ints[] = {"gpuId", "queueId", "sequenceId"};
   sqlite3_stmt *st = c->ins_op;
-  const char *signal = rpd_args_get(a, "completionSignal");
   int64_t name_id, desc_id;
   int rc;
 
-  rc = rpd_strtab_id(c->names, name, &name_id);
+  rc = rpd_strtab_id(c->names, d->op, &name_id);
   if (!rc)   /* the description is the args text, kept in rocpd_string */
     rc = rpd_strtab_id(c->names, (const char *)sqlite3_column_text(m, 6), &desc_id);
   if (rc)
     return rc;
   sqlite3_bind_int64(st, 1, c->next_op);
-  for (int i = 0; i < 3; i++) {
-    const char *v = rpd_args_get(a, ints[i]);
-    if (v)
-      sqlite3_bind_text(st, i + 2, v, -1, SQLITE_TRANSIENT);
-    else
-      sqlite3_bind_int64(st, i + 2, 0);
-  }
-  bind_arg(st, 5, rpd_args_get(a, "start"), sqlite3_column_value(m, 3));
-  bind_arg(st, 6, rpd_args_get(a, "end"), sqlite3_column_value(m, 4));
+  sqlite3_bind_int64(st, 2, d->gpu_id);
+  sqlite3_bind_int64(st, 3, d->queue_id);
+  sqlite3_bind_int64(st, 4, d->sequence_id);
+  sqlite3_bind_int64(st, 5, d->start);
+  sqlite3_bind_int64(st, 6, d->end);
   sqlite3_bind_int64(st, 7, desc_id);
   sqlite3_bind_int64(st, 8, name_id);
   if (c->has_signal)
-    sqlite3_bind_text(st, 9, signal ? signal : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 9, d->signal ? d->signal : "", -1, SQLITE_TRANSIENT);
   rc = run(r, st);
   c->next_op++;
   c->nop++;
   return rc;
+}
+
+/* A marker with bad fields stays as it is: count it, keep the first reason. */
+static void skip_marker(ctx *c, sqlite3_stmt *m)
+{
+  if (!c->nskip)
+    c->first_skip = rpd_xasprintf("marker %lld: %s", (long long)sqlite3_column_int64(m, 0),
+                                  rpd_errmsg());
+  c->nskip++;
 }
 
 static int promote_all(rpd *r, ctx *c)
@@ -217,20 +213,21 @@ static int promote_all(rpd *r, ctx *c)
   rc = rpd_prepare(r, sql, &m);
   sqlite3_free(sql);
   while (!rc && (s = rpd_step(r, m)) == SQLITE_ROW) {
-    rpd_args a;
-    const char *api, *op;
-    rpd_args_parse((const char *)sqlite3_column_text(m, 6), &a);
-    api = rpd_args_get(&a, "s_api");
-    op = rpd_args_get(&a, "s_op");
-    if (api)
-      rc = promote_api(r, c, m, api);
-    if (!rc && op)
-      rc = promote_op(r, c, m, &a, op);
-    if (!rc && (api || op)) {
-      sqlite3_bind_int64(c->mark_done, 1, sqlite3_column_int64(m, 0));
-      rc = run(r, c->mark_done);
+    rpd_deser d;
+    if (rpd_deser_parse((const char *)sqlite3_column_text(m, 6), sqlite3_column_int64(m, 3),
+                        sqlite3_column_int64(m, 4), &d) != RPD_OK)
+      skip_marker(c, m);
+    else {
+      if (d.api)
+        rc = promote_api(r, c, m, d.api);
+      if (!rc && d.op)
+        rc = promote_op(r, c, m, &d);
+      if (!rc && (d.api || d.op)) {
+        sqlite3_bind_int64(c->mark_done, 1, sqlite3_column_int64(m, 0));
+        rc = run(r, c->mark_done);
+      }
     }
-    rpd_args_free(&a);
+    rpd_deser_free(&d);
   }
   if (!rc && s < 0)
     rc = -s;
@@ -269,9 +266,16 @@ static int build(rpd *r, void *vc)
   sqlite3_finalize(c->relink);
   rpd_strtab_free(c->names);
   c->names = NULL;
-  if (!rc)
+  if (!rc && c->nskip)
+    printf("%s: %lld markers read: %lld api calls and %lld ops promoted; %lld skipped "
+           "(bad fields, kept as markers; first: %s)\n",
+           rpd_progname, (long long)nmarkers, (long long)c->napi, (long long)c->nop,
+           (long long)c->nskip, c->first_skip);
+  else if (!rc)
     printf("%s: %lld markers read: %lld api calls and %lld ops promoted\n",
            rpd_progname, (long long)nmarkers, (long long)c->napi, (long long)c->nop);
+  free(c->first_skip);
+  c->first_skip = NULL;
   return rc;
 }
 

@@ -7,6 +7,8 @@
  *  csv    RFC 4180, streamed row by row: CRLF line ends (like Python's csv
  *         module and the sqlite3 shell), fields quoted when they contain a
  *         comma, a quote, CR or LF, quotes doubled; NULL is an empty field.
+ * Every format writes valid UTF-8: invalid bytes become U+FFFD
+ * (common/textsafe.c, shared with the xlsx, HTML and JSON writers).
  *  json   an array of objects, one object per line, streamed; strings
  *         escaped per RFC 8259 (invalid UTF-8 becomes U+FFFD); NULL, NaN and
  *         infinities are null.
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "rpd.h"
+#include "textsafe.h"
 
 struct rpd_out {
   FILE *f;
@@ -30,6 +33,7 @@ struct rpd_out {
   int col;             /* cells written in the current row */
   int64_t nrows;
   rpd_buf row;         /* csv/json: the row being built */
+  rpd_buf safe;        /* a cell's text made safe for the format */
   /* table mode: every cell, NUL-separated, plus per-cell offsets; NULL
    * cells are empty text */
   rpd_buf cells;
@@ -55,87 +59,26 @@ int rpd_fmt_parse(const char *s, rpd_fmt *fmt)
 
 /* ------------------------------------------------------------ escaping */
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes at s do
- * not start one.  *bad gets the length of the maximal invalid prefix to
- * replace by one U+FFFD (Unicode "maximal subpart" practice). */
-static size_t utf8_len(const unsigned char *s, size_t *bad)
-{
-  unsigned char c = s[0];
-  size_t n;
-  unsigned char lo = 0x80, hi = 0xBF;
-
-  *bad = 1;
-  if (c < 0x80)
-    return 1;
-  if (c >= 0xC2 && c <= 0xDF)
-    n = 2;
-  else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0)
-      lo = 0xA0;
-    else if (c == 0xED)
-      hi = 0x9F;  /* no surrogates */
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0)
-      lo = 0x90;
-    else if (c == 0xF4)
-      hi = 0x8F;
-  } else
-    return 0;
-  for (size_t i = 1; i < n; i++) {
-    unsigned char lim_lo = (i == 1) ? lo : 0x80, lim_hi = (i == 1) ? hi : 0xBF;
-    if (s[i] < lim_lo || s[i] > lim_hi) {
-      *bad = i;
-      return 0;
-    }
-  }
-  return n;
-}
-
 /* Append s as the body of a JSON string (see rpd.h).  b owns its memory. */
 void rpd_json_escape(rpd_buf *b, const char *s)
 {
-  const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-  while (*p) {
-    const unsigned char *run = p;
-    /* copy runs of plain printable ASCII in one go */
-    while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
-      p++;
-    if (p > run)
-      rpd_buf_add(b, (const char *)run, (size_t)(p - run));
-    if (!*p)
-      break;
-    if (*p == '"' || *p == '\\') {
-      char e[2] = {'\\', (char)*p};
-      rpd_buf_add(b, e, 2);
-      p++;
-    } else if (*p < 0x20) {
-      switch (*p) {
-      case '\b': rpd_buf_add(b, "\\b", 2); break;
-      case '\f': rpd_buf_add(b, "\\f", 2); break;
-      case '\n': rpd_buf_add(b, "\\n", 2); break;
-      case '\r': rpd_buf_add(b, "\\r", 2); break;
-      case '\t': rpd_buf_add(b, "\\t", 2); break;
-      default: rpd_buf_printf(b, "\\u%04x", *p);
-      }
-      p++;
-    } else {
-      size_t bad, n = utf8_len(p, &bad);
-      if (n) {
-        rpd_buf_add(b, (const char *)p, n);
-        p += n;
-      } else {
-        rpd_buf_add(b, "\xEF\xBF\xBD", 3);
-        p += bad;
-      }
-    }
-  }
+  rpd_text_safe(b, s, RPD_TEXT_JSON);
 }
 
-static void csv_field(rpd_buf *b, const char *s)
+/* One CSV field: valid UTF-8 (invalid bytes become U+FFFD, never raw),
+ * quoted when it holds a comma, a quote, CR or LF. */
+static void csv_field(rpd_buf *b, rpd_buf *tmp, const char *s)
 {
+  const unsigned char *p = (const unsigned char *)s;
+
+  /* the common case in one pass: ASCII that needs no quotes */
+  while (*p && *p < 0x80 && *p != ',' && *p != '"' && *p != '\r' && *p != '\n')
+    p++;
+  if (!*p) {
+    rpd_buf_add(b, s, (size_t)(p - (const unsigned char *)s));
+    return;
+  }
+  s = rpd_text_safe_str(tmp, s, RPD_TEXT_CSV);
   if (!strpbrk(s, ",\"\r\n")) {
     rpd_buf_puts(b, s);
     return;
@@ -307,7 +250,7 @@ static void put_names_csv(rpd_out *o)
   for (int i = 0; i < o->ncols; i++) {
     if (i)
       rpd_buf_add(&o->row, ",", 1);
-    csv_field(&o->row, o->names[i]);
+    csv_field(&o->row, &o->safe, o->names[i]);
   }
   rpd_buf_add(&o->row, "\r\n", 2);
   fwrite(o->row.s, 1, o->row.len, o->f);
@@ -323,8 +266,12 @@ rpd_out *rpd_out_new(FILE *f, rpd_fmt fmt, int ncols, const char *const *names)
   o->fmt = fmt;
   o->ncols = ncols > 0 ? ncols : 0;
   o->names = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->names);
-  for (int i = 0; i < o->ncols; i++)
-    o->names[i] = rpd_xstrdup(names && names[i] ? names[i] : "");
+  for (int i = 0; i < o->ncols; i++) {
+    const char *n = names && names[i] ? names[i] : "";
+    if (fmt == RPD_FMT_TABLE)   /* printed as they are: make them safe now */
+      n = rpd_text_safe_str(&o->safe, n, RPD_TEXT_PLAIN);
+    o->names[i] = rpd_xstrdup(n);
+  }
   o->nonnum = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->nonnum);
   if (fmt == RPD_FMT_CSV)
     put_names_csv(o);
@@ -333,7 +280,8 @@ rpd_out *rpd_out_new(FILE *f, rpd_fmt fmt, int ncols, const char *const *names)
   return o;
 }
 
-/* Record one table cell (text copied; control characters become spaces). */
+/* Record one table cell (text copied; control characters become spaces,
+ * invalid UTF-8 U+FFFD). */
 static void table_cell(rpd_out *o, const char *s, int numeric)
 {
   if (o->ncells == o->capcells) {
@@ -343,11 +291,7 @@ static void table_cell(rpd_out *o, const char *s, int numeric)
   o->offs[o->ncells] = o->cells.len;
   o->ncells++;
   if (s) {
-    size_t start = o->cells.len;
-    rpd_buf_puts(&o->cells, s);
-    for (size_t i = start; i < o->cells.len; i++)
-      if ((unsigned char)o->cells.s[i] < 0x20)
-        o->cells.s[i] = ' ';
+    rpd_text_safe(&o->cells, s, RPD_TEXT_PLAIN);
     if (!numeric && o->col < o->ncols)
       o->nonnum[o->col] = 1;
   }
@@ -369,7 +313,7 @@ static void cell(rpd_out *o, const char *s, int numeric)
     if (o->col)
       rpd_buf_add(&o->row, ",", 1);
     if (s)
-      csv_field(&o->row, s);
+      csv_field(&o->row, &o->safe, s);
     break;
   case RPD_FMT_JSON:
     rpd_buf_add(&o->row, o->col ? ", \"" : "{\"", o->col ? 3 : 2);
@@ -552,6 +496,7 @@ int rpd_out_end(rpd_out *o)
   free(o->offs);
   rpd_buf_free(&o->cells);
   rpd_buf_free(&o->row);
+  rpd_buf_free(&o->safe);
   free(o);
   return rc;
 }

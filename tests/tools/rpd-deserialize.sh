@@ -95,3 +95,39 @@ check_eq "not SQLite: unchanged" "$before" "$(sum junk.rpd)"
 check_rc "--api without value: exit 2" 2 rpd-deserialize in.rpd --api
 check_rc "unknown option: exit 2" 2 rpd-deserialize in.rpd --bogus
 check_eq "usage errors: unchanged" "$inbefore" "$(sum in.rpd)"
+
+# hostile s_op / s_api fields: validated, the marker skipped with a count
+# and kept as it is; one summary line; good markers still promoted
+for schema in 2 3; do
+  f="h$schema.rpd"
+  rpd-synth --seed 5 --api 1000 --schema "$schema" -o "$f" >/dev/null
+  add_marker "$f" UserMarker 's_op = Bad1 | gpuId = 1e20' 10 20
+  add_marker "$f" UserMarker 's_op = Bad2 | start = Inf' 10 20
+  add_marker "$f" UserMarker 's_op = Bad3 | end = "nan"' 10 20
+  add_marker "$f" UserMarker 's_op = Bad4 | queueId = 0x10' 10 20
+  add_marker "$f" UserMarker 's_op = Bad5 | start = 6000 | end = 5000' 10 20
+  add_marker "$f" UserMarker 's_op = ' 10 20
+  add_marker "$f" UserMarker 's_api = "" | size = 1' 10 20
+  add_marker "$f" UserMarker 's_api = Bad8 | s_op = X8 | sequenceId = -1' 10 20
+  add_marker "$f" UserMarker 's_op = Bad9 | start = 99999999999999999999' 10 20
+  add_marker "$f" UserMarker 's_op = Bad10 | gpuId = 2147483648' 10 20
+  add_marker "$f" UserMarker 's_op = Bad11 | end = 4611686018427387904' 10 20
+  add_marker "$f" UserMarker 's_op = Good | gpuId = 2147483647 | queueId = 0 | sequenceId = 9223372036854775807 | start = 5 | end = 5' 10 20
+  add_marker "$f" UserMarker 's_api = GoodApi' 30 40
+  nop=$(q "$f" "SELECT count(*) FROM rocpd_op")
+  first=$(q "$f" "SELECT min(A.id) FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id WHERE S.string = 'UserMarker' AND A.pid = 77")
+  nmarkers=$(q "$f" "SELECT count(*) FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id WHERE S.string = 'UserMarker'")
+  check_rc "v$schema hostile fields: exit 0" 0 rpd-deserialize "$f"
+  check_eq "v$schema hostile fields: one summary line with the count and the first reason" \
+    "rpd-deserialize: $nmarkers markers read: 1 api calls and 1 ops promoted; 11 skipped (bad fields, kept as markers; first: marker $first: gpuId '1e20' is not an integer in 0..2147483647)" \
+    "$(cat "$TESTDIR/stdout")"
+  check_eq "v$schema hostile fields: nothing on stderr" "" "$(cat "$TESTDIR/stderr")"
+  check_eq "v$schema hostile fields: only the good op added, exact values" \
+    "$((nop + 1))|2147483647|0|9223372036854775807|5|5|integer" \
+    "$(q "$f" "SELECT (SELECT count(*) FROM rocpd_op), gpuId, queueId, sequenceId, start, \"end\", typeof(start) FROM op WHERE opType = 'Good'")"
+  check_eq "v$schema hostile fields: no bad op stored" 0 \
+    "$(q "$f" "SELECT count(*) FROM op WHERE opType LIKE 'Bad%' OR opType IN ('X8', '') OR typeof(gpuId) <> 'integer' OR typeof(start) <> 'integer' OR \"end\" < start")"
+  check_eq "v$schema hostile fields: skipped markers kept" 11 \
+    "$(q "$f" "SELECT count(*) FROM api WHERE apiName = 'UserMarker' AND pid = 77")"
+  check_eq "v$schema hostile fields: good api promoted" 1 "$(q "$f" "SELECT count(*) FROM api WHERE apiName = 'GoodApi'")"
+done
