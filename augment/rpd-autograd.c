@@ -252,6 +252,20 @@ static int build(rpd *r, void *vc) {
   return rc;
 }
 
+static void summary(void *vc) {
+  const ctx *c = vc;
+  if (!c->built) return;
+  printf("%s: %" PRId64 " autograd markers, %" PRId64 " rows, %" PRId64
+         " unmatched",
+         rpd_progname, c->markers, c->rows, c->unmatched);
+  if (c->unmatched) printf(" (first: api id %" PRId64 ")", c->first_unmatched);
+  printf("; call stack %s", c->callstack);
+  if (strcmp(c->callstack, "built") == 0)
+    printf(" (%" PRId64 " rows, %" PRId64 " overlapping calls)", c->cs.rows,
+           c->cs.overlaps);
+  printf("\n");
+}
+
 int main(int argc, char **argv) {
   ctx c = {0};
   const rpd_augment a = {
@@ -262,17 +276,7 @@ int main(int argc, char **argv) {
       .drop = drop,
       .build = build,
       .ctx = &c,
+      .summary = summary,
   };
-  int rc = rpd_augment_main(&a, argc, argv);
-  if (rc != 0 || !c.built) return rc;
-  printf("%s: %" PRId64 " autograd markers, %" PRId64 " rows, %" PRId64
-         " unmatched",
-         rpd_progname, c.markers, c.rows, c.unmatched);
-  if (c.unmatched) printf(" (first: api id %" PRId64 ")", c.first_unmatched);
-  printf("; call stack %s", c.callstack);
-  if (strcmp(c.callstack, "built") == 0)
-    printf(" (%" PRId64 " rows, %" PRId64 " overlapping calls)", c.cs.rows,
-           c.cs.overlaps);
-  printf("\n");
-  return 0;
+  return rpd_augment_main(&a, argc, argv);
 }

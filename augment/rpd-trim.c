@@ -428,17 +428,15 @@ int main(int argc, char **argv)
   /* committed: a failed VACUUM leaves the trimmed file as it is (see
    * rpd_vacuum), so it only costs the compaction */
   if (rpd_vacuum(r) != RPD_OK)
-    fprintf(stderr, "%s: warning: '%s': trimmed, but VACUUM failed (%s); the file was "
-            "not compacted\n", rpd_progname, o.file, rpd_errmsg());
+    rpd_note("warning: '%s': trimmed, but VACUUM failed (%s); the file was "
+             "not compacted", o.file, rpd_errmsg());
   count_tables(r, after);
   print_counts(before, after);
   if ((rc = rpd_close(r, 1))) {
     r = NULL;
     goto fail;
   }
-  if (rpd_finish_stdout())
-    return rpd_fail("%s", rpd_errmsg());
-  return 0;
+  return rpd_fail_committed(o.out ? o.out : o.file);
 
 fail:;
   char msg[2048];

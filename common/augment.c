@@ -60,8 +60,8 @@ static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
 /* Already done and no --force: say so; with -o still produce OUT. */
 static int already_done(const rpd_augment *a, rpd *r, const aug_args *p)
 {
-  fprintf(stderr, "%s: '%s' already has %s; nothing to do (use --force to rebuild)\n",
-          rpd_progname, p->file, a->what ? a->what : a->done_tag);
+  rpd_note("'%s' already has %s; nothing to do (use --force to rebuild)", p->file,
+           a->what ? a->what : a->done_tag);
   if (rpd_close(r, p->out != NULL)) return rpd_fail("'%s': %s", p->file, rpd_errmsg());
   return 0;
 }
@@ -104,7 +104,10 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
     r = NULL;
     goto fail;
   }
-  return 0;
+  /* the rule for stdout after a commit: the summary goes out now; if it
+   * cannot be written, say the results are committed and exit 1 */
+  if (a->summary) a->summary(a->ctx);
+  return rpd_fail_committed(p.out ? p.out : p.file);
 
 fail:;
   char msg[2048];

@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -27,6 +29,7 @@ void rpd__temp_forget(const char *path);
 void rpd__temp_remove(const char *path);
 int rpd__temp_register(const char *path);
 void rpd__temp_reclaim(const char *tmpl);
+int rpd__temp_is_own(const char *path);
 #define temp_forget rpd__temp_forget
 #define temp_remove rpd__temp_remove
 
@@ -590,6 +593,48 @@ static int same_file(const char *a, const char *b)
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+static void sleep_ms(int ms)
+{
+  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+/* Writers of a .gz exclude each other as SQLite's locks do on a plain file:
+ * take flock(LOCK_EX) on the .gz itself (waiting up to the busy timeout),
+ * and hold it until the rewritten file is renamed over it.  The lock sits on
+ * the inode, so once we hold it we check that `real` still names that inode
+ * (the writer before us may have just replaced it) and else lock anew. */
+static int lock_gz(rpd *r, const char *real)
+{
+  int waited = 0, limit = busy_timeout_ms();
+
+  for (;;) {
+    struct stat a, b;
+    int fd = open(real, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno_status(errno, "cannot read");
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= limit) {
+        int err = errno;
+        close(fd);
+        if (err == EWOULDBLOCK || err == EINTR)
+          return rpd_seterr(RPD_EBUSY, "database is locked: another program is rewriting "
+                                       "this .gz (waited %d ms)", waited);
+        return RPD_OK;         /* no flock here (some network file systems) */
+      }
+      sleep_ms(20);
+      waited += 20;
+    }
+    if (fstat(fd, &a) == 0 && stat(real, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino) {
+      r->lock_fd = fd;
+      return RPD_OK;
+    }
+    close(fd);                 /* replaced while we waited: lock the new one */
+  }
+}
+
 /* In place: a plain file is opened read-write; a .gz is decompressed next
  * to its (symlink-resolved) self and replaced on commit. */
 static int open_in_place(rpd *r, const struct stat *st, int kind)
@@ -610,7 +655,8 @@ static int open_in_place(rpd *r, const struct stat *st, int kind)
     r->final_path = real;
     real = NULL;
     r->gz_out = 1;
-    if (!(rc = make_work_copy(r, r->final_path, kind))) rc = open_db(r, 1, 1);
+    if (!(rc = lock_gz(r, r->final_path)) && !(rc = make_work_copy(r, r->final_path, kind)))
+      rc = open_db(r, 1, 1);
   }
   free(real);
   free(dir);
@@ -664,6 +710,12 @@ static int open_create(rpd *r)
   r->final_path = target;
   if (stat(target, &st) == 0 && st.st_size > 0)
     return rpd_seterr(RPD_EEXIST, "file exists and is not empty");
+  if (rpd__temp_is_own(target)) {
+    /* the tool's own rpd_outfile temp: SQLite works on it directly and the
+     * tool commits it; a temp of a temp would outlive a kill -9 */
+    r->work_path = rpd_xstrdup(target);
+    return open_db(r, 1, 1);
+  }
   if ((rc = temp_next_to(target, &tmp, &fd))) return rc;
   close(fd);
   r->work_path = tmp;
@@ -681,6 +733,7 @@ static void discard(rpd *r)
     sqlite3_close(r->db);
   }
   if (r->tmp_work && r->work_path) temp_remove(r->work_path);
+  if (r->lock_fd >= 0) close(r->lock_fd);     /* after the rename */
   free(r->path);
   free(r->work_path);
   free(r->final_path);
@@ -698,6 +751,7 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
   rpd__install_cleanup();
   if (!(flags & RPD_CREATE)) reclaim_near(path);
   r = rpd_xcalloc(1, sizeof *r);
+  r->lock_fd = -1;
   r->flags = flags;
   if (flags & RPD_CREATE) {
     r->flags |= RPD_WRITE;
@@ -779,7 +833,9 @@ int rpd_close(rpd *r, int commit)
     r->db = NULL;
     if (src != SQLITE_OK && !rc) rc = rpd_seterr(RPD_EIO, "cannot close: %s", sqlite3_errstr(src));
   }
-  if (commit && !rc && r->tmp_work && r->final_path) {
+  /* a temp work copy is published; so is the tool's own temp (RPD_CREATE
+   * on an rpd_outfile) when the tool asked for compression (gz_out) */
+  if (commit && !rc && r->final_path && (r->tmp_work || r->gz_out)) {
     rc = publish(r);
     if (!rc && !r->gz_out) r->tmp_work = 0;    /* renamed, nothing to remove */
   }

@@ -30,11 +30,17 @@ int rpd__sqlerr(sqlite3 *db, int src, const char *sql)
     return rpd_seterr(RPD_EROFS, "read-only database (%s)",
                       db ? sqlite3_errmsg(db) : sqlite3_errstr(src));
   const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(src);
+  char brief[204];
+  size_t n = 0;
   if (!sql) sql = "";
-  while (*sql == ' ' || *sql == '\n' || *sql == '\t') sql++;
-  size_t n = strlen(sql);
-  return rpd_seterr(RPD_ESQL, "SQL error: %s in: %.200s%s", msg, sql,
-                    n > 200 ? "..." : "");
+  /* the statement on one line: whitespace runs become one space */
+  for (; *sql && n < 200; sql++) {
+    int space = *sql == ' ' || *sql == '\n' || *sql == '\t' || *sql == '\r';
+    if (space && (n == 0 || brief[n - 1] == ' ')) continue;
+    brief[n++] = space ? ' ' : *sql;
+  }
+  brief[n] = 0;
+  return rpd_seterr(RPD_ESQL, "SQL error: %s in: %s%s", msg, brief, *sql ? "..." : "");
 }
 
 int rpd_prepare(rpd *r, const char *sql, sqlite3_stmt **st)
