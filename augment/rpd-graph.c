@@ -19,6 +19,7 @@ static const char usage[] =
 #include <stdio.h>
 
 #include "rpd.h"
+#include "check.h"
 #include "subclass.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -87,11 +88,23 @@ static int no_options(void *ctx, int argc, char **argv, int i)
 
 /* Remove everything rpd-graph creates (also leftovers of an interrupted
  * reference run, which never set the done tag). */
+static const char *const graph_cols[] = {
+  "id", "graph", "graphExec", "stream", "start", "end", NULL
+};
+static const char *const kernelapis_cols[] = {
+  "id", "graph_id", "api_id", "sequence", NULL
+};
+
 static int drop_graph(rpd *r, void *ctx)
 {
   int rc;
   (void)ctx;
-  rc = rpd_exec(r, "DROP VIEW IF EXISTS graphLaunch;"
+  /* never a user's own table of that name */
+  rc = rpd_check_owned(r, "ext_graph", graph_cols);
+  if (!rc)
+    rc = rpd_check_owned(r, "ext_graph_kernelapis", kernelapis_cols);
+  if (!rc)
+    rc = rpd_exec(r, "DROP VIEW IF EXISTS graphLaunch;"
                    "DROP VIEW IF EXISTS graphKernel;"
                    "DROP TABLE IF EXISTS ext_graph_kernelapis;"
                    "DROP TABLE IF EXISTS ext_graph;");

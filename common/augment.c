@@ -1,5 +1,6 @@
 /* augment.c - rpd_augment_main, the driver shared by every augmenter. */
 #include "rpd.h"
+#include "check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,9 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
     if (rc == RPD_OK && !p.force) return already_done(a, r, &p);
     if (rc != RPD_OK && rc != RPD_ENOTFOUND) goto fail;
   }
+  /* timestamps of the wrong type or outside 0 .. 2^62 ns: one line naming
+   * the table, the column and the number of bad rows, nothing written */
+  if ((rc = rpd_check_trace(r))) goto fail;
   rc = rpd_begin(r);
   if (!rc && p.force && a->drop) rc = a->drop(r, a->ctx);
   if (!rc) rc = a->build(r, a->ctx);
