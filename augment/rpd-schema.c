@@ -1,6 +1,7 @@
 /* rpd-schema - create, describe, repair and upgrade RPD traces.
  * See docs/rpd-schema.md and docs/schema.md. */
 #include "rpd.h"
+#include "check.h"
 #include "schema.h"   /* rpd_utility_views, rpd_schema_install_view */
 
 #include <inttypes.h>
@@ -265,8 +266,14 @@ static int info_tables(info *in, rpd_buf *ext)
   return rc;
 }
 
+/* A row whose start and end are sane (see check.h): 0 <= start <= end <
+ * 2^62, both integers. */
+#define SANE_ROW "typeof(start) = 'integer' AND typeof(\"end\") = 'integer' AND " \
+                 "start >= 0 AND \"end\" >= start AND \"end\" < 4611686018427387904"
+
 /* GPUs (one pass over rocpd_op), threads and processes (one pass over
- * rocpd_api), and the time span of both. */
+ * rocpd_api), and the time span of both, over sane rows; rows with garbage
+ * values are reported as bad_rows:TABLE. */
 static int info_activity(info *in)
 {
   sqlite3_stmt *st = NULL;
@@ -274,8 +281,24 @@ static int info_activity(info *in)
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   rpd_buf ids = {0};
 
-  rc = rpd_prepare(in->r, "SELECT gpuId, count(*), min(start), max(\"end\") "
-                   "FROM rocpd_op GROUP BY gpuId ORDER BY gpuId", &st);
+  int64_t bad_api = 0, bad_op = 0;
+
+  /* rows with garbage times (rpd_check_table) are left out and counted */
+  rc = rpd_check_table(in->r, "rocpd_op", 1, &bad_op);
+  if (rc == RPD_ERANGE) {
+    kv_str(in, "bad_rows:rocpd_op", rpd_errmsg());
+    rc = RPD_OK;
+  }
+  if (rc == RPD_OK) rc = rpd_check_table(in->r, "rocpd_api", 0, &bad_api);
+  if (rc == RPD_ERANGE) {
+    kv_str(in, "bad_rows:rocpd_api", rpd_errmsg());
+    rc = RPD_OK;
+  }
+  if (rc == RPD_OK)
+    rc = rpd_prepare(in->r, "SELECT gpuId, count(*), min(start), max(\"end\") "
+                     "FROM rocpd_op WHERE " SANE_ROW " AND typeof(gpuId) = 'integer' "
+                     "AND gpuId >= 0 AND gpuId < 2147483648 GROUP BY gpuId ORDER BY gpuId",
+                     &st);
   while (rc == RPD_OK && (s = rpd_step(in->r, st)) == SQLITE_ROW) {
     ngpu++;
     rpd_buf_printf(&ids, "%s%lld", ids.len ? "," : "", sqlite3_column_int64(st, 0));
@@ -295,7 +318,7 @@ static int info_activity(info *in)
     }
     rc = rpd_prepare(in->r, "SELECT count(DISTINCT pid), count(DISTINCT "
                      "pid * 4294967296 + tid), min(start), max(\"end\"), count(*) "
-                     "FROM rocpd_api", &st);
+                     "FROM rocpd_api WHERE " SANE_ROW, &st);
   }
   if (rc == RPD_OK && (s = rpd_step(in->r, st)) == SQLITE_ROW) {
     kv_int(in, "processes", sqlite3_column_int64(st, 0));
@@ -312,8 +335,9 @@ static int info_activity(info *in)
   sqlite3_finalize(st);
   if (rc == RPD_OK && hi >= lo) {
     char secs[64];
-    kv_int(in, "span_ns", hi - lo);
-    snprintf(secs, sizeof secs, "%.6f", (double)(hi - lo) / 1e9);
+    int64_t span = rpd_ns_duration(lo, hi);
+    kv_int(in, "span_ns", span);
+    snprintf(secs, sizeof secs, "%.6f", (double)span / 1e9);
     kv_str(in, "span_s", secs);
   }
   rpd_buf_free(&ids);
