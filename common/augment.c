@@ -79,18 +79,26 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
   /* an augmenter is one thread on one connection: skip SQLite's mutexes
    * (~9% of a call-stack build); harmless if SQLite is already set up */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
-  if (rpd_open_or_report(&r, p.file, p.out, RPD_WRITE)) return 1;
-
-  if (a->done_tag) {
-    rc = rpd_meta_get(r, a->done_tag, &done);
-    free(done);
-    if (rc == RPD_OK && !p.force) return already_done(a, r, &p);
-    if (rc != RPD_OK && rc != RPD_ENOTFOUND) goto fail;
+  for (int tries = 0;; tries++) {
+    if (rpd_open_or_report(&r, p.file, p.out, RPD_WRITE)) return 1;
+    if (a->done_tag) {
+      rc = rpd_meta_get(r, a->done_tag, &done);
+      free(done);
+      done = NULL;
+      if (rc == RPD_OK && !p.force) return already_done(a, r, &p);
+      if (rc != RPD_OK && rc != RPD_ENOTFOUND) goto fail;
+    }
+    /* timestamps of the wrong type or outside 0 .. 2^62 ns: one line
+     * naming the table, the column and the number of bad rows */
+    if ((rc = rpd_check_trace(r))) goto fail;
+    rc = rpd_begin(r);
+    /* a concurrent rpd-trim renamed its compacted copy over the file while
+     * we waited for the lock: start again on the new file */
+    if (rc || !rpd_file_moved(r) || tries >= 5) break;
+    rpd_rollback(r);
+    rpd_close(r, 0);
+    r = NULL;
   }
-  /* timestamps of the wrong type or outside 0 .. 2^62 ns: one line naming
-   * the table, the column and the number of bad rows, nothing written */
-  if ((rc = rpd_check_trace(r))) goto fail;
-  rc = rpd_begin(r);
   if (!rc && p.force && a->drop) rc = a->drop(r, a->ctx);
   if (!rc) rc = a->build(r, a->ctx);
   if (!rc && a->done_tag) {

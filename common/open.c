@@ -543,10 +543,22 @@ static int busy_timeout_ms(void)
   return (int)v;
 }
 
+/* Did the file at path stop being the inode *before (a concurrent
+ * rpd-trim or VACUUM renamed a compacted copy over it)? */
+static int replaced_since(const char *path, const struct stat *before)
+{
+  struct stat now;
+
+  return stat(path, &now) != 0 || now.st_dev != before->st_dev ||
+         now.st_ino != before->st_ino;
+}
+
 /* Open work_path with SQLite and check what it is. */
 static int open_db(rpd *r, int writable, int is_temp)
 {
   int src, rc;
+  struct stat before;
+  int have_before = stat(r->work_path, &before) == 0;
 
   src = sqlite3_open_v2(r->work_path, &r->db,
                         writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL);
@@ -588,6 +600,18 @@ static int open_db(rpd *r, int writable, int is_temp)
      * the file; BEGIN IMMEDIATE takes the lock without writing anything */
     if ((rc = rpd_exec(r, "BEGIN IMMEDIATE"))) return rc;
     rpd_rollback(r);
+    /* we waited for a writer that renamed a new file over this one (rpd-trim
+     * compacting): the handle points at the old, unlinked file; open the
+     * new one (a few times at most) */
+    if (rpd_file_moved(r) || (have_before && replaced_since(r->work_path, &before))) {
+      static int reopened;
+      sqlite3_close(r->db);
+      r->db = NULL;
+      if (reopened++ >= 5)
+        return rpd_seterr(RPD_EBUSY, "the file keeps being replaced by another program "
+                                     "(a concurrent rpd-trim?)");
+      return open_db(r, writable, is_temp);
+    }
   }
   return RPD_OK;
 }

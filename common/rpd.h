@@ -174,6 +174,10 @@ int rpd_column_exists(rpd *r, const char *table, const char *col);
  * another writer holds the file past the busy timeout).  rpd_commit commits;
  * rpd_rollback rolls back (and never fails loudly). */
 int rpd_begin(rpd *r);
+/* 1 if the file r works on was renamed over or unlinked since it was
+ * opened (a concurrent rpd-trim or VACUUM replaced it): a transaction
+ * begun now would fail at its first write; reopen instead. */
+int rpd_file_moved(rpd *r);
 int rpd_commit(rpd *r);
 void rpd_rollback(rpd *r);
 
