@@ -516,9 +516,12 @@ static const char *rocprof_kind(const char *path)
  * shows the rpd-import command; else keep rc and its message. */
 static int explain_rocprof(const char *path, int rc)
 {
-  const char *kind = rocprof_kind(path);
+  char *saved = rpd_xstrdup(rpd_errmsg());
+  const char *kind = rocprof_kind(path);   /* may set the message */
   char *word, *out;
 
+  rpd_seterr(rc, "%s", saved);
+  free(saved);
   if (!kind) return rc;
   word = shell_word(path);
   out = suggested_output(path);
@@ -560,8 +563,11 @@ static int open_db(rpd *r, int writable, int is_temp)
   struct stat before;
   int have_before = stat(r->work_path, &before) == 0;
 
-  src = sqlite3_open_v2(r->work_path, &r->db,
-                        writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL);
+  if (r->uri)
+    src = sqlite3_open_v2(r->uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+  else
+    src = sqlite3_open_v2(r->work_path, &r->db,
+                          writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL);
   if (src != SQLITE_OK) {
     rc = rpd__sqlerr(r->db, src, NULL);
     if (rc == RPD_ESQL) rc = rpd_seterr(RPD_EIO, "cannot open: %s", sqlite3_errstr(src));
@@ -672,11 +678,121 @@ static int roll_back_journal(const char *path)
   return rc;
 }
 
+/* 1 if the SQLite file at path is in WAL mode (header bytes 18/19 = 2). */
+static int wal_header(const char *path)
+{
+  unsigned char h[20];
+  int fd = open(path, O_RDONLY | O_CLOEXEC), wal = 0;
+
+  if (fd < 0) return 0;
+  wal = read(fd, h, sizeof h) == (ssize_t)sizeof h && h[18] == 2 && h[19] == 2;
+  close(fd);
+  return wal;
+}
+
+/* Size of path, -1 if absent. */
+static off_t file_size(const char *path)
+{
+  struct stat st;
+
+  return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* "file:PATH?immutable=1" with PATH percent-encoded; caller frees. */
+static char *immutable_uri(const char *path)
+{
+  rpd_buf b = { 0 };
+
+  rpd_buf_puts(&b, "file:");
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+        strchr("/-._~", *p))
+      rpd_buf_add(&b, (const char *)p, 1);
+    else
+      rpd_buf_printf(&b, "%%%02X", *p);
+  }
+  rpd_buf_puts(&b, "?immutable=1");
+  return b.s;
+}
+
+/* A private copy of the WAL-mode database path and its -wal in $TMPDIR,
+ * checkpointed so that it reads as one plain file; opened read-only. */
+static int open_wal_copy(rpd *r)
+{
+  char *tmp = NULL, *wal_src = rpd_xasprintf("%s-wal", r->path), *wal_dst = NULL;
+  int fd, wfd = -1, rc = temp_in_dir(tmpdir(), &tmp, &fd), src;
+  sqlite3 *db = NULL;
+
+  if (!rc) {
+    rc = copy_to(r->path, fd);
+    close(fd);
+    r->work_path = tmp;
+    r->tmp_work = 1;
+  }
+  if (!rc) {
+    wal_dst = rpd_xasprintf("%s-wal", tmp);
+    if ((rc = rpd__temp_register(wal_dst))) goto done;
+    wfd = open(wal_dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    rc = wfd < 0 ? errno_status(errno, "cannot create temporary file") : copy_to(wal_src, wfd);
+    if (wfd >= 0) close(wfd);
+  }
+  if (!rc) {
+    src = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL);
+    if (src == SQLITE_OK)
+      src = sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE",
+                         NULL, NULL, NULL);
+    if (src != SQLITE_OK) rc = rpd__sqlerr(db, src, "PRAGMA wal_checkpoint");
+    sqlite3_close(db);
+  }
+  if (!rc) rc = open_db(r, 0, 1);
+  if (!rc) {
+    temp_remove(r->work_path);      /* SQLite holds it open (see open_read) */
+    r->tmp_work = 0;
+  }
+done:
+  if (wal_dst) {
+    char *shm = rpd_xasprintf("%s-shm", tmp);
+    unlink(shm);
+    free(shm);
+    temp_remove(wal_dst);
+  }
+  free(wal_dst);
+  free(wal_src);
+  return rc;
+}
+
+/* A WAL-mode trace that a read-only connection cannot open (no -shm and a
+ * directory or mount we may not write): nobody can write it either, so
+ * read it as an immutable file, or -- when a -wal with content is left --
+ * through a private checkpointed copy. */
+static int open_wal_readonly(rpd *r)
+{
+  char *wal = rpd_xasprintf("%s-wal", r->path);
+  off_t n = file_size(wal);
+  int rc;
+
+  free(wal);
+  if (r->db) sqlite3_close(r->db);
+  r->db = NULL;
+  if (n > 0) {
+    free(r->work_path);
+    r->work_path = NULL;
+    return open_wal_copy(r);
+  }
+  r->uri = immutable_uri(r->work_path);
+  rc = open_db(r, 0, 0);
+  return rc;
+}
+
 /* Open the plain SQLite file r->work_path read-only in place, rolling back
  * a hot journal first if needed. */
 static int open_db_read(rpd *r)
 {
   int rc = open_db(r, 0, 0);
+
+  if (rc && rc != RPD_ENOTRPD && rc != RPD_EROCPROF && rc != RPD_EBUSY &&
+      wal_header(r->work_path) && !r->uri)
+    return open_wal_readonly(r);
 
   if (rc && r->db && sqlite3_extended_errcode(r->db) == SQLITE_READONLY_ROLLBACK) {
     sqlite3_close(r->db);
@@ -906,6 +1022,7 @@ static void discard(rpd *r)
   free(r->path);
   free(r->work_path);
   free(r->final_path);
+  free(r->uri);
   free(r);
 }
 

@@ -103,6 +103,8 @@ typedef struct rpd {
   int gz_out;           /* final_path must be gzip-compressed */
   int lock_fd;          /* flock(LOCK_EX) on a .gz rewritten in place (so
                            writers exclude each other), or -1 */
+  char *uri;            /* "file:...?immutable=1" when a WAL trace on a
+                           read-only mount is read as immutable (owned) */
 } rpd;
 
 /* Open the trace at `path`.
