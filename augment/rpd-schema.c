@@ -166,7 +166,7 @@ static int do_create(const opts *o)
   if (rc)
     return report("create", o->file);
   printf("rpd-schema: created '%s' (schema %d)\n", o->file, o->schema);
-  return rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
+  return rpd_fail_committed(o->file);
 }
 
 /* ------------------------------------------------------------ --print */
@@ -420,7 +420,9 @@ static int do_views(const opts *o)
     printf("rpd-schema: '%s': no view is missing or broken; nothing to do\n",
            o->file);
     rc = rpd_close(r, o->out != NULL);   /* -o: still produce OUT */
-    return rc ? report("write", o->out) : 0;
+    if (rc) return report("write", o->out);
+    return o->out ? rpd_fail_committed(o->out)
+                  : rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
   }
   if (rc == RPD_OK)
     rc = rpd_commit(r);
@@ -431,7 +433,7 @@ static int do_views(const opts *o)
   say_skipped(r, o->out ? o->out : o->file);
   if (rpd_close(r, 1))
     return report("write", o->out ? o->out : o->file);
-  return 0;
+  return rpd_fail_committed(o->out ? o->out : o->file);
 }
 
 /* ------------------------------------------------------------ --upgrade */
@@ -723,7 +725,9 @@ static int do_upgrade(const opts *o)
   if (r->schema == 3) {
     printf("rpd-schema: '%s' is already schema 3; nothing to do\n", o->file);
     rc = rpd_close(r, o->out != NULL);   /* -o: still produce OUT */
-    return rc ? report("write", dest) : 0;
+    if (rc) return report("write", dest);
+    return o->out ? rpd_fail_committed(dest)
+                  : rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
   }
   rc = rpd_begin(r);
   if (rc == RPD_OK)
@@ -738,7 +742,7 @@ static int do_upgrade(const opts *o)
     return report("write", dest);
   printf("rpd-schema: upgraded '%s' to schema 3%s\n", dest,
          kept ? " (rocpd_op keeps its non-empty completionSignal column)" : "");
-  return 0;
+  return rpd_fail_committed(dest);
 }
 
 /* ------------------------------------------------------------ main */
