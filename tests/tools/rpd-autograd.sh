@@ -145,7 +145,21 @@ if need_shared "$TRACES/synth-small.rpd"; then
 fi
 if need_shared "$TRACES/mytrace.rpd.gz"; then
   tmpcopy "$TRACES/mytrace.rpd.gz" my.rpd
-  check_rc "mytrace: --force exit 0" 0 rpd-autograd my.rpd --force
+  # issue 11.8: its markers were cleaned (rpd-strings --clean-autograd), so
+  # --force cannot rebuild its 11,816 rows: it refuses and keeps them
+  before=$(sha my.rpd)
+  check_rc "mytrace: --force on cleaned markers exit 1" 1 rpd-autograd my.rpd --force
+  check_one_line "mytrace: --force on cleaned markers one line"
+  check_eq "mytrace: --force says why" \
+    "rpd-autograd: 'my.rpd': the markers yield 0 autograd rows but ext_autogradapi has 11816 (markers cleaned with rpd-strings --clean-autograd?); the existing rows are kept" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "mytrace: --force keeps the file byte-identical" "$before" "$(sha my.rpd)"
+  check_eq "mytrace: rows kept" 11816 "$(q my.rpd 'SELECT count(*) FROM ext_autogradapi')"
+  # the reference rebuilds to 0 rows (the golden); so do we once the user
+  # dropped the table on purpose
+  sqlite3 my.rpd "DROP VIEW IF EXISTS autograd; DROP TABLE ext_autogradapi;
+    DELETE FROM rocpd_metadata WHERE tag IN ('Autograd::Table', 'Autograd::Generated')"
+  check_rc "mytrace: after a deliberate drop exit 0" 0 rpd-autograd my.rpd
   check_eq "mytrace: cleaned markers: no autograd rows, call stack reused" \
     "rpd-autograd: 0 autograd markers, 0 rows, 0 unmatched; call stack reused" "$(cat "$TESTDIR/stdout")"
   golden_check "mytrace" my.rpd "$GOLDEN/mytrace"
