@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include "rpd.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -31,6 +30,7 @@ void rpd__temp_remove(const char *path);
 int rpd__temp_register(const char *path);
 void rpd__temp_reclaim(const char *tmpl);
 int rpd__temp_is_own(const char *path);
+int rpd__explain_rocprof(const char *path, int rc);   /* rocprof.c */
 #define temp_forget rpd__temp_forget
 #define temp_remove rpd__temp_remove
 
@@ -383,153 +383,6 @@ int rpd_detect_schema(sqlite3 *db, int *why)
 const char *rpd_args_table(const rpd *r)
 {
   return r && r->schema == 2 ? "rocpd_string" : "rocpd_ustring";
-}
-
-/* ------------------------------------------------------------ rocprofv3 */
-
-/* The name a converted trace could get: the basename without .gz, the
- * extension, "_results" and a CSV kind ("decode_kernel_trace.csv" ->
- * "decode.rpd"); caller frees. */
-static char *suggested_output(const char *path)
-{
-  static const char *const cuts[] = { "_results", "_kernel_", "_hip_", "_hsa_",
-                                      "_marker_", "_rccl_", "_memory_", "_agent_",
-                                      "_counter_", "_scratch_", "_domain_", NULL };
-  const char *slash = strrchr(path, '/');
-  char *name = rpd_xstrdup(slash && slash[1] ? slash + 1 : path), *dot;
-
-  if (ends_with(name, ".gz")) name[strlen(name) - 3] = 0;
-  if ((dot = strrchr(name, '.')) && dot != name) *dot = 0;
-  for (int i = 0; cuts[i]; i++) {
-    char *c = strstr(name, cuts[i]);
-    if (c && c != name) *c = 0;
-  }
-  if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
-    free(name);
-    name = rpd_xstrdup("trace");
-  }
-  char *out = rpd_xasprintf("%s.rpd", name);
-  free(name);
-  return out;
-}
-
-/* path as one shell word: as is when it has only safe characters, else in
- * single quotes; caller frees. */
-static char *shell_word(const char *path)
-{
-  rpd_buf b = { 0 };
-  int safe = *path != 0;
-
-  for (const char *p = path; *p; p++)
-    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+,:=@%", *p))
-      safe = 0;
-  if (safe) return rpd_xstrdup(path);
-  rpd_buf_puts(&b, "'");
-  for (const char *p = path; *p; p++) {
-    if (*p == '\'') rpd_buf_puts(&b, "'\\''");
-    else rpd_buf_add(&b, p, 1);
-  }
-  rpd_buf_puts(&b, "'");
-  return b.s;
-}
-
-/* What kind of rocprofv3 output the first bytes are: "JSON", "CSV" or
- * NULL. */
-static const char *rocprof_text_kind(const char *head, size_t n)
-{
-  static const char *const csv_cols[] = { "\"Correlation_Id\"", "\"Start_Timestamp\"",
-                                          "\"Kernel_Name\"", "\"Dispatch_Id\"",
-                                          "\"TotalDurationNs\"", "\"Agent_Id\"", NULL };
-  const char *eol = memchr(head, '\n', n);
-  size_t i = 0;
-
-  while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
-    i++;
-  if (i < n && head[i] == '{' && memmem(head, n, "\"rocprofiler-sdk-tool\"", 22))
-    return "JSON";
-  if (n && head[0] == '"') {
-    size_t line = eol ? (size_t)(eol - head) : n;
-    for (int k = 0; csv_cols[k]; k++)
-      if (memmem(head, line, csv_cols[k], strlen(csv_cols[k]))) return "CSV";
-  }
-  return NULL;
-}
-
-/* A directory with rocprofv3 output files in it? */
-static int rocprof_dir(const char *path)
-{
-  static const char *const tails[] = { "_kernel_trace.csv", "_hip_api_trace.csv",
-                                       "_results.json", "_results.json.gz",
-                                       "_results.db", "_agent_info.csv", NULL };
-  int found = 0;
-  DIR *d = opendir(path);
-  struct dirent *e;
-
-  if (!d) return 0;
-  while (!found && (e = readdir(d)))
-    for (int k = 0; tails[k] && !found; k++)
-      found = ends_with(e->d_name, tails[k]);
-  closedir(d);
-  return found;
-}
-
-/* Kind of rocprofv3 output at path ("JSON", "CSV", "database", "output
- * directory") or NULL: the first 4 KiB (decompressed for .gz), or the
- * tables of an SQLite file. */
-static const char *rocprof_kind(const char *path)
-{
-  char head[4096];
-  struct stat st;
-  int n = 0, kind = 0;
-
-  if (stat(path, &st) != 0) return NULL;
-  if (S_ISDIR(st.st_mode)) return rocprof_dir(path) ? "output directory" : NULL;
-  if (!S_ISREG(st.st_mode) || sniff(path, &kind) != RPD_OK) {
-    if (!S_ISREG(st.st_mode)) return NULL;
-    kind = 0;
-  }
-  if (kind == KIND_SQLITE) {
-    sqlite3 *db = NULL;
-    int schema = 0, why = RPD_OK;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-      sqlite3_busy_timeout(db, 200);
-      why = detect(db, &schema);
-    }
-    sqlite3_close(db);
-    return why == RPD_EROCPROF ? "database" : NULL;
-  }
-  if (kind == KIND_GZIP) {
-    gzFile g = gzopen(path, "rb");
-    if (!g) return NULL;
-    n = gzread(g, head, sizeof head);
-    gzclose_r(g);
-  } else {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return NULL;
-    n = (int)read(fd, head, sizeof head);
-    close(fd);
-  }
-  return n > 0 ? rocprof_text_kind(head, (size_t)n) : NULL;
-}
-
-/* If path is rocprofv3 output, replace the error by one that says so and
- * shows the rpd-import command; else keep rc and its message. */
-static int explain_rocprof(const char *path, int rc)
-{
-  char *saved = rpd_xstrdup(rpd_errmsg());
-  const char *kind = rocprof_kind(path);   /* may set the message */
-  char *word, *out;
-
-  rpd_seterr(rc, "%s", saved);
-  free(saved);
-  if (!kind) return rc;
-  word = shell_word(path);
-  out = suggested_output(path);
-  rc = rpd_seterr(RPD_EROCPROF, "rocprofv3 %s, not an RPD trace; convert it with: "
-                  "rpd-import %s %s", kind, word, out);
-  free(word);
-  free(out);
-  return rc;
 }
 
 /* ------------------------------------------------------------ open */
@@ -1054,7 +907,7 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
     rpd_seterr(rc, "%s", msg);
     /* rocprofv3 output given where a trace belongs: say how to convert it */
     if (!(flags & (RPD_ANYDB | RPD_CREATE)) && rc != RPD_EBUSY && rc != RPD_ENOENT)
-      rc = explain_rocprof(path, rc);
+      rc = rpd__explain_rocprof(path, rc);
     return rc;
   }
   *out = r;
