@@ -25,23 +25,29 @@ static const char gpu_expr[] =
 static const char gpu_ok[] =
     " AND typeof(gpuId) = 'integer' AND gpuId >= 0 AND gpuId < ?2";
 
-/* The message for the first class with bad rows. */
+/* The message for the first class with bad rows ("1 row is", "3 rows
+ * are"). */
 static int report(const char *table, const int64_t *n)
 {
-  static const char *const what[NCLASS] = {
-    "start: %" PRId64 " rows are not integers (text, real, blob or null)",
-    "end: %" PRId64 " rows are not integers (text, real, blob or null)",
-    "start: %" PRId64 " rows outside 0 .. 2^62 ns",
-    "end: %" PRId64 " rows outside 0 .. 2^62 ns",
-    "end: %" PRId64 " rows end before they start",
-    "gpuId: %" PRId64 " rows are not integers in 0 .. 2^31-1",
+  static const char *const what[NCLASS][2] = {
+    { "start: 1 row is not an integer", "start: %" PRId64 " rows are not integers" },
+    { "end: 1 row is not an integer", "end: %" PRId64 " rows are not integers" },
+    { "start: 1 row outside", "start: %" PRId64 " rows outside" },
+    { "end: 1 row outside", "end: %" PRId64 " rows outside" },
+    { "end: 1 row ends before it starts", "end: %" PRId64 " rows end before they start" },
+    { "gpuId: 1 row is not an integer", "gpuId: %" PRId64 " rows are not integers" },
+  };
+  static const char *const tail[NCLASS] = {
+    " (text, real, blob or null)", " (text, real, blob or null)", " 0 .. 2^62 ns",
+    " 0 .. 2^62 ns", "", " in 0 .. 2^31-1",
   };
   char msg[160];
 
   for (int k = 0; k < NCLASS; k++) {
     if (n[k] <= 0) continue;
-    snprintf(msg, sizeof msg, what[k], n[k]);
-    return rpd_seterr(RPD_ERANGE, "%s.%s; fix or delete those rows", table, msg);
+    snprintf(msg, sizeof msg, what[k][n[k] > 1], n[k]);
+    return rpd_seterr(RPD_ERANGE, "%s.%s%s; fix or delete %s", table, msg, tail[k],
+                      n[k] > 1 ? "those rows" : "it");
   }
   return RPD_OK;
 }

@@ -52,27 +52,27 @@ static void test_garbage_classes(void **state)
     { "UPDATE rocpd_api SET start = 'soon' WHERE id IN (1, 2)",
       "rocpd_api.start: 2 rows are not integers (text, real, blob or null); fix or delete those rows", 2 },
     { "UPDATE rocpd_api SET end = 2000.5 WHERE id = 1",
-      "rocpd_api.end: 1 rows are not integers (text, real, blob or null); fix or delete those rows", 1 },
+      "rocpd_api.end: 1 row is not an integer (text, real, blob or null); fix or delete it", 1 },
     { "UPDATE rocpd_op SET start = x'00ff' WHERE id = 3",
-      "rocpd_op.start: 1 rows are not integers (text, real, blob or null); fix or delete those rows", 1 },
+      "rocpd_op.start: 1 row is not an integer (text, real, blob or null); fix or delete it", 1 },
     { "UPDATE rocpd_op SET end = NULL WHERE id = 2",
-      "rocpd_op.end: 1 rows are not integers (text, real, blob or null); fix or delete those rows", 1 },
+      "rocpd_op.end: 1 row is not an integer (text, real, blob or null); fix or delete it", 1 },
     { "UPDATE rocpd_op SET start = -9223372036854775807 - 1 WHERE id = 1",
-      "rocpd_op.start: 1 rows outside 0 .. 2^62 ns; fix or delete those rows", 1 },
+      "rocpd_op.start: 1 row outside 0 .. 2^62 ns; fix or delete it", 1 },
     { "UPDATE rocpd_api SET end = 9223372036854775807 WHERE id = 3",
-      "rocpd_api.end: 1 rows outside 0 .. 2^62 ns; fix or delete those rows", 1 },
+      "rocpd_api.end: 1 row outside 0 .. 2^62 ns; fix or delete it", 1 },
     { "UPDATE rocpd_op SET end = 4611686018427387904 WHERE id = 3",   /* 2^62: just out */
-      "rocpd_op.end: 1 rows outside 0 .. 2^62 ns; fix or delete those rows", 1 },
+      "rocpd_op.end: 1 row outside 0 .. 2^62 ns; fix or delete it", 1 },
     { "UPDATE rocpd_op SET end = start - 1 WHERE id IN (1, 2, 3)",
       "rocpd_op.end: 3 rows end before they start; fix or delete those rows", 3 },
     { "UPDATE rocpd_op SET gpuId = 9223372036854775807 WHERE id = 2",
-      "rocpd_op.gpuId: 1 rows are not integers in 0 .. 2^31-1; fix or delete those rows", 1 },
+      "rocpd_op.gpuId: 1 row is not an integer in 0 .. 2^31-1; fix or delete it", 1 },
     { "UPDATE rocpd_op SET gpuId = -1 WHERE id = 2",
-      "rocpd_op.gpuId: 1 rows are not integers in 0 .. 2^31-1; fix or delete those rows", 1 },
+      "rocpd_op.gpuId: 1 row is not an integer in 0 .. 2^31-1; fix or delete it", 1 },
     { "UPDATE rocpd_op SET gpuId = '0' WHERE id = 2",    /* integer affinity: stays 0 */
       NULL, 0 },
     { "UPDATE rocpd_op SET gpuId = 'zero' WHERE id = 2",
-      "rocpd_op.gpuId: 1 rows are not integers in 0 .. 2^31-1; fix or delete those rows", 1 },
+      "rocpd_op.gpuId: 1 row is not an integer in 0 .. 2^31-1; fix or delete it", 1 },
     { "UPDATE rocpd_op SET end = 4611686018427387903 WHERE id = 3",   /* 2^62 - 1: fine */
       NULL, 0 },
   };
@@ -107,7 +107,7 @@ static void test_bad_counts_rows(void **state)
   assert_int_equal(rpd_check_table(f->r, "rocpd_op", 1, &bad), RPD_ERANGE);
   assert_int_equal(bad, 2);
   /* the first class wins the message */
-  assert_non_null(strstr(rpd_errmsg(), "rocpd_op.start: 1 rows"));
+  assert_non_null(strstr(rpd_errmsg(), "rocpd_op.start: 1 row is not an integer"));
   /* without the gpu check, only row 1 */
   assert_int_equal(rpd_check_table(f->r, "rocpd_op", 0, &bad), RPD_ERANGE);
   assert_int_equal(bad, 1);
