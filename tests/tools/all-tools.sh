@@ -222,7 +222,7 @@ check_case() {
   _n=$1; _m=$2; _f=$3; _want=$4; _needle=$5; shift 5
   mode_info "$_m"; _b=$MB; _role=$MR
   _dir=$(dirname "$_f")
-  rm -rf "$W/out"/* "${TMPDIR:?}"/* "$W/pristine"
+  rm -rf "$W/out"/* "$W/out"/.[!.]* "${TMPDIR:?}"/* "${TMPDIR:?}"/.[!.]* "$W/pristine"
   [ -f "$_f" ] && cp "$_f" "$W/pristine"
   ls -A "$_dir" >"$W/ls.before"
   run_mode "$_m" "$_f" "$@" >"$W/so" 2>"$W/se" </dev/null; _rc=$?
