@@ -31,6 +31,7 @@ static const char usage[] =
 
 #include "autograd_parse.h"
 #include "callstack.h"
+#include "check.h"
 #include "rpd.h"
 
 #define TABLE_TAG "Autograd::Table"
@@ -79,6 +80,8 @@ typedef struct ctx {
   int skip_callstacks, built;
   int64_t markers, rows, unmatched, first_unmatched;
   const char *callstack;  /* "built", "reused", "skipped" */
+  int counted;            /* old_rows is known */
+  int64_t old_rows;       /* rows of an existing ext_autogradapi */
   rpd_callstack_stats cs;
 } ctx;
 
@@ -93,9 +96,20 @@ static int option(void *vc, int argc, char **argv, int i) {
   return 0;
 }
 
-static int drop(rpd *r, void *c) {
-  (void)c;
-  int rc = rpd_exec(r, drop_sql);
+/* The columns of ext_autogradapi as table_sql creates them. */
+static const char *const table_cols[] = {
+    "api_ptr_id", "autogradName_id", "seq", "op_id", "sizes", "input_op_ids",
+    NULL};
+
+/* Drop our table and views (never a table of another shape), after
+ * counting the rows it had (c->old_rows, the first time). */
+static int drop(rpd *r, void *vc) {
+  ctx *c = vc;
+  int rc = rpd_check_owned(r, "ext_autogradapi", table_cols);
+  if (rc == RPD_OK && !c->counted && rpd_table_exists(r, "ext_autogradapi"))
+    rc = rpd_query_int64(r, "SELECT count(*) FROM ext_autogradapi", &c->old_rows);
+  c->counted = 1;
+  if (rc == RPD_OK) rc = rpd_exec(r, drop_sql);
   if (rc == RPD_OK) rc = rpd_meta_clear(r, TABLE_TAG);
   if (rc == RPD_OK) rc = rpd_meta_clear(r, DONE_TAG);
   if (rc == RPD_OK && rpd_table_exists(r, "rocpd_metadata"))
@@ -243,6 +257,13 @@ static int build(rpd *r, void *vc) {
   if (rc == RPD_OK) rc = rpd_meta_add(r, REF_TAG, REF_VALUE);
   if (rc == RPD_OK) rc = rpd_meta_set(r, TABLE_TAG, "True");
   if (rc == RPD_OK) rc = fill(r, c);
+  /* --force on a trace whose markers were cleaned (rpd-strings
+   * --clean-autograd) would replace the rows by fewer: keep them */
+  if (rc == RPD_OK && c->rows < c->old_rows)
+    rc = rpd_seterr(RPD_ERR, "the markers yield %" PRId64 " autograd rows but "
+                    "ext_autogradapi has %" PRId64 " (markers cleaned with rpd-strings "
+                    "--clean-autograd?); the existing rows are kept", c->rows,
+                    c->old_rows);
   c->callstack = "skipped";
   if (rc == RPD_OK && !c->skip_callstacks) rc = callstack(r, c);
   if (rc == RPD_OK && !c->skip_callstacks)
@@ -250,6 +271,20 @@ static int build(rpd *r, void *vc) {
   if (rc == RPD_OK) rc = rpd_meta_set(r, DONE_TAG, "True");
   c->built = rc == RPD_OK;
   return rc;
+}
+
+static void summary(void *vc) {
+  const ctx *c = vc;
+  if (!c->built) return;
+  printf("%s: %" PRId64 " autograd markers, %" PRId64 " rows, %" PRId64
+         " unmatched",
+         rpd_progname, c->markers, c->rows, c->unmatched);
+  if (c->unmatched) printf(" (first: api id %" PRId64 ")", c->first_unmatched);
+  printf("; call stack %s", c->callstack);
+  if (strcmp(c->callstack, "built") == 0)
+    printf(" (%" PRId64 " rows, %" PRId64 " overlapping calls)", c->cs.rows,
+           c->cs.overlaps);
+  printf("\n");
 }
 
 int main(int argc, char **argv) {
@@ -262,17 +297,7 @@ int main(int argc, char **argv) {
       .drop = drop,
       .build = build,
       .ctx = &c,
+      .summary = summary,
   };
-  int rc = rpd_augment_main(&a, argc, argv);
-  if (rc != 0 || !c.built) return rc;
-  printf("%s: %" PRId64 " autograd markers, %" PRId64 " rows, %" PRId64
-         " unmatched",
-         rpd_progname, c.markers, c.rows, c.unmatched);
-  if (c.unmatched) printf(" (first: api id %" PRId64 ")", c.first_unmatched);
-  printf("; call stack %s", c.callstack);
-  if (strcmp(c.callstack, "built") == 0)
-    printf(" (%" PRId64 " rows, %" PRId64 " overlapping calls)", c.cs.rows,
-           c.cs.overlaps);
-  printf("\n");
-  return 0;
+  return rpd_augment_main(&a, argc, argv);
 }

@@ -42,6 +42,16 @@ static int build(rpd *r, void *vc) {
   return rc;
 }
 
+static void summary(void *vc) {
+  const ctx *c = vc;
+  if (c->built)
+    printf("%s: %" PRId64 " calls, %" PRId64 " rows, %" PRId64
+           " threads, max depth %d, %" PRId64
+           " overlapping calls (not nested)\n",
+           rpd_progname, c->st.calls, c->st.rows, c->st.threads,
+           c->st.max_depth, c->st.overlaps);
+}
+
 int main(int argc, char **argv) {
   ctx c = {0};
   const rpd_augment a = {
@@ -51,13 +61,7 @@ int main(int argc, char **argv) {
       .drop = drop,
       .build = build,
       .ctx = &c,
+      .summary = summary,
   };
-  int rc = rpd_augment_main(&a, argc, argv);
-  if (rc == 0 && c.built)
-    printf("%s: %" PRId64 " calls, %" PRId64 " rows, %" PRId64
-           " threads, max depth %d, %" PRId64
-           " overlapping calls (not nested)\n",
-           rpd_progname, c.st.calls, c.st.rows, c.st.threads, c.st.max_depth,
-           c.st.overlaps);
-  return rc;
+  return rpd_augment_main(&a, argc, argv);
 }

@@ -19,6 +19,7 @@ static const char usage[] =
 #include <stdio.h>
 
 #include "rpd.h"
+#include "check.h"
 #include "subclass.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -87,11 +88,23 @@ static int no_options(void *ctx, int argc, char **argv, int i)
 
 /* Remove everything rpd-graph creates (also leftovers of an interrupted
  * reference run, which never set the done tag). */
+static const char *const graph_cols[] = {
+  "id", "graph", "graphExec", "stream", "start", "end", NULL
+};
+static const char *const kernelapis_cols[] = {
+  "id", "graph_id", "api_id", "sequence", NULL
+};
+
 static int drop_graph(rpd *r, void *ctx)
 {
   int rc;
   (void)ctx;
-  rc = rpd_exec(r, "DROP VIEW IF EXISTS graphLaunch;"
+  /* never a user's own table of that name */
+  rc = rpd_check_owned(r, "ext_graph", graph_cols);
+  if (!rc)
+    rc = rpd_check_owned(r, "ext_graph_kernelapis", kernelapis_cols);
+  if (!rc)
+    rc = rpd_exec(r, "DROP VIEW IF EXISTS graphLaunch;"
                    "DROP VIEW IF EXISTS graphKernel;"
                    "DROP TABLE IF EXISTS ext_graph_kernelapis;"
                    "DROP TABLE IF EXISTS ext_graph;");
@@ -102,18 +115,23 @@ static int drop_graph(rpd *r, void *ctx)
   return rc;
 }
 
+/* Counts of a build, printed by summary() after the commit. */
+typedef struct graph_counts {
+  int64_t ncalls, nlaunch, ngraphs, nkernels;
+} graph_counts;
+
 static int build_graph(rpd *r, void *ctx)
 {
-  int64_t ncalls = 0, nlaunch = 0, ngraphs = 0, nkernels = 0;
+  graph_counts *c = ctx;
   int rc;
 
   if (!rpd_table_exists(r, "rocpd_kernelapi"))
     return rpd_seterr(RPD_ENOTRPD, "not an RPD trace: missing table rocpd_kernelapi");
   rc = drop_graph(r, ctx);
   if (!rc)
-    rc = rpd_subclass_build(r, &capture_sc, &ncalls);
+    rc = rpd_subclass_build(r, &capture_sc, &c->ncalls);
   if (!rc)
-    rc = rpd_subclass_build(r, &launch_sc, &nlaunch);
+    rc = rpd_subclass_build(r, &launch_sc, &c->nlaunch);
   if (!rc)
     rc = rpd_view_install(r, "graph");
   if (!rc)
@@ -121,18 +139,24 @@ static int build_graph(rpd *r, void *ctx)
   if (!rc)
     rc = rpd_exec(r, fill_kernels_sql);
   if (!rc)
-    rc = rpd_query_int64(r, "SELECT count(*) FROM ext_graph", &ngraphs);
+    rc = rpd_query_int64(r, "SELECT count(*) FROM ext_graph", &c->ngraphs);
   if (!rc)
-    rc = rpd_query_int64(r, "SELECT count(*) FROM ext_graph_kernelapis", &nkernels);
-  if (!rc)
-    printf("%s: %lld capture/instantiate calls, %lld graphs, %lld graph kernels, "
-           "%lld graph launches\n", rpd_progname, (long long)ncalls,
-           (long long)ngraphs, (long long)nkernels, (long long)nlaunch);
+    rc = rpd_query_int64(r, "SELECT count(*) FROM ext_graph_kernelapis", &c->nkernels);
   return rc;
+}
+
+static void summary(void *ctx)
+{
+  const graph_counts *c = ctx;
+
+  printf("%s: %lld capture/instantiate calls, %lld graphs, %lld graph kernels, "
+         "%lld graph launches\n", rpd_progname, (long long)c->ncalls,
+         (long long)c->ngraphs, (long long)c->nkernels, (long long)c->nlaunch);
 }
 
 int main(int argc, char **argv)
 {
+  graph_counts counts = { 0 };
   rpd_augment a = {
     .usage = usage,
     .what = "the graph tables",
@@ -140,7 +164,8 @@ int main(int argc, char **argv)
     .option = no_options,
     .drop = drop_graph,
     .build = build_graph,
-    .ctx = NULL,
+    .ctx = &counts,
+    .summary = summary,
   };
   return rpd_augment_main(&a, argc, argv);
 }

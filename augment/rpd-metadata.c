@@ -177,8 +177,7 @@ static int change(const opts *o)
   }
   if (!rc && !o->out && o->op == OP_CLEAR && n == 0) {
     rpd_close(r, 0);
-    fprintf(stderr, "%s: '%s' has no metadata tag '%s'; nothing to clear\n",
-            rpd_progname, o->file, o->tag);
+    rpd_note("'%s' has no metadata tag '%s'; nothing to clear", o->file, o->tag);
     return 0;
   }
   if (!rc)
@@ -198,7 +197,7 @@ static int change(const opts *o)
   if ((rc = rpd_close(r, 1)))
     return rpd_fail("cannot write '%s': %s", o->out ? o->out : o->file,
                     rpd_errmsg());
-  return 0;
+  return rpd_fail_committed(o->out ? o->out : o->file);
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,7 @@
 /* rpd-schema - create, describe, repair and upgrade RPD traces.
  * See docs/rpd-schema.md and docs/schema.md. */
 #include "rpd.h"
+#include "check.h"
 #include "schema.h"   /* rpd_utility_views, rpd_schema_install_view */
 
 #include <inttypes.h>
@@ -165,7 +166,7 @@ static int do_create(const opts *o)
   if (rc)
     return report("create", o->file);
   printf("rpd-schema: created '%s' (schema %d)\n", o->file, o->schema);
-  return rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
+  return rpd_fail_committed(o->file);
 }
 
 /* ------------------------------------------------------------ --print */
@@ -265,8 +266,14 @@ static int info_tables(info *in, rpd_buf *ext)
   return rc;
 }
 
+/* A row whose start and end are sane (see check.h): 0 <= start <= end <
+ * 2^62, both integers. */
+#define SANE_ROW "typeof(start) = 'integer' AND typeof(\"end\") = 'integer' AND " \
+                 "start >= 0 AND \"end\" >= start AND \"end\" < 4611686018427387904"
+
 /* GPUs (one pass over rocpd_op), threads and processes (one pass over
- * rocpd_api), and the time span of both. */
+ * rocpd_api), and the time span of both, over sane rows; rows with garbage
+ * values are reported as bad_rows:TABLE. */
 static int info_activity(info *in)
 {
   sqlite3_stmt *st = NULL;
@@ -274,8 +281,24 @@ static int info_activity(info *in)
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   rpd_buf ids = {0};
 
-  rc = rpd_prepare(in->r, "SELECT gpuId, count(*), min(start), max(\"end\") "
-                   "FROM rocpd_op GROUP BY gpuId ORDER BY gpuId", &st);
+  int64_t bad_api = 0, bad_op = 0;
+
+  /* rows with garbage times (rpd_check_table) are left out and counted */
+  rc = rpd_check_table(in->r, "rocpd_op", 1, &bad_op);
+  if (rc == RPD_ERANGE) {
+    kv_str(in, "bad_rows:rocpd_op", rpd_errmsg());
+    rc = RPD_OK;
+  }
+  if (rc == RPD_OK) rc = rpd_check_table(in->r, "rocpd_api", 0, &bad_api);
+  if (rc == RPD_ERANGE) {
+    kv_str(in, "bad_rows:rocpd_api", rpd_errmsg());
+    rc = RPD_OK;
+  }
+  if (rc == RPD_OK)
+    rc = rpd_prepare(in->r, "SELECT gpuId, count(*), min(start), max(\"end\") "
+                     "FROM rocpd_op WHERE " SANE_ROW " AND typeof(gpuId) = 'integer' "
+                     "AND gpuId >= 0 AND gpuId < 2147483648 GROUP BY gpuId ORDER BY gpuId",
+                     &st);
   while (rc == RPD_OK && (s = rpd_step(in->r, st)) == SQLITE_ROW) {
     ngpu++;
     rpd_buf_printf(&ids, "%s%lld", ids.len ? "," : "", sqlite3_column_int64(st, 0));
@@ -295,7 +318,7 @@ static int info_activity(info *in)
     }
     rc = rpd_prepare(in->r, "SELECT count(DISTINCT pid), count(DISTINCT "
                      "pid * 4294967296 + tid), min(start), max(\"end\"), count(*) "
-                     "FROM rocpd_api", &st);
+                     "FROM rocpd_api WHERE " SANE_ROW, &st);
   }
   if (rc == RPD_OK && (s = rpd_step(in->r, st)) == SQLITE_ROW) {
     kv_int(in, "processes", sqlite3_column_int64(st, 0));
@@ -312,8 +335,9 @@ static int info_activity(info *in)
   sqlite3_finalize(st);
   if (rc == RPD_OK && hi >= lo) {
     char secs[64];
-    kv_int(in, "span_ns", hi - lo);
-    snprintf(secs, sizeof secs, "%.6f", (double)(hi - lo) / 1e9);
+    int64_t span = rpd_ns_duration(lo, hi);
+    kv_int(in, "span_ns", span);
+    snprintf(secs, sizeof secs, "%.6f", (double)span / 1e9);
     kv_str(in, "span_s", secs);
   }
   rpd_buf_free(&ids);
@@ -396,7 +420,9 @@ static int do_views(const opts *o)
     printf("rpd-schema: '%s': no view is missing or broken; nothing to do\n",
            o->file);
     rc = rpd_close(r, o->out != NULL);   /* -o: still produce OUT */
-    return rc ? report("write", o->out) : 0;
+    if (rc) return report("write", o->out);
+    return o->out ? rpd_fail_committed(o->out)
+                  : rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
   }
   if (rc == RPD_OK)
     rc = rpd_commit(r);
@@ -407,7 +433,7 @@ static int do_views(const opts *o)
   say_skipped(r, o->out ? o->out : o->file);
   if (rpd_close(r, 1))
     return report("write", o->out ? o->out : o->file);
-  return 0;
+  return rpd_fail_committed(o->out ? o->out : o->file);
 }
 
 /* ------------------------------------------------------------ --upgrade */
@@ -699,7 +725,9 @@ static int do_upgrade(const opts *o)
   if (r->schema == 3) {
     printf("rpd-schema: '%s' is already schema 3; nothing to do\n", o->file);
     rc = rpd_close(r, o->out != NULL);   /* -o: still produce OUT */
-    return rc ? report("write", dest) : 0;
+    if (rc) return report("write", dest);
+    return o->out ? rpd_fail_committed(dest)
+                  : rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
   }
   rc = rpd_begin(r);
   if (rc == RPD_OK)
@@ -714,7 +742,7 @@ static int do_upgrade(const opts *o)
     return report("write", dest);
   printf("rpd-schema: upgraded '%s' to schema 3%s\n", dest,
          kept ? " (rocpd_op keeps its non-empty completionSignal column)" : "");
-  return 0;
+  return rpd_fail_committed(dest);
 }
 
 /* ------------------------------------------------------------ main */

@@ -273,8 +273,8 @@ static int parse(int argc, char **argv, opts *o) {
  * committed file as it was) only costs the compaction: say so and go on. */
 static void vacuum(rpd *r, const opts *o) {
   if (rpd_vacuum(r) != RPD_OK)
-    fprintf(stderr, "%s: warning: '%s': strings tidied, but VACUUM failed (%s); "
-            "the file was not compacted\n", rpd_progname, o->file, rpd_errmsg());
+    rpd_note("warning: '%s': strings tidied, but VACUUM failed (%s); "
+             "the file was not compacted", o->file, rpd_errmsg());
 }
 
 int main(int argc, char **argv) {
@@ -314,6 +314,6 @@ int main(int argc, char **argv) {
   printf("%s: %s%s\n", rpd_progname, msg.s,
          o.dedupe || o.vacuum ? "" : " (run with --dedupe to remove them)");
   rpd_buf_free(&msg);
-  if (rpd_finish_stdout()) return rpd_fail("%s", rpd_errmsg());
-  return 0;
+  if (!write) return rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
+  return rpd_fail_committed(o.out ? o.out : o.file);
 }

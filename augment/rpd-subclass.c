@@ -34,6 +34,7 @@ typedef struct opts {
   char **types;       /* col, type pairs, NULL-terminated; owned */
   size_t ntypes;
   char *done_tag;
+  int64_t nrows;      /* rows written, for the summary */
 } opts;
 
 static int name_ok(const char *s)
@@ -146,19 +147,22 @@ static int drop_subclass(rpd *r, void *ctx)
 static int build_subclass(rpd *r, void *ctx)
 {
   opts *o = ctx;
-  int64_t nrows = 0;
-  int rc = rpd_subclass_build(r, &o->sc, &nrows);
+  int rc = rpd_subclass_build(r, &o->sc, &o->nrows);
   if (rc == RPD_EEXIST) {
     char *why = rpd_xstrdup(rpd_errmsg());
     rpd_seterr(rc, "%s; use --force to rebuild it", why);
     free(why);
   }
-  if (!rc) {
-    char *table = rpd_subclass_table(&o->sc);
-    printf("%s: %s: %lld rows\n", rpd_progname, table, (long long)nrows);
-    free(table);
-  }
   return rc;
+}
+
+static void summary(void *ctx)
+{
+  opts *o = ctx;
+  char *table = rpd_subclass_table(&o->sc);
+
+  printf("%s: %s: %lld rows\n", rpd_progname, table, (long long)o->nrows);
+  free(table);
 }
 
 static void free_opts(opts *o)
@@ -185,6 +189,7 @@ int main(int argc, char **argv)
       .drop = drop_subclass,
       .build = build_subclass,
       .ctx = &o,
+      .summary = summary,
     };
     rc = rpd_augment_main(&a, argc, argv);
   }

@@ -23,6 +23,7 @@ static const char usage[] =
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "rpd.h"
 #include "timeopt.h"
 
@@ -302,11 +303,47 @@ static int clean_strings(rpd *r, const char *strtab)
   return rc;
 }
 
-static int trim(rpd *r, int64_t start, int64_t end)
+/* Results of a raptor run (raptor --save, raptor --report --save) are
+ * computed over the whole trace -- per-op gaps and z-scores, sequences,
+ * categories, idle time -- and no row of them can be trimmed into a right
+ * one: they are dropped with their metadata, and the names reported. */
+#define RESULT_TABLES \
+  "SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE " \
+  "'ext\\_raptor\\_%' ESCAPE '\\' OR name LIKE 'ext\\_report\\_%' ESCAPE '\\') ORDER BY name"
+static const char drop_result_tags[] =
+  "DELETE FROM rocpd_metadata WHERE tag IN ('raptor_first_abs_ns', 'raptor_last_abs_ns',"
+  " 'raptor_roi_start_ns', 'raptor_roi_end_ns', 'raptor_options', 'ext_report::params')";
+
+/* Drop the result tables; *dropped gets their names, ", "-separated. */
+static int drop_results(rpd *r, rpd_buf *dropped)
+{
+  sqlite3_stmt *st = NULL;
+  rpd_buf names = {0};          /* NUL-separated: read all, then drop */
+  int rc = rpd_prepare(r, RESULT_TABLES, &st), s = SQLITE_DONE;
+
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    const char *t = (const char *)sqlite3_column_text(st, 0);
+    rpd_buf_add(&names, t, strlen(t) + 1);
+    rpd_buf_printf(dropped, "%s%s", dropped->len ? ", " : "", t);
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  for (size_t off = 0; !rc && off < names.len; off += strlen(names.s + off) + 1)
+    rc = rpd_execf(r, "DROP TABLE IF EXISTS \"%w\"", names.s + off);
+  if (!rc && names.len && rpd_table_exists(r, "rocpd_metadata"))
+    rc = rpd_exec(r, drop_result_tags);
+  rpd_buf_free(&names);
+  return rc;
+}
+
+static int trim(rpd *r, int64_t start, int64_t end, rpd_buf *dropped)
 {
   int rc;
 
-  rc = exec_range(r, "DELETE FROM rocpd_api WHERE start < ?1 OR start > ?2", start, end);
+  rc = drop_results(r, dropped);
+  if (!rc)
+    rc = exec_range(r, "DELETE FROM rocpd_api WHERE start < ?1 OR start > ?2", start, end);
   if (!rc)
     rc = rpd_exec(r,
       "DROP TABLE IF EXISTS temp.rpd_trim_dead_op;"
@@ -352,6 +389,7 @@ int main(int argc, char **argv)
   opts o = {0};
   rpd *r = NULL;
   int64_t first, last, start, end, before[NCOUNTED + 1], after[NCOUNTED + 1];
+  rpd_buf dropped = {0};
   int rc;
 
   if (rpd_cli_init(argc, argv, usage))
@@ -363,7 +401,10 @@ int main(int argc, char **argv)
   if (rpd_open_or_report(&r, o.file, o.dry_run ? NULL : o.out,
                          o.dry_run ? RPD_READ : RPD_WRITE))
     return 1;
-  rc = rpd_query_int64(r, "SELECT min(start) FROM rocpd_api", &first);
+  /* garbage timestamps would wrap the range arithmetic: refuse them */
+  rc = rpd_check_trace(r);
+  if (!rc)
+    rc = rpd_query_int64(r, "SELECT min(start) FROM rocpd_api", &first);
   if (rc == RPD_ENOTFOUND)
     rc = rpd_seterr(RPD_ERR, "the trace has no api calls");
   if (!rc)
@@ -409,7 +450,7 @@ int main(int argc, char **argv)
   if (!rc)
     rc = rpd_begin(r);
   if (!rc)
-    rc = trim(r, start, end);
+    rc = trim(r, start, end, &dropped);
   if (!rc)
     rc = rpd_commit(r);
   if (rc)
@@ -417,21 +458,24 @@ int main(int argc, char **argv)
   /* committed: a failed VACUUM leaves the trimmed file as it is (see
    * rpd_vacuum), so it only costs the compaction */
   if (rpd_vacuum(r) != RPD_OK)
-    fprintf(stderr, "%s: warning: '%s': trimmed, but VACUUM failed (%s); the file was "
-            "not compacted\n", rpd_progname, o.file, rpd_errmsg());
+    rpd_note("warning: '%s': trimmed, but VACUUM failed (%s); the file was "
+             "not compacted", o.file, rpd_errmsg());
   count_tables(r, after);
   print_counts(before, after);
+  if (dropped.len)
+    printf("dropped results of the untrimmed trace (run raptor --save again): %s\n",
+           dropped.s);
+  rpd_buf_free(&dropped);
   if ((rc = rpd_close(r, 1))) {
     r = NULL;
     goto fail;
   }
-  if (rpd_finish_stdout())
-    return rpd_fail("%s", rpd_errmsg());
-  return 0;
+  return rpd_fail_committed(o.out ? o.out : o.file);
 
 fail:;
   char msg[2048];
   snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+  rpd_buf_free(&dropped);
   if (r) {
     rpd_rollback(r);
     rpd_close(r, 0);

@@ -1,5 +1,6 @@
 /* augment.c - rpd_augment_main, the driver shared by every augmenter. */
 #include "rpd.h"
+#include "check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +61,8 @@ static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
 /* Already done and no --force: say so; with -o still produce OUT. */
 static int already_done(const rpd_augment *a, rpd *r, const aug_args *p)
 {
-  fprintf(stderr, "%s: '%s' already has %s; nothing to do (use --force to rebuild)\n",
-          rpd_progname, p->file, a->what ? a->what : a->done_tag);
+  rpd_note("'%s' already has %s; nothing to do (use --force to rebuild)", p->file,
+           a->what ? a->what : a->done_tag);
   if (rpd_close(r, p->out != NULL)) return rpd_fail("'%s': %s", p->file, rpd_errmsg());
   return 0;
 }
@@ -78,15 +79,26 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
   /* an augmenter is one thread on one connection: skip SQLite's mutexes
    * (~9% of a call-stack build); harmless if SQLite is already set up */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
-  if (rpd_open_or_report(&r, p.file, p.out, RPD_WRITE)) return 1;
-
-  if (a->done_tag) {
-    rc = rpd_meta_get(r, a->done_tag, &done);
-    free(done);
-    if (rc == RPD_OK && !p.force) return already_done(a, r, &p);
-    if (rc != RPD_OK && rc != RPD_ENOTFOUND) goto fail;
+  for (int tries = 0;; tries++) {
+    if (rpd_open_or_report(&r, p.file, p.out, RPD_WRITE)) return 1;
+    if (a->done_tag) {
+      rc = rpd_meta_get(r, a->done_tag, &done);
+      free(done);
+      done = NULL;
+      if (rc == RPD_OK && !p.force) return already_done(a, r, &p);
+      if (rc != RPD_OK && rc != RPD_ENOTFOUND) goto fail;
+    }
+    /* timestamps of the wrong type or outside 0 .. 2^62 ns: one line
+     * naming the table, the column and the number of bad rows */
+    if ((rc = rpd_check_trace(r))) goto fail;
+    rc = rpd_begin(r);
+    /* a concurrent rpd-trim renamed its compacted copy over the file while
+     * we waited for the lock: start again on the new file */
+    if (rc || !rpd_file_moved(r) || tries >= 5) break;
+    rpd_rollback(r);
+    rpd_close(r, 0);
+    r = NULL;
   }
-  rc = rpd_begin(r);
   if (!rc && p.force && a->drop) rc = a->drop(r, a->ctx);
   if (!rc) rc = a->build(r, a->ctx);
   if (!rc && a->done_tag) {
@@ -104,7 +116,10 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
     r = NULL;
     goto fail;
   }
-  return 0;
+  /* the rule for stdout after a commit: the summary goes out now; if it
+   * cannot be written, say the results are committed and exit 1 */
+  if (a->summary) a->summary(a->ctx);
+  return rpd_fail_committed(p.out ? p.out : p.file);
 
 fail:;
   char msg[2048];

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "callstack.h"
+#include "check.h"
 
 static const char table_sql[] =
     "CREATE TABLE IF NOT EXISTS \"ext_callstack\" ("
@@ -460,7 +461,8 @@ static int walk(walker *w) {
 }
 
 int rpd_callstack_drop(rpd *r) {
-  int rc = rpd_exec(r, drop_sql);
+  int rc = rpd_callstack_owned(r);
+  if (rc == RPD_OK) rc = rpd_exec(r, drop_sql);
   if (rc == RPD_OK) rc = rpd_meta_clear(r, RPD_CALLSTACK_TABLE_TAG);
   if (rc == RPD_OK) rc = rpd_meta_clear(r, RPD_CALLSTACK_DONE_TAG);
   return rc;
@@ -474,9 +476,21 @@ int rpd_callstack_present(rpd *r) {
   return have;
 }
 
+/* The columns of ext_callstack as table_sql creates them. */
+static const char *const callstack_cols[] = {
+    "id", "parent_id", "child_id", "depth", "cpu_time", "gpu_time", NULL};
+
+int rpd_callstack_owned(rpd *r) {
+  return rpd_check_owned(r, "ext_callstack", callstack_cols);
+}
+
 int rpd_callstack_build(rpd *r, rpd_callstack_stats *st) {
   walker w = {.r = r};
-  int rc = rpd_exec(r, drop_sql);
+  /* garbage timestamps would become negative times and absurd depths;
+   * a user's own ext_callstack is never dropped */
+  int rc = rpd_check_trace(r);
+  if (rc == RPD_OK) rc = rpd_callstack_owned(r);
+  if (rc == RPD_OK) rc = rpd_exec(r, drop_sql);
   if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
   if (rc == RPD_OK) rc = walk(&w);
   /* the *_name views read the utility view `api`; add it if missing */

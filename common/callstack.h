@@ -31,11 +31,15 @@ typedef struct rpd_callstack_stats {
 #define RPD_CALLSTACK_DONE_TAG "Callstack::Generated"
 
 /* Inside the caller's open transaction: (re)create ext_callstack (any old
- * table and views are dropped first), fill it from rocpd_api / rocpd_api_ops
+ * table and views are dropped first -- after rpd_check_trace and
+ * rpd_callstack_owned pass, else their error), fill it from rocpd_api / rocpd_api_ops
  * / rocpd_op, create the four callStack_* views and set Callstack::Table.
  * Callstack::Generated is left to the caller.  *st (may be NULL) receives
  * the counts. */
 int rpd_callstack_build(rpd *r, rpd_callstack_stats *st);
+/* RPD_OK if ext_callstack is absent or has the suite's columns; else
+ * RPD_EEXIST (a table the suite did not write: never dropped). */
+int rpd_callstack_owned(rpd *r);
 
 /* Tests: wait for at most `entries` gpu times in the merge before falling
  * back to the temp table (0 restores the default, 2^20). */

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *rpd_progname = "rpdtools";
@@ -28,12 +29,56 @@ int rpd_cli_init(int argc, char **argv, const char *usage)
   return 0;
 }
 
+/* Write s to f with every control character escaped (\n, \r, \t, \xNN), so
+ * that a message stays one line whatever a file name or an SQLite message
+ * carries. */
+static void put_escaped(FILE *f, const char *s)
+{
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '\n') fputs("\\n", f);
+    else if (c == '\r') fputs("\\r", f);
+    else if (c == '\t') fputs("\\t", f);
+    else if (c < 0x20 || c == 0x7f) fprintf(f, "\\x%02x", c);
+    else fputc(c, f);
+  }
+}
+
 static void vmsg(const char *fmt, va_list ap)
 {
+  char *text = NULL;
+  va_list ap2;
+  int n;
+
   fflush(stdout);
+  va_copy(ap2, ap);
+  n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n >= 0) {
+    text = rpd_xmalloc((size_t)n + 1);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+  }
   fprintf(stderr, "%s: ", rpd_progname);
-  vfprintf(stderr, fmt, ap);
+  put_escaped(stderr, text ? text : fmt);
   fputc('\n', stderr);
+  fflush(stderr);
+  free(text);
+}
+
+void rpd_note(const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vmsg(fmt, ap);
+  va_end(ap);
+}
+
+int rpd_fail_committed(const char *path)
+{
+  if (rpd_finish_stdout() == RPD_OK) return 0;
+  return rpd_fail("'%s': results committed, but the summary could not be written (%s)",
+                  path, rpd_errmsg());
 }
 
 int rpd_fail(const char *fmt, ...)

@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -27,6 +29,8 @@ void rpd__temp_forget(const char *path);
 void rpd__temp_remove(const char *path);
 int rpd__temp_register(const char *path);
 void rpd__temp_reclaim(const char *tmpl);
+int rpd__temp_is_own(const char *path);
+int rpd__explain_rocprof(const char *path, int rc);   /* rocprof.c */
 #define temp_forget rpd__temp_forget
 #define temp_remove rpd__temp_remove
 
@@ -395,13 +399,28 @@ static int busy_timeout_ms(void)
   return (int)v;
 }
 
+/* Did the file at path stop being the inode *before (a concurrent
+ * rpd-trim or VACUUM renamed a compacted copy over it)? */
+static int replaced_since(const char *path, const struct stat *before)
+{
+  struct stat now;
+
+  return stat(path, &now) != 0 || now.st_dev != before->st_dev ||
+         now.st_ino != before->st_ino;
+}
+
 /* Open work_path with SQLite and check what it is. */
 static int open_db(rpd *r, int writable, int is_temp)
 {
   int src, rc;
+  struct stat before;
+  int have_before = stat(r->work_path, &before) == 0;
 
-  src = sqlite3_open_v2(r->work_path, &r->db,
-                        writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL);
+  if (r->uri)
+    src = sqlite3_open_v2(r->uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+  else
+    src = sqlite3_open_v2(r->work_path, &r->db,
+                          writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL);
   if (src != SQLITE_OK) {
     rc = rpd__sqlerr(r->db, src, NULL);
     if (rc == RPD_ESQL) rc = rpd_seterr(RPD_EIO, "cannot open: %s", sqlite3_errstr(src));
@@ -440,6 +459,18 @@ static int open_db(rpd *r, int writable, int is_temp)
      * the file; BEGIN IMMEDIATE takes the lock without writing anything */
     if ((rc = rpd_exec(r, "BEGIN IMMEDIATE"))) return rc;
     rpd_rollback(r);
+    /* we waited for a writer that renamed a new file over this one (rpd-trim
+     * compacting): the handle points at the old, unlinked file; open the
+     * new one (a few times at most) */
+    if (rpd_file_moved(r) || (have_before && replaced_since(r->work_path, &before))) {
+      static int reopened;
+      sqlite3_close(r->db);
+      r->db = NULL;
+      if (reopened++ >= 5)
+        return rpd_seterr(RPD_EBUSY, "the file keeps being replaced by another program "
+                                     "(a concurrent rpd-trim?)");
+      return open_db(r, writable, is_temp);
+    }
   }
   return RPD_OK;
 }
@@ -500,11 +531,121 @@ static int roll_back_journal(const char *path)
   return rc;
 }
 
+/* 1 if the SQLite file at path is in WAL mode (header bytes 18/19 = 2). */
+static int wal_header(const char *path)
+{
+  unsigned char h[20];
+  int fd = open(path, O_RDONLY | O_CLOEXEC), wal = 0;
+
+  if (fd < 0) return 0;
+  wal = read(fd, h, sizeof h) == (ssize_t)sizeof h && h[18] == 2 && h[19] == 2;
+  close(fd);
+  return wal;
+}
+
+/* Size of path, -1 if absent. */
+static off_t file_size(const char *path)
+{
+  struct stat st;
+
+  return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* "file:PATH?immutable=1" with PATH percent-encoded; caller frees. */
+static char *immutable_uri(const char *path)
+{
+  rpd_buf b = { 0 };
+
+  rpd_buf_puts(&b, "file:");
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+        strchr("/-._~", *p))
+      rpd_buf_add(&b, (const char *)p, 1);
+    else
+      rpd_buf_printf(&b, "%%%02X", *p);
+  }
+  rpd_buf_puts(&b, "?immutable=1");
+  return b.s;
+}
+
+/* A private copy of the WAL-mode database path and its -wal in $TMPDIR,
+ * checkpointed so that it reads as one plain file; opened read-only. */
+static int open_wal_copy(rpd *r)
+{
+  char *tmp = NULL, *wal_src = rpd_xasprintf("%s-wal", r->path), *wal_dst = NULL;
+  int fd, wfd = -1, rc = temp_in_dir(tmpdir(), &tmp, &fd), src;
+  sqlite3 *db = NULL;
+
+  if (!rc) {
+    rc = copy_to(r->path, fd);
+    close(fd);
+    r->work_path = tmp;
+    r->tmp_work = 1;
+  }
+  if (!rc) {
+    wal_dst = rpd_xasprintf("%s-wal", tmp);
+    if ((rc = rpd__temp_register(wal_dst))) goto done;
+    wfd = open(wal_dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    rc = wfd < 0 ? errno_status(errno, "cannot create temporary file") : copy_to(wal_src, wfd);
+    if (wfd >= 0) close(wfd);
+  }
+  if (!rc) {
+    src = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL);
+    if (src == SQLITE_OK)
+      src = sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE",
+                         NULL, NULL, NULL);
+    if (src != SQLITE_OK) rc = rpd__sqlerr(db, src, "PRAGMA wal_checkpoint");
+    sqlite3_close(db);
+  }
+  if (!rc) rc = open_db(r, 0, 1);
+  if (!rc) {
+    temp_remove(r->work_path);      /* SQLite holds it open (see open_read) */
+    r->tmp_work = 0;
+  }
+done:
+  if (wal_dst) {
+    char *shm = rpd_xasprintf("%s-shm", tmp);
+    unlink(shm);
+    free(shm);
+    temp_remove(wal_dst);
+  }
+  free(wal_dst);
+  free(wal_src);
+  return rc;
+}
+
+/* A WAL-mode trace that a read-only connection cannot open (no -shm and a
+ * directory or mount we may not write): nobody can write it either, so
+ * read it as an immutable file, or -- when a -wal with content is left --
+ * through a private checkpointed copy. */
+static int open_wal_readonly(rpd *r)
+{
+  char *wal = rpd_xasprintf("%s-wal", r->path);
+  off_t n = file_size(wal);
+  int rc;
+
+  free(wal);
+  if (r->db) sqlite3_close(r->db);
+  r->db = NULL;
+  if (n > 0) {
+    free(r->work_path);
+    r->work_path = NULL;
+    return open_wal_copy(r);
+  }
+  r->uri = immutable_uri(r->work_path);
+  rc = open_db(r, 0, 0);
+  return rc;
+}
+
 /* Open the plain SQLite file r->work_path read-only in place, rolling back
  * a hot journal first if needed. */
 static int open_db_read(rpd *r)
 {
   int rc = open_db(r, 0, 0);
+
+  if (rc && rc != RPD_ENOTRPD && rc != RPD_EROCPROF && rc != RPD_EBUSY &&
+      wal_header(r->work_path) && !r->uri)
+    return open_wal_readonly(r);
 
   if (rc && r->db && sqlite3_extended_errcode(r->db) == SQLITE_READONLY_ROLLBACK) {
     sqlite3_close(r->db);
@@ -590,6 +731,48 @@ static int same_file(const char *a, const char *b)
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+static void sleep_ms(int ms)
+{
+  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+/* Writers of a .gz exclude each other as SQLite's locks do on a plain file:
+ * take flock(LOCK_EX) on the .gz itself (waiting up to the busy timeout),
+ * and hold it until the rewritten file is renamed over it.  The lock sits on
+ * the inode, so once we hold it we check that `real` still names that inode
+ * (the writer before us may have just replaced it) and else lock anew. */
+static int lock_gz(rpd *r, const char *real)
+{
+  int waited = 0, limit = busy_timeout_ms();
+
+  for (;;) {
+    struct stat a, b;
+    int fd = open(real, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno_status(errno, "cannot read");
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= limit) {
+        int err = errno;
+        close(fd);
+        if (err == EWOULDBLOCK || err == EINTR)
+          return rpd_seterr(RPD_EBUSY, "database is locked: another program is rewriting "
+                                       "this .gz (waited %d ms)", waited);
+        return RPD_OK;         /* no flock here (some network file systems) */
+      }
+      sleep_ms(20);
+      waited += 20;
+    }
+    if (fstat(fd, &a) == 0 && stat(real, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino) {
+      r->lock_fd = fd;
+      return RPD_OK;
+    }
+    close(fd);                 /* replaced while we waited: lock the new one */
+  }
+}
+
 /* In place: a plain file is opened read-write; a .gz is decompressed next
  * to its (symlink-resolved) self and replaced on commit. */
 static int open_in_place(rpd *r, const struct stat *st, int kind)
@@ -610,7 +793,8 @@ static int open_in_place(rpd *r, const struct stat *st, int kind)
     r->final_path = real;
     real = NULL;
     r->gz_out = 1;
-    if (!(rc = make_work_copy(r, r->final_path, kind))) rc = open_db(r, 1, 1);
+    if (!(rc = lock_gz(r, r->final_path)) && !(rc = make_work_copy(r, r->final_path, kind)))
+      rc = open_db(r, 1, 1);
   }
   free(real);
   free(dir);
@@ -664,6 +848,12 @@ static int open_create(rpd *r)
   r->final_path = target;
   if (stat(target, &st) == 0 && st.st_size > 0)
     return rpd_seterr(RPD_EEXIST, "file exists and is not empty");
+  if (rpd__temp_is_own(target)) {
+    /* the tool's own rpd_outfile temp: SQLite works on it directly and the
+     * tool commits it; a temp of a temp would outlive a kill -9 */
+    r->work_path = rpd_xstrdup(target);
+    return open_db(r, 1, 1);
+  }
   if ((rc = temp_next_to(target, &tmp, &fd))) return rc;
   close(fd);
   r->work_path = tmp;
@@ -681,9 +871,11 @@ static void discard(rpd *r)
     sqlite3_close(r->db);
   }
   if (r->tmp_work && r->work_path) temp_remove(r->work_path);
+  if (r->lock_fd >= 0) close(r->lock_fd);     /* after the rename */
   free(r->path);
   free(r->work_path);
   free(r->final_path);
+  free(r->uri);
   free(r);
 }
 
@@ -698,6 +890,7 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
   rpd__install_cleanup();
   if (!(flags & RPD_CREATE)) reclaim_near(path);
   r = rpd_xcalloc(1, sizeof *r);
+  r->lock_fd = -1;
   r->flags = flags;
   if (flags & RPD_CREATE) {
     r->flags |= RPD_WRITE;
@@ -712,6 +905,9 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
     snprintf(msg, sizeof msg, "%s", rpd_errmsg());
     discard(r);
     rpd_seterr(rc, "%s", msg);
+    /* rocprofv3 output given where a trace belongs: say how to convert it */
+    if (!(flags & (RPD_ANYDB | RPD_CREATE)) && rc != RPD_EBUSY && rc != RPD_ENOENT)
+      rc = rpd__explain_rocprof(path, rc);
     return rc;
   }
   *out = r;
@@ -779,7 +975,9 @@ int rpd_close(rpd *r, int commit)
     r->db = NULL;
     if (src != SQLITE_OK && !rc) rc = rpd_seterr(RPD_EIO, "cannot close: %s", sqlite3_errstr(src));
   }
-  if (commit && !rc && r->tmp_work && r->final_path) {
+  /* a temp work copy is published; so is the tool's own temp (RPD_CREATE
+   * on an rpd_outfile) when the tool asked for compression (gz_out) */
+  if (commit && !rc && r->final_path && (r->tmp_work || r->gz_out)) {
     rc = publish(r);
     if (!rc && !r->gz_out) r->tmp_work = 0;    /* renamed, nothing to remove */
   }

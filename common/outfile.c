@@ -23,6 +23,9 @@ void rpd__temp_forget(const char *path);
 void rpd__temp_remove(const char *path);
 int rpd__temp_register(const char *path);
 void rpd__temp_reclaim(const char *tmpl);
+/* 1 if path is one of this process's live temp files (an rpd_outfile a
+ * tool now opens with rpd_open(RPD_CREATE)), else 0. */
+int rpd__temp_is_own(const char *path);
 
 /* ------------------------------------------------------------ temp list */
 
@@ -124,15 +127,41 @@ static int alnum(int c)
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-/* Is name prefix + 6 mkstemp characters (1) or that + "-journal" (2)? */
+/* Does name start with 6 mkstemp characters?  Returns what follows them,
+ * or NULL. */
+static const char *skip_x6(const char *name)
+{
+  for (int i = 0; i < 6; i++)
+    if (!alnum((unsigned char)name[i])) return NULL;
+  return name + 6;
+}
+
+/* Is name prefix + 6 mkstemp characters (1) or that + "-journal" (2)?
+ * A temp of a temp, "." + prefix + XXXXXX + ".rpdtools-" + XXXXXX (left by
+ * older versions killed while creating a file through a temp), counts as
+ * well, so that it is reclaimed with its parent's kind. */
 static int temp_name_kind(const char *name, const char *prefix, size_t plen)
 {
-  if (strncmp(name, prefix, plen) != 0) return 0;
-  name += plen;
-  for (int i = 0; i < 6; i++)
-    if (!alnum((unsigned char)name[i])) return 0;
-  if (!name[6]) return 1;
-  return strcmp(name + 6, "-journal") == 0 ? 2 : 0;
+  static const char nest[] = ".rpdtools-";
+  const char *rest;
+
+  if (name[0] == '.' && strncmp(name + 1, prefix, plen) == 0 &&
+      (rest = skip_x6(name + 1 + plen)) && strncmp(rest, nest, sizeof nest - 1) == 0)
+    name = rest + sizeof nest - 1;
+  else if (strncmp(name, prefix, plen) == 0)
+    name += plen;
+  else
+    return 0;
+  if (!(rest = skip_x6(name))) return 0;
+  if (!*rest) return 1;
+  return strcmp(rest, "-journal") == 0 ? 2 : 0;
+}
+
+int rpd__temp_is_own(const char *path)
+{
+  struct stat st;
+
+  return stat(path, &st) == 0 && own_temp(&st);
 }
 
 /* Remove the plain file `name` in dfd: never a symlink, a directory, a

@@ -101,6 +101,10 @@ typedef struct rpd {
                            work_path is final) */
   int tmp_work;         /* work_path is a temp file we remove */
   int gz_out;           /* final_path must be gzip-compressed */
+  int lock_fd;          /* flock(LOCK_EX) on a .gz rewritten in place (so
+                           writers exclude each other), or -1 */
+  char *uri;            /* "file:...?immutable=1" when a WAL trace on a
+                           read-only mount is read as immutable (owned) */
 } rpd;
 
 /* Open the trace at `path`.
@@ -172,6 +176,10 @@ int rpd_column_exists(rpd *r, const char *table, const char *col);
  * another writer holds the file past the busy timeout).  rpd_commit commits;
  * rpd_rollback rolls back (and never fails loudly). */
 int rpd_begin(rpd *r);
+/* 1 if the file r works on was renamed over or unlinked since it was
+ * opened (a concurrent rpd-trim or VACUUM replaced it): a transaction
+ * begun now would fail at its first write; reopen instead. */
+int rpd_file_moved(rpd *r);
 int rpd_commit(rpd *r);
 void rpd_rollback(rpd *r);
 
@@ -371,8 +379,19 @@ extern const char *rpd_progname;
  * usage to stdout and return 1 (the tool then exits 0). Else 0. */
 int rpd_cli_init(int argc, char **argv, const char *usage);
 
-/* Print "PROG: MESSAGE" on stderr; returns 1 (the failure exit code). */
+/* Print "PROG: MESSAGE" on stderr as ONE line: newlines and other control
+ * characters in the message (file names, SQLite messages) are escaped as
+ * \n, \r, \t, \xNN.  Returns 1 (the failure exit code). */
 int rpd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "PROG: MESSAGE" on stderr as one line (a note or warning; control
+ * characters are escaped as in rpd_fail). */
+void rpd_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The rule for stdout after a commit (every writer follows it): flush
+ * stdout; if that fails (disk full, closed pipe) print "PROG: 'PATH':
+ * results committed, but the summary could not be written (REASON)" and
+ * return 1, else return 0.  Tools `return rpd_fail_committed(file);` after
+ * printing their summary of a committed change. */
+int rpd_fail_committed(const char *path);
 /* Print "PROG: MESSAGE" and "Try 'PROG --help'." on stderr; returns 2. */
 int rpd_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -403,6 +422,9 @@ typedef struct rpd_augment {
   int (*drop)(rpd *r, void *ctx);   /* remove old results (may be NULL) */
   int (*build)(rpd *r, void *ctx);  /* create tables/rows/views */
   void *ctx;
+  /* Print the summary of a committed run on stdout (may be NULL); called
+   * after the commit, then stdout is flushed (rpd_fail_committed). */
+  void (*summary)(void *ctx);
 } rpd_augment;
 int rpd_augment_main(const rpd_augment *a, int argc, char **argv);
 

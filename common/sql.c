@@ -26,15 +26,25 @@ int rpd__sqlerr(sqlite3 *db, int src, const char *sql)
   if (prim == SQLITE_IOERR)
     return rpd_seterr(RPD_EIO, "I/O error (%s)",
                       db ? sqlite3_errmsg(db) : sqlite3_errstr(src));
+  if (prim == SQLITE_READONLY && db && sqlite3_extended_errcode(db) == SQLITE_READONLY_DBMOVED)
+    return rpd_seterr(RPD_EBUSY, "the file was replaced while this program worked on it "
+                      "(by a concurrent rpd-trim or VACUUM); nothing was written, run "
+                      "it again");
   if (prim == SQLITE_READONLY)
     return rpd_seterr(RPD_EROFS, "read-only database (%s)",
                       db ? sqlite3_errmsg(db) : sqlite3_errstr(src));
   const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(src);
+  char brief[204];
+  size_t n = 0;
   if (!sql) sql = "";
-  while (*sql == ' ' || *sql == '\n' || *sql == '\t') sql++;
-  size_t n = strlen(sql);
-  return rpd_seterr(RPD_ESQL, "SQL error: %s in: %.200s%s", msg, sql,
-                    n > 200 ? "..." : "");
+  /* the statement on one line: whitespace runs become one space */
+  for (; *sql && n < 200; sql++) {
+    int space = *sql == ' ' || *sql == '\n' || *sql == '\t' || *sql == '\r';
+    if (space && (n == 0 || brief[n - 1] == ' ')) continue;
+    brief[n++] = space ? ' ' : *sql;
+  }
+  brief[n] = 0;
+  return rpd_seterr(RPD_ESQL, "SQL error: %s in: %s%s", msg, brief, *sql ? "..." : "");
 }
 
 int rpd_prepare(rpd *r, const char *sql, sqlite3_stmt **st)
@@ -149,6 +159,15 @@ int rpd_column_exists(rpd *r, const char *table, const char *col)
                  "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2 "
                  "COLLATE NOCASE",
                  table, col);
+}
+
+int rpd_file_moved(rpd *r)
+{
+  int moved = 0;
+
+  if (sqlite3_file_control(r->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK)
+    return 0;
+  return moved != 0;
 }
 
 int rpd_begin(rpd *r)

@@ -222,7 +222,7 @@ check_case() {
   _n=$1; _m=$2; _f=$3; _want=$4; _needle=$5; shift 5
   mode_info "$_m"; _b=$MB; _role=$MR
   _dir=$(dirname "$_f")
-  rm -rf "$W/out"/* "${TMPDIR:?}"/* "$W/pristine"
+  rm -rf "$W/out"/* "$W/out"/.[!.]* "${TMPDIR:?}"/* "${TMPDIR:?}"/.[!.]* "$W/pristine"
   [ -f "$_f" ] && cp "$_f" "$W/pristine"
   ls -A "$_dir" >"$W/ls.before"
   run_mode "$_m" "$_f" "$@" >"$W/so" 2>"$W/se" </dev/null; _rc=$?
@@ -761,3 +761,225 @@ else
   skip "disk full" "cannot mount a tmpfs (needs root)"
 fi
 rmdir "$MNT" 2>/dev/null
+
+# ------------------------------------------------------------ 7. adversarial
+# The classes of issue 12 (docs/testing.md "Adversarial classes"): writers
+# on one .gz, garbage values in the trace, stdout on a full device, kill -9
+# of tools that create files through a temp, a concurrent rpd-trim, WAL on a
+# read-only mount, one line per error.
+echo "# $(date +%T) adversarial"
+has() { case " $PRESENT " in *" $1 "*) true ;; *) false ;; esac; }
+metatag() { q "$1" "select count(*) from rocpd_metadata where tag = '$2'"; }
+gzq() { gzip -dc "$1" >"$W/gzq.rpd" && q "$W/gzq.rpd" "$2"; rm -f "$W/gzq.rpd"; }
+
+# 7a. two writers on one .gz: the second waits for the first, both results
+# are kept; with a short busy timeout the second fails in one line
+if has callstack && has graph; then
+  d=$(mkin gzpair); gzip -c "$W/small.rpd" >"$d/t.rpd.gz"
+  RPD_BUSY_TIMEOUT_MS=60000 rpd-callstack "$d/t.rpd.gz" >/dev/null 2>"$W/se1" & p1=$!
+  RPD_BUSY_TIMEOUT_MS=60000 rpd-graph "$d/t.rpd.gz" >/dev/null 2>"$W/se2" & p2=$!
+  wait $p1; r1=$?; wait $p2; r2=$?
+  check_eq "adversarial .gz: two concurrent writers exit 0" "0 0" "$r1 $r2"
+  check_eq "adversarial .gz: both results kept" "1 1" \
+    "$(gzq "$d/t.rpd.gz" "select (select count(*) from rocpd_metadata where tag = 'Callstack::Generated'), (select count(*) from rocpd_metadata where tag = 'Graph::Generated')" | tr '|' ' ')"
+  check_eq "adversarial .gz: no temp left" "t.rpd.gz" "$(ls -A "$d")"
+  if command -v flock >/dev/null 2>&1; then
+    gzip -c "$W/small.rpd" >"$d/t.rpd.gz"; cp "$d/t.rpd.gz" "$W/pristine.gz"
+    flock -x "$d/t.rpd.gz" sleep 3 & fp=$!
+    sleep 0.3
+    check_rc "adversarial .gz: a writer while another holds the .gz exits 1" 1 rpd-callstack "$d/t.rpd.gz"
+    check_one_line "adversarial .gz: one line"
+    grep -q "locked" "$TESTDIR/stderr" && ok "adversarial .gz: says it is locked" ||
+      notok "adversarial .gz: says it is locked" "$(cat "$TESTDIR/stderr")"
+    same_file "adversarial .gz: locked .gz unchanged" "$W/pristine.gz" "$d/t.rpd.gz"
+    kill $fp 2>/dev/null; wait $fp 2>/dev/null
+  else
+    skip "adversarial .gz: held lock" "no flock(1)"
+  fi
+fi
+
+# 7b. extreme integers and wrong column types in start/end/gpuId: the
+# augmenters and rpd-trim refuse in one line naming table.column and the
+# number of rows; every other tool exits 0 or 1 with one line (no crash, no
+# sanitizer abort); the input is never changed
+# garbage NAME SQL: a copy of small.rpd with SQL applied, in $W/in/NAME/t.rpd
+garbage() {
+  _d=$(mkin "$1"); cp "$W/small.rpd" "$_d/t.rpd"
+  # a rocpd_op / rocpd_api without NOT NULL constraints, so NULL fits too
+  sqlite3 "$_d/t.rpd" "PRAGMA legacy_alter_table=ON;
+    CREATE TABLE op_copy AS SELECT * FROM rocpd_op; DROP TABLE rocpd_op;
+    ALTER TABLE op_copy RENAME TO rocpd_op;
+    CREATE TABLE api_copy AS SELECT * FROM rocpd_api; DROP TABLE rocpd_api;
+    ALTER TABLE api_copy RENAME TO rocpd_api; $2" || notok "garbage $1: sqlite3"
+  echo "$_d/t.rpd"
+}
+GARBAGE="api-start-min:rocpd_api.start:UPDATE rocpd_api SET start = -9223372036854775808 WHERE id % 50 = 1
+api-end-max:rocpd_api.end:UPDATE rocpd_api SET end = 9223372036854775807 WHERE id % 50 = 2
+op-start-max:rocpd_op.start:UPDATE rocpd_op SET start = 9223372036854775807 WHERE id % 40 = 3
+op-gpu-max:rocpd_op.gpuId:UPDATE rocpd_op SET gpuId = 9223372036854775807 WHERE id % 40 = 4
+op-gpu-min:rocpd_op.gpuId:UPDATE rocpd_op SET gpuId = -9223372036854775808 WHERE id % 40 = 4
+api-start-text:rocpd_api.start:UPDATE rocpd_api SET start = 'soon' WHERE id % 50 = 5
+api-end-real:rocpd_api.end:UPDATE rocpd_api SET end = end + 0.5 WHERE id % 50 = 6
+op-start-blob:rocpd_op.start:UPDATE rocpd_op SET start = x'0102' WHERE id % 40 = 7
+op-end-null:rocpd_op.end:UPDATE rocpd_op SET end = NULL WHERE id % 40 = 8
+op-end-before-start:rocpd_op.end:UPDATE rocpd_op SET end = start - 1000 WHERE id % 40 = 9"
+MINE=" callstack autograd graph subclass trim "
+echo "$GARBAGE" | while IFS=: read -r g col sql; do
+  f=$(garbage "$g" "$sql")
+  nbad=$(q "$f" "select count(*) from ${col%%.*} where not (typeof(start) = 'integer' and typeof(end) = 'integer' and start >= 0 and end >= start and end < 4611686018427387904 $(case $col in *gpuId) echo "and typeof(gpuId) = 'integer' and gpuId >= 0 and gpuId < 2147483648" ;; esac))")
+  for m in $PRESENT; do
+    case $MINE in
+      *" $m "*) check_case "garbage $m: $g refused" "$m" "$f" 1 "$col: $nbad rows" ;;
+      *)        check_case "garbage $m: $g, no crash" "$m" "$f" "0 1" "" ;;
+    esac
+  done
+  if has schema-info; then
+    rpd-schema --info "$f" >"$W/so" 2>/dev/null
+    grep -q "^bad_rows:${col%%.*} .*$col: $nbad rows" "$W/so" &&
+      ok "garbage schema-info: $g reported as bad_rows" ||
+      notok "garbage schema-info: $g reported as bad_rows" "$(grep -E 'bad_rows|span' "$W/so" | tr '\n' '|')"
+    span=$(sed -n 's/^span_ns  *//p' "$W/so")
+    case $span in -*|'') notok "garbage schema-info: $g span is sane" "span_ns [$span]" ;;
+                  *) ok "garbage schema-info: $g span is sane" ;; esac
+  fi
+done
+
+# 7c. stdout on a full device, for every writer: the rule (docs/common.md
+# "Standard output"): after a commit, exit 1 with one line saying the
+# results were committed; a writer that reports before changing anything
+# (rpd-trim) fails with the file as it was
+if [ -c /dev/full ]; then
+  for m in callstack autograd graph subclass strings-dedupe schema-upgrade schema-views trim; do
+    has "$m" || continue
+    d=$(mkin full-$m); cp "$W/small.rpd" "$d/t.rpd"; cp "$d/t.rpd" "$W/pristine"
+    # something to change: a broken view, a duplicate string
+    [ $m = schema-views ] && sqlite3 "$d/t.rpd" "drop view api"
+    [ $m = strings-dedupe ] &&
+      sqlite3 "$d/t.rpd" "insert into rocpd_string(string) select string from rocpd_string where string != '' limit 1"
+    cp "$d/t.rpd" "$W/pristine"
+    run_mode "$m" "$d/t.rpd" >/dev/full 2>"$W/se"; rc=$?
+    why=
+    [ $rc -eq 1 ] || why="$why exit $rc;"
+    [ "$(wc -l <"$W/se")" -eq 1 ] || why="$why $(wc -l <"$W/se") stderr lines;"
+    if [ $m = trim ]; then
+      cmp -s "$W/pristine" "$d/t.rpd" || why="$why file changed;"
+    else
+      grep -q "results committed, but the summary could not be written" "$W/se" || why="$why no 'committed' message;"
+      cmp -s "$W/pristine" "$d/t.rpd" && why="$why nothing committed;"
+    fi
+    [ "$(ls -A "$d")" = t.rpd ] || why="$why left $(ls -A "$d" | tr '\n' ' ');"
+    if [ -z "$why" ]; then ok "stdout full $m"; else notok "stdout full $m" "$why $(head -c 200 "$W/se")"; fi
+  done
+  d=$(mkin full-meta); cp "$W/small.rpd" "$d/t.rpd"
+  check_rc "stdout full metadata-set: silent, exit 0" 0 sh -c "rpd-metadata --set a b '$d/t.rpd' >/dev/full"
+  check_rc "stdout full schema-create" 1 sh -c "rpd-schema --create '$d/new.rpd' >/dev/full"
+  grep -q "results committed" "$TESTDIR/stderr" && [ -s "$d/new.rpd" ] &&
+    ok "stdout full schema-create: created, and says so" ||
+    notok "stdout full schema-create: created, and says so" "$(cat "$TESTDIR/stderr")"
+fi
+
+# 7d. kill -9 of tools that create a file through a temp (rpd-schema
+# --create, rpd-import): whatever the moment, the next run leaves nothing
+# but its output (no ".NAME.rpdtools-X" nor "..NAME.rpdtools-X.rpdtools-Y")
+d=$(mkin kills)
+imp_src=$TRACES/rocprofv3_908_results.json.gz
+[ -f "$imp_src" ] || imp_src=
+for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  rpd-schema --create "$d/c.rpd" --force >/dev/null 2>&1 & p=$!
+  sleep "0.0$k"; kill -9 $p 2>/dev/null; wait $p 2>/dev/null
+  if [ -n "$imp_src" ] && [ -x "$RPD_BIN/rpd-import" ]; then
+    rpd-import "$imp_src" "$d/i.rpd" --force -q >/dev/null 2>&1 & p=$!
+    sleep "0.$k"; kill -9 $p 2>/dev/null; wait $p 2>/dev/null
+  fi
+done
+# leftovers of older versions (a temp of a temp), held by nobody
+: >"$d/..c.rpd.rpdtools-AbC123.rpdtools-XyZ789"
+: >"$d/..c.rpd.rpdtools-AbC123.rpdtools-XyZ789-journal"
+rpd-schema --create "$d/c.rpd" --force >/dev/null 2>&1 || notok "kills: rpd-schema --create after kills"
+want=c.rpd
+if [ -n "$imp_src" ] && [ -x "$RPD_BIN/rpd-import" ]; then
+  rpd-import "$imp_src" "$d/i.rpd" --force -q >/dev/null 2>&1 || notok "kills: rpd-import after kills"
+  want="c.rpd i.rpd"
+else
+  skip "kills: rpd-import" "needs $TRACES/rocprofv3_908_results.json.gz"
+fi
+check_eq "kills: after 12 kill -9 each, the next run leaves only its output" "$want" \
+  "$(ls -A "$d" | sort | tr '\n' ' ' | sed 's/ $//')"
+
+# 7e. a writer that starts while rpd-trim compacts (VACUUM INTO + rename):
+# it waits, then works on the new file; nothing is lost
+if has trim && has callstack; then
+  d=$(mkin trimrace)
+  rpd-synth --seed 9 --api 150000 -o "$d/big.rpd" >/dev/null 2>&1
+  for delay in 0.2 0.5; do
+    cp "$d/big.rpd" "$d/t.rpd"
+    RPD_BUSY_TIMEOUT_MS=60000 rpd-trim "$d/t.rpd" --start 10% --end 90% >/dev/null 2>"$W/se1" & p=$!
+    sleep $delay
+    RPD_BUSY_TIMEOUT_MS=60000 rpd-callstack "$d/t.rpd" >/dev/null 2>"$W/se2"; r2=$?
+    wait $p; r1=$?
+    if [ "$r1 $r2" = "0 0" ]; then ok "trim race $delay s: both exit 0"
+    else notok "trim race $delay s: both exit 0" "rpd-trim $r1, rpd-callstack $r2: $(cat "$W/se1" "$W/se2" | head -c 300)"; fi
+    check_eq "trim race $delay s: call stack of the trimmed trace" \
+      "$(q "$d/t.rpd" "select count(*) from rocpd_api")" \
+      "$(q "$d/t.rpd" "select count(*) from ext_callstack where depth = 0")"
+  done
+  rm -f "$d"/*.rpd
+fi
+
+# 7f. one line per error: a newline in a file name, a corrupt view
+# definition (its SQL spans lines)
+nl='
+'
+d=$(mkin newline)
+for m in $PRESENT; do
+  check_case "one line $m: newline in a missing file's name" "$m" "$d/a${nl}b.rpd" 1 ""
+  printf 'x\n' >"$d/c${nl}d.rpd"
+  check_case "one line $m: newline in a bad file's name" "$m" "$d/c${nl}d.rpd" 1 ""
+  rm -f "$d/c${nl}d.rpd"
+  dv=$(mkin badview); cp "$(valid_src "$m")" "$dv/t.rpd"
+  sqlite3 "$dv/t.rpd" "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql =
+    'CREATE VIEW api AS SELECT$nl  nonsense ((($nl FROM$nl  nowhere' WHERE name = 'api'"
+  check_case "one line $m: corrupt view definition" "$m" "$dv/t.rpd" "0 1" ""
+done
+
+# 7g. a WAL-mode trace on a read-only mount: readers read it (also with a
+# -wal left by a writer), writers say read-only.  A tmpfs remounted
+# read-only, as root (like section 6); skipped with the reason elsewhere
+M=$W/romnt; mkdir -p "$M"
+if mount -t tmpfs -o size=16m tmpfs "$M" 2>/dev/null; then
+  MOUNTED=$M
+  cp "$W/ag.rpd" "$M/w.rpd"; sqlite3 "$M/w.rpd" "pragma journal_mode=wal" >/dev/null
+  cp "$M/w.rpd" "$M/x.rpd"
+  # x.rpd: a row still in its -wal (a writer died before the checkpoint)
+  python3 -c "
+import sqlite3, os, sys
+c = sqlite3.connect(sys.argv[1]); c.execute('pragma wal_autocheckpoint=0')
+c.execute(\"insert into rocpd_metadata(tag, value) values ('in.wal', 'yes')\"); c.commit()
+os._exit(0)" "$M/x.rpd" && rm -f "$M/x.rpd-shm"
+  if mount -o remount,ro "$M" 2>/dev/null; then
+    for m in $PRESENT; do
+      mode_info "$m"
+      for f in w.rpd x.rpd; do
+        rm -rf "${TMPDIR:?}"/* "$W/out"/*
+        run_mode "$m" "$M/$f" >"$W/so" 2>"$W/se"; rc=$?
+        if [ "$MR" = r ]; then
+          check_eq "wal ro $m: reads $f" "0" "$rc$( [ $rc = 0 ] || head -c 200 "$W/se")"
+        else
+          why=
+          [ $rc -eq 1 ] || why="exit $rc"
+          [ "$(wc -l <"$W/se")" -eq 1 ] || why="$why, $(wc -l <"$W/se") lines"
+          grep -q "read-only" "$W/se" || why="$why, no 'read-only'"
+          check_eq "wal ro $m: $f refused in one line" "" "$why"
+        fi
+        check_eq "wal ro $m: $f, no temp left" "" "$(ls -A "$TMPDIR")"
+      done
+    done
+    check_eq "wal ro: reads the rows still in the -wal" yes "$(rpd-metadata --get in.wal "$M/x.rpd" 2>&1)"
+  else
+    skip "wal ro" "cannot remount the tmpfs read-only"
+  fi
+  umount "$M"; MOUNTED=
+else
+  skip "wal ro" "cannot mount a tmpfs (needs root)"
+fi
+rmdir "$M" 2>/dev/null

@@ -38,7 +38,7 @@ bad other-sqlite other.db "not an RPD trace: missing table rocpd_api"
 cp t.rpd noop.rpd; sqlite3 noop.rpd "drop table rocpd_api_ops"
 bad missing-table noop.rpd "not an RPD trace: missing table rocpd_api_ops"
 sqlite3 v3prof.db "create table rocpd_info_node_0a1b(id); create table rocpd_kernel_dispatch_0a1b(id);"
-bad rocprofv3 v3prof.db "a rocprofv3 database, not an RPD trace; convert it with rpd-import"
+bad rocprofv3 v3prof.db "rocprofv3 database, not an RPD trace; convert it with: rpd-import v3prof.db v3prof.rpd"
 
 # read-only file for a writer; the reader is fine with it
 cp t.rpd ro.rpd; chmod 444 ro.rpd; cp ro.rpd ro.before
@@ -94,3 +94,81 @@ wait $pid 2>/dev/null; rc=$?
 if [ $rc -eq 0 ]; then skip "SIGTERM during write" "finished before the signal"
 else check_eq "SIGTERM: exit by signal" 143 "$rc"; same_file "SIGTERM: original intact" big.before big.rpd.gz; fi
 check_eq "SIGTERM: no temp files" "" "$(ls "$TMPDIR"; ls | grep rpdtools-)"
+
+# issue 11.10: rocprofv3 output given where a trace belongs, to readers and
+# writers alike: one line saying what it is and the rpd-import command
+roc() { # NAME FILE KIND SUGGESTED-OUT
+  for t in "rpd-callstack" "rpd-schema --info" "rpd-metadata --list" "raptor" "rpd2tracing"; do
+    b=${t%% *}
+    [ -x "$RPD_BIN/$b" ] || continue
+    if [ "$b" = rpd2tracing ]; then check_rc "rocprofv3 $1: $b exits 1" 1 $t "$2" roc.json
+    else check_rc "rocprofv3 $1: $b exits 1" 1 $t "$2"; fi
+    check_one_line "rocprofv3 $1: $b one line"
+    check_eq "rocprofv3 $1: $b message" \
+      "$b: cannot open '$2': rocprofv3 $3, not an RPD trace; convert it with: rpd-import $2 $4" \
+      "$(cat "$TESTDIR/stderr")"
+  done
+  check_eq "rocprofv3 $1: no temp files" "" "$(ls "$TMPDIR"; ls | grep rpdtools-)"
+}
+if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
+  cp "$TRACES/rocprofv3_908_results.json.gz" r908_results.json.gz
+  roc json.gz r908_results.json.gz JSON r908.rpd
+  gzip -dc r908_results.json.gz >r908_results.json
+  roc json r908_results.json JSON r908.rpd
+fi
+if need_shared "$TRACES/rocprofv3_28_results.db"; then
+  cp "$TRACES/rocprofv3_28_results.db" r28_results.db
+  roc db r28_results.db database r28.rpd
+fi
+if need_shared "$TRACES/rocprofv3_csv/decode_kernel_trace.csv"; then
+  mkdir -p csvdir; cp "$TRACES"/rocprofv3_csv/*.csv csvdir/
+  roc csv csvdir/decode_kernel_trace.csv CSV decode.rpd
+  roc csv-hip csvdir/decode_hip_api_trace.csv CSV decode.rpd
+  roc dir csvdir "output directory" csvdir.rpd
+fi
+# a name that needs quoting is shown quoted for the shell
+sqlite3 "it's prof.db" "create table rocpd_info_node_0a1b(id); create table rocpd_kernel_dispatch_0a1b(id);"
+check_rc "rocprofv3 quoted name: exit 1" 1 rpd-callstack "it's prof.db"
+check_eq "rocprofv3 quoted name: message" \
+  "rpd-callstack: cannot open 'it's prof.db': rocprofv3 database, not an RPD trace; convert it with: rpd-import 'it'\\''s prof.db' it's prof.rpd" \
+  "$(cat "$TESTDIR/stderr")"
+# plain text that is not rocprofv3 output stays "not an SQLite database"
+printf '"Name","Value"\n"a",1\n' >plain.csv
+bad plain-csv plain.csv "not an SQLite database"
+
+# one line per error: newlines in a file name are escaped
+nlname="new
+line.rpd"
+check_rc "newline in name: exit 1" 1 rpd-callstack "$nlname"
+check_one_line "newline in name: one line"
+check_eq "newline in name: escaped" "rpd-callstack: cannot open 'new\\nline.rpd': no such file" \
+  "$(cat "$TESTDIR/stderr")"
+# a corrupt view definition spanning lines: one line
+cp t.rpd badview.rpd
+sqlite3 badview.rpd "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql =
+  'CREATE VIEW api AS SELECT
+     x (((
+   FROM nowhere' WHERE name = 'api'"
+check_rc "corrupt view: augmenter exits 1" 1 rpd-callstack badview.rpd
+check_one_line "corrupt view: one line"
+check_rc "corrupt view: reader exits 1" 1 rpd2tracing badview.rpd bv.json
+check_one_line "corrupt view: reader one line"
+
+# writers of one .gz exclude each other: a writer holding it makes the next
+# wait for the busy timeout and fail in one line, the .gz as it was
+if command -v flock >/dev/null 2>&1; then
+  gzip -c t.rpd >lk.rpd.gz; cp lk.rpd.gz lk.before
+  flock -x lk.rpd.gz sleep 2 & fl=$!
+  sleep 0.3
+  check_rc "gz lock: second writer exits 1" 1 rpd-callstack lk.rpd.gz
+  check_eq "gz lock: message" \
+    "rpd-callstack: cannot open 'lk.rpd.gz': database is locked: another program is rewriting this .gz (waited 200 ms)" \
+    "$(cat "$TESTDIR/stderr")"
+  same_file "gz lock: unchanged" lk.before lk.rpd.gz
+  check_rc "gz lock: a reader is not blocked" 0 rpd2tracing lk.rpd.gz lk.json
+  wait $fl
+  check_rc "gz lock: released, the writer works" 0 rpd-callstack lk.rpd.gz
+  check_eq "gz lock: no temp files" "" "$(ls "$TMPDIR"; ls | grep rpdtools-)"
+else
+  skip "gz lock" "no flock(1)"
+fi

@@ -145,8 +145,42 @@ if need_shared "$TRACES/synth-small.rpd"; then
 fi
 if need_shared "$TRACES/mytrace.rpd.gz"; then
   tmpcopy "$TRACES/mytrace.rpd.gz" my.rpd
-  check_rc "mytrace: --force exit 0" 0 rpd-autograd my.rpd --force
+  # issue 11.8: its markers were cleaned (rpd-strings --clean-autograd), so
+  # --force cannot rebuild its 11,816 rows: it refuses and keeps them
+  before=$(sha my.rpd)
+  check_rc "mytrace: --force on cleaned markers exit 1" 1 rpd-autograd my.rpd --force
+  check_one_line "mytrace: --force on cleaned markers one line"
+  check_eq "mytrace: --force says why" \
+    "rpd-autograd: 'my.rpd': the markers yield 0 autograd rows but ext_autogradapi has 11816 (markers cleaned with rpd-strings --clean-autograd?); the existing rows are kept" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "mytrace: --force keeps the file byte-identical" "$before" "$(sha my.rpd)"
+  check_eq "mytrace: rows kept" 11816 "$(q my.rpd 'SELECT count(*) FROM ext_autogradapi')"
+  # the reference rebuilds to 0 rows (the golden); so do we once the user
+  # dropped the table on purpose
+  sqlite3 my.rpd "DROP VIEW IF EXISTS autograd; DROP TABLE ext_autogradapi;
+    DELETE FROM rocpd_metadata WHERE tag IN ('Autograd::Table', 'Autograd::Generated')"
+  check_rc "mytrace: after a deliberate drop exit 0" 0 rpd-autograd my.rpd
   check_eq "mytrace: cleaned markers: no autograd rows, call stack reused" \
     "rpd-autograd: 0 autograd markers, 0 rows, 0 unmatched; call stack reused" "$(cat "$TESTDIR/stdout")"
   golden_check "mytrace" my.rpd "$GOLDEN/mytrace"
 fi
+
+# issue 12: a user's own ext_autogradapi (other columns) is never dropped,
+# not even with --force: one line, the file as it was
+rpd-synth --seed 2 --api 3000 -o owna.rpd >/dev/null 2>&1
+sqlite3 owna.rpd "CREATE TABLE ext_autogradapi(id INTEGER, what TEXT); INSERT INTO ext_autogradapi VALUES (1, 'mine')"
+before=$(sha owna.rpd)
+for force in "" --force; do
+  check_rc "own ext_autogradapi $force: exit 1" 1 rpd-autograd owna.rpd $force
+  check_eq "own ext_autogradapi $force: message" \
+    "rpd-autograd: 'owna.rpd': table ext_autogradapi exists with other columns (id, what); it was not written by rpdtools: rename or drop it yourself" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "own ext_autogradapi $force: unchanged" "$before" "$(sha owna.rpd)"
+done
+# the reference's interrupted run (table, no done tag) is ours: rebuilt
+cp owna.rpd ref.rpd; sqlite3 ref.rpd "DROP TABLE ext_autogradapi"
+rpd-autograd ref.rpd --skip-callstacks >/dev/null 2>&1
+sqlite3 ref.rpd "DELETE FROM rocpd_metadata WHERE tag = 'Autograd::Generated'"
+n=$(q ref.rpd 'SELECT count(*) FROM ext_autogradapi')
+check_rc "interrupted run: rebuilt, exit 0" 0 rpd-autograd ref.rpd --skip-callstacks
+check_eq "interrupted run: same rows" "$n" "$(q ref.rpd 'SELECT count(*) FROM ext_autogradapi')"

@@ -204,3 +204,40 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
   check_rc "mytrace: --force exit 0" 0 rpd-callstack my.rpd --force
   golden_check "mytrace" my.rpd "$GOLDEN/mytrace" 2
 fi
+
+# ---------------------------------------------------------------- issue 12
+# a user's own ext_callstack (other columns) is never dropped, not even
+# with --force; garbage timestamps are refused; both in one line
+cp in.rpd own.rpd
+sqlite3 own.rpd "CREATE TABLE ext_callstack(note TEXT, value REAL); INSERT INTO ext_callstack VALUES ('mine', 1.5)"
+before=$(sha own.rpd)
+for force in "" --force; do
+  check_rc "own table $force: exit 1" 1 rpd-callstack own.rpd $force
+  check_eq "own table $force: message" \
+    "rpd-callstack: 'own.rpd': table ext_callstack exists with other columns (note, value); it was not written by rpdtools: rename or drop it yourself" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "own table $force: unchanged" "$before" "$(sha own.rpd)"
+done
+# the suite's own shape (also the reference's) is rebuilt with --force
+cp in.rpd ours.rpd; rpd-callstack ours.rpd >/dev/null 2>&1
+check_rc "our table: --force exit 0" 0 rpd-callstack ours.rpd --force
+for g in "start = -9223372036854775808:rocpd_api.start:rows outside 0 .. 2^62 ns" \
+         "start = 'later':rocpd_api.start:rows are not integers (text, real, blob or null)" \
+         "end = start - 5:rocpd_api.end:rows end before they start"; do
+  set_=${g%%:*}; rest=${g#*:}; col=${rest%%:*}; what=${rest#*:}
+  cp in.rpd g.rpd; sqlite3 g.rpd "UPDATE rocpd_api SET $set_ WHERE id % 97 = 3"
+  n=$(q g.rpd "SELECT count(*) FROM rocpd_api WHERE id % 97 = 3"); before=$(sha g.rpd)
+  check_rc "garbage $col ($set_): exit 1" 1 rpd-callstack g.rpd
+  check_eq "garbage $col ($set_): message" "rpd-callstack: 'g.rpd': $col: $n $what; fix or delete those rows" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "garbage $col ($set_): unchanged" "$before" "$(sha g.rpd)"
+done
+# stdout full after the commit: exit 1, one line, the call stack committed
+if [ -c /dev/full ]; then
+  cp in.rpd full.rpd
+  check_rc "stdout full: exit 1" 1 sh -c 'rpd-callstack full.rpd >/dev/full'
+  check_eq "stdout full: message" \
+    "rpd-callstack: 'full.rpd': results committed, but the summary could not be written (cannot write standard output: no space left on device)" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "stdout full: committed" 1 "$(q full.rpd "SELECT count(*) > 0 FROM ext_callstack")"
+fi

@@ -173,3 +173,16 @@ check_rc "unknown option: exit 2" 2 rpd-graph --bogus none.rpd
 check_rc "no FILE: exit 2" 2 rpd-graph
 check_rc "--help: exit 0" 0 rpd-graph --help
 check "--help: prints usage" grep -q "usage: rpd-graph" "$TESTDIR/stdout"
+
+# issue 12: a user's own ext_graph (other columns) is never dropped, not
+# even with --force: one line, the file as it was
+rpd-synth --seed 2 --api 3000 --graphs 2 -o owng.rpd >/dev/null 2>&1
+sqlite3 owng.rpd "CREATE TABLE ext_graph(label TEXT); INSERT INTO ext_graph VALUES ('mine')"
+before=$(sha owng.rpd)
+for force in "" --force; do
+  check_rc "own ext_graph $force: exit 1" 1 rpd-graph owng.rpd $force
+  check_eq "own ext_graph $force: message" \
+    "rpd-graph: 'owng.rpd': table ext_graph exists with other columns (label); it was not written by rpdtools: rename or drop it yourself" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "own ext_graph $force: unchanged" "$before" "$(sha owng.rpd)"
+done

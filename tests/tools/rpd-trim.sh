@@ -155,3 +155,38 @@ if [ -c /dev/full ]; then
   check_one_line "stdout full: one line"
   check_eq "stdout full: unchanged" "$before" "$(sum full.rpd)"
 fi
+
+# issue 12: every ext_* table the suite writes is trimmed or dropped: the
+# call stack and autograd rows follow their calls; raptor/report results of
+# the untrimmed trace are dropped with their metadata and named
+if [ -x "$RPD_BIN/raptor" ] && [ -x "$RPD_BIN/rpd-callstack" ] && [ -x "$RPD_BIN/rpd-graph" ]; then
+  cp all.rpd ext.rpd
+  rpd-callstack ext.rpd >/dev/null 2>&1; rpd-graph ext.rpd >/dev/null 2>&1
+  raptor ext.rpd --save >/dev/null 2>&1
+  check_eq "ext: raptor --save wrote ext_raptor_op" 1 "$(q ext.rpd 'SELECT count(*) > 0 FROM ext_raptor_op')"
+  check_rc "ext: trim exit 0" 0 rpd-trim ext.rpd --start 20% --end 60%
+  check_eq "ext: names the dropped results" \
+    "dropped results of the untrimmed trace (run raptor --save again): ext_raptor_category, ext_raptor_gpu, ext_raptor_kernelseq, ext_raptor_op, ext_raptor_variability" \
+    "$(grep '^dropped' "$TESTDIR/stdout")"
+  check_eq "ext: no ext_raptor_* table left" 0 \
+    "$(q ext.rpd "SELECT count(*) FROM sqlite_master WHERE name LIKE 'ext_raptor%'")"
+  check_eq "ext: raptor metadata cleared" 0 \
+    "$(q ext.rpd "SELECT count(*) FROM rocpd_metadata WHERE tag LIKE 'raptor%'")"
+  check_eq "ext: call stack rows only of kept calls" 0 \
+    "$(q ext.rpd "SELECT count(*) FROM ext_callstack WHERE parent_id NOT IN (SELECT id FROM rocpd_api) OR child_id NOT IN (SELECT id FROM rocpd_api)")"
+  check_eq "ext: call stack depth-0 row per kept call" \
+    "$(q ext.rpd 'SELECT count(*) FROM rocpd_api')" "$(q ext.rpd 'SELECT count(*) FROM ext_callstack WHERE depth = 0')"
+  check_eq "ext: graph kernels only of kept calls" 0 \
+    "$(q ext.rpd "SELECT count(*) FROM ext_graph_kernelapis WHERE api_id NOT IN (SELECT id FROM rocpd_api)")"
+fi
+
+# issue 12: garbage timestamps are refused in one line, the file as it was
+cp all.rpd garb.rpd
+sqlite3 garb.rpd "UPDATE rocpd_api SET end = 9223372036854775807 WHERE id % 100 = 1"
+n=$(q garb.rpd "SELECT count(*) FROM rocpd_api WHERE end = 9223372036854775807")
+before=$(sha garb.rpd)
+check_rc "garbage: INT64_MAX end exit 1" 1 rpd-trim garb.rpd --start 50%
+check_eq "garbage: message" \
+  "rpd-trim: 'garb.rpd': rocpd_api.end: $n rows outside 0 .. 2^62 ns; fix or delete those rows" \
+  "$(cat "$TESTDIR/stderr")"
+check_eq "garbage: unchanged" "$before" "$(sha garb.rpd)"

@@ -232,7 +232,9 @@ static void test_rocprofv3(void **state)
       "CREATE TABLE rocpd_info_node_00003fdc_92cb(id, guid);"
       "CREATE TABLE rocpd_kernel_dispatch_00003fdc_92cb(id, guid, start, end);"), 0);
   expect_fail(f, p, NULL, RPD_READ, RPD_EROCPROF,
-              "a rocprofv3 database, not an RPD trace; convert it with rpd-import");
+              "rocprofv3 database, not an RPD trace; convert it with: rpd-import ");
+  if (!strstr(rpd_errmsg(), "results.db results.rpd"))
+    fail_msg("no rpd-import command line in '%s'", rpd_errmsg());
   expect_fail(f, p, NULL, RPD_WRITE, RPD_EROCPROF, "rpd-import");
   /* only the views */
   assert_int_equal(fx_make_db(v, "CREATE TABLE x(a); CREATE VIEW kernels AS SELECT * FROM x;"
@@ -816,8 +818,10 @@ static void test_stale_temps_reclaimed(void **state)
   assert_int_equal(rpd_open(&r, gz, NULL, RPD_READ), RPD_OK);
   assert_int_equal(fx_q(r->work_path, "SELECT count(*) FROM rocpd_api_ops"), -1); /* unlinked */
   rpd_close(r, 0);
-  assert_int_equal(rpd_open(&r, gz, NULL, RPD_WRITE), RPD_OK);
-  rpd_close(r, 0);
+  /* a second writer of the .gz waits for the first (flock on the .gz),
+   * then fails with "locked" after the busy timeout */
+  assert_int_equal(rpd_open(&r, gz, NULL, RPD_WRITE), RPD_EBUSY);
+  assert_non_null(strstr(rpd_errmsg(), "locked"));
   assert_int_equal(access(tmp, F_OK), 0);
   assert_false(sqlite_writable_elsewhere(tmp));
   /* kill -9: the copy stays behind (add the journal a killed VACUUM INTO

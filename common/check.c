@@ -1,0 +1,162 @@
+/* check.c - one cheap query per table that finds rows whose start, end
+ * (and gpuId) are of the wrong type or outside the sane range. */
+#include "check.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* Counts per class, in the order of the query's columns. */
+enum { START_TYPE, END_TYPE, START_RANGE, END_RANGE, ORDER, GPU_BAD, NCLASS };
+
+static const char query_fmt[] =
+    "SELECT count(*),"
+    " sum(typeof(start) != 'integer'), sum(typeof(\"end\") != 'integer'),"
+    " sum(typeof(start) = 'integer' AND (start < 0 OR start >= ?1)),"
+    " sum(typeof(\"end\") = 'integer' AND (\"end\" < 0 OR \"end\" >= ?1)),"
+    " sum(typeof(start) = 'integer' AND typeof(\"end\") = 'integer'"
+    "     AND \"end\" < start),"
+    " %s,"
+    " sum(NOT (typeof(start) = 'integer' AND typeof(\"end\") = 'integer'"
+    "     AND start >= 0 AND \"end\" >= start AND \"end\" < ?1%s))"
+    " FROM \"%w\"";
+
+static const char gpu_expr[] =
+    "sum(typeof(gpuId) != 'integer' OR gpuId < 0 OR gpuId >= ?2)";
+static const char gpu_ok[] =
+    " AND typeof(gpuId) = 'integer' AND gpuId >= 0 AND gpuId < ?2";
+
+/* The message for the first class with bad rows ("1 row is", "3 rows
+ * are"). */
+static int report(const char *table, const int64_t *n)
+{
+  static const char *const what[NCLASS][2] = {
+    { "start: 1 row is not an integer", "start: %" PRId64 " rows are not integers" },
+    { "end: 1 row is not an integer", "end: %" PRId64 " rows are not integers" },
+    { "start: 1 row outside", "start: %" PRId64 " rows outside" },
+    { "end: 1 row outside", "end: %" PRId64 " rows outside" },
+    { "end: 1 row ends before it starts", "end: %" PRId64 " rows end before they start" },
+    { "gpuId: 1 row is not an integer", "gpuId: %" PRId64 " rows are not integers" },
+  };
+  static const char *const tail[NCLASS] = {
+    " (text, real, blob or null)", " (text, real, blob or null)", " 0 .. 2^62 ns",
+    " 0 .. 2^62 ns", "", " in 0 .. 2^31-1",
+  };
+  char msg[160];
+
+  for (int k = 0; k < NCLASS; k++) {
+    if (n[k] <= 0) continue;
+    snprintf(msg, sizeof msg, what[k][n[k] > 1], n[k]);
+    return rpd_seterr(RPD_ERANGE, "%s.%s%s; fix or delete %s", table, msg, tail[k],
+                      n[k] > 1 ? "those rows" : "it");
+  }
+  return RPD_OK;
+}
+
+int rpd_check_table(rpd *r, const char *table, int gpu, int64_t *bad)
+{
+  int64_t n[NCLASS] = { 0 }, rows = 0;
+  sqlite3_stmt *st = NULL;
+  char *sql;
+  int rc, s;
+
+  if (bad) *bad = 0;
+  if (!rpd_table_exists(r, table)) return RPD_OK;
+  if (gpu && !rpd_column_exists(r, table, "gpuId")) gpu = 0;
+  sql = sqlite3_mprintf(query_fmt, gpu ? gpu_expr : "0", gpu ? gpu_ok : "", table);
+  if (!sql) return rpd_seterr(RPD_ENOMEM, "out of memory formatting SQL");
+  rc = rpd_prepare(r, sql, &st);
+  sqlite3_free(sql);
+  if (rc) return rc;
+  sqlite3_bind_int64(st, 1, RPD_TIME_LIMIT);
+  sqlite3_bind_int64(st, 2, RPD_GPU_LIMIT);
+  s = rpd_step(r, st);
+  if (s == SQLITE_ROW) {
+    for (int k = 0; k < NCLASS; k++) n[k] = sqlite3_column_int64(st, k + 1);
+    rows = sqlite3_column_int64(st, NCLASS + 1);
+  } else if (s < 0) {
+    rc = -s;
+  }
+  sqlite3_finalize(st);
+  if (rc) return rc;
+  if (bad) *bad = rows;
+  return report(table, n);
+}
+
+/* The last connection that passed rpd_check_trace, its file and its change
+ * count then: the driver and the call stack builder both check, and the
+ * second scan is skipped when nothing changed in between. */
+static sqlite3 *passed_db;
+static char passed_file[4096];
+static int64_t passed_changes = -1;
+
+static int still_passed(rpd *r)
+{
+  const char *f = sqlite3_db_filename(r->db, "main");
+
+  return passed_db == r->db && f && strcmp(f, passed_file) == 0 &&
+         sqlite3_total_changes64(r->db) == passed_changes;
+}
+
+int rpd_check_trace(rpd *r)
+{
+  const char *f;
+  int rc;
+
+  if (still_passed(r)) return RPD_OK;
+  rc = rpd_check_table(r, "rocpd_api", 0, NULL);
+  if (!rc) rc = rpd_check_table(r, "rocpd_op", 1, NULL);
+  f = sqlite3_db_filename(r->db, "main");
+  if (!rc && f && strlen(f) < sizeof passed_file) {
+    passed_db = r->db;
+    snprintf(passed_file, sizeof passed_file, "%s", f);
+    passed_changes = sqlite3_total_changes64(r->db);
+  } else {
+    passed_db = NULL;
+  }
+  return rc;
+}
+
+int rpd_check_owned(rpd *r, const char *table, const char *const *cols)
+{
+  sqlite3_stmt *st = NULL;
+  rpd_buf have = { 0 }, want = { 0 };
+  int rc, s, is_table = 0;
+
+  if (!rpd_table_exists(r, table)) return RPD_OK;
+  rc = rpd_prepare(r, "SELECT type = 'table' FROM sqlite_master WHERE name = ?1 "
+                      "COLLATE NOCASE", &st);
+  if (!rc) {
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    if ((s = rpd_step(r, st)) == SQLITE_ROW) is_table = sqlite3_column_int(st, 0);
+    else if (s < 0) rc = -s;
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (!rc && !is_table)
+    return rpd_seterr(RPD_EEXIST, "%s exists and is not a table; it was not written by "
+                      "rpdtools: rename or drop it yourself", table);
+  if (!rc) rc = rpd_prepare(r, "SELECT lower(name) FROM pragma_table_info(?1) ORDER BY cid", &st);
+  if (!rc) {
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    while ((s = rpd_step(r, st)) == SQLITE_ROW) {
+      if (have.len) rpd_buf_puts(&have, ", ");
+      rpd_buf_puts(&have, (const char *)sqlite3_column_text(st, 0));
+    }
+    if (s < 0) rc = -s;
+  }
+  sqlite3_finalize(st);
+  for (int i = 0; cols[i]; i++) {
+    char *low = sqlite3_mprintf("%s%s", i ? ", " : "", cols[i]);
+    for (char *p = low; p && *p; p++)
+      if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+    if (low) rpd_buf_puts(&want, low);
+    sqlite3_free(low);
+  }
+  if (!rc && strcmp(have.s ? have.s : "", want.s ? want.s : "") != 0)
+    rc = rpd_seterr(RPD_EEXIST, "table %s exists with other columns (%s); it was not "
+                    "written by rpdtools: rename or drop it yourself", table,
+                    have.s ? have.s : "none");
+  rpd_buf_free(&have);
+  rpd_buf_free(&want);
+  return rc;
+}

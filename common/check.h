@@ -1,0 +1,68 @@
+/* check.h - sanity checks of trace values and checked time arithmetic.
+ *
+ * The sane range of a timestamp is 0 <= t < 2^62 ns (about 146 years after
+ * the epoch: every real clock fits, and the sum or difference of two sane
+ * values never overflows int64).  A sane row has integer start and end in
+ * that range with start <= end; a sane op has an integer gpuId in
+ * 0 .. 2^31-1.  See docs/common.md "Value checks". */
+#ifndef RPD_CHECK_H
+#define RPD_CHECK_H
+
+#include <stdint.h>
+
+#include "rpd.h"
+
+#define RPD_TIME_LIMIT ((int64_t)1 << 62)   /* timestamps are < this */
+#define RPD_GPU_LIMIT ((int64_t)1 << 31)    /* gpuIds are < this */
+
+/* Check the start/end columns of `table` ("rocpd_api", "rocpd_op", or any
+ * table with integer start and "end"; with gpu=1 also its gpuId) with one
+ * query.  RPD_OK when every row is sane (or the table is absent/empty);
+ * otherwise RPD_ERANGE with one message naming the table, the column and
+ * the number of bad rows, e.g. "rocpd_op.start: 3 rows are not integers
+ * (text, real, blob or null); fix or delete those rows".  *bad (may be
+ * NULL) gets the number of rows with any bad value. */
+int rpd_check_table(rpd *r, const char *table, int gpu, int64_t *bad);
+
+/* rpd_check_table on rocpd_api and rocpd_op (with gpuId): what every tool
+ * that does arithmetic on timestamps calls once after rpd_open. */
+int rpd_check_trace(rpd *r);
+
+/* May the suite drop and rebuild `table`?  RPD_OK when it is absent or
+ * has exactly the columns `cols` (a NULL-terminated list, in order, names
+ * compared without case): the shape the suite (and the reference) writes.
+ * Otherwise RPD_EEXIST: "table ext_x exists with other columns (a, b); it
+ * was not written by rpdtools: rename or drop it yourself" -- never
+ * overridden by --force, so that a user's own table is never lost. */
+int rpd_check_owned(rpd *r, const char *table, const char *const *cols);
+
+/* Checked arithmetic on ns values: 1 and *out = a + b (a - b) when the
+ * result fits in int64, else 0 and *out untouched. */
+static inline int rpd_ns_add(int64_t a, int64_t b, int64_t *out)
+{
+  int64_t v;
+  if (__builtin_add_overflow(a, b, &v)) return 0;
+  *out = v;
+  return 1;
+}
+static inline int rpd_ns_sub(int64_t a, int64_t b, int64_t *out)
+{
+  int64_t v;
+  if (__builtin_sub_overflow(a, b, &v)) return 0;
+  *out = v;
+  return 1;
+}
+/* Duration end - start of a sane interval: 0 when end < start or the
+ * difference overflows (never a negative or wrapped duration). */
+static inline int64_t rpd_ns_duration(int64_t start, int64_t end)
+{
+  int64_t d;
+  return end >= start && rpd_ns_sub(end, start, &d) ? d : 0;
+}
+/* 1 if t is a sane timestamp (0 <= t < RPD_TIME_LIMIT). */
+static inline int rpd_ns_sane(int64_t t)
+{
+  return t >= 0 && t < RPD_TIME_LIMIT;
+}
+
+#endif
