@@ -1,5 +1,6 @@
 /* cli.c - program name, --help, one-line messages. */
 #include "rpd.h"
+#include "check.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,8 +105,16 @@ int rpd_usage_error(const char *fmt, ...)
 
 int rpd_open_or_report(rpd **out, const char *path, const char *out_path, int flags)
 {
-  int rc = rpd_open(out, path, out_path, flags);
+  int rc = rpd_open(out, path, out_path, flags & ~RPD_CHECKED);
 
-  if (rc) rpd_fail("cannot open '%s': %s", path, rpd_errmsg());
+  if (rc) {
+    rpd_fail("cannot open '%s': %s", path, rpd_errmsg());
+    return rc;
+  }
+  if ((flags & RPD_CHECKED) && (rc = rpd_check_trace(*out))) {
+    rpd_fail("cannot read '%s': %s", path, rpd_errmsg());
+    rpd_close(*out, 0);
+    *out = NULL;
+  }
   return rc;
 }

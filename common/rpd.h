@@ -89,6 +89,8 @@ enum {
   RPD_CREATE = 2,      /* with RPD_WRITE: create a new, empty file */
   RPD_ANYDB = 4,       /* skip the RPD schema check (importers, --info on
                           foreign files); schema is then 0 */
+  RPD_CHECKED = 8,     /* rpd_open_or_report only: then rpd_check_trace
+                          (check.h), refusing garbage timestamps/gpuIds */
 };
 
 typedef struct rpd {
@@ -396,7 +398,9 @@ int rpd_fail_committed(const char *path);
 int rpd_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Open for a tool and report failures as one line:
- * "PROG: cannot open 'PATH': REASON". Returns RPD_OK or the rc. */
+ * "PROG: cannot open 'PATH': REASON". With RPD_CHECKED in flags the trace's
+ * values are then checked (rpd_check_trace): garbage gives "PROG: cannot
+ * read 'PATH': REASON" and *out is closed and NULL. Returns RPD_OK or the rc. */
 int rpd_open_or_report(rpd **out, const char *path, const char *out_path,
                        int flags);
 

@@ -388,7 +388,7 @@ int main(int argc, char **argv)
     }
   }
   if ((ret = categories_load(&R))) goto done;
-  if (rpd_open_or_report(&R.r, R.path, NULL, R.save ? RPD_WRITE : RPD_READ) != RPD_OK) {
+  if (rpd_open_or_report(&R.r, R.path, NULL, (R.save ? RPD_WRITE : RPD_READ) | RPD_CHECKED) != RPD_OK) {
     ret = 1;
     goto done;
   }

@@ -1171,7 +1171,7 @@ int raptor_report_main(int argc, char **argv)
     goto out;
   }
   c.comm = category_comm_index(c.r, c.n);
-  if (rpd_open_or_report(&r, o.path, NULL, o.save ? RPD_WRITE : RPD_READ))
+  if (rpd_open_or_report(&r, o.path, NULL, (o.save ? RPD_WRITE : RPD_READ) | RPD_CHECKED))
     goto out;
   rc = load(r, &o, &c, &d);
   if (rc) {

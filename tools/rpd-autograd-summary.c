@@ -456,7 +456,7 @@ int main(int argc, char **argv) {
     }
   }
   if (!s.in || !out) return rpd_usage_error("need FILE and OUT.html");
-  if (rpd_open_or_report(&s.r, s.in, NULL, RPD_READ) != RPD_OK) return 1;
+  if (rpd_open_or_report(&s.r, s.in, NULL, RPD_READ | RPD_CHECKED) != RPD_OK) return 1;
   /* refuse OUT before the work: the input itself, a device, a directory */
   if (rpd_output_check(out, s.in, NULL) != RPD_OK) {
     ret = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());

@@ -799,7 +799,8 @@ if has callstack && has graph; then
 fi
 
 # 7b. extreme integers and wrong column types in start/end/gpuId: the
-# augmenters and rpd-trim refuse in one line naming table.column and the
+# augmenters, rpd-trim, raptor, rpd2tracing and rpd-autograd-summary refuse
+# in one line naming table.column and the
 # number of rows; every other tool exits 0 or 1 with one line (no crash, no
 # sanitizer abort); the input is never changed
 # garbage NAME SQL: a copy of small.rpd with SQL applied, in $W/in/NAME/t.rpd
@@ -823,7 +824,7 @@ api-end-real:rocpd_api.end:UPDATE rocpd_api SET end = end + 0.5 WHERE id % 50 = 
 op-start-blob:rocpd_op.start:UPDATE rocpd_op SET start = x'0102' WHERE id % 40 = 7
 op-end-null:rocpd_op.end:UPDATE rocpd_op SET end = NULL WHERE id % 40 = 8
 op-end-before-start:rocpd_op.end:UPDATE rocpd_op SET end = start - 1000 WHERE id % 40 = 9"
-MINE=" callstack autograd graph subclass trim "
+MINE=" callstack autograd graph subclass trim raptor raptor-save rpd2tracing autograd-summary "
 echo "$GARBAGE" | while IFS=: read -r g col sql; do
   f=$(garbage "$g" "$sql")
   nbad=$(q "$f" "select count(*) from ${col%%.*} where not (typeof(start) = 'integer' and typeof(end) = 'integer' and start >= 0 and end >= start and end < 4611686018427387904 $(case $col in *gpuId) echo "and typeof(gpuId) = 'integer' and gpuId >= 0 and gpuId < 2147483648" ;; esac))")

@@ -47,6 +47,7 @@ static const char usage[] =
 
 #include "rpd.h"
 #include "import.h"
+#include "check.h"
 
 enum { IN_JSON, IN_CSV, IN_DB };
 
@@ -306,6 +307,10 @@ int main(int argc, char **argv)
     goto fail;
   }
   int64_t linked = 0;
+  if ((rc = rpd_check_trace(m.r))) {     /* what was written is sane */
+    rpd_fail("cannot import '%s': %s", in, rpd_errmsg());
+    goto fail;
+  }
   rc = rpd_commit(m.r);
   if (!rc && !quiet)
     rc = rpd_query_int64(m.r, "SELECT count(*) FROM rocpd_api_ops A"

@@ -441,7 +441,7 @@ int main(int argc, char **argv) {
     ret = rpd_usage_error("output '%s' is the input file", out);
     goto done;
   }
-  if (rpd_open_or_report(&c.r, o.in, NULL, RPD_READ) != RPD_OK) { ret = 1; goto done; }
+  if (rpd_open_or_report(&c.r, o.in, NULL, RPD_READ | RPD_CHECKED) != RPD_OK) { ret = 1; goto done; }
   if (rpd_opclass_load(c.r, &trace_opclass) != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());
     goto done;
