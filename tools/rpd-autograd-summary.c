@@ -3,6 +3,7 @@
  * rpd-autograd adds to a trace.  See docs/rpd-autograd-summary.md. */
 #include "opclass.h"
 #include "rpd.h"
+#include "textsafe.h"
 #include "timeopt.h"
 
 #include <errno.h>
@@ -29,57 +30,24 @@ static const char usage[] =
 
 /* ------------------------------------------------------------ escaping */
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p) {
-  size_t n;
-  uint32_t c;
-  if (p[0] < 0x80) return 1;
-  if (p[0] >= 0xC2 && p[0] <= 0xDF) { n = 2; c = p[0] & 0x1F; }
-  else if (p[0] >= 0xE0 && p[0] <= 0xEF) { n = 3; c = p[0] & 0x0F; }
-  else if (p[0] >= 0xF0 && p[0] <= 0xF4) { n = 4; c = p[0] & 0x07; }
-  else return 0;
-  for (size_t i = 1; i < n; i++) {
-    if ((p[i] & 0xC0) != 0x80) return 0;
-    c = (c << 6) | (p[i] & 0x3F);
-  }
-  if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
-      (c >= 0xD800 && c <= 0xDFFF))
-    return 0;
-  return n;
-}
-
 /* Append at most max characters of s (max < 0: all) to b as HTML text or
- * attribute content: & < > " ' escaped, invalid UTF-8 and control characters
- * replaced by U+FFFD, "..." appended when cut. */
+ * attribute content by the common text rules (textsafe.h RPD_TEXT_HTML: & < >
+ * " ' escaped, invalid UTF-8 and control characters replaced by U+FFFD),
+ * "..." appended when cut. */
 static void html(rpd_buf *b, const char *s, long max) {
-  const unsigned char *p = (const unsigned char *)(s ? s : "");
-  for (long chars = 0; *p; chars++) {
-    size_t n;
-    if (max >= 0 && chars == max) {
-      rpd_buf_puts(b, "\xE2\x80\xA6");
-      return;
-    }
-    switch (*p) {
-    case '&': rpd_buf_puts(b, "&amp;"); p++; continue;
-    case '<': rpd_buf_puts(b, "&lt;"); p++; continue;
-    case '>': rpd_buf_puts(b, "&gt;"); p++; continue;
-    case '"': rpd_buf_puts(b, "&quot;"); p++; continue;
-    case '\'': rpd_buf_puts(b, "&#39;"); p++; continue;
-    }
-    if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7F) {
-      rpd_buf_puts(b, "\xEF\xBF\xBD");
-      p++;
-      continue;
-    }
-    n = utf8_seq(p);
-    if (!n) {
-      rpd_buf_puts(b, "\xEF\xBF\xBD");
-      p++;
-      continue;
-    }
-    rpd_buf_add(b, (const char *)p, n);
-    p += n;
+  if (max < 0) {
+    rpd_text_safe(b, s, RPD_TEXT_HTML);
+    return;
   }
+  rpd_buf t = {0};
+  rpd_text_safe(&t, s, RPD_TEXT_CSV);      /* valid UTF-8 first, to count characters */
+  size_t i = 0;
+  for (long chars = 0; i < t.len && chars < max; chars++)
+    for (i++; i < t.len && ((unsigned char)t.s[i] & 0xC0) == 0x80; i++)
+      ;
+  rpd_text_safe_n(b, t.s, i, RPD_TEXT_HTML);
+  if (i < t.len) rpd_buf_puts(b, "\xE2\x80\xA6");
+  rpd_buf_free(&t);
 }
 
 /* ns as microseconds with three decimals. */

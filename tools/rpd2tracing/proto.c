@@ -1,4 +1,5 @@
 #include "tracing.h"
+#include "textsafe.h"
 
 /* Perfetto's native protobuf trace (perfetto.protos.Trace), written with a
  * small wire encoder: varints, fixed64, doubles and length-delimited
@@ -262,41 +263,12 @@ static void intern_free(intern *t) {
   free(t->text);
 }
 
-/* Length of the valid UTF-8 sequence at u (n bytes left), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *u, size_t n) {
-  size_t len;
-  uint32_t cp;
-  if (u[0] < 0x80) return 1;
-  if (u[0] >= 0xC2 && u[0] <= 0xDF) { len = 2; cp = u[0] & 0x1F; }
-  else if (u[0] >= 0xE0 && u[0] <= 0xEF) { len = 3; cp = u[0] & 0x0F; }
-  else if (u[0] >= 0xF0 && u[0] <= 0xF4) { len = 4; cp = u[0] & 0x07; }
-  else return 0;
-  if (len > n) return 0;
-  for (size_t i = 1; i < len; i++) {
-    if ((u[i] & 0xC0) != 0x80) return 0;
-    cp = cp << 6 | (u[i] & 0x3F);
-  }
-  if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-      (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-    return 0;
-  return len;
-}
-
-/* The n bytes at s up to the first NUL, each invalid UTF-8 byte replaced by
- * U+FFFD: what the JSON writer's escaping keeps (rpd_json_escape). */
+/* The n bytes at s up to the first NUL, made valid UTF-8 by the common
+ * text rules (textsafe.h: each invalid sequence becomes U+FFFD), as the JSON
+ * writer's escaping keeps them (rpd_json_escape). */
 static void utf8_repair(rpd_buf *b, const char *s, size_t n) {
-  const unsigned char *u = (const unsigned char *)s;
-  size_t i = 0;
-  while (i < n && u[i]) {
-    size_t k = utf8_seq(u + i, n - i);
-    if (k) {
-      rpd_buf_add(b, s + i, k);
-      i += k;
-    } else {
-      rpd_buf_add(b, "\xEF\xBF\xBD", 3);
-      i++;
-    }
-  }
+  const char *nul = memchr(s, 0, n);
+  rpd_text_safe_n(b, s, nul ? (size_t)(nul - s) : n, RPD_TEXT_CSV);
 }
 
 /* Protobuf strings must be UTF-8: see utf8_repair. */
