@@ -280,7 +280,7 @@ static int gpu_get(rpd *r, gpu_src *g, int64_t id, int64_t *gpu) {
   while (rc == RPD_OK && !g->lookup && g->more && g->next_id <= id) {
     int64_t eid = g->next_id, sum = 0;
     while (rc == RPD_OK && g->more && g->next_id == eid) {
-      sum += g->next_gpu;
+      if (!rpd_ns_add(sum, g->next_gpu, &sum)) sum = INT64_MAX;   /* saturate */
       rc = gpu_next(r, g);
     }
     if (rc == RPD_OK) rc = gpu_push(r, g, eid, sum);

@@ -15,16 +15,32 @@ const char *rpd_errmsg(void)
 }
 
 /* Format into a scratch buffer first: the arguments may point into errbuf
- * itself (rpd_seterr(rc, "x: %s", rpd_errmsg())). */
+ * itself (rpd_seterr(rc, "x: %s", rpd_errmsg())).  The message is kept on
+ * one line whatever the arguments hold (a file name, a pattern, an SQLite
+ * message): control characters become \n, \r, \t or \xHH. */
 int rpd_seterr(int rc, const char *fmt, ...)
 {
   char tmp[sizeof errbuf];
   va_list ap;
+  size_t o = 0;
 
   va_start(ap, fmt);
   vsnprintf(tmp, sizeof tmp, fmt, ap);
   va_end(ap);
-  memcpy(errbuf, tmp, sizeof errbuf);
+  for (const unsigned char *p = (const unsigned char *)tmp; *p && o + 5 < sizeof errbuf; p++) {
+    if (*p >= 0x20 && *p != 0x7F) {
+      errbuf[o++] = (char)*p;
+      continue;
+    }
+    errbuf[o++] = '\\';
+    switch (*p) {
+    case '\n': errbuf[o++] = 'n'; break;
+    case '\r': errbuf[o++] = 'r'; break;
+    case '\t': errbuf[o++] = 't'; break;
+    default: o += (size_t)snprintf(errbuf + o, 4, "x%02X", *p); break;
+    }
+  }
+  errbuf[o] = 0;
   return rc;
 }
 
