@@ -21,7 +21,7 @@ DEBPKGS  := libsqlite3-dev zlib1g-dev libpcre2-dev libyajl-dev libxlsxwriter-dev
             libcmocka-dev sqlite3 pkg-config
 # optional: headless browser for the rpd-autograd-summary page test, openpyxl
 # and pandas for the xlsx/CSV reader tests, clang (libFuzzer) for make fuzz
-OPTPKGS  := chromium python3-openpyxl python3-pandas clang
+OPTPKGS  := chromium python3-openpyxl python3-pandas clang protobuf-compiler
 
 ifeq ($(SANITIZE),1)
 O        ?= build/san
