@@ -413,6 +413,7 @@ int main(int argc, char **argv)
   }
   ret = R.csv_dir ? write_csv_dir(&R) : print_all(&R);
   if (!ret && R.write_xls) ret = write_xls(&R);
+  if (!ret && saved) ret = rpd_fail_committed(R.path);   /* stdout rule */
 done:
   if (R.r) {
     if (rpd_close(R.r, saved) != RPD_OK && saved && !ret)

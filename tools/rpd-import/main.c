@@ -334,7 +334,7 @@ int main(int argc, char **argv)
   if (!quiet)
     summary(&m, out, linked);
   set_free(&set);
-  return 0;
+  return rpd_fail_committed(out);   /* stdout rule (docs/common.md) */
 
 fail:
   if (m.r) {
