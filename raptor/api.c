@@ -154,7 +154,8 @@ void rptr_ops(const rptr *h, int64_t *i64, int32_t *i32, double *zscore, int8_t 
 
 void rptr_keys(const rptr *h, int32_t *names)
 {
-  memcpy(names, h->R.keyk, h->R.nkeys * (size_t)(h->R.seqlen + 1) * sizeof *names);
+  if (h->R.nkeys)
+    memcpy(names, h->R.keyk, h->R.nkeys * (size_t)(h->R.seqlen + 1) * sizeof *names);
 }
 
 void rptr_kernelseq(const rptr *h, int32_t *i32, int64_t *i64, double *f64)
