@@ -47,3 +47,24 @@ def shared(name):
     if not os.path.exists(p):
         pytest.skip("needs " + p)
     return p
+
+
+def pytest_runtest_logreport(report):
+    """With $RPD_TAP_FILE set, one "ok - / not ok - / skip - " line per test
+    (tests/lib.sh's format), for tests/tools/python.sh."""
+    path = os.environ.get("RPD_TAP_FILE")
+    if not path:
+        return
+    name = "python: " + report.nodeid.split("::", 1)[-1]
+    line = None
+    if report.failed:
+        why = str(report.longrepr).strip().splitlines()[-1:] if report.longrepr else []
+        line = "not ok - %s%s" % (name, (": " + why[0][:200]) if why else "")
+    elif report.skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        line = "skip - %s: %s" % (name, reason)
+    elif report.when == "call":
+        line = "ok - " + name
+    if line:
+        with open(path, "a") as f:
+            f.write(line.replace("\n", " ") + "\n")
