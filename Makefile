@@ -19,8 +19,9 @@ PKGS     := sqlite3 zlib libpcre2-8 yajl xlsxwriter
 TESTPKGS := cmocka
 DEBPKGS  := libsqlite3-dev zlib1g-dev libpcre2-dev libyajl-dev libxlsxwriter-dev \
             libcmocka-dev sqlite3 pkg-config
-# optional: headless browser for the rpd-autograd-summary page test
-OPTPKGS  := chromium
+# optional: headless browser for the rpd-autograd-summary page test;
+# the Python package's runtime and tests (docs/python.md)
+OPTPKGS  := chromium python3-pandas python3-pytest python3-cffi python3-openpyxl
 
 ifeq ($(SANITIZE),1)
 O        ?= build/san
@@ -80,7 +81,8 @@ check-deps:
 
 deps:
 	@if pkg-config --exists $(PKGS) $(TESTPKGS) && command -v sqlite3 >/dev/null; then have=1; else have=0; fi; \
-	if command -v chromium >/dev/null; then browser=1; else browser=0; fi; \
+	if command -v chromium >/dev/null && { python3 -c 'import pandas, pytest' || \
+	  /usr/bin/python3 -c 'import pandas, pytest'; } >/dev/null 2>&1; then browser=1; else browser=0; fi; \
 	if [ $$have = 1 ] && [ $$browser = 1 ]; then \
 	  echo "deps: all present"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -89,7 +91,7 @@ deps:
 	  || { [ $$have = 1 ] && echo "deps: could not install $(OPTPKGS); its tests are skipped"; } \
 	  || exit 1; \
 	elif [ $$have = 1 ]; then \
-	  echo "deps: optional $(OPTPKGS) missing (the HTML page test is skipped); as root: apt-get install $(OPTPKGS)"; \
+	  echo "deps: optional $(OPTPKGS) missing (the HTML page and Python tests are skipped); as root: apt-get install $(OPTPKGS)"; \
 	else \
 	  echo "deps: missing packages; run as root:"; \
 	  echo "  apt-get install $(DEBPKGS) $(OPTPKGS)"; exit 1; \
