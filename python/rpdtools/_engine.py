@@ -9,7 +9,7 @@ import ctypes
 import ctypes.util
 import os
 
-import numpy as np
+np = None   # numpy, imported at the first read (not before the engine starts)
 
 
 class Error(Exception):
@@ -102,44 +102,59 @@ def _text(b):
 
 
 class Run:
-    """One engine run over a trace with raptor's options; the results are
-    copied out into numpy arrays (times in ns from the first API start)."""
+    """One engine run over a trace with raptor's options.  The tables are
+    copied out into numpy arrays (times in ns from the first API start); the
+    engine's state stays open for ops() until close() or garbage collection.
+    The engine call releases the GIL, so a Run may be built in a thread."""
 
-    def __init__(self, args):
+    def __init__(self, args, read=True):
         lib = _engine()
+        self._lib = lib
+        self._h = None
         enc = [os.fsencode(a) if not isinstance(a, bytes) else a for a in args]
         argv = (ctypes.c_char_p * max(1, len(enc)))(*enc)
         h = _P()
         rc = lib.rptr_open(len(enc), argv, ctypes.byref(h))
         if rc != 0 or not h.value:
             raise Error(_text(lib.rptr_errmsg()) or "raptor: failed")
-        try:
-            self._read(lib, h)
-        finally:
-            lib.rptr_close(h)
+        self._h = h
+        if read:
+            self.read()
 
-    def _read(self, lib, h):
+    def close(self):
+        """Free the engine's state (ops() is unavailable afterwards)."""
+        if self._h is not None:
+            self._lib.rptr_close(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def read(self):
+        """Copy the tables out of the engine (Run(args, read=False) defers
+        this, e.g. to a thread that may import numpy)."""
+        global np
+        if np is None:
+            import numpy
+            np = numpy
+        lib, h = self._lib, self._h
         info = np.zeros(NINFO, dtype=np.int64)
         lib.rptr_info(h, _ptr(info))
         self.info = [int(x) for x in info]
-        n, nk, nr = info[NOPS], info[NKEYS], info[NROWS]
-        w = int(info[SEQLEN]) + 1
+        nr = info[NROWS]
         self.names = np.array([_text(lib.rptr_name(h, i)) for i in range(info[NNAMES])],
                               dtype=object)
         self.catnames = [_text(lib.rptr_catname(h, i)) for i in range(info[NCATS])]
-        self.op_i64 = np.zeros((n, 5), dtype=np.int64)
-        self.op_i32 = np.zeros((n, 4), dtype=np.int32)
-        self.op_z = np.zeros(n, dtype=np.float64)
-        self.op_out = np.zeros(n, dtype=np.int8)
-        lib.rptr_ops(h, _ptr(self.op_i64), _ptr(self.op_i32), _ptr(self.op_z),
-                     _ptr(self.op_out))
-        self.keys = np.zeros((nk, w), dtype=np.int32)
-        lib.rptr_keys(h, _ptr(self.keys))
         self.ks_i32 = np.zeros((nr, 2), dtype=np.int32)
         self.ks_i64 = np.zeros((nr, 4), dtype=np.int64)
         self.ks_f64 = np.zeros((nr, 12), dtype=np.float64)
         lib.rptr_kernelseq(h, _ptr(self.ks_i32), _ptr(self.ks_i64), _ptr(self.ks_f64))
         self.row_labels = [_text(lib.rptr_row_label(h, i)) for i in range(nr)]
+        self.keys = np.zeros((info[NKEYS], int(info[SEQLEN]) + 1), dtype=np.int32)
+        lib.rptr_keys(h, _ptr(self.keys))
         nc = info[NCATROWS]
         self.cat_i64 = np.zeros((nc, 2), dtype=np.int64)
         self.cat_f64 = np.zeros((nc, 4), dtype=np.float64)
@@ -151,3 +166,15 @@ class Run:
         lib.rptr_gpus(h, _ptr(self.gpu_ids), _ptr(self.gpu_f64))
         self.var = np.zeros(3, dtype=np.float64)
         lib.rptr_variability(h, _ptr(self.var))
+
+    def ops(self):
+        """(i64[n,5], i32[n,4], zscore[n], outlier[n]) of every op (api.h)."""
+        if self._h is None:
+            raise Error("rpdtools: the engine run was closed")
+        n = self.info[NOPS]
+        i64 = np.zeros((n, 5), dtype=np.int64)
+        i32 = np.zeros((n, 4), dtype=np.int32)
+        z = np.zeros(n, dtype=np.float64)
+        out = np.zeros(n, dtype=np.int8)
+        self._lib.rptr_ops(self._h, _ptr(i64), _ptr(i32), _ptr(z), _ptr(out))
+        return i64, i32, z, out

@@ -9,25 +9,32 @@ column name says otherwise.
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
-
-import numpy as np
-import pandas as pd
+import threading
 
 from . import _engine
 from ._engine import Error
 
+np = None
+pd = None   # pandas, imported while the first engine run works (_pandas)
+
+
+def _pandas():
+    global pd, np
+    if pd is None:
+        import numpy
+        import pandas
+        np, pd = numpy, pandas
+    return pd
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TIME_UNITS = {"ns": 1, "us": 1000, "ms": 1000 * 1000, "s": 10 ** 9, "sec": 10 ** 9}
 _STAT = ["sum", "min", "mean", "std", "max"]
-KERNELSEQ_COLUMNS = pd.MultiIndex.from_tuples(
-    [("Start_ns", "min"), ("Start_ns", "max")] + [("PreGap_ns", s) for s in _STAT]
-    + [("Duration_ns", s) for s in _STAT]
-    + [("Outliers", ""), ("TotalCalls", ""), ("PctTotal", ""), ("Category", ""),
-       ("VarSum_ns", "")])
+KERNELSEQ_COLUMNS = [("Start_ns", "min"), ("Start_ns", "max")] + \
+    [("PreGap_ns", s) for s in _STAT] + [("Duration_ns", s) for s in _STAT] + \
+    [("Outliers", ""), ("TotalCalls", ""), ("PctTotal", ""), ("Category", ""), ("VarSum_ns", "")]
 
 
 def _unit(u):
@@ -95,7 +102,7 @@ class RaptorParser:
 
     def _engine_run(self):
         if self._run is None:
-            run = _engine.Run(self._args())
+            run = self._run_with_pandas_import() if pd is None else _engine.Run(self._args())
             self._run = run
             info = run.info
             self.first_abs_ns = info[_engine.FIRST_ABS]
@@ -103,6 +110,27 @@ class RaptorParser:
             self.roi_start_ns = info[_engine.ROI_START]
             self.roi_end_ns = info[_engine.ROI_END]
         return self._run
+
+    def _run_with_pandas_import(self):
+        """The engine in a thread (ctypes releases the GIL) while this thread
+        imports pandas: the first run costs max(engine, import), not the sum."""
+        box = {}
+
+        def work():
+            try:
+                box["run"] = _engine.Run(self._args(), read=False)
+            except BaseException as e:   # re-raised in the caller's thread
+                box["err"] = e
+        t = threading.Thread(target=work, name="rpdtools-engine")
+        t.start()
+        try:
+            _pandas()
+        finally:
+            t.join()
+        if "err" in box:
+            raise box["err"]
+        box["run"].read()
+        return box["run"]
 
     def reset(self, reset_op_df=True):
         """Drop the cached results: the next get_* runs the engine again."""
@@ -193,7 +221,7 @@ class RaptorParser:
             self.reset()
         if self.op_df is None:
             run = self._engine_run()
-            i64, i32 = run.op_i64, run.op_i32
+            i64, i32, z, outlier = run.ops()
             n = len(i64)
             pregap = i64[:, 4].astype(np.float64)
             pregap[i64[:, 4] < 0] = np.nan
@@ -206,8 +234,8 @@ class RaptorParser:
             }, index=pd.RangeIndex(1, n + 1))
             for i in range(self.prekernel_seq):
                 df["Kernel+%d" % (i + 1)] = df["Kernel"].shift(i + 1)
-            df["Duration_zscore"] = run.op_z
-            df["Outlier"] = run.op_out.astype(bool)
+            df["Duration_zscore"] = z
+            df["Outlier"] = outlier.astype(bool)
             self._op_keys = i32[:, 2].copy()
             self.op_df = df
         if kernel_name is not None:
@@ -238,7 +266,7 @@ class RaptorParser:
             index = pd.Index(idx, name="Kernel Sequence", tupleize_cols=False)
             df = pd.DataFrame(dict(zip(range(len(data)), data)))
             df.index = index
-            df.columns = KERNELSEQ_COLUMNS
+            df.columns = pd.MultiIndex.from_tuples(KERNELSEQ_COLUMNS)
             self._row_keys = run.ks_i32[:, 0].copy()
             self.kernel_cols = ["Kernel"] + ["Kernel+%d" % (i + 1) for i in range(w - 1)]
             self.kernelseq_df = df
@@ -363,6 +391,7 @@ class RaptorParser:
         start, end (absolute ns), value."""
         if self.monitor_df is None:
             self._engine_run()
+            _pandas()
             from .read import _connect
             with _connect(self.rpd_file) as con:
                 self.monitor_df = pd.read_sql_query(
@@ -418,7 +447,7 @@ class RaptorParser:
         (and op_df) as sheets of an .xlsx file (needs openpyxl)."""
         if xls_file_name is None:
             xls_file_name = os.path.splitext(self.rpd_file)[0] + ".xlsx"
-        with pd.ExcelWriter(xls_file_name) as w:
+        with _pandas().ExcelWriter(xls_file_name) as w:
             self.get_kernelseq_df().to_excel(w, sheet_name="kernelseq_df")
             self.get_pretty_kernelseq_df().to_excel(w, sheet_name="pretty_kernelseq_df")
             self.get_category_df().to_excel(w, sheet_name="category_df")

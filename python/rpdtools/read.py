@@ -6,8 +6,6 @@ import shutil
 import sqlite3
 import tempfile
 
-import pandas as pd
-
 from ._engine import Error
 
 # Units of what the suite writes (docs/python.md "Units").
@@ -76,6 +74,7 @@ def read(path, name, where=None, params=()):
         q = 'SELECT * FROM "%s"' % name.replace('"', '""')
         if where:
             q += " WHERE " + where
+        import pandas as pd
         try:
             return pd.read_sql_query(q, con, params=tuple(params))
         except (sqlite3.Error, pd.errors.DatabaseError) as e:
