@@ -67,8 +67,6 @@ class RaptorParser:
         if rpd_file is None:
             raise Error("rpdtools: RaptorParser needs an RPD file")
         self.rpd_file = os.fspath(rpd_file)
-        if not os.path.isfile(self.rpd_file):
-            raise Error("raptor: cannot open '%s': no such file" % self.rpd_file)
         base = os.path.basename(self.rpd_file)
         for suffix in (".gz", ".rpd", ".db"):
             if base.endswith(suffix):

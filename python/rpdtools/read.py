@@ -24,6 +24,8 @@ UNITS = {
 def _connect(path):
     """A read-only sqlite3 connection to PATH (.gz: a decompressed temp copy)."""
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise Error("rpdtools: cannot open '%s': is a directory, not an SQLite database" % path)
     if not os.path.isfile(path):
         raise Error("rpdtools: cannot open '%s': no such file" % path)
     tmp = None

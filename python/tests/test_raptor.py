@@ -233,8 +233,10 @@ def test_bad_options_raise(synth):
     assert len(rp.get_op_df()) > 0   # the previous ROI is kept
     with pytest.raises(rpdtools.Error):
         rpdtools.RaptorParser(synth, category_json="/nonexistent.json").get_kernelseq_df()
-    with pytest.raises(rpdtools.Error):
-        rpdtools.RaptorParser("/nonexistent.rpd")
+    for missing in ("/nonexistent.rpd", os.path.dirname(synth)):
+        with pytest.raises(rpdtools.Error) as e:
+            rpdtools.RaptorParser(missing)
+        assert str(e.value) == cli_message(missing)
 
 
 def test_category_dict_and_variability_method(synth):
@@ -301,3 +303,32 @@ def test_monitor_df(synth):
     con.close()
     assert len(m) == want > 0
     assert list(m.columns) == ["deviceId", "start", "end", "value"]
+
+
+@pytest.mark.parametrize("sql", [
+    "",                                                    # an empty SQLite database
+    "CREATE TABLE rocpd_api(id INTEGER)",                  # not an RPD trace
+    "CREATE TABLE rocpd_op(x); CREATE TABLE rocpd_api(y); CREATE TABLE rocpd_string(z)",
+])
+def test_odd_databases_raise_cli_message(tmp_path, sql):
+    p = str(tmp_path / "odd 'name; %s.rpd")
+    con = sqlite3.connect(p)
+    con.executescript(sql + ";" if sql else "")
+    con.execute("PRAGMA user_version = 1")
+    con.commit()
+    con.close()
+    before = sha(p)
+    with pytest.raises(rpdtools.Error) as e:
+        rpdtools.RaptorParser(p).get_kernelseq_df()
+    assert str(e.value) == cli_message(p, "--reference-ops", "-C", CATS)
+    assert sha(p) == before
+
+
+def test_synth_schema_v2_and_empty_roi(synth, tmp_path):
+    v2 = str(tmp_path / "v2.rpd")
+    tool("rpd-synth", "--api", 3000, "--schema", "2", "-o", v2)
+    rp = rpdtools.RaptorParser(v2)
+    assert rp.get_kernelseq_df()[("TotalCalls", "")].sum() > 0
+    with pytest.raises(rpdtools.Error) as e:
+        rpdtools.RaptorParser(synth, roi_start="0ns", roi_end="1ns")
+    assert str(e.value) == cli_message(synth, "--reference-ops", "-C", CATS, "-s", "0ns", "-e", "1ns")
