@@ -57,16 +57,18 @@ fi
 
 # make install PREFIX=...: the package finds the installed libraries alone
 if [ -z "$ASAN_RT" ] && command -v make >/dev/null; then
-  if make -C "$ROOT" --no-print-directory -s install-python PREFIX="$TESTDIR/prefix" \
-       O="$(dirname "$RPD_LIB")" >"$TESTDIR/inst.out" 2>&1 &&
-     install -d "$TESTDIR/prefix/lib" && cp "$RPD_LIB/librptor.so" "$RPD_LIB/librpdctl.so" "$TESTDIR/prefix/lib/"; then
-    got=$(cd "$TESTDIR" && env -u RPDTOOLS_LIB PYTHONPATH="$TESTDIR/prefix/lib/python3/dist-packages" "$PY" -c "
-import rpdtools, rpdtools._engine as e
+  if make -C "$ROOT" --no-print-directory -s install PREFIX="$TESTDIR/prefix" \
+       O="$(dirname "$RPD_LIB")" >"$TESTDIR/inst.out" 2>&1; then
+    got=$(cd "$TESTDIR" && env -u RPDTOOLS_LIB -u RPDTOOLS_BIN PYTHONPATH="$TESTDIR/prefix/lib/python3/dist-packages" "$PY" -c "
+import os, rpdtools, rpdtools._engine as e
 rp = rpdtools.RaptorParser('$TESTDIR/pytest/synth0/synth.rpd')
-print(len(rp.get_op_df()) > 0, e.load('librptor.so')._name.startswith('$TESTDIR/prefix/lib/'))" 2>&1)
-    check_eq "python: make install PREFIX: the package loads PREFIX/lib/librptor.so" "True True" "$got"
+print(len(rp.get_op_df()) > 0, e.load('librptor.so')._name.startswith('$TESTDIR/prefix/lib/'))
+rp.set_roi_from_str('10%', '20%')
+print(os.path.getsize(rp.trim_to_roi('$TESTDIR/trim.rpd')) > 0)" 2>&1)
+    check_eq "python: make install PREFIX: the package loads PREFIX/lib/librptor.so, runs PREFIX/bin/rpd-trim" "True True
+True" "$got"
   else
-    notok "python: make install-python PREFIX" "$(tail -2 "$TESTDIR/inst.out" | tr '\n' ' ')"
+    notok "python: make install PREFIX" "$(tail -2 "$TESTDIR/inst.out" | tr '\n' ' ')"
   fi
 fi
 exit 0
