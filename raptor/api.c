@@ -1,5 +1,6 @@
 /* api.c - the raptor engine behind lib/librptor.so (see api.h). */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@ struct rptr {
 };
 
 static __thread char errbuf[1024];
+/* one engine run at a time: it swaps the process's stderr and program name */
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const char *rptr_errmsg(void)
 {
@@ -56,6 +59,7 @@ int rptr_open(int argc, const char *const *argv, rptr **out)
   for (int i = 0; i < argc; i++) av[i + 1] = (char *)(argv[i] ? argv[i] : "");
 
   /* the engine reports on stderr: catch it for this call */
+  pthread_mutex_lock(&run_lock);
   char *text = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&text, &len);
@@ -67,6 +71,7 @@ int rptr_open(int argc, const char *const *argv, rptr **out)
   int ret = run(&h->R, argc + 1, av);
   rpd_progname = saved_prog;
   stderr = saved_err;
+  pthread_mutex_unlock(&run_lock);
   if (mem) fclose(mem);
   keep_message(text, ret);
   free(text);

@@ -7,6 +7,8 @@
  * no pointer into the engine outlives rptr_close().  Nothing is printed:
  * a failure's one-line message (the CLI's, "raptor: ...") is returned by
  * rptr_errmsg().  Times are ns, relative to the first API start (time 0).
+ * Runs are serialized (a lock): while one runs, the process's C stderr
+ * stream is redirected into memory to catch the engine's message.
  */
 #ifndef RAPTOR_API_H
 #define RAPTOR_API_H

@@ -332,3 +332,27 @@ def test_synth_schema_v2_and_empty_roi(synth, tmp_path):
     with pytest.raises(rpdtools.Error) as e:
         rpdtools.RaptorParser(synth, roi_start="0ns", roi_end="1ns")
     assert str(e.value) == cli_message(synth, "--reference-ops", "-C", CATS, "-s", "0ns", "-e", "1ns")
+
+
+def test_threads(synth, tmp_path):
+    import threading
+    want = rpdtools.RaptorParser(synth).get_kernelseq_df()
+    bad = str(tmp_path / "bad.rpd")
+    open(bad, "wb").write(b"x" * 4096)
+    out = {}
+
+    def work(i):
+        try:
+            out[i] = rpdtools.RaptorParser(bad if i % 2 else synth).get_kernelseq_df()
+        except rpdtools.Error as e:
+            out[i] = str(e)
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for i in range(6):
+        if i % 2:
+            assert out[i] == cli_message(bad)
+        else:
+            pd.testing.assert_frame_equal(out[i], want)
