@@ -356,3 +356,19 @@ def test_threads(synth, tmp_path):
             assert out[i] == cli_message(bad)
         else:
             pd.testing.assert_frame_equal(out[i], want)
+
+
+def test_pretty_equals_cli_xlsx_sheet(synth, synth_copy):
+    openpyxl = pytest.importorskip("openpyxl")
+    tool("raptor", synth_copy, "-x", "--reference-ops", "-C", CATS)
+    wb = openpyxl.load_workbook(synth_copy[:-4] + ".xlsx", read_only=True)
+    rows = list(wb["pretty kernelseq"].iter_rows(values_only=True))
+    p = rpdtools.RaptorParser(synth).get_pretty_kernelseq_df()
+    assert list(rows[0][1:]) == list(p.columns)
+    assert len(rows) - 1 == len(p)
+    for got, want in zip(rows[1:], p.itertuples(index=False)):
+        assert list(got[1:7]) + list(got[8:]) == list(want[:6]) + list(want[7:])
+        if np.isnan(want[6]):
+            assert got[7] is None      # NaN is an empty cell
+        else:
+            assert got[7] == pytest.approx(want[6], rel=1e-12)
