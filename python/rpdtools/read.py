@@ -8,10 +8,22 @@ import tempfile
 
 from ._engine import Error
 
-# Units of what the suite writes (docs/python.md "Units").
+# Units of what the suite writes (docs/python.md "read()").
 UNITS = {
     "rocpd_api": "start, end: absolute ns",
     "rocpd_op": "start, end: absolute ns",
+    "api": "start, end: absolute ns",
+    "op": "start, end: absolute ns",
+    "top": "TotalDuration_us, Ave_us: us; Percentage: percent",
+    "ext_callstack": "cpu_time, gpu_time: ns",
+    "callStack_inclusive": "cpu_time, gpu_time: ns",
+    "callStack_exclusive": "cpu_time, gpu_time: ns",
+    "callStack_inclusive_name": "cpu_time, gpu_time: ns",
+    "callStack_exclusive_name": "cpu_time, gpu_time: ns",
+    "autograd": "start, end: absolute ns",
+    "autogradKernel": "avg_gpu, total_gpu: ns",
+    "graphLaunch": "apiDuration_usec, opDuration_usec, gpuTime_usec: us",
+    "graphKernel": "no times (launch geometry)",
     "ext_raptor_op": "ns from the first API start",
     "ext_raptor_kernelseq": "ns from the first API start; *_ns columns ns",
     "ext_raptor_category": "total_dur_ns, varsum_ns: ns; avg_dur_us: us; pct: percent",

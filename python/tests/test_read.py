@@ -48,3 +48,22 @@ def test_read_gz_and_errors(synth, tmp_path):
     trunc.write_bytes(open(gz, "rb").read()[:100])
     with pytest.raises(rpdtools.Error, match="cannot open"):
         rpdtools.read(str(trunc), "rocpd_api")
+
+
+def test_every_documented_table_reads(synth_copy):
+    for t in ("rpd-callstack", "rpd-autograd", "rpd-graph"):
+        tool(t, synth_copy)
+    tool("raptor", synth_copy, "--save")
+    have = set(rpdtools.tables(synth_copy))
+    missing = sorted(set(rpdtools.UNITS) - have)
+    assert missing == []
+    for name in rpdtools.UNITS:
+        df = rpdtools.read(synth_copy, name)
+        assert len(df.columns) > 0, name
+    # one number checked against SQL: the exclusive cpu time of the trace
+    ex = rpdtools.read(synth_copy, "callStack_exclusive_name")
+    import sqlite3
+    con = sqlite3.connect(synth_copy)
+    want = con.execute("SELECT sum(cpu_time) FROM callStack_exclusive_name").fetchone()[0]
+    con.close()
+    assert ex["cpu_time"].sum() == want
