@@ -113,7 +113,8 @@ def test_instance_df(synth):
 
 
 GOLDEN_CASES = {"default": {}, "z3": {"zscore_threshold": 3}, "seq0": {"prekernel_seq": 0},
-                "gpu1": {"gpu_id": 1}, "roi_pct": {"roi_start": "20%", "roi_end": "60%"}}
+                "gpu1": {"gpu_id": 1}, "roi_pct": {"roi_start": "20%", "roi_end": "60%"},
+                "roi_minus": {"roi_start": "-300ms", "roi_end": "-100ms"}}
 
 
 def golden_cases():
@@ -169,11 +170,15 @@ def test_golden(trace, case):
         assert vals[("TotalCalls", "")] == row["TotalCalls"]
         assert vals[("Category", "")] == row["Category"]
         assert vals[("Start_ns", "min")] == row["Start_ns_min"]
-        for a, b in ((("Duration_ns", "sum"), "Duration_ns_sum"), (("Duration_ns", "std"), "Duration_ns_std"),
-                     (("PreGap_ns", "mean"), "PreGap_ns_mean"), (("PctTotal", ""), "PctTotal"),
-                     (("VarSum_ns", ""), "VarSum_ns")):
+        assert vals[("Start_ns", "max")] == row["Start_ns_max"]
+        pairs = [((g, st), "%s_%s" % (g, st)) for g in ("PreGap_ns", "Duration_ns")
+                 for st in ("sum", "min", "mean", "std", "max")]
+        pairs += [(("PctTotal", ""), "PctTotal"), (("VarSum_ns", ""), "VarSum_ns"),
+                  (("Outliers", ""), "Outliers")]
+        for a, b in pairs:
             want = np.nan if row[b] == "" else float(row[b])
-            assert feq([vals[a]], [want]), (key, a)
+            got = np.nan if pd.isna(vals[a]) else float(vals[a])
+            assert feq([got], [want]), (key, a)
     gcat = pd.read_csv(os.path.join(g, "category.csv"), index_col=0)
     cat = rp.get_category_df()
     assert list(cat.index) == list(gcat.index)
