@@ -19,9 +19,10 @@ PKGS     := sqlite3 zlib libpcre2-8 yajl xlsxwriter
 TESTPKGS := cmocka
 DEBPKGS  := libsqlite3-dev zlib1g-dev libpcre2-dev libyajl-dev libxlsxwriter-dev \
             libcmocka-dev sqlite3 pkg-config
-# optional: headless browser for the rpd-autograd-summary page test, openpyxl
-# and pandas for the xlsx/CSV reader tests, clang (libFuzzer) for make fuzz
-OPTPKGS  := chromium python3-openpyxl python3-pandas clang protobuf-compiler
+# optional: headless browser for the HTML page tests, openpyxl and pandas for
+# the xlsx/CSV reader tests, clang (libFuzzer) for make fuzz, protoc for the
+# protobuf checks, the Python package's runtime and tests (docs/python.md)
+OPTPKGS  := chromium python3-openpyxl python3-pandas python3-pytest python3-cffi clang protobuf-compiler
 
 ifeq ($(SANITIZE),1)
 O        ?= build/san
@@ -83,8 +84,8 @@ check-deps:
 
 deps:
 	@if pkg-config --exists $(PKGS) $(TESTPKGS) && command -v sqlite3 >/dev/null; then have=1; else have=0; fi; \
-	if command -v chromium >/dev/null && command -v clang >/dev/null && \
-	   /usr/bin/python3 -c 'import openpyxl, pandas' 2>/dev/null; then opt=1; else opt=0; fi; \
+	if command -v chromium >/dev/null && command -v clang >/dev/null && command -v protoc >/dev/null && \
+	   /usr/bin/python3 -c 'import openpyxl, pandas, pytest' 2>/dev/null; then opt=1; else opt=0; fi; \
 	if [ $$have = 1 ] && [ $$opt = 1 ]; then \
 	  echo "deps: all present"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

@@ -252,7 +252,7 @@ static int take_gaps(raptor *R, int argc, char **argv, int *i, const char *first
   return 0;
 }
 
-static int parse_args(raptor *R, int argc, char **argv)
+int parse_args(raptor *R, int argc, char **argv)
 {
   int nomore = 0;
   for (int i = 1; i < argc; i++) {
@@ -314,7 +314,20 @@ static int parse_args(raptor *R, int argc, char **argv)
 
 /* ------------------------------------------------------------ main */
 
-static void raptor_free(raptor *R)
+/* The option defaults (no gaps yet: make_gap_labels sets them). */
+void raptor_init(raptor *R)
+{
+  memset(R, 0, sizeof *R);
+  R->seqlen = 2;
+  R->zthr = -1;
+  R->gpu_id = -1;
+  R->display_cols = 60;
+  R->display_rows = 500;
+  R->float_digits = 1;
+  R->fmt = RPD_FMT_TABLE;
+}
+
+void raptor_free(raptor *R)
 {
   category_list_free(R->cats, R->ncats);
   free(R->catname);
@@ -336,8 +349,14 @@ static void raptor_free(raptor *R)
   rpd_buf_free(&R->optstr);
 }
 
-static void make_gap_labels(raptor *R)
+/* The default --gaps when none were given, then the gap row labels. */
+void make_gap_labels(raptor *R)
 {
+  if (!R->gaps) {
+    R->ngaps = (int)(sizeof default_gaps / sizeof *default_gaps);
+    R->gaps = rpd_xmalloc(sizeof default_gaps);
+    memcpy(R->gaps, default_gaps, sizeof default_gaps);
+  }
   int n = R->ngaps;
   R->gap_labels = rpd_xcalloc(n + 1, sizeof *R->gap_labels);
   R->gap_labels[0] = rpd_xasprintf("GAP <=%dus", R->gaps[0]);
@@ -354,22 +373,10 @@ int main(int argc, char **argv)
   }
   if (rpd_cli_init(argc, argv, usage)) return 0;
   raptor R;
-  memset(&R, 0, sizeof R);
-  R.seqlen = 2;
-  R.zthr = -1;
-  R.gpu_id = -1;
-  R.display_cols = 60;
-  R.display_rows = 500;
-  R.float_digits = 1;
-  R.fmt = RPD_FMT_TABLE;
+  raptor_init(&R);
   int saved = 0;
   int ret = parse_args(&R, argc, argv);
   if (ret) goto done;
-  if (!R.gaps) {
-    R.ngaps = (int)(sizeof default_gaps / sizeof *default_gaps);
-    R.gaps = rpd_xmalloc(sizeof default_gaps);
-    memcpy(R.gaps, default_gaps, sizeof default_gaps);
-  }
   make_gap_labels(&R);
   if (!R.op_trace && !R.kernelseq && !R.categorize && !R.have_instance &&
       !R.write_xls && !R.variability && !R.gpu_summary) {

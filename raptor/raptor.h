@@ -113,6 +113,17 @@ typedef struct raptor {
   double total_ns, var_comm, var_other;
 } raptor;
 
+/* raptor.c (also called by api.c, the shared-library entry points) */
+/* Zero R and set the option defaults. */
+void raptor_init(raptor *R);
+/* Parse raptor's command line into R (argv[0] is skipped).  0, or 2 with
+ * the usage message printed. */
+int parse_args(raptor *R, int argc, char **argv);
+/* The default --gaps if none were given, then the gap row labels. */
+void make_gap_labels(raptor *R);
+/* Free everything R owns (not R; the trace is closed by the caller). */
+void raptor_free(raptor *R);
+
 /* load.c */
 /* FNV-1a of n bytes at p, continuing from h. */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t h);

@@ -1,0 +1,25 @@
+# mk/python.mk - the Python package rpdtools (python/, docs/python.md):
+#   lib/librptor.so   the raptor engine as a library (raptor/api.h), which
+#                     python/rpdtools calls through ctypes
+#   make install      also installs the package into $(PYDIR) with the path
+#                     of the installed libraries written into it
+PYTHON  ?= python3
+PYDIR   ?= $(PREFIX)/lib/python3/dist-packages
+RPTOR_SO := $(LIB)/librptor.so
+PY_SRC  := $(wildcard python/rpdtools/*.py python/rpdtools/*.json)
+
+EXTRA_ALL += $(RPTOR_SO)
+
+# every raptor object (main() included, unexported) and the common library
+$(RPTOR_SO): $(RAPTOR_OBJ) $(COMMON_LIB) mk/python.map
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared $(RAPTOR_OBJ) $(COMMON_LIB) -Wl,--version-script=mk/python.map \
+	  $(LDLIBS) -o $@
+
+.PHONY: install-python
+install: install-python
+install-python: all
+	install -d $(DESTDIR)$(PYDIR)/rpdtools
+	install -m 644 $(PY_SRC) $(DESTDIR)$(PYDIR)/rpdtools/
+	printf '# written by make install\nLIBDIR = %s\n' "'$(PREFIX)/lib'" \
+	  >$(DESTDIR)$(PYDIR)/rpdtools/_config.py

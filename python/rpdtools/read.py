@@ -1,0 +1,95 @@
+"""rpdtools.read: any table or view of a trace as a pandas DataFrame."""
+import contextlib
+import gzip
+import os
+import shutil
+import sqlite3
+import tempfile
+
+from ._engine import Error
+
+# Units of what the suite writes (docs/python.md "read()").
+UNITS = {
+    "rocpd_api": "start, end: absolute ns",
+    "rocpd_op": "start, end: absolute ns",
+    "api": "start, end: absolute ns",
+    "op": "start, end: absolute ns",
+    "top": "TotalDuration_us, Ave_us: us; Percentage: percent",
+    "ext_callstack": "cpu_time, gpu_time: ns",
+    "callStack_inclusive": "cpu_time, gpu_time: ns",
+    "callStack_exclusive": "cpu_time, gpu_time: ns",
+    "callStack_inclusive_name": "cpu_time, gpu_time: ns",
+    "callStack_exclusive_name": "cpu_time, gpu_time: ns",
+    "autograd": "start, end: absolute ns",
+    "autogradKernel": "avg_gpu, total_gpu: ns",
+    "graphLaunch": "apiDuration_usec, opDuration_usec, gpuTime_usec: us",
+    "graphKernel": "no times (launch geometry)",
+    "ext_raptor_op": "ns from the first API start",
+    "ext_raptor_kernelseq": "ns from the first API start; *_ns columns ns",
+    "ext_raptor_category": "total_dur_ns, varsum_ns: ns; avg_dur_us: us; pct: percent",
+    "ext_raptor_variability": "var_us: us; var_pct: percent",
+    "ext_raptor_gpu": "ns; idle_pct: percent",
+}
+
+
+@contextlib.contextmanager
+def _connect(path):
+    """A read-only sqlite3 connection to PATH (.gz: a decompressed temp copy)."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise Error("rpdtools: cannot open '%s': is a directory, not an SQLite database" % path)
+    if not os.path.isfile(path):
+        raise Error("rpdtools: cannot open '%s': no such file" % path)
+    tmp = None
+    try:
+        if path.endswith(".gz"):
+            fd, tmp = tempfile.mkstemp(prefix="rpdtools-", suffix=".rpd")
+            try:
+                with gzip.open(path, "rb") as src, os.fdopen(fd, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+            except (OSError, EOFError) as e:
+                raise Error("rpdtools: cannot open '%s': %s" % (path, e)) from None
+            target = tmp
+        else:
+            target = path
+        con = sqlite3.connect("file:%s?mode=ro" % target.replace("?", "%3f").replace("#", "%23"),
+                              uri=True)
+        try:
+            con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as e:
+            con.close()
+            raise Error("rpdtools: cannot open '%s': %s" % (path, e)) from None
+        try:
+            yield con
+        finally:
+            con.close()
+    finally:
+        if tmp:
+            os.unlink(tmp)
+
+
+def tables(path):
+    """Names of the tables and views in the trace, sorted."""
+    with _connect(path) as con:
+        return [r[0] for r in con.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")]
+
+
+def read(path, name, where=None, params=()):
+    """Table or view NAME of the trace at PATH (.rpd or .rpd.gz) as a
+    DataFrame, e.g. read("t.rpd", "ext_raptor_kernelseq") after raptor
+    --save, "callStack_inclusive_name" after rpd-callstack, "top", "api".
+    where: an optional SQL condition with ? parameters bound from params."""
+    with _connect(path) as con:
+        have = {r[0] for r in con.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+        if name not in have:
+            raise Error("rpdtools: '%s' has no table or view '%s'" % (path, name))
+        q = 'SELECT * FROM "%s"' % name.replace('"', '""')
+        if where:
+            q += " WHERE " + where
+        import pandas as pd
+        try:
+            return pd.read_sql_query(q, con, params=tuple(params))
+        except (sqlite3.Error, pd.errors.DatabaseError) as e:
+            raise Error("rpdtools: cannot read '%s' from '%s': %s" % (name, path, e)) from None

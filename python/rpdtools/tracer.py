@@ -1,0 +1,67 @@
+"""rpdTracerControl: record parts of a Python program with the ROCm tracer,
+through lib/librpdctl.so (include/rpd_control.h)."""
+import ctypes
+
+from . import _engine
+from ._engine import Error
+
+
+def _ctl():
+    lib = _engine.load("librpdctl.so")
+    if not getattr(lib, "_rpd_typed", False):
+        lib.rpdctl_set_filename.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        for f in ("rpdctl_set_filename", "rpdctl_start", "rpdctl_stop", "rpdctl_flush",
+                  "rpdctl_depth"):
+            getattr(lib, f).restype = ctypes.c_int
+        for f in ("rpdctl_start", "rpdctl_stop", "rpdctl_flush", "rpdctl_depth"):
+            getattr(lib, f).argtypes = []
+        lib.rpdctl_errmsg.restype = ctypes.c_char_p
+        lib.rpdctl_errmsg.argtypes = []
+        lib._rpd_typed = True
+    return lib
+
+
+def _check(lib, rc):
+    if rc != 0:
+        raise Error("rpdtools: " + lib.rpdctl_errmsg().decode("utf-8", "replace"))
+
+
+class rpdTracerControl:
+    """The reference's interface: setFilename(name, append) once, before the
+    first start (in the parent process when using multiprocessing: children
+    inherit RPDT_FILENAME); start()/stop() are reference-counted and nest;
+    `with rpdTracerControl():` records the block.  The trace file is created
+    (or appended to) and the tracer loaded at the first start."""
+
+    @classmethod
+    def setFilename(cls, name, append=False):
+        """Record into NAME (default trace.rpd, or $RPDT_FILENAME)."""
+        lib = _ctl()
+        _check(lib, lib.rpdctl_set_filename(str(name).encode(), 1 if append else 0))
+
+    def __init__(self):
+        self._lib = _ctl()
+
+    def start(self):
+        """Begin (or nest) a recorded section."""
+        _check(self._lib, self._lib.rpdctl_start())
+
+    def stop(self):
+        """End a section; the outermost stop stops and flushes the tracer."""
+        _check(self._lib, self._lib.rpdctl_stop())
+
+    def flush(self):
+        """Write what was recorded so far."""
+        _check(self._lib, self._lib.rpdctl_flush())
+
+    def depth(self):
+        """Nesting depth: 0 when not recording."""
+        return self._lib.rpdctl_depth()
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        self.stop()
+        return False

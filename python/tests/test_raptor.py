@@ -1,0 +1,379 @@
+"""RaptorParser against the CLI's --save tables and the reference's golden
+dataframes, ROI recomputation, .gz, errors."""
+import gzip
+import hashlib
+import os
+import shutil
+import sqlite3
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rpdtools
+from conftest import CATS, GOLDEN, TRACES, shared, tool
+
+
+def saved(path, *opts):
+    """raptor --save with the Python defaults; the ext_raptor_* tables."""
+    tool("raptor", path, "--save", "--reference-ops", "-C", CATS, *opts)
+    con = sqlite3.connect(path)
+    try:
+        return {t: pd.read_sql_query("SELECT * FROM " + t, con) for t in
+                ("ext_raptor_op", "ext_raptor_kernelseq", "ext_raptor_category",
+                 "ext_raptor_variability", "ext_raptor_gpu")}
+    finally:
+        con.close()
+
+
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def check_against_save(rp, t):
+    op = rp.get_op_df()
+    x = t["ext_raptor_op"]
+    assert len(op) == len(x) > 0
+    assert (op["id"].values == x["op_id"].values).all()
+    assert (op["Start_ns"].values == x["start_ns"].values).all()
+    assert (op["Duration_ns"].values == x["duration_ns"].values).all()
+    assert np.array_equal(op["PreGap_ns"].values, x["pregap_ns"].values.astype(float),
+                          equal_nan=True)
+    assert (op["Kernel"].values == x["kernel"].values).all()
+    assert (op["Outlier"].values == x["outlier"].astype(bool).values).all()
+    ks = rp.get_kernelseq_df()
+    k = t["ext_raptor_kernelseq"]
+    assert len(ks) == len(k)
+    assert [i[0] for i in ks.index] == list(k["kernel"])
+    assert (ks[("TotalCalls", "")].values == k["calls"].values).all()
+    assert np.array_equal(ks[("Duration_ns", "sum")].values, k["dur_sum_ns"].values)
+    assert np.array_equal(ks[("Duration_ns", "std")].values, k["dur_std_ns"].values.astype(float),
+                          equal_nan=True)
+    assert np.array_equal(ks[("VarSum_ns", "")].values, k["varsum_ns"].values.astype(float),
+                          equal_nan=True)
+    assert list(ks[("Category", "")]) == list(k["category"])
+    cat = rp.get_category_df(duration_units="ns")
+    c = t["ext_raptor_category"]
+    assert list(cat.index) == list(c["category"])
+    assert np.array_equal(cat["TotalDur_ns"].values, c["total_dur_ns"].values)
+    assert (cat["TotalCalls"].values == c["total_calls"].values).all()
+    g = rp.get_gpu_ts_df("ns")
+    assert np.array_equal(g["PreGap_ns"].values, t["ext_raptor_gpu"]["pregap_ns"].values)
+    v = rp.get_variability_df()
+    assert np.allclose(v["Var_us"].values, t["ext_raptor_variability"]["var_us"].values)
+
+
+def test_equals_cli_save(synth, synth_copy):
+    rp = rpdtools.RaptorParser(synth)
+    check_against_save(rp, saved(synth_copy))
+
+
+def test_options_equal_cli_save(synth, synth_copy):
+    rp = rpdtools.RaptorParser(synth, roi_start="20%", roi_end="70%", gpu_id=1,
+                               prekernel_seq=1, zscore_threshold=2)
+    check_against_save(rp, saved(synth_copy, "-s", "20%", "-e", "70%", "--gpu-id", "1",
+                                 "--kernelseq-len", "1", "-z", "2"))
+    assert rp.get_op_df()["Outlier"].sum() > 0
+    assert set(rp.get_op_df()["gpuId"]) == {1}
+
+
+def test_setters_recompute(synth, synth_copy):
+    rp = rpdtools.RaptorParser(synth)
+    n_all = len(rp.get_op_df())
+    rp.set_roi_from_str("20%", "70%")
+    n_roi = len(rp.get_op_df())
+    assert 0 < n_roi < n_all
+    rp.set_gpu_id(0)
+    assert set(rp.get_op_df()["gpuId"]) == {0}
+    rp.set_prekernel_seq(0)
+    assert all(len(i) == 1 for i in rp.get_kernelseq_df().index)
+    rp.set_zscore_threshold(3)
+    rp.set_gpu_id(-1)
+    rp.set_prekernel_seq(2)
+    rp.set_zscore_threshold(-1)
+    check_against_save(rp, saved(synth_copy, "-s", "20%", "-e", "70%"))
+    rp.set_full_roi()
+    assert len(rp.get_op_df()) == n_all
+    rp.set_roi_from_rel_ns(1000000, 5000000)
+    op = rp.get_op_df()
+    assert op["Start_ns"].min() >= 1000000 and op["Start_ns"].max() <= 5000000
+    assert (rp.roi_start_ns, rp.roi_end_ns) == (1000000, 5000000)
+
+
+def test_instance_df(synth):
+    rp = rpdtools.RaptorParser(synth, zscore_threshold=2)
+    ks = rp.get_kernelseq_df()
+    row = ks[ks[("Category", "")] != "_GPU_Idle"].iloc[0]
+    inst = rp.get_instance_df_from_kernel_df(row)
+    assert len(inst) == row[("TotalCalls", "")] + row[("Outliers", "")]
+    assert inst["Duration_ns"].is_monotonic_increasing
+    assert inst.loc[~inst["Outlier"], "Duration_ns"].sum() == row[("Duration_ns", "sum")]
+    assert (inst["Kernel"] == row.name[0]).all()
+
+
+GOLDEN_CASES = {"default": {}, "z3": {"zscore_threshold": 3}, "seq0": {"prekernel_seq": 0},
+                "gpu1": {"gpu_id": 1}, "roi_pct": {"roi_start": "20%", "roi_end": "60%"},
+                "roi_minus": {"roi_start": "-300ms", "roi_end": "-100ms"}}
+
+
+def golden_cases():
+    out = []
+    if os.path.isdir(GOLDEN):
+        for trace in sorted(os.listdir(GOLDEN)):
+            for case in GOLDEN_CASES:
+                if os.path.isdir(os.path.join(GOLDEN, trace, "raptor_" + case)):
+                    out.append((trace, case))
+    return out or [("none", "none")]
+
+
+def feq(a, b):
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    both_nan = np.isnan(a) & np.isnan(b)
+    return bool(np.all(both_nan | (np.abs(a - b) <= 1e-6 * np.maximum(1.0, np.abs(b)))))
+
+
+@pytest.mark.parametrize("trace,case", golden_cases())
+def test_golden(trace, case):
+    if trace == "none":
+        pytest.skip("needs " + GOLDEN)
+    src = None
+    for ext in (".rpd", ".rpd.gz"):
+        if os.path.exists(os.path.join(TRACES, trace + ext)):
+            src = os.path.join(TRACES, trace + ext)
+    if not src:
+        pytest.skip("needs the trace of " + trace)
+    g = os.path.join(GOLDEN, trace, "raptor_" + case)
+    rp = rpdtools.RaptorParser(src, **GOLDEN_CASES[case])
+    ts = pd.read_csv(os.path.join(g, "timestamps.csv")).iloc[0]
+    assert (rp.first_abs_ns, rp.last_abs_ns, rp.roi_start_ns, rp.roi_end_ns) == \
+        (ts["first_abs_ns"], ts["last_abs_ns"], ts["roi_start_ns"], ts["roi_end_ns"])
+    gop = pd.read_csv(os.path.join(g, "op.csv.gz"))
+    op = rp.get_op_df()
+    assert len(op) == len(gop)
+    for col in ("gpuId", "sequenceId", "Start_ns", "End_ns", "Duration_ns"):
+        assert (op[col].values == gop[col].values).all(), col
+    assert (op["Kernel"].values == gop["Kernel"].fillna("").values).all()
+    assert feq(op["PreGap_ns"], gop["PreGap_ns"])
+    assert feq(op["Duration_zscore"], gop["Duration_zscore"])
+    assert (op["Outlier"].values == gop["Outlier"].values).all()
+    gks = pd.read_csv(os.path.join(g, "kernelseq.csv.gz"), keep_default_na=False)
+    nk = len([c for c in gks.columns if c.startswith("key")])
+    ks = rp.get_kernelseq_df()
+    assert len(ks) == len(gks)
+    mine = {tuple(list(i) + [""] * (nk - len(i))): r for i, r in zip(ks.index, ks.itertuples(index=False))}
+    for _, row in gks.iterrows():
+        key = tuple(row["key%d" % i] for i in range(nk))
+        r = mine[key]
+        vals = dict(zip(ks.columns, r))
+        assert vals[("TotalCalls", "")] == row["TotalCalls"]
+        assert vals[("Category", "")] == row["Category"]
+        assert vals[("Start_ns", "min")] == row["Start_ns_min"]
+        assert vals[("Start_ns", "max")] == row["Start_ns_max"]
+        pairs = [((g, st), "%s_%s" % (g, st)) for g in ("PreGap_ns", "Duration_ns")
+                 for st in ("sum", "min", "mean", "std", "max")]
+        pairs += [(("PctTotal", ""), "PctTotal"), (("VarSum_ns", ""), "VarSum_ns"),
+                  (("Outliers", ""), "Outliers")]
+        for a, b in pairs:
+            want = np.nan if row[b] == "" else float(row[b])
+            got = np.nan if pd.isna(vals[a]) else float(vals[a])
+            assert feq([got], [want]), (key, a)
+    gcat = pd.read_csv(os.path.join(g, "category.csv"), index_col=0)
+    cat = rp.get_category_df()
+    assert list(cat.index) == list(gcat.index)
+    for col in gcat.columns:
+        assert feq(cat[col], gcat[col]), col
+    gvar = pd.read_csv(os.path.join(g, "variability.csv"), index_col=0)
+    var = rp.get_variability_df()
+    assert feq(var["Var_us"], gvar["Var_us"]) and list(var["VarPct"]) == list(gvar["VarPct"])
+    ggpu = pd.read_csv(os.path.join(g, "gpu.csv"), index_col=0)
+    gpu = rp.get_gpu_ts_df("ns")
+    assert list(gpu.index) == list(ggpu.index)
+    for col in ggpu.columns:
+        assert feq(gpu[col], ggpu[col]), col
+
+
+def test_gz_equals_plain(synth, tmp_path):
+    gz = str(tmp_path / "s.rpd.gz")
+    with open(synth, "rb") as f, gzip.open(gz, "wb") as g:
+        shutil.copyfileobj(f, g)
+    a = rpdtools.RaptorParser(synth).get_kernelseq_df()
+    b = rpdtools.RaptorParser(gz).get_kernelseq_df()
+    pd.testing.assert_frame_equal(a, b)
+    assert rpdtools.RaptorParser(gz).tag == "s"
+
+
+def cli_message(*args):
+    p = tool("raptor", *args, check=False)
+    assert p.returncode != 0
+    return p.stderr.splitlines()[0]
+
+
+@pytest.mark.parametrize("content", [b"", b"not a database at all" * 100, b"\x1f\x8b\x08garbage"])
+def test_bad_input_raises_cli_message(tmp_path, content):
+    bad = str(tmp_path / ("bad.rpd.gz" if content.startswith(b"\x1f\x8b") else "bad.rpd"))
+    with open(bad, "wb") as f:
+        f.write(content)
+    before = sha(bad)
+    with pytest.raises(rpdtools.Error) as e:
+        rpdtools.RaptorParser(bad).get_kernelseq_df()
+    assert str(e.value) == cli_message(bad, "--reference-ops", "-C", CATS)
+    assert sha(bad) == before
+
+
+def test_bad_options_raise(synth):
+    with pytest.raises(rpdtools.Error) as e:
+        rpdtools.RaptorParser(synth, gpu_id=7)
+    assert str(e.value) == cli_message(synth, "--gpu-id", "7")
+    with pytest.raises(rpdtools.Error) as e:
+        rpdtools.RaptorParser(synth, roi_start="99%", roi_end="10%")
+    assert str(e.value).startswith("raptor: ")
+    with pytest.raises(rpdtools.Error) as e:
+        rpdtools.RaptorParser(synth, roi_start="no_such_kernel_xyz")
+    assert str(e.value) == cli_message(synth, "--reference-ops", "-C", CATS, "-s", "no_such_kernel_xyz")
+    rp = rpdtools.RaptorParser(synth)
+    with pytest.raises(rpdtools.Error):
+        rp.set_roi_from_str("200%")
+    assert len(rp.get_op_df()) > 0   # the previous ROI is kept
+    with pytest.raises(rpdtools.Error):
+        rpdtools.RaptorParser(synth, category_json="/nonexistent.json").get_kernelseq_df()
+    for missing in ("/nonexistent.rpd", os.path.dirname(synth)):
+        with pytest.raises(rpdtools.Error) as e:
+            rpdtools.RaptorParser(missing)
+        assert str(e.value) == cli_message(missing)
+
+
+def test_category_dict_and_variability_method(synth):
+    rp = rpdtools.RaptorParser(synth)
+    calls = rp.get_kernelseq_df()[("TotalCalls", "")].sum()
+    cat = rp.get_category_df(categories={"Everything": ["."]})
+    # the last match wins, gap rows too; only empty names stay _Other
+    assert cat.index[0] == "Everything" and cat["TotalCalls"].sum() == calls
+    assert set(cat.index) <= {"Everything", "_Other"}
+    total = rp.get_category_df()["TotalDur_ms"].sum()
+    v = rp.get_category_df(variability_method="non_collective")
+    assert "_Variability" in v.index
+    assert v["TotalDur_ms"].sum() == pytest.approx(total)
+
+
+def test_pretty_and_op_trace(synth, tmp_path, capsys):
+    rp = rpdtools.RaptorParser(synth)
+    p = rp.get_pretty_kernelseq_df()
+    ks = rp.get_kernelseq_df()
+    assert list(p.columns) == ["First_ms", "Last_ms", "PreGap_mean_us", "Dur_min_us", "Dur_mean_us",
+                               "Dur_max_us", "Var_us", "VarTotal_pct", "Outliers", "TotalCalls",
+                               "PctTotal", "Category"]
+    assert p["TotalCalls"].iloc[0] == "%d" % ks[("TotalCalls", "")].iloc[0]
+    out = str(tmp_path / "trace.txt")
+    rp.print_op_trace(outfile=out, max_ops=10)
+    lines = open(out).read().splitlines()
+    assert len(lines) == 11 and lines[0].split()[0] == "GPU.Seq_Id"
+    assert lines[1].startswith("0.00000001 ")
+
+
+def test_to_xls(synth, tmp_path):
+    openpyxl = pytest.importorskip("openpyxl")
+    rp = rpdtools.RaptorParser(synth)
+    x = rp.to_xls(str(tmp_path / "s.xlsx"))
+    wb = openpyxl.load_workbook(x, read_only=True)
+    assert wb.sheetnames == ["kernelseq_df", "pretty_kernelseq_df", "category_df", "variability_df"]
+    assert wb["category_df"].max_row == len(rp.get_category_df()) + 1
+
+
+def test_trim_to_roi(synth, tmp_path):
+    rp = rpdtools.RaptorParser(synth, roi_start="25%", roi_end="50%")
+    out = rp.trim_to_roi(str(tmp_path / "t.rpd"))
+    t = rpdtools.RaptorParser(out)
+    assert 0 < len(t.get_op_df()) <= len(rpdtools.RaptorParser(synth).get_op_df())
+    con = sqlite3.connect(out)
+    n_api = con.execute("SELECT count(*) FROM rocpd_api").fetchone()[0]
+    con.close()
+    con = sqlite3.connect(synth)
+    first = con.execute("SELECT min(start) FROM rocpd_api").fetchone()[0]
+    want = con.execute("SELECT count(*) FROM rocpd_api WHERE start BETWEEN ? AND ?",
+                       (first + rp.roi_start_ns, first + rp.roi_end_ns)).fetchone()[0]
+    con.close()
+    assert n_api == want
+
+
+def test_monitor_df(synth):
+    rp = rpdtools.RaptorParser(synth, roi_start="10%", roi_end="90%")
+    m = rp.get_monitor_df()
+    con = sqlite3.connect(synth)
+    first = con.execute("SELECT min(start) FROM rocpd_api").fetchone()[0]
+    want = con.execute("SELECT count(*) FROM rocpd_monitor WHERE deviceType='gpu' AND "
+                       "monitorType='sclk' AND start BETWEEN ? AND ?",
+                       (first + rp.roi_start_ns, first + rp.roi_end_ns)).fetchone()[0]
+    con.close()
+    assert len(m) == want > 0
+    assert list(m.columns) == ["deviceId", "start", "end", "value"]
+
+
+@pytest.mark.parametrize("sql", [
+    "",                                                    # an empty SQLite database
+    "CREATE TABLE rocpd_api(id INTEGER)",                  # not an RPD trace
+    "CREATE TABLE rocpd_op(x); CREATE TABLE rocpd_api(y); CREATE TABLE rocpd_string(z)",
+])
+def test_odd_databases_raise_cli_message(tmp_path, sql):
+    p = str(tmp_path / "odd 'name; %s.rpd")
+    con = sqlite3.connect(p)
+    con.executescript(sql + ";" if sql else "")
+    con.execute("PRAGMA user_version = 1")
+    con.commit()
+    con.close()
+    before = sha(p)
+    with pytest.raises(rpdtools.Error) as e:
+        rpdtools.RaptorParser(p).get_kernelseq_df()
+    assert str(e.value) == cli_message(p, "--reference-ops", "-C", CATS)
+    assert sha(p) == before
+
+
+def test_synth_schema_v2_and_empty_roi(synth, tmp_path):
+    v2 = str(tmp_path / "v2.rpd")
+    tool("rpd-synth", "--api", 3000, "--schema", "2", "-o", v2)
+    rp = rpdtools.RaptorParser(v2)
+    assert rp.get_kernelseq_df()[("TotalCalls", "")].sum() > 0
+    with pytest.raises(rpdtools.Error) as e:
+        rpdtools.RaptorParser(synth, roi_start="0ns", roi_end="1ns")
+    assert str(e.value) == cli_message(synth, "--reference-ops", "-C", CATS, "-s", "0ns", "-e", "1ns")
+
+
+def test_threads(synth, tmp_path):
+    import threading
+    want = rpdtools.RaptorParser(synth).get_kernelseq_df()
+    bad = str(tmp_path / "bad.rpd")
+    open(bad, "wb").write(b"x" * 4096)
+    out = {}
+
+    def work(i):
+        try:
+            out[i] = rpdtools.RaptorParser(bad if i % 2 else synth).get_kernelseq_df()
+        except rpdtools.Error as e:
+            out[i] = str(e)
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for i in range(6):
+        if i % 2:
+            assert out[i] == cli_message(bad)
+        else:
+            pd.testing.assert_frame_equal(out[i], want)
+
+
+def test_pretty_equals_cli_xlsx_sheet(synth, synth_copy):
+    openpyxl = pytest.importorskip("openpyxl")
+    tool("raptor", synth_copy, "-x", "--reference-ops", "-C", CATS)
+    wb = openpyxl.load_workbook(synth_copy[:-4] + ".xlsx", read_only=True)
+    rows = list(wb["pretty kernelseq"].iter_rows(values_only=True))
+    p = rpdtools.RaptorParser(synth).get_pretty_kernelseq_df()
+    assert list(rows[0][1:]) == list(p.columns)
+    assert len(rows) - 1 == len(p)
+    for got, want in zip(rows[1:], p.itertuples(index=False)):
+        assert list(got[1:7]) + list(got[8:]) == list(want[:6]) + list(want[7:])
+        if np.isnan(want[6]):
+            assert got[7] is None      # NaN is an empty cell
+        else:
+            assert got[7] == pytest.approx(want[6], rel=1e-12)

@@ -1,0 +1,122 @@
+"""rpdTracerControl over lib/librpdctl.so, driven against the stand-in
+tracer tests/fake_tracer.c (each case in a fresh interpreter: the tracer
+stays loaded for the life of a process)."""
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+FAKE = os.path.join(os.environ.get("RPD_TESTBIN", ""), "libfake_tracer.so")
+
+
+def run(tmp_path, code, **env):
+    if not os.path.exists(FAKE):
+        pytest.skip("needs " + FAKE)
+    e = dict(os.environ, RPDT_TRACER_LIB=FAKE, FAKE_TRACER_LOG=str(tmp_path / "fake.log"))
+    e.pop("RPDT_FILENAME", None)
+    e.update(env)
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=str(tmp_path),
+                       env=e, capture_output=True, text=True)
+    log = tmp_path / "fake.log"
+    return p, (log.read_text() if log.exists() else "")
+
+
+def rows(path):
+    con = sqlite3.connect(str(path))
+    try:
+        return con.execute("SELECT count(*) FROM rocpd_api").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_nested_start_stop_and_context_manager(tmp_path):
+    p, log = run(tmp_path, """
+        from rpdtools import rpdTracerControl
+        rpdTracerControl.setFilename("py.rpd")
+        t = rpdTracerControl()
+        t.start(); t.start(); print(t.depth())
+        t.stop(); print(t.depth()); t.stop(); print(t.depth())
+        with rpdTracerControl() as u:
+            print(u.depth())
+        print(t.depth())
+    """)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["2", "1", "0", "1", "0"]
+    assert log.splitlines() == ["load file=py.rpd autostart=0", "start 1", "stop 0",
+                                "flush rows=1", "start 1", "stop 0", "flush rows=1"]
+    assert rows(tmp_path / "py.rpd") == 2
+
+
+def test_append_and_replace(tmp_path):
+    code = """
+        import sys
+        from rpdtools import rpdTracerControl
+        rpdTracerControl.setFilename("a.rpd", append=sys.argv[-1] == "x")
+        with rpdTracerControl():
+            pass
+    """
+    assert run(tmp_path, code)[0].returncode == 0
+    assert run(tmp_path, code.replace('sys.argv[-1] == "x"', "True"))[0].returncode == 0
+    assert rows(tmp_path / "a.rpd") == 2
+    assert run(tmp_path, code)[0].returncode == 0
+    assert rows(tmp_path / "a.rpd") == 1
+
+
+def test_errors_raise(tmp_path):
+    p, log = run(tmp_path, """
+        import rpdtools
+        t = rpdtools.rpdTracerControl()
+        try:
+            t.stop()
+        except rpdtools.Error as e:
+            print("E1", e)
+        t.start()
+        try:
+            rpdtools.rpdTracerControl.setFilename("other.rpd")
+        except rpdtools.Error as e:
+            print("E2", e)
+        t.stop()
+    """)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.splitlines()
+    assert out[0] == "E1 rpdtools: not recording: rpdctl_stop() without rpdctl_start()"
+    assert out[1].startswith("E2 rpdtools: ")
+    assert rows(tmp_path / "trace.rpd") == 1
+
+
+def test_missing_tracer_raises(tmp_path):
+    p, _ = run(tmp_path, """
+        import rpdtools
+        try:
+            rpdtools.rpdTracerControl().start()
+        except rpdtools.Error as e:
+            print(e)
+    """, RPDT_TRACER_LIB=str(tmp_path / "nosuch_tracer.so"))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("rpdtools: ") and "nosuch_tracer.so" in p.stdout
+
+
+def test_multiprocessing_children_share_the_file(tmp_path):
+    p, log = run(tmp_path, """
+        import multiprocessing as mp
+        from rpdtools import rpdTracerControl
+
+        def work(i):
+            with rpdTracerControl():
+                pass
+            return i
+
+        if __name__ == "__main__":
+            rpdTracerControl.setFilename("mp.rpd")
+            with rpdTracerControl():       # the parent creates the file first
+                pass
+            ctx = mp.get_context("fork")
+            with ctx.Pool(2) as pool:
+                print(sum(pool.map(work, range(4))))
+    """)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "6"
+    assert rows(tmp_path / "mp.rpd") == 5

@@ -1,0 +1,209 @@
+/* api.c - the raptor engine behind lib/librptor.so (see api.h). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "raptor.h"
+
+struct rptr {
+  raptor R;
+};
+
+static __thread char errbuf[1024];
+/* one engine run at a time: it swaps the process's stderr and program name */
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *rptr_errmsg(void)
+{
+  return errbuf;
+}
+
+/* Keep the first line of what the engine printed on its stderr (the one-line
+ * message; "Try 'raptor --help'." follows a usage error). */
+static void keep_message(const char *text, int rc)
+{
+  size_t n = text ? strcspn(text, "\n") : 0;
+  if (n >= sizeof errbuf) n = sizeof errbuf - 1;
+  if (n) memcpy(errbuf, text, n);
+  errbuf[n] = 0;
+  if (!n && rc) snprintf(errbuf, sizeof errbuf, "raptor: failed (exit %d)", rc);
+}
+
+/* The CLI's steps up to the analysis (raptor.c main without the outputs). */
+static int run(raptor *R, int argc, char **argv)
+{
+  int ret = parse_args(R, argc, argv);
+  if (ret) return ret;
+  make_gap_labels(R);
+  if ((ret = categories_load(R))) return ret;
+  if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ) != RPD_OK) return 1;
+  if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK)
+    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+  return setup_roi(R);
+}
+
+int rptr_open(int argc, const char *const *argv, rptr **out)
+{
+  *out = NULL;
+  errbuf[0] = 0;
+  if (argc < 0 || (argc && !argv)) {
+    keep_message("raptor: bad arguments", 2);
+    return 2;
+  }
+  rptr *h = rpd_xcalloc(1, sizeof *h);
+  char **av = rpd_xcalloc((size_t)argc + 2, sizeof *av);
+  av[0] = "raptor";
+  for (int i = 0; i < argc; i++) av[i + 1] = (char *)(argv[i] ? argv[i] : "");
+
+  /* the engine reports on stderr: catch it for this call */
+  pthread_mutex_lock(&run_lock);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  FILE *saved_err = stderr;
+  const char *saved_prog = rpd_progname;
+  if (mem) stderr = mem;
+  rpd_progname = "raptor";
+  raptor_init(&h->R);
+  int ret = run(&h->R, argc + 1, av);
+  rpd_progname = saved_prog;
+  stderr = saved_err;
+  pthread_mutex_unlock(&run_lock);
+  if (mem) fclose(mem);
+  keep_message(text, ret);
+  free(text);
+  free(av);
+  /* the path and option strings belong to the caller: drop them */
+  h->R.path = h->R.cat_file = h->R.roi_start_s = h->R.roi_end_s = NULL;
+  h->R.op_file = h->R.csv_dir = NULL;
+  if (h->R.r) {
+    rpd_close(h->R.r, 0);
+    h->R.r = NULL;
+  }
+  if (ret) {
+    rptr_close(h);
+    return ret;
+  }
+  *out = h;
+  return 0;
+}
+
+void rptr_close(rptr *h)
+{
+  if (!h) return;
+  if (h->R.r) rpd_close(h->R.r, 0);
+  raptor_free(&h->R);
+  free(h);
+}
+
+void rptr_info(const rptr *h, int64_t *out)
+{
+  const raptor *R = &h->R;
+  out[RPTR_FIRST_ABS] = R->first_abs;
+  out[RPTR_LAST_ABS] = R->last_abs;
+  out[RPTR_ROI_START] = R->roi_s;
+  out[RPTR_ROI_END] = R->roi_e;
+  out[RPTR_SEQLEN] = R->seqlen;
+  out[RPTR_NOPS] = (int64_t)R->n;
+  out[RPTR_NKEYS] = (int64_t)R->nkeys;
+  out[RPTR_NROWS] = (int64_t)R->nrows;
+  out[RPTR_NCATROWS] = (int64_t)R->ncrows;
+  out[RPTR_NGPUROWS] = (int64_t)R->ngrows;
+  out[RPTR_NNAMES] = (int64_t)R->nnames;
+  out[RPTR_NCATS] = R->ncats + 2;
+}
+
+const char *rptr_name(const rptr *h, int64_t i)
+{
+  return i >= 0 && (size_t)i < h->R.nnames ? h->R.names[i] : NULL;
+}
+
+const char *rptr_catname(const rptr *h, int64_t i)
+{
+  return i >= 0 && i < h->R.ncats + 2 ? h->R.catname[i] : NULL;
+}
+
+const char *rptr_row_label(const rptr *h, int64_t i)
+{
+  return i >= 0 && (size_t)i < h->R.nrows ? h->R.rows[i].label : NULL;
+}
+
+const char *rptr_catrow_name(const rptr *h, int64_t i)
+{
+  return i >= 0 && (size_t)i < h->R.ncrows ? h->R.crows[i].name : NULL;
+}
+
+void rptr_ops(const rptr *h, int64_t *i64, int32_t *i32, double *zscore, int8_t *outlier)
+{
+  const raptor *R = &h->R;
+  for (size_t i = 0; i < R->n; i++) {
+    const op *o = &R->ops[i];
+    int64_t *a = i64 + 5 * i;
+    int32_t *b = i32 + 4 * i;
+    a[0] = o->id;
+    a[1] = o->start;
+    a[2] = o->end;
+    a[3] = op_dur(o);
+    a[4] = o->pregap;
+    b[0] = o->gpu;
+    b[1] = o->kern;
+    b[2] = o->key;
+    b[3] = o->seq;
+    zscore[i] = op_zscore(R, o);
+    outlier[i] = (int8_t)op_outlier(R, o);
+  }
+}
+
+void rptr_keys(const rptr *h, int32_t *names)
+{
+  if (h->R.nkeys)
+    memcpy(names, h->R.keyk, h->R.nkeys * (size_t)(h->R.seqlen + 1) * sizeof *names);
+}
+
+void rptr_kernelseq(const rptr *h, int32_t *i32, int64_t *i64, double *f64)
+{
+  const raptor *R = &h->R;
+  for (size_t i = 0; i < R->nrows; i++) {
+    const krow *x = &R->rows[i];
+    i32[2 * i] = x->key;
+    i32[2 * i + 1] = x->cat;
+    int64_t a[] = {x->calls, x->outliers, x->smin, x->smax};
+    memcpy(i64 + 4 * i, a, sizeof a);
+    double v[] = {x->pg_sum, x->pg_min, x->pg_mean, x->pg_std, x->pg_max, x->d_sum,
+                  x->d_min, x->d_mean, x->d_std, x->d_max, x->pct, x->varsum};
+    memcpy(f64 + 12 * i, v, sizeof v);
+  }
+}
+
+void rptr_categories(const rptr *h, int64_t *i64, double *f64)
+{
+  const raptor *R = &h->R;
+  for (size_t i = 0; i < R->ncrows; i++) {
+    const catrow *x = &R->crows[i];
+    i64[2 * i] = x->uniq;
+    i64[2 * i + 1] = x->calls;
+    double v[] = {x->dur, x->varsum, x->avg_us, x->pct};
+    memcpy(f64 + 4 * i, v, sizeof v);
+  }
+}
+
+void rptr_gpus(const rptr *h, int32_t *gpu, double *f64)
+{
+  const raptor *R = &h->R;
+  for (size_t i = 0; i < R->ngrows; i++) {
+    const gpurow *g = &R->grows[i];
+    gpu[i] = g->gpu;
+    double v[] = {g->pregap, g->dur, g->idle_pct, g->lead, g->trail};
+    memcpy(f64 + 5 * i, v, sizeof v);
+  }
+}
+
+void rptr_variability(const rptr *h, double *out)
+{
+  out[0] = h->R.var_comm;
+  out[1] = h->R.var_other;
+  out[2] = h->R.total_ns;
+}
