@@ -50,7 +50,7 @@ class RaptorParser:
     Defaults follow the reference raptor_parser.py: its op set
     (KernelExecution, Task, CopyDeviceToDevice; reference_ops=False takes
     all GPU work as the raptor CLI does) and its category file
-    (raptor_cat_vllm.json shipped in this package)."""
+    (raptor_cat_reference.json shipped in this package)."""
 
     default_gaps = [10, 20, 50, 100, 1000, 10000, 100000]
     default_gpu_id = -1
@@ -72,7 +72,7 @@ class RaptorParser:
             if base.endswith(suffix):
                 base = base[:-len(suffix)]
         self.tag = tag if tag is not None else base
-        self.category_json = category_json or os.path.join(_HERE, "raptor_cat_vllm.json")
+        self.category_json = category_json or os.path.join(_HERE, "raptor_cat_reference.json")
         self.gpu_id = int(gpu_id)
         self.prekernel_seq = int(prekernel_seq)
         self.zscore_threshold = zscore_threshold

@@ -11,7 +11,7 @@ BIN = os.environ.get("RPD_BIN", os.path.join(ROOT, "bin"))
 SHARED = os.environ.get("RPD_SHARED", os.path.join(ROOT, "..", "shared"))
 TRACES = os.path.join(SHARED, "traces")
 GOLDEN = os.path.join(SHARED, "golden")
-CATS = os.path.join(ROOT, "python", "rpdtools", "raptor_cat_vllm.json")
+CATS = os.path.join(ROOT, "python", "rpdtools", "raptor_cat_reference.json")
 
 
 def tool(name, *args, check=True):

@@ -49,7 +49,7 @@ if "$PY" -m venv --system-site-packages "$TESTDIR/venv" >"$TESTDIR/venv.out" 2>&
   if PIP_NO_INDEX=1 "$TESTDIR/venv/bin/pip" install --quiet "$TESTDIR/pysrc" >"$TESTDIR/pip.out" 2>&1; then
     got=$(cd "$TESTDIR" && env -u PYTHONPATH "$TESTDIR/venv/bin/python" -c "
 import rpdtools, os
-print(rpdtools.__file__.startswith('$TESTDIR/venv/'), os.path.exists(os.path.join(os.path.dirname(rpdtools.__file__), 'raptor_cat_vllm.json')))
+print(rpdtools.__file__.startswith('$TESTDIR/venv/'), os.path.exists(os.path.join(os.path.dirname(rpdtools.__file__), 'raptor_cat_reference.json')))
 rp = rpdtools.RaptorParser('$TESTDIR/pytest/synth0/synth.rpd')
 print(rp.get_kernelseq_df()[('TotalCalls', '')].sum() > 0)" 2>&1)
     check_eq "python: pip install ./python (offline, venv): package, category file, a run" "True True
