@@ -33,9 +33,11 @@ measure() {
 # bench_table: read BENCH lines (with "== SCALE NAME rows=N" markers) on
 # stdin, print one table.  A row per measured command and scale; "floor x"
 # is secs over the floor the piece printed for that label ("BENCH LABEL
-# floor secs=F [cpu_secs=G]"), "4x/1x" the time at that scale over the 1x
-# time of the same label, scaled to 4x the rows (linear = 4.0; for the big
-# scale it is the same per-row growth expressed per 4x).
+# floor secs=F [cpu_secs=G]"; floor_cx the same in CPU seconds), "4x/1x"
+# the wall time at that scale over the 1x time of the same label, scaled to
+# 4x the rows (linear = 4.0; for the big scale it is the same per-row growth
+# expressed per 4x), "cpu" the same in CPU seconds (steadier on a shared
+# machine).
 bench_table() {
   awk '
   function val(line, key,   i, rest) {
@@ -67,19 +69,22 @@ bench_table() {
   }
   function ratio(a, b) { return (a != "" && b != "" && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
   END {
-    fmt = "%-5s %-42s %10s %8s %8s %10s %8s %8s %8s %6s\n"
-    printf fmt, "scale", "tool", "rows", "secs", "cpu_s", "rows/s", "peak_MB", "floor_x", "floor_cx", "4x/1x"
+    fmt = "%-5s %-42s %10s %8s %8s %10s %8s %8s %8s %6s %6s\n"
+    printf fmt, "scale", "tool", "rows", "secs", "cpu_s", "rows/s", "peak_MB", "floor_x", "floor_cx", "4x/1x", "cpu"
     for (i = 1; i <= n; i++) {
       split(order[i], p, SUBSEP); s = p[1]; l = p[2]; k = order[i]
-      if (k in failed && !(k in secs)) { printf fmt, s, substr(l, 1, 42), "FAILED", "-", "-", "-", "-", "-", "-", "-"; continue }
+      if (k in failed && !(k in secs)) { printf fmt, s, substr(l, 1, 42), "FAILED", "-", "-", "-", "-", "-", "-", "-", "-"; continue }
       rate = secs[k] > 0 ? sprintf("%.0f", rows[k] / secs[k]) : "-"
       mb = rss[k] ~ /^[0-9]+$/ ? sprintf("%.0f", rss[k] / 1024) : "-"
-      lin = "-"
+      lin = clin = "-"
       b = "1x" SUBSEP l
-      if (s != "1x" && (b in secs) && secs[b] > 0 && rows[b] > 0 && rows[k] > 0)
+      if (s != "1x" && (b in secs) && secs[b] > 0 && rows[b] > 0 && rows[k] > 0) {
         lin = sprintf("%.2f", secs[k] / secs[b] * 4 * rows[b] / rows[k])
+        if (cpu[k] != "" && cpu[b] + 0 > 0)
+          clin = sprintf("%.2f", cpu[k] / cpu[b] * 4 * rows[b] / rows[k])
+      }
       printf fmt, s, substr(l, 1, 42), rows[k], secs[k], (cpu[k] == "" ? "-" : cpu[k]), rate, mb,
-        ratio(secs[k], fw[s, l]), ratio(cpu[k], fc[s, l]), lin
+        ratio(secs[k], fw[s, l]), ratio(cpu[k], fc[s, l]), lin, clin
     }
   }'
 }
