@@ -7,8 +7,11 @@
  * closed, earliest end first (the innermost first on equal ends).  Memory is
  * the open frames of all threads, not the trace.
  *
- * Sorting by start first (not pid, tid, start) lets SQLite's sorter compare
- * mostly on one integer.  The gpu time of a call is fetched when it ends, by
+ * The calls come in rowid order through a reorder heap (walk_heap): linear
+ * and flat in memory when they are nearly in time order, as tracers write
+ * them; otherwise the partial walk is rolled back to a savepoint and SQLite
+ * sorts.  Sorting by start first (not pid, tid, start) lets SQLite's sorter
+ * compare mostly on one integer.  The gpu time of a call is fetched when it ends, by
  * merging the op links in api_id order (see gpu_src): no join, no temp table
  * unless the ids are far from time order.
  */
@@ -58,15 +61,15 @@ static const char gpu_table_sql[] =
 static const char gpu_lookup_sql[] =
     "SELECT gpu_time FROM temp._rpd_gpu_time WHERE api_id = ?";
 
-/* The calls in walking order.  Traces of up to sort_max calls are read in
- * rowid order and sorted in memory instead (32 bytes a call and as much
- * for qsort's buffer; 4x cheaper than SQLite's sorter); larger ones use
- * this query, whose sorter spills to temp files: memory stays bounded
- * either way. */
+/* The calls in walking order, sorted by SQLite: only when rowid order is
+ * too far from time order for the reorder heap (see walk_heap, 32 bytes
+ * a call held, at most sort_max calls; 4x cheaper than SQLite's sorter
+ * and linear when the calls come nearly in time order, as tracers write
+ * them).  The sorter spills to temp files: memory stays bounded either
+ * way. */
 static const char read_sql[] =
     "SELECT pid, tid, id, start, end FROM rocpd_api "
     "ORDER BY start, end DESC, id";
-static const char count_sql[] = "SELECT count(*) FROM rocpd_api";
 static const char scan_sql[] = "SELECT pid, tid, id, start, end FROM rocpd_api";
 
 /* Rows go in BATCH at a time through one multi-row INSERT: a statement
@@ -366,66 +369,102 @@ typedef struct call {
 } call;
 
 /* Walking order: start, end DESC, id (ids are unique: a total order). */
-static int call_cmp(const void *a, const void *b) {
-  const call *x = a, *y = b;
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  if (x->end != y->end) return x->end > y->end ? -1 : 1;
-  return (x->id > y->id) - (x->id < y->id);
+static inline int call_less(const call *x, const call *y) {
+  if (x->start != y->start) return x->start < y->start;
+  if (x->end != y->end) return x->end > y->end;
+  return x->id < y->id;
 }
 
-/* All calls, sorted, into *out (caller frees) when there are at most
- * sort_max, with integer times and 32-bit pid/tid; else *out = NULL and
- * the caller uses read_sql (which sorts like SQLite compares any value). */
-static int load_sorted(rpd *r, call **out, size_t *n) {
-  int64_t count = 0;
-  *out = NULL, *n = 0;
-  int rc = rpd_query_int64(r, count_sql, &count);
-  if (rc != RPD_OK || count < 0 || (uint64_t)count > sort_max) return rc;
-  call *c = rpd_xmalloc(((size_t)count + 1) * sizeof *c);
+/* A min-heap of calls in walking order: the reorder buffer. */
+typedef struct heap {
+  call *v;
+  size_t n, cap;
+} heap;
+
+static void heap_push(heap *h, const call *c) {
+  if (h->n == h->cap) {
+    h->cap = h->cap ? 2 * h->cap : 1024;
+    h->v = rpd_xrealloc(h->v, h->cap * sizeof *h->v);
+  }
+  size_t i = h->n++;
+  while (i > 0 && call_less(c, &h->v[(i - 1) / 2])) {
+    h->v[i] = h->v[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h->v[i] = *c;
+}
+
+static call heap_pop(heap *h) {
+  call top = h->v[0], last = h->v[--h->n];
+  size_t i = 0;
+  for (;;) {
+    size_t k = 2 * i + 1;
+    if (k >= h->n) break;
+    if (k + 1 < h->n && call_less(&h->v[k + 1], &h->v[k])) k++;
+    if (!call_less(&h->v[k], &last)) break;
+    h->v[i] = h->v[k];
+    i = k;
+  }
+  if (h->n) h->v[i] = last;
+  return top;
+}
+
+static int step_heap_call(walker *w, const call *c) {
+  frame f = {c->id, c->start, c->end, 0};
+  return step_call(w, c->pid, c->tid, &f);
+}
+
+/* Feed every call to step_call in walking order, reading rocpd_api in
+ * rowid order through a reorder heap of at most sort_max calls (tracers
+ * write a call when it ends: rowid order is time order but for the calls
+ * open meanwhile).  *fallback = 1 (and the walk is partial) when a call
+ * arrives after one that must follow it has been walked, or a value does
+ * not fit (a non-integer time, a 64-bit pid/tid): SQLite must sort. */
+static int walk_heap(walker *w, int *fallback) {
   sqlite3_stmt *st = NULL;
-  size_t k = 0;
-  int fits = 1, s = SQLITE_DONE;
-  rc = rpd_prepare(r, scan_sql, &st);
-  while (rc == RPD_OK && (s = rpd_step(r, st)) == SQLITE_ROW) {
+  heap h = {0};
+  call last = {0};
+  int have_last = 0, s = SQLITE_DONE;
+  int rc = rpd_prepare(w->r, scan_sql, &st);
+  *fallback = 0;
+  while (rc == RPD_OK && (s = rpd_step(w->r, st)) == SQLITE_ROW) {
     int64_t pid = sqlite3_column_int64(st, 0), tid = sqlite3_column_int64(st, 1);
-    if (k == (size_t)count || pid != (int32_t)pid || tid != (int32_t)tid ||
+    if (pid != (int32_t)pid || tid != (int32_t)tid ||
         sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
         sqlite3_column_type(st, 4) != SQLITE_INTEGER) {
-      fits = 0;
+      *fallback = 1;
       break;
     }
-    c[k++] = (call){sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
-                    sqlite3_column_int64(st, 2), (int32_t)pid, (int32_t)tid};
+    call c = {sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
+              sqlite3_column_int64(st, 2), (int32_t)pid, (int32_t)tid};
+    if (h.n >= sort_max) {
+      last = heap_pop(&h);
+      have_last = 1;
+      rc = step_heap_call(w, &last);
+    }
+    if (have_last && call_less(&c, &last)) {
+      *fallback = 1;
+      break;
+    }
+    heap_push(&h, &c);
   }
-  if (rc == RPD_OK && s < 0) rc = -s;
+  if (rc == RPD_OK && !*fallback && s < 0) rc = -s;
   sqlite3_finalize(st);
-  if (rc != RPD_OK || !fits) {
-    free(c);
-    return rc;
+  while (rc == RPD_OK && !*fallback && h.n) {
+    call c = heap_pop(&h);
+    rc = step_heap_call(w, &c);
   }
-  qsort(c, k, sizeof *c, call_cmp);
-  *out = c, *n = k;
-  return RPD_OK;
+  free(h.v);
+  return rc;
 }
 
-/* Feed every call to step_call in walking order. */
-static int walk_calls(walker *w) {
-  call *c = NULL;
-  size_t n = 0;
-  int rc = load_sorted(w->r, &c, &n);
-  if (rc == RPD_OK && c) {
-    for (size_t i = 0; i < n && rc == RPD_OK; i++) {
-      frame f = {c[i].id, c[i].start, c[i].end, 0};
-      rc = step_call(w, c[i].pid, c[i].tid, &f);
-    }
-    free(c);
-    return rc;
-  }
-  free(c);
+/* Feed every call to step_call in walking order, sorted by SQLite (its
+ * sorter spills to temp files: memory stays bounded). */
+static int walk_sql(walker *w) {
   sqlite3_stmt *rd = NULL;
   int s = SQLITE_DONE;
   w->st.sql_sort = 1;
-  if (rc == RPD_OK) rc = rpd_prepare(w->r, read_sql, &rd);
+  int rc = rpd_prepare(w->r, read_sql, &rd);
   while (rc == RPD_OK && (s = rpd_step(w->r, rd)) == SQLITE_ROW) {
     frame f = {sqlite3_column_int64(rd, 2), sqlite3_column_int64(rd, 3),
                sqlite3_column_int64(rd, 4), 0};
@@ -437,20 +476,34 @@ static int walk_calls(walker *w) {
   return rc;
 }
 
-static int walk(walker *w) {
+/* Forget every open frame, pending row and count (before a second walk). */
+static void walker_reset(walker *w) {
+  for (size_t i = 0; i < w->cap; i++) free(w->threads[i].stack);
+  free(w->threads);
+  w->threads = NULL, w->nthreads = w->cap = 0;
+  w->npend = 0;
+  w->gpu = (gpu_src){0};
+  w->st = (rpd_callstack_stats){0};
+}
+
+/* One walk: through the heap (sql = 0; *fallback set when it cannot) or
+ * SQLite's sort. */
+static int walk_once(walker *w, int sql, int *fallback) {
+  *fallback = 0;
   int rc = gpu_open(w->r, &w->gpu);
   if (rc == RPD_OK) rc = gpu_next(w->r, &w->gpu);
   if (rc == RPD_OK) rc = prepare_insert(w->r, BATCH, &w->ins_batch);
   if (rc == RPD_OK) rc = prepare_insert(w->r, 1, &w->ins_one);
-  if (rc == RPD_OK) rc = walk_calls(w);
-  for (size_t i = 0; i < w->cap && rc == RPD_OK; i++)
+  if (rc == RPD_OK) rc = sql ? walk_sql(w) : walk_heap(w, fallback);
+  for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback; i++)
     if (w->threads[i].used) rc = close_until(w, &w->threads[i], INT64_MAX);
-  if (rc == RPD_OK) rc = flush(w);
+  if (rc == RPD_OK && !*fallback) rc = flush(w);
   if (w->st.calls >= 0x10000) rpd_progress("call stack", -1, -1);
   w->st.threads = (int64_t)w->nthreads;
   sqlite3_finalize(w->ins_batch);
   sqlite3_finalize(w->ins_one);
-  if (rc == RPD_OK && w->gpu.lookup) {
+  w->ins_batch = w->ins_one = NULL;
+  if (rc == RPD_OK && !*fallback && w->gpu.lookup) {
     w->st.gpu_fallback = 1;
     sqlite3_finalize(w->gpu.lookup);
     w->gpu.lookup = NULL;
@@ -458,6 +511,22 @@ static int walk(walker *w) {
   }
   gpu_close(&w->gpu);
   return rc;
+}
+
+/* The walk inside a savepoint: when the heap cannot give walking order,
+ * its partial rows are rolled back and SQLite sorts. */
+static int walk(walker *w) {
+  int fallback = 0;
+  int rc = rpd_exec(w->r, "SAVEPOINT rpd_callstack_walk");
+  if (rc != RPD_OK) return rc;
+  rc = walk_once(w, 0, &fallback);
+  if (rc == RPD_OK && fallback) {
+    rc = rpd_exec(w->r, "ROLLBACK TO rpd_callstack_walk");
+    walker_reset(w);
+    if (rc == RPD_OK) rc = walk_once(w, 1, &fallback);
+  }
+  int rel = rpd_exec(w->r, "RELEASE rpd_callstack_walk");
+  return rc != RPD_OK ? rc : rel;
 }
 
 int rpd_callstack_drop(rpd *r) {

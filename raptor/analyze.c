@@ -96,6 +96,130 @@ int op_outlier(const raptor *R, const op *o)
   return !isnan(z) && fabs(z) >= R->zthr;
 }
 
+/* ------------------------------------------------------------ op source */
+
+/* A streamed run keeps what the statistics need of each op in a temp file
+ * (32 bytes an op), in (gpu, start, id) order; the passes of key_stats
+ * read it back a block at a time: memory flat in the number of ops. */
+typedef struct spill_rec {
+  int64_t start, end, pregap;
+  int32_t key, gpu;
+} spill_rec;
+
+#define SPILL_BLOCK 1024
+
+typedef struct opiter {
+  raptor *R;
+  size_t i, n, pos;
+  op buf[SPILL_BLOCK];
+} opiter;
+
+static void opiter_start(opiter *it, raptor *R)
+{
+  it->R = R;
+  it->i = it->n = it->pos = 0;
+  if (R->opfile && fseek(R->opfile, 0, SEEK_SET) != 0) R->spill_failed = 1;
+}
+
+/* The next op of R->ops or of the spill file; NULL at the end. */
+static const op *opiter_next(opiter *it)
+{
+  raptor *R = it->R;
+  if (!R->opfile) return it->i < R->n ? &R->ops[it->i++] : NULL;
+  if (it->pos == it->n) {
+    spill_rec rec[SPILL_BLOCK];
+    it->n = fread(rec, sizeof *rec, SPILL_BLOCK, R->opfile);
+    it->pos = 0;
+    if (it->n == 0) {
+      if (ferror(R->opfile) || it->i != R->n) R->spill_failed = 1;
+      return NULL;
+    }
+    for (size_t k = 0; k < it->n; k++)
+      it->buf[k] = (op){.start = rec[k].start, .end = rec[k].end, .pregap = rec[k].pregap,
+                        .key = rec[k].key, .gpu = rec[k].gpu, .kern = -1};
+    it->i += it->n;
+  }
+  return &it->buf[it->pos++];
+}
+
+/* The state of a streamed run between ops (one run at a time). */
+static struct {
+  size_t i;                /* ops so far */
+  int32_t gpu, seq;
+  int64_t runmax;
+  int32_t *ring;           /* the last seqlen+1 kernels, newest at i % w */
+  int32_t *t;              /* the key being built */
+} st_run;
+
+void stream_begin(raptor *R)
+{
+  int w = R->seqlen + 1;
+  free(st_run.ring);
+  free(st_run.t);
+  st_run.i = 0;
+  st_run.ring = rpd_xcalloc((size_t)w, sizeof *st_run.ring);
+  st_run.t = rpd_xcalloc((size_t)w, sizeof *st_run.t);
+  R->nkeys = 0;
+  free(R->key_slots.v);
+  R->key_slots.v = NULL;
+  R->key_slots.cap = 0;
+  free(R->grows);
+  R->grows = NULL;
+  R->ngrows = 0;
+}
+
+/* compute_pregaps, assign_keys and build_gpus for one op, in order; the
+ * GPU row keeps its first start and last end in lead and trail until
+ * analyze turns them into the ROI margins. */
+int stream_op(raptor *R, op *o)
+{
+  int w = R->seqlen + 1;
+  size_t i = st_run.i++;
+  int first = i == 0 || o->gpu != st_run.gpu;
+  if (first) {
+    st_run.seq = 0;
+    o->pregap = -1;
+    st_run.runmax = o->end;
+    st_run.gpu = o->gpu;
+    if ((R->ngrows & (R->ngrows - 1)) == 0)
+      R->grows = rpd_xrealloc(R->grows, (R->ngrows ? 2 * R->ngrows : 1) * sizeof *R->grows);
+    R->grows[R->ngrows++] = (gpurow){.gpu = o->gpu, .lead = (double)o->start,
+                                     .trail = (double)o->end};
+  } else {
+    int64_t g = o->start - st_run.runmax;
+    o->pregap = g > 0 ? g : 0;
+    if (o->end > st_run.runmax) st_run.runmax = o->end;
+  }
+  o->seq = ++st_run.seq;
+  st_run.ring[i % (size_t)w] = o->kern;
+  if (i < (size_t)R->seqlen) {
+    o->key = -1;
+  } else {
+    for (int j = 0; j < w; j++) st_run.t[j] = st_run.ring[(i - (size_t)j) % (size_t)w];
+    o->key = key_intern(R, st_run.t);
+  }
+  gpurow *g = &R->grows[R->ngrows - 1];
+  if (o->pregap >= 0) g->pregap += (double)o->pregap;
+  g->dur += (double)op_dur(o);
+  if ((double)o->end > g->trail) g->trail = (double)o->end;
+  spill_rec rec = {o->start, o->end, o->pregap, o->key, o->gpu};
+  return fwrite(&rec, sizeof rec, 1, R->opfile) == 1 ? 0 : -1;
+}
+
+/* build_gpus' margins and idle share for the rows stream_op summed. */
+static void finish_stream_gpus(raptor *R)
+{
+  for (size_t i = 0; i < R->ngrows; i++) {
+    gpurow *g = &R->grows[i];
+    g->lead = g->lead - (double)R->roi_s;
+    g->trail = (double)R->roi_e - g->trail;
+    g->idle_pct = g->pregap / (g->pregap + g->dur) * 100.0;
+  }
+  free(st_run.ring);
+  free(st_run.t);
+  st_run.ring = st_run.t = NULL;
+}
+
 static void assign_keys(raptor *R)
 {
   int w = R->seqlen + 1;
@@ -114,20 +238,21 @@ static void assign_keys(raptor *R)
 
 static void key_stats(raptor *R)
 {
+  opiter *it = rpd_xmalloc(sizeof *it);
   free(R->ks);
   R->ks = rpd_xcalloc(R->nkeys ? R->nkeys : 1, sizeof *R->ks);
   kstat *ks = R->ks;
   /* pass 1: zscore mean */
-  for (size_t i = 0; i < R->n; i++) {
-    const op *o = &R->ops[i];
+  opiter_start(it, R);
+  for (const op *o; (o = opiter_next(it));) {
     if (o->key < 0) continue;
     ks[o->key].nall++;
     ks[o->key].mean_all += (double)op_dur(o);
   }
   for (size_t k = 0; k < R->nkeys; k++) ks[k].mean_all /= (double)ks[k].nall;
   /* pass 2: population std */
-  for (size_t i = 0; i < R->n; i++) {
-    const op *o = &R->ops[i];
+  opiter_start(it, R);
+  for (const op *o; (o = opiter_next(it));) {
     if (o->key < 0) continue;
     double d = (double)op_dur(o) - ks[o->key].mean_all;
     ks[o->key].pstd += d * d;
@@ -140,8 +265,8 @@ static void key_stats(raptor *R)
     ks[k].smax = INT64_MIN;
   }
   /* pass 3: sums over the kept (non-outlier) ops */
-  for (size_t i = 0; i < R->n; i++) {
-    const op *o = &R->ops[i];
+  opiter_start(it, R);
+  for (const op *o; (o = opiter_next(it));) {
     if (o->key < 0 || op_outlier(R, o)) continue;
     kstat *k = &ks[o->key];
     double d = (double)op_dur(o);
@@ -160,8 +285,8 @@ static void key_stats(raptor *R)
     }
   }
   /* pass 4: sample variances */
-  for (size_t i = 0; i < R->n; i++) {
-    const op *o = &R->ops[i];
+  opiter_start(it, R);
+  for (const op *o; (o = opiter_next(it));) {
     if (o->key < 0 || op_outlier(R, o)) continue;
     kstat *k = &ks[o->key];
     double d = (double)op_dur(o) - k->d_sum / (double)k->calls;
@@ -171,6 +296,7 @@ static void key_stats(raptor *R)
       k->pg_m2 += g * g;
     }
   }
+  free(it);
 }
 
 typedef struct tagged_row {
@@ -375,10 +501,18 @@ void analyze(raptor *R)
   R->name_cat = rpd_xmalloc((R->nnames ? R->nnames : 1) * sizeof *R->name_cat);
   for (size_t i = 0; i < R->nnames; i++)
     R->name_cat[i] = category_of(R, R->names[i]);
-  compute_pregaps(R);
-  assign_keys(R);
-  key_stats(R);
+  if (R->opfile) {  /* streamed: pregaps, keys and GPU rows are done */
+    key_stats(R);
+    if (ferror(R->opfile)) R->spill_failed = 1;
+    fclose(R->opfile);
+    R->opfile = NULL;
+    finish_stream_gpus(R);
+  } else {
+    compute_pregaps(R);
+    assign_keys(R);
+    key_stats(R);
+    build_gpus(R);
+  }
   build_rows(R);
   build_categories(R);
-  build_gpus(R);
 }

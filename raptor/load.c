@@ -170,14 +170,37 @@ static char *ops_sql(const raptor *R)
   return sql;
 }
 
+/* 1 when no output needs the ops one by one (op trace, instances, --save,
+ * the xlsx op trace) and the ROI is fixed before they are read (no kernel
+ * regex, --auto-roi or --roi-trim): the ops then stream through the
+ * analysis in (gpu, start, id) order, sorted by SQLite, and R->ops stays
+ * empty -- memory flat in the number of ops. */
+static int can_stream(const raptor *R, int regex_roi)
+{
+  return !R->keep_ops && !R->op_trace && !R->have_instance && !R->save &&
+         !R->xls_op_trace && !R->auto_roi && !R->roi_trim && !regex_roi;
+}
+
 /* Read the ops with start in [first+lo, first+hi] (and --gpu-id) into
- * R->ops, sorted by (gpuId, start, id). */
-static int load_ops(raptor *R, int64_t lo, int64_t hi)
+ * R->ops, sorted by (gpuId, start, id); streamed (R->opfile, see
+ * can_stream), through stream_op in that order. */
+static int load_ops(raptor *R, int64_t lo, int64_t hi, int streamed)
 {
   rpd *r = R->r;
   sqlite3_stmt *st = NULL, *sst = NULL;
   idmap dm = {0};
   char *sql = ops_sql(R);
+  if (streamed) {
+    char *sorted = rpd_xasprintf("%s ORDER BY o.gpuId, o.start, o.id", sql);
+    free(sql);
+    sql = sorted;
+    R->opfile = tmpfile();
+    if (!R->opfile) {
+      free(sql);
+      return rpd_seterr(RPD_EIO, "cannot create a temp file: %s", strerror(errno));
+    }
+    stream_begin(R);
+  }
   int rc = rpd_prepare(r, sql, &st);
   free(sql);
   if (rc == RPD_OK)
@@ -206,6 +229,19 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi)
       }
     }
     if (*slot < 0) continue;
+    if (streamed) {
+      op o = {.id = sqlite3_column_int64(st, 0),
+              .gpu = (int32_t)sqlite3_column_int64(st, 1),
+              .start = sqlite3_column_int64(st, 2) - R->first_abs,
+              .end = sqlite3_column_int64(st, 3) - R->first_abs,
+              .kern = *slot};
+      if (stream_op(R, &o) != 0) {
+        rc = rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
+        goto cleanup;
+      }
+      R->n++;
+      continue;
+    }
     if (R->n == R->cap) {
       R->cap = R->cap ? R->cap * 2 : 4096;
       R->ops = rpd_xrealloc(R->ops, R->cap * sizeof *R->ops);
@@ -221,7 +257,9 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi)
     o->seq = 0;
   }
   if (s < 0) rc = -s;
-  if (rc == RPD_OK && R->n > 1) qsort(R->ops, R->n, sizeof *R->ops, op_cmp);
+  if (rc == RPD_OK && streamed && fflush(R->opfile) != 0)
+    rc = rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
+  if (rc == RPD_OK && !streamed && R->n > 1) qsort(R->ops, R->n, sizeof *R->ops, op_cmp);
 cleanup:
   sqlite3_finalize(st);
   sqlite3_finalize(sst);
@@ -371,7 +409,8 @@ int setup_roi(raptor *R)
   if (R->roi_end_s && (ret = roi_parse(R, "ROI end", R->roi_end_s, &re_, &rxe)))
     goto out;
   if (!rxs && !rxe && (ret = roi_check(R, rs, re_))) goto out;
-  if ((rc = load_ops(R, rxs || rxe ? 0 : rs, rxs || rxe ? span : re_)) != RPD_OK) {
+  if ((rc = load_ops(R, rxs || rxe ? 0 : rs, rxs || rxe ? span : re_,
+                     can_stream(R, rxs || rxe))) != RPD_OK) {
     ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
     goto out;
   }
@@ -425,7 +464,13 @@ int setup_roi(raptor *R)
     if ((ret = check_have_ops(R, " (after --roi-trim)"))) goto out;
   }
   analyze(R);
+  if (R->spill_failed)
+    ret = rpd_fail("cannot read ops of '%s': reading the temp file failed", R->path);
 out:
+  if (R->opfile) {  /* a streamed run that stopped before analyze */
+    fclose(R->opfile);
+    R->opfile = NULL;
+  }
   rpd_regex_free(rxs);
   rpd_regex_free(rxe);
   return ret;

@@ -97,6 +97,10 @@ typedef struct raptor {
 
   op *ops;
   size_t n, cap;
+  /* streamed run (load.c can_stream): R->ops stays NULL, the n ops are in
+   * opfile (a temp file, closed by analyze); keep_ops forbids it */
+  int keep_ops, spill_failed;
+  FILE *opfile;
 
   int32_t *keyk;           /* nkeys * (seqlen+1) */
   kstat *ks;
@@ -147,8 +151,15 @@ void compute_pregaps(raptor *R);
 double op_zscore(const raptor *R, const op *o);
 /* 1 if the op is an outlier under -z. */
 int op_outlier(const raptor *R, const op *o);
-/* Keys, statistics, kernelseq rows, categories and GPU rows of R->ops. */
+/* Keys, statistics, kernelseq rows, categories and GPU rows of R->ops (or,
+ * in a streamed run, of R->opfile, which it closes; R->spill_failed = 1
+ * if reading it failed). */
 void analyze(raptor *R);
+/* Streamed run: start the per-op state (keys, GPU rows) before the ops. */
+void stream_begin(raptor *R);
+/* Streamed run: PreGap, sequenceId, key and GPU row of the next op in
+ * (gpu, start, id) order, appended to R->opfile.  0, or -1 on a write error. */
+int stream_op(raptor *R, op *o);
 
 /* output.c */
 /* --save: replace the ext_raptor_* tables and the raptor_* metadata of the

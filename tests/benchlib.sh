@@ -1,7 +1,8 @@
 # tests/benchlib.sh - helpers for tests/bench/*.sh (sourced).
 #   bench_trace NAME ARGS...   generate (once) $BENCHDIR/NAME.rpd with rpd-synth ARGS
-#   measure LABEL ROWS CMD...  run CMD, print secs, rows/s and peak RSS
+#   measure LABEL ROWS CMD...  run CMD, print secs, CPU secs, rows/s and peak RSS
 #   fresh SRC DST              copy a trace so an augmenter can write it
+#   bench_table <LOG           the one table of tests/bench.sh from BENCH lines
 PATH="$RPD_BIN:$PATH"; export PATH
 bench_trace() {
   _f="$BENCHDIR/$1.rpd"; shift
@@ -9,19 +10,81 @@ bench_trace() {
   echo "$_f"
 }
 fresh() { cp "$1" "$2"; }
-# measure LABEL ROWS CMD... -> sets MEASURED_SECS, prints one BENCH line
+# measure LABEL ROWS CMD... -> sets MEASURED_SECS, MEASURED_CPU, prints one BENCH line
 measure() {
   _label=$1; _rows=$2; shift 2
   _t="$BENCHDIR/.time.$$"
+  _cpu=
   if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f "%e %M" -o "$_t" "$@" >/dev/null 2>"$BENCHDIR/.err.$$"; _rc=$?
-    read -r MEASURED_SECS _rss <"$_t"
+    /usr/bin/time -f "%e %M %U %S" -o "$_t" "$@" >/dev/null 2>"$BENCHDIR/.err.$$"; _rc=$?
+    read -r MEASURED_SECS _rss _u _s <"$_t"
+    _cpu=$(awk -v u="$_u" -v s="$_s" 'BEGIN { printf "%.2f", u + s }')
   else
     _s=$(date +%s.%N); "$@" >/dev/null 2>"$BENCHDIR/.err.$$"; _rc=$?
     MEASURED_SECS=$(echo "$(date +%s.%N) - $_s" | bc); _rss=?
   fi
+  MEASURED_CPU=$_cpu
   [ "$_rc" = 0 ] || { echo "BENCH $_label FAILED (exit $_rc): $(head -c 300 "$BENCHDIR/.err.$$")"; return 1; }
   _rate=$(awk -v r="$_rows" -v s="$MEASURED_SECS" 'BEGIN{ if (s > 0) printf "%.0f", r/s; else print "inf" }')
-  echo "BENCH $_label rows=$_rows secs=$MEASURED_SECS rows/s=$_rate peak_rss_kb=$_rss"
+  echo "BENCH $_label rows=$_rows secs=$MEASURED_SECS${_cpu:+ cpu_secs=$_cpu} rows/s=$_rate peak_rss_kb=$_rss"
   rm -f "$_t" "$BENCHDIR/.err.$$"
+}
+
+# bench_table: read BENCH lines (with "== SCALE NAME rows=N" markers) on
+# stdin, print one table.  A row per measured command and scale; "floor x"
+# is secs over the floor the piece printed for that label ("BENCH LABEL
+# floor secs=F [cpu_secs=G]"; floor_cx the same in CPU seconds), "4x/1x"
+# the wall time at that scale over the 1x time of the same label, scaled to
+# 4x the rows (linear = 4.0; for the big scale it is the same per-row growth
+# expressed per 4x), "cpu" the same in CPU seconds (steadier on a shared
+# machine).
+bench_table() {
+  awk '
+  function val(line, key,   i, rest) {
+    i = index(line, " " key "=")
+    if (!i) return ""
+    rest = substr(line, i + length(key) + 2)
+    sub(/ .*/, "", rest)
+    return rest
+  }
+  /^== SCALE / { scale = $3; next }
+  /^BENCH / && / floor secs=/ {
+    label = substr($0, 7); sub(/ floor secs=.*/, "", label)
+    fw[scale, label] = val($0, "secs"); fc[scale, label] = val($0, "cpu_secs")
+    next
+  }
+  /^BENCH / && / FAILED/ {
+    label = substr($0, 7); sub(/ FAILED.*/, "", label)
+    k = scale SUBSEP label
+    if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+    failed[k] = 1
+    next
+  }
+  /^BENCH / && / rows=/ && / secs=/ {
+    label = substr($0, 7); sub(/ rows=.*/, "", label)
+    k = scale SUBSEP label
+    if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+    rows[k] = val($0, "rows"); secs[k] = val($0, "secs"); cpu[k] = val($0, "cpu_secs")
+    rss[k] = val($0, "peak_rss_kb")
+  }
+  function ratio(a, b) { return (a != "" && b != "" && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
+  END {
+    fmt = "%-5s %-42s %10s %8s %8s %10s %8s %8s %8s %6s %6s\n"
+    printf fmt, "scale", "tool", "rows", "secs", "cpu_s", "rows/s", "peak_MB", "floor_x", "floor_cx", "4x/1x", "cpu"
+    for (i = 1; i <= n; i++) {
+      split(order[i], p, SUBSEP); s = p[1]; l = p[2]; k = order[i]
+      if (k in failed && !(k in secs)) { printf fmt, s, substr(l, 1, 42), "FAILED", "-", "-", "-", "-", "-", "-", "-", "-"; continue }
+      rate = secs[k] > 0 ? sprintf("%.0f", rows[k] / secs[k]) : "-"
+      mb = rss[k] ~ /^[0-9]+$/ ? sprintf("%.0f", rss[k] / 1024) : "-"
+      lin = clin = "-"
+      b = "1x" SUBSEP l
+      if (s != "1x" && (b in secs) && secs[b] > 0 && rows[b] > 0 && rows[k] > 0) {
+        lin = sprintf("%.2f", secs[k] / secs[b] * 4 * rows[b] / rows[k])
+        if (cpu[k] != "" && cpu[b] + 0 > 0)
+          clin = sprintf("%.2f", cpu[k] / cpu[b] * 4 * rows[b] / rows[k])
+      }
+      printf fmt, s, substr(l, 1, 42), rows[k], secs[k], (cpu[k] == "" ? "-" : cpu[k]), rate, mb,
+        ratio(secs[k], fw[s, l]), ratio(cpu[k], fc[s, l]), lin, clin
+    }
+  }'
 }

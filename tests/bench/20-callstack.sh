@@ -8,7 +8,8 @@
 # CPU (user + sys: steadier on a shared machine).  With RPD_REF_PYTHON=<dir
 # holding the reference's rocpd package> the reference modules are timed on
 # the same trace the same way (never part of the repository; see
-# docs/rpd-callstack.md).
+# docs/rpd-callstack.md).  rpd-autograd's floor is the call stack's plus
+# reading its marker calls and inserting the same ext_autogradapi rows.
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
 
 t=$(bench_trace "cs-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2 --schema 3) || exit 1
@@ -78,6 +79,27 @@ ratio "rpd-callstack ratio to floor (cpu)" "$cs_cpu" "$floor_cpu"
 
 timed rpd-autograd "$BENCH_ROWS" "$t" rpd-autograd || exit 1
 ag_wall=$T_WALL ag_cpu=$T_CPU
+# rpd-autograd's floor: the call stack's, plus reading the marker calls with
+# their args and inserting the same ext_autogradapi rows
+cp "$w" "$built"
+args=rocpd_ustring
+[ "$(sqlite3 "$t" "SELECT count(*) FROM sqlite_master WHERE name = 'rocpd_ustring'")" = 1 ] || args=rocpd_string
+cat >"$BENCHDIR/ag-floor.sql" <<EOF2
+PRAGMA cache_size=-65536;
+SELECT count(*), total(length(s)) FROM (SELECT A.id, S.string AS s FROM rocpd_api A
+  JOIN "$args" S ON S.id = A.args_id WHERE A.apiName_id IN
+  (SELECT id FROM rocpd_string WHERE string = 'UserMarker') ORDER BY A.id);
+BEGIN;
+CREATE TABLE floor_autograd ("api_ptr_id" integer NOT NULL PRIMARY KEY REFERENCES "rocpd_api" ("id") DEFERRABLE INITIALLY DEFERRED, "autogradName_id" integer NOT NULL REFERENCES "rocpd_string" ("id") DEFERRABLE INITIALLY DEFERRED, "seq" integer NOT NULL, "op_id" integer NOT NULL, "sizes" varchar(4096) NOT NULL, "input_op_ids" varchar(4096) NOT NULL);
+INSERT INTO floor_autograd SELECT * FROM ext_autogradapi;
+COMMIT;
+EOF2
+timed floor-autograd-rows "$BENCH_ROWS" "$built" sh -c "$sql_read" "$BENCHDIR/ag-floor.sql" || exit 1
+ag_floor_wall=$(awk -v a="$floor_wall" -v b="$T_WALL" 'BEGIN { print a + b }')
+ag_floor_cpu=$(awk -v a="$floor_cpu" -v b="$T_CPU" 'BEGIN { print a + b }')
+echo "BENCH rpd-autograd floor secs=$ag_floor_wall cpu_secs=$ag_floor_cpu"
+ratio "rpd-autograd ratio to floor (wall)" "$ag_wall" "$ag_floor_wall"
+ratio "rpd-autograd ratio to floor (cpu)" "$ag_cpu" "$ag_floor_cpu"
 timed "rpd-autograd --skip-callstacks" "$BENCH_ROWS" "$t" rpd-autograd --skip-callstacks || exit 1
 timed "rpd-strings --dedupe" "$BENCH_ROWS" "$built" rpd-strings --dedupe || exit 1
 
@@ -91,4 +113,4 @@ if [ -n "$RPD_REF_PYTHON" ] && [ -d "$RPD_REF_PYTHON/rocpd" ]; then
   ratio "rpd-autograd speedup vs reference (wall)" "$T_WALL" "$ag_wall"
   ratio "rpd-autograd speedup vs reference (cpu)" "$T_CPU" "$ag_cpu"
 fi
-rm -f "$w" "$built"
+rm -f "$w" "$built" "$BENCHDIR/ag-floor.sql"

@@ -13,10 +13,10 @@ measure "raptor-floor(sql)" "$ops" sqlite3 "$t" \
   "SELECT min(start), max(\"end\") FROM rocpd_api;
    SELECT count(*), max(o.start), max(o.\"end\"), max(o.gpuId), max(o.description_id) FROM rocpd_op o
    WHERE o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN ('KernelExecution','Task') OR string GLOB 'Copy*')"
-floor=$MEASURED_SECS
+floor=$MEASURED_SECS floor_cpu=$MEASURED_CPU
 measure "raptor(default)" "$ops" raptor "$t"
 ours=$MEASURED_SECS
-echo "BENCH raptor(default) floor secs=$floor ratio=$(awk -v a="$ours" -v b="$floor" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "inf" }')"
+echo "BENCH raptor(default) floor secs=$floor${floor_cpu:+ cpu_secs=$floor_cpu} ratio=$(awk -v a="$ours" -v b="$floor" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "inf" }')"
 measure "raptor(-o op trace)" "$ops" raptor "$t" -o
 measure "raptor(-z 3 -k --format csv)" "$ops" raptor "$t" -z 3 -k --format csv
 fresh "$t" "$BENCHDIR/raptor-save.rpd"

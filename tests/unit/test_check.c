@@ -113,6 +113,27 @@ static void test_bad_counts_rows(void **state)
   assert_int_equal(bad, 1);
 }
 
+/* A column without INTEGER affinity keeps an integral real (2000.0) as a
+ * real: the fast pass cannot tell it from an integer, so the full check
+ * runs and finds it. */
+static void test_untyped_columns(void **state)
+{
+  fx *f = *state;
+  int64_t bad = -1;
+
+  assert_int_equal(rpd_exec(f->r, "CREATE TABLE t_loose(start integer, \"end\");"
+                                  "INSERT INTO t_loose VALUES (1000, 2000), (1500, 2500)"),
+                   RPD_OK);
+  assert_int_equal(rpd_check_table(f->r, "t_loose", 0, &bad), RPD_OK);
+  assert_int_equal(bad, 0);
+  assert_int_equal(rpd_exec(f->r, "UPDATE t_loose SET \"end\" = 2000.0 WHERE start = 1000"),
+                   RPD_OK);
+  assert_int_equal(rpd_check_table(f->r, "t_loose", 0, &bad), RPD_ERANGE);
+  assert_int_equal(bad, 1);
+  assert_string_equal(rpd_errmsg(), "t_loose.end: 1 row is not an integer (text, real, blob "
+                                    "or null); fix or delete it");
+}
+
 static void test_owned(void **state)
 {
   fx *f = *state;
@@ -164,6 +185,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_clean_trace, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_garbage_classes, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_bad_counts_rows, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_untyped_columns, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_owned, setup, fx_trace_teardown),
     cmocka_unit_test(test_ns_arith),
   };
