@@ -38,8 +38,9 @@ static int run(raptor *R, int argc, char **argv)
   int ret = parse_args(R, argc, argv);
   if (ret) return ret;
   make_gap_labels(R);
+  R->keep_ops = 1;       /* get_op_df and the instance tables need every op */
   if ((ret = categories_load(R))) return ret;
-  if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ) != RPD_OK) return 1;
+  if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ | RPD_CHECKED) != RPD_OK) return 1;
   if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK)
     return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
   return setup_roi(R);
