@@ -54,6 +54,11 @@ typedef struct imp {
   int nkinds;
   int64_t n_op, n_api, n_apiop, n_kapi, n_capi, n_dup_api, n_nolink;
   int64_t init_time, fini_time;   /* min init / max fini over sections */
+  int64_t last_op;          /* id of the op w_op wrote last */
+  sqlite3_stmt *st_counter, *st_alloc, *st_scratch;  /* ext.c, made on first use */
+  imap disp_op;             /* dispatch id -> op id (counters join to it) */
+  int want_disp;            /* fill disp_op in w_kernel (counters will come) */
+  int64_t n_counter, n_alloc, n_scratch, n_counter_op;
   rpd_buf args;             /* scratch */
 } imp;
 
@@ -76,9 +81,10 @@ typedef struct apirec {
 
 /* The files of a CSV set by kind (csv.c's suffix order), and the distinct
  * run prefixes ("decode_", "1234_", "") a directory held. */
+enum { CSV_KINDS = 16 };
 typedef struct csvset {
-  char **f[8];
-  int n[8];
+  char **f[CSV_KINDS];
+  int n[CSV_KINDS];
   const char *want;         /* directory: keep only this prefix (NULL = all) */
   int all_runs;             /* --all-runs: several prefixes are fine */
   char **pfx;
@@ -159,6 +165,28 @@ int import_csv_stream(imp *m, FILE *f, const char *name, int which);
 int import_db(imp *m, const char *path);
 /* The same on an open database (the fuzz target's entry). */
 int import_db_handle(imp *m, rpd *in);
+
+/* --- extra record kinds (ext.c); made on first use, freed by w_finalize */
+/* A rocpd_counter row: counter `name` = value for op op_id. */
+int w_counter(imp *m, int64_t op_id, const char *name, double value);
+/* The op of dispatch `dispatch` of the current section: found in
+ * m->disp_op, else a KernelExecution op made from k (counter collection
+ * without a kernel trace); *op_id receives it. */
+int w_counter_op(imp *m, int64_t dispatch, const kern *k, int64_t *op_id);
+/* An ext_memory_allocation row (rocprofv3 memory_allocation record). */
+typedef struct allocrec {
+  const char *operation, *agent, *address;
+  int64_t gpu, size, corr, start, end;
+} allocrec;
+int w_alloc(imp *m, const allocrec *a);
+/* An ext_scratch_memory row (rocprofv3 scratch_memory record). */
+typedef struct scratchrec {
+  const char *operation, *agent;
+  int64_t gpu, queue, tid, flags, start, end;
+} scratchrec;
+int w_scratch(imp *m, const scratchrec *s);
+/* Finalize ext.c's statements. */
+void w_ext_finalize(imp *m);
 
 /* --- small helpers */
 int endswith(const char *s, const char *suf);

@@ -16,7 +16,12 @@ static const char usage[] =
 "  a CSV set                a directory, a file prefix (out/1234_) or one of\n"
 "                           its files (out/1234_kernel_trace.csv): kernel_trace,\n"
 "                           hip_api_trace, hsa_api_trace, marker_api_trace,\n"
-"                           rccl_api_trace, memory_copy_trace, agent_info\n"
+"                           rccl_api_trace, memory_copy_trace, agent_info,\n"
+"                           rocdecode_api_trace, rocjpeg_api_trace,\n"
+"                           counter_collection, memory_allocation_trace,\n"
+"                           scratch_memory_trace; a lone CSV with another\n"
+"                           name (hip_trace.csv, rocpd-to-csv output) by its\n"
+"                           header\n"
 "  NAME_results.db          rocprofv3 SQLite database (rocprofiler-sdk rocpd)\n"
 "\n"
 "  --force        replace OUT.rpd if it exists (default: refuse)\n"
@@ -160,6 +165,14 @@ static void summary(const imp *m, const char *out, int64_t linked)
           " linked to a traced api call)\n", m->n_apiop, linked);
   fprintf(stderr, "  wrote rocpd_kernelapi %10" PRId64 "\n", m->n_kapi);
   fprintf(stderr, "  wrote rocpd_copyapi   %10" PRId64 "\n", m->n_capi);
+  if (m->n_counter)
+    fprintf(stderr, "  wrote rocpd_counter   %10" PRId64 "  (%" PRId64
+            " dispatches not in a kernel trace made their op)\n", m->n_counter,
+            m->n_counter_op);
+  if (m->n_alloc)
+    fprintf(stderr, "  wrote ext_memory_allocation %4" PRId64 "\n", m->n_alloc);
+  if (m->n_scratch)
+    fprintf(stderr, "  wrote ext_scratch_memory %7" PRId64 "\n", m->n_scratch);
   if (m->n_dup_api)
     fprintf(stderr, "  skipped %" PRId64 " api records with a duplicate correlation id\n",
             m->n_dup_api);
