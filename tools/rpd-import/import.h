@@ -59,6 +59,7 @@ typedef struct imp {
   imap disp_op;             /* dispatch id -> op id (counters join to it) */
   int want_disp;            /* fill disp_op in w_kernel (counters will come) */
   int64_t n_counter, n_alloc, n_scratch, n_counter_op;
+  int64_t n_v1_unmatched;   /* roctx push/pop without a partner */
   rpd_buf args;             /* scratch */
 } imp;
 
@@ -187,6 +188,27 @@ typedef struct scratchrec {
 int w_scratch(imp *m, const scratchrec *s);
 /* Finalize ext.c's statements. */
 void w_ext_finalize(imp *m);
+
+/* --- rocprof v1 (v1.c) */
+/* The rpl text files of a run directory (or of the directory of one such
+ * file): NNN_hip_api_trace.txt, hcc_ops, hsa_api, roctx. */
+typedef struct v1set {
+  char **f;
+  int n;
+} v1set;
+/* Collect the v1 text files for input into s; returns how many (0 = not a
+ * rocprof v1 directory).  v1_free releases s. */
+int v1_collect(const char *input, v1set *s);
+void v1_free(v1set *s);
+/* Import the files of s (one process section per run prefix). */
+int import_v1_text(imp *m, v1set *s);
+/* One text file read from f (taken over and closed); which: 0 hip_api,
+ * 1 hcc_ops, 2 hsa_api, 3 roctx (the fuzz entry). */
+int import_v1_stream(imp *m, FILE *f, const char *name, int which);
+/* 1 if the open database is a rocprof v1 results.db (tables HIP, OPS). */
+int v1_is_db(rpd *in);
+/* Import a rocprof v1 results.db (HIP, HSA, OPS, COPY tables). */
+int import_v1_db(imp *m, rpd *in);
 
 /* --- small helpers */
 int endswith(const char *s, const char *suf);

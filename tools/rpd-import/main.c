@@ -23,6 +23,9 @@ static const char usage[] =
 "                           name (hip_trace.csv, rocpd-to-csv output) by its\n"
 "                           header\n"
 "  NAME_results.db          rocprofv3 SQLite database (rocprofiler-sdk rocpd)\n"
+"  rocprof v1 output        a directory of rpl text traces (NNN_hip_api_trace.txt,\n"
+"                           NNN_hcc_ops_trace.txt, hsa_api, roctx) or one of\n"
+"                           them; results.db (tables HIP, HSA, OPS, COPY)\n"
 "\n"
 "  --force        replace OUT.rpd if it exists (default: refuse)\n"
 "  --truncated-names\n"
@@ -53,7 +56,7 @@ static const char usage[] =
 #include "rpd.h"
 #include "import.h"
 
-enum { IN_JSON, IN_CSV, IN_DB };
+enum { IN_JSON, IN_CSV, IN_DB, IN_V1 };
 
 /* "decode_, prefill_" for messages (a static buffer). */
 static const char *runs_list(const csvset *s)
@@ -81,8 +84,8 @@ static int csv_runs(csvset *s, int *kind)
   return RPD_OK;
 }
 
-/* What INPUT is; fills s for CSV. */
-static int detect(const char *input, csvset *s, int *kind)
+/* What INPUT is; fills s for CSV, v for rocprof v1 text. */
+static int detect(const char *input, csvset *s, v1set *v, int *kind)
 {
   struct stat sb;
   if (!stat(input, &sb) && S_ISREG(sb.st_mode)) {
@@ -120,6 +123,10 @@ static int detect(const char *input, csvset *s, int *kind)
   }
   if (csv_collect(input, s) > 0)
     return csv_runs(s, kind);
+  if (v1_collect(input, v) > 0) {
+    *kind = IN_V1;
+    return RPD_OK;
+  }
   if (s->want && s->npfx)
     return rpd_seterr(RPD_EPARSE, "no run '%s' in directory (runs: %s)", s->want,
                       runs_list(s));
@@ -179,6 +186,9 @@ static void summary(const imp *m, const char *out, int64_t linked)
   if (m->n_sorted_guids)
     fprintf(stderr, "  regions or args of %" PRId64 " process(es) were not in event order:"
             " read again sorted\n", m->n_sorted_guids);
+  if (m->n_v1_unmatched)
+    fprintf(stderr, "  skipped %" PRId64 " roctx push/pop records without a partner\n",
+            m->n_v1_unmatched);
   if (m->n_nolink)
     fprintf(stderr, "  %" PRId64 " ops carry no correlation id (not linked)\n",
             m->n_nolink);
@@ -210,6 +220,7 @@ int main(int argc, char **argv)
   const char *prefix = NULL;
   int force = 0, quiet = 0, trunc = 0, all_runs = 0, kind = 0, rc;
   csvset set;
+  v1set v1 = {0};
   rpd_outfile of = {0};
   imp m;
 
@@ -260,8 +271,10 @@ int main(int argc, char **argv)
   m.truncated_names = trunc;
   set.want = prefix;
   set.all_runs = all_runs;
-  if ((rc = detect(in, &set, &kind))) {
+  if ((rc = detect(in, &set, &v1, &kind))) {
+    v1_free(&v1);
     set_free(&set);
+  v1_free(&v1);
     return rpd_fail("cannot import '%s': %s", in, rpd_errmsg());
   }
 
@@ -269,6 +282,7 @@ int main(int argc, char **argv)
    * SQLite and renamed into place by rpd_outfile_commit */
   if (rpd_outfile_begin(&of, out, in)) {
     set_free(&set);
+  v1_free(&v1);
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
   }
   fclose(of.fp);
@@ -302,6 +316,8 @@ int main(int argc, char **argv)
       rc = import_json(&m, in);
     else if (kind == IN_CSV)
       rc = import_csv(&m, &set);
+    else if (kind == IN_V1)
+      rc = import_v1_text(&m, &v1);
     else
       rc = import_db(&m, in);
   }
@@ -337,11 +353,13 @@ int main(int argc, char **argv)
   if (rpd_outfile_commit(&of)) {
     rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
     set_free(&set);
+  v1_free(&v1);
     return 1;
   }
   if (!quiet)
     summary(&m, out, linked);
   set_free(&set);
+  v1_free(&v1);
   return 0;
 
 fail:
@@ -359,5 +377,6 @@ fail_noclose:
   tmp_path = NULL;
   rpd_outfile_abort(&of);
   set_free(&set);
+  v1_free(&v1);
   return 1;
 }
