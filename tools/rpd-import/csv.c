@@ -364,6 +364,10 @@ static int csv_each(imp *m, const char *path, FILE *f, const char *kind,
   if (!rc)
     rc = need_cols(&c, names, col, n);
   while (!rc && (g = csv_next(&c)) > 0) {
+    if (c.nfld == 1 && !c.rec[0] && c.nhdr > 1) {
+      m->n_blank++;             /* a blank line (some samples end with one) */
+      continue;
+    }
     count_read(m, kind, 1);
     rc = check_width(&c);
     if (!rc)

@@ -59,7 +59,8 @@ typedef struct imp {
   imap disp_op;             /* dispatch id -> op id (counters join to it) */
   int want_disp;            /* fill disp_op in w_kernel (counters will come) */
   int64_t n_counter, n_alloc, n_scratch, n_counter_op;
-  int64_t n_v1_unmatched;   /* roctx push/pop without a partner */
+  int64_t n_v1_unmatched;
+  int64_t n_blank;          /* blank CSV lines skipped */   /* roctx push/pop without a partner */
   rpd_buf args;             /* scratch */
 } imp;
 

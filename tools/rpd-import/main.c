@@ -186,6 +186,8 @@ static void summary(const imp *m, const char *out, int64_t linked)
   if (m->n_sorted_guids)
     fprintf(stderr, "  regions or args of %" PRId64 " process(es) were not in event order:"
             " read again sorted\n", m->n_sorted_guids);
+  if (m->n_blank)
+    fprintf(stderr, "  skipped %" PRId64 " blank lines\n", m->n_blank);
   if (m->n_v1_unmatched)
     fprintf(stderr, "  skipped %" PRId64 " roctx push/pop records without a partner\n",
             m->n_v1_unmatched);
