@@ -170,7 +170,8 @@ static size_t fold_slot(fold *f, const char *k, int *isnew)
 static void fold_add(fold *f, const char *k, int64_t v)
 {
   int isnew;
-  f->val[fold_slot(f, k, &isnew)] += v;
+  size_t j = fold_slot(f, k, &isnew);   /* may move f->val */
+  f->val[j] += v;
 }
 
 static void fold_free(fold *f)

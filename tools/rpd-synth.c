@@ -30,7 +30,7 @@ static const char usage[] =
 "  --schema 2|3       table layout (default 3)\n"
 "  --graphs N         HIP graphs captured, round-robin over threads\n"
 "                     (default: one per thread; 0 = no graphs)\n"
-"  --stackframes      fill rocpd_stackframe (schema 3): a host stack of 3-5\n"
+"  --stackframes      fill rocpd_stackframe (schema 3): a host stack of 4-6\n"
 "                     frames per api call, as RPDT_STACKFRAMES=1 records\n"
 "  --no-autograd      markers carry plain op names (\"aten::mm\") instead of\n"
 "                     autograd args (\"aten::mm, seq = 3, op_id = 5, ...\")\n"
@@ -801,7 +801,8 @@ static int write_copyapi(synth *s, const api_row *a, int64_t api_id, int gpu)
 /* The host stack of one api call (--stackframes): deterministic in the
  * call's name and thread, so the same call site always has the same stack
  * and the other tables are the same with or without the option.  Depth 0
- * is the innermost frame (the caller of the api), as rpd_tracer writes. */
+ * is the innermost frame (the caller of the api), as rpd_tracer writes;
+ * 4 to 6 frames. */
 static int write_stackframes(synth *s, const api_row *a, int64_t api_id)
 {
   static const char *const outer[] = {
@@ -812,7 +813,7 @@ static int write_stackframes(synth *s, const api_row *a, int64_t api_id)
     "optimizer_step (optim.py:12)", "decode_step (serve.py:57)"
   };
   uint64_t h = hash_str(a->name) ^ ((uint64_t)a->tid * 0x9e3779b97f4a7c15ULL);
-  int nouter = 2 + (int)(h % 3);            /* 2..4 outer frames: depth 3..5 */
+  int nouter = 2 + (int)(h % 3);            /* 2..4 outer frames: 4..6 in all */
   char leaf[160];
   snprintf(leaf, sizeof leaf, "at::hip::call_%s (libtorch_hip.so)", a->name);
   const char *frames[6];
