@@ -24,18 +24,34 @@ static const char usage[] =
 #include "rpd.h"
 #include "textsafe.h"
 
-/* Python's repr of a float (what pandas writes): the shortest %g that reads
- * back the same, with ".0" when it looks like an integer. */
+/* Python's repr of a float (what pandas writes): the fewest significant
+ * digits that read back the same; fixed notation for exponents -4..15
+ * (with ".0" when there is no fraction), else d.ddde+XX. */
 static void py_float(FILE *o, double v)
 {
-  char b[40];
-  for (int p = 1; p <= 17; p++) {
-    snprintf(b, sizeof b, "%.*g", p, v);
+  char b[64];
+  int p;
+  for (p = 1; p <= 17; p++) {
+    snprintf(b, sizeof b, "%.*e", p - 1, v);
     if (strtod(b, NULL) == v)
       break;
   }
+  if (p > 17)
+    p = 17;
+  int e = atoi(strchr(b, 'e') + 1);
+  if (v != v || v - v != 0) {           /* nan, inf */
+    fputs(v != v ? "nan" : v > 0 ? "inf" : "-inf", o);
+    return;
+  }
+  if (e < -4 || e >= 16) {
+    /* Python: mantissa without trailing zeros, exponent at least 2 digits */
+    fputs(b, o);
+    return;
+  }
+  int dec = p - 1 - e;
+  snprintf(b, sizeof b, "%.*f", dec > 0 ? dec : 0, v);
   fputs(b, o);
-  if (!strpbrk(b, ".eni"))
+  if (dec <= 0)
     fputs(".0", o);
 }
 
