@@ -211,6 +211,15 @@ int v1_is_db(rpd *in);
 /* Import a rocprof v1 results.db (HIP, HSA, OPS, COPY tables). */
 int import_v1_db(imp *m, rpd *in);
 
+/* --- madengine monitor CSVs (madengine.c) */
+/* rpd-import --into: add the gpu_info power/vram CSVs files[0..n) to the
+ * existing trace as rocpd_monitor rows in one transaction (earlier rows of
+ * the same kind replaced); has_offset: trace ns = sample epoch ns +
+ * offset, else the first sample goes 1 s before the first event.  Prints
+ * its own messages; returns the exit code. */
+int import_into_main(const char *trace, char **files, int n, int has_offset,
+                     int64_t offset, int quiet);
+
 /* --- small helpers */
 int endswith(const char *s, const char *suf);
 int is_file(const char *p);

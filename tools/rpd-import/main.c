@@ -38,6 +38,15 @@ static const char usage[] =
 "  --all-runs     import every run of the directory into one trace\n"
 "  -q, --quiet    do not print the summary\n"
 "\n"
+"  rpd-import --into TRACE.rpd CSV... [--clock-offset NS]\n"
+"                 add madengine's gpu_info_power_profiler_output.csv /\n"
+"                 gpu_info_vram_profiler_output.csv samples to TRACE.rpd as\n"
+"                 rocpd_monitor rows (madengine:power_W, madengine:vram_pct),\n"
+"                 in one transaction, replacing earlier ones; the first\n"
+"                 sample is put 1 s before the trace's first event (madengine\n"
+"                 samples from 1 s before the workload) unless --clock-offset\n"
+"                 NS gives trace_ns = sample time (UTC epoch ns) + NS\n"
+"\n"
 "Kernel dispatches become rocpd_op 'KernelExecution' rows, memory copies\n"
 "Copy* rows, API records rocpd_api rows linked through rocpd_api_ops by\n"
 "correlation id (rocpd_api.id = correlation id).  A summary of records\n"
@@ -216,6 +225,49 @@ static int finish(imp *m)
   return rc;
 }
 
+/* rpd-import --into TRACE CSV...: the madengine monitor CSVs (madengine.c). */
+static int into_main(int argc, char **argv)
+{
+  const char *trace = NULL;
+  char **files = rpd_xcalloc((size_t)argc, sizeof *files);
+  int n = 0, quiet = 0, has_off = 0, rc;
+  int64_t off = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--into") || !strcmp(a, "--clock-offset")) {
+      if (++i >= argc || !*argv[i]) {
+        free(files);
+        return rpd_usage_error("%s needs a value", a);
+      }
+      if (a[2] == 'i')
+        trace = argv[i];
+      else {
+        char *e;
+        errno = 0;
+        off = strtoll(argv[i], &e, 10);
+        if (errno || *e) {
+          free(files);
+          return rpd_usage_error("bad --clock-offset '%s' (integer ns)", argv[i]);
+        }
+        has_off = 1;
+      }
+    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+      quiet = 1;
+    else if (a[0] == '-' && a[1]) {
+      free(files);
+      return rpd_usage_error("unknown option '%s' with --into", a);
+    } else
+      files[n++] = argv[i];
+  }
+  if (!n) {
+    free(files);
+    return rpd_usage_error("--into needs the CSV files to add");
+  }
+  rc = import_into_main(trace, files, n, has_off, off, quiet);
+  free(files);
+  return rc;
+}
+
 int main(int argc, char **argv)
 {
   const char *in = NULL, *out = NULL;
@@ -228,6 +280,9 @@ int main(int argc, char **argv)
 
   if (rpd_cli_init(argc, argv, usage))
     return 0;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--into"))
+      return into_main(argc, argv);
   /* one thread on each connection: skip SQLite's mutexes */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
   for (int i = 1; i < argc; i++) {
