@@ -41,3 +41,35 @@ check_rc "not a gpu_info CSV: exit 1" 1 rpd-import --into t.rpd other.csv
 check_one_line "not a gpu_info CSV: one line"
 check_rc "--into without files: usage" 2 rpd-import --into t.rpd
 check_rc "bad --clock-offset: usage" 2 rpd-import --into t.rpd bad.csv --clock-offset 1x
+
+# library_trace.csv: get_library_trace.py's csv.writer output (CRLF, quoted
+# configs holding commas), joined to the trace's kernels by name
+rpd-synth --seed 2 --api 500 -o l.rpd >/dev/null
+K=$(q l.rpd "SELECT description FROM op WHERE opType = 'KernelExecution' GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
+python3 - "$K" <<'EOF'
+import csv, sys
+with open("library_trace.csv", "w") as f:
+    w = csv.writer(f)
+    w.writerow(["jobid", "created_date", "model", "library", "config", "calls"])
+    d = "2025-01-31 10:00:00"
+    w.writerow(["0", d, "pyt_llama", "rocblas", "./rocblas-bench -f gemm_ex --transposeA N --transposeB N -m 4096 -n 4096 -k 4096 --a_type f16_r", 12])
+    w.writerow(["0", d, "pyt_llama", "rocblas", "./rocblas-bench -f gemm_ex --transposeA T --transposeB N -m 1024 -n 4096 -k 4096 --a_type f16_r", 3])
+    w.writerow(["0", d, "pyt_llama", "rocblas_function", "rocblas_function: rocblas_gemm_ex, atomics_mode: 1", 15])
+    w.writerow(["0", d, "pyt_llama", "miopen", "./bin/MIOpenDriver conv -n 1 -c 3 -H 224 -W 224 -k 64 -y 7 -x 7", 4])
+    w.writerow(["0", d, "pyt_llama", "tensile", sys.argv[1], 7])
+EOF
+check_rc "library_trace.csv --into: exit 0" 0 rpd-import --into l.rpd library_trace.csv
+check_eq "library_trace: summary by library and function" \
+  "miopen|conv|1|4;rocblas|gemm_ex|2|15;rocblas_function|rocblas_gemm_ex|1|15;tensile|$K|1|7" \
+  "$(q l.rpd "SELECT library, function, configs, calls FROM ext_library_summary ORDER BY library" | paste -sd';')"
+check_eq "library_trace: the quoted config kept whole" "rocblas_function: rocblas_gemm_ex, atomics_mode: 1" \
+  "$(q l.rpd "SELECT config FROM ext_library_call WHERE library = 'rocblas_function'")"
+check_eq "library_trace: tensile kernel joined to the trace's kernels" \
+  "$(q l.rpd "SELECT count(*) || '|' || sum(end - start) FROM op WHERE description = '$K'")" \
+  "$(q l.rpd "SELECT trace_kernels || '|' || gpu_time FROM ext_library_kernel WHERE library = 'tensile'")"
+check_rc "library_trace re-run" 0 rpd-import -q --into l.rpd library_trace.csv
+check_eq "library_trace re-run: replaced, not duplicated" "5" "$(q l.rpd "SELECT count(*) FROM ext_library_call")"
+printf 'jobid,created_date,model,library,config,calls\r\n0,d,m,rocblas,x,many\r\n' >bad_lib.csv
+check_rc "library_trace bad count: exit 1" 1 rpd-import --into l.rpd bad_lib.csv
+check_eq "library_trace bad count: one line, says where" \
+  "rpd-import: cannot import into 'l.rpd': bad_lib.csv: line 2: calls: not a count: 'many'" "$(cat "$TESTDIR/stderr")"

@@ -708,6 +708,32 @@ static int pfx_match(const char *want, const char *name, size_t len)
   return w + 1 == len && !strncmp(want, name, w) && name[w] == '_';
 }
 
+int csv_rows(const char *path, csv_rows_fn fn, void *arg)
+{
+  csv c;
+  int rc = csv_open(&c, path, NULL), g = 0;
+  const char **f = NULL;
+  int cap = 0;
+  if (!rc)
+    rc = fn(arg, c.line, c.nhdr, (const char *const *)c.hdr);
+  while (!rc && (g = csv_next(&c)) > 0) {
+    if (c.nfld == 1 && !c.rec[0])
+      continue;                         /* a blank line */
+    if (c.nfld > cap) {
+      cap = c.nfld;
+      f = rpd_xrealloc(f, (size_t)cap * sizeof *f);
+    }
+    for (int i = 0; i < c.nfld; i++)
+      f[i] = c.rec + c.off[i];
+    rc = fn(arg, c.line, c.nfld, f);
+  }
+  if (!rc && g < 0)
+    rc = RPD_EPARSE;
+  free(f);
+  csv_close(&c);
+  return rc;
+}
+
 /* The kind of a lone CSV file whose name says nothing (hip_trace.csv,
  * rocpd-to-csv output, ...), from its header; -1 = none. */
 static int csv_sniff(const char *path)

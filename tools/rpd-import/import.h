@@ -211,6 +211,12 @@ int v1_is_db(rpd *in);
 /* Import a rocprof v1 results.db (HIP, HSA, OPS, COPY tables). */
 int import_v1_db(imp *m, rpd *in);
 
+/* Every record of the CSV file path (RFC 4180) to fn: first the header
+ * (line 1), then each record with its line number; blank lines skipped.
+ * fn returns an RPD_* status (non-zero stops).  (csv.c) */
+typedef int (*csv_rows_fn)(void *arg, int64_t line, int n, const char *const *f);
+int csv_rows(const char *path, csv_rows_fn fn, void *arg);
+
 /* --- madengine monitor CSVs (madengine.c) */
 /* rpd-import --into: add the gpu_info power/vram CSVs files[0..n) to the
  * existing trace as rocpd_monitor rows in one transaction (earlier rows of

@@ -202,15 +202,137 @@ static int mcsv_import(rpd *r, const char *path, int64_t offset, int auto_align,
   return rc;
 }
 
+/* ------------------------------------------------- library_trace.csv */
+
+/* get_library_trace.py's CSV: jobid,created_date,model,library,config,calls
+ * (one row per distinct configuration, with its call count). */
+typedef struct libctx {
+  rpd *r;
+  const char *path;
+  sqlite3_stmt *ins;
+  int64_t rows;
+} libctx;
+
+/* The function a configuration line calls (new text). */
+static char *lib_function(const char *library, const char *config)
+{
+  const char *p = NULL;
+  size_t n;
+  if (!strcmp(library, "rocblas") || !strcmp(library, "hipblaslt")) {
+    p = strstr(config, " -f ");
+    if (!p)
+      p = strstr(config, " --function ");
+    if (p)
+      p = strchr(p + 1, ' ') + 1;
+  } else if (!strcmp(library, "rocblas_function")) {
+    p = strstr(config, "rocblas_function: ");
+    if (p)
+      p += 18;
+  } else if (!strcmp(library, "miopen")) {
+    p = strstr(config, "MIOpenDriver ");
+    if (p)
+      p += 13;
+  } else if (!strcmp(library, "tensile"))
+    p = config;                 /* the kernel name itself */
+  if (!p)
+    p = config;
+  while (*p == ' ')
+    p++;
+  n = strcspn(p, strcmp(library, "tensile") ? " ,\t" : "");
+  char *f = rpd_xmalloc(n + 1);
+  memcpy(f, p, n);
+  f[n] = '\0';
+  return f;
+}
+
+static int lib_row(void *arg, int64_t line, int n, const char *const *f)
+{
+  libctx *c = arg;
+  static const char *const cols[] = { "jobid", "created_date", "model", "library",
+                                      "config", "calls" };
+  if (line == 1) {
+    for (int i = 0; i < 6; i++)
+      if (n != 6 || strcmp(f[i], cols[i]))
+        return rpd_seterr(RPD_EPARSE, "%s: not a madengine library_trace.csv (header"
+                          " must be jobid,created_date,model,library,config,calls)",
+                          c->path);
+    return RPD_OK;
+  }
+  if (n != 6)
+    return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": %d fields, header has 6",
+                      c->path, line, n);
+  char *e;
+  long long calls = strtoll(f[5], &e, 10);
+  if (e == f[5] || *e || calls < 0)
+    return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": calls: not a count: '%.40s'",
+                      c->path, line, f[5]);
+  char *fn = lib_function(f[3], f[4]);
+  for (int i = 0; i < 5; i++)
+    sqlite3_bind_text(c->ins, i + 1, f[i], -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(c->ins, 6, fn, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(c->ins, 7, calls);
+  free(fn);
+  int s = rpd_step(c->r, c->ins);
+  sqlite3_reset(c->ins);
+  if (s < 0)
+    return -s;
+  c->rows++;
+  return RPD_OK;
+}
+
+static const char lib_ddl[] =
+  "DROP VIEW IF EXISTS ext_library_summary; DROP VIEW IF EXISTS ext_library_kernel;"
+  " DROP TABLE IF EXISTS ext_library_call;"
+  " CREATE TABLE ext_library_call (id INTEGER PRIMARY KEY, jobid TEXT NOT NULL,"
+  " created_date TEXT NOT NULL, model TEXT NOT NULL, library TEXT NOT NULL,"
+  " config TEXT NOT NULL, function TEXT NOT NULL, calls INTEGER NOT NULL);"
+  " CREATE VIEW ext_library_summary AS SELECT library, function,"
+  " count(*) AS configs, sum(calls) AS calls FROM ext_library_call"
+  " GROUP BY library, function;"
+  " CREATE VIEW ext_library_kernel AS SELECT L.library, L.function, L.config,"
+  " L.calls, count(O.id) AS trace_kernels, coalesce(sum(O.end - O.start), 0) AS gpu_time"
+  " FROM ext_library_call L LEFT JOIN rocpd_string S ON S.string = L.config"
+  " LEFT JOIN rocpd_op O ON O.description_id = S.id GROUP BY L.id;";
+
+static int lib_import(rpd *r, const char *path, int *made, int64_t *rows)
+{
+  libctx c = {r, path, NULL, 0};
+  int rc = *made ? RPD_OK : rpd_exec(r, lib_ddl);
+  *made = 1;
+  if (!rc)
+    rc = rpd_prepare(r, "INSERT INTO ext_library_call(jobid, created_date, model, library,"
+                     " config, function, calls) VALUES (?,?,?,?,?,?,?)", &c.ins);
+  if (!rc)
+    rc = csv_rows(path, lib_row, &c);
+  sqlite3_finalize(c.ins);
+  *rows += c.rows;
+  return rc;
+}
+
+/* 1 if the file's first line is library_trace.csv's header. */
+static int is_library_trace(const char *path)
+{
+  char b[16] = {0};
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  size_t n = fread(b, 1, sizeof b - 1, f);
+  fclose(f);
+  return n >= 6 && !strncmp(b, "jobid,", 6);
+}
+
 int import_into_main(const char *trace, char **files, int nfiles, int has_offset,
                      int64_t offset, int quiet)
 {
   rpd *r = NULL;
-  int64_t start = 0, rows = 0, skipped = 0;
+  int64_t start = 0, rows = 0, skipped = 0, librows = 0;
+  int made = 0, nmon = 0;
   if (rpd_open_or_report(&r, trace, NULL, RPD_WRITE) != RPD_OK)
     return 1;
   int rc = rpd_begin(r);
-  if (!rc && !has_offset) {
+  for (int i = 0; i < nfiles; i++)
+    nmon += !is_library_trace(files[i]);
+  if (!rc && !has_offset && nmon) {
     rc = rpd_query_int64(r, "SELECT min(s) FROM (SELECT min(start) AS s FROM rocpd_api"
                          " UNION ALL SELECT min(start) FROM rocpd_op)", &start);
     if (rc == RPD_ENOTFOUND)
@@ -218,8 +340,9 @@ int import_into_main(const char *trace, char **files, int nfiles, int has_offset
                       "samples to; give --clock-offset NS");
   }
   for (int i = 0; i < nfiles && !rc; i++)
-    rc = mcsv_import(r, files[i], offset, !has_offset, start, &rows, &skipped);
-  if (!rc)
+    rc = is_library_trace(files[i]) ? lib_import(r, files[i], &made, &librows) :
+         mcsv_import(r, files[i], offset, !has_offset, start, &rows, &skipped);
+  if (!rc && nmon)
     rc = rpd_meta_set(r, "rpd-import::madengine_clock",
                       has_offset ? "explicit offset" : "first sample = first trace event - 1 s");
   if (!rc)
@@ -234,7 +357,8 @@ int import_into_main(const char *trace, char **files, int nfiles, int has_offset
     return rpd_fail("cannot write '%s': %s", trace, rpd_errmsg());
   if (!quiet)
     fprintf(stderr, "%s: %d file(s) -> %s\n  wrote rocpd_monitor %10" PRId64
+            "\n  wrote ext_library_call %7" PRId64
             "\n  skipped %" PRId64 " blank lines or N/A readings\n",
-            rpd_progname, nfiles, trace, rows, skipped);
+            rpd_progname, nfiles, trace, rows, librows, skipped);
   return 0;
 }
