@@ -355,10 +355,13 @@ int import_into_main(const char *trace, char **files, int nfiles, int has_offset
   rc = rpd_close(r, 1);
   if (rc)
     return rpd_fail("cannot write '%s': %s", trace, rpd_errmsg());
-  if (!quiet)
-    fprintf(stderr, "%s: %d file(s) -> %s\n  wrote rocpd_monitor %10" PRId64
-            "\n  wrote ext_library_call %7" PRId64
-            "\n  skipped %" PRId64 " blank lines or N/A readings\n",
-            rpd_progname, nfiles, trace, rows, librows, skipped);
+  if (!quiet) {
+    fprintf(stderr, "%s: %d file(s) -> %s\n", rpd_progname, nfiles, trace);
+    if (nmon)
+      fprintf(stderr, "  wrote rocpd_monitor %10" PRId64 "\n", rows);
+    if (made)
+      fprintf(stderr, "  wrote ext_library_call %7" PRId64 "\n", librows);
+    fprintf(stderr, "  skipped %" PRId64 " blank lines or N/A readings\n", skipped);
+  }
   return 0;
 }
