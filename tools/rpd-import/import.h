@@ -225,6 +225,10 @@ int csv_rows(const char *path, csv_rows_fn fn, void *arg);
  * its own messages; returns the exit code. */
 int import_into_main(const char *trace, char **files, int n, int has_offset,
                      int64_t offset, int quiet);
+/* One madengine CSV (monitor or library_trace, by its header) into the
+ * open trace r, in the caller's transaction; *rows counts rows written
+ * (the fuzz entry). */
+int import_madengine_csv(rpd *r, const char *path, int64_t offset, int64_t *rows);
 
 /* --- small helpers */
 int endswith(const char *s, const char *suf);

@@ -321,6 +321,14 @@ static int is_library_trace(const char *path)
   return n >= 6 && !strncmp(b, "jobid,", 6);
 }
 
+int import_madengine_csv(rpd *r, const char *path, int64_t offset, int64_t *rows)
+{
+  int made = 0;
+  int64_t skipped = 0;
+  return is_library_trace(path) ? lib_import(r, path, &made, rows) :
+         mcsv_import(r, path, offset, 0, 0, rows, &skipped);
+}
+
 int import_into_main(const char *trace, char **files, int nfiles, int has_offset,
                      int64_t offset, int quiet)
 {
