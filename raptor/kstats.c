@@ -50,10 +50,27 @@ int raptor_kstats_format(const char *name)
   return 0;
 }
 
+/* The api domain of each rocpd_api row A (joined with its name N): the
+ * domain column on schema v3 when set, else from the name (schema v2 and
+ * rpd_tracer traces leave it empty): UserMarker -> ROCTX, hsa_* -> HSA,
+ * hip* and __hip* -> HIP, the rest (the tracer's own ranges) OTHER. */
+static char *ks_domain(int schema)
+{
+  const char *guess = "CASE WHEN N.string = 'UserMarker' THEN 'ROCTX'"
+                      " WHEN N.string GLOB 'hsa_*' THEN 'HSA' WHEN N.string GLOB 'hip*'"
+                      " OR N.string GLOB '__hip*' THEN 'HIP' ELSE 'OTHER' END";
+  if (schema != 3)
+    return sqlite3_mprintf("%s", guess);
+  return sqlite3_mprintf("CASE WHEN (SELECT string FROM rocpd_string WHERE id = A.domain_id)"
+                         " <> '' THEN (SELECT string FROM rocpd_string WHERE id = A.domain_id)"
+                         " ELSE %s END", guess);
+}
+
 /* The durations to aggregate, as "SELECT name, dur" SQL (new text, free
  * with sqlite3_free). */
-static char *ks_source(int which, const char *domain)
+static char *ks_source(int which, const char *domain, int schema)
 {
+  char *dom = ks_domain(schema);
   char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
   char *copy = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_COPY));
   char *sql = NULL;
@@ -67,22 +84,22 @@ static char *ks_source(int which, const char *domain)
                           " JOIN rocpd_string S ON S.id = O.opType_id WHERE %s", copy);
     break;
   case KS_API:
-    sql = sqlite3_mprintf("SELECT S.string AS name, A.end - A.start AS dur FROM rocpd_api A"
-                          " JOIN rocpd_string S ON S.id = A.apiName_id"
-                          " JOIN rocpd_string D ON D.id = A.domain_id WHERE D.string = %Q",
-                          domain);
+    sql = sqlite3_mprintf("SELECT N.string AS name, A.end - A.start AS dur FROM rocpd_api A"
+                          " JOIN rocpd_string N ON N.id = A.apiName_id WHERE (%s) = %Q",
+                          dom, domain);
     break;
   default:
     /* rocprofv3's domain names: HIP -> HIP_API, ROCTX -> MARKER_API */
     sql = sqlite3_mprintf(
       "SELECT 'KERNEL_DISPATCH' AS name, O.end - O.start AS dur FROM rocpd_op O WHERE %s"
       " UNION ALL SELECT 'MEMORY_COPY', O.end - O.start FROM rocpd_op O WHERE %s"
-      " UNION ALL SELECT CASE D.string WHEN 'ROCTX' THEN 'MARKER_API'"
-      "   WHEN '' THEN 'UNKNOWN_API' ELSE upper(D.string) || '_API' END, A.end - A.start"
-      " FROM rocpd_api A JOIN rocpd_string D ON D.id = A.domain_id", kern, copy);
+      " UNION ALL SELECT CASE (%s) WHEN 'ROCTX' THEN 'MARKER_API'"
+      "   ELSE upper(%s) || '_API' END, A.end - A.start"
+      " FROM rocpd_api A JOIN rocpd_string N ON N.id = A.apiName_id", kern, copy, dom, dom);
   }
   free(kern);
   free(copy);
+  sqlite3_free(dom);
   return sql;
 }
 
@@ -189,7 +206,7 @@ int raptor_kstats_main(int argc, char **argv)
     rc = rpd_outfile_begin(&of, out, path);
     f = of.fp;
   }
-  char *src = rc ? NULL : ks_source(which, domain);
+  char *src = rc ? NULL : ks_source(which, domain, r->schema);
   if (!rc)
     rc = ks_write(r, src, f);
   sqlite3_free(src);

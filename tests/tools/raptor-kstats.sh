@@ -59,6 +59,16 @@ check_rc "bad file: exit 1" 1 raptor nosuch.rpd --format kernel-stats
 check_one_line "bad file: one line"
 check_rc "unknown option: exit 2" 2 raptor t.rpd --format kernel-stats --bogus
 
+# schema v2 (no domain column): domains from the api names
+rpd-synth --schema 2 --seed 4 --api 3000 -o v2.rpd >/dev/null
+check_eq "schema v2 domain-stats: calls per domain from the names" \
+  "$(q v2.rpd "SELECT sum(A.apiName_id IN (SELECT id FROM rocpd_string WHERE string GLOB 'hip*' OR string GLOB '__hip*')) || '|' || sum(A.apiName_id IN (SELECT id FROM rocpd_string WHERE string = 'UserMarker')) FROM rocpd_api A")" \
+  "$(raptor v2.rpd --format domain-stats | python3 -c 'import csv, sys; r = {x["Name"]: x["Calls"] for x in csv.DictReader(sys.stdin)}; print("%s|%s" % (r.get("HIP_API"), r.get("MARKER_API")))')"
+cp v2.rpd v2c.rpd && sqlite3 v2c.rpd <"$(cd "$(dirname "$0")" && pwd)/../../views/opClass.sql"
+check_eq "schema v2 kernel-stats: every kernel op (opClass kernel, graph Tasks too)" \
+  "$(q v2c.rpd "SELECT count(*) FROM rocpd_op O JOIN opClass C ON C.opType_id = O.opType_id WHERE C.class = 'kernel'")" \
+  "$(raptor v2.rpd --format kernel-stats | python3 -c 'import csv, sys; print(sum(int(x["Calls"]) for x in csv.DictReader(sys.stdin)))')"
+
 V="$TRACES/rocprofv1_batched_gemm"
 if need_shared "$V/results.db"; then
   rpd-import -q "$V/results.db" v.rpd
