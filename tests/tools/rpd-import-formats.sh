@@ -160,3 +160,14 @@ if need_shared "$V/results.db"; then
       "$(q $f.rpd "SELECT count(*), sum(CASE WHEN apiName='hipMemcpy' THEN end-start END) FROM api")"
   done
 fi
+
+# files that are not traces say what they are
+printf '"Name","Calls","TotalDurationNs","AverageNs","Percentage","MinNs","MaxNs","StdDev"\n"hipMalloc",1,5,5.000000,100.00,5,5,0.00000000e+00\n' >x_stats.csv
+check_rc "a stats file: exit 1" 1 rpd-import x_stats.csv xs.rpd
+check_eq "a stats file: says so" "rpd-import: cannot import 'x_stats.csv': a statistics file (rocprof --stats output), not a trace: import the trace files of the run" "$(cat "$TESTDIR/stderr")"
+printf '"Sample_Timestamp","Exec_Mask","Dispatch_Id","Instruction","Instruction_Comment","Correlation_Id"\n1,65535,1,"s_endpgm","",1\n' >pcs.csv
+check_rc "PC samples: exit 1, one line" 1 rpd-import pcs.csv pcs.rpd
+check_one_line "PC samples: one line"
+printf '{ "traceEvents":[{}\n,{"args":{"name":"GPU0"},"ph":"M","pid":6,"name":"process_name"}\n]}\n' >results.json
+check_rc "rocprof v1 results.json: exit 1" 1 rpd-import results.json rj.rpd
+check_eq "rocprof v1 results.json: points at results.db" "rpd-import: cannot import 'results.json': a chrome://tracing JSON (rocprof v1 results.json?), not rocprofv3 output: import rocprof v1's results.db or its rpl directory instead" "$(cat "$TESTDIR/stderr")"

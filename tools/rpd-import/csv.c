@@ -754,6 +754,24 @@ static int csv_sniff(const char *path)
   return kind;
 }
 
+const char *csv_not_trace(const char *path)
+{
+  csv c;
+  const char *why = NULL;
+  if (!endswith(path, ".csv") || csv_open(&c, path, NULL))
+    return NULL;
+  if (csv_col(&c, "TotalDurationNs") >= 0 && csv_col(&c, "Calls") >= 0)
+    why = "a statistics file (rocprof --stats output), not a trace: import the"
+          " trace files of the run";
+  else if (csv_col(&c, "Sample_Timestamp") >= 0 && csv_col(&c, "Instruction") >= 0)
+    why = "a PC sampling file: PC samples are not imported";
+  else if (csv_col(&c, "Index") >= 0 && csv_col(&c, "KernelName") >= 0)
+    why = "rocprof v1 results.csv (per-kernel counters): not imported yet; import"
+          " results.db or the rpl directory";
+  csv_close(&c);
+  return why;
+}
+
 /* Collect the CSV files of a directory or of a prefix; 0 files = not CSV. */
 int csv_collect(const char *input, csvset *s)
 {

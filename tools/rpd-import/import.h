@@ -157,6 +157,9 @@ int import_json_buf(imp *m, const void *data, size_t n);
  * "decode_"); every prefix seen is listed in s->pfx.  set_free releases s. */
 int csv_collect(const char *input, csvset *s);
 void set_free(csvset *s);
+/* Why the lone CSV file path is not an importable trace (a stats file,
+ * PC samples, ...), or NULL: a static message for the error line. */
+const char *csv_not_trace(const char *path);
 /* The CSV set s. */
 int import_csv(imp *m, csvset *s);
 /* One CSV file read from f (taken over and closed), named name in

@@ -143,6 +143,9 @@ static int detect(const char *input, csvset *s, v1set *v, int *kind)
     return rpd_seterr(RPD_ENOENT, "%s", strerror(errno));
   if (S_ISDIR(sb.st_mode))
     return rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files in directory");
+  const char *why = csv_not_trace(input);
+  if (why)
+    return rpd_seterr(RPD_EPARSE, "%s", why);
   if (!sb.st_size)
     return rpd_seterr(RPD_EPARSE, "empty file");
   return rpd_seterr(RPD_EPARSE, "not a rocprofv3 JSON, CSV set or database");
