@@ -98,6 +98,7 @@ check_eq "v1: ops whole (kernel named by the launch's kernel=, copy H2D on gpu 1
 check_eq "v1: api rows with args, linked by correlation id" \
   "1|hipMalloc|ptr=0x7f28b1200000, size=8388608;2|hipMemcpy|dst=0x7f28b1200000, src=0x7f6a9acb7010, sizeBytes=8388608, kind=1;3|hipLaunchKernel|function_address=0x201030, numBlocks={z=1, y=1, x=16}, stream=0;4|hipFree|ptr=0x7f28b1200000" \
   "$(q v1.rpd "SELECT id, apiName, args FROM api WHERE domain='HIP' ORDER BY id" | paste -sd';')"
+check_eq "v1: the copy's size from its call's sizeBytes" "2|8388608|1" "$(q v1.rpd "SELECT api_ptr_id, size, kind FROM rocpd_copyapi")"
 check_eq "v1: both ops linked" "2;3" "$(q v1.rpd "SELECT api_id FROM rocpd_api_ops ORDER BY api_id" | paste -sd';')"
 check_eq "v1 roctx: a range 150..900 and a mark; the extra pop counted" "150|900|epoch 1;160|160|mark" \
   "$(q v1.rpd "SELECT start, end, args FROM api WHERE domain='ROCTX' ORDER BY start" | paste -sd';')"
@@ -126,6 +127,7 @@ cp v1res.db v1res.orig
 check_rc "v1 results.db: exit 0" 0 rpd-import v1res.db v1res.rpd
 check_eq "v1 results.db: ops whole" "3|120|180||CopyHostToDevice|1;3|310|1310|k(int)|KernelExecution|2" \
   "$(q v1res.rpd "SELECT O.gpuId, O.start, O.end, O.description, O.opType, A.api_id FROM op O JOIN rocpd_api_ops A ON A.op_id = O.id ORDER BY O.start" | paste -sd';')"
+check_eq "v1 results.db: copy size from the HIP args sizeBytes(8)" "1|8" "$(q v1res.rpd "SELECT api_ptr_id, size FROM rocpd_copyapi")"
 same_file "v1 results.db: input byte-identical" v1res.orig v1res.db
 
 # ------------------------------------------------ the real samples
@@ -156,6 +158,7 @@ if need_shared "$V/results.db"; then
       "$(q $f.rpd "SELECT count(*), sum(end-start) FROM op WHERE opType='KernelExecution'")"
     check_eq "batched_gemm $f: copy times = results.copy_stats.csv" "CopyDeviceToHost|1|25180001;CopyHostToDevice|2|948544" \
       "$(q $f.rpd "SELECT opType, count(*), sum(end-start) FROM op WHERE opType LIKE 'Copy%' GROUP BY 1 ORDER BY 1" | paste -sd';')"
+    check_eq "batched_gemm $f: copy bytes from the hipMemcpy calls" "75497472" "$(q $f.rpd "SELECT sum(size) FROM rocpd_copyapi")"
     check_eq "batched_gemm $f: hip api = results.hip_stats.csv (12 calls, hipMemcpy 331854458600)" "12|331854458600" \
       "$(q $f.rpd "SELECT count(*), sum(CASE WHEN apiName='hipMemcpy' THEN end-start END) FROM api")"
   done

@@ -73,9 +73,27 @@ static int bad_line(const v1file *v, const char *what)
                     v->path, v->lineno, what, v->line);
 }
 
+/* What the api lines of a run tell its ops (by correlation id). */
+typedef struct v1run {
+  imap knames;              /* launch -> rocpd_string id of its kernel= name */
+  imap sizes;               /* copy call -> its sizeBytes */
+} v1run;
+
+/* The value of "sizeBytes=N" (text) or "sizeBytes(N)" (results.db) in
+ * args, or -1. */
+static int64_t args_size(const char *args)
+{
+  const char *p = args ? strstr(args, "sizeBytes") : NULL;
+  if (!p || (p[9] != '=' && p[9] != '('))
+    return -1;
+  char *e;
+  long long v = strtoll(p + 10, &e, 10);
+  return e == p + 10 ? -1 : v;
+}
+
 /* hip_api / hsa_api line -> api row; kernel names of launches go to knames
  * (correlation id -> rocpd_string id). */
-static int v1_api_line(imp *m, v1file *v, int hsa, imap *knames)
+static int v1_api_line(imp *m, v1file *v, int hsa, v1run *run)
 {
   apirec a = {0};
   const char *p = v->line;
@@ -128,14 +146,17 @@ static int v1_api_line(imp *m, v1file *v, int hsa, imap *knames)
     int64_t id;
     rc = sid(m, kernel, &id);
     if (!rc)
-      imap_put(knames, a.corr, id);
+      imap_put(&run->knames, a.corr, id);
   }
+  int64_t size = rc || hsa ? -1 : args_size(rest);
+  if (size >= 0)
+    imap_put(&run->sizes, a.corr, size);
   free(name);
   return rc;
 }
 
 /* hcc_ops line -> kernel or copy op linked by correlation id. */
-static int v1_op_line(imp *m, v1file *v, const imap *knames)
+static int v1_op_line(imp *m, v1file *v, const v1run *run)
 {
   int64_t start, end, gpu, queue;
   const char *p = v->line;
@@ -164,6 +185,8 @@ static int v1_op_line(imp *m, v1file *v, const imap *knames)
     cp.start = start;
     cp.end = end;
     cp.corr = corr;
+    if (!imap_get(&run->sizes, corr, &cp.bytes))
+      cp.bytes = 0;
     rc = w_copy(m, &cp);
   } else if (!rc) {
     kern k = {0};
@@ -173,7 +196,7 @@ static int v1_op_line(imp *m, v1file *v, const imap *knames)
     k.start = start;
     k.end = end;
     k.corr = corr;
-    if (imap_get(knames, corr, &full)) {
+    if (imap_get(&run->knames, corr, &full)) {
       k.desc_id = k.name_id = full;     /* the launch's kernel= full name */
     } else
       rc = w_kernel_name(m, name, NULL, &k.desc_id, &k.name_id);
@@ -258,7 +281,7 @@ static const char *const v1_kindname[V_NKINDS] = {
 };
 
 /* One text file of kind k. */
-static int v1_text(imp *m, const char *path, FILE *f, int k, imap *knames)
+static int v1_text(imp *m, const char *path, FILE *f, int k, v1run *run)
 {
   v1file v = {0};
   rstack st = {0};
@@ -277,9 +300,9 @@ static int v1_text(imp *m, const char *path, FILE *f, int k, imap *knames)
       continue;
     count_read(m, v1_kindname[k], 1);
     if (k == V_HIP || k == V_HSA)
-      rc = v1_api_line(m, &v, k == V_HSA, knames);
+      rc = v1_api_line(m, &v, k == V_HSA, run);
     else if (k == V_OPS)
-      rc = v1_op_line(m, &v, knames);
+      rc = v1_op_line(m, &v, run);
     else
       rc = v1_roctx_line(m, &v, &st, &unmatched);
   }
@@ -296,9 +319,11 @@ static int v1_text(imp *m, const char *path, FILE *f, int k, imap *knames)
 
 int import_v1_stream(imp *m, FILE *f, const char *name, int which)
 {
-  imap knames = {0};
-  int rc = v1_text(m, name, f, ((which % V_NKINDS) + V_NKINDS) % V_NKINDS, &knames);
-  imap_free(&knames);
+  v1run run;
+  memset(&run, 0, sizeof run);
+  int rc = v1_text(m, name, f, ((which % V_NKINDS) + V_NKINDS) % V_NKINDS, &run);
+  imap_free(&run.knames);
+  imap_free(&run.sizes);
   return rc;
 }
 
@@ -380,14 +405,16 @@ int import_v1_text(imp *m, v1set *s)
     while (j < s->n && v1_kind(s->f[j], &pl2) >= 0 && pl2 == plen &&
            !strncmp(s->f[j], s->f[i], plen))
       j++;
-    imap knames = {0};
+    v1run run;
+    memset(&run, 0, sizeof run);
     if (i)
       new_section(m);
     for (int k = 0; k < V_NKINDS && !rc; k++)
       for (int x = i; x < j && !rc; x++)
         if (v1_kind(s->f[x], &pl2) == k)
-          rc = v1_text(m, s->f[x], NULL, k, &knames);
-    imap_free(&knames);
+          rc = v1_text(m, s->f[x], NULL, k, &run);
+    imap_free(&run.knames);
+    imap_free(&run.sizes);
     i = j;
   }
   return rc;
@@ -401,8 +428,9 @@ int v1_is_db(rpd *in)
          !rpd_table_exists(in, "rocpd_region") && !rpd_table_exists(in, "rocpd_op");
 }
 
-/* Rows of table `tab` of the v1 database; kind 0 api (HIP/HSA), 1 ops/copies. */
-static int v1_db_table(imp *m, rpd *in, const char *tab, int kind)
+/* Rows of table `tab` of the v1 database; kind 0 api (HIP/HSA), 1 ops/copies;
+ * sizes: copy call -> sizeBytes (filled from HIP, read for COPY). */
+static int v1_db_table(imp *m, rpd *in, const char *tab, int kind, imap *sizes)
 {
   sqlite3_stmt *st = NULL;
   char *sql = kind == 0 ?
@@ -427,6 +455,9 @@ static int v1_db_table(imp *m, rpd *in, const char *tab, int kind)
       a.name = name ? name : "";
       a.args = args ? args : "";
       rc = w_api(m, &a);
+      int64_t size = args_size(args);
+      if (!rc && size >= 0)
+        imap_put(sizes, a.corr, size);
       continue;
     }
     int ck = copy_kind(name);
@@ -439,6 +470,8 @@ static int v1_db_table(imp *m, rpd *in, const char *tab, int kind)
       cp.start = sqlite3_column_int64(st, 0);
       cp.end = sqlite3_column_int64(st, 1);
       cp.corr = sqlite3_column_int64(st, 5);
+      if (!imap_get(sizes, cp.corr, &cp.bytes))
+        cp.bytes = 0;
       rc = w_copy(m, &cp);
     } else {
       kern k = {0};
@@ -466,8 +499,10 @@ int import_v1_db(imp *m, rpd *in)
     {"HIP", 0}, {"HSA", 0}, {"OPS", 1}, {"COPY", 1}
   };
   int rc = RPD_OK;
+  imap sizes = {0};
   for (size_t i = 0; i < sizeof tabs / sizeof tabs[0] && !rc; i++)
     if (rpd_table_exists(in, tabs[i].tab))
-      rc = v1_db_table(m, in, tabs[i].tab, tabs[i].kind);
+      rc = v1_db_table(m, in, tabs[i].tab, tabs[i].kind, &sizes);
+  imap_free(&sizes);
   return rc;
 }
