@@ -644,8 +644,8 @@ static int json_run(imp *m, json_read_fn rd, void *ctx)
   }
   if (!j.saw_tool && j.saw_events)
     rc = rpd_seterr(RPD_EPARSE, "a chrome://tracing JSON (rocprof v1 results.json?), not"
-                    " rocprofv3 output: import rocprof v1's results.db or its rpl"
-                    " directory instead");
+                    " rocprofv3 output (no 'rocprofiler-sdk-tool' key): import"
+                    " rocprof v1's results.db or its rpl directory instead");
   else if (!j.saw_tool)
     rc = rpd_seterr(RPD_EPARSE, "not a rocprofv3 JSON: no 'rocprofiler-sdk-tool' key");
 
