@@ -2,7 +2,8 @@
 /* fuzz_import_csv - rpd-import's rocprofv3 CSV reader on arbitrary bytes.
  * The first byte picks the file kind (kernel_trace, hip/hsa/marker/rccl
  * api, memory_copy, agent_info, rocdecode/rocjpeg api, counter_collection,
- * memory_allocation, scratch_memory, any api), the rest is the file. */
+ * memory_allocation, scratch_memory, any api, rocprof v1 results.csv),
+ * the rest is the file. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   imp m;
   if (!size)
     return 0;
-  int which = data[0] % 13;
+  int which = data[0] % 14;
   /* fmemopen needs a non-empty buffer; an empty file is still tested */
   static const char empty[1] = "";
   FILE *f = size > 1 ? fmemopen((void *)(data + 1), size - 1, "r")

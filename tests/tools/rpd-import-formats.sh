@@ -174,3 +174,12 @@ check_one_line "PC samples: one line"
 printf '{ "traceEvents":[{}\n,{"args":{"name":"GPU0"},"ph":"M","pid":6,"name":"process_name"}\n]}\n' >results.json
 check_rc "rocprof v1 results.json: exit 1" 1 rpd-import results.json rj.rpd
 check_eq "rocprof v1 results.json: points at results.db" "rpd-import: cannot import 'results.json': a chrome://tracing JSON (rocprof v1 results.json?), not rocprofv3 output (no 'rocprofiler-sdk-tool' key): import rocprof v1's results.db or its rpl directory instead" "$(cat "$TESTDIR/stderr")"
+
+# rocprof v1 results.csv (rocprof -i counters.txt --timestamp on): one row
+# per dispatch, counters in the columns after the fixed ones
+printf '"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr","arch_vgpr","accum_vgpr","sgpr","wave_size","sig","obj","DispatchNs","BeginNs","EndNs","CompleteNs","GRBM_COUNT","SQ_WAVES"\n0,"gemm(int, float)",2,0,0,894,894,1048576,512,0,0,16,0,24,64,"0x0","0x7f",100,200,1200,1300,12345,2048\n1,"add(float*)",2,0,1,894,894,1024,64,0,0,8,0,16,64,"0x0","0x7f",1400,1500,1600,1700,99,16\n' >results.csv
+check_rc "rocprof v1 results.csv: exit 0" 0 rpd-import results.csv v1csv.rpd
+check_eq "v1 results.csv: ops whole" "2|0|0|200|1200|gemm(int, float);2|0|1|1500|1600|add(float*)" \
+  "$(q v1csv.rpd "SELECT gpuId, queueId, sequenceId, start, end, description FROM op ORDER BY start" | paste -sd';')"
+check_eq "v1 results.csv: counters per dispatch" "0|GRBM_COUNT|12345.0;0|SQ_WAVES|2048.0;1|GRBM_COUNT|99.0;1|SQ_WAVES|16.0" \
+  "$(q v1csv.rpd "SELECT dispatch, counter, value FROM counter ORDER BY dispatch, counter" | paste -sd';')"

@@ -611,10 +611,61 @@ static int csv_scratch_row(imp *m, const csv *c, const int *col, const void *arg
   return w_scratch(m, &r);
 }
 
+/* rocprof v1 results.csv: one row per dispatch, its counters in the
+ * columns after the fixed ones (every column not in v1_fixed). */
+static const char *const csv_v1res_cols[] = {
+  "Index", "KernelName", "gpu-id", "?queue-id", "?BeginNs", "?EndNs", "?grd",
+  "?wgr", "?lds", "?scr"
+};
+
+static const char *const v1_fixed[] = {
+  "Index", "KernelName", "gpu-id", "queue-id", "queue-index", "pid", "tid", "grd",
+  "wgr", "lds", "scr", "arch_vgpr", "accum_vgpr", "vgpr", "sgpr", "wave_size",
+  "fbar", "sig", "obj", "DispatchNs", "BeginNs", "EndNs", "CompleteNs", NULL
+};
+
+static int v1_is_fixed(const char *h)
+{
+  for (int i = 0; v1_fixed[i]; i++)
+    if (!strcmp(h, v1_fixed[i]))
+      return 1;
+  return 0;
+}
+
+static int csv_v1res_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  (void)arg;
+  kern k = {0};
+  int64_t op_id;
+  int rc = cint(c, col[0], &k.seq);
+  if (!rc) rc = cint(c, col[2], &k.gpu);
+  if (!rc) rc = cint(c, col[3], &k.queue);
+  if (!rc) rc = cint(c, col[4], &k.start);
+  if (!rc) rc = cint(c, col[5], &k.end);
+  if (!rc) rc = cint(c, col[6], &k.grid[0]);
+  if (!rc) rc = cint(c, col[7], &k.wg[0]);
+  if (!rc) rc = cint(c, col[8], &k.lds);
+  if (!rc) rc = cint(c, col[9], &k.scratch);
+  if (!rc)
+    rc = w_kernel_name(m, cval(c, col[1]), NULL, &k.desc_id, &k.name_id);
+  if (!rc)
+    rc = w_kernel(m, &k);
+  op_id = m->last_op;
+  for (int i = 0; i < c->nhdr && !rc; i++) {
+    double v;
+    if (v1_is_fixed(c->hdr[i]) || !*cval(c, i))
+      continue;
+    rc = cdbl(c, i, &v);
+    if (!rc)
+      rc = w_counter(m, op_id, c->hdr[i], v);
+  }
+  return rc;
+}
+
 /* The CSV kinds by slot of csvset (import_csv_stream's `which`). */
 enum {
   K_KERNEL, K_HIP, K_HSA, K_MARKER, K_RCCL, K_COPY, K_AGENT, K_ROCDECODE,
-  K_ROCJPEG, K_COUNTER, K_ALLOC, K_SCRATCH, K_API_ANY, K_NKINDS
+  K_ROCJPEG, K_COUNTER, K_ALLOC, K_SCRATCH, K_API_ANY, K_V1RESULTS, K_NKINDS
 };
 
 static const char *const csv_suffix[CSV_KINDS] = {
@@ -654,6 +705,9 @@ static int csv_read_kind(imp *m, const char *path, FILE *f, int which, agentmap 
     return csv_each(m, path, f, "scratch_memory", csv_scratch_cols,
                     sizeof csv_scratch_cols / sizeof csv_scratch_cols[0],
                     csv_scratch_row, am);
+  if (which == K_V1RESULTS)
+    return csv_each(m, path, f, "v1 results.csv", csv_v1res_cols,
+                    sizeof csv_v1res_cols / sizeof csv_v1res_cols[0], csv_v1res_row, am);
   if (which > 0 && which < K_NKINDS && api_kind[which])
     return csv_apis(m, path, f, api_kind[which], api_domain[which]);
   if (f)
@@ -739,6 +793,7 @@ int csv_rows(const char *path, csv_rows_fn fn, void *arg)
 static int csv_sniff(const char *path)
 {
   static const struct { const char *cols; int kind; } rules[] = {
+    {"KernelName", K_V1RESULTS},
     {"Counter_Name", K_COUNTER}, {"Kernel_Name", K_KERNEL},
     {"Source_Agent_Id", K_COPY}, {"Allocation_Size", K_ALLOC},
     {"Alloc_Flags", K_SCRATCH}, {"Function", K_API_ANY}
@@ -748,7 +803,7 @@ static int csv_sniff(const char *path)
   if (!csv_open(&c, path, NULL))
     for (size_t i = 0; i < sizeof rules / sizeof rules[0] && kind < 0; i++)
       if (csv_col(&c, rules[i].cols) >= 0 && csv_col(&c, "Correlation_Id|Dispatch_Id|"
-                                                     "Start_Timestamp") >= 0)
+                                                     "Start_Timestamp|gpu-id") >= 0)
         kind = rules[i].kind;
   csv_close(&c);
   return kind;
@@ -765,9 +820,6 @@ const char *csv_not_trace(const char *path)
           " trace files of the run";
   else if (csv_col(&c, "Sample_Timestamp") >= 0 && csv_col(&c, "Instruction") >= 0)
     why = "a PC sampling file: PC samples are not imported";
-  else if (csv_col(&c, "Index") >= 0 && csv_col(&c, "KernelName") >= 0)
-    why = "rocprof v1 results.csv (per-kernel counters): not imported yet; import"
-          " results.db or the rpl directory";
   csv_close(&c);
   return why;
 }
@@ -849,7 +901,7 @@ void set_free(csvset *s)
  * api files before copies and the rest. */
 static const int read_order[] = {
   K_KERNEL, K_COUNTER, K_HIP, K_HSA, K_MARKER, K_RCCL, K_ROCDECODE, K_ROCJPEG,
-  K_API_ANY, K_COPY, K_ALLOC, K_SCRATCH
+  K_API_ANY, K_COPY, K_ALLOC, K_SCRATCH, K_V1RESULTS
 };
 
 int import_csv(imp *m, csvset *s)
