@@ -1,7 +1,9 @@
-/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/csv.c */
+/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/ext.c tools/rpd-import/csv.c */
 /* fuzz_import_csv - rpd-import's rocprofv3 CSV reader on arbitrary bytes.
  * The first byte picks the file kind (kernel_trace, hip/hsa/marker/rccl
- * api, memory_copy, agent_info), the rest is the file. */
+ * api, memory_copy, agent_info, rocdecode/rocjpeg api, counter_collection,
+ * memory_allocation, scratch_memory, any api, rocprof v1 results.csv),
+ * the rest is the file. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   imp m;
   if (!size)
     return 0;
-  int which = data[0] % 7;
+  int which = data[0] % 14;
   /* fmemopen needs a non-empty buffer; an empty file is still tested */
   static const char empty[1] = "";
   FILE *f = size > 1 ? fmemopen((void *)(data + 1), size - 1, "r")

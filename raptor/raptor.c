@@ -17,6 +17,7 @@
 #include "catfile.h"
 #include "rpd.h"
 #include "report.h"
+#include "kstats.h"
 #include "raptor.h"
 #include "xlsxfile.h"
 
@@ -370,6 +371,7 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) break;
     if (strcmp(argv[i], "--report") == 0) return raptor_report_main(argc, argv);
+    if (strcmp(argv[i], "--format") == 0 && i + 1 < argc && raptor_kstats_format(argv[i + 1])) return raptor_kstats_main(argc, argv);
   }
   if (rpd_cli_init(argc, argv, usage)) return 0;
   raptor R;

@@ -30,6 +30,8 @@ static const char usage[] =
 "  --schema 2|3       table layout (default 3)\n"
 "  --graphs N         HIP graphs captured, round-robin over threads\n"
 "                     (default: one per thread; 0 = no graphs)\n"
+"  --stackframes      fill rocpd_stackframe (schema 3): a host stack of 4-6\n"
+"                     frames per api call, as RPDT_STACKFRAMES=1 records\n"
 "  --no-autograd      markers carry plain op names (\"aten::mm\") instead of\n"
 "                     autograd args (\"aten::mm, seq = 3, op_id = 5, ...\")\n"
 "  --force            overwrite an existing non-empty OUT\n"
@@ -215,6 +217,9 @@ typedef struct strmap {        /* string -> id, open addressing */
 
 typedef struct synth {
   int schema, gpus, threads, graphs, autograd;
+  int stackframes;             /* --stackframes: rocpd_stackframe rows */
+  sqlite3_stmt *ins_frame;
+  int64_t n_frame;
   int64_t api_want, seed;
   sqlite3 *db;
   sqlite3_stmt *ins_api, *ins_op, *ins_link, *ins_kernel, *ins_copy,
@@ -791,6 +796,47 @@ static int write_copyapi(synth *s, const api_row *a, int64_t api_id, int gpu)
   return put(s->ins_copy);
 }
 
+/* --------------------------------------------------------- stackframes */
+
+/* The host stack of one api call (--stackframes): deterministic in the
+ * call's name and thread, so the same call site always has the same stack
+ * and the other tables are the same with or without the option.  Depth 0
+ * is the innermost frame (the caller of the api), as rpd_tracer writes;
+ * 4 to 6 frames. */
+static int write_stackframes(synth *s, const api_row *a, int64_t api_id)
+{
+  static const char *const outer[] = {
+    "_start", "__libc_start_main", "main", "PyEval_EvalFrameDefault"
+  };
+  static const char *const mid[] = {
+    "train_step (train.py:88)", "forward (model.py:41)", "backward (autograd.py:200)",
+    "optimizer_step (optim.py:12)", "decode_step (serve.py:57)"
+  };
+  uint64_t h = hash_str(a->name) ^ ((uint64_t)a->tid * 0x9e3779b97f4a7c15ULL);
+  int nouter = 2 + (int)(h % 3);            /* 2..4 outer frames: 4..6 in all */
+  char leaf[160];
+  snprintf(leaf, sizeof leaf, "at::hip::call_%s (libtorch_hip.so)", a->name);
+  const char *frames[6];
+  int n = 0;
+  frames[n++] = leaf;                                   /* depth 0 */
+  frames[n++] = mid[(h >> 8) % (sizeof mid / sizeof mid[0])];
+  for (int i = nouter - 1; i >= 0; i--)
+    frames[n++] = outer[4 - nouter + i];
+  int rc = SQLITE_OK;
+  for (int d = 0; d < n && rc == SQLITE_OK; d++) {
+    int64_t name;
+    rc = string_id(s, frames[d], &name);
+    if (rc)
+      break;
+    sqlite3_bind_int64(s->ins_frame, 1, api_id);
+    sqlite3_bind_int64(s->ins_frame, 2, d);
+    sqlite3_bind_int64(s->ins_frame, 3, name);
+    rc = put(s->ins_frame);
+    s->n_frame++;
+  }
+  return rc;
+}
+
 static int write_api(synth *s, const api_row *a, int gpu)
 {
   int64_t name, args, domain = 0, id = ++s->n_api;
@@ -813,6 +859,8 @@ static int write_api(synth *s, const api_row *a, int gpu)
     sqlite3_bind_int64(s->ins_api, 9, 1);   /* category: "" */
   }
   rc = put(s->ins_api);
+  if (rc == SQLITE_OK && s->stackframes)
+    rc = write_stackframes(s, a, id);
   if (a->end > s->t_end)
     s->t_end = a->end;
   if (rc == SQLITE_OK && a->kind == R_KERNEL)
@@ -891,6 +939,10 @@ static int prepare_all(synth *s)
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
     if (sqlite3_prepare_v2(s->db, p[i].sql, -1, p[i].st, NULL) != SQLITE_OK)
       return SQLITE_ERROR;
+  if (s->stackframes &&
+      sqlite3_prepare_v2(s->db, "INSERT INTO rocpd_stackframe(api_ptr_id, depth, "
+                         "name_id) VALUES (?,?,?)", -1, &s->ins_frame, NULL) != SQLITE_OK)
+    return SQLITE_ERROR;
   return SQLITE_OK;
 }
 
@@ -904,6 +956,7 @@ static void finalize_all(synth *s)
   sqlite3_finalize(s->ins_str);
   sqlite3_finalize(s->ins_ustr);
   sqlite3_finalize(s->ins_mon);
+  sqlite3_finalize(s->ins_frame);
 }
 
 static void init_threads(synth *s)
@@ -1018,6 +1071,8 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
     } else if (!strcmp(a, "--graphs")) {
       rc = parse_num(a, val, 0, 4096, &v); s->graphs = (int)v; i++;
       graphs_set = 1;
+    } else if (!strcmp(a, "--stackframes")) {
+      s->stackframes = 1;
     } else if (!strcmp(a, "--no-autograd")) {
       s->autograd = 0;
     } else if (!strcmp(a, "--force")) {
@@ -1028,6 +1083,8 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
     if (rc)
       return rc;
   }
+  if (s->stackframes && s->schema != 3)
+    return rpd_usage_error("--stackframes needs --schema 3 (v2 has no rocpd_stackframe)");
   if (!*out)
     return rpd_usage_error("no output file (-o OUT.rpd)");
   if (!**out)
@@ -1158,6 +1215,8 @@ int main(int argc, char **argv)
            ", monitor %" PRId64 "\n", out, s.schema, s.seed, s.n_api, s.n_op,
            s.n_link, s.n_kernel, s.n_copy, s.next_str - 1,
            s.schema == 3 ? s.next_ustr - 1 : 0, s.n_mon);
+    if (s.stackframes)
+      printf("rpd-synth: stackframe %" PRId64 "\n", s.n_frame);
     if (rpd_finish_stdout() != RPD_OK)
       rc = rpd_fail("%s", rpd_errmsg());
   }

@@ -239,6 +239,23 @@ static int cint(const csv *c, int col, int64_t *v)
   return RPD_OK;
 }
 
+/* Floating-point field ("16384.000000", "1.5e+03"; empty = 0). */
+static int cdbl(const csv *c, int col, double *v)
+{
+  const char *s = cval(c, col);
+  char *e;
+  *v = 0;
+  if (col < 0 || !*s)
+    return RPD_OK;
+  *v = strtod(s, &e);
+  while (*e == ' ')
+    e++;
+  if (e == s || *e || *v != *v)
+    return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": column '%s': not a "
+                      "number: '%.40s'", c->path, c->line, c->hdr[col], s);
+  return RPD_OK;
+}
+
 static int need_cols(const csv *c, const char *const *names, int *cols, int n)
 {
   for (int i = 0; i < n; i++) {
@@ -292,27 +309,29 @@ static int csv_agent_info(const char *path, FILE *f, agentmap *am)
   return rc;
 }
 
-/* Without agent_info.csv: GPU agents are the agents that ran kernels,
- * numbered 0.. in ascending agent order. */
-static int csv_agent_scan(char **files, int n, agentmap *am)
+/* Without agent_info.csv: GPU agents are the agents that ran kernels (or
+ * whose kernels had counters collected), numbered 0.. in ascending agent
+ * order.  files: the n file lists to scan. */
+static int csv_agent_scan(char **const *files, const int *nfiles, int n, agentmap *am)
 {
   int64_t ids[256];
   int nids = 0, rc = RPD_OK, g;
-  for (int i = 0; i < n && !rc; i++) {
-    csv c;
-    rc = csv_open(&c, files[i], NULL);
-    int col = rc ? -1 : csv_col(&c, "Agent_Id");
-    while (!rc && col >= 0 && (g = csv_next(&c)) > 0) {
-      int64_t a;
-      rc = cint(&c, col, &a);
-      int seen = 0;
-      for (int k = 0; k < nids; k++)
-        seen |= ids[k] == a;
-      if (!rc && !seen && nids < 256)
-        ids[nids++] = a;
+  for (int l = 0; l < n; l++)
+    for (int i = 0; i < nfiles[l] && !rc; i++) {
+      csv c;
+      rc = csv_open(&c, files[l][i], NULL);
+      int col = rc ? -1 : csv_col(&c, "Agent_Id");
+      while (!rc && col >= 0 && (g = csv_next(&c)) > 0) {
+        int64_t a;
+        rc = cint(&c, col, &a);
+        int seen = 0;
+        for (int k = 0; k < nids; k++)
+          seen |= ids[k] == a;
+        if (!rc && !seen && nids < 256)
+          ids[nids++] = a;
+      }
+      csv_close(&c);
     }
-    csv_close(&c);
-  }
   for (int i = 0; i < nids; i++) {
     int rank = 0;
     for (int k = 0; k < nids; k++)
@@ -345,6 +364,10 @@ static int csv_each(imp *m, const char *path, FILE *f, const char *kind,
   if (!rc)
     rc = need_cols(&c, names, col, n);
   while (!rc && (g = csv_next(&c)) > 0) {
+    if (c.nfld == 1 && !c.rec[0] && c.nhdr > 1) {
+      m->n_blank++;             /* a blank line (some samples end with one) */
+      continue;
+    }
     count_read(m, kind, 1);
     rc = check_width(&c);
     if (!rc)
@@ -409,9 +432,25 @@ static const char *const csv_api_cols[] = {
 
 /* What the api rows of one CSV file are. */
 typedef struct apisrc {
-  const char *domain;
+  const char *domain;  /* NULL: from each row's Domain column */
   int marker;          /* marker_api: the Function column is the message */
 } apisrc;
+
+/* The rpd domain of a rocprofv3 category (HIP_RUNTIME_API_EXT -> HIP);
+ * *marker = 1 for the marker (roctx) categories. */
+static const char *domain_of(const char *category, int *marker)
+{
+  static const char *const map[][2] = {
+    {"HIP_", "HIP"}, {"HSA_", "HSA"}, {"MARKER_", "ROCTX"}, {"RCCL_", "RCCL"},
+    {"ROCDECODE_", "ROCDECODE"}, {"ROCJPEG_", "ROCJPEG"}, {"KFD_", "KFD"},
+    {"OMPT", "OMPT"}
+  };
+  *marker = !strncmp(category, "MARKER_", 7);
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (!strncmp(category, map[i][0], strlen(map[i][0])))
+      return map[i][1];
+  return category;
+}
 
 static int csv_api_row(imp *m, const csv *c, const int *col, const void *arg)
 {
@@ -424,10 +463,11 @@ static int csv_api_row(imp *m, const csv *c, const int *col, const void *arg)
   if (!rc) rc = cint(c, col[6], &a.end);
   if (rc)
     return rc;
-  a.domain = src->domain;
+  int marker = src->marker;
   a.category = cval(c, col[0]);
-  a.name = src->marker ? "UserMarker" : cval(c, col[1]);
-  a.args = src->marker ? cval(c, col[1]) : cval(c, col[7]);
+  a.domain = src->domain ? src->domain : domain_of(a.category, &marker);
+  a.name = marker ? "UserMarker" : cval(c, col[1]);
+  a.args = marker ? cval(c, col[1]) : cval(c, col[7]);
   return w_api(m, &a);
 }
 
@@ -435,6 +475,8 @@ static int csv_apis(imp *m, const char *path, FILE *f, const char *kind,
                     const char *domain)
 {
   apisrc src = {domain, !strcmp(kind, "marker_api")};
+  if (!domain)
+    src.marker = 0;
   return csv_each(m, path, f, kind, csv_api_cols,
                   sizeof csv_api_cols / sizeof csv_api_cols[0], csv_api_row, &src);
 }
@@ -471,11 +513,207 @@ static int csv_copies(imp *m, const char *path, FILE *f, const agentmap *am)
                   sizeof csv_copy_cols / sizeof csv_copy_cols[0], csv_copy_row, am);
 }
 
-static const char *const csv_suffix[8] = {
+static const char *const csv_counter_cols[] = {
+  "?Correlation_Id", "Dispatch_Id", "Agent_Id", "?Queue_Id", "?Kernel_Name",
+  "Counter_Name", "Counter_Value", "?Start_Timestamp", "?End_Timestamp",
+  "?Grid_Size", "?Workgroup_Size", "?LDS_Block_Size", "?Scratch_Size"
+};
+
+/* counter_collection.csv: one row per (dispatch, counter); the value goes
+ * to rocpd_counter on the dispatch's op (from kernel_trace.csv, else made
+ * here from the row). */
+static int csv_counter_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const agentmap *am = arg;
+  kern k = {0};
+  int64_t agent, op_id;
+  double v;
+  int rc = cint(c, col[0], &k.corr);
+  if (!rc) rc = cint(c, col[1], &k.seq);
+  if (!rc) rc = cint(c, col[2], &agent);
+  if (!rc) rc = cint(c, col[3], &k.queue);
+  if (!rc) rc = cint(c, col[7], &k.start);
+  if (!rc) rc = cint(c, col[8], &k.end);
+  if (!rc) rc = cint(c, col[9], &k.grid[0]);
+  if (!rc) rc = cint(c, col[10], &k.wg[0]);
+  if (!rc) rc = cint(c, col[11], &k.lds);
+  if (!rc) rc = cint(c, col[12], &k.scratch);
+  if (!rc) rc = cdbl(c, col[6], &v);
+  if (rc)
+    return rc;
+  if (!*cval(c, col[5]))
+    return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": empty Counter_Name",
+                      c->path, c->line);
+  k.gpu = csv_gpu(am, agent);
+  if (!imap_get(&m->disp_op, k.seq, &op_id)) {
+    rc = w_kernel_name(m, cval(c, col[4]), NULL, &k.desc_id, &k.name_id);
+    if (rc)
+      return rc;
+  }
+  rc = w_counter_op(m, k.seq, &k, &op_id);
+  if (!rc)
+    rc = w_counter(m, op_id, cval(c, col[5]), v);
+  return rc;
+}
+
+static int csv_counters(imp *m, const char *path, FILE *f, const agentmap *am)
+{
+  return csv_each(m, path, f, "counter_collection", csv_counter_cols,
+                  sizeof csv_counter_cols / sizeof csv_counter_cols[0],
+                  csv_counter_row, am);
+}
+
+static const char *const csv_alloc_cols[] = {
+  "Operation", "?Agent_Id", "?Allocation_Size|Size", "?Address", "?Correlation_Id",
+  "Start_Timestamp", "End_Timestamp"
+};
+
+static int csv_alloc_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const agentmap *am = arg;
+  allocrec a = {0};
+  int64_t agent;
+  int rc = cint(c, col[1], &agent);
+  if (!rc) rc = cint(c, col[2], &a.size);
+  if (!rc) rc = cint(c, col[4], &a.corr);
+  if (!rc) rc = cint(c, col[5], &a.start);
+  if (!rc) rc = cint(c, col[6], &a.end);
+  if (rc)
+    return rc;
+  a.operation = cval(c, col[0]);
+  a.agent = cval(c, col[1]);
+  a.address = cval(c, col[3]);
+  a.gpu = col[1] >= 0 && *a.agent ? csv_gpu(am, agent) : -1;
+  return w_alloc(m, &a);
+}
+
+static const char *const csv_scratch_cols[] = {
+  "Operation", "?Agent_Id", "?Queue_Id", "?Thread_Id", "?Alloc_Flags|Flags",
+  "Start_Timestamp", "End_Timestamp"
+};
+
+static int csv_scratch_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  const agentmap *am = arg;
+  scratchrec r = {0};
+  int64_t agent;
+  int rc = cint(c, col[1], &agent);
+  if (!rc) rc = cint(c, col[2], &r.queue);
+  if (!rc) rc = cint(c, col[3], &r.tid);
+  if (!rc) rc = cint(c, col[4], &r.flags);
+  if (!rc) rc = cint(c, col[5], &r.start);
+  if (!rc) rc = cint(c, col[6], &r.end);
+  if (rc)
+    return rc;
+  r.operation = cval(c, col[0]);
+  r.agent = cval(c, col[1]);
+  r.gpu = col[1] >= 0 && *r.agent ? csv_gpu(am, agent) : -1;
+  return w_scratch(m, &r);
+}
+
+/* rocprof v1 results.csv: one row per dispatch, its counters in the
+ * columns after the fixed ones (every column not in v1_fixed). */
+static const char *const csv_v1res_cols[] = {
+  "Index", "KernelName", "gpu-id", "?queue-id", "?BeginNs", "?EndNs", "?grd",
+  "?wgr", "?lds", "?scr"
+};
+
+static const char *const v1_fixed[] = {
+  "Index", "KernelName", "gpu-id", "queue-id", "queue-index", "pid", "tid", "grd",
+  "wgr", "lds", "scr", "arch_vgpr", "accum_vgpr", "vgpr", "sgpr", "wave_size",
+  "fbar", "sig", "obj", "DispatchNs", "BeginNs", "EndNs", "CompleteNs", NULL
+};
+
+static int v1_is_fixed(const char *h)
+{
+  for (int i = 0; v1_fixed[i]; i++)
+    if (!strcmp(h, v1_fixed[i]))
+      return 1;
+  return 0;
+}
+
+static int csv_v1res_row(imp *m, const csv *c, const int *col, const void *arg)
+{
+  (void)arg;
+  kern k = {0};
+  int64_t op_id;
+  int rc = cint(c, col[0], &k.seq);
+  if (!rc) rc = cint(c, col[2], &k.gpu);
+  if (!rc) rc = cint(c, col[3], &k.queue);
+  if (!rc) rc = cint(c, col[4], &k.start);
+  if (!rc) rc = cint(c, col[5], &k.end);
+  if (!rc) rc = cint(c, col[6], &k.grid[0]);
+  if (!rc) rc = cint(c, col[7], &k.wg[0]);
+  if (!rc) rc = cint(c, col[8], &k.lds);
+  if (!rc) rc = cint(c, col[9], &k.scratch);
+  if (!rc)
+    rc = w_kernel_name(m, cval(c, col[1]), NULL, &k.desc_id, &k.name_id);
+  if (!rc)
+    rc = w_kernel(m, &k);
+  op_id = m->last_op;
+  for (int i = 0; i < c->nhdr && !rc; i++) {
+    double v;
+    if (v1_is_fixed(c->hdr[i]) || !*cval(c, i))
+      continue;
+    rc = cdbl(c, i, &v);
+    if (!rc)
+      rc = w_counter(m, op_id, c->hdr[i], v);
+  }
+  return rc;
+}
+
+/* The CSV kinds by slot of csvset (import_csv_stream's `which`). */
+enum {
+  K_KERNEL, K_HIP, K_HSA, K_MARKER, K_RCCL, K_COPY, K_AGENT, K_ROCDECODE,
+  K_ROCJPEG, K_COUNTER, K_ALLOC, K_SCRATCH, K_API_ANY, K_V1RESULTS, K_NKINDS
+};
+
+static const char *const csv_suffix[CSV_KINDS] = {
   "kernel_trace.csv", "hip_api_trace.csv", "hsa_api_trace.csv",
   "marker_api_trace.csv", "rccl_api_trace.csv", "memory_copy_trace.csv",
-  "agent_info.csv", NULL
+  "agent_info.csv", "rocdecode_api_trace.csv", "rocjpeg_api_trace.csv",
+  "counter_collection.csv", "memory_allocation_trace.csv",
+  "scratch_memory_trace.csv", NULL
 };
+
+/* api files: record kind and rpd domain by slot (NULL domain: per row) */
+static const char *const api_kind[K_NKINDS] = {
+  [K_HIP] = "hip_api", [K_HSA] = "hsa_api", [K_MARKER] = "marker_api",
+  [K_RCCL] = "rccl_api", [K_ROCDECODE] = "rocdecode_api",
+  [K_ROCJPEG] = "rocjpeg_api", [K_API_ANY] = "api"
+};
+static const char *const api_domain[K_NKINDS] = {
+  [K_HIP] = "HIP", [K_HSA] = "HSA", [K_MARKER] = "ROCTX", [K_RCCL] = "RCCL",
+  [K_ROCDECODE] = "ROCDECODE", [K_ROCJPEG] = "ROCJPEG"
+};
+
+/* Read one file of kind `which` (see the enum). */
+static int csv_read_kind(imp *m, const char *path, FILE *f, int which, agentmap *am)
+{
+  if (which == K_KERNEL)
+    return csv_kernels(m, path, f, am);
+  if (which == K_COPY)
+    return csv_copies(m, path, f, am);
+  if (which == K_AGENT)
+    return csv_agent_info(path, f, am);
+  if (which == K_COUNTER)
+    return csv_counters(m, path, f, am);
+  if (which == K_ALLOC)
+    return csv_each(m, path, f, "memory_allocation", csv_alloc_cols,
+                    sizeof csv_alloc_cols / sizeof csv_alloc_cols[0], csv_alloc_row, am);
+  if (which == K_SCRATCH)
+    return csv_each(m, path, f, "scratch_memory", csv_scratch_cols,
+                    sizeof csv_scratch_cols / sizeof csv_scratch_cols[0],
+                    csv_scratch_row, am);
+  if (which == K_V1RESULTS)
+    return csv_each(m, path, f, "v1 results.csv", csv_v1res_cols,
+                    sizeof csv_v1res_cols / sizeof csv_v1res_cols[0], csv_v1res_row, am);
+  if (which > 0 && which < K_NKINDS && api_kind[which])
+    return csv_apis(m, path, f, api_kind[which], api_domain[which]);
+  if (f)
+    fclose(f);
+  return rpd_seterr(RPD_ERR, "%s: unknown CSV kind %d", path, which);
+}
 
 static void set_add(csvset *s, int k, const char *path)
 {
@@ -522,6 +760,68 @@ static int pfx_match(const char *want, const char *name, size_t len)
   if (w == len && !strncmp(want, name, len))
     return 1;
   return w + 1 == len && !strncmp(want, name, w) && name[w] == '_';
+}
+
+int csv_rows(const char *path, csv_rows_fn fn, void *arg)
+{
+  csv c;
+  int rc = csv_open(&c, path, NULL), g = 0;
+  const char **f = NULL;
+  int cap = 0;
+  if (!rc)
+    rc = fn(arg, c.line, c.nhdr, (const char *const *)c.hdr);
+  while (!rc && (g = csv_next(&c)) > 0) {
+    if (c.nfld == 1 && !c.rec[0])
+      continue;                         /* a blank line */
+    if (c.nfld > cap) {
+      cap = c.nfld;
+      f = rpd_xrealloc(f, (size_t)cap * sizeof *f);
+    }
+    for (int i = 0; i < c.nfld; i++)
+      f[i] = c.rec + c.off[i];
+    rc = fn(arg, c.line, c.nfld, f);
+  }
+  if (!rc && g < 0)
+    rc = RPD_EPARSE;
+  free(f);
+  csv_close(&c);
+  return rc;
+}
+
+/* The kind of a lone CSV file whose name says nothing (hip_trace.csv,
+ * rocpd-to-csv output, ...), from its header; -1 = none. */
+static int csv_sniff(const char *path)
+{
+  static const struct { const char *cols; int kind; } rules[] = {
+    {"KernelName", K_V1RESULTS},
+    {"Counter_Name", K_COUNTER}, {"Kernel_Name", K_KERNEL},
+    {"Source_Agent_Id", K_COPY}, {"Allocation_Size", K_ALLOC},
+    {"Alloc_Flags", K_SCRATCH}, {"Function", K_API_ANY}
+  };
+  csv c;
+  int kind = -1;
+  if (!csv_open(&c, path, NULL))
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0] && kind < 0; i++)
+      if (csv_col(&c, rules[i].cols) >= 0 && csv_col(&c, "Correlation_Id|Dispatch_Id|"
+                                                     "Start_Timestamp|gpu-id") >= 0)
+        kind = rules[i].kind;
+  csv_close(&c);
+  return kind;
+}
+
+const char *csv_not_trace(const char *path)
+{
+  csv c;
+  const char *why = NULL;
+  if (!endswith(path, ".csv") || csv_open(&c, path, NULL))
+    return NULL;
+  if (csv_col(&c, "TotalDurationNs") >= 0 && csv_col(&c, "Calls") >= 0)
+    why = "a statistics file (rocprof --stats output), not a trace: import the"
+          " trace files of the run";
+  else if (csv_col(&c, "Sample_Timestamp") >= 0 && csv_col(&c, "Instruction") >= 0)
+    why = "a PC sampling file: PC samples are not imported";
+  csv_close(&c);
+  return why;
 }
 
 /* Collect the CSV files of a directory or of a prefix; 0 files = not CSV. */
@@ -572,6 +872,12 @@ int csv_collect(const char *input, csvset *s)
       free(q);
     }
     free(prefix);
+    int k;
+    if (!total && endswith(input, ".csv") && is_file(input) &&
+        (k = csv_sniff(input)) >= 0) {
+      set_add(s, k, input);
+      total++;
+    }
   }
   for (int k = 0; csv_suffix[k]; k++)
     if (s->n[k] > 1)
@@ -584,54 +890,52 @@ void set_free(csvset *s)
   for (int i = 0; i < s->npfx; i++)
     free(s->pfx[i]);
   free(s->pfx);
-  for (int k = 0; k < 8; k++) {
+  for (int k = 0; k < CSV_KINDS; k++) {
     for (int i = 0; i < s->n[k]; i++)
       free(s->f[k][i]);
     free(s->f[k]);
   }
 }
 
+/* Order of reading: kernels before counters (which join to their ops),
+ * api files before copies and the rest. */
+static const int read_order[] = {
+  K_KERNEL, K_COUNTER, K_HIP, K_HSA, K_MARKER, K_RCCL, K_ROCDECODE, K_ROCJPEG,
+  K_API_ANY, K_COPY, K_ALLOC, K_SCRATCH, K_V1RESULTS
+};
+
 int import_csv(imp *m, csvset *s)
 {
   agentmap am;
-  int rc = RPD_OK;
+  int rc = RPD_OK, any = 0;
   memset(&am, 0, sizeof am);
-  if (!s->n[0] && !s->n[1] && !s->n[2] && !s->n[3] && !s->n[4] && !s->n[5])
+  for (int k = 0; k < K_NKINDS; k++)
+    any |= k != K_AGENT && s->n[k] > 0;
+  if (!any)
     return rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files found");
-  for (int i = 0; i < s->n[6] && !rc; i++)
-    rc = csv_agent_info(s->f[6][i], NULL, &am);
-  if (!rc && !am.known)
-    rc = csv_agent_scan(s->f[0], s->n[0], &am);
-  static const char *const dom[] = { NULL, "HIP", "HSA", "ROCTX", "RCCL" };
-  static const char *const kind[] = { NULL, "hip_api", "hsa_api", "marker_api",
-                                      "rccl_api" };
-  for (int i = 0; i < s->n[0] && !rc; i++)
-    rc = csv_kernels(m, s->f[0][i], NULL, &am);
-  for (int k = 1; k <= 4; k++)
+  for (int i = 0; i < s->n[K_AGENT] && !rc; i++)
+    rc = csv_agent_info(s->f[K_AGENT][i], NULL, &am);
+  if (!rc && !am.known) {
+    char **const lists[2] = { s->f[K_KERNEL], s->f[K_COUNTER] };
+    const int nl[2] = { s->n[K_KERNEL], s->n[K_COUNTER] };
+    rc = csv_agent_scan(lists, nl, 2, &am);
+  }
+  m->want_disp = s->n[K_COUNTER] > 0;
+  for (size_t o = 0; o < sizeof read_order / sizeof read_order[0]; o++) {
+    int k = read_order[o];
     for (int i = 0; i < s->n[k] && !rc; i++)
-      rc = csv_apis(m, s->f[k][i], NULL, kind[k], dom[k]);
-  for (int i = 0; i < s->n[5] && !rc; i++)
-    rc = csv_copies(m, s->f[5][i], NULL, &am);
+      rc = csv_read_kind(m, s->f[k][i], NULL, k, &am);
+  }
   imap_free(&am.gpu);
   return rc;
 }
 
 int import_csv_stream(imp *m, FILE *f, const char *name, int which)
 {
-  static const char *const dom[] = { NULL, "HIP", "HSA", "ROCTX", "RCCL" };
-  static const char *const kind[] = { NULL, "hip_api", "hsa_api", "marker_api",
-                                      "rccl_api" };
   agentmap am;
-  int rc;
   memset(&am, 0, sizeof am);
-  if (which == 0)
-    rc = csv_kernels(m, name, f, &am);
-  else if (which <= 4)
-    rc = csv_apis(m, name, f, kind[which], dom[which]);
-  else if (which == 5)
-    rc = csv_copies(m, name, f, &am);
-  else
-    rc = csv_agent_info(name, f, &am);
+  m->want_disp = 1;
+  int rc = csv_read_kind(m, name, f, which, &am);
   imap_free(&am.gpu);
   return rc;
 }

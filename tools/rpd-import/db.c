@@ -545,7 +545,9 @@ int import_db(imp *m, const char *path)
     return rc;
   /* a streaming read: a small page cache keeps the peak RSS low */
   rc = rpd_exec(in, "PRAGMA cache_size = -8192");
-  if (!rc)
+  if (!rc && v1_is_db(in))
+    rc = import_v1_db(m, in);
+  else if (!rc)
     rc = import_db_handle(m, in);
   rpd_close(in, 0);
   return rc;

@@ -54,6 +54,13 @@ typedef struct imp {
   int nkinds;
   int64_t n_op, n_api, n_apiop, n_kapi, n_capi, n_dup_api, n_nolink;
   int64_t init_time, fini_time;   /* min init / max fini over sections */
+  int64_t last_op;          /* id of the op w_op wrote last */
+  sqlite3_stmt *st_counter, *st_alloc, *st_scratch;  /* ext.c, made on first use */
+  imap disp_op;             /* dispatch id -> op id (counters join to it) */
+  int want_disp;            /* fill disp_op in w_kernel (counters will come) */
+  int64_t n_counter, n_alloc, n_scratch, n_counter_op;
+  int64_t n_v1_unmatched;
+  int64_t n_blank;          /* blank CSV lines skipped */   /* roctx push/pop without a partner */
   rpd_buf args;             /* scratch */
 } imp;
 
@@ -76,9 +83,10 @@ typedef struct apirec {
 
 /* The files of a CSV set by kind (csv.c's suffix order), and the distinct
  * run prefixes ("decode_", "1234_", "") a directory held. */
+enum { CSV_KINDS = 16 };
 typedef struct csvset {
-  char **f[8];
-  int n[8];
+  char **f[CSV_KINDS];
+  int n[CSV_KINDS];
   const char *want;         /* directory: keep only this prefix (NULL = all) */
   int all_runs;             /* --all-runs: several prefixes are fine */
   char **pfx;
@@ -149,6 +157,9 @@ int import_json_buf(imp *m, const void *data, size_t n);
  * "decode_"); every prefix seen is listed in s->pfx.  set_free releases s. */
 int csv_collect(const char *input, csvset *s);
 void set_free(csvset *s);
+/* Why the lone CSV file path is not an importable trace (a stats file,
+ * PC samples, ...), or NULL: a static message for the error line. */
+const char *csv_not_trace(const char *path);
 /* The CSV set s. */
 int import_csv(imp *m, csvset *s);
 /* One CSV file read from f (taken over and closed), named name in
@@ -159,6 +170,68 @@ int import_csv_stream(imp *m, FILE *f, const char *name, int which);
 int import_db(imp *m, const char *path);
 /* The same on an open database (the fuzz target's entry). */
 int import_db_handle(imp *m, rpd *in);
+
+/* --- extra record kinds (ext.c); made on first use, freed by w_finalize */
+/* A rocpd_counter row: counter `name` = value for op op_id. */
+int w_counter(imp *m, int64_t op_id, const char *name, double value);
+/* The op of dispatch `dispatch` of the current section: found in
+ * m->disp_op, else a KernelExecution op made from k (counter collection
+ * without a kernel trace); *op_id receives it. */
+int w_counter_op(imp *m, int64_t dispatch, const kern *k, int64_t *op_id);
+/* An ext_memory_allocation row (rocprofv3 memory_allocation record). */
+typedef struct allocrec {
+  const char *operation, *agent, *address;
+  int64_t gpu, size, corr, start, end;
+} allocrec;
+int w_alloc(imp *m, const allocrec *a);
+/* An ext_scratch_memory row (rocprofv3 scratch_memory record). */
+typedef struct scratchrec {
+  const char *operation, *agent;
+  int64_t gpu, queue, tid, flags, start, end;
+} scratchrec;
+int w_scratch(imp *m, const scratchrec *s);
+/* Finalize ext.c's statements. */
+void w_ext_finalize(imp *m);
+
+/* --- rocprof v1 (v1.c) */
+/* The rpl text files of a run directory (or of the directory of one such
+ * file): NNN_hip_api_trace.txt, hcc_ops, hsa_api, roctx. */
+typedef struct v1set {
+  char **f;
+  int n;
+} v1set;
+/* Collect the v1 text files for input into s; returns how many (0 = not a
+ * rocprof v1 directory).  v1_free releases s. */
+int v1_collect(const char *input, v1set *s);
+void v1_free(v1set *s);
+/* Import the files of s (one process section per run prefix). */
+int import_v1_text(imp *m, v1set *s);
+/* One text file read from f (taken over and closed); which: 0 hip_api,
+ * 1 hcc_ops, 2 hsa_api, 3 roctx (the fuzz entry). */
+int import_v1_stream(imp *m, FILE *f, const char *name, int which);
+/* 1 if the open database is a rocprof v1 results.db (tables HIP, OPS). */
+int v1_is_db(rpd *in);
+/* Import a rocprof v1 results.db (HIP, HSA, OPS, COPY tables). */
+int import_v1_db(imp *m, rpd *in);
+
+/* Every record of the CSV file path (RFC 4180) to fn: first the header
+ * (line 1), then each record with its line number; blank lines skipped.
+ * fn returns an RPD_* status (non-zero stops).  (csv.c) */
+typedef int (*csv_rows_fn)(void *arg, int64_t line, int n, const char *const *f);
+int csv_rows(const char *path, csv_rows_fn fn, void *arg);
+
+/* --- madengine monitor CSVs (madengine.c) */
+/* rpd-import --into: add the gpu_info power/vram CSVs files[0..n) to the
+ * existing trace as rocpd_monitor rows in one transaction (earlier rows of
+ * the same kind replaced); has_offset: trace ns = sample epoch ns +
+ * offset, else the first sample goes 1 s before the first event.  Prints
+ * its own messages; returns the exit code. */
+int import_into_main(const char *trace, char **files, int n, int has_offset,
+                     int64_t offset, int quiet);
+/* One madengine CSV (monitor or library_trace, by its header) into the
+ * open trace r, in the caller's transaction; *rows counts rows written
+ * (the fuzz entry). */
+int import_madengine_csv(rpd *r, const char *path, int64_t offset, int64_t *rows);
 
 /* --- small helpers */
 int endswith(const char *s, const char *suf);

@@ -48,6 +48,7 @@ typedef struct jstate {
   jfield *f;
   int nf, capf, hint;
   int saw_tool;
+  int saw_events;     /* a top-level traceEvents array: a chrome trace */
   /* per-section tables */
   imap agents;                     /* agent handle -> gpu index (or -1) */
   imap symidx;                     /* kernel_id -> index into syms */
@@ -440,6 +441,8 @@ static int child_role(jstate *j, int is_map, int *rec_kind)
       j->saw_tool = 1;
       return R_TOOL;
     }
+    if (!is_map && !strcmp(k, "traceEvents"))
+      j->saw_events = 1;
     return R_NONE;
   case R_TOOL: return is_map ? R_SECTION : R_NONE;
   case R_SECTION:
@@ -639,7 +642,11 @@ static int json_run(imp *m, json_read_fn rd, void *ctx)
     rc = rpd_seterr(RPD_EPARSE, "empty file");
     goto cleanup;
   }
-  if (!j.saw_tool)
+  if (!j.saw_tool && j.saw_events)
+    rc = rpd_seterr(RPD_EPARSE, "a chrome://tracing JSON (rocprof v1 results.json?), not"
+                    " rocprofv3 output (no 'rocprofiler-sdk-tool' key): import"
+                    " rocprof v1's results.db or its rpl directory instead");
+  else if (!j.saw_tool)
     rc = rpd_seterr(RPD_EPARSE, "not a rocprofv3 JSON: no 'rocprofiler-sdk-tool' key");
 
 cleanup:

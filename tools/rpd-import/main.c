@@ -11,13 +11,22 @@ static const char usage[] =
 "usage: rpd-import INPUT OUT.rpd [--force] [--truncated-names] [--prefix NAME]\n"
 "                  [--all-runs] [-q]\n"
 "\n"
-"Write a new RPD trace (schema v3) from rocprofv3 output.  INPUT is one of:\n"
+"Write a new RPD trace (schema v3) from rocprofv3 or rocprof v1 output.\nINPUT is one of:\n"
 "  NAME_results.json[.gz]   rocprofiler-sdk-tool JSON (streamed, flat memory)\n"
 "  a CSV set                a directory, a file prefix (out/1234_) or one of\n"
 "                           its files (out/1234_kernel_trace.csv): kernel_trace,\n"
 "                           hip_api_trace, hsa_api_trace, marker_api_trace,\n"
-"                           rccl_api_trace, memory_copy_trace, agent_info\n"
+"                           rccl_api_trace, memory_copy_trace, agent_info,\n"
+"                           rocdecode_api_trace, rocjpeg_api_trace,\n"
+"                           counter_collection, memory_allocation_trace,\n"
+"                           scratch_memory_trace; a lone CSV with another\n"
+"                           name (hip_trace.csv, rocpd-to-csv output) by its\n"
+"                           header\n"
 "  NAME_results.db          rocprofv3 SQLite database (rocprofiler-sdk rocpd)\n"
+"  rocprof v1 output        a directory of rpl text traces (NNN_hip_api_trace.txt,\n"
+"                           NNN_hcc_ops_trace.txt, hsa_api, roctx) or one of\n"
+"                           them; results.db (tables HIP, HSA, OPS, COPY);\n"
+"                           results.csv (per-dispatch counters)\n"
 "\n"
 "  --force        replace OUT.rpd if it exists (default: refuse)\n"
 "  --truncated-names\n"
@@ -29,6 +38,15 @@ static const char usage[] =
 "                 import the files of run NAME (default: refuse, listing them)\n"
 "  --all-runs     import every run of the directory into one trace\n"
 "  -q, --quiet    do not print the summary\n"
+"\n"
+"  rpd-import --into TRACE.rpd CSV... [--clock-offset NS]\n"
+"                 add madengine's gpu_info_power_profiler_output.csv /\n"
+"                 gpu_info_vram_profiler_output.csv samples to TRACE.rpd as\n"
+"                 rocpd_monitor rows (madengine:power_W, madengine:vram_pct),\n"
+"                 in one transaction, replacing earlier ones; the first\n"
+"                 sample is put 1 s before the trace's first event (madengine\n"
+"                 samples from 1 s before the workload) unless --clock-offset\n"
+"                 NS gives trace_ns = sample time (UTC epoch ns) + NS\n"
 "\n"
 "Kernel dispatches become rocpd_op 'KernelExecution' rows, memory copies\n"
 "Copy* rows, API records rocpd_api rows linked through rocpd_api_ops by\n"
@@ -49,7 +67,7 @@ static const char usage[] =
 #include "import.h"
 #include "check.h"
 
-enum { IN_JSON, IN_CSV, IN_DB };
+enum { IN_JSON, IN_CSV, IN_DB, IN_V1 };
 
 /* "decode_, prefill_" for messages (a static buffer). */
 static const char *runs_list(const csvset *s)
@@ -77,8 +95,8 @@ static int csv_runs(csvset *s, int *kind)
   return RPD_OK;
 }
 
-/* What INPUT is; fills s for CSV. */
-static int detect(const char *input, csvset *s, int *kind)
+/* What INPUT is; fills s for CSV, v for rocprof v1 text. */
+static int detect(const char *input, csvset *s, v1set *v, int *kind)
 {
   struct stat sb;
   if (!stat(input, &sb) && S_ISREG(sb.st_mode)) {
@@ -116,6 +134,10 @@ static int detect(const char *input, csvset *s, int *kind)
   }
   if (csv_collect(input, s) > 0)
     return csv_runs(s, kind);
+  if (v1_collect(input, v) > 0) {
+    *kind = IN_V1;
+    return RPD_OK;
+  }
   if (s->want && s->npfx)
     return rpd_seterr(RPD_EPARSE, "no run '%s' in directory (runs: %s)", s->want,
                       runs_list(s));
@@ -123,6 +145,9 @@ static int detect(const char *input, csvset *s, int *kind)
     return rpd_seterr(RPD_ENOENT, "%s", strerror(errno));
   if (S_ISDIR(sb.st_mode))
     return rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files in directory");
+  const char *why = csv_not_trace(input);
+  if (why)
+    return rpd_seterr(RPD_EPARSE, "%s", why);
   if (!sb.st_size)
     return rpd_seterr(RPD_EPARSE, "empty file");
   return rpd_seterr(RPD_EPARSE, "not a rocprofv3 JSON, CSV set or database");
@@ -161,12 +186,25 @@ static void summary(const imp *m, const char *out, int64_t linked)
           " linked to a traced api call)\n", m->n_apiop, linked);
   fprintf(stderr, "  wrote rocpd_kernelapi %10" PRId64 "\n", m->n_kapi);
   fprintf(stderr, "  wrote rocpd_copyapi   %10" PRId64 "\n", m->n_capi);
+  if (m->n_counter)
+    fprintf(stderr, "  wrote rocpd_counter   %10" PRId64 "  (%" PRId64
+            " dispatches not in a kernel trace made their op)\n", m->n_counter,
+            m->n_counter_op);
+  if (m->n_alloc)
+    fprintf(stderr, "  wrote ext_memory_allocation %4" PRId64 "\n", m->n_alloc);
+  if (m->n_scratch)
+    fprintf(stderr, "  wrote ext_scratch_memory %7" PRId64 "\n", m->n_scratch);
   if (m->n_dup_api)
     fprintf(stderr, "  skipped %" PRId64 " api records with a duplicate correlation id\n",
             m->n_dup_api);
   if (m->n_sorted_guids)
     fprintf(stderr, "  regions or args of %" PRId64 " process(es) were not in event order:"
             " read again sorted\n", m->n_sorted_guids);
+  if (m->n_blank)
+    fprintf(stderr, "  skipped %" PRId64 " blank lines\n", m->n_blank);
+  if (m->n_v1_unmatched)
+    fprintf(stderr, "  skipped %" PRId64 " roctx push/pop records without a partner\n",
+            m->n_v1_unmatched);
   if (m->n_nolink)
     fprintf(stderr, "  %" PRId64 " ops carry no correlation id (not linked)\n",
             m->n_nolink);
@@ -192,17 +230,64 @@ static int finish(imp *m)
   return rc;
 }
 
+/* rpd-import --into TRACE CSV...: the madengine monitor CSVs (madengine.c). */
+static int into_main(int argc, char **argv)
+{
+  const char *trace = NULL;
+  char **files = rpd_xcalloc((size_t)argc, sizeof *files);
+  int n = 0, quiet = 0, has_off = 0, rc;
+  int64_t off = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--into") || !strcmp(a, "--clock-offset")) {
+      if (++i >= argc || !*argv[i]) {
+        free(files);
+        return rpd_usage_error("%s needs a value", a);
+      }
+      if (a[2] == 'i')
+        trace = argv[i];
+      else {
+        char *e;
+        errno = 0;
+        off = strtoll(argv[i], &e, 10);
+        if (errno || *e) {
+          free(files);
+          return rpd_usage_error("bad --clock-offset '%s' (integer ns)", argv[i]);
+        }
+        has_off = 1;
+      }
+    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+      quiet = 1;
+    else if (a[0] == '-' && a[1]) {
+      free(files);
+      return rpd_usage_error("unknown option '%s' with --into", a);
+    } else
+      files[n++] = argv[i];
+  }
+  if (!n) {
+    free(files);
+    return rpd_usage_error("--into needs the CSV files to add");
+  }
+  rc = import_into_main(trace, files, n, has_off, off, quiet);
+  free(files);
+  return rc;
+}
+
 int main(int argc, char **argv)
 {
   const char *in = NULL, *out = NULL;
   const char *prefix = NULL;
   int force = 0, quiet = 0, trunc = 0, all_runs = 0, kind = 0, rc;
   csvset set;
+  v1set v1 = {0};
   rpd_outfile of = {0};
   imp m;
 
   if (rpd_cli_init(argc, argv, usage))
     return 0;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--into"))
+      return into_main(argc, argv);
   /* one thread on each connection: skip SQLite's mutexes */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
   for (int i = 1; i < argc; i++) {
@@ -248,8 +333,10 @@ int main(int argc, char **argv)
   m.truncated_names = trunc;
   set.want = prefix;
   set.all_runs = all_runs;
-  if ((rc = detect(in, &set, &kind))) {
+  if ((rc = detect(in, &set, &v1, &kind))) {
+    v1_free(&v1);
     set_free(&set);
+  v1_free(&v1);
     return rpd_fail("cannot import '%s': %s", in, rpd_errmsg());
   }
 
@@ -257,6 +344,7 @@ int main(int argc, char **argv)
    * SQLite and renamed into place by rpd_outfile_commit */
   if (rpd_outfile_begin(&of, out, in)) {
     set_free(&set);
+  v1_free(&v1);
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
   }
   fclose(of.fp);
@@ -290,6 +378,8 @@ int main(int argc, char **argv)
       rc = import_json(&m, in);
     else if (kind == IN_CSV)
       rc = import_csv(&m, &set);
+    else if (kind == IN_V1)
+      rc = import_v1_text(&m, &v1);
     else
       rc = import_db(&m, in);
   }
@@ -329,11 +419,13 @@ int main(int argc, char **argv)
   if (rpd_outfile_commit(&of)) {
     rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
     set_free(&set);
+  v1_free(&v1);
     return 1;
   }
   if (!quiet)
     summary(&m, out, linked);
   set_free(&set);
+  v1_free(&v1);
   return rpd_fail_committed(out);   /* stdout rule (docs/common.md) */
 
 fail:
@@ -351,5 +443,6 @@ fail_noclose:
   tmp_path = NULL;
   rpd_outfile_abort(&of);
   set_free(&set);
+  v1_free(&v1);
   return 1;
 }

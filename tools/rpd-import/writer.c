@@ -285,6 +285,8 @@ void w_finalize(imp *m)
     rpd_strtab_free(m->str);
   m->str = NULL;
   imap_free(&m->kname_seen);
+  imap_free(&m->disp_op);
+  w_ext_finalize(m);
   rpd_buf_free(&m->args);
 }
 
@@ -341,6 +343,7 @@ int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
     return rc;
   batch *b = &m->b_op;
   *op_id = m->next_op++;
+  m->last_op = *op_id;
   batch_int(b, 0, *op_id);
   batch_int(b, 1, gpu);
   batch_int(b, 2, queue);
@@ -395,6 +398,8 @@ int w_kernel(imp *m, const kern *k)
   int64_t op_id, api_id;
   int rc = w_op(m, k->gpu, k->queue, k->seq, k->start, k->end, k->desc_id,
                 "KernelExecution", &op_id);
+  if (!rc && m->want_disp)
+    imap_put(&m->disp_op, k->seq, op_id);
   if (!rc)
     rc = w_link(m, k->corr, op_id, &api_id);
   if (rc || !api_id)

@@ -1,0 +1,228 @@
+/* kstats.c - raptor --format kernel-stats / api-stats / copy-stats /
+ * domain-stats: the statistics files rocprofv3 --stats writes
+ * (kernel_stats.csv, hip_api_stats.csv, memory_copy_stats.csv,
+ * domain_stats.csv), byte for byte in rocprofv3's layout:
+ *
+ *   "Name","Calls","TotalDurationNs","AverageNs","Percentage","MinNs","MaxNs","StdDev"
+ *
+ * Rows by TotalDurationNs descending (then name); AverageNs %.6f;
+ * Percentage of the file's total: %.2f at >= 1, %.4f at >= 0.01, else
+ * %.3e; StdDev the sample standard deviation (n - 1), %.6f, or %.8e below
+ * 0.01 (so 0 prints 0.00000000e+00, as rocprofv3 does).  Reached from
+ * raptor.c's main (one hook line) when --format names one of these. */
+static const char usage[] =
+"usage: raptor FILE.rpd --format STATS [-o OUT.csv] [--domain NAME]\n"
+"\n"
+"Write one of rocprofv3's --stats files from an RPD trace, in exactly\n"
+"rocprofv3's CSV layout (\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\n"
+"\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"):\n"
+"  kernel-stats   kernel_stats.csv: kernels (op class kernel) by name\n"
+"  copy-stats     memory_copy_stats.csv: copies by opType\n"
+"  api-stats      hip_api_stats.csv: api calls by name (--domain HIP, the\n"
+"                 default; HSA, ROCTX, RCCL, ... for the others)\n"
+"  domain-stats   domain_stats.csv: one row per domain (KERNEL_DISPATCH,\n"
+"                 MEMORY_COPY, HIP_API, HSA_API, MARKER_API, ...)\n"
+"\n"
+"  -o OUT.csv     write to OUT.csv (default: stdout)\n"
+"  --domain NAME  api-stats: the rocpd_api domain to count (default HIP)\n";
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpd.h"
+#include "opclass.h"
+#include "textsafe.h"
+#include "kstats.h"
+
+enum { KS_KERNEL, KS_COPY, KS_API, KS_DOMAIN };
+
+static const char *const ks_names[] = {
+  "kernel-stats", "copy-stats", "api-stats", "domain-stats", NULL
+};
+
+int raptor_kstats_format(const char *name)
+{
+  for (int i = 0; ks_names[i]; i++)
+    if (!strcmp(name, ks_names[i]))
+      return 1;
+  return 0;
+}
+
+/* The api domain of each rocpd_api row A (joined with its name N): the
+ * domain column on schema v3 when set, else from the name (schema v2 and
+ * rpd_tracer traces leave it empty): UserMarker -> ROCTX, hsa_* -> HSA,
+ * hip* and __hip* -> HIP, the rest (the tracer's own ranges) OTHER. */
+static char *ks_domain(int schema)
+{
+  const char *guess = "CASE WHEN N.string = 'UserMarker' THEN 'ROCTX'"
+                      " WHEN N.string GLOB 'hsa_*' THEN 'HSA' WHEN N.string GLOB 'hip*'"
+                      " OR N.string GLOB '__hip*' THEN 'HIP' ELSE 'OTHER' END";
+  if (schema != 3)
+    return sqlite3_mprintf("%s", guess);
+  return sqlite3_mprintf("CASE WHEN (SELECT string FROM rocpd_string WHERE id = A.domain_id)"
+                         " <> '' THEN (SELECT string FROM rocpd_string WHERE id = A.domain_id)"
+                         " ELSE %s END", guess);
+}
+
+/* The durations to aggregate, as "SELECT name, dur" SQL (new text, free
+ * with sqlite3_free). */
+static char *ks_source(int which, const char *domain, int schema)
+{
+  char *dom = ks_domain(schema);
+  char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
+  char *copy = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_COPY));
+  char *sql = NULL;
+  switch (which) {
+  case KS_KERNEL:
+    sql = sqlite3_mprintf("SELECT S.string AS name, O.end - O.start AS dur FROM rocpd_op O"
+                          " JOIN rocpd_string S ON S.id = O.description_id WHERE %s", kern);
+    break;
+  case KS_COPY:
+    sql = sqlite3_mprintf("SELECT S.string AS name, O.end - O.start AS dur FROM rocpd_op O"
+                          " JOIN rocpd_string S ON S.id = O.opType_id WHERE %s", copy);
+    break;
+  case KS_API:
+    sql = sqlite3_mprintf("SELECT N.string AS name, A.end - A.start AS dur FROM rocpd_api A"
+                          " JOIN rocpd_string N ON N.id = A.apiName_id WHERE (%s) = %Q",
+                          dom, domain);
+    break;
+  default:
+    /* rocprofv3's domain names: HIP -> HIP_API, ROCTX -> MARKER_API */
+    sql = sqlite3_mprintf(
+      "SELECT 'KERNEL_DISPATCH' AS name, O.end - O.start AS dur FROM rocpd_op O WHERE %s"
+      " UNION ALL SELECT 'MEMORY_COPY', O.end - O.start FROM rocpd_op O WHERE %s"
+      " UNION ALL SELECT CASE (%s) WHEN 'ROCTX' THEN 'MARKER_API'"
+      "   ELSE upper(%s) || '_API' END, A.end - A.start"
+      " FROM rocpd_api A JOIN rocpd_string N ON N.id = A.apiName_id", kern, copy, dom, dom);
+  }
+  free(kern);
+  free(copy);
+  sqlite3_free(dom);
+  return sql;
+}
+
+/* Percentage as rocprofv3 prints it. */
+static void ks_pct(FILE *f, double p)
+{
+  if (p >= 1.0)
+    fprintf(f, "%.2f", p);
+  else if (p >= 0.01)
+    fprintf(f, "%.4f", p);
+  else
+    fprintf(f, "%.3e", p);
+}
+
+/* Write the statistics rows of the source query src to f. */
+static int ks_write(rpd *r, const char *src, FILE *f)
+{
+  int64_t total = 0;
+  char *tsql = sqlite3_mprintf("SELECT coalesce(sum(dur), 0) FROM (%s)", src);
+  char *sql = sqlite3_mprintf(
+    "WITH d AS (%s), g AS (SELECT name, count(*) AS n, sum(dur) AS tot, min(dur) AS mn,"
+    " max(dur) AS mx, avg(dur) AS av FROM d GROUP BY name)"
+    " SELECT g.name, g.n, g.tot, g.av, g.mn, g.mx,"
+    "  sum((d.dur - g.av) * (d.dur - g.av)) FROM g JOIN d ON d.name = g.name"
+    " GROUP BY g.name ORDER BY g.tot DESC, g.name", src);
+  sqlite3_stmt *st = NULL;
+  rpd_buf b = {0};
+  int rc = rpd_query_int64(r, tsql, &total), s = 0;
+  if (!rc)
+    rc = rpd_prepare(r, sql, &st);
+  if (!rc)
+    fputs("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\","
+          "\"MinNs\",\"MaxNs\",\"StdDev\"\n", f);
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(st, 0);
+    int64_t n = sqlite3_column_int64(st, 1), tot = sqlite3_column_int64(st, 2);
+    double sd = n > 1 ? sqrt(sqlite3_column_double(st, 6) / (double)(n - 1)) : 0.0;
+    b.len = 0;
+    rpd_text_safe(&b, name, RPD_TEXT_CSV);
+    fputc('"', f);
+    for (size_t i = 0; i < b.len; i++) {
+      if (b.s[i] == '"')
+        fputc('"', f);
+      fputc(b.s[i], f);
+    }
+    fprintf(f, "\",%lld,%lld,%.6f,", (long long)n, (long long)tot,
+            sqlite3_column_double(st, 3));
+    ks_pct(f, total ? 100.0 * (double)tot / (double)total : 0.0);
+    fprintf(f, ",%lld,%lld,", (long long)sqlite3_column_int64(st, 4),
+            (long long)sqlite3_column_int64(st, 5));
+    fprintf(f, sd < 0.01 ? "%.8e\n" : "%.6f\n", sd);
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  sqlite3_free(sql);
+  sqlite3_free(tsql);
+  rpd_buf_free(&b);
+  return rc;
+}
+
+int raptor_kstats_main(int argc, char **argv)
+{
+  const char *path = NULL, *out = NULL, *domain = "HIP", *fmt = NULL;
+  if (rpd_cli_init(argc, argv, usage))
+    return 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
+        !strcmp(a, "--domain")) {
+      if (++i >= argc || !*argv[i])
+        return rpd_usage_error("%s needs a value", a);
+      if (a[2] == 'f')
+        fmt = argv[i];
+      else if (a[2] == 'd')
+        domain = argv[i];
+      else
+        out = argv[i];
+    } else if (a[0] == '-' && a[1])
+      return rpd_usage_error("unknown option '%s' with --format %s", a, fmt ? fmt : "STATS");
+    else if (!path)
+      path = a;
+    else
+      return rpd_usage_error("too many arguments");
+  }
+  if (!path)
+    return rpd_usage_error("need FILE.rpd");
+  int which = -1;
+  for (int i = 0; ks_names[i]; i++)
+    if (fmt && !strcmp(fmt, ks_names[i]))
+      which = i;
+  if (which < 0)
+    return rpd_usage_error("bad --format '%s'", fmt ? fmt : "");
+  if (out && rpd_output_check(out, path, NULL))
+    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+
+  rpd *r = NULL;
+  if (rpd_open_or_report(&r, path, out, RPD_READ) != RPD_OK)
+    return 1;
+  rpd_outfile of = {0};
+  FILE *f = stdout;
+  int rc = RPD_OK;
+  if (out) {
+    rc = rpd_outfile_begin(&of, out, path);
+    f = of.fp;
+  }
+  char *src = rc ? NULL : ks_source(which, domain, r->schema);
+  if (!rc)
+    rc = ks_write(r, src, f);
+  sqlite3_free(src);
+  rpd_close(r, 0);
+  if (out) {
+    if (rc) {
+      rpd_outfile_abort(&of);
+      return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+    }
+    if (rpd_outfile_commit(&of))
+      return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+    return 0;
+  }
+  if (rc)
+    return rpd_fail("cannot read '%s': %s", path, rpd_errmsg());
+  if (fflush(stdout) || ferror(stdout))
+    return rpd_fail("cannot write the statistics to stdout");
+  return 0;
+}

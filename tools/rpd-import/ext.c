@@ -1,0 +1,131 @@
+/* ext.c - rpd-import: the record kinds beyond ops and api calls:
+ * counter values (rocpd_counter), memory allocations and scratch memory
+ * events (ext_memory_allocation, ext_scratch_memory).  The statements and
+ * tables are made on first use, so a trace without them gets no empty
+ * tables. */
+#include <string.h>
+
+#include "rpd.h"
+#include "import.h"
+
+static const char ext_alloc_ddl[] =
+  "CREATE TABLE IF NOT EXISTS ext_memory_allocation ("
+  " id INTEGER PRIMARY KEY, operation TEXT NOT NULL, gpuId INTEGER NOT NULL,"
+  " agent TEXT NOT NULL, size INTEGER NOT NULL, address TEXT NOT NULL,"
+  " api_id INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL)";
+
+static const char ext_scratch_ddl[] =
+  "CREATE TABLE IF NOT EXISTS ext_scratch_memory ("
+  " id INTEGER PRIMARY KEY, operation TEXT NOT NULL, gpuId INTEGER NOT NULL,"
+  " agent TEXT NOT NULL, queueId INTEGER NOT NULL, tid INTEGER NOT NULL,"
+  " flags INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL)";
+
+/* The counter view: one row per (op, counter). */
+static const char counter_view[] =
+  "CREATE VIEW IF NOT EXISTS counter AS SELECT C.op_id, O.gpuId, O.queueId,"
+  " O.sequenceId AS dispatch, D.string AS kernelName, N.string AS counter,"
+  " C.value, O.start, O.end"
+  " FROM rocpd_counter C JOIN rocpd_op O ON O.id = C.op_id"
+  " JOIN rocpd_string D ON D.id = O.description_id"
+  " JOIN rocpd_string N ON N.id = C.name_id";
+
+/* Prepare *st once (running ddl first when given). */
+static int ext_stmt(imp *m, sqlite3_stmt **st, const char *ddl, const char *sql)
+{
+  int rc = RPD_OK;
+  if (*st)
+    return RPD_OK;
+  if (ddl)
+    rc = rpd_exec(m->r, ddl);
+  if (!rc)
+    rc = rpd_prepare(m->r, sql, st);
+  return rc;
+}
+
+/* Step an insert and reset it. */
+static int ext_run(imp *m, sqlite3_stmt *st, int64_t *count)
+{
+  int s = rpd_step(m->r, st);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  if (s < 0)
+    return -s;
+  (*count)++;
+  return RPD_OK;
+}
+
+int w_counter(imp *m, int64_t op_id, const char *name, double value)
+{
+  int64_t nid;
+  int rc = ext_stmt(m, &m->st_counter, counter_view,
+                    "INSERT INTO rocpd_counter(value, op_id, name_id) VALUES (?,?,?)");
+  if (!rc)
+    rc = sid(m, name, &nid);
+  if (rc)
+    return rc;
+  sqlite3_bind_double(m->st_counter, 1, value);
+  sqlite3_bind_int64(m->st_counter, 2, op_id);
+  sqlite3_bind_int64(m->st_counter, 3, nid);
+  return ext_run(m, m->st_counter, &m->n_counter);
+}
+
+int w_counter_op(imp *m, int64_t dispatch, const kern *k, int64_t *op_id)
+{
+  if (imap_get(&m->disp_op, dispatch, op_id))
+    return RPD_OK;
+  int want = m->want_disp, rc;
+  m->want_disp = 1;
+  rc = w_kernel(m, k);
+  m->want_disp = want;
+  if (rc)
+    return rc;
+  m->n_counter_op++;
+  *op_id = m->last_op;
+  return RPD_OK;
+}
+
+int w_alloc(imp *m, const allocrec *a)
+{
+  int rc = ext_stmt(m, &m->st_alloc, ext_alloc_ddl,
+                    "INSERT INTO ext_memory_allocation(operation, gpuId, agent, size,"
+                    " address, api_id, start, end) VALUES (?,?,?,?,?,?,?,?)");
+  if (rc)
+    return rc;
+  sqlite3_stmt *st = m->st_alloc;
+  sqlite3_bind_text(st, 1, a->operation ? a->operation : "", -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 2, a->gpu);
+  sqlite3_bind_text(st, 3, a->agent ? a->agent : "", -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 4, a->size);
+  sqlite3_bind_text(st, 5, a->address ? a->address : "", -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 6, a->corr > 0 ? m->api_base + a->corr : 0);
+  sqlite3_bind_int64(st, 7, a->start);
+  sqlite3_bind_int64(st, 8, a->end);
+  return ext_run(m, st, &m->n_alloc);
+}
+
+int w_scratch(imp *m, const scratchrec *s)
+{
+  int rc = ext_stmt(m, &m->st_scratch, ext_scratch_ddl,
+                    "INSERT INTO ext_scratch_memory(operation, gpuId, agent, queueId,"
+                    " tid, flags, start, end) VALUES (?,?,?,?,?,?,?,?)");
+  if (rc)
+    return rc;
+  sqlite3_stmt *st = m->st_scratch;
+  sqlite3_bind_text(st, 1, s->operation ? s->operation : "", -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 2, s->gpu);
+  sqlite3_bind_text(st, 3, s->agent ? s->agent : "", -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 4, s->queue);
+  sqlite3_bind_int64(st, 5, s->tid);
+  sqlite3_bind_int64(st, 6, s->flags);
+  sqlite3_bind_int64(st, 7, s->start);
+  sqlite3_bind_int64(st, 8, s->end);
+  return ext_run(m, st, &m->n_scratch);
+}
+
+void w_ext_finalize(imp *m)
+{
+  sqlite3_finalize(m->st_counter);
+  sqlite3_finalize(m->st_alloc);
+  sqlite3_finalize(m->st_scratch);
+  m->st_counter = m->st_alloc = m->st_scratch = NULL;
+}
