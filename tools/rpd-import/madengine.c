@@ -15,6 +15,7 @@
 
 #include "rpd.h"
 #include "import.h"
+#include "check.h"
 
 enum { MAXDEV = 256 };
 
@@ -48,8 +49,8 @@ static int64_t parse_time(const char *s)
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
   time_t t = timegm(&tm);
-  if (t == (time_t)-1 && tm.tm_year != 69)
-    return -1;
+  if ((t == (time_t)-1 && tm.tm_year != 69) || t < 0 || t >= RPD_TIME_LIMIT / 1000000000)
+    return -1;                     /* before 1970 or beyond the sane range (check.h) */
   return (int64_t)t * 1000000000 + (int64_t)us * 1000;
 }
 
