@@ -224,3 +224,17 @@ cp bad.rpd bad.orig
 check_rc "not a database fails" 1 rpd-analyze bad.rpd
 check_one_line "not a database: one line"
 same_file "not a database: input unchanged" bad.rpd bad.orig
+
+# ---------------------------------------------------------------- rpd2tracing counter
+check_rc "rpd2tracing with the analysis" 0 rpd2tracing v3.rpd v3.json -q
+if command -v python3 >/dev/null; then
+  check_eq "rpd2tracing: one AnalysisQueueDepth point per ext_analysis_queue_depth row" \
+    "$(q v3.rpd 'SELECT count(*), max(depth) FROM ext_analysis_queue_depth')" \
+    "$(python3 -c 'import json, sys
+e = json.load(open("v3.json"))
+e = e["traceEvents"] if isinstance(e, dict) else e
+c = [x["args"]["depth"] for x in e if x.get("cat") == "analysis" and x["name"].startswith("AnalysisQueueDepth q")]
+print("%d|%d" % (len(c), max(c)))')"
+fi
+check_rc "rpd2tracing without the analysis" 0 rpd2tracing nosync.rpd plain.json -q
+check_eq "rpd2tracing: no analysis counter without the table" 0 "$(grep -c AnalysisQueueDepth plain.json)"
