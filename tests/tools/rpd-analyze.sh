@@ -236,5 +236,27 @@ e = e["traceEvents"] if isinstance(e, dict) else e
 c = [x["args"]["depth"] for x in e if x.get("cat") == "analysis" and x["name"].startswith("AnalysisQueueDepth q")]
 print("%d|%d" % (len(c), max(c)))')"
 fi
-check_rc "rpd2tracing without the analysis" 0 rpd2tracing nosync.rpd plain.json -q
+mk plain.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES (1, 0, 0, 0, 10, 100, 200)"
+check_rc "rpd2tracing without the analysis" 0 rpd2tracing plain.rpd plain.json -q
 check_eq "rpd2tracing: no analysis counter without the table" 0 "$(grep -c AnalysisQueueDepth plain.json)"
+
+# ---------------------------------------------------------------- report sheets
+check_rc "raptor --report with the analysis" 0 raptor v3.rpd --report -q --csv-dir rep --xlsx rep.xlsx
+check_eq "report: analysis_findings.csv has every finding" \
+  "$(q v3.rpd 'SELECT count(*) FROM ext_analysis_findings')" "$(($(wc -l <rep/analysis_findings.csv) - 1))"
+q v3.rpd "SELECT gpuId || ',' || span_ns || ',' || busy_ns || ',' || idle_ns || ',' || host_wait_ns || ',' || kernel_wait_ns || ',' || other_ns || ',' || gaps FROM ext_analysis_idle ORDER BY gpuId" >idle.want
+tail -n +2 rep/analysis_idle.csv | tr -d '\r' >idle.got
+same_file "report: analysis_idle.csv = ext_analysis_idle" idle.want idle.got
+if /usr/bin/python3 -c 'import openpyxl' 2>/dev/null; then
+  check_eq "report: xlsx has the analysis sheets with the idle rows" \
+    "analysis_idle analysis_launch analysis_queue analysis_overlap analysis_memcpy analysis_findings analysis_rules|$(q v3.rpd 'SELECT sum(busy_ns) FROM ext_analysis_idle')" \
+    "$(/usr/bin/python3 -c 'import openpyxl
+wb = openpyxl.load_workbook("rep.xlsx")
+s = [n for n in wb.sheetnames if n.startswith("analysis_")]
+ws = wb["analysis_idle"]
+print(" ".join(s) + "|%d" % sum(r[2] for r in ws.iter_rows(min_row=2, values_only=True)))')"
+else
+  skip "report xlsx check" "needs python3-openpyxl"
+fi
+check_rc "raptor --report without the analysis" 0 raptor plain.rpd --report -q --csv-dir rep2
+check_eq "report: no analysis files without the analysis" 0 "$(ls rep2 | grep -c analysis_)"
