@@ -176,6 +176,8 @@ static int build_op_table(rpd *r)
     return rpd_seterr(RPD_ERR, "the opClass view is missing");
   int rc = rpd_exec(r,
     "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_op;"
+    "DROP TABLE IF EXISTS temp.an_k; DROP TABLE IF EXISTS temp.an_kc;"
+    "DROP TABLE IF EXISTS temp.an_p;"
     "CREATE TEMP TABLE an_launch (op_id INTEGER PRIMARY KEY, launch INTEGER,"
     " api_end INTEGER, tid INTEGER);"
     "INSERT INTO an_launch SELECT X.op_id, min(A.start), A.\"end\", A.tid"
@@ -184,7 +186,7 @@ static int build_op_table(rpd *r)
     rc = rpd_execf(r,
       "CREATE TEMP TABLE an_op AS SELECT O.id AS id, O.gpuId AS gpu,"
       " O.queueId AS queue, O.start AS s, O.\"end\" AS e,"
-      " coalesce(C.class, 'other') AS cls, coalesce(D.string, '') AS name,"
+      " coalesce(C.class, 'other') AS cls, O.description_id AS did,"
       " T.string AS optype, L.launch AS launch, L.api_end AS api_end,"
       " (lower(D.string) GLOB '*[nr]ccl*' OR lower(D.string) GLOB '*all[_]reduce*'"
       "  OR lower(D.string) GLOB '*allreduce*' OR lower(D.string) GLOB '*all[_]gather*'"
@@ -480,30 +482,40 @@ static int sweep(finder *f)
 
 /* ------------------------------------------------------------ SQL parts */
 
-/* Per kernel name: nearest-rank median ((n+1)/2) and p95 ((95n+99)/100)
- * of each metric, over the dispatches that have the metric. */
+/* Per kernel (description id): nearest-rank median ((n+1)/2) and p95
+ * ((95n+99)/100) of each metric over the dispatches that have it; one
+ * sorted pass per metric on integer keys (no window buffers whole
+ * partitions), so memory stays within SQLite's cache. */
 static const char launch_sql[] =
-  "INSERT INTO ext_analysis_launch"
-  " WITH k AS (SELECT name, api_end - launch AS api, s - launch AS delay, e - s AS gpu"
-  "   FROM an_op WHERE cls = 'kernel'),"
-  " r AS (SELECT *, count(*) OVER w AS n, count(api) OVER w AS na,"
-  "   row_number() OVER (PARTITION BY name ORDER BY api NULLS LAST) AS ra,"
-  "   row_number() OVER (PARTITION BY name ORDER BY delay NULLS LAST) AS rd,"
-  "   row_number() OVER (PARTITION BY name ORDER BY gpu) AS rg"
-  "   FROM k WINDOW w AS (PARTITION BY name))"
-  " SELECT name, max(n), avg(api),"
-  "  max(CASE WHEN ra = (na + 1) / 2 THEN api END),"
-  "  max(CASE WHEN ra = (95 * na + 99) / 100 THEN api END), max(api),"
-  "  avg(delay), max(CASE WHEN rd = (na + 1) / 2 THEN delay END),"
-  "  max(CASE WHEN rd = (95 * na + 99) / 100 THEN delay END), max(delay),"
-  "  avg(gpu), max(CASE WHEN rg = (n + 1) / 2 THEN gpu END),"
-  "  max(CASE WHEN rg = (95 * n + 99) / 100 THEN gpu END), max(gpu),"
-  "  0, coalesce(avg(gpu) < avg(api), 0)"
-  " FROM r GROUP BY name ORDER BY sum(gpu) DESC, name;"
-  "UPDATE ext_analysis_launch SET outliers = x.c FROM"
-  " (SELECT K.name, count(*) AS c FROM an_op K JOIN ext_analysis_launch L"
-  "  ON L.kernel = K.name WHERE K.cls = 'kernel' AND K.e - K.s > 3 * L.gpu_median_ns"
-  "  GROUP BY K.name) x WHERE x.name = kernel;";
+  "CREATE TEMP TABLE an_k AS SELECT did, api_end - launch AS api, s - launch AS delay,"
+  " e - s AS gpu FROM an_op WHERE cls = 'kernel';"
+  "CREATE INDEX temp.an_k_did ON an_k (did, gpu);"
+  "CREATE TEMP TABLE an_kc AS SELECT did, count(*) AS n, count(api) AS na,"
+  " avg(api) AS am, max(api) AS ax, avg(delay) AS dm, max(delay) AS dx,"
+  " avg(gpu) AS gm, max(gpu) AS gx, sum(gpu) AS gs FROM an_k GROUP BY did;"
+  "CREATE TEMP TABLE an_p (did INTEGER, metric INTEGER, med INTEGER, p95 INTEGER,"
+  " PRIMARY KEY (did, metric));"
+  "INSERT INTO an_p SELECT did, 0, max(CASE WHEN r = (n + 1) / 2 THEN v END),"
+  " max(CASE WHEN r = (95 * n + 99) / 100 THEN v END) FROM (SELECT k.did, k.api AS v,"
+  " c.na AS n, row_number() OVER (PARTITION BY k.did ORDER BY k.api) AS r"
+  " FROM an_k k JOIN an_kc c ON c.did = k.did WHERE k.api IS NOT NULL) GROUP BY did;"
+  "INSERT INTO an_p SELECT did, 1, max(CASE WHEN r = (n + 1) / 2 THEN v END),"
+  " max(CASE WHEN r = (95 * n + 99) / 100 THEN v END) FROM (SELECT k.did, k.delay AS v,"
+  " c.na AS n, row_number() OVER (PARTITION BY k.did ORDER BY k.delay) AS r"
+  " FROM an_k k JOIN an_kc c ON c.did = k.did WHERE k.delay IS NOT NULL) GROUP BY did;"
+  "INSERT INTO an_p SELECT did, 2, max(CASE WHEN r = (n + 1) / 2 THEN v END),"
+  " max(CASE WHEN r = (95 * n + 99) / 100 THEN v END) FROM (SELECT k.did, k.gpu AS v,"
+  " c.n AS n, row_number() OVER (PARTITION BY k.did ORDER BY k.gpu) AS r"
+  " FROM an_k k JOIN an_kc c ON c.did = k.did) GROUP BY did;"
+  "INSERT INTO ext_analysis_launch SELECT coalesce(S.string, ''), c.n,"
+  " c.am, pa.med, pa.p95, c.ax, c.dm, pd.med, pd.p95, c.dx, c.gm, pg.med, pg.p95, c.gx,"
+  " (SELECT count(*) FROM an_k k WHERE k.did = c.did AND k.gpu > 3 * pg.med),"
+  " coalesce(c.gm < c.am, 0)"
+  " FROM an_kc c LEFT JOIN rocpd_string S ON S.id = c.did"
+  " LEFT JOIN an_p pa ON pa.did = c.did AND pa.metric = 0"
+  " LEFT JOIN an_p pd ON pd.did = c.did AND pd.metric = 1"
+  " JOIN an_p pg ON pg.did = c.did AND pg.metric = 2"
+  " ORDER BY c.gs DESC, S.string;";
 
 /* Depth changes at each launch (+1; the op start when it has no api or
  * starts first) and end (-1), summed per queue and time. */
@@ -649,7 +661,8 @@ static int build_analysis(rpd *r, void *ctx)
   if (!rc)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_findings", &o->nfindings);
   if (!rc)
-    rc = rpd_exec(r, "DROP TABLE temp.an_op; DROP TABLE temp.an_launch;");
+    rc = rpd_exec(r, "DROP TABLE temp.an_op; DROP TABLE temp.an_launch; DROP TABLE temp.an_k;"
+                     " DROP TABLE temp.an_kc; DROP TABLE temp.an_p;");
   snprintf(params, sizeof params, "kernel_wait_us=%g", o->kernel_wait_us);
   if (!rc)
     rc = rpd_meta_set(r, DONE_TAG, params);
