@@ -613,6 +613,41 @@ static int write_rules(rpd *r, const opts *o)
   return rc;
 }
 
+/* The columns of each table of views/analysis.sql: a table of that name
+ * with other columns is the user's, never dropped (rpd_check_owned). */
+static const char *const rules_cols[] = {"rule", "severity", "threshold", "unit",
+  "window_us", "min_count", "description", "advice", NULL};
+static const char *const idle_cols[] = {"gpuId", "span_ns", "busy_ns", "idle_ns",
+  "host_wait_ns", "kernel_wait_ns", "other_ns", "gaps", NULL};
+static const char *const launch_cols[] = {"kernel", "count", "api_mean_ns",
+  "api_median_ns", "api_p95_ns", "api_max_ns", "delay_mean_ns", "delay_median_ns",
+  "delay_p95_ns", "delay_max_ns", "gpu_mean_ns", "gpu_median_ns", "gpu_p95_ns",
+  "gpu_max_ns", "outliers", "launch_bound", NULL};
+static const char *const queue_cols[] = {"gpuId", "queueId", "time_ns", "depth", NULL};
+static const char *const overlap_cols[] = {"gpuId", "comm_ns", "compute_ns",
+  "overlap_ns", "exposed_comm_ns", "copy_ns", "exposed_copy_ns", NULL};
+static const char *const memcpy_cols[] = {"direction", "size_bucket", "count", "bytes",
+  "gpu_ns", "gbps", NULL};
+static const char *const findings_cols[] = {"id", "rule", "severity", "gpuId", "tid",
+  "start_ns", "end_ns", "count", "value", "detail", "advice", NULL};
+static const struct {
+  const char *table;
+  const char *const *cols;
+} owned[] = {
+  {"ext_analysis_rules", rules_cols}, {"ext_analysis_idle", idle_cols},
+  {"ext_analysis_launch", launch_cols}, {"ext_analysis_queue_depth", queue_cols},
+  {"ext_analysis_overlap", overlap_cols}, {"ext_analysis_memcpy", memcpy_cols},
+  {"ext_analysis_findings", findings_cols},
+};
+
+static int check_tables(rpd *r)
+{
+  int rc = RPD_OK;
+  for (size_t k = 0; !rc && k < N(owned); k++)
+    rc = rpd_check_owned(r, owned[k].table, owned[k].cols);
+  return rc;
+}
+
 /* ------------------------------------------------------------ driver */
 
 static int drop_analysis(rpd *r, void *ctx)
@@ -626,7 +661,9 @@ static int build_analysis(rpd *r, void *ctx)
   opts *o = ctx;
   finder f = {r, o, NULL};
   char params[96];
-  int rc = rpd_view_install(r, "analysis");
+  int rc = check_tables(r);
+  if (!rc)
+    rc = rpd_view_install(r, "analysis");
   if (!rc)
     rc = build_op_table(r);
   if (!rc)

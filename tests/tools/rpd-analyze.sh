@@ -260,3 +260,11 @@ else
 fi
 check_rc "raptor --report without the analysis" 0 raptor plain.rpd --report -q --csv-dir rep2
 check_eq "report: no analysis files without the analysis" 0 "$(ls rep2 | grep -c analysis_)"
+
+# ---------------------------------------------------------------- a user's own table is never dropped
+mk own.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES (1, 0, 0, 0, 10, 100, 200)"
+sqlite3 own.rpd "CREATE TABLE ext_analysis_idle (mine TEXT); INSERT INTO ext_analysis_idle VALUES ('keep')"
+cp own.rpd own.orig
+check_rc "a user's ext_analysis_idle: refused" 1 rpd-analyze own.rpd --force
+check_one_line "a user's table: one line"
+same_file "a user's table: file unchanged" own.rpd own.orig
