@@ -714,7 +714,10 @@ static double pct(int64_t part, int64_t whole)
 static void summary(void *ctx)
 {
   const opts *o = ctx;
-  printf("%s: %lld GPUs: busy %.3f ms, idle %.3f ms = host-wait %.3f ms (%.1f%%)"
+  if (!o->ngpus)
+    printf("%s: no GPU work (kernels or copies): no idle breakdown\n", rpd_progname);
+  else
+    printf("%s: %lld GPUs: busy %.3f ms, idle %.3f ms = host-wait %.3f ms (%.1f%%)"
          " + kernel-wait %.3f ms (%.1f%%) + other %.3f ms (%.1f%%)\n",
          rpd_progname, (long long)o->ngpus, (double)o->busy_ns / 1e6,
          (double)o->idle_ns / 1e6, (double)o->host_ns / 1e6, pct(o->host_ns, o->idle_ns),
