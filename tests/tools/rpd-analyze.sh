@@ -176,7 +176,39 @@ indep_memcpy() {
 }
 ours_memcpy() { q "$1" "SELECT coalesce(sum(count), 0), sum(bytes), sum(gpu_ns) FROM ext_analysis_memcpy"; }
 
+# union length of a class of ops: each op adds what extends past the
+# largest end before it (in start order)
+union_sql() {   # CONDITION
+  echo "SELECT O.gpuId AS g, O.start AS s, O.\"end\" AS e, max(O.\"end\") OVER (PARTITION BY O.gpuId
+      ORDER BY O.start, O.\"end\" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pe
+    FROM rocpd_op O JOIN rocpd_string T ON T.id = O.opType_id
+    LEFT JOIN rocpd_string D ON D.id = O.description_id WHERE $1"
+}
+indep_overlap() {
+  _k="T.string IN ('KernelExecution', 'Task', 'NativeKernel', 'KERNEL_DISPATCH', 'DispatchKernel')"
+  _c="(lower(D.string) LIKE '%nccl%' OR lower(D.string) LIKE '%rccl%' OR lower(D.string) LIKE '%allreduce%'
+    OR lower(D.string) LIKE '%all\_reduce%' ESCAPE '\\' OR lower(D.string) LIKE '%allgather%'
+    OR lower(D.string) LIKE '%all\_gather%' ESCAPE '\\' OR lower(D.string) LIKE '%reducescatter%'
+    OR lower(D.string) LIKE '%reduce\_scatter%' ESCAPE '\\' OR lower(D.string) LIKE '%alltoall%'
+    OR D.string LIKE '%cross\_device\_reduce%' ESCAPE '\\')"
+  q "$1" "WITH c AS ($(union_sql "$_k AND $_c")), p AS ($(union_sql "$_k AND NOT coalesce($_c, 0)")),
+      k AS ($(union_sql "$_k")),
+      u AS (SELECT 'c' AS w, g, total(max(0, e - max(s, coalesce(pe, s)))) AS n FROM c GROUP BY g
+        UNION ALL SELECT 'p', g, total(max(0, e - max(s, coalesce(pe, s)))) FROM p GROUP BY g
+        UNION ALL SELECT 'k', g, total(max(0, e - max(s, coalesce(pe, s)))) FROM k GROUP BY g)
+    SELECT g, CAST(total(CASE w WHEN 'c' THEN n END) AS INTEGER),
+      CAST(total(CASE w WHEN 'p' THEN n END) AS INTEGER),
+      CAST(total(CASE w WHEN 'c' THEN n WHEN 'p' THEN n ELSE -n END) AS INTEGER)
+    FROM u GROUP BY g ORDER BY g"
+}
+ours_overlap() {
+  q "$1" "SELECT gpuId, comm_ns, compute_ns, overlap_ns FROM ext_analysis_overlap
+    WHERE comm_ns + compute_ns > 0 ORDER BY gpuId"
+}
+
 check_all() {   # NAME FILE
+  check_eq "$1: comm/compute/overlap per GPU = independent union query" \
+    "$(indep_overlap "$2")" "$(ours_overlap "$2")"
   check_eq "$1: idle per GPU = independent gaps query" "$(indep_idle "$2")" "$(ours_idle "$2")"
   check_eq "$1: idle = host + kernel + other" 0 \
     "$(q "$2" 'SELECT count(*) FROM ext_analysis_idle WHERE idle_ns != host_wait_ns + kernel_wait_ns + other_ns OR busy_ns + idle_ns != span_ns')"
