@@ -661,7 +661,10 @@ static int build_analysis(rpd *r, void *ctx)
   opts *o = ctx;
   finder f = {r, o, NULL};
   char params[96];
-  int rc = check_tables(r);
+  /* sorts spill to temp files beyond this: memory stays flat in trace size */
+  int rc = rpd_exec(r, "PRAGMA cache_size=-16384; PRAGMA temp.cache_size=-16384");
+  if (!rc)
+    rc = check_tables(r);
   if (!rc)
     rc = rpd_view_install(r, "analysis");
   if (!rc)
