@@ -318,6 +318,25 @@ static int windows_feed(finder *f, gpu_state *g, int64_t a, int64_t b)
   int rc = RPD_OK;
   if (w <= 0)
     return RPD_OK;
+  if (a >= g->ws + w) {
+    /* close the current window, then every whole empty window before a at
+     * once (a gap of years is one step, not billions) */
+    rc = window_done(f, g, w, g->wbusy);
+    g->ws += w;
+    g->wbusy = 0;
+    int64_t k = (a - g->ws) / w;
+    if (!rc && k > 0) {
+      if (0 < f->o->rules[R_LOW_UTIL].threshold) {
+        if (!g->low.n)
+          g->low.s = g->ws;
+        g->low.n += k;
+        g->low.e = g->ws + k * w;
+      } else {
+        rc = run_flush(f, &g->low, R_LOW_UTIL, g->gpu, "low-utilization windows");
+      }
+      g->ws += k * w;
+    }
+  }
   while (!rc && b >= g->ws + w) {
     int64_t from = a > g->ws ? a : g->ws;
     if (from < g->ws + w)

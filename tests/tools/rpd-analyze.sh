@@ -300,3 +300,11 @@ cp own.rpd own.orig
 check_rc "a user's ext_analysis_idle: refused" 1 rpd-analyze own.rpd --force
 check_one_line "a user's table: one line"
 same_file "a user's table: file unchanged" own.rpd own.orig
+
+# ---------------------------------------------------------------- a span of 146 years is one step
+mk far.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 0, 10, 0, 20000000), (2, 0, 0, 0, 10, 4000000000000000000, 4000000000020000000)"
+check_rc "ops 4e18 ns apart: finishes" 0 timeout 60 rpd-analyze far.rpd
+check_eq "ops 4e18 ns apart: one low-utilization run of the empty windows" \
+  "1|20000000|4000000000000000000|399999999998" \
+  "$(q far.rpd "SELECT count(*), start_ns, end_ns, count FROM ext_analysis_findings WHERE rule = 'low_utilization'")"
