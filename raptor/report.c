@@ -19,6 +19,7 @@
 #include "opclass.h"
 #include "rpd.h"
 #include "report.h"
+#include "report_analysis.h"   /* rpd-analyze sheets (w18) */
 #include "xlsxfile.h"
 
 static const char usage[] =
@@ -1099,6 +1100,7 @@ static int write_xlsx(table *t, const char *path, const char *input)
   format_set_bold(bold);
   for (int i = 0; i < NT && !rc; i++)
     rc = t_xlsx(&t[i], x.wb, bold);
+  if (!rc) rc = report_analysis_xlsx(x.wb, bold);   /* rpd-analyze sheets (w18) */
   return xlsxfile_end(&x, rc);
 }
 
@@ -1109,6 +1111,7 @@ static int write_csvs(table *t, const char *dir, const char *input)
   int rc = RPD_OK;
   for (int i = 0; i < NT && !rc; i++)
     rc = t_csv(&t[i], dir, input);
+  if (!rc) rc = report_analysis_csv(dir, input);   /* rpd-analyze sheets (w18) */
   return rc;
 }
 
@@ -1173,6 +1176,7 @@ int raptor_report_main(int argc, char **argv)
   c.comm = category_comm_index(c.r, c.n);
   if (rpd_open_or_report(&r, o.path, NULL, (o.save ? RPD_WRITE : RPD_READ) | RPD_CHECKED))
     goto out;
+  report_analysis_attach(r);   /* rpd-analyze sheets (w18) */
   rc = load(r, &o, &c, &d);
   if (rc) {
     rpd_fail("'%s': %s", o.path, rpd_errmsg());

@@ -383,6 +383,7 @@ int emit_links(conv *c);
 int emit_graphs(conv *c);
 int emit_monitor(conv *c);
 int emit_metadata(conv *c);
+int emit_analysis(conv *c);   /* analysis.c: rpd-analyze queue depth (w18) */
 /* One counter point through c->w; remembers pid for its process name. */
 void counter_point(conv *c, const char *cat, int64_t pid, const char *name, int64_t ts,
                    const char *key, int is_int, int64_t iv, double dv);

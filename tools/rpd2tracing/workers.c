@@ -41,6 +41,7 @@ static int part_a(conv *c) {
   if (rc == RPD_OK) rc = emit_graphs(c);
   if (rc == RPD_OK) rc = emit_monitor(c);
   if (rc == RPD_OK) rc = emit_metadata(c);
+  if (rc == RPD_OK) rc = emit_analysis(c);   /* rpd-analyze queue depth (w18) */
   job_stage(c->job, 2);
   names_free(&c->strs);
   pair_free(&c->gpuset);

@@ -1,0 +1,310 @@
+#!/bin/sh
+# tests/tools/rpd-analyze.sh - rpd-analyze: every number against an
+# independent SQL query, one trace that triggers and one that does not
+# trigger each rule, v2/v3/imported traces, idempotence.
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+
+# ---------------------------------------------------------------- fixtures
+# mk FILE SQL: an empty v3 trace, the strings below, then SQL that fills
+# temp table k (one row per op: its launching api call when api_s is not
+# null); k becomes rocpd_api, rocpd_op and rocpd_api_ops rows.
+mk() {
+  rm -f "$1"
+  rpd-schema --create "$1" >/dev/null || return 1
+  sqlite3 -batch "$1" "
+INSERT INTO rocpd_string (id, string) VALUES (100, 'KernelExecution'),
+  (101, 'CopyHostToDevice'), (102, 'hipLaunchKernel'), (103, 'hipMemcpy'),
+  (104, 'hipDeviceSynchronize'), (105, 'kA'), (106, 'ncclAllReduce_f32'),
+  (107, ''), (108, 'hipMemcpyAsync'), (109, 'kB');
+INSERT INTO rocpd_ustring (id, string) VALUES (1, '');
+CREATE TEMP TABLE k (id INTEGER PRIMARY KEY, gpu, q, api_s, api_e, s, e,
+  name_id DEFAULT 105, type_id DEFAULT 100, api_name DEFAULT 102, tid DEFAULT 1);
+$2;
+INSERT INTO rocpd_api (id, pid, tid, start, \"end\", apiName_id, category_id, domain_id, args_id)
+  SELECT id, 1, tid, api_s, api_e, api_name, 107, 107, 1 FROM k WHERE api_s IS NOT NULL;
+INSERT INTO rocpd_op (id, gpuId, queueId, sequenceId, start, \"end\", description_id, opType_id)
+  SELECT id, gpu, q, id, s, e, name_id, type_id FROM k WHERE s IS NOT NULL;
+INSERT INTO rocpd_api_ops (api_id, op_id) SELECT id, id FROM k
+  WHERE api_s IS NOT NULL AND s IS NOT NULL;" || return 1
+}
+# run FILE ARGS...: rpd-analyze, its stdout kept in $TESTDIR/stdout
+run() { check_rc "rpd-analyze $(basename "$1") $2 $3 $4 runs" 0 rpd-analyze "$@"; }
+nf() { q "$1" "SELECT count(*) FROM ext_analysis_findings WHERE rule = '$2'"; }
+f1() { q "$1" "SELECT start_ns, end_ns, count FROM ext_analysis_findings WHERE rule = '$2'"; }
+
+# ---------------------------------------------------------------- idle breakdown
+# gaps: 200-210 (launched at 50: kernel-wait 10), 300-500 (launched at 400,
+# after the GPU went idle: host-wait 200), 600-700 (launched at 420, longer
+# than 50 ns: other 100); busy 100 + 90 + 100 + 100
+mk idle.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 0, 10, 100, 200), (2, 0, 0, 50, 60, 210, 300),
+  (3, 0, 0, 400, 410, 500, 600), (4, 0, 0, 420, 430, 700, 800)"
+run idle.rpd --kernel-wait-us 0.05
+check_eq "idle: span busy idle host kernel other gaps" "700|390|310|200|10|100|3" \
+  "$(q idle.rpd 'SELECT span_ns, busy_ns, idle_ns, host_wait_ns, kernel_wait_ns, other_ns, gaps FROM ext_analysis_idle')"
+check_eq "idle: no starvation at the default 1 ms" 0 "$(nf idle.rpd gpu_starvation)"
+check_eq "idle: rules table holds the thresholds used" "gpu_starvation|1000.0|us" \
+  "$(q idle.rpd "SELECT rule, threshold, unit FROM ext_analysis_rules WHERE rule = 'gpu_starvation'")"
+check_rc "idle: second run says already done" 0 rpd-analyze idle.rpd
+check_eq "idle: second run left one row per GPU" 1 "$(q idle.rpd 'SELECT count(*) FROM ext_analysis_idle')"
+run idle.rpd --force --rule gpu_starvation=0.15
+check_eq "starvation: one gap above 150 ns (300-500)" "300|500|1" "$(f1 idle.rpd gpu_starvation)"
+check_eq "starvation: --force rebuilt, no duplicates (idle, findings, rules)" "1|1|6" \
+  "$(q idle.rpd 'SELECT (SELECT count(*) FROM ext_analysis_idle), (SELECT count(*) FROM ext_analysis_findings), (SELECT count(*) FROM ext_analysis_rules)')"
+check_eq "--force: one done tag with the kernel-wait threshold used" "kernel_wait_us=50" \
+  "$(q idle.rpd "SELECT group_concat(value) FROM rocpd_metadata WHERE tag = 'ext_analysis::done'")"
+
+# ---------------------------------------------------------------- overlap
+mk overlap.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e, name_id, type_id) VALUES
+  (1, 0, 0, 0, 10, 1000, 2000, 106, 100), (2, 0, 1, 0, 10, 1500, 2500, 105, 100),
+  (3, 0, 2, 0, 10, 2400, 3000, 107, 101)"
+run overlap.rpd
+check_eq "overlap: comm compute overlap exposed copy exposed_copy" "1000|1000|500|500|600|500" \
+  "$(q overlap.rpd 'SELECT comm_ns, compute_ns, overlap_ns, exposed_comm_ns, copy_ns, exposed_copy_ns FROM ext_analysis_overlap')"
+
+# ---------------------------------------------------------------- api rules
+mk sync.rpd "INSERT INTO k (id, api_s, api_e, api_name, tid) VALUES
+  (1, 10, 20, 103, 1), (2, 30, 45, 103, 1), (3, 50, 60, 108, 1);
+  WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 9)
+  INSERT INTO k (id, api_s, api_e, api_name, tid) SELECT 10 + i, 100 + 10 * i, 105 + 10 * i, 104, 7 FROM n"
+run sync.rpd
+check_eq "sync_memcpy: hipMemcpy x2 (not the Async one)" "10|45|2" "$(f1 sync.rpd sync_memcpy)"
+check_eq "device_sync: 10 calls on thread 7" "7|10" \
+  "$(q sync.rpd "SELECT tid, count FROM ext_analysis_findings WHERE rule = 'device_sync'")"
+mk nosync.rpd "INSERT INTO k (id, api_s, api_e, api_name, tid) VALUES (1, 50, 60, 108, 1);
+  WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 8)
+  INSERT INTO k (id, api_s, api_e, api_name, tid) SELECT 10 + i, 100 + 10 * i, 105 + 10 * i, 104, 7 FROM n"
+run nosync.rpd
+check_eq "sync_memcpy: Async only -> no finding" 0 "$(nf nosync.rpd sync_memcpy)"
+check_eq "device_sync: 9 calls -> no finding" 0 "$(nf nosync.rpd device_sync)"
+
+# ---------------------------------------------------------------- kernel runs
+# storm N GPU_NS API_NS: N back-to-back kernels of GPU_NS each, launched by
+# calls of API_NS each
+storm() {
+  echo "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < $1 - 1)
+  INSERT INTO k (id, gpu, q, api_s, api_e, s, e) SELECT 1 + i, 0, 0, 1000000 * i,
+    1000000 * i + $3, 1000000 * i + 500000, 1000000 * i + 500000 + $2 FROM n"
+}
+mk storm.rpd "$(storm 100 1000 500)"
+run storm.rpd
+check_eq "tiny_kernel_storm: 100 kernels of 1 us" "500000|99501000|100" "$(f1 storm.rpd tiny_kernel_storm)"
+check_eq "launch_bound: 1 us kernels launched in 0.5 us are not" 0 "$(nf storm.rpd launch_bound)"
+mk nostorm.rpd "$(storm 99 1000 500)"
+run nostorm.rpd
+check_eq "tiny_kernel_storm: 99 kernels -> no finding" 0 "$(nf nostorm.rpd tiny_kernel_storm)"
+mk lb.rpd "$(storm 50 20000 30000)"
+run lb.rpd
+check_eq "launch_bound: 50 kernels of 20 us launched in 30 us" "500000|49520000|50" "$(f1 lb.rpd launch_bound)"
+check_eq "launch stats: kA launch_bound, 50 dispatches" "kA|50|1" \
+  "$(q lb.rpd 'SELECT kernel, count, launch_bound FROM ext_analysis_launch')"
+mk nolb.rpd "$(storm 50 40000 30000)"
+run nolb.rpd
+check_eq "launch_bound: kernels longer than their launch -> none" 0 "$(nf nolb.rpd launch_bound)"
+check_eq "launch stats: not launch_bound" 0 "$(q nolb.rpd 'SELECT launch_bound FROM ext_analysis_launch')"
+
+# low utilization: 10 ms windows from the first op: busy 10, 1, 10 ms
+mk low.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 0, 10, 0, 10000000), (2, 0, 0, 0, 10, 10000000, 11000000),
+  (3, 0, 0, 0, 10, 20000000, 30000000), (4, 0, 0, 0, 10, 30000000, 30000100)"
+run low.rpd
+check_eq "low_utilization: the window 10-20 ms at 10%" "10000000|20000000|1|10.0" \
+  "$(q low.rpd "SELECT start_ns, end_ns, count, value FROM ext_analysis_findings WHERE rule = 'low_utilization'")"
+run low.rpd --force --rule low_utilization=5
+check_eq "low_utilization: threshold 5% -> no finding" 0 "$(nf low.rpd low_utilization)"
+
+# ---------------------------------------------------------------- independent SQL on real-shaped traces
+# gaps between the union of GPU work (kernel + copy classes of opClass),
+# classified by the earliest launch of the op that ends the gap
+indep_idle() {
+  q "$1" "WITH l AS (SELECT X.op_id, min(A.start) AS l FROM rocpd_api_ops X
+      JOIN rocpd_api A ON A.id = X.api_id GROUP BY X.op_id),
+    o AS (SELECT O.gpuId AS g, O.start AS s, O.\"end\" AS e, l.l FROM rocpd_op O
+      JOIN rocpd_string T ON T.id = O.opType_id LEFT JOIN l ON l.op_id = O.id
+      WHERE T.string IN ('KernelExecution', 'Task', 'NativeKernel', 'KERNEL_DISPATCH',
+        'DispatchKernel', 'FillBuffer', 'FillImage') OR T.string GLOB 'Copy*'
+        OR T.string GLOB 'Memcpy*' OR T.string GLOB 'Memset*' OR T.string GLOB 'MEMORY_COPY*'
+        OR T.string GLOB 'MemoryCopy*' OR T.string GLOB 'MEMORY_SET*'),
+    w AS (SELECT g, s, l, max(e) OVER (PARTITION BY g ORDER BY s, e
+      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pe FROM o),
+    sp AS (SELECT g, max(e) - min(s) AS span FROM o GROUP BY g)
+    SELECT sp.g, span, span - total(CASE WHEN s > pe THEN s - pe END),
+      total(CASE WHEN s > pe THEN s - pe END),
+      total(CASE WHEN s > pe AND l > pe THEN s - pe END),
+      total(CASE WHEN s > pe AND l <= pe AND s - pe <= 50000 THEN s - pe END),
+      count(CASE WHEN s > pe THEN 1 END)
+    FROM sp JOIN w ON w.g = sp.g GROUP BY sp.g ORDER BY sp.g" | sed 's/\.0|/|/g; s/\.0$//'
+}
+ours_idle() {
+  q "$1" "SELECT gpuId, span_ns, busy_ns, idle_ns, host_wait_ns, kernel_wait_ns, gaps
+    FROM ext_analysis_idle ORDER BY gpuId"
+}
+# the dispatch at the nearest-rank median of the top kernel, by LIMIT/OFFSET
+indep_launch() {
+  q "$1" "WITH t AS (SELECT kernel FROM ext_analysis_launch LIMIT 1),
+    d AS (SELECT O.\"end\" - O.start AS gpu FROM rocpd_op O JOIN rocpd_string S
+      ON S.id = O.description_id JOIN rocpd_string T ON T.id = O.opType_id
+      WHERE S.string = (SELECT kernel FROM t) AND T.string IN ('KernelExecution',
+        'KERNEL_DISPATCH', 'Task', 'NativeKernel', 'DispatchKernel'))
+    SELECT (SELECT count(*) FROM d), (SELECT max(gpu) FROM d),
+      (SELECT gpu FROM d ORDER BY gpu LIMIT 1 OFFSET ((SELECT count(*) FROM d) + 1) / 2 - 1),
+      (SELECT gpu FROM d ORDER BY gpu LIMIT 1 OFFSET (95 * (SELECT count(*) FROM d) + 99) / 100 - 1),
+      (SELECT sum(gpu) FROM d)"
+}
+ours_launch() {
+  q "$1" "SELECT count, gpu_max_ns, gpu_median_ns, gpu_p95_ns, CAST(round(gpu_mean_ns * count) AS INTEGER)
+    FROM ext_analysis_launch LIMIT 1"
+}
+# queue depth at every 97th change point: ops launched (or started) at or
+# before it and not finished
+indep_queue() {
+  q "$1" "WITH l AS (SELECT X.op_id, min(A.start) AS l FROM rocpd_api_ops X
+      JOIN rocpd_api A ON A.id = X.api_id GROUP BY X.op_id),
+    p AS (SELECT * FROM ext_analysis_queue_depth WHERE rowid % 97 = 1)
+    SELECT p.gpuId, p.queueId, p.time_ns, (SELECT count(*) FROM rocpd_op O
+      LEFT JOIN l ON l.op_id = O.id WHERE O.gpuId = p.gpuId AND O.queueId = p.queueId
+      AND min(coalesce(l.l, O.start), O.start) <= p.time_ns AND O.\"end\" > p.time_ns)
+    FROM p ORDER BY 1, 2, 3"
+}
+ours_queue() {
+  q "$1" "SELECT gpuId, queueId, time_ns, depth FROM ext_analysis_queue_depth
+    WHERE rowid % 97 = 1 ORDER BY 1, 2, 3"
+}
+indep_memcpy() {
+  q "$1" "SELECT count(*), sum(C.size), sum(O.\"end\" - O.start) FROM rocpd_copyapi C
+    JOIN rocpd_api_ops X ON X.api_id = C.api_ptr_id JOIN rocpd_op O ON O.id = X.op_id"
+}
+ours_memcpy() { q "$1" "SELECT coalesce(sum(count), 0), sum(bytes), sum(gpu_ns) FROM ext_analysis_memcpy"; }
+
+# union length of a class of ops: each op adds what extends past the
+# largest end before it (in start order)
+union_sql() {   # CONDITION
+  echo "SELECT O.gpuId AS g, O.start AS s, O.\"end\" AS e, max(O.\"end\") OVER (PARTITION BY O.gpuId
+      ORDER BY O.start, O.\"end\" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pe
+    FROM rocpd_op O JOIN rocpd_string T ON T.id = O.opType_id
+    LEFT JOIN rocpd_string D ON D.id = O.description_id WHERE $1"
+}
+indep_overlap() {
+  _k="T.string IN ('KernelExecution', 'Task', 'NativeKernel', 'KERNEL_DISPATCH', 'DispatchKernel')"
+  _c="(lower(D.string) LIKE '%nccl%' OR lower(D.string) LIKE '%rccl%' OR lower(D.string) LIKE '%allreduce%'
+    OR lower(D.string) LIKE '%all\_reduce%' ESCAPE '\\' OR lower(D.string) LIKE '%allgather%'
+    OR lower(D.string) LIKE '%all\_gather%' ESCAPE '\\' OR lower(D.string) LIKE '%reducescatter%'
+    OR lower(D.string) LIKE '%reduce\_scatter%' ESCAPE '\\' OR lower(D.string) LIKE '%alltoall%'
+    OR D.string LIKE '%cross\_device\_reduce%' ESCAPE '\\')"
+  q "$1" "WITH c AS ($(union_sql "$_k AND $_c")), p AS ($(union_sql "$_k AND NOT coalesce($_c, 0)")),
+      k AS ($(union_sql "$_k")),
+      u AS (SELECT 'c' AS w, g, total(max(0, e - max(s, coalesce(pe, s)))) AS n FROM c GROUP BY g
+        UNION ALL SELECT 'p', g, total(max(0, e - max(s, coalesce(pe, s)))) FROM p GROUP BY g
+        UNION ALL SELECT 'k', g, total(max(0, e - max(s, coalesce(pe, s)))) FROM k GROUP BY g)
+    SELECT g, CAST(total(CASE w WHEN 'c' THEN n END) AS INTEGER),
+      CAST(total(CASE w WHEN 'p' THEN n END) AS INTEGER),
+      CAST(total(CASE w WHEN 'c' THEN n WHEN 'p' THEN n ELSE -n END) AS INTEGER)
+    FROM u GROUP BY g ORDER BY g"
+}
+ours_overlap() {
+  q "$1" "SELECT gpuId, comm_ns, compute_ns, overlap_ns FROM ext_analysis_overlap
+    WHERE comm_ns + compute_ns > 0 ORDER BY gpuId"
+}
+
+check_all() {   # NAME FILE
+  check_eq "$1: comm/compute/overlap per GPU = independent union query" \
+    "$(indep_overlap "$2")" "$(ours_overlap "$2")"
+  check_eq "$1: idle per GPU = independent gaps query" "$(indep_idle "$2")" "$(ours_idle "$2")"
+  check_eq "$1: idle = host + kernel + other" 0 \
+    "$(q "$2" 'SELECT count(*) FROM ext_analysis_idle WHERE idle_ns != host_wait_ns + kernel_wait_ns + other_ns OR busy_ns + idle_ns != span_ns')"
+  check_eq "$1: top kernel count/max/median/p95/sum = independent query" \
+    "$(indep_launch "$2")" "$(ours_launch "$2")"
+  _qn=$(q "$2" 'SELECT count(*) FROM ext_analysis_queue_depth')
+  if [ "$_qn" -gt 0 ]; then
+    check_eq "$1: queue depth samples = independent count" "$(indep_queue "$2")" "$(ours_queue "$2")"
+  fi
+  check_eq "$1: every queue ends empty" 0 \
+    "$(q "$2" 'SELECT count(*) FROM (SELECT gpuId, queueId, max(time_ns), depth FROM ext_analysis_queue_depth GROUP BY gpuId, queueId) WHERE depth != 0')"
+  check_eq "$1: memcpy buckets sum to the copies" "$(indep_memcpy "$2")" "$(ours_memcpy "$2")"
+}
+
+rpd-synth --seed 3 --api 4000 --gpus 2 -o v3.rpd >/dev/null
+run v3.rpd
+check_all synth-v3 v3.rpd
+rpd-synth --seed 3 --api 4000 --gpus 2 --schema 2 -o v2.rpd >/dev/null
+run v2.rpd
+check_all synth-v2 v2.rpd
+check_eq "v2 and v3 of the same seed give the same idle table" \
+  "$(ours_idle v3.rpd)" "$(ours_idle v2.rpd)"
+
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  tmpcopy "$TRACES/mytrace.rpd.gz" my.rpd
+  run my.rpd
+  check_all mytrace my.rpd
+  check_eq "mytrace: one hipMemcpy-class sync finding" 1 "$(nf my.rpd sync_memcpy)"
+fi
+if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
+  rpd-import "$TRACES/rocprofv3_908_results.json.gz" r908.rpd >/dev/null 2>&1
+  run r908.rpd
+  check_all import-908 r908.rpd
+  check_eq "import-908: no api calls, so every gap is other" \
+    "$(q r908.rpd 'SELECT idle_ns FROM ext_analysis_idle')" \
+    "$(q r908.rpd 'SELECT other_ns FROM ext_analysis_idle')"
+fi
+
+# ---------------------------------------------------------------- errors
+check_rc "bad --rule is a usage error" 2 rpd-analyze v3.rpd --rule nosuch=1
+check_eq "bad --rule: names the problem" 1 "$(grep -c "^rpd-analyze: bad --rule 'nosuch=1': unknown rule" stderr)"
+check_rc "bad --kernel-wait-us is a usage error" 2 rpd-analyze v3.rpd --kernel-wait-us x
+printf 'not a database' >bad.rpd
+cp bad.rpd bad.orig
+check_rc "not a database fails" 1 rpd-analyze bad.rpd
+check_one_line "not a database: one line"
+same_file "not a database: input unchanged" bad.rpd bad.orig
+
+# ---------------------------------------------------------------- rpd2tracing counter
+check_rc "rpd2tracing with the analysis" 0 rpd2tracing v3.rpd v3.json -q
+if command -v python3 >/dev/null; then
+  check_eq "rpd2tracing: one AnalysisQueueDepth point per ext_analysis_queue_depth row" \
+    "$(q v3.rpd 'SELECT count(*), max(depth) FROM ext_analysis_queue_depth')" \
+    "$(python3 -c 'import json, sys
+e = json.load(open("v3.json"))
+e = e["traceEvents"] if isinstance(e, dict) else e
+c = [x["args"]["depth"] for x in e if x.get("cat") == "analysis" and x["name"].startswith("AnalysisQueueDepth q")]
+print("%d|%d" % (len(c), max(c)))')"
+fi
+mk plain.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES (1, 0, 0, 0, 10, 100, 200)"
+check_rc "rpd2tracing without the analysis" 0 rpd2tracing plain.rpd plain.json -q
+check_eq "rpd2tracing: no analysis counter without the table" 0 "$(grep -c AnalysisQueueDepth plain.json)"
+
+# ---------------------------------------------------------------- report sheets
+check_rc "raptor --report with the analysis" 0 raptor v3.rpd --report -q --csv-dir rep --xlsx rep.xlsx
+check_eq "report: analysis_findings.csv has every finding" \
+  "$(q v3.rpd 'SELECT count(*) FROM ext_analysis_findings')" "$(($(wc -l <rep/analysis_findings.csv) - 1))"
+q v3.rpd "SELECT gpuId || ',' || span_ns || ',' || busy_ns || ',' || idle_ns || ',' || host_wait_ns || ',' || kernel_wait_ns || ',' || other_ns || ',' || gaps FROM ext_analysis_idle ORDER BY gpuId" >idle.want
+tail -n +2 rep/analysis_idle.csv | tr -d '\r' >idle.got
+same_file "report: analysis_idle.csv = ext_analysis_idle" idle.want idle.got
+if /usr/bin/python3 -c 'import openpyxl' 2>/dev/null; then
+  check_eq "report: xlsx has the analysis sheets with the idle rows" \
+    "analysis_idle analysis_launch analysis_queue analysis_overlap analysis_memcpy analysis_findings analysis_rules|$(q v3.rpd 'SELECT sum(busy_ns) FROM ext_analysis_idle')" \
+    "$(/usr/bin/python3 -c 'import openpyxl
+wb = openpyxl.load_workbook("rep.xlsx")
+s = [n for n in wb.sheetnames if n.startswith("analysis_")]
+ws = wb["analysis_idle"]
+print(" ".join(s) + "|%d" % sum(r[2] for r in ws.iter_rows(min_row=2, values_only=True)))')"
+else
+  skip "report xlsx check" "needs python3-openpyxl"
+fi
+check_rc "raptor --report without the analysis" 0 raptor plain.rpd --report -q --csv-dir rep2
+check_eq "report: no analysis files without the analysis" 0 "$(ls rep2 | grep -c analysis_)"
+
+# ---------------------------------------------------------------- a user's own table is never dropped
+mk own.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES (1, 0, 0, 0, 10, 100, 200)"
+sqlite3 own.rpd "CREATE TABLE ext_analysis_idle (mine TEXT); INSERT INTO ext_analysis_idle VALUES ('keep')"
+cp own.rpd own.orig
+check_rc "a user's ext_analysis_idle: refused" 1 rpd-analyze own.rpd --force
+check_one_line "a user's table: one line"
+same_file "a user's table: file unchanged" own.rpd own.orig
+
+# ---------------------------------------------------------------- a span of 146 years is one step
+mk far.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 0, 10, 0, 20000000), (2, 0, 0, 0, 10, 4000000000000000000, 4000000000020000000)"
+check_rc "ops 4e18 ns apart: finishes" 0 timeout 60 rpd-analyze far.rpd
+check_eq "ops 4e18 ns apart: one low-utilization run of the empty windows" \
+  "1|20000000|4000000000000000000|399999999998" \
+  "$(q far.rpd "SELECT count(*), start_ns, end_ns, count FROM ext_analysis_findings WHERE rule = 'low_utilization'")"
