@@ -44,7 +44,7 @@ callstack:rpd-callstack:w autograd:rpd-autograd:w strings:rpd-strings:r
 strings-dedupe:rpd-strings:w metadata-list:rpd-metadata:r metadata-set:rpd-metadata:w
 graph:rpd-graph:w subclass:rpd-subclass:w deserialize:rpd-deserialize:w trim:rpd-trim:w
 raptor:raptor:r raptor-save:raptor:w rpd2tracing:rpd2tracing:r
-autograd-summary:rpd-autograd-summary:r"
+autograd-summary:rpd-autograd-summary:r analyze:rpd-analyze:w"
 
 # modes only used in some sections
 MODES_EXTRA="strings-vacuum:rpd-strings:w import:rpd-import:r"
@@ -69,6 +69,7 @@ run_mode() {
   schema-views)     $EXEC rpd-schema --views "$_f" "$@" ;;
   callstack)        $EXEC rpd-callstack "$@" $DD "$_f" ;;
   autograd)         $EXEC rpd-autograd "$@" $DD "$_f" ;;
+  analyze)          $EXEC rpd-analyze "$@" $DD "$_f" ;;
   strings)          $EXEC rpd-strings "$@" $DD "$_f" ;;
   strings-dedupe)   $EXEC rpd-strings --dedupe "$@" $DD "$_f" ;;
   metadata-list)    $EXEC rpd-metadata --list "$@" $DD "$_f" ;;
@@ -824,7 +825,7 @@ api-end-real:rocpd_api.end:UPDATE rocpd_api SET end = end + 0.5 WHERE id % 50 = 
 op-start-blob:rocpd_op.start:UPDATE rocpd_op SET start = x'0102' WHERE id % 40 = 7
 op-end-null:rocpd_op.end:UPDATE rocpd_op SET end = NULL WHERE id % 40 = 8
 op-end-before-start:rocpd_op.end:UPDATE rocpd_op SET end = start - 1000 WHERE id % 40 = 9"
-MINE=" callstack autograd graph subclass trim raptor raptor-save rpd2tracing autograd-summary "
+MINE=" callstack autograd graph subclass trim analyze raptor raptor-save rpd2tracing autograd-summary "
 echo "$GARBAGE" | while IFS=: read -r g col sql; do
   f=$(garbage "$g" "$sql")
   nbad=$(q "$f" "select count(*) from ${col%%.*} where not (typeof(start) = 'integer' and typeof(end) = 'integer' and start >= 0 and end >= start and end < 4611686018427387904 $(case $col in *gpuId) echo "and typeof(gpuId) = 'integer' and gpuId >= 0 and gpuId < 2147483648" ;; esac))")
