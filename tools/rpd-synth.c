@@ -35,8 +35,8 @@ static const char usage[] =
 "  --ranks N          one rank of an N-rank job (with --rank R, default 0):\n"
 "                     every rank has the same structure (same seed), pid\n"
 "                     4242+1000*R, metadata rank/world_size/hostname; the\n"
-"                     last rank is a planted straggler (200 us late before\n"
-"                     each collective launch) and on rank N/2 the kernel\n"
+"                     last rank is a planted straggler (each collective\n"
+"                     kernel starts 200 us late) and on rank N/2 the kernel\n"
 "                     attn_fwd runs 3x longer (the planted slow kernel)\n"
 "  --rank R           which rank to write (0..N-1)\n"
 "  --clock-skew NS    shift rank R's clock by R*NS ns (tests clock alignment)\n"
@@ -395,6 +395,8 @@ static void launch(step *st, thr *t, const kdef *k)
   ostart = a->end + rng_range(&t->r, 2000, 15000);
   if (ostart < t->kfree)
     ostart = t->kfree;
+  if (k->cls == K_COMM)
+    ostart += t->straggle_ns;     /* the planted straggler arrives late */
   oend = ostart + rng_range(&t->r, k->dmin, k->dmax) * 1000 + rng_range(&t->r, 0, 999);
   if (t->slow_attn && strcmp(k->name, SLOW_KERNEL) == 0)
     oend += 2 * (oend - ostart);
@@ -547,7 +549,6 @@ static void layer(synth *s, step *st, thr *t)
   mlp(s, st, t);
   if (rng_pct(&t->r, 25)) {
     int64_t ar = open_range(t);
-    t->now += t->straggle_ns;        /* the planted straggler arrives late */
     launch(st, t, pick(t, K_COMM));
     close_range(st, t, ar, "all_reduce");
   }
@@ -688,7 +689,10 @@ static void graph_launch(step *st, thr *t)
     ostart = t->kfree;
   for (int i = 0; i < g->nk; i++) {
     const kdef *k = g->k[i];
-    int64_t oend = ostart + rng_range(&t->r, k->dmin, k->dmax) * 1000;
+    int64_t oend;
+    if (k->cls == K_COMM)
+      ostart += t->straggle_ns;   /* the planted straggler arrives late */
+    oend = ostart + rng_range(&t->r, k->dmin, k->dmax) * 1000;
     if (t->slow_attn && strcmp(k->name, SLOW_KERNEL) == 0)
       oend += 2 * (oend - ostart);
     add_op(st, a, t->gpu, t->kq, ostart, oend, k->name, "Task");
