@@ -398,9 +398,11 @@ static void launch(step *st, thr *t, const kdef *k)
   if (k->cls == K_COMM)
     ostart += t->straggle_ns;     /* the planted straggler arrives late */
   oend = ostart + rng_range(&t->r, k->dmin, k->dmax) * 1000 + rng_range(&t->r, 0, 999);
+  t->kfree = oend;
+  /* the planted slow kernel: 3x longer, without delaying the queue (so the
+   * rank's timeline, and its arrival at collectives, stay the same) */
   if (t->slow_attn && strcmp(k->name, SLOW_KERNEL) == 0)
     oend += 2 * (oend - ostart);
-  t->kfree = oend;
   add_op(st, a, t->gpu, t->kq, ostart, oend, k->name, "KernelExecution");
   cpu(t, 500, 3000);
 }
@@ -693,9 +695,9 @@ static void graph_launch(step *st, thr *t)
     if (k->cls == K_COMM)
       ostart += t->straggle_ns;   /* the planted straggler arrives late */
     oend = ostart + rng_range(&t->r, k->dmin, k->dmax) * 1000;
-    if (t->slow_attn && strcmp(k->name, SLOW_KERNEL) == 0)
-      oend += 2 * (oend - ostart);
-    add_op(st, a, t->gpu, t->kq, ostart, oend, k->name, "Task");
+    add_op(st, a, t->gpu, t->kq, ostart,
+           t->slow_attn && strcmp(k->name, SLOW_KERNEL) == 0
+               ? oend + 2 * (oend - ostart) : oend, k->name, "Task");
     ostart = oend + rng_range(&t->r, 0, 1) * 1000;
     t->kfree = oend;
   }
