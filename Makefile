@@ -20,7 +20,9 @@ TESTPKGS := cmocka
 DEBPKGS  := libsqlite3-dev zlib1g-dev libpcre2-dev libyajl-dev libxlsxwriter-dev \
             libcmocka-dev sqlite3 pkg-config
 # optional: headless browser for the rpd-autograd-summary page test
+# (mk/*.mk add more: OPTPKGS the packages, OPTCMDS the commands they give)
 OPTPKGS  := chromium
+OPTCMDS  := chromium
 
 ifeq ($(SANITIZE),1)
 O        ?= build/san
@@ -80,7 +82,7 @@ check-deps:
 
 deps:
 	@if pkg-config --exists $(PKGS) $(TESTPKGS) && command -v sqlite3 >/dev/null; then have=1; else have=0; fi; \
-	if command -v chromium >/dev/null; then browser=1; else browser=0; fi; \
+	browser=1; for c in $(OPTCMDS); do command -v $$c >/dev/null || browser=0; done; \
 	if [ $$have = 1 ] && [ $$browser = 1 ]; then \
 	  echo "deps: all present"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
