@@ -140,7 +140,8 @@ static int build_temp(byrank *b, const category *cats, int ncats)
   int rc, st = SQLITE_DONE;
 
   rc = rpd_execf(b->r,
-      "PRAGMA temp_store = FILE;"
+      "PRAGMA temp_store = FILE; PRAGMA cache_size = -4096;"
+      " PRAGMA temp.cache_size = -4096;"
       "CREATE TEMP TABLE br_kr AS SELECT O.description_id AS sid, O.opType_id AS tid,"
       " %s AS rank, count(*) AS calls, sum(O.\"end\" - O.start) AS total,"
       " min(O.start) AS first, max(O.\"end\") AS last, count(DISTINCT O.gpuId) AS gpus"
@@ -160,6 +161,7 @@ static int build_temp(byrank *b, const category *cats, int ncats)
       " coalesce((SELECT CAST(value AS INTEGER) FROM rocpd_metadata WHERE tag ="
       " 'gpu_stride'), 1000) AS lgpu FROM rocpd_op O JOIN rocpd_string S ON"
       " S.id = O.description_id WHERE %s AND %s);"
+      "CREATE INDEX temp.br_coll_at ON br_coll(lgpu, idx, start);"
       "CREATE TEMP TABLE br_inst AS SELECT lgpu, idx, count(*) AS nranks,"
       " min(start) AS first, max(start) - min(start) AS skew FROM br_coll"
       " GROUP BY lgpu, idx HAVING count(*) > 1;",

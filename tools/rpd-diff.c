@@ -167,10 +167,13 @@ static char *level_sql(const side *s, unsigned level)
                         "rocpd_op O JOIN (%s) C ON C.opType_id = O.opType_id "
                         "WHERE 1%s GROUP BY C.class", rpd_opclass_select(), oprank);
   else
+    /* CROSS JOIN: one scan of rocpd_api (else SQLite may walk the string
+     * index and scan rocpd_api once per string) */
     sql = rpd_xasprintf("SELECT G.string, count(*), sum(A.\"end\" - A.start) FROM "
-                        "rocpd_api A JOIN rocpd_string N ON N.id = A.apiName_id "
-                        "JOIN %s G ON G.id = A.args_id WHERE N.string = 'UserMarker'"
-                        "%s GROUP BY G.string", rpd_args_table(s->r), apirank);
+                        "rocpd_api A CROSS JOIN %s G ON G.id = A.args_id WHERE "
+                        "A.apiName_id IN (SELECT id FROM rocpd_string WHERE string = "
+                        "'UserMarker')%s GROUP BY G.string", rpd_args_table(s->r),
+                        apirank);
   free(kern);
   free(gpurank);
   free(oprank);
@@ -178,7 +181,7 @@ static char *level_sql(const side *s, unsigned level)
   return sql;
 }
 
-/* Aggregate every chosen level of side k into mem.agg. */
+/* Aggregate every chosen level of side k into mem.agg0 or agg1. */
 static int aggregate(diff *d, int k)
 {
   static const unsigned levels[] = {L_KERNEL, L_SEQUENCE, L_CATEGORY, L_MARKER};
@@ -187,8 +190,9 @@ static int aggregate(diff *d, int k)
   sqlite3_stmt *ins = NULL;
   int rc = RPD_OK;
 
-  if (sqlite3_prepare_v2(d->mem, "INSERT INTO agg(side, level, name, calls, total)"
-                         " VALUES (?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(d->mem, k ? "INSERT INTO agg1(level, name, calls, total)"
+                         " VALUES (?, ?, ?, ?)" : "INSERT INTO agg0(level, name, calls,"
+                         " total) VALUES (?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
     return rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(d->mem));
   for (int l = 0; !rc && l < 4; l++) {
     sqlite3_stmt *st = NULL;
@@ -199,11 +203,10 @@ static int aggregate(diff *d, int k)
     sql = level_sql(s, levels[l]);
     rc = rpd_prepare(s->r, sql, &st);
     while (!rc && (step = rpd_step(s->r, st)) == SQLITE_ROW) {
-      sqlite3_bind_int(ins, 1, k);
-      sqlite3_bind_text(ins, 2, names[l], -1, SQLITE_STATIC);
-      sqlite3_bind_value(ins, 3, sqlite3_column_value(st, 0));
-      sqlite3_bind_int64(ins, 4, sqlite3_column_int64(st, 1));
-      sqlite3_bind_int64(ins, 5, sqlite3_column_int64(st, 2));
+      sqlite3_bind_text(ins, 1, names[l], -1, SQLITE_STATIC);
+      sqlite3_bind_value(ins, 2, sqlite3_column_value(st, 0));
+      sqlite3_bind_int64(ins, 3, sqlite3_column_int64(st, 1));
+      sqlite3_bind_int64(ins, 4, sqlite3_column_int64(st, 2));
       if (sqlite3_step(ins) != SQLITE_DONE)
         rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(d->mem));
       sqlite3_reset(ins);
@@ -238,8 +241,7 @@ static char *result_sql(const diff *d)
       " coalesce(A.name, B.name) AS name, coalesce(A.calls, 0) AS calls_a,"
       " coalesce(B.calls, 0) AS calls_b, coalesce(A.total, 0) AS ta,"
       " coalesce(B.total, 0) AS tb"
-      " FROM (SELECT * FROM agg WHERE side = 0) A FULL OUTER JOIN"
-      " (SELECT * FROM agg WHERE side = 1) B ON A.level = B.level AND A.name = B.name)"
+      " FROM agg0 A FULL OUTER JOIN agg1 B ON A.level = B.level AND A.name = B.name)"
       " ORDER BY abs(tb - ta) DESC, level, name%s", limit);
 }
 
@@ -279,8 +281,10 @@ int main(int argc, char **argv)
     if (rpd_open_or_report(&d.s[k].r, d.s[k].path, NULL, RPD_READ))
       rc = 1;
   if (!rc && (sqlite3_open(":memory:", &d.mem) != SQLITE_OK ||
-              sqlite3_exec(d.mem, "CREATE TABLE agg(side INTEGER, level TEXT,"
-                           " name TEXT, calls INTEGER, total INTEGER)", NULL, NULL,
+              sqlite3_exec(d.mem, "CREATE TABLE agg0(level TEXT, name TEXT,"
+                           " calls INTEGER, total INTEGER, PRIMARY KEY (level, name));"
+                           " CREATE TABLE agg1(level TEXT, name TEXT, calls INTEGER,"
+                           " total INTEGER, PRIMARY KEY (level, name))", NULL, NULL,
                            NULL) != SQLITE_OK))
     rc = rpd_fail("cannot create the work table: %s", sqlite3_errmsg(d.mem));
   for (int k = 0; k < 2 && !rc; k++)

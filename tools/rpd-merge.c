@@ -286,6 +286,8 @@ static int open_inputs(merge *m)
     src *s = &m->in[i];
     if (rpd_open_or_report(&s->r, s->path, NULL, RPD_READ))
       return 1;
+    if (rpd_exec(s->r, "PRAGMA cache_size = -2048"))
+      return rpd_fail("cannot read '%s': %s", s->path, rpd_errmsg());
     if (i == 0)
       m->schema = s->r->schema;
     else if (s->r->schema != m->schema)
@@ -293,6 +295,7 @@ static int open_inputs(merge *m)
                       s->path, s->r->schema, m->in[0].path, m->schema);
     if (survey(m, s))
       return rpd_fail("cannot read '%s': %s", s->path, rpd_errmsg());
+    sqlite3_db_release_memory(s->r->db);
   }
   assign_ranks(m);
   return assign_shifts(m);
@@ -508,6 +511,8 @@ static int merge_all(merge *m)
   for (int i = 0; !rc && i < m->n; i++) {
     rpd_progress("merging", i, m->n);
     rc = merge_one(m, &m->in[i]);
+    /* memory stays flat in the number of ranks: drop its page cache */
+    sqlite3_db_release_memory(m->in[i].r->db);
   }
   rpd_progress("merging", m->n, m->n);
   snprintf(num, sizeof num, "%d", m->n);
@@ -544,7 +549,8 @@ static int write_output(merge *m, rpd_outfile *of, const char *out)
   rc = rpd_schema_create(m->out);
   if (!rc)
     rc = rpd_exec(m->out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
-                  " PRAGMA cache_size = -65536; PRAGMA temp_store = FILE");
+                  " PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;"
+                  " PRAGMA temp.cache_size = -4096");
   if (!rc)
     rc = rpd_begin(m->out);
   if (!rc)
