@@ -7,7 +7,7 @@
  * few small TEMP tables of per-key totals (never one row per op), so
  * memory stays flat; the tables go to stdout (table/CSV/JSON), a CSV
  * folder, an xlsx workbook, or ext_byrank_* tables (--save).
- * See docs/raptor.md "Cross-rank analysis". */
+ * See docs/scale-out.md "raptor --by-rank". */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
