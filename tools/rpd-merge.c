@@ -539,36 +539,45 @@ static void on_signal(int sig)
   raise(sig);
 }
 
-/* Create the output in of->tmp, fill it in one transaction, close it. */
+/* Create the output in of->tmp (the rpd_outfile temp, named after OUT and
+ * locked, so a later run removes it after a kill -9), fill it in one
+ * transaction, close it. */
 static int write_output(merge *m, rpd_outfile *of, const char *out)
 {
-  int rc = rpd_open(&m->out, of->tmp, NULL, RPD_WRITE | RPD_CREATE);
-  if (rc)
-    return rpd_fail("cannot create '%s': %s", out, rpd_errmsg());
+  sqlite3 *db = NULL;
+  int rc;
+  if (sqlite3_open_v2(of->tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                      NULL) != SQLITE_OK) {
+    rc = rpd_fail("cannot create '%s': %s", out, sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return rc;
+  }
+  m->out = rpd_xcalloc(1, sizeof *m->out);
+  m->out->db = db;
   m->out->schema = m->schema;
-  rc = rpd_schema_create(m->out);
+  m->out->flags = RPD_WRITE | RPD_CREATE;
+  /* a private new file renamed into place only when complete: no journal
+   * or syncs needed until rpd_outfile_commit's fsync */
+  rc = rpd_exec(m->out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+                " PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;"
+                " PRAGMA temp.cache_size = -4096");
   if (!rc)
-    rc = rpd_exec(m->out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
-                  " PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;"
-                  " PRAGMA temp.cache_size = -4096");
+    rc = rpd_schema_create(m->out);
   if (!rc)
     rc = rpd_begin(m->out);
   if (!rc)
     rc = merge_all(m);
   if (!rc)
     rc = rpd_commit(m->out);
-  if (rc) {
-    rpd_fail("cannot merge into '%s': %s", out, rpd_errmsg());
+  else
     rpd_rollback(m->out);
-    rpd_close(m->out, 0);
-    m->out = NULL;
-    return 1;
-  }
-  rc = rpd_close(m->out, 1);
-  m->out = NULL;
   if (rc)
-    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-  return 0;
+    rpd_fail("cannot merge into '%s': %s", out, rpd_errmsg());
+  if (sqlite3_close(db) != SQLITE_OK && !rc)
+    rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(db));
+  free(m->out);
+  m->out = NULL;
+  return rc ? 1 : 0;
 }
 
 static void summary(const merge *m, const char *out)

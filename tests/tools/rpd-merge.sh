@@ -125,6 +125,31 @@ check_rc "--align collective without collectives" 1 rpd-merge --align collective
 check_eq "left nothing behind" "junk.rpd nocoll.rpd" "$(ls -A | tr '\n' ' ' | sed 's/ $//')"
 cd ..
 
+# ---------------------------------------------------------------- kills
+# killed while writing: no OUT; the temp file (named after OUT, locked) is
+# removed by the next run; SIGTERM removes it at once
+mkdir -p kill && cd kill
+for r in 0 1 2 3; do rpd-synth --ranks 4 --rank $r --api 20000 -o k$r.rpd >/dev/null; done
+# kill_when_temp SIG: start a merge, send SIG once its temp file exists
+kill_when_temp() {
+  rpd-merge -q --force -o km.rpd k0.rpd k1.rpd k2.rpd k3.rpd k0.rpd k1.rpd k2.rpd k3.rpd 2>/dev/null &
+  _p=$!
+  _i=0
+  while [ $_i -lt 500 ] && kill -0 $_p 2>/dev/null; do
+    ls -A | grep -q '^\.km\.rpd\.rpdtools-' && { kill -$1 $_p; break; }
+    sleep 0.01; _i=$((_i + 1))
+  done
+  wait $_p
+}
+kill_when_temp 9
+check_eq "kill -9: exit 137, no output" "137|" "$?|$(ls | grep '^km' | tr '\n' ' ')"
+check_rc "merge after a kill -9" 0 rpd-merge -q -o km.rpd k0.rpd k1.rpd
+check_eq "the killed run's temp file is gone" "" "$(ls -A | grep rpdtools)"
+kill_when_temp TERM
+check_eq "SIGTERM: exit 143, nothing left, old OUT kept" "143|km.rpd|40000" \
+  "$?|$(ls -A | grep '^\.\?km' | tr '\n' ' ' | sed 's/ $//')|$(q km.rpd 'select count(*) from rocpd_api')"
+cd ..
+
 # ---------------------------------------------------------------- --by-rank
 check_rc "by-rank json" 0 raptor m.rpd --by-rank --top 0 --format json
 check "by-rank json parses" python3 -c "import json; d = json.load(open('stdout')); assert set(d) == {'ranks', 'categories', 'kernels', 'sequences', 'collectives', 'stragglers'}"
