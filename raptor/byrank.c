@@ -150,17 +150,19 @@ static int build_temp(byrank *b, const category *cats, int ncats)
       " coalesce(nullif(S.string, ''), T.string) AS name, '' AS category"
       " FROM br_kr K JOIN rocpd_string S ON S.id = K.sid"
       " JOIN rocpd_string T ON T.id = K.tid;"
-      "CREATE TEMP TABLE br_seq AS SELECT prev || ' -> ' || cur AS name, rank,"
-      " count(*) AS calls, sum(dur) AS total FROM (SELECT S.string AS cur,"
-      " O.\"end\" - O.start AS dur, %s AS rank, lag(S.string) OVER (PARTITION BY"
-      " O.gpuId ORDER BY O.start, O.id) AS prev FROM rocpd_op O JOIN rocpd_string S"
-      " ON S.id = O.description_id WHERE %s) WHERE prev IS NOT NULL GROUP BY 1, 2;"
+      /* by string id (small sort keys); named when printed */
+      "CREATE TEMP TABLE br_seq AS SELECT prev, cur, rank,"
+      " count(*) AS calls, sum(dur) AS total FROM (SELECT O.description_id AS cur,"
+      " O.\"end\" - O.start AS dur, %s AS rank, lag(O.description_id) OVER"
+      " (PARTITION BY O.gpuId ORDER BY O.start, O.id) AS prev FROM rocpd_op O"
+      " WHERE %s) WHERE prev IS NOT NULL GROUP BY 1, 2, 3;"
       "CREATE TEMP TABLE br_coll AS SELECT rank, lgpu, row_number() OVER"
       " (PARTITION BY rank, lgpu ORDER BY start, id) AS idx, name, start FROM"
       " (SELECT O.id, O.start, S.string AS name, %s AS rank, O.gpuId - %s *"
       " coalesce((SELECT CAST(value AS INTEGER) FROM rocpd_metadata WHERE tag ="
       " 'gpu_stride'), 1000) AS lgpu FROM rocpd_op O JOIN rocpd_string S ON"
-      " S.id = O.description_id WHERE %s AND %s);"
+      " S.id = O.description_id WHERE %s AND O.description_id IN"
+      " (SELECT S.id FROM rocpd_string S WHERE %s));"
       "CREATE INDEX temp.br_coll_at ON br_coll(lgpu, idx, start);"
       "CREATE TEMP TABLE br_inst AS SELECT lgpu, idx, count(*) AS nranks,"
       " min(start) AS first, max(start) - min(start) AS skew FROM br_coll"
@@ -250,7 +252,9 @@ static void make_sql(byrank *b)
       " FROM temp.br_kr K JOIN temp.br_name N ON N.sid = K.sid AND N.tid = K.tid"
       " GROUP BY 1, 2");
   b->sql[T_SEQS] = pivot_sql(b, "sequence",
-      "SELECT name AS key, rank, calls, total FROM temp.br_seq");
+      "SELECT P.string || ' -> ' || C.string AS key, Q.rank, sum(Q.calls) AS calls,"
+      " sum(Q.total) AS total FROM temp.br_seq Q JOIN rocpd_string P ON P.id = Q.prev"
+      " JOIN rocpd_string C ON C.id = Q.cur GROUP BY 1, 2");
   b->sql[T_COLLS] = rpd_xasprintf(
       "SELECT I.lgpu AS local_gpu, I.idx AS collective, (SELECT C.name FROM"
       " temp.br_coll C WHERE C.lgpu = I.lgpu AND C.idx = I.idx ORDER BY C.rank"

@@ -218,8 +218,8 @@ static int survey(merge *m, src *s)
     rc = rpd_seterr(RPD_ERANGE, "gpuId/queueId %" PRId64 " does not fit the "
                     "gpu_stride %" PRId64, v, m->gpu_stride);
   s->first_coll = -1;
-  sql = rpd_xasprintf("SELECT min(O.start) FROM rocpd_op O JOIN rocpd_string S"
-                      " ON S.id = O.description_id WHERE %s", cond);
+  sql = rpd_xasprintf("SELECT min(O.start) FROM rocpd_op O WHERE O.description_id"
+                      " IN (SELECT S.id FROM rocpd_string S WHERE %s)", cond);
   if (!rc && m->align == ALIGN_COLLECTIVE) {
     rc = rpd_query_int64(s->r, sql, &s->first_coll);
     if (rc == RPD_ENOTFOUND) {
