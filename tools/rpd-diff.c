@@ -2,8 +2,8 @@
  * kernel, kernel sequence, category and UserMarker, calls, total and mean
  * time, delta and % change, added and removed rows, sorted by impact on
  * the total time.  Each side is aggregated by SQL on its own trace (read
- * only); the per-key results meet in an in-memory database where one FULL
- * OUTER JOIN pairs them.  Memory holds the keys, never the rows.
+ * only); the per-key results meet in a private temp database where one
+ * FULL OUTER JOIN pairs them.  Memory stays flat (small page caches).
  * See docs/rpd-diff.md. */
 #include "rpd.h"
 #include "opclass.h"
@@ -280,7 +280,13 @@ int main(int argc, char **argv)
   for (int k = 0; k < 2 && !rc; k++)
     if (rpd_open_or_report(&d.s[k].r, d.s[k].path, NULL, RPD_READ))
       rc = 1;
-  if (!rc && (sqlite3_open(":memory:", &d.mem) != SQLITE_OK ||
+    else if (rpd_exec(d.s[k].r, "PRAGMA cache_size = -4096; PRAGMA temp_store = FILE"))
+      rc = rpd_fail("cannot read '%s': %s", d.s[k].path, rpd_errmsg());
+  /* "": a private temp database on disk (pages cached up to cache_size),
+   * so many distinct keys (marker texts) do not grow the memory */
+  if (!rc && (sqlite3_open("", &d.mem) != SQLITE_OK ||
+              sqlite3_exec(d.mem, "PRAGMA cache_size = -8192; PRAGMA temp_store ="
+                           " FILE", NULL, NULL, NULL) != SQLITE_OK ||
               sqlite3_exec(d.mem, "CREATE TABLE agg0(level TEXT, name TEXT,"
                            " calls INTEGER, total INTEGER, PRIMARY KEY (level, name));"
                            " CREATE TABLE agg1(level TEXT, name TEXT, calls INTEGER,"
