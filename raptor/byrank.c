@@ -71,10 +71,18 @@ static int parse_args(byrank *b, int argc, char **argv)
   b->table = -1;
   b->top = 50;
   b->fmt = RPD_FMT_TABLE;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1, files_only = 0; i < argc; i++) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = 1;
-    if (!strcmp(a, "--by-rank")) {
+    if (files_only || a[0] != '-' || !a[1]) {
+      if (b->path)
+        return rpd_usage_error("unexpected argument '%s'", a);
+      b->path = a;
+      takes = 0;
+    } else if (!strcmp(a, "--")) {
+      files_only = 1;
+      takes = 0;
+    } else if (!strcmp(a, "--by-rank")) {
       takes = 0;
     } else if (!strcmp(a, "--save")) {
       b->save = 1;
@@ -108,13 +116,8 @@ static int parse_args(byrank *b, int argc, char **argv)
       b->csv_dir = val;
     } else if (!strcmp(a, "--xlsx")) {
       b->xlsx = val;
-    } else if (a[0] == '-' && a[1]) {
-      return rpd_usage_error("unknown option '%s' (with --by-rank)", a);
-    } else if (!b->path) {
-      b->path = a;
-      takes = 0;
     } else {
-      return rpd_usage_error("unexpected argument '%s'", a);
+      return rpd_usage_error("unknown option '%s' (with --by-rank)", a);
     }
     i += takes;
   }

@@ -96,9 +96,15 @@ static int parse_args(diff *d, int argc, char **argv)
   d->levels = L_KERNEL | L_SEQUENCE | L_CATEGORY | L_MARKER;
   d->s[0].rank = d->s[1].rank = -1;
   d->fmt = RPD_FMT_TABLE;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1, files_only = 0; i < argc; i++) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--by")) {
+    if (files_only || a[0] != '-' || !a[1]) {
+      if (nfiles == 2)
+        return rpd_usage_error("too many arguments: need exactly A and B");
+      d->s[nfiles++].path = a;
+    } else if (!strcmp(a, "--")) {
+      files_only = 1;
+    } else if (!strcmp(a, "--by")) {
       if (parse_levels(val, &d->levels))
         return rpd_usage_error("--by: expected kernel,sequence,category,marker, "
                                "got '%s'", val ? val : "");
@@ -120,12 +126,8 @@ static int parse_args(diff *d, int argc, char **argv)
         return rpd_usage_error("--xlsx needs a file name");
       d->xlsx = val;
       i++;
-    } else if (a[0] == '-' && a[1]) {
-      return rpd_usage_error("unknown option '%s'", a);
-    } else if (nfiles < 2) {
-      d->s[nfiles++].path = a;
     } else {
-      return rpd_usage_error("too many arguments: need exactly A and B");
+      return rpd_usage_error("unknown option '%s'", a);
     }
   }
   if (nfiles < 2)

@@ -125,10 +125,14 @@ static int parse_args(merge *m, int argc, char **argv, const char **out,
 {
   m->in = rpd_xcalloc((size_t)argc, sizeof *m->in);
   m->align = ALIGN_META;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1, files_only = 0; i < argc; i++) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = 0;
-    if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+    if (files_only || (a[0] != '-' || !a[1])) {
+      m->in[m->n++].path = a;
+    } else if (!strcmp(a, "--")) {
+      files_only = 1;
+    } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
       if (!val)
         return rpd_usage_error("option '%s' needs a value", a);
       *out = val;
@@ -152,10 +156,8 @@ static int parse_args(merge *m, int argc, char **argv, const char **out,
       *force = 1;
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
       *quiet = 1;
-    } else if (a[0] == '-' && a[1]) {
-      return rpd_usage_error("unknown option '%s'", a);
     } else {
-      m->in[m->n++].path = a;
+      return rpd_usage_error("unknown option '%s'", a);
     }
     if (rc)
       return rc;
