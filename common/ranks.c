@@ -21,8 +21,31 @@ char *rpd_collective_condition(const char *expr)
   return b.s;
 }
 
-char *rpd_rank_of_gpu(const char *expr)
+/* Positive integer value of a metadata tag, or def. */
+static int64_t stride(rpd *r, const char *tag, int64_t def)
 {
-  return rpd_xasprintf("((%s) / coalesce((SELECT CAST(value AS INTEGER) FROM "
-                       "rocpd_metadata WHERE tag = 'gpu_stride'), 1000))", expr);
+  char *v = NULL, *end = NULL;
+  long long n = 0;
+  if (rpd_table_exists(r, "rocpd_metadata") && rpd_meta_get(r, tag, &v) == RPD_OK)
+    n = strtoll(v, &end, 10);
+  rpd_clearerr();
+  if (!v || end == v || *end || n <= 0)
+    n = def;
+  free(v);
+  return n;
+}
+
+int64_t rpd_gpu_stride(rpd *r)
+{
+  return stride(r, "gpu_stride", 1000);
+}
+
+int64_t rpd_pid_stride(rpd *r)
+{
+  return stride(r, "pid_stride", 10000000);
+}
+
+char *rpd_rank_of_gpu(rpd *r, const char *expr)
+{
+  return rpd_xasprintf("((%s) / %lld)", expr, (long long)rpd_gpu_stride(r));
 }

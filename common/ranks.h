@@ -12,9 +12,15 @@
  * broadcast, vLLM's cross_device_reduce).  Caller frees with free(). */
 char *rpd_collective_condition(const char *expr);
 
-/* An SQL expression giving the rank of a row of a merged trace from its
- * GPU id (gpuId / gpu_stride) -- `expr` is the gpuId column expression.
- * Unmerged traces give 0.  Caller frees with free(). */
-char *rpd_rank_of_gpu(const char *expr);
+/* The trace's strides: the integer metadata tags gpu_stride / pid_stride
+ * when present and positive, else the RPD defaults 1000 / 10000000 (also
+ * for a trace without rocpd_metadata). */
+int64_t rpd_gpu_stride(rpd *r);
+int64_t rpd_pid_stride(rpd *r);
+
+/* An SQL expression giving the rank of a row of a merged trace r from its
+ * GPU id, "((expr) / gpu_stride)" -- `expr` is the gpuId column expression
+ * (code, not data).  Unmerged traces give 0.  Caller frees with free(). */
+char *rpd_rank_of_gpu(rpd *r, const char *expr);
 
 #endif

@@ -137,7 +137,7 @@ static int build_temp(byrank *b, const category *cats, int ncats)
 {
   char *work = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_GPU_WORK);
   char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
-  char *rank = rpd_rank_of_gpu("O.gpuId");
+  char *rank = rpd_rank_of_gpu(b->r, "O.gpuId");
   char *coll = rpd_collective_condition("S.string");
   sqlite3_stmt *names = NULL, *ins = NULL;
   int rc, st = SQLITE_DONE;
@@ -161,16 +161,15 @@ static int build_temp(byrank *b, const category *cats, int ncats)
       " WHERE %s) WHERE prev IS NOT NULL GROUP BY 1, 2, 3;"
       "CREATE TEMP TABLE br_coll AS SELECT rank, lgpu, row_number() OVER"
       " (PARTITION BY rank, lgpu ORDER BY start, id) AS idx, name, start FROM"
-      " (SELECT O.id, O.start, S.string AS name, %s AS rank, O.gpuId - %s *"
-      " coalesce((SELECT CAST(value AS INTEGER) FROM rocpd_metadata WHERE tag ="
-      " 'gpu_stride'), 1000) AS lgpu FROM rocpd_op O JOIN rocpd_string S ON"
+      " (SELECT O.id, O.start, S.string AS name, %s AS rank, O.gpuId %% %lld"
+      " AS lgpu FROM rocpd_op O JOIN rocpd_string S ON"
       " S.id = O.description_id WHERE %s AND O.description_id IN"
       " (SELECT S.id FROM rocpd_string S WHERE %s));"
       "CREATE INDEX temp.br_coll_at ON br_coll(lgpu, idx, start);"
       "CREATE TEMP TABLE br_inst AS SELECT lgpu, idx, count(*) AS nranks,"
       " min(start) AS first, max(start) - min(start) AS skew FROM br_coll"
       " GROUP BY lgpu, idx HAVING count(*) > 1;",
-      rank, work, rank, kern, rank, rank, kern, coll);
+      rank, work, rank, kern, rank, (long long)rpd_gpu_stride(b->r), kern, coll);
   if (!rc)
     rc = rpd_prepare(b->r, "SELECT rowid, name FROM temp.br_name", &names);
   if (!rc)
@@ -244,7 +243,7 @@ static void make_sql(byrank *b)
       " round(sum(K.total) / 1000.0, 3) AS busy_us,"
       " round((max(K.last) - min(K.first)) / 1000.0, 3) AS span_us"
       " FROM temp.br_kr K GROUP BY K.rank ORDER BY K.rank",
-      rpd_table_exists(b->r, "rpd_rank")
+      rpd_table_exists(b->r, "rpd_rank") && rpd_column_exists(b->r, "rpd_rank", "host")
           ? "(SELECT host FROM rpd_rank WHERE rpd_rank.rank = K.rank)" : "''");
   b->sql[T_CATS] = pivot_sql(b, "category",
       "SELECT N.category AS key, K.rank, sum(K.calls) AS calls, sum(K.total) AS total"

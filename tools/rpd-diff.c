@@ -143,13 +143,12 @@ static char *level_sql(const side *s, unsigned level)
 {
   char *kern = rpd_opclass_condition("O.opType_id",
                                      RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
-  char *gpurank = rpd_rank_of_gpu("O.gpuId");
+  char *gpurank = rpd_rank_of_gpu(s->r, "O.gpuId");
   char *oprank = s->rank >= 0 ? rpd_xasprintf(" AND %s = %" PRId64, gpurank, s->rank)
                               : rpd_xstrdup("");
   char *apirank = s->rank >= 0
-      ? rpd_xasprintf(" AND A.pid / coalesce((SELECT CAST(value AS INTEGER) FROM "
-                      "rocpd_metadata WHERE tag = 'pid_stride'), 10000000) = %"
-                      PRId64, s->rank)
+      ? rpd_xasprintf(" AND A.pid / %" PRId64 " = %" PRId64, rpd_pid_stride(s->r),
+                      s->rank)
       : rpd_xstrdup("");
   char *sql = NULL;
 

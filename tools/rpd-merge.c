@@ -67,6 +67,8 @@ typedef struct merge {
   int noffs;
   int schema;
   int64_t pid_stride, gpu_stride;
+  int64_t empty_s, empty_u;  /* ids of '' in rocpd_string / rocpd_ustring:
+                                what a dangling string reference becomes */
   rpd *out;
 } merge;
 
@@ -384,8 +386,10 @@ static void column_sql(merge *m, src *s, const offsets *o, const char *col,
   static const char *const gpu_cols[] = {"gpuId", "queueId", "deviceId",
                                          "dstDevice", "srcDevice"};
   char *q = sqlite3_mprintf("\"%w\"", col);
-  const char *smap = "(SELECT new FROM temp.smap WHERE old = ?)";
-  const char *umap = "(SELECT new FROM temp.umap WHERE old = ?)";
+  char *smap = rpd_xasprintf("coalesce((SELECT new FROM temp.smap WHERE old = ?),"
+                             " %" PRId64 ")", m->empty_s);
+  char *umap = rpd_xasprintf("coalesce((SELECT new FROM temp.umap WHERE old = ?),"
+                             " %" PRId64 ")", m->empty_u);
   int64_t add = 0;
   const char *v = "?";
 
@@ -411,6 +415,8 @@ static void column_sql(merge *m, src *s, const offsets *o, const char *col,
     rpd_buf_printf(sel, "%s%s", sel->len ? ", " : "", q);
   rpd_buf_printf(val, "%s%s", val->len ? ", " : "", v);
   sqlite3_free(q);
+  free(smap);
+  free(umap);
 }
 
 /* Copy one table of the input (skipped when the input lacks it). */
@@ -509,7 +515,17 @@ static int merge_all(merge *m)
       "CREATE TEMP TABLE umap(old INTEGER PRIMARY KEY, new INTEGER);"
       "CREATE TABLE rpd_rank(rank INTEGER PRIMARY KEY, host TEXT, pid INTEGER,"
       " file TEXT, clock_shift_ns INTEGER, pid_base INTEGER, gpu_base INTEGER,"
-      " api_rows INTEGER, op_rows INTEGER)");
+      " api_rows INTEGER, op_rows INTEGER);"
+      "INSERT INTO main.rocpd_string(string) VALUES ('')");
+  if (!rc)
+    rc = rpd_query_int64(m->out, "SELECT min(id) FROM rocpd_string WHERE string = ''",
+                         &m->empty_s);
+  m->empty_u = m->empty_s;
+  if (!rc && m->schema == 3)
+    rc = rpd_exec(m->out, "INSERT INTO main.rocpd_ustring(string) VALUES ('')");
+  if (!rc && m->schema == 3)
+    rc = rpd_query_int64(m->out, "SELECT min(id) FROM rocpd_ustring WHERE string = ''",
+                         &m->empty_u);
   for (int i = 0; !rc && i < m->n; i++) {
     rpd_progress("merging", i, m->n);
     rc = merge_one(m, &m->in[i]);

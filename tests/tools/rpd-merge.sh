@@ -66,6 +66,13 @@ q x1.rpd "create table ext_fake(a); insert into ext_fake values (1)"
 rpd-merge -q -o x.rpd r0.rpd x1.rpd 2>/dev/null
 check_eq "ext_* tables not copied" "0" "$(q x.rpd "select count(*) from sqlite_master where name like 'ext%'")"
 
+# a dangling string reference becomes '' (the row is kept)
+tmpcopy r1.rpd dang.rpd
+q dang.rpd "update rocpd_api set apiName_id = 999999 where id in (select id from rocpd_api limit 3)"
+check_rc "dangling string ids" 0 rpd-merge -q -o dang-m.rpd r0.rpd dang.rpd
+check_eq "dangling string ids: rows kept, named ''" "6000|3" \
+  "$(q dang-m.rpd "select count(*), sum(apiName = '') from napi")"
+
 # schema v2 ranks merge into a v2 trace
 rpd-synth --schema 2 --ranks 2 --rank 0 --api 500 -o v0.rpd >/dev/null
 rpd-synth --schema 2 --ranks 2 --rank 1 --api 500 -o v1.rpd >/dev/null
