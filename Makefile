@@ -22,7 +22,9 @@ DEBPKGS  := libsqlite3-dev zlib1g-dev libpcre2-dev libyajl-dev libxlsxwriter-dev
 # optional: headless browser for the HTML page tests, openpyxl and pandas for
 # the xlsx/CSV reader tests, clang (libFuzzer) for make fuzz, protoc for the
 # protobuf checks, the Python package's runtime and tests (docs/python.md)
+# (mk/*.mk add more: OPTPKGS the packages, OPTCMDS the commands they give)
 OPTPKGS  := chromium python3-openpyxl python3-pandas python3-pytest python3-cffi clang protobuf-compiler
+OPTCMDS  := chromium clang protoc
 
 ifeq ($(SANITIZE),1)
 O        ?= build/san
@@ -84,8 +86,8 @@ check-deps:
 
 deps:
 	@if pkg-config --exists $(PKGS) $(TESTPKGS) && command -v sqlite3 >/dev/null; then have=1; else have=0; fi; \
-	if command -v chromium >/dev/null && command -v clang >/dev/null && command -v protoc >/dev/null && \
-	   /usr/bin/python3 -c 'import openpyxl, pandas, pytest' 2>/dev/null; then opt=1; else opt=0; fi; \
+	opt=1; for c in $(OPTCMDS); do command -v $$c >/dev/null || opt=0; done; \
+	/usr/bin/python3 -c 'import openpyxl, pandas, pytest' 2>/dev/null || opt=0; \
 	if [ $$have = 1 ] && [ $$opt = 1 ]; then \
 	  echo "deps: all present"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

@@ -18,6 +18,7 @@
 #include "rpd.h"
 #include "report.h"
 #include "kstats.h"
+#include "byrank.h"
 #include "raptor.h"
 #include "xlsxfile.h"
 
@@ -77,7 +78,9 @@ static const char usage[] =
 "      --write-xls-op-trace     also the op trace (implies -x)\n"
 "      --save                   store the results as ext_raptor_* tables in the\n"
 "                               trace (replaced on each run)\n"
-"      --report ...             the rocprofv3-style report (see docs/raptor.md)\n";
+"      --report ...             the rocprofv3-style report (see docs/raptor.md)\n"
+"      --by-rank ...            cross-rank analysis of a merged trace (raptor FILE\n"
+"                               --by-rank --help)\n";
 
 static const int default_gaps[] = {10, 20, 50, 100, 1000, 10000, 100000};
 
@@ -372,6 +375,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[i], "--") == 0) break;
     if (strcmp(argv[i], "--report") == 0) return raptor_report_main(argc, argv);
     if (strcmp(argv[i], "--format") == 0 && i + 1 < argc && raptor_kstats_format(argv[i + 1])) return raptor_kstats_main(argc, argv);
+    if (strcmp(argv[i], "--by-rank") == 0) return raptor_byrank_main(argc, argv);
   }
   if (rpd_cli_init(argc, argv, usage)) return 0;
   raptor R;

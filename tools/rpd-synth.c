@@ -34,6 +34,14 @@ static const char usage[] =
 "                     frames per api call, as RPDT_STACKFRAMES=1 records\n"
 "  --no-autograd      markers carry plain op names (\"aten::mm\") instead of\n"
 "                     autograd args (\"aten::mm, seq = 3, op_id = 5, ...\")\n"
+"  --ranks N          one rank of an N-rank job (with --rank R, default 0):\n"
+"                     every rank has the same structure (same seed), pid\n"
+"                     4242+1000*R, metadata rank/world_size/hostname; the\n"
+"                     last rank is a planted straggler (each collective\n"
+"                     kernel starts 200 us late) and on rank N/2 the kernel\n"
+"                     attn_fwd runs 3x longer (the planted slow kernel)\n"
+"  --rank R           which rank to write (0..N-1)\n"
+"  --clock-skew NS    shift rank R's clock by R*NS ns (tests clock alignment)\n"
 "  --force            overwrite an existing non-empty OUT\n"
 "  -h, --help         this text\n"
 "\n"
@@ -156,6 +164,8 @@ static const char *const hostile_markers[] = {
 #define ARGSLEN 200
 #define T0 INT64_C(1700000000000000)
 #define PID 4242
+#define SLOW_KERNEL "attn_fwd"      /* --ranks: slow on rank N/2 */
+#define STRAGGLE_NS 200000          /* --ranks: last rank's lateness */
 
 enum rowkind { R_PLAIN, R_KERNEL, R_COPY };
 
@@ -196,6 +206,8 @@ typedef struct thr {
   int64_t seq, opid;           /* autograd counters */
   int layer;
   int hostile_done;
+  int64_t straggle_ns;         /* --ranks: delay before each collective */
+  int slow_attn;               /* --ranks: attn_fwd runs 3x longer */
   int ngraph, ngraph_want;
   graph graphs[8];
   rng r;
@@ -221,6 +233,8 @@ typedef struct synth {
   sqlite3_stmt *ins_frame;
   int64_t n_frame;
   int64_t api_want, seed;
+  int64_t ranks, rank, clock_skew;   /* --ranks, --rank, --clock-skew */
+  int64_t pid, t0;                   /* this rank's pid and clock origin */
   sqlite3 *db;
   sqlite3_stmt *ins_api, *ins_op, *ins_link, *ins_kernel, *ins_copy,
       *ins_str, *ins_ustr, *ins_mon;
@@ -386,8 +400,14 @@ static void launch(step *st, thr *t, const kdef *k)
   ostart = a->end + rng_range(&t->r, 2000, 15000);
   if (ostart < t->kfree)
     ostart = t->kfree;
+  if (k->cls == K_COMM)
+    ostart += t->straggle_ns;     /* the planted straggler arrives late */
   oend = ostart + rng_range(&t->r, k->dmin, k->dmax) * 1000 + rng_range(&t->r, 0, 999);
   t->kfree = oend;
+  /* the planted slow kernel: 3x longer, without delaying the queue (so the
+   * rank's timeline, and its arrival at collectives, stay the same) */
+  if (t->slow_attn && strcmp(k->name, SLOW_KERNEL) == 0)
+    oend += 2 * (oend - ostart);
   add_op(st, a, t->gpu, t->kq, ostart, oend, k->name, "KernelExecution");
   cpu(t, 500, 3000);
 }
@@ -676,8 +696,13 @@ static void graph_launch(step *st, thr *t)
     ostart = t->kfree;
   for (int i = 0; i < g->nk; i++) {
     const kdef *k = g->k[i];
-    int64_t oend = ostart + rng_range(&t->r, k->dmin, k->dmax) * 1000;
-    add_op(st, a, t->gpu, t->kq, ostart, oend, k->name, "Task");
+    int64_t oend;
+    if (k->cls == K_COMM)
+      ostart += t->straggle_ns;   /* the planted straggler arrives late */
+    oend = ostart + rng_range(&t->r, k->dmin, k->dmax) * 1000;
+    add_op(st, a, t->gpu, t->kq, ostart,
+           t->slow_attn && strcmp(k->name, SLOW_KERNEL) == 0
+               ? oend + 2 * (oend - ostart) : oend, k->name, "Task");
     ostart = oend + rng_range(&t->r, 0, 1) * 1000;
     t->kfree = oend;
   }
@@ -848,7 +873,7 @@ static int write_api(synth *s, const api_row *a, int gpu)
   if (rc)
     return rc;
   sqlite3_bind_int64(s->ins_api, 1, id);
-  sqlite3_bind_int64(s->ins_api, 2, PID);
+  sqlite3_bind_int64(s->ins_api, 2, s->pid);
   sqlite3_bind_int64(s->ins_api, 3, a->tid);
   sqlite3_bind_int64(s->ins_api, 4, a->start);
   sqlite3_bind_int64(s->ins_api, 5, a->end);
@@ -885,7 +910,7 @@ static int write_step(synth *s, int gpu)
  * of 100 from their own rng (idle periods are not modelled). */
 static int write_monitor(synth *s)
 {
-  int64_t span = s->t_end - T0, step_ns = 1000000, n;
+  int64_t span = s->t_end - s->t0, step_ns = 1000000, n;
   int rc = SQLITE_OK;
   rng r = {(uint64_t)s->seed * 7919 + 17};
   char val[16];
@@ -899,8 +924,8 @@ static int write_monitor(synth *s)
       sqlite3_bind_text(s->ins_mon, 1, "gpu", -1, SQLITE_STATIC);
       sqlite3_bind_int64(s->ins_mon, 2, g);
       sqlite3_bind_text(s->ins_mon, 3, "sclk", -1, SQLITE_STATIC);
-      sqlite3_bind_int64(s->ins_mon, 4, T0 + i * step_ns);
-      sqlite3_bind_int64(s->ins_mon, 5, T0 + (i + 1) * step_ns);
+      sqlite3_bind_int64(s->ins_mon, 4, s->t0 + i * step_ns);
+      sqlite3_bind_int64(s->ins_mon, 5, s->t0 + (i + 1) * step_ns);
       sqlite3_bind_text(s->ins_mon, 6, val, -1, SQLITE_TRANSIENT);
       rc = put(s->ins_mon);
       s->n_mon++;
@@ -965,13 +990,16 @@ static void init_threads(synth *s)
   for (int k = 0; k < s->threads; k++) {
     thr *t = &s->thr[k];
     t->idx = k;
-    t->tid = PID + k;
+    t->tid = (int)s->pid + k;
     t->gpu = k % s->gpus;
     t->kq = 2 * (k / s->gpus);
     t->cq = t->kq + 1;
     snprintf(t->kstream, sizeof t->kstream, "0x%x", 0x66bb0000 + 0x10 * k);
     snprintf(t->cstream, sizeof t->cstream, "0x%x", 0x55aa0000 + 0x10 * k);
-    t->now = T0 + 10000 + 1237 * k;
+    t->now = s->t0 + 10000 + 1237 * k;
+    if (s->ranks > 1 && s->rank == s->ranks - 1)
+      t->straggle_ns = STRAGGLE_NS;
+    t->slow_attn = s->ranks > 1 && s->rank == s->ranks / 2;
     t->r.s = (uint64_t)s->seed * 1000003ULL + (uint64_t)k * 7777777ULL + 1;
     t->ngraph_want = s->graphs / s->threads + (k < s->graphs % s->threads);
     if (t->ngraph_want > 8)
@@ -1073,6 +1101,12 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
       graphs_set = 1;
     } else if (!strcmp(a, "--stackframes")) {
       s->stackframes = 1;
+    } else if (!strcmp(a, "--ranks")) {
+      rc = parse_num(a, val, 1, 100000, &s->ranks); i++;
+    } else if (!strcmp(a, "--rank")) {
+      rc = parse_num(a, val, 0, 99999, &s->rank); i++;
+    } else if (!strcmp(a, "--clock-skew")) {
+      rc = parse_num(a, val, 0, INT64_C(1000000000000), &s->clock_skew); i++;
     } else if (!strcmp(a, "--no-autograd")) {
       s->autograd = 0;
     } else if (!strcmp(a, "--force")) {
@@ -1092,6 +1126,11 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
   if (strlen(*out) > 3 && strcmp(*out + strlen(*out) - 3, ".gz") == 0)
     return rpd_usage_error("'%s': rpd-synth writes plain SQLite; gzip it "
                            "afterwards", *out);
+  if (s->rank >= s->ranks && (s->ranks || s->rank))
+    return rpd_usage_error("--rank %" PRId64 ": need --ranks N with N > R",
+                           s->rank);
+  s->pid = PID + 1000 * s->rank;
+  s->t0 = T0 + s->rank * s->clock_skew;
   if (!threads_set)
     s->threads = s->gpus;
   if (s->threads < s->gpus)
@@ -1142,6 +1181,18 @@ static int defer_indexes(synth *s)
   return 0;
 }
 
+/* --ranks: the rank's identity in rocpd_metadata (what rpd-merge reads). */
+static int write_rank_meta(synth *s)
+{
+  char *sql = sqlite3_mprintf(
+      "INSERT INTO rocpd_metadata(tag, value) VALUES ('rank', '%lld'), "
+      "('world_size', '%lld'), ('hostname', 'synth-node%lld')",
+      (long long)s->rank, (long long)s->ranks, (long long)(s->rank / 8));
+  int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+  sqlite3_free(sql);
+  return rc;
+}
+
 static int create_db(synth *s, const char *path)
 {
   rpd r;
@@ -1159,6 +1210,8 @@ static int create_db(synth *s, const char *path)
   r.flags = RPD_WRITE | RPD_CREATE;
   if (rpd_schema_create(&r) != RPD_OK)
     return rpd_fail("cannot create the schema: %s", rpd_errmsg());
+  if (s->ranks && write_rank_meta(s) != SQLITE_OK)
+    return rpd_fail("cannot write '%s': %s", path, sqlite3_errmsg(s->db));
   return defer_indexes(s);
 }
 

@@ -1,0 +1,400 @@
+/* byrank.c - raptor --by-rank: cross-rank analysis of a merged trace
+ * (rpd-merge): per-rank category, kernel and kernel-sequence tables side by
+ * side with their imbalance (max/mean over ranks) and slowest rank, and
+ * collective stragglers (per collective: start skew and the rank that
+ * arrives last; per rank: how often it is last).  A rank is gpuId /
+ * gpu_stride (docs/rpd-merge.md).  The work is SQL over the trace into a
+ * few small TEMP tables of per-key totals (never one row per op), so
+ * memory stays flat; the tables go to stdout (table/CSV/JSON), a CSV
+ * folder, an xlsx workbook, or ext_byrank_* tables (--save).
+ * See docs/scale-out.md "raptor --by-rank". */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "byrank.h"
+#include "catfile.h"
+#include "opclass.h"
+#include "ranks.h"
+#include "rpd.h"
+#include "sheets.h"
+
+static const char usage[] =
+"usage: raptor FILE[.gz] --by-rank [options]\n"
+"Cross-rank analysis of a merged multi-rank trace (rpd-merge; rank =\n"
+"gpuId / gpu_stride; an unmerged trace is rank 0).  Tables:\n"
+"  ranks        per rank: GPUs, ops, busy time, span\n"
+"  categories   per category (raptor's categories) and rank: total time,\n"
+"               mean, max, slowest rank, imbalance = max/mean\n"
+"  kernels      the same per kernel name\n"
+"  sequences    the same per kernel sequence (previous kernel -> kernel\n"
+"               on the same GPU): the slowest rank per sequence\n"
+"  collectives  per collective (the k-th collective kernel of each rank on\n"
+"               the same local GPU): start skew and the rank that is last\n"
+"  stragglers   per rank: collectives, times last, mean/max lateness\n"
+"\n"
+"  -C, --category-json FILE  categories (as raptor -C; default built in)\n"
+"  --top N             rows of kernels/sequences/collectives (default 50;\n"
+"                      0 = all)\n"
+"  --table NAME        only this table\n"
+"  --format F          table (default), csv (needs --table) or json (one\n"
+"                      object of tables)\n"
+"  --csv-dir DIR       write DIR/<table>.csv for every table, no stdout\n"
+"  --xlsx FILE         write every table as a sheet of FILE\n"
+"  --save              store the tables as ext_byrank_<table> in the trace\n"
+"                      (replaced on each run, one transaction)\n"
+"  -h, --help          this text\n";
+
+enum { T_RANKS, T_CATS, T_KERNELS, T_SEQS, T_COLLS, T_STRAG, T_N };
+static const char *const table_names[T_N] = {
+  "ranks", "categories", "kernels", "sequences", "collectives", "stragglers",
+};
+
+typedef struct byrank {
+  const char *path, *cat_file, *csv_dir, *xlsx;
+  int table;               /* -1: all */
+  int save;
+  int64_t top;
+  rpd_fmt fmt;
+  rpd *r;
+  int64_t *ranks;
+  int nranks;
+  char *sql[T_N];
+} byrank;
+
+/* ------------------------------------------------------------ options */
+
+static int parse_args(byrank *b, int argc, char **argv)
+{
+  b->table = -1;
+  b->top = 50;
+  b->fmt = RPD_FMT_TABLE;
+  for (int i = 1, files_only = 0; i < argc; i++) {
+    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes = 1;
+    if (files_only || a[0] != '-' || !a[1]) {
+      if (b->path)
+        return rpd_usage_error("unexpected argument '%s'", a);
+      b->path = a;
+      takes = 0;
+    } else if (!strcmp(a, "--")) {
+      files_only = 1;
+      takes = 0;
+    } else if (!strcmp(a, "--by-rank")) {
+      takes = 0;
+    } else if (!strcmp(a, "--save")) {
+      b->save = 1;
+      takes = 0;
+    } else if (!val && a[0] == '-' && a[1]) {
+      if (!strcmp(a, "-C") || !strcmp(a, "--category-json") || !strcmp(a, "--top") ||
+          !strcmp(a, "--table") || !strcmp(a, "--format") || !strcmp(a, "--csv-dir") ||
+          !strcmp(a, "--xlsx"))
+        return rpd_usage_error("option '%s' needs a value", a);
+      return rpd_usage_error("unknown option '%s' (with --by-rank)", a);
+    } else if (!strcmp(a, "-C") || !strcmp(a, "--category-json")) {
+      b->cat_file = val;
+    } else if (!strcmp(a, "--top")) {
+      char *end;
+      errno = 0;
+      b->top = strtoll(val, &end, 10);
+      if (errno || end == val || *end || b->top < 0)
+        return rpd_usage_error("--top: '%s' is not a count", val);
+    } else if (!strcmp(a, "--table")) {
+      b->table = -1;
+      for (int t = 0; t < T_N; t++)
+        if (!strcmp(val, table_names[t]))
+          b->table = t;
+      if (b->table < 0)
+        return rpd_usage_error("--table: '%s' is not ranks, categories, kernels, "
+                               "sequences, collectives or stragglers", val);
+    } else if (!strcmp(a, "--format")) {
+      if (rpd_fmt_parse(val, &b->fmt))
+        return rpd_usage_error("--format: expected table, csv or json");
+    } else if (!strcmp(a, "--csv-dir")) {
+      b->csv_dir = val;
+    } else if (!strcmp(a, "--xlsx")) {
+      b->xlsx = val;
+    } else {
+      return rpd_usage_error("unknown option '%s' (with --by-rank)", a);
+    }
+    i += takes;
+  }
+  if (!b->path)
+    return rpd_usage_error("no trace file");
+  if (b->fmt == RPD_FMT_CSV && b->table < 0 && !b->csv_dir)
+    return rpd_usage_error("--format csv writes one table: choose it with --table "
+                           "NAME, or use --csv-dir DIR");
+  return 0;
+}
+
+/* ------------------------------------------------------------ work tables */
+
+/* Per (kernel name, rank) totals, the names' categories, the kernel
+ * sequences and the collective instances, as TEMP tables. */
+static int build_temp(byrank *b, const category *cats, int ncats)
+{
+  char *work = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_GPU_WORK);
+  char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
+  char *rank = rpd_rank_of_gpu(b->r, "O.gpuId");
+  char *coll = rpd_collective_condition("S.string");
+  sqlite3_stmt *names = NULL, *ins = NULL;
+  int rc, st = SQLITE_DONE;
+
+  rc = rpd_execf(b->r,
+      "PRAGMA temp_store = FILE; PRAGMA cache_size = -4096;"
+      " PRAGMA temp.cache_size = -4096;"
+      "CREATE TEMP TABLE br_kr AS SELECT O.description_id AS sid, O.opType_id AS tid,"
+      " %s AS rank, count(*) AS calls, sum(O.\"end\" - O.start) AS total,"
+      " min(O.start) AS first, max(O.\"end\") AS last, count(DISTINCT O.gpuId) AS gpus"
+      " FROM rocpd_op O WHERE %s GROUP BY 1, 2, 3;"
+      "CREATE TEMP TABLE br_name AS SELECT DISTINCT K.sid, K.tid,"
+      " coalesce(nullif(S.string, ''), T.string) AS name, '' AS category"
+      " FROM br_kr K JOIN rocpd_string S ON S.id = K.sid"
+      " JOIN rocpd_string T ON T.id = K.tid;"
+      /* by string id (small sort keys); named when printed */
+      "CREATE TEMP TABLE br_seq AS SELECT prev, cur, rank,"
+      " count(*) AS calls, sum(dur) AS total FROM (SELECT O.description_id AS cur,"
+      " O.\"end\" - O.start AS dur, %s AS rank, lag(O.description_id) OVER"
+      " (PARTITION BY O.gpuId ORDER BY O.start, O.id) AS prev FROM rocpd_op O"
+      " WHERE %s) WHERE prev IS NOT NULL GROUP BY 1, 2, 3;"
+      "CREATE TEMP TABLE br_coll AS SELECT rank, lgpu, row_number() OVER"
+      " (PARTITION BY rank, lgpu ORDER BY start, id) AS idx, name, start FROM"
+      " (SELECT O.id, O.start, S.string AS name, %s AS rank, O.gpuId %% %lld"
+      " AS lgpu FROM rocpd_op O JOIN rocpd_string S ON"
+      " S.id = O.description_id WHERE %s AND O.description_id IN"
+      " (SELECT S.id FROM rocpd_string S WHERE %s));"
+      "CREATE INDEX temp.br_coll_at ON br_coll(lgpu, idx, start);"
+      "CREATE TEMP TABLE br_inst AS SELECT lgpu, idx, count(*) AS nranks,"
+      " min(start) AS first, max(start) - min(start) AS skew FROM br_coll"
+      " GROUP BY lgpu, idx HAVING count(*) > 1;",
+      rank, work, rank, kern, rank, (long long)rpd_gpu_stride(b->r), kern, coll);
+  if (!rc)
+    rc = rpd_prepare(b->r, "SELECT rowid, name FROM temp.br_name", &names);
+  if (!rc)
+    rc = rpd_prepare(b->r, "UPDATE temp.br_name SET category = ? WHERE rowid = ?", &ins);
+  while (!rc && (st = rpd_step(b->r, names)) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(names, 1);
+    int c = category_match(cats, ncats, name ? name : "");
+    sqlite3_bind_text(ins, 1, c >= 0 ? cats[c].name : "_Other", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(ins, 2, sqlite3_column_int64(names, 0));
+    st = rpd_step(b->r, ins);
+    sqlite3_reset(ins);
+    if (st < 0)
+      rc = -st;
+  }
+  if (!rc && st < 0)
+    rc = -st;
+  sqlite3_finalize(names);
+  sqlite3_finalize(ins);
+  free(work);
+  free(kern);
+  free(rank);
+  free(coll);
+  return rc;
+}
+
+/* The sorted distinct ranks of the trace's GPU work. */
+static int load_ranks(byrank *b)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = rpd_prepare(b->r, "SELECT DISTINCT rank FROM temp.br_kr ORDER BY 1", &st), s;
+  while (!rc && (s = rpd_step(b->r, st)) == SQLITE_ROW) {
+    b->ranks = rpd_xrealloc(b->ranks, (size_t)(b->nranks + 1) * sizeof *b->ranks);
+    b->ranks[b->nranks++] = sqlite3_column_int64(st, 0);
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  if (!rc && b->nranks == 0)
+    rc = rpd_seterr(RPD_ENOTFOUND, "no kernels or copies");
+  return rc;
+}
+
+/* ------------------------------------------------------------ the tables */
+
+/* Side-by-side SELECT over a source of (key, rank, calls, total) rows. */
+static char *pivot_sql(const byrank *b, const char *keycol, const char *source)
+{
+  rpd_buf s = {0};
+  rpd_buf_printf(&s, "SELECT key AS \"%s\", sum(calls) AS calls,"
+                 " round(sum(total) / 1000.0, 3) AS total_us", keycol);
+  for (int i = 0; i < b->nranks; i++)
+    rpd_buf_printf(&s, ", round(sum(CASE WHEN rank = %" PRId64 " THEN total END)"
+                   " / 1000.0, 3) AS \"rank%" PRId64 "_us\"", b->ranks[i], b->ranks[i]);
+  rpd_buf_printf(&s, ", round(sum(total) / 1000.0 / %d, 3) AS mean_us,"
+                 " round(max(total) / 1000.0, 3) AS max_us, rank AS slowest_rank,"
+                 " round(max(total) * %d.0 / nullif(sum(total), 0), 3) AS imbalance"
+                 " FROM (%s) GROUP BY key ORDER BY sum(total) DESC, key",
+                 b->nranks, b->nranks, source);
+  if (b->top > 0 && strcmp(keycol, "category"))
+    rpd_buf_printf(&s, " LIMIT %" PRId64, b->top);
+  return s.s;
+}
+
+static void make_sql(byrank *b)
+{
+  char limit[40] = "";
+  if (b->top > 0)
+    snprintf(limit, sizeof limit, " LIMIT %" PRId64, b->top);
+  b->sql[T_RANKS] = rpd_xasprintf(
+      "SELECT K.rank, %s AS host, max(K.gpus) AS gpus, sum(K.calls) AS ops,"
+      " round(sum(K.total) / 1000.0, 3) AS busy_us,"
+      " round((max(K.last) - min(K.first)) / 1000.0, 3) AS span_us"
+      " FROM temp.br_kr K GROUP BY K.rank ORDER BY K.rank",
+      rpd_table_exists(b->r, "rpd_rank") && rpd_column_exists(b->r, "rpd_rank", "host")
+          ? "(SELECT host FROM rpd_rank WHERE rpd_rank.rank = K.rank)" : "''");
+  b->sql[T_CATS] = pivot_sql(b, "category",
+      "SELECT N.category AS key, K.rank, sum(K.calls) AS calls, sum(K.total) AS total"
+      " FROM temp.br_kr K JOIN temp.br_name N ON N.sid = K.sid AND N.tid = K.tid"
+      " GROUP BY 1, 2");
+  b->sql[T_KERNELS] = pivot_sql(b, "kernel",
+      "SELECT N.name AS key, K.rank, sum(K.calls) AS calls, sum(K.total) AS total"
+      " FROM temp.br_kr K JOIN temp.br_name N ON N.sid = K.sid AND N.tid = K.tid"
+      " GROUP BY 1, 2");
+  b->sql[T_SEQS] = pivot_sql(b, "sequence",
+      "SELECT P.string || ' -> ' || C.string AS key, Q.rank, sum(Q.calls) AS calls,"
+      " sum(Q.total) AS total FROM temp.br_seq Q JOIN rocpd_string P ON P.id = Q.prev"
+      " JOIN rocpd_string C ON C.id = Q.cur GROUP BY 1, 2");
+  b->sql[T_COLLS] = rpd_xasprintf(
+      "SELECT I.lgpu AS local_gpu, I.idx AS collective, (SELECT C.name FROM"
+      " temp.br_coll C WHERE C.lgpu = I.lgpu AND C.idx = I.idx ORDER BY C.rank"
+      " LIMIT 1) AS kernel, I.nranks AS ranks,"
+      " round((I.first - (SELECT min(start) FROM rocpd_op)) / 1e6, 6) AS start_ms,"
+      " round(I.skew / 1000.0, 3) AS skew_us, CASE WHEN I.skew > 0 THEN"
+      " (SELECT C.rank FROM temp.br_coll C WHERE C.lgpu = I.lgpu AND C.idx = I.idx"
+      " ORDER BY C.start DESC, C.rank LIMIT 1) END AS last_rank"
+      " FROM temp.br_inst I ORDER BY I.skew DESC, I.lgpu, I.idx%s", limit);
+  b->sql[T_STRAG] = rpd_xstrdup(
+      "SELECT C.rank, count(*) AS collectives,"
+      " sum(I.skew > 0 AND C.start = I.first + I.skew) AS times_last,"
+      " round(avg(C.start - I.first) / 1000.0, 3) AS mean_late_us,"
+      " round(max(C.start - I.first) / 1000.0, 3) AS max_late_us"
+      " FROM temp.br_coll C JOIN temp.br_inst I ON I.lgpu = C.lgpu AND I.idx = C.idx"
+      " GROUP BY C.rank ORDER BY times_last DESC, mean_late_us DESC, C.rank");
+}
+
+/* ------------------------------------------------------------ output */
+
+static int print_one(byrank *b, int t, FILE *f, rpd_fmt fmt)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = rpd_prepare(b->r, b->sql[t], &st);
+  if (!rc)
+    rc = rpd_out_stmt(b->r, st, f, fmt);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static int print_stdout(byrank *b)
+{
+  int rc = RPD_OK, first = 1;
+  if (b->fmt == RPD_FMT_JSON && b->table < 0)
+    printf("{");
+  for (int t = 0; !rc && t < T_N; t++) {
+    if (b->table >= 0 && t != b->table)
+      continue;
+    if (b->table < 0 && b->fmt == RPD_FMT_JSON)
+      printf("%s\n\"%s\": ", first ? "" : ",", table_names[t]);
+    else if (b->fmt == RPD_FMT_TABLE)
+      printf("%s== %s ==\n", first ? "" : "\n", table_names[t]);
+    first = 0;
+    rc = print_one(b, t, stdout, b->fmt);
+  }
+  if (!rc && b->fmt == RPD_FMT_JSON && b->table < 0)
+    printf("\n}\n");
+  return rc;
+}
+
+static int write_csv_dir(byrank *b)
+{
+  int rc = RPD_OK;
+  if (mkdir(b->csv_dir, 0777) && errno != EEXIST)
+    return rpd_seterr(RPD_EIO, "cannot create '%s': %s", b->csv_dir, strerror(errno));
+  for (int t = 0; !rc && t < T_N; t++) {
+    rpd_outfile of;
+    char *path = rpd_xasprintf("%s/%s.csv", b->csv_dir, table_names[t]);
+    rc = rpd_outfile_begin(&of, path, b->path);
+    if (!rc) {
+      rc = print_one(b, t, of.fp, RPD_FMT_CSV);
+      if (rc)
+        rpd_outfile_abort(&of);
+      else
+        rc = rpd_outfile_commit(&of);
+    }
+    if (rc)
+      rc = rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
+    free(path);
+  }
+  return rc;
+}
+
+/* ext_byrank_<table> in the trace, replaced, in one transaction. */
+static int save_tables(byrank *b)
+{
+  int rc = rpd_begin(b->r);
+  for (int t = 0; !rc && t < T_N; t++)
+    rc = rpd_execf(b->r, "DROP TABLE IF EXISTS main.\"ext_byrank_%w\";"
+                   " CREATE TABLE main.\"ext_byrank_%w\" AS %s", table_names[t],
+                   table_names[t], b->sql[t]);
+  if (!rc)
+    rc = rpd_meta_set(b->r, "raptor::byrank", "ext_byrank_*");
+  if (!rc)
+    rc = rpd_commit(b->r);
+  else
+    rpd_rollback(b->r);
+  return rc;
+}
+
+int raptor_byrank_main(int argc, char **argv)
+{
+  byrank b;
+  category *cats = NULL;
+  int ncats = 0, ret = 0, saved = 0;
+
+  if (rpd_cli_init(argc, argv, usage))
+    return 0;
+  memset(&b, 0, sizeof b);
+  if ((ret = parse_args(&b, argc, argv)))
+    return ret;
+  if (b.xlsx && rpd_output_check(b.xlsx, b.path, NULL))
+    return rpd_fail("cannot write '%s': %s", b.xlsx, rpd_errmsg());
+  if (category_load_or_builtin(&cats, &ncats, b.cat_file)) {
+    ret = rpd_fail("%s", rpd_errmsg());
+    goto done;
+  }
+  if (rpd_open_or_report(&b.r, b.path, NULL, b.save ? RPD_WRITE : RPD_READ)) {
+    ret = 1;
+    goto done;
+  }
+  if (build_temp(&b, cats, ncats) || load_ranks(&b)) {
+    ret = rpd_fail("cannot analyse '%s': %s", b.path, rpd_errmsg());
+    goto done;
+  }
+  make_sql(&b);
+  if (b.save) {
+    if (save_tables(&b)) {
+      ret = rpd_fail("cannot save results into '%s': %s", b.path, rpd_errmsg());
+      goto done;
+    }
+    saved = 1;
+  }
+  if (b.xlsx && rpd_sheets_write(b.xlsx, b.path, b.r->db, T_N, table_names,
+                                 (const char *const *)b.sql)) {
+    ret = rpd_fail("%s", rpd_errmsg());
+    goto done;
+  }
+  if (b.csv_dir ? write_csv_dir(&b) : print_stdout(&b))
+    ret = rpd_fail("%s", rpd_errmsg());
+  else if (!b.csv_dir && rpd_finish_stdout())
+    ret = rpd_fail("%s", rpd_errmsg());
+done:
+  if (b.r && rpd_close(b.r, saved) && saved && !ret)
+    ret = rpd_fail("cannot write '%s': %s", b.path, rpd_errmsg());
+  for (int t = 0; t < T_N; t++)
+    free(b.sql[t]);
+  free(b.ranks);
+  category_list_free(cats, ncats);
+  return ret;
+}

@@ -1,0 +1,92 @@
+#!/bin/sh
+# rpd-diff: two generated ranks (rpd-synth --ranks: attn_fwd is 3x slower on
+# rank 2), two ranks of one merged trace, added/removed rows, every output
+# format, errors.
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+
+for r in 0 1 2; do
+  rpd-synth --ranks 4 --rank $r --api 3000 -o r$r.rpd >/dev/null || notok "synth rank $r"
+done
+before=$(sha r0.rpd)
+a=$(q r0.rpd "select count(*) || '|' || sum(\"end\" - start) from op where description = 'attn_fwd'")
+b=$(q r2.rpd "select count(*) || '|' || sum(\"end\" - start) from op where description = 'attn_fwd'")
+ta=${a#*|}; tb=${b#*|}
+
+check_rc "diff two ranks as csv" 0 rpd-diff -f csv r0.rpd r2.rpd
+tr -d '\r' <stdout >d.csv
+check_eq "header" "level,name,calls_a,calls_b,total_a_us,total_b_us,mean_a_us,mean_b_us,delta_us,pct_change,status" "$(head -1 d.csv)"
+check_eq "first kernel row: the slow kernel, exact totals" \
+  "kernel|attn_fwd|${a%|*}|${b%|*}|$(awk "BEGIN{printf \"%.3f|%.3f|%.3f|200.0|changed\", $ta/1000, $tb/1000, ($tb-$ta)/1000}")" \
+  "$(python3 -c "
+import csv; r = [r for r in csv.DictReader(open('d.csv')) if r['level'] == 'kernel'][0]
+print(r['level'], r['name'], r['calls_a'], r['calls_b'], '%.3f' % float(r['total_a_us']), '%.3f' % float(r['total_b_us']), '%.3f' % float(r['delta_us']), r['pct_change'], r['status'], sep='|')")"
+check_eq "sorted by |delta|, largest first" "1" \
+  "$(python3 -c "
+import csv; d = [abs(float(r['delta_us'])) for r in csv.DictReader(open('d.csv'))]
+print(int(d == sorted(d, reverse=True) and len(d) > 10))")"
+check_eq "kernel category delta = the slow kernel's" "$(awk "BEGIN{printf \"%.3f\", ($tb-$ta)/1000}")" \
+  "$(python3 -c "
+import csv; print('%.3f' % sum(float(r['delta_us']) for r in csv.DictReader(open('d.csv')) if r['level'] == 'category'))")"
+check_eq "UserMarker rows unchanged between these ranks" "same" \
+  "$(python3 -c "
+import csv; print(*sorted({r['status'] for r in csv.DictReader(open('d.csv')) if r['level'] == 'marker'}))")"
+check_eq "UserMarker all_reduce calls" "$(q r0.rpd "select count(*) from api where apiName = 'UserMarker' and args = 'all_reduce'")" \
+  "$(python3 -c "
+import csv; print(*[r['calls_a'] for r in csv.DictReader(open('d.csv')) if r['level'] == 'marker' and r['name'] == 'all_reduce'])")"
+check_eq "inputs untouched" "$before" "$(sha r0.rpd)"
+
+check_rc "same trace twice" 0 rpd-diff -f json r1.rpd r1.rpd
+check "json parses, every row 'same' with delta 0" python3 -c "
+import json; d = json.load(open('stdout'))
+assert len(d) > 10 and all(r['status'] == 'same' and r['delta_us'] == 0 for r in d)"
+
+# two ranks of one merged trace = the two rank files
+rpd-merge -q -o m.rpd r0.rpd r1.rpd r2.rpd
+rpd-diff -f csv --rank-a 0 --rank-b 2 m.rpd m.rpd >mr.csv
+rpd-diff -f csv r0.rpd r2.rpd >rr.csv
+same_file "--rank-a/--rank-b on a merged trace = the rank files" mr.csv rr.csv
+rpd-diff -f csv --by marker --rank-a 0 --rank-b 2 m.rpd m.rpd >mm.csv
+rpd-diff -f csv --by marker r0.rpd r2.rpd >rm.csv
+same_file "UserMarker rows of two merged ranks" mm.csv rm.csv
+
+# added and removed
+tmpcopy r0.rpd ren.rpd
+q ren.rpd "update rocpd_string set string = 'renamed_kernel' where string = 'attn_fwd'"
+check_rc "renamed kernel" 0 rpd-diff -f json --by kernel r0.rpd ren.rpd
+check_eq "removed and added rows" "attn_fwd|removed|${a%|*}|0 renamed_kernel|added|0|${a%|*}" \
+  "$(python3 -c "
+import json; d = json.load(open('stdout'))
+print(*['%s|%s|%d|%d' % (r['name'], r['status'], r['calls_a'], r['calls_b']) for r in d[:2]])")"
+check_eq "added row has no % change" "None" "$(python3 -c "
+import json; print([r['pct_change'] for r in json.load(open('stdout')) if r['status'] == 'added'][0])")"
+
+# --by, --top, table output, xlsx
+check_rc "--by category --top 1" 0 rpd-diff --by category --top 1 -f csv r0.rpd r2.rpd
+check_eq "one category row" "2|category,kernel," "$(tr -d '\r' <stdout | wc -l | tr -d ' ')|$(sed -n 2p stdout | cut -d, -f1-2),"
+check_rc "table output" 0 rpd-diff --by kernel --top 3 r0.rpd r2.rpd
+check "table has the slow kernel on row 3" sh -c "sed -n 3p stdout | grep -q '^kernel *attn_fwd'"
+check_rc "--xlsx" 0 rpd-diff --by kernel --xlsx d.xlsx r0.rpd r2.rpd
+xlpy=python3
+python3 -c "import openpyxl" 2>/dev/null || xlpy=/usr/bin/python3
+if $xlpy -c "import openpyxl" 2>/dev/null; then
+  check_eq "xlsx first data row" "kernel|attn_fwd|${a%|*}" "$($xlpy -c "
+import openpyxl; ws = openpyxl.load_workbook('d.xlsx')['diff']
+print(ws['A2'].value, ws['B2'].value, int(ws['C2'].value), sep='|')")"
+else
+  skip "xlsx opened with openpyxl" "python3-openpyxl not installed"
+fi
+
+# errors
+printf 'garbage garbage garbage garbage\n' >junk.rpd
+check_rc "one trace: usage" 2 rpd-diff r0.rpd
+check_rc "three traces: usage" 2 rpd-diff r0.rpd r1.rpd r2.rpd
+check_rc "bad --by" 2 rpd-diff --by kernels r0.rpd r1.rpd
+check_rc "bad --rank-a" 2 rpd-diff --rank-a x r0.rpd r1.rpd
+check_rc "not SQLite" 1 rpd-diff r0.rpd junk.rpd
+check_one_line "not SQLite: one line"
+check_rc "missing file" 1 rpd-diff r0.rpd nope.rpd
+check_one_line "missing file: one line"
+check_rc "--xlsx onto an input" 1 rpd-diff --xlsx r0.rpd r0.rpd r1.rpd
+check_eq "input untouched after refusals" "$before" "$(sha r0.rpd)"
+check_rc "--help" 0 rpd-diff --help
+check "--help text" grep -q "sorted by" stdout

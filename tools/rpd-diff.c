@@ -1,0 +1,309 @@
+/* rpd-diff - compare two runs (or two ranks, or two merged traces): per
+ * kernel, kernel sequence, category and UserMarker, calls, total and mean
+ * time, delta and % change, added and removed rows, sorted by impact on
+ * the total time.  Each side is aggregated by SQL on its own trace (read
+ * only); the per-key results meet in a private temp database where one
+ * FULL OUTER JOIN pairs them.  Memory stays flat (small page caches).
+ * See docs/rpd-diff.md. */
+#include "rpd.h"
+#include "opclass.h"
+#include "ranks.h"
+#include "sheets.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+"usage: rpd-diff [OPTIONS] A.rpd B.rpd\n"
+"Compare two traces (two runs, two ranks, or two merged traces): per\n"
+"kernel, kernel sequence (previous kernel -> kernel on the same GPU),\n"
+"category (op class: kernel, copy, barrier, other) and UserMarker text:\n"
+"calls, total and mean time, delta and % change of B against A, and\n"
+"whether the row was added (only in B) or removed (only in A); sorted by\n"
+"|delta| (the impact on the total time), largest first.\n"
+"\n"
+"  --by LEVELS         comma-separated subset of kernel,sequence,category,\n"
+"                      marker (default: all four)\n"
+"  --rank-a R          only rank R of A (a merged trace; see rpd-merge)\n"
+"  --rank-b R          only rank R of B (A and B may be the same file)\n"
+"  --top N             only the N rows of largest impact (0 = all; default)\n"
+"  -f, --format FMT    table (default), csv or json on stdout\n"
+"  --xlsx FILE         also write the rows to an xlsx workbook\n"
+"  -h, --help          this text\n"
+"\n"
+"Columns: level, name, calls_a, calls_b, total_a_us, total_b_us,\n"
+"mean_a_us, mean_b_us, delta_us (total_b - total_a), pct_change (NULL when\n"
+"A has none), status (added, removed, changed, same).\n"
+"Example: rpd-diff --by kernel base.rpd new.rpd\n";
+
+enum { L_KERNEL = 1, L_SEQUENCE = 2, L_CATEGORY = 4, L_MARKER = 8 };
+
+typedef struct side {
+  const char *path;
+  rpd *r;
+  int64_t rank;            /* -1: all */
+} side;
+
+typedef struct diff {
+  side s[2];
+  unsigned levels;
+  int64_t top;
+  rpd_fmt fmt;
+  const char *xlsx;
+  sqlite3 *mem;
+} diff;
+
+static int parse_i64(const char *s, int64_t lo, int64_t *v)
+{
+  char *end;
+  long long n;
+  if (!s)
+    return -1;
+  errno = 0;
+  n = strtoll(s, &end, 10);
+  if (errno || end == s || *end || n < lo)
+    return -1;
+  *v = n;
+  return 0;
+}
+
+static int parse_levels(const char *v, unsigned *levels)
+{
+  static const char *const names[] = {"kernel", "sequence", "category", "marker"};
+  char buf[128], *save = NULL;
+  *levels = 0;
+  if (!v || strlen(v) >= sizeof buf)
+    return -1;
+  strcpy(buf, v);
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int found = 0;
+    for (int i = 0; i < 4; i++)
+      if (!strcmp(t, names[i])) {
+        *levels |= 1u << i;
+        found = 1;
+      }
+    if (!found)
+      return -1;
+  }
+  return *levels ? 0 : -1;
+}
+
+static int parse_args(diff *d, int argc, char **argv)
+{
+  int nfiles = 0;
+  d->levels = L_KERNEL | L_SEQUENCE | L_CATEGORY | L_MARKER;
+  d->s[0].rank = d->s[1].rank = -1;
+  d->fmt = RPD_FMT_TABLE;
+  for (int i = 1, files_only = 0; i < argc; i++) {
+    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (files_only || a[0] != '-' || !a[1]) {
+      if (nfiles == 2)
+        return rpd_usage_error("too many arguments: need exactly A and B");
+      d->s[nfiles++].path = a;
+    } else if (!strcmp(a, "--")) {
+      files_only = 1;
+    } else if (!strcmp(a, "--by")) {
+      if (parse_levels(val, &d->levels))
+        return rpd_usage_error("--by: expected kernel,sequence,category,marker, "
+                               "got '%s'", val ? val : "");
+      i++;
+    } else if (!strcmp(a, "--rank-a") || !strcmp(a, "--rank-b")) {
+      if (parse_i64(val, 0, &d->s[a[7] == 'b'].rank))
+        return rpd_usage_error("%s: '%s' is not a rank number", a, val ? val : "");
+      i++;
+    } else if (!strcmp(a, "--top")) {
+      if (parse_i64(val, 0, &d->top))
+        return rpd_usage_error("--top: '%s' is not a count", val ? val : "");
+      i++;
+    } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
+      if (!val || rpd_fmt_parse(val, &d->fmt))
+        return rpd_usage_error("%s: expected table, csv or json", a);
+      i++;
+    } else if (!strcmp(a, "--xlsx")) {
+      if (!val || !*val)
+        return rpd_usage_error("--xlsx needs a file name");
+      d->xlsx = val;
+      i++;
+    } else {
+      return rpd_usage_error("unknown option '%s'", a);
+    }
+  }
+  if (nfiles < 2)
+    return rpd_usage_error("need two traces: A.rpd B.rpd");
+  return 0;
+}
+
+/* ------------------------------------------------------------ one side */
+
+/* The aggregate query of one level on one side: rows (name, calls,
+ * total_ns).  A new string the caller frees. */
+static char *level_sql(const side *s, unsigned level)
+{
+  char *kern = rpd_opclass_condition("O.opType_id",
+                                     RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
+  char *gpurank = rpd_rank_of_gpu(s->r, "O.gpuId");
+  char *oprank = s->rank >= 0 ? rpd_xasprintf(" AND %s = %" PRId64, gpurank, s->rank)
+                              : rpd_xstrdup("");
+  char *apirank = s->rank >= 0
+      ? rpd_xasprintf(" AND A.pid / %" PRId64 " = %" PRId64, rpd_pid_stride(s->r),
+                      s->rank)
+      : rpd_xstrdup("");
+  char *sql = NULL;
+
+  if (level == L_KERNEL)
+    sql = rpd_xasprintf("SELECT S.string, count(*), sum(O.\"end\" - O.start) FROM "
+                        "rocpd_op O JOIN rocpd_string S ON S.id = O.description_id "
+                        "WHERE %s%s GROUP BY S.string", kern, oprank);
+  else if (level == L_SEQUENCE)
+    sql = rpd_xasprintf("SELECT prev || ' -> ' || cur, count(*), sum(dur) FROM "
+                        "(SELECT S.string AS cur, O.\"end\" - O.start AS dur, "
+                        "lag(S.string) OVER (PARTITION BY O.gpuId ORDER BY O.start, "
+                        "O.id) AS prev FROM rocpd_op O JOIN rocpd_string S ON "
+                        "S.id = O.description_id WHERE %s%s) WHERE prev IS NOT NULL "
+                        "GROUP BY 1", kern, oprank);
+  else if (level == L_CATEGORY)
+    sql = rpd_xasprintf("SELECT C.class, count(*), sum(O.\"end\" - O.start) FROM "
+                        "rocpd_op O JOIN (%s) C ON C.opType_id = O.opType_id "
+                        "WHERE 1%s GROUP BY C.class", rpd_opclass_select(), oprank);
+  else
+    /* CROSS JOIN: one scan of rocpd_api (else SQLite may walk the string
+     * index and scan rocpd_api once per string) */
+    sql = rpd_xasprintf("SELECT G.string, count(*), sum(A.\"end\" - A.start) FROM "
+                        "rocpd_api A CROSS JOIN %s G ON G.id = A.args_id WHERE "
+                        "A.apiName_id IN (SELECT id FROM rocpd_string WHERE string = "
+                        "'UserMarker')%s GROUP BY G.string", rpd_args_table(s->r),
+                        apirank);
+  free(kern);
+  free(gpurank);
+  free(oprank);
+  free(apirank);
+  return sql;
+}
+
+/* Aggregate every chosen level of side k into mem.agg0 or agg1. */
+static int aggregate(diff *d, int k)
+{
+  static const unsigned levels[] = {L_KERNEL, L_SEQUENCE, L_CATEGORY, L_MARKER};
+  static const char *const names[] = {"kernel", "sequence", "category", "marker"};
+  side *s = &d->s[k];
+  sqlite3_stmt *ins = NULL;
+  int rc = RPD_OK;
+
+  if (sqlite3_prepare_v2(d->mem, k ? "INSERT INTO agg1(level, name, calls, total)"
+                         " VALUES (?, ?, ?, ?)" : "INSERT INTO agg0(level, name, calls,"
+                         " total) VALUES (?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
+    return rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(d->mem));
+  for (int l = 0; !rc && l < 4; l++) {
+    sqlite3_stmt *st = NULL;
+    char *sql;
+    int step;
+    if (!(d->levels & levels[l]))
+      continue;
+    sql = level_sql(s, levels[l]);
+    rc = rpd_prepare(s->r, sql, &st);
+    while (!rc && (step = rpd_step(s->r, st)) == SQLITE_ROW) {
+      sqlite3_bind_text(ins, 1, names[l], -1, SQLITE_STATIC);
+      sqlite3_bind_value(ins, 2, sqlite3_column_value(st, 0));
+      sqlite3_bind_int64(ins, 3, sqlite3_column_int64(st, 1));
+      sqlite3_bind_int64(ins, 4, sqlite3_column_int64(st, 2));
+      if (sqlite3_step(ins) != SQLITE_DONE)
+        rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(d->mem));
+      sqlite3_reset(ins);
+    }
+    if (!rc && step < 0)
+      rc = -step;
+    sqlite3_finalize(st);
+    free(sql);
+  }
+  sqlite3_finalize(ins);
+  return rc;
+}
+
+/* ------------------------------------------------------------ result */
+
+/* The joined, sorted result (a new string the caller frees). */
+static char *result_sql(const diff *d)
+{
+  char limit[48] = "";
+  if (d->top > 0)
+    snprintf(limit, sizeof limit, " LIMIT %" PRId64, d->top);
+  return rpd_xasprintf(
+      "SELECT level, name, calls_a, calls_b, round(ta / 1000.0, 3) AS total_a_us,"
+      " round(tb / 1000.0, 3) AS total_b_us,"
+      " CASE WHEN calls_a > 0 THEN round(ta / 1000.0 / calls_a, 3) END AS mean_a_us,"
+      " CASE WHEN calls_b > 0 THEN round(tb / 1000.0 / calls_b, 3) END AS mean_b_us,"
+      " round((tb - ta) / 1000.0, 3) AS delta_us,"
+      " CASE WHEN ta > 0 THEN round(100.0 * (tb - ta) / ta, 2) END AS pct_change,"
+      " CASE WHEN calls_a = 0 THEN 'added' WHEN calls_b = 0 THEN 'removed'"
+      " WHEN ta = tb AND calls_a = calls_b THEN 'same' ELSE 'changed' END AS status"
+      " FROM (SELECT coalesce(A.level, B.level) AS level,"
+      " coalesce(A.name, B.name) AS name, coalesce(A.calls, 0) AS calls_a,"
+      " coalesce(B.calls, 0) AS calls_b, coalesce(A.total, 0) AS ta,"
+      " coalesce(B.total, 0) AS tb"
+      " FROM agg0 A FULL OUTER JOIN agg1 B ON A.level = B.level AND A.name = B.name)"
+      " ORDER BY abs(tb - ta) DESC, level, name%s", limit);
+}
+
+static int print_result(diff *d)
+{
+  char *sql = result_sql(d);
+  sqlite3_stmt *st = NULL;
+  int rc = RPD_OK;
+  if (sqlite3_prepare_v2(d->mem, sql, -1, &st, NULL) != SQLITE_OK)
+    rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(d->mem));
+  if (!rc)
+    rc = rpd_out_stmt(NULL, st, stdout, d->fmt);
+  sqlite3_finalize(st);
+  if (!rc && d->xlsx) {
+    const char *names[] = {"diff"};
+    const char *sqls[] = {sql};
+    rc = rpd_sheets_write(d->xlsx, d->s[1].path, d->mem, 1, names, sqls);
+  }
+  free(sql);
+  return rc;
+}
+
+int main(int argc, char **argv)
+{
+  diff d;
+  int rc;
+
+  if (rpd_cli_init(argc, argv, usage))
+    return 0;
+  memset(&d, 0, sizeof d);
+  if ((rc = parse_args(&d, argc, argv)))
+    return rc;
+  if (d.xlsx && (rpd_output_check(d.xlsx, d.s[0].path, NULL) ||
+                 rpd_output_check(d.xlsx, d.s[1].path, NULL)))
+    return rpd_fail("cannot write '%s': %s", d.xlsx, rpd_errmsg());
+  for (int k = 0; k < 2 && !rc; k++)
+    if (rpd_open_or_report(&d.s[k].r, d.s[k].path, NULL, RPD_READ))
+      rc = 1;
+    else if (rpd_exec(d.s[k].r, "PRAGMA cache_size = -4096; PRAGMA temp_store = FILE"))
+      rc = rpd_fail("cannot read '%s': %s", d.s[k].path, rpd_errmsg());
+  /* "": a private temp database on disk (pages cached up to cache_size),
+   * so many distinct keys (marker texts) do not grow the memory */
+  if (!rc && (sqlite3_open("", &d.mem) != SQLITE_OK ||
+              sqlite3_exec(d.mem, "PRAGMA cache_size = -8192; PRAGMA temp_store ="
+                           " FILE", NULL, NULL, NULL) != SQLITE_OK ||
+              sqlite3_exec(d.mem, "CREATE TABLE agg0(level TEXT, name TEXT,"
+                           " calls INTEGER, total INTEGER, PRIMARY KEY (level, name));"
+                           " CREATE TABLE agg1(level TEXT, name TEXT, calls INTEGER,"
+                           " total INTEGER, PRIMARY KEY (level, name))", NULL, NULL,
+                           NULL) != SQLITE_OK))
+    rc = rpd_fail("cannot create the work table: %s", sqlite3_errmsg(d.mem));
+  for (int k = 0; k < 2 && !rc; k++)
+    if (aggregate(&d, k))
+      rc = rpd_fail("cannot read '%s': %s", d.s[k].path, rpd_errmsg());
+  if (!rc && print_result(&d))
+    rc = rpd_fail("%s", rpd_errmsg());
+  if (!rc && rpd_finish_stdout())
+    rc = rpd_fail("%s", rpd_errmsg());
+  sqlite3_close(d.mem);
+  for (int k = 0; k < 2; k++)
+    if (d.s[k].r)
+      rpd_close(d.s[k].r, 0);
+  return rc ? 1 : 0;
+}

@@ -1,0 +1,662 @@
+/* rpd-merge - N per-rank RPD traces -> one multi-node trace.
+ *
+ * Ranks are kept apart with the RPD strides (pid/tid + rank*pid_stride,
+ * gpuId/queueId/device + rank*gpu_stride, as the napi/nop views expect),
+ * strings are deduplicated, ids are shifted, clocks are aligned, and each
+ * rank is recorded in rocpd_metadata and the table rpd_rank.  Derived ext_*
+ * tables are not copied (re-run the augmenters on the result).  The output
+ * is built in ONE transaction in a temp file renamed into place at the end;
+ * rows stream through prepared statements, so memory does not grow with the
+ * traces and time is linear in the total rows.  See docs/rpd-merge.md. */
+#include "rpd.h"
+#include "ranks.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+"usage: rpd-merge [OPTIONS] -o OUT.rpd RANK0.rpd RANK1.rpd ...\n"
+"Merge per-rank RPD traces (.rpd or .rpd.gz; rocprofv3 outputs: convert\n"
+"each with rpd-import first) into one multi-node trace.\n"
+"\n"
+"  -o, --output FILE   the merged trace (plain SQLite, schema of the inputs)\n"
+"  --align MODE        clock alignment (default meta):\n"
+"                        none        keep every timestamp as it is\n"
+"                        meta        add each input's metadata tag\n"
+"                                    clock_offset_ns (if present)\n"
+"                        collective  shift each rank so that its first\n"
+"                                    collective kernel starts when the\n"
+"                                    lowest rank's does\n"
+"  --offset R=NS       add NS nanoseconds (may be negative) to rank R's\n"
+"                      timestamps, on top of --align; repeatable\n"
+"  --force             replace an existing OUT\n"
+"  -q, --quiet         no summary on stderr\n"
+"  -h, --help          this text\n"
+"\n"
+"Rank numbers: the inputs' metadata tag 'rank' when every input has a\n"
+"distinct one, else the position on the command line (0, 1, ...).\n"
+"Example: rpd-merge -o job.rpd rank*.rpd && raptor job.rpd --by-rank\n";
+
+enum { ALIGN_NONE, ALIGN_META, ALIGN_COLLECTIVE };
+
+typedef struct src {
+  const char *path;
+  rpd *r;
+  int64_t rank;
+  char *host;
+  int64_t pid;             /* smallest pid of its api rows (0: none) */
+  int64_t meta_offset;     /* clock_offset_ns tag */
+  int64_t first_coll;      /* start of its first collective kernel, or -1 */
+  int64_t shift;           /* ns added to its timestamps */
+  int64_t n_api, n_op;
+} src;
+
+typedef struct offset_opt {
+  int64_t rank, ns;
+} offset_opt;
+
+typedef struct merge {
+  src *in;
+  int n;
+  int align;
+  offset_opt *offs;
+  int noffs;
+  int schema;
+  int64_t pid_stride, gpu_stride;
+  int64_t empty_s, empty_u;  /* ids of '' in rocpd_string / rocpd_ustring:
+                                what a dangling string reference becomes */
+  rpd *out;
+} merge;
+
+/* The tables copied, in an order where every reference points backwards. */
+static const char *const tables[] = {
+  "rocpd_api", "rocpd_op", "rocpd_api_ops", "rocpd_kernelapi",
+  "rocpd_copyapi", "rocpd_monitor", "rocpd_counter", "rocpd_stackframe",
+};
+
+/* Columns that refer to rocpd_string ids. */
+static const char *const string_cols[] = {
+  "apiName_id", "category_id", "domain_id", "description_id", "opType_id",
+  "kernelName_id", "name_id",
+};
+
+static int in_list(const char *s, const char *const *list, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(s, list[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int parse_i64(const char *s, int64_t *v)
+{
+  char *end;
+  long long n;
+  errno = 0;
+  n = strtoll(s, &end, 10);
+  if (errno || end == s || *end)
+    return -1;
+  *v = n;
+  return 0;
+}
+
+static int parse_offset(merge *m, const char *v)
+{
+  const char *eq = v ? strchr(v, '=') : NULL;
+  char rank[32];
+  offset_opt o;
+  if (!eq || eq == v || (size_t)(eq - v) >= sizeof rank)
+    return rpd_usage_error("--offset: expected R=NS, got '%s'", v ? v : "");
+  memcpy(rank, v, (size_t)(eq - v));
+  rank[eq - v] = 0;
+  if (parse_i64(rank, &o.rank) || o.rank < 0 || parse_i64(eq + 1, &o.ns))
+    return rpd_usage_error("--offset: expected R=NS (integers), got '%s'", v);
+  m->offs = rpd_xrealloc(m->offs, (size_t)(m->noffs + 1) * sizeof *m->offs);
+  m->offs[m->noffs++] = o;
+  return 0;
+}
+
+static int parse_args(merge *m, int argc, char **argv, const char **out,
+                      int *force, int *quiet)
+{
+  m->in = rpd_xcalloc((size_t)argc, sizeof *m->in);
+  m->align = ALIGN_META;
+  for (int i = 1, files_only = 0; i < argc; i++) {
+    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int rc = 0;
+    if (files_only || (a[0] != '-' || !a[1])) {
+      m->in[m->n++].path = a;
+    } else if (!strcmp(a, "--")) {
+      files_only = 1;
+    } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+      if (!val)
+        return rpd_usage_error("option '%s' needs a value", a);
+      *out = val;
+      i++;
+    } else if (!strcmp(a, "--align")) {
+      if (!val)
+        return rpd_usage_error("option '%s' needs a value", a);
+      if (!strcmp(val, "none"))
+        m->align = ALIGN_NONE;
+      else if (!strcmp(val, "meta"))
+        m->align = ALIGN_META;
+      else if (!strcmp(val, "collective"))
+        m->align = ALIGN_COLLECTIVE;
+      else
+        return rpd_usage_error("--align: '%s' is not none, meta or collective", val);
+      i++;
+    } else if (!strcmp(a, "--offset")) {
+      rc = parse_offset(m, val);
+      i++;
+    } else if (!strcmp(a, "--force")) {
+      *force = 1;
+    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+      *quiet = 1;
+    } else {
+      return rpd_usage_error("unknown option '%s'", a);
+    }
+    if (rc)
+      return rc;
+  }
+  if (!*out)
+    return rpd_usage_error("no output file (-o OUT.rpd)");
+  if (!**out)
+    return rpd_usage_error("empty output file name");
+  if (strlen(*out) > 3 && !strcmp(*out + strlen(*out) - 3, ".gz"))
+    return rpd_usage_error("'%s': write an uncompressed .rpd (gzip it afterwards)", *out);
+  if (m->n == 0)
+    return rpd_usage_error("no input traces");
+  return 0;
+}
+
+/* ------------------------------------------------------------ inputs */
+
+/* Integer value of metadata tag, if present and numeric. */
+static int meta_int(rpd *r, const char *tag, int64_t *v)
+{
+  char *s = NULL;
+  int rc = rpd_meta_get(r, tag, &s), bad;
+  if (rc)
+    return rc;
+  bad = parse_i64(s, v);
+  free(s);
+  return bad ? RPD_EPARSE : RPD_OK;
+}
+
+/* Read what the merge needs to know about one opened input. */
+static int survey(merge *m, src *s)
+{
+  char *cond = rpd_collective_condition("S.string"), *sql;
+  int64_t v;
+  int rc;
+
+  if (rpd_meta_get(s->r, "hostname", &s->host) == RPD_ENOTFOUND &&
+      rpd_meta_get(s->r, "host", &s->host) == RPD_ENOTFOUND)
+    s->host = NULL;
+  if (!s->host)
+    s->host = rpd_xstrdup("");
+  rpd_clearerr();
+  if (meta_int(s->r, "clock_offset_ns", &s->meta_offset))
+    s->meta_offset = 0;
+  rc = rpd_query_int64(s->r, "SELECT coalesce(min(pid), 0) FROM rocpd_api", &s->pid);
+  if (!rc)
+    rc = rpd_query_int64(s->r, "SELECT count(*) FROM rocpd_api", &s->n_api);
+  if (!rc)
+    rc = rpd_query_int64(s->r, "SELECT count(*) FROM rocpd_op", &s->n_op);
+  if (!rc)
+    rc = rpd_query_int64(s->r, "SELECT coalesce(max(max(abs(pid)), max(abs(tid))), 0)"
+                         " FROM rocpd_api", &v);
+  if (!rc && v >= m->pid_stride)
+    rc = rpd_seterr(RPD_ERANGE, "pid/tid %" PRId64 " does not fit the pid_stride %"
+                    PRId64, v, m->pid_stride);
+  if (!rc)
+    rc = rpd_query_int64(s->r, "SELECT coalesce(max(max(abs(gpuId)), max(abs(queueId))),"
+                         " 0) FROM rocpd_op", &v);
+  if (!rc && v >= m->gpu_stride)
+    rc = rpd_seterr(RPD_ERANGE, "gpuId/queueId %" PRId64 " does not fit the "
+                    "gpu_stride %" PRId64, v, m->gpu_stride);
+  s->first_coll = -1;
+  sql = rpd_xasprintf("SELECT min(O.start) FROM rocpd_op O WHERE O.description_id"
+                      " IN (SELECT S.id FROM rocpd_string S WHERE %s)", cond);
+  if (!rc && m->align == ALIGN_COLLECTIVE) {
+    rc = rpd_query_int64(s->r, sql, &s->first_coll);
+    if (rc == RPD_ENOTFOUND) {
+      s->first_coll = -1;
+      rc = RPD_OK;
+    }
+  }
+  free(sql);
+  free(cond);
+  return rc;
+}
+
+/* Ranks from the 'rank' tags when every input has a distinct one. */
+static void assign_ranks(merge *m)
+{
+  int tagged = 1;
+  for (int i = 0; i < m->n && tagged; i++) {
+    if (meta_int(m->in[i].r, "rank", &m->in[i].rank) || m->in[i].rank < 0)
+      tagged = 0;
+    for (int j = 0; j < i && tagged; j++)
+      if (m->in[j].rank == m->in[i].rank)
+        tagged = 0;
+  }
+  rpd_clearerr();
+  if (!tagged)
+    for (int i = 0; i < m->n; i++)
+      m->in[i].rank = i;
+}
+
+/* Clock shift of every input from --align and --offset. */
+static int assign_shifts(merge *m)
+{
+  const src *ref = NULL;
+  for (int i = 0; i < m->n; i++)
+    if (m->in[i].first_coll >= 0 && (!ref || m->in[i].rank < ref->rank))
+      ref = &m->in[i];
+  for (int i = 0; i < m->n; i++) {
+    src *s = &m->in[i];
+    if (m->align == ALIGN_META)
+      s->shift = s->meta_offset;
+    else if (m->align == ALIGN_COLLECTIVE) {
+      if (s->first_coll < 0)
+        return rpd_fail("--align collective: '%s' has no collective kernel", s->path);
+      s->shift = ref->first_coll - s->first_coll;
+    }
+    for (int k = 0; k < m->noffs; k++)
+      if (m->offs[k].rank == s->rank)
+        s->shift += m->offs[k].ns;
+  }
+  for (int k = 0; k < m->noffs; k++) {
+    int found = 0;
+    for (int i = 0; i < m->n; i++)
+      found |= m->in[i].rank == m->offs[k].rank;
+    if (!found)
+      return rpd_usage_error("--offset: there is no rank %" PRId64, m->offs[k].rank);
+  }
+  return 0;
+}
+
+/* Open and check every input before anything is written. */
+static int open_inputs(merge *m)
+{
+  for (int i = 0; i < m->n; i++) {
+    src *s = &m->in[i];
+    if (rpd_open_or_report(&s->r, s->path, NULL, RPD_READ))
+      return 1;
+    if (rpd_exec(s->r, "PRAGMA cache_size = -2048"))
+      return rpd_fail("cannot read '%s': %s", s->path, rpd_errmsg());
+    if (i == 0)
+      m->schema = s->r->schema;
+    else if (s->r->schema != m->schema)
+      return rpd_fail("cannot merge '%s' (schema v%d) with '%s' (schema v%d)",
+                      s->path, s->r->schema, m->in[0].path, m->schema);
+    if (survey(m, s))
+      return rpd_fail("cannot read '%s': %s", s->path, rpd_errmsg());
+    sqlite3_db_release_memory(s->r->db);
+  }
+  assign_ranks(m);
+  return assign_shifts(m);
+}
+
+/* ------------------------------------------------------------ copying */
+
+/* Stream every row of `select` (on the input) into `insert` (on the
+ * output), one bound value per column. */
+static int pump(merge *m, src *s, const char *select, const char *insert)
+{
+  sqlite3_stmt *rd = NULL, *wr = NULL;
+  int rc = rpd_prepare(s->r, select, &rd), st;
+  if (!rc)
+    rc = rpd_prepare(m->out, insert, &wr);
+  while (!rc && (st = rpd_step(s->r, rd)) == SQLITE_ROW) {
+    int nc = sqlite3_column_count(rd);
+    for (int c = 0; c < nc; c++)
+      sqlite3_bind_value(wr, c + 1, sqlite3_column_value(rd, c));
+    st = rpd_step(m->out, wr);
+    if (st < 0)
+      rc = -st;
+    sqlite3_reset(wr);
+  }
+  if (!rc && st < 0)
+    rc = -st;
+  sqlite3_finalize(rd);
+  sqlite3_finalize(wr);
+  return rc;
+}
+
+/* Copy a string table of the input into the output's table of the same
+ * name, adding only strings it lacks, and fill temp.MAP(old, new). */
+static int copy_strings(merge *m, src *s, const char *table, const char *map)
+{
+  char *sel = sqlite3_mprintf("SELECT id, string FROM \"%w\"", table);
+  int rc = rpd_exec(m->out, "DELETE FROM temp.stage");
+  if (!rc)
+    rc = pump(m, s, sel, "INSERT INTO temp.stage(id, string) VALUES (?, ?)");
+  if (!rc)
+    rc = rpd_execf(m->out, "INSERT INTO main.\"%w\"(string) SELECT DISTINCT string"
+                   " FROM temp.stage T WHERE NOT EXISTS (SELECT 1 FROM main.\"%w\" M"
+                   " WHERE M.string = T.string)", table, table);
+  if (!rc)
+    rc = rpd_execf(m->out, "DELETE FROM temp.\"%w\"; INSERT INTO temp.\"%w\"(old, new)"
+                   " SELECT T.id, (SELECT min(M.id) FROM main.\"%w\" M WHERE"
+                   " M.string = T.string) FROM temp.stage T", map, map, table);
+  sqlite3_free(sel);
+  return rc;
+}
+
+/* Amount added to the id column of `table` for this input: 0 for the
+ * first rows, else past the output's largest id. */
+static int id_offset(merge *m, src *s, const char *table, int64_t *off)
+{
+  char *q = sqlite3_mprintf("SELECT max(id) FROM main.\"%w\"", table);
+  char *qi = sqlite3_mprintf("SELECT min(id) FROM \"%w\"", table);
+  int64_t hi = 0, lo = 0;
+  int rc = rpd_query_int64(m->out, q, &hi);
+  if (rc == RPD_ENOTFOUND) {
+    hi = 0;
+    rc = RPD_OK;
+  }
+  if (!rc)
+    rc = rpd_query_int64(s->r, qi, &lo);
+  if (rc == RPD_ENOTFOUND) {
+    lo = 1;
+    rc = RPD_OK;
+  }
+  *off = hi == 0 && lo > 0 ? 0 : hi - lo + 1;
+  sqlite3_free(q);
+  sqlite3_free(qi);
+  return rc;
+}
+
+typedef struct offsets {
+  int64_t api, op, self;
+} offsets;
+
+/* The input's expression and the output's placeholder for one column. */
+static void column_sql(merge *m, src *s, const offsets *o, const char *col,
+                       rpd_buf *sel, rpd_buf *val)
+{
+  static const char *const gpu_cols[] = {"gpuId", "queueId", "deviceId",
+                                         "dstDevice", "srcDevice"};
+  char *q = sqlite3_mprintf("\"%w\"", col);
+  char *smap = rpd_xasprintf("coalesce((SELECT new FROM temp.smap WHERE old = ?),"
+                             " %" PRId64 ")", m->empty_s);
+  char *umap = rpd_xasprintf("coalesce((SELECT new FROM temp.umap WHERE old = ?),"
+                             " %" PRId64 ")", m->empty_u);
+  int64_t add = 0;
+  const char *v = "?";
+
+  if (!strcmp(col, "id"))
+    add = o->self;
+  else if (!strcmp(col, "pid") || !strcmp(col, "tid"))
+    add = s->rank * m->pid_stride;
+  else if (in_list(col, gpu_cols, 5))
+    add = s->rank * m->gpu_stride;
+  else if (!strcmp(col, "start") || !strcmp(col, "end"))
+    add = s->shift;
+  else if (!strcmp(col, "api_id") || !strcmp(col, "api_ptr_id"))
+    add = o->api;
+  else if (!strcmp(col, "op_id"))
+    add = o->op;
+  else if (in_list(col, string_cols, sizeof string_cols / sizeof *string_cols))
+    v = smap;
+  else if (!strcmp(col, "args_id"))
+    v = m->schema == 3 ? umap : smap;
+  if (add)
+    rpd_buf_printf(sel, "%s%s + %" PRId64, sel->len ? ", " : "", q, add);
+  else
+    rpd_buf_printf(sel, "%s%s", sel->len ? ", " : "", q);
+  rpd_buf_printf(val, "%s%s", val->len ? ", " : "", v);
+  sqlite3_free(q);
+  free(smap);
+  free(umap);
+}
+
+/* Copy one table of the input (skipped when the input lacks it). */
+static int copy_table(merge *m, src *s, offsets *o, const char *table)
+{
+  rpd_buf sel = {0}, val = {0}, cols = {0};
+  sqlite3_stmt *info = NULL;
+  char *q = sqlite3_mprintf("SELECT name FROM pragma_table_info(%Q)", table);
+  char *select = NULL, *insert = NULL;
+  int rc = RPD_OK, st;
+
+  if (!rpd_table_exists(s->r, table))
+    goto cleanup;
+  if (rpd_column_exists(m->out, table, "id"))
+    rc = id_offset(m, s, table, &o->self);
+  if (!rc)
+    rc = rpd_prepare(m->out, q, &info);
+  while (!rc && (st = rpd_step(m->out, info)) == SQLITE_ROW) {
+    const char *col = (const char *)sqlite3_column_text(info, 0);
+    char *qc = sqlite3_mprintf("\"%w\"", col);
+    if (!rpd_column_exists(s->r, table, col))
+      rc = rpd_seterr(RPD_ENOTRPD, "table %s has no column %s", table, col);
+    column_sql(m, s, o, col, &sel, &val);
+    rpd_buf_printf(&cols, "%s%s", cols.len ? ", " : "", qc);
+    sqlite3_free(qc);
+  }
+  if (!rc && st < 0)
+    rc = -st;
+  if (!rc) {
+    select = sqlite3_mprintf("SELECT %s FROM \"%w\"", sel.s, table);
+    insert = sqlite3_mprintf("INSERT INTO main.\"%w\"(%s) VALUES (%s)", table,
+                             cols.s, val.s);
+    rc = pump(m, s, select, insert);
+  }
+  if (!strcmp(table, "rocpd_api"))
+    o->api = o->self;
+  if (!strcmp(table, "rocpd_op"))
+    o->op = o->self;
+cleanup:
+  sqlite3_finalize(info);
+  sqlite3_free(q);
+  sqlite3_free(select);
+  sqlite3_free(insert);
+  rpd_buf_free(&sel);
+  rpd_buf_free(&val);
+  rpd_buf_free(&cols);
+  return rc;
+}
+
+/* The rank's row in rpd_rank and its rocpd_metadata tags. */
+static int record_rank(merge *m, src *s)
+{
+  char tag[64], num[32];
+  int rc = rpd_execf(m->out, "INSERT INTO rpd_rank(rank, host, pid, file, "
+                     "clock_shift_ns, pid_base, gpu_base, api_rows, op_rows) VALUES "
+                     "(%lld, %Q, %lld, %Q, %lld, %lld, %lld, %lld, %lld)",
+                     (long long)s->rank, s->host, (long long)s->pid, s->path,
+                     (long long)s->shift, (long long)(s->rank * m->pid_stride),
+                     (long long)(s->rank * m->gpu_stride), (long long)s->n_api,
+                     (long long)s->n_op);
+  struct { const char *what; const char *value; } kv[] = {
+    {"file", s->path}, {"host", s->host}, {"pid", NULL}, {"clock_shift_ns", NULL},
+  };
+  for (size_t i = 0; !rc && i < sizeof kv / sizeof *kv; i++) {
+    const char *v = kv[i].value;
+    if (!v) {
+      snprintf(num, sizeof num, "%" PRId64, i == 2 ? s->pid : s->shift);
+      v = num;
+    }
+    snprintf(tag, sizeof tag, "rank.%" PRId64 ".%s", s->rank, kv[i].what);
+    rc = rpd_meta_set(m->out, tag, v);
+  }
+  return rc;
+}
+
+static int merge_one(merge *m, src *s)
+{
+  offsets o = {0, 0, 0};
+  int rc = copy_strings(m, s, "rocpd_string", "smap");
+  if (!rc && m->schema == 3)
+    rc = copy_strings(m, s, "rocpd_ustring", "umap");
+  for (size_t t = 0; !rc && t < sizeof tables / sizeof *tables; t++)
+    rc = copy_table(m, s, &o, tables[t]);
+  if (!rc)
+    rc = record_rank(m, s);
+  return rc;
+}
+
+static int merge_all(merge *m)
+{
+  const char *align[] = {"none", "meta", "collective"};
+  char num[32];
+  int rc = rpd_exec(m->out,
+      "CREATE TEMP TABLE stage(id INTEGER PRIMARY KEY, string TEXT);"
+      "CREATE TEMP TABLE smap(old INTEGER PRIMARY KEY, new INTEGER);"
+      "CREATE TEMP TABLE umap(old INTEGER PRIMARY KEY, new INTEGER);"
+      "CREATE TABLE rpd_rank(rank INTEGER PRIMARY KEY, host TEXT, pid INTEGER,"
+      " file TEXT, clock_shift_ns INTEGER, pid_base INTEGER, gpu_base INTEGER,"
+      " api_rows INTEGER, op_rows INTEGER);"
+      "INSERT INTO main.rocpd_string(string) VALUES ('')");
+  if (!rc)
+    rc = rpd_query_int64(m->out, "SELECT min(id) FROM rocpd_string WHERE string = ''",
+                         &m->empty_s);
+  m->empty_u = m->empty_s;
+  if (!rc && m->schema == 3)
+    rc = rpd_exec(m->out, "INSERT INTO main.rocpd_ustring(string) VALUES ('')");
+  if (!rc && m->schema == 3)
+    rc = rpd_query_int64(m->out, "SELECT min(id) FROM rocpd_ustring WHERE string = ''",
+                         &m->empty_u);
+  for (int i = 0; !rc && i < m->n; i++) {
+    rpd_progress("merging", i, m->n);
+    rc = merge_one(m, &m->in[i]);
+    /* memory stays flat in the number of ranks: drop its page cache */
+    sqlite3_db_release_memory(m->in[i].r->db);
+  }
+  rpd_progress("merging", m->n, m->n);
+  snprintf(num, sizeof num, "%d", m->n);
+  if (!rc)
+    rc = rpd_meta_set(m->out, "merge::ranks", num);
+  if (!rc)
+    rc = rpd_meta_set(m->out, "merge::align", align[m->align]);
+  if (!rc)
+    rc = rpd_exec(m->out, "DROP TABLE temp.stage; DROP TABLE temp.smap;"
+                  " DROP TABLE temp.umap");
+  return rc;
+}
+
+/* ------------------------------------------------------------ main */
+
+static char *tmp_path;     /* the temp output, for the signal handler */
+
+static void on_signal(int sig)
+{
+  if (tmp_path)
+    unlink(tmp_path);
+  rpd_cleanup_temps();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* Create the output in of->tmp (the rpd_outfile temp, named after OUT and
+ * locked, so a later run removes it after a kill -9), fill it in one
+ * transaction, close it. */
+static int write_output(merge *m, rpd_outfile *of, const char *out)
+{
+  sqlite3 *db = NULL;
+  int rc;
+  if (sqlite3_open_v2(of->tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                      NULL) != SQLITE_OK) {
+    rc = rpd_fail("cannot create '%s': %s", out, sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return rc;
+  }
+  m->out = rpd_xcalloc(1, sizeof *m->out);
+  m->out->db = db;
+  m->out->schema = m->schema;
+  m->out->flags = RPD_WRITE | RPD_CREATE;
+  /* a private new file renamed into place only when complete: no journal
+   * or syncs needed until rpd_outfile_commit's fsync */
+  rc = rpd_exec(m->out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+                " PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;"
+                " PRAGMA temp.cache_size = -4096");
+  if (!rc)
+    rc = rpd_schema_create(m->out);
+  if (!rc)
+    rc = rpd_begin(m->out);
+  if (!rc)
+    rc = merge_all(m);
+  if (!rc)
+    rc = rpd_commit(m->out);
+  else
+    rpd_rollback(m->out);
+  if (rc)
+    rpd_fail("cannot merge into '%s': %s", out, rpd_errmsg());
+  if (sqlite3_close(db) != SQLITE_OK && !rc)
+    rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(db));
+  free(m->out);
+  m->out = NULL;
+  return rc ? 1 : 0;
+}
+
+static void summary(const merge *m, const char *out)
+{
+  int64_t api = 0, op = 0;
+  for (int i = 0; i < m->n; i++) {
+    api += m->in[i].n_api;
+    op += m->in[i].n_op;
+  }
+  fprintf(stderr, "%s: %d ranks -> %s: %" PRId64 " api, %" PRId64 " op rows\n",
+          rpd_progname, m->n, out, api, op);
+  for (int i = 0; i < m->n; i++)
+    fprintf(stderr, "  rank %-5" PRId64 " %-12s pid %-8" PRId64 " shift %+" PRId64
+            " ns  %s\n", m->in[i].rank, m->in[i].host, m->in[i].pid,
+            m->in[i].shift, m->in[i].path);
+}
+
+int main(int argc, char **argv)
+{
+  merge m;
+  rpd_outfile of = {0};
+  const char *out = NULL;
+  int force = 0, quiet = 0, rc;
+
+  if (rpd_cli_init(argc, argv, usage))
+    return 0;
+  memset(&m, 0, sizeof m);
+  m.pid_stride = 10000000;
+  m.gpu_stride = 1000;
+  rc = parse_args(&m, argc, argv, &out, &force, &quiet);
+  for (int i = 0; !rc && i < m.n; i++)
+    if (rpd_output_check(out, m.in[i].path, NULL))
+      rc = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  if (!rc && !force && !access(out, F_OK))
+    rc = rpd_fail("'%s' exists; use --force to replace it", out);
+  if (!rc)
+    rc = open_inputs(&m);
+  if (!rc && rpd_outfile_begin(&of, out, m.in[0].path))
+    rc = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  if (!rc) {
+    fclose(of.fp);
+    of.fp = NULL;
+    tmp_path = of.tmp;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+    rc = write_output(&m, &of, out);
+    tmp_path = NULL;
+    if (!rc && rpd_outfile_commit(&of))
+      rc = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+    if (rc)
+      rpd_outfile_abort(&of);
+  }
+  if (!rc && !quiet)
+    summary(&m, out);
+  for (int i = 0; i < m.n; i++) {
+    if (m.in[i].r)
+      rpd_close(m.in[i].r, 0);
+    free(m.in[i].host);
+  }
+  free(m.in);
+  free(m.offs);
+  return rc ? (rc == 2 ? 2 : 1) : 0;
+}
