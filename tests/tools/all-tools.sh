@@ -44,7 +44,8 @@ callstack:rpd-callstack:w autograd:rpd-autograd:w strings:rpd-strings:r
 strings-dedupe:rpd-strings:w metadata-list:rpd-metadata:r metadata-set:rpd-metadata:w
 graph:rpd-graph:w subclass:rpd-subclass:w deserialize:rpd-deserialize:w trim:rpd-trim:w
 raptor:raptor:r raptor-save:raptor:w rpd2tracing:rpd2tracing:r
-autograd-summary:rpd-autograd-summary:r analyze:rpd-analyze:w"
+autograd-summary:rpd-autograd-summary:r analyze:rpd-analyze:w
+merge:rpd-merge:r diff:rpd-diff:r byrank:raptor:r byrank-save:raptor:w"
 
 # modes only used in some sections
 MODES_EXTRA="strings-vacuum:rpd-strings:w import:rpd-import:r"
@@ -70,6 +71,10 @@ run_mode() {
   callstack)        $EXEC rpd-callstack "$@" $DD "$_f" ;;
   autograd)         $EXEC rpd-autograd "$@" $DD "$_f" ;;
   analyze)          $EXEC rpd-analyze "$@" $DD "$_f" ;;
+  merge)            $EXEC rpd-merge -q --force -o "$W/out/o.rpd" "$@" $DD "$_f" ;;
+  diff)             $EXEC rpd-diff "$@" $DD "$_f" "$_f" ;;
+  byrank)           $EXEC raptor --by-rank "$@" $DD "$_f" ;;
+  byrank-save)      $EXEC raptor --by-rank --save "$@" $DD "$_f" ;;
   strings)          $EXEC rpd-strings "$@" $DD "$_f" ;;
   strings-dedupe)   $EXEC rpd-strings --dedupe "$@" $DD "$_f" ;;
   metadata-list)    $EXEC rpd-metadata --list "$@" $DD "$_f" ;;
