@@ -262,6 +262,7 @@ static int parse(int argc, char **argv, opts *o) {
       o->out = argv[i];
     } else if (!strncmp(s, "--output=", 9)) o->out = s + 9;
     else if (!strncmp(s, "-o", 2)) o->out = s + 2;
+    else if (rpd_cli_quiet_opt(s)) {}   /* -q: rpd_cli_init set rpd_quiet */
     else return rpd_usage_error("unknown option '%s'", s);
   }
   if (!o->file) return rpd_usage_error("missing FILE");

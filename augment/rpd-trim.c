@@ -92,6 +92,7 @@ static int parse_args(opts *o, int argc, char **argv)
       o->out = a + 2;
     } else if (strcmp(a, "--dry-run") == 0 || strcmp(a, "--dryrun") == 0) {
       o->dry_run = 1;
+    } else if (rpd_cli_quiet_opt(a)) {   /* -q: rpd_cli_init set rpd_quiet */
     } else {
       return rpd_usage_error("unknown option '%s'", a);
     }

@@ -1,5 +1,6 @@
 /* cli.c - program name, --help, one-line messages. */
 #include "rpd.h"
+#include "version.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,6 +8,19 @@
 #include <string.h>
 
 const char *rpd_progname = "rpdtools";
+int rpd_quiet;
+
+/* The version string every tool prints (common/version.h); static. */
+const char *rpd_version(void)
+{
+  return RPDTOOLS_VERSION;
+}
+
+/* 1 when s is one of the options every tool takes: -q / --quiet. */
+int rpd_cli_quiet_opt(const char *s)
+{
+  return s && (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0);
+}
 
 int rpd_cli_init(int argc, char **argv, const char *usage)
 {
@@ -16,6 +30,12 @@ int rpd_cli_init(int argc, char **argv, const char *usage)
   }
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) break;
+    if (rpd_cli_quiet_opt(argv[i])) rpd_quiet = 1;
+    if (strcmp(argv[i], "--version") == 0) {
+      printf("%s (rpdtools) %s\n", rpd_progname, RPDTOOLS_VERSION);
+      fflush(stdout);
+      return 1;
+    }
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       if (usage) {
         fputs(usage, stdout);

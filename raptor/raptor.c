@@ -258,6 +258,7 @@ static int parse_args(raptor *R, int argc, char **argv)
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!nomore && strcmp(a, "--") == 0) { nomore = 1; continue; }
+    if (!nomore && rpd_cli_quiet_opt(a)) continue;   /* rpd_cli_init set rpd_quiet */
     if (nomore || a[0] != '-' || a[1] == 0) {
       if (R->path) return rpd_usage_error("unexpected argument '%s'", a);
       R->path = a;

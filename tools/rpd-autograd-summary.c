@@ -441,6 +441,7 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--start") || !strncmp(a, "--start=", 8)) dst = &start;
     else if (!strcmp(a, "--end") || !strncmp(a, "--end=", 6)) dst = &end;
     else if (!strcmp(a, "--top") || !strncmp(a, "--top=", 6)) dst = &val;
+    else if (rpd_cli_quiet_opt(a)) continue;   /* rpd_cli_init set rpd_quiet */
     else if (a[0] == '-' && a[1]) return rpd_usage_error("unknown option '%s'", a);
     else if (!s.in) { s.in = a; continue; }
     else if (!out) { out = a; continue; }
