@@ -14,7 +14,7 @@ static const char *const num_format[RPD_WB_NKINDS] = {
   [RPD_WB_ID] = "0",
   [RPD_WB_US] = "#,##0.000",
   [RPD_WB_MS] = "#,##0.000",
-  [RPD_WB_PCT] = "0.00",
+  [RPD_WB_PCT] = "0.00\"%\"",
   [RPD_WB_FRAC] = "0.00%",
   [RPD_WB_NUM] = "#,##0.000",
 };
