@@ -134,3 +134,27 @@ void rpd_progress(const char *what, int64_t done, int64_t total)
     shown = 1;
   fflush(stderr);
 }
+
+/* Progress over the rows of `table` read in id order (see rpd.h). */
+void rpd_progress_rows(rpd *r, const char *what, const char *table, int64_t id)
+{
+  static char cached[64];
+  static int64_t total = -1;
+
+  if (!r || !table || rpd_quiet)
+    return;
+  if (tty < 0)
+    tty = isatty(2);
+  if (!tty)
+    return;
+  if (strncmp(cached, table, sizeof cached) != 0) {
+    char *sql = sqlite3_mprintf("SELECT max(id) FROM \"%w\"", table);
+    snprintf(cached, sizeof cached, "%s", table);
+    if (!sql || rpd_query_int64(r, sql, &total) != RPD_OK || total <= 0) {
+      total = -1;
+      rpd_clearerr();
+    }
+    sqlite3_free(sql);
+  }
+  rpd_progress(what, id, total);
+}

@@ -372,6 +372,11 @@ void rpd_json_escape(rpd_buf *b, const char *s);
  * total < 0 and done < 0) finishes the line.  The unit is "rows" unless
  * rpd_progress_unit() changed it. */
 void rpd_progress(const char *what, int64_t done, int64_t total);
+/* rpd_progress for a loop over the rows of `table` in id order: done is
+ * the current row's id, the total max(id) (queried once per table, only
+ * when a line can show); the last row finishes the line.  NULL r: no-op.
+ * One call per row: rpd_progress_rows(r, "ops", "rocpd_op", id). */
+void rpd_progress_rows(rpd *r, const char *what, const char *table, int64_t id);
 /* The unit the next progress line counts: "rows" (default) or "bytes"
  * (shown as MB).  unit must be a static string. */
 void rpd_progress_unit(const char *unit);

@@ -71,12 +71,16 @@ static const char usage[] =
 "      --display-cols N         width of kernel names in tables (default 60)\n"
 "      --display-rows N         rows shown per table (default 500)\n"
 "      --float-digits N         digits after '.' in tables (default 1)\n"
-"  -x, --write-xls              write FILE.xlsx: kernelseq, pretty kernelseq,\n"
-"                               category, variability\n"
+"  -x, --write-xls              write FILE.xlsx: info (trace, ROI, options,\n"
+"                               units), kernelseq, pretty kernelseq, category,\n"
+"                               variability; formatted numbers, fitted widths,\n"
+"                               frozen header, filter, charts\n"
 "      --write-xls-op-trace     also the op trace (implies -x)\n"
 "      --save                   store the results as ext_raptor_* tables in the\n"
 "                               trace (replaced on each run)\n"
-"      --report ...             the rocprofv3-style report (see docs/raptor.md)\n";
+"      --report ...             the rocprofv3-style report: options below\n"
+"  -q, --quiet                  no progress line\n"
+"      --version                print the rpdtools version\n";
 
 static const int default_gaps[] = {10, 20, 50, 100, 1000, 10000, 100000};
 
@@ -353,7 +357,11 @@ int main(int argc, char **argv)
     if (strcmp(argv[i], "--") == 0) break;
     if (strcmp(argv[i], "--report") == 0) return raptor_report_main(argc, argv);
   }
-  if (rpd_cli_init(argc, argv, usage)) return 0;
+  /* --help lists the report's options too (one text, in report.c) */
+  char *help = rpd_xasprintf("%s\n%s", usage, raptor_report_usage);
+  int done = rpd_cli_init(argc, argv, help);
+  free(help);
+  if (done) return 0;
   raptor R;
   memset(&R, 0, sizeof R);
   R.seqlen = 2;

@@ -23,7 +23,7 @@
 #include "workbook.h"
 #include "xlsxfile.h"
 
-static const char usage[] =
+const char raptor_report_usage[] =
 "usage: raptor FILE --report [options]\n"
 "\n"
 "The TraceLens-style rocprofv3 report, from any RPD trace (see rpd-import\n"
@@ -1376,7 +1376,7 @@ int raptor_report_main(int argc, char **argv)
   rpd *r = NULL;
   int rc, ret = 1;
 
-  if (rpd_cli_init(argc, argv, usage))
+  if (rpd_cli_init(argc, argv, raptor_report_usage))
     return 0;
   if ((rc = parse_opts(argc, argv, &o)))
     return rc;

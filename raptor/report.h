@@ -11,6 +11,10 @@
  * report's options) and returns the process exit code (0, 1, 2). */
 int raptor_report_main(int argc, char **argv);
 
+/* The report's usage text (raptor --report --help; raptor --help shows it
+ * after its own). */
+extern const char raptor_report_usage[];
+
 /* A computed report table, kept in memory until written. */
 enum { C_NULL, C_INT, C_DBL, C_STR };
 
