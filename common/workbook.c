@@ -101,6 +101,8 @@ int rpd_wb_info(rpd_wb *w, const char *title, const char *const *kv, int n)
     if (text_width(v) > vw) vw = text_width(v);
     r++;
   }
+  worksheet_set_landscape(ws);
+  worksheet_fit_to_pages(ws, 1, 0);
   worksheet_set_column(ws, 0, 0, (double)kw + 2, NULL);
   worksheet_set_column(ws, 1, 1, (double)(vw > 100 ? 100 : vw) + 2, NULL);
   return RPD_OK;
@@ -162,11 +164,36 @@ int rpd_wb_begin(rpd_wb *w, rpd_wb_sheet *s, const char *name, int ncols,
   return RPD_OK;
 }
 
+/* The hidden column that holds the chart labels of the first rows (kernel
+ * names cut to RPD_WB_LABEL_MAX characters, so a bar chart keeps its plot
+ * area). */
+static lxw_col_t label_col(const rpd_wb_sheet *s)
+{
+  return (lxw_col_t)(s->ncols + 40);
+}
+
+/* v cut to RPD_WB_LABEL_MAX characters ("..." added) into the label column. */
+static void put_label(rpd_wb_sheet *s, const char *v)
+{
+  char cut[RPD_WB_LABEL_MAX * 4 + 4];
+  size_t i = 0, n = 0;
+  for (; v[i] && n < RPD_WB_LABEL_MAX; i++)
+    n += ((unsigned char)v[i] & 0xC0) != 0x80;
+  while (v[i] && ((unsigned char)v[i] & 0xC0) == 0x80)
+    i++;
+  memcpy(cut, v, i);
+  memcpy(cut + i, v[i] ? "..." : "", v[i] ? 4 : 1);
+  put_string(s->ws, s->row, label_col(s), cut, NULL);
+  s->labels = 1;
+}
+
 void rpd_wb_str(rpd_wb_sheet *s, const char *v)
 {
   if (v && *v && !s->full && s->col < s->ncols) {
     put_string(s->ws, s->row, (lxw_col_t)s->col, v, NULL);
     grow(s, s->col, text_width(v));
+    if (s->col == 0 && s->row <= RPD_WB_LABEL_ROWS)
+      put_label(s, v);
   }
   s->col++;
 }
@@ -221,7 +248,16 @@ int rpd_wb_end(rpd_wb_sheet *s)
     worksheet_set_column(s->ws, (lxw_col_t)k, (lxw_col_t)k, wdt,
                          s->kind[k] == RPD_WB_TEXT ? NULL : s->w->fmt[s->kind[k]]);
   }
+  if (s->labels) {
+    lxw_row_col_options hide = { .hidden = 1 };
+    worksheet_set_column_opt(s->ws, label_col(s), label_col(s), 8, NULL, &hide);
+  }
   worksheet_freeze_panes(s->ws, 1, 0);
+  /* printed / rendered to PDF: landscape, the table one page wide, the
+   * header row on every page */
+  worksheet_set_landscape(s->ws);
+  worksheet_fit_to_pages(s->ws, 1, 0);
+  worksheet_repeat_rows(s->ws, 0, 0);
   if (s->ncols > 0 && worksheet_autofilter(s->ws, 0, 0, last, (lxw_col_t)(s->ncols - 1)))
     rc = rpd_seterr(RPD_EIO, "xlsx: cannot set the filter of sheet '%s'", s->name);
   free(s->kind);
@@ -247,17 +283,23 @@ static int chart(rpd_wb *w, const rpd_wb_sheet *src, uint8_t type, int first, in
   se = chart_add_series(c, NULL, NULL);
   if (!se)
     return rpd_seterr(RPD_EIO, "xlsx: cannot add a chart to '%s'", src->name);
-  chart_series_set_categories(se, src->name, (lxw_row_t)first, (lxw_col_t)cat_col,
-                              (lxw_row_t)(first + nrows - 1), (lxw_col_t)cat_col);
+  if (cat_col == 0 && src->labels && first + nrows - 1 <= RPD_WB_LABEL_ROWS) {
+    chart_series_set_categories(se, src->name, (lxw_row_t)first, label_col(src),
+                                (lxw_row_t)(first + nrows - 1), label_col(src));
+    chart_show_hidden_data(c);
+  } else
+    chart_series_set_categories(se, src->name, (lxw_row_t)first, (lxw_col_t)cat_col,
+                                (lxw_row_t)(first + nrows - 1), (lxw_col_t)cat_col);
   chart_series_set_values(se, src->name, (lxw_row_t)first, (lxw_col_t)val_col,
                           (lxw_row_t)(first + nrows - 1), (lxw_col_t)val_col);
   chart_title_set_name(c, title);
   if (type != LXW_CHART_PIE) {
     chart_legend_set_position(c, LXW_CHART_LEGEND_NONE);
+    /* a bar chart's x_axis is its value axis (libxlsxwriter) */
     if (axis)
-      chart_axis_set_name(type == LXW_CHART_BAR ? c->y_axis : c->y_axis, axis);
+      chart_axis_set_name(type == LXW_CHART_BAR ? c->x_axis : c->y_axis, axis);
     if (type == LXW_CHART_BAR)
-      chart_axis_set_reverse(c->x_axis);   /* biggest on top */
+      chart_axis_set_reverse(c->y_axis);   /* the first row (biggest) on top */
   }
   opt.x_scale = 1.6;
   opt.y_scale = type == LXW_CHART_BAR && nrows > 10 ? 1.0 + nrows / 20.0 : 1.2;

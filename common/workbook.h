@@ -22,6 +22,8 @@
 
 #define RPD_WB_MAX_WIDTH 60   /* characters: long kernel names are cut on screen */
 #define RPD_WB_MAX_ROWS 1048575
+#define RPD_WB_LABEL_ROWS 30  /* first rows whose column-0 text is a chart label */
+#define RPD_WB_LABEL_MAX 40   /* characters of a chart label */
 
 typedef enum {
   RPD_WB_TEXT,    /* string, left aligned */
@@ -53,6 +55,7 @@ typedef struct rpd_wb_sheet {
   rpd_wb_kind *kind;      /* owned */
   double *width;          /* owned: widest cell per column, characters */
   int full;               /* the xlsx row limit was reached */
+  int labels;             /* the hidden chart-label column was written */
 } rpd_wb_sheet;
 
 /* Make the formats for wb.  Never fails (libxlsxwriter aborts on OOM). */
