@@ -20,8 +20,9 @@ TESTPKGS := cmocka
 DEBPKGS  := libsqlite3-dev zlib1g-dev libpcre2-dev libyajl-dev libxlsxwriter-dev \
             libcmocka-dev sqlite3 pkg-config
 # optional: headless browser for the rpd-autograd-summary page test, openpyxl
-# and pandas for the xlsx/CSV reader tests, clang (libFuzzer) for make fuzz
-OPTPKGS  := chromium python3-openpyxl python3-pandas clang
+# and pandas for the xlsx/CSV reader tests, clang (libFuzzer) for make fuzz,
+# LibreOffice + poppler to render the workbooks to PDF/PNG (tests/tools/reports.sh)
+OPTPKGS  := chromium python3-openpyxl python3-pandas clang libreoffice-calc-nogui poppler-utils
 
 ifeq ($(SANITIZE),1)
 O        ?= build/san
