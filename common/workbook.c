@@ -152,10 +152,12 @@ int rpd_wb_begin(rpd_wb *w, rpd_wb_sheet *s, const char *name, int ncols,
   s->ncols = ncols;
   s->row = 1;
   s->ws = workbook_add_worksheet(w->wb, name);
-  if (!s->ws)
-    return rpd_seterr(RPD_EIO, "xlsx: cannot add sheet '%s'", name);
   s->kind = rpd_xcalloc((size_t)(ncols ? ncols : 1), sizeof *s->kind);
   s->width = rpd_xcalloc((size_t)(ncols ? ncols : 1), sizeof *s->width);
+  if (!s->ws) {   /* writes become no-ops; rpd_wb_end frees and fails */
+    s->full = 1;
+    return rpd_seterr(RPD_EIO, "xlsx: cannot add sheet '%s'", name);
+  }
   for (int k = 0; k < ncols; k++) {
     s->kind[k] = kinds ? kinds[k] : rpd_wb_kind_of(names[k]);
     put_string(s->ws, 0, (lxw_col_t)k, names[k], w->head);
@@ -239,8 +241,13 @@ int rpd_wb_end(rpd_wb_sheet *s)
 {
   lxw_row_t last = s->row > 1 ? s->row - 1 : 0;
   int rc = RPD_OK;
-  if (!s->ws)
-    return RPD_OK;
+  if (!s->ws) {
+    free(s->kind);
+    free(s->width);
+    s->kind = NULL;
+    s->width = NULL;
+    return rpd_seterr(RPD_EIO, "xlsx: cannot add sheet '%s'", s->name);
+  }
   for (int k = 0; k < s->ncols; k++) {
     double wdt = s->width[k] + 1;
     if (wdt > RPD_WB_MAX_WIDTH) wdt = RPD_WB_MAX_WIDTH;

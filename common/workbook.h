@@ -68,7 +68,9 @@ int rpd_wb_info(rpd_wb *w, const char *title, const char *const *kv, int n);
 
 /* Start a sheet `name` (at most 31 characters, see libxlsxwriter) with the
  * header names[] and kinds[] (NULL kinds: guessed from the names, see
- * rpd_wb_kind_of).  Returns RPD_OK or RPD_EIO. */
+ * rpd_wb_kind_of).  Returns RPD_OK or RPD_EIO; after a failure the cell
+ * calls do nothing and rpd_wb_end() returns the error again (s must still
+ * be ended, it holds memory). */
 int rpd_wb_begin(rpd_wb *w, rpd_wb_sheet *s, const char *name, int ncols,
                  const char *const *names, const rpd_wb_kind *kinds);
 

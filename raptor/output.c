@@ -39,7 +39,7 @@ static void sk_begin(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
   memset(k, 0, sizeof *k);
   k->ws = ws;
   if (ws) {
-    if (rpd_wb_begin(cur_wb, &k->sh, ws, ncols, names, NULL)) k->ws = NULL;
+    rpd_wb_begin(cur_wb, &k->sh, ws, ncols, names, NULL);   /* a failure: sk_end fails */
     k->row = 1;
     k->digits = -1;
   } else {

@@ -386,9 +386,8 @@ static int t_xlsx(const table *t, rpd_wb *w, rpd_wb_sheet *ws)
     }
     rpd_wb_endrow(ws);
   }
-  if (!rc)
-    rc = rpd_wb_end(ws);
-  return rc;
+  int end = rpd_wb_end(ws);   /* always: it frees what ws holds */
+  return rc ? rc : end;
 }
 
 static int t_save(const table *t, rpd *r)
