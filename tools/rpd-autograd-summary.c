@@ -25,7 +25,9 @@ static const char usage[] =
 "                       (ns, us, ms, s); +T from the first api call, -T back\n"
 "                       from the last api end, N% of the span (docs/time.md).\n"
 "                       A window outside the trace is an error\n"
-"  --top N              operators in the bar chart (default 20)\n";
+"  --top N              operators in the bar chart (default 20)\n"
+"  -q, --quiet          no progress line\n"
+"  --version            print the rpdtools version\n";
 
 /* ------------------------------------------------------------ escaping */
 
