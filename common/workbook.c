@@ -174,17 +174,19 @@ static lxw_col_t label_col(const rpd_wb_sheet *s)
   return (lxw_col_t)(s->ncols + 40);
 }
 
-/* v cut to RPD_WB_LABEL_MAX characters ("..." added) into the label column. */
+/* "ROW. v" with v cut to RPD_WB_LABEL_MAX characters ("..." added) into the
+ * label column: the rank ties a bar to its table row. */
 static void put_label(rpd_wb_sheet *s, const char *v)
 {
-  char cut[RPD_WB_LABEL_MAX * 4 + 4];
+  char cut[RPD_WB_LABEL_MAX * 4 + 32];
   size_t i = 0, n = 0;
+  int at = snprintf(cut, 24, "%u. ", (unsigned)s->row);
   for (; v[i] && n < RPD_WB_LABEL_MAX; i++)
     n += ((unsigned char)v[i] & 0xC0) != 0x80;
   while (v[i] && ((unsigned char)v[i] & 0xC0) == 0x80)
     i++;
-  memcpy(cut, v, i);
-  memcpy(cut + i, v[i] ? "..." : "", v[i] ? 4 : 1);
+  memcpy(cut + at, v, i);
+  memcpy(cut + at + i, v[i] ? "..." : "", v[i] ? 4 : 1);
   put_string(s->ws, s->row, label_col(s), cut, NULL);
   s->labels = 1;
 }
