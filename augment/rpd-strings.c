@@ -295,6 +295,7 @@ int main(int argc, char **argv) {
   if (rc == RPD_OK) rc = one_table(r, &o, "rocpd_string", &msg);
   if (rc == RPD_OK && r->schema == 3 && rpd_table_exists(r, "rocpd_ustring"))
     rc = one_table(r, &o, "rocpd_ustring", &msg);
+  if (rc == RPD_OK && o.dedupe) rc = rpd_record_version(r);   /* issue 15 */
   if (rc == RPD_OK && write) rc = rpd_commit(r);
   if (rc == RPD_OK && o.vacuum) vacuum(r, &o);
   if (rc == RPD_OK) rc = file_bytes(r, &after);

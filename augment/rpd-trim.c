@@ -453,6 +453,8 @@ int main(int argc, char **argv)
   if (!rc)
     rc = trim(r, start, end, &dropped);
   if (!rc)
+    rc = rpd_record_version(r);   /* issue 15 */
+  if (!rc)
     rc = rpd_commit(r);
   if (rc)
     goto fail;

@@ -109,11 +109,7 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
     if (rc == RPD_ENOTFOUND) rc = rpd_meta_set(r, a->done_tag, "True");
   }
   /* which rpdtools wrote the ext_* tables: "rpdtools_version::PROG" */
-  if (!rc) {
-    char *key = rpd_xasprintf("rpdtools_version::%s", rpd_progname);
-    rc = rpd_meta_set(r, key, rpd_version());
-    free(key);
-  }
+  if (!rc) rc = rpd_record_version(r);
   /* what the tool printed must have reached stdout before the commit: a
    * failed write (disk full, closed pipe) fails the run, file untouched */
   if (!rc) rc = rpd_finish_stdout();

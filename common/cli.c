@@ -16,6 +16,16 @@ const char *rpd_version(void)
   return RPDTOOLS_VERSION;
 }
 
+/* Record "rpdtools_version::PROG" = the version in rocpd_metadata (inside
+ * the caller's transaction).  Returns RPD_OK or the error of the write. */
+int rpd_record_version(rpd *r)
+{
+  char *key = rpd_xasprintf("rpdtools_version::%s", rpd_progname);
+  int rc = rpd_meta_set(r, key, RPDTOOLS_VERSION);
+  free(key);
+  return rc;
+}
+
 /* 1 when s is one of the options every tool takes: -q / --quiet. */
 int rpd_cli_quiet_opt(const char *s)
 {

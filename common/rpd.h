@@ -393,6 +393,10 @@ extern const char *rpd_progname;
 extern int rpd_quiet;
 /* The rpdtools version ("0.15.0"; common/version.h).  Static string. */
 const char *rpd_version(void);
+/* Record "rpdtools_version::PROG" = rpd_version() in rocpd_metadata, inside
+ * the caller's transaction (every tool that writes ext_ tables or rewrites
+ * a trace).  Returns RPD_OK or the error of the write. */
+int rpd_record_version(rpd *r);
 /* 1 when s is -q or --quiet: a tool's option loop accepts it with
  * `if (rpd_cli_quiet_opt(a)) continue;` (rpd_cli_init already set rpd_quiet). */
 int rpd_cli_quiet_opt(const char *s);

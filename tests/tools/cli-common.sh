@@ -23,10 +23,12 @@ rpd-synth --api 2000 -o s.rpd -q >synth.out 2>&1
 check_rc "rpd-synth -q writes a trace" 0 test -s s.rpd
 
 # -q on a real run of every tool that takes a trace
-for tool in rpd-callstack rpd-autograd rpd-deserialize rpd-graph rpd-strings rpd-trim; do
+for tool in rpd-callstack rpd-autograd rpd-deserialize rpd-graph rpd-trim; do
   cp s.rpd "q-$tool.rpd"
   check_rc "$tool -q: accepted" 0 "$tool" -q "q-$tool.rpd"
 done
+cp s.rpd q-rpd-strings.rpd
+check_rc "rpd-strings -q --dedupe: accepted" 0 rpd-strings -q --dedupe q-rpd-strings.rpd
 cp s.rpd q-meta.rpd
 check_rc "rpd-metadata -q --list: accepted" 0 rpd-metadata -q --list q-meta.rpd
 cp s.rpd q-sub.rpd
@@ -46,6 +48,11 @@ cp q-rpd-callstack.rpd again.rpd
 rpd-callstack --force -q again.rpd >/dev/null 2>&1
 check_eq "--force rebuild keeps one version row" 1 \
   "$(q again.rpd "SELECT count(*) FROM rocpd_metadata WHERE tag = 'rpdtools_version::rpd-callstack'")"
+
+check_eq "rpd-strings --dedupe records its version" "$want" \
+  "$(q q-rpd-strings.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'rpdtools_version::rpd-strings'")"
+check_eq "rpd-trim records its version" "$want" \
+  "$(q q-rpd-trim.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'rpdtools_version::rpd-trim'")"
 
 # a file named -q after -- is a file, not the option
 check_rc "rpd-callstack -- -q: a file named -q (missing)" 1 rpd-callstack -- -q
