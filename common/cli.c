@@ -20,8 +20,17 @@ const char *rpd_version(void)
  * the caller's transaction).  Returns RPD_OK or the error of the write. */
 int rpd_record_version(rpd *r)
 {
-  char *key = rpd_xasprintf("rpdtools_version::%s", rpd_progname);
-  int rc = rpd_meta_set(r, key, RPDTOOLS_VERSION);
+  char *key = rpd_xasprintf("rpdtools_version::%s", rpd_progname), *have = NULL;
+  int rc = rpd_meta_get(r, key, &have);
+  /* already recorded: write nothing, so a re-run leaves the file
+   * byte-identical */
+  if (rc == RPD_OK && strcmp(have, RPDTOOLS_VERSION) == 0)
+    rc = RPD_OK;
+  else if (rc == RPD_OK || rc == RPD_ENOTFOUND) {
+    rpd_clearerr();
+    rc = rpd_meta_set(r, key, RPDTOOLS_VERSION);
+  }
+  free(have);
   free(key);
   return rc;
 }

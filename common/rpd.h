@@ -395,7 +395,8 @@ extern int rpd_quiet;
 const char *rpd_version(void);
 /* Record "rpdtools_version::PROG" = rpd_version() in rocpd_metadata, inside
  * the caller's transaction (every tool that writes ext_ tables or rewrites
- * a trace).  Returns RPD_OK or the error of the write. */
+ * a trace); nothing is written when the same version is already there.
+ * Returns RPD_OK or the error of the read/write. */
 int rpd_record_version(rpd *r);
 /* 1 when s is -q or --quiet: a tool's option loop accepts it with
  * `if (rpd_cli_quiet_opt(a)) continue;` (rpd_cli_init already set rpd_quiet). */
