@@ -21,9 +21,11 @@ DEBPKGS  := libsqlite3-dev zlib1g-dev libpcre2-dev libyajl-dev libxlsxwriter-dev
             libcmocka-dev sqlite3 pkg-config
 # optional: headless browser for the HTML page tests, openpyxl and pandas for
 # the xlsx/CSV reader tests, clang (libFuzzer) for make fuzz, protoc for the
-# protobuf checks, the Python package's runtime and tests (docs/python.md)
+# protobuf checks, the Python package's runtime and tests (docs/python.md),
+# LibreOffice + poppler to render the workbooks to PDF/PNG (tests/tools/reports.sh)
 # (mk/*.mk add more: OPTPKGS the packages, OPTCMDS the commands they give)
-OPTPKGS  := chromium python3-openpyxl python3-pandas python3-pytest python3-cffi clang protobuf-compiler
+OPTPKGS  := chromium python3-openpyxl python3-pandas python3-pytest python3-cffi clang protobuf-compiler \
+            libreoffice-calc-nogui poppler-utils
 OPTCMDS  := chromium clang protoc
 
 ifeq ($(SANITIZE),1)

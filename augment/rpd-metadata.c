@@ -51,6 +51,7 @@ static int parse_args(int argc, char **argv, opts *o)
       o->file = a;
       continue;
     }
+    if (rpd_cli_quiet_opt(a)) continue;   /* -q: rpd_cli_init set rpd_quiet */
     if (strcmp(a, "--list") == 0) {
       o->op = OP_LIST;
       o->nops++;

@@ -819,6 +819,7 @@ static int parse_args(opts *o, int argc, char **argv)
       i++;
     } else if (!strcmp(a, "--force")) {
       o->force = 1;
+    } else if (rpd_cli_quiet_opt(a)) {   /* -q: rpd_cli_init set rpd_quiet */
     } else if (a[0] == '-' && a[1]) {
       return rpd_usage_error("unknown argument '%s'", a);
     } else {

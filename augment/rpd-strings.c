@@ -262,6 +262,7 @@ static int parse(int argc, char **argv, opts *o) {
       o->out = argv[i];
     } else if (!strncmp(s, "--output=", 9)) o->out = s + 9;
     else if (!strncmp(s, "-o", 2)) o->out = s + 2;
+    else if (rpd_cli_quiet_opt(s)) {}   /* -q: rpd_cli_init set rpd_quiet */
     else return rpd_usage_error("unknown option '%s'", s);
   }
   if (!o->file) return rpd_usage_error("missing FILE");
@@ -294,6 +295,7 @@ int main(int argc, char **argv) {
   if (rc == RPD_OK) rc = one_table(r, &o, "rocpd_string", &msg);
   if (rc == RPD_OK && r->schema == 3 && rpd_table_exists(r, "rocpd_ustring"))
     rc = one_table(r, &o, "rocpd_ustring", &msg);
+  if (rc == RPD_OK && o.dedupe) rc = rpd_record_version(r);   /* issue 15 */
   if (rc == RPD_OK && write) rc = rpd_commit(r);
   if (rc == RPD_OK && o.vacuum) vacuum(r, &o);
   if (rc == RPD_OK) rc = file_bytes(r, &after);

@@ -92,6 +92,7 @@ static int parse_args(opts *o, int argc, char **argv)
       o->out = a + 2;
     } else if (strcmp(a, "--dry-run") == 0 || strcmp(a, "--dryrun") == 0) {
       o->dry_run = 1;
+    } else if (rpd_cli_quiet_opt(a)) {   /* -q: rpd_cli_init set rpd_quiet */
     } else {
       return rpd_usage_error("unknown option '%s'", a);
     }
@@ -451,6 +452,8 @@ int main(int argc, char **argv)
     rc = rpd_begin(r);
   if (!rc)
     rc = trim(r, start, end, &dropped);
+  if (!rc)
+    rc = rpd_record_version(r);   /* issue 15 */
   if (!rc)
     rc = rpd_commit(r);
   if (rc)

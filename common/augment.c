@@ -35,6 +35,7 @@ static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
       p->out = s + 9;
       continue;
     }
+    if (!only_files && rpd_cli_quiet_opt(s)) continue;   /* rpd_cli_init set rpd_quiet */
     if (!only_files && strcmp(s, "--force") == 0) {
       p->force = 1;
       continue;
@@ -107,6 +108,8 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
     free(done);
     if (rc == RPD_ENOTFOUND) rc = rpd_meta_set(r, a->done_tag, "True");
   }
+  /* which rpdtools wrote the ext_* tables: "rpdtools_version::PROG" */
+  if (!rc) rc = rpd_record_version(r);
   /* what the tool printed must have reached stdout before the commit: a
    * failed write (disk full, closed pipe) fails the run, file untouched */
   if (!rc) rc = rpd_finish_stdout();

@@ -1,6 +1,7 @@
 /* cli.c - program name, --help, one-line messages. */
 #include "rpd.h"
 #include "check.h"
+#include "version.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,38 @@
 #include <string.h>
 
 const char *rpd_progname = "rpdtools";
+int rpd_quiet;
+
+/* The version string every tool prints (common/version.h); static. */
+const char *rpd_version(void)
+{
+  return RPDTOOLS_VERSION;
+}
+
+/* Record "rpdtools_version::PROG" = the version in rocpd_metadata (inside
+ * the caller's transaction).  Returns RPD_OK or the error of the write. */
+int rpd_record_version(rpd *r)
+{
+  char *key = rpd_xasprintf("rpdtools_version::%s", rpd_progname), *have = NULL;
+  int rc = rpd_meta_get(r, key, &have);
+  /* already recorded: write nothing, so a re-run leaves the file
+   * byte-identical */
+  if (rc == RPD_OK && strcmp(have, RPDTOOLS_VERSION) == 0)
+    rc = RPD_OK;
+  else if (rc == RPD_OK || rc == RPD_ENOTFOUND) {
+    rpd_clearerr();
+    rc = rpd_meta_set(r, key, RPDTOOLS_VERSION);
+  }
+  free(have);
+  free(key);
+  return rc;
+}
+
+/* 1 when s is one of the options every tool takes: -q / --quiet. */
+int rpd_cli_quiet_opt(const char *s)
+{
+  return s && (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0);
+}
 
 int rpd_cli_init(int argc, char **argv, const char *usage)
 {
@@ -17,6 +50,12 @@ int rpd_cli_init(int argc, char **argv, const char *usage)
   }
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) break;
+    if (rpd_cli_quiet_opt(argv[i])) rpd_quiet = 1;
+    if (strcmp(argv[i], "--version") == 0) {
+      printf("%s (rpdtools) %s\n", rpd_progname, RPDTOOLS_VERSION);
+      fflush(stdout);
+      return 1;
+    }
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       if (usage) {
         fputs(usage, stdout);

@@ -367,18 +367,47 @@ int rpd_out_end(rpd_out *o);
  * U+FFFD.  No surrounding quotes are added. */
 void rpd_json_escape(rpd_buf *b, const char *s);
 
-/* Progress line on stderr for long work, only when stderr is a terminal,
- * at most a few times a second; done == total (or total < 0 and done < 0)
- * finishes the line. */
+/* Progress line on stderr for long work, only when stderr is a terminal
+ * and not rpd_quiet, at most four times a second, in one format for every
+ * tool: "PROG: WHAT: 1234567/3000000 rows (41%), 812k rows/s, ETA 2s"
+ * (total < 0: "PROG: WHAT: 1234567 rows, 812k rows/s").  done == total (or
+ * total < 0 and done < 0) finishes the line.  The unit is "rows" unless
+ * rpd_progress_unit() changed it. */
 void rpd_progress(const char *what, int64_t done, int64_t total);
+/* rpd_progress for a loop over the rows of `table` in id order: done is
+ * the current row's id, the total max(id) (queried once per table, only
+ * when a line can show); the last row finishes the line.  NULL r: no-op.
+ * One call per row: rpd_progress_rows(r, "ops", "rocpd_op", id). */
+void rpd_progress_rows(rpd *r, const char *what, const char *table, int64_t id);
+/* The unit the next progress line counts: "rows" (default) or "bytes"
+ * (shown as MB).  unit must be a static string. */
+void rpd_progress_unit(const char *unit);
+/* The progress line text for done/total after elapsed_ms (the format of
+ * rpd_progress, without the "PROG: " prefix) into buf; for tests. */
+void rpd_progress_format(char *buf, size_t n, const char *what, const char *unit,
+                         int64_t done, int64_t total, int64_t elapsed_ms);
 
 /* ------------------------------------------------------------ CLI */
 
 /* Program name used in messages (basename of argv[0]); set by rpd_cli_init. */
 extern const char *rpd_progname;
+/* Set by -q / --quiet (rpd_cli_init): no progress line. */
+extern int rpd_quiet;
+/* The rpdtools version ("0.15.0"; common/version.h).  Static string. */
+const char *rpd_version(void);
+/* Record "rpdtools_version::PROG" = rpd_version() in rocpd_metadata, inside
+ * the caller's transaction (every tool that writes ext_ tables or rewrites
+ * a trace); nothing is written when the same version is already there.
+ * Returns RPD_OK or the error of the read/write. */
+int rpd_record_version(rpd *r);
+/* 1 when s is -q or --quiet: a tool's option loop accepts it with
+ * `if (rpd_cli_quiet_opt(a)) continue;` (rpd_cli_init already set rpd_quiet). */
+int rpd_cli_quiet_opt(const char *s);
 
 /* Set rpd_progname; if any argument is --help or -h (before a "--"), print
- * usage to stdout and return 1 (the tool then exits 0). Else 0. */
+ * usage to stdout and return 1 (the tool then exits 0); --version prints
+ * "PROG (rpdtools) VERSION" and returns 1 too.  -q / --quiet anywhere
+ * (before "--") sets rpd_quiet.  Else 0. */
 int rpd_cli_init(int argc, char **argv, const char *usage);
 
 /* Print "PROG: MESSAGE" on stderr as ONE line: newlines and other control

@@ -12,27 +12,34 @@
 #include "rpd.h"
 #include "report.h"
 #include "raptor.h"
+#include "version.h"
+#include "workbook.h"
 #include "xlsxfile.h"
 
 
 /* ------------------------------------------------------------ output sinks */
 
-/* A table destination: an rpd_out writer or an xlsx worksheet. */
+/* The workbook raptor -x is writing (write_xls), for the sinks. */
+static rpd_wb *cur_wb;
+
+/* A table destination: an rpd_out writer or an xlsx sheet (named ws, in
+ * cur_wb, formatted by common/workbook). */
 typedef struct sink {
   rpd_out *o;
-  lxw_worksheet *ws;
+  const char *ws;
+  rpd_wb_sheet sh;
   int row, col;
   int digits;        /* table format digits; -1 exact */
   int table;         /* text table: NaN shown as NaN */
 } sink;
 
-static void sk_begin(sink *k, raptor *R, FILE *f, lxw_worksheet *ws, int ncols,
+static void sk_begin(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
                      const char *const *names)
 {
   memset(k, 0, sizeof *k);
   k->ws = ws;
   if (ws) {
-    for (int i = 0; i < ncols; i++) worksheet_write_string(ws, 0, i, names[i], NULL);
+    rpd_wb_begin(cur_wb, &k->sh, ws, ncols, names, NULL);   /* a failure: sk_end fails */
     k->row = 1;
     k->digits = -1;
   } else {
@@ -45,8 +52,7 @@ static void sk_begin(sink *k, raptor *R, FILE *f, lxw_worksheet *ws, int ncols,
 static void sk_str(sink *k, const char *s)
 {
   if (k->ws) {
-    if (s) worksheet_write_string(k->ws, k->row, k->col, s, NULL);
-    k->col++;
+    rpd_wb_str(&k->sh, s);
   } else {
     rpd_out_str(k->o, s);
   }
@@ -54,31 +60,31 @@ static void sk_str(sink *k, const char *s)
 
 static void sk_int(sink *k, int64_t v)
 {
-  if (k->ws) worksheet_write_number(k->ws, k->row, k->col++, (double)v, NULL);
+  if (k->ws) rpd_wb_int(&k->sh, v);
   else rpd_out_int(k->o, v);
 }
 
 static void sk_dbl(sink *k, double v)
 {
   if (!isfinite(v)) {  /* NaN or Inf: never a number in any output */
-    if (k->ws) k->col++;
+    if (k->ws) rpd_wb_null(&k->sh);
     else if (k->table) rpd_out_str(k->o, "NaN");
     else rpd_out_null(k->o);
     return;
   }
-  if (k->ws) worksheet_write_number(k->ws, k->row, k->col++, v, NULL);
+  if (k->ws) rpd_wb_num(&k->sh, v);
   else rpd_out_double(k->o, v, k->digits);
 }
 
 static void sk_endrow(sink *k)
 {
-  if (k->ws) { k->row++; k->col = 0; }
+  if (k->ws) { rpd_wb_endrow(&k->sh); k->row++; }
   else rpd_out_endrow(k->o);
 }
 
 static int sk_end(sink *k)
 {
-  if (k->ws) return 0;
+  if (k->ws) return rpd_wb_end(&k->sh) == RPD_OK ? 0 : 1;
   return rpd_out_end(k->o) == RPD_OK ? 0 : 1;
 }
 
@@ -97,7 +103,7 @@ static void fmt_trunc(char *b, size_t n, const char *s, int width)
   else snprintf(b, n, "%s", s);
 }
 
-static int emit_timestamps(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
+static int emit_timestamps(raptor *R, sink *k, FILE *f, const char *ws)
 {
   static const char *const cols[] = {"first_abs_ns", "last_abs_ns",
                                      "roi_start_ns", "roi_end_ns"};
@@ -110,7 +116,7 @@ static int emit_timestamps(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
   return sk_end(k);
 }
 
-static int emit_category(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
+static int emit_category(raptor *R, sink *k, FILE *f, const char *ws)
 {
   static const char *const cols[] = {"Category", "UniqKernels", "TotalCalls",
                                      "TotalDur_ms", "VarSum_ms", "AvgDur_us", "Pct"};
@@ -129,7 +135,7 @@ static int emit_category(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
   return sk_end(k);
 }
 
-static int emit_variability(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
+static int emit_variability(raptor *R, sink *k, FILE *f, const char *ws)
 {
   static const char *const cols[] = {"Name", "Var_us", "VarPct"};
   char b[64];
@@ -137,17 +143,19 @@ static int emit_variability(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
   sk_str(k, "by_comm");
   sk_dbl(k, R->var_comm / 1000.0);
   fmt_pct1(b, sizeof b, R->var_comm / R->total_ns);
-  sk_str(k, b);
+  if (ws) sk_dbl(k, R->var_comm / R->total_ns * 100.0);   /* xlsx: a number */
+  else sk_str(k, b);
   sk_endrow(k);
   sk_str(k, "by_non_comm");
   sk_dbl(k, R->var_other / 1000.0);
   fmt_pct1(b, sizeof b, R->var_other / R->total_ns);
-  sk_str(k, b);
+  if (ws) sk_dbl(k, R->var_other / R->total_ns * 100.0);
+  else sk_str(k, b);
   sk_endrow(k);
   return sk_end(k);
 }
 
-static int emit_gpu(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
+static int emit_gpu(raptor *R, sink *k, FILE *f, const char *ws)
 {
   static const char *const cols[] = {"gpuId", "PreGap_ms", "Duration_ms", "Idle_pct",
                                      "LeadingIdle_ms", "TrailingIdle_ms"};
@@ -166,7 +174,7 @@ static int emit_gpu(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
 }
 
 /* The full kernelseq table (csv/json/xlsx). */
-static int emit_kernelseq(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
+static int emit_kernelseq(raptor *R, sink *k, FILE *f, const char *ws)
 {
   int w = R->seqlen + 1;
   static const char *const tail[] = {
@@ -217,8 +225,25 @@ static int emit_kernelseq(raptor *R, sink *k, FILE *f, lxw_worksheet *ws)
   return rc;
 }
 
+/* The numeric columns of a pretty kernelseq row for xlsx: First_ms ..
+ * PctTotal as numbers (percent columns in 0..100), missing values empty. */
+static void pretty_numbers(sink *k, const krow *x, double totvar)
+{
+  sk_dbl(k, (double)x->smin / 1e6);
+  sk_dbl(k, (double)x->smax / 1e6);
+  sk_dbl(k, x->pg_mean / 1e3);
+  sk_dbl(k, x->d_min / 1e3);
+  sk_dbl(k, x->d_mean / 1e3);
+  sk_dbl(k, x->d_max / 1e3);
+  sk_dbl(k, x->varsum / 1000.0 / (double)x->calls);
+  sk_dbl(k, totvar > 0 ? x->varsum / totvar * 100.0 : NAN);
+  if (x->outliers >= 0) sk_int(k, x->outliers); else sk_dbl(k, NAN);
+  sk_int(k, x->calls);
+  sk_dbl(k, x->pct);
+}
+
 /* The pretty kernelseq table (text tables and xlsx). */
-static int emit_pretty(raptor *R, sink *k, FILE *f, lxw_worksheet *ws, int limit)
+static int emit_pretty(raptor *R, sink *k, FILE *f, const char *ws, int limit)
 {
   static const char *const cols[] = {
     "Kernel Sequence", "First_ms", "Last_ms", "PreGap_mean_us", "Dur_min_us",
@@ -251,6 +276,12 @@ static int emit_pretty(raptor *R, sink *k, FILE *f, lxw_worksheet *ws, int limit
       fmt_trunc(t, seq.len + 8, seq.s, R->display_cols);
       sk_str(k, t);
       free(t);
+    }
+    if (ws) {   /* xlsx: real numbers in formatted cells, never text */
+      pretty_numbers(k, x, totvar);
+      sk_str(k, R->catname[x->cat]);
+      sk_endrow(k);
+      continue;
     }
     snprintf(b, sizeof b, "%+.3f", (double)x->smin / 1e6);
     sk_str(k, b);
@@ -320,7 +351,7 @@ static void trace_line(raptor *R, FILE *f, sink *k, const op *o)
 }
 
 /* Write the ops idx[0..n) (or all ops when idx is NULL) as a trace. */
-static int emit_trace(raptor *R, FILE *f, lxw_worksheet *ws, const size_t *idx,
+static int emit_trace(raptor *R, FILE *f, const char *ws, const size_t *idx,
                       size_t n, int text)
 {
   sink k;
@@ -333,7 +364,7 @@ static int emit_trace(raptor *R, FILE *f, lxw_worksheet *ws, const size_t *idx,
   sk_begin(&k, R, f, ws, 10, optrace_cols);
   if (!ws) k.digits = -1;
   for (size_t i = 0; i < n; i++) {
-    if (ws && k.row >= 1048576) break;  /* xlsx row limit */
+    if (ws && k.sh.full) break;  /* xlsx row limit */
     trace_line(R, f, &k, &R->ops[idx ? idx[i] : i]);
   }
   return sk_end(&k);
@@ -512,6 +543,36 @@ static char *xls_path(const char *path)
   return rpd_xasprintf("%.*s.xlsx", (int)keep, path);
 }
 
+/* The first sheet of -x: trace, ROI, options, units. */
+static int xls_info(raptor *R, rpd_wb *w)
+{
+  char roi[160];
+  snprintf(roi, sizeof roi, "%.3f ms .. %.3f ms after the first op (%lld .. %lld ns)",
+           (double)(R->roi_s - R->first_abs) / 1e6, (double)(R->roi_e - R->first_abs) / 1e6,
+           (long long)R->roi_s, (long long)R->roi_e);
+  const char *kv[] = {
+    "trace", R->path,
+    "ROI", roi,
+    "options", R->optstr.s ? R->optstr.s : "(none)",
+    "units", "*_ms: milliseconds, *_us: microseconds (3 decimals), *_ns: nanoseconds, "
+             "*pct* / Pct*: percent 0..100, counts: integers",
+    "tool", "raptor (rpdtools " RPDTOOLS_VERSION ")",
+  };
+  return rpd_wb_info(w, "raptor -x", kv, (int)(sizeof kv / sizeof *kv / 2)) ? 1 : 0;
+}
+
+/* A chart next to the table the sink k just wrote (n rows; n < 0: all,
+ * as a pie when axis is NULL). */
+static int xls_chart(rpd_wb *w, const sink *k, int n, int cat_col, int val_col,
+                     const char *title, const char *axis)
+{
+  int rows = k->row - 1;
+  if (n < 0 || n > rows) n = rows;
+  if (!k->ws) return 1;
+  if (!axis) return rpd_wb_pie(w, &k->sh, 1, n, cat_col, val_col, title) ? 1 : 0;
+  return rpd_wb_bar(w, &k->sh, n, cat_col, val_col, title, axis) ? 1 : 0;
+}
+
 /* -x: the workbook FILE.xlsx, built in a temp file next to it and renamed
  * into place (never over the trace itself, a device or a directory). */
 int write_xls(raptor *R)
@@ -525,19 +586,27 @@ int write_xls(raptor *R)
     return rc;
   }
   fprintf(stderr, "info: writing xls file '%s'\n", path);
-  lxw_workbook *wb = x.wb;
+  rpd_wb w;
   sink k;
-  emit_kernelseq(R, &k, NULL, workbook_add_worksheet(wb, "kernelseq"));
-  emit_pretty(R, &k, NULL, workbook_add_worksheet(wb, "pretty kernelseq"), -1);
-  emit_category(R, &k, NULL, workbook_add_worksheet(wb, "category"));
-  emit_variability(R, &k, NULL, workbook_add_worksheet(wb, "variability"));
-  if (R->xls_op_trace) {
+  int err;
+  rpd_wb_init(&w, x.wb);
+  cur_wb = &w;
+  err = xls_info(R, &w);
+  if (!err) err = emit_kernelseq(R, &k, NULL, "kernelseq");
+  if (!err) err = emit_pretty(R, &k, NULL, "pretty kernelseq", -1);
+  if (!err) err = xls_chart(&w, &k, R->nrows < 15 ? (int)R->nrows : 15, 0, 11,
+                            "Top kernel sequences by share of GPU time", "%");
+  if (!err) err = emit_category(R, &k, NULL, "category");
+  if (!err) err = xls_chart(&w, &k, -1, 0, 3, "GPU time by category (ms)", NULL);
+  if (!err) err = emit_variability(R, &k, NULL, "variability");
+  if (!err && R->xls_op_trace) {
     if (R->n >= 1048576)
       fprintf(stderr, "%s: warning: op trace truncated to the xlsx limit of 1048575 rows\n",
               rpd_progname);
-    emit_trace(R, NULL, workbook_add_worksheet(wb, "op trace"), NULL, R->n, 0);
+    err = emit_trace(R, NULL, "op trace", NULL, R->n, 0);
   }
-  if (xlsxfile_end(&x, RPD_OK) != RPD_OK)
+  cur_wb = NULL;
+  if (xlsxfile_end(&x, err ? RPD_EIO : RPD_OK) != RPD_OK)
     rc = rpd_fail("%s", rpd_errmsg());
   free(path);
   return rc;
@@ -621,7 +690,7 @@ int stdout_tables(const raptor *R, const char **names, int *n)
   return k;
 }
 
-typedef int (*emit_fn)(raptor *, sink *, FILE *, lxw_worksheet *);
+typedef int (*emit_fn)(raptor *, sink *, FILE *, const char *);
 
 /* Write one table as CSV to DIR/NAME.csv through a temp file renamed into
  * place.  0 or an exit code (message printed). */

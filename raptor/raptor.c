@@ -73,14 +73,18 @@ static const char usage[] =
 "      --display-cols N         width of kernel names in tables (default 60)\n"
 "      --display-rows N         rows shown per table (default 500)\n"
 "      --float-digits N         digits after '.' in tables (default 1)\n"
-"  -x, --write-xls              write FILE.xlsx: kernelseq, pretty kernelseq,\n"
-"                               category, variability\n"
+"  -x, --write-xls              write FILE.xlsx: info (trace, ROI, options,\n"
+"                               units), kernelseq, pretty kernelseq, category,\n"
+"                               variability; formatted numbers, fitted widths,\n"
+"                               frozen header, filter, charts\n"
 "      --write-xls-op-trace     also the op trace (implies -x)\n"
 "      --save                   store the results as ext_raptor_* tables in the\n"
 "                               trace (replaced on each run)\n"
-"      --report ...             the rocprofv3-style report (see docs/raptor.md)\n"
+"      --report ...             the rocprofv3-style report: options below\n"
 "      --by-rank ...            cross-rank analysis of a merged trace (raptor FILE\n"
-"                               --by-rank --help)\n";
+"                               --by-rank --help)\n"
+"  -q, --quiet                  no progress line\n"
+"      --version                print the rpdtools version\n";
 
 static const int default_gaps[] = {10, 20, 50, 100, 1000, 10000, 100000};
 
@@ -262,6 +266,7 @@ int parse_args(raptor *R, int argc, char **argv)
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!nomore && strcmp(a, "--") == 0) { nomore = 1; continue; }
+    if (!nomore && rpd_cli_quiet_opt(a)) continue;   /* rpd_cli_init set rpd_quiet */
     if (nomore || a[0] != '-' || a[1] == 0) {
       if (R->path) return rpd_usage_error("unexpected argument '%s'", a);
       R->path = a;
@@ -377,7 +382,11 @@ int main(int argc, char **argv)
     if (strcmp(argv[i], "--format") == 0 && i + 1 < argc && raptor_kstats_format(argv[i + 1])) return raptor_kstats_main(argc, argv);
     if (strcmp(argv[i], "--by-rank") == 0) return raptor_byrank_main(argc, argv);
   }
-  if (rpd_cli_init(argc, argv, usage)) return 0;
+  /* --help lists the report's options too (one text, in report.c) */
+  char *help = rpd_xasprintf("%s\n%s", usage, raptor_report_usage);
+  int done = rpd_cli_init(argc, argv, help);
+  free(help);
+  if (done) return 0;
   raptor R;
   raptor_init(&R);
   int saved = 0;

@@ -20,9 +20,11 @@
 #include "rpd.h"
 #include "report.h"
 #include "report_analysis.h"   /* rpd-analyze sheets (w18) */
+#include "version.h"
+#include "workbook.h"
 #include "xlsxfile.h"
 
-static const char usage[] =
+const char raptor_report_usage[] =
 "usage: raptor FILE --report [options]\n"
 "\n"
 "The TraceLens-style rocprofv3 report, from any RPD trace (see rpd-import\n"
@@ -49,10 +51,23 @@ static const char usage[] =
 "                                  table per stream: name it with --table\n"
 "  --table NAME                    print only that table (a name above)\n"
 "  --csv-dir D                     also write D/<table>.csv\n"
-"  --xlsx F                        also write an Excel workbook, a sheet per table\n"
+"  --xlsx F                        also write an Excel workbook: an info sheet,\n"
+"                                  a sheet per table (formatted, frozen header,\n"
+"                                  filter) with charts, plus utilization and\n"
+"                                  idle_gaps sheets\n"
+"  --html F                        also write one self-contained HTML page: SVG\n"
+"                                  charts, sortable and filterable tables\n"
+"  --util-bins N                   utilization-over-time bins (default 100)\n"
 "  --save                          store ext_report_* tables in FILE (one\n"
 "                                  transaction; replaces an earlier report)\n"
-"  -q, --quiet                     no stdout tables (with --save/--csv-dir/--xlsx)\n";
+"  -q, --quiet                     no stdout tables (with --save/--csv-dir/--xlsx/\n"
+"                                  --html); no progress line\n"
+"\n"
+"TraceLens names are accepted too: --short_kernel_threshold_us X,\n"
+"--output_xlsx_path F (= --xlsx), --output_csvs_dir D (= --csv-dir),\n"
+"--topk_kernels N (= --topk), --kernel_details (kernel_details of every\n"
+"dispatch: --topk 0), and for --table the sheet names\n"
+"kernel_summary_by_category, short_kernels_summary, short_kernel_histogram.\n";
 
 /* qsort that accepts an empty or NULL array (qsort(NULL, 0) is undefined). */
 static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
@@ -64,9 +79,9 @@ static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, c
 /* ------------------------------------------------------------ options */
 
 typedef struct ropts {
-  const char *path, *xlsx, *csv_dir, *cat_json, *only;
+  const char *path, *xlsx, *csv_dir, *cat_json, *only, *html;
   double threshold_us;
-  int bins, topk, gpu, save, quiet;
+  int bins, topk, gpu, save, quiet, util_bins, topk_set, details;
   rpd_fmt fmt;
 } ropts;
 
@@ -91,6 +106,35 @@ static int int_opt(const char *opt, const char *s, int lo, int hi, int *v)
   return 0;
 }
 
+/* TraceLens generate_perf_report_rocprof option names -> ours. */
+static const char *tracelens_name(const char *a)
+{
+  static const char *const map[][2] = {
+    {"--short_kernel_threshold_us", "--short-kernel-threshold-us"},
+    {"--output_xlsx_path", "--xlsx"},
+    {"--output_csvs_dir", "--csv-dir"},
+    {"--topk_kernels", "--topk"},
+  };
+  for (size_t k = 0; k < sizeof map / sizeof *map; k++)
+    if (!strcmp(a, map[k][0]))
+      return map[k][1];
+  return a;
+}
+
+/* TraceLens sheet names -> our table names (others unchanged; NULL stays). */
+static const char *tracelens_sheet(const char *v)
+{
+  static const char *const map[][2] = {
+    {"kernel_summary_by_category", "category"},
+    {"short_kernels_summary", "short_kernels"},
+    {"short_kernel_histogram", "short_histogram"},
+  };
+  for (size_t k = 0; v && k < sizeof map / sizeof *map; k++)
+    if (!strcmp(v, map[k][0]))
+      return map[k][1];
+  return v;
+}
+
 static int parse_opts(int argc, char **argv, ropts *o)
 {
   double v;
@@ -100,11 +144,20 @@ static int parse_opts(int argc, char **argv, ropts *o)
   o->topk = 20;
   o->gpu = -1;
   o->fmt = RPD_FMT_TABLE;
+  o->util_bins = 100;
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    const char *a = tracelens_name(argv[i]), *val = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = 1;
     if (!strcmp(a, "--report"))
       takes = 0;
+    else if (!strcmp(a, "--kernel_details"))
+      o->details = 1, takes = 0;
+    else if (!strcmp(a, "--html"))
+      o->html = val;
+    else if (!strcmp(a, "--util-bins")) {
+      if (int_opt(a, val, 1, 100000, &o->util_bins))
+        return 2;
+    }
     else if (!strcmp(a, "--save"))
       o->save = 1, takes = 0;
     else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
@@ -119,6 +172,7 @@ static int parse_opts(int argc, char **argv, ropts *o)
     } else if (!strcmp(a, "--topk")) {
       if (int_opt(a, val, 0, 1000000000, &o->topk))
         return 2;
+      o->topk_set = 1;
     } else if (!strcmp(a, "--gpu-id")) {
       if (int_opt(a, val, 0, 1000000000, &o->gpu))
         return 2;
@@ -132,11 +186,13 @@ static int parse_opts(int argc, char **argv, ropts *o)
       static const char *const names[] = {"gpu_timeline", "kernel_summary", "category",
                                           "kernel_details", "short_kernels", "short_histogram"};
       int ok = 0;
+      val = tracelens_sheet(val);
       for (size_t k = 0; val && k < sizeof names / sizeof *names; k++)
         ok |= !strcmp(val, names[k]);
       if (!ok)
         return rpd_usage_error("--table: use gpu_timeline, kernel_summary, category,"
-                               " kernel_details, short_kernels or short_histogram");
+                               " kernel_details, short_kernels or short_histogram"
+                               " (or the TraceLens sheet names)");
       o->only = val;
     }
     else if (!strcmp(a, "--format")) {
@@ -156,6 +212,8 @@ static int parse_opts(int argc, char **argv, ropts *o)
   }
   if (!o->path)
     return rpd_usage_error("--report needs a trace FILE");
+  if (o->details && !o->topk_set)
+    o->topk = 0;    /* TraceLens --kernel_details: every dispatch */
   if (o->fmt == RPD_FMT_CSV && !o->quiet && !o->only)
     return rpd_usage_error("--report --format csv writes one table per stream: name it"
                            " with --table NAME, or write one file per table with"
@@ -190,24 +248,6 @@ static void cats_free(cats *c)
 
 /* ------------------------------------------------------------ tables */
 
-enum { C_NULL, C_INT, C_DBL, C_STR };
-
-typedef struct cell {
-  int t, digits;
-  int64_t i;
-  double d;
-  char *s;
-} cell;
-
-typedef struct table {
-  const char *name;          /* sheet / csv / ext_report_<name> */
-  int ncols;
-  const char *const *cols;
-  const char *const *types;  /* SQL column types */
-  cell *c;
-  size_t nrows, cap;         /* cells used = nrows * ncols + col */
-  int col;
-} table;
 
 static void t_init(table *t, const char *name, int ncols, const char *const *cols,
                    const char *const *types)
@@ -253,6 +293,12 @@ static void t_dbl(table *t, double v, int digits)
   c->t = C_DBL;
   c->d = v;
   c->digits = digits;
+}
+
+/* Numeric value of a cell (see report.h). */
+double t_num(const cell *c)
+{
+  return c->t == C_INT ? (double)c->i : c->t == C_DBL ? c->d : NAN;
 }
 
 static void t_free(table *t)
@@ -322,25 +368,27 @@ static int t_csv(const table *t, const char *dir, const char *input)
   return rc;
 }
 
-static int t_xlsx(const table *t, lxw_workbook *wb, lxw_format *bold)
+/* One table as a formatted sheet (common/workbook.h); *ws gets the sheet
+ * for the charts. */
+static int t_xlsx(const table *t, rpd_wb *w, rpd_wb_sheet *ws)
 {
-  lxw_worksheet *ws = workbook_add_worksheet(wb, t->name);
-  if (!ws)
-    return rpd_seterr(RPD_EIO, "xlsx: cannot add sheet '%s'", t->name);
-  for (int k = 0; k < t->ncols; k++)
-    worksheet_write_string(ws, 0, (lxw_col_t)k, t->cols[k], bold);
-  for (size_t r = 0; r < t->nrows && r < 1048575; r++)
+  int rc = rpd_wb_begin(w, ws, t->name, t->ncols, t->cols, NULL);
+  for (size_t r = 0; !rc && r < t->nrows; r++) {
     for (int k = 0; k < t->ncols; k++) {
       const cell *c = &t->c[r * t->ncols + k];
-      lxw_row_t row = (lxw_row_t)(r + 1);
       if (c->t == C_INT)
-        worksheet_write_number(ws, row, (lxw_col_t)k, (double)c->i, NULL);
+        rpd_wb_int(ws, c->i);
       else if (c->t == C_DBL)
-        worksheet_write_number(ws, row, (lxw_col_t)k, c->d, NULL);
+        rpd_wb_num(ws, c->d);
       else if (c->t == C_STR)
-        worksheet_write_string(ws, row, (lxw_col_t)k, c->s, NULL);
+        rpd_wb_str(ws, c->s);
+      else
+        rpd_wb_null(ws);
     }
-  return RPD_OK;
+    rpd_wb_endrow(ws);
+  }
+  int end = rpd_wb_end(ws);   /* always: it frees what ws holds */
+  return rc ? rc : end;
 }
 
 static int t_save(const table *t, rpd *r)
@@ -930,6 +978,124 @@ static void short_histogram(const data *d, const ropts *o, table *t)
   free(edge);
 }
 
+/* ------------------------------------------------------------ chart tables */
+
+/* Call fn(ctx, gpu, start, end) for each merged busy interval (kernels and
+ * copies) of each GPU, in start order per GPU. */
+static void busy_runs(const data *d, void (*fn)(void *, int, int64_t, int64_t), void *ctx)
+{
+  for (int g = 0; g < d->ngpus; g++) {
+    int gpu = d->gpus[g], open = 0;
+    int64_t cs = 0, ce = 0;
+    for (size_t i = 0; i < d->niv; i++) {
+      const iv *v = &d->iv[i];
+      if (v->gpu != gpu)
+        continue;
+      if (open && v->start <= ce) {
+        if (v->end > ce)
+          ce = v->end;
+        continue;
+      }
+      if (open)
+        fn(ctx, gpu, cs, ce);
+      cs = v->start, ce = v->end, open = 1;
+    }
+    if (open)
+      fn(ctx, gpu, cs, ce);
+  }
+}
+
+typedef struct utilacc {
+  int64_t first, width;
+  int bins;
+  double *busy;     /* ns busy per bin, summed over GPUs */
+} utilacc;
+
+static void util_add(void *ctx, int gpu, int64_t s, int64_t e)
+{
+  utilacc *u = ctx;
+  (void)gpu;
+  int64_t b = (s - u->first) / u->width;
+  for (; b < u->bins; b++) {
+    int64_t lo = u->first + b * u->width, hi = lo + u->width;
+    if (lo >= e)
+      break;
+    int64_t a = s > lo ? s : lo, z = e < hi ? e : hi;
+    if (z > a)
+      u->busy[b] += (double)(z - a);
+  }
+}
+
+static const char *const ut_cols[] = { "time_ms", "busy_percent" };
+static const char *const ut_types[] = { "REAL", "REAL" };
+
+/* utilization: the span of all ops in `bins` equal bins; busy_percent =
+ * busy GPU time in the bin / (bin width x GPUs) x 100. */
+static void utilization(const data *d, const ropts *o, table *t)
+{
+  utilacc u = { d->first, 0, o->util_bins, NULL };
+  int64_t span = d->last - d->first;
+  t_init(t, "utilization", 2, ut_cols, ut_types);
+  if (span <= 0 || d->ngpus <= 0)
+    return;
+  u.width = (span + u.bins - 1) / u.bins;
+  if (u.width < 1)
+    u.width = 1;
+  u.bins = (int)((span + u.width - 1) / u.width);
+  u.busy = rpd_xcalloc((size_t)u.bins, sizeof *u.busy);
+  busy_runs(d, util_add, &u);
+  for (int b = 0; b < u.bins; b++) {
+    int64_t lo = u.first + (int64_t)b * u.width, hi = lo + u.width;
+    if (hi > d->last)
+      hi = d->last;
+    t_dbl(t, (double)(lo - d->first) / 1e6, 6);
+    t_dbl(t, hi > lo ? 100.0 * u.busy[b] / ((double)(hi - lo) * d->ngpus) : 0, 4);
+  }
+  free(u.busy);
+}
+
+#define GAP_BINS 7
+static const char *const gap_label[GAP_BINS] = {
+  "<1 us", "1-10 us", "10-100 us", "0.1-1 ms", "1-10 ms", "10-100 ms", ">=100 ms"
+};
+
+typedef struct gapacc {
+  int gpu;
+  int64_t prev;
+  int64_t count[GAP_BINS], sum[GAP_BINS];
+} gapacc;
+
+static void gap_add(void *ctx, int gpu, int64_t s, int64_t e)
+{
+  gapacc *g = ctx;
+  if (gpu == g->gpu && s > g->prev) {
+    int64_t gap = s - g->prev, lim = 1000;
+    int b = 0;
+    while (b < GAP_BINS - 1 && gap >= lim)
+      b++, lim *= 10;
+    g->count[b]++;
+    g->sum[b] += gap;
+  }
+  g->gpu = gpu;
+  g->prev = e;
+}
+
+static const char *const gap_cols[] = { "gap", "count", "total_ms" };
+static const char *const gap_types[] = { "TEXT", "INTEGER", "REAL" };
+
+/* idle_gaps: the idle gaps between one GPU's busy intervals, in decades. */
+static void idle_gaps(const data *d, table *t)
+{
+  gapacc g = { -1, INT64_MAX, {0}, {0} };
+  t_init(t, "idle_gaps", 3, gap_cols, gap_types);
+  busy_runs(d, gap_add, &g);
+  for (int b = 0; b < GAP_BINS; b++) {
+    t_str(t, gap_label[b]);
+    t_int(t, g.count[b]);
+    t_dbl(t, g.sum[b] / 1e6, 6);
+  }
+}
+
 static const char *const kdt_cols[] = {
   "name", "duration_us", "gpuId", "queueId", "sequenceId", "start", "stream",
   "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "lds_bytes",
@@ -1064,7 +1230,6 @@ static int kernel_details(rpd *r, const data *d, const ropts *o, table *t)
 
 /* ------------------------------------------------------------ output */
 
-enum { T_TIMELINE, T_SUMMARY, T_CATEGORY, T_DETAILS, T_SHORT, T_HIST, NT };
 
 static int write_stdout(table *t, const ropts *o)
 {
@@ -1088,19 +1253,53 @@ static int write_stdout(table *t, const ropts *o)
   return rc;
 }
 
+/* The charts of the workbook, next to their tables. */
+static int xlsx_charts(rpd_wb *w, const table *t, const rpd_wb_sheet *ws)
+{
+  int rc = RPD_OK;
+  int top = t[T_SUMMARY].nrows < 15 ? (int)t[T_SUMMARY].nrows : 15;
+  /* rows 5..8 of a GPU block: idle, computation, exposed_comm,
+   * exposed_memcpy - they add up to total_time */
+  if (t[T_TIMELINE].nrows >= 8)
+    rc = rpd_wb_pie(w, &ws[T_TIMELINE], 5, 4, 1, 2,
+                    "GPU time breakdown (ms)");
+  if (!rc)
+    rc = rpd_wb_bar(w, &ws[T_SUMMARY], top, 0, 2, "Top kernels by total time", "us");
+  if (!rc)
+    rc = rpd_wb_bar(w, &ws[T_CATEGORY], (int)t[T_CATEGORY].nrows, 0, 3,
+                    "Kernel time by category", "ms");
+  if (!rc)
+    rc = rpd_wb_col(w, &ws[T_HIST], (int)t[T_HIST].nrows, 0, 2,
+                    "Short-kernel durations (us)", "kernels");
+  if (!rc)
+    rc = rpd_wb_col(w, &ws[T_GAPS], (int)t[T_GAPS].nrows, 0, 1, "Idle gaps between GPU work",
+                    "gaps");
+  if (!rc)
+    rc = rpd_wb_line(w, &ws[T_UTIL], (int)t[T_UTIL].nrows, 0, 1, "GPU utilization over time",
+                     "busy %");
+  return rc;
+}
+
 /* --xlsx F: built in a temp file next to F and renamed into place (never
- * over the trace `input`, a device or a directory). */
-static int write_xlsx(table *t, const char *path, const char *input)
+ * over the trace `input`, a device or a directory).  The first sheet says
+ * what the workbook is (info, n pairs). */
+static int write_xlsx(table *t, const char *path, const char *input,
+                      const char *const *info, int n)
 {
   xlsxfile x;
+  rpd_wb w;
+  rpd_wb_sheet ws[NT_ALL];
   int rc = xlsxfile_begin(&x, path, input);
   if (rc)
     return rc;
-  lxw_format *bold = workbook_add_format(x.wb);
-  format_set_bold(bold);
-  for (int i = 0; i < NT && !rc; i++)
-    rc = t_xlsx(&t[i], x.wb, bold);
-  if (!rc) rc = report_analysis_xlsx(x.wb, bold);   /* rpd-analyze sheets (w18) */
+  memset(ws, 0, sizeof ws);
+  rpd_wb_init(&w, x.wb);
+  rc = rpd_wb_info(&w, "raptor --report", info, n);
+  for (int i = 0; i < NT_ALL && !rc; i++)
+    rc = t_xlsx(&t[i], &w, &ws[i]);
+  if (!rc)
+    rc = xlsx_charts(&w, t, ws);
+  if (!rc) rc = report_analysis_xlsx(x.wb, w.head);   /* rpd-analyze sheets (w18) */
   return xlsxfile_end(&x, rc);
 }
 
@@ -1123,6 +1322,8 @@ static int check_outputs(const table *t, const ropts *o)
   int rc = RPD_OK;
   if (o->xlsx && rpd_output_check(o->xlsx, o->path, NULL))
     return rpd_seterr(RPD_EEXIST, "cannot write '%s': %s", o->xlsx, rpd_errmsg());
+  if (o->html && rpd_output_check(o->html, o->path, NULL))
+    return rpd_seterr(RPD_EEXIST, "cannot write '%s': %s", o->html, rpd_errmsg());
   if (o->csv_dir && stat(o->csv_dir, &sb) == 0)
     for (int i = 0; i < NT && !rc; i++) {
       char *p = rpd_xasprintf("%s/%s.csv", o->csv_dir, t[i].name);
@@ -1152,6 +1353,19 @@ static int save_tables(rpd *r, table *t, const ropts *o)
   return rc;
 }
 
+/* The command line after argv[0] as one string (for the info sheet);
+ * caller frees. */
+static char *join_args(int argc, char **argv)
+{
+  rpd_buf b = {0};
+  char *s;
+  for (int i = 1; i < argc; i++)
+    rpd_buf_printf(&b, "%s%s", i > 1 ? " " : "", argv[i]);
+  s = rpd_xstrdup(b.s ? b.s : "");
+  rpd_buf_free(&b);
+  return s;
+}
+
 /* Entry point (see report.h): parse argv, open FILE read-only (read-write
  * with --save), compute the report and write it out.  Returns the exit code. */
 int raptor_report_main(int argc, char **argv)
@@ -1159,11 +1373,12 @@ int raptor_report_main(int argc, char **argv)
   ropts o;
   cats c = {0};
   data d;
-  table t[NT];
+  table t[NT_ALL];
+  char *info_opts = NULL, gpu_s[32], thr_s[64];
   rpd *r = NULL;
   int rc, ret = 1;
 
-  if (rpd_cli_init(argc, argv, usage))
+  if (rpd_cli_init(argc, argv, raptor_report_usage))
     return 0;
   if ((rc = parse_opts(argc, argv, &o)))
     return rc;
@@ -1204,6 +1419,23 @@ int raptor_report_main(int argc, char **argv)
   rc = kernel_details(r, &d, &o, &t[T_DETAILS]);
   short_kernels(&d, &o, &t[T_SHORT]);
   short_histogram(&d, &o, &t[T_HIST]);
+  utilization(&d, &o, &t[T_UTIL]);
+  idle_gaps(&d, &t[T_GAPS]);
+  info_opts = join_args(argc, argv);
+  snprintf(gpu_s, sizeof gpu_s, o.gpu >= 0 ? "GPU %d" : "all GPUs", o.gpu);
+  snprintf(thr_s, sizeof thr_s, "%g us", o.threshold_us);
+  const char *info[] = {
+    "trace", o.path,
+    "ROI", d.total_from_meta ? "the whole run (rocprofv3 init..fini)"
+                             : "the whole trace (first op start .. last op end)",
+    "GPUs", gpu_s,
+    "short-kernel threshold", thr_s,
+    "options", info_opts,
+    "units", "time_ms: milliseconds, *_us: microseconds (3 decimals), percent: "
+             "0..100, counts: integers",
+    "tool", "raptor --report (rpdtools " RPDTOOLS_VERSION ")",
+  };
+  int ninfo = (int)(sizeof info / sizeof *info / 2);
   if (!rc)
     rc = check_outputs(t, &o);
   if (!rc && !o.quiet)
@@ -1211,7 +1443,9 @@ int raptor_report_main(int argc, char **argv)
   if (!rc && o.csv_dir)
     rc = write_csvs(t, o.csv_dir, o.path);
   if (!rc && o.xlsx)
-    rc = write_xlsx(t, o.xlsx, o.path);
+    rc = write_xlsx(t, o.xlsx, o.path, info, ninfo);
+  if (!rc && o.html)
+    rc = report_html(t, info, ninfo, o.html, o.path);
   if (!rc && o.save)
     rc = save_tables(r, t, &o);
   if (rc) {
@@ -1223,8 +1457,9 @@ int raptor_report_main(int argc, char **argv)
 out:
   if (r && rpd_close(r, ret == 0) && ret == 0)
     ret = rpd_fail("cannot write '%s': %s", o.path, rpd_errmsg());
-  for (int i = 0; i < NT; i++)
+  for (int i = 0; i < NT_ALL; i++)
     t_free(&t[i]);
+  free(info_opts);
   data_free(&d);
   cats_free(&c);
   return ret;

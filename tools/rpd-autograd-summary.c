@@ -26,7 +26,9 @@ static const char usage[] =
 "                       (ns, us, ms, s); +T from the first api call, -T back\n"
 "                       from the last api end, N% of the span (docs/time.md).\n"
 "                       A window outside the trace is an error\n"
-"  --top N              operators in the bar chart (default 20)\n";
+"  --top N              operators in the bar chart (default 20)\n"
+"  -q, --quiet          no progress line\n"
+"  --version            print the rpdtools version\n";
 
 /* ------------------------------------------------------------ escaping */
 
@@ -409,6 +411,7 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--start") || !strncmp(a, "--start=", 8)) dst = &start;
     else if (!strcmp(a, "--end") || !strncmp(a, "--end=", 6)) dst = &end;
     else if (!strcmp(a, "--top") || !strncmp(a, "--top=", 6)) dst = &val;
+    else if (rpd_cli_quiet_opt(a)) continue;   /* rpd_cli_init set rpd_quiet */
     else if (a[0] == '-' && a[1]) return rpd_usage_error("unknown option '%s'", a);
     else if (!s.in) { s.in = a; continue; }
     else if (!out) { out = a; continue; }

@@ -1111,6 +1111,7 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
       s->autograd = 0;
     } else if (!strcmp(a, "--force")) {
       *force = 1;
+    } else if (rpd_cli_quiet_opt(a)) {   /* -q: rpd_cli_init set rpd_quiet */
     } else {
       return rpd_usage_error("unknown argument '%s'", a);
     }

@@ -102,7 +102,7 @@ check_eq "custom categories: last match wins, unmatched _Other" \
   "$(tr -d '\r' <cj/category.csv | tail -n +2 | cut -d, -f1-3 | sort | tr '\n' ' ' | sed 's/ $//')"
 
 check_rc "--xlsx" 0 raptor rep.rpd --report -q --xlsx rep.xlsx
-check_eq "xlsx is a zip workbook with six sheets" "PK 6" \
+check_eq "xlsx is a zip workbook with nine sheets (info, six tables, utilization, idle_gaps)" "PK 9" \
   "$(head -c 2 rep.xlsx) $(python3 -c "import zipfile; print(sum(1 for n in zipfile.ZipFile('rep.xlsx').namelist() if n.startswith('xl/worksheets/sheet')))")"
 
 # named outputs: --xlsx F and --csv-dir D's files are never the trace, a

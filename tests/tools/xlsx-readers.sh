@@ -64,9 +64,9 @@ check_xlsx() {  # NAME FILE SHEETS
 
 check_rc "raptor -x: exit 0" 0 raptor t.rpd -x
 check "raptor -x: t.xlsx written" test -s t.xlsx
-check_xlsx "raptor -x" t.xlsx 4
+check_xlsx "raptor -x" t.xlsx 5
 check_rc "raptor --report --xlsx: exit 0" 0 raptor --report t.rpd --xlsx r.xlsx -q
-check_xlsx "raptor --report --xlsx" r.xlsx 6
+check_xlsx "raptor --report --xlsx" r.xlsx 9
 
 # CSV: valid UTF-8 (invalid bytes are U+FFFD, never raw), parses
 check_rc "raptor -k --format csv: exit 0" 0 raptor t.rpd -k --format csv

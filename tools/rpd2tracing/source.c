@@ -46,6 +46,7 @@ int emit_apis(conv *c) {
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
     int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
+    rpd_progress_rows(c->r, "api calls", "rocpd_api", sqlite3_column_int64(st, 0));   /* issue 15 */
     if (!c->has_api || end > c->api_end) c->api_end = end;
     c->has_api = 1;
     if (!c->threads.n || c->threads.a[th] != pid || c->threads.b[th] != tid)
@@ -142,6 +143,7 @@ int emit_ops(conv *c) {
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
     int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
+    rpd_progress_rows(c->r, "ops", "rocpd_op", sqlite3_column_int64(st, 6));   /* issue 15 */
     if (!c->has_op || end > c->op_end) c->op_end = end;
     c->has_op = 1;
     if (c->gpuset.n == 0 || c->gpuset.a[c->gpuset.n - 1] != gpu) pair_get(&c->gpuset, gpu, 0);

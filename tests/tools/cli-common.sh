@@ -1,0 +1,64 @@
+#!/bin/sh
+# tests/tools/cli-common.sh - what every tool takes (common/cli.c): --version
+# (one version for all, from common/version.h), -q / --quiet, and the
+# version an augmenter records in rocpd_metadata.
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+want=$(sed -n 's/^#define RPDTOOLS_VERSION "\(.*\)"$/\1/p' "$SRC/common/version.h")
+check "common/version.h holds the version" test -n "$want"
+
+n=0; bad=
+for t in "$RPD_BIN"/*; do
+  [ -x "$t" ] || continue
+  name=$(basename "$t")
+  out=$("$t" --version 2>&1); rc=$?
+  n=$((n + 1))
+  [ "$rc" = 0 ] && [ "$out" = "$name (rpdtools) $want" ] || bad="$bad $name[$rc:$out]"
+done
+check_eq "--version: every tool prints 'NAME (rpdtools) $want', exit 0" "" "$bad"
+check "--version: at least 15 tools checked ($n)" test "$n" -ge 15
+
+rpd-synth --api 2000 -o s.rpd -q >synth.out 2>&1
+check_rc "rpd-synth -q writes a trace" 0 test -s s.rpd
+
+# -q on a real run of every tool that takes a trace
+for tool in rpd-callstack rpd-autograd rpd-deserialize rpd-graph rpd-trim; do
+  cp s.rpd "q-$tool.rpd"
+  check_rc "$tool -q: accepted" 0 "$tool" -q "q-$tool.rpd"
+done
+cp s.rpd q-rpd-strings.rpd
+check_rc "rpd-strings -q --dedupe: accepted" 0 rpd-strings -q --dedupe q-rpd-strings.rpd
+cp s.rpd q-meta.rpd
+check_rc "rpd-metadata -q --list: accepted" 0 rpd-metadata -q --list q-meta.rpd
+cp s.rpd q-sub.rpd
+check_rc "rpd-subclass -q: accepted" 0 rpd-subclass -q --name k --events hipLaunchKernel q-sub.rpd
+cp s.rpd q-schema.rpd
+check_rc "rpd-schema -q --info: accepted" 0 rpd-schema -q --info q-schema.rpd
+check_rc "rpd2tracing -q: accepted" 0 rpd2tracing -q s.rpd q.json
+check_eq "rpd2tracing -q: no summary, no progress" "" "$(cat "$TESTDIR/stdout" "$TESTDIR/stderr")"
+check_rc "raptor -q: accepted" 0 raptor -q s.rpd --format csv -c
+check_rc "raptor --report -q: accepted" 0 raptor s.rpd --report -q --csv-dir rq
+check_rc "rpd-autograd-summary -q: accepted" 0 rpd-autograd-summary -q q-rpd-autograd.rpd sum.html
+
+# an augmenter records which rpdtools built its tables
+check_eq "rpd-callstack records rpdtools_version::rpd-callstack" "$want" \
+  "$(q q-rpd-callstack.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'rpdtools_version::rpd-callstack'")"
+cp q-rpd-callstack.rpd again.rpd
+rpd-callstack --force -q again.rpd >/dev/null 2>&1
+check_eq "--force rebuild keeps one version row" 1 \
+  "$(q again.rpd "SELECT count(*) FROM rocpd_metadata WHERE tag = 'rpdtools_version::rpd-callstack'")"
+
+check_eq "rpd-strings --dedupe records its version" "$want" \
+  "$(q q-rpd-strings.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'rpdtools_version::rpd-strings'")"
+check_eq "rpd-trim records its version" "$want" \
+  "$(q q-rpd-trim.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'rpdtools_version::rpd-trim'")"
+
+# a file named -q after -- is a file, not the option
+check_rc "rpd-callstack -- -q: a file named -q (missing)" 1 rpd-callstack -- -q
+check "rpd-callstack -- -q: says cannot open '-q'" grep -q "cannot open '-q'" "$TESTDIR/stderr"
+
+# progress goes to a terminal only: stderr is a file here
+cp s.rpd p.rpd
+rpd-callstack p.rpd >/dev/null 2>p.err
+check_eq "no progress line when stderr is not a terminal" "" "$(cat p.err)"
