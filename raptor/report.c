@@ -1303,6 +1303,27 @@ static int write_xlsx(table *t, const char *path, const char *input,
   return xlsxfile_end(&x, rc);
 }
 
+#define KNAMES_FULL "the full names (each kernel its own row; docs/rpd-import.md)"
+
+/* What the kernel names of the trace are, for the report's info and a note:
+ * rpd-import records "truncated" (--truncated-names) or "truncated-only"
+ * (a rocprofv3 CSV without full names) in rocpd_metadata.  Static text. */
+static const char *kernel_names_note(rpd *r)
+{
+  char *v = NULL;
+  const char *note = KNAMES_FULL;
+  if (rpd_meta_get(r, "rpd-import::kernel_names", &v) == RPD_OK && v) {
+    if (!strcmp(v, "truncated"))
+      note = "rocprofv3's truncated names (rpd-import --truncated-names): kernels "
+             "that share a short name are counted as one";
+    else if (!strcmp(v, "truncated-only"))
+      note = "rocprofv3's truncated names only (the CSV has no full names): kernels "
+             "that share a short name are counted as one";
+  }
+  free(v);
+  return note;
+}
+
 static int write_csvs(table *t, const char *dir, const char *input)
 {
   if (mkdir(dir, 0777) && errno != EEXIST)
@@ -1422,6 +1443,9 @@ int raptor_report_main(int argc, char **argv)
   utilization(&d, &o, &t[T_UTIL]);
   idle_gaps(&d, &t[T_GAPS]);
   info_opts = join_args(argc, argv);
+  const char *names_s = kernel_names_note(r);
+  if (strcmp(names_s, KNAMES_FULL) && !o.quiet)
+    fprintf(stderr, "%s: note: kernel names are %s\n", rpd_progname, names_s);
   snprintf(gpu_s, sizeof gpu_s, o.gpu >= 0 ? "GPU %d" : "all GPUs", o.gpu);
   snprintf(thr_s, sizeof thr_s, "%g us", o.threshold_us);
   const char *info[] = {
@@ -1430,6 +1454,7 @@ int raptor_report_main(int argc, char **argv)
                              : "the whole trace (first op start .. last op end)",
     "GPUs", gpu_s,
     "short-kernel threshold", thr_s,
+    "kernel names", names_s,
     "options", info_opts,
     "units", "time_ms: milliseconds, *_us: microseconds (3 decimals), percent: "
              "0..100, counts: integers",

@@ -247,6 +247,15 @@ if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
     "$(q r908.rpd "SELECT sum(count), round(sum(total_us), 3) FROM ext_report_kernel_summary" | tr '|' ' ')"
   check_eq "908: top kernel" "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>),1310,4158756.678,3174.623,1217.193,31156.657" \
     "$(tr -d '\r' <r908/kernel_summary.csv | sed -n 2p | cut -d, -f1-6)"
+  # kernel names: full by default (no note); truncated ones are said
+  check_rc "908: report with full names" 0 raptor r908.rpd --report --table kernel_summary
+  check_eq "908: full names: no note on stderr" 0 "$(grep -c 'note: kernel names' "$TESTDIR/stderr")"
+  rpd-import -q --truncated-names "$TRACES/rocprofv3_908_results.json.gz" r908t.rpd
+  check_rc "908 --truncated-names: report" 0 raptor r908t.rpd --report --table kernel_summary --format csv
+  check_eq "908 --truncated-names: the report says the names are truncated" 1 \
+    "$(grep -c "note: kernel names are rocprofv3's truncated names" "$TESTDIR/stderr")"
+  check_eq "908 --truncated-names: top kernel groups every nccl variant" "ncclDevKernel_Generic_1" \
+    "$(tr -d '\r' <"$TESTDIR/stdout" | sed -n 2p | cut -d, -f1)"
   check_eq "908: short kernels (< 10us) and histogram agree" \
     "$(tr -d '\r' <r908/short_kernels.csv | tail -n +2 | awk -F, '{ n += $(NF-4) } END { print n }')" \
     "$(tr -d '\r' <r908/short_histogram.csv | tail -n +2 | awk -F, '{ n += $3 } END { print n }')"
