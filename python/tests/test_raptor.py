@@ -363,17 +363,34 @@ def test_threads(synth, tmp_path):
             pd.testing.assert_frame_equal(out[i], want)
 
 
+def _shown(text):
+    """A pretty cell ('+0.735', '5.2%', '36', 43.03) as (number, half a unit
+    of its last shown digit)."""
+    if not isinstance(text, str):
+        return text, 1e-9 * max(1.0, abs(text))
+    t = text.rstrip("%")
+    dec = len(t.split(".")[1]) if "." in t else 0
+    return float(t), 0.5 * 10.0 ** -dec
+
+
 def test_pretty_equals_cli_xlsx_sheet(synth, synth_copy):
+    # the workbook holds numbers with number formats (issue 15); the pretty
+    # DataFrame holds the reference's strings: the same values as shown
     openpyxl = pytest.importorskip("openpyxl")
     tool("raptor", synth_copy, "-x", "--reference-ops", "-C", CATS)
     wb = openpyxl.load_workbook(synth_copy[:-4] + ".xlsx", read_only=True)
     rows = list(wb["pretty kernelseq"].iter_rows(values_only=True))
     p = rpdtools.RaptorParser(synth).get_pretty_kernelseq_df()
-    assert list(rows[0][1:]) == list(p.columns)
+    ncol = len(p.columns)
+    assert list(rows[0][1:1 + ncol]) == list(p.columns)
     assert len(rows) - 1 == len(p)
     for got, want in zip(rows[1:], p.itertuples(index=False)):
-        assert list(got[1:7]) + list(got[8:]) == list(want[:6]) + list(want[7:])
-        if np.isnan(want[6]):
-            assert got[7] is None      # NaN is an empty cell
-        else:
-            assert got[7] == pytest.approx(want[6], rel=1e-12)
+        for g, w, name in zip(got[1:1 + ncol], want, p.columns):
+            if name == "Category":
+                assert g == w
+                continue
+            value, tol = _shown(w)
+            if np.isnan(value):
+                assert g is None, name        # NaN is an empty cell
+            else:
+                assert g == pytest.approx(value, abs=tol * 1.0000001), name
