@@ -15,29 +15,7 @@ done
 
 # The hand-computed fixture of raptor-report.sh: GPU0 busy 10..60 us (one
 # run), GPU1 busy 10..13 and 70..90 us (one 57 us gap); ops span 10..90 us.
-kd() { # corr agent kernel_id start end
-  printf '{"thread_id":1,"correlation_id":{"internal":%s},"start_timestamp":%s,"end_timestamp":%s,"stream_id":{"handle":0},"dispatch_info":{"agent_id":{"handle":%s},"queue_id":{"handle":1},"kernel_id":%s,"dispatch_id":%s,"private_segment_size":0,"group_segment_size":0,"workgroup_size":{"x":64,"y":1,"z":1},"grid_size":{"x":%s,"y":1,"z":1}}}' \
-    "$1" "$4" "$5" "$2" "$3" "$1" "$(($1 * 100))"
-}
-{
-  printf '{"rocprofiler-sdk-tool":[{"metadata":{"pid":1,"init_time":5000,"fini_time":105000},'
-  printf '"agents":[{"id":{"handle":11},"type":1},{"id":{"handle":12},"type":2,"logical_node_type_id":0},'
-  printf '{"id":{"handle":13},"type":2,"logical_node_type_id":1}],'
-  printf '"strings":{"buffer_records":[{"kind":"NONE","operations":[]},{"kind":"MEMORY_COPY","operations":'
-  printf '["MEMORY_COPY_NONE","MEMORY_COPY_HOST_TO_HOST","MEMORY_COPY_HOST_TO_DEVICE"]}]},'
-  printf '"kernel_symbols":[{"kernel_id":1,"truncated_kernel_name":"Cijk_gemm_a"},'
-  printf '{"kernel_id":2,"truncated_kernel_name":"ncclDevKernel_Generic"},'
-  printf '{"kernel_id":3,"truncated_kernel_name":"elementwise_kernel"},'
-  printf '{"kernel_id":4,"truncated_kernel_name":"layer_norm_kernel"}],'
-  printf '"buffer_records":{"kernel_dispatch":['
-  kd 1 12 1 10000 20000; printf ,; kd 2 12 1 15000 30000; printf ,
-  kd 3 12 2 25000 45000; printf ,; kd 4 12 3 50000 52000; printf ,
-  kd 5 13 3 10000 13000; printf ,; kd 6 13 4 70000 90000
-  printf '],"memory_copy":[{"kind":1,"operation":2,"correlation_id":{"internal":7},'
-  printf '"start_timestamp":44000,"end_timestamp":60000,"dst_agent_id":{"handle":12},'
-  printf '"src_agent_id":{"handle":11},"bytes":64}]}}]}\n'
-} >rep_results.json
-rpd-import -q rep_results.json rep.rpd || notok "fixture import"
+report_fixture
 cp rep.rpd rep.orig
 
 # ---------------------------------------------------------------- options
