@@ -16,10 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (!size)
     return 0;
   int which = data[0] % 14;
-  /* fmemopen needs a non-empty buffer; an empty file is still tested */
-  static const char empty[1] = "";
-  FILE *f = size > 1 ? fmemopen((void *)(data + 1), size - 1, "r")
-                     : fmemopen((void *)empty, 1, "r");
+  FILE *f = fuzz_stream(data + 1, size - 1);
   if (!f)
     return 0;
   if (!fuzz_out_open(&m))

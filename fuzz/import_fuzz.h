@@ -41,4 +41,13 @@ static void fuzz_out_close(imp *m)
     sqlite3_exec(fuzz_out.db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+/* The n bytes at d as a read stream; fmemopen needs a non-empty buffer, so
+ * an empty input is a one-byte empty string (an empty file is still tested).
+ * NULL when fmemopen fails. */
+static FILE *fuzz_stream(const uint8_t *d, size_t n)
+{
+  static const char empty[1] = "";
+  return n ? fmemopen((void *)d, n, "r") : fmemopen((void *)empty, 1, "r");
+}
+
 #endif
