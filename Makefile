@@ -10,7 +10,7 @@
 #
 # Files are discovered: common/*.c -> lib/librpdcommon.a; views/*.sql are
 # embedded into it; augment/*.c and tools/*.c -> one binary each in bin/;
-# raptor/*.c -> bin/raptor; tests/unit/test_*.c -> cmocka test programs.
+# raptor/*.c and raptor/report/*.c -> bin/raptor; tests/unit/test_*.c -> cmocka test programs.
 # Extra rules (shared libraries, ...) live in mk/*.mk.
 
 CC       ?= gcc
@@ -60,7 +60,7 @@ TOOL_SRC   := $(wildcard tools/*.c)
 # a tool that grew into a folder: tools/NAME/*.c -> bin/NAME
 TOOL_DIRS  := $(patsubst %/,%,$(dir $(wildcard tools/*/*.c)))
 TOOL_DIR_BINS := $(patsubst tools/%,$(BIN)/%,$(sort $(TOOL_DIRS)))
-RAPTOR_SRC := $(wildcard raptor/*.c)
+RAPTOR_SRC := $(wildcard raptor/*.c raptor/report/*.c)
 SINGLE_BINS := $(patsubst augment/%.c,$(BIN)/%,$(AUG_SRC)) \
                $(patsubst tools/%.c,$(BIN)/%,$(TOOL_SRC)) $(TOOL_DIR_BINS)
 RAPTOR_BIN := $(if $(RAPTOR_SRC),$(BIN)/raptor)

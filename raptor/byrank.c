@@ -48,9 +48,10 @@ static const char usage[] =
 "  -h, --help          this text\n";
 
 enum { T_RANKS, T_CATS, T_KERNELS, T_SEQS, T_COLLS, T_STRAG, T_N };
-static const char *const table_names[T_N] = {
+const char *const byrank_table_names[BYRANK_NT] = {
   "ranks", "categories", "kernels", "sequences", "collectives", "stragglers",
 };
+#define table_names byrank_table_names
 
 typedef struct byrank {
   const char *path, *cat_file, *csv_dir, *xlsx;
@@ -275,6 +276,36 @@ static void make_sql(byrank *b)
       " GROUP BY C.rank ORDER BY times_last DESC, mean_late_us DESC, C.rank");
 }
 
+/* The tables' SQL over the TEMP tables of r (see byrank.h). */
+int byrank_compute(rpd *r, const category *cats, int ncats, int64_t top, byrank_sql *out)
+{
+  byrank b;
+  int rc;
+  memset(&b, 0, sizeof b);
+  memset(out, 0, sizeof *out);
+  b.r = r;
+  b.top = top;
+  rc = build_temp(&b, cats, ncats);
+  if (!rc)
+    rc = load_ranks(&b);
+  if (!rc) {
+    make_sql(&b);
+    out->nranks = b.nranks;
+    for (int t = 0; t < T_N; t++)
+      out->sql[t] = b.sql[t];
+  }
+  free(b.ranks);
+  return rc;
+}
+
+/* Free the SQL texts (see byrank.h). */
+void byrank_sql_free(byrank_sql *s)
+{
+  for (int t = 0; t < BYRANK_NT; t++)
+    free(s->sql[t]);
+  memset(s, 0, sizeof *s);
+}
+
 /* ------------------------------------------------------------ output */
 
 static int print_one(byrank *b, int t, FILE *f, rpd_fmt fmt)
@@ -368,11 +399,14 @@ int raptor_byrank_main(int argc, char **argv)
     ret = 1;
     goto done;
   }
-  if (build_temp(&b, cats, ncats) || load_ranks(&b)) {
+  byrank_sql bs;
+  if (byrank_compute(b.r, cats, ncats, b.top, &bs)) {
     ret = rpd_fail("cannot analyse '%s': %s", b.path, rpd_errmsg());
     goto done;
   }
-  make_sql(&b);
+  b.nranks = bs.nranks;
+  for (int t = 0; t < T_N; t++)
+    b.sql[t] = bs.sql[t];
   if (b.save) {
     if (save_tables(&b)) {
       ret = rpd_fail("cannot save results into '%s': %s", b.path, rpd_errmsg());

@@ -1,13 +1,15 @@
 /* html.c - raptor --report --html FILE: one self-contained page (no network,
  * no external script or font) with inline SVG charts and sortable,
- * filterable tables, the page a team shares.  See docs/report.md. */
+ * filterable tables, the page a team shares: the core report, then the
+ * rpd-analyze tables (with the idle breakdown chart) and the cross-rank
+ * tables (with per-rank and imbalance charts) when the trace has them.
+ * See docs/report.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "rpd.h"
+#include "internal.h"
 #include "textsafe.h"
 
 #define HTML_MAX_ROWS 10000   /* rows per table on the page (all in xlsx/csv) */
@@ -107,14 +109,28 @@ static void chart_end(FILE *f)
   fputs("</svg></div>\n", f);
 }
 
-/* Horizontal bars: label from column lc, value from vc, first n rows. */
-static void bars(FILE *f, rpd_buf *b, const table *t, int lc, int vc, int n,
-                 const char *title, const char *unit)
+/* The label of a chart row: the text of c, or prefix and the number. */
+static const char *row_label(const cell *c, const char *prefix, char *buf, size_t n)
 {
-  int rows = (int)t->nrows < n ? (int)t->nrows : n, lw = 300, bw = 200, rh = 18;
+  if (c->t == C_STR)
+    return c->s;
+  if (c->t == C_INT)
+    snprintf(buf, n, "%s%lld", prefix, (long long)c->i);
+  else
+    snprintf(buf, n, "%s", prefix);
+  return buf;
+}
+
+/* Horizontal bars: label from column lc (numbers as "rank N" style with
+ * prefix), value from vc, first n rows. */
+static void bars_p(FILE *f, rpd_buf *b, const table *t, int lc, int vc, int n,
+                   const char *title, const char *unit, const char *prefix)
+{
+  int rows = !t ? 0 : (int)t->nrows < n ? (int)t->nrows : n, lw = 300, bw = 200, rh = 18;
   double max = 0;
   char v[32];
-  if (rows <= 0)
+  char lab[64];
+  if (!t || rows <= 0 || lc < 0 || vc < 0)
     return;
   for (int r = 0; r < rows; r++) {
     double x = t_num(t_cell(t, (size_t)r, vc));
@@ -122,21 +138,27 @@ static void bars(FILE *f, rpd_buf *b, const table *t, int lc, int vc, int n,
   }
   chart_begin(f, b, title, lw + bw + 80, rows * rh + 8);
   for (int r = 0; r < rows; r++) {
-    const cell *c = t_cell(t, (size_t)r, lc);
+    const char *l = row_label(t_cell(t, (size_t)r, lc), prefix, lab, sizeof lab);
     double x = t_num(t_cell(t, (size_t)r, vc));
     double w = max > 0 && isfinite(x) ? x / max * bw : 0;
     int y = r * rh + 4;
     fprintf(f, "<g><title>");
-    put(f, b, c->t == C_STR ? c->s : "");
+    put(f, b, l);
     fmt_num(v, sizeof v, isfinite(x) ? x : 0);
     fprintf(f, ": %s %s</title><text x=\"%d\" y=\"%d\" text-anchor=\"end\">", v, unit,
             lw - 6, y + 12);
-    put_label(f, b, c->t == C_STR ? c->s : "");
+    put_label(f, b, l);
     fprintf(f, "</text><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>"
             "<text x=\"%.1f\" y=\"%d\">%s</text></g>\n", lw, y, w, rh - 4,
             palette[0], lw + w + 4, y + 12, v);
   }
   chart_end(f);
+}
+
+static void bars(FILE *f, rpd_buf *b, const table *t, int lc, int vc, int n,
+                 const char *title, const char *unit)
+{
+  bars_p(f, b, t, lc, vc, n, title, unit, "");
 }
 
 /* Vertical columns (histograms): label column lc, count column vc. */
@@ -257,8 +279,11 @@ static void html_table(FILE *f, rpd_buf *b, const table *t)
   fprintf(f, " <span class=\"note\">%zu rows%s; click a header to sort</span>\n", t->nrows,
           rows < t->nrows ? " (the first 10000 shown; all in --xlsx/--csv-dir)" : "");
   fprintf(f, "<div class=\"wrap\"><table class=\"data\" id=\"t-%s\"><thead><tr>", t->name);
-  for (int k = 0; k < t->ncols; k++)
-    fprintf(f, "<th>%s</th>", t->cols[k]);
+  for (int k = 0; k < t->ncols; k++) {
+    fputs("<th>", f);
+    put(f, b, t->cols[k]);
+    fputs("</th>", f);
+  }
   fputs("</tr></thead><tbody>\n", f);
   for (size_t r = 0; r < rows; r++) {
     fputs("<tr>", f);
@@ -284,10 +309,77 @@ static void html_table(FILE *f, rpd_buf *b, const table *t)
   fputs("</tbody></table></div>\n", f);
 }
 
-/* The page (see report.h). */
-int report_html(const table *t, const char *const *info, int n, const char *path,
+/* rpd-analyze's idle breakdown: one stacked bar per GPU of busy,
+ * host_wait, kernel_wait and other, which add up to the GPU's span. */
+static void idle_breakdown(FILE *f, rpd_buf *b, const table *t)
+{
+  static const char *const part[] = { "busy_ns", "host_wait_ns", "kernel_wait_ns", "other_ns" };
+  static const int color[] = { 2, 1, 3, 7 };
+  int k[4], g = t_col(t, "gpuId"), span = t_col(t, "span_ns");
+  int rows = t ? (int)t->nrows : 0, W = 560, left = 80, bw = W - left - 20, rh = 26;
+  for (int p = 0; p < 4; p++)
+    if ((k[p] = t_col(t, part[p])) < 0)
+      return;
+  if (rows <= 0 || g < 0 || span < 0)
+    return;
+  chart_begin(f, b, "Why is the GPU idle? (rpd-analyze: share of each GPU's span)", W,
+              rows * rh + 40);
+  for (int r = 0; r < rows; r++) {
+    double x = left, total = t_num(t_cell(t, (size_t)r, span));
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">GPU %lld</text>\n", left - 6,
+            r * rh + 17, (long long)t_num(t_cell(t, (size_t)r, g)));
+    for (int p = 0; p < 4; p++) {
+      double ns = t_num(t_cell(t, (size_t)r, k[p]));
+      double w = total > 0 && isfinite(ns) ? ns / total * bw : 0;
+      fprintf(f, "<g><title>%s: %.3f ms (%.1f%%)</title><rect x=\"%.1f\" y=\"%d\" "
+              "width=\"%.1f\" height=\"%d\" fill=\"%s\"/></g>\n", part[p], ns / 1e6,
+              total > 0 ? ns / total * 100 : 0, x, r * rh + 4, w, rh - 8, palette[color[p]]);
+      x += w;
+    }
+  }
+  for (int p = 0; p < 4; p++)
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+            "<text x=\"%d\" y=\"%d\">%s</text>\n", left + p * 120, rows * rh + 14,
+            palette[color[p]], left + p * 120 + 14, rows * rh + 23, part[p]);
+  chart_end(f);
+}
+
+/* A section of optional tables (names starting with prefix): a heading,
+ * its charts, its tables. */
+static void section(FILE *f, rpd_buf *b, const report *rep, const char *prefix,
+                    const char *heading, const char *note)
+{
+  int any = 0;
+  for (int i = NT_ALL; i < rep->n; i++)
+    any |= !strncmp(rep->t[i].name, prefix, strlen(prefix));
+  if (!any)
+    return;
+  fprintf(f, "<h2>%s</h2>\n<p class=\"note\">%s</p>\n<div class=\"charts\">\n", heading,
+          note);
+  if (!strcmp(prefix, "analysis_"))
+    idle_breakdown(f, b, report_find(rep, "analysis_idle"));
+  else {
+    const table *rk = report_find(rep, "byrank_ranks");
+    const table *kn = report_find(rep, "byrank_kernels");
+    const table *st = report_find(rep, "byrank_stragglers");
+    bars_p(f, b, rk, 0, t_col(rk, "busy_us"), 64, "GPU busy time per rank (us)", "us",
+           "rank ");
+    bars_p(f, b, kn, 0, t_col(kn, "imbalance"), 15,
+           "Kernel imbalance across ranks (max/mean)", "x", "");
+    bars_p(f, b, st, 0, t_col(st, "times_last"), 64,
+           "Times a rank arrives last at a collective", "times", "rank ");
+  }
+  fputs("</div>\n", f);
+  for (int i = NT_ALL; i < rep->n; i++)
+    if (!strncmp(rep->t[i].name, prefix, strlen(prefix)))
+      html_table(f, b, &rep->t[i]);
+}
+
+/* The page (see internal.h). */
+int report_html(const report *rep, const char *const *info, int n, const char *path,
                 const char *input)
 {
+  const table *t = rep->t;
   rpd_outfile of;
   rpd_buf b = {0}, title = {0};
   FILE *f;
@@ -319,6 +411,10 @@ int report_html(const table *t, const char *const *info, int n, const char *path
   fputs("</div>\n", f);
   for (int i = 0; i < NT_ALL; i++)
     html_table(f, &b, &t[i]);
+  section(f, &b, rep, "analysis_", "Why is the GPU idle? (rpd-analyze)",
+          "The ext_analysis_* tables of the trace, as rpd-analyze wrote them.");
+  section(f, &b, rep, "byrank_", "Across ranks (raptor --by-rank)",
+          "Rank = gpuId / gpu_stride; imbalance = max/mean over ranks.");
   fputs(page_script, f);
   fputs("</body></html>\n", f);
   rpd_buf_free(&b);

@@ -1,0 +1,66 @@
+/* ranks.c - the cross-rank tables of raptor --report: on a trace of more
+ * than one rank (rpd-merge output; rank = gpuId / gpu_stride) the report
+ * gains byrank_<table> for each table of raptor --by-rank, computed by
+ * byrank.c (the same SQL, so the same numbers). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../byrank.h"
+#include "internal.h"
+#include "opclass.h"
+#include "ranks.h"
+
+/* report names of byrank_table_names, in the same order */
+static const char *const names[BYRANK_NT] = {
+  "byrank_ranks", "byrank_categories", "byrank_kernels", "byrank_sequences",
+  "byrank_collectives", "byrank_stragglers",
+};
+
+/* 1 if name is a cross-rank table name (see internal.h). */
+int report_rank_name(const char *name)
+{
+  for (int k = 0; k < BYRANK_NT; k++)
+    if (!strcmp(name, names[k]))
+      return 1;
+  return 0;
+}
+
+/* The number of distinct ranks of GPU work is above one: one scan without
+ * a sort (min and max of the rank). */
+static int several_ranks(rpd *r, int *several)
+{
+  char *rank = rpd_rank_of_gpu(r, "O.gpuId");
+  char *work = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_GPU_WORK);
+  char *sql = rpd_xasprintf("SELECT max(%s) > min(%s) FROM rocpd_op O WHERE %s", rank,
+                            rank, work);
+  int64_t v = 0;
+  int rc = rpd_query_int64(r, sql, &v);
+  if (rc == RPD_ENOTFOUND) {
+    rpd_clearerr();
+    rc = RPD_OK;
+  }
+  *several = !rc && v;
+  free(sql);
+  free(work);
+  free(rank);
+  return rc;
+}
+
+/* The byrank_* tables when the trace has several ranks (see internal.h). */
+int report_rank_tables(rpd *r, const cats *c, const ropts *o, report *rep, int *nranks)
+{
+  byrank_sql bs;
+  int several = 0, rc;
+  *nranks = 1;
+  if (o->gpu >= 0)       /* one GPU is one rank */
+    return RPD_OK;
+  if ((rc = several_ranks(r, &several)) || !several)
+    return rc;
+  if ((rc = byrank_compute(r, c->r, c->n, o->rank_top, &bs)))
+    return rc;
+  *nranks = bs.nranks;
+  for (int k = 0; k < BYRANK_NT && !rc; k++)
+    rc = t_from_sql(report_add(rep), r, names[k], bs.sql[k]);
+  byrank_sql_free(&bs);
+  return rc;
+}

@@ -1,0 +1,138 @@
+/* xlsx.c - raptor --report --xlsx F: an info sheet, a formatted sheet per
+ * table (frozen header, filter) and charts next to their tables; the
+ * rpd-analyze and cross-rank sheets follow the core ones. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xlsxwriter.h>
+
+#include "../xlsxfile.h"
+#include "internal.h"
+#include "workbook.h"
+
+#define XLSX_EXACT_INT ((int64_t)1 << 53)   /* larger integers lose digits */
+
+/* One table as a formatted sheet (common/workbook.h); *ws gets the sheet
+ * for the charts.  Integers beyond 2^53 (absolute ns timestamps) are
+ * written as text so that no digit is lost. */
+static int t_xlsx(const table *t, rpd_wb *w, rpd_wb_sheet *ws)
+{
+  int rc = rpd_wb_begin(w, ws, t->name, t->ncols, t->cols, NULL);
+  char big[32];
+  for (size_t r = 0; !rc && r < t->nrows; r++) {
+    for (int k = 0; k < t->ncols; k++) {
+      const cell *c = t_cell(t, r, k);
+      if (c->t == C_INT && (c->i > XLSX_EXACT_INT || c->i < -XLSX_EXACT_INT)) {
+        snprintf(big, sizeof big, "%lld", (long long)c->i);
+        rpd_wb_str(ws, big);
+      } else if (c->t == C_INT)
+        rpd_wb_int(ws, c->i);
+      else if (c->t == C_DBL)
+        rpd_wb_num(ws, c->d);
+      else if (c->t == C_STR)
+        rpd_wb_str(ws, c->s);
+      else
+        rpd_wb_null(ws);
+    }
+    rpd_wb_endrow(ws);
+  }
+  int end = rpd_wb_end(ws);   /* always: it frees what ws holds */
+  return rc ? rc : end;
+}
+
+/* The charts of the core tables, next to their tables. */
+static int core_charts(rpd_wb *w, const table *t, const rpd_wb_sheet *ws)
+{
+  int rc = RPD_OK;
+  int top = t[T_SUMMARY].nrows < 15 ? (int)t[T_SUMMARY].nrows : 15;
+  /* rows 5..8 of a GPU block: idle, computation, exposed_comm,
+   * exposed_memcpy - they add up to total_time */
+  if (t[T_TIMELINE].nrows >= 8)
+    rc = rpd_wb_pie(w, &ws[T_TIMELINE], 5, 4, 1, 2,
+                    "GPU time breakdown (ms)");
+  if (!rc)
+    rc = rpd_wb_bar(w, &ws[T_SUMMARY], top, 0, 2, "Top kernels by total time", "us");
+  if (!rc)
+    rc = rpd_wb_bar(w, &ws[T_CATEGORY], (int)t[T_CATEGORY].nrows, 0, 3,
+                    "Kernel time by category", "ms");
+  if (!rc)
+    rc = rpd_wb_col(w, &ws[T_HIST], (int)t[T_HIST].nrows, 0, 2,
+                    "Short-kernel durations (us)", "kernels");
+  if (!rc)
+    rc = rpd_wb_col(w, &ws[T_GAPS], (int)t[T_GAPS].nrows, 0, 1, "Idle gaps between GPU work",
+                    "gaps");
+  if (!rc)
+    rc = rpd_wb_line(w, &ws[T_UTIL], (int)t[T_UTIL].nrows, 0, 1, "GPU utilization over time",
+                     "busy %");
+  return rc;
+}
+
+/* analysis_idle: a stacked bar per GPU of host_wait, kernel_wait and other
+ * (ns), which add up to the GPU's idle time. */
+static int idle_chart(rpd_wb *w, const table *t, const rpd_wb_sheet *ws)
+{
+  static const char *const part[] = { "host_wait_ns", "kernel_wait_ns", "other_ns" };
+  int g = t_col(t, "gpuId"), n = (int)t->nrows;
+  lxw_chart *c;
+  lxw_chart_options opt = {0};
+  if (g < 0 || n <= 0 || !ws->ws)
+    return RPD_OK;
+  c = workbook_add_chart(w->wb, LXW_CHART_BAR_STACKED);
+  if (!c)
+    return rpd_seterr(RPD_EIO, "xlsx: cannot add a chart to '%s'", t->name);
+  for (int p = 0; p < 3; p++) {
+    int k = t_col(t, part[p]);
+    lxw_chart_series *se = k < 0 ? NULL : chart_add_series(c, NULL, NULL);
+    if (!se)
+      continue;
+    chart_series_set_categories(se, t->name, 1, (lxw_col_t)g, (lxw_row_t)n, (lxw_col_t)g);
+    chart_series_set_values(se, t->name, 1, (lxw_col_t)k, (lxw_row_t)n, (lxw_col_t)k);
+    chart_series_set_name_range(se, t->name, 0, (lxw_col_t)k);
+  }
+  chart_title_set_name(c, "GPU idle time breakdown (ns)");
+  chart_axis_set_name(c->y_axis, "gpuId");
+  chart_legend_set_position(c, LXW_CHART_LEGEND_BOTTOM);
+  opt.x_scale = 1.6;
+  opt.y_scale = 1.2;
+  if (worksheet_insert_chart_opt(ws->ws, (lxw_row_t)n + 3, 0, c, &opt))
+    return rpd_seterr(RPD_EIO, "xlsx: cannot add a chart to '%s'", t->name);
+  return RPD_OK;
+}
+
+/* Charts of the optional tables: the idle breakdown, and the cross-rank
+ * kernel imbalance. */
+static int extra_chart(rpd_wb *w, const table *t, const rpd_wb_sheet *ws)
+{
+  if (!strcmp(t->name, "analysis_idle"))
+    return idle_chart(w, t, ws);
+  if (!strcmp(t->name, "byrank_kernels") && t_col(t, "imbalance") >= 0)
+    return rpd_wb_bar(w, ws, t->nrows < 15 ? (int)t->nrows : 15, 0, t_col(t, "imbalance"),
+                      "Kernel imbalance across ranks (max/mean)", "max/mean");
+  if (!strcmp(t->name, "byrank_ranks") && t_col(t, "busy_us") >= 0)
+    return rpd_wb_col(w, ws, (int)t->nrows, 0, t_col(t, "busy_us"), "GPU busy time per rank",
+                      "us");
+  return RPD_OK;
+}
+
+/* --xlsx (see internal.h). */
+int report_xlsx(const report *rep, const char *path, const char *input,
+                const char *const *info, int n)
+{
+  xlsxfile x;
+  rpd_wb w;
+  rpd_wb_sheet *ws;
+  int rc = xlsxfile_begin(&x, path, input);
+  if (rc)
+    return rc;
+  ws = rpd_xcalloc((size_t)rep->n, sizeof *ws);
+  rpd_wb_init(&w, x.wb);
+  rc = rpd_wb_info(&w, "raptor --report", info, n);
+  for (int i = 0; i < rep->n && !rc; i++)
+    rc = t_xlsx(&rep->t[i], &w, &ws[i]);
+  if (!rc)
+    rc = core_charts(&w, rep->t, ws);
+  for (int i = NT_ALL; i < rep->n && !rc; i++)
+    rc = extra_chart(&w, &rep->t[i], &ws[i]);
+  free(ws);
+  return xlsxfile_end(&x, rc);
+}
