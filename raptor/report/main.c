@@ -156,6 +156,12 @@ int raptor_report_main(int argc, char **argv)
     "tool", "raptor --report (rpdtools " RPDTOOLS_VERSION ")",
   };
   int ninfo = (int)(sizeof info / sizeof *info / 2);
+  if (!rc && o.only && !report_find(&rep, o.only)) {   /* an optional table not there */
+    rpd_fail("'%s' has no table %s (%s)", o.path, o.only,
+             report_rank_name(o.only) ? "one rank: cross-rank tables need a merged trace"
+                                      : "run rpd-analyze on it first");
+    goto out;
+  }
   if (!rc)
     rc = write_outputs(r, &rep, &o, info, ninfo);
   if (rc) {
