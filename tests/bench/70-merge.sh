@@ -1,5 +1,6 @@
 #!/bin/sh
-# rpd-merge + raptor --by-rank on 16 generated ranks (rpd-synth --ranks 16),
+# rpd-merge + raptor --by-rank + raptor --report (its byrank_* tables) on
+# 16 generated ranks (rpd-synth --ranks 16),
 # with the scaling from 4 to 8 to 16 ranks (time and peak RSS should grow
 # linearly and stay flat).  Default: 40,000 api rows per rank (about 1.6M
 # rows in all tables together); BENCH_BIG=1: 450,000 per rank (7.2M api +
@@ -40,5 +41,9 @@ done
 ops=$(sqlite3 "$out" "SELECT count(*) FROM rocpd_op")
 measure "raptor --by-rank(16 ranks)" "$ops" raptor "$out" --by-rank --top 0
 measure "raptor --by-rank --save(16 ranks)" "$ops" raptor "$out" --by-rank --top 0 --save
+rm -rf "$BENCHDIR/report-ranks"
+measure "raptor --report with byrank_*(16 ranks)" "$ops" raptor "$out" --report -q \
+  --csv-dir "$BENCHDIR/report-ranks"
+rm -rf "$BENCHDIR/report-ranks"
 measure "rpd-diff(rank 0 vs rank 8)" "$ops" rpd-diff --rank-a 0 --rank-b 8 "$out" "$out"
 rm -f "$out"

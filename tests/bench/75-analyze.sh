@@ -2,7 +2,8 @@
 # tests/bench/75-analyze.sh - rpd-analyze at 1x ($BENCH_ROWS/4 api rows) and
 # 4x ($BENCH_ROWS) on generated traces: secs, rows/s, peak RSS, the 4x/1x
 # time ratio (linear: about 4) and RSS growth (flat: about 1), against the
-# SQLite floor: the op/api join and the sorted scan of the GPU work.
+# SQLite floor: the op/api join and the sorted scan of the GPU work; then
+# raptor --report of the analysed 4x trace (its analysis_* tables).
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
 q_rows=$((BENCH_ROWS / 4))
 t1=$(bench_trace "synth-$q_rows" --seed 1 --api "$q_rows" --gpus 2) ||
@@ -22,6 +23,10 @@ s1=$MEASURED_SECS; r1=$_rss
 fresh "$t4" "$w"
 measure "rpd-analyze(4x)" "$BENCH_ROWS" rpd-analyze "$w" || exit 1
 s4=$MEASURED_SECS; r4=$_rss
+rm -rf "$BENCHDIR/report-analysis"
+measure "raptor --report with analysis_*(4x)" "$BENCH_ROWS" raptor "$w" --report -q \
+  --csv-dir "$BENCHDIR/report-analysis" --html "$BENCHDIR/report-analysis.html" || exit 1
+rm -rf "$BENCHDIR/report-analysis" "$BENCHDIR/report-analysis.html"
 echo "BENCH rpd-analyze linearity: 4x the rows takes $(ratio "$s4" "$s1")x the time; peak_rss_kb 1x=$r1 4x=$r4 growth=$(ratio "$r4" "$r1")x"
 echo "BENCH rpd-analyze floor secs=$floor ratio=$(ratio "$s4" "$floor")"
 rm -f "$w"
