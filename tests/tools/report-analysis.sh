@@ -161,6 +161,19 @@ for name, sql in TABLES:
             if isinstance(y, float): assert abs(x - y) <= 1e-12 * abs(y), (name, i, k, x, y)
             else: assert x == y, (name, i, k, x, y)
 assert len(wb['analysis_idle']._charts) == 1"
+  if command -v soffice >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1; then
+    mkdir -p lo pdf
+    if HOME="$TESTDIR/lo" timeout 180 soffice --headless --norestore --convert-to pdf \
+         --outdir pdf rep.xlsx >lo.log 2>&1 && [ -s pdf/rep.pdf ]; then
+      pdftotext -layout pdf/rep.pdf rep.txt
+      check "LibreOffice PDF: the idle breakdown chart" grep -q "GPU idle time breakdown" rep.txt
+      check "LibreOffice PDF: the findings sheet" grep -q "gpu_starvation" rep.txt
+    else
+      notok "LibreOffice renders the analysis workbook to PDF" "$(tail -3 lo.log)"
+    fi
+  else
+    skip "LibreOffice rendering" "no soffice or pdftotext"
+  fi
 else
   skip "xlsx: analysis sheets" "no python3 with openpyxl (apt-get install python3-openpyxl)"
 fi

@@ -91,6 +91,25 @@ else
   skip "xlsx: byrank sheets" "no python3 with openpyxl (apt-get install python3-openpyxl)"
 fi
 
+# LibreOffice renders the workbook with the cross-rank sheets and charts
+if command -v soffice >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1; then
+  mkdir -p lo pdf
+  if HOME="$TESTDIR/lo" timeout 180 soffice --headless --norestore --convert-to pdf \
+       --outdir pdf rep.xlsx >lo.log 2>&1 && [ -s pdf/rep.pdf ]; then
+    pdftotext -layout pdf/rep.pdf rep.txt
+    check "LibreOffice PDF: the imbalance chart" grep -q "Kernel imbalance across ranks" rep.txt
+    check "LibreOffice PDF: the stragglers sheet" grep -q "times_last" rep.txt
+    if command -v pdftoppm >/dev/null 2>&1; then
+      pdftoppm -r 40 -png pdf/rep.pdf page
+      check "LibreOffice PDF renders to PNG pages" test -s page-01.png
+    fi
+  else
+    notok "LibreOffice renders the cross-rank workbook to PDF" "$(tail -3 lo.log)"
+  fi
+else
+  skip "LibreOffice rendering" "no soffice or pdftotext"
+fi
+
 # ---------------------------------------------------------------- one rank
 check_rc "report of one rank" 0 raptor r0.rpd --report -q --csv-dir one --html one.html
 check_eq "one rank: no byrank CSV files" 0 "$(ls one | grep -c byrank_)"
