@@ -211,8 +211,10 @@ class RaptorParser:
 
     # ------------------------------------------------------------ tables
     def get_op_df(self, force=False, kernel_name=None):
-        """One row per op in the ROI (index 1..n, sorted by gpuId, start):
-        id, gpuId, sequenceId, Start_ns, End_ns, Kernel, Duration_ns,
+        """One row per op in the ROI, index 1..n, sorted by gpuId, start; the
+        reference's columns: index (the op's 0-based row in the reference's
+        op query: every op type in the ROI by start), id, gpuId, queueId,
+        sequenceId, Start_ns, End_ns, Kernel, opType, Duration_ns,
         PreGap_ns (NaN: first op of its GPU), Kernel+1.., Duration_zscore,
         Outlier."""
         if force:
@@ -220,15 +222,16 @@ class RaptorParser:
         if self.op_df is None:
             run = self._engine_run()
             i64, i32, z, outlier = run.ops()
+            index, queue, optype = run.op_details()
             n = len(i64)
             pregap = i64[:, 4].astype(np.float64)
             pregap[i64[:, 4] < 0] = np.nan
             kernel = run.names[i32[:, 1]] if n else np.array([], dtype=object)
             df = pd.DataFrame({
-                "id": i64[:, 0], "gpuId": i32[:, 0].astype(np.int64),
-                "sequenceId": i32[:, 3].astype(np.int64),
+                "index": index, "id": i64[:, 0], "gpuId": i32[:, 0].astype(np.int64),
+                "queueId": queue, "sequenceId": i32[:, 3].astype(np.int64),
                 "Start_ns": i64[:, 1], "End_ns": i64[:, 2], "Kernel": kernel,
-                "Duration_ns": i64[:, 3], "PreGap_ns": pregap,
+                "opType": optype, "Duration_ns": i64[:, 3], "PreGap_ns": pregap,
             }, index=pd.RangeIndex(1, n + 1))
             for i in range(self.prekernel_seq):
                 df["Kernel+%d" % (i + 1)] = df["Kernel"].shift(i + 1)
