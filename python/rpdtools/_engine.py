@@ -6,7 +6,6 @@ directory written by `make install` (_config.LIBDIR), ../lib next to this
 package in a build tree, then the system library path.
 """
 import ctypes
-import ctypes.util
 import os
 
 np = None   # numpy, imported at the first read (not before the engine starts)
@@ -32,6 +31,7 @@ def _candidates(name):
         p = os.path.join(d, name)
         if os.path.exists(p):
             yield p
+    import ctypes.util   # slow to import (subprocess): only for this fallback
     found = ctypes.util.find_library(name[3:-3])
     if found:
         yield found

@@ -6,12 +6,8 @@ DataFrames (columns, index, units).  Setters drop the cached run, the next
 get_* recomputes.  Times are ns relative to the first API start unless a
 column name says otherwise.
 """
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 
 from . import _engine
@@ -338,6 +334,8 @@ class RaptorParser:
         return df
 
     def _set_categories_dict(self, categories):
+        import json
+        import tempfile
         fd, path = tempfile.mkstemp(prefix="rpdtools-cat-", suffix=".json")
         with os.fdopen(fd, "w") as f:
             json.dump(categories, f)
@@ -471,6 +469,7 @@ class RaptorParser:
                 if self.rpd_file.endswith(".rpd.gz"):
                     new_file_name = self.rpd_file[:-7] + ".trim.rpd"
             args += ["-o", os.fspath(new_file_name)]
+        import subprocess
         p = subprocess.run(args, capture_output=True, text=True)
         if p.returncode != 0:
             raise Error((p.stderr.strip().splitlines() or ["rpd-trim: failed"])[0])
@@ -499,6 +498,7 @@ def _tool(name):
     for d in dirs:
         if d and os.access(os.path.join(d, name), os.X_OK):
             return os.path.join(d, name)
+    import shutil
     found = shutil.which(name)
     if not found:
         raise Error("rpdtools: cannot find the %s tool (set RPDTOOLS_BIN)" % name)
