@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "check.h"
 #include "raptor.h"
 
 struct rptr {
@@ -36,20 +37,29 @@ static void keep_message(const char *text, int rc)
 }
 
 /* The CLI's steps up to the analysis (raptor.c main without the outputs). */
-static int run(raptor *R, int argc, char **argv)
+static int run(raptor *R, int argc, char **argv, int flags)
 {
   int ret = parse_args(R, argc, argv);
   if (ret) return ret;
   make_gap_labels(R);
-  R->keep_ops = 1;       /* get_op_df and the instance tables need every op */
+  /* get_op_df and the instance tables need every op; the other tables can
+   * stream them (memory flat in the number of ops) */
+  R->keep_ops = (flags & RPTR_KEEP_OPS) != 0;
   if ((ret = categories_load(R))) return ret;
-  if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ | RPD_CHECKED) != RPD_OK) return 1;
-  if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK)
+  /* as rpd_open_or_report(..., RPD_CHECKED), but the check's scans go
+   * through a small page cache: a Python process keeps its memory for pandas */
+  if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ) != RPD_OK) return 1;
+  if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK || rpd_check_trace(R->r) != RPD_OK)
     return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
   return setup_roi(R);
 }
 
 int rptr_open(int argc, const char *const *argv, rptr **out)
+{
+  return rptr_open_flags(argc, argv, RPTR_KEEP_OPS, out);
+}
+
+int rptr_open_flags(int argc, const char *const *argv, int flags, rptr **out)
 {
   *out = NULL;
   errbuf[0] = 0;
@@ -72,7 +82,7 @@ int rptr_open(int argc, const char *const *argv, rptr **out)
   if (mem) stderr = mem;
   rpd_progname = "raptor";
   raptor_init(&h->R);
-  int ret = run(&h->R, argc + 1, av);
+  int ret = run(&h->R, argc + 1, av, flags);
   rpd_progname = saved_prog;
   stderr = saved_err;
   pthread_mutex_unlock(&run_lock);
@@ -122,6 +132,7 @@ void rptr_info(const rptr *h, int64_t *out)
   out[RPTR_NGPUROWS] = (int64_t)R->ngrows;
   out[RPTR_NNAMES] = (int64_t)R->nnames;
   out[RPTR_NCATS] = R->ncats + 2;
+  out[RPTR_OPS_KEPT] = R->n == 0 || R->ops != NULL;
 }
 
 const char *rptr_name(const rptr *h, int64_t i)
@@ -147,7 +158,7 @@ const char *rptr_catrow_name(const rptr *h, int64_t i)
 void rptr_ops(const rptr *h, int64_t *i64, int32_t *i32, double *zscore, int8_t *outlier)
 {
   const raptor *R = &h->R;
-  for (size_t i = 0; i < R->n; i++) {
+  for (size_t i = 0; R->ops && i < R->n; i++) {
     const op *o = &R->ops[i];
     int64_t *a = i64 + 5 * i;
     int32_t *b = i32 + 4 * i;
@@ -288,8 +299,9 @@ int rptr_op_details(rptr *h, int64_t *index, int64_t *queue, int32_t *optype)
     queue[i] = 0;
     optype[i] = -1;
   }
-  if (!h->path) {
-    keep_message("raptor: no trace to read the op details from", 1);
+  if (!h->path || (R->n && !R->ops)) {
+    keep_message(h->path ? "raptor: the ops were streamed, not kept (RPTR_KEEP_OPS)"
+                         : "raptor: no trace to read the op details from", 1);
     return 1;
   }
   rc = rpd_open(&r, h->path, NULL, RPD_READ);

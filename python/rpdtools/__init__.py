@@ -10,14 +10,14 @@
 See docs/python.md.
 """
 from ._engine import Error
+from .read import read, tables, UNITS   # eager: the submodule is named read too
 
 __all__ = ["Error", "RaptorParser", "read", "tables", "UNITS", "rpdTracerControl"]
 __version__ = "0.1.0"
 
 # The rest is imported at first use (PEP 562): `import rpdtools` stays cheap
-# and RaptorParser does not pay for read()'s sqlite3/gzip or the tracer.
-_LAZY = {"RaptorParser": "parser", "read": "read", "tables": "read", "UNITS": "read",
-         "rpdTracerControl": "tracer"}
+# (read.py imports sqlite3/gzip only when called).
+_LAZY = {"RaptorParser": "parser", "rpdTracerControl": "tracer"}
 
 
 def __getattr__(name):
