@@ -36,30 +36,60 @@ static void keep_message(const char *text, int rc)
   if (!n && rc) snprintf(errbuf, sizeof errbuf, "raptor: failed (exit %d)", rc);
 }
 
-/* The CLI's steps up to the analysis (raptor.c main without the outputs). */
-static int run(raptor *R, int argc, char **argv, int flags)
+/* The trace check (rpd_check_trace: rocpd_api, then rocpd_op) on a
+ * connection of its own, in a helper thread while the engine loads: the
+ * check's two scans cost about as much as the engine and need no result of
+ * it.  Only pass/fail is kept; a failure is re-checked on the engine's
+ * connection afterwards for its message (the common layer's message buffer
+ * is not per thread). */
+typedef struct check_job {
+  const char *path;    /* the file SQLite reads (a .gz trace's temp copy) */
+  int ok;
+} check_job;
+
+static void *check_thread(void *arg)
+{
+  check_job *j = arg;
+  rpd *r = NULL;
+  j->ok = rpd_open(&r, j->path, NULL, RPD_READ) == RPD_OK &&
+          rpd_exec(r, "PRAGMA cache_size=-1024") == RPD_OK &&
+          rpd_check_table(r, "rocpd_api", 0, NULL) == RPD_OK &&
+          rpd_check_table(r, "rocpd_op", 1, NULL) == RPD_OK;
+  if (r) rpd_close(r, 0);
+  return NULL;
+}
+
+/* The CLI's steps up to the analysis (raptor.c main without the outputs),
+ * with the trace check (the CLI's RPD_CHECKED) in a helper thread; when it
+ * fails, its message wins over whatever the engine did meanwhile, as in
+ * the CLI, which checks first. */
+static int run(raptor *R, int argc, char **argv)
 {
   int ret = parse_args(R, argc, argv);
   if (ret) return ret;
   make_gap_labels(R);
-  /* get_op_df and the instance tables need every op; the other tables can
-   * stream them (memory flat in the number of ops) */
-  R->keep_ops = (flags & RPTR_KEEP_OPS) != 0;
+  R->keep_ops = 1;       /* get_op_df and the instance tables need every op */
   if ((ret = categories_load(R))) return ret;
-  /* as rpd_open_or_report(..., RPD_CHECKED), but the check's scans go
-   * through a small page cache: a Python process keeps its memory for pandas */
+  /* a small page cache: a Python process keeps its memory for pandas */
   if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ) != RPD_OK) return 1;
-  if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK || rpd_check_trace(R->r) != RPD_OK)
+  if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK)
     return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
-  return setup_roi(R);
+  check_job job = {R->r->work_path, 0};
+  pthread_t tid;
+  int threaded = job.path && pthread_create(&tid, NULL, check_thread, &job) == 0;
+  if (!threaded) check_thread(&job);
+  ret = setup_roi(R);
+  if (threaded) pthread_join(tid, NULL);
+  /* (not rpd_check_trace: its pass cache keys on the connection's address) */
+  if (!job.ok && (rpd_check_table(R->r, "rocpd_api", 0, NULL) != RPD_OK ||
+                  rpd_check_table(R->r, "rocpd_op", 1, NULL) != RPD_OK)) {
+    rewind(stderr);    /* drop what the engine said: the check's line wins */
+    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+  }
+  return ret;
 }
 
 int rptr_open(int argc, const char *const *argv, rptr **out)
-{
-  return rptr_open_flags(argc, argv, RPTR_KEEP_OPS, out);
-}
-
-int rptr_open_flags(int argc, const char *const *argv, int flags, rptr **out)
 {
   *out = NULL;
   errbuf[0] = 0;
@@ -82,7 +112,7 @@ int rptr_open_flags(int argc, const char *const *argv, int flags, rptr **out)
   if (mem) stderr = mem;
   rpd_progname = "raptor";
   raptor_init(&h->R);
-  int ret = run(&h->R, argc + 1, av, flags);
+  int ret = run(&h->R, argc + 1, av);
   rpd_progname = saved_prog;
   stderr = saved_err;
   pthread_mutex_unlock(&run_lock);
@@ -132,7 +162,6 @@ void rptr_info(const rptr *h, int64_t *out)
   out[RPTR_NGPUROWS] = (int64_t)R->ngrows;
   out[RPTR_NNAMES] = (int64_t)R->nnames;
   out[RPTR_NCATS] = R->ncats + 2;
-  out[RPTR_OPS_KEPT] = R->n == 0 || R->ops != NULL;
 }
 
 const char *rptr_name(const rptr *h, int64_t i)
@@ -158,7 +187,7 @@ const char *rptr_catrow_name(const rptr *h, int64_t i)
 void rptr_ops(const rptr *h, int64_t *i64, int32_t *i32, double *zscore, int8_t *outlier)
 {
   const raptor *R = &h->R;
-  for (size_t i = 0; R->ops && i < R->n; i++) {
+  for (size_t i = 0; i < R->n; i++) {
     const op *o = &R->ops[i];
     int64_t *a = i64 + 5 * i;
     int32_t *b = i32 + 4 * i;
@@ -299,9 +328,8 @@ int rptr_op_details(rptr *h, int64_t *index, int64_t *queue, int32_t *optype)
     queue[i] = 0;
     optype[i] = -1;
   }
-  if (!h->path || (R->n && !R->ops)) {
-    keep_message(h->path ? "raptor: the ops were streamed, not kept (RPTR_KEEP_OPS)"
-                         : "raptor: no trace to read the op details from", 1);
+  if (!h->path) {
+    keep_message("raptor: no trace to read the op details from", 1);
     return 1;
   }
   rc = rpd_open(&r, h->path, NULL, RPD_READ);

@@ -21,23 +21,14 @@ typedef struct rptr rptr;
 enum {
   RPTR_FIRST_ABS, RPTR_LAST_ABS, RPTR_ROI_START, RPTR_ROI_END, RPTR_SEQLEN,
   RPTR_NOPS, RPTR_NKEYS, RPTR_NROWS, RPTR_NCATROWS, RPTR_NGPUROWS, RPTR_NNAMES,
-  RPTR_NCATS, RPTR_OPS_KEPT, RPTR_NINFO
+  RPTR_NCATS, RPTR_NINFO
 };
-
-/* rptr_open_flags() flags */
-enum { RPTR_KEEP_OPS = 1 };
 
 /* Run the engine: argv[0..argc) are raptor's arguments without the program
  * name (the trace path and options such as "--roi-start", "20%").  0 and
  * *out set (free it with rptr_close), or 1 (failure) / 2 (bad option) with
  * *out NULL and the message in rptr_errmsg(). */
 int rptr_open(int argc, const char *const *argv, rptr **out);
-
-/* rptr_open with flags: RPTR_KEEP_OPS keeps every op in memory for
- * rptr_ops / rptr_op_details (rptr_open sets it); without it the engine may
- * stream the ops (raptor's streamed run: memory flat in the number of ops)
- * and info[RPTR_OPS_KEPT] says whether they were kept. */
-int rptr_open_flags(int argc, const char *const *argv, int flags, rptr **out);
 
 /* The last failure's one-line message of this thread (static storage). */
 const char *rptr_errmsg(void);
@@ -55,7 +46,7 @@ const char *rptr_name(const rptr *h, int64_t i);
 const char *rptr_catname(const rptr *h, int64_t i);
 const char *rptr_row_label(const rptr *h, int64_t i);
 
-/* Every op in the ROI (NOPS each; nothing when OPS_KEPT is 0), sorted by GPU, start, id: i64 holds 5
+/* Every op in the ROI (NOPS each), sorted by GPU, start, id: i64 holds 5
  * per op (id, start, end, duration, pregap; pregap -1 = first op of its
  * GPU), i32 4 per op (gpu, name index, key (-1 = fewer predecessors than
  * the sequence length), sequenceId), zscore 1 (NAN = undefined) and

@@ -61,8 +61,7 @@ def load(name):
 
 # rptr_info() slots (raptor/api.h)
 (FIRST_ABS, LAST_ABS, ROI_START, ROI_END, SEQLEN, NOPS, NKEYS, NROWS,
- NCATROWS, NGPUROWS, NNAMES, NCATS, OPS_KEPT, NINFO) = range(14)
-KEEP_OPS = 1   # rptr_open_flags
+ NCATROWS, NGPUROWS, NNAMES, NCATS, NINFO) = range(13)
 
 _P = ctypes.c_void_p
 
@@ -73,9 +72,6 @@ def _engine():
         lib.rptr_open.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                   ctypes.POINTER(_P)]
         lib.rptr_open.restype = ctypes.c_int
-        lib.rptr_open_flags.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
-                                        ctypes.c_int, ctypes.POINTER(_P)]
-        lib.rptr_open_flags.restype = ctypes.c_int
         lib.rptr_errmsg.restype = ctypes.c_char_p
         lib.rptr_errmsg.argtypes = []
         lib.rptr_close.argtypes = [_P]
@@ -115,18 +111,16 @@ class Run:
     """One engine run over a trace with raptor's options.  The tables are
     copied out into numpy arrays (times in ns from the first API start); the
     engine's state stays open for ops() until close() or garbage collection.
-    The engine call releases the GIL, so a Run may be built in a thread.
-    keep_ops=False lets the engine stream the ops (memory flat in their
-    number); ops() and op_details() then need another Run with them."""
+    The engine call releases the GIL, so a Run may be built in a thread."""
 
-    def __init__(self, args, read=True, keep_ops=True):
+    def __init__(self, args, read=True):
         lib = _engine()
         self._lib = lib
         self._h = None
         enc = [os.fsencode(a) if not isinstance(a, bytes) else a for a in args]
         argv = (ctypes.c_char_p * max(1, len(enc)))(*enc)
         h = _P()
-        rc = lib.rptr_open_flags(len(enc), argv, KEEP_OPS if keep_ops else 0, ctypes.byref(h))
+        rc = lib.rptr_open(len(enc), argv, ctypes.byref(h))
         if rc != 0 or not h.value:
             raise Error(_text(lib.rptr_errmsg()) or "raptor: failed")
         self._h = h
@@ -179,14 +173,10 @@ class Run:
         self.var = np.zeros(3, dtype=np.float64)
         lib.rptr_variability(h, _ptr(self.var))
 
-    def has_ops(self):
-        """Whether ops() and op_details() work on this run."""
-        return self._h is not None and self.info[OPS_KEPT] != 0
-
     def ops(self):
         """(i64[n,5], i32[n,4], zscore[n], outlier[n]) of every op (api.h)."""
-        if not self.has_ops():
-            raise Error("rpdtools: this engine run did not keep the ops")
+        if self._h is None:
+            raise Error("rpdtools: the engine run was closed")
         n = self.info[NOPS]
         i64 = np.zeros((n, 5), dtype=np.int64)
         i32 = np.zeros((n, 4), dtype=np.int32)
@@ -198,8 +188,8 @@ class Run:
     def op_details(self):
         """(index, queueId, opType names) of every op, as ops() (api.h
         rptr_op_details: the trace is read again)."""
-        if not self.has_ops():
-            raise Error("rpdtools: this engine run did not keep the ops")
+        if self._h is None:
+            raise Error("rpdtools: the engine run was closed")
         n = self.info[NOPS]
         index = np.zeros(n, dtype=np.int64)
         queue = np.zeros(n, dtype=np.int64)

@@ -75,7 +75,7 @@ class RaptorParser:
         self.category_latency_ns = int(category_latency_ns)
         self.reference_ops = bool(reference_ops)
         self._tmp_cat = None
-        self._run = self._ops = None
+        self._run = None
         self.set_gaps(self.default_gaps if gaps is None else gaps)
         self.roi_start_ns = self.roi_end_ns = None
         self.set_roi_from_str(roi_start, roi_end)
@@ -96,8 +96,7 @@ class RaptorParser:
 
     def _engine_run(self):
         if self._run is None:
-            run = self._run_with_pandas_import() if pd is None else \
-                _engine.Run(self._args(), keep_ops=False)
+            run = self._run_with_pandas_import() if pd is None else _engine.Run(self._args())
             self._run = run
             info = run.info
             self.first_abs_ns = info[_engine.FIRST_ABS]
@@ -113,7 +112,7 @@ class RaptorParser:
 
         def work():
             try:
-                box["run"] = _engine.Run(self._args(), read=False, keep_ops=False)
+                box["run"] = _engine.Run(self._args(), read=False)
             except BaseException as e:   # re-raised in the caller's thread
                 box["err"] = e
         t = threading.Thread(target=work, name="rpdtools-engine")
@@ -127,21 +126,9 @@ class RaptorParser:
         box["run"].read()
         return box["run"]
 
-    def _ops_run(self):
-        """An engine run that kept every op (get_op_df, instances): the
-        tables' run when its ops were kept (a kernel-regex ROI), else a
-        second run with the same options (the first one streams them:
-        get_kernelseq_df alone stays flat in memory)."""
-        run = self._engine_run()
-        if run.has_ops():
-            return run
-        if self._ops is None:
-            self._ops = _engine.Run(self._args(), keep_ops=True)
-        return self._ops
-
     def reset(self, reset_op_df=True):
         """Drop the cached results: the next get_* runs the engine again."""
-        self._run = self._ops = None
+        self._run = None
         self.op_df = self.kernelseq_df = self.category_df = None
         self.variability_df = self.gpu_ts_df = self.monitor_df = None
 
@@ -229,7 +216,7 @@ class RaptorParser:
         if force:
             self.reset()
         if self.op_df is None:
-            run = self._ops_run()
+            run = self._engine_run()
             i64, i32, z, outlier = run.ops()
             index, queue, optype = run.op_details()
             n = len(i64)
@@ -395,12 +382,7 @@ class RaptorParser:
         key = self._row_keys[pos]
         if key < 0:
             raise Error("rpdtools: %r is a gap row, not a kernel sequence" % (kernel_df.name,))
-        # the ops may come from a second engine run (_ops_run): find the
-        # sequence there by its kernel names, not by the tables run's number
-        run = self._ops_run()
-        want = tuple(kernel_df.name)
-        hits = [k for k in range(len(run.keys)) if tuple(run.names[run.keys[k]]) == want]
-        inst = op[self._op_keys == (hits[0] if hits else -2)]
+        inst = op[self._op_keys == key]
         return inst.sort_values(by=sort_by, kind="stable") if sort_by else inst
 
     def get_monitor_df(self):

@@ -484,3 +484,33 @@ def test_op_df_equals_reference_class(synth, tmp_path, opts):
             assert feq(a[c], b[c]), c
         else:
             assert a[c].fillna("NA").equals(b[c].fillna("NA")), c
+
+
+@pytest.mark.parametrize("sql", [
+    'UPDATE rocpd_api SET "end" = start - 5 WHERE id IN (3, 9)',     # api rows end first
+    "UPDATE rocpd_op SET gpuId = 'x' WHERE id = (SELECT max(id) FROM rocpd_op)",
+    "UPDATE rocpd_api SET start = -1 WHERE id = 1; UPDATE rocpd_op SET start = 'a'",
+    "UPDATE rocpd_op SET start = 4611686018427387904 WHERE id = 7",  # 2^62: beyond any ROI
+])
+def test_bad_values_raise_the_check_message(synth_copy, tmp_path, sql):
+    # the check runs beside the engine (raptor/api.c); its line must win as in
+    # the CLI, whatever the engine made of the same rows meanwhile
+    con = sqlite3.connect(synth_copy)
+    con.executescript(sql)
+    con.commit()
+    con.close()
+    want = cli_message(synth_copy, "--reference-ops", "-C", CATS)
+    assert want.startswith("raptor: cannot read '%s': rocpd_" % synth_copy)
+    before = sha(synth_copy)
+    for path in (synth_copy, gz_copy(synth_copy, tmp_path)):
+        with pytest.raises(rpdtools.Error) as e:
+            rpdtools.RaptorParser(path).get_kernelseq_df()
+        assert str(e.value) == want.replace(synth_copy, path)
+    assert sha(synth_copy) == before
+
+
+def gz_copy(path, tmp_path):
+    gz = str(tmp_path / "copy.rpd.gz")
+    with open(path, "rb") as src, gzip.open(gz, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return gz

@@ -65,11 +65,11 @@ one() {
   else _m=raptor_parser; _pp=$REF_PATH; _l="reference"; fi
   PYTHONPATH="$_pp" "$PY" -c "$CALL" "$_m" "$t" "$BENCHDIR/.call" >/dev/null 2>"$BENCHDIR/.err" ||
     { echo "BENCH python RaptorParser ($_l) FAILED: $(head -c 300 "$BENCHDIR/.err")"; return 1; }
-  read -r _aw _ac _rows <"$BENCHDIR/.call"
+  read -r _aw _ac _ks <"$BENCHDIR/.call"
   PYTHONPATH="$_pp" measure "python whole ($_l)" "$ops" "$PY" -c "$WHOLE" "$_m" "$t" \
     >"$BENCHDIR/.measure" || { cat "$BENCHDIR/.measure"; return 1; }
-  echo "BENCH python run $((i + 1)) ($_l): (a) call secs=$_aw cpu_secs=$_ac; (b) whole secs=$MEASURED_SECS cpu_secs=$MEASURED_CPU peak_rss_kb=$_rss; kernelseq_rows=$_rows"
-  echo "$_aw $_ac $MEASURED_SECS $MEASURED_CPU $_rss $_rows" >>"$BENCHDIR/.py.$1"
+  echo "BENCH python run $((i + 1)) ($_l): (a) call secs=$_aw cpu_secs=$_ac; (b) whole secs=$MEASURED_SECS cpu_secs=$MEASURED_CPU peak_rss_kb=$_rss; kernelseq_rows=$_ks"
+  echo "$_aw $_ac $MEASURED_SECS $MEASURED_CPU $_rss $_ks" >>"$BENCHDIR/.py.$1"
 }
 
 # col N FILE [max]: the median (or the max) of column N of FILE
