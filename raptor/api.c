@@ -332,6 +332,7 @@ int rptr_op_details(rptr *h, int64_t *index, int64_t *queue, int32_t *optype)
     keep_message("raptor: no trace to read the op details from", 1);
     return 1;
   }
+  pthread_mutex_lock(&run_lock);   /* the common layer's state is shared */
   rc = rpd_open(&r, h->path, NULL, RPD_READ);
   if (rc == RPD_OK) {
     byid = rpd_xcalloc(R->n ? R->n : 1, sizeof *byid);
@@ -341,8 +342,9 @@ int rptr_op_details(rptr *h, int64_t *index, int64_t *queue, int32_t *optype)
   }
   if (rc != RPD_OK) snprintf(errbuf, sizeof errbuf, "raptor: cannot read '%s': %s",
                              h->path, rpd_errmsg());
-  free(byid);
   if (r) rpd_close(r, 0);
+  pthread_mutex_unlock(&run_lock);
+  free(byid);
   return rc == RPD_OK ? 0 : 1;
 }
 
