@@ -7,6 +7,8 @@
  *     rpdctl_set_filename("trace.rpd", 0);   // optional; before the first start
  *     if (rpdctl_start() != 0) fprintf(stderr, "%s\n", rpdctl_errmsg());
  *     ... recorded section ...
+ *     rpdctl_range_push("app", "step", "i=3"); // a named range (a rocpd_api row)
+ *     rpdctl_range_pop();
  *     rpdctl_stop();                          // stops and flushes
  *
  * The first rpdctl_start() prepares the trace file (see rpdctl_set_filename),
@@ -45,6 +47,19 @@ int rpdctl_stop(void);
 
 /* Flush what was recorded so far to the file (also while recording). */
 int rpdctl_flush(void);
+
+/* Open a named range on the calling thread (the reference's
+ * rpd_rangePush): the tracer writes it, at the matching rpdctl_range_pop()
+ * of the same thread, as one rocpd_api row with apiName = api_name, args =
+ * args, start = the push time and end = the pop time (the rpd tracer does
+ * not store domain).  Ranges nest per thread.  As in the tracer, a push or
+ * pop while not recording is ignored; before the first rpdctl_start() (the
+ * tracer not loaded yet) both are no-ops returning 0.  NULL strings count
+ * as "".  Fails only when the loaded tracer has no range API. */
+int rpdctl_range_push(const char *domain, const char *api_name, const char *args);
+
+/* Close the calling thread's innermost range (see rpdctl_range_push). */
+int rpdctl_range_pop(void);
 
 /* Current nesting depth: 0 when not recording. */
 int rpdctl_depth(void);

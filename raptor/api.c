@@ -6,10 +6,14 @@
 #include <string.h>
 
 #include "api.h"
+#include "check.h"
 #include "raptor.h"
 
 struct rptr {
   raptor R;
+  char *path;            /* the trace, for rptr_op_details (owned) */
+  char **optypes;        /* opType names of rptr_op_details (owned) */
+  int64_t noptypes;
 };
 
 static __thread char errbuf[1024];
@@ -32,7 +36,33 @@ static void keep_message(const char *text, int rc)
   if (!n && rc) snprintf(errbuf, sizeof errbuf, "raptor: failed (exit %d)", rc);
 }
 
-/* The CLI's steps up to the analysis (raptor.c main without the outputs). */
+/* The trace check (rpd_check_trace: rocpd_api, then rocpd_op) on a
+ * connection of its own, in a helper thread while the engine loads: the
+ * check's two scans cost about as much as the engine and need no result of
+ * it.  Only pass/fail is kept; a failure is re-checked on the engine's
+ * connection afterwards for its message (the common layer's message buffer
+ * is not per thread). */
+typedef struct check_job {
+  const char *path;    /* the file SQLite reads (a .gz trace's temp copy) */
+  int ok;
+} check_job;
+
+static void *check_thread(void *arg)
+{
+  check_job *j = arg;
+  rpd *r = NULL;
+  j->ok = rpd_open(&r, j->path, NULL, RPD_READ) == RPD_OK &&
+          rpd_exec(r, "PRAGMA cache_size=-1024") == RPD_OK &&
+          rpd_check_table(r, "rocpd_api", 0, NULL) == RPD_OK &&
+          rpd_check_table(r, "rocpd_op", 1, NULL) == RPD_OK;
+  if (r) rpd_close(r, 0);
+  return NULL;
+}
+
+/* The CLI's steps up to the analysis (raptor.c main without the outputs),
+ * with the trace check (the CLI's RPD_CHECKED) in a helper thread; when it
+ * fails, its message wins over whatever the engine did meanwhile, as in
+ * the CLI, which checks first. */
 static int run(raptor *R, int argc, char **argv)
 {
   int ret = parse_args(R, argc, argv);
@@ -40,10 +70,23 @@ static int run(raptor *R, int argc, char **argv)
   make_gap_labels(R);
   R->keep_ops = 1;       /* get_op_df and the instance tables need every op */
   if ((ret = categories_load(R))) return ret;
-  if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ | RPD_CHECKED) != RPD_OK) return 1;
+  /* a small page cache: a Python process keeps its memory for pandas */
+  if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ) != RPD_OK) return 1;
   if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK)
     return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
-  return setup_roi(R);
+  check_job job = {R->r->work_path, 0};
+  pthread_t tid;
+  int threaded = job.path && pthread_create(&tid, NULL, check_thread, &job) == 0;
+  if (!threaded) check_thread(&job);
+  ret = setup_roi(R);
+  if (threaded) pthread_join(tid, NULL);
+  /* (not rpd_check_trace: its pass cache keys on the connection's address) */
+  if (!job.ok && (rpd_check_table(R->r, "rocpd_api", 0, NULL) != RPD_OK ||
+                  rpd_check_table(R->r, "rocpd_op", 1, NULL) != RPD_OK)) {
+    rewind(stderr);    /* drop what the engine said: the check's line wins */
+    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+  }
+  return ret;
 }
 
 int rptr_open(int argc, const char *const *argv, rptr **out)
@@ -77,6 +120,7 @@ int rptr_open(int argc, const char *const *argv, rptr **out)
   keep_message(text, ret);
   free(text);
   free(av);
+  if (h->R.path) h->path = rpd_xstrdup(h->R.path);
   /* the path and option strings belong to the caller: drop them */
   h->R.path = h->R.cat_file = h->R.roi_start_s = h->R.roi_end_s = NULL;
   h->R.op_file = h->R.csv_dir = NULL;
@@ -97,6 +141,9 @@ void rptr_close(rptr *h)
   if (!h) return;
   if (h->R.r) rpd_close(h->R.r, 0);
   raptor_free(&h->R);
+  for (int64_t i = 0; i < h->noptypes; i++) free(h->optypes[i]);
+  free(h->optypes);
+  free(h->path);
   free(h);
 }
 
@@ -207,4 +254,106 @@ void rptr_variability(const rptr *h, double *out)
   out[0] = h->R.var_comm;
   out[1] = h->R.var_other;
   out[2] = h->R.total_ns;
+}
+
+/* (op id, position in R->ops) pairs sorted by id, to find an op by id */
+typedef struct idpos {
+  int64_t id;
+  size_t pos;
+} idpos;
+
+static int idpos_cmp(const void *a, const void *b)
+{
+  const idpos *x = a, *y = b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Index of opType name s in h->optypes, added when new. */
+static int32_t optype_index(rptr *h, const char *s)
+{
+  for (int64_t i = 0; i < h->noptypes; i++)
+    if (strcmp(h->optypes[i], s) == 0) return (int32_t)i;
+  h->optypes = rpd_xrealloc(h->optypes, (size_t)(h->noptypes + 1) * sizeof *h->optypes);
+  h->optypes[h->noptypes] = rpd_xstrdup(s);
+  return (int32_t)h->noptypes++;
+}
+
+/* Walk the reference's op query (the op view: every op whose description and
+ * opType strings exist, start in the ROI, --gpu-id; by start, then id) and
+ * fill the columns of the ops of h found in it (by id). */
+static int walk_op_view(rptr *h, rpd *r, const idpos *byid, int64_t *index,
+                        int64_t *queue, int32_t *optype)
+{
+  const raptor *R = &h->R;
+  sqlite3_stmt *st = NULL;
+  char *sql = rpd_xasprintf(
+      "SELECT o.id, o.queueId, B.string FROM rocpd_op o"
+      " JOIN rocpd_string A ON A.id = o.description_id"
+      " JOIN rocpd_string B ON B.id = o.opType_id"
+      " WHERE o.start >= ?1 AND o.start <= ?2%s ORDER BY o.start, o.id",
+      R->gpu_id == -1 ? "" : " AND o.gpuId = ?3");
+  int rc = rpd_prepare(r, sql, &st), s;
+  int64_t k = 0;
+  free(sql);
+  if (rc != RPD_OK) return rc;
+  sqlite3_bind_int64(st, 1, R->first_abs + R->roi_s);
+  sqlite3_bind_int64(st, 2, R->first_abs + R->roi_e);
+  if (R->gpu_id != -1) sqlite3_bind_int64(st, 3, R->gpu_id);
+  while ((s = rpd_step(r, st)) == SQLITE_ROW) {
+    idpos key = {sqlite3_column_int64(st, 0), 0};
+    const idpos *hit = R->n ? bsearch(&key, byid, R->n, sizeof *byid, idpos_cmp) : NULL;
+    if (hit) {
+      const char *t = (const char *)sqlite3_column_text(st, 2);
+      index[hit->pos] = k;
+      queue[hit->pos] = sqlite3_column_int64(st, 1);
+      optype[hit->pos] = optype_index(h, t ? t : "");  /* a handful of types */
+    }
+    k++;
+  }
+  if (s < 0) rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int rptr_op_details(rptr *h, int64_t *index, int64_t *queue, int32_t *optype)
+{
+  const raptor *R = &h->R;
+  rpd *r = NULL;
+  idpos *byid = NULL;
+  int rc;
+
+  errbuf[0] = 0;
+  for (size_t i = 0; i < R->n; i++) {
+    index[i] = -1;
+    queue[i] = 0;
+    optype[i] = -1;
+  }
+  if (!h->path) {
+    keep_message("raptor: no trace to read the op details from", 1);
+    return 1;
+  }
+  pthread_mutex_lock(&run_lock);   /* the common layer's state is shared */
+  rc = rpd_open(&r, h->path, NULL, RPD_READ);
+  if (rc == RPD_OK) {
+    byid = rpd_xcalloc(R->n ? R->n : 1, sizeof *byid);
+    for (size_t i = 0; i < R->n; i++) byid[i] = (idpos){R->ops[i].id, i};
+    qsort(byid, R->n, sizeof *byid, idpos_cmp);
+    rc = walk_op_view(h, r, byid, index, queue, optype);
+  }
+  if (rc != RPD_OK) snprintf(errbuf, sizeof errbuf, "raptor: cannot read '%s': %s",
+                             h->path, rpd_errmsg());
+  if (r) rpd_close(r, 0);
+  pthread_mutex_unlock(&run_lock);
+  free(byid);
+  return rc == RPD_OK ? 0 : 1;
+}
+
+int64_t rptr_noptypes(const rptr *h)
+{
+  return h->noptypes;
+}
+
+const char *rptr_optype(const rptr *h, int64_t i)
+{
+  return i >= 0 && i < h->noptypes ? h->optypes[i] : NULL;
 }

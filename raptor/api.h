@@ -78,4 +78,18 @@ void rptr_gpus(const rptr *h, int32_t *gpu, double *f64);
  * duration ns. */
 void rptr_variability(const rptr *h, double *out);
 
+/* The op columns the engine does not keep, read again from the trace for
+ * the reference's op_df: for every op of rptr_ops (same order), index = its
+ * 0-based position in the reference's op query (all op types of the op
+ * view, start in the ROI, the --gpu-id GPU; ordered by start, then id),
+ * queue = queueId, optype = an index for rptr_optype() (-1 / 0 / -1 for an
+ * op missing from that query).  0, or 1 with the message in rptr_errmsg().
+ * A .gz trace is decompressed again. */
+int rptr_op_details(rptr *h, int64_t *index, int64_t *queue, int32_t *optype);
+
+/* The opType names seen by rptr_op_details: count, and name i (owned by h;
+ * NULL when out of range). */
+int64_t rptr_noptypes(const rptr *h);
+const char *rptr_optype(const rptr *h, int64_t i);
+
 #endif

@@ -28,6 +28,8 @@ static void *tracer;             /* dlopen handle, never closed */
 static void (*tracer_start)(void);
 static void (*tracer_stop)(void);
 static void (*tracer_flush)(void);
+static void (*tracer_push)(const char *, const char *, const char *);  /* NULL: none */
+static void (*tracer_pop)(void);
 static int depth;
 static __thread char errbuf[1024];
 
@@ -151,8 +153,30 @@ static int load(void)
     dlclose(h);
     return fail("'%s' is not the rpd tracer: rpdstart/rpdstop/rpdflush missing", lib);
   }
+  /* the range API is optional: an older tracer without it still records */
+  *(void **)&tracer_push = dlsym(h, "rpd_rangePush");
+  *(void **)&tracer_pop = dlsym(h, "rpd_rangePop");
+  if (!tracer_push || !tracer_pop)
+    tracer_push = NULL, tracer_pop = NULL;
   tracer = h;
   return 0;
+}
+
+/* The tracer's range functions, or 0 with both NULL when the tracer is not
+ * loaded yet (ranges are then no-ops, as in the reference); -1 when the
+ * loaded tracer has none. */
+static int range_api(void (**push)(const char *, const char *, const char *),
+                     void (**pop)(void))
+{
+  int rc = 0;
+
+  pthread_mutex_lock(&mu);
+  *push = tracer_push;
+  *pop = tracer_pop;
+  if (tracer && !tracer_push)
+    rc = fail("the loaded tracer has no range API (rpd_rangePush/rpd_rangePop)");
+  pthread_mutex_unlock(&mu);
+  return rc;
 }
 
 /* See rpd_control.h. */
@@ -225,6 +249,32 @@ EXPORT int rpdctl_flush(void)
     tracer_flush();
   pthread_mutex_unlock(&mu);
   return rc;
+}
+
+/* See rpd_control.h. */
+EXPORT int rpdctl_range_push(const char *domain, const char *api_name, const char *args)
+{
+  void (*push)(const char *, const char *, const char *);
+  void (*pop)(void);
+
+  if (range_api(&push, &pop))
+    return -1;
+  if (push)    /* outside the lock: the tracer takes its own */
+    push(domain ? domain : "", api_name ? api_name : "", args ? args : "");
+  return 0;
+}
+
+/* See rpd_control.h. */
+EXPORT int rpdctl_range_pop(void)
+{
+  void (*push)(const char *, const char *, const char *);
+  void (*pop)(void);
+
+  if (range_api(&push, &pop))
+    return -1;
+  if (pop)
+    pop();
+  return 0;
 }
 
 /* See rpd_control.h. */

@@ -12,6 +12,11 @@
  *    each as a rocpd_api row (apiName "fake_tracer_window", args
  *    "window = K", pid/tid of the caller) through the common layer, in one
  *    transaction.
+ *  - rpd_rangePush/rpd_rangePop as the real tracer: while recording, a
+ *    per-thread stack of ranges; each pop records a rocpd_api row written
+ *    at the next flush (apiName = the pushed apiName, args = its args,
+ *    start = push time, end = pop time; on schema v3 domain = the pushed
+ *    domain, category "").  Logged as "push NAME" / "pop NAME".
  * Like the real tracer it starts recording on load unless RPDT_AUTOSTART=0.
  */
 #define _GNU_SOURCE
@@ -27,12 +32,28 @@
 
 #include "rpd.h"
 
-#define MAX_WINDOWS 1024
+#define MAX_RECS 1024
+#define MAX_DEPTH 64
+
+/* one rocpd_api row to write at the next flush (strings owned) */
+typedef struct rec {
+  int64_t start, end, pid, tid;
+  char *name, *args, *domain, *category;
+} rec;
+
+/* an open range of this thread (strings owned) */
+typedef struct range {
+  int64_t start;
+  char *name, *args, *domain;
+} range;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int active;
-static int64_t win_start, windows[MAX_WINDOWS][2];
-static int nwin, nwritten;
+static int64_t win_start;
+static rec recs[MAX_RECS];
+static int nrec, nwritten, nwin;
+static __thread range stack[MAX_DEPTH];
+static __thread int sp;
 
 static int64_t now_ns(void)
 {
@@ -86,13 +107,34 @@ void rpdstart(void)
   pthread_mutex_unlock(&mu);
 }
 
+static char *xdup(const char *s)
+{
+  char *d = strdup(s ? s : "");
+  if (!d)
+    abort();
+  return d;
+}
+
+/* Queue a row (mu held); takes ownership of the strings. */
+static void add_rec(int64_t start, int64_t end, char *name, char *args, char *domain,
+                    char *category)
+{
+  if (nrec == MAX_RECS) {
+    free(name); free(args); free(domain); free(category);
+    return;
+  }
+  recs[nrec++] = (rec){start, end, getpid(), (int64_t)syscall(SYS_gettid), name, args,
+                       domain, category};
+}
+
 void rpdstop(void)
 {
   pthread_mutex_lock(&mu);
-  if (active == 1 && nwin < MAX_WINDOWS) {
-    windows[nwin][0] = win_start;
-    windows[nwin][1] = now_ns();
-    nwin++;
+  if (active == 1) {
+    char text[64];
+    snprintf(text, sizeof text, "window = %d", ++nwin);
+    add_rec(win_start, now_ns(), xdup("fake_tracer_window"), xdup(text), xdup("fake"),
+            xdup("UserMarker"));
   }
   if (active > 0)
     active--;
@@ -100,17 +142,16 @@ void rpdstop(void)
   pthread_mutex_unlock(&mu);
 }
 
-/* Write the windows recorded since the last flush; returns rows written or
+/* Write the rows recorded since the last flush; returns rows written or
  * -1 (reason logged). */
-static int write_windows(void)
+static int write_recs(void)
 {
   rpd *r = NULL;
   rpd_strtab *names = NULL, *args = NULL;
   sqlite3_stmt *ins = NULL;
   int rc, written = 0;
-  int64_t name_id = 0, dom_id = 0, cat_id = 0;
 
-  if (nwritten == nwin)
+  if (nwritten == nrec)
     return 0;
   rc = rpd_open(&r, trace_file(), NULL, RPD_WRITE);
   if (!rc)
@@ -119,30 +160,29 @@ static int write_windows(void)
     rc = rpd_strtab_open(r, "rocpd_string", &names);
   if (!rc)
     rc = rpd_strtab_open(r, rpd_args_table(r), &args);
-  if (!rc)
-    rc = rpd_strtab_id(names, "fake_tracer_window", &name_id);
-  if (!rc && r->schema == 3) {
-    rc = rpd_strtab_id(names, "fake", &dom_id);
-    if (!rc)
-      rc = rpd_strtab_id(names, "UserMarker", &cat_id);
-    if (!rc)
-      rc = rpd_prepare(r, "INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, "
-                          "args_id, domain_id, category_id) "
-                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &ins);
-  } else if (!rc) {
+  if (!rc && r->schema == 3)
+    rc = rpd_prepare(r, "INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, "
+                        "args_id, domain_id, category_id) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &ins);
+  else if (!rc)
     rc = rpd_prepare(r, "INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, "
                         "args_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &ins);
-  }
-  for (int i = nwritten; !rc && i < nwin; i++) {
-    char text[64];
-    int64_t args_id = 0, s;
-    snprintf(text, sizeof text, "window = %d", i + 1);
-    if ((rc = rpd_strtab_id(args, text, &args_id)))
+  for (int i = nwritten; !rc && i < nrec; i++) {
+    const rec *x = &recs[i];
+    int64_t name_id = 0, args_id = 0, dom_id = 0, cat_id = 0, s;
+    rc = rpd_strtab_id(names, x->name, &name_id);
+    if (!rc)
+      rc = rpd_strtab_id(args, x->args, &args_id);
+    if (!rc && r->schema == 3)
+      rc = rpd_strtab_id(names, x->domain, &dom_id);
+    if (!rc && r->schema == 3)
+      rc = rpd_strtab_id(names, x->category, &cat_id);
+    if (rc)
       break;
-    sqlite3_bind_int64(ins, 1, getpid());
-    sqlite3_bind_int64(ins, 2, (int64_t)syscall(SYS_gettid));
-    sqlite3_bind_int64(ins, 3, windows[i][0]);
-    sqlite3_bind_int64(ins, 4, windows[i][1]);
+    sqlite3_bind_int64(ins, 1, x->pid);
+    sqlite3_bind_int64(ins, 2, x->tid);
+    sqlite3_bind_int64(ins, 3, x->start);
+    sqlite3_bind_int64(ins, 4, x->end);
     sqlite3_bind_int64(ins, 5, name_id);
     sqlite3_bind_int64(ins, 6, args_id);
     if (r->schema == 3) {
@@ -171,7 +211,7 @@ static int write_windows(void)
     logline("error %s", rpd_errmsg());
     return -1;
   }
-  nwritten = nwin;
+  nwritten = nrec;
   return written;
 }
 
@@ -179,7 +219,7 @@ void rpdflush(void)
 {
   int n;
   pthread_mutex_lock(&mu);
-  n = write_windows();
+  n = write_recs();
   logline("flush rows=%d", n);
   pthread_mutex_unlock(&mu);
 }
@@ -191,11 +231,23 @@ void rpd_mark(const char *domain, const char *apiName, const char *args)
 
 void rpd_rangePush(const char *domain, const char *apiName, const char *args)
 {
-  (void)domain; (void)apiName; (void)args;
+  pthread_mutex_lock(&mu);
+  if (active && sp < MAX_DEPTH) {
+    stack[sp++] = (range){now_ns(), xdup(apiName), xdup(args), xdup(domain)};
+    logline("push %s", apiName ? apiName : "");
+  }
+  pthread_mutex_unlock(&mu);
 }
 
 void rpd_rangePop(void)
 {
+  pthread_mutex_lock(&mu);
+  if (active && sp > 0) {
+    range *x = &stack[--sp];
+    logline("pop %s", x->name);
+    add_rec(x->start, now_ns(), x->name, x->args, x->domain, xdup(""));
+  }
+  pthread_mutex_unlock(&mu);
 }
 
 __attribute__((constructor)) static void fake_tracer_load(void)

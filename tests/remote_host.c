@@ -8,6 +8,9 @@
  *                            line each: "CMD rc=R depth=D" (+ " err=MSG")
  *       file:NAME  rpdctl_set_filename(NAME, 0)
  *       append:NAME rpdctl_set_filename(NAME, 1)
+ *       push:DOMAIN:NAME:ARGS  rpdctl_range_push(DOMAIN, NAME, ARGS)
+ *       pop                    rpdctl_range_pop()
+ *       sleep:MS               sleep MS milliseconds
  *       start | stop | flush
  */
 #define _GNU_SOURCE
@@ -61,6 +64,31 @@ static int fork_mode(int secs)
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/* push:DOMAIN:NAME:ARGS (ARGS may hold ':') */
+static int push_cmd(const char *spec)
+{
+  char *copy = strdup(spec), *name, *args;
+  int rc;
+
+  if (!copy)
+    return -1;
+  name = strchr(copy, ':');
+  if (name)
+    *name++ = 0;
+  args = name ? strchr(name, ':') : NULL;
+  if (args)
+    *args++ = 0;
+  rc = rpdctl_range_push(copy, name ? name : "", args ? args : "");
+  free(copy);
+  return rc;
+}
+
+static int sleep_ms(long ms)
+{
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  return nanosleep(&t, NULL);
+}
+
 static int ctl_mode(int argc, char **argv)
 {
   for (int i = 0; i < argc; i++) {
@@ -76,6 +104,12 @@ static int ctl_mode(int argc, char **argv)
       rc = rpdctl_stop();
     else if (strcmp(c, "flush") == 0)
       rc = rpdctl_flush();
+    else if (strncmp(c, "push:", 5) == 0)
+      rc = push_cmd(c + 5);
+    else if (strcmp(c, "pop") == 0)
+      rc = rpdctl_range_pop();
+    else if (strncmp(c, "sleep:", 6) == 0)
+      rc = sleep_ms(atol(c + 6));
     else {
       fprintf(stderr, "remote_host: unknown command '%s'\n", c);
       return 2;

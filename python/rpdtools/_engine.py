@@ -6,7 +6,6 @@ directory written by `make install` (_config.LIBDIR), ../lib next to this
 package in a build tree, then the system library path.
 """
 import ctypes
-import ctypes.util
 import os
 
 np = None   # numpy, imported at the first read (not before the engine starts)
@@ -32,6 +31,7 @@ def _candidates(name):
         p = os.path.join(d, name)
         if os.path.exists(p):
             yield p
+    import ctypes.util   # slow to import (subprocess): only for this fallback
     found = ctypes.util.find_library(name[3:-3])
     if found:
         yield found
@@ -86,6 +86,12 @@ def _engine():
         lib.rptr_categories.argtypes = [_P, _P, _P]
         lib.rptr_gpus.argtypes = [_P, _P, _P]
         lib.rptr_variability.argtypes = [_P, _P]
+        lib.rptr_op_details.argtypes = [_P, _P, _P, _P]
+        lib.rptr_op_details.restype = ctypes.c_int
+        lib.rptr_noptypes.argtypes = [_P]
+        lib.rptr_noptypes.restype = ctypes.c_int64
+        lib.rptr_optype.argtypes = [_P, ctypes.c_int64]
+        lib.rptr_optype.restype = ctypes.c_char_p
         for f in ("rptr_info", "rptr_ops", "rptr_keys", "rptr_kernelseq",
                   "rptr_categories", "rptr_gpus", "rptr_variability"):
             getattr(lib, f).restype = None
@@ -178,3 +184,19 @@ class Run:
         out = np.zeros(n, dtype=np.int8)
         self._lib.rptr_ops(self._h, _ptr(i64), _ptr(i32), _ptr(z), _ptr(out))
         return i64, i32, z, out
+
+    def op_details(self):
+        """(index, queueId, opType names) of every op, as ops() (api.h
+        rptr_op_details: the trace is read again)."""
+        if self._h is None:
+            raise Error("rpdtools: the engine run was closed")
+        n = self.info[NOPS]
+        index = np.zeros(n, dtype=np.int64)
+        queue = np.zeros(n, dtype=np.int64)
+        optype = np.zeros(n, dtype=np.int32)
+        lib = self._lib
+        if lib.rptr_op_details(self._h, _ptr(index), _ptr(queue), _ptr(optype)) != 0:
+            raise Error(_text(lib.rptr_errmsg()) or "raptor: failed")
+        names = np.array([_text(lib.rptr_optype(self._h, i))
+                          for i in range(lib.rptr_noptypes(self._h))] + [None], dtype=object)
+        return index, queue, names[optype]   # -1 (not in the op view): None

@@ -6,12 +6,8 @@ DataFrames (columns, index, units).  Setters drop the cached run, the next
 get_* recomputes.  Times are ns relative to the first API start unless a
 column name says otherwise.
 """
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 
 from . import _engine
@@ -211,8 +207,10 @@ class RaptorParser:
 
     # ------------------------------------------------------------ tables
     def get_op_df(self, force=False, kernel_name=None):
-        """One row per op in the ROI (index 1..n, sorted by gpuId, start):
-        id, gpuId, sequenceId, Start_ns, End_ns, Kernel, Duration_ns,
+        """One row per op in the ROI, index 1..n, sorted by gpuId, start; the
+        reference's columns: index (the op's 0-based row in the reference's
+        op query: every op type in the ROI by start), id, gpuId, queueId,
+        sequenceId, Start_ns, End_ns, Kernel, opType, Duration_ns,
         PreGap_ns (NaN: first op of its GPU), Kernel+1.., Duration_zscore,
         Outlier."""
         if force:
@@ -220,15 +218,16 @@ class RaptorParser:
         if self.op_df is None:
             run = self._engine_run()
             i64, i32, z, outlier = run.ops()
+            index, queue, optype = run.op_details()
             n = len(i64)
             pregap = i64[:, 4].astype(np.float64)
             pregap[i64[:, 4] < 0] = np.nan
             kernel = run.names[i32[:, 1]] if n else np.array([], dtype=object)
             df = pd.DataFrame({
-                "id": i64[:, 0], "gpuId": i32[:, 0].astype(np.int64),
-                "sequenceId": i32[:, 3].astype(np.int64),
+                "index": index, "id": i64[:, 0], "gpuId": i32[:, 0].astype(np.int64),
+                "queueId": queue, "sequenceId": i32[:, 3].astype(np.int64),
                 "Start_ns": i64[:, 1], "End_ns": i64[:, 2], "Kernel": kernel,
-                "Duration_ns": i64[:, 3], "PreGap_ns": pregap,
+                "opType": optype, "Duration_ns": i64[:, 3], "PreGap_ns": pregap,
             }, index=pd.RangeIndex(1, n + 1))
             for i in range(self.prekernel_seq):
                 df["Kernel+%d" % (i + 1)] = df["Kernel"].shift(i + 1)
@@ -335,6 +334,8 @@ class RaptorParser:
         return df
 
     def _set_categories_dict(self, categories):
+        import json
+        import tempfile
         fd, path = tempfile.mkstemp(prefix="rpdtools-cat-", suffix=".json")
         with os.fdopen(fd, "w") as f:
             json.dump(categories, f)
@@ -468,6 +469,7 @@ class RaptorParser:
                 if self.rpd_file.endswith(".rpd.gz"):
                     new_file_name = self.rpd_file[:-7] + ".trim.rpd"
             args += ["-o", os.fspath(new_file_name)]
+        import subprocess
         p = subprocess.run(args, capture_output=True, text=True)
         if p.returncode != 0:
             raise Error((p.stderr.strip().splitlines() or ["rpd-trim: failed"])[0])
@@ -496,6 +498,7 @@ def _tool(name):
     for d in dirs:
         if d and os.access(os.path.join(d, name), os.X_OK):
             return os.path.join(d, name)
+    import shutil
     found = shutil.which(name)
     if not found:
         raise Error("rpdtools: cannot find the %s tool (set RPDTOOLS_BIN)" % name)

@@ -1,10 +1,6 @@
 """rpdtools.read: any table or view of a trace as a pandas DataFrame."""
 import contextlib
-import gzip
 import os
-import shutil
-import sqlite3
-import tempfile
 
 from ._engine import Error
 
@@ -35,6 +31,10 @@ UNITS = {
 @contextlib.contextmanager
 def _connect(path):
     """A read-only sqlite3 connection to PATH (.gz: a decompressed temp copy)."""
+    import gzip      # imported here: `import rpdtools` stays cheap
+    import shutil
+    import sqlite3
+    import tempfile
     path = os.fspath(path)
     if os.path.isdir(path):
         raise Error("rpdtools: cannot open '%s': is a directory, not an SQLite database" % path)
@@ -88,6 +88,7 @@ def read(path, name, where=None, params=()):
         q = 'SELECT * FROM "%s"' % name.replace('"', '""')
         if where:
             q += " WHERE " + where
+        import sqlite3
         import pandas as pd
         try:
             return pd.read_sql_query(q, con, params=tuple(params))

@@ -1,6 +1,8 @@
 """rpdTracerControl: record parts of a Python program with the ROCm tracer,
 through lib/librpdctl.so (include/rpd_control.h)."""
 import ctypes
+import sys
+import threading
 
 from . import _engine
 from ._engine import Error
@@ -13,8 +15,12 @@ def _ctl():
         for f in ("rpdctl_set_filename", "rpdctl_start", "rpdctl_stop", "rpdctl_flush",
                   "rpdctl_depth"):
             getattr(lib, f).restype = ctypes.c_int
-        for f in ("rpdctl_start", "rpdctl_stop", "rpdctl_flush", "rpdctl_depth"):
+        for f in ("rpdctl_start", "rpdctl_stop", "rpdctl_flush", "rpdctl_depth",
+                  "rpdctl_range_pop"):
             getattr(lib, f).argtypes = []
+        lib.rpdctl_range_push.argtypes = [ctypes.c_char_p] * 3
+        lib.rpdctl_range_push.restype = ctypes.c_int
+        lib.rpdctl_range_pop.restype = ctypes.c_int
         lib.rpdctl_errmsg.restype = ctypes.c_char_p
         lib.rpdctl_errmsg.argtypes = []
         lib._rpd_typed = True
@@ -24,6 +30,10 @@ def _ctl():
 def _check(lib, rc):
     if rc != 0:
         raise Error("rpdtools: " + lib.rpdctl_errmsg().decode("utf-8", "replace"))
+
+
+def _utf8(s):
+    return ("" if s is None else str(s)).encode("utf-8", "surrogateescape")
 
 
 class rpdTracerControl:
@@ -57,6 +67,37 @@ class rpdTracerControl:
     def depth(self):
         """Nesting depth: 0 when not recording."""
         return self._lib.rpdctl_depth()
+
+    def rangePush(self, domain, apiName, args):
+        """Open a named range on this thread: at the matching rangePop the
+        tracer writes one rocpd_api row (apiName, args, start = now, end =
+        the pop).  Ignored while not recording, as in the reference."""
+        _check(self._lib, self._lib.rpdctl_range_push(
+            _utf8(domain), _utf8(apiName), _utf8(args)))
+
+    def rangePop(self):
+        """Close this thread's innermost range."""
+        _check(self._lib, self._lib.rpdctl_range_pop())
+
+    def _profile(self, frame, event, arg):
+        name = frame.f_code.co_name
+        if name.startswith("__") or name in ("rangePush", "rangePop"):
+            return
+        if event == "call":
+            self.rangePush("python", name, "%s:%d" % (frame.f_code.co_filename,
+                                                      frame.f_code.co_firstlineno))
+        elif event == "return":
+            self.rangePop()
+
+    def setPythonTrace(self, doTrace):
+        """Record every Python function call as a range (sys.setprofile, in
+        this and new threads) while doTrace; False turns it off."""
+        hook = self._profile if doTrace else None
+        sys.setprofile(hook)
+        if hasattr(threading, "setprofile_all_threads"):   # Python 3.12+
+            threading.setprofile_all_threads(hook)
+        else:
+            threading.setprofile(hook)
 
     def __enter__(self):
         self.start()

@@ -394,3 +394,123 @@ def test_pretty_equals_cli_xlsx_sheet(synth, synth_copy):
                 assert g is None, name        # NaN is an empty cell
             else:
                 assert g == pytest.approx(value, abs=tol * 1.0000001), name
+
+
+OP_COLUMNS = ["index", "id", "gpuId", "queueId", "sequenceId", "Start_ns", "End_ns", "Kernel",
+              "opType", "Duration_ns", "PreGap_ns", "Kernel+1", "Kernel+2",
+              "Duration_zscore", "Outlier"]
+OP_DTYPES = ["int64"] * 7 + ["object", "object", "int64", "float64", "object", "object",
+                             "float64", "bool"]
+
+
+def op_view_rows(path, lo, hi, gpu):
+    """The reference's op query of the trace: {op id: (row number from 0,
+    queueId, opType)} of every op of the op view with start in [lo, hi]."""
+    con = sqlite3.connect(path)
+    try:
+        q = ("SELECT o.id, o.queueId, B.string FROM rocpd_op o "
+             "JOIN rocpd_string A ON A.id = o.description_id "
+             "JOIN rocpd_string B ON B.id = o.opType_id "
+             "WHERE o.start >= ? AND o.start <= ?%s ORDER BY o.start, o.id"
+             % ("" if gpu == -1 else " AND o.gpuId = %d" % gpu))
+        return {i: (k, qid, t) for k, (i, qid, t) in enumerate(con.execute(q, (lo, hi)))}
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("opts,cli", [({}, []),
+                                      ({"roi_start": "30%", "gpu_id": 1},
+                                       ["-s", "30%", "--gpu-id", "1"])])
+def test_op_df_reference_columns(synth, synth_copy, opts, cli):
+    rp = rpdtools.RaptorParser(synth, **opts)
+    op = rp.get_op_df()
+    assert list(op.columns) == OP_COLUMNS
+    assert [str(t) for t in op.dtypes] == OP_DTYPES
+    assert list(op.index[:2]) == [1, 2] and op.index[-1] == len(op)
+    # every op of the CLI's --save table, with the trace's queueId / opType and
+    # its row in the reference's query (which also holds the copies)
+    x = saved(synth_copy, *cli)["ext_raptor_op"]
+    assert list(op["id"]) == list(x["op_id"])
+    view = op_view_rows(synth, rp.first_abs_ns + rp.roi_start_ns,
+                        rp.first_abs_ns + rp.roi_end_ns, opts.get("gpu_id", -1))
+    want = [view[i] for i in x["op_id"]]
+    assert list(zip(op["index"], op["queueId"], op["opType"])) == want
+    assert set(op["opType"]) <= {"KernelExecution", "CopyDeviceToDevice", "Task"}
+    assert len(view) > len(op)            # copies are rows of the query, not of op_df
+    assert op["index"].is_unique and (op["index"] >= 0).all()
+    assert (op["Kernel+1"].iloc[1:].values == op["Kernel"].iloc[:-1].values).all()
+
+
+def reference_parser_module(tmp_path):
+    """The reference raptor_parser.py ($RAPTOR_PARSER_PY or the
+    rocmProfileData mirror), imported; skip when absent."""
+    import importlib.util
+    import subprocess
+    src = os.environ.get("RAPTOR_PARSER_PY")
+    if not src:
+        mirror = "/work/.mirror/ROCm+rocmProfileData/repo"
+        if not os.path.isdir(mirror):
+            pytest.skip("needs the reference raptor_parser.py (RAPTOR_PARSER_PY)")
+        src = str(tmp_path / "raptor_parser.py")
+        for f in ("raptor_parser.py", "raptor_cat_vllm.json"):
+            p = subprocess.run(["git", "-C", mirror, "show", "HEAD:raptor/" + f],
+                               capture_output=True)
+            if p.returncode != 0:
+                pytest.skip("needs the reference raptor_parser.py")
+            (tmp_path / f).write_bytes(p.stdout)
+    try:
+        import scipy  # noqa: F401  (the reference needs it)
+    except ImportError:
+        pytest.skip("the reference needs scipy")
+    spec = importlib.util.spec_from_file_location("raptor_parser_ref", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("opts", [{}, {"roi_start": "20%", "roi_end": "70%", "gpu_id": 0},
+                                  {"prekernel_seq": 0, "zscore_threshold": 1}])
+def test_op_df_equals_reference_class(synth, tmp_path, opts):
+    ref = reference_parser_module(tmp_path)
+    mine = rpdtools.RaptorParser(synth, **opts)
+    theirs = ref.RaptorParser(synth, **opts)
+    theirs.get_kernelseq_df()
+    a, b = mine.get_op_df(), theirs.get_op_df()
+    assert list(a.columns) == list(b.columns)
+    assert list(a.dtypes) == list(b.dtypes)
+    assert list(a.index) == list(b.index)
+    for c in b.columns:
+        if c == "Duration_zscore":
+            assert feq(a[c], b[c]), c
+        else:
+            assert a[c].fillna("NA").equals(b[c].fillna("NA")), c
+
+
+@pytest.mark.parametrize("sql", [
+    'UPDATE rocpd_api SET "end" = start - 5 WHERE id IN (3, 9)',     # api rows end first
+    "UPDATE rocpd_op SET gpuId = 'x' WHERE id = (SELECT max(id) FROM rocpd_op)",
+    "UPDATE rocpd_api SET start = -1 WHERE id = 1; UPDATE rocpd_op SET start = 'a'",
+    "UPDATE rocpd_op SET start = 4611686018427387904 WHERE id = 7",  # 2^62: beyond any ROI
+])
+def test_bad_values_raise_the_check_message(synth_copy, tmp_path, sql):
+    # the check runs beside the engine (raptor/api.c); its line must win as in
+    # the CLI, whatever the engine made of the same rows meanwhile
+    con = sqlite3.connect(synth_copy)
+    con.executescript(sql)
+    con.commit()
+    con.close()
+    want = cli_message(synth_copy, "--reference-ops", "-C", CATS)
+    assert want.startswith("raptor: cannot read '%s': rocpd_" % synth_copy)
+    before = sha(synth_copy)
+    for path in (synth_copy, gz_copy(synth_copy, tmp_path)):
+        with pytest.raises(rpdtools.Error) as e:
+            rpdtools.RaptorParser(path).get_kernelseq_df()
+        assert str(e.value) == want.replace(synth_copy, path)
+    assert sha(synth_copy) == before
+
+
+def gz_copy(path, tmp_path):
+    gz = str(tmp_path / "copy.rpd.gz")
+    with open(path, "rb") as src, gzip.open(gz, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return gz

@@ -120,3 +120,81 @@ def test_multiprocessing_children_share_the_file(tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "6"
     assert rows(tmp_path / "mp.rpd") == 5
+
+
+def api_rows(path):
+    """(apiName, args, start, end) of every rocpd_api row, by start."""
+    con = sqlite3.connect(str(path))
+    try:
+        return con.execute('SELECT apiName, args, start, "end" FROM api '
+                           'ORDER BY start, id').fetchall()
+    finally:
+        con.close()
+
+
+def test_range_push_pop_writes_a_row(tmp_path):
+    p, log = run(tmp_path, """
+        import time
+        from rpdtools import rpdTracerControl
+        rpdTracerControl.setFilename("r.rpd")
+        t = rpdTracerControl()
+        t.rangePush("app", "ignored", "before start")   # not recording: no-op
+        t.rangePop()
+        with t:
+            t0 = time.time_ns()
+            t.rangePush("app", "step", "i=3")
+            time.sleep(0.02)
+            t.rangePush("app", "inner", "")
+            t.rangePop()
+            t.rangePop()
+            t1 = time.time_ns()
+        print(t0, t1)
+    """)
+    assert p.returncode == 0, p.stderr
+    t0, t1 = (int(x) for x in p.stdout.split())
+    assert log.splitlines() == ["load file=r.rpd autostart=0", "start 1", "push step",
+                                "push inner", "pop inner", "pop step", "stop 0",
+                                "flush rows=3"]
+    got = api_rows(tmp_path / "r.rpd")
+    assert [(n, a) for n, a, _, _ in got] == [
+        ("fake_tracer_window", "window = 1"), ("step", "i=3"), ("inner", "")]
+    _, _, s, e = got[1]
+    assert t0 <= s and e <= t1 and e - s >= 20 * 1000 * 1000
+    _, _, si, ei = got[2]
+    assert s <= si <= ei <= e
+
+
+def test_python_trace_records_calls(tmp_path):
+    p, _ = run(tmp_path, """
+        from rpdtools import rpdTracerControl
+        def leaf():
+            return 1
+        def outer():
+            return leaf() + leaf()
+        rpdTracerControl.setFilename("p.rpd")
+        t = rpdTracerControl()
+        with t:
+            t.setPythonTrace(True)
+            outer()
+            t.setPythonTrace(False)
+    """)
+    assert p.returncode == 0, p.stderr
+    names = [n for n, a, _, _ in api_rows(tmp_path / "p.rpd") if a.startswith("<string>:")]
+    assert sorted(names) == ["leaf", "leaf", "outer"]
+
+
+def test_c_range_api_through_remote_host(tmp_path):
+    host = os.path.join(os.environ.get("RPD_TESTBIN", ""), "remote_host")
+    if not os.path.exists(host) or not os.path.exists(FAKE):
+        pytest.skip("needs " + host)
+    e = dict(os.environ, RPDT_TRACER_LIB=FAKE)
+    e.pop("RPDT_FILENAME", None)
+    p = subprocess.run([host, "ctl", "file:c.rpd", "push:d:early:x", "pop", "start",
+                        "push:d:step:k=v:w", "sleep:10", "pop", "pop", "stop"],
+                       cwd=str(tmp_path), env=e, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert all(" rc=0 " in line for line in p.stdout.splitlines()), p.stdout
+    got = api_rows(tmp_path / "c.rpd")
+    assert [(n, a) for n, a, _, _ in got] == [("fake_tracer_window", "window = 1"),
+                                              ("step", "k=v:w")]
+    assert got[1][3] - got[1][2] >= 10 * 1000 * 1000
