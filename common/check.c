@@ -137,37 +137,23 @@ int rpd_check_table(rpd *r, const char *table, int gpu, int64_t *bad)
   return report(table, n);
 }
 
-/* The last connection that passed rpd_check_trace, its file and its change
- * count then: the driver and the call stack builder both check, and the
- * second scan is skipped when nothing changed in between. */
-static sqlite3 *passed_db;
-static char passed_file[4096];
-static int64_t passed_changes = -1;
-
-static int still_passed(rpd *r)
+/* Whether this handle passed rpd_check_trace with no change since: the
+ * driver and the call stack builder both check, and the second scan is
+ * skipped.  The verdict lives in the handle (r->checked_at), so a new
+ * connection never inherits an old one's, whatever address it gets. */
+static int still_passed(const rpd *r)
 {
-  const char *f = sqlite3_db_filename(r->db, "main");
-
-  return passed_db == r->db && f && strcmp(f, passed_file) == 0 &&
-         sqlite3_total_changes64(r->db) == passed_changes;
+  return r->checked_at && sqlite3_total_changes64(r->db) == r->checked_at - 1;
 }
 
 int rpd_check_trace(rpd *r)
 {
-  const char *f;
   int rc;
 
   if (still_passed(r)) return RPD_OK;
   rc = rpd_check_table(r, "rocpd_api", 0, NULL);
   if (!rc) rc = rpd_check_table(r, "rocpd_op", 1, NULL);
-  f = sqlite3_db_filename(r->db, "main");
-  if (!rc && f && strlen(f) < sizeof passed_file) {
-    passed_db = r->db;
-    snprintf(passed_file, sizeof passed_file, "%s", f);
-    passed_changes = sqlite3_total_changes64(r->db);
-  } else {
-    passed_db = NULL;
-  }
+  r->checked_at = rc ? 0 : sqlite3_total_changes64(r->db) + 1;
   return rc;
 }
 

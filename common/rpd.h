@@ -107,6 +107,8 @@ typedef struct rpd {
                            writers exclude each other), or -1 */
   char *uri;            /* "file:...?immutable=1" when a WAL trace on a
                            read-only mount is read as immutable (owned) */
+  long long checked_at; /* rpd_check_trace passed when the connection's
+                           total changes were checked_at - 1 (0 = never) */
 } rpd;
 
 /* Open the trace at `path`.

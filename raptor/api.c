@@ -80,7 +80,7 @@ static int run(raptor *R, int argc, char **argv)
   if (!threaded) check_thread(&job);
   ret = setup_roi(R);
   if (threaded) pthread_join(tid, NULL);
-  /* (not rpd_check_trace: its pass cache keys on the connection's address) */
+  /* the thread checked on its own connection; on failure redo it here for the message */
   if (!job.ok && (rpd_check_table(R->r, "rocpd_api", 0, NULL) != RPD_OK ||
                   rpd_check_table(R->r, "rocpd_op", 1, NULL) != RPD_OK)) {
     rewind(stderr);    /* drop what the engine said: the check's line wins */

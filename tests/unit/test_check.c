@@ -44,6 +44,25 @@ static void test_clean_trace(void **state)
   assert_int_equal(bad, 0);
 }
 
+/* A verdict belongs to one handle: reopening the same path after another
+ * connection wrote garbage into it checks again, even when the new handle
+ * (or its connection) lands at the freed one's address. */
+static void test_verdict_per_handle(void **state)
+{
+  fx *f = *state;
+
+  assert_int_equal(rpd_check_trace(f->r), RPD_OK);
+  assert_int_equal(rpd_close(f->r, 0), RPD_OK);
+  f->r = NULL;
+  assert_int_equal(fx_make_db(f->path, "UPDATE rocpd_op SET start = 'later' WHERE id = 2"), 0);
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(rpd_open(&f->r, f->path, NULL, RPD_READ), RPD_OK);
+    assert_int_equal(rpd_check_trace(f->r), RPD_ERANGE);
+    assert_int_equal(rpd_close(f->r, 0), RPD_OK);
+    f->r = NULL;
+  }
+}
+
 /* Each class of garbage: the exact message, the row count. */
 static void test_garbage_classes(void **state)
 {
@@ -184,6 +203,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_clean_trace, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_garbage_classes, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_verdict_per_handle, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_bad_counts_rows, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_untyped_columns, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_owned, setup, fx_trace_teardown),
