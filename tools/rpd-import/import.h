@@ -62,6 +62,7 @@ typedef struct imp {
   int64_t n_v1_unmatched;
   int64_t n_blank;          /* blank CSV lines skipped */   /* roctx push/pop without a partner */
   rpd_buf args;             /* scratch */
+  struct jkstate *jk;       /* issue 16: json_kinds.c's state (kinds.h) */
 } imp;
 
 typedef struct kern {

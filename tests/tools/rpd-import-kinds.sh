@@ -1,0 +1,159 @@
+#!/bin/sh
+# tests/tools/rpd-import-kinds.sh - issue 16: the record kinds beyond ops and
+# api calls (counters, memory allocations, scratch memory, rocdecode and
+# rocjpeg api calls) from rocprofv3 JSON and rocprofv3 databases land in the
+# same tables as from the CSV set, and the same run gives the same rows in
+# every format.  Fixtures are written here in each format's exact layout
+# (rocprofiler-sdk's JSON serialization, its rocpd schema via
+# rpd-synth-rocpd).
+. "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
+
+# ------------------------------------------------ one run as a CSV set
+mkdir set
+cat >set/7_kernel_trace.csv <<'EOF'
+"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"
+"KERNEL_DISPATCH","Agent 4",1,1,77,1,10,"void add<float>(float*)",1,1000,1500,0,0,8,0,16,64,1,1,1024,1,1
+"KERNEL_DISPATCH","Agent 4",1,1,77,2,11,"gemm(int)",2,2000,2700,0,0,8,0,16,64,1,1,1024,1,1
+EOF
+cat >set/7_counter_collection.csv <<'EOF'
+"Correlation_Id","Dispatch_Id","Agent_Id","Queue_Id","Process_Id","Thread_Id","Grid_Size","Kernel_Id","Kernel_Name","Workgroup_Size","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Counter_Name","Counter_Value","Start_Timestamp","End_Timestamp"
+1,1,"Agent 4",1,77,77,1024,10,"void add<float>(float*)",64,0,0,8,0,16,"SQ_WAVES",16.000000,1000,1500
+1,1,"Agent 4",1,77,77,1024,10,"void add<float>(float*)",64,0,0,8,0,16,"GRBM_COUNT",2.5e+03,1000,1500
+2,2,"Agent 4",1,77,77,1024,11,"gemm(int)",64,0,0,8,0,16,"SQ_WAVES",16.000000,2000,2700
+3,3,"Agent 4",1,77,77,1024,11,"gemm(int)",64,0,0,8,0,16,"SQ_WAVES",32.000000,3000,3400
+EOF
+cat >set/7_memory_allocation_trace.csv <<'EOF'
+"Kind","Operation","Agent_Id","Allocation_Size","Address","Correlation_Id","Start_Timestamp","End_Timestamp"
+"MEMORY_ALLOCATION","MEMORY_ALLOCATION_ALLOCATE","Agent 4",1024,"0x00007ffb26354000",5,100,200
+"MEMORY_ALLOCATION","MEMORY_ALLOCATION_FREE","Agent 4",0,"0x00007ffb26354000",6,300,310
+EOF
+cat >set/7_scratch_memory_trace.csv <<'EOF'
+"Kind","Operation","Agent_Id","Queue_Id","Thread_Id","Alloc_Flags","Start_Timestamp","End_Timestamp"
+"SCRATCH_MEMORY","SCRATCH_MEMORY_ALLOC","Agent 4",1,113,0,1124,1500
+EOF
+cat >set/7_rocdecode_api_trace.csv <<'EOF'
+"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"
+"ROCDECODE_API","rocDecCreateVideoParser",77,77,583,615,700
+"ROCDECODE_API","rocDecGetDecoderCaps",77,77,584,710,720
+EOF
+cat >set/7_rocjpeg_api_trace.csv <<'EOF'
+"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"
+"ROCJPEG_API","rocJpegCreate",77,77,105,1286,1300
+EOF
+
+# ------------------------------------------------ the same run as rocprofv3 JSON
+# Layout of rocprofiler-sdk's generateJSON / serialization: strings.buffer_records
+# indexed by the buffer tracing kind (11 KERNEL_DISPATCH, 12 SCRATCH_MEMORY,
+# 16 MEMORY_ALLOCATION, 18 ROCDECODE_API, 19 ROCJPEG_API), counter records in
+# callback_records.counter_collection with one value per counter instance
+# (SQ_WAVES of dispatch 1 comes as 10 + 6: the CSV holds their sum).
+python3 - <<'EOF' >run_results.json
+import json
+kinds = [{"kind": "K%d" % i, "operations": []} for i in range(20)]
+kinds[11] = {"kind": "KERNEL_DISPATCH", "operations": ["KERNEL_DISPATCH_NONE", "KERNEL_DISPATCH_ENQUEUE", "KERNEL_DISPATCH_COMPLETE"]}
+kinds[12] = {"kind": "SCRATCH_MEMORY", "operations": ["SCRATCH_MEMORY_NONE", "SCRATCH_MEMORY_ALLOC", "SCRATCH_MEMORY_FREE", "SCRATCH_MEMORY_ASYNC_RECLAIM"]}
+kinds[16] = {"kind": "MEMORY_ALLOCATION", "operations": ["MEMORY_ALLOCATION_NONE", "MEMORY_ALLOCATION_ALLOCATE", "MEMORY_ALLOCATION_VMEM_ALLOCATE", "MEMORY_ALLOCATION_FREE", "MEMORY_ALLOCATION_VMEM_FREE"]}
+kinds[18] = {"kind": "ROCDECODE_API", "operations": ["rocDecCreateVideoParser", "rocDecParseVideoData", "rocDecDestroyVideoParser", "rocDecCreateDecoder", "rocDecGetDecoderCaps"]}
+kinds[19] = {"kind": "ROCJPEG_API", "operations": ["rocJpegStreamCreate", "rocJpegStreamParse", "rocJpegStreamDestroy", "rocJpegCreate"]}
+A = 37946
+def dinfo(d, kid, gx):
+    return {"size": 72, "agent_id": {"handle": A}, "queue_id": {"handle": 1}, "kernel_id": kid,
+            "dispatch_id": d, "private_segment_size": 0, "group_segment_size": 0,
+            "workgroup_size": {"x": 64, "y": 1, "z": 1}, "grid_size": {"x": gx, "y": 1, "z": 1}}
+def kd(d, kid, s, e):
+    return {"size": 184, "kind": 11, "operation": 2, "thread_id": 77,
+            "correlation_id": {"internal": d, "external": 0}, "start_timestamp": s,
+            "end_timestamp": e, "dispatch_info": dinfo(d, kid, 1024), "stream_id": {"handle": 1}}
+def cc(d, kid, s, e, recs):
+    return {"thread_id": 77, "dispatch_data": {"size": 96, "correlation_id": {"internal": d, "external": 0},
+            "start_timestamp": s, "end_timestamp": e, "dispatch_info": dinfo(d, kid, 1024)},
+            "records": [{"counter_id": {"handle": c}, "value": v} for c, v in recs], "kernel_rename_val": 0}
+def api(kind, op, corr, s, e):
+    return {"size": 48, "kind": kind, "operation": op, "correlation_id": {"internal": corr, "external": 0},
+            "start_timestamp": s, "end_timestamp": e, "thread_id": 77}
+sec = {
+  "metadata": {"pid": 77, "init_time": 50, "fini_time": 5000, "command": ["./app"], "node": {"hostname": "h"}},
+  "agents": [{"size": 312, "id": {"handle": 1}, "type": 1, "logical_node_id": 0, "logical_node_type_id": 0},
+             {"size": 312, "id": {"handle": A}, "type": 2, "logical_node_id": 4, "logical_node_type_id": 0}],
+  "counters": [{"agent_id": {"handle": A}, "id": {"handle": 900}, "is_constant": 0, "is_derived": 0,
+                "name": "SQ_WAVES", "description": "waves", "block": "SQ", "expression": "", "dimension_ids": [1, 2]},
+               {"agent_id": {"handle": A}, "id": {"handle": 901}, "is_constant": 0, "is_derived": 0,
+                "name": "GRBM_COUNT", "description": "", "block": "GRBM", "expression": "", "dimension_ids": [1]}],
+  "strings": {"callback_records": [], "buffer_records": kinds, "marker_api": []},
+  "code_objects": [],
+  "kernel_symbols": [{"kernel_id": 10, "kernel_name": "_Z3addIfEvPT_", "formatted_kernel_name": "void add<float>(float*)", "truncated_kernel_name": "add"},
+                     {"kernel_id": 11, "kernel_name": "_Z4gemmi", "formatted_kernel_name": "gemm(int)", "truncated_kernel_name": "gemm"}],
+  "summary": [],
+  "callback_records": {"counter_collection": [
+      cc(1, 10, 1000, 1500, [(900, 10.0), (900, 6.0), (901, 2500.0)]),
+      cc(2, 11, 2000, 2700, [(900, 16.0)]),
+      cc(3, 11, 3000, 3400, [(900, 32.0)])]},
+  "buffer_records": {
+      "kernel_dispatch": [kd(1, 10, 1000, 1500), kd(2, 11, 2000, 2700)],
+      "hip_api": [], "memory_copy": [],
+      "memory_allocation": [
+          dict(api(16, 1, 5, 100, 200), agent_id={"handle": A}, address="0x00007ffb26354000", allocation_size=1024),
+          dict(api(16, 3, 6, 300, 310), agent_id={"handle": A}, address="0x00007ffb26354000", allocation_size=0)],
+      "scratch_memory": [dict(api(12, 1, 0, 1124, 1500), agent_id={"handle": A}, queue_id={"handle": 1}, thread_id=113, flags=0)],
+      "pc_sample_host_trap": [],
+      "rocdecode_api": [api(18, 0, 583, 615, 700), api(18, 4, 584, 710, 720)],
+      "rocjpeg_api": [api(19, 3, 105, 1286, 1300)]}}
+print(json.dumps({"rocprofiler-sdk-tool": [sec]}, indent=1))
+EOF
+
+check_rc "csv set: exit 0" 0 rpd-import set s.rpd
+check_rc "json: exit 0" 0 rpd-import run_results.json j.rpd
+check_eq "json summary: read and wrote lines for every kind" \
+  "read counter_collection 3|read kernel_dispatch 2|read memory_allocation 2|read scratch_memory 1|read rocdecode_api 2|read rocjpeg_api 1|wrote rocpd_counter 4|wrote ext_memory_allocation 2|wrote ext_scratch_memory 1" \
+  "$(grep -E 'read (counter|kernel|memory_alloc|scratch|rocdec|rocjp)|wrote (rocpd_counter|ext_)' "$TESTDIR/stderr" | awk '{print $1, $2, $3}' | paste -sd'|')"
+check_eq "json: the dispatch not in the kernel trace made its op from the counter record" "1" \
+  "$(grep -o 'rocpd_counter.*' "$TESTDIR/stderr" | grep -o '[0-9]* dispatches' | cut -d' ' -f1)"
+# an independent reading of the input: python sums the JSON's counter records
+check_eq "json counter sum = python's sum of the records" \
+  "$(python3 -c "import json; d=json.load(open('run_results.json'))['rocprofiler-sdk-tool'][0]; print('%.1f' % sum(r['value'] for c in d['callback_records']['counter_collection'] for r in c['records']))")" \
+  "$(q j.rpd "SELECT sum(value) FROM counter")"
+check_eq "counter view: json rows = csv rows (dimension instances summed)" \
+  "$(q s.rpd "SELECT op_id, gpuId, queueId, dispatch, kernelName, counter, value, start, end FROM counter ORDER BY dispatch, counter")" \
+  "$(q j.rpd "SELECT op_id, gpuId, queueId, dispatch, kernelName, counter, value, start, end FROM counter ORDER BY dispatch, counter")"
+check_eq "counter rows, whole" \
+  "1|void add<float>(float*)|GRBM_COUNT|2500.0;1|void add<float>(float*)|SQ_WAVES|16.0;2|gemm(int)|SQ_WAVES|16.0;3|gemm(int)|SQ_WAVES|32.0" \
+  "$(q j.rpd "SELECT dispatch, kernelName, counter, value FROM counter ORDER BY dispatch, counter" | paste -sd';')"
+check_eq "ops: json = csv (3 kernels, dispatch 3 made from its counter record)" \
+  "$(q s.rpd "SELECT id, gpuId, queueId, sequenceId, start, end, description FROM op ORDER BY id")" \
+  "$(q j.rpd "SELECT id, gpuId, queueId, sequenceId, start, end, description FROM op ORDER BY id")"
+check_eq "memory allocations: json = csv (all but the agent text)" \
+  "$(q s.rpd "SELECT operation, gpuId, size, address, api_id, start, end FROM ext_memory_allocation ORDER BY id")" \
+  "$(q j.rpd "SELECT operation, gpuId, size, address, api_id, start, end FROM ext_memory_allocation ORDER BY id")"
+check_eq "memory allocations: rows whole" \
+  "MEMORY_ALLOCATION_ALLOCATE|0|1024|0x00007ffb26354000|5|100|200;MEMORY_ALLOCATION_FREE|0|0|0x00007ffb26354000|6|300|310" \
+  "$(q j.rpd "SELECT operation, gpuId, size, address, api_id, start, end FROM ext_memory_allocation ORDER BY id" | paste -sd';')"
+check_eq "scratch: json = csv" \
+  "SCRATCH_MEMORY_ALLOC|0|1|113|0|1124|1500" \
+  "$(q j.rpd "SELECT operation, gpuId, queueId, tid, flags, start, end FROM ext_scratch_memory")"
+check_eq "rocdecode/rocjpeg api rows: json = csv" \
+  "$(q s.rpd "SELECT id, domain, apiName, start, end FROM api WHERE domain IN ('ROCDECODE','ROCJPEG') ORDER BY id")" \
+  "$(q j.rpd "SELECT id, domain, apiName, start, end FROM api WHERE domain IN ('ROCDECODE','ROCJPEG') ORDER BY id")"
+check_eq "rocdecode/rocjpeg by domain: count and duration sum" "ROCDECODE|2|95;ROCJPEG|1|14" \
+  "$(q j.rpd "SELECT domain, count(*), sum(end-start) FROM api GROUP BY domain ORDER BY domain" | paste -sd';')"
+check_eq "rocdecode operation names from strings.buffer_records[18]" "rocDecCreateVideoParser;rocDecGetDecoderCaps" \
+  "$(q j.rpd "SELECT apiName FROM api WHERE domain='ROCDECODE' ORDER BY id" | paste -sd';')"
+check_eq "no temp leftovers, one transaction" "0" "$(q j.rpd "SELECT count(*) FROM sqlite_master WHERE name LIKE 'jk%'")"
+check_rc "json re-import with --force: exit 0" 0 rpd-import run_results.json j.rpd --force
+check_eq "re-import: same counter count, no duplicates" "4" "$(q j.rpd "SELECT count(*) FROM rocpd_counter")"
+
+# counters only (no kernel_dispatch records): every op made from its record
+python3 -c "
+import json; d=json.load(open('run_results.json')); d['rocprofiler-sdk-tool'][0]['buffer_records']['kernel_dispatch']=[]
+print(json.dumps(d))" >cc_results.json
+check_rc "json counters without a kernel trace: exit 0" 0 rpd-import -q cc_results.json c.rpd
+check_eq "counters only: 3 ops from the records, same counter rows" \
+  "3|$(q s.rpd "SELECT group_concat(dispatch || ':' || counter || '=' || value, ',') FROM (SELECT * FROM counter ORDER BY dispatch, counter)")" \
+  "$(q c.rpd "SELECT (SELECT count(*) FROM rocpd_op), (SELECT group_concat(dispatch || ':' || counter || '=' || value, ',') FROM (SELECT * FROM counter ORDER BY dispatch, counter))")"
+
+# a truncated counter record: one line, no OUT
+head -c "$(grep -n '"records"' run_results.json | head -1 | cut -d: -f1 | xargs -I{} sh -c "head -n {} run_results.json | wc -c")" run_results.json >trunc_results.json
+cp trunc_results.json trunc.orig
+check_rc "truncated JSON inside a counter record: exit 1" 1 rpd-import trunc_results.json t.rpd
+check_one_line "truncated JSON: one line"
+same_file "truncated JSON: input byte-identical" trunc.orig trunc_results.json
+check_eq "truncated JSON: no OUT" "no" "$(test -e t.rpd && echo yes || echo no)"
