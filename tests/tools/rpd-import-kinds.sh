@@ -157,3 +157,72 @@ check_rc "truncated JSON inside a counter record: exit 1" 1 rpd-import trunc_res
 check_one_line "truncated JSON: one line"
 same_file "truncated JSON: input byte-identical" trunc.orig trunc_results.json
 check_eq "truncated JSON: no OUT" "no" "$(test -e t.rpd && echo yes || echo no)"
+
+# ------------------------------------------------ rocprofv3 database
+# rpd-synth-rocpd writes pmc events (2 counters on every 4th dispatch) and
+# allocations; plain SQL adds what it lacks: a second instance of one counter
+# value (summed), a pmc event on an event that is no dispatch (skipped and
+# counted), scratch rows (level SCRATCH, flags in extdata) and a rocdecode
+# region, in rocprofiler-sdk's rocpd schema.
+rpd-synth-rocpd -q --dispatches 64 -o r.db
+G=$(q r.db "SELECT substr(name, 14) FROM sqlite_master WHERE type='table' AND name LIKE 'rocpd_region_%'")
+sqlite3 r.db "
+INSERT INTO rocpd_pmc_event_$G(event_id, pmc_id, value) SELECT event_id, pmc_id, 0.5 FROM rocpd_pmc_event_$G ORDER BY id LIMIT 1;
+INSERT INTO rocpd_event_$G(category_id, stack_id) VALUES (1, 0);
+INSERT INTO rocpd_pmc_event_$G(event_id, pmc_id, value) VALUES ((SELECT max(id) FROM rocpd_event_$G), 1, 99);
+INSERT INTO rocpd_memory_allocate_$G(nid, pid, tid, agent_id, type, level, start, end, address, size, queue_id, event_id, extdata)
+  SELECT nid, pid, tid, 2, 'ALLOC', 'SCRATCH', 7000, 7100, 0, 4096, 1, event_id, '{\"flags\":2}' FROM rocpd_memory_allocate_$G LIMIT 1;
+INSERT INTO rocpd_memory_allocate_$G(nid, pid, tid, agent_id, type, level, start, end, address, size, queue_id, event_id, extdata)
+  SELECT nid, pid, tid, 2, 'FREE', 'SCRATCH', 7200, 7300, 0, 0, 1, event_id, '{}' FROM rocpd_memory_allocate_$G LIMIT 1;
+INSERT INTO rocpd_memory_allocate_$G(nid, pid, tid, agent_id, type, level, start, end, address, size, queue_id, event_id)
+  SELECT nid, pid, tid, 1, 'FREE', 'REAL', 8000, 8010, 140737488355328, 0, 1, event_id FROM rocpd_memory_allocate_$G LIMIT 1;
+INSERT INTO rocpd_string_$G(id, string) VALUES (1000, 'ROCDECODE_API'), (1001, 'rocDecCreateDecoder');
+INSERT INTO rocpd_event_$G(category_id, stack_id) VALUES (1000, 9000);
+INSERT INTO rocpd_region_$G(nid, pid, tid, start, end, name_id, event_id)
+  SELECT nid, pid, tid, 9000, 9250, 1001, (SELECT max(id) FROM rocpd_event_$G) FROM rocpd_region_$G LIMIT 1;" || notok "db fixture" "sqlite3 failed"
+cp r.db r.orig
+check_rc "db: exit 0" 0 rpd-import r.db d.rpd
+same_file "db: input byte-identical" r.orig r.db
+check_eq "db summary: pmc events read, allocations and scratch read, one pmc event skipped" \
+  "read pmc_event 34|read memory_allocation 2|read scratch_memory 2|wrote rocpd_counter 32|wrote ext_memory_allocation 2|wrote ext_scratch_memory 2|skipped 1 pmc" \
+  "$(grep -E 'read (pmc|memory_alloc|scratch)|wrote (rocpd_counter|ext_)|skipped [0-9]+ pmc' "$TESTDIR/stderr" | awk '{print $1, $2, $3}' | paste -sd'|')"
+# independent query of the input: the database's own counters_collection view
+check_eq "db counters = the input's counters_collection view (dispatch, name, summed value)" \
+  "$(q r.db "SELECT dispatch_id, counter_name, value FROM counters_collection ORDER BY dispatch_id, counter_name")" \
+  "$(q d.rpd "SELECT dispatch, counter, value FROM counter ORDER BY dispatch, counter")"
+check_eq "db counters: exact sum and count" \
+  "$(q r.db "SELECT count(*), sum(value) FROM counters_collection")" \
+  "$(q d.rpd "SELECT count(*), sum(value) FROM counter")"
+check_eq "db counters hang on the op of their dispatch (kernel name, gpu, start)" \
+  "$(q r.db "SELECT dispatch_id, kernel_name, agent_type_index, start FROM counters_collection ORDER BY dispatch_id, counter_name")" \
+  "$(q d.rpd "SELECT dispatch, kernelName, gpuId, start FROM counter ORDER BY dispatch, counter")"
+check_eq "db allocations = the input's memory_allocations view (REAL level)" \
+  "$(q r.db "SELECT CASE type WHEN 'ALLOC' THEN 'MEMORY_ALLOCATION_ALLOCATE' ELSE 'MEMORY_ALLOCATION_FREE' END, agent_type_index, size, printf('0x%016x', address), start, end FROM memory_allocations WHERE level='REAL' ORDER BY id")" \
+  "$(q d.rpd "SELECT operation, gpuId, size, address, start, end FROM ext_memory_allocation ORDER BY id")"
+check_eq "db scratch rows whole (flags from extdata, agent 2 = gpu 1)" \
+  "SCRATCH_MEMORY_ALLOC|1|Agent 2|1|2|7000|7100;SCRATCH_MEMORY_FREE|1|Agent 2|1|0|7200|7300" \
+  "$(q d.rpd "SELECT operation, gpuId, agent, queueId, flags, start, end FROM ext_scratch_memory ORDER BY id" | paste -sd';')"
+check_eq "db scratch tid = the thread's tid" \
+  "$(q r.db "SELECT group_concat(tid, ';') FROM (SELECT tid FROM scratch_memory ORDER BY start)")" \
+  "$(q d.rpd "SELECT group_concat(tid, ';') FROM (SELECT tid FROM ext_scratch_memory ORDER BY id)")"
+check_eq "db rocdecode region: domain ROCDECODE" "9000|ROCDECODE|rocDecCreateDecoder|250" \
+  "$(q d.rpd "SELECT id, domain, apiName, end - start FROM api WHERE domain = 'ROCDECODE'")"
+check_eq "db summary counts the rocdecode region" "read rocdecode_api 1" \
+  "$(grep -E 'read rocdecode_api' "$TESTDIR/stderr" | awk '{print $1, $2, $3}')"
+
+# the same run as a CSV set exported from the database with plain SQL
+# (rocprofv3's CSV columns): the CSV path gives the same counter rows
+mkdir dbcsv
+sqlite3 -header -csv r.db "SELECT 'KERNEL_DISPATCH' AS Kind, 'Agent ' || agent_log_index AS Agent_Id, queue_id AS Queue_Id, dispatch_id AS Dispatch_Id, name AS Kernel_Name, stack_id AS Correlation_Id, start AS Start_Timestamp, \"end\" AS End_Timestamp FROM kernels ORDER BY id" >dbcsv/5_kernel_trace.csv
+sqlite3 -header -csv r.db "SELECT stack_id AS Correlation_Id, dispatch_id AS Dispatch_Id, 'Agent ' || agent_log_index AS Agent_Id, counter_name AS Counter_Name, value AS Counter_Value FROM counters_collection ORDER BY id" >dbcsv/5_counter_collection.csv
+check_rc "db exported as CSV: exit 0" 0 rpd-import -q dbcsv x.rpd
+check_eq "CSV of the same run = db: counter rows (dispatch, kernel, gpu, name, value, times)" \
+  "$(q x.rpd "SELECT dispatch, kernelName, gpuId, counter, value, start, end FROM counter ORDER BY dispatch, counter")" \
+  "$(q d.rpd "SELECT dispatch, kernelName, gpuId, counter, value, start, end FROM counter ORDER BY dispatch, counter")"
+
+# a database without pmc or allocation tables (older rocprofv3) still imports
+cp r.db old.db
+sqlite3 old.db "DROP VIEW IF EXISTS counters_collection; DROP VIEW IF EXISTS pmc_events; DROP VIEW IF EXISTS rocpd_pmc_event; DROP TABLE rocpd_pmc_event_$G; DROP VIEW IF EXISTS scratch_memory; DROP VIEW IF EXISTS memory_allocations; DROP VIEW IF EXISTS rocpd_memory_allocate; DROP TABLE rocpd_memory_allocate_$G;" 2>/dev/null
+check_rc "db without pmc/allocation tables: exit 0" 0 rpd-import -q old.db o.rpd
+check_eq "db without them: same ops, no counters" "$(q d.rpd "SELECT count(*) FROM rocpd_op")|0" \
+  "$(q o.rpd "SELECT (SELECT count(*) FROM rocpd_op), (SELECT count(*) FROM rocpd_counter)")"

@@ -63,6 +63,7 @@ typedef struct imp {
   int64_t n_blank;          /* blank CSV lines skipped */   /* roctx push/pop without a partner */
   rpd_buf args;             /* scratch */
   struct jkstate *jk;       /* issue 16: json_kinds.c's state (kinds.h) */
+  int64_t n_jk_orphan;      /* issue 16: db pmc events on no dispatch (skipped) */
 } imp;
 
 typedef struct kern {

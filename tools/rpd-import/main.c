@@ -194,6 +194,8 @@ static void summary(const imp *m, const char *out, int64_t linked)
     fprintf(stderr, "  wrote ext_memory_allocation %4" PRId64 "\n", m->n_alloc);
   if (m->n_scratch)
     fprintf(stderr, "  wrote ext_scratch_memory %7" PRId64 "\n", m->n_scratch);
+  if (m->n_jk_orphan)   /* issue 16 (db_kinds.c) */
+    fprintf(stderr, "  skipped %" PRId64 " pmc events of no kernel dispatch\n", m->n_jk_orphan);
   if (m->n_dup_api)
     fprintf(stderr, "  skipped %" PRId64 " api records with a duplicate correlation id\n",
             m->n_dup_api);
