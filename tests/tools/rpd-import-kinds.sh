@@ -226,3 +226,81 @@ sqlite3 old.db "DROP VIEW IF EXISTS counters_collection; DROP VIEW IF EXISTS pmc
 check_rc "db without pmc/allocation tables: exit 0" 0 rpd-import -q old.db o.rpd
 check_eq "db without them: same ops, no counters" "$(q d.rpd "SELECT count(*) FROM rocpd_op")|0" \
   "$(q o.rpd "SELECT (SELECT count(*) FROM rocpd_op), (SELECT count(*) FROM rocpd_counter)")"
+
+# ------------------------------------------------ rocprof v1 results.json
+# A fixture in rocprof v1's exact layout (process_name lanes, X slices with
+# string numbers, DataFlow s/t flow pairs), then the real sample.
+cat >v1_results.json <<'EOF'
+{ "traceEvents":[{}
+,{"args":{"name":"CPU HIP API"},"ph":"M","pid":2,"name":"process_name","sort_index":0}
+,{"args":{"name":"COPY"},"ph":"M","pid":1,"name":"process_name","sort_index":1}
+,{"args":{"name":"GPU0"},"ph":"M","pid":6,"name":"process_name","sort_index":2}
+,{"ph":"X","name":"CopyHostToDevice","pid":1,"tid":0,"ts":"5","dur":"2",
+  "args":{"BeginNs":"5100","EndNs":"7100","dev-id":"1","queue-id":"0","Name":"CopyHostToDevice","pid":"9","tid":"9","stream-id":"0","Data":"","DurationNs":"2000"}}
+,{"ph":"X","name":"hipMemcpy","pid":2,"tid":9,"ts":"1","dur":"8","args":{"BeginNs":"1000","EndNs":"9000","pid":"9","tid":"9","Name":"hipMemcpy","args":"( dst(0x1) src(0x2) sizeBytes(4096) kind(1))","Data":"","DurationNs":"8000"}}
+,{"ph":"X","name":"hipLaunchKernel","pid":2,"tid":9,"ts":"10","dur":"2","args":{"BeginNs":"10000","EndNs":"12000","pid":"9","tid":"9","Name":"hipLaunchKernel","args":"( kernel(gemm(int)) stream(0))","Data":"","DurationNs":"2000"}}
+,{"ph":"X","name":"hipFree","pid":2,"tid":9,"ts":"30","dur":"1","args":{"BeginNs":"30000","EndNs":"31000","pid":"9","tid":"9","Name":"hipFree","args":"( ptr(0x1))","Data":"","DurationNs":"1000"}}
+,{"ph":"X","name":"gemm(int)","pid":6,"tid":1,"ts":"13","dur":"7","args":{"BeginNs":"13500","EndNs":"20500","dev-id":"0","queue-id":"3","Name":"gemm(int)","pid":"9","tid":"9","stream-id":"0","Data":"","DurationNs":"7000"}}
+,{"ts":2,"ph":"s","cat":"DataFlow","id":0,"pid":2,"tid":9,"name":"dep"}
+,{"ts":5,"ph":"t","cat":"DataFlow","id":0,"pid":1,"tid":0,"name":"dep"}
+,{"ts":11,"ph":"s","cat":"DataFlow","id":1,"pid":2,"tid":9,"name":"dep"}
+,{"ts":13,"ph":"t","cat":"DataFlow","id":1,"pid":6,"tid":1,"name":"dep"}
+,{"ts":31,"ph":"s","cat":"DataFlow","id":2,"pid":2,"tid":9,"name":"dep"}
+,{"ts":99,"ph":"t","cat":"DataFlow","id":2,"pid":6,"tid":1,"name":"dep"}
+],
+"otherData": {"CMD": "rocminfo"}
+}
+EOF
+cp v1_results.json v1.orig
+check_rc "v1 results.json: exit 0" 0 rpd-import v1_results.json v1j.rpd
+same_file "v1 results.json: input byte-identical" v1.orig v1_results.json
+check_eq "v1 results.json summary: every slice read, the dangling flow counted" \
+  "read v1 json HIP 3|read v1 json OPS 1|read v1 json COPY 1|skipped 1 flow arrows whose" \
+  "$(grep -E 'read v1|skipped [0-9]+ flow' "$TESTDIR/stderr" | awk '{print $1, $2, $3, $4, $5}' | sed 's/ *$//' | paste -sd'|')"
+check_eq "v1 results.json: calls numbered in file order, args as written" \
+  "1|HIP|hipMemcpy|1000|9000|9|9;2|HIP|hipLaunchKernel|10000|12000|9|9;3|HIP|hipFree|30000|31000|9|9" \
+  "$(q v1j.rpd "SELECT id, domain, apiName, start, end, pid, tid FROM api ORDER BY id" | paste -sd';')"
+check_eq "v1 results.json: ops whole (kernel on dev-id 0 queue 3, copy H2D on gpu 1)" \
+  "0|3|13500|20500|gemm(int)|KernelExecution;1|0|5100|7100||CopyHostToDevice" \
+  "$(q v1j.rpd "SELECT gpuId, queueId, start, end, description, opType FROM op ORDER BY id" | paste -sd';')"
+check_eq "v1 results.json: flows link each op to the call around the arrow's tail" "1|2;2|1" \
+  "$(q v1j.rpd "SELECT op_id, api_id FROM rocpd_api_ops ORDER BY op_id" | paste -sd';')"
+check_eq "v1 results.json: copy size from its call's sizeBytes(N)" "1|4096|1" \
+  "$(q v1j.rpd "SELECT api_ptr_id, size, kind FROM rocpd_copyapi")"
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]}\n' >chrome.json
+cp chrome.json chrome.orig
+check_rc "a chrome trace that is not rocprof v1's: exit 1" 1 rpd-import chrome.json c2.rpd
+check_one_line "not rocprof v1's: one line"
+check_eq "not rocprof v1's: says what was looked for" \
+  "rpd-import: cannot import 'chrome.json': not rocprofv3 output (no 'rocprofiler-sdk-tool' key) and not a rocprof v1 results.json (a chrome trace with no 'CPU HIP API', 'COPY' or 'GPU<N>' slices)" \
+  "$(cat "$TESTDIR/stderr")"
+same_file "not rocprof v1's: input byte-identical" chrome.orig chrome.json
+check_eq "not rocprof v1's: no OUT" "no" "$(test -e c2.rpd && echo yes || echo no)"
+head -c 700 v1_results.json >v1_trunc.json
+check_rc "truncated v1 results.json: exit 1" 1 rpd-import v1_trunc.json t2.rpd
+check_one_line "truncated v1 results.json: one line"
+check "truncated v1 results.json: says malformed" grep -q "malformed JSON" "$TESTDIR/stderr"
+
+V="$TRACES/rocprofv1_batched_gemm"
+if need_shared "$V/results.json"; then
+  check_rc "batched_gemm results.json: exit 0" 0 rpd-import "$V/results.json" bj.rpd
+  check_rc "batched_gemm results.db: exit 0" 0 rpd-import -q "$V/results.db" bd.rpd
+  for t in "SELECT id, gpuId, queueId, start, end, description, opType FROM op ORDER BY id" \
+           "SELECT id, domain, category, apiName, args, start, end, pid, tid FROM api ORDER BY id" \
+           "SELECT op_id, api_id FROM rocpd_api_ops ORDER BY op_id" \
+           "SELECT * FROM rocpd_copyapi ORDER BY api_ptr_id" \
+           "SELECT * FROM rocpd_kernelapi ORDER BY api_ptr_id"; do
+    check_eq "batched_gemm results.json = results.db: ${t#SELECT }" "$(q bd.rpd "$t")" "$(q bj.rpd "$t")"
+  done
+  # v1's own stats files, read by python: name, calls, total ns
+  stats() { python3 -c "
+import csv, sys
+for r in sorted(csv.DictReader(open(sys.argv[1])), key=lambda r: r['Name']): print('%s|%s|%s' % (r['Name'], r['Calls'], r['TotalDurationNs']))" "$1"; }
+  check_eq "batched_gemm results.json: kernels = results.stats.csv" "$(stats "$V/results.stats.csv")" \
+    "$(q bj.rpd "SELECT description, count(*), sum(end-start) FROM op WHERE opType='KernelExecution' GROUP BY 1 ORDER BY 1")"
+  check_eq "batched_gemm results.json: copies = results.copy_stats.csv" "$(stats "$V/results.copy_stats.csv")" \
+    "$(q bj.rpd "SELECT opType, count(*), sum(end-start) FROM op WHERE opType LIKE 'Copy%' GROUP BY 1 ORDER BY 1")"
+  check_eq "batched_gemm results.json: hip calls = results.hip_stats.csv" "$(stats "$V/results.hip_stats.csv")" \
+    "$(q bj.rpd "SELECT apiName, count(*), sum(end-start) FROM api GROUP BY 1 ORDER BY 1")"
+  check_eq "batched_gemm results.json: every op linked" "4" "$(q bj.rpd "SELECT count(*) FROM rocpd_api_ops")"
+fi

@@ -45,4 +45,8 @@ int import_v1_json(imp *m, const char *path);
 /* The same from n bytes in memory (the fuzz entry). */
 int import_v1_json_buf(imp *m, const void *data, size_t n);
 
+/* The value of "sizeBytes=N" or "sizeBytes(N)" in a rocprof v1 call's
+ * args, or -1 (v1.c). */
+int64_t args_size(const char *args);
+
 #endif
