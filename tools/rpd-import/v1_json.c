@@ -38,7 +38,11 @@ typedef struct v1j {
   lane *lanes;
   int nlanes;
   v1ev *ev;
-  int nev;
+  int nev, cap;
+  int *calls;               /* indices of the calls, by (tid, begin) */
+  int ncalls;
+  imap op_ts;               /* op ts -> first op index with it */
+  int *op_next;             /* next op index with the same ts, -1 = none */
   int64_t n_unlinked_flow;  /* flows whose ends were not found */
 } v1j;
 
@@ -120,7 +124,10 @@ static void v1j_slices(imp *m, v1j *j, yajl_val evs)
         continue;
       yajl_val a = obj_args(e);
       v1ev *v;
-      j->ev = rpd_xrealloc(j->ev, (j->nev + 1) * sizeof *j->ev);
+      if (j->nev == j->cap) {
+        j->cap = j->cap ? 2 * j->cap : 256;
+        j->ev = rpd_xrealloc(j->ev, j->cap * sizeof *j->ev);
+      }
       v = &j->ev[j->nev++];
       memset(v, 0, sizeof *v);
       v->v = e;
@@ -141,13 +148,56 @@ static void v1j_slices(imp *m, v1j *j, yajl_val evs)
   }
 }
 
-/* The api call on chrome thread tid whose time holds ts (us). */
+static v1j *sort_ctx;   /* qsort has no context argument */
+
+static int call_cmp(const void *pa, const void *pb)
+{
+  const v1ev *a = &sort_ctx->ev[*(const int *)pa], *b = &sort_ctx->ev[*(const int *)pb];
+  if (a->tid != b->tid)
+    return a->tid < b->tid ? -1 : 1;
+  return a->begin < b->begin ? -1 : a->begin > b->begin;
+}
+
+/* The lookups of pass 3: calls sorted by (thread, start), ops by ts. */
+static void v1j_index(v1j *j)
+{
+  j->calls = rpd_xcalloc(j->nev ? j->nev : 1, sizeof *j->calls);
+  j->op_next = rpd_xcalloc(j->nev ? j->nev : 1, sizeof *j->op_next);
+  for (int i = j->nev - 1; i >= 0; i--) {
+    v1ev *v = &j->ev[i];
+    int64_t first;
+    j->op_next[i] = -1;
+    if (v->kind == L_HIP || v->kind == L_HSA)
+      continue;
+    if (imap_get(&j->op_ts, v->ts, &first))
+      j->op_next[i] = (int)first;
+    imap_put(&j->op_ts, v->ts, i);
+  }
+  for (int i = 0; i < j->nev; i++)
+    if (j->ev[i].kind == L_HIP || j->ev[i].kind == L_HSA)
+      j->calls[j->ncalls++] = i;
+  sort_ctx = j;
+  qsort(j->calls, (size_t)j->ncalls, sizeof *j->calls, call_cmp);
+}
+
+/* The api call on chrome thread tid whose time holds ts (us): the last call
+ * of the thread starting by ts, or one of the few before it (nesting). */
 static v1ev *call_at(v1j *j, int64_t tid, int64_t ts)
 {
-  for (int i = 0; i < j->nev; i++) {
-    v1ev *v = &j->ev[i];
-    if ((v->kind == L_HIP || v->kind == L_HSA) && v->tid == tid &&
-        v->begin / 1000 <= ts && ts <= v->end / 1000)
+  int lo = 0, hi = j->ncalls;   /* first call after (tid, ts) */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    const v1ev *v = &j->ev[j->calls[mid]];
+    if (v->tid < tid || (v->tid == tid && v->begin / 1000 <= ts))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (int k = lo - 1; k >= 0 && k >= lo - 8; k--) {
+    v1ev *v = &j->ev[j->calls[k]];
+    if (v->tid != tid)
+      break;
+    if (v->begin / 1000 <= ts && ts <= v->end / 1000)
       return v;
   }
   return NULL;
@@ -155,39 +205,45 @@ static v1ev *call_at(v1j *j, int64_t tid, int64_t ts)
 
 static v1ev *op_at(v1j *j, int64_t pid, int64_t tid, int64_t ts)
 {
-  for (int i = 0; i < j->nev; i++) {
-    v1ev *v = &j->ev[i];
-    if ((v->kind == L_COPY || v->kind == L_GPU) && v->pid == pid && v->tid == tid &&
-        v->ts == ts)
-      return v;
-  }
+  int64_t i;
+  if (!imap_get(&j->op_ts, ts, &i))
+    return NULL;
+  for (; i >= 0; i = j->op_next[i])
+    if (j->ev[i].pid == pid && j->ev[i].tid == tid)
+      return &j->ev[i];
   return NULL;
 }
 
-/* Pass 3: the DataFlow flows ("s" at the call, "t" at the op, same id). */
+/* Pass 3: the DataFlow flows ("s" at the call, "t" at the op, same id),
+ * O(n log n): the heads by flow id, calls by binary search, ops by ts. */
 static void v1j_flows(v1j *j, yajl_val evs)
 {
   size_t n = YAJL_GET_ARRAY(evs)->len;
+  imap head = {0};          /* flow id -> index of its "t" event */
+  v1j_index(j);
+  for (size_t i = n; i-- > 0;) {
+    yajl_val t = YAJL_GET_ARRAY(evs)->values[i];
+    const char *ph = obj_str(t, "ph");
+    if (ph && !strcmp(ph, "t"))
+      imap_put(&head, obj_int(t, "id", -1), (int64_t)i);
+  }
   for (size_t i = 0; i < n; i++) {
     yajl_val s = YAJL_GET_ARRAY(evs)->values[i];
     const char *ph = obj_str(s, "ph");
+    int64_t ti;
     if (!ph || strcmp(ph, "s"))
       continue;
-    int64_t id = obj_int(s, "id", -1);
     v1ev *call = call_at(j, obj_int(s, "tid", -1), obj_int(s, "ts", -1)), *op = NULL;
-    for (size_t k = 0; k < n && call; k++) {
-      yajl_val t = YAJL_GET_ARRAY(evs)->values[k];
-      const char *tph = obj_str(t, "ph");
-      if (tph && !strcmp(tph, "t") && obj_int(t, "id", -2) == id) {
-        op = op_at(j, obj_int(t, "pid", -1), obj_int(t, "tid", -1), obj_int(t, "ts", -1));
-        break;
-      }
+    if (call && imap_get(&head, obj_int(s, "id", -1), &ti)) {
+      yajl_val t = YAJL_GET_ARRAY(evs)->values[ti];
+      op = op_at(j, obj_int(t, "pid", -1), obj_int(t, "tid", -1), obj_int(t, "ts", -1));
     }
     if (call && op)
       op->corr = call->id;
     else
       j->n_unlinked_flow++;
   }
+  imap_free(&head);
 }
 
 /* Pass 4: write calls (sizes of copy calls noted), then ops. */
@@ -281,6 +337,9 @@ int import_v1_json_buf(imp *m, const void *data, size_t n)
   m->n_v1_unlinked_flow += j.n_unlinked_flow;
   free(j.lanes);
   free(j.ev);
+  free(j.calls);
+  free(j.op_next);
+  imap_free(&j.op_ts);
   yajl_tree_free(root);
   return rc;
 }
