@@ -32,9 +32,56 @@ static int has_table(rpd *in, const char *base, const char *sfx)
 
 int db_kinds_begin(imp *m, rpd *in, const char *sfx)
 {
-  imap_free(&m->disp_op);           /* dispatch ids are per process */
-  m->want_disp = has_table(in, "rocpd_pmc_event", sfx);
+  (void)in;
+  (void)sfx;
+  m->jk_op_base = m->next_op;       /* the guid's ops get ids from here */
   return RPD_OK;
+}
+
+/* The dispatches that have pmc events, as keys of *want. */
+static const char pmc_disp_sql[] =
+  "SELECT DISTINCT K.dispatch_id FROM %s P JOIN %s K ON K.event_id = P.event_id";
+
+/* m->disp_op for the dispatches in want only: memory follows the counter
+ * rows, not the trace (the guid's ops are read back from OUT by id). */
+static int db_disp_ops(imp *m, const imap *want)
+{
+  sqlite3_stmt *st = NULL;
+  int64_t kexec = 0;
+  int rc = w_flush(m), s = SQLITE_DONE;
+  if (!rc)
+    rc = sid(m, "KernelExecution", &kexec);
+  if (!rc)
+    rc = rpd_prepare(m->r, "SELECT id, sequenceId FROM rocpd_op WHERE id >= ?1"
+                     " AND opType_id = ?2 ORDER BY id", &st);
+  if (!rc) {
+    sqlite3_bind_int64(st, 1, m->jk_op_base);
+    sqlite3_bind_int64(st, 2, kexec);
+  }
+  while (!rc && (s = rpd_step(m->r, st)) == SQLITE_ROW) {
+    int64_t seq = sqlite3_column_int64(st, 1), x;
+    if (imap_get(want, seq, &x) && !imap_get(&m->disp_op, seq, &x))
+      imap_put(&m->disp_op, seq, sqlite3_column_int64(st, 0));
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* Run fmt (two or three %s: the pmc, info_pmc / dispatch tables). */
+static int db_query(rpd *in, const char *sfx, const char *fmt, const char *const *bases,
+                    int nb, sqlite3_stmt **st)
+{
+  char *t[3] = {0};
+  for (int i = 0; i < nb; i++)
+    t[i] = qtab(bases[i], sfx);
+  char *sql = sqlite3_mprintf(fmt, t[0], t[1], t[2]);
+  int rc = sql ? rpd_prepare(in, sql, st) : RPD_ENOMEM;
+  sqlite3_free(sql);
+  for (int i = 0; i < 3; i++)
+    sqlite3_free(t[i]);
+  return rc;
 }
 
 /* Counter values per (dispatch event, counter name), in the order rocprofv3
@@ -47,11 +94,22 @@ static const char pmc_sql[] =
 
 static int db_counters(imp *m, rpd *in, const char *sfx)
 {
-  char *t[3] = { qtab("rocpd_pmc_event", sfx), qtab("rocpd_info_pmc", sfx),
-                 qtab("rocpd_kernel_dispatch", sfx) };
-  char *sql = sqlite3_mprintf(pmc_sql, t[0], t[1], t[2]);
+  static const char *const dt[] = { "rocpd_pmc_event", "rocpd_kernel_dispatch" };
+  static const char *const ct[] = { "rocpd_pmc_event", "rocpd_info_pmc", "rocpd_kernel_dispatch" };
   sqlite3_stmt *st = NULL;
-  int rc = sql ? rpd_prepare(in, sql, &st) : RPD_ENOMEM, s = SQLITE_DONE;
+  imap want = {0};
+  int rc = db_query(in, sfx, pmc_disp_sql, dt, 2, &st), s = SQLITE_DONE;
+  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW)
+    imap_put(&want, sqlite3_column_int64(st, 0), 1);
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  st = NULL;
+  if (!rc && want.n)
+    rc = db_disp_ops(m, &want);
+  imap_free(&want);
+  if (!rc)
+    rc = db_query(in, sfx, pmc_sql, ct, 3, &st);
   while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW) {
     int64_t op_id, n = sqlite3_column_int64(st, 3);
     for (int64_t i = 0; i < n; i++)
@@ -67,9 +125,7 @@ static int db_counters(imp *m, rpd *in, const char *sfx)
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(st);
-  sqlite3_free(sql);
-  for (int i = 0; i < 3; i++)
-    sqlite3_free(t[i]);
+  imap_free(&m->disp_op);
   return rc;
 }
 
@@ -156,7 +212,5 @@ int db_kinds(imp *m, rpd *in, const char *sfx)
     rc = db_counters(m, in, sfx);
   if (!rc && has_table(in, "rocpd_memory_allocate", sfx))
     rc = db_allocs(m, in, sfx);
-  imap_free(&m->disp_op);
-  m->want_disp = 0;
   return rc;
 }
