@@ -137,6 +137,13 @@ check_eq "rocdecode/rocjpeg by domain: count and duration sum" "ROCDECODE|2|95;R
   "$(q j.rpd "SELECT domain, count(*), sum(end-start) FROM api GROUP BY domain ORDER BY domain" | paste -sd';')"
 check_eq "rocdecode operation names from strings.buffer_records[18]" "rocDecCreateVideoParser;rocDecGetDecoderCaps" \
   "$(q j.rpd "SELECT apiName FROM api WHERE domain='ROCDECODE' ORDER BY id" | paste -sd';')"
+for f in kernel-stats api-stats; do
+  raptor s.rpd --format $f -o s_$f.csv >/dev/null 2>&1
+  raptor j.rpd --format $f -o j_$f.csv >/dev/null 2>&1
+  check_eq "raptor --format $f: the same from the CSV and the JSON import" "$(cat s_$f.csv)" "$(cat j_$f.csv)"
+done
+check_eq "raptor kernel-stats of the JSON import: 3 kernels' time" "3|1600" \
+  "$(python3 -c "import csv; r=list(csv.DictReader(open('j_kernel-stats.csv'))); print('%d|%d' % (sum(int(x['Calls']) for x in r), sum(int(x['TotalDurationNs']) for x in r)))")"
 check_rc "json re-import with --force: exit 0" 0 rpd-import run_results.json j.rpd --force
 check_eq "re-import: same counter count, no duplicates" "4" "$(q j.rpd "SELECT count(*) FROM rocpd_counter")"
 
