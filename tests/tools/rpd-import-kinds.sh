@@ -121,15 +121,17 @@ check_eq "counter rows, whole" \
 check_eq "ops: json = csv (3 kernels, dispatch 3 made from its counter record)" \
   "$(q s.rpd "SELECT id, gpuId, queueId, sequenceId, start, end, description FROM op ORDER BY id")" \
   "$(q j.rpd "SELECT id, gpuId, queueId, sequenceId, start, end, description FROM op ORDER BY id")"
-check_eq "memory allocations: json = csv (all but the agent text)" \
-  "$(q s.rpd "SELECT operation, gpuId, size, address, api_id, start, end FROM ext_memory_allocation ORDER BY id")" \
-  "$(q j.rpd "SELECT operation, gpuId, size, address, api_id, start, end FROM ext_memory_allocation ORDER BY id")"
+check_eq "memory allocations: json = csv (agent text 'Agent <logical_node_id>' too)" \
+  "$(q s.rpd "SELECT operation, gpuId, agent, size, address, api_id, start, end FROM ext_memory_allocation ORDER BY id")" \
+  "$(q j.rpd "SELECT operation, gpuId, agent, size, address, api_id, start, end FROM ext_memory_allocation ORDER BY id")"
 check_eq "memory allocations: rows whole" \
   "MEMORY_ALLOCATION_ALLOCATE|0|1024|0x00007ffb26354000|5|100|200;MEMORY_ALLOCATION_FREE|0|0|0x00007ffb26354000|6|300|310" \
   "$(q j.rpd "SELECT operation, gpuId, size, address, api_id, start, end FROM ext_memory_allocation ORDER BY id" | paste -sd';')"
 check_eq "scratch: json = csv" \
-  "SCRATCH_MEMORY_ALLOC|0|1|113|0|1124|1500" \
-  "$(q j.rpd "SELECT operation, gpuId, queueId, tid, flags, start, end FROM ext_scratch_memory")"
+  "$(q s.rpd "SELECT operation, gpuId, agent, queueId, tid, flags, start, end FROM ext_scratch_memory")" \
+  "$(q j.rpd "SELECT operation, gpuId, agent, queueId, tid, flags, start, end FROM ext_scratch_memory")"
+check_eq "scratch row whole" "SCRATCH_MEMORY_ALLOC|0|Agent 4|1|113|0|1124|1500" \
+  "$(q j.rpd "SELECT operation, gpuId, agent, queueId, tid, flags, start, end FROM ext_scratch_memory")"
 check_eq "rocdecode/rocjpeg api rows: json = csv" \
   "$(q s.rpd "SELECT id, domain, apiName, start, end FROM api WHERE domain IN ('ROCDECODE','ROCJPEG') ORDER BY id")" \
   "$(q j.rpd "SELECT id, domain, apiName, start, end FROM api WHERE domain IN ('ROCDECODE','ROCJPEG') ORDER BY id")"
@@ -155,6 +157,22 @@ check_rc "json counters without a kernel trace: exit 0" 0 rpd-import -q cc_resul
 check_eq "counters only: 3 ops from the records, same counter rows" \
   "3|$(q s.rpd "SELECT group_concat(dispatch || ':' || counter || '=' || value, ',') FROM (SELECT * FROM counter ORDER BY dispatch, counter)")" \
   "$(q c.rpd "SELECT (SELECT count(*) FROM rocpd_op), (SELECT group_concat(dispatch || ':' || counter || '=' || value, ',') FROM (SELECT * FROM counter ORDER BY dispatch, counter))")"
+
+# two processes in one JSON (two sections, dispatch ids restart at 1): each
+# section's counters land on that section's ops
+python3 -c "
+import json, copy; d=json.load(open('run_results.json')); a=d['rocprofiler-sdk-tool'][0]; b=copy.deepcopy(a)
+b['metadata']['pid']=78
+for r in b['callback_records']['counter_collection']:
+    r['dispatch_data']['start_timestamp'] += 100000; r['dispatch_data']['end_timestamp'] += 100000
+    for v in r['records']: v['value'] *= 10
+for r in b['buffer_records']['kernel_dispatch']:
+    r['start_timestamp'] += 100000; r['end_timestamp'] += 100000
+d['rocprofiler-sdk-tool'].append(b); print(json.dumps(d))" >two_results.json
+check_rc "json with two processes: exit 0" 0 rpd-import -q two_results.json two.rpd
+check_eq "two processes: 6 ops, 8 counter rows, each on its own process's op (x10 in the second)" \
+  "6|8|2564.0|25640.0" \
+  "$(q two.rpd "SELECT (SELECT count(*) FROM rocpd_op), (SELECT count(*) FROM counter), (SELECT sum(value) FROM counter WHERE start < 100000), (SELECT sum(value) FROM counter WHERE start > 100000)")"
 
 # a truncated counter record: one line, no OUT
 head -c "$(grep -n '"records"' run_results.json | head -1 | cut -d: -f1 | xargs -I{} sh -c "head -n {} run_results.json | wc -c")" run_results.json >trunc_results.json

@@ -421,7 +421,7 @@ static int rec_end(jstate *j)
   const char *s = j->recarr;
   switch (j->rec_kind) {
   case RK_META: return rec_meta(j);
-  case RK_AGENT: rec_agent(j); return RPD_OK;
+  case RK_AGENT: rec_agent(j); return jk_agent(j->m, &jk_acc, j);   /* + issue 16 */
   case RK_SYM: rec_sym(j); return RPD_OK;
   case RK_KIND: rec_kindnames(j); return RPD_OK;
   case RK_MARKER: rec_marker(j); return RPD_OK;

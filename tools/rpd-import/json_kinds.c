@@ -18,6 +18,7 @@
 #include "kinds.h"
 
 typedef struct jkstate {
+  imap node;                /* agent handle -> logical_node_id */
   imap cidx;                /* counter id handle -> index into names */
   char **names;
   int nnames, cap;
@@ -63,6 +64,25 @@ static const char *jk_opname(const jk_access *a, void *ctx, char *buf, size_t n)
   if (s)
     return s;
   snprintf(buf, n, "operation_%" PRId64, op);
+  return buf;
+}
+
+int jk_agent(imp *m, const jk_access *a, void *ctx)
+{
+  imap_put(&jk_state(m)->node, jk_int(a, ctx, "id.handle"),
+           jk_int(a, ctx, "logical_node_id"));
+  return RPD_OK;
+}
+
+/* "Agent <logical_node_id>" of an agent handle, as the CSV writes it (the
+ * handle itself when the agents list did not name it). */
+static const char *jk_agent_text(imp *m, int64_t h, char *buf, size_t n)
+{
+  int64_t node;
+  if (imap_get(&jk_state(m)->node, h, &node))
+    snprintf(buf, n, "Agent %" PRId64, node);
+  else
+    snprintf(buf, n, "%" PRId64, h);
   return buf;
 }
 
@@ -192,8 +212,7 @@ static int jk_alloc(imp *m, const jk_access *a, void *ctx)
   char ob[40], ab[32];
   int64_t h = jk_int(a, ctx, "agent_id.handle");
   r.operation = jk_opname(a, ctx, ob, sizeof ob);
-  snprintf(ab, sizeof ab, "%" PRId64, h);
-  r.agent = ab;
+  r.agent = jk_agent_text(m, h, ab, sizeof ab);
   r.gpu = a->gpu(ctx, h);
   r.size = jk_int(a, ctx, "allocation_size");
   r.address = jk_get(a, ctx, "address");
@@ -209,8 +228,7 @@ static int jk_scratch(imp *m, const jk_access *a, void *ctx)
   char ob[40], ab[32];
   int64_t h = jk_int(a, ctx, "agent_id.handle");
   r.operation = jk_opname(a, ctx, ob, sizeof ob);
-  snprintf(ab, sizeof ab, "%" PRId64, h);
-  r.agent = ab;
+  r.agent = jk_agent_text(m, h, ab, sizeof ab);
   r.gpu = a->gpu(ctx, h);
   r.queue = jk_int(a, ctx, "queue_id.handle");
   r.tid = jk_int(a, ctx, "thread_id");
@@ -305,6 +323,7 @@ void jk_free(imp *m)
     free(s->names[i]);
   free(s->names);
   imap_free(&s->cidx);
+  imap_free(&s->node);
   free(s);
   m->jk = NULL;
 }

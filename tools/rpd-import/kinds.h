@@ -25,6 +25,9 @@ typedef struct jk_access {
  * sets *rc when the kind is one of json_kinds.c's, 0 otherwise (json.c
  * then counts it as not imported). */
 int jk_record(imp *m, const char *section, const jk_access *a, void *ctx, int *rc);
+/* An agents[] record: remember its handle's "Agent <logical_node_id>",
+ * the agent text the CSV writes (an RPD_* status). */
+int jk_agent(imp *m, const jk_access *a, void *ctx);
 /* Write the counter values held back until the section's kernel dispatches
  * were read (end of a process section and of the file). */
 int jk_flush(imp *m);
