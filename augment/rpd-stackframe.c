@@ -489,8 +489,8 @@ static void write_svg(FILE *o, const kv *e, size_t n, const char *title, int val
           "<text x=\"%d\" y=\"16\" text-anchor=\"middle\" font-size=\"14\">",
           SVG_W, h, SVG_W, h, SVG_W / 2);
   put_name(o, title, strlen(title), 80);
-  fprintf(o, " \xe2\x80\x94 %s, %s%s in %" PRId64 " stack%s%s</text>\n",
-          value == V_CPU ? "cpu time" : value == V_GPU ? "gpu time" : "calls",
+  fprintf(o, " \xe2\x80\x94 %s%s%s in %" PRId64 " stack%s%s</text>\n",
+          value == V_CPU ? "cpu time: " : value == V_GPU ? "gpu time: " : "",
           grouped(total, g, sizeof g), unit, stacks, stacks == 1 ? "" : "s",
           total ? "" : " (nothing to draw)");
   for (int d = 0; d < maxd && total > 0; d++) {

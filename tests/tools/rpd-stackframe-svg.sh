@@ -89,7 +89,7 @@ done
 same_file "svg: input byte-identical" s.orig s.rpd
 check_eq "svg: raw markup never appears unescaped" "0" "$(grep -c '<script' cpu.svg)"
 check_eq "svg title: total with separators and stack count" \
-  "1" "$(grep -c 's.rpd — cpu time, [0-9,]* ns in [0-9]* stacks</text>' cpu.svg)"
+  "1" "$(grep -c 's.rpd — cpu time: [0-9,]* ns in [0-9]* stacks</text>' cpu.svg)"
 # a trace whose stacks have no gpu time draws an empty graph, says so
 rpd-synth --stackframes --api 50 -o z.rpd >/dev/null 2>&1
 sqlite3 z.rpd "DELETE FROM rocpd_api_ops"
