@@ -375,17 +375,109 @@ static int nframes(const char *s)
   return n;
 }
 
-enum { SVG_W = 1200, ROW_H = 17 };
+enum { SVG_W = 1200, ROW_H = 17, CHAR_W = 7, TITLE_MAX = 1000 };
+
+/* Bytes of the UTF-8 sequence that starts with lead byte c (1 for a
+ * stray continuation byte: textsafe turns it into U+FFFD). */
+static size_t u8len(unsigned char c)
+{
+  return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+}
+
+/* 1 if s[0..n) starts with a bidirectional control (U+200E/F, U+202A..E,
+ * U+2066..9): a frame name must not reorder the text drawn after it. */
+static int is_bidi(const unsigned char *s, size_t n)
+{
+  if (n < 3 || s[0] != 0xe2)
+    return 0;
+  return (s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae))) ||
+         (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9);
+}
+
+/* The frame name s[0..n) for display: bidi controls become U+FFFD, an
+ * empty name "(no name)", at most max characters (code points, never a
+ * split sequence; a cut ends in U+2026), then escaped for SVG. */
+static void put_name(FILE *o, const char *s, size_t n, size_t max)
+{
+  rpd_buf b = {0};
+  size_t chars = 0, i = 0;
+  if (!n) {
+    s = "(no name)";
+    n = strlen(s);
+  }
+  while (i < n) {
+    size_t k = u8len((unsigned char)s[i]);
+    if (k > n - i)
+      k = n - i;
+    if (chars + 1 == max && i + k < n) {
+      rpd_buf_add(&b, "\xe2\x80\xa6", 3);
+      break;
+    }
+    if (is_bidi((const unsigned char *)s + i, n - i))
+      rpd_buf_add(&b, "\xef\xbf\xbd", 3);
+    else
+      rpd_buf_add(&b, s + i, k);
+    i += k;
+    chars++;
+  }
+  put_text(o, b.s ? b.s : "", b.len, RPD_TEXT_HTML);
+  rpd_buf_free(&b);
+}
+
+/* v with thousands separators (into buf). */
+static const char *grouped(int64_t v, char *buf, size_t n)
+{
+  char raw[32];
+  int len = snprintf(raw, sizeof raw, "%" PRId64, v < 0 ? -v : v), o = 0;
+  if (v < 0 && o + 1 < (int)n)
+    buf[o++] = '-';
+  for (int i = 0; i < len && o + 2 < (int)n; i++) {
+    if (i && (len - i) % 3 == 0)
+      buf[o++] = ',';
+    buf[o++] = raw[i];
+  }
+  buf[o] = '\0';
+  return buf;
+}
+
+/* One box: the frame name[0..nl) weighing w at x (of total), depth row y.
+ * The label sits in a nested <svg> of the box's size, which clips it, so
+ * no glyph (wide CJK, emoji) can spill into the next box. */
+static void svg_box(FILE *o, const char *name, size_t nl, int64_t x, int64_t w,
+                    int64_t total, int y, const char *unit)
+{
+  char g[32];
+  double px = (double)x * SVG_W / (double)total;
+  double pw = (double)w * SVG_W / (double)total;
+  unsigned hue = (unsigned)(fnv(name) % 60);
+  fputs("<g><title>", o);
+  put_name(o, name, nl, TITLE_MAX);
+  fprintf(o, " \xe2\x80\x94 %s%s (%.2f%%)</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\""
+          " height=\"%d\" fill=\"hsl(%u,80%%,60%%)\" stroke=\"#fff\" stroke-width=\"0.5\"/>",
+          grouped(w, g, sizeof g), unit, 100.0 * (double)w / (double)total, px, y, pw,
+          ROW_H - 1, hue);
+  size_t fit = pw > 3 * CHAR_W ? (size_t)((pw - 4) / CHAR_W) : 0;
+  if (fit >= 2) {
+    fprintf(o, "<svg x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\"><text x=\"2\" y=\"%d\">",
+            px, y, pw, ROW_H - 1, ROW_H - 5);
+    put_name(o, name, nl, fit);
+    fputs("</text></svg>", o);
+  }
+  fputs("</g>\n", o);
+}
 
 /* A flame graph: stacks sorted by text share prefixes, so the frames at
  * depth d of consecutive stacks with the same prefix merge into one box. */
 static void write_svg(FILE *o, const kv *e, size_t n, const char *title, int value)
 {
-  int64_t total = 0;
+  int64_t total = 0, stacks = 0;
   int maxd = 0;
+  char g[32];
+  const char *unit = value == V_CALLS ? " calls" : " ns";
   for (size_t i = 0; i < n; i++)
     if (e[i].v > 0) {
       total += e[i].v;
+      stacks++;
       if (nframes(e[i].k) > maxd)
         maxd = nframes(e[i].k);
     }
@@ -394,11 +486,13 @@ static void write_svg(FILE *o, const kv *e, size_t n, const char *title, int val
           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
           " viewBox=\"0 0 %d %d\" font-family=\"monospace\" font-size=\"11\">\n"
           "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
-          "<text x=\"%d\" y=\"14\" text-anchor=\"middle\" font-size=\"14\">",
+          "<text x=\"%d\" y=\"16\" text-anchor=\"middle\" font-size=\"14\">",
           SVG_W, h, SVG_W, h, SVG_W / 2);
-  put_text(o, title, strlen(title), RPD_TEXT_HTML);
-  fprintf(o, " (%s, total %" PRId64 ")</text>\n",
-          value == V_CPU ? "cpu ns" : value == V_GPU ? "gpu ns" : "calls", total);
+  put_name(o, title, strlen(title), 80);
+  fprintf(o, " \xe2\x80\x94 %s%s%s in %" PRId64 " stack%s%s</text>\n",
+          value == V_CPU ? "cpu time: " : value == V_GPU ? "gpu time: " : "",
+          grouped(total, g, sizeof g), unit, stacks, stacks == 1 ? "" : "s",
+          total ? "" : " (nothing to draw)");
   for (int d = 0; d < maxd && total > 0; d++) {
     int64_t x = 0;
     for (size_t i = 0; i < n;) {
@@ -419,27 +513,8 @@ static void write_svg(FILE *o, const kv *e, size_t n, const char *title, int val
         j++;
       }
       const char *name = e[i].k + (d ? prefix_len(e[i].k, d - 1) + 1 : 0);
-      size_t nl = (size_t)(e[i].k + pl - name);
-      double px = (double)x * SVG_W / (double)total;
-      double pw = (double)w * SVG_W / (double)total;
-      int y = h - (d + 1) * ROW_H - 4;
-      unsigned hue = (unsigned)(fnv(name) % 60);
-      fprintf(o, "<g><title>");
-      put_text(o, name, nl, RPD_TEXT_HTML);
-      fprintf(o, " (%" PRId64 ", %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\""
-              " height=\"%d\" fill=\"hsl(%u,80%%,60%%)\" stroke=\"#fff\" stroke-width=\"0.5\"/>",
-              w, 100.0 * (double)w / (double)total, px, y, pw, ROW_H - 1, hue);
-      size_t fit = pw > 14 ? (size_t)((pw - 4) / 7) : 0;
-      if (fit > 2) {
-        fprintf(o, "<text x=\"%.2f\" y=\"%d\">", px + 2, y + ROW_H - 5);
-        if (nl > fit) {
-          put_text(o, name, fit - 2, RPD_TEXT_HTML);
-          fputs("..", o);
-        } else
-          put_text(o, name, nl, RPD_TEXT_HTML);
-        fputs("</text>", o);
-      }
-      fputs("</g>\n", o);
+      svg_box(o, name, (size_t)(e[i].k + pl - name), x, w, total,
+              h - (d + 1) * ROW_H - 4, unit);
       x += w;
       i = j;
     }

@@ -173,7 +173,7 @@ check_rc "PC samples: exit 1, one line" 1 rpd-import pcs.csv pcs.rpd
 check_one_line "PC samples: one line"
 printf '{ "traceEvents":[{}\n,{"args":{"name":"GPU0"},"ph":"M","pid":6,"name":"process_name"}\n]}\n' >results.json
 check_rc "rocprof v1 results.json: exit 1" 1 rpd-import results.json rj.rpd
-check_eq "rocprof v1 results.json: points at results.db" "rpd-import: cannot import 'results.json': a chrome://tracing JSON (rocprof v1 results.json?), not rocprofv3 output (no 'rocprofiler-sdk-tool' key): import rocprof v1's results.db or its rpl directory instead" "$(cat "$TESTDIR/stderr")"
+check_eq "rocprof v1 results.json without slices: says what was looked for" "rpd-import: cannot import 'results.json': not rocprofv3 output (no 'rocprofiler-sdk-tool' key) and not a rocprof v1 results.json (a chrome trace with no 'CPU HIP API', 'COPY' or 'GPU<N>' slices)" "$(cat "$TESTDIR/stderr")"
 
 # rocprof v1 results.csv (rocprof -i counters.txt --timestamp on): one row
 # per dispatch, counters in the columns after the fixed ones

@@ -11,7 +11,7 @@ cp g.db g.orig
 check_rc "generated database imports" 0 rpd-import g.db g.rpd
 same_file "input byte-identical" g.db g.orig
 check_eq "summary: every region and copy read" \
-  "kernel_dispatch 120|hip_api 124|hsa_api 15|marker_api 8|rccl_api 4|memory_copy 4" \
+  "kernel_dispatch 120|hip_api 124|hsa_api 15|marker_api 8|rccl_api 4|memory_copy 4|pmc_event 60|memory_allocation 2" \
   "$(sed -n 's/^  read \([a-z_]*\) *\([0-9]*\).*/\1 \2/p' "$TESTDIR/stderr" | tr '\n' '|' | sed 's/|$//')"
 check_eq "ops = dispatches + copies, api = regions, all linked" "124|151|124" \
   "$(q g.rpd "SELECT count(*), (SELECT count(*) FROM rocpd_api), (SELECT count(*) FROM rocpd_api_ops A JOIN rocpd_api B ON B.id = A.api_id) FROM rocpd_op")"

@@ -53,7 +53,7 @@ check_eq "folded, gpu: stacks with no gpu time left out" "main;step:1;launch;hip
 check_eq "folded, calls" "main;launch;hipLaunchKernel 1|main;step:1;launch;hipLaunchKernel 2" \
   "$(rpd-stackframe h.rpd --folded - --value calls 2>/dev/null | paste -sd'|')"
 check_rc "--svg: exit 0" 0 rpd-stackframe h.rpd --svg h.svg --folded h.txt
-check_eq "svg parses as XML; 5 boxes (main, step:1, 2x launch, 2x api merged by prefix) + background" "7|main (140, 100.00%)" \
+check_eq "svg parses as XML; 5 boxes (main, step:1, 2x launch, 2x api merged by prefix) + background" "7|main — 140 ns (100.00%)" \
   "$(python3 -c 'import xml.dom.minidom as m; d = m.parse("h.svg"); r = d.getElementsByTagName("rect"); t = d.getElementsByTagName("title"); print("%d|%s" % (len(r), t[0].firstChild.data))')"
 check_eq "svg: no script, no external reference" "0" "$(grep -c -i '<script\|href=' h.svg)"
 check_eq "--folded file = stdout form" "$(rpd-stackframe h.rpd --folded - 2>/dev/null)" "$(cat h.txt)"

@@ -62,6 +62,10 @@ typedef struct imp {
   int64_t n_v1_unmatched;
   int64_t n_blank;          /* blank CSV lines skipped */   /* roctx push/pop without a partner */
   rpd_buf args;             /* scratch */
+  struct jkstate *jk;       /* issue 16: json_kinds.c's state (kinds.h) */
+  int64_t n_jk_orphan;      /* issue 16: db pmc events on no dispatch (skipped) */
+  int64_t jk_op_base;       /* issue 16: first op id of the db guid being read */
+  int64_t n_v1_unlinked_flow;  /* issue 16: v1 results.json flows without both ends */
 } imp;
 
 typedef struct kern {

@@ -9,6 +9,7 @@
 
 #include "rpd.h"
 #include "import.h"
+#include "kinds.h"   /* issue 16 record kinds: json_kinds.c */
 
 enum { R_NONE, R_TOP, R_TOOL, R_SECTION, R_STRINGS, R_BUFREC, R_AGENTS,
        R_SYMS, R_KINDNAMES, R_MARKERSTR, R_RECARR, R_RECORD, R_INREC };
@@ -398,12 +399,29 @@ static void rec_marker(jstate *j)
   imap_put(&j->markmsg, strtoll(key, NULL, 10), j->nmarkers++);
 }
 
+/* --- issue 16: how json_kinds.c reads the current record (kinds.h) */
+static int jk_field(void *c, int i, const char **k, const char **v)
+{
+  jstate *j = c;
+  if (i >= j->nf)
+    return 0;
+  *k = j->f[i].key;
+  *v = j->f[i].val.s ? j->f[i].val.s : "";
+  return 1;
+}
+static int64_t jk_gpu(void *c, int64_t h) { return agent_gpu(c, h); }
+static const char *jk_op(void *c, int64_t k, int64_t op) { return op_name(c, k, op); }
+static const char *jk_kind(void *c, int64_t k) { return kind_name(c, k); }
+static int jk_sym(void *c, int64_t id, int64_t *d, int64_t *f) { return sym_ids(c, id, d, f); }
+static const jk_access jk_acc = { jk_field, jk_gpu, jk_op, jk_kind, jk_sym };
+/* --- end of issue 16 block */
+
 static int rec_end(jstate *j)
 {
   const char *s = j->recarr;
   switch (j->rec_kind) {
   case RK_META: return rec_meta(j);
-  case RK_AGENT: rec_agent(j); return RPD_OK;
+  case RK_AGENT: rec_agent(j); return jk_agent(j->m, &jk_acc, j);   /* + issue 16 */
   case RK_SYM: rec_sym(j); return RPD_OK;
   case RK_KIND: rec_kindnames(j); return RPD_OK;
   case RK_MARKER: rec_marker(j); return RPD_OK;
@@ -422,6 +440,9 @@ static int rec_end(jstate *j)
     count_read(j->m, s, 1);
     return rec_api(j, s);
   }
+  int rc;   /* issue 16: counters, allocations, scratch, rocdecode, rocjpeg */
+  if (jk_record(j->m, s, &jk_acc, j, &rc))
+    return rc;
   count_read(j->m, s, 0);
   return RPD_OK;
 }
@@ -449,6 +470,9 @@ static int child_role(jstate *j, int is_map, int *rec_kind)
     if (is_map && !strcmp(k, "metadata")) { *rec_kind = RK_META; return R_RECORD; }
     if (is_map && !strcmp(k, "strings")) return R_STRINGS;
     if (is_map && !strcmp(k, "buffer_records")) return R_BUFREC;
+    /* issue 16 (json_kinds.c): counter records and the counter list */
+    if (is_map && !strcmp(k, "callback_records")) return R_BUFREC;
+    if (!is_map && !strcmp(k, "counters")) { strcpy(j->recarr, "counters"); return R_RECARR; }
     if (!is_map && !strcmp(k, "agents")) return R_AGENTS;
     if (!is_map && !strcmp(k, "kernel_symbols")) return R_SYMS;
     return R_NONE;
@@ -485,6 +509,8 @@ static int j_open(jstate *j, int is_map)
   j->key[j->depth][0] = '\0';
   j->klen[j->depth] = 0;
   if (role == R_SECTION) {
+    if (!j->rc && (j->rc = jk_flush(j->m)))   /* issue 16: held counters */
+      return 0;
     js_clear_section(j);
     new_section(j->m);
   }
@@ -638,6 +664,8 @@ static int json_run(imp *m, json_read_fn rd, void *ctx)
     }
     goto cleanup;
   }
+  if ((rc = jk_flush(m)))   /* issue 16: held counters */
+    goto cleanup;
   if (!fed) {
     rc = rpd_seterr(RPD_EPARSE, "empty file");
     goto cleanup;
@@ -650,6 +678,7 @@ static int json_run(imp *m, json_read_fn rd, void *ctx)
     rc = rpd_seterr(RPD_EPARSE, "not a rocprofv3 JSON: no 'rocprofiler-sdk-tool' key");
 
 cleanup:
+  jk_free(m);   /* issue 16 */
   yajl_free(h);
   free(buf);
   js_clear_section(&j);

@@ -26,7 +26,8 @@ static const char usage[] =
 "  rocprof v1 output        a directory of rpl text traces (NNN_hip_api_trace.txt,\n"
 "                           NNN_hcc_ops_trace.txt, hsa_api, roctx) or one of\n"
 "                           them; results.db (tables HIP, HSA, OPS, COPY);\n"
-"                           results.csv (per-dispatch counters)\n"
+"                           results.csv (per-dispatch counters); results.json\n"
+"                           (chrome trace, linked by its flow arrows)\n"
 "\n"
 "  --force        replace OUT.rpd if it exists (default: refuse)\n"
 "  --truncated-names\n"
@@ -65,6 +66,7 @@ static const char usage[] =
 
 #include "rpd.h"
 #include "import.h"
+#include "kinds.h"   /* issue 16 */
 #include "check.h"
 
 enum { IN_JSON, IN_CSV, IN_DB, IN_V1 };
@@ -194,6 +196,11 @@ static void summary(const imp *m, const char *out, int64_t linked)
     fprintf(stderr, "  wrote ext_memory_allocation %4" PRId64 "\n", m->n_alloc);
   if (m->n_scratch)
     fprintf(stderr, "  wrote ext_scratch_memory %7" PRId64 "\n", m->n_scratch);
+  if (m->n_v1_unlinked_flow)   /* issue 16 (v1_json.c) */
+    fprintf(stderr, "  skipped %" PRId64 " flow arrows whose call or op was not found\n",
+            m->n_v1_unlinked_flow);
+  if (m->n_jk_orphan)   /* issue 16 (db_kinds.c) */
+    fprintf(stderr, "  skipped %" PRId64 " pmc events of no kernel dispatch\n", m->n_jk_orphan);
   if (m->n_dup_api)
     fprintf(stderr, "  skipped %" PRId64 " api records with a duplicate correlation id\n",
             m->n_dup_api);
@@ -374,8 +381,8 @@ int main(int argc, char **argv)
   if (!rc)
     rc = w_prepare(&m);
   if (!rc) {
-    if (kind == IN_JSON)
-      rc = import_json(&m, in);
+    if (kind == IN_JSON)   /* issue 16: rocprof v1 results.json (v1_json.c) */
+      rc = v1_json_is(in) ? import_v1_json(&m, in) : import_json(&m, in);
     else if (kind == IN_CSV)
       rc = import_csv(&m, &set);
     else if (kind == IN_V1)

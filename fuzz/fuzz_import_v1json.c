@@ -1,0 +1,18 @@
+/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/ext.c tools/rpd-import/v1_json.c tools/rpd-import/v1.c tools/rpd-import/csv.c */
+/* fuzz_import_v1json - rpd-import's rocprof v1 results.json reader (a
+ * chrome trace: lanes, slices, DataFlow flow pairs) on arbitrary bytes: it
+ * must return a status (never crash, leak or overflow). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "import_fuzz.h"
+#include "../tools/rpd-import/kinds.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  imp m;
+  if (!fuzz_out_open(&m))
+    (void)import_v1_json_buf(&m, data, size);
+  fuzz_out_close(&m);
+  return 0;
+}
