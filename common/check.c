@@ -1,6 +1,7 @@
 /* check.c - one cheap query per table that finds rows whose start, end
  * (and gpuId) are of the wrong type or outside the sane range. */
 #include "check.h"
+#include "progress.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -144,6 +145,8 @@ static sqlite3 *passed_db;
 static char passed_file[4096];
 static int64_t passed_changes = -1;
 
+static const char *const checked_tables[] = { "rocpd_api", "rocpd_op", NULL };
+
 static int still_passed(rpd *r)
 {
   const char *f = sqlite3_db_filename(r->db, "main");
@@ -158,8 +161,10 @@ int rpd_check_trace(rpd *r)
   int rc;
 
   if (still_passed(r)) return RPD_OK;
+  rpd_progress_sql_total(r, "checking times", rpd_progress_rows_of(r, checked_tables));
   rc = rpd_check_table(r, "rocpd_api", 0, NULL);
   if (!rc) rc = rpd_check_table(r, "rocpd_op", 1, NULL);
+  rpd_progress_end();
   f = sqlite3_db_filename(r->db, "main");
   if (!rc && f && strlen(f) < sizeof passed_file) {
     passed_db = r->db;
