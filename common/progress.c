@@ -182,6 +182,7 @@ void rpd_progress_rows(rpd *r, const char *what, const char *table, int64_t id)
 static sqlite3 *phase_db;        /* the connection with our handler */
 static const char *phase_what;
 static int64_t phase_total = -1, phase_done;
+static int64_t phase_ops_per_row;   /* > 0: count VM steps, not scans */
 
 /* The rows stepped through in full table scans by every statement of db
  * since the last call (each statement's counter is read and reset). */
@@ -199,8 +200,11 @@ static int phase_tick(void *unused)
 {
   int64_t d;
   (void)unused;
-  phase_done += scanned(phase_db);
-  d = phase_done;
+  if (phase_ops_per_row > 0)
+    phase_done += PHASE_OPS;
+  else
+    phase_done += scanned(phase_db);
+  d = phase_ops_per_row > 0 ? phase_done / phase_ops_per_row : phase_done;
   if (phase_total > 0 && d >= phase_total)
     d = phase_total - 1;      /* only rpd_progress_end says 100% */
   rpd_progress(phase_what, d, phase_total);
@@ -241,22 +245,32 @@ void rpd_progress_sql_total(rpd *r, const char *what, int64_t total)
   phase_what = what;
   phase_total = total > 0 ? total : -1;
   phase_done = 0;
+  phase_ops_per_row = 0;
   scanned(phase_db);              /* zero the counters */
   rpd_progress(what, 0, phase_total);   /* starts the clock */
   sqlite3_progress_handler(phase_db, PHASE_OPS, phase_tick, NULL);
 }
 
+/* Start a phase counted in virtual-machine steps (see progress.h). */
+void rpd_progress_sql_ops(rpd *r, const char *what, int64_t rows, int ops_per_row)
+{
+  rpd_progress_sql_total(r, what, rows);
+  if (phase_db)
+    phase_ops_per_row = ops_per_row > 0 ? ops_per_row : 1;
+}
+
 /* Start a phase over the rows of table (see progress.h). */
-void rpd_progress_sql(rpd *r, const char *what, const char *table, int64_t extra)
+void rpd_progress_sql(rpd *r, const char *what, const char *table)
 {
   if (!r || !table || !rpd_progress_on())
     return;
-  rpd_progress_sql_total(r, what, max_rowid(r, table) + extra);
+  rpd_progress_sql_total(r, what, max_rowid(r, table));
 }
 
 /* Finish the line on screen at 100% (see progress.h). */
 void rpd_progress_end(void)
 {
+  if (phase_db && getenv("X15DBG")) fprintf(stderr, "\nDBG %s scanned %lld of %lld\n", phase_what, (long long)(phase_done + scanned(phase_db)), (long long)phase_total);
   if (phase_db) {
     sqlite3_progress_handler(phase_db, 0, NULL, NULL);
     phase_db = NULL;

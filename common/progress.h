@@ -20,17 +20,24 @@
 int rpd_progress_on(void);
 
 /* Start a phase named `what` (a static string) over the rows of `table`:
- * the total is max(rowid) of table (plus `extra` rows, for phases that
- * scan more than one table; pass 0 otherwise), queried only when a line
- * can show.  Ends the previous phase.  NULL r: no-op.  Holds no memory the
- * caller owns. */
-void rpd_progress_sql(rpd *r, const char *what, const char *table, int64_t extra);
+ * the total is max(rowid) of table, queried only when a line can show.
+ * Ends the previous phase.  NULL r: no-op.  Holds no memory the caller
+ * owns.  The augmenter driver ends the last phase after the build. */
+void rpd_progress_sql(rpd *r, const char *what, const char *table);
 
-/* The same with a total the caller knows (rows the phase will scan). */
+/* The same with a total the caller knows (rows the phase's full scans
+ * will read; more rows than that show 99% until rpd_progress_end). */
 void rpd_progress_sql_total(rpd *r, const char *what, int64_t total);
 
-/* The total rows of a list of tables (sum of max(rowid); missing tables
- * count 0), for rpd_progress_sql_total; 0 when no line can show. */
+/* The same for work SQLite does without full table scans (VACUUM copies
+ * b-trees, CREATE INDEX): done is SQLite's virtual-machine steps divided
+ * by ops_per_row, the steps that work takes per row (VACUUM: ~5.5). */
+void rpd_progress_sql_ops(rpd *r, const char *what, int64_t rows, int ops_per_row);
+
+/* The total rows of a NULL-terminated list of tables (sum of max(rowid);
+ * missing tables count 0; a table named twice counts twice, for a phase
+ * that scans it twice), for rpd_progress_sql_total; 0 when no line can
+ * show. */
 int64_t rpd_progress_rows_of(rpd *r, const char *const *tables);
 
 /* End the current phase or rpd_progress line: if a line is showing, print
