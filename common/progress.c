@@ -270,7 +270,6 @@ void rpd_progress_sql(rpd *r, const char *what, const char *table)
 /* Finish the line on screen at 100% (see progress.h). */
 void rpd_progress_end(void)
 {
-  if (phase_db && getenv("X15DBG")) fprintf(stderr, "\nDBG %s scanned %lld of %lld\n", phase_what, (long long)(phase_done + scanned(phase_db)), (long long)phase_total);
   if (phase_db) {
     sqlite3_progress_handler(phase_db, 0, NULL, NULL);
     phase_db = NULL;
