@@ -31,6 +31,7 @@ static const char usage[] =
 "  --top N             only the N rows of largest impact (0 = all; default)\n"
 "  -f, --format FMT    table (default), csv or json on stdout\n"
 "  --xlsx FILE         also write the rows to an xlsx workbook\n"
+"  -q, --quiet         no progress line\n"
 "  -h, --help          this text\n"
 "\n"
 "Columns: level, name, calls_a, calls_b, total_a_us, total_b_us,\n"
@@ -104,6 +105,8 @@ static int parse_args(diff *d, int argc, char **argv)
       d->s[nfiles++].path = a;
     } else if (!strcmp(a, "--")) {
       files_only = 1;
+    } else if (rpd_cli_quiet_opt(a)) {
+      continue;
     } else if (!strcmp(a, "--by")) {
       if (parse_levels(val, &d->levels))
         return rpd_usage_error("--by: expected kernel,sequence,category,marker, "

@@ -14,7 +14,7 @@ static const char usage[] =
 "holding \"a, b\" names both (as the reference splits it).  Without MARKER\n"
 "the whole trace is one range, marker_name \"\".  kernel_percentage is the\n"
 "share of total_dur within (marker, gpu).  Durations in ns.  FILE is only\n"
-"read (the reference adds indexes to it).\n";
+"read (the reference adds indexes to it).  -q: no progress line.\n";
 
 #include <inttypes.h>
 #include <stdio.h>
