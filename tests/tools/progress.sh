@@ -83,6 +83,8 @@ tool rpd-strings "rocpd_ustring" rpd-strings t.rpd -o o.rpd --dedupe
 tool rpd-schema "upgrading" rpd-schema --upgrade v2.rpd -o o.rpd
 tool rpd-diff "trace B" rpd-diff t.rpd t2.rpd
 tool rpd2table "ops" rpd2table t.rpd -
+rpd-autograd t.rpd -o ag.rpd >/dev/null 2>&1 || notok "progress: rpd-autograd for the summary"
+tool rpd-autograd-summary "operators" rpd-autograd-summary ag.rpd o.html
 # (the call stack's own line shows from 64k calls on: here the time check)
 tool rpd-callstack "checking times" rpd-callstack t.rpd -o o.rpd
 
