@@ -26,6 +26,7 @@ static size_t last_len;        /* length of the last line, for erasing */
 static const char *cur_unit = "rows";
 static int64_t interval_ms = -1; /* RPD_PROGRESS_MS, default 250 */
 static const char *last_what;  /* the line on screen, for rpd_progress_end */
+static const char *last_unit = "rows";
 static int64_t last_total = -1, last_done;
 
 /* Whether a line can show: stderr a terminal (RPD_PROGRESS=1 forces it
@@ -110,6 +111,15 @@ void rpd_progress_format(char *buf, size_t n, const char *what, const char *unit
     snprintf(buf, n, "%s: done", what ? what : "");
 }
 
+/* rpd_progress counted in bytes (see progress.h). */
+void rpd_progress_bytes(const char *what, int64_t done, int64_t total)
+{
+  const char *u = cur_unit;
+  cur_unit = "bytes";
+  rpd_progress(what, done, total);
+  cur_unit = u;
+}
+
 /* Show the progress line (see rpd.h).  Holds no memory. */
 void rpd_progress(const char *what, int64_t done, int64_t total)
 {
@@ -135,6 +145,7 @@ void rpd_progress(const char *what, int64_t done, int64_t total)
   }
   last_ms = t;
   last_what = what;
+  last_unit = cur_unit;
   last_total = total;
   last_done = done;
   n = snprintf(line, sizeof line, "%s: ", rpd_progname ? rpd_progname : "rpd");
@@ -274,8 +285,12 @@ void rpd_progress_end(void)
     sqlite3_progress_handler(phase_db, 0, NULL, NULL);
     phase_db = NULL;
   }
-  if (shown && last_what)
+  if (shown && last_what) {
+    const char *u = cur_unit;
+    cur_unit = last_unit;
     rpd_progress(last_what, last_total >= 0 ? last_total : -1, last_total >= 0 ? last_total : -1);
+    cur_unit = u;
+  }
   shown = 0;
   start_ms = last_ms = -1;
   last_len = 0;

@@ -40,6 +40,10 @@ void rpd_progress_sql_ops(rpd *r, const char *what, int64_t rows, int ops_per_ro
  * show. */
 int64_t rpd_progress_rows_of(rpd *r, const char *const *tables);
 
+/* rpd_progress counted in bytes (shown as MB), for copying a file: the
+ * unit of other lines stays as it was. */
+void rpd_progress_bytes(const char *what, int64_t done, int64_t total);
+
 /* End the current phase or rpd_progress line: if a line is showing, print
  * it at 100% and a newline; remove the progress handler.  Safe to call
  * any time (no line: nothing). */
