@@ -88,6 +88,20 @@ tool rpd-autograd-summary "operators" rpd-autograd-summary ag.rpd o.html
 # (the call stack's own line shows from 64k calls on: here the time check)
 tool rpd-callstack "checking times" rpd-callstack t.rpd -o o.rpd
 
+# copying a trace for -o, compressing OUT.gz, decompressing a .gz input:
+# a bytes line in MB that ends at the file's size
+rm -f o.rpd.gz
+RPD_PROGRESS_MS=0 python3 pty_run.py gz.err gz.out rpd-graph t.rpd -o o.rpd.gz >/dev/null
+_size=$(awk -v s="$(wc -c <t.rpd)" 'BEGIN { printf "%.1f", s / 1e6 }')
+if tr '\r' '\n' <gz.err | grep -Eq "^rpd-graph: copying: $_size/$_size MB \(100%\)"; then ok "progress: copying line ends at the input's $_size MB"
+else notok "progress: copying line ends at the input's $_size MB" "$(tr '\r' '\n' <gz.err | grep copying | tail -1)"; fi
+# (the augmented work file grew: its own size is the total)
+if tr '\r' '\n' <gz.err | grep -Eq "^rpd-graph: compressing: ([0-9.]+)/\1 MB \(100%\)"; then ok "progress: compressing line ends at 100%"
+else notok "progress: compressing line ends at 100%" "$(tr '\r' '\n' <gz.err | grep compressing | tail -1)"; fi
+RPD_PROGRESS_MS=0 python3 pty_run.py gunz.err gunz.out rpd-graph o.rpd.gz -o o2.rpd --force >/dev/null
+if tr '\r' '\n' <gunz.err | grep -Eq "^rpd-graph: decompressing: [0-9.]+/[0-9.]+ MB \(100%\)"; then ok "progress: decompressing line ends at 100%"
+else notok "progress: decompressing line ends at 100%" "$(tr '\r' '\n' <gunz.err | tail -2)"; fi
+
 # the line is one line rewritten in place: every print starts with '\r'
 # and the finished line ends with a newline
 if python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); sys.exit(0 if d.startswith(b"\r") and b"(100%)" in d and d.rstrip(b" ").endswith(b"\n") else 1)' rpd-graph.tty.err
