@@ -8,6 +8,12 @@
  * starts the clock and prints nothing; the final call (done == total, or
  * done < 0 && total < 0) prints the last state and a newline, and only if a
  * line was shown at all, so short runs stay silent.
+ *
+ * Work inside SQLite shows the same line through phases (progress.h):
+ * SQLite's progress handler counts the rows of full table scans against a
+ * total known from max(rowid); copies of files count bytes.
+ * RPD_PROGRESS=1/0 forces the line on/off, RPD_PROGRESS_MS sets the
+ * 250 ms interval (tests use 0).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +33,7 @@ static const char *cur_unit = "rows";
 static int64_t interval_ms = -1; /* RPD_PROGRESS_MS, default 250 */
 static const char *last_what;  /* the line on screen, for rpd_progress_end */
 static const char *last_unit = "rows";
-static int64_t last_total = -1, last_done;
+static int64_t last_total = -1;
 
 /* Whether a line can show: stderr a terminal (RPD_PROGRESS=1 forces it
  * on, RPD_PROGRESS=0 off), no -q; also reads RPD_PROGRESS_MS (the least
@@ -147,7 +153,6 @@ void rpd_progress(const char *what, int64_t done, int64_t total)
   last_what = what;
   last_unit = cur_unit;
   last_total = total;
-  last_done = done;
   n = snprintf(line, sizeof line, "%s: ", rpd_progname ? rpd_progname : "rpd");
   if (n < 0 || (size_t)n >= sizeof line)
     return;
