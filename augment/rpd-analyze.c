@@ -36,6 +36,7 @@ static const char usage[] =
 #include "check.h"
 #include "namelist.h"
 #include "opclass.h"
+#include "progress.h"
 #include "rpd.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -675,6 +676,14 @@ static int drop_analysis(rpd *r, void *ctx)
   return rpd_meta_clear(r, DONE_TAG);
 }
 
+/* The rows the phases of the progress line scan (common/progress.h): each
+ * statement's full scans, the temp tables counted as the rows they copy. */
+static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_op", "rocpd_op", NULL};
+static const char *const gap_tables[] = {"rocpd_api", "rocpd_api", "rocpd_op", NULL};
+static const char *const stats_tables[] = {"rocpd_op", "rocpd_op", "rocpd_op", "rocpd_op",
+                                           "rocpd_op", NULL};
+static const char *const queue_tables[] = {"rocpd_op", "rocpd_op", "rocpd_op", NULL};
+
 static int build_analysis(rpd *r, void *ctx)
 {
   opts *o = ctx;
@@ -686,6 +695,7 @@ static int build_analysis(rpd *r, void *ctx)
     rc = check_tables(r);
   if (!rc)
     rc = rpd_view_install(r, "analysis");
+  rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, op_tables));
   if (!rc)
     rc = build_op_table(r);
   if (!rc)
@@ -694,6 +704,7 @@ static int build_analysis(rpd *r, void *ctx)
     rc = rpd_prepare(r, "INSERT INTO ext_analysis_findings (rule, severity, gpuId,"
                         " start_ns, end_ns, count, value, detail, advice)"
                         " VALUES (?,?,?,?,?,?,?,?,?)", &f.ins);
+  rpd_progress_sql_total(r, "idle gaps", rpd_progress_rows_of(r, gap_tables));
   if (!rc)
     rc = api_rule(r, o, R_SYNC_MEMCPY, sync_memcpy_sql);
   if (!rc)
@@ -701,8 +712,10 @@ static int build_analysis(rpd *r, void *ctx)
   if (!rc)
     rc = sweep(&f);
   sqlite3_finalize(f.ins);
+  rpd_progress_sql_total(r, "kernel statistics", rpd_progress_rows_of(r, stats_tables));
   if (!rc)
     rc = rpd_exec(r, launch_sql);
+  rpd_progress_sql_total(r, "queue depth", rpd_progress_rows_of(r, queue_tables));
   if (!rc)
     rc = rpd_exec(r, queue_sql);
   if (!rc)

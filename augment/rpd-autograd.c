@@ -256,7 +256,9 @@ static int build(rpd *r, void *vc) {
   if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
   if (rc == RPD_OK) rc = rpd_meta_add(r, REF_TAG, REF_VALUE);
   if (rc == RPD_OK) rc = rpd_meta_set(r, TABLE_TAG, "True");
+  rpd_progress_sql(r, "markers", "rocpd_api");
   if (rc == RPD_OK) rc = fill(r, c);
+  rpd_progress_end();
   /* --force on a trace whose markers were cleaned (rpd-strings
    * --clean-autograd) would replace the rows by fewer: keep them */
   if (rc == RPD_OK && c->rows < c->old_rows)

@@ -249,6 +249,7 @@ static int build(rpd *r, void *vc)
     rc = rpd_query_int64(r, "SELECT coalesce(max(id), 0) + 1 FROM rocpd_op", &c->next_op);
   if (!rc)
     rc = rpd_strtab_open(r, "rocpd_string", &c->names);
+  rpd_progress_sql(r, "markers", "rocpd_api");
   if (!rc)
     rc = select_markers(r, c);
   if (!rc)

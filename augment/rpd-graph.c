@@ -136,6 +136,7 @@ static int build_graph(rpd *r, void *ctx)
     rc = rpd_view_install(r, "graph");
   if (!rc)
     rc = rpd_exec(r, fill_graphs_sql);
+  rpd_progress_sql(r, "graph kernels", "rocpd_kernelapi");
   if (!rc)
     rc = rpd_exec(r, fill_kernels_sql);
   if (!rc)

@@ -714,6 +714,12 @@ static int upgrade(rpd *r, int *kept_signal)
   return rc;
 }
 
+/* The rows the upgrade's full scans read (the args moved, then both
+ * tables rebuilt and counted), for the progress line (common/progress.h). */
+static const char *const upgrade_scans[] = {
+  "rocpd_api", "rocpd_api", "rocpd_api", "rocpd_op", "rocpd_op", NULL
+};
+
 static int do_upgrade(const opts *o)
 {
   rpd *r = NULL;
@@ -730,8 +736,10 @@ static int do_upgrade(const opts *o)
                   : rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
   }
   rc = rpd_begin(r);
+  rpd_progress_sql_total(r, "upgrading", rpd_progress_rows_of(r, upgrade_scans));
   if (rc == RPD_OK)
     rc = upgrade(r, &kept);
+  rpd_progress_end();
   if (rc == RPD_OK)
     rc = rpd_commit(r);
   if (rc) {

@@ -75,6 +75,7 @@ static int sf_stream(rpd *r, sf_fn fn, void *arg)
   sqlite3_stmt *st = NULL;
   sfcall c;
   char *name = NULL;
+  rpd_progress_sql_total(r, "stack frames", rpd_progress_rows_of(r, (const char *const[]){"rocpd_stackframe", "rocpd_api_ops", "rocpd_op", NULL}));   /* progress (x15) */
   int rc = rpd_prepare(r, sql, &st), s = 0, have = 0;
   memset(&c, 0, sizeof c);
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
@@ -109,6 +110,7 @@ static int sf_stream(rpd *r, sf_fn fn, void *arg)
     rc = -s;
   if (!rc && have)
     rc = sf_emit(&c, name, fn, arg);
+  rpd_progress_end();   /* progress (x15) */
   sqlite3_finalize(st);
   sqlite3_free(sql);
   free(gpu);

@@ -215,12 +215,27 @@ static int dedupe(rpd *r, const char *t, const refs *l, const char *used,
 }
 
 /* One string table: clean, dedupe (or just measure), print its part. */
+/* The progress line of one string table (common/progress.h): the rows its
+ * statements scan, every referencing column's table twice and the string
+ * table three times (duplicates, remap, delete). */
+static void progress_phase(rpd *r, const char *t, const refs *l) {
+  int64_t n = 0;
+  if (!rpd_progress_on()) return;
+  for (size_t i = 0; i < (size_t)l->n; i++) {
+    const char *one[] = {l->v[i].table, NULL};
+    n += 2 * rpd_progress_rows_of(r, one);
+  }
+  const char *self[] = {t, t, t, NULL};
+  rpd_progress_sql_total(r, t, n + rpd_progress_rows_of(r, self));
+}
+
 static int one_table(rpd *r, const opts *o, const char *t, rpd_buf *msg) {
   refs l = {0};
   result res = {0};
   char *used = NULL;
   int rc = collect_refs(r, t, &l);
   if (rc == RPD_OK) used = used_sql(&l);
+  if (rc == RPD_OK) progress_phase(r, t, &l);
   if (rc == RPD_OK && o->clean && !strcmp(t, rpd_args_table(r)))
     rc = clean_autograd(r, t, &res);
   if (rc == RPD_OK)
@@ -232,6 +247,7 @@ static int one_table(rpd *r, const opts *o, const char *t, rpd_buf *msg) {
     if (res.merged) rpd_buf_printf(msg, " (%" PRId64 " duplicates merged)", res.merged);
     if (res.cleaned) rpd_buf_printf(msg, ", %" PRId64 " autograd tails cut", res.cleaned);
   }
+  rpd_progress_end();
   free(used);
   refs_free(&l);
   return rc;
@@ -273,7 +289,13 @@ static int parse(int argc, char **argv, opts *o) {
 /* The changes are committed; a failed VACUUM (rpd_vacuum leaves the
  * committed file as it was) only costs the compaction: say so and go on. */
 static void vacuum(rpd *r, const opts *o) {
-  if (rpd_vacuum(r) != RPD_OK)
+  static const char *const tables[] = {
+    "rocpd_api", "rocpd_api_ops", "rocpd_op", "rocpd_kernelapi", "rocpd_copyapi",
+    "rocpd_stackframe", "rocpd_monitor", "rocpd_string", "rocpd_ustring", NULL};
+  rpd_progress_sql_ops(r, "vacuum", rpd_progress_rows_of(r, tables), 5);
+  int rc = rpd_vacuum(r);
+  rpd_progress_end();
+  if (rc != RPD_OK)
     rpd_note("warning: '%s': strings tidied, but VACUUM failed (%s); "
              "the file was not compacted", o->file, rpd_errmsg());
 }

@@ -147,6 +147,7 @@ static int drop_subclass(rpd *r, void *ctx)
 static int build_subclass(rpd *r, void *ctx)
 {
   opts *o = ctx;
+  rpd_progress_sql(r, "events", strcmp(o->sc.base, "op") == 0 ? "rocpd_op" : "rocpd_api");
   int rc = rpd_subclass_build(r, &o->sc, &o->nrows);
   if (rc == RPD_EEXIST) {
     char *why = rpd_xstrdup(rpd_errmsg());

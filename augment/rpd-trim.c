@@ -338,6 +338,20 @@ static int drop_results(rpd *r, rpd_buf *dropped)
   return rc;
 }
 
+/* The rows the progress line counts (common/progress.h): the full scans
+ * of the trim (about every table twice: the deletes, then the string
+ * references) and the rows VACUUM copies (every table once). */
+static const char *const trim_scans[] = {
+  "rocpd_api", "rocpd_api_ops", "rocpd_op", "rocpd_kernelapi", "rocpd_copyapi",
+  "rocpd_stackframe", "rocpd_monitor", "rocpd_string", "rocpd_ustring",
+  "rocpd_api", "rocpd_api_ops", "rocpd_op", "rocpd_kernelapi", "rocpd_copyapi",
+  "rocpd_stackframe", "rocpd_monitor", "rocpd_string", "rocpd_ustring", NULL
+};
+static const char *const vacuum_scans[] = {
+  "rocpd_api", "rocpd_api_ops", "rocpd_op", "rocpd_kernelapi", "rocpd_copyapi",
+  "rocpd_stackframe", "rocpd_monitor", "rocpd_string", "rocpd_ustring", NULL
+};
+
 static int trim(rpd *r, int64_t start, int64_t end, rpd_buf *dropped)
 {
   int rc;
@@ -450,8 +464,10 @@ int main(int argc, char **argv)
   rc = rpd_finish_stdout();
   if (!rc)
     rc = rpd_begin(r);
+  rpd_progress_sql_total(r, "trimming", rpd_progress_rows_of(r, trim_scans));
   if (!rc)
     rc = trim(r, start, end, &dropped);
+  rpd_progress_end();
   if (!rc)
     rc = rpd_record_version(r);   /* issue 15 */
   if (!rc)
@@ -460,9 +476,11 @@ int main(int argc, char **argv)
     goto fail;
   /* committed: a failed VACUUM leaves the trimmed file as it is (see
    * rpd_vacuum), so it only costs the compaction */
+  rpd_progress_sql_ops(r, "vacuum", rpd_progress_rows_of(r, vacuum_scans), 5);
   if (rpd_vacuum(r) != RPD_OK)
     rpd_note("warning: '%s': trimmed, but VACUUM failed (%s); the file was "
              "not compacted", o.file, rpd_errmsg());
+  rpd_progress_end();
   count_tables(r, after);
   print_counts(before, after);
   if (dropped.len)

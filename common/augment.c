@@ -1,6 +1,7 @@
 /* augment.c - rpd_augment_main, the driver shared by every augmenter. */
 #include "rpd.h"
 #include "check.h"
+#include "progress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,7 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
   }
   if (!rc && p.force && a->drop) rc = a->drop(r, a->ctx);
   if (!rc) rc = a->build(r, a->ctx);
+  rpd_progress_end();   /* the last phase of the build (common/progress.h) */
   if (!rc && a->done_tag) {
     /* safety net: a build that forgot its tag would rebuild every run */
     rc = rpd_meta_get(r, a->done_tag, &done);

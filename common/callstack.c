@@ -20,6 +20,7 @@
 
 #include "callstack.h"
 #include "check.h"
+#include "progress.h"
 
 static const char table_sql[] =
     "CREATE TABLE IF NOT EXISTS \"ext_callstack\" ("
@@ -133,6 +134,7 @@ typedef struct walker {
   thread *threads;        /* open-addressing table, cap a power of two */
   size_t nthreads, cap;
   rpd_callstack_stats st;
+  int64_t progress_total; /* api rows, for the progress line (-1 unknown) */
 } walker;
 
 static int prepare_insert(rpd *r, int rows, sqlite3_stmt **st) {
@@ -359,7 +361,8 @@ static int step_call(walker *w, int64_t pid, int64_t tid, const frame *f) {
   int rc = close_until(w, t, f->start);
   if (rc == RPD_OK) rc = push(w, t, f);
   if ((++w->st.calls & 0xffff) == 0)
-    rpd_progress("call stack", w->st.calls, -1);
+    rpd_progress("call stack", w->st.calls < w->progress_total ? w->st.calls
+                 : w->progress_total - 1, w->progress_total);
   return rc;
 }
 
@@ -486,10 +489,13 @@ static void walker_reset(walker *w) {
   w->st = (rpd_callstack_stats){0};
 }
 
+static const char *const progress_tables[] = {"rocpd_api", NULL};
+
 /* One walk: through the heap (sql = 0; *fallback set when it cannot) or
  * SQLite's sort. */
 static int walk_once(walker *w, int sql, int *fallback) {
   *fallback = 0;
+  w->progress_total = rpd_progress_on() ? rpd_progress_rows_of(w->r, progress_tables) : -1;
   int rc = gpu_open(w->r, &w->gpu);
   if (rc == RPD_OK) rc = gpu_next(w->r, &w->gpu);
   if (rc == RPD_OK) rc = prepare_insert(w->r, BATCH, &w->ins_batch);
@@ -498,7 +504,7 @@ static int walk_once(walker *w, int sql, int *fallback) {
   for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback; i++)
     if (w->threads[i].used) rc = close_until(w, &w->threads[i], INT64_MAX);
   if (rc == RPD_OK && !*fallback) rc = flush(w);
-  if (w->st.calls >= 0x10000) rpd_progress("call stack", -1, -1);
+  rpd_progress_end();
   w->st.threads = (int64_t)w->nthreads;
   sqlite3_finalize(w->ins_batch);
   sqlite3_finalize(w->ins_one);

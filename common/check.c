@@ -1,6 +1,7 @@
 /* check.c - one cheap query per table that finds rows whose start, end
  * (and gpuId) are of the wrong type or outside the sane range. */
 #include "check.h"
+#include "progress.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -137,6 +138,8 @@ int rpd_check_table(rpd *r, const char *table, int gpu, int64_t *bad)
   return report(table, n);
 }
 
+static const char *const checked_tables[] = { "rocpd_api", "rocpd_op", NULL };
+
 /* Whether this handle passed rpd_check_trace with no change since: the
  * driver and the call stack builder both check, and the second scan is
  * skipped.  The verdict lives in the handle (r->checked_at), so a new
@@ -151,8 +154,10 @@ int rpd_check_trace(rpd *r)
   int rc;
 
   if (still_passed(r)) return RPD_OK;
+  rpd_progress_sql_total(r, "checking times", rpd_progress_rows_of(r, checked_tables));
   rc = rpd_check_table(r, "rocpd_api", 0, NULL);
   if (!rc) rc = rpd_check_table(r, "rocpd_op", 1, NULL);
+  rpd_progress_end();
   r->checked_at = rc ? 0 : sqlite3_total_changes64(r->db) + 1;
   return rc;
 }

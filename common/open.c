@@ -163,6 +163,20 @@ static int sniff(const char *path, int *kind)
 }
 
 /* Decompress the gzip file src into the open file dst_fd. */
+/* The size of the open file fd (progress totals), -1 if unknown. */
+static int64_t fd_size(int fd)
+{
+  struct stat st;
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
+}
+
+/* The progress line of a file copy: done of total bytes (total < 0:
+ * unknown); only rpd_progress_end says 100%. */
+static void copy_progress(const char *what, int64_t done, int64_t total)
+{
+  rpd_progress_bytes(what, total > 0 && done >= total ? total - 1 : done, total);
+}
+
 static int gunzip_to(const char *src, int dst_fd)
 {
   int fd = open(src, O_RDONLY | O_CLOEXEC), rc = RPD_OK, zerr;
@@ -174,12 +188,15 @@ static int gunzip_to(const char *src, int dst_fd)
   if (!g) { close(fd); return rpd_seterr(RPD_ENOMEM, "out of memory for gzip"); }
   gzbuffer(g, 1 << 18);
   buf = rpd_xmalloc(IOBUF);
+  int64_t total = fd_size(fd);
   for (;;) {
     int n = gzread(g, buf, IOBUF);
     if (n < 0) { rc = rpd_seterr(RPD_EGZIP, "truncated or corrupt gzip data"); break; }
     if (n == 0) break;
     if ((rc = write_all(dst_fd, buf, (size_t)n))) break;
+    copy_progress("decompressing", gzoffset(g), total);
   }
+  rpd_progress_end();
   free(buf);
   zerr = gzclose_r(g);
   if (!rc && zerr != Z_OK) rc = rpd_seterr(RPD_EGZIP, "truncated or corrupt gzip data");
@@ -206,11 +223,13 @@ static int gzip_to(const char *src, int dst_fd)
   }
   gzbuffer(g, 1 << 18);
   buf = rpd_xmalloc(IOBUF);
+  int64_t total = fd_size(fd), done = 0;
   for (;;) {
     ssize_t n = read(fd, buf, IOBUF);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) { rc = errno_status(errno, "cannot read work file"); break; }
     if (n == 0) break;
+    copy_progress("compressing", done += n, total);
     if (gzwrite(g, buf, (unsigned)n) != (int)n) {
       int zerr;
       const char *m = gzerror(g, &zerr);
@@ -219,6 +238,7 @@ static int gzip_to(const char *src, int dst_fd)
       break;
     }
   }
+  rpd_progress_end();
   free(buf);
   close(fd);
   if (gzclose_w(g) != Z_OK && !rc)
@@ -234,13 +254,16 @@ static int copy_to(const char *src, int dst_fd)
 
   if (fd < 0) return errno_status(errno, "cannot read");
   buf = rpd_xmalloc(IOBUF);
+  int64_t total = fd_size(fd), done = 0;
   for (;;) {
     ssize_t n = read(fd, buf, IOBUF);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) { rc = errno_status(errno, "cannot read"); break; }
     if (n == 0) break;
     if ((rc = write_all(dst_fd, buf, (size_t)n))) break;
+    copy_progress("copying", done += n, total);
   }
+  rpd_progress_end();
   free(buf);
   close(fd);
   return rc;

@@ -8,12 +8,20 @@
  * starts the clock and prints nothing; the final call (done == total, or
  * done < 0 && total < 0) prints the last state and a newline, and only if a
  * line was shown at all, so short runs stay silent.
+ *
+ * Work inside SQLite shows the same line through phases (progress.h):
+ * SQLite's progress handler counts the rows of full table scans against a
+ * total known from max(rowid); copies of files count bytes.
+ * RPD_PROGRESS=1/0 forces the line on/off, RPD_PROGRESS_MS sets the
+ * 250 ms interval (tests use 0).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "progress.h"
 #include "rpd.h"
 
 static int64_t start_ms = -1;  /* first call of the current line */
@@ -22,6 +30,26 @@ static int shown;              /* a line is on screen */
 static int tty = -1;           /* cached isatty(2) */
 static size_t last_len;        /* length of the last line, for erasing */
 static const char *cur_unit = "rows";
+static int64_t interval_ms = -1; /* RPD_PROGRESS_MS, default 250 */
+static const char *last_what;  /* the line on screen, for rpd_progress_end */
+static const char *last_unit = "rows";
+static int64_t last_total = -1;
+
+/* Whether a line can show: stderr a terminal (RPD_PROGRESS=1 forces it
+ * on, RPD_PROGRESS=0 off), no -q; also reads RPD_PROGRESS_MS (the least
+ * time before the first print and between prints, default 250). */
+int rpd_progress_on(void)
+{
+  if (tty < 0) {
+    const char *force = getenv("RPD_PROGRESS");
+    const char *ms = getenv("RPD_PROGRESS_MS");
+    tty = force && *force ? atoi(force) != 0 : isatty(2);
+    interval_ms = ms && *ms ? atoll(ms) : 250;
+    if (interval_ms < 0)
+      interval_ms = 250;
+  }
+  return tty && !rpd_quiet;
+}
 
 static int64_t now_ms(void)
 {
@@ -89,6 +117,15 @@ void rpd_progress_format(char *buf, size_t n, const char *what, const char *unit
     snprintf(buf, n, "%s: done", what ? what : "");
 }
 
+/* rpd_progress counted in bytes (see progress.h). */
+void rpd_progress_bytes(const char *what, int64_t done, int64_t total)
+{
+  const char *u = cur_unit;
+  cur_unit = "bytes";
+  rpd_progress(what, done, total);
+  cur_unit = u;
+}
+
 /* Show the progress line (see rpd.h).  Holds no memory. */
 void rpd_progress(const char *what, int64_t done, int64_t total)
 {
@@ -97,9 +134,7 @@ void rpd_progress(const char *what, int64_t done, int64_t total)
   char line[256];
   int n;
 
-  if (tty < 0)
-    tty = isatty(2);
-  if (!tty || rpd_quiet)
+  if (!rpd_progress_on())
     return;
   t = now_ms();
   if (finish && !shown) {
@@ -111,10 +146,13 @@ void rpd_progress(const char *what, int64_t done, int64_t total)
       start_ms = last_ms = t;   /* the first call starts the clock: no flash */
       return;
     }
-    if (t - last_ms < 250)
+    if (t - last_ms < interval_ms)
       return;
   }
   last_ms = t;
+  last_what = what;
+  last_unit = cur_unit;
+  last_total = total;
   n = snprintf(line, sizeof line, "%s: ", rpd_progname ? rpd_progname : "rpd");
   if (n < 0 || (size_t)n >= sizeof line)
     return;
@@ -141,11 +179,7 @@ void rpd_progress_rows(rpd *r, const char *what, const char *table, int64_t id)
   static char cached[64];
   static int64_t total = -1;
 
-  if (!r || !table || rpd_quiet)
-    return;
-  if (tty < 0)
-    tty = isatty(2);
-  if (!tty)
+  if (!r || !table || !rpd_progress_on())
     return;
   if (strncmp(cached, table, sizeof cached) != 0) {
     char *sql = sqlite3_mprintf("SELECT max(id) FROM \"%w\"", table);
@@ -157,4 +191,112 @@ void rpd_progress_rows(rpd *r, const char *what, const char *table, int64_t id)
     sqlite3_free(sql);
   }
   rpd_progress(what, id, total);
+}
+
+/* ------------------------------------------------ phases over SQL work */
+
+static sqlite3 *phase_db;        /* the connection with our handler */
+static const char *phase_what;
+static int64_t phase_total = -1, phase_done;
+static int64_t phase_ops_per_row;   /* > 0: count VM steps, not scans */
+
+/* The rows stepped through in full table scans by every statement of db
+ * since the last call (each statement's counter is read and reset). */
+static int64_t scanned(sqlite3 *db)
+{
+  int64_t n = 0;
+  for (sqlite3_stmt *s = sqlite3_next_stmt(db, NULL); s; s = sqlite3_next_stmt(db, s))
+    n += sqlite3_stmt_status(s, SQLITE_STMTSTATUS_FULLSCAN_STEP, 1);
+  return n;
+}
+
+/* SQLite's progress handler: every PHASE_OPS virtual-machine steps. */
+#define PHASE_OPS 20000
+static int phase_tick(void *unused)
+{
+  int64_t d;
+  (void)unused;
+  if (phase_ops_per_row > 0)
+    phase_done += PHASE_OPS;
+  else
+    phase_done += scanned(phase_db);
+  d = phase_ops_per_row > 0 ? phase_done / phase_ops_per_row : phase_done;
+  if (phase_total > 0 && d >= phase_total)
+    d = phase_total - 1;      /* only rpd_progress_end says 100% */
+  rpd_progress(phase_what, d, phase_total);
+  return 0;
+}
+
+/* max(rowid) of table, 0 when it is empty, missing or has no rowid. */
+static int64_t max_rowid(rpd *r, const char *table)
+{
+  int64_t n = 0;
+  char *sql = sqlite3_mprintf("SELECT ifnull(max(rowid), 0) FROM \"%w\"", table);
+  if (!sql || rpd_query_int64(r, sql, &n) != RPD_OK || n < 0) {
+    n = 0;
+    rpd_clearerr();
+  }
+  sqlite3_free(sql);
+  return n;
+}
+
+/* Sum of max(rowid) over tables (see progress.h). */
+int64_t rpd_progress_rows_of(rpd *r, const char *const *tables)
+{
+  int64_t n = 0;
+  if (!r || !tables || !rpd_progress_on())
+    return 0;
+  for (size_t i = 0; tables[i]; i++)
+    n += max_rowid(r, tables[i]);
+  return n;
+}
+
+/* Start a phase with a known total (see progress.h). */
+void rpd_progress_sql_total(rpd *r, const char *what, int64_t total)
+{
+  rpd_progress_end();
+  if (!r || !r->db || !rpd_progress_on())
+    return;
+  phase_db = r->db;
+  phase_what = what;
+  phase_total = total > 0 ? total : -1;
+  phase_done = 0;
+  phase_ops_per_row = 0;
+  scanned(phase_db);              /* zero the counters */
+  rpd_progress(what, 0, phase_total);   /* starts the clock */
+  sqlite3_progress_handler(phase_db, PHASE_OPS, phase_tick, NULL);
+}
+
+/* Start a phase counted in virtual-machine steps (see progress.h). */
+void rpd_progress_sql_ops(rpd *r, const char *what, int64_t rows, int ops_per_row)
+{
+  rpd_progress_sql_total(r, what, rows);
+  if (phase_db)
+    phase_ops_per_row = ops_per_row > 0 ? ops_per_row : 1;
+}
+
+/* Start a phase over the rows of table (see progress.h). */
+void rpd_progress_sql(rpd *r, const char *what, const char *table)
+{
+  if (!r || !table || !rpd_progress_on())
+    return;
+  rpd_progress_sql_total(r, what, max_rowid(r, table));
+}
+
+/* Finish the line on screen at 100% (see progress.h). */
+void rpd_progress_end(void)
+{
+  if (phase_db) {
+    sqlite3_progress_handler(phase_db, 0, NULL, NULL);
+    phase_db = NULL;
+  }
+  if (shown && last_what) {
+    const char *u = cur_unit;
+    cur_unit = last_unit;
+    rpd_progress(last_what, last_total >= 0 ? last_total : -1, last_total >= 0 ? last_total : -1);
+    cur_unit = u;
+  }
+  shown = 0;
+  start_ms = last_ms = -1;
+  last_len = 0;
 }

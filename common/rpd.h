@@ -463,4 +463,6 @@ typedef struct rpd_augment {
 } rpd_augment;
 int rpd_augment_main(const rpd_augment *a, int argc, char **argv);
 
+#include "progress.h"   /* progress phases over SQL work, rpd_progress_end */
+
 #endif

@@ -131,6 +131,12 @@ static const char rows_window[] =
     " WHERE A.start BETWEEN ?1 AND ?2"
     " GROUP BY X.autogradName_id, X.kernelName_id, X.sizes";
 
+/* The rows the page's full scans read (the call stack under the autograd
+ * view, then the kernel ops of the trace), for the progress line
+ * (common/progress.h). */
+static const char *const progress_scans[] = {"ext_callstack", "rocpd_op", "rocpd_kernelapi",
+                                             NULL};
+
 static int materialize(summary *s) {
   sqlite3_stmt *st = NULL;
   int v, rc = rpd_prepare(s->r, s->ranged ? rows_window : rows_all, &st);
@@ -453,7 +459,10 @@ int main(int argc, char **argv) {
     s.ranged = 1;
     if ((ret = parse_window(&s, start, end))) goto done;
   }
-  if (materialize(&s) != RPD_OK || totals(&s) != RPD_OK || trace_kernels(&s) != RPD_OK) {
+  rpd_progress_sql_total(s.r, "operators", rpd_progress_rows_of(s.r, progress_scans));
+  int bad = materialize(&s) != RPD_OK || totals(&s) != RPD_OK || trace_kernels(&s) != RPD_OK;
+  rpd_progress_end();
+  if (bad) {
     ret = rpd_fail("cannot read '%s': %s", s.in, rpd_errmsg());
     goto done;
   }

@@ -31,6 +31,7 @@ static const char usage[] =
 "  --top N             only the N rows of largest impact (0 = all; default)\n"
 "  -f, --format FMT    table (default), csv or json on stdout\n"
 "  --xlsx FILE         also write the rows to an xlsx workbook\n"
+"  -q, --quiet         no progress line\n"
 "  -h, --help          this text\n"
 "\n"
 "Columns: level, name, calls_a, calls_b, total_a_us, total_b_us,\n"
@@ -104,6 +105,8 @@ static int parse_args(diff *d, int argc, char **argv)
       d->s[nfiles++].path = a;
     } else if (!strcmp(a, "--")) {
       files_only = 1;
+    } else if (rpd_cli_quiet_opt(a)) {
+      continue;
     } else if (!strcmp(a, "--by")) {
       if (parse_levels(val, &d->levels))
         return rpd_usage_error("--by: expected kernel,sequence,category,marker, "
@@ -182,6 +185,21 @@ static char *level_sql(const side *s, unsigned level)
   return sql;
 }
 
+/* The progress line of side k (common/progress.h): the rows its levels
+ * scan, rocpd_op and rocpd_api_ops once per op level and rocpd_api for the
+ * markers. */
+static void progress_phase(diff *d, int k)
+{
+  static const char *const op[] = {"rocpd_op", "rocpd_api_ops", NULL};
+  static const char *const api[] = {"rocpd_api", NULL};
+  int64_t n = rpd_progress_rows_of(d->s[k].r, op), total = 0;
+  if (d->levels & L_KERNEL) total += n;
+  if (d->levels & L_SEQUENCE) total += n;
+  if (d->levels & L_CATEGORY) total += n;
+  if (d->levels & L_MARKER) total += rpd_progress_rows_of(d->s[k].r, api);
+  rpd_progress_sql_total(d->s[k].r, k ? "trace B" : "trace A", total);
+}
+
 /* Aggregate every chosen level of side k into mem.agg0 or agg1. */
 static int aggregate(diff *d, int k)
 {
@@ -195,6 +213,7 @@ static int aggregate(diff *d, int k)
                          " VALUES (?, ?, ?, ?)" : "INSERT INTO agg0(level, name, calls,"
                          " total) VALUES (?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
     return rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(d->mem));
+  progress_phase(d, k);
   for (int l = 0; !rc && l < 4; l++) {
     sqlite3_stmt *st = NULL;
     char *sql;
@@ -217,6 +236,7 @@ static int aggregate(diff *d, int k)
     sqlite3_finalize(st);
     free(sql);
   }
+  rpd_progress_end();
   sqlite3_finalize(ins);
   return rc;
 }

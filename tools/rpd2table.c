@@ -14,7 +14,7 @@ static const char usage[] =
 "holding \"a, b\" names both (as the reference splits it).  Without MARKER\n"
 "the whole trace is one range, marker_name \"\".  kernel_percentage is the\n"
 "share of total_dur within (marker, gpu).  Durations in ns.  FILE is only\n"
-"read (the reference adds indexes to it).\n";
+"read (the reference adds indexes to it).  -q: no progress line.\n";
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -162,6 +162,12 @@ static int write_table(rpd *r, FILE *o, int64_t *rows)
   return rc;
 }
 
+/* The rows the summary's full scans read, for the progress line
+ * (common/progress.h). */
+static const char *const progress_scans[] = {
+  "rocpd_api", "rocpd_api_ops", "rocpd_op", NULL
+};
+
 int main(int argc, char **argv)
 {
   if (rpd_cli_init(argc, argv, usage))
@@ -174,6 +180,8 @@ int main(int argc, char **argv)
         pos[n++] = argv[i];
       break;
     }
+    if (rpd_cli_quiet_opt(argv[i]))
+      continue;
     if (argv[i][0] == '-' && argv[i][1]) {
       free(pos);
       return rpd_usage_error("unknown option '%s'", argv[i]);
@@ -198,11 +206,13 @@ int main(int argc, char **argv)
   rpd_outfile of = {0};
   FILE *o = stdout;
   int64_t rows = 0;
+  rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, progress_scans));
   int rc = make_markers(r, pos + 1, n - 2);
   if (!rc && !to_stdout && !(rc = rpd_outfile_begin(&of, out, path)))
     o = of.fp;
   if (!rc)
     rc = write_table(r, o, &rows);
+  rpd_progress_end();
   rpd_close(r, 0);
   free(pos);
   if (rc) {
