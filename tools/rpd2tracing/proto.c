@@ -462,6 +462,46 @@ static int64_t ends_pop(pseq *q) {
   return top;
 }
 
+/* Write the packet: what s->pkt holds, then the TrackEvent in s->te and
+ * the interned data, each copied once, straight into the sink. */
+static void pkt_event(conv *c, pstate *s) {
+  sink *k = &c->out;
+  uint8_t th[12], ih[12], hdr[12];
+  size_t tn = put_varint(th, F_PKT_TRACK_EVENT << 3 | WIRE_LEN), in = 0;
+  tn += put_varint(th + tn, s->te.len);
+  if (s->interned.len) {
+    in = put_varint(ih, F_PKT_INTERNED << 3 | WIRE_LEN);
+    in += put_varint(ih + in, s->interned.len);
+  }
+  size_t body = s->pkt.len + tn + s->te.len + in + s->interned.len;
+  size_t h = put_varint(hdr, F_TRACE_PACKET << 3 | WIRE_LEN);
+  h += put_varint(hdr + h, body);
+  if (k->len + h + body > k->cap) {
+    sink_flush(k);
+    if (h + body > k->cap) {
+      k->cap = h + body;
+      k->buf = rpd_xrealloc(k->buf, k->cap);
+    }
+  }
+  char *p = k->buf + k->len;
+  memcpy(p, hdr, h);
+  p += h;
+  memcpy(p, s->pkt.p, s->pkt.len);
+  p += s->pkt.len;
+  memcpy(p, th, tn);
+  p += tn;
+  memcpy(p, s->te.p, s->te.len);
+  p += s->te.len;
+  if (in) {
+    memcpy(p, ih, in);
+    p += in;
+    memcpy(p, s->interned.p, s->interned.len);
+    p += s->interned.len;
+  }
+  k->len = (size_t)(p - k->buf);
+  s->pkt.len = 0;
+}
+
 /* The END packets of q's slices that end by t (all: t = INT64_MAX). */
 static void flush_ends(conv *c, pstate *s, pseq *q, int64_t t) {
   while (q->nends && q->ends[0] <= t) {
@@ -470,8 +510,7 @@ static void flush_ends(conv *c, pstate *s, pseq *q, int64_t t) {
     pkt_ts(s, q, e);
     s->te.len = 0;
     pb_varint(&s->te, F_TE_TYPE, TYPE_SLICE_END);
-    pb_msg(&s->pkt, F_PKT_TRACK_EVENT, &s->te);
-    emit_packet(c, s);
+    pkt_event(c, s);
   }
 }
 
@@ -623,12 +662,6 @@ static void te_arg(pstate *s, pseq *q, const arg *a) {
   pb_msg(&s->te, F_TE_DEBUG_ANN, &s->ann);
 }
 
-/* Finish the packet: the TrackEvent in s->te, interned data. */
-static void pkt_event(conv *c, pstate *s) {
-  pb_msg(&s->pkt, F_PKT_TRACK_EVENT, &s->te);
-  if (s->interned.len) pb_msg(&s->pkt, F_PKT_INTERNED, &s->interned);
-  emit_packet(c, s);
-}
 
 /* A slice, an instant (dur < 0) or a flow end point (flow != 0). */
 static void event(conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
