@@ -106,11 +106,7 @@ int emit_hsa(conv *c) {
  * a bitmap (protobuf only: their slices end the flows emit_links starts). */
 static int load_linked_ops(conv *c) {
   sqlite3_stmt *st = NULL;
-  /* the whole trace: every launch counts, no look-up of its api call
-   * (a row naming a missing call gives an end without a start, which
-   * Perfetto ignores) */
-  int whole = c->lo == INT64_MIN && c->hi == INT64_MAX;
-  int s = SQLITE_DONE, rc = prep(c, &st, whole ? "SELECT op_id FROM rocpd_api_ops" :
+  int s = SQLITE_DONE, rc = prep(c, &st,
       "SELECT X.op_id FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id"
       " WHERE A.start BETWEEN ?1 AND ?2");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
