@@ -351,13 +351,13 @@ fi
 # ---------------------------------------------------------------- protobuf
 PC="$RPD_TESTBIN/proto_check"
 PROTO_DIR="$ROOT/tests/proto"
-# facts TRACE NAME: the JSON and the protobuf of TRACE hold the same events
+# same_events TRACE NAME [OPTION...]: the JSON and the protobuf of TRACE hold the same events
 # (slices and instants per category with their first and last start,
 # counter points per process and series, flows), and the protobuf keeps
 # Perfetto's rules.
 same_events() {
-  _t=$1; _n=$2
-  if ! rpd2tracing "$_t" se.json -q 2>se.err || ! rpd2tracing "$_t" se.pftrace -q 2>>se.err; then
+  _t=$1; _n=$2; shift 2   # further arguments: options of both runs
+  if ! rpd2tracing "$_t" se.json -q "$@" 2>se.err || ! rpd2tracing "$_t" se.pftrace -q "$@" 2>>se.err; then
     notok "$_n: converts to JSON and protobuf" "$(cat se.err)"; return
   fi
   "$JC" se.json | awk '($1=="cat"||$1=="tsrange") && $2 ~ /^(X|i)\// {print}
@@ -422,8 +422,9 @@ if command -v rpd-synth >/dev/null 2>&1 && [ -s synth.rpd ]; then
 fi
 if need_shared "$TRACES/mytrace.rpd.gz"; then
   same_events my.rpd "mytrace"
-  check_eq "mytrace: protobuf at least 3x smaller than the JSON" yes \
-    "$([ $(($(wc -c <se.json) / $(wc -c <se.pftrace))) -ge 3 ] && echo yes)"
+  check_eq "mytrace: protobuf at least 5x smaller than the JSON" yes \
+    "$([ $(($(wc -c <se.json) / $(wc -c <se.pftrace))) -ge 5 ] && echo yes)"
+  same_events my.rpd "mytrace --start 20% --end 40%" --start 20% --end 40%
   if command -v rpd-import >/dev/null 2>&1; then
     for f in rocprofv3_908_results.json.gz rocprofv3_28_results.db rocprofv3_csv rocprofv3_doc_samples; do
       [ -e "$TRACES/$f" ] || continue
