@@ -21,6 +21,10 @@
  *                                 thread_name "M"
  *   no_cat N                      events without a "cat"
  * With --verbose the first nesting violations go to stderr.
+ * With --events OUT, every event as one line into OUT (unsorted; see
+ * proto_check.c for the format): X, i and C events with their times in ns,
+ * tracks as "process name/thread name", args as KEY=VALUE;, and a line per
+ * flow ("s" and "f" of one id).
  * Exit 0 when the file is valid JSON, 1 (message on stderr) when not. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +69,21 @@ typedef struct state {
   table pids, threads, named_pids, named_threads;
   long long no_cat;
   int verbose;
+  /* --events */
+  FILE *evout;
+  char argkey[256];
+  struct sbuf { char *p; size_t n, cap; } args;
+  struct jev *evs;
+  size_t nevs, evcap;
+  table pname, tname;       /* pid, pid/tid -> name (in min_text) */
 } state;
+
+/* --events: an event line, its track resolved at the end; s/f ends too. */
+typedef struct jev {
+  char kind;
+  char *cat, *name, *args, *pid, *tid;
+  long long ts, dur, id;
+} jev;
 
 /* An "X" event: its track and its interval in ns (parsed from the text). */
 typedef struct xev {
@@ -115,11 +133,37 @@ static void ids_add(ids *a, long long v) {
   a->v[a->n++] = v;
 }
 
+static void sb_add(struct sbuf *b, const char *t, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    b->cap = (b->n + n + 1) * 2;
+    b->p = xrealloc(b->p, b->cap);
+  }
+  memcpy(b->p + b->n, t, n);
+  b->n += n;
+  b->p[b->n] = 0;
+}
+
+/* Text for an event line: tabs, newlines and backslashes escaped (the same
+ * rule as proto_check --events). */
+static void sb_esc(struct sbuf *b, const char *t, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char c = t[i];
+    if (c == '\\') sb_add(b, "\\\\", 2);
+    else if (c == '\t') sb_add(b, "\\t", 2);
+    else if (c == '\n') sb_add(b, "\\n", 2);
+    else sb_add(b, &c, 1);
+  }
+}
+
+static char *sdup(const char *t) { return strdup(t ? t : ""); }
+
 static void reset_event(state *s) {
   free(s->ph); free(s->cat); free(s->name); free(s->pid); free(s->ts);
   free(s->tid); free(s->dur);
   s->ph = s->cat = s->name = s->pid = s->ts = s->tid = s->dur = NULL;
   s->has_ts = s->has_dur = s->has_pid = s->has_tid = s->has_id = s->arg_numbers = 0;
+  s->args.n = 0;
+  if (s->args.p) s->args.p[0] = 0;
 }
 
 /* "12.345" microseconds -> 12345 ns, exactly (no floating point). */
@@ -167,6 +211,28 @@ static void track_event(state *s, const char *ph) {
   }
 }
 
+/* --events: keep the event (names are resolved at the end). */
+static void record_event(state *s, const char *ph) {
+  if (!strcmp(ph, "M")) {
+    const char *v = s->args.p ? s->args.p : "";
+    table *t = NULL;
+    char key[160];
+    if (s->name && !strcmp(s->name, "process_name") && s->pid) t = &s->pname;
+    if (s->name && !strcmp(s->name, "thread_name") && s->pid && s->tid) t = &s->tname;
+    if (!t) return;
+    snprintf(key, sizeof key, t == &s->pname ? "%s" : "%s/%s", s->pid, s->tid ? s->tid : "");
+    counted *c = table_get(t, key);
+    free(c->min_text);
+    c->min_text = strncmp(v, "name=", 5) ? sdup(v) : strndup(v + 5, strlen(v + 5) - 1);
+    return;
+  }
+  if (s->nevs == s->evcap) s->evs = xrealloc(s->evs, (s->evcap = s->evcap ? s->evcap * 2 : 1024) * sizeof *s->evs);
+  struct sbuf nb = {0};
+  if (s->name) sb_esc(&nb, s->name, strlen(s->name));
+  s->evs[s->nevs++] = (jev){ph[0], sdup(s->cat), nb.p ? nb.p : sdup(""), sdup(s->args.p), sdup(s->pid),
+                            sdup(s->tid), us_text_ns(s->ts), us_text_ns(s->dur), s->id};
+}
+
 static void finish_event(state *s) {
   const char *ph = s->ph ? s->ph : "", *cat = s->cat ? s->cat : "";
   char key[512];
@@ -197,6 +263,7 @@ static void finish_event(state *s) {
       if (!strcmp(s->name, s->find[i])) s->found[i]++;
   s->bad += bad;
   track_event(s, ph);
+  if (s->evout) record_event(s, ph);
   reset_event(s);
 }
 
@@ -204,6 +271,12 @@ static int on_value(state *s, const unsigned char *v, size_t n, int is_string) {
   if (!s->in_event) return 1;
   if (s->level == s->ev_level + 1 && !strcmp(s->key, "args") && !is_string)
     s->arg_numbers++;
+  if (s->evout && s->level == s->ev_level + 1 && !strcmp(s->key, "args")) {
+    sb_esc(&s->args, s->argkey, strlen(s->argkey));
+    sb_add(&s->args, "=", 1);
+    sb_esc(&s->args, (const char *)v, n);
+    sb_add(&s->args, ";", 1);
+  }
   if (s->level != s->ev_level) return 1;
   if (!strcmp(s->key, "ph") && is_string) s->ph = dupn(v, n);
   else if (!strcmp(s->key, "cat") && is_string) s->cat = dupn(v, n);
@@ -263,6 +336,12 @@ static int cb_end_array(void *ctx) { ((state *)ctx)->level--; return 1; }
 
 static int cb_map_key(void *ctx, const unsigned char *k, size_t n) {
   state *s = ctx;
+  if (s->in_event && s->level == s->ev_level + 1 && !strcmp(s->key, "args")) {
+    if (n >= sizeof s->argkey) n = sizeof s->argkey - 1;
+    memcpy(s->argkey, k, n);
+    s->argkey[n] = 0;
+    return 1;
+  }
   if (s->in_event && s->level == s->ev_level) {
     if (n >= sizeof s->key) n = sizeof s->key - 1;
     memcpy(s->key, k, n);
@@ -346,6 +425,65 @@ static long long unnamed(table *used, table *named) {
   return n;
 }
 
+static const char *name_of(table *t, const char *key) {
+  for (size_t i = 0; i < t->n; i++)
+    if (!strcmp(t->v[i].key, key)) return t->v[i].min_text ? t->v[i].min_text : "?";
+  return "?";
+}
+
+static void jtrack(state *s, const jev *e, char *out, size_t n) {
+  char key[160];
+  snprintf(key, sizeof key, "%s/%s", e->pid, e->tid);
+  snprintf(out, n, "%s/%s", name_of(&s->pname, e->pid), name_of(&s->tname, key));
+}
+
+static int cmp_jev_id(const void *a, const void *b) {
+  const jev *x = *(jev *const *)a, *y = *(jev *const *)b;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The event lines of --events: the same as proto_check --events. */
+static void print_events(state *s) {
+  char k1[400], k2[400];
+  jev **sv = xrealloc(NULL, (s->nevs + 1) * sizeof *sv), **fv = xrealloc(NULL, (s->nevs + 1) * sizeof *fv);
+  size_t ns = 0, nf = 0;
+  for (size_t i = 0; i < s->nevs; i++) {
+    jev *e = &s->evs[i];
+    if (e->kind == 'X' || e->kind == 'i') {
+      jtrack(s, e, k1, sizeof k1);
+      if (e->kind == 'X')
+        fprintf(s->evout, "X %s %lld %lld %s\t%s\t%s\n", e->cat, e->ts, e->dur, k1, e->name, e->args);
+      else
+        fprintf(s->evout, "i %s %lld %s\t%s\t%s\n", e->cat, e->ts, k1, e->name, e->args);
+    } else if (e->kind == 'C') {
+      const char *eq = strchr(e->args, '=');
+      fprintf(s->evout, "C %s %s %lld %.17g\n", e->pid, e->name, e->ts, eq ? strtod(eq + 1, NULL) : 0.0);
+    } else if (e->kind == 's') {
+      sv[ns++] = e;
+    } else if (e->kind == 'f') {
+      fv[nf++] = e;
+    }
+  }
+  if (ns) qsort(sv, ns, sizeof *sv, cmp_jev_id);
+  if (nf) qsort(fv, nf, sizeof *fv, cmp_jev_id);
+  for (size_t i = 0, j = 0; i < ns && j < nf;) {
+    if (sv[i]->id < fv[j]->id) { i++; continue; }
+    if (sv[i]->id > fv[j]->id) { j++; continue; }
+    jtrack(s, sv[i], k1, sizeof k1);
+    jtrack(s, fv[j], k2, sizeof k2);
+    fprintf(s->evout, "F %lld %s -> %lld %s\n", sv[i]->ts, k1, fv[j]->ts, k2);
+    i++;
+    j++;
+  }
+  for (size_t i = 0; i < s->nevs; i++) {
+    jev *e = &s->evs[i];
+    free(e->cat); free(e->name); free(e->args); free(e->pid); free(e->tid);
+  }
+  free(s->evs);
+  free(sv);
+  free(fv);
+}
+
 int main(int argc, char **argv) {
   state s = {0};
   static unsigned char buf[1 << 16];
@@ -360,6 +498,11 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--find")) { s.found[s.nfind] = 0; s.find[s.nfind++] = argv[i + 1]; }
   for (int i = 2; i < argc; i++)
     if (!strcmp(argv[i], "--verbose")) s.verbose = 1;
+  for (int i = 2; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--events") && !(s.evout = fopen(argv[i + 1], "w"))) {
+      fprintf(stderr, "json_check: cannot write '%s'\n", argv[i + 1]);
+      return 1;
+    }
   in = gzopen(argv[1], "rb");
   if (!in) { fprintf(stderr, "json_check: cannot open '%s'\n", argv[1]); return 1; }
   h = yajl_alloc(&callbacks, NULL, &s);
@@ -389,9 +532,16 @@ int main(int argc, char **argv) {
   printf("unnamed_process %lld\n", unnamed(&s.pids, &s.named_pids));
   printf("unnamed_thread %lld\n", unnamed(&s.threads, &s.named_threads));
   printf("no_cat %lld\n", s.no_cat);
+  if (s.evout) {
+    print_events(&s);
+    if (fclose(s.evout)) { fputs("json_check: cannot write the event lines\n", stderr); return 1; }
+    table_free(&s.pname);
+    table_free(&s.tname);
+  }
   yajl_free(h);
   gzclose(in);
   reset_event(&s);
+  free(s.args.p);
   table_free(&s.by_ph);
   table_free(&s.by_cat);
   table_free(&s.counters);

@@ -17,7 +17,19 @@
  *   unnamed N                     tracks with events but no name, or whose
  *                                 process has no name
  *   bad N                         events on undescribed tracks, unknown
- *                                 iids, END without BEGIN, BEGIN without END
+ *                                 iids, END without BEGIN, BEGIN without END,
+ *                                 timestamps on an undefined clock
+ * Timestamps are resolved as Perfetto does: a packet's timestamp is on its
+ * timestamp_clock_id, or its sequence's TracePacketDefaults clock; clock 64
+ * defined by the sequence's ClockSnapshot as incremental means deltas.  An
+ * event without track_uuid is on its sequence's TrackEventDefaults track;
+ * an END closes the last open slice of its track in time order.
+ * With --events OUT, every event as one line into OUT (unsorted), the same
+ * lines as json_check --events gives for the JSON of the same trace:
+ *   X CAT TS DUR PROCESS/TRACK<tab>NAME<tab>KEY=VALUE;   (ns; tab, newline,
+ *   i CAT TS PROCESS/TRACK<tab>NAME<tab>KEY=VALUE;        backslash escaped)
+ *   C PID SERIES TS VALUE
+ *   F TS PROCESS/TRACK -> TS PROCESS/TRACK                a flow's two ends
  * Exit 0 when the file decodes, 1 (message on stderr) when not. */
 #include <stdint.h>
 #include <stdio.h>
@@ -111,7 +123,15 @@ static void strs_set(strs *s, uint64_t iid, char *t) {
 
 static const char *strs_get(strs *s, uint64_t iid) { return iid < s->n ? s->v[iid] : NULL; }
 
-typedef struct seqstate { uint32_t id; strs cats, names, anns, values; } seqstate;
+/* A packet sequence: its interning, its incremental clock (id 64, defined
+ * by a ClockSnapshot: value, and the BOOTTIME offset), its defaults. */
+typedef struct seqstate {
+  uint32_t id;
+  strs cats, names, anns, values;
+  int has_inc;
+  long long inc, inc_off;
+  uint64_t def_clock, def_track;
+} seqstate;
 
 typedef struct track {
   uint64_t uuid, parent;
@@ -120,7 +140,17 @@ typedef struct track {
   int is_process, is_thread, is_counter, used;
 } track;
 
-typedef struct slice { uint64_t uuid; long long ts, end; size_t order; int cat; } slice;
+/* A BEGIN or END; ev: its event line + 1 (0: none). */
+typedef struct slice { uint64_t uuid; long long ts, end; size_t order; int is_end; size_t ev; } slice;
+
+/* --events: one line per event, its track resolved at the end. */
+typedef struct evline { char kind; char *cat, *name, *args; long long ts, dur; uint64_t uuid; } evline;
+
+/* One end of a flow: its id, time and track. */
+typedef struct fpoint { uint64_t id; long long ts; uint64_t uuid; } fpoint;
+typedef struct fpoints { fpoint *v; size_t n, cap; } fpoints;
+
+typedef struct rdbuf { char *p; size_t n, cap; } rdbuf;
 
 typedef struct tally { char *key; long long n, min, max; } tally;
 
@@ -131,7 +161,39 @@ static struct {
   tally *tallies; size_t ntallies;
   uint64_t *fstart, *fend; size_t nfs, nfe;
   long long packets, bad;
+  FILE *events;             /* --events */
+  evline *evs; size_t nevs, evcap;
+  fpoints fsp, fep;
 } S;
+
+static void buf_add(rdbuf *b, const char *t, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    b->cap = (b->n + n + 1) * 2;
+    b->p = xrealloc(b->p, b->cap);
+  }
+  memcpy(b->p + b->n, t, n);
+  b->n += n;
+  b->p[b->n] = 0;
+}
+
+static void flow_point(fpoints *f, uint64_t id, long long ts, uint64_t uuid) {
+  if (!S.events) return;
+  if (f->n == f->cap) f->v = xrealloc(f->v, (f->cap = f->cap ? f->cap * 2 : 256) * sizeof *f->v);
+  f->v[f->n++] = (fpoint){id, ts, uuid};
+}
+
+static char *dupz(const char *t, size_t n) {
+  char *d = xrealloc(NULL, n + 1);
+  memcpy(d, t, n);
+  d[n] = 0;
+  return d;
+}
+
+static void add_ev(char kind, const char *cat, long long ts, uint64_t uuid, const char *name,
+                   const char *args, size_t nargs) {
+  if (S.nevs == S.evcap) S.evs = xrealloc(S.evs, (S.evcap = S.evcap ? S.evcap * 2 : 1024) * sizeof *S.evs);
+  S.evs[S.nevs++] = (evline){kind, strdup(cat), strdup(name), dupz(args, nargs), ts, 0, uuid};
+}
 
 static seqstate *seq_get(uint32_t id) {
   for (size_t i = 0; i < S.nseqs; i++)
@@ -231,76 +293,174 @@ static void descriptor(rd r) {
   d->used = used;
 }
 
+/* Text for an event line: tabs, newlines and backslashes escaped (the same
+ * rule as json_check --events). */
+static void put_esc(rdbuf *b, const char *t, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char c = t[i];
+    if (c == '\\') buf_add(b, "\\\\", 2);
+    else if (c == '\t') buf_add(b, "\\t", 2);
+    else if (c == '\n') buf_add(b, "\\n", 2);
+    else buf_add(b, &c, 1);
+  }
+}
+
+/* The debug annotations of an event as "key=value;" pairs into b. */
+static void annotations(seqstate *q, rd sub, rdbuf *b) {
+  unsigned f2, wt2;
+  uint64_t v2;
+  rd s2;
+  char num[32];
+  while (next(&sub, &f2, &wt2, &v2, &s2)) {
+    const char *t;
+    if (f2 == 1 && wt2 == 0) {
+      if (!(t = strs_get(&q->anns, v2))) { S.bad++; t = "?"; }
+      put_esc(b, t, strlen(t));
+      buf_add(b, "=", 1);
+    } else if (f2 == 10 && wt2 == 2) {
+      put_esc(b, (const char *)s2.p, (size_t)(s2.end - s2.p));
+      buf_add(b, "=", 1);
+    } else if (f2 == 4 && wt2 == 0) {
+      snprintf(num, sizeof num, "%lld", (long long)v2);
+      buf_add(b, num, strlen(num));
+    } else if (f2 == 6 && wt2 == 2) {
+      put_esc(b, (const char *)s2.p, (size_t)(s2.end - s2.p));
+    } else if (f2 == 17 && wt2 == 0) {
+      if (!(t = strs_get(&q->values, v2))) { S.bad++; t = "?"; }
+      put_esc(b, t, strlen(t));
+    }
+  }
+  buf_add(b, ";", 1);
+}
+
 static void track_event(seqstate *q, rd r, long long ts) {
   unsigned f, wt;
-  uint64_t v, type = 0, uuid = 0, name_iid = 0;
-  rd sub;
+  uint64_t v, type = 0, uuid = q->def_track, name_iid = 0;
+  rd sub, name_rd = {0};
   int cat_ok = 0, has_name = 0;
   const char *cat = NULL;
+  double value = 0;
+  rdbuf args = {0};
+  size_t nfs = S.nfs, nfe = S.nfe;
   while (next(&r, &f, &wt, &v, &sub)) {
     if (f == 9 && wt == 0) type = v;
     else if (f == 11 && wt == 0) uuid = v;
     else if (f == 3 && wt == 0) { cat = strs_get(&q->cats, v); cat_ok = cat != NULL; }
     else if (f == 10 && wt == 0) { name_iid = v; has_name = 1; }
-    else if (f == 23 && wt == 2) has_name = 1;
+    else if (f == 23 && wt == 2) { has_name = 1; name_rd = sub; }
+    else if (f == 22 && wt == 2) { cat_ok = 1; cat = "?"; }
+    else if (f == 30 && wt == 0) value = (double)(int64_t)v;
+    else if (f == 44 && wt == 1) memcpy(&value, &v, sizeof value);
     else if (f == 47 && wt == 1) push_u64(&S.fstart, &S.nfs, v);
     else if (f == 48 && wt == 1) push_u64(&S.fend, &S.nfe, v);
-    else if (f == 4 && wt == 2) {
-      unsigned f2, wt2;
-      uint64_t v2;
-      rd s2;
-      while (next(&sub, &f2, &wt2, &v2, &s2)) {
-        if (f2 == 1 && !strs_get(&q->anns, v2)) S.bad++;
-        if (f2 == 17 && !strs_get(&q->values, v2)) S.bad++;
-      }
-    }
+    else if (f == 4 && wt == 2) annotations(q, sub, &args);
   }
-  if (name_iid && !strs_get(&q->names, name_iid)) S.bad++;
+  const char *name = NULL;
+  if (name_iid && !(name = strs_get(&q->names, name_iid))) S.bad++;
   track *t = track_get(uuid, 0);
-  if (!t) { S.bad++; return; }
+  if (!t) { S.bad++; free(args.p); return; }
   t->used = 1;
+  for (size_t i = nfs; i < S.nfs; i++) flow_point(&S.fsp, S.fstart[i], ts, uuid);
+  for (size_t i = nfe; i < S.nfe; i++) flow_point(&S.fep, S.fend[i], ts, uuid);
   char key[300];
   if (type == 1 || type == 3) {
     if (!cat_ok || !has_name) S.bad++;
     snprintf(key, sizeof key, "%s/%s", type == 1 ? "X" : "i", cat ? cat : "");
     count(key, ts);
-    if (type == 3) return;
-    S.slices = xrealloc(S.slices, (S.nslices + 1) * sizeof *S.slices);
-    S.slices[S.nslices] = (slice){uuid, ts, -1, S.nslices, 0};
+    if (S.events && !(type == 3 && nfs < S.nfs)) {   /* flow starts: F lines */
+      rdbuf nb = {0};
+      if (name) put_esc(&nb, name, strlen(name));
+      else put_esc(&nb, (const char *)name_rd.p, (size_t)(name_rd.end - name_rd.p));
+      buf_add(&nb, "", 1);
+      add_ev(type == 1 ? 'X' : 'i', cat ? cat : "", ts, uuid, nb.p, args.p ? args.p : "", args.n);
+      free(nb.p);
+    }
+    if (type == 3) { free(args.p); return; }
+  }
+  free(args.p);
+  if (type == 1 || type == 2) {   /* matched per track in time order: nesting() */
+    if (!(S.nslices & (S.nslices - 1)))   /* 0, 1, 2, 4 ...: double */
+      S.slices = xrealloc(S.slices, (S.nslices ? 2 * S.nslices : 1) * sizeof *S.slices);
+    S.slices[S.nslices] = (slice){uuid, ts, -1, S.nslices, type == 2, type == 1 && S.events ? S.nevs : 0};
     S.nslices++;
-  } else if (type == 2) {
-    /* the writer puts each END right after its BEGIN: the last open one */
-    size_t i = S.nslices;
-    while (i > 0 && !(S.slices[i - 1].uuid == uuid && S.slices[i - 1].end < 0)) i--;
-    if (!i) { S.bad++; return; }
-    S.slices[i - 1].end = ts;
   } else if (type == 4) {
     long long pid = -1;
     track *p = track_get(t->parent, 0);
     if (p) pid = p->pid;
     snprintf(key, sizeof key, "counter %lld %s", pid, t->name ? t->name : "?");
     count(key, ts);
+    if (S.events)
+      fprintf(S.events, "C %lld %s %lld %.17g\n", pid, t->name ? t->name : "?", ts, value);
   } else {
     S.bad++;
   }
 }
 
+/* A ClockSnapshot: the incremental clock 64 and its BOOTTIME (6) value. */
+static void clock_snapshot(seqstate *q, rd r) {
+  unsigned f, wt, f2, wt2;
+  uint64_t v, v2;
+  rd sub, s2;
+  long long inc = -1, boot = -1;
+  int incremental = 0;
+  while (next(&r, &f, &wt, &v, &sub)) {
+    if (f != 1 || wt != 2) continue;
+    uint64_t id = 0, ts = 0, isinc = 0;
+    while (next(&sub, &f2, &wt2, &v2, &s2)) {
+      if (f2 == 1) id = v2;
+      else if (f2 == 2) ts = v2;
+      else if (f2 == 3) isinc = v2;
+    }
+    if (id == 64) { inc = (long long)ts; incremental = (int)isinc; }
+    if (id == 6) boot = (long long)ts;
+  }
+  if (inc < 0 || boot < 0 || !incremental) { S.bad++; return; }
+  q->has_inc = 1;
+  q->inc = inc;
+  q->inc_off = boot - inc;
+}
+
+static void defaults(seqstate *q, rd r) {
+  unsigned f, wt, f2, wt2;
+  uint64_t v, v2;
+  rd sub, s2;
+  while (next(&r, &f, &wt, &v, &sub)) {
+    if (f == 58 && wt == 0) q->def_clock = v;
+    if (f == 11 && wt == 2)
+      while (next(&sub, &f2, &wt2, &v2, &s2))
+        if (f2 == 11 && wt2 == 0) q->def_track = v2;
+  }
+}
+
 static void packet(rd r) {
   unsigned f, wt;
-  uint64_t v;
-  rd sub, te = {0}, in = {0};
-  int has_te = 0, has_in = 0;
+  uint64_t v, clock = 0;
+  rd sub, te = {0}, in = {0}, cs = {0}, def = {0};
+  int has_te = 0, has_in = 0, has_ts = 0, has_clock = 0, has_cs = 0, has_def = 0;
   uint32_t seq = 0;
   long long ts = 0;
   S.packets++;
   while (next(&r, &f, &wt, &v, &sub)) {
-    if (f == 8 && wt == 0) ts = (long long)v;
+    if (f == 8 && wt == 0) { ts = (long long)v; has_ts = 1; }
+    else if (f == 58 && wt == 0) { clock = v; has_clock = 1; }
     else if (f == 10 && wt == 0) seq = (uint32_t)v;
     else if (f == 11 && wt == 2) { te = sub; has_te = 1; }
     else if (f == 12 && wt == 2) { in = sub; has_in = 1; }
+    else if (f == 6 && wt == 2) { cs = sub; has_cs = 1; }
+    else if (f == 59 && wt == 2) { def = sub; has_def = 1; }
     else if (f == 60 && wt == 2) descriptor(sub);
   }
   seqstate *q = seq_get(seq);
+  if (has_def) defaults(q, def);
+  if (has_cs) clock_snapshot(q, cs);
+  if (!has_clock) clock = q->def_clock;
+  if (has_ts && clock == 64) {   /* a delta on the sequence's incremental clock */
+    if (!q->has_inc) S.bad++;
+    q->inc += ts;
+    ts = q->inc + q->inc_off;
+  } else if (has_ts && clock && clock != 6) {
+    S.bad++;
+  }
   if (has_in) interned_data(q, in);   /* an event may use what its packet interns */
   if (has_te) track_event(q, te, ts);
 }
@@ -314,21 +474,91 @@ static int cmp_slice(const void *a, const void *b) {
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* Match each END with the last open BEGIN of its track in time order (ties
+ * in file order, as Perfetto sorts), then count the slices that overlap an
+ * earlier one of their track without nesting in it. */
 static long long nesting(void) {
   long long bad = 0, *stack = NULL;
-  size_t depth = 0, cap = 0;
+  size_t depth = 0, cap = 0, *open = NULL, nopen = 0, ocap = 0, n = 0;
   if (S.nslices) qsort(S.slices, S.nslices, sizeof *S.slices, cmp_slice);
   for (size_t i = 0; i < S.nslices; i++) {
     slice *e = &S.slices[i];
-    if (e->end < 0) { S.bad++; continue; }
+    if (i && e->uuid != S.slices[i - 1].uuid) {
+      S.bad += (long long)nopen;   /* BEGIN without END */
+      nopen = 0;
+    }
+    if (!e->is_end) {
+      if (nopen == ocap) open = xrealloc(open, (ocap = ocap ? ocap * 2 : 64) * sizeof *open);
+      open[nopen++] = i;
+    } else if (!nopen) {
+      S.bad++;   /* END without BEGIN */
+    } else {
+      S.slices[open[--nopen]].end = e->ts;
+    }
+  }
+  S.bad += (long long)nopen;
+  free(open);
+  for (size_t i = 0; i < S.nslices; i++)   /* the begins, still in order */
+    if (!S.slices[i].is_end) S.slices[n++] = S.slices[i];
+  for (size_t i = 0; i < n; i++) {
+    slice *e = &S.slices[i];
+    if (e->end < 0) continue;
     if (i && e->uuid != S.slices[i - 1].uuid) depth = 0;
     while (depth && stack[depth - 1] <= e->ts) depth--;
+    if (e->ev) S.evs[e->ev - 1].dur = e->end - e->ts;
     if (depth && e->end > stack[depth - 1]) { bad++; continue; }
     if (depth == cap) stack = xrealloc(stack, (cap = cap ? cap * 2 : 64) * sizeof *stack);
     stack[depth++] = e->end;
   }
   free(stack);
   return bad;
+}
+
+/* "process name/track name" of track uuid. */
+static void track_key(uint64_t uuid, char *out, size_t n) {
+  track *t = track_get(uuid, 0), *p = NULL;
+  if (t && t->is_thread) {
+    for (size_t i = 0; i < S.ntracks; i++)
+      if (S.tracks[i].is_process && S.tracks[i].pid == t->pid) p = &S.tracks[i];
+  } else if (t) {
+    p = track_get(t->parent, 0);
+  }
+  snprintf(out, n, "%s/%s", p && p->name ? p->name : "?", t && t->name ? t->name : "?");
+}
+
+static int cmp_fpoint(const void *a, const void *b) {
+  const fpoint *x = a, *y = b;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The event lines of --events (after nesting(): slices know their ends). */
+static void print_events(void) {
+  char k1[300], k2[300];
+  for (size_t i = 0; i < S.nevs; i++) {
+    evline *e = &S.evs[i];
+    track_key(e->uuid, k1, sizeof k1);
+    if (e->kind == 'X')
+      fprintf(S.events, "X %s %lld %lld %s\t%s\t%s\n", e->cat, e->ts, e->dur, k1, e->name, e->args);
+    else
+      fprintf(S.events, "i %s %lld %s\t%s\t%s\n", e->cat, e->ts, k1, e->name, e->args);
+    free(e->cat);
+    free(e->name);
+    free(e->args);
+  }
+  if (S.fsp.n) qsort(S.fsp.v, S.fsp.n, sizeof *S.fsp.v, cmp_fpoint);
+  if (S.fep.n) qsort(S.fep.v, S.fep.n, sizeof *S.fep.v, cmp_fpoint);
+  for (size_t i = 0, j = 0; i < S.fsp.n && j < S.fep.n;) {
+    if (S.fsp.v[i].id < S.fep.v[j].id) { i++; continue; }
+    if (S.fsp.v[i].id > S.fep.v[j].id) { j++; continue; }
+    track_key(S.fsp.v[i].uuid, k1, sizeof k1);
+    track_key(S.fep.v[j].uuid, k2, sizeof k2);
+    fprintf(S.events, "F %lld %s -> %lld %s\n", S.fsp.v[i].ts, k1, S.fep.v[j].ts, k2);
+    i++;
+    j++;
+  }
+  free(S.evs);
+  free(S.fsp.v);
+  free(S.fep.v);
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -370,7 +600,12 @@ static int cmp_tally(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) { fputs("usage: proto_check FILE\n", stderr); return 2; }
+  if (argc == 4 && !strcmp(argv[2], "--events")) {
+    if (!(S.events = fopen(argv[3], "w"))) { fprintf(stderr, "proto_check: cannot write '%s'\n", argv[3]); return 1; }
+  } else if (argc != 2) {
+    fputs("usage: proto_check FILE [--events OUT]\n", stderr);
+    return 2;
+  }
   gzFile in = gzopen(argv[1], "rb");
   if (!in) { fprintf(stderr, "proto_check: cannot open '%s'\n", argv[1]); return 1; }
   size_t n = 0, cap = 1 << 20;
@@ -391,6 +626,10 @@ int main(int argc, char **argv) {
   printf("packets %lld\n", S.packets);
   long long flows = (long long)S.nfs;
   long long nest = nesting();
+  if (S.events) {
+    print_events();
+    if (fclose(S.events)) fail("cannot write the event lines");
+  }
   if (S.ntallies) qsort(S.tallies, S.ntallies, sizeof *S.tallies, cmp_tally);
   for (size_t i = 0; i < S.ntallies; i++)
     if (strncmp(S.tallies[i].key, "counter ", 8)) printf("cat %s %lld\n", S.tallies[i].key, S.tallies[i].n);

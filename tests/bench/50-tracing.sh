@@ -30,7 +30,8 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[in
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "inf" }'; }
 
 # cpu_run LABEL OUT CMD...: one run; prints wall and CPU secs, output bytes
-# and MB/s of output per wall and per CPU second; sets RUN_WALL, RUN_BYTES.
+# and MB/s of output per wall and per CPU second; sets RUN_WALL, RUN_CPU,
+# RUN_BYTES.
 cpu_run() {
   _l=$1; _o=$2; shift 2
   rm -f "$_o"
@@ -38,6 +39,7 @@ cpu_run() {
     { echo "BENCH $_l FAILED: $(head -c 300 "$BENCHDIR/.err.$$")"; return 1; }
   read -r RUN_WALL _u _s _m <"$BENCHDIR/.cpu.$$"
   RUN_BYTES=$(wc -c <"$_o")
+  RUN_CPU=$(awk -v u="$_u" -v s="$_s" 'BEGIN{ printf "%.2f", u + s }')
   awk -v l="$_l" -v w="$RUN_WALL" -v u="$_u" -v s="$_s" -v b="$RUN_BYTES" -v m="$_m" 'BEGIN{
     c = u + s; printf "BENCH %s secs=%s cpu_secs=%.2f bytes=%d MB/s=%.0f MB/s_per_cpu=%.0f peak_rss_kb=%s\n",
       l, w, c, b, (w > 0 ? b / w / 1e6 : 0), (c > 0 ? b / c / 1e6 : 0), m }'
@@ -47,14 +49,22 @@ if [ -x /usr/bin/time ]; then
   for fmt in json pftrace; do
     RPD2TRACING_THREADS=1 cpu_run "rpd2tracing(.$fmt, 1 worker, 1x: $q_rows rows)" "$out.$fmt" \
       rpd2tracing "$tq" "$out.$fmt" -q || continue
-    w1=$RUN_WALL; b1=$RUN_BYTES
+    eval "w1_$fmt=\$RUN_WALL; c1_$fmt=\$RUN_CPU; b1_$fmt=\$RUN_BYTES"
     RPD2TRACING_THREADS=1 cpu_run "rpd2tracing(.$fmt, 1 worker, 4x: $BENCH_ROWS rows)" "$out.$fmt" \
       rpd2tracing "$t" "$out.$fmt" -q || continue
-    echo "BENCH rpd2tracing .$fmt linearity: 4x the rows takes $(ratio "$RUN_WALL" "$w1")x the time"
-    eval "w4_$fmt=\$RUN_WALL; b4_$fmt=\$RUN_BYTES"
+    eval "w4_$fmt=\$RUN_WALL; c4_$fmt=\$RUN_CPU; b4_$fmt=\$RUN_BYTES; w1=\$w1_$fmt; c1=\$c1_$fmt"
+    echo "BENCH rpd2tracing .$fmt linearity: 4x the rows takes $(ratio "$RUN_WALL" "$w1")x the wall time, $(ratio "$RUN_CPU" "$c1")x the CPU time"
   done
   if [ -n "$b4_json" ] && [ -n "$b4_pftrace" ]; then
-    echo "BENCH rpd2tracing json vs protobuf at 4x: $(ratio "$b4_json" "$b4_pftrace")x smaller, $(ratio "$w4_json" "$w4_pftrace")x faster (json $b4_json bytes ${w4_json}s, protobuf $b4_pftrace bytes ${w4_pftrace}s)"
+    # one table: JSON against protobuf at 1x and 4x (1 worker)
+    echo "BENCH rpd2tracing json vs protobuf (1 worker):"
+    printf 'BENCH   %-4s %-9s %12s %12s %7s %7s %7s %7s %8s %8s\n' size rows json_bytes proto_bytes smaller json_s proto_s faster json_cpu proto_cpu
+    for k in 1 4; do
+      eval "bj=\$b${k}_json bp=\$b${k}_pftrace wj=\$w${k}_json wp=\$w${k}_pftrace cj=\$c${k}_json cp=\$c${k}_pftrace"
+      [ "$k" = 1 ] && r=$q_rows || r=$BENCH_ROWS
+      printf 'BENCH   %-4s %-9s %12s %12s %6sx %7s %7s %6sx %8s %8s (cpu %sx faster)\n' "${k}x" "$r" "$bj" "$bp" \
+        "$(ratio "$bj" "$bp")" "$wj" "$wp" "$(ratio "$wj" "$wp")" "$cj" "$cp" "$(ratio "$cj" "$cp")"
+    done
   fi
 fi
 

@@ -351,13 +351,13 @@ fi
 # ---------------------------------------------------------------- protobuf
 PC="$RPD_TESTBIN/proto_check"
 PROTO_DIR="$ROOT/tests/proto"
-# facts TRACE NAME: the JSON and the protobuf of TRACE hold the same events
+# same_events TRACE NAME [OPTION...]: the JSON and the protobuf of TRACE hold the same events
 # (slices and instants per category with their first and last start,
 # counter points per process and series, flows), and the protobuf keeps
 # Perfetto's rules.
 same_events() {
-  _t=$1; _n=$2
-  if ! rpd2tracing "$_t" se.json -q 2>se.err || ! rpd2tracing "$_t" se.pftrace -q 2>>se.err; then
+  _t=$1; _n=$2; shift 2   # further arguments: options of both runs
+  if ! rpd2tracing "$_t" se.json -q "$@" 2>se.err || ! rpd2tracing "$_t" se.pftrace -q "$@" 2>>se.err; then
     notok "$_n: converts to JSON and protobuf" "$(cat se.err)"; return
   fi
   "$JC" se.json | awk '($1=="cat"||$1=="tsrange") && $2 ~ /^(X|i)\// {print}
@@ -367,6 +367,14 @@ same_events() {
     $1=="counter" || $1=="flows" {print}' se.pc | sort >se.p
   if cmp -s se.j se.p; then ok "$_n: protobuf has the JSON's events ($(wc -l <se.j) facts)"
   else notok "$_n: protobuf has the JSON's events" "$(diff se.j se.p | head -5 | tr '\n' ' ')"; fi
+  # event by event: names, ns times, durations, tracks, args, counter values, flows
+  if "$JC" se.json --events se.je >/dev/null 2>se.err && "$PC" se.pftrace --events se.pe >/dev/null 2>>se.err; then
+    sort se.je >se.jes
+    sort se.pe >se.pes
+    if [ -s se.jes ] && cmp -s se.jes se.pes; then
+      ok "$_n: protobuf = JSON event by event ($(wc -l <se.jes) events and flows)"
+    else notok "$_n: protobuf = JSON event by event" "$(diff se.jes se.pes | head -4 | tr '\n\t' '  ')"; fi
+  else notok "$_n: event lines" "$(cat se.err)"; fi
   check_eq "$_n: protobuf nests, names, flows matched" \
     "flow_unmatched 0 nesting 0 unnamed 0 bad 0" \
     "$(grep -E '^(flow_unmatched|nesting|unnamed|bad) ' se.pc | tr '\n' ' ' | sed 's/ $//')"
@@ -389,13 +397,20 @@ check_eq "protobuf: counters" "counter 0 Idle 3 counter 0 QueueDepth 5 counter 0
 check_eq "protobuf: op start exact (12.000 us)" "tsrange X/copy 12.000 12.000" "$(grep '^tsrange X/copy' p.pc)"
 same_events mini.rpd "mini"
 same_events lanes.rpd "lanes"
-same_events hsa.rpd "hsa"
+# (in hsa.rpd the HSA track of tid 101 is tid 102, a Hip thread too: one JSON
+# track with two names, two tracks in the protobuf; hsa2 keeps them apart)
+cp hsa.rpd hsa2.rpd
+sqlite3 hsa2.rpd "UPDATE rocpd_hsaApi SET tid = 102"
+same_events hsa2.rpd "hsa"
 if command -v protoc >/dev/null 2>&1; then
   if protoc -I"$PROTO_DIR" --decode=perfetto.protos.Trace perfetto_trace.proto <p.pftrace >p.txt 2>p.err; then
     ok "protoc --decode reads the protobuf"
     check_eq "protoc: 11 slice begins and ends, 5 instants, 21 counter points" "11 11 5 21" \
       "$(grep -c TYPE_SLICE_BEGIN p.txt) $(grep -c TYPE_SLICE_END p.txt) $(grep -c TYPE_INSTANT p.txt) $(grep -c TYPE_COUNTER p.txt)"
-    check_eq "protoc: hostile names survive as UTF-8 (marker range and frame)" 2 "$(grep -c 'name: "outer \\"quoted\\" \\\\ back\\ttab"' p.txt)"
+    check_eq "protoc: one sequence per track, each with an incremental clock and its track as default" \
+      "$(grep -c 'track_descriptor {' p.txt) $(grep -c 'is_incremental: true' p.txt) $(grep -c 'timestamp_clock_id: 64' p.txt)" \
+      "$(grep -c 'track_descriptor {' p.txt) $(grep -c 'clock_snapshot {' p.txt) $(grep -c 'track_event_defaults {' p.txt)"
+    check_eq "protoc: hostile names survive as UTF-8 (marker range and its 2 frames, one interning per track)" 3 "$(grep -c 'name: "outer \\"quoted\\" \\\\ back\\ttab"' p.txt)"
     check_eq "protoc: invalid UTF-8 repaired to U+FFFD (name and arg)" 2 "$(grep -c 'bad\\357\\277\\275\\357\\277\\275end' p.txt)"
   else notok "protoc --decode reads the protobuf" "$(head -c 300 p.err)"; fi
 else skip "protoc --decode" "protoc not installed (Debian protobuf-compiler)"; fi
@@ -407,8 +422,9 @@ if command -v rpd-synth >/dev/null 2>&1 && [ -s synth.rpd ]; then
 fi
 if need_shared "$TRACES/mytrace.rpd.gz"; then
   same_events my.rpd "mytrace"
-  check_eq "mytrace: protobuf at least 3x smaller than the JSON" yes \
-    "$([ $(($(wc -c <se.json) / $(wc -c <se.pftrace))) -ge 3 ] && echo yes)"
+  check_eq "mytrace: protobuf at least 5x smaller than the JSON" yes \
+    "$([ $(($(wc -c <se.json) / $(wc -c <se.pftrace))) -ge 5 ] && echo yes)"
+  same_events my.rpd "mytrace --start 20% --end 40%" --start 20% --end 40%
   if command -v rpd-import >/dev/null 2>&1; then
     for f in rocprofv3_908_results.json.gz rocprofv3_28_results.db rocprofv3_csv rocprofv3_doc_samples; do
       [ -e "$TRACES/$f" ] || continue

@@ -301,5 +301,5 @@ static void json_finish(sink *s, int array) {
 /* Chrome/Perfetto trace-event JSON. */
 const writer json_writer = {
   "json", json_begin, json_finish, json_slice, json_instant, json_counter, json_flow, json_name,
-  NULL, 0,
+  NULL, 0, NULL,
 };

@@ -385,8 +385,8 @@ static int write_windows(conv *c, conv *cb, const opts *o, const char *out, int6
   size_t n = 0, cap;
   int64_t parts = o->split, k = 0, bytes = 0;
   int ret = 0;
-  if (!parts) {   /* a first guess: ~150 bytes of JSON per row, ~35 of protobuf */
-    double per = writer_for(o, out) == &proto_writer ? 35 : 150;
+  if (!parts) {   /* a first guess: ~150 bytes of JSON per row, ~25 of protobuf */
+    double per = writer_for(o, out) == &proto_writer ? 25 : 150;
     parts = (int64_t)((double)rows * per / (double)o->max_size) + 1;
   }
   if (parts > hi - lo + 1) parts = hi - lo + 1;

@@ -22,6 +22,17 @@
 #define F_PKT_INTERNED 12
 #define F_PKT_SEQ_FLAGS 13
 #define F_PKT_TRACK_DESC 60
+#define F_PKT_CLOCK_SNAPSHOT 6
+#define F_PKT_CLOCK_ID 58
+#define F_PKT_DEFAULTS 59
+/* TracePacketDefaults, TrackEventDefaults, ClockSnapshot and its Clock */
+#define F_TPD_CLOCK_ID 58
+#define F_TPD_TRACK_EVENT 11
+#define F_TED_TRACK_UUID 11
+#define F_CS_CLOCKS 1
+#define F_CLK_ID 1
+#define F_CLK_TIMESTAMP 2
+#define F_CLK_INCREMENTAL 3
 #define SEQ_INCREMENTAL_STATE_CLEARED 1
 #define SEQ_NEEDS_INCREMENTAL_STATE 2
 /* TrackDescriptor, ProcessDescriptor, ThreadDescriptor */
@@ -38,6 +49,7 @@
 #define F_THD_NAME 5
 /* TrackEvent */
 #define F_TE_CATEGORY_IIDS 3
+#define F_TE_CATEGORIES 22
 #define F_TE_DEBUG_ANN 4
 #define F_TE_TYPE 9
 #define F_TE_NAME_IID 10
@@ -53,6 +65,7 @@
 #define TYPE_COUNTER 4
 /* DebugAnnotation */
 #define F_DA_NAME_IID 1
+#define F_DA_NAME 10
 #define F_DA_INT 4
 #define F_DA_STRING 6
 #define F_DA_STRING_IID 17
@@ -158,29 +171,75 @@ static char *intern_alloc(intern *t, size_t n) {
 
 #define NCAT 16
 
+/* A sequence-scoped clock (Perfetto: ids 64-127) counting in deltas, and
+ * the built-in clock it maps to (BOOTTIME, the trace's default). */
+#define PF_CLOCK_INCREMENTAL 64
+#define PF_CLOCK_BOOTTIME 6
+
+/* A set of small iids: one bit each. */
+typedef struct bits {
+  uint64_t *w;
+  size_t n;             /* words */
+} bits;
+
+/* 1 when iid was in the set; adds it. */
+static int bits_test_set(bits *b, uint64_t iid) {
+  size_t i = (size_t)(iid >> 6);
+  uint64_t m = 1ull << (iid & 63);
+  if (i >= b->n) {
+    size_t n = b->n ? b->n : 4;
+    while (n <= i) n *= 2;
+    b->w = rpd_xrealloc(b->w, n * sizeof *b->w);
+    memset(b->w + b->n, 0, (n - b->n) * sizeof *b->w);
+    b->n = n;
+  }
+  if (b->w[i] & m) return 1;
+  b->w[i] |= m;
+  return 0;
+}
+
+/* One packet sequence per track and worker: the track is its default
+ * (TrackEventDefaults.track_uuid) and its timestamps are deltas on an
+ * incremental clock, so the events of one track must come in time order.
+ * They do, except slice ends: a slice's END is held back in a min-heap
+ * until an event of the track starts at or after it (the layout makes every
+ * track nest strictly, so the heap stays as deep as the nesting). */
+typedef struct pseq {
+  uint32_t id;              /* trusted_packet_sequence_id */
+  uint64_t uuid;            /* its track */
+  int64_t clock;            /* the incremental clock's value */
+  int64_t *ends;            /* min-heap of pending slice ends */
+  size_t nends, endcap;
+  bits names, values;       /* interned iids sent on this sequence */
+  uint32_t cats, anns;      /* small iids sent (bit iid - 1) */
+} pseq;
+
 typedef struct pstate {
-  uint32_t seq;             /* trusted_packet_sequence_id */
-  int cleared;              /* the first packet (SEQ_INCREMENTAL_STATE_CLEARED) is out */
+  uint32_t worker;          /* 1: A, 2: B (sequence ids are odd / even) */
   idmap tracks;             /* uuids already described */
-  intern names, values;
+  intern names, values;     /* iids of this worker, shared by its sequences */
   const char *cats[NCAT];   /* category iid = index + 1 */
   int ncats;
   const char *anns[NCAT];   /* debug annotation name iid = index + 1 */
   int nanns;
-  /* counter series of this sequence: (pid, name) -> uuid */
+  pseq *seqs;               /* in creation order */
+  size_t nseqs, seqcap;
+  idmap seqmap;             /* track uuid -> index in seqs */
+  size_t lastseq;           /* cache: the last sequence used */
+  /* counter series of this worker: (pid, name) -> uuid */
   int64_t *cpid;
   char **cname;
   size_t ncounters;
   pb pkt, te, ann, interned, sub, entry;   /* scratch messages */
   rpd_buf utf8;             /* names made valid UTF-8 */
-  uint64_t seen[64];        /* cache of described uuids, by uuid % 64 */
 } pstate;
 
 static pstate *st_of(conv *c) {
   if (!c->wstate) {
     pstate *s = rpd_xcalloc(1, sizeof *s);
-    s->seq = (uint32_t)c->worker;
+    s->worker = (uint32_t)c->worker;
     s->names.next = s->values.next = 1;
+    s->lastseq = (size_t)-1;
     c->wstate = s;
   }
   return c->wstate;
@@ -202,9 +261,9 @@ static uint64_t text_hash(const char *s, size_t n) {
   return h ? h : 1;
 }
 
-/* The iid of s in t; *fresh = 1 when it is new (the caller sends it).
- * 0 when the table is full, s too long, or s a raw string (raw = 1) of a
- * kind that does not repeat: write s inline. */
+/* The iid of s in t; *fresh = 1 when it is new.  0 when the table is
+ * full, s too long, or s a raw string (raw = 1) of a kind that does not
+ * repeat: write s inline. */
 static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int *fresh) {
   size_t j;
   *fresh = 0;
@@ -313,14 +372,145 @@ static void emit_packet(conv *c, pstate *s) {
   s->pkt.len = 0;
 }
 
-/* Start a packet: its sequence, and the flags of the sequence's first one. */
-static void pkt_begin(pstate *s) {
+/* Start a packet of sequence q. */
+static void pkt_begin(pstate *s, const pseq *q) {
   s->pkt.len = 0;
   s->interned.len = 0;
-  pb_varint(&s->pkt, F_PKT_SEQ_ID, s->seq);
-  if (!s->cleared) {   /* the others use the state without saying so */
-    pb_varint(&s->pkt, F_PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE);
-    s->cleared = 1;
+  pb_varint(&s->pkt, F_PKT_SEQ_ID, q->id);
+}
+
+/* The sequence of track uuid, started when new: a first packet that clears
+ * the incremental state and defines the incremental clock at t0 (= BOOTTIME
+ * t0), then the defaults (that clock, that track). */
+static pseq *seq_of(conv *c, pstate *s, uint64_t uuid, int64_t t0) {
+  int64_t ix;
+  if (s->lastseq < s->nseqs && s->seqs[s->lastseq].uuid == uuid) return &s->seqs[s->lastseq];
+  if (idmap_get(&s->seqmap, (int64_t)uuid, &ix)) {
+    s->lastseq = (size_t)ix;
+    return &s->seqs[ix];
+  }
+  if (s->nseqs == s->seqcap) {
+    s->seqcap = s->seqcap ? s->seqcap * 2 : 16;
+    s->seqs = rpd_xrealloc(s->seqs, s->seqcap * sizeof *s->seqs);
+  }
+  pseq *q = &s->seqs[s->nseqs];
+  memset(q, 0, sizeof *q);
+  q->id = (uint32_t)(2 * s->nseqs + s->worker);   /* A: 1, 3, 5 ...  B: 2, 4, 6 ... */
+  q->uuid = uuid;
+  q->clock = t0 < 0 ? 0 : t0;
+  idmap_put(&s->seqmap, (int64_t)uuid, (int64_t)s->nseqs);
+  s->lastseq = s->nseqs++;
+  pkt_begin(s, q);
+  pb_varint(&s->pkt, F_PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE);
+  s->te.len = 0;
+  s->sub.len = 0;
+  pb_varint(&s->sub, F_CLK_ID, PF_CLOCK_INCREMENTAL);
+  pb_varint(&s->sub, F_CLK_TIMESTAMP, (uint64_t)q->clock);
+  pb_varint(&s->sub, F_CLK_INCREMENTAL, 1);
+  pb_msg(&s->te, F_CS_CLOCKS, &s->sub);
+  s->sub.len = 0;
+  pb_varint(&s->sub, F_CLK_ID, PF_CLOCK_BOOTTIME);
+  pb_varint(&s->sub, F_CLK_TIMESTAMP, (uint64_t)q->clock);
+  pb_msg(&s->te, F_CS_CLOCKS, &s->sub);
+  pb_msg(&s->pkt, F_PKT_CLOCK_SNAPSHOT, &s->te);
+  emit_packet(c, s);
+  pkt_begin(s, q);
+  s->te.len = 0;
+  s->sub.len = 0;
+  pb_varint(&s->sub, F_TED_TRACK_UUID, uuid);
+  pb_varint(&s->te, F_TPD_CLOCK_ID, PF_CLOCK_INCREMENTAL);
+  pb_msg(&s->te, F_TPD_TRACK_EVENT, &s->sub);
+  pb_msg(&s->pkt, F_PKT_DEFAULTS, &s->te);
+  emit_packet(c, s);
+  return q;
+}
+
+/* The packet's timestamp: a delta on the sequence's clock, or absolute
+ * (BOOTTIME) for the rare event earlier than the clock. */
+static void pkt_ts(pstate *s, pseq *q, int64_t ts) {
+  if (ts >= q->clock) {
+    pb_varint(&s->pkt, F_PKT_TIMESTAMP, (uint64_t)(ts - q->clock));
+    q->clock = ts;
+  } else {
+    pb_varint(&s->pkt, F_PKT_CLOCK_ID, PF_CLOCK_BOOTTIME);
+    pb_varint(&s->pkt, F_PKT_TIMESTAMP, (uint64_t)ts);
+  }
+}
+
+static void ends_push(pseq *q, int64_t t) {
+  size_t i = q->nends++;
+  if (q->nends > q->endcap) {
+    q->endcap = q->endcap ? q->endcap * 2 : 8;
+    q->ends = rpd_xrealloc(q->ends, q->endcap * sizeof *q->ends);
+  }
+  for (; i && q->ends[(i - 1) / 2] > t; i = (i - 1) / 2) q->ends[i] = q->ends[(i - 1) / 2];
+  q->ends[i] = t;
+}
+
+static int64_t ends_pop(pseq *q) {
+  int64_t top = q->ends[0], last = q->ends[--q->nends];
+  size_t i = 0, n = q->nends;
+  for (;;) {
+    size_t k = 2 * i + 1;
+    if (k >= n) break;
+    if (k + 1 < n && q->ends[k + 1] < q->ends[k]) k++;
+    if (q->ends[k] >= last) break;
+    q->ends[i] = q->ends[k];
+    i = k;
+  }
+  if (n) q->ends[i] = last;
+  return top;
+}
+
+/* Write the packet: what s->pkt holds, then the TrackEvent in s->te and
+ * the interned data, each copied once, straight into the sink. */
+static void pkt_event(conv *c, pstate *s) {
+  sink *k = &c->out;
+  uint8_t th[12], ih[12], hdr[12];
+  size_t tn = put_varint(th, F_PKT_TRACK_EVENT << 3 | WIRE_LEN), in = 0;
+  tn += put_varint(th + tn, s->te.len);
+  if (s->interned.len) {
+    in = put_varint(ih, F_PKT_INTERNED << 3 | WIRE_LEN);
+    in += put_varint(ih + in, s->interned.len);
+  }
+  size_t body = s->pkt.len + tn + s->te.len + in + s->interned.len;
+  size_t h = put_varint(hdr, F_TRACE_PACKET << 3 | WIRE_LEN);
+  h += put_varint(hdr + h, body);
+  if (k->len + h + body > k->cap) {
+    sink_flush(k);
+    if (h + body > k->cap) {
+      k->cap = h + body;
+      k->buf = rpd_xrealloc(k->buf, k->cap);
+    }
+  }
+  char *p = k->buf + k->len;
+  memcpy(p, hdr, h);
+  p += h;
+  memcpy(p, s->pkt.p, s->pkt.len);
+  p += s->pkt.len;
+  memcpy(p, th, tn);
+  p += tn;
+  memcpy(p, s->te.p, s->te.len);
+  p += s->te.len;
+  if (in) {
+    memcpy(p, ih, in);
+    p += in;
+    memcpy(p, s->interned.p, s->interned.len);
+    p += s->interned.len;
+  }
+  k->len = (size_t)(p - k->buf);
+  s->pkt.len = 0;
+}
+
+/* The END packets of q's slices that end by t (all: t = INT64_MAX). */
+static void flush_ends(conv *c, pstate *s, pseq *q, int64_t t) {
+  while (q->nends && q->ends[0] <= t) {
+    int64_t e = ends_pop(q);
+    pkt_begin(s, q);
+    pkt_ts(s, q, e);
+    s->te.len = 0;
+    pb_varint(&s->te, F_TE_TYPE, TYPE_SLICE_END);
+    pkt_event(c, s);
   }
 }
 
@@ -333,14 +523,22 @@ static void interned_add(pstate *s, unsigned field, uint64_t iid, const char *t,
   pb_msg(&s->interned, field, &s->entry);
 }
 
-/* The iid of a category or annotation name from a small fixed set. */
-static uint64_t small_iid(pstate *s, const char **v, int *n, const char *name, unsigned field) {
-  for (int i = 0; i < *n; i++)
-    if (v[i] == name || !strcmp(v[i], name)) return (uint64_t)i + 1;
-  if (*n == NCAT) return 0;
-  v[*n] = name;
-  interned_add(s, field, (uint64_t)*n + 1, name, strlen(name));
-  return (uint64_t)++*n;
+/* The iid of a category or annotation name from a small fixed set (0: the
+ * set is full), sent along when new on sequence q (*sent: its bits). */
+static uint64_t small_iid(pstate *s, const char **v, int *n, uint32_t *sent, const char *name,
+                          unsigned field) {
+  int i;
+  for (i = 0; i < *n; i++)
+    if (v[i] == name || !strcmp(v[i], name)) break;
+  if (i == *n) {
+    if (*n == NCAT) return 0;
+    v[(*n)++] = name;
+  }
+  if (!(*sent & 1u << i)) {
+    *sent |= 1u << i;
+    interned_add(s, field, (uint64_t)i + 1, name, strlen(name));
+  }
+  return (uint64_t)i + 1;
 }
 
 /* Track uuids: small varints, derived from the track alone so that both
@@ -369,15 +567,16 @@ static uint64_t track_uuid(const track_info *t) {
 
 static int gpu_kind(int kind) { return kind == TRACK_OP || kind == TRACK_GRAPH || kind == TRACK_FRAME; }
 
-/* Describe pid's process track once: "GPU<n>" or "Process <n>". */
-static uint64_t describe_process(conv *c, pstate *s, int64_t pid, int gpu) {
+/* Describe pid's process track once (on sequence q): "GPU<n>" or
+ * "Process <n>". */
+static uint64_t describe_process(conv *c, pstate *s, const pseq *q, int64_t pid, int gpu) {
   uint64_t uuid = process_uuid(pid);
   int64_t dummy;
   char name[48];
   if (idmap_get(&s->tracks, (int64_t)uuid, &dummy)) return uuid;
   idmap_put(&s->tracks, (int64_t)uuid, 1);
   snprintf(name, sizeof name, gpu ? "GPU%lld" : "Process %lld", (long long)pid);
-  pkt_begin(s);
+  pkt_begin(s, q);
   s->te.len = 0;
   pb_varint(&s->te, F_TD_UUID, uuid);
   s->sub.len = 0;
@@ -389,18 +588,17 @@ static uint64_t describe_process(conv *c, pstate *s, int64_t pid, int gpu) {
   return uuid;
 }
 
-/* Describe track t once; returns its uuid. */
-static uint64_t describe_track(conv *c, pstate *s, const track_info *t) {
+/* The sequence of track t, described once (an event at ts is coming). */
+static pseq *describe_track(conv *c, pstate *s, const track_info *t, int64_t ts) {
   uint64_t uuid = track_uuid(t);
   int64_t dummy;
   char name[64];
-  if (s->seen[uuid % 64] == uuid) return uuid;
-  s->seen[uuid % 64] = uuid;
-  if (idmap_get(&s->tracks, (int64_t)uuid, &dummy)) return uuid;
-  uint64_t parent = describe_process(c, s, t->pid, gpu_kind(t->kind));
+  pseq *q = seq_of(c, s, uuid, ts);
+  if (idmap_get(&s->tracks, (int64_t)uuid, &dummy)) return q;
+  uint64_t parent = describe_process(c, s, q, t->pid, gpu_kind(t->kind));
   idmap_put(&s->tracks, (int64_t)uuid, 1);
   track_name(t, name, sizeof name);
-  pkt_begin(s);
+  pkt_begin(s, q);
   s->te.len = 0;
   pb_varint(&s->te, F_TD_UUID, uuid);
   if ((t->kind == TRACK_API || t->kind == TRACK_HSA) && !t->lane) {
@@ -415,74 +613,75 @@ static uint64_t describe_track(conv *c, pstate *s, const track_info *t) {
   }
   pb_msg(&s->pkt, F_PKT_TRACK_DESC, &s->te);
   emit_packet(c, s);
-  return uuid;
+  return q;
 }
 
-/* The event name: an iid (sent along when new) or inline.  A string-table
- * entry remembers its iid. */
-static void te_name(pstate *s, txt name) {
-  int fresh;
-  if (name.e && name.e->name_iid) {
-    pb_varint(&s->te, F_TE_NAME_IID, name.e->name_iid);
-    return;
+/* A string as an iid of index t (sent along when new on sequence q: set
+ * bit in *sent) into field f_iid of m, or inline into field f_str.  A
+ * string-table entry remembers its iid in *cache. */
+static void put_interned(pstate *s, pb *m, intern *t, bits *sent, unsigned id_field, txt v0,
+                         uint32_t *cache, unsigned f_iid, unsigned f_str) {
+  uint64_t iid = cache ? *cache : 0;
+  int fresh, have = 0;
+  txt v = {0};
+  if (!iid) {
+    v = valid_utf8(s, v0);
+    have = 1;
+    iid = intern_get(t, v.s, v.n, !v0.e, &fresh);
+    if (cache) *cache = (uint32_t)iid;
+    if (!iid) {
+      pb_bytes(m, f_str, v.s, v.n);
+      return;
+    }
   }
-  txt v = valid_utf8(s, name);
-  uint64_t iid = intern_get(&s->names, v.s, v.n, !name.e, &fresh);
-  if (fresh) interned_add(s, F_ID_EVENT_NAMES, iid, v.s, v.n);
-  if (name.e) ((name_ent *)name.e)->name_iid = (uint32_t)iid;
-  if (iid) pb_varint(&s->te, F_TE_NAME_IID, iid);
-  else pb_bytes(&s->te, F_TE_NAME, v.s, v.n);
+  if (!bits_test_set(sent, iid)) {
+    if (!have) v = valid_utf8(s, v0);
+    interned_add(s, id_field, iid, v.s, v.n);
+  }
+  pb_varint(m, f_iid, iid);
 }
 
-static void te_arg(pstate *s, const arg *a) {
-  int fresh;
+/* The event name: an iid or inline. */
+static void te_name(pstate *s, pseq *q, txt name) {
+  put_interned(s, &s->te, &s->names, &q->names, F_ID_EVENT_NAMES, name,
+               name.e ? &((name_ent *)name.e)->name_iid : NULL, F_TE_NAME_IID, F_TE_NAME);
+}
+
+static void te_arg(pstate *s, pseq *q, const arg *a) {
   if (!a) return;
   s->ann.len = 0;
-  pb_varint(&s->ann, F_DA_NAME_IID, small_iid(s, s->anns, &s->nanns, a->key, F_ID_ANN_NAMES));
-  if (a->is_int) {
+  uint64_t k = small_iid(s, s->anns, &s->nanns, &q->anns, a->key, F_ID_ANN_NAMES);
+  if (k) pb_varint(&s->ann, F_DA_NAME_IID, k);
+  else pb_bytes(&s->ann, F_DA_NAME, a->key, strlen(a->key));
+  if (a->is_int)
     pb_varint(&s->ann, F_DA_INT, (uint64_t)a->ival);
-  } else if (a->text.e && a->text.e->value_iid) {
-    pb_varint(&s->ann, F_DA_STRING_IID, a->text.e->value_iid);
-  } else {
-    txt v = valid_utf8(s, a->text);
-    uint64_t iid = intern_get(&s->values, v.s, v.n, !a->text.e, &fresh);
-    if (fresh) interned_add(s, F_ID_ANN_STRINGS, iid, v.s, v.n);
-    if (a->text.e) ((name_ent *)a->text.e)->value_iid = (uint32_t)iid;
-    if (iid) pb_varint(&s->ann, F_DA_STRING_IID, iid);
-    else pb_bytes(&s->ann, F_DA_STRING, v.s, v.n);
-  }
+  else
+    put_interned(s, &s->ann, &s->values, &q->values, F_ID_ANN_STRINGS, a->text,
+                 a->text.e ? &((name_ent *)a->text.e)->value_iid : NULL, F_DA_STRING_IID,
+                 F_DA_STRING);
   pb_msg(&s->te, F_TE_DEBUG_ANN, &s->ann);
 }
 
-/* Finish the packet: timestamp, the TrackEvent in s->te, interned data. */
-static void pkt_event(conv *c, pstate *s, int64_t ts) {
-  pb_varint(&s->pkt, F_PKT_TIMESTAMP, (uint64_t)ts);
-  pb_msg(&s->pkt, F_PKT_TRACK_EVENT, &s->te);
-  if (s->interned.len) pb_msg(&s->pkt, F_PKT_INTERNED, &s->interned);
-  emit_packet(c, s);
-}
 
 /* A slice, an instant (dur < 0) or a flow end point (flow != 0). */
 static void event(conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
                   int64_t dur, const arg *a, uint64_t flow, int flow_end) {
   pstate *s = st_of(c);
-  uint64_t uuid = describe_track(c, s, t);
-  pkt_begin(s);
+  pseq *q = describe_track(c, s, t, ts);
+  flush_ends(c, s, q, ts);
+  pkt_begin(s, q);
+  pkt_ts(s, q, ts);
   s->te.len = 0;
   pb_varint(&s->te, F_TE_TYPE, dur < 0 ? TYPE_INSTANT : TYPE_SLICE_BEGIN);
-  pb_varint(&s->te, F_TE_TRACK_UUID, uuid);
-  pb_varint(&s->te, F_TE_CATEGORY_IIDS, small_iid(s, s->cats, &s->ncats, cat, F_ID_CATEGORIES));
-  te_name(s, name);
-  te_arg(s, a);
+  uint64_t k = small_iid(s, s->cats, &s->ncats, &q->cats, cat, F_ID_CATEGORIES);
+  if (k) pb_varint(&s->te, F_TE_CATEGORY_IIDS, k);
+  else pb_bytes(&s->te, F_TE_CATEGORIES, cat, strlen(cat));
+  te_name(s, q, name);
+  te_arg(s, q, a);
   if (flow) pb_fixed64(&s->te, flow_end ? F_TE_TERMINATING_FLOW_IDS : F_TE_FLOW_IDS, flow);
-  pkt_event(c, s, ts);
+  pkt_event(c, s);
   c->out.nevents++;
-  if (dur < 0) return;
-  pkt_begin(s);
-  s->te.len = 0;
-  pb_varint(&s->te, F_TE_TYPE, TYPE_SLICE_END);
-  pb_varint(&s->te, F_TE_TRACK_UUID, uuid);
-  pkt_event(c, s, ts + dur);
+  if (dur >= 0) ends_push(q, ts + dur);
 }
 
 static void proto_slice(conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
@@ -501,21 +700,23 @@ static void proto_flow(conv *c, int64_t id, const track_info *t, int64_t ts, int
   event(c, "api_op", t, txt_z("api_op"), ts, -1, NULL, (uint64_t)id, end);
 }
 
-/* The uuid of counter series (pid, name) of this sequence, described once. */
-static uint64_t counter_track(conv *c, pstate *s, int64_t pid, const char *name) {
+/* The sequence of counter series (pid, name) of this worker, its track
+ * described once. */
+static pseq *counter_track(conv *c, pstate *s, int64_t pid, const char *name, int64_t ts) {
   size_t i;
   for (i = 0; i < s->ncounters; i++)
     if (s->cpid[i] == pid && !strcmp(s->cname[i], name)) break;
-  uint64_t uuid = ((uint64_t)s->seq << 24 | i) << 3 | 5;
-  if (i < s->ncounters) return uuid;
-  uint64_t parent = describe_process(c, s, pid, 1);
+  uint64_t uuid = ((uint64_t)s->worker << 24 | i) << 3 | 5;
+  pseq *q = seq_of(c, s, uuid, ts);
+  if (i < s->ncounters) return q;
+  uint64_t parent = describe_process(c, s, q, pid, 1);
   s->cpid = rpd_xrealloc(s->cpid, (i + 1) * sizeof *s->cpid);
   s->cname = rpd_xrealloc(s->cname, (i + 1) * sizeof *s->cname);
   s->cpid[i] = pid;
   s->cname[i] = rpd_xstrdup(name);
   s->ncounters++;
   txt v = valid_utf8(s, txt_z(name));
-  pkt_begin(s);
+  pkt_begin(s, q);
   s->te.len = 0;
   pb_varint(&s->te, F_TD_UUID, uuid);
   pb_varint(&s->te, F_TD_PARENT, parent);
@@ -524,7 +725,7 @@ static uint64_t counter_track(conv *c, pstate *s, int64_t pid, const char *name)
   pb_msg(&s->te, F_TD_COUNTER, &s->sub);
   pb_msg(&s->pkt, F_PKT_TRACK_DESC, &s->te);
   emit_packet(c, s);
-  return uuid;
+  return q;
 }
 
 static void proto_counter(conv *c, const char *cat, int64_t pid, const char *name, int64_t ts,
@@ -532,15 +733,28 @@ static void proto_counter(conv *c, const char *cat, int64_t pid, const char *nam
   pstate *s = st_of(c);
   (void)cat;
   (void)key;
-  uint64_t uuid = counter_track(c, s, pid, name);
-  pkt_begin(s);
+  pseq *q = counter_track(c, s, pid, name, ts);
+  pkt_begin(s, q);
+  pkt_ts(s, q, ts);
   s->te.len = 0;
   pb_varint(&s->te, F_TE_TYPE, TYPE_COUNTER);
-  pb_varint(&s->te, F_TE_TRACK_UUID, uuid);
+  if (!is_int && dval >= -9007199254740992.0 && dval <= 9007199254740992.0 &&
+      dval == (double)(int64_t)dval && !(dval == 0 && signbit(dval))) {
+    is_int = 1;   /* a whole number: a varint, not 8 bytes (Perfetto keeps doubles) */
+    ival = (int64_t)dval;
+  }
   if (is_int) pb_varint(&s->te, F_TE_COUNTER_VALUE, (uint64_t)ival);
   else pb_double(&s->te, F_TE_DOUBLE_COUNTER_VALUE, dval);
-  pkt_event(c, s, ts);
+  pkt_event(c, s);
   c->out.nevents++;
+}
+
+/* The worker wrote its last event: the slice ends still held back, sequence
+ * by sequence in the order they were made. */
+static void proto_flush(conv *c) {
+  pstate *s = c->wstate;
+  if (!s) return;
+  for (size_t i = 0; i < s->nseqs; i++) flush_ends(c, s, &s->seqs[i], INT64_MAX);
 }
 
 /* Names travel in the track descriptors. */
@@ -561,6 +775,13 @@ static void proto_done(conv *c) {
   pstate *s = c->wstate;
   if (!s) return;
   idmap_free(&s->tracks);
+  idmap_free(&s->seqmap);
+  for (size_t i = 0; i < s->nseqs; i++) {
+    free(s->seqs[i].ends);
+    free(s->seqs[i].names.w);
+    free(s->seqs[i].values.w);
+  }
+  free(s->seqs);
   intern_free(&s->names);
   intern_free(&s->values);
   for (size_t i = 0; i < s->ncounters; i++) free(s->cname[i]);
@@ -580,5 +801,5 @@ static void proto_done(conv *c) {
 /* Perfetto protobuf (.pftrace). */
 const writer proto_writer = {
   "proto", proto_begin, proto_begin, proto_slice, proto_instant, proto_counter, proto_flow,
-  proto_name, proto_done, 1,
+  proto_name, proto_done, 1, proto_flush,
 };

@@ -240,6 +240,9 @@ typedef struct writer {
    * passed as the slice's flow_end) and flow() is called for starts only;
    * 0: flow() is called for both ends (id: the rocpd_api_ops id) */
   int flow_on_op_slice;
+  /* the worker wrote its last event: write what the format held back (may
+   * be NULL) */
+  void (*flush)(struct conv *c);
 } writer;
 
 extern const writer json_writer;

@@ -42,6 +42,7 @@ static int part_a(conv *c) {
   if (rc == RPD_OK) rc = emit_monitor(c);
   if (rc == RPD_OK) rc = emit_metadata(c);
   if (rc == RPD_OK) rc = emit_analysis(c);   /* rpd-analyze queue depth (w18) */
+  if (rc == RPD_OK && c->w->flush) c->w->flush(c);
   job_stage(c->job, 2);
   names_free(&c->strs);
   pair_free(&c->gpuset);
@@ -61,6 +62,7 @@ static int part_b(conv *c, conv *a) {
   c->ngpus = a->ngpus;
   if (rc == RPD_OK) rc = emit_launches(c);
   if (rc == RPD_OK) name_tracks(c);
+  if (rc == RPD_OK && c->w->flush) c->w->flush(c);
   sorter_free(&launches);
   names_free(&c->labels);
   pair_free(&c->threads);
