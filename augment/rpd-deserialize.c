@@ -267,7 +267,9 @@ static int build(rpd *r, void *vc)
   sqlite3_finalize(c->relink);
   rpd_strtab_free(c->names);
   c->names = NULL;
-  if (!rc && c->nskip)
+  if (rpd_quiet) {
+    /* -q: no summary */
+  } else if (!rc && c->nskip)
     printf("%s: %lld markers read: %lld api calls and %lld ops promoted; %lld skipped "
            "(bad fields, kept as markers; first: %s)\n",
            rpd_progname, (long long)nmarkers, (long long)c->napi, (long long)c->nop,

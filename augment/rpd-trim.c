@@ -441,11 +441,13 @@ int main(int argc, char **argv)
   if (rc)
     goto fail;
 
-  printf("trace: %lld .. %lld ns (%.6f s)\n", (long long)first, (long long)last,
-         (double)(last - first) / 1e9);
-  printf("range: %lld .. %lld ns (+%.6f s .. +%.6f s, %.6f s)\n", (long long)start,
-         (long long)end, (double)(start - first) / 1e9, (double)(end - first) / 1e9,
-         (double)(end - start) / 1e9);
+  if (!rpd_quiet || o.dry_run) {   /* -q drops the summary, not a dry run's answer */
+    printf("trace: %lld .. %lld ns (%.6f s)\n", (long long)first, (long long)last,
+           (double)(last - first) / 1e9);
+    printf("range: %lld .. %lld ns (+%.6f s .. +%.6f s, %.6f s)\n", (long long)start,
+           (long long)end, (double)(start - first) / 1e9, (double)(end - first) / 1e9,
+           (double)(end - start) / 1e9);
+  }
   count_tables(r, before);
   if (o.dry_run) {
     int64_t napi = count_range(r, "SELECT count(*) FROM rocpd_api WHERE start < ?1 OR start > ?2",
@@ -482,8 +484,9 @@ int main(int argc, char **argv)
              "not compacted", o.file, rpd_errmsg());
   rpd_progress_end();
   count_tables(r, after);
-  print_counts(before, after);
-  if (dropped.len)
+  if (!rpd_quiet)
+    print_counts(before, after);
+  if (dropped.len && !rpd_quiet)
     printf("dropped results of the untrimmed trace (run raptor --save again): %s\n",
            dropped.s);
   rpd_buf_free(&dropped);

@@ -123,7 +123,7 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
   }
   /* the rule for stdout after a commit: the summary goes out now; if it
    * cannot be written, say the results are committed and exit 1 */
-  if (a->summary) a->summary(a->ctx);
+  if (a->summary && !rpd_quiet) a->summary(a->ctx);   /* -q drops the summary */
   return rpd_fail_committed(p.out ? p.out : p.file);
 
 fail:;

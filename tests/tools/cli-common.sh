@@ -26,7 +26,12 @@ check_rc "rpd-synth -q writes a trace" 0 test -s s.rpd
 for tool in rpd-callstack rpd-autograd rpd-deserialize rpd-graph rpd-trim; do
   cp s.rpd "q-$tool.rpd"
   check_rc "$tool -q: accepted" 0 "$tool" -q "q-$tool.rpd"
+  check_eq "$tool -q: no summary on stdout, nothing on stderr" "" "$(cat "$TESTDIR/stdout" "$TESTDIR/stderr")"
 done
+cp s.rpd q-rpd-analyze.rpd
+check_rc "rpd-analyze -q: accepted" 0 rpd-analyze -q q-rpd-analyze.rpd
+check_eq "rpd-analyze -q: no summary, no findings table" "" "$(cat "$TESTDIR/stdout" "$TESTDIR/stderr")"
+check "rpd-analyze -q: the tables are written" test "$(sqlite3 q-rpd-analyze.rpd 'SELECT count(*) FROM ext_analysis_idle')" -gt 0
 cp s.rpd q-rpd-strings.rpd
 check_rc "rpd-strings -q --dedupe: accepted" 0 rpd-strings -q --dedupe q-rpd-strings.rpd
 cp s.rpd q-meta.rpd
