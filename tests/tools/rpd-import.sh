@@ -120,6 +120,19 @@ check_one_line "malformed json: one line"
 check "malformed json: byte and line" grep -q 'malformed JSON at byte [0-9]* (line 4[0-9])' "$TESTDIR/stderr"
 nothing_left "malformed json: no output left" t3.rpd
 
+# the writer checks every op/api row as it goes (the table scan of
+# rpd_check_trace only runs to name a bad row): an op ending before it
+# starts, an api call ending before it starts, are still refused
+sed 's/"end_timestamp":12500/"end_timestamp":9999/' fx_results.json >badop.json
+check_rc "op ending before its start fails" 1 rpd-import badop.json t3b.rpd
+check_one_line "op ending before its start: one line"
+check "names the bad op row" grep -q "rocpd_op.end: 1 row ends before it starts" "$TESTDIR/stderr"
+nothing_left "bad op row: no output left" t3b.rpd
+sed 's/"end_timestamp":9500/"end_timestamp":8999/' fx_results.json >badapi.json
+check_rc "api call ending before its start fails" 1 rpd-import badapi.json t3c.rpd
+check "names the bad api row" grep -q "rocpd_api.end: 1 row ends before it starts" "$TESTDIR/stderr"
+nothing_left "bad api row: no output left" t3c.rpd
+
 echo '{"traceEvents": []}' >other.json
 check_rc "json without rocprofiler-sdk-tool fails" 1 rpd-import other.json t4.rpd
 check "names the missing key" grep -q "rocprofiler-sdk-tool" "$TESTDIR/stderr"

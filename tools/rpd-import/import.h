@@ -60,7 +60,9 @@ typedef struct imp {
   int want_disp;            /* fill disp_op in w_kernel (counters will come) */
   int64_t n_counter, n_alloc, n_scratch, n_counter_op;
   int64_t n_v1_unmatched;
-  int64_t n_blank;          /* blank CSV lines skipped */   /* roctx push/pop without a partner */
+  int64_t n_blank;          /* blank CSV lines skipped */
+  int64_t n_bad_rows;       /* op/api rows rpd_check_trace would refuse
+                             * (every such row goes through w_op/w_api) */
   rpd_buf args;             /* scratch */
 } imp;
 

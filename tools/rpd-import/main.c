@@ -360,7 +360,11 @@ int main(int argc, char **argv)
     goto fail_noclose;
   }
   m.r->schema = 3;
-  rc = rpd_schema_create(m.r);
+  /* 16 KiB pages (set before the first table): fewer, fuller B-tree
+   * pages for the appends below, ~7% less CPU than 4 KiB (docs) */
+  rc = rpd_exec(m.r, "PRAGMA page_size = 16384");
+  if (!rc)
+    rc = rpd_schema_create(m.r);
   /* a private new file that is renamed into place only on success: no
    * syncs needed (a failure deletes it); the journal stays in memory
    * because the db reader rolls back to a savepoint when it must re-read
@@ -397,7 +401,10 @@ int main(int argc, char **argv)
     goto fail;
   }
   int64_t linked = 0;
-  if ((rc = rpd_check_trace(m.r))) {     /* what was written is sane */
+  /* what was written is sane: the writer checked every op and api row
+   * as it went (w_op, w_api); the table scan only runs to name the bad
+   * rows when it saw one */
+  if (m.n_bad_rows && (rc = rpd_check_trace(m.r))) {
     rpd_fail("cannot import '%s': %s", in, rpd_errmsg());
     goto fail;
   }

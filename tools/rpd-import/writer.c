@@ -6,6 +6,7 @@
 
 #include "rpd.h"
 #include "import.h"
+#include "check.h"
 
 static size_t imap_slot(const imap *m, int64_t k)
 {
@@ -79,7 +80,6 @@ static int run(imp *m, sqlite3_stmt *st)
 {
   int s = rpd_step(m->r, st);
   sqlite3_reset(st);
-  sqlite3_clear_bindings(st);
   return s == SQLITE_DONE ? RPD_OK : (s < 0 ? -s : RPD_ESQL);
 }
 
@@ -89,7 +89,7 @@ static int run(imp *m, sqlite3_stmt *st)
  * one multi-row INSERT: the per-statement cost of SQLite (and the
  * AUTOINCREMENT bookkeeping) is paid once per batch, not once per row.
  * Ids the readers need at once (ops, args strings) are assigned here. */
-enum { BATCH_ROWS = 32 };
+enum { BATCH_ROWS = 64 };
 
 static int batch_open(imp *m, batch *b, const char *head, int ncols,
                       int64_t *inserted, int64_t *ignored)
@@ -333,6 +333,13 @@ int w_kernel_name(imp *m, const char *full, const char *short_name,
   return run(m, m->kname);
 }
 
+/* 1 if a row with these times passes rpd_check_trace's range checks
+ * (main.c skips that scan when every row passed). */
+static int row_sane(int64_t start, int64_t end)
+{
+  return start >= 0 && end >= start && end < RPD_TIME_LIMIT;
+}
+
 /* An op row; *op_id receives its id. */
 int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
          int64_t end, int64_t desc_id, const char *optype, int64_t *op_id)
@@ -342,6 +349,8 @@ int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
   if (rc)
     return rc;
   batch *b = &m->b_op;
+  if (!row_sane(start, end) || gpu < 0 || gpu >= RPD_GPU_LIMIT)
+    m->n_bad_rows++;
   *op_id = m->next_op++;
   m->last_op = *op_id;
   batch_int(b, 0, *op_id);
@@ -490,6 +499,8 @@ int w_api(imp *m, const apirec *a)
     return rc;
   if (id > m->max_api)
     m->max_api = id;
+  if (!row_sane(a->start, a->end))
+    m->n_bad_rows++;
   batch *b = &m->b_api;
   batch_int(b, 0, id);
   batch_int(b, 1, a->pid);
