@@ -31,128 +31,111 @@ typedef struct csv {
 
 enum { CSV_CHUNK = 1 << 18 };
 
-/* The next input byte, or EOF. */
+/* Read the next block: 1 when there are bytes, 0 at the end. */
 static int csv_refill(csv *c)
 {
   if (!c->buf)
     c->buf = rpd_xmalloc(CSV_CHUNK);
   c->len = fread(c->buf, 1, CSV_CHUNK, c->f);
   c->pos = 0;
-  return c->len ? (unsigned char)c->buf[c->pos++] : EOF;
+  return c->len > 0;
 }
 
-static inline int csv_getc(csv *c)
+/* Room for n more bytes in the record (and its final NUL). */
+static void rec_reserve(csv *c, size_t n)
 {
-  return c->pos < c->len ? (unsigned char)c->buf[c->pos++] : csv_refill(c);
-}
-
-static inline void rec_put(csv *c, int ch)
-{
-  if (c->rlen + 1 >= c->rcap) {
-    c->rcap = c->rcap ? 2 * c->rcap : 1024;
-    c->rec = rpd_xrealloc(c->rec, c->rcap);
-  }
-  c->rec[c->rlen++] = (char)ch;
-}
-
-static void rec_add(csv *c, const char *p, size_t n)
-{
-  if (c->rlen + n + 1 >= c->rcap) {
-    while (c->rlen + n + 1 >= c->rcap)
+  if (c->rlen + n + 1 > c->rcap) {
+    while (c->rlen + n + 1 > c->rcap)
       c->rcap = c->rcap ? 2 * c->rcap : 1024;
     c->rec = rpd_xrealloc(c->rec, c->rcap);
   }
-  memcpy(c->rec + c->rlen, p, n);
-  c->rlen += n;
 }
 
-/* Inside quotes: copy the buffered bytes up to the next '"' at once
- * (counting the newlines they hold). */
-static void quoted_run(csv *c)
+/* Room for one more field offset. */
+static void fld_reserve(csv *c)
 {
-  const char *b = c->buf + c->pos, *e = c->buf + c->len;
-  const char *q = memchr(b, '"', (size_t)(e - b));
-  size_t n = (size_t)((q ? q : e) - b);
-  for (const char *nl = memchr(b, '\n', n); nl; nl = memchr(nl + 1, '\n', (size_t)(b + n - nl - 1)))
-    c->nextline++;
-  rec_add(c, b, n);
-  c->pos += n;
-}
-
-/* End the current field and start the next one. */
-static void fld_next(csv *c)
-{
-  rec_put(c, '\0');
   if (c->nfld == c->capfld) {
     c->capfld = c->capfld ? 2 * c->capfld : 32;
     c->off = rpd_xrealloc(c->off, c->capfld * sizeof *c->off);
   }
-  c->off[c->nfld++] = c->rlen;
 }
+
+/* Scanner states of csv_next, kept across buffer refills. */
+enum { CS_PLAIN, CS_QUOTED, CS_QUOTE_SEEN };
 
 /* Read one RFC 4180 record into c->rec/off; 1 = got one, 0 = EOF,
  * -1 = error.  Quoted fields may hold commas, "" and newlines; CR is
- * dropped outside quotes. */
+ * dropped outside quotes.  One pass over the read buffer with a write
+ * pointer into the record: the record has room for the whole buffered
+ * rest before the scan, so the inner loop checks no capacity. */
 static int csv_next(csv *c)
 {
-  int ch, inq = 0, any = 0;
+  int st = CS_PLAIN, any = 0;
   size_t fstart = 0;        /* start of the current field in rec */
   c->rlen = 0;
   c->nfld = 0;
   c->line = c->nextline;
-  if (!c->capfld) {
-    c->capfld = 32;
-    c->off = rpd_xmalloc(c->capfld * sizeof *c->off);
-  }
+  fld_reserve(c);
   c->off[c->nfld++] = 0;
   for (;;) {
-    if (inq && c->pos < c->len)
-      quoted_run(c);
-    ch = csv_getc(c);
-    if (ch == EOF) {
-      if (inq)
+    if (c->pos >= c->len && !csv_refill(c)) {
+      if (st == CS_QUOTED)
         return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": unterminated quoted "
                           "field at end of file", c->path, c->line), -1;
       if (!any)
         return 0;
-      rec_put(c, '\0');
+      rec_reserve(c, 0);
+      c->rec[c->rlen] = '\0';
       return 1;
     }
     any = 1;
-    if (inq) {
-      if (ch != '"') {
-        if (ch == '\n')
-          c->nextline++;
-        rec_put(c, ch);
+    rec_reserve(c, c->len - c->pos);
+    const char *p = c->buf + c->pos, *e = c->buf + c->len;
+    char *w = c->rec + c->rlen;
+    int64_t nl = 0;
+    while (p < e) {
+      char ch = *p++;
+      if (st == CS_QUOTED) {
+        /* the run up to the closing quote */
+        const char *q = p - 1;
+        while (q < e && *q != '"') {
+          nl += *q == '\n';
+          *w++ = *q++;
+        }
+        p = q + (q < e);
+        if (q < e)
+          st = CS_QUOTE_SEEN;
         continue;
       }
-      int nx = csv_getc(c);
-      if (nx == '"') {
-        rec_put(c, '"');
-        continue;
+      if (st == CS_QUOTE_SEEN) {
+        if (ch == '"') {          /* "" inside quotes */
+          *w++ = '"';
+          st = CS_QUOTED;
+          continue;
+        }
+        st = CS_PLAIN;
       }
-      inq = 0;
-      if (nx == EOF)
-        continue;
-      ch = nx;
+      if (ch == ',') {
+        *w++ = '\0';
+        c->rlen = (size_t)(w - c->rec);
+        fld_reserve(c);
+        c->off[c->nfld++] = c->rlen;
+        fstart = c->rlen;
+      } else if (ch == '"' && (size_t)(w - c->rec) == fstart) {
+        st = CS_QUOTED;
+      } else if (ch == '\n') {
+        *w = '\0';
+        c->rlen = (size_t)(w - c->rec);
+        c->pos = (size_t)(p - c->buf);
+        c->nextline += nl + 1;
+        return 1;
+      } else if (ch != '\r') {
+        *w++ = ch;
+      }
     }
-    if (ch == '"' && c->rlen == fstart) {
-      inq = 1;
-      continue;
-    }
-    if (ch == ',') {
-      fld_next(c);
-      fstart = c->rlen;
-      continue;
-    }
-    if (ch == '\r')
-      continue;
-    if (ch == '\n') {
-      c->nextline++;
-      rec_put(c, '\0');
-      return 1;
-    }
-    rec_put(c, ch);
+    c->rlen = (size_t)(w - c->rec);
+    c->pos = c->len;
+    c->nextline += nl;
   }
 }
 
@@ -226,8 +209,10 @@ static int cint(const csv *c, int col, int64_t *v)
   uint64_t x = 0;
   for (; *q >= '0' && *q <= '9'; q++) {
     unsigned dig = (unsigned)(*q - '0');
-    if (x > (UINT64_C(9223372036854775807) - dig) / 10)
-      ok = 0;                     /* beyond int64: an error, not a wrap */
+    /* beyond int64: an error, not a wrap (no division per digit) */
+    if (x >= UINT64_C(922337203685477580) &&
+        (x > UINT64_C(922337203685477580) || dig > 7))
+      ok = 0;
     x = x * 10 + dig;
   }
   while (*q == ' ')
