@@ -44,6 +44,11 @@ typedef struct jstate {
   char key[JMAXD + 1][JKEY];
   unsigned char klen[JMAXD + 1];   /* strlen(key[d]) */
   int rec_depth, rec_kind;
+  /* the flattened key ("dispatch_info.grid_size.x") of the current
+   * position inside a record, kept as keys come and containers close */
+  char path[128];
+  size_t plen;
+  size_t pbase[JMAXD + 1];         /* plen when depth d was opened */
   char recarr[48];                 /* buffer_records key of the current array */
   jfield *f;
   int nf, capf, hint;
@@ -120,33 +125,22 @@ static int64_t jint(jstate *j, const char *key, int64_t dflt)
   const char *s = jstr(j, key);
   if (!s || !*s)
     return dflt;
-  return strtoll(s, NULL, 10);
-}
-
-/* The flattened key of a scalar at the current position inside a record:
- * map keys from the record down, joined with '.'; arrays add nothing. */
-static size_t jflatkey(jstate *j, char *out, size_t n)
-{
-  size_t len = 0;
-  for (int d = j->rec_depth; d <= j->depth; d++) {
-    if (!j->is_map[d])
-      continue;
-    size_t k = j->klen[d];
-    if (len + k + 2 > n)
-      break;
-    if (len)
-      out[len++] = '.';
-    memcpy(out + len, j->key[d], k);
-    len += k;
-  }
-  out[len] = '\0';
-  return len;
+  /* plain decimal integers (what rocprofv3 writes) without strtoll;
+   * anything else (a fraction, an exponent, 19+ digits) goes to it */
+  const char *p = s + (*s == '-');
+  uint64_t v = 0;
+  int nd = 0;
+  for (; *p >= '0' && *p <= '9' && nd < 18; p++, nd++)
+    v = v * 10 + (uint64_t)(*p - '0');
+  if (*p || !nd)
+    return strtoll(s, NULL, 10);
+  return *s == '-' ? -(int64_t)v : (int64_t)v;
 }
 
 static void jrec_value(jstate *j, const char *s, size_t len)
 {
-  char key[128];
-  size_t kl = jflatkey(j, key, sizeof key);
+  const char *key = j->path;
+  size_t kl = j->plen;
   /* a repeated key is an array element: it is the newest field */
   jfield *f = j->nf && j->f[j->nf - 1].klen == kl &&
               !memcmp(j->f[j->nf - 1].key, key, kl) ? &j->f[j->nf - 1] : NULL;
@@ -157,8 +151,13 @@ static void jrec_value(jstate *j, const char *s, size_t len)
       memset(j->f + j->nf, 0, (j->capf - j->nf) * sizeof *j->f);
     }
     f = &j->f[j->nf++];
-    f->klen = kl;
-    memcpy(f->key, key, kl + 1);
+    /* records of one kind repeat their keys in the same order: the slot
+     * usually holds this key already */
+    if (f->klen != kl || memcmp(f->key, key, kl)) {
+      f->klen = kl;
+      memcpy(f->key, key, kl);
+      f->key[kl] = '\0';
+    }
     rpd_buf_reset(&f->val);
     f->n = 0;
   }
@@ -484,6 +483,7 @@ static int j_open(jstate *j, int is_map)
   j->role[j->depth] = role;
   j->key[j->depth][0] = '\0';
   j->klen[j->depth] = 0;
+  j->pbase[j->depth] = j->plen;
   if (role == R_SECTION) {
     js_clear_section(j);
     new_section(j->m);
@@ -492,6 +492,7 @@ static int j_open(jstate *j, int is_map)
     j->rec_depth = j->depth;
     j->rec_kind = rk;
     j->nf = 0;
+    j->plen = j->pbase[j->depth] = 0;
   }
   return 1;
 }
@@ -503,6 +504,7 @@ static int j_close(jstate *j)
     rc = rec_end(j);
     j->rec_depth = 0;
   }
+  j->plen = j->pbase[j->depth];
   j->depth--;
   if (rc) {
     j->rc = rc;
@@ -524,6 +526,19 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
   memcpy(j->key[j->depth], s, len);
   j->key[j->depth][len] = '\0';
   j->klen[j->depth] = (unsigned char)len;
+  if (j->rec_depth) {
+    /* the record's path: the parent's path, '.', this key (keys that do
+     * not fit in 127 bytes are left out, as they always were) */
+    size_t b = j->pbase[j->depth];
+    if (b + (b > 0) + len < sizeof j->path) {
+      if (b)
+        j->path[b++] = '.';
+      memcpy(j->path + b, s, len);
+      j->plen = b + len;
+    } else
+      j->plen = b;
+    j->path[j->plen] = '\0';
+  }
   return 1;
 }
 
