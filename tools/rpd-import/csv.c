@@ -31,6 +31,10 @@ typedef struct csv {
 
 enum { CSV_CHUNK = 1 << 18 };
 
+/* The import whose progress line counts the bytes read (import_csv sets
+ * it for the duration of a set; NULL otherwise). */
+static imp *csv_prog;
+
 /* Read the next block: 1 when there are bytes, 0 at the end. */
 static int csv_refill(csv *c)
 {
@@ -38,6 +42,8 @@ static int csv_refill(csv *c)
     c->buf = rpd_xmalloc(CSV_CHUNK);
   c->len = fread(c->buf, 1, CSV_CHUNK, c->f);
   c->pos = 0;
+  if (csv_prog)
+    prog_add(csv_prog, (int64_t)c->len);
   return c->len > 0;
 }
 
@@ -889,6 +895,26 @@ static const int read_order[] = {
   K_API_ANY, K_COPY, K_ALLOC, K_SCRATCH, K_V1RESULTS
 };
 
+/* Bytes in the files f[0..n). */
+static int64_t csv_list_bytes(char **f, int n)
+{
+  int64_t t = 0;
+  struct stat sb;
+  for (int i = 0; i < n; i++)
+    if (!stat(f[i], &sb))
+      t += (int64_t)sb.st_size;
+  return t;
+}
+
+/* Bytes in every file of the set (the progress total). */
+static int64_t csv_set_bytes(const csvset *s)
+{
+  int64_t t = 0;
+  for (int k = 0; k < CSV_KINDS; k++)
+    t += csv_list_bytes(s->f[k], s->n[k]);
+  return t;
+}
+
 int import_csv(imp *m, csvset *s)
 {
   agentmap am;
@@ -898,9 +924,14 @@ int import_csv(imp *m, csvset *s)
     any |= k != K_AGENT && s->n[k] > 0;
   if (!any)
     return rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files found");
+  prog_begin(m, "reading CSV", 1, csv_set_bytes(s));
+  csv_prog = m;
   for (int i = 0; i < s->n[K_AGENT] && !rc; i++)
     rc = csv_agent_info(s->f[K_AGENT][i], NULL, &am);
   if (!rc && !am.known) {
+    /* the kernel files are read twice: the progress total grows */
+    m->prog_total += csv_list_bytes(s->f[K_KERNEL], s->n[K_KERNEL]) +
+                     csv_list_bytes(s->f[K_COUNTER], s->n[K_COUNTER]);
     char **const lists[2] = { s->f[K_KERNEL], s->f[K_COUNTER] };
     const int nl[2] = { s->n[K_KERNEL], s->n[K_COUNTER] };
     rc = csv_agent_scan(lists, nl, 2, &am);
@@ -911,6 +942,8 @@ int import_csv(imp *m, csvset *s)
     for (int i = 0; i < s->n[k] && !rc; i++)
       rc = csv_read_kind(m, s->f[k][i], NULL, k, &am);
   }
+  csv_prog = NULL;
+  prog_end(m);
   imap_free(&am.gpu);
   return rc;
 }

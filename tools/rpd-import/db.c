@@ -122,6 +122,7 @@ static int db_kernel_row(imp *m, sqlite3_stmt *st, const symtab *sy)
   int64_t si;
   int rc = RPD_OK;
   count_read(m, "kernel_dispatch", 1);
+  prog_add(m, 1);
   k.gpu = col_gpu(st, 0);
   k.queue = col_i64(st, 1);
   k.seq = col_i64(st, 2);
@@ -194,6 +195,7 @@ static const char *db_domain(const char *cat, const char **kind)
 typedef struct merge {
   sqlite3_stmt *st;         /* the args query */
   rpd *in;
+  imp *m;                   /* progress: one row per arg read */
   int have;                 /* st holds a row */
   int64_t ev, pos;          /* its event id and position */
   int check, disorder;
@@ -206,6 +208,7 @@ static int arg_next(merge *a)
   int64_t pe = a->ev, pp = a->pos;
   a->have = s == SQLITE_ROW;
   if (a->have) {
+    prog_add(a->m, 1);
     a->ev = col_i64(a->st, 0);
     a->pos = col_i64(a->st, 3);
     if (a->check && (a->ev < pe || (a->ev == pe && a->pos < pp)))
@@ -241,6 +244,7 @@ static int db_region_row(imp *m, sqlite3_stmt *st, merge *mg)
   apirec a = {0};
   const char *kind;
   int rc = RPD_OK;
+  prog_add(m, 1);
   rpd_buf_reset(&m->args);
   rpd_buf_add(&m->args, "", 0);
   if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
@@ -279,7 +283,7 @@ static int db_regions_pass(imp *m, rpd *in, const char *sfx, int rowid, int *dis
     "rocpd_info_process", "rocpd_info_thread" };
   static const char *const ta[] = { "rocpd_arg" };
   sqlite3_stmt *st = NULL;
-  merge mg = { NULL, in, 0, INT64_MIN, INT64_MIN, rowid, 0, INT64_MIN };
+  merge mg = { NULL, in, m, 0, INT64_MIN, INT64_MIN, rowid, 0, INT64_MIN };
   char *rsql = sqlite3_mprintf(db_regions_sql, "%s", "%s", "%s", "%s", "%s", "%s",
                                rowid ? "R.id" : "R.event_id, R.id");
   char *asql = sqlite3_mprintf(db_args_sql, "%s", rowid ? "id" : "event_id, position, id");
@@ -306,7 +310,7 @@ static int db_regions_pass(imp *m, rpd *in, const char *sfx, int rowid, int *dis
 
 /* What a region pass changes in the writer, to undo a pass. */
 typedef struct region_undo {
-  int64_t n_api, n_dup_api, max_api, next_ustr;
+  int64_t n_api, n_dup_api, max_api, next_ustr, prog_done;
   kindcount kinds[32];
   int nkinds;
 } region_undo;
@@ -328,6 +332,7 @@ static int db_regions(imp *m, rpd *in, const char *sfx)
   u.n_dup_api = m->n_dup_api;
   u.max_api = m->max_api;
   u.next_ustr = m->next_ustr;
+  u.prog_done = m->prog_done;
   memcpy(u.kinds, m->kinds, sizeof u.kinds);
   u.nkinds = m->nkinds;
   rc = db_regions_pass(m, in, sfx, 1, &disorder);
@@ -338,6 +343,7 @@ static int db_regions(imp *m, rpd *in, const char *sfx)
     m->n_dup_api = u.n_dup_api;
     m->max_api = u.max_api;
     m->next_ustr = u.next_ustr;
+    prog_at(m, u.prog_done);
     memcpy(m->kinds, u.kinds, sizeof u.kinds);
     m->nkinds = u.nkinds;
     m->n_sorted_guids++;
@@ -371,6 +377,7 @@ static int db_copy_row(imp *m, sqlite3_stmt *st)
 {
   copyrec c = {0};
   count_read(m, "memory_copy", 1);
+  prog_add(m, 1);
   c.kind = copy_kind(col_txt(st, 0));
   c.src_gpu = col_gpu(st, 1);
   c.dst_gpu = col_gpu(st, 2);
@@ -513,6 +520,33 @@ static int db_import_guid(imp *m, rpd *in, const char *sfx)
   return rc;
 }
 
+/* Input rows the import reads (regions, args, dispatches, copies) over
+ * every guid, by the largest rowid of each table (no scan); -1 if a
+ * query fails. */
+static int64_t db_total_rows(rpd *in, char **guids)
+{
+  static const char *const tabs[] = {
+    "rocpd_region", "rocpd_arg", "rocpd_kernel_dispatch", "rocpd_memory_copy" };
+  int64_t total = 0;
+  for (int g = 0; guids[g]; g++)
+    for (size_t t = 0; t < sizeof tabs / sizeof tabs[0]; t++) {
+      sqlite3_stmt *st = NULL;
+      const char *const one[] = { tabs[t] };
+      int rc = db_prepare(in, guids[g], "SELECT coalesce(max(rowid), 0) FROM %s",
+                          one, 1, &st);
+      if (!rc && rpd_step(in, st) == SQLITE_ROW)
+        total += sqlite3_column_int64(st, 0);
+      else
+        total = -1;
+      sqlite3_finalize(st);
+      if (total < 0) {
+        rpd_clearerr();
+        return -1;
+      }
+    }
+  return total;
+}
+
 int import_db_handle(imp *m, rpd *in)
 {
   char **guids = NULL;
@@ -531,8 +565,13 @@ int import_db_handle(imp *m, rpd *in)
     rc = rpd_seterr(RPD_ENOTRPD, "not a rocprofv3 database: no rocpd_region table");
   for (int i = 0; !rc && guids[i]; i++)
     rc = db_check_guid(in, guids[i]);
+  /* progress in input rows: the total costs a max(rowid) per table, so
+   * it is only asked when a line can show */
+  if (!rc)
+    prog_begin(m, "reading database", 0, prog_live() ? db_total_rows(in, guids) : -1);
   for (int i = 0; !rc && guids[i]; i++)
     rc = db_import_guid(m, in, guids[i]);
+  prog_end(m);
   free_list(guids);
   return rc;
 }
@@ -545,8 +584,12 @@ int import_db(imp *m, const char *path)
     return rc;
   /* a streaming read: a small page cache keeps the peak RSS low */
   rc = rpd_exec(in, "PRAGMA cache_size = -8192");
-  if (!rc && v1_is_db(in))
+  if (!rc && v1_is_db(in)) {
+    prog_begin(m, "importing", 0, -1);   /* rows written */
+    m->prog_rows = 1;
     rc = import_v1_db(m, in);
+    prog_end(m);
+  }
   else if (!rc)
     rc = import_db_handle(m, in);
   rpd_close(in, 0);

@@ -64,6 +64,10 @@ typedef struct imp {
   int64_t n_bad_rows;       /* op/api rows rpd_check_trace would refuse
                              * (every such row goes through w_op/w_api) */
   rpd_buf args;             /* scratch */
+  /* the progress line (writer.c prog_*): what is counted, how far */
+  const char *prog_what;
+  int64_t prog_done, prog_total, prog_next, prog_step;
+  int prog_rows;            /* the writer counts rows written (v1) */
 } imp;
 
 typedef struct kern {
@@ -147,6 +151,25 @@ int w_meta_time(imp *m, int64_t init, int64_t fini);
 /* rocpd_metadata rows (w_meta_add skips NULL/empty values). */
 int w_meta_add(imp *m, const char *tag, const char *value);
 int w_meta_int(imp *m, const char *tag, int64_t v);
+
+/* --- the progress line (issue 15; common rpd_progress: on stderr only
+ * when it is a terminal, silenced by -q) */
+/* Start a line counting `what`: bytes (unit "bytes", shown as MB) or
+ * rows; total < 0 = unknown (count and rate only). */
+void prog_begin(imp *m, const char *what, int bytes, int64_t total);
+/* done units so far (shown at most 4 times a second). */
+void prog_at(imp *m, int64_t done);
+/* n more units. */
+static inline void prog_add(imp *m, int64_t n)
+{
+  if ((m->prog_done += n) >= m->prog_next && m->prog_what)
+    prog_at(m, m->prog_done);
+}
+/* End the line (a newline if one was shown). */
+void prog_end(imp *m);
+/* 1 if a progress line can show (stderr is a terminal, no -q): readers
+ * only then pay for a total that costs a query. */
+int prog_live(void);
 
 /* --- readers: each writes everything it reads through the writer */
 /* rocprofv3 JSON (plain or gzip) at path. */

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yajl_parse.h>
 #include <zlib.h>
 
@@ -674,13 +675,22 @@ cleanup:
   return rc;
 }
 
-/* gzread (plain files pass through zlib unchanged). */
+/* The file being read: gzread (plain files pass through zlib unchanged);
+ * progress in bytes of the file (compressed bytes for .gz). */
+typedef struct gzsrc {
+  gzFile gz;
+  imp *m;
+} gzsrc;
+
 static int gz_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
 {
-  gzFile gz = ctx;
+  gzsrc *src = ctx;
+  gzFile gz = src->gz;
   int got = gzread(gz, buf, n), zerr = Z_OK;
-  if (got > 0)
+  if (got > 0) {
+    prog_at(src->m, (int64_t)gzoffset(gz));
     return got;
+  }
   const char *zmsg = gzerror(gz, &zerr);
   if (got < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
     rpd_seterr(RPD_EGZIP, "corrupt or truncated gzip stream after %" PRIu64
@@ -692,12 +702,15 @@ static int gz_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
 
 int import_json(imp *m, const char *path)
 {
-  gzFile gz = gzopen(path, "rb");
-  if (!gz)
+  struct stat sb;
+  gzsrc src = { gzopen(path, "rb"), m };
+  if (!src.gz)
     return rpd_seterr(RPD_EIO, "cannot read: %s", strerror(errno));
-  gzbuffer(gz, 1 << 17);
-  int rc = json_run(m, gz_read, gz);
-  gzclose(gz);
+  gzbuffer(src.gz, 1 << 17);
+  prog_begin(m, "reading JSON", 1, stat(path, &sb) ? -1 : (int64_t)sb.st_size);
+  int rc = json_run(m, gz_read, &src);
+  prog_end(m);
+  gzclose(src.gz);
   return rc;
 }
 

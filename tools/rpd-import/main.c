@@ -382,8 +382,13 @@ int main(int argc, char **argv)
       rc = import_json(&m, in);
     else if (kind == IN_CSV)
       rc = import_csv(&m, &set);
-    else if (kind == IN_V1)
+    else if (kind == IN_V1) {
+      /* rocprof v1 text: the progress line counts rows written */
+      prog_begin(&m, "importing", 0, -1);
+      m.prog_rows = 1;
       rc = import_v1_text(&m, &v1);
+      prog_end(&m);
+    }
     else
       rc = import_db(&m, in);
   }

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rpd.h"
 #include "import.h"
@@ -73,6 +74,50 @@ void count_read(imp *m, const char *kind, int handled)
     k->n = 1;
     k->handled = handled;
   }
+}
+
+/* ------------------------------------------------------------ progress */
+
+int prog_live(void)
+{
+  return !rpd_quiet && isatty(2);
+}
+
+void prog_begin(imp *m, const char *what, int bytes, int64_t total)
+{
+  m->prog_what = what;
+  m->prog_done = 0;
+  m->prog_total = total;
+  /* rpd_progress reads the clock: call it every 1 MiB or 4096 rows */
+  m->prog_step = bytes ? 1 << 20 : 4096;
+  m->prog_next = m->prog_step;
+  rpd_progress_unit(bytes ? "bytes" : "rows");
+  rpd_progress(what, 0, total < 0 ? -1 : total > 0 ? total : 1);  /* starts the clock */
+}
+
+void prog_at(imp *m, int64_t done)
+{
+  m->prog_done = done;
+  m->prog_next = done + m->prog_step;
+  if (!m->prog_what)
+    return;
+  if (m->prog_total < 0)
+    rpd_progress(m->prog_what, done, -1);
+  else if (done < m->prog_total)   /* done == total would end the line */
+    rpd_progress(m->prog_what, done, m->prog_total);
+}
+
+void prog_end(imp *m)
+{
+  if (!m->prog_what)
+    return;
+  if (m->prog_total < 0)
+    rpd_progress(m->prog_what, -1, -1);
+  else
+    rpd_progress(m->prog_what, m->prog_total, m->prog_total);
+  m->prog_what = NULL;
+  m->prog_rows = 0;
+  rpd_progress_unit("rows");
 }
 
 /* Step an insert statement once and reset it. */
@@ -349,6 +394,8 @@ int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
   if (rc)
     return rc;
   batch *b = &m->b_op;
+  if (m->prog_rows)
+    prog_add(m, 1);
   if (!row_sane(start, end) || gpu < 0 || gpu >= RPD_GPU_LIMIT)
     m->n_bad_rows++;
   *op_id = m->next_op++;
@@ -501,6 +548,8 @@ int w_api(imp *m, const apirec *a)
     m->max_api = id;
   if (!row_sane(a->start, a->end))
     m->n_bad_rows++;
+  if (m->prog_rows)
+    prog_add(m, 1);
   batch *b = &m->b_api;
   batch_int(b, 0, id);
   batch_int(b, 1, a->pid);
