@@ -97,9 +97,8 @@ static void js_clear_section(jstate *j)
 
 /* The field named key, or NULL.  Records of one kind list their fields in
  * the same order, so the search starts after the last hit. */
-static jfield *jf_find(jstate *j, const char *key)
+static jfield *jf_findn(jstate *j, const char *key, size_t len)
 {
-  size_t len = strlen(key);
   char last = len ? key[len - 1] : 0;
   for (int n = 0, i = j->hint; n < j->nf; n++, i++) {
     if (i >= j->nf)
@@ -115,15 +114,21 @@ static jfield *jf_find(jstate *j, const char *key)
   return NULL;
 }
 
-static const char *jstr(jstate *j, const char *key)
+/* The lookups name their keys with string literals: their length is
+ * known at compile time. */
+#define jf_find(j, lit) jf_findn((j), (lit), sizeof(lit) - 1)
+#define jstr(j, lit) jstrn((j), (lit), sizeof(lit) - 1)
+#define jint(j, lit, dflt) jintn((j), (lit), sizeof(lit) - 1, (dflt))
+
+static const char *jstrn(jstate *j, const char *key, size_t len)
 {
-  jfield *f = jf_find(j, key);
+  jfield *f = jf_findn(j, key, len);
   return f ? f->val.s : NULL;
 }
 
-static int64_t jint(jstate *j, const char *key, int64_t dflt)
+static int64_t jintn(jstate *j, const char *key, size_t len, int64_t dflt)
 {
-  const char *s = jstr(j, key);
+  const char *s = jstrn(j, key, len);
   if (!s || !*s)
     return dflt;
   /* plain decimal integers (what rocprofv3 writes) without strtoll;
@@ -524,10 +529,13 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
   jstate *j = ctx;
   if (len >= JKEY)
     len = JKEY - 1;
-  memcpy(j->key[j->depth], s, len);
-  j->key[j->depth][len] = '\0';
-  j->klen[j->depth] = (unsigned char)len;
-  if (j->rec_depth) {
+  if (!j->rec_depth) {
+    /* outside a record the key picks the role of what it opens
+     * (child_role); inside one only the path counts */
+    memcpy(j->key[j->depth], s, len);
+    j->key[j->depth][len] = '\0';
+    j->klen[j->depth] = (unsigned char)len;
+  } else {
     /* the record's path: the parent's path, '.', this key (keys that do
      * not fit in 127 bytes are left out, as they always were) */
     size_t b = j->pbase[j->depth];
