@@ -27,6 +27,8 @@ typedef struct csv {
   int nfld, capfld;
   char **hdr;
   int nhdr;
+  int keep;             /* > 0: keep the first `keep` fields of each
+                         * record, skip the rest unparsed (a column scan) */
 } csv;
 
 enum { CSV_CHUNK = 1 << 18 };
@@ -67,7 +69,7 @@ static void fld_reserve(csv *c)
 }
 
 /* Scanner states of csv_next, kept across buffer refills. */
-enum { CS_PLAIN, CS_QUOTED, CS_QUOTE_SEEN };
+enum { CS_PLAIN, CS_QUOTED, CS_QUOTE_SEEN, CS_SKIP, CS_SKIP_QUOTED };
 
 /* Read one RFC 4180 record into c->rec/off; 1 = got one, 0 = EOF,
  * -1 = error.  Quoted fields may hold commas, "" and newlines; CR is
@@ -85,7 +87,7 @@ static int csv_next(csv *c)
   c->off[c->nfld++] = 0;
   for (;;) {
     if (c->pos >= c->len && !csv_refill(c)) {
-      if (st == CS_QUOTED)
+      if (st == CS_QUOTED || st == CS_SKIP_QUOTED)
         return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": unterminated quoted "
                           "field at end of file", c->path, c->line), -1;
       if (!any)
@@ -100,6 +102,28 @@ static int csv_next(csv *c)
     char *w = c->rec + c->rlen;
     int64_t nl = 0;
     while (p < e) {
+      if (st >= CS_SKIP) {
+        /* the fields after c->keep: find the record's end, minding
+         * quotes ("" toggles twice), copying nothing */
+        if (st == CS_SKIP_QUOTED) {
+          const char *q = memchr(p, '"', (size_t)(e - p));
+          for (const char *x = p; x < (q ? q : e); x++)
+            nl += *x == '\n';
+          p = q ? q + 1 : e;
+          if (q)
+            st = CS_SKIP;
+          continue;
+        }
+        while (p < e && *p != '\n' && *p != '"')
+          p++;
+        if (p < e && *p == '"') {
+          p++;
+          st = CS_SKIP_QUOTED;
+          continue;
+        }
+        if (p == e)
+          continue;
+      }
       char ch = *p++;
       if (st == CS_QUOTED) {
         /* the run up to the closing quote */
@@ -127,6 +151,8 @@ static int csv_next(csv *c)
         fld_reserve(c);
         c->off[c->nfld++] = c->rlen;
         fstart = c->rlen;
+        if (c->keep && c->nfld > c->keep)
+          st = CS_SKIP;
       } else if (ch == '"' && (size_t)(w - c->rec) == fstart) {
         st = CS_QUOTED;
       } else if (ch == '\n') {
@@ -312,6 +338,7 @@ static int csv_agent_scan(char **const *files, const int *nfiles, int n, agentma
       csv c;
       rc = csv_open(&c, files[l][i], NULL);
       int col = rc ? -1 : csv_col(&c, "Agent_Id");
+      c.keep = col + 1;         /* only the fields up to Agent_Id */
       while (!rc && col >= 0 && (g = csv_next(&c)) > 0) {
         int64_t a;
         rc = cint(&c, col, &a);

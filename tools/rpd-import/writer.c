@@ -362,7 +362,8 @@ int w_kernel_name(imp *m, const char *full, const char *short_name,
   if (!short_name || !*short_name)
     short_name = full;
   int rc = sid(m, full, name_id);
-  if (!rc)
+  short_id = *name_id;
+  if (!rc && short_name != full && strcmp(short_name, full))
     rc = sid(m, short_name, &short_id);
   if (rc)
     return rc;
