@@ -58,6 +58,86 @@ static int db_prepare(rpd *in, const char *sfx, const char *fmt,
   return rc;
 }
 
+/* ------------------------------------------------------------ id lookups */
+
+/* A small table read by id through a prepared point query, each id once:
+ * the strings, processes and threads a region names are few and repeat
+ * on every row, so caching them saves joins per row.  Bounded: past
+ * IDC_MAX entries the cache starts over (memory stays flat even when
+ * every marker message is its own string). */
+enum { IDC_MAX = 1 << 16 };
+
+typedef struct idcache {
+  sqlite3_stmt *q;          /* one row, one column for ?1 = id */
+  imap idx;                 /* id -> index into txt/num */
+  char **txt;               /* text value ("" for NULL) */
+  int64_t *num;             /* integer value (0 for NULL) */
+  int n, cap;
+} idcache;
+
+static void idc_clear(idcache *c)
+{
+  for (int i = 0; i < c->n; i++)
+    free(c->txt[i]);
+  imap_free(&c->idx);
+  c->n = 0;
+}
+
+static void idc_free(idcache *c)
+{
+  idc_clear(c);
+  sqlite3_finalize(c->q);
+  free(c->txt);
+  free(c->num);
+  memset(c, 0, sizeof *c);
+}
+
+/* The cache's slot for id (read on first use); -1 on a failure. */
+static int idc_get(rpd *in, idcache *c, int64_t id)
+{
+  int64_t i;
+  if (imap_get(&c->idx, id, &i))
+    return (int)i;
+  if (c->n >= IDC_MAX)
+    idc_clear(c);
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 64;
+    c->txt = rpd_xrealloc(c->txt, c->cap * sizeof *c->txt);
+    c->num = rpd_xrealloc(c->num, c->cap * sizeof *c->num);
+  }
+  sqlite3_bind_int64(c->q, 1, id);
+  int st = rpd_step(in, c->q);
+  if (st < 0) {
+    sqlite3_reset(c->q);
+    return -1;
+  }
+  c->txt[c->n] = rpd_xstrdup(st == SQLITE_ROW ? col_txt(c->q, 0) : "");
+  c->num[c->n] = st == SQLITE_ROW ? col_i64(c->q, 0) : 0;
+  sqlite3_reset(c->q);
+  imap_put(&c->idx, id, c->n);
+  return c->n++;
+}
+
+/* Text of id in c ("" for a NULL id or a missing row); NULL on a failure. */
+static const char *idc_txt(rpd *in, idcache *c, sqlite3_stmt *st, int col)
+{
+  if (sqlite3_column_type(st, col) == SQLITE_NULL)
+    return "";
+  int i = idc_get(in, c, col_i64(st, col));
+  return i < 0 ? NULL : c->txt[i];
+}
+
+/* Integer of id in c (0 for a NULL id or a missing row); *ok = 0 on a failure. */
+static int64_t idc_num(rpd *in, idcache *c, sqlite3_stmt *st, int col, int *ok)
+{
+  if (sqlite3_column_type(st, col) == SQLITE_NULL)
+    return 0;
+  int i = idc_get(in, c, col_i64(st, col));
+  if (i < 0)
+    *ok = 0;
+  return i < 0 ? 0 : c->num[i];
+}
+
 /* ------------------------------------------------------------ symbols */
 
 /* Kernel symbols of one guid: symbol id -> (description id, full name id). */
@@ -163,17 +243,22 @@ static int db_kernels(imp *m, rpd *in, const char *sfx, const symtab *sy)
 
 /* ------------------------------------------------------------ regions */
 
-/* Regions in event order, with everything but their arguments. */
+/* Regions in event order, with everything but their arguments; names,
+ * categories, processes and threads by id (looked up in idcaches). */
 static const char db_regions_sql[] =
-  "SELECT R.event_id, E.stack_id, coalesce(P.pid, 0), coalesce(T.tid, 0),"
-  "       R.start, R.end, coalesce(N.string, ''), coalesce(C.string, '')"
+  "SELECT R.event_id, E.stack_id, R.pid, R.tid,"
+  "       R.start, R.end, R.name_id, E.category_id"
   "  FROM %s R"
   "  LEFT JOIN %s E ON E.id = R.event_id"
-  "  LEFT JOIN %s N ON N.id = R.name_id"
-  "  LEFT JOIN %s C ON C.id = E.category_id"
-  "  LEFT JOIN %s P ON P.id = R.pid"
-  "  LEFT JOIN %s T ON T.id = R.tid"
   " ORDER BY %s";
+
+/* The point queries of the region lookups: string, pid, tid by id. */
+static const char *const db_lookup_sql[] = {
+  "SELECT string FROM %s WHERE id = ?1",
+  "SELECT pid FROM %s WHERE id = ?1",
+  "SELECT tid FROM %s WHERE id = ?1" };
+static const char *const db_lookup_tab[] = {
+  "rocpd_string", "rocpd_info_process", "rocpd_info_thread" };
 
 /* Arguments in the same event order. */
 static const char db_args_sql[] =
@@ -194,6 +279,8 @@ static const char *db_domain(const char *cat, const char **kind)
  * stops with `disorder` set at the first row that does not. */
 typedef struct merge {
   sqlite3_stmt *st;         /* the args query */
+  idcache str, proc, thr;   /* region lookups (db_lookup_sql) */
+  rpd_buf name;             /* the current region's name */
   rpd *in;
   imp *m;                   /* progress: one row per arg read */
   int have;                 /* st holds a row */
@@ -256,13 +343,22 @@ static int db_region_row(imp *m, sqlite3_stmt *st, merge *mg)
   }
   if (rc || mg->disorder)
     return rc;
+  int ok = 1;
   a.corr = col_i64(st, 1);
-  a.pid = col_i64(st, 2);
-  a.tid = col_i64(st, 3);
+  a.pid = idc_num(mg->in, &mg->proc, st, 2, &ok);
+  a.tid = idc_num(mg->in, &mg->thr, st, 3, &ok);
   a.start = col_i64(st, 4);
   a.end = col_i64(st, 5);
-  a.name = col_txt(st, 6);
-  a.category = col_txt(st, 7);
+  a.name = idc_txt(mg->in, &mg->str, st, 6);
+  /* the name's slot may move when the category is read: copy it */
+  if (a.name) {
+    rpd_buf_reset(&mg->name);
+    rpd_buf_puts(&mg->name, a.name);
+    a.name = mg->name.s ? mg->name.s : "";
+  }
+  a.category = idc_txt(mg->in, &mg->str, st, 7);
+  if (!ok || !a.name || !a.category)
+    return RPD_ESQL;
   a.args = m->args.s;
   a.domain = db_domain(a.category, &kind);
   if (!strcmp(kind, "marker_api")) {
@@ -278,18 +374,24 @@ static int db_region_row(imp *m, sqlite3_stmt *st, merge *mg)
  * by event id by SQLite (rowid = 0). */
 static int db_regions_pass(imp *m, rpd *in, const char *sfx, int rowid, int *disorder)
 {
-  static const char *const t[] = {
-    "rocpd_region", "rocpd_event", "rocpd_string", "rocpd_string",
-    "rocpd_info_process", "rocpd_info_thread" };
+  static const char *const t[] = { "rocpd_region", "rocpd_event" };
   static const char *const ta[] = { "rocpd_arg" };
   sqlite3_stmt *st = NULL;
-  merge mg = { NULL, in, m, 0, INT64_MIN, INT64_MIN, rowid, 0, INT64_MIN };
-  char *rsql = sqlite3_mprintf(db_regions_sql, "%s", "%s", "%s", "%s", "%s", "%s",
+  merge mg;
+  memset(&mg, 0, sizeof mg);
+  mg.in = in;
+  mg.m = m;
+  mg.ev = mg.pos = mg.last_region_ev = INT64_MIN;
+  mg.check = rowid;
+  char *rsql = sqlite3_mprintf(db_regions_sql, "%s", "%s",
                                rowid ? "R.id" : "R.event_id, R.id");
   char *asql = sqlite3_mprintf(db_args_sql, "%s", rowid ? "id" : "event_id, position, id");
-  int rc = db_prepare(in, sfx, rsql, t, 6, &st), s = SQLITE_DONE;
+  int rc = db_prepare(in, sfx, rsql, t, 2, &st), s = SQLITE_DONE;
   if (!rc)
     rc = db_prepare(in, sfx, asql, ta, 1, &mg.st);
+  idcache *lk[] = { &mg.str, &mg.proc, &mg.thr };
+  for (int i = 0; i < 3 && !rc; i++)
+    rc = db_prepare(in, sfx, db_lookup_sql[i], &db_lookup_tab[i], 1, &lk[i]->q);
   sqlite3_free(rsql);
   sqlite3_free(asql);
   if (!rc)
@@ -303,6 +405,9 @@ static int db_regions_pass(imp *m, rpd *in, const char *sfx, int rowid, int *dis
     rc = arg_next(&mg);
   sqlite3_finalize(st);
   sqlite3_finalize(mg.st);
+  for (int i = 0; i < 3; i++)
+    idc_free(lk[i]);
+  rpd_buf_free(&mg.name);
   if (disorder)
     *disorder = mg.disorder;
   return rc;
