@@ -71,7 +71,8 @@ typedef struct idcache {
   sqlite3_stmt *q;          /* one row, one column for ?1 = id */
   imap idx;                 /* id -> index into txt/num */
   char **txt;               /* text value ("" for NULL) */
-  int64_t *num;             /* integer value (0 for NULL) */
+  int64_t *num;             /* integer value (dflt for NULL) */
+  int64_t dflt;             /* the integer of a NULL id, value or row */
   int n, cap;
 } idcache;
 
@@ -112,7 +113,8 @@ static int idc_get(rpd *in, idcache *c, int64_t id)
     return -1;
   }
   c->txt[c->n] = rpd_xstrdup(st == SQLITE_ROW ? col_txt(c->q, 0) : "");
-  c->num[c->n] = st == SQLITE_ROW ? col_i64(c->q, 0) : 0;
+  c->num[c->n] = st == SQLITE_ROW && sqlite3_column_type(c->q, 0) != SQLITE_NULL
+                 ? col_i64(c->q, 0) : c->dflt;
   sqlite3_reset(c->q);
   imap_put(&c->idx, id, c->n);
   return c->n++;
@@ -127,15 +129,16 @@ static const char *idc_txt(rpd *in, idcache *c, sqlite3_stmt *st, int col)
   return i < 0 ? NULL : c->txt[i];
 }
 
-/* Integer of id in c (0 for a NULL id or a missing row); *ok = 0 on a failure. */
+/* Integer of id in c (c->dflt for a NULL id or value or a missing row);
+ * *ok = 0 on a failure. */
 static int64_t idc_num(rpd *in, idcache *c, sqlite3_stmt *st, int col, int *ok)
 {
   if (sqlite3_column_type(st, col) == SQLITE_NULL)
-    return 0;
+    return c->dflt;
   int i = idc_get(in, c, col_i64(st, col));
   if (i < 0)
     *ok = 0;
-  return i < 0 ? 0 : c->num[i];
+  return i < 0 ? c->dflt : c->num[i];
 }
 
 /* ------------------------------------------------------------ symbols */
@@ -185,25 +188,30 @@ static int db_symbols(imp *m, rpd *in, const char *sfx, symtab *sy)
 
 /* ------------------------------------------------------------ dispatches */
 
+/* The agent (GPU index or -1) by id in an idcache, not a join per row. */
 static const char db_kernels_sql[] =
-  "SELECT CASE WHEN A.type = 'GPU' THEN A.type_index ELSE -1 END,"
+  "SELECT K.agent_id,"
   "       K.queue_id, K.dispatch_id, K.start, K.end, E.stack_id, K.stream_id,"
   "       K.grid_size_x, K.grid_size_y, K.grid_size_z,"
   "       K.workgroup_size_x, K.workgroup_size_y, K.workgroup_size_z,"
   "       K.group_segment_size, K.private_segment_size, K.kernel_id"
   "  FROM %s K"
-  "  LEFT JOIN %s A ON A.id = K.agent_id"
   "  LEFT JOIN %s E ON E.id = K.event_id"
   " ORDER BY K.id";
+static const char db_agent_sql[] =
+  "SELECT CASE WHEN type = 'GPU' THEN type_index ELSE -1 END FROM %s WHERE id = ?1";
 
-static int db_kernel_row(imp *m, sqlite3_stmt *st, const symtab *sy)
+static int db_kernel_row(imp *m, rpd *in, sqlite3_stmt *st, const symtab *sy,
+                         idcache *agents)
 {
   kern k = {0};
   int64_t si;
-  int rc = RPD_OK;
+  int rc = RPD_OK, ok = 1;
   count_read(m, "kernel_dispatch", 1);
   prog_add(m, 1);
-  k.gpu = col_gpu(st, 0);
+  k.gpu = idc_num(in, agents, st, 0, &ok);
+  if (!ok)
+    return RPD_ESQL;
   k.queue = col_i64(st, 1);
   k.seq = col_i64(st, 2);
   k.start = col_i64(st, 3);
@@ -229,15 +237,21 @@ static int db_kernel_row(imp *m, sqlite3_stmt *st, const symtab *sy)
 
 static int db_kernels(imp *m, rpd *in, const char *sfx, const symtab *sy)
 {
-  static const char *const t[] = {
-    "rocpd_kernel_dispatch", "rocpd_info_agent", "rocpd_event" };
+  static const char *const t[] = { "rocpd_kernel_dispatch", "rocpd_event" };
+  static const char *const ta[] = { "rocpd_info_agent" };
   sqlite3_stmt *st = NULL;
-  int rc = db_prepare(in, sfx, db_kernels_sql, t, 3, &st), s = SQLITE_DONE;
+  idcache agents;
+  memset(&agents, 0, sizeof agents);
+  agents.dflt = -1;
+  int rc = db_prepare(in, sfx, db_kernels_sql, t, 2, &st), s = SQLITE_DONE;
+  if (!rc)
+    rc = db_prepare(in, sfx, db_agent_sql, ta, 1, &agents.q);
   while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW)
-    rc = db_kernel_row(m, st, sy);
+    rc = db_kernel_row(m, in, st, sy, &agents);
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(st);
+  idc_free(&agents);
   return rc;
 }
 
