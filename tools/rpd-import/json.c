@@ -226,22 +226,24 @@ static const char *kind_name(jstate *j, int64_t k)
 static int rec_kernel(jstate *j)
 {
   kern k = {0};
-  int64_t kid = jint(j, "dispatch_info.kernel_id", -1);
-  k.gpu = agent_gpu(j, jint(j, "dispatch_info.agent_id.handle", -1));
-  k.queue = jint(j, "dispatch_info.queue_id.handle", 0);
-  k.seq = jint(j, "dispatch_info.dispatch_id", 0);
+  /* in the order rocprofv3 writes the fields: each lookup starts where
+   * the last one hit (jf_find), so it is found at once */
+  k.corr = jint(j, "correlation_id.internal", 0);
   k.start = jint(j, "start_timestamp", 0);
   k.end = jint(j, "end_timestamp", 0);
-  k.corr = jint(j, "correlation_id.internal", 0);
-  k.stream = jint(j, "stream_id.handle", 0);
-  k.grid[0] = jint(j, "dispatch_info.grid_size.x", 0);
-  k.grid[1] = jint(j, "dispatch_info.grid_size.y", 0);
-  k.grid[2] = jint(j, "dispatch_info.grid_size.z", 0);
+  k.gpu = agent_gpu(j, jint(j, "dispatch_info.agent_id.handle", -1));
+  k.queue = jint(j, "dispatch_info.queue_id.handle", 0);
+  int64_t kid = jint(j, "dispatch_info.kernel_id", -1);
+  k.seq = jint(j, "dispatch_info.dispatch_id", 0);
+  k.scratch = jint(j, "dispatch_info.private_segment_size", 0);
+  k.lds = jint(j, "dispatch_info.group_segment_size", 0);
   k.wg[0] = jint(j, "dispatch_info.workgroup_size.x", 0);
   k.wg[1] = jint(j, "dispatch_info.workgroup_size.y", 0);
   k.wg[2] = jint(j, "dispatch_info.workgroup_size.z", 0);
-  k.lds = jint(j, "dispatch_info.group_segment_size", 0);
-  k.scratch = jint(j, "dispatch_info.private_segment_size", 0);
+  k.grid[0] = jint(j, "dispatch_info.grid_size.x", 0);
+  k.grid[1] = jint(j, "dispatch_info.grid_size.y", 0);
+  k.grid[2] = jint(j, "dispatch_info.grid_size.z", 0);
+  k.stream = jint(j, "stream_id.handle", 0);
   int rc = sym_ids(j, kid, &k.desc_id, &k.name_id);
   return rc ? rc : w_kernel(j->m, &k);
 }
@@ -291,9 +293,9 @@ static int rec_api(jstate *j, const char *section)
     snprintf(opb, sizeof opb, "operation_%" PRId64, op);
     nm = opb;
   }
+  a.tid = jint(j, "thread_id", 0);            /* rocprofv3's field order */
   a.corr = jint(j, "correlation_id.internal", 0);
   a.pid = j->m->pid;
-  a.tid = jint(j, "thread_id", 0);
   a.start = jint(j, "start_timestamp", 0);
   a.end = jint(j, "end_timestamp", 0);
   a.category = kind_name(j, kind);
