@@ -8,6 +8,23 @@
 # a generated RPD trace against the SQLite floor.
 # ROCPD_1X sets the 1x dispatch count (default 94000: ~630k input rows).
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
+# measure_cpu LABEL ROWS CMD...: like measure, and also the CPU seconds
+# (user + sys): on a shared machine the wall time includes waiting for a
+# core, the CPU time is what the import costs.  Sets MEASURED_SECS/_CPU.
+measure_cpu() {
+  _label=$1; _rows=$2; shift 2
+  _t="$BENCHDIR/.timecpu.$$"
+  /usr/bin/time -f "%e %M %U %S" -o "$_t" "$@" >/dev/null 2>"$BENCHDIR/.errcpu.$$" || {
+    echo "BENCH $_label FAILED: $(head -c 300 "$BENCHDIR/.errcpu.$$")"; return 1; }
+  read -r MEASURED_SECS _rss _u _s <"$_t"
+  MEASURED_CPU=$(awk -v u="$_u" -v s="$_s" 'BEGIN{printf "%.2f", u + s}')
+  echo "BENCH $_label rows=$_rows secs=$MEASURED_SECS cpu_secs=$MEASURED_CPU rows/s=$(awk -v r="$_rows" -v s="$MEASURED_SECS" 'BEGIN{ if (s > 0) printf "%.0f", r/s; else print "inf" }') rows/cpu_s=$(awk -v r="$_rows" -v s="$MEASURED_CPU" 'BEGIN{ if (s > 0) printf "%.0f", r/s; else print "inf" }') peak_rss_kb=$_rss"
+  rm -f "$_t" "$BENCHDIR/.errcpu.$$"
+}
+# mb_rate LABEL MB: "LABEL MB=.. MB/s=.. MB/cpu_s=.." from the last measure_cpu
+mb_rate() {
+  echo "BENCH $1 MB=$2 MB/s=$(awk -v m="$2" -v s="$MEASURED_SECS" 'BEGIN{ if (s > 0) printf "%.1f", m/s; else print "inf" }') MB/cpu_s=$(awk -v m="$2" -v s="$MEASURED_CPU" 'BEGIN{ if (s > 0) printf "%.1f", m/s; else print "inf" }') $3"
+}
 n=$BENCH_ROWS
 j="$BENCHDIR/rocprofv3-$n.json"
 if [ ! -s "$j.gz" ]; then
@@ -29,24 +46,14 @@ if [ ! -s "$j.gz" ]; then
 fi
 rows=$((2 * n))
 measure "rpd-import-floor(cat json)" "$rows" cat "$j"
-measure "rpd-import(json)" "$rows" rpd-import -q --force "$j" "$BENCHDIR/imported.rpd"
+jmb=$(wc -c <"$j" | awk '{printf "%.1f", $1 / 1e6}')
+measure_cpu "rpd-import(json)" "$rows" rpd-import -q --force "$j" "$BENCHDIR/imported.rpd" &&
+  mb_rate "rpd-import(json)" "$jmb" "(uncompressed JSON; target >= 150, Perfetto's JSON importer 177)"
 measure "rpd-import-floor(gzip -dc)" "$rows" gzip -dc "$j.gz"
-measure "rpd-import(json.gz)" "$rows" rpd-import -q --force "$j.gz" "$BENCHDIR/imported.rpd"
+measure_cpu "rpd-import(json.gz)" "$rows" rpd-import -q --force "$j.gz" "$BENCHDIR/imported.rpd" &&
+  mb_rate "rpd-import(json.gz)" "$jmb" "(MB of the JSON inside)"
 
 # ---------------------------------------------------------------- rocpd databases
-# measure_cpu LABEL ROWS CMD...: like measure, and also the CPU seconds
-# (user + sys): on a shared machine the wall time includes waiting for a
-# core, the CPU time is what the import costs.  Sets MEASURED_SECS/_CPU.
-measure_cpu() {
-  _label=$1; _rows=$2; shift 2
-  _t="$BENCHDIR/.timecpu.$$"
-  /usr/bin/time -f "%e %M %U %S" -o "$_t" "$@" >/dev/null 2>"$BENCHDIR/.errcpu.$$" || {
-    echo "BENCH $_label FAILED: $(head -c 300 "$BENCHDIR/.errcpu.$$")"; return 1; }
-  read -r MEASURED_SECS _rss _u _s <"$_t"
-  MEASURED_CPU=$(awk -v u="$_u" -v s="$_s" 'BEGIN{printf "%.2f", u + s}')
-  echo "BENCH $_label rows=$_rows secs=$MEASURED_SECS cpu_secs=$MEASURED_CPU rows/s=$(awk -v r="$_rows" -v s="$MEASURED_SECS" 'BEGIN{ if (s > 0) printf "%.0f", r/s; else print "inf" }') rows/cpu_s=$(awk -v r="$_rows" -v s="$MEASURED_CPU" 'BEGIN{ if (s > 0) printf "%.0f", r/s; else print "inf" }') peak_rss_kb=$_rss"
-  rm -f "$_t" "$BENCHDIR/.errcpu.$$"
-}
 # input rows = regions + args + dispatches + copies, counted in the file
 rocpd_db() { # DISPATCHES -> path of the generated database (made once)
   _d="$BENCHDIR/rocpd-$1.db"
@@ -66,9 +73,10 @@ for mult in 1 4 16; do
   eval "secs_$mult=$(echo "$line" | sed -n 's/.* secs=\([^ ]*\).*/\1/p')"
   eval "cpu_$mult=$(echo "$line" | sed -n 's/.* cpu_secs=\([^ ]*\).*/\1/p')"
   rss=$(echo "$line" | sed -n 's/.*peak_rss_kb=\([0-9]*\).*/\1/p')
+  echo "BENCH rpd-import(rocpd ${mult}x) peak_MB=$(awk -v k="${rss:-0}" 'BEGIN{printf "%.1f", k / 1024}') (target <= 128)"
   [ "${rss:-0}" -gt "$maxrss" ] && maxrss=$rss
 done
-echo "BENCH rpd-import(rocpd) max peak_rss_kb=$maxrss (target <= 131072)"
+echo "BENCH rpd-import(rocpd) max peak_rss_kb=$maxrss peak_MB=$(awk -v k="$maxrss" 'BEGIN{printf "%.1f", k / 1024}') (target <= 128 MB)"
 ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "?" }'; }
 echo "BENCH rpd-import(rocpd) 4x/1x time ratio=$(ratio "$secs_4" "$secs_1") cpu ratio=$(ratio "$cpu_4" "$cpu_1") (target <= 4.4)"
 echo "BENCH rpd-import(rocpd) 16x/4x time ratio=$(ratio "$secs_16" "$secs_4") cpu ratio=$(ratio "$cpu_16" "$cpu_4") (target <= 4.4)"

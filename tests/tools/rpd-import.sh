@@ -120,6 +120,19 @@ check_one_line "malformed json: one line"
 check "malformed json: byte and line" grep -q 'malformed JSON at byte [0-9]* (line 4[0-9])' "$TESTDIR/stderr"
 nothing_left "malformed json: no output left" t3.rpd
 
+# the writer checks every op/api row as it goes (the table scan of
+# rpd_check_trace only runs to name a bad row): an op ending before it
+# starts, an api call ending before it starts, are still refused
+sed 's/"end_timestamp":12500/"end_timestamp":9999/' fx_results.json >badop.json
+check_rc "op ending before its start fails" 1 rpd-import badop.json t3b.rpd
+check_one_line "op ending before its start: one line"
+check "names the bad op row" grep -q "rocpd_op.end: 1 row ends before it starts" "$TESTDIR/stderr"
+nothing_left "bad op row: no output left" t3b.rpd
+sed 's/"end_timestamp":9500/"end_timestamp":8999/' fx_results.json >badapi.json
+check_rc "api call ending before its start fails" 1 rpd-import badapi.json t3c.rpd
+check "names the bad api row" grep -q "rocpd_api.end: 1 row ends before it starts" "$TESTDIR/stderr"
+nothing_left "bad api row: no output left" t3c.rpd
+
 echo '{"traceEvents": []}' >other.json
 check_rc "json without rocprofiler-sdk-tool fails" 1 rpd-import other.json t4.rpd
 check "names the missing key" grep -q "rocprofiler-sdk-tool" "$TESTDIR/stderr"
@@ -238,6 +251,25 @@ mkdir nlcsv
 } >nlcsv/3_kernel_trace.csv
 check_rc "csv: newline inside quotes, then a bad number" 1 rpd-import nlcsv t16.rpd
 check "csv: the bad number is reported on line 4" grep -q "3_kernel_trace.csv: line 4: column 'End_Timestamp'" "$TESTDIR/stderr"
+# the agent scan (no agent_info.csv: GPU indexes are the agents' ranks)
+# reads only the fields up to Agent_Id and skips the rest of each record,
+# quotes and newlines included: its errors name the right line too
+mkdir nlagent
+{ head -3 nlcsv/3_kernel_trace.csv
+  printf '%s\n' '"KERNEL_DISPATCH","Agent x","1","1","77","2","6","k","11","1700","2000","0","0","8","0","16","64","1","1","64","1","1"'
+} >nlagent/3_kernel_trace.csv
+check_rc "csv: newline inside quotes, then a bad agent" 1 rpd-import nlagent t16b.rpd
+check "csv: the bad agent is reported on line 4" grep -q "3_kernel_trace.csv: line 4: column 'Agent_Id'" "$TESTDIR/stderr"
+# records across the 256 KiB read blocks, every third name on two lines
+# with "" escapes and commas: all kept, the agents ranked over the file
+awk 'BEGIN { print "\"Kind\",\"Agent_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\""
+  for (i = 1; i <= 12000; i++)
+    printf "\"KERNEL_DISPATCH\",\"Agent %d\",\"%s\",\"%d\",\"%d\",\"%d\"\r\n", 4 + 3 * (i % 2),
+      (i % 3 ? "void k<float, 2>(float*, int)" : "two\nline \"\"q\"\", name"), i, 10 * i, 10 * i + 3 }' >nlagent/3_kernel_trace.csv
+check_rc "csv: 12000 records over several read blocks import" 0 rpd-import -q nlagent t16c.rpd
+check_eq "csv: every record, names and agent ranks kept" "12000|36000|4000|6000" \
+  "$(q t16c.rpd "SELECT count(*), sum(end-start), sum(description LIKE 'two
+line \"q\", name'), sum(gpuId) FROM op")"
 head -3 nlcsv/3_kernel_trace.csv >nlcsv/k && mv nlcsv/k nlcsv/3_kernel_trace.csv
 check_rc "csv: newline inside quotes imports" 0 rpd-import -q nlcsv t17.rpd
 check_eq "csv: the quoted name keeps its newline and quotes" 'two

@@ -27,132 +27,147 @@ typedef struct csv {
   int nfld, capfld;
   char **hdr;
   int nhdr;
+  int keep;             /* > 0: keep the first `keep` fields of each
+                         * record, skip the rest unparsed (a column scan) */
 } csv;
 
 enum { CSV_CHUNK = 1 << 18 };
 
-/* The next input byte, or EOF. */
+/* The import whose progress line counts the bytes read (import_csv sets
+ * it for the duration of a set; NULL otherwise). */
+static imp *csv_prog;
+
+/* Read the next block: 1 when there are bytes, 0 at the end. */
 static int csv_refill(csv *c)
 {
   if (!c->buf)
     c->buf = rpd_xmalloc(CSV_CHUNK);
   c->len = fread(c->buf, 1, CSV_CHUNK, c->f);
   c->pos = 0;
-  return c->len ? (unsigned char)c->buf[c->pos++] : EOF;
+  if (csv_prog)
+    prog_add(csv_prog, (int64_t)c->len);
+  return c->len > 0;
 }
 
-static inline int csv_getc(csv *c)
+/* Room for n more bytes in the record (and its final NUL). */
+static void rec_reserve(csv *c, size_t n)
 {
-  return c->pos < c->len ? (unsigned char)c->buf[c->pos++] : csv_refill(c);
-}
-
-static inline void rec_put(csv *c, int ch)
-{
-  if (c->rlen + 1 >= c->rcap) {
-    c->rcap = c->rcap ? 2 * c->rcap : 1024;
-    c->rec = rpd_xrealloc(c->rec, c->rcap);
-  }
-  c->rec[c->rlen++] = (char)ch;
-}
-
-static void rec_add(csv *c, const char *p, size_t n)
-{
-  if (c->rlen + n + 1 >= c->rcap) {
-    while (c->rlen + n + 1 >= c->rcap)
+  if (c->rlen + n + 1 > c->rcap) {
+    while (c->rlen + n + 1 > c->rcap)
       c->rcap = c->rcap ? 2 * c->rcap : 1024;
     c->rec = rpd_xrealloc(c->rec, c->rcap);
   }
-  memcpy(c->rec + c->rlen, p, n);
-  c->rlen += n;
 }
 
-/* Inside quotes: copy the buffered bytes up to the next '"' at once
- * (counting the newlines they hold). */
-static void quoted_run(csv *c)
+/* Room for one more field offset. */
+static void fld_reserve(csv *c)
 {
-  const char *b = c->buf + c->pos, *e = c->buf + c->len;
-  const char *q = memchr(b, '"', (size_t)(e - b));
-  size_t n = (size_t)((q ? q : e) - b);
-  for (const char *nl = memchr(b, '\n', n); nl; nl = memchr(nl + 1, '\n', (size_t)(b + n - nl - 1)))
-    c->nextline++;
-  rec_add(c, b, n);
-  c->pos += n;
-}
-
-/* End the current field and start the next one. */
-static void fld_next(csv *c)
-{
-  rec_put(c, '\0');
   if (c->nfld == c->capfld) {
     c->capfld = c->capfld ? 2 * c->capfld : 32;
     c->off = rpd_xrealloc(c->off, c->capfld * sizeof *c->off);
   }
-  c->off[c->nfld++] = c->rlen;
 }
+
+/* Scanner states of csv_next, kept across buffer refills. */
+enum { CS_PLAIN, CS_QUOTED, CS_QUOTE_SEEN, CS_SKIP, CS_SKIP_QUOTED };
 
 /* Read one RFC 4180 record into c->rec/off; 1 = got one, 0 = EOF,
  * -1 = error.  Quoted fields may hold commas, "" and newlines; CR is
- * dropped outside quotes. */
+ * dropped outside quotes.  One pass over the read buffer with a write
+ * pointer into the record: the record has room for the whole buffered
+ * rest before the scan, so the inner loop checks no capacity. */
 static int csv_next(csv *c)
 {
-  int ch, inq = 0, any = 0;
+  int st = CS_PLAIN, any = 0;
   size_t fstart = 0;        /* start of the current field in rec */
   c->rlen = 0;
   c->nfld = 0;
   c->line = c->nextline;
-  if (!c->capfld) {
-    c->capfld = 32;
-    c->off = rpd_xmalloc(c->capfld * sizeof *c->off);
-  }
+  fld_reserve(c);
   c->off[c->nfld++] = 0;
   for (;;) {
-    if (inq && c->pos < c->len)
-      quoted_run(c);
-    ch = csv_getc(c);
-    if (ch == EOF) {
-      if (inq)
+    if (c->pos >= c->len && !csv_refill(c)) {
+      if (st == CS_QUOTED || st == CS_SKIP_QUOTED)
         return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": unterminated quoted "
                           "field at end of file", c->path, c->line), -1;
       if (!any)
         return 0;
-      rec_put(c, '\0');
+      rec_reserve(c, 0);
+      c->rec[c->rlen] = '\0';
       return 1;
     }
     any = 1;
-    if (inq) {
-      if (ch != '"') {
-        if (ch == '\n')
-          c->nextline++;
-        rec_put(c, ch);
+    rec_reserve(c, c->len - c->pos);
+    const char *p = c->buf + c->pos, *e = c->buf + c->len;
+    char *w = c->rec + c->rlen;
+    int64_t nl = 0;
+    while (p < e) {
+      if (st >= CS_SKIP) {
+        /* the fields after c->keep: find the record's end, minding
+         * quotes ("" toggles twice), copying nothing */
+        if (st == CS_SKIP_QUOTED) {
+          const char *q = memchr(p, '"', (size_t)(e - p));
+          for (const char *x = p; x < (q ? q : e); x++)
+            nl += *x == '\n';
+          p = q ? q + 1 : e;
+          if (q)
+            st = CS_SKIP;
+          continue;
+        }
+        while (p < e && *p != '\n' && *p != '"')
+          p++;
+        if (p < e && *p == '"') {
+          p++;
+          st = CS_SKIP_QUOTED;
+          continue;
+        }
+        if (p == e)
+          continue;
+      }
+      char ch = *p++;
+      if (st == CS_QUOTED) {
+        /* the run up to the closing quote */
+        const char *q = p - 1;
+        while (q < e && *q != '"') {
+          nl += *q == '\n';
+          *w++ = *q++;
+        }
+        p = q + (q < e);
+        if (q < e)
+          st = CS_QUOTE_SEEN;
         continue;
       }
-      int nx = csv_getc(c);
-      if (nx == '"') {
-        rec_put(c, '"');
-        continue;
+      if (st == CS_QUOTE_SEEN) {
+        if (ch == '"') {          /* "" inside quotes */
+          *w++ = '"';
+          st = CS_QUOTED;
+          continue;
+        }
+        st = CS_PLAIN;
       }
-      inq = 0;
-      if (nx == EOF)
-        continue;
-      ch = nx;
+      if (ch == ',') {
+        *w++ = '\0';
+        c->rlen = (size_t)(w - c->rec);
+        fld_reserve(c);
+        c->off[c->nfld++] = c->rlen;
+        fstart = c->rlen;
+        if (c->keep && c->nfld > c->keep)
+          st = CS_SKIP;
+      } else if (ch == '"' && (size_t)(w - c->rec) == fstart) {
+        st = CS_QUOTED;
+      } else if (ch == '\n') {
+        *w = '\0';
+        c->rlen = (size_t)(w - c->rec);
+        c->pos = (size_t)(p - c->buf);
+        c->nextline += nl + 1;
+        return 1;
+      } else if (ch != '\r') {
+        *w++ = ch;
+      }
     }
-    if (ch == '"' && c->rlen == fstart) {
-      inq = 1;
-      continue;
-    }
-    if (ch == ',') {
-      fld_next(c);
-      fstart = c->rlen;
-      continue;
-    }
-    if (ch == '\r')
-      continue;
-    if (ch == '\n') {
-      c->nextline++;
-      rec_put(c, '\0');
-      return 1;
-    }
-    rec_put(c, ch);
+    c->rlen = (size_t)(w - c->rec);
+    c->pos = c->len;
+    c->nextline += nl;
   }
 }
 
@@ -226,8 +241,10 @@ static int cint(const csv *c, int col, int64_t *v)
   uint64_t x = 0;
   for (; *q >= '0' && *q <= '9'; q++) {
     unsigned dig = (unsigned)(*q - '0');
-    if (x > (UINT64_C(9223372036854775807) - dig) / 10)
-      ok = 0;                     /* beyond int64: an error, not a wrap */
+    /* beyond int64: an error, not a wrap (no division per digit) */
+    if (x >= UINT64_C(922337203685477580) &&
+        (x > UINT64_C(922337203685477580) || dig > 7))
+      ok = 0;
     x = x * 10 + dig;
   }
   while (*q == ' ')
@@ -321,6 +338,7 @@ static int csv_agent_scan(char **const *files, const int *nfiles, int n, agentma
       csv c;
       rc = csv_open(&c, files[l][i], NULL);
       int col = rc ? -1 : csv_col(&c, "Agent_Id");
+      c.keep = col + 1;         /* only the fields up to Agent_Id */
       while (!rc && col >= 0 && (g = csv_next(&c)) > 0) {
         int64_t a;
         rc = cint(&c, col, &a);
@@ -904,6 +922,26 @@ static const int read_order[] = {
   K_API_ANY, K_COPY, K_ALLOC, K_SCRATCH, K_V1RESULTS
 };
 
+/* Bytes in the files f[0..n). */
+static int64_t csv_list_bytes(char **f, int n)
+{
+  int64_t t = 0;
+  struct stat sb;
+  for (int i = 0; i < n; i++)
+    if (!stat(f[i], &sb))
+      t += (int64_t)sb.st_size;
+  return t;
+}
+
+/* Bytes in every file of the set (the progress total). */
+static int64_t csv_set_bytes(const csvset *s)
+{
+  int64_t t = 0;
+  for (int k = 0; k < CSV_KINDS; k++)
+    t += csv_list_bytes(s->f[k], s->n[k]);
+  return t;
+}
+
 int import_csv(imp *m, csvset *s)
 {
   agentmap am;
@@ -913,9 +951,14 @@ int import_csv(imp *m, csvset *s)
     any |= k != K_AGENT && s->n[k] > 0;
   if (!any)
     return rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files found");
+  prog_begin(m, "reading CSV", 1, csv_set_bytes(s));
+  csv_prog = m;
   for (int i = 0; i < s->n[K_AGENT] && !rc; i++)
     rc = csv_agent_info(s->f[K_AGENT][i], NULL, &am);
   if (!rc && !am.known) {
+    /* the kernel files are read twice: the progress total grows */
+    m->prog_total += csv_list_bytes(s->f[K_KERNEL], s->n[K_KERNEL]) +
+                     csv_list_bytes(s->f[K_COUNTER], s->n[K_COUNTER]);
     char **const lists[2] = { s->f[K_KERNEL], s->f[K_COUNTER] };
     const int nl[2] = { s->n[K_KERNEL], s->n[K_COUNTER] };
     rc = csv_agent_scan(lists, nl, 2, &am);
@@ -926,6 +969,8 @@ int import_csv(imp *m, csvset *s)
     for (int i = 0; i < s->n[k] && !rc; i++)
       rc = csv_read_kind(m, s->f[k][i], NULL, k, &am);
   }
+  csv_prog = NULL;
+  prog_end(m);
   imap_free(&am.gpu);
   return rc;
 }

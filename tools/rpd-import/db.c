@@ -59,6 +59,89 @@ static int db_prepare(rpd *in, const char *sfx, const char *fmt,
   return rc;
 }
 
+/* ------------------------------------------------------------ id lookups */
+
+/* A small table read by id through a prepared point query, each id once:
+ * the strings, processes and threads a region names are few and repeat
+ * on every row, so caching them saves joins per row.  Bounded: past
+ * IDC_MAX entries the cache starts over (memory stays flat even when
+ * every marker message is its own string). */
+enum { IDC_MAX = 1 << 16 };
+
+typedef struct idcache {
+  sqlite3_stmt *q;          /* one row, one column for ?1 = id */
+  imap idx;                 /* id -> index into txt/num */
+  char **txt;               /* text value ("" for NULL) */
+  int64_t *num;             /* integer value (dflt for NULL) */
+  int64_t dflt;             /* the integer of a NULL id, value or row */
+  int n, cap;
+} idcache;
+
+static void idc_clear(idcache *c)
+{
+  for (int i = 0; i < c->n; i++)
+    free(c->txt[i]);
+  imap_free(&c->idx);
+  c->n = 0;
+}
+
+static void idc_free(idcache *c)
+{
+  idc_clear(c);
+  sqlite3_finalize(c->q);
+  free(c->txt);
+  free(c->num);
+  memset(c, 0, sizeof *c);
+}
+
+/* The cache's slot for id (read on first use); -1 on a failure. */
+static int idc_get(rpd *in, idcache *c, int64_t id)
+{
+  int64_t i;
+  if (imap_get(&c->idx, id, &i))
+    return (int)i;
+  if (c->n >= IDC_MAX)
+    idc_clear(c);
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 64;
+    c->txt = rpd_xrealloc(c->txt, c->cap * sizeof *c->txt);
+    c->num = rpd_xrealloc(c->num, c->cap * sizeof *c->num);
+  }
+  sqlite3_bind_int64(c->q, 1, id);
+  int st = rpd_step(in, c->q);
+  if (st < 0) {
+    sqlite3_reset(c->q);
+    return -1;
+  }
+  c->txt[c->n] = rpd_xstrdup(st == SQLITE_ROW ? col_txt(c->q, 0) : "");
+  c->num[c->n] = st == SQLITE_ROW && sqlite3_column_type(c->q, 0) != SQLITE_NULL
+                 ? col_i64(c->q, 0) : c->dflt;
+  sqlite3_reset(c->q);
+  imap_put(&c->idx, id, c->n);
+  return c->n++;
+}
+
+/* Text of id in c ("" for a NULL id or a missing row); NULL on a failure. */
+static const char *idc_txt(rpd *in, idcache *c, sqlite3_stmt *st, int col)
+{
+  if (sqlite3_column_type(st, col) == SQLITE_NULL)
+    return "";
+  int i = idc_get(in, c, col_i64(st, col));
+  return i < 0 ? NULL : c->txt[i];
+}
+
+/* Integer of id in c (c->dflt for a NULL id or value or a missing row);
+ * *ok = 0 on a failure. */
+static int64_t idc_num(rpd *in, idcache *c, sqlite3_stmt *st, int col, int *ok)
+{
+  if (sqlite3_column_type(st, col) == SQLITE_NULL)
+    return c->dflt;
+  int i = idc_get(in, c, col_i64(st, col));
+  if (i < 0)
+    *ok = 0;
+  return i < 0 ? c->dflt : c->num[i];
+}
+
 /* ------------------------------------------------------------ symbols */
 
 /* Kernel symbols of one guid: symbol id -> (description id, full name id). */
@@ -106,24 +189,30 @@ static int db_symbols(imp *m, rpd *in, const char *sfx, symtab *sy)
 
 /* ------------------------------------------------------------ dispatches */
 
+/* The agent (GPU index or -1) by id in an idcache, not a join per row. */
 static const char db_kernels_sql[] =
-  "SELECT CASE WHEN A.type = 'GPU' THEN A.type_index ELSE -1 END,"
+  "SELECT K.agent_id,"
   "       K.queue_id, K.dispatch_id, K.start, K.end, E.stack_id, K.stream_id,"
   "       K.grid_size_x, K.grid_size_y, K.grid_size_z,"
   "       K.workgroup_size_x, K.workgroup_size_y, K.workgroup_size_z,"
   "       K.group_segment_size, K.private_segment_size, K.kernel_id"
   "  FROM %s K"
-  "  LEFT JOIN %s A ON A.id = K.agent_id"
   "  LEFT JOIN %s E ON E.id = K.event_id"
   " ORDER BY K.id";
+static const char db_agent_sql[] =
+  "SELECT CASE WHEN type = 'GPU' THEN type_index ELSE -1 END FROM %s WHERE id = ?1";
 
-static int db_kernel_row(imp *m, sqlite3_stmt *st, const symtab *sy)
+static int db_kernel_row(imp *m, rpd *in, sqlite3_stmt *st, const symtab *sy,
+                         idcache *agents)
 {
   kern k = {0};
   int64_t si;
-  int rc = RPD_OK;
+  int rc = RPD_OK, ok = 1;
   count_read(m, "kernel_dispatch", 1);
-  k.gpu = col_gpu(st, 0);
+  prog_add(m, 1);
+  k.gpu = idc_num(in, agents, st, 0, &ok);
+  if (!ok)
+    return RPD_ESQL;
   k.queue = col_i64(st, 1);
   k.seq = col_i64(st, 2);
   k.start = col_i64(st, 3);
@@ -149,31 +238,42 @@ static int db_kernel_row(imp *m, sqlite3_stmt *st, const symtab *sy)
 
 static int db_kernels(imp *m, rpd *in, const char *sfx, const symtab *sy)
 {
-  static const char *const t[] = {
-    "rocpd_kernel_dispatch", "rocpd_info_agent", "rocpd_event" };
+  static const char *const t[] = { "rocpd_kernel_dispatch", "rocpd_event" };
+  static const char *const ta[] = { "rocpd_info_agent" };
   sqlite3_stmt *st = NULL;
-  int rc = db_prepare(in, sfx, db_kernels_sql, t, 3, &st), s = SQLITE_DONE;
+  idcache agents;
+  memset(&agents, 0, sizeof agents);
+  agents.dflt = -1;
+  int rc = db_prepare(in, sfx, db_kernels_sql, t, 2, &st), s = SQLITE_DONE;
+  if (!rc)
+    rc = db_prepare(in, sfx, db_agent_sql, ta, 1, &agents.q);
   while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW)
-    rc = db_kernel_row(m, st, sy);
+    rc = db_kernel_row(m, in, st, sy, &agents);
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(st);
+  idc_free(&agents);
   return rc;
 }
 
 /* ------------------------------------------------------------ regions */
 
-/* Regions in event order, with everything but their arguments. */
+/* Regions in event order, with everything but their arguments; names,
+ * categories, processes and threads by id (looked up in idcaches). */
 static const char db_regions_sql[] =
-  "SELECT R.event_id, E.stack_id, coalesce(P.pid, 0), coalesce(T.tid, 0),"
-  "       R.start, R.end, coalesce(N.string, ''), coalesce(C.string, '')"
+  "SELECT R.event_id, E.stack_id, R.pid, R.tid,"
+  "       R.start, R.end, R.name_id, E.category_id"
   "  FROM %s R"
   "  LEFT JOIN %s E ON E.id = R.event_id"
-  "  LEFT JOIN %s N ON N.id = R.name_id"
-  "  LEFT JOIN %s C ON C.id = E.category_id"
-  "  LEFT JOIN %s P ON P.id = R.pid"
-  "  LEFT JOIN %s T ON T.id = R.tid"
   " ORDER BY %s";
+
+/* The point queries of the region lookups: string, pid, tid by id. */
+static const char *const db_lookup_sql[] = {
+  "SELECT string FROM %s WHERE id = ?1",
+  "SELECT pid FROM %s WHERE id = ?1",
+  "SELECT tid FROM %s WHERE id = ?1" };
+static const char *const db_lookup_tab[] = {
+  "rocpd_string", "rocpd_info_process", "rocpd_info_thread" };
 
 /* Arguments in the same event order. */
 static const char db_args_sql[] =
@@ -197,7 +297,10 @@ static const char *db_domain(const char *cat, const char **kind)
  * stops with `disorder` set at the first row that does not. */
 typedef struct merge {
   sqlite3_stmt *st;         /* the args query */
+  idcache str, proc, thr;   /* region lookups (db_lookup_sql) */
+  rpd_buf name;             /* the current region's name */
   rpd *in;
+  imp *m;                   /* progress: one row per arg read */
   int have;                 /* st holds a row */
   int64_t ev, pos;          /* its event id and position */
   int check, disorder;
@@ -210,6 +313,7 @@ static int arg_next(merge *a)
   int64_t pe = a->ev, pp = a->pos;
   a->have = s == SQLITE_ROW;
   if (a->have) {
+    prog_add(a->m, 1);
     a->ev = col_i64(a->st, 0);
     a->pos = col_i64(a->st, 3);
     if (a->check && (a->ev < pe || (a->ev == pe && a->pos < pp)))
@@ -245,6 +349,7 @@ static int db_region_row(imp *m, sqlite3_stmt *st, merge *mg)
   apirec a = {0};
   const char *kind;
   int rc = RPD_OK;
+  prog_add(m, 1);
   rpd_buf_reset(&m->args);
   rpd_buf_add(&m->args, "", 0);
   if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
@@ -256,13 +361,22 @@ static int db_region_row(imp *m, sqlite3_stmt *st, merge *mg)
   }
   if (rc || mg->disorder)
     return rc;
+  int ok = 1;
   a.corr = col_i64(st, 1);
-  a.pid = col_i64(st, 2);
-  a.tid = col_i64(st, 3);
+  a.pid = idc_num(mg->in, &mg->proc, st, 2, &ok);
+  a.tid = idc_num(mg->in, &mg->thr, st, 3, &ok);
   a.start = col_i64(st, 4);
   a.end = col_i64(st, 5);
-  a.name = col_txt(st, 6);
-  a.category = col_txt(st, 7);
+  a.name = idc_txt(mg->in, &mg->str, st, 6);
+  /* the name's slot may move when the category is read: copy it */
+  if (a.name) {
+    rpd_buf_reset(&mg->name);
+    rpd_buf_puts(&mg->name, a.name);
+    a.name = mg->name.s ? mg->name.s : "";
+  }
+  a.category = idc_txt(mg->in, &mg->str, st, 7);
+  if (!ok || !a.name || !a.category)
+    return RPD_ESQL;
   a.args = m->args.s;
   a.domain = db_domain(a.category, &kind);
   if (!strcmp(kind, "marker_api")) {
@@ -278,18 +392,24 @@ static int db_region_row(imp *m, sqlite3_stmt *st, merge *mg)
  * by event id by SQLite (rowid = 0). */
 static int db_regions_pass(imp *m, rpd *in, const char *sfx, int rowid, int *disorder)
 {
-  static const char *const t[] = {
-    "rocpd_region", "rocpd_event", "rocpd_string", "rocpd_string",
-    "rocpd_info_process", "rocpd_info_thread" };
+  static const char *const t[] = { "rocpd_region", "rocpd_event" };
   static const char *const ta[] = { "rocpd_arg" };
   sqlite3_stmt *st = NULL;
-  merge mg = { NULL, in, 0, INT64_MIN, INT64_MIN, rowid, 0, INT64_MIN };
-  char *rsql = sqlite3_mprintf(db_regions_sql, "%s", "%s", "%s", "%s", "%s", "%s",
+  merge mg;
+  memset(&mg, 0, sizeof mg);
+  mg.in = in;
+  mg.m = m;
+  mg.ev = mg.pos = mg.last_region_ev = INT64_MIN;
+  mg.check = rowid;
+  char *rsql = sqlite3_mprintf(db_regions_sql, "%s", "%s",
                                rowid ? "R.id" : "R.event_id, R.id");
   char *asql = sqlite3_mprintf(db_args_sql, "%s", rowid ? "id" : "event_id, position, id");
-  int rc = db_prepare(in, sfx, rsql, t, 6, &st), s = SQLITE_DONE;
+  int rc = db_prepare(in, sfx, rsql, t, 2, &st), s = SQLITE_DONE;
   if (!rc)
     rc = db_prepare(in, sfx, asql, ta, 1, &mg.st);
+  idcache *lk[] = { &mg.str, &mg.proc, &mg.thr };
+  for (int i = 0; i < 3 && !rc; i++)
+    rc = db_prepare(in, sfx, db_lookup_sql[i], &db_lookup_tab[i], 1, &lk[i]->q);
   sqlite3_free(rsql);
   sqlite3_free(asql);
   if (!rc)
@@ -303,6 +423,9 @@ static int db_regions_pass(imp *m, rpd *in, const char *sfx, int rowid, int *dis
     rc = arg_next(&mg);
   sqlite3_finalize(st);
   sqlite3_finalize(mg.st);
+  for (int i = 0; i < 3; i++)
+    idc_free(lk[i]);
+  rpd_buf_free(&mg.name);
   if (disorder)
     *disorder = mg.disorder;
   return rc;
@@ -310,7 +433,7 @@ static int db_regions_pass(imp *m, rpd *in, const char *sfx, int rowid, int *dis
 
 /* What a region pass changes in the writer, to undo a pass. */
 typedef struct region_undo {
-  int64_t n_api, n_dup_api, max_api, next_ustr;
+  int64_t n_api, n_dup_api, max_api, next_ustr, prog_done;
   kindcount kinds[32];
   int nkinds;
 } region_undo;
@@ -332,6 +455,7 @@ static int db_regions(imp *m, rpd *in, const char *sfx)
   u.n_dup_api = m->n_dup_api;
   u.max_api = m->max_api;
   u.next_ustr = m->next_ustr;
+  u.prog_done = m->prog_done;
   memcpy(u.kinds, m->kinds, sizeof u.kinds);
   u.nkinds = m->nkinds;
   rc = db_regions_pass(m, in, sfx, 1, &disorder);
@@ -342,6 +466,7 @@ static int db_regions(imp *m, rpd *in, const char *sfx)
     m->n_dup_api = u.n_dup_api;
     m->max_api = u.max_api;
     m->next_ustr = u.next_ustr;
+    prog_at(m, u.prog_done);
     memcpy(m->kinds, u.kinds, sizeof u.kinds);
     m->nkinds = u.nkinds;
     m->n_sorted_guids++;
@@ -375,6 +500,7 @@ static int db_copy_row(imp *m, sqlite3_stmt *st)
 {
   copyrec c = {0};
   count_read(m, "memory_copy", 1);
+  prog_add(m, 1);
   c.kind = copy_kind(col_txt(st, 0));
   c.src_gpu = col_gpu(st, 1);
   c.dst_gpu = col_gpu(st, 2);
@@ -521,6 +647,33 @@ static int db_import_guid(imp *m, rpd *in, const char *sfx)
   return rc;
 }
 
+/* Input rows the import reads (regions, args, dispatches, copies) over
+ * every guid, by the largest rowid of each table (no scan); -1 if a
+ * query fails. */
+static int64_t db_total_rows(rpd *in, char **guids)
+{
+  static const char *const tabs[] = {
+    "rocpd_region", "rocpd_arg", "rocpd_kernel_dispatch", "rocpd_memory_copy" };
+  int64_t total = 0;
+  for (int g = 0; guids[g]; g++)
+    for (size_t t = 0; t < sizeof tabs / sizeof tabs[0]; t++) {
+      sqlite3_stmt *st = NULL;
+      const char *const one[] = { tabs[t] };
+      int rc = db_prepare(in, guids[g], "SELECT coalesce(max(rowid), 0) FROM %s",
+                          one, 1, &st);
+      if (!rc && rpd_step(in, st) == SQLITE_ROW)
+        total += sqlite3_column_int64(st, 0);
+      else
+        total = -1;
+      sqlite3_finalize(st);
+      if (total < 0) {
+        rpd_clearerr();
+        return -1;
+      }
+    }
+  return total;
+}
+
 int import_db_handle(imp *m, rpd *in)
 {
   char **guids = NULL;
@@ -539,8 +692,13 @@ int import_db_handle(imp *m, rpd *in)
     rc = rpd_seterr(RPD_ENOTRPD, "not a rocprofv3 database: no rocpd_region table");
   for (int i = 0; !rc && guids[i]; i++)
     rc = db_check_guid(in, guids[i]);
+  /* progress in input rows: the total costs a max(rowid) per table, so
+   * it is only asked when a line can show */
+  if (!rc)
+    prog_begin(m, "reading database", 0, prog_live() ? db_total_rows(in, guids) : -1);
   for (int i = 0; !rc && guids[i]; i++)
     rc = db_import_guid(m, in, guids[i]);
+  prog_end(m);
   free_list(guids);
   return rc;
 }
@@ -553,8 +711,12 @@ int import_db(imp *m, const char *path)
     return rc;
   /* a streaming read: a small page cache keeps the peak RSS low */
   rc = rpd_exec(in, "PRAGMA cache_size = -8192");
-  if (!rc && v1_is_db(in))
+  if (!rc && v1_is_db(in)) {
+    prog_begin(m, "importing", 0, -1);   /* rows written */
+    m->prog_rows = 1;
     rc = import_v1_db(m, in);
+    prog_end(m);
+  }
   else if (!rc)
     rc = import_db_handle(m, in);
   rpd_close(in, 0);

@@ -60,12 +60,18 @@ typedef struct imp {
   int want_disp;            /* fill disp_op in w_kernel (counters will come) */
   int64_t n_counter, n_alloc, n_scratch, n_counter_op;
   int64_t n_v1_unmatched;
-  int64_t n_blank;          /* blank CSV lines skipped */   /* roctx push/pop without a partner */
+  int64_t n_blank;          /* blank CSV lines skipped */
+  int64_t n_bad_rows;       /* op/api rows rpd_check_trace would refuse
+                             * (every such row goes through w_op/w_api) */
   rpd_buf args;             /* scratch */
   struct jkstate *jk;       /* issue 16: json_kinds.c's state (kinds.h) */
   int64_t n_jk_orphan;      /* issue 16: db pmc events on no dispatch (skipped) */
   int64_t jk_op_base;       /* issue 16: first op id of the db guid being read */
   int64_t n_v1_unlinked_flow;  /* issue 16: v1 results.json flows without both ends */
+  /* the progress line (writer.c prog_*): what is counted, how far */
+  const char *prog_what;
+  int64_t prog_done, prog_total, prog_next, prog_step;
+  int prog_rows;            /* the writer counts rows written (v1) */
 } imp;
 
 typedef struct kern {
@@ -149,6 +155,25 @@ int w_meta_time(imp *m, int64_t init, int64_t fini);
 /* rocpd_metadata rows (w_meta_add skips NULL/empty values). */
 int w_meta_add(imp *m, const char *tag, const char *value);
 int w_meta_int(imp *m, const char *tag, int64_t v);
+
+/* --- the progress line (issue 15; common rpd_progress: on stderr only
+ * when it is a terminal, silenced by -q) */
+/* Start a line counting `what`: bytes (unit "bytes", shown as MB) or
+ * rows; total < 0 = unknown (count and rate only). */
+void prog_begin(imp *m, const char *what, int bytes, int64_t total);
+/* done units so far (shown at most 4 times a second). */
+void prog_at(imp *m, int64_t done);
+/* n more units. */
+static inline void prog_add(imp *m, int64_t n)
+{
+  if ((m->prog_done += n) >= m->prog_next && m->prog_what)
+    prog_at(m, m->prog_done);
+}
+/* End the line (a newline if one was shown). */
+void prog_end(imp *m);
+/* 1 if a progress line can show (stderr is a terminal, no -q): readers
+ * only then pay for a total that costs a query. */
+int prog_live(void);
 
 /* --- readers: each writes everything it reads through the writer */
 /* rocprofv3 JSON (plain or gzip) at path. */

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yajl_parse.h>
 #include <zlib.h>
 
@@ -45,6 +46,11 @@ typedef struct jstate {
   char key[JMAXD + 1][JKEY];
   unsigned char klen[JMAXD + 1];   /* strlen(key[d]) */
   int rec_depth, rec_kind;
+  /* the flattened key ("dispatch_info.grid_size.x") of the current
+   * position inside a record, kept as keys come and containers close */
+  char path[128];
+  size_t plen;
+  size_t pbase[JMAXD + 1];         /* plen when depth d was opened */
   char recarr[48];                 /* buffer_records key of the current array */
   jfield *f;
   int nf, capf, hint;
@@ -92,9 +98,8 @@ static void js_clear_section(jstate *j)
 
 /* The field named key, or NULL.  Records of one kind list their fields in
  * the same order, so the search starts after the last hit. */
-static jfield *jf_find(jstate *j, const char *key)
+static jfield *jf_findn(jstate *j, const char *key, size_t len)
 {
-  size_t len = strlen(key);
   char last = len ? key[len - 1] : 0;
   for (int n = 0, i = j->hint; n < j->nf; n++, i++) {
     if (i >= j->nf)
@@ -110,44 +115,39 @@ static jfield *jf_find(jstate *j, const char *key)
   return NULL;
 }
 
-static const char *jstr(jstate *j, const char *key)
+/* The lookups name their keys with string literals: their length is
+ * known at compile time. */
+#define jf_find(j, lit) jf_findn((j), (lit), sizeof(lit) - 1)
+#define jstr(j, lit) jstrn((j), (lit), sizeof(lit) - 1)
+#define jint(j, lit, dflt) jintn((j), (lit), sizeof(lit) - 1, (dflt))
+
+static const char *jstrn(jstate *j, const char *key, size_t len)
 {
-  jfield *f = jf_find(j, key);
+  jfield *f = jf_findn(j, key, len);
   return f ? f->val.s : NULL;
 }
 
-static int64_t jint(jstate *j, const char *key, int64_t dflt)
+static int64_t jintn(jstate *j, const char *key, size_t len, int64_t dflt)
 {
-  const char *s = jstr(j, key);
+  const char *s = jstrn(j, key, len);
   if (!s || !*s)
     return dflt;
-  return strtoll(s, NULL, 10);
-}
-
-/* The flattened key of a scalar at the current position inside a record:
- * map keys from the record down, joined with '.'; arrays add nothing. */
-static size_t jflatkey(jstate *j, char *out, size_t n)
-{
-  size_t len = 0;
-  for (int d = j->rec_depth; d <= j->depth; d++) {
-    if (!j->is_map[d])
-      continue;
-    size_t k = j->klen[d];
-    if (len + k + 2 > n)
-      break;
-    if (len)
-      out[len++] = '.';
-    memcpy(out + len, j->key[d], k);
-    len += k;
-  }
-  out[len] = '\0';
-  return len;
+  /* plain decimal integers (what rocprofv3 writes) without strtoll;
+   * anything else (a fraction, an exponent, 19+ digits) goes to it */
+  const char *p = s + (*s == '-');
+  uint64_t v = 0;
+  int nd = 0;
+  for (; *p >= '0' && *p <= '9' && nd < 18; p++, nd++)
+    v = v * 10 + (uint64_t)(*p - '0');
+  if (*p || !nd)
+    return strtoll(s, NULL, 10);
+  return *s == '-' ? -(int64_t)v : (int64_t)v;
 }
 
 static void jrec_value(jstate *j, const char *s, size_t len)
 {
-  char key[128];
-  size_t kl = jflatkey(j, key, sizeof key);
+  const char *key = j->path;
+  size_t kl = j->plen;
   /* a repeated key is an array element: it is the newest field */
   jfield *f = j->nf && j->f[j->nf - 1].klen == kl &&
               !memcmp(j->f[j->nf - 1].key, key, kl) ? &j->f[j->nf - 1] : NULL;
@@ -158,8 +158,13 @@ static void jrec_value(jstate *j, const char *s, size_t len)
       memset(j->f + j->nf, 0, (j->capf - j->nf) * sizeof *j->f);
     }
     f = &j->f[j->nf++];
-    f->klen = kl;
-    memcpy(f->key, key, kl + 1);
+    /* records of one kind repeat their keys in the same order: the slot
+     * usually holds this key already */
+    if (f->klen != kl || memcmp(f->key, key, kl)) {
+      f->klen = kl;
+      memcpy(f->key, key, kl);
+      f->key[kl] = '\0';
+    }
     rpd_buf_reset(&f->val);
     f->n = 0;
   }
@@ -222,22 +227,24 @@ static const char *kind_name(jstate *j, int64_t k)
 static int rec_kernel(jstate *j)
 {
   kern k = {0};
-  int64_t kid = jint(j, "dispatch_info.kernel_id", -1);
-  k.gpu = agent_gpu(j, jint(j, "dispatch_info.agent_id.handle", -1));
-  k.queue = jint(j, "dispatch_info.queue_id.handle", 0);
-  k.seq = jint(j, "dispatch_info.dispatch_id", 0);
+  /* in the order rocprofv3 writes the fields: each lookup starts where
+   * the last one hit (jf_find), so it is found at once */
+  k.corr = jint(j, "correlation_id.internal", 0);
   k.start = jint(j, "start_timestamp", 0);
   k.end = jint(j, "end_timestamp", 0);
-  k.corr = jint(j, "correlation_id.internal", 0);
-  k.stream = jint(j, "stream_id.handle", 0);
-  k.grid[0] = jint(j, "dispatch_info.grid_size.x", 0);
-  k.grid[1] = jint(j, "dispatch_info.grid_size.y", 0);
-  k.grid[2] = jint(j, "dispatch_info.grid_size.z", 0);
+  k.gpu = agent_gpu(j, jint(j, "dispatch_info.agent_id.handle", -1));
+  k.queue = jint(j, "dispatch_info.queue_id.handle", 0);
+  int64_t kid = jint(j, "dispatch_info.kernel_id", -1);
+  k.seq = jint(j, "dispatch_info.dispatch_id", 0);
+  k.scratch = jint(j, "dispatch_info.private_segment_size", 0);
+  k.lds = jint(j, "dispatch_info.group_segment_size", 0);
   k.wg[0] = jint(j, "dispatch_info.workgroup_size.x", 0);
   k.wg[1] = jint(j, "dispatch_info.workgroup_size.y", 0);
   k.wg[2] = jint(j, "dispatch_info.workgroup_size.z", 0);
-  k.lds = jint(j, "dispatch_info.group_segment_size", 0);
-  k.scratch = jint(j, "dispatch_info.private_segment_size", 0);
+  k.grid[0] = jint(j, "dispatch_info.grid_size.x", 0);
+  k.grid[1] = jint(j, "dispatch_info.grid_size.y", 0);
+  k.grid[2] = jint(j, "dispatch_info.grid_size.z", 0);
+  k.stream = jint(j, "stream_id.handle", 0);
   int rc = sym_ids(j, kid, &k.desc_id, &k.name_id);
   return rc ? rc : w_kernel(j->m, &k);
 }
@@ -287,9 +294,9 @@ static int rec_api(jstate *j, const char *section)
     snprintf(opb, sizeof opb, "operation_%" PRId64, op);
     nm = opb;
   }
+  a.tid = jint(j, "thread_id", 0);            /* rocprofv3's field order */
   a.corr = jint(j, "correlation_id.internal", 0);
   a.pid = j->m->pid;
-  a.tid = jint(j, "thread_id", 0);
   a.start = jint(j, "start_timestamp", 0);
   a.end = jint(j, "end_timestamp", 0);
   a.category = kind_name(j, kind);
@@ -508,6 +515,7 @@ static int j_open(jstate *j, int is_map)
   j->role[j->depth] = role;
   j->key[j->depth][0] = '\0';
   j->klen[j->depth] = 0;
+  j->pbase[j->depth] = j->plen;
   if (role == R_SECTION) {
     if (!j->rc && (j->rc = jk_flush(j->m)))   /* issue 16: held counters */
       return 0;
@@ -518,6 +526,7 @@ static int j_open(jstate *j, int is_map)
     j->rec_depth = j->depth;
     j->rec_kind = rk;
     j->nf = 0;
+    j->plen = j->pbase[j->depth] = 0;
   }
   return 1;
 }
@@ -529,6 +538,7 @@ static int j_close(jstate *j)
     rc = rec_end(j);
     j->rec_depth = 0;
   }
+  j->plen = j->pbase[j->depth];
   j->depth--;
   if (rc) {
     j->rc = rc;
@@ -547,9 +557,25 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
   jstate *j = ctx;
   if (len >= JKEY)
     len = JKEY - 1;
-  memcpy(j->key[j->depth], s, len);
-  j->key[j->depth][len] = '\0';
-  j->klen[j->depth] = (unsigned char)len;
+  if (!j->rec_depth) {
+    /* outside a record the key picks the role of what it opens
+     * (child_role); inside one only the path counts */
+    memcpy(j->key[j->depth], s, len);
+    j->key[j->depth][len] = '\0';
+    j->klen[j->depth] = (unsigned char)len;
+  } else {
+    /* the record's path: the parent's path, '.', this key (keys that do
+     * not fit in 127 bytes are left out, as they always were) */
+    size_t b = j->pbase[j->depth];
+    if (b + (b > 0) + len < sizeof j->path) {
+      if (b)
+        j->path[b++] = '.';
+      memcpy(j->path + b, s, len);
+      j->plen = b + len;
+    } else
+      j->plen = b;
+    j->path[j->plen] = '\0';
+  }
   return 1;
 }
 
@@ -688,13 +714,22 @@ cleanup:
   return rc;
 }
 
-/* gzread (plain files pass through zlib unchanged). */
+/* The file being read: gzread (plain files pass through zlib unchanged);
+ * progress in bytes of the file (compressed bytes for .gz). */
+typedef struct gzsrc {
+  gzFile gz;
+  imp *m;
+} gzsrc;
+
 static int gz_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
 {
-  gzFile gz = ctx;
+  gzsrc *src = ctx;
+  gzFile gz = src->gz;
   int got = gzread(gz, buf, n), zerr = Z_OK;
-  if (got > 0)
+  if (got > 0) {
+    prog_at(src->m, (int64_t)gzoffset(gz));
     return got;
+  }
   const char *zmsg = gzerror(gz, &zerr);
   if (got < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
     rpd_seterr(RPD_EGZIP, "corrupt or truncated gzip stream after %" PRIu64
@@ -706,12 +741,15 @@ static int gz_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
 
 int import_json(imp *m, const char *path)
 {
-  gzFile gz = gzopen(path, "rb");
-  if (!gz)
+  struct stat sb;
+  gzsrc src = { gzopen(path, "rb"), m };
+  if (!src.gz)
     return rpd_seterr(RPD_EIO, "cannot read: %s", strerror(errno));
-  gzbuffer(gz, 1 << 17);
-  int rc = json_run(m, gz_read, gz);
-  gzclose(gz);
+  gzbuffer(src.gz, 1 << 17);
+  prog_begin(m, "reading JSON", 1, stat(path, &sb) ? -1 : (int64_t)sb.st_size);
+  int rc = json_run(m, gz_read, &src);
+  prog_end(m);
+  gzclose(src.gz);
   return rc;
 }
 

@@ -38,7 +38,8 @@ static const char usage[] =
 "  --prefix NAME  a directory holding several runs (decode_*, prefill_*):\n"
 "                 import the files of run NAME (default: refuse, listing them)\n"
 "  --all-runs     import every run of the directory into one trace\n"
-"  -q, --quiet    do not print the summary\n"
+"  -q, --quiet    do not print the summary or the progress line (shown\n"
+"                 on a terminal: bytes read, or input rows of a database)\n"
 "\n"
 "  rpd-import --into TRACE.rpd CSV... [--clock-offset NS]\n"
 "                 add madengine's gpu_info_power_profiler_output.csv /\n"
@@ -367,7 +368,11 @@ int main(int argc, char **argv)
     goto fail_noclose;
   }
   m.r->schema = 3;
-  rc = rpd_schema_create(m.r);
+  /* 16 KiB pages (set before the first table): fewer, fuller B-tree
+   * pages for the appends below, ~7% less CPU than 4 KiB (docs) */
+  rc = rpd_exec(m.r, "PRAGMA page_size = 16384");
+  if (!rc)
+    rc = rpd_schema_create(m.r);
   /* a private new file that is renamed into place only on success: no
    * syncs needed (a failure deletes it); the journal stays in memory
    * because the db reader rolls back to a savepoint when it must re-read
@@ -385,8 +390,13 @@ int main(int argc, char **argv)
       rc = v1_json_is(in) ? import_v1_json(&m, in) : import_json(&m, in);
     else if (kind == IN_CSV)
       rc = import_csv(&m, &set);
-    else if (kind == IN_V1)
+    else if (kind == IN_V1) {
+      /* rocprof v1 text: the progress line counts rows written */
+      prog_begin(&m, "importing", 0, -1);
+      m.prog_rows = 1;
       rc = import_v1_text(&m, &v1);
+      prog_end(&m);
+    }
     else
       rc = import_db(&m, in);
   }
@@ -404,7 +414,10 @@ int main(int argc, char **argv)
     goto fail;
   }
   int64_t linked = 0;
-  if ((rc = rpd_check_trace(m.r))) {     /* what was written is sane */
+  /* what was written is sane: the writer checked every op and api row
+   * as it went (w_op, w_api); the table scan only runs to name the bad
+   * rows when it saw one */
+  if (m.n_bad_rows && (rc = rpd_check_trace(m.r))) {
     rpd_fail("cannot import '%s': %s", in, rpd_errmsg());
     goto fail;
   }

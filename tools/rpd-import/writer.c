@@ -3,9 +3,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rpd.h"
 #include "import.h"
+#include "check.h"
 
 static size_t imap_slot(const imap *m, int64_t k)
 {
@@ -74,12 +76,55 @@ void count_read(imp *m, const char *kind, int handled)
   }
 }
 
+/* ------------------------------------------------------------ progress */
+
+int prog_live(void)
+{
+  return !rpd_quiet && isatty(2);
+}
+
+void prog_begin(imp *m, const char *what, int bytes, int64_t total)
+{
+  m->prog_what = what;
+  m->prog_done = 0;
+  m->prog_total = total;
+  /* rpd_progress reads the clock: call it every 1 MiB or 4096 rows */
+  m->prog_step = bytes ? 1 << 20 : 4096;
+  m->prog_next = m->prog_step;
+  rpd_progress_unit(bytes ? "bytes" : "rows");
+  rpd_progress(what, 0, total < 0 ? -1 : total > 0 ? total : 1);  /* starts the clock */
+}
+
+void prog_at(imp *m, int64_t done)
+{
+  m->prog_done = done;
+  m->prog_next = done + m->prog_step;
+  if (!m->prog_what)
+    return;
+  if (m->prog_total < 0)
+    rpd_progress(m->prog_what, done, -1);
+  else if (done < m->prog_total)   /* done == total would end the line */
+    rpd_progress(m->prog_what, done, m->prog_total);
+}
+
+void prog_end(imp *m)
+{
+  if (!m->prog_what)
+    return;
+  if (m->prog_total < 0)
+    rpd_progress(m->prog_what, -1, -1);
+  else
+    rpd_progress(m->prog_what, m->prog_total, m->prog_total);
+  m->prog_what = NULL;
+  m->prog_rows = 0;
+  rpd_progress_unit("rows");
+}
+
 /* Step an insert statement once and reset it. */
 static int run(imp *m, sqlite3_stmt *st)
 {
   int s = rpd_step(m->r, st);
   sqlite3_reset(st);
-  sqlite3_clear_bindings(st);
   return s == SQLITE_DONE ? RPD_OK : (s < 0 ? -s : RPD_ESQL);
 }
 
@@ -89,7 +134,7 @@ static int run(imp *m, sqlite3_stmt *st)
  * one multi-row INSERT: the per-statement cost of SQLite (and the
  * AUTOINCREMENT bookkeeping) is paid once per batch, not once per row.
  * Ids the readers need at once (ops, args strings) are assigned here. */
-enum { BATCH_ROWS = 32 };
+enum { BATCH_ROWS = 64 };
 
 static int batch_open(imp *m, batch *b, const char *head, int ncols,
                       int64_t *inserted, int64_t *ignored)
@@ -317,7 +362,8 @@ int w_kernel_name(imp *m, const char *full, const char *short_name,
   if (!short_name || !*short_name)
     short_name = full;
   int rc = sid(m, full, name_id);
-  if (!rc)
+  short_id = *name_id;
+  if (!rc && short_name != full && strcmp(short_name, full))
     rc = sid(m, short_name, &short_id);
   if (rc)
     return rc;
@@ -333,6 +379,13 @@ int w_kernel_name(imp *m, const char *full, const char *short_name,
   return run(m, m->kname);
 }
 
+/* 1 if a row with these times passes rpd_check_trace's range checks
+ * (main.c skips that scan when every row passed). */
+static int row_sane(int64_t start, int64_t end)
+{
+  return start >= 0 && end >= start && end < RPD_TIME_LIMIT;
+}
+
 /* An op row; *op_id receives its id. */
 int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
          int64_t end, int64_t desc_id, const char *optype, int64_t *op_id)
@@ -342,6 +395,10 @@ int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
   if (rc)
     return rc;
   batch *b = &m->b_op;
+  if (m->prog_rows)
+    prog_add(m, 1);
+  if (!row_sane(start, end) || gpu < 0 || gpu >= RPD_GPU_LIMIT)
+    m->n_bad_rows++;
   *op_id = m->next_op++;
   m->last_op = *op_id;
   batch_int(b, 0, *op_id);
@@ -490,6 +547,10 @@ int w_api(imp *m, const apirec *a)
     return rc;
   if (id > m->max_api)
     m->max_api = id;
+  if (!row_sane(a->start, a->end))
+    m->n_bad_rows++;
+  if (m->prog_rows)
+    prog_add(m, 1);
   batch *b = &m->b_api;
   batch_int(b, 0, id);
   batch_int(b, 1, a->pid);
