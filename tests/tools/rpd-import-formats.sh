@@ -183,3 +183,10 @@ check_eq "v1 results.csv: ops whole" "2|0|0|200|1200|gemm(int, float);2|0|1|1500
   "$(q v1csv.rpd "SELECT gpuId, queueId, sequenceId, start, end, description FROM op ORDER BY start" | paste -sd';')"
 check_eq "v1 results.csv: counters per dispatch" "0|GRBM_COUNT|12345.0;0|SQ_WAVES|2048.0;1|GRBM_COUNT|99.0;1|SQ_WAVES|16.0" \
   "$(q v1csv.rpd "SELECT dispatch, counter, value FROM counter ORDER BY dispatch, counter" | paste -sd';')"
+
+# a rocprof v1 output directory as a whole: the error names the v1 files to import
+mkdir -p v1dir/rpl emptydir && : >v1dir/results.db && : >v1dir/results.json
+check_rc "rocprof v1 output directory: exit 1" 1 rpd-import v1dir v1dir.rpd
+check_eq "rocprof v1 output directory: names results.db and results.json" "rpd-import: cannot import 'v1dir': no rocprofv3 *_trace.csv files in directory; it holds rocprof v1 output: import 'v1dir/results.db' or 'v1dir/results.json' (or its directory of *_hip_api_trace.txt files)" "$(cat "$TESTDIR/stderr")"
+check_rc "empty directory: exit 1" 1 rpd-import emptydir e.rpd
+check_eq "empty directory: the plain message" "rpd-import: cannot import 'emptydir': no rocprofv3 *_trace.csv files in directory" "$(cat "$TESTDIR/stderr")"

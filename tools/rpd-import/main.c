@@ -98,6 +98,32 @@ static int csv_runs(csvset *s, int *kind)
   return RPD_OK;
 }
 
+/* A directory with nothing to import: name the rocprof v1 inputs it holds
+ * (its results.db / results.json, or a subdirectory of rpl text traces),
+ * since a user points at v1's output directory as a whole. */
+static int dir_hint(const char *dir)
+{
+  static const char *const v1_files[] = { "results.db", "results.json" };
+  rpd_buf found = { 0 };
+  struct stat sb;
+  int rc;
+
+  for (size_t i = 0; i < sizeof v1_files / sizeof *v1_files; i++) {
+    char *p = rpd_xasprintf("%s/%s", dir, v1_files[i]);
+    if (!stat(p, &sb) && S_ISREG(sb.st_mode))
+      rpd_buf_printf(&found, "%s'%s'", found.len ? " or " : "", p);
+    free(p);
+  }
+  if (found.len)
+    rc = rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files in directory; it holds rocprof "
+                    "v1 output: import %s (or its directory of *_hip_api_trace.txt files)",
+                    found.s);
+  else
+    rc = rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files in directory");
+  rpd_buf_free(&found);
+  return rc;
+}
+
 /* What INPUT is; fills s for CSV, v for rocprof v1 text. */
 static int detect(const char *input, csvset *s, v1set *v, int *kind)
 {
@@ -147,7 +173,7 @@ static int detect(const char *input, csvset *s, v1set *v, int *kind)
   if (stat(input, &sb))
     return rpd_seterr(RPD_ENOENT, "%s", strerror(errno));
   if (S_ISDIR(sb.st_mode))
-    return rpd_seterr(RPD_EPARSE, "no rocprofv3 *_trace.csv files in directory");
+    return dir_hint(input);
   const char *why = csv_not_trace(input);
   if (why)
     return rpd_seterr(RPD_EPARSE, "%s", why);
