@@ -9,6 +9,7 @@
 
 #include "catfile.h"
 #include "opclass.h"
+#include "opmerge.h"
 #include "timeopt.h"
 #include "rpd.h"
 #include "report.h"
@@ -139,14 +140,6 @@ static int32_t *idmap_slot(idmap *m, int64_t key, int *found)
   return &m->v[h];
 }
 
-static int op_cmp(const void *a, const void *b)
-{
-  const op *x = a, *y = b;
-  if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  return (x->id > y->id) - (x->id < y->id);
-}
-
 /* The ops of the tables: GPU work (class kernel or copy of views/opClass.sql),
  * named by description, or by opType when the description is empty (copies);
  * --reference-ops: the reference raptor's KernelExecution, Task and
@@ -170,36 +163,55 @@ static char *ops_sql(const raptor *R)
   return sql;
 }
 
-/* 1 when no output needs the ops one by one (op trace, instances, --save,
- * the xlsx op trace) and the ROI is fixed before they are read (no kernel
- * regex, --auto-roi or --roi-trim): the ops then stream through the
- * analysis in (gpu, start, id) order, sorted by SQLite, and R->ops stays
- * empty -- memory flat in the number of ops. */
+/* 1 when the ROI is fixed before the ops are read (no kernel regex,
+ * --auto-roi or --roi-trim, which look at the ops first) and the caller
+ * does not need R->ops (the library API): the ops then stream through the
+ * analysis in (gpu, start, id) order into a temp file that the outputs
+ * read back, and R->ops stays empty -- memory flat in the number of ops. */
 static int can_stream(const raptor *R, int regex_roi)
 {
-  return !R->keep_ops && !R->op_trace && !R->have_instance && !R->save &&
-         !R->xls_op_trace && !R->auto_roi && !R->roi_trim && !regex_roi;
+  return !R->keep_ops && !R->auto_roi && !R->roi_trim && !regex_roi;
 }
 
-/* Read the ops with start in [first+lo, first+hi] (and --gpu-id) into
- * R->ops, sorted by (gpuId, start, id); streamed (R->opfile, see
- * can_stream), through stream_op in that order. */
-static int load_ops(raptor *R, int64_t lo, int64_t hi, int streamed)
+/* Hand one op, in (gpu, start, id) order, to the analysis (streamed) or
+ * to R->ops.  The first op of a streamed run opens the temp file. */
+static int deliver_op(raptor *R, const oprec *r, int streamed)
+{
+  op o = {.id = r->id, .gpu = r->gpu, .start = r->start, .end = r->end,
+          .kern = r->kern, .key = -1, .pregap = -1, .seq = 0};
+  if (streamed) {
+    if (!R->opfile) {
+      if (!(R->opfile = tmpfile()))
+        return rpd_seterr(RPD_EIO, "cannot create a temp file: %s", strerror(errno));
+      stream_begin(R);
+    }
+    if (stream_op(R, &o) != 0)
+      return rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
+    R->n++;
+    return RPD_OK;
+  }
+  if (R->n == R->cap) {
+    R->cap = R->cap ? R->cap * 2 : 4096;
+    R->ops = rpd_xrealloc(R->ops, R->cap * sizeof *R->ops);
+  }
+  R->ops[R->n++] = o;
+  return RPD_OK;
+}
+
+/* One scan of the ops with start in [first+lo, first+hi] (and --gpu-id).
+ * m NULL: SQLite sorts them (ORDER BY) and they go straight to deliver_op;
+ * else they are read in table order into the merger m (RPD_ERANGE when
+ * they are in too little order for it). */
+static int scan_ops(raptor *R, int64_t lo, int64_t hi, int streamed, opmerge *m)
 {
   rpd *r = R->r;
   sqlite3_stmt *st = NULL, *sst = NULL;
   idmap dm = {0};
   char *sql = ops_sql(R);
-  if (streamed) {
+  if (!m) {
     char *sorted = rpd_xasprintf("%s ORDER BY o.gpuId, o.start, o.id", sql);
     free(sql);
     sql = sorted;
-    R->opfile = tmpfile();
-    if (!R->opfile) {
-      free(sql);
-      return rpd_seterr(RPD_EIO, "cannot create a temp file: %s", strerror(errno));
-    }
-    stream_begin(R);
   }
   int rc = rpd_prepare(r, sql, &st);
   free(sql);
@@ -210,7 +222,11 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, int streamed)
   sqlite3_bind_int64(st, 2, R->first_abs + hi);
   if (R->gpu_id != -1) sqlite3_bind_int64(st, 3, R->gpu_id);
   int s;
+  int64_t rows = 0;
   while ((s = rpd_step(r, st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (m) rpd_progress_rows(r, "reading ops", "rocpd_op", id);
+    else rpd_progress("reading ops", ++rows, -1);
     int64_t did = sqlite3_column_int64(st, 4);
     int found;
     int32_t *slot = idmap_slot(&dm, did, &found);
@@ -229,42 +245,52 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, int streamed)
       }
     }
     if (*slot < 0) continue;
-    if (streamed) {
-      op o = {.id = sqlite3_column_int64(st, 0),
-              .gpu = (int32_t)sqlite3_column_int64(st, 1),
-              .start = sqlite3_column_int64(st, 2) - R->first_abs,
-              .end = sqlite3_column_int64(st, 3) - R->first_abs,
-              .kern = *slot};
-      if (stream_op(R, &o) != 0) {
-        rc = rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
-        goto cleanup;
-      }
-      R->n++;
-      continue;
-    }
-    if (R->n == R->cap) {
-      R->cap = R->cap ? R->cap * 2 : 4096;
-      R->ops = rpd_xrealloc(R->ops, R->cap * sizeof *R->ops);
-    }
-    op *o = &R->ops[R->n++];
-    o->id = sqlite3_column_int64(st, 0);
-    o->gpu = (int32_t)sqlite3_column_int64(st, 1);
-    o->start = sqlite3_column_int64(st, 2) - R->first_abs;
-    o->end = sqlite3_column_int64(st, 3) - R->first_abs;
-    o->kern = *slot;
-    o->key = -1;
-    o->pregap = -1;
-    o->seq = 0;
+    oprec o = {.id = id,
+               .gpu = (int32_t)sqlite3_column_int64(st, 1),
+               .start = sqlite3_column_int64(st, 2) - R->first_abs,
+               .end = sqlite3_column_int64(st, 3) - R->first_abs,
+               .kern = *slot};
+    rc = m ? opmerge_add(m, &o) : deliver_op(R, &o, streamed);
+    if (rc != RPD_OK) goto cleanup;
   }
   if (s < 0) rc = -s;
-  if (rc == RPD_OK && streamed && fflush(R->opfile) != 0)
-    rc = rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
-  if (rc == RPD_OK && !streamed && R->n > 1) qsort(R->ops, R->n, sizeof *R->ops, op_cmp);
 cleanup:
+  rpd_progress("reading ops", -1, -1);
   sqlite3_finalize(st);
   sqlite3_finalize(sst);
   free(dm.k);
   free(dm.v);
+  return rc;
+}
+
+/* Read the ops with start in [first+lo, first+hi] (and --gpu-id) in
+ * (gpuId, start, id) order into R->ops or, streamed (see can_stream),
+ * through stream_op into R->opfile.  One scan in table order and a merge
+ * of its sorted runs (opmerge.h: linear in the ops); a trace in no order
+ * at all is read again sorted by SQLite. */
+static int load_ops(raptor *R, int64_t lo, int64_t hi, int streamed)
+{
+  opmerge *m = opmerge_new();
+  int rc = scan_ops(R, lo, hi, streamed, m);
+  if (rc == RPD_OK) {
+    oprec o;
+    int s = 0;
+    int64_t done = 0, total = opmerge_count(m);
+    while (rc == RPD_OK && (s = opmerge_next(m, &o)) == 1) {
+      rpd_progress("merging ops", ++done, total);
+      rc = deliver_op(R, &o, streamed);
+    }
+    if (rc == RPD_OK && s < 0) rc = -s;
+    rpd_progress("merging ops", -1, -1);
+  }
+  opmerge_free(m);
+  if (rc == RPD_ERANGE) {   /* no order to merge: let SQLite sort */
+    rpd_clearerr();
+    R->n = 0;
+    rc = scan_ops(R, lo, hi, streamed, NULL);
+  }
+  if (rc == RPD_OK && streamed && R->opfile && fflush(R->opfile) != 0)
+    rc = rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
   return rc;
 }
 
@@ -467,7 +493,7 @@ int setup_roi(raptor *R)
   if (R->spill_failed)
     ret = rpd_fail("cannot read ops of '%s': reading the temp file failed", R->path);
 out:
-  if (R->opfile) {  /* a streamed run that stopped before analyze */
+  if (ret && R->opfile) {  /* a streamed run that failed: no outputs */
     fclose(R->opfile);
     R->opfile = NULL;
   }

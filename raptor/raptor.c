@@ -345,6 +345,8 @@ void raptor_free(raptor *R)
   free(R->name_cat);
   free(R->name_slots.v);
   free(R->ops);
+  if (R->opfile) fclose(R->opfile);
+  R->opfile = NULL;
   free(R->keyk);
   free(R->ks);
   free(R->key_slots.v);
