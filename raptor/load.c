@@ -163,6 +163,15 @@ static char *ops_sql(const raptor *R)
   return sql;
 }
 
+/* 1 when $RPDTOOLS_RAPTOR_LOAD is mode: "memory" keeps the ops in R->ops,
+ * "sql" lets SQLite sort them instead of the merge -- for the tests that
+ * compare the paths (docs/raptor.md, Performance). */
+static int load_mode_is(const char *mode)
+{
+  const char *v = getenv("RPDTOOLS_RAPTOR_LOAD");
+  return v && strcmp(v, mode) == 0;
+}
+
 /* 1 when the ROI is fixed before the ops are read (no kernel regex,
  * --auto-roi or --roi-trim, which look at the ops first) and the caller
  * does not need R->ops (the library API): the ops then stream through the
@@ -170,7 +179,8 @@ static char *ops_sql(const raptor *R)
  * read back, and R->ops stays empty -- memory flat in the number of ops. */
 static int can_stream(const raptor *R, int regex_roi)
 {
-  return !R->keep_ops && !R->auto_roi && !R->roi_trim && !regex_roi;
+  return !R->keep_ops && !R->auto_roi && !R->roi_trim && !regex_roi &&
+         !load_mode_is("memory");
 }
 
 /* Hand one op, in (gpu, start, id) order, to the analysis (streamed) or
@@ -271,7 +281,7 @@ cleanup:
 static int load_ops(raptor *R, int64_t lo, int64_t hi, int streamed)
 {
   opmerge *m = opmerge_new();
-  int rc = scan_ops(R, lo, hi, streamed, m);
+  int rc = load_mode_is("sql") ? RPD_ERANGE : scan_ops(R, lo, hi, streamed, m);
   if (rc == RPD_OK) {
     oprec o;
     int s = 0;
