@@ -22,7 +22,7 @@ int64_t op_dur(const op *o)
 }
 
 /* PreGap and sequenceId per GPU. */
-void compute_pregaps(raptor *R)
+static void compute_pregaps(raptor *R)
 {
   int64_t runmax = 0;
   int32_t seq = 0;

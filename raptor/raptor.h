@@ -146,8 +146,6 @@ int setup_roi(raptor *R);
 /* analyze.c */
 /* Duration of an op in ns (0 when end < start). */
 int64_t op_dur(const op *o);
-/* PreGap and sequenceId of every op (ops sorted by gpu, start, id). */
-void compute_pregaps(raptor *R);
 /* zscore of an op's duration within its key; NAN when undefined. */
 double op_zscore(const raptor *R, const op *o);
 /* 1 if the op is an outlier under -z. */

@@ -78,6 +78,22 @@ same_file "-i 3 (text file): as the in-memory path's" inst3-memory.txt inst3-mer
 check_eq "-i 0: the instances are sorted by duration" "" \
   "$(awk -F, 'NR > 2 && $6 + 0 < prev { print NR } { prev = $6 + 0 }' inst-merge.csv)"
 
+# ROIs that depend on the ops read them twice (a probe or a first analysis,
+# then the final ROI): the same tables in every load mode, on the scattered
+# copy too; the ROI really moved
+for o in "--auto-roi" "--roi-trim --gpu-summary" "-s Cijk_ -e 90% -o" "--auto-roi --roi-trim -z 2 -i 1"; do
+  # shellcheck disable=SC2086
+  RPDTOOLS_RAPTOR_LOAD=sql raptor s.rpd $o --format json >roi-sql.json 2>&1
+  for v in "s merge" "s memory" "shuffled merge"; do
+    set -- $v
+    # shellcheck disable=SC2086
+    env RPDTOOLS_RAPTOR_LOAD=$2 raptor $1.rpd $o --format json >roi-got.json 2>&1
+    same_file "$o on $1 ($2): as the SQL-sorted path's" roi-sql.json roi-got.json
+  done
+  check_eq "$o: a narrower ROI than the whole trace" 1 \
+    "$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["timestamps"][0]; print(int(t["roi_start_ns"] > 0 or t["roi_end_ns"] < t["last_abs_ns"] - t["first_abs_ns"]))' roi-sql.json 2>&1)"
+done
+
 # issue 15: the progress line is for terminals only, never in a pipe
 check_rc "no progress line when stderr is not a terminal" 0 raptor s.rpd -k
 check_eq "... stderr stays empty" "" "$(cat "$TESTDIR/stderr")"
