@@ -108,11 +108,11 @@ bench_table() {
     for (i = 1; i <= n; i++) {
       split(order[i], p, SUBSEP); s = p[1]; l = p[2]; k = order[i]
       if (k in failed && !(k in secs)) { printf fmt, s, substr(l, 1, 42), "FAILED", "-", "-", "-", "-", "-", "-", "-", "-"; continue }
-      rate = secs[k] > 0 ? sprintf("%.0f", rows[k] / secs[k]) : "-"
+      rate = secs[k] + 0 > 0 ? sprintf("%.0f", rows[k] / secs[k]) : "-"
       mb = rss[k] ~ /^[0-9]+$/ ? sprintf("%.0f", rss[k] / 1024) : "-"
       lin = clin = "-"
       b = "1x" SUBSEP l
-      if (s != "1x" && (b in secs) && secs[b] > 0 && rows[b] > 0 && rows[k] > 0) {
+      if (s != "1x" && (b in secs) && secs[b] + 0 > 0 && rows[b] + 0 > 0 && rows[k] + 0 > 0) {
         lin = sprintf("%.2f", secs[k] / secs[b] * 4 * rows[b] / rows[k])
         if (cpu[k] != "" && cpu[b] + 0 > 0)
           clin = sprintf("%.2f", cpu[k] / cpu[b] * 4 * rows[b] / rows[k])
