@@ -22,7 +22,7 @@ int64_t op_dur(const op *o)
 }
 
 /* PreGap and sequenceId per GPU. */
-void compute_pregaps(raptor *R)
+static void compute_pregaps(raptor *R)
 {
   int64_t runmax = 0;
   int32_t seq = 0;
@@ -98,21 +98,22 @@ int op_outlier(const raptor *R, const op *o)
 
 /* ------------------------------------------------------------ op source */
 
-/* A streamed run keeps what the statistics need of each op in a temp file
- * (32 bytes an op), in (gpu, start, id) order; the passes of key_stats
- * read it back a block at a time: memory flat in the number of ops. */
+/* A streamed run keeps each op in a temp file (48 bytes an op), in (gpu,
+ * start, id) order; the passes of key_stats and the outputs that list ops
+ * (op trace, --save, instances) read it back a block at a time: memory
+ * flat in the number of ops. */
 typedef struct spill_rec {
-  int64_t start, end, pregap;
-  int32_t key, gpu;
+  int64_t id, start, end, pregap;
+  int32_t key, gpu, kern, seq;
 } spill_rec;
 
 #define SPILL_BLOCK 1024
 
-typedef struct opiter {
+struct opiter {
   raptor *R;
   size_t i, n, pos;
   op buf[SPILL_BLOCK];
-} opiter;
+};
 
 static void opiter_start(opiter *it, raptor *R)
 {
@@ -121,8 +122,19 @@ static void opiter_start(opiter *it, raptor *R)
   if (R->opfile && fseek(R->opfile, 0, SEEK_SET) != 0) R->spill_failed = 1;
 }
 
-/* The next op of R->ops or of the spill file; NULL at the end. */
-static const op *opiter_next(opiter *it)
+opiter *opiter_new(raptor *R)
+{
+  opiter *it = rpd_xmalloc(sizeof *it);
+  opiter_start(it, R);
+  return it;
+}
+
+void opiter_free(opiter *it)
+{
+  free(it);
+}
+
+const op *opiter_next(opiter *it)
 {
   raptor *R = it->R;
   if (!R->opfile) return it->i < R->n ? &R->ops[it->i++] : NULL;
@@ -135,8 +147,9 @@ static const op *opiter_next(opiter *it)
       return NULL;
     }
     for (size_t k = 0; k < it->n; k++)
-      it->buf[k] = (op){.start = rec[k].start, .end = rec[k].end, .pregap = rec[k].pregap,
-                        .key = rec[k].key, .gpu = rec[k].gpu, .kern = -1};
+      it->buf[k] = (op){.id = rec[k].id, .start = rec[k].start, .end = rec[k].end,
+                        .pregap = rec[k].pregap, .key = rec[k].key, .gpu = rec[k].gpu,
+                        .kern = rec[k].kern, .seq = rec[k].seq};
     it->i += it->n;
   }
   return &it->buf[it->pos++];
@@ -202,7 +215,7 @@ int stream_op(raptor *R, op *o)
   if (o->pregap >= 0) g->pregap += (double)o->pregap;
   g->dur += (double)op_dur(o);
   if ((double)o->end > g->trail) g->trail = (double)o->end;
-  spill_rec rec = {o->start, o->end, o->pregap, o->key, o->gpu};
+  spill_rec rec = {o->id, o->start, o->end, o->pregap, o->key, o->gpu, o->kern, o->seq};
   return fwrite(&rec, sizeof rec, 1, R->opfile) == 1 ? 0 : -1;
 }
 
@@ -238,7 +251,7 @@ static void assign_keys(raptor *R)
 
 static void key_stats(raptor *R)
 {
-  opiter *it = rpd_xmalloc(sizeof *it);
+  opiter *it = opiter_new(R);
   free(R->ks);
   R->ks = rpd_xcalloc(R->nkeys ? R->nkeys : 1, sizeof *R->ks);
   kstat *ks = R->ks;
@@ -296,7 +309,7 @@ static void key_stats(raptor *R)
       k->pg_m2 += g * g;
     }
   }
-  free(it);
+  opiter_free(it);
 }
 
 typedef struct tagged_row {
@@ -501,11 +514,10 @@ void analyze(raptor *R)
   R->name_cat = rpd_xmalloc((R->nnames ? R->nnames : 1) * sizeof *R->name_cat);
   for (size_t i = 0; i < R->nnames; i++)
     R->name_cat[i] = category_of(R, R->names[i]);
-  if (R->opfile) {  /* streamed: pregaps, keys and GPU rows are done */
+  if (R->opfile) {  /* streamed: pregaps, keys and GPU rows are done; the
+                      * file stays open for the outputs (raptor_free closes it) */
     key_stats(R);
     if (ferror(R->opfile)) R->spill_failed = 1;
-    fclose(R->opfile);
-    R->opfile = NULL;
     finish_stream_gpus(R);
   } else {
     compute_pregaps(R);

@@ -9,6 +9,7 @@
 
 #include "catfile.h"
 #include "opclass.h"
+#include "opmerge.h"
 #include "timeopt.h"
 #include "rpd.h"
 #include "report.h"
@@ -139,14 +140,6 @@ static int32_t *idmap_slot(idmap *m, int64_t key, int *found)
   return &m->v[h];
 }
 
-static int op_cmp(const void *a, const void *b)
-{
-  const op *x = a, *y = b;
-  if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  return (x->id > y->id) - (x->id < y->id);
-}
-
 /* The ops of the tables: GPU work (class kernel or copy of views/opClass.sql),
  * named by description, or by opType when the description is empty (copies);
  * --reference-ops: the reference raptor's KernelExecution, Task and
@@ -170,36 +163,73 @@ static char *ops_sql(const raptor *R)
   return sql;
 }
 
-/* 1 when no output needs the ops one by one (op trace, instances, --save,
- * the xlsx op trace) and the ROI is fixed before they are read (no kernel
- * regex, --auto-roi or --roi-trim): the ops then stream through the
- * analysis in (gpu, start, id) order, sorted by SQLite, and R->ops stays
- * empty -- memory flat in the number of ops. */
-static int can_stream(const raptor *R, int regex_roi)
+/* 1 when $RPDTOOLS_RAPTOR_LOAD is mode: "memory" keeps the ops in R->ops,
+ * "sql" lets SQLite sort them instead of the merge -- for the tests that
+ * compare the paths (docs/raptor.md, Performance). */
+static int load_mode_is(const char *mode)
 {
-  return !R->keep_ops && !R->op_trace && !R->have_instance && !R->save &&
-         !R->xls_op_trace && !R->auto_roi && !R->roi_trim && !regex_roi;
+  const char *v = getenv("RPDTOOLS_RAPTOR_LOAD");
+  return v && strcmp(v, mode) == 0;
 }
 
-/* Read the ops with start in [first+lo, first+hi] (and --gpu-id) into
- * R->ops, sorted by (gpuId, start, id); streamed (R->opfile, see
- * can_stream), through stream_op in that order. */
-static int load_ops(raptor *R, int64_t lo, int64_t hi, int streamed)
+/* 1 unless the caller needs R->ops (the library API): the ops then stream
+ * through the analysis in (gpu, start, id) order into a temp file that the
+ * outputs read back, and R->ops stays empty -- memory flat in the number
+ * of ops.  ROIs that depend on the ops (kernel regex, --auto-roi,
+ * --roi-trim) read them again for the final ROI instead of keeping them. */
+static int can_stream(const raptor *R)
+{
+  return !R->keep_ops && !load_mode_is("memory");
+}
+
+/* Hand one op, in (gpu, start, id) order, to the analysis (streamed) or
+ * to R->ops.  The first op of a streamed run opens the temp file. */
+static int deliver_op(raptor *R, const oprec *r, void *ctx)
+{
+  int streamed = *(const int *)ctx;
+  op o = {.id = r->id, .gpu = r->gpu, .start = r->start, .end = r->end,
+          .kern = r->kern, .key = -1, .pregap = -1, .seq = 0};
+  if (streamed) {
+    if (!R->opfile) {
+      if (!(R->opfile = tmpfile()))
+        return rpd_seterr(RPD_EIO, "cannot create a temp file: %s", strerror(errno));
+      stream_begin(R);
+    }
+    if (stream_op(R, &o) != 0)
+      return rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
+    R->n++;
+    return RPD_OK;
+  }
+  if (R->n == R->cap) {
+    R->cap = R->cap ? R->cap * 2 : 4096;
+    R->ops = rpd_xrealloc(R->ops, R->cap * sizeof *R->ops);
+  }
+  R->ops[R->n++] = o;
+  return RPD_OK;
+}
+
+/* Where scan_ops hands each op: RPD_OK or an error that stops the scan. */
+typedef int (*op_sink)(raptor *R, const oprec *o, void *ctx);
+
+static int merge_op(raptor *R, const oprec *o, void *ctx)
+{
+  (void)R;
+  return opmerge_add(ctx, o);
+}
+
+/* One scan of the ops with start in [first+lo, first+hi] (and --gpu-id),
+ * each handed to sink(R, op, ctx): in table order, or sorted by SQLite
+ * (ORDER BY gpuId, start, id) when sorted is 1. */
+static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink, void *ctx)
 {
   rpd *r = R->r;
   sqlite3_stmt *st = NULL, *sst = NULL;
   idmap dm = {0};
   char *sql = ops_sql(R);
-  if (streamed) {
-    char *sorted = rpd_xasprintf("%s ORDER BY o.gpuId, o.start, o.id", sql);
+  if (sorted) {
+    char *ordered = rpd_xasprintf("%s ORDER BY o.gpuId, o.start, o.id", sql);
     free(sql);
-    sql = sorted;
-    R->opfile = tmpfile();
-    if (!R->opfile) {
-      free(sql);
-      return rpd_seterr(RPD_EIO, "cannot create a temp file: %s", strerror(errno));
-    }
-    stream_begin(R);
+    sql = ordered;
   }
   int rc = rpd_prepare(r, sql, &st);
   free(sql);
@@ -210,7 +240,11 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, int streamed)
   sqlite3_bind_int64(st, 2, R->first_abs + hi);
   if (R->gpu_id != -1) sqlite3_bind_int64(st, 3, R->gpu_id);
   int s;
+  int64_t rows = 0;
   while ((s = rpd_step(r, st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (!sorted) rpd_progress_rows(r, "reading ops", "rocpd_op", id);
+    else rpd_progress("reading ops", ++rows, -1);
     int64_t did = sqlite3_column_int64(st, 4);
     int found;
     int32_t *slot = idmap_slot(&dm, did, &found);
@@ -229,38 +263,17 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, int streamed)
       }
     }
     if (*slot < 0) continue;
-    if (streamed) {
-      op o = {.id = sqlite3_column_int64(st, 0),
-              .gpu = (int32_t)sqlite3_column_int64(st, 1),
-              .start = sqlite3_column_int64(st, 2) - R->first_abs,
-              .end = sqlite3_column_int64(st, 3) - R->first_abs,
-              .kern = *slot};
-      if (stream_op(R, &o) != 0) {
-        rc = rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
-        goto cleanup;
-      }
-      R->n++;
-      continue;
-    }
-    if (R->n == R->cap) {
-      R->cap = R->cap ? R->cap * 2 : 4096;
-      R->ops = rpd_xrealloc(R->ops, R->cap * sizeof *R->ops);
-    }
-    op *o = &R->ops[R->n++];
-    o->id = sqlite3_column_int64(st, 0);
-    o->gpu = (int32_t)sqlite3_column_int64(st, 1);
-    o->start = sqlite3_column_int64(st, 2) - R->first_abs;
-    o->end = sqlite3_column_int64(st, 3) - R->first_abs;
-    o->kern = *slot;
-    o->key = -1;
-    o->pregap = -1;
-    o->seq = 0;
+    oprec o = {.id = id,
+               .gpu = (int32_t)sqlite3_column_int64(st, 1),
+               .start = sqlite3_column_int64(st, 2) - R->first_abs,
+               .end = sqlite3_column_int64(st, 3) - R->first_abs,
+               .kern = *slot};
+    rc = sink(R, &o, ctx);
+    if (rc != RPD_OK) goto cleanup;
   }
   if (s < 0) rc = -s;
-  if (rc == RPD_OK && streamed && fflush(R->opfile) != 0)
-    rc = rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
-  if (rc == RPD_OK && !streamed && R->n > 1) qsort(R->ops, R->n, sizeof *R->ops, op_cmp);
 cleanup:
+  rpd_progress("reading ops", -1, -1);
   sqlite3_finalize(st);
   sqlite3_finalize(sst);
   free(dm.k);
@@ -268,13 +281,41 @@ cleanup:
   return rc;
 }
 
-/* Keep only the ops whose start lies in [lo, hi] (relative ns). */
-static void restrict_ops(raptor *R, int64_t lo, int64_t hi)
+/* Read the ops with start in [first+lo, first+hi] (and --gpu-id) in
+ * (gpuId, start, id) order into R->ops or, streamed (see can_stream),
+ * through stream_op into R->opfile.  One scan in table order and a merge
+ * of its sorted runs (opmerge.h: linear in the ops); a trace in no order
+ * at all is read again sorted by SQLite. */
+static int load_ops(raptor *R, int64_t lo, int64_t hi)
 {
-  size_t k = 0;
-  for (size_t i = 0; i < R->n; i++)
-    if (R->ops[i].start >= lo && R->ops[i].start <= hi) R->ops[k++] = R->ops[i];
-  R->n = k;
+  int streamed = can_stream(R);
+  if (R->opfile) {  /* a reload for a narrower ROI */
+    fclose(R->opfile);
+    R->opfile = NULL;
+  }
+  R->n = 0;
+  opmerge *m = opmerge_new();
+  int rc = load_mode_is("sql") ? RPD_ERANGE : scan_ops(R, lo, hi, 0, merge_op, m);
+  if (rc == RPD_OK) {
+    oprec o;
+    int s = 0;
+    int64_t done = 0, total = opmerge_count(m);
+    while (rc == RPD_OK && (s = opmerge_next(m, &o)) == 1) {
+      rpd_progress("merging ops", ++done, total);
+      rc = deliver_op(R, &o, &streamed);
+    }
+    if (rc == RPD_OK && s < 0) rc = -s;
+    rpd_progress("merging ops", -1, -1);
+  }
+  opmerge_free(m);
+  if (rc == RPD_ERANGE) {   /* no order to merge: let SQLite sort */
+    rpd_clearerr();
+    R->n = 0;
+    rc = scan_ops(R, lo, hi, 1, deliver_op, &streamed);
+  }
+  if (rc == RPD_OK && streamed && R->opfile && fflush(R->opfile) != 0)
+    rc = rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
+  return rc;
 }
 
 /* ------------------------------------------------------------ ROI */
@@ -321,17 +362,74 @@ static int gpu_listed(const char *list, int64_t g)
   return 0;
 }
 
-/* Start of the first op whose kernel matches re; -1 if none. */
-static int64_t first_match(raptor *R, rpd_regex *re)
+/* What the ROI probe looks for: the first start of an op whose kernel
+ * matches each regex (hit: per kernel name, -1 not yet tested). */
+typedef struct roi_probe {
+  rpd_regex *re[2];
+  int64_t best[2];
+  signed char *hit[2];
+  size_t nhit;
+} roi_probe;
+
+static int probe_op(raptor *R, const oprec *o, void *ctx)
 {
-  int64_t best = -1;
-  char *hit = rpd_xcalloc(R->nnames ? R->nnames : 1, 1);
-  for (size_t i = 0; i < R->nnames; i++) hit[i] = rpd_regex_search(re, R->names[i]) == 1;
-  for (size_t i = 0; i < R->n; i++)
-    if (hit[R->ops[i].kern] && (best < 0 || R->ops[i].start < best))
-      best = R->ops[i].start;
-  free(hit);
-  return best;
+  roi_probe *p = ctx;
+  if (p->nhit < R->nnames) {   /* new names: grow the caches */
+    for (int k = 0; k < 2; k++) {
+      p->hit[k] = rpd_xrealloc(p->hit[k], R->capnames);
+      memset(p->hit[k] + p->nhit, -1, R->capnames - p->nhit);
+    }
+    p->nhit = R->capnames;
+  }
+  for (int k = 0; k < 2; k++) {
+    if (!p->re[k]) continue;
+    signed char *h = &p->hit[k][o->kern];
+    if (*h < 0) *h = rpd_regex_search(p->re[k], R->names[o->kern]) == 1;
+    if (*h && (p->best[k] < 0 || o->start < p->best[k])) p->best[k] = o->start;
+  }
+  return RPD_OK;
+}
+
+/* The start of the first op (in the whole trace, --gpu-id applies) whose
+ * kernel matches rxs, rxe (each may be NULL) into first[0], first[1]; -1
+ * where none does.  One scan, nothing kept. */
+static int first_matches(raptor *R, rpd_regex *rxs, rpd_regex *rxe, int64_t first[2])
+{
+  roi_probe p = {.re = {rxs, rxe}, .best = {-1, -1}};
+  int rc = scan_ops(R, 0, R->last_abs - R->first_abs, 0, probe_op, &p);
+  first[0] = p.best[0];
+  first[1] = p.best[1];
+  free(p.hit[0]);
+  free(p.hit[1]);
+  return rc;
+}
+
+/* --roi-trim: the span where every GPU has started and none has ended
+ * (the latest first start, the earliest last end) of the loaded ops. */
+static void busy_span(raptor *R, int64_t *lo, int64_t *hi)
+{
+  opiter *it = opiter_new(R);
+  int have = 0;
+  int32_t gpu = 0;
+  int64_t smin = 0, emax = 0;
+  *lo = INT64_MIN;
+  *hi = INT64_MAX;
+  for (const op *o;; ) {
+    o = opiter_next(it);
+    if (have && (!o || o->gpu != gpu)) {  /* a GPU's ops are contiguous */
+      if (smin > *lo) *lo = smin;
+      if (emax < *hi) *hi = emax;
+    }
+    if (!o) break;
+    if (!have || o->gpu != gpu) {
+      have = 1;
+      gpu = o->gpu;
+      smin = o->start;
+      emax = o->end;
+    }
+    if (o->end > emax) emax = o->end;
+  }
+  opiter_free(it);
 }
 
 static int roi_check(raptor *R, int64_t s, int64_t e)
@@ -409,48 +507,47 @@ int setup_roi(raptor *R)
   if (R->roi_end_s && (ret = roi_parse(R, "ROI end", R->roi_end_s, &re_, &rxe)))
     goto out;
   if (!rxs && !rxe && (ret = roi_check(R, rs, re_))) goto out;
-  if ((rc = load_ops(R, rxs || rxe ? 0 : rs, rxs || rxe ? span : re_,
-                     can_stream(R, rxs || rxe))) != RPD_OK) {
-    ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
-    goto out;
-  }
-  if (rxs || rxe) {
-    if (rxs && (rs = first_match(R, rxs)) < 0) {
+  if (rxs || rxe) {   /* kernel regex bounds: find them first */
+    int64_t hit[2];
+    if ((rc = first_matches(R, rxs, rxe, hit)) != RPD_OK) {
+      ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+      goto out;
+    }
+    if (rxs && (rs = hit[0]) < 0) {
       ret = rpd_fail("ROI start: no op matches kernel regex '%s'", R->roi_start_s);
       goto out;
     }
-    if (rxe && (re_ = first_match(R, rxe)) < 0) {
+    if (rxe && (re_ = hit[1]) < 0) {
       ret = rpd_fail("ROI end: no op matches kernel regex '%s'", R->roi_end_s);
       goto out;
     }
     if ((ret = roi_check(R, rs, re_))) goto out;
-    restrict_ops(R, rs, re_);
   }
   R->roi_s = rs;
   R->roi_e = re_;
+  if ((rc = load_ops(R, rs, re_)) != RPD_OK) {
+    ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+    goto out;
+  }
   if ((ret = check_have_ops(R, ""))) goto out;
-  if (R->auto_roi) {
+  if (R->auto_roi) {   /* the top kernel sequence's span, read again */
     analyze(R);
     size_t i = 0;
     while (i < R->nrows && R->rows[i].key < 0) i++;
+    if (R->spill_failed) goto spill;
     if (i < R->nrows) {
       R->roi_s = R->rows[i].smin;
       R->roi_e = R->rows[i].smax;
-      restrict_ops(R, R->roi_s, R->roi_e);
+      if ((rc = load_ops(R, R->roi_s, R->roi_e)) != RPD_OK) {
+        ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+        goto out;
+      }
     }
   }
   if (R->roi_trim && R->n) {
-    compute_pregaps(R);
-    int64_t lo = INT64_MIN, hi = INT64_MAX;
-    size_t i = 0;
-    while (i < R->n) {
-      int32_t g = R->ops[i].gpu;
-      int64_t smin = R->ops[i].start, emax = R->ops[i].end;
-      for (; i < R->n && R->ops[i].gpu == g; i++)
-        if (R->ops[i].end > emax) emax = R->ops[i].end;
-      if (smin > lo) lo = smin;
-      if (emax < hi) hi = emax;
-    }
+    int64_t lo, hi;
+    busy_span(R, &lo, &hi);
+    if (R->spill_failed) goto spill;
     if (lo < R->roi_s) lo = R->roi_s;
     if (hi > R->roi_e) hi = R->roi_e;
     if (lo > hi) {
@@ -460,14 +557,18 @@ int setup_roi(raptor *R)
     }
     R->roi_s = lo;
     R->roi_e = hi;
-    restrict_ops(R, lo, hi);
+    if ((rc = load_ops(R, lo, hi)) != RPD_OK) {
+      ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+      goto out;
+    }
     if ((ret = check_have_ops(R, " (after --roi-trim)"))) goto out;
   }
   analyze(R);
+spill:
   if (R->spill_failed)
     ret = rpd_fail("cannot read ops of '%s': reading the temp file failed", R->path);
 out:
-  if (R->opfile) {  /* a streamed run that stopped before analyze */
+  if (ret && R->opfile) {  /* a streamed run that failed: no outputs */
     fclose(R->opfile);
     R->opfile = NULL;
   }

@@ -350,24 +350,34 @@ static void trace_line(raptor *R, FILE *f, sink *k, const op *o)
           (double)op_dur(o) / 1000.0, out ? "OUTLR " : "      ", width, name);
 }
 
-/* Write the ops idx[0..n) (or all ops when idx is NULL) as a trace. */
-static int emit_trace(raptor *R, FILE *f, const char *ws, const size_t *idx,
-                      size_t n, int text)
+/* Write the n ops of ops[] (or, ops NULL, every op through an opiter) as a
+ * trace; 1 on a write or temp file read error. */
+static int emit_trace(raptor *R, FILE *f, const char *ws, const op *ops, size_t n,
+                      int text)
 {
   sink k;
+  opiter *it = ops ? NULL : opiter_new(R);
+  const op *o;
+  int rc;
+#define NEXT_OP() (it ? opiter_next(it) : i < n ? &ops[i] : NULL)
+  size_t i = 0;
   if (text && !ws) {
     fprintf(f, "%10s %9s %13s %13s %10s %5s %s\n", "GPU.Seq_Id", "PreGap_us",
             "Start_ms", "End_ms", "Dur_us", "Outlr?", "Kernel");
-    for (size_t i = 0; i < n; i++) trace_line(R, f, NULL, &R->ops[idx ? idx[i] : i]);
-    return ferror(f) ? 1 : 0;
+    for (; (o = NEXT_OP()); i++) trace_line(R, f, NULL, o);
+    rc = ferror(f) ? 1 : 0;
+  } else {
+    sk_begin(&k, R, f, ws, 10, optrace_cols);
+    if (!ws) k.digits = -1;
+    for (; (o = NEXT_OP()); i++) {
+      if (ws && k.sh.full) break;  /* xlsx row limit */
+      trace_line(R, f, &k, o);
+    }
+    rc = sk_end(&k);
   }
-  sk_begin(&k, R, f, ws, 10, optrace_cols);
-  if (!ws) k.digits = -1;
-  for (size_t i = 0; i < n; i++) {
-    if (ws && k.sh.full) break;  /* xlsx row limit */
-    trace_line(R, f, &k, &R->ops[idx ? idx[i] : i]);
-  }
-  return sk_end(&k);
+#undef NEXT_OP
+  opiter_free(it);
+  return rc || R->spill_failed ? 1 : 0;
 }
 
 /* ------------------------------------------------------------ --save */
@@ -419,8 +429,8 @@ int save_results(raptor *R)
 
   /* ops */
   rc = rpd_prepare(r, "INSERT INTO ext_raptor_op VALUES(?,?,?,?,?,?,?,?,?,?)", &st);
-  for (size_t i = 0; rc == RPD_OK && i < R->n; i++) {
-    const op *o = &R->ops[i];
+  opiter *it = rc == RPD_OK ? opiter_new(R) : NULL;
+  for (const op *o; rc == RPD_OK && (o = opiter_next(it));) {
     double z = op_zscore(R, o);
     sqlite3_bind_int64(st, 1, o->id);
     sqlite3_bind_int64(st, 2, o->gpu);
@@ -435,6 +445,9 @@ int save_results(raptor *R)
     sqlite3_bind_int(st, 10, op_outlier(R, o));
     rc = insert_row(r, st);
   }
+  opiter_free(it);
+  if (rc == RPD_OK && R->spill_failed)
+    rc = rpd_seterr(RPD_EIO, "cannot read the ops back from a temp file");
   sqlite3_finalize(st);
   st = NULL;
   if (rc != RPD_OK) goto cleanup;
@@ -603,7 +616,7 @@ int write_xls(raptor *R)
     if (R->n >= 1048576)
       fprintf(stderr, "%s: warning: op trace truncated to the xlsx limit of 1048575 rows\n",
               rpd_progname);
-    err = emit_trace(R, NULL, "op trace", NULL, R->n, 0);
+    err = emit_trace(R, NULL, "op trace", NULL, 0, 0);
   }
   cur_wb = NULL;
   if (xlsxfile_end(&x, err ? RPD_EIO : RPD_OK) != RPD_OK)
@@ -633,13 +646,14 @@ int check_outputs(raptor *R)
 
 /* ------------------------------------------------------------ printing */
 
-static const op *dur_cmp_ops;
-static int idx_dur_cmp(const void *a, const void *b)
+/* Duration ascending, then trace order (seq within a GPU). */
+static int op_dur_cmp(const void *a, const void *b)
 {
-  size_t x = *(const size_t *)a, y = *(const size_t *)b;
-  int64_t dx = op_dur(&dur_cmp_ops[x]), dy = op_dur(&dur_cmp_ops[y]);
+  const op *x = a, *y = b;
+  int64_t dx = op_dur(x), dy = op_dur(y);
   if (dx != dy) return dx < dy ? -1 : 1;
-  return (x > y) - (x < y);
+  if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
+  return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* The kernelseq row that --instance-trace names, or NULL (message printed). */
@@ -660,17 +674,28 @@ krow *instance_row(raptor *R)
   return &R->rows[i];
 }
 
+/* The ops of the -i row by duration (a copy of just those ops). */
 static int instance_trace(raptor *R, FILE *f)
 {
   krow *x = instance_row(R);
   if (!x) return 1;
-  size_t *idx = rpd_xmalloc((R->n ? R->n : 1) * sizeof *idx), n = 0;
-  for (size_t j = 0; j < R->n; j++)
-    if (R->ops[j].key == x->key) idx[n++] = j;
-  dur_cmp_ops = R->ops;
-  qsort(idx, n, sizeof *idx, idx_dur_cmp);
-  int rc = emit_trace(R, f, NULL, idx, n, R->fmt == RPD_FMT_TABLE);
-  free(idx);
+  op *sel = NULL;
+  size_t n = 0, cap = 0;
+  opiter *it = opiter_new(R);
+  for (const op *o; (o = opiter_next(it));) {
+    if (o->key != x->key) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 256;
+      sel = rpd_xrealloc(sel, cap * sizeof *sel);
+    }
+    sel[n++] = *o;
+  }
+  opiter_free(it);
+  static const op none;
+  if (n > 1) qsort(sel, n, sizeof *sel, op_dur_cmp);
+  int rc = R->spill_failed ? 1 : emit_trace(R, f, NULL, sel ? sel : &none, n,
+                                            R->fmt == RPD_FMT_TABLE);
+  free(sel);
   return rc;
 }
 
@@ -707,7 +732,7 @@ static int csv_file(raptor *R, const char *name, emit_fn emit, int trace)
   }
   rpd_fmt saved = R->fmt;
   R->fmt = RPD_FMT_CSV;
-  if (trace == 1) rc = emit_trace(R, of.fp, NULL, NULL, R->n, 0);
+  if (trace == 1) rc = emit_trace(R, of.fp, NULL, NULL, 0, 0);
   else if (trace == 2) rc = instance_trace(R, of.fp);
   else rc = emit(R, &k, of.fp, NULL);
   R->fmt = saved;
@@ -803,7 +828,7 @@ int print_all(raptor *R)
   }
   if (R->op_trace) {
     if (!to_file && !table) SECTION("", "op_trace");
-    rc |= emit_trace(R, tf, NULL, NULL, R->n, table);
+    rc |= emit_trace(R, tf, NULL, NULL, 0, table);
   }
   if (R->have_instance) {
     if (!to_file && !table) SECTION("", "instances");

@@ -15,6 +15,7 @@
 #include <xlsxwriter.h>
 
 #include "catfile.h"
+#include "check.h"
 #include "rpd.h"
 #include "report.h"
 #include "kstats.h"
@@ -345,6 +346,8 @@ void raptor_free(raptor *R)
   free(R->name_cat);
   free(R->name_slots.v);
   free(R->ops);
+  if (R->opfile) fclose(R->opfile);
+  R->opfile = NULL;
   free(R->keyk);
   free(R->ks);
   free(R->key_slots.v);
@@ -410,12 +413,15 @@ int main(int argc, char **argv)
     }
   }
   if ((ret = categories_load(&R))) goto done;
-  if (rpd_open_or_report(&R.r, R.path, NULL, (R.save ? RPD_WRITE : RPD_READ) | RPD_CHECKED) != RPD_OK) {
+  if (rpd_open_or_report(&R.r, R.path, NULL, R.save ? RPD_WRITE : RPD_READ) != RPD_OK) {
     ret = 1;
     goto done;
   }
-  /* the work is sequential scans: a small page cache keeps the RSS down */
-  if (!R.save && rpd_exec(R.r, "PRAGMA cache_size=-4096") != RPD_OK) {
+  /* the work is sequential scans: a small page cache keeps the RSS down,
+   * set before the trace check (two full scans) fills it; --save keeps the
+   * library's 64 MB for its inserts */
+  if (rpd_exec(R.r, "PRAGMA cache_size=-4096") != RPD_OK || rpd_check_trace(R.r) != RPD_OK ||
+      (R.save && rpd_exec(R.r, "PRAGMA cache_size=-65536") != RPD_OK)) {
     ret = rpd_fail("cannot read '%s': %s", R.path, rpd_errmsg());
     goto done;
   }

@@ -98,7 +98,8 @@ typedef struct raptor {
   op *ops;
   size_t n, cap;
   /* streamed run (load.c can_stream): R->ops stays NULL, the n ops are in
-   * opfile (a temp file, closed by analyze); keep_ops forbids it */
+   * opfile (a temp file read through opiter, closed by raptor_free);
+   * keep_ops forbids it */
   int keep_ops, spill_failed;
   FILE *opfile;
 
@@ -145,21 +146,30 @@ int setup_roi(raptor *R);
 /* analyze.c */
 /* Duration of an op in ns (0 when end < start). */
 int64_t op_dur(const op *o);
-/* PreGap and sequenceId of every op (ops sorted by gpu, start, id). */
-void compute_pregaps(raptor *R);
 /* zscore of an op's duration within its key; NAN when undefined. */
 double op_zscore(const raptor *R, const op *o);
 /* 1 if the op is an outlier under -z. */
 int op_outlier(const raptor *R, const op *o);
 /* Keys, statistics, kernelseq rows, categories and GPU rows of R->ops (or,
- * in a streamed run, of R->opfile, which it closes; R->spill_failed = 1
- * if reading it failed). */
+ * in a streamed run, of R->opfile, which stays open for the outputs;
+ * R->spill_failed = 1 if reading it failed). */
 void analyze(raptor *R);
 /* Streamed run: start the per-op state (keys, GPU rows) before the ops. */
 void stream_begin(raptor *R);
 /* Streamed run: PreGap, sequenceId, key and GPU row of the next op in
  * (gpu, start, id) order, appended to R->opfile.  0, or -1 on a write error. */
 int stream_op(raptor *R, op *o);
+
+/* The ops in (gpu, start, id) order, from R->ops or (streamed run) the
+ * temp file; one iterator at a time. */
+typedef struct opiter opiter;
+/* A new iterator at the first op; the caller frees it with opiter_free. */
+opiter *opiter_new(raptor *R);
+/* The next op (valid until the next call), NULL at the end; a read error
+ * sets R->spill_failed. */
+const op *opiter_next(opiter *it);
+/* Free an iterator (NULL is fine). */
+void opiter_free(opiter *it);
 
 /* output.c */
 /* --save: replace the ext_raptor_* tables and the raptor_* metadata of the

@@ -2,7 +2,9 @@
 # tests/bench.sh - `make bench`: runs every tests/bench/*.sh at 1x
 # ($BENCH_ROWS api calls, default 1000000), the pieces named in $BENCH_4X
 # again at 4x the rows (one run each), and with BENCH_BIG=1 the same pieces
-# at $BENCH_BIG_ROWS (default 25000000) calls; then prints ONE table of
+# at $BENCH_BIG_ROWS (default 25000000) calls ($BENCH_PIECES, when set,
+# limits every scale to those pieces, e.g. BENCH_PIECES=40-raptor); then
+# prints ONE table of
 # every measured command (tests/benchlib.sh bench_table):
 #   scale, tool, rows, seconds, CPU seconds, rows/s, peak MB, ratio to
 #   the piece's SQLite floor (wall and CPU), time ratio 4x/1x.
@@ -38,7 +40,15 @@ run_scale() {
 }
 
 export BENCH_REPEAT="${BENCH_REPEAT:-3}"
-run_scale 1x "$BENCH_ROWS"
+# shellcheck disable=SC2086
+run_scale 1x "$BENCH_ROWS" ${BENCH_PIECES:-}
+if [ -n "${BENCH_PIECES:-}" ]; then
+  _only=
+  for p in $BENCH_4X; do
+    case " $BENCH_PIECES " in *" $p "*) _only="$_only $p" ;; esac
+  done
+  BENCH_4X=${_only# }
+fi
 if [ -n "$BENCH_4X" ]; then
   # shellcheck disable=SC2086
   BENCH_REPEAT=1 run_scale 4x $((4 * BENCH_ROWS)) $BENCH_4X

@@ -1,6 +1,8 @@
 # tests/benchlib.sh - helpers for tests/bench/*.sh (sourced).
 #   bench_trace NAME ARGS...   generate (once) $BENCHDIR/NAME.rpd with rpd-synth ARGS
 #   measure LABEL ROWS CMD...  run CMD, print secs, CPU secs, rows/s and peak RSS
+#   measure_median N LABEL ROWS CMD...  the same, the medians of N runs
+#                              (wall and CPU each; the largest RSS)
 #   fresh SRC DST              copy a trace so an augmenter can write it
 #   bench_table <LOG           the one table of tests/bench.sh from BENCH lines
 PATH="$RPD_BIN:$PATH"; export PATH
@@ -28,6 +30,38 @@ measure() {
   _rate=$(awk -v r="$_rows" -v s="$MEASURED_SECS" 'BEGIN{ if (s > 0) printf "%.0f", r/s; else print "inf" }')
   echo "BENCH $_label rows=$_rows secs=$MEASURED_SECS${_cpu:+ cpu_secs=$_cpu} rows/s=$_rate peak_rss_kb=$_rss"
   rm -f "$_t" "$BENCHDIR/.err.$$"
+}
+
+# measure_median N LABEL ROWS CMD...: run CMD N times (BENCH_PREP, when set,
+# is run before each, untimed); print one BENCH line with the median wall
+# and CPU seconds and the largest peak RSS; sets MEASURED_SECS/_CPU.
+measure_median() {
+  _n=$1 _label=$2 _rows=$3; shift 3
+  _runs="$BENCHDIR/.runs.$$"
+  : >"$_runs"
+  _i=0
+  while [ "$_i" -lt "$_n" ]; do
+    [ -z "${BENCH_PREP:-}" ] || eval "$BENCH_PREP"
+    _line=$(measure "$_label" "$_rows" "$@") || { echo "$_line"; rm -f "$_runs"; return 1; }
+    echo "$_line" >>"$_runs"
+    _i=$((_i + 1))
+  done
+  awk -v n="$_n" -v l="$_label" -v r="$_rows" '
+    function val(line, key,   i, rest) {
+      i = index(line, " " key "="); rest = substr(line, i + length(key) + 2); sub(/ .*/, "", rest); return rest
+    }
+    { w[NR] = val($0, "secs") + 0; c[NR] = val($0, "cpu_secs") + 0; k = val($0, "peak_rss_kb") + 0; if (k > m) m = k }
+    function median(a,   i, j, t) {
+      for (i = 2; i <= NR; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return a[int((NR + 1) / 2)]
+    }
+    END {
+      s = median(w); cs = median(c)
+      printf "BENCH %s rows=%d secs=%.2f cpu_secs=%.2f rows/s=%.0f peak_rss_kb=%d (median of %d)\n", l, r, s, cs, (s > 0 ? r / s : 0), m, n
+      printf "%.2f %.2f\n", s, cs > "/dev/stderr"
+    }' "$_runs" 2>"$_runs.m"
+  read -r MEASURED_SECS MEASURED_CPU <"$_runs.m"
+  rm -f "$_runs" "$_runs.m"
 }
 
 # bench_table: read BENCH lines (with "== SCALE NAME rows=N" markers) on
@@ -74,11 +108,11 @@ bench_table() {
     for (i = 1; i <= n; i++) {
       split(order[i], p, SUBSEP); s = p[1]; l = p[2]; k = order[i]
       if (k in failed && !(k in secs)) { printf fmt, s, substr(l, 1, 42), "FAILED", "-", "-", "-", "-", "-", "-", "-", "-"; continue }
-      rate = secs[k] > 0 ? sprintf("%.0f", rows[k] / secs[k]) : "-"
+      rate = secs[k] + 0 > 0 ? sprintf("%.0f", rows[k] / secs[k]) : "-"
       mb = rss[k] ~ /^[0-9]+$/ ? sprintf("%.0f", rss[k] / 1024) : "-"
       lin = clin = "-"
       b = "1x" SUBSEP l
-      if (s != "1x" && (b in secs) && secs[b] > 0 && rows[b] > 0 && rows[k] > 0) {
+      if (s != "1x" && (b in secs) && secs[b] + 0 > 0 && rows[b] + 0 > 0 && rows[k] + 0 > 0) {
         lin = sprintf("%.2f", secs[k] / secs[b] * 4 * rows[b] / rows[k])
         if (cpu[k] != "" && cpu[b] + 0 > 0)
           clin = sprintf("%.2f", cpu[k] / cpu[b] * 4 * rows[b] / rows[k])
