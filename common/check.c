@@ -149,15 +149,43 @@ static int still_passed(const rpd *r)
   return r->checked_at && sqlite3_total_changes64(r->db) == r->checked_at - 1;
 }
 
+/* The page cache of the check's scans (KiB, as a negative cache_size):
+ * each table is read once, so a big cache buys nothing, and SQLite keeps
+ * a full cache allocated after the scan (64 MB by default) for the tool
+ * that runs next. */
+#define CHECK_CACHE_KIB 4096
+
+/* *prev = the main database's cache_size; then set the small one. */
+static int small_cache(rpd *r, int64_t *prev)
+{
+  sqlite3_stmt *st = NULL;
+  int rc, s;
+
+  if ((rc = rpd_prepare(r, "PRAGMA main.cache_size", &st))) return rc;
+  s = rpd_step(r, st);
+  if (s == SQLITE_ROW) *prev = sqlite3_column_int64(st, 0);
+  else rc = s < 0 ? -s : rpd_seterr(RPD_ESQL, "PRAGMA cache_size returned no row");
+  sqlite3_finalize(st);
+  if (rc) return rc;
+  /* Only ever shrink: a caller that chose a smaller cache keeps it. */
+  if (*prev < 0 ? -*prev <= CHECK_CACHE_KIB : *prev * 4 <= CHECK_CACHE_KIB) return RPD_OK;
+  return rpd_execf(r, "PRAGMA main.cache_size = -%d", CHECK_CACHE_KIB);
+}
+
 int rpd_check_trace(rpd *r)
 {
-  int rc;
+  int64_t prev = 0;
+  int rc, rc2;
 
   if (still_passed(r)) return RPD_OK;
+  if ((rc = small_cache(r, &prev))) return rc;
   rpd_progress_sql_total(r, "checking times", rpd_progress_rows_of(r, checked_tables));
   rc = rpd_check_table(r, "rocpd_api", 0, NULL);
   if (!rc) rc = rpd_check_table(r, "rocpd_op", 1, NULL);
   rpd_progress_end();
+  /* Growing the cache back allocates nothing until pages are read. */
+  rc2 = rpd_execf(r, "PRAGMA main.cache_size = %lld", (long long)prev);
+  if (!rc) rc = rc2;
   r->checked_at = rc ? 0 : sqlite3_total_changes64(r->db) + 1;
   return rc;
 }
