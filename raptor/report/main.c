@@ -116,7 +116,9 @@ int raptor_report_main(int argc, char **argv)
   c.comm = category_comm_index(c.r, c.n);
   if (rpd_open_or_report(&r, o.path, NULL, (o.save ? RPD_WRITE : RPD_READ) | RPD_CHECKED))
     goto out;
-  if ((rc = report_collect(r, &o, &c, &d))) {
+  /* issue 19: one scan of rocpd_op needs no 64 MB page cache */
+  if ((rc = rpd_exec(r, "PRAGMA cache_size = -4096")) ||
+      (rc = report_collect(r, &o, &c, &d))) {
     rpd_fail("'%s': %s", o.path, rpd_errmsg());
     goto out;
   }
