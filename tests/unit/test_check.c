@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "check.h"
@@ -114,6 +115,60 @@ static void test_garbage_classes(void **state)
   }
 }
 
+/* The main database's cache_size as PRAGMA reports it. */
+static int64_t cache_size(rpd *r)
+{
+  int64_t v = 0;
+  assert_int_equal(rpd_query_int64(r, "PRAGMA main.cache_size", &v), RPD_OK);
+  return v;
+}
+
+/* Statements the connection runs whose SQL contains "cache_size" while a
+ * trace callback is on, joined by '|'. */
+static char pragmas[512];
+
+static int trace_cb(unsigned what, void *ctx, void *p, void *x)
+{
+  (void)what, (void)ctx, (void)x;
+  const char *sql = sqlite3_sql((sqlite3_stmt *)p);
+  if (sql && strstr(sql, "cache_size") && strlen(pragmas) + strlen(sql) + 2 < sizeof pragmas) {
+    if (*pragmas) strcat(pragmas, "|");
+    strcat(pragmas, sql);
+  }
+  return 0;
+}
+
+/* issue 19: the check scans with a 4 MB page cache and gives the caller
+ * back its own cache_size after, passed or failed; a smaller cache is
+ * never grown. */
+static void test_check_cache(void **state)
+{
+  fx *f = *state;
+
+  assert_int_equal(cache_size(f->r), -65536);   /* what rpd_open sets */
+  *pragmas = 0;
+  sqlite3_trace_v2(f->r->db, SQLITE_TRACE_STMT, trace_cb, NULL);
+  assert_int_equal(rpd_check_trace(f->r), RPD_OK);
+  sqlite3_trace_v2(f->r->db, 0, NULL, NULL);
+  assert_string_equal(pragmas, "PRAGMA main.cache_size|PRAGMA main.cache_size = -4096|"
+                               "PRAGMA main.cache_size = -65536");
+  assert_int_equal(cache_size(f->r), -65536);
+  /* a caller's smaller cache (in KiB or in pages) is kept as it is */
+  assert_int_equal(rpd_exec(f->r, "PRAGMA cache_size = -1024; UPDATE rocpd_api SET pid = 2"),
+                   RPD_OK);
+  assert_int_equal(rpd_check_trace(f->r), RPD_OK);
+  assert_int_equal(cache_size(f->r), -1024);
+  assert_int_equal(rpd_exec(f->r, "PRAGMA cache_size = 100; UPDATE rocpd_api SET pid = 3"),
+                   RPD_OK);
+  assert_int_equal(rpd_check_trace(f->r), RPD_OK);
+  assert_int_equal(cache_size(f->r), 100);
+  /* a failed check restores it too */
+  assert_int_equal(rpd_exec(f->r, "PRAGMA cache_size = 5000;"
+                                  " UPDATE rocpd_op SET start = 'x' WHERE id = 1"), RPD_OK);
+  assert_int_equal(rpd_check_trace(f->r), RPD_ERANGE);
+  assert_int_equal(cache_size(f->r), 5000);
+}
+
 /* *bad counts rows, not findings: a row bad in two columns counts once. */
 static void test_bad_counts_rows(void **state)
 {
@@ -205,6 +260,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_garbage_classes, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_verdict_per_handle, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_bad_counts_rows, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_check_cache, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_untyped_columns, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_owned, setup, fx_trace_teardown),
     cmocka_unit_test(test_ns_arith),
