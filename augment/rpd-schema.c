@@ -735,7 +735,11 @@ static int do_upgrade(const opts *o)
     return o->out ? rpd_fail_committed(dest)
                   : rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
   }
-  rc = rpd_begin(r);
+  /* issue 19: a 16 MB page cache; SQLite's sorter (the rebuilt tables'
+   * indexes) sizes itself by it, so the peak stays flat in trace size */
+  rc = rpd_exec(r, "PRAGMA cache_size = -16384");
+  if (rc == RPD_OK)
+    rc = rpd_begin(r);
   rpd_progress_sql_total(r, "upgrading", rpd_progress_rows_of(r, upgrade_scans));
   if (rc == RPD_OK)
     rc = upgrade(r, &kept);
