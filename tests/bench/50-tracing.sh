@@ -41,7 +41,7 @@ cpu_run() {
   RUN_BYTES=$(wc -c <"$_o")
   RUN_CPU=$(awk -v u="$_u" -v s="$_s" 'BEGIN{ printf "%.2f", u + s }')
   awk -v l="$_l" -v w="$RUN_WALL" -v u="$_u" -v s="$_s" -v b="$RUN_BYTES" -v m="$_m" 'BEGIN{
-    c = u + s; printf "BENCH %s secs=%s cpu_secs=%.2f bytes=%d MB/s=%.0f MB/s_per_cpu=%.0f peak_rss_kb=%s\n",
+    c = u + s; printf "BENCH %s secs=%s cpu_secs=%.2f bytes=%.0f MB/s=%.0f MB/s_per_cpu=%.0f peak_rss_kb=%s\n",
       l, w, c, b, (w > 0 ? b / w / 1e6 : 0), (c > 0 ? b / c / 1e6 : 0), m }'
   rm -f "$BENCHDIR/.cpu.$$" "$BENCHDIR/.err.$$" "$_o"
 }
