@@ -273,7 +273,8 @@ static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink,
   }
   if (s < 0) rc = -s;
 cleanup:
-  rpd_progress("reading ops", -1, -1);
+  if (rc == RPD_OK) rpd_progress_end();   /* read to the end: 100% */
+  else rpd_progress("reading ops", -1, -1);
   sqlite3_finalize(st);
   sqlite3_finalize(sst);
   free(dm.k);

@@ -85,6 +85,9 @@ tool rpd-diff "trace B" rpd-diff t.rpd t2.rpd
 tool rpd2table "ops" rpd2table t.rpd -
 rpd-autograd t.rpd -o ag.rpd >/dev/null 2>&1 || notok "progress: rpd-autograd for the summary"
 tool rpd-autograd-summary "operators" rpd-autograd-summary ag.rpd o.html
+tool raptor "reading ops" raptor t.rpd
+tool rpd2tracing "api calls" rpd2tracing t.rpd o.json
+# (rpd-import's lines, in MB of input: tests/tools/rpd-import-progress.sh)
 # (the call stack's own line shows from 64k calls on: here the time check)
 tool rpd-callstack "checking times" rpd-callstack t.rpd -o o.rpd
 
