@@ -210,9 +210,9 @@ ivsort *ivsort_new(int mode, int by_gpu);
 /* Hand it interval v of op id (scan order).  RPD_OK or an error (temp
  * file); a table in no order makes it read the ops sorted by SQLite later. */
 int ivsort_add(ivsort *s, int64_t id, const iv *v);
-/* The next interval in order into *v: 1, 0 at the end, or -rc.  r, d and o
- * are for reading the ops again sorted by SQLite (d's names give kernels
- * their flag).  Only one pass. */
+/* The next interval in order into *v (v->gpu is -1 in start order): 1, 0
+ * at the end, or -rc.  r, d and o are for reading the ops again sorted by
+ * SQLite (d's names give kernels their flag).  Only one pass. */
 int ivsort_next(ivsort *s, rpd *r, const report_data *d, const ropts *o, iv *v);
 void ivsort_free(ivsort *s);
 

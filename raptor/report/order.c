@@ -27,6 +27,7 @@ struct ivsort {
   int have_ocm;
 };
 
+/* A new sorter (see internal.h); freed with ivsort_free. */
 ivsort *ivsort_new(int mode, int by_gpu)
 {
   ivsort *s = rpd_xcalloc(1, sizeof *s);
@@ -37,6 +38,7 @@ ivsort *ivsort_new(int mode, int by_gpu)
   return s;
 }
 
+/* Free s, its merger, temp file and statement.  NULL is fine. */
 void ivsort_free(ivsort *s)
 {
   if (!s)
@@ -49,6 +51,7 @@ void ivsort_free(ivsort *s)
   free(s);
 }
 
+/* One interval in scan order (see internal.h). */
 int ivsort_add(ivsort *s, int64_t id, const iv *v)
 {
   if (s->mode == ORDER_MEMORY) {
@@ -131,6 +134,7 @@ static int next_sorted(ivsort *s, rpd *r, const report_data *d, iv *v)
   }
 }
 
+/* The next interval in order (see internal.h); gpu is -1 in start order. */
 int ivsort_next(ivsort *s, rpd *r, const report_data *d, const ropts *o, iv *v)
 {
   int rc = 1;
@@ -171,6 +175,7 @@ struct kdsort {
   sqlite3_stmt *st;
 };
 
+/* A new kernel sorter (see internal.h); freed with kdsort_free. */
 kdsort *kdsort_new(int mode)
 {
   kdsort *s = rpd_xcalloc(1, sizeof *s);
@@ -178,6 +183,7 @@ kdsort *kdsort_new(int mode)
   return s;
 }
 
+/* Free s and its statement.  NULL is fine. */
 void kdsort_free(kdsort *s)
 {
   if (!s)
@@ -187,6 +193,7 @@ void kdsort_free(kdsort *s)
   free(s);
 }
 
+/* One dispatch in scan order: kept only in ORDER_MEMORY. */
 void kdsort_add(kdsort *s, int name, int64_t dur)
 {
   if (s->mode != ORDER_MEMORY)
@@ -222,6 +229,7 @@ static int prepare_kernels(kdsort *s, rpd *r, const ropts *o)
   return rc;
 }
 
+/* The next dispatch in (name, duration) order (see internal.h). */
 int kdsort_next(kdsort *s, rpd *r, const report_data *d, const ropts *o, int *name,
                 int64_t *dur)
 {
