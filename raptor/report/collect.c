@@ -1,6 +1,10 @@
-/* collect.c - raptor --report: one scan of rocpd_op into memory (GPU work
- * intervals, kernel dispatches with their name and category), and the
- * trace's total time (rocprofv3 init..fini when recorded, else the span). */
+/* collect.c - raptor --report: one scan of rocpd_op in table order that
+ * keeps nothing per op: the GPUs, the kernel names with their count, sum,
+ * min and max (all and short dispatches), the range of the short durations,
+ * the top-K dispatches in a K-element heap, and the intervals of GPU work
+ * handed to the sorters of order.c; then the trace's total time (rocprofv3
+ * init..fini when recorded, else the span). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,16 +20,18 @@ static const char *category_of(const cats *c, const char *name, int *comm)
   return hit >= 0 ? c->r[hit].name : "_Other";
 }
 
-
 /* Free what d holds (see internal.h). */
 void report_data_free(report_data *d)
 {
-  free(d->iv);
-  free(d->k);
   for (int i = 0; i < d->nnames; i++)
     free(d->names[i].name);
   free(d->names);
+  idm_free(&d->nameidx);
   free(d->gpus);
+  free(d->top);
+  ivsort_free(d->bygpu);
+  ivsort_free(d->bystart);
+  kdsort_free(d->kds);
   memset(d, 0, sizeof *d);
 }
 
@@ -110,10 +116,157 @@ static int cmp_int(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-static int load(rpd *r, const ropts *o, const cats *c, report_data *d)
+/* ------------------------------------------------------------ top K */
+
+/* Rank order of the kernel_details rows: longer first, then earlier. */
+int report_cmp_top(const void *a, const void *b)
+{
+  const kd *x = *(kd *const *)a, *y = *(kd *const *)b;
+  int64_t dx = x->end - x->start, dy = y->end - y->start;
+  if (dx != dy)
+    return dx < dy ? 1 : -1;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+static int kd_before(const kd *x, const kd *y)   /* x ranks before y */
+{
+  return report_cmp_top(&x, &y) < 0;
+}
+
+static void kd_swap(kd *h, size_t i, size_t j)
+{
+  kd t = h[i];
+  h[i] = h[j];
+  h[j] = t;
+}
+
+static void heap_down(kd *h, size_t n, size_t i)
+{
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, w = i;
+    if (l < n && kd_before(&h[w], &h[l])) w = l;
+    if (r < n && kd_before(&h[w], &h[r])) w = r;
+    if (w == i)
+      return;
+    kd_swap(h, i, w);
+    i = w;
+  }
+}
+
+/* Offer dispatch x to the top-K heap, whose root is the lowest-ranked of
+ * those kept (d->topk 0: keep every dispatch). */
+static void top_push(report_data *d, const kd *x)
+{
+  if (d->topk && d->ntop == d->topk) {
+    if (kd_before(x, &d->top[0])) {
+      d->top[0] = *x;
+      heap_down(d->top, d->ntop, 0);
+    }
+    return;
+  }
+  if (d->ntop == d->captop) {
+    d->captop = d->captop ? 2 * d->captop : 64;
+    d->top = rpd_xrealloc(d->top, d->captop * sizeof *d->top);
+  }
+  d->top[d->ntop] = *x;
+  for (size_t c = d->ntop++; c > 0;) {          /* sift up */
+    size_t p = (c - 1) / 2;
+    if (!kd_before(&d->top[p], &d->top[c]))
+      break;
+    kd_swap(d->top, p, c);
+    c = p;
+  }
+}
+
+/* The kept dispatches in rank order (see internal.h). */
+const kd **report_top(const report_data *d, size_t *n)
+{
+  const kd **top = rpd_xmalloc((d->ntop ? d->ntop : 1) * sizeof *top);
+  for (size_t i = 0; i < d->ntop; i++)
+    top[i] = &d->top[i];
+  report_sort(top, d->ntop, sizeof *top, report_cmp_top);
+  *n = d->ntop;
+  return top;
+}
+
+/* ------------------------------------------------------------ the scan */
+
+/* The names[] index of kernel name sid, looked up (and categorized) the
+ * first time: RPD_OK or an error. */
+static int name_index(rpd *r, sqlite3_stmt *str, const cats *c, report_data *d,
+                      int64_t sid, int *ni)
+{
+  int *slot = idm_ref(&d->nameidx, sid);
+  if (*slot < 0) {
+    if (d->nnames == d->capnames) {
+      d->capnames = d->capnames ? 2 * d->capnames : 256;
+      d->names = rpd_xrealloc(d->names, d->capnames * sizeof *d->names);
+    }
+    kname *kn = &d->names[d->nnames];
+    memset(kn, 0, sizeof *kn);
+    kn->sid = sid;
+    int rc = lookup_string(r, str, sid, &kn->name);
+    if (rc)
+      return rc;
+    kn->cat = category_of(c, kn->name, &kn->comm);
+    *slot = d->nnames++;
+  }
+  *ni = *slot;
+  return RPD_OK;
+}
+
+/* Count kernel dispatch x (of name x->name) into its name's statistics,
+ * the short range, the top K and the (memory) kernel sorter. */
+static void add_kernel(report_data *d, const kd *x)
+{
+  kname *k = &d->names[x->name];
+  int64_t dur = x->end - x->start;
+  if (!k->count || dur < k->min)
+    k->min = dur;
+  if (!k->count || dur > k->max)
+    k->max = dur;
+  k->count++;
+  k->sum += dur;
+  d->nk++;
+  d->ksum += dur;
+  if (dur < d->lim) {
+    double us = dur / 1e3;
+    if (us < d->slo) d->slo = us;
+    if (us > d->shi) d->shi = us;
+    k->scount++;
+    k->ssum += dur;
+    d->nshort++;
+  }
+  top_push(d, x);
+  kdsort_add(d->kds, x->name, dur);
+}
+
+/* One op of GPU work: its GPU, its kernel statistics, its interval into
+ * the sorters. */
+static int add_work(rpd *r, sqlite3_stmt *str, const cats *c, report_data *d,
+                    sqlite3_stmt *ops, int cls, iv *v)
+{
+  int64_t id = sqlite3_column_int64(ops, 0);
+  int rc = RPD_OK;
+  add_gpu(d, v->gpu);
+  v->flag = IV_COPY;
+  if (cls == RPD_OPCLASS_KERNEL) {
+    kd x = {.op = id, .start = v->start, .end = v->end, .gpu = v->gpu};
+    if ((rc = name_index(r, str, c, d, sqlite3_column_int64(ops, 4), &x.name)))
+      return rc;
+    v->flag = d->names[x.name].comm ? IV_COMM : IV_COMPUTE;
+    add_kernel(d, &x);
+  }
+  d->niv++;
+  rc = ivsort_add(d->bygpu, id, v);
+  if (!rc && d->bystart)
+    rc = ivsort_add(d->bystart, id, v);
+  return rc;
+}
+
+static int scan(rpd *r, const ropts *o, const cats *c, report_data *d)
 {
   sqlite3_stmt *ops = NULL, *str = NULL;
-  idmap nameidx = {0};
   rpd_opclass_map ocm;
   int rc, s = SQLITE_DONE;
   d->first = INT64_MAX;
@@ -125,70 +278,31 @@ static int load(rpd *r, const ropts *o, const cats *c, report_data *d)
   if (!rc)
     rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &str);
   while (!rc && (s = rpd_step(r, ops)) == SQLITE_ROW) {
-    int64_t start = sqlite3_column_int64(ops, 2), end = sqlite3_column_int64(ops, 3);
-    int gpu = sqlite3_column_int(ops, 1);
+    iv v = {.start = sqlite3_column_int64(ops, 2), .end = sqlite3_column_int64(ops, 3),
+            .gpu = sqlite3_column_int(ops, 1)};
     int cls = rpd_opclass_of(&ocm, sqlite3_column_int64(ops, 5));
-    if (start < d->first)
-      d->first = start;
-    if (end > d->last)
-      d->last = end;
-    if (!(RPD_OPCLASS_GPU_WORK & RPD_OPCLASS_BIT(cls)) || end < start)
+    if (v.start < d->first)
+      d->first = v.start;
+    if (v.end > d->last)
+      d->last = v.end;
+    if (!(RPD_OPCLASS_GPU_WORK & RPD_OPCLASS_BIT(cls)) || v.end < v.start)
       continue;
-    if (o->gpu >= 0 && gpu != o->gpu)
+    if (o->gpu >= 0 && v.gpu != o->gpu)
       continue;
-    add_gpu(d, gpu);
-    int flag = IV_COPY;
-    if (cls == RPD_OPCLASS_KERNEL) {
-      int *ni = idm_ref(&nameidx, sqlite3_column_int64(ops, 4));
-      if (*ni < 0) {
-        if (d->nnames == d->capnames) {
-          d->capnames = d->capnames ? 2 * d->capnames : 256;
-          d->names = rpd_xrealloc(d->names, d->capnames * sizeof *d->names);
-        }
-        kname *kn = &d->names[d->nnames];
-        memset(kn, 0, sizeof *kn);
-        kn->sid = sqlite3_column_int64(ops, 4);
-        rc = lookup_string(r, str, kn->sid, &kn->name);
-        if (rc)
-          break;
-        kn->cat = category_of(c, kn->name, &kn->comm);
-        *ni = d->nnames++;
-      }
-      flag = d->names[*ni].comm ? IV_COMM : IV_COMPUTE;
-      if (d->nk == d->capk) {
-        d->capk = d->capk ? 2 * d->capk : 4096;
-        d->k = rpd_xrealloc(d->k, d->capk * sizeof *d->k);
-      }
-      kd *k = &d->k[d->nk++];
-      k->op = sqlite3_column_int64(ops, 0);
-      k->start = start;
-      k->end = end;
-      k->name = *ni;
-      k->gpu = gpu;
-    }
-    if (d->niv == d->capiv) {
-      d->capiv = d->capiv ? 2 * d->capiv : 4096;
-      d->iv = rpd_xrealloc(d->iv, d->capiv * sizeof *d->iv);
-    }
-    iv *v = &d->iv[d->niv++];
-    v->start = start;
-    v->end = end;
-    v->gpu = gpu;
-    v->flag = flag;
+    rc = add_work(r, str, c, d, ops, cls, &v);
   }
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(ops);
   sqlite3_finalize(str);
   rpd_opclass_free(&ocm);
-  idm_free(&nameidx);
-  if (rc)
-    return rc;
-  if (d->first > d->last)
-    d->first = d->last = 0;
-  report_sort(d->gpus, d->ngpus, sizeof *d->gpus, cmp_int);
+  return rc;
+}
 
-  /* total time: rocprofv3 init..fini when the trace has it */
+/* The total time: rocprofv3 init..fini when the trace has it, else the
+ * span of the ops. */
+static void total_time(rpd *r, report_data *d)
+{
   char *init = NULL, *fini = NULL;
   d->total_ns = d->last - d->first;
   if (!rpd_meta_get(r, "rocprofv3::init_time", &init) &&
@@ -202,20 +316,43 @@ static int load(rpd *r, const ropts *o, const cats *c, report_data *d)
   free(init);
   free(fini);
   rpd_clearerr();
-  return RPD_OK;
 }
 
-static int cmp_iv(const void *a, const void *b)
+/* The short-kernel threshold in ns (see internal.h). */
+int64_t report_threshold_ns(const ropts *o)
 {
-  const iv *x = a, *y = b;
-  return (x->start > y->start) - (x->start < y->start);
+  double ns = o->threshold_us * 1e3;
+  return ns >= 9e18 ? INT64_MAX : (int64_t)ceil(ns);
 }
 
-/* Scan, then sort the intervals by start (see internal.h). */
+/* ORDER_* from $RPDTOOLS_RAPTOR_REPORT (docs/report.md "Memory"). */
+static int order_mode(void)
+{
+  const char *v = getenv("RPDTOOLS_RAPTOR_REPORT");
+  if (v && !strcmp(v, "sql"))
+    return ORDER_SQL;
+  if (v && !strcmp(v, "memory"))
+    return ORDER_MEMORY;
+  return ORDER_MERGE;
+}
+
+/* The scan (see internal.h). */
 int report_collect(rpd *r, const ropts *o, const cats *c, report_data *d)
 {
-  int rc = load(r, o, c, d);
-  if (!rc)
-    report_sort(d->iv, d->niv, sizeof *d->iv, cmp_iv);
-  return rc;
+  d->mode = order_mode();
+  d->lim = report_threshold_ns(o);
+  d->slo = INFINITY;
+  d->shi = -INFINITY;
+  d->topk = o->topk > 0 ? (size_t)o->topk : 0;
+  d->bygpu = ivsort_new(d->mode, 1);
+  d->bystart = o->gpu >= 0 ? NULL : ivsort_new(d->mode, 0);
+  d->kds = kdsort_new(d->mode);
+  int rc = scan(r, o, c, d);
+  if (rc)
+    return rc;
+  if (d->first > d->last)
+    d->first = d->last = 0;
+  report_sort(d->gpus, d->ngpus, sizeof *d->gpus, cmp_int);
+  total_time(r, d);
+  return RPD_OK;
 }

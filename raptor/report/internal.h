@@ -1,7 +1,8 @@
 /* internal.h - what the files of raptor --report share (raptor/report/):
  *   options.c   usage text and the command line (ropts)
- *   collect.c   one scan of rocpd_op into memory (report_data)
- *   tables.c    the TraceLens tables computed from report_data
+ *   collect.c   one scan of rocpd_op: statistics, top-K, intervals to sort
+ *   order.c     intervals and kernels back in order (merged, SQL, memory)
+ *   tables.c    the TraceLens tables from the collected data and the passes
  *   table.c     the in-memory table (cells) and tables read from SQL
  *   analysis.c  the rpd-analyze tables (ext_analysis_*) as report tables
  *   ranks.c     the cross-rank tables of raptor --by-rank (byrank.c)
@@ -104,54 +105,6 @@ void report_free(report *rep);
 
 /* ------------------------------------------------------------ data */
 
-enum { IV_COMPUTE = 1, IV_COMM = 2, IV_COPY = 4 };
-
-typedef struct iv {
-  int64_t start, end;
-  int gpu, flag;
-} iv;
-
-typedef struct kd {
-  int64_t op, start, end;
-  int name, gpu;
-} kd;
-
-typedef struct kname {
-  int64_t sid;
-  char *name;
-  const char *cat;
-  int comm;
-} kname;
-
-/* The categories: --category-json or the built-in rule set, the same rules
- * and matcher as raptor's tables (catfile.h). */
-typedef struct cats {
-  category *r;
-  int n;
-  int comm;     /* the communication category (_COMM/_Collective), -1 none */
-} cats;
-
-/* What one scan of rocpd_op keeps: GPU work intervals, kernel dispatches
- * and their names. */
-typedef struct report_data {
-  iv *iv;
-  size_t niv, capiv;
-  kd *k;
-  size_t nk, capk;
-  kname *names;
-  int nnames, capnames;
-  int *gpus;
-  int ngpus;
-  int64_t first, last;        /* span over every op */
-  int64_t total_ns;           /* init..fini or span */
-  int total_from_meta;
-} report_data;
-
-/* Scan rocpd_op of r into d (GPU work of o->gpu or all GPUs), intervals
- * sorted by start.  Returns RPD_OK or an error code. */
-int report_collect(rpd *r, const ropts *o, const cats *c, report_data *d);
-void report_data_free(report_data *d);
-
 /* Small int64 -> int map (open addressing). */
 typedef struct idmap {
   int64_t *key;
@@ -164,13 +117,124 @@ int *idm_ref(idmap *m, int64_t k);
 int idm_get(const idmap *m, int64_t k);
 void idm_free(idmap *m);
 
+enum { IV_COMPUTE = 1, IV_COMM = 2, IV_COPY = 4 };
+
+/* One interval of GPU work. */
+typedef struct iv {
+  int64_t start, end;
+  int gpu, flag;
+} iv;
+
+/* One kernel dispatch (the top-K heap keeps a few). */
+typedef struct kd {
+  int64_t op, start, end;
+  int name, gpu;
+} kd;
+
+/* A kernel name (one per description_id) and its statistics: count, sum,
+ * min and max of every dispatch and count and sum of the short ones from
+ * the scan; median and std from the pass in (description_id, duration)
+ * order (report_kernel_pass). */
+typedef struct kname {
+  int64_t sid;
+  char *name;
+  const char *cat;
+  int comm;
+  int64_t count, sum, min, max;
+  int64_t scount, ssum;
+  double median, std;
+} kname;
+
+/* The categories: --category-json or the built-in rule set, the same rules
+ * and matcher as raptor's tables (catfile.h). */
+typedef struct cats {
+  category *r;
+  int n;
+  int comm;     /* the communication category (_COMM/_Collective), -1 none */
+} cats;
+
+/* How the ordered passes get their ops ($RPDTOOLS_RAPTOR_REPORT): merge
+ * the sorted runs of the table order (default; SQLite sorts when the table
+ * has no order), "sql" SQLite always sorts, "memory" every op in an array
+ * (the old path, for the tests that compare them). */
+enum { ORDER_MERGE, ORDER_SQL, ORDER_MEMORY };
+
+typedef struct ivsort ivsort;     /* order.c */
+typedef struct kdsort kdsort;
+
+/* What the scan of rocpd_op keeps -- nothing per op: the GPUs, the kernel
+ * names with their statistics, the top-K dispatches, and the intervals
+ * handed to the two sorters (by GPU, then start; by start over all GPUs)
+ * that the ordered passes of tables.c read back. */
+typedef struct report_data {
+  kname *names;
+  int nnames, capnames;
+  idmap nameidx;              /* description_id -> names[] */
+  int *gpus;                  /* sorted */
+  int ngpus;
+  int64_t first, last;        /* span over every op */
+  int64_t total_ns;           /* init..fini or span */
+  int total_from_meta;
+  int64_t niv, nk;            /* GPU work intervals, kernel dispatches */
+  int64_t ksum;               /* summed kernel time (ns) */
+  int64_t lim;                /* short-kernel threshold (ns) */
+  int64_t nshort;             /* short dispatches, their range in us: */
+  double slo, shi;
+  kd *top;                    /* top-K heap (topk 0: every dispatch) */
+  size_t ntop, captop, topk;
+  int mode;                   /* ORDER_* */
+  ivsort *bygpu, *bystart;    /* bystart NULL with --gpu-id */
+  kdsort *kds;
+} report_data;
+
+/* The short-kernel threshold of o in ns (INT64_MAX: every kernel). */
+int64_t report_threshold_ns(const ropts *o);
+/* qsort comparator of kd pointers in kernel_details order: longer first,
+ * then earlier start. */
+int report_cmp_top(const void *a, const void *b);
+/* The top-K dispatches the scan kept, as a new array of pointers into d
+ * in kernel_details order (caller frees the array); *n of them. */
+const kd **report_top(const report_data *d, size_t *n);
+
+/* Scan rocpd_op of r into d (GPU work of o->gpu or all GPUs): every
+ * statistic that needs no order, the top-K dispatches, and the intervals
+ * into d's sorters.  Returns RPD_OK or an error code. */
+int report_collect(rpd *r, const ropts *o, const cats *c, report_data *d);
+void report_data_free(report_data *d);
+
+/* ------------------------------------------------------------ order.c */
+
+/* A sorter of intervals into (gpu, start) order (by_gpu) or start order
+ * over every GPU, in mode ORDER_*; the caller frees it with ivsort_free. */
+ivsort *ivsort_new(int mode, int by_gpu);
+/* Hand it interval v of op id (scan order).  RPD_OK or an error (temp
+ * file); a table in no order makes it read the ops sorted by SQLite later. */
+int ivsort_add(ivsort *s, int64_t id, const iv *v);
+/* The next interval in order into *v (v->gpu is -1 in start order): 1, 0
+ * at the end, or -rc.  r, d and o are for reading the ops again sorted by
+ * SQLite (d's names give kernels their flag).  Only one pass. */
+int ivsort_next(ivsort *s, rpd *r, const report_data *d, const ropts *o, iv *v);
+void ivsort_free(ivsort *s);
+
+/* The kernel dispatches in (description_id, duration) order: SQLite sorts
+ * them (on disk), or in mode ORDER_MEMORY kdsort_add keeps (name, duration)
+ * pairs and qsort orders them by (name, duration). */
+kdsort *kdsort_new(int mode);
+void kdsort_add(kdsort *s, int name, int64_t dur);
+/* The next dispatch into *name (index into d->names) and *dur: 1, 0 at the
+ * end, or -rc.  Only one pass. */
+int kdsort_next(kdsort *s, rpd *r, const report_data *d, const ropts *o, int *name,
+                int64_t *dur);
+void kdsort_free(kdsort *s);
+
 /* qsort that accepts an empty or NULL array. */
 void report_sort(void *base, size_t n, size_t size,
                  int (*cmp)(const void *, const void *));
 
-/* Compute the core tables t[0..NT_ALL) from d (kernel_details reads the
- * launch geometry from r).  Returns RPD_OK or an error code. */
-int report_core_tables(rpd *r, const report_data *d, const ropts *o, table *t);
+/* Compute the core tables t[0..NT_ALL) from d: the passes over d's sorted
+ * intervals and kernels (each read once), kernel_details' launch geometry
+ * from r.  Returns RPD_OK or an error code. */
+int report_core_tables(rpd *r, report_data *d, const ropts *o, table *t);
 
 /* ------------------------------------------------------------ optional */
 

@@ -116,8 +116,11 @@ int raptor_report_main(int argc, char **argv)
   c.comm = category_comm_index(c.r, c.n);
   if (rpd_open_or_report(&r, o.path, NULL, (o.save ? RPD_WRITE : RPD_READ) | RPD_CHECKED))
     goto out;
-  /* issue 19: one scan of rocpd_op needs no 64 MB page cache */
+  /* issue 19: the scans need no 64 MB page cache, and SQLite's sorts
+   * (medians; ops in no order) spill to temp files, not memory; one read
+   * transaction: every pass sees the same rocpd_op */
   if ((rc = rpd_exec(r, "PRAGMA cache_size = -4096")) ||
+      (rc = rpd_exec(r, "PRAGMA temp_store = FILE")) || (rc = rpd_exec(r, "BEGIN")) ||
       (rc = report_collect(r, &o, &c, &d))) {
     rpd_fail("'%s': %s", o.path, rpd_errmsg());
     goto out;
@@ -127,6 +130,7 @@ int raptor_report_main(int argc, char **argv)
     goto out;
   }
   rc = report_core_tables(r, &d, &o, rep.t);
+  rpd_rollback(r);   /* end the read transaction */
   if (!rc)
     rc = report_analysis_tables(r, &rep);
   if (!rc)

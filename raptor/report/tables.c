@@ -1,7 +1,10 @@
 /* tables.c - raptor --report: the TraceLens tables (gpu_timeline,
  * kernel_summary, category, kernel_details, short_kernels, short_histogram)
  * and the chart-only utilization and idle_gaps tables, computed from the
- * collected report_data.  Every duration is kept in integer ns and printed
+ * collected report_data and three passes over what order.c reads back in
+ * order: the intervals by (gpu, start) (per-GPU unions, busy runs,
+ * utilization, idle gaps), by start over all GPUs (the all-GPU unions), and
+ * the kernels by (name, duration) (exact medians, std, the histogram).  Every duration is kept in integer ns and printed
  * in the unit its column name says (time_ms, *_us); unions of intervals are
  * exact integer sums. */
 #include <math.h>
@@ -10,32 +13,58 @@
 
 #include "internal.h"
 
-/* Length of the union of intervals with (flag & mask) on gpu (-1 = all);
- * iv sorted by start. */
-static int64_t union_len(const report_data *d, int mask, int gpu)
+/* The union of intervals that arrive in start order: its length so far
+ * and the run it is extending. */
+typedef struct uacc {
+  int64_t tot, cs, ce;
+  int open;
+} uacc;
+
+/* Add [s, e].  1 when that closed a run: the run is in *rs, *re. */
+static int ua_add(uacc *u, int64_t s, int64_t e, int64_t *rs, int64_t *re)
 {
-  int64_t tot = 0, cs = 0, ce = 0;
-  int open = 0;
-  for (size_t i = 0; i < d->niv; i++) {
-    const iv *v = &d->iv[i];
-    if (!(v->flag & mask) || (gpu >= 0 && v->gpu != gpu))
-      continue;
-    if (!open) {
-      cs = v->start, ce = v->end, open = 1;
-    } else if (v->start <= ce) {
-      if (v->end > ce)
-        ce = v->end;
-    } else {
-      tot += ce - cs;
-      cs = v->start, ce = v->end;
-    }
+  if (u->open && s <= u->ce) {
+    if (e > u->ce)
+      u->ce = e;
+    return 0;
   }
-  if (open)
-    tot += ce - cs;
-  return tot;
+  int closed = u->open;
+  if (closed) {
+    *rs = u->cs, *re = u->ce;
+    u->tot += u->ce - u->cs;
+  }
+  u->cs = s, u->ce = e, u->open = 1;
+  return closed;
 }
 
+/* Close the last run: 1 and the run in *rs, *re, or 0 when there is none. */
+static int ua_end(uacc *u, int64_t *rs, int64_t *re)
+{
+  if (!u->open)
+    return 0;
+  *rs = u->cs, *re = u->ce;
+  u->tot += u->ce - u->cs;
+  u->open = 0;
+  return 1;
+}
+
+/* The four unions of gpu_timeline: kernels, copies, both (the busy runs),
+ * computation. */
+enum { U_KERNEL, U_COPY, U_BUSY, U_COMP, NU };
+static const int u_mask[NU] = { IV_COMPUTE | IV_COMM, IV_COPY,
+                                IV_COMPUTE | IV_COMM | IV_COPY, IV_COMPUTE };
+
+/* The union lengths of one GPU or of all of them. */
+typedef struct tlvals {
+  int64_t u[NU];
+} tlvals;
+
 /* ------------------------------------------------------------ the tables */
+
+static int changed(void)
+{
+  return rpd_seterr(RPD_ERR, "rocpd_op changed while it was read");
+}
 
 static const char *const tl_cols[] = { "gpuId", "type", "time_ms", "percent" };
 static const char *const tl_types[] = { "INTEGER", "TEXT", "REAL", "REAL" };
@@ -51,7 +80,9 @@ static void tl_row(table *t, int gpu, const char *type, int64_t ns, int64_t tota
   t_dbl(t, total > 0 ? 100.0 * (double)ns / (double)total : NAN, 4);
 }
 
-static void gpu_timeline(const report_data *d, const ropts *o, table *t)
+/* gpu_timeline from the unions of all GPUs (all) and of each (per). */
+static void gpu_timeline(const report_data *d, const ropts *o, const tlvals *all,
+                         const tlvals *per, table *t)
 {
   t_init(t, "gpu_timeline", 4, tl_cols, tl_types);
   int n = d->ngpus;
@@ -59,11 +90,9 @@ static void gpu_timeline(const report_data *d, const ropts *o, table *t)
     int gpu = g < 0 ? -1 : d->gpus[g];
     if (g < 0 && o->gpu >= 0)
       continue;
+    const tlvals *x = g < 0 ? all : &per[g];
     int64_t total = d->total_ns;
-    int64_t K = union_len(d, IV_COMPUTE | IV_COMM, gpu);
-    int64_t M = union_len(d, IV_COPY, gpu);
-    int64_t B = union_len(d, IV_COMPUTE | IV_COMM | IV_COPY, gpu);
-    int64_t C = union_len(d, IV_COMPUTE, gpu);
+    int64_t K = x->u[U_KERNEL], M = x->u[U_COPY], B = x->u[U_BUSY], C = x->u[U_COMP];
     tl_row(t, gpu, "total_time", total, total);
     tl_row(t, gpu, "kernel", K, total);
     tl_row(t, gpu, "memory", M, total);
@@ -73,19 +102,6 @@ static void gpu_timeline(const report_data *d, const ropts *o, table *t)
     tl_row(t, gpu, "exposed_comm", K - C, total);
     tl_row(t, gpu, "exposed_memcpy", B - K, total);
   }
-}
-
-typedef struct dn {
-  int name;
-  int64_t dur;
-} dn;
-
-static int cmp_dn(const void *a, const void *b)
-{
-  const dn *x = a, *y = b;
-  if (x->name != y->name)
-    return (x->name > y->name) - (x->name < y->name);
-  return (x->dur > y->dur) - (x->dur < y->dur);
 }
 
 typedef struct agg {
@@ -104,58 +120,32 @@ static int cmp_agg(const void *a, const void *b)
   return strcmp(agg_names[x->name].name, agg_names[y->name].name);
 }
 
-/* Per-name statistics over kernels with dur < limit (INT64_MAX = all).
- * Returns a new array sorted by total desc (caller frees); *n rows. */
-static agg *aggregate(const report_data *d, int64_t limit, size_t *n)
+/* Per-name statistics of every dispatch (shorts 0) or of the short ones,
+ * in names[] order, then sorted by total desc.  Returns a new array (caller
+ * frees); *n rows. */
+static agg *aggregate(const report_data *d, int shorts, size_t *n)
 {
-  dn *v = rpd_xmalloc((d->nk ? d->nk : 1) * sizeof *v);
-  size_t m = 0;
-  for (size_t i = 0; i < d->nk; i++) {
-    int64_t dur = d->k[i].end - d->k[i].start;
-    if (dur < limit)
-      v[m].name = d->k[i].name, v[m].dur = dur, m++;
-  }
-  report_sort(v, m, sizeof *v, cmp_dn);
-  agg *a = rpd_xmalloc((m ? m : 1) * sizeof *a);
+  agg *a = rpd_xmalloc((d->nnames ? (size_t)d->nnames : 1) * sizeof *a);
   size_t na = 0;
-  for (size_t i = 0; i < m;) {
-    size_t j = i;
+  for (int i = 0; i < d->nnames; i++) {
+    const kname *k = &d->names[i];
+    if (!(shorts ? k->scount : k->count))
+      continue;
     agg *g = &a[na++];
     memset(g, 0, sizeof *g);
-    g->name = v[i].name;
-    while (j < m && v[j].name == v[i].name)
-      g->sum += v[j++].dur;
-    g->count = (int64_t)(j - i);
-    g->min = v[i].dur;
-    g->max = v[j - 1].dur;
+    g->name = i;
+    g->count = shorts ? k->scount : k->count;
+    g->sum = shorts ? k->ssum : k->sum;
+    g->min = k->min;
+    g->max = k->max;
     g->mean = (double)g->sum / (double)g->count;
-    size_t h = (j - i) / 2;
-    g->median = (j - i) % 2 ? (double)v[i + h].dur
-                            : ((double)v[i + h - 1].dur + (double)v[i + h].dur) / 2.0;
-    if (g->count > 1) {
-      double ss = 0;
-      for (size_t k = i; k < j; k++) {
-        double e = (double)v[k].dur - g->mean;
-        ss += e * e;
-      }
-      g->std = sqrt(ss / (double)(g->count - 1));
-    } else
-      g->std = NAN;
-    i = j;
+    g->median = k->median;
+    g->std = k->std;
   }
-  free(v);
   agg_names = d->names;
   report_sort(a, na, sizeof *a, cmp_agg);
   *n = na;
   return a;
-}
-
-static int64_t kernel_sum(const report_data *d)
-{
-  int64_t s = 0;
-  for (size_t i = 0; i < d->nk; i++)
-    s += d->k[i].end - d->k[i].start;
-  return s;
 }
 
 static const char *const ks_cols[] = {
@@ -169,7 +159,7 @@ static const char *const ks_types[] = {
 
 static void kernel_summary(const report_data *d, const agg *a, size_t n, table *t)
 {
-  int64_t total = kernel_sum(d);
+  int64_t total = d->ksum;
   double cum = 0;
   t_init(t, "kernel_summary", 11, ks_cols, ks_types);
   for (size_t i = 0; i < n; i++) {
@@ -247,17 +237,11 @@ static const char *const sk_cols[] = {
 };
 static const char *const sk_types[] = { "TEXT", "INTEGER", "REAL", "REAL", "REAL", "TEXT" };
 
-static int64_t threshold_ns(const ropts *o)
-{
-  double ns = o->threshold_us * 1e3;
-  return ns >= 9e18 ? INT64_MAX : (int64_t)ceil(ns);
-}
-
-static void short_kernels(const report_data *d, const ropts *o, table *t)
+static void short_kernels(const report_data *d, table *t)
 {
   size_t n;
-  agg *a = aggregate(d, threshold_ns(o), &n);
-  int64_t total = kernel_sum(d);
+  agg *a = aggregate(d, 1, &n);
+  int64_t total = d->ksum;
   t_init(t, "short_kernels", 6, sk_cols, sk_types);
   for (size_t i = 0; i < n; i++) {
     t_str(t, d->names[a[i].name].name);
@@ -270,94 +254,140 @@ static void short_kernels(const report_data *d, const ropts *o, table *t)
   free(a);
 }
 
+/* ------------------------------------------------------------ histogram */
+
+/* numpy.histogram semantics: bins equal-width bins over [min, max] of the
+ * short durations (us, known from the scan), the last bin closed; min ==
+ * max widens by 0.5.  Counted in the kernel pass. */
+typedef struct hist {
+  int bins;
+  double lo, hi;
+  double *edge;
+  int64_t *cnt;               /* NULL: no short kernels */
+} hist;
+
+static void hist_init(hist *h, const report_data *d, const ropts *o)
+{
+  memset(h, 0, sizeof *h);
+  if (!d->nshort)
+    return;
+  h->lo = d->slo;
+  h->hi = d->shi;
+  if (h->lo == h->hi)
+    h->lo -= 0.5, h->hi += 0.5;
+  h->bins = o->bins;
+  h->cnt = rpd_xcalloc(h->bins, sizeof *h->cnt);
+  h->edge = rpd_xmalloc((h->bins + 1) * sizeof *h->edge);
+  for (int b = 0; b <= h->bins; b++)
+    h->edge[b] = h->lo + (h->hi - h->lo) * b / h->bins;
+  h->edge[h->bins] = h->hi;
+}
+
+/* Count one short duration (ns). */
+static void hist_add(hist *h, int64_t dur)
+{
+  double us = dur / 1e3;
+  int bins = h->bins;
+  int b = (int)((us - h->lo) / (h->hi - h->lo) * bins);
+  if (b >= bins) b = bins - 1;
+  if (b < 0) b = 0;
+  if (us < h->edge[b] && b > 0) b--;
+  else if (b < bins - 1 && us >= h->edge[b + 1]) b++;
+  h->cnt[b]++;
+}
+
 static const char *const h_cols[] = { "bin_start_us", "bin_end_us", "count" };
 static const char *const h_types[] = { "REAL", "REAL", "INTEGER" };
 
-/* numpy.histogram semantics: bins equal-width bins over [min, max] of the
- * short durations (us), the last bin closed; min == max widens by 0.5. */
-static void short_histogram(const report_data *d, const ropts *o, table *t)
+static void short_histogram(const hist *h, table *t)
 {
-  int64_t lim = threshold_ns(o);
-  double lo = INFINITY, hi = -INFINITY;
-  size_t n = 0;
   t_init(t, "short_histogram", 3, h_cols, h_types);
-  for (size_t i = 0; i < d->nk; i++) {
-    int64_t dur = d->k[i].end - d->k[i].start;
-    if (dur >= lim)
-      continue;
-    double us = dur / 1e3;
-    if (us < lo) lo = us;
-    if (us > hi) hi = us;
+  for (int b = 0; h->cnt && b < h->bins; b++) {
+    t_dbl(t, h->edge[b], 6);
+    t_dbl(t, h->edge[b + 1], 6);
+    t_int(t, h->cnt[b]);
+  }
+}
+
+/* ------------------------------------------------------------ kernel pass */
+
+/* The dispatches of one name as they arrive in duration order. */
+typedef struct kgroup {
+  int name;
+  int64_t seen, lo, hi;       /* lo, hi: the middle durations */
+  double mean, ss;
+} kgroup;
+
+/* The median and sample std of a finished name; its dispatches must be
+ * those the scan counted. */
+static int group_done(report_data *d, const kgroup *g)
+{
+  kname *k = &d->names[g->name];
+  if (g->seen != k->count)
+    return changed();
+  k->median = k->count % 2 ? (double)g->hi : ((double)g->lo + (double)g->hi) / 2.0;
+  k->std = k->count > 1 ? sqrt(g->ss / (double)(k->count - 1)) : NAN;
+  return RPD_OK;
+}
+
+/* One pass over the kernels in (name, duration) order: exact medians,
+ * the std summed in ascending order, and the short-duration histogram. */
+static int kernel_pass(rpd *r, report_data *d, const ropts *o, hist *h)
+{
+  kgroup g = {.name = -1};
+  int64_t n = 0, dur;
+  int name, s, rc = RPD_OK;
+  while ((s = kdsort_next(d->kds, r, d, o, &name, &dur)) == 1) {
+    const kname *k = &d->names[name];
+    if (name != g.name) {
+      if (g.name >= 0 && (rc = group_done(d, &g)))
+        return rc;
+      g = (kgroup){.name = name, .mean = (double)k->sum / (double)k->count};
+    }
+    if (g.seen == k->count / 2 - 1)
+      g.lo = dur;
+    if (g.seen == k->count / 2)
+      g.hi = dur;
+    double e = (double)dur - g.mean;
+    g.ss += e * e;
+    g.seen++;
     n++;
+    if (dur < d->lim && h->cnt)
+      hist_add(h, dur);
   }
-  if (!n)
-    return;
-  if (lo == hi)
-    lo -= 0.5, hi += 0.5;
-  int bins = o->bins;
-  int64_t *cnt = rpd_xcalloc(bins, sizeof *cnt);
-  double *edge = rpd_xmalloc((bins + 1) * sizeof *edge);
-  for (int b = 0; b <= bins; b++)
-    edge[b] = lo + (hi - lo) * b / bins;
-  edge[bins] = hi;
-  for (size_t i = 0; i < d->nk; i++) {
-    int64_t dur = d->k[i].end - d->k[i].start;
-    if (dur >= lim)
-      continue;
-    double us = dur / 1e3;
-    int b = (int)((us - lo) / (hi - lo) * bins);
-    if (b >= bins) b = bins - 1;
-    if (b < 0) b = 0;
-    if (us < edge[b] && b > 0) b--;
-    else if (b < bins - 1 && us >= edge[b + 1]) b++;
-    cnt[b]++;
-  }
-  for (int b = 0; b < bins; b++) {
-    t_dbl(t, edge[b], 6);
-    t_dbl(t, edge[b + 1], 6);
-    t_int(t, cnt[b]);
-  }
-  free(cnt);
-  free(edge);
+  if (s < 0)
+    return -s;
+  if (g.name >= 0 && (rc = group_done(d, &g)))
+    return rc;
+  return n == d->nk ? RPD_OK : changed();
 }
 
 /* ------------------------------------------------------------ chart tables */
 
-/* Call fn(ctx, gpu, start, end) for each merged busy interval (kernels and
- * copies) of each GPU, in start order per GPU. */
-static void busy_runs(const report_data *d, void (*fn)(void *, int, int64_t, int64_t), void *ctx)
-{
-  for (int g = 0; g < d->ngpus; g++) {
-    int gpu = d->gpus[g], open = 0;
-    int64_t cs = 0, ce = 0;
-    for (size_t i = 0; i < d->niv; i++) {
-      const iv *v = &d->iv[i];
-      if (v->gpu != gpu)
-        continue;
-      if (open && v->start <= ce) {
-        if (v->end > ce)
-          ce = v->end;
-        continue;
-      }
-      if (open)
-        fn(ctx, gpu, cs, ce);
-      cs = v->start, ce = v->end, open = 1;
-    }
-    if (open)
-      fn(ctx, gpu, cs, ce);
-  }
-}
-
 typedef struct utilacc {
   int64_t first, width;
   int bins;
-  double *busy;     /* ns busy per bin, summed over GPUs */
+  double *busy;     /* ns busy per bin, summed over GPUs; NULL: no table */
 } utilacc;
 
-static void util_add(void *ctx, int gpu, int64_t s, int64_t e)
+/* utilization: the span of all ops in `bins` equal bins. */
+static void util_init(utilacc *u, const report_data *d, const ropts *o)
 {
-  utilacc *u = ctx;
-  (void)gpu;
+  int64_t span = d->last - d->first;
+  *u = (utilacc){ d->first, 0, o->util_bins, NULL };
+  if (span <= 0 || d->ngpus <= 0)
+    return;
+  u->width = (span + u->bins - 1) / u->bins;
+  if (u->width < 1)
+    u->width = 1;
+  u->bins = (int)((span + u->width - 1) / u->width);
+  u->busy = rpd_xcalloc((size_t)u->bins, sizeof *u->busy);
+}
+
+/* Add a busy run [s, e] to the bins it covers (runs arrive by GPU, then
+ * start: the order of these floating-point sums is fixed). */
+static void util_add(utilacc *u, int64_t s, int64_t e)
+{
   int64_t b = (s - u->first) / u->width;
   for (; b < u->bins; b++) {
     int64_t lo = u->first + b * u->width, hi = lo + u->width;
@@ -372,29 +402,17 @@ static void util_add(void *ctx, int gpu, int64_t s, int64_t e)
 static const char *const ut_cols[] = { "time_ms", "busy_percent" };
 static const char *const ut_types[] = { "REAL", "REAL" };
 
-/* utilization: the span of all ops in `bins` equal bins; busy_percent =
- * busy GPU time in the bin / (bin width x GPUs) x 100. */
-static void utilization(const report_data *d, const ropts *o, table *t)
+/* busy_percent = busy GPU time in the bin / (bin width x GPUs) x 100. */
+static void utilization(const report_data *d, const utilacc *u, table *t)
 {
-  utilacc u = { d->first, 0, o->util_bins, NULL };
-  int64_t span = d->last - d->first;
   t_init(t, "utilization", 2, ut_cols, ut_types);
-  if (span <= 0 || d->ngpus <= 0)
-    return;
-  u.width = (span + u.bins - 1) / u.bins;
-  if (u.width < 1)
-    u.width = 1;
-  u.bins = (int)((span + u.width - 1) / u.width);
-  u.busy = rpd_xcalloc((size_t)u.bins, sizeof *u.busy);
-  busy_runs(d, util_add, &u);
-  for (int b = 0; b < u.bins; b++) {
-    int64_t lo = u.first + (int64_t)b * u.width, hi = lo + u.width;
+  for (int b = 0; u->busy && b < u->bins; b++) {
+    int64_t lo = u->first + (int64_t)b * u->width, hi = lo + u->width;
     if (hi > d->last)
       hi = d->last;
     t_dbl(t, (double)(lo - d->first) / 1e6, 6);
-    t_dbl(t, hi > lo ? 100.0 * u.busy[b] / ((double)(hi - lo) * d->ngpus) : 0, 4);
+    t_dbl(t, hi > lo ? 100.0 * u->busy[b] / ((double)(hi - lo) * d->ngpus) : 0, 4);
   }
-  free(u.busy);
 }
 
 #define GAP_BINS 7
@@ -408,9 +426,9 @@ typedef struct gapacc {
   int64_t count[GAP_BINS], sum[GAP_BINS];
 } gapacc;
 
-static void gap_add(void *ctx, int gpu, int64_t s, int64_t e)
+/* The gap before busy run [s, e] of gpu (runs arrive by GPU, then start). */
+static void gap_add(gapacc *g, int gpu, int64_t s, int64_t e)
 {
-  gapacc *g = ctx;
   if (gpu == g->gpu && s > g->prev) {
     int64_t gap = s - g->prev, lim = 1000;
     int b = 0;
@@ -427,17 +445,97 @@ static const char *const gap_cols[] = { "gap", "count", "total_ms" };
 static const char *const gap_types[] = { "TEXT", "INTEGER", "REAL" };
 
 /* idle_gaps: the idle gaps between one GPU's busy intervals, in decades. */
-static void idle_gaps(const report_data *d, table *t)
+static void idle_gaps(const gapacc *g, table *t)
 {
-  gapacc g = { -1, INT64_MAX, {0}, {0} };
   t_init(t, "idle_gaps", 3, gap_cols, gap_types);
-  busy_runs(d, gap_add, &g);
   for (int b = 0; b < GAP_BINS; b++) {
     t_str(t, gap_label[b]);
-    t_int(t, g.count[b]);
-    t_dbl(t, g.sum[b] / 1e6, 6);
+    t_int(t, g->count[b]);
+    t_dbl(t, g->sum[b] / 1e6, 6);
   }
 }
+
+/* ------------------------------------------------------------ interval passes */
+
+/* What the busy runs of the (gpu, start) pass feed. */
+typedef struct runsink {
+  utilacc u;
+  gapacc g;
+} runsink;
+
+static void busy_run(runsink *k, int gpu, int64_t s, int64_t e)
+{
+  if (k->u.busy)
+    util_add(&k->u, s, e);
+  gap_add(&k->g, gpu, s, e);
+}
+
+/* Close the unions of one GPU into *t (its last busy run into k). */
+static void gpu_done(int gpu, uacc *a, tlvals *t, runsink *k)
+{
+  for (int i = 0; i < NU; i++) {
+    int64_t rs, re;
+    if (ua_end(&a[i], &rs, &re) && i == U_BUSY)
+      busy_run(k, gpu, rs, re);
+    t->u[i] = a[i].tot;
+  }
+}
+
+/* The pass over the intervals in (gpu, start) order: per GPU (d->gpus
+ * order) the four unions into per[], the busy runs into k. */
+static int gpu_pass(rpd *r, const report_data *d, const ropts *o, tlvals *per, runsink *k)
+{
+  uacc a[NU];
+  int cur = -1, s;
+  iv v;
+  memset(a, 0, sizeof a);
+  while ((s = ivsort_next(d->bygpu, r, d, o, &v)) == 1) {
+    if (cur < 0 || v.gpu != d->gpus[cur]) {
+      if (cur >= 0)
+        gpu_done(d->gpus[cur], a, &per[cur], k);
+      do
+        cur++;
+      while (cur < d->ngpus && d->gpus[cur] != v.gpu);
+      if (cur == d->ngpus)
+        return changed();
+      memset(a, 0, sizeof a);
+    }
+    for (int i = 0; i < NU; i++) {
+      int64_t rs, re;
+      if ((v.flag & u_mask[i]) && ua_add(&a[i], v.start, v.end, &rs, &re) && i == U_BUSY)
+        busy_run(k, v.gpu, rs, re);
+    }
+  }
+  if (s < 0)
+    return -s;
+  if (cur >= 0)
+    gpu_done(d->gpus[cur], a, &per[cur], k);
+  return RPD_OK;
+}
+
+/* The pass over the intervals of every GPU in start order: the four
+ * unions over all GPUs into *all. */
+static int all_pass(rpd *r, const report_data *d, const ropts *o, tlvals *all)
+{
+  uacc a[NU];
+  int64_t rs, re;
+  int s;
+  iv v;
+  memset(a, 0, sizeof a);
+  while ((s = ivsort_next(d->bystart, r, d, o, &v)) == 1)
+    for (int i = 0; i < NU; i++)
+      if (v.flag & u_mask[i])
+        ua_add(&a[i], v.start, v.end, &rs, &re);
+  if (s < 0)
+    return -s;
+  for (int i = 0; i < NU; i++) {
+    ua_end(&a[i], &rs, &re);
+    all->u[i] = a[i].tot;
+  }
+  return RPD_OK;
+}
+
+/* ------------------------------------------------------------ kernel_details */
 
 static const char *const kdt_cols[] = {
   "name", "duration_us", "gpuId", "queueId", "sequenceId", "start", "stream",
@@ -449,71 +547,18 @@ static const char *const kdt_types[] = {
   "INTEGER", "INTEGER", "INTEGER", "INTEGER", "INTEGER", "INTEGER", "INTEGER", "TEXT"
 };
 
-static int cmp_kd_dur(const void *a, const void *b)
+/* The top K dispatches by duration (kept by the scan), with launch
+ * geometry from rocpd_kernelapi (one scan of rocpd_api_ops, then
+ * primary-key lookups). */
+static int kernel_details(rpd *r, const report_data *d, table *t)
 {
-  const kd *x = *(kd *const *)a, *y = *(kd *const *)b;
-  int64_t dx = x->end - x->start, dy = y->end - y->start;
-  if (dx != dy)
-    return dx < dy ? 1 : -1;
-  return (x->start > y->start) - (x->start < y->start);
-}
-
-static int kd_before(const kd *x, const kd *y)   /* x ranks before y */
-{
-  return cmp_kd_dur(&x, &y) < 0;
-}
-
-static void heap_down(kd **h, size_t n, size_t i)
-{
-  for (;;) {
-    size_t l = 2 * i + 1, r = l + 1, w = i;
-    if (l < n && kd_before(h[w], h[l])) w = l;
-    if (r < n && kd_before(h[w], h[r])) w = r;
-    if (w == i)
-      return;
-    kd *x = h[i]; h[i] = h[w]; h[w] = x;
-    i = w;
-  }
-}
-
-/* top[0..k) = the k highest-ranked dispatches in rank order, O(n log k):
- * a heap whose root is the lowest-ranked of the k kept so far. */
-static void select_top(const report_data *d, kd **top, size_t k)
-{
-  size_t n = 0;
-  if (!k)
-    return;
-  for (size_t i = 0; i < d->nk; i++) {
-    kd *x = &d->k[i];
-    if (n < k) {
-      top[n++] = x;
-      for (size_t c = n - 1; c > 0;) {          /* sift up */
-        size_t p = (c - 1) / 2;
-        if (!kd_before(top[p], top[c]))
-          break;
-        kd *t = top[p]; top[p] = top[c]; top[c] = t;
-        c = p;
-      }
-    } else if (kd_before(x, top[0])) {
-      top[0] = x;
-      heap_down(top, k, 0);
-    }
-  }
-  report_sort(top, n, sizeof *top, cmp_kd_dur);
-}
-
-/* Top K dispatches by duration, with launch geometry from rocpd_kernelapi
- * (one scan of rocpd_api_ops, then primary-key lookups). */
-static int kernel_details(rpd *r, const report_data *d, const ropts *o, table *t)
-{
-  size_t k = o->topk > 0 && (size_t)o->topk < d->nk ? (size_t)o->topk : d->nk;
-  kd **top = rpd_xmalloc((k ? k : 1) * sizeof *top);
+  size_t k;
+  const kd **top = report_top(d, &k);
   int64_t *api = rpd_xcalloc(k ? k : 1, sizeof *api);
   idmap want = {0};
   sqlite3_stmt *ao = NULL, *ka = NULL, *op = NULL;
   int rc = RPD_OK, s = SQLITE_DONE;
   t_init(t, "kernel_details", 16, kdt_cols, kdt_types);
-  select_top(d, top, k);
   for (size_t i = 0; i < k; i++)
     *idm_ref(&want, top[i]->op) = (int)i;
   if (k)
@@ -571,19 +616,49 @@ static int kernel_details(rpd *r, const report_data *d, const ropts *o, table *t
   return rc;
 }
 
+/* ------------------------------------------------------------ all of them */
 
-/* Every core table (see internal.h). */
-int report_core_tables(rpd *r, const report_data *d, const ropts *o, table *t)
+/* The tables from the passes' results. */
+static int fill_tables(rpd *r, const report_data *d, const ropts *o, const tlvals *all,
+                       const tlvals *per, const hist *h, const runsink *k, table *t)
 {
   size_t nagg;
-  agg *all = aggregate(d, INT64_MAX, &nagg);
-  gpu_timeline(d, o, &t[T_TIMELINE]);
-  kernel_summary(d, all, nagg, &t[T_SUMMARY]);
-  by_category(d, all, nagg, &t[T_CATEGORY]);
-  free(all);
-  short_kernels(d, o, &t[T_SHORT]);
-  short_histogram(d, o, &t[T_HIST]);
-  utilization(d, o, &t[T_UTIL]);
-  idle_gaps(d, &t[T_GAPS]);
-  return kernel_details(r, d, o, &t[T_DETAILS]);
+  agg *a = aggregate(d, 0, &nagg);
+  gpu_timeline(d, o, all, per, &t[T_TIMELINE]);
+  kernel_summary(d, a, nagg, &t[T_SUMMARY]);
+  by_category(d, a, nagg, &t[T_CATEGORY]);
+  free(a);
+  short_kernels(d, &t[T_SHORT]);
+  short_histogram(h, &t[T_HIST]);
+  utilization(d, &k->u, &t[T_UTIL]);
+  idle_gaps(&k->g, &t[T_GAPS]);
+  return kernel_details(r, d, &t[T_DETAILS]);
+}
+
+/* Every core table (see internal.h). */
+int report_core_tables(rpd *r, report_data *d, const ropts *o, table *t)
+{
+  tlvals all, *per = rpd_xcalloc(d->ngpus ? (size_t)d->ngpus : 1, sizeof *per);
+  runsink k = {.g = { -1, INT64_MAX, {0}, {0} }};
+  hist h;
+  memset(&all, 0, sizeof all);
+  util_init(&k.u, d, o);
+  hist_init(&h, d, o);
+  int rc = gpu_pass(r, d, o, per, &k);
+  if (!rc && d->bystart)
+    rc = all_pass(r, d, o, &all);
+  if (!rc)
+    rc = kernel_pass(r, d, o, &h);
+  ivsort_free(d->bygpu);      /* read: their temp files and statements go */
+  ivsort_free(d->bystart);
+  kdsort_free(d->kds);
+  d->bygpu = d->bystart = NULL;
+  d->kds = NULL;
+  if (!rc)
+    rc = fill_tables(r, d, o, &all, per, &h, &k, t);
+  free(per);
+  free(k.u.busy);
+  free(h.cnt);
+  free(h.edge);
+  return rc;
 }
