@@ -1,9 +1,15 @@
 /* out.c - result writers: aligned text table, CSV, JSON.
  *
- *  table  buffered until rpd_out_end(), then printed with every column as
- *         wide as its widest cell (UTF-8 aware); numeric columns are
- *         right-aligned; a line of dashes under the header.  Control
- *         characters inside cells print as spaces so rows stay on one line.
+ *  table  printed by rpd_out_end() with every column as wide as its widest
+ *         cell (UTF-8 aware); numeric columns are right-aligned; a line of
+ *         dashes under the header.  Control characters inside cells print
+ *         as spaces so rows stay on one line.  The widths are kept while
+ *         the rows arrive; the rows themselves stay in memory up to
+ *         RPD_OUT_SPILL_DEFAULT bytes of cell text, and beyond that go to
+ *         an unnamed temp file in $TMPDIR in chunks that are read back one
+ *         at a time when the table prints, so memory stays flat in the
+ *         number of rows.  If no temp file can be made or written, the
+ *         rest stays in memory (same output, more memory).
  *  csv    RFC 4180, streamed row by row: CRLF line ends (like Python's csv
  *         module and the sqlite3 shell), fields quoted when they contain a
  *         comma, a quote, CR or LF, quotes doubled; NULL is an empty field.
@@ -17,10 +23,14 @@
  * Python's repr() uses (16845.735294117647, 3.0, 1e+16, 1.5e-07), so CSVs
  * compare equal to those of the Python tools.
  */
+#define _GNU_SOURCE     /* O_TMPFILE, mkostemp */
+#include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rpd.h"
 #include "textsafe.h"
@@ -34,13 +44,20 @@ struct rpd_out {
   int64_t nrows;
   rpd_buf row;         /* csv/json: the row being built */
   rpd_buf safe;        /* a cell's text made safe for the format */
-  /* table mode: every cell, NUL-separated, plus per-cell offsets; NULL
-   * cells are empty text */
+  /* table mode: the cells of whole rows not yet spilled, each made safe
+   * and NUL-terminated (NULL cells are empty text) */
   rpd_buf cells;
-  size_t *offs;
-  size_t ncells, capcells;
+  size_t *width;       /* per column: widest cell or name so far */
   int *nonnum;         /* per column: some non-NULL cell is not a number */
+  size_t spill_at;     /* spill cells once they hold this many bytes */
+  int spill_fd;        /* the unnamed temp file, -1 until the first spill */
+  int spill_failed;    /* no (more) spilling: the rest stays in cells */
+  size_t *chunk;       /* byte length of each spilled chunk, in file order */
+  size_t nchunk, capchunk;
 };
+
+/* Cell bytes kept in memory before a table spills to a temp file. */
+#define RPD_OUT_SPILL_DEFAULT ((size_t)4 << 20)
 
 /* "table", "csv", "json" (case-sensitive) -> *fmt.  RPD_EPARSE otherwise. */
 int rpd_fmt_parse(const char *s, rpd_fmt *fmt)
@@ -257,6 +274,103 @@ static void put_names_csv(rpd_out *o)
   rpd_buf_reset(&o->row);
 }
 
+/* Display width of a UTF-8 string: code points (continuation bytes do not
+ * count). */
+static size_t text_width(const char *s)
+{
+  size_t w = 0;
+  for (; *s; s++)
+    w += ((unsigned char)*s & 0xC0) != 0x80;
+  return w;
+}
+
+/* RPD_OUT_SPILL_BYTES (a positive integer, for tests) or the default. */
+static size_t spill_threshold(void)
+{
+  const char *e = getenv("RPD_OUT_SPILL_BYTES");
+  char *end;
+  unsigned long long v;
+  if (!e || !*e)
+    return RPD_OUT_SPILL_DEFAULT;
+  errno = 0;
+  v = strtoull(e, &end, 10);
+  return errno || *end || v == 0 || *e == '-' ? RPD_OUT_SPILL_DEFAULT : (size_t)v;
+}
+
+/* An unnamed read-write temp file in $TMPDIR (default /tmp): O_TMPFILE,
+ * or a mkostemp name unlinked at once.  -1 if none can be made. */
+static int spill_open(void)
+{
+  const char *dir = getenv("TMPDIR");
+  char *tmpl;
+  int fd;
+  if (!dir || !*dir)
+    dir = "/tmp";
+#ifdef O_TMPFILE
+  fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    return fd;
+#endif
+  tmpl = rpd_xasprintf("%s/rpdtools-table-XXXXXX", dir);
+  fd = mkostemp(tmpl, O_CLOEXEC);
+  if (fd >= 0)
+    unlink(tmpl);
+  free(tmpl);
+  return fd;
+}
+
+/* Move the buffered rows (whole rows only) to the end of the temp file as
+ * one chunk.  On any failure spilling stops and the rows stay in memory;
+ * a chunk written in part is never read (only recorded chunks are). */
+static void table_spill(rpd_out *o)
+{
+  size_t done = 0;
+  if (o->spill_failed || o->cells.len == 0)
+    return;
+  if (o->spill_fd < 0 && (o->spill_fd = spill_open()) < 0) {
+    o->spill_failed = 1;
+    return;
+  }
+  while (done < o->cells.len) {
+    ssize_t n = write(o->spill_fd, o->cells.s + done, o->cells.len - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      o->spill_failed = 1;
+      return;
+    }
+    done += (size_t)n;
+  }
+  if (o->nchunk == o->capchunk) {
+    o->capchunk = o->capchunk ? 2 * o->capchunk : 16;
+    o->chunk = rpd_xrealloc(o->chunk, o->capchunk * sizeof *o->chunk);
+  }
+  o->chunk[o->nchunk++] = o->cells.len;
+  rpd_buf_reset(&o->cells);
+}
+
+/* Read exactly n bytes at offset off of fd into *buf (grown as needed,
+ * *cap its size; the caller frees *buf).  RPD_EIO on a read error or a
+ * short file. */
+static int read_chunk(int fd, off_t off, size_t n, char **buf, size_t *cap)
+{
+  size_t done = 0;
+  if (n > *cap) {
+    *buf = rpd_xrealloc(*buf, n);
+    *cap = n;
+  }
+  while (done < n) {
+    ssize_t k = pread(fd, *buf + done, n - done, off + (off_t)done);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return rpd_seterr(RPD_EIO, "cannot read the table's temporary file: %s",
+                        k < 0 ? strerror(errno) : "file is short");
+    done += (size_t)k;
+  }
+  return RPD_OK;
+}
+
 /* Start a writer (see rpd.h).  The writer copies names; f stays the
  * caller's.  Free with rpd_out_end(). */
 rpd_out *rpd_out_new(FILE *f, rpd_fmt fmt, int ncols, const char *const *names)
@@ -273,6 +387,11 @@ rpd_out *rpd_out_new(FILE *f, rpd_fmt fmt, int ncols, const char *const *names)
     o->names[i] = rpd_xstrdup(n);
   }
   o->nonnum = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->nonnum);
+  o->width = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->width);
+  for (int i = 0; i < o->ncols; i++)
+    o->width[i] = text_width(o->names[i]);
+  o->spill_fd = -1;
+  o->spill_at = spill_threshold();
   if (fmt == RPD_FMT_CSV)
     put_names_csv(o);
   else if (fmt == RPD_FMT_JSON)
@@ -281,22 +400,20 @@ rpd_out *rpd_out_new(FILE *f, rpd_fmt fmt, int ncols, const char *const *names)
 }
 
 /* Record one table cell (text copied; control characters become spaces,
- * invalid UTF-8 U+FFFD). */
+ * invalid UTF-8 U+FFFD) and widen its column if needed. */
 static void table_cell(rpd_out *o, const char *s, int numeric)
 {
-  if (o->ncells == o->capcells) {
-    o->capcells = o->capcells ? 2 * o->capcells : 256;
-    o->offs = rpd_xrealloc(o->offs, o->capcells * sizeof *o->offs);
-  }
-  o->offs[o->ncells] = o->cells.len;
-  o->ncells++;
+  size_t start = o->cells.len;
   if (s) {
     rpd_text_safe(&o->cells, s, RPD_TEXT_PLAIN);
-    if (!numeric && o->col < o->ncols)
+    if (!numeric)
       o->nonnum[o->col] = 1;
   }
-  rpd_buf_add(&o->cells, " ", 1);  /* room for the separating NUL */
+  rpd_buf_add(&o->cells, " ", 1);  /* room for the terminating NUL */
   o->cells.s[o->cells.len - 1] = '\0';
+  size_t w = text_width(o->cells.s + start);
+  if (w > o->width[o->col])
+    o->width[o->col] = w;
 }
 
 /* One cell: s is its text (NULL = SQL NULL), numeric says whether s is a
@@ -384,6 +501,8 @@ void rpd_out_endrow(rpd_out *o)
     cell(o, NULL, 0);
   switch (o->fmt) {
   case RPD_FMT_TABLE:
+    if (o->cells.len >= o->spill_at)
+      table_spill(o);
     break;
   case RPD_FMT_CSV:
     rpd_buf_add(&o->row, "\r\n", 2);
@@ -400,16 +519,6 @@ void rpd_out_endrow(rpd_out *o)
   rpd_buf_reset(&o->row);
   o->col = 0;
   o->nrows++;
-}
-
-/* Display width of a UTF-8 string: code points (continuation bytes do not
- * count). */
-static size_t text_width(const char *s)
-{
-  size_t w = 0;
-  for (; *s; s++)
-    w += ((unsigned char)*s & 0xC0) != 0x80;
-  return w;
 }
 
 static void pad(rpd_buf *b, size_t n)
@@ -441,37 +550,51 @@ static void table_line(rpd_out *o, const char *const *text, const size_t *w,
   fwrite(line->s, 1, line->len, o->f);
 }
 
-static void table_print(rpd_out *o)
+/* Print the rows held in s[0..len) (whole rows of NUL-terminated cells). */
+static void table_rows(rpd_out *o, const char *s, size_t len, const char **text)
 {
-  size_t *w = rpd_xcalloc((size_t)o->ncols + 1, sizeof *w);
+  const char *end = s + len;
+  while (s < end) {
+    for (int c = 0; c < o->ncols; c++) {
+      text[c] = s;
+      s += strlen(s) + 1;
+    }
+    table_line(o, text, o->width, &o->row);
+  }
+}
+
+/* Print the header, the dashes, the spilled chunks in order, then the rows
+ * still in memory.  RPD_EIO if a chunk cannot be read back. */
+static int table_print(rpd_out *o)
+{
   const char **text = rpd_xcalloc((size_t)o->ncols + 1, sizeof *text);
   char **dash = rpd_xcalloc((size_t)o->ncols + 1, sizeof *dash);
+  char *back = NULL;
+  size_t backcap = 0;
+  off_t off = 0;
+  int rc = RPD_OK;
 
-  for (int c = 0; c < o->ncols; c++)
-    w[c] = text_width(o->names[c]);
-  for (size_t i = 0; i < o->ncells; i++) {
-    size_t tw = text_width(o->cells.s + o->offs[i]);
-    int c = (int)(i % (size_t)o->ncols);
-    if (tw > w[c])
-      w[c] = tw;
-  }
   for (int c = 0; c < o->ncols; c++) {
-    dash[c] = rpd_xmalloc(w[c] + 1);
-    memset(dash[c], '-', w[c]);
-    dash[c][w[c]] = '\0';
+    dash[c] = rpd_xmalloc(o->width[c] + 1);
+    memset(dash[c], '-', o->width[c]);
+    dash[c][o->width[c]] = '\0';
   }
-  table_line(o, (const char *const *)o->names, w, &o->row);
-  table_line(o, (const char *const *)dash, w, &o->row);
-  for (size_t i = 0; i + (size_t)o->ncols <= o->ncells; i += (size_t)o->ncols) {
-    for (int c = 0; c < o->ncols; c++)
-      text[c] = o->cells.s + o->offs[i + (size_t)c];
-    table_line(o, text, w, &o->row);
+  table_line(o, (const char *const *)o->names, o->width, &o->row);
+  table_line(o, (const char *const *)dash, o->width, &o->row);
+  for (size_t i = 0; !rc && i < o->nchunk && !ferror(o->f); i++) {
+    rc = read_chunk(o->spill_fd, off, o->chunk[i], &back, &backcap);
+    if (!rc)
+      table_rows(o, back, o->chunk[i], text);
+    off += (off_t)o->chunk[i];
   }
+  if (!rc && o->cells.len)
+    table_rows(o, o->cells.s, o->cells.len, text);
   for (int c = 0; c < o->ncols; c++)
     free(dash[c]);
   free(dash);
   free(text);
-  free(w);
+  free(back);
+  return rc;
 }
 
 /* Finish the output (tables print here), flush, free o.  RPD_EIO if any
@@ -484,16 +607,19 @@ int rpd_out_end(rpd_out *o)
   if (o->col)
     rpd_out_endrow(o);
   if (o->fmt == RPD_FMT_TABLE && o->ncols > 0)
-    table_print(o);
+    rc = table_print(o);
   else if (o->fmt == RPD_FMT_JSON)
     fputs(o->nrows ? "\n]\n" : "]\n", o->f);
-  if (fflush(o->f) != 0 || ferror(o->f))
+  if ((fflush(o->f) != 0 || ferror(o->f)) && rc == RPD_OK)
     rc = rpd_seterr(RPD_EIO, "write error on output");
   for (int i = 0; i < o->ncols; i++)
     free(o->names[i]);
   free(o->names);
   free(o->nonnum);
-  free(o->offs);
+  free(o->width);
+  free(o->chunk);
+  if (o->spill_fd >= 0)
+    close(o->spill_fd);
   rpd_buf_free(&o->cells);
   rpd_buf_free(&o->row);
   rpd_buf_free(&o->safe);

@@ -347,7 +347,9 @@ typedef enum { RPD_FMT_TABLE, RPD_FMT_CSV, RPD_FMT_JSON } rpd_fmt;
 /* "table", "csv", "json" -> *fmt; RPD_EPARSE otherwise. */
 int rpd_fmt_parse(const char *s, rpd_fmt *fmt);
 
-/* A result writer: aligned text table (buffered until rpd_out_end), CSV
+/* A result writer: aligned text table (printed by rpd_out_end; rows past
+ * 4 MB of text wait in an unnamed temp file in $TMPDIR, or in memory if
+ * none can be made; RPD_OUT_SPILL_BYTES overrides the 4 MB for tests), CSV
  * (RFC 4180, streamed), or JSON (an array of objects, streamed). */
 typedef struct rpd_out rpd_out;
 /* Start a result with ncols columns named by names[] (copied). The caller
