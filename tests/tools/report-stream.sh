@@ -64,7 +64,7 @@ for opts in "" "--topk 0 --histogram-bins 7 --short-kernel-threshold-us 3 --util
   # shellcheck disable=SC2086
   if run base memory o$i $opts; then ok "options [$opts]: in-memory path runs"
   else notok "options [$opts]: in-memory path runs" "$(cat base/o$i-memory/err)"; continue; fi
-  for v in "base merge" "base sql" "runs4 merge" "reversed merge" "shuffled merge" "shuffled sql"; do
+  for v in "base default" "base merge" "base sql" "runs4 merge" "reversed merge" "shuffled merge" "shuffled sql"; do
     set -- $v
     # shellcheck disable=SC2086
     run "$1" "$2" o$i $opts || { notok "[$opts] $1 ($2) runs" "$(cat "$1/o$i-$2/err")"; continue; }
