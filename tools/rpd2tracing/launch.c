@@ -32,8 +32,7 @@ typedef struct thread_state {
  * ends strictly before a launch are applied first, so ties put +1 first. */
 typedef struct gpu_queue {
   int64_t gpu, depth, idle;
-  int64_t *ends;
-  size_t nends, cap;
+  i64heap ends;
 } gpu_queue;
 
 typedef struct launch_pass {
@@ -132,32 +131,6 @@ static void marker_push(thread_state *t, marker m) {
   t->stack[t->depth++] = m;
 }
 
-static void heap_push(gpu_queue *q, int64_t v) {
-  size_t i;
-  if (q->nends == q->cap) {
-    q->cap = q->cap ? q->cap * 2 : 64;
-    q->ends = rpd_xrealloc(q->ends, q->cap * sizeof *q->ends);
-  }
-  for (i = q->nends++; i > 0 && q->ends[(i - 1) / 2] > v; i = (i - 1) / 2)
-    q->ends[i] = q->ends[(i - 1) / 2];
-  q->ends[i] = v;
-}
-
-static int64_t heap_pop(gpu_queue *q) {
-  int64_t top = q->ends[0], last = q->ends[--q->nends];
-  size_t i = 0, n = q->nends;
-  for (;;) {
-    size_t k = 2 * i + 1;
-    if (k >= n) break;
-    if (k + 1 < n && q->ends[k + 1] < q->ends[k]) k++;
-    if (q->ends[k] >= last) break;
-    q->ends[i] = q->ends[k];
-    i = k;
-  }
-  if (n) q->ends[i] = last;
-  return top;
-}
-
 static void queue_step(conv *c, gpu_queue *q, int64_t ts, int d) {
   if (q->idle && d > 0) {
     q->idle = 0;
@@ -173,7 +146,7 @@ static void queue_step(conv *c, gpu_queue *q, int64_t ts, int d) {
 
 /* Apply the pending op ends of q that are before `before` (all with all=1). */
 static void queue_drain(conv *c, gpu_queue *q, int64_t before, int all) {
-  while (q->nends && (all || q->ends[0] < before)) queue_step(c, q, heap_pop(q), -1);
+  while (q->ends.n && (all || q->ends.v[0] < before)) queue_step(c, q, i64heap_pop(&q->ends), -1);
 }
 
 /* One row, in time order: a marker opens on its thread; a launch moves its
@@ -191,7 +164,7 @@ static int launch_row(launch_pass *p, const lrec *l) {
     gpu_queue *q = &p->gq[p->queue_gpu[l->queue]];
     queue_drain(c, q, l->ts, 0);
     queue_step(c, q, l->ts, 1);
-    heap_push(q, l->oend);
+    i64heap_push(&q->ends, l->oend);
   }
   if (!IN_WINDOW(c, l->ts)) return RPD_OK;
   return frame_op(c, t, l->queue, l->ostart, l->oend);
@@ -258,7 +231,7 @@ int emit_launches(conv *c) {
         counter_point(c, "queue", q->gpu, "QueueDepth", c->t_end, "depth", 1, q->depth, 0);
       }
     }
-    free(q->ends);
+    i64heap_free(&q->ends);
   }
   free(p.threads);
   free(p.gq);

@@ -208,8 +208,7 @@ typedef struct pseq {
   uint32_t id;              /* trusted_packet_sequence_id */
   uint64_t uuid;            /* its track */
   int64_t clock;            /* the incremental clock's value */
-  int64_t *ends;            /* min-heap of pending slice ends */
-  size_t nends, endcap;
+  i64heap ends;             /* pending slice ends */
   bits names, values;       /* interned iids sent on this sequence */
   uint32_t cats, anns;      /* small iids sent (bit iid - 1) */
 } pseq;
@@ -437,31 +436,6 @@ static void pkt_ts(pstate *s, pseq *q, int64_t ts) {
   }
 }
 
-static void ends_push(pseq *q, int64_t t) {
-  size_t i = q->nends++;
-  if (q->nends > q->endcap) {
-    q->endcap = q->endcap ? q->endcap * 2 : 8;
-    q->ends = rpd_xrealloc(q->ends, q->endcap * sizeof *q->ends);
-  }
-  for (; i && q->ends[(i - 1) / 2] > t; i = (i - 1) / 2) q->ends[i] = q->ends[(i - 1) / 2];
-  q->ends[i] = t;
-}
-
-static int64_t ends_pop(pseq *q) {
-  int64_t top = q->ends[0], last = q->ends[--q->nends];
-  size_t i = 0, n = q->nends;
-  for (;;) {
-    size_t k = 2 * i + 1;
-    if (k >= n) break;
-    if (k + 1 < n && q->ends[k + 1] < q->ends[k]) k++;
-    if (q->ends[k] >= last) break;
-    q->ends[i] = q->ends[k];
-    i = k;
-  }
-  if (n) q->ends[i] = last;
-  return top;
-}
-
 /* Write the packet: what s->pkt holds, then the TrackEvent in s->te and
  * the interned data, each copied once, straight into the sink. */
 static void pkt_event(conv *c, pstate *s) {
@@ -504,8 +478,8 @@ static void pkt_event(conv *c, pstate *s) {
 
 /* The END packets of q's slices that end by t (all: t = INT64_MAX). */
 static void flush_ends(conv *c, pstate *s, pseq *q, int64_t t) {
-  while (q->nends && q->ends[0] <= t) {
-    int64_t e = ends_pop(q);
+  while (q->ends.n && q->ends.v[0] <= t) {
+    int64_t e = i64heap_pop(&q->ends);
     pkt_begin(s, q);
     pkt_ts(s, q, e);
     s->te.len = 0;
@@ -681,7 +655,7 @@ static void event(conv *c, const char *cat, const track_info *t, txt name, int64
   if (flow) pb_fixed64(&s->te, flow_end ? F_TE_TERMINATING_FLOW_IDS : F_TE_FLOW_IDS, flow);
   pkt_event(c, s);
   c->out.nevents++;
-  if (dur >= 0) ends_push(q, ts + dur);
+  if (dur >= 0) i64heap_push(&q->ends, ts + dur);
 }
 
 static void proto_slice(conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
@@ -777,7 +751,7 @@ static void proto_done(conv *c) {
   idmap_free(&s->tracks);
   idmap_free(&s->seqmap);
   for (size_t i = 0; i < s->nseqs; i++) {
-    free(s->seqs[i].ends);
+    i64heap_free(&s->seqs[i].ends);
     free(s->seqs[i].names.w);
     free(s->seqs[i].values.w);
   }

@@ -350,6 +350,12 @@ int cerr(char *buf, int rc, const char *fmt, ...) __attribute__((format(printf, 
 /* Column i as text, "" for NULL (owned by SQLite until the next step). */
 const char *col_text(sqlite3_stmt *st, int i);
 
+/* A min-heap of int64 (pending slice or op ends): v[0] is the smallest. */
+typedef struct i64heap {
+  int64_t *v;
+  size_t n, cap;
+} i64heap;
+
 /* maps.c */
 /* The index of (a, b), added when new. */
 size_t pair_get(pairmap *m, int64_t a, int64_t b);
@@ -359,6 +365,10 @@ void names_trim(names *t);
  * names_trim); NULL on an SQL error.  names_trim empties a full cache. */
 const name_ent *names_get(sink *k, names *t, int64_t id);
 void names_free(names *t);
+/* Add x to h / remove and return the smallest (h->n > 0) / free h's array. */
+void i64heap_push(i64heap *h, int64_t x);
+int64_t i64heap_pop(i64heap *h);
+void i64heap_free(i64heap *h);
 
 /* sort.c */
 /* The launch pass order (ts, markers first, longer first, id, aux). */
