@@ -32,6 +32,9 @@
 #include <yajl/yajl_parse.h>
 #include <zlib.h>
 
+#define EVLINE_PROG "json_check"
+#include "evline.h"
+
 typedef struct counted {
   char *key;
   long long n;
@@ -72,7 +75,7 @@ typedef struct state {
   /* --events */
   FILE *evout;
   char argkey[256];
-  struct sbuf { char *p; size_t n, cap; } args;
+  tbuf args;
   struct jev *evs;
   size_t nevs, evcap;
   table pname, tname;       /* pid, pid/tid -> name (in min_text) */
@@ -131,28 +134,6 @@ static void ids_add(ids *a, long long v) {
     a->v = xrealloc(a->v, a->cap * sizeof *a->v);
   }
   a->v[a->n++] = v;
-}
-
-static void sb_add(struct sbuf *b, const char *t, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    b->cap = (b->n + n + 1) * 2;
-    b->p = xrealloc(b->p, b->cap);
-  }
-  memcpy(b->p + b->n, t, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
-
-/* Text for an event line: tabs, newlines and backslashes escaped (the same
- * rule as proto_check --events). */
-static void sb_esc(struct sbuf *b, const char *t, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    char c = t[i];
-    if (c == '\\') sb_add(b, "\\\\", 2);
-    else if (c == '\t') sb_add(b, "\\t", 2);
-    else if (c == '\n') sb_add(b, "\\n", 2);
-    else sb_add(b, &c, 1);
-  }
 }
 
 static char *sdup(const char *t) { return strdup(t ? t : ""); }
@@ -227,8 +208,8 @@ static void record_event(state *s, const char *ph) {
     return;
   }
   if (s->nevs == s->evcap) s->evs = xrealloc(s->evs, (s->evcap = s->evcap ? s->evcap * 2 : 1024) * sizeof *s->evs);
-  struct sbuf nb = {0};
-  if (s->name) sb_esc(&nb, s->name, strlen(s->name));
+  tbuf nb = {0};
+  if (s->name) tbuf_esc(&nb, s->name, strlen(s->name));
   s->evs[s->nevs++] = (jev){ph[0], sdup(s->cat), nb.p ? nb.p : sdup(""), sdup(s->args.p), sdup(s->pid),
                             sdup(s->tid), us_text_ns(s->ts), us_text_ns(s->dur), s->id};
 }
@@ -272,10 +253,10 @@ static int on_value(state *s, const unsigned char *v, size_t n, int is_string) {
   if (s->level == s->ev_level + 1 && !strcmp(s->key, "args") && !is_string)
     s->arg_numbers++;
   if (s->evout && s->level == s->ev_level + 1 && !strcmp(s->key, "args")) {
-    sb_esc(&s->args, s->argkey, strlen(s->argkey));
-    sb_add(&s->args, "=", 1);
-    sb_esc(&s->args, (const char *)v, n);
-    sb_add(&s->args, ";", 1);
+    tbuf_esc(&s->args, s->argkey, strlen(s->argkey));
+    tbuf_add(&s->args, "=", 1);
+    tbuf_esc(&s->args, (const char *)v, n);
+    tbuf_add(&s->args, ";", 1);
   }
   if (s->level != s->ev_level) return 1;
   if (!strcmp(s->key, "ph") && is_string) s->ph = dupn(v, n);

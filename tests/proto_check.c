@@ -37,6 +37,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#define EVLINE_PROG "proto_check"
+#include "evline.h"
+
 static void *xrealloc(void *p, size_t n) {
   p = realloc(p, n ? n : 1);
   if (!p) { fputs("proto_check: out of memory\n", stderr); exit(2); }
@@ -150,7 +153,6 @@ typedef struct evline { char kind; char *cat, *name, *args; long long ts, dur; u
 typedef struct fpoint { uint64_t id; long long ts; uint64_t uuid; } fpoint;
 typedef struct fpoints { fpoint *v; size_t n, cap; } fpoints;
 
-typedef struct rdbuf { char *p; size_t n, cap; } rdbuf;
 
 typedef struct tally { char *key; long long n, min, max; } tally;
 
@@ -165,16 +167,6 @@ static struct {
   evline *evs; size_t nevs, evcap;
   fpoints fsp, fep;
 } S;
-
-static void buf_add(rdbuf *b, const char *t, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    b->cap = (b->n + n + 1) * 2;
-    b->p = xrealloc(b->p, b->cap);
-  }
-  memcpy(b->p + b->n, t, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
 
 static void flow_point(fpoints *f, uint64_t id, long long ts, uint64_t uuid) {
   if (!S.events) return;
@@ -293,20 +285,8 @@ static void descriptor(rd r) {
   d->used = used;
 }
 
-/* Text for an event line: tabs, newlines and backslashes escaped (the same
- * rule as json_check --events). */
-static void put_esc(rdbuf *b, const char *t, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    char c = t[i];
-    if (c == '\\') buf_add(b, "\\\\", 2);
-    else if (c == '\t') buf_add(b, "\\t", 2);
-    else if (c == '\n') buf_add(b, "\\n", 2);
-    else buf_add(b, &c, 1);
-  }
-}
-
 /* The debug annotations of an event as "key=value;" pairs into b. */
-static void annotations(seqstate *q, rd sub, rdbuf *b) {
+static void annotations(seqstate *q, rd sub, tbuf *b) {
   unsigned f2, wt2;
   uint64_t v2;
   rd s2;
@@ -315,22 +295,22 @@ static void annotations(seqstate *q, rd sub, rdbuf *b) {
     const char *t;
     if (f2 == 1 && wt2 == 0) {
       if (!(t = strs_get(&q->anns, v2))) { S.bad++; t = "?"; }
-      put_esc(b, t, strlen(t));
-      buf_add(b, "=", 1);
+      tbuf_esc(b, t, strlen(t));
+      tbuf_add(b, "=", 1);
     } else if (f2 == 10 && wt2 == 2) {
-      put_esc(b, (const char *)s2.p, (size_t)(s2.end - s2.p));
-      buf_add(b, "=", 1);
+      tbuf_esc(b, (const char *)s2.p, (size_t)(s2.end - s2.p));
+      tbuf_add(b, "=", 1);
     } else if (f2 == 4 && wt2 == 0) {
       snprintf(num, sizeof num, "%lld", (long long)v2);
-      buf_add(b, num, strlen(num));
+      tbuf_add(b, num, strlen(num));
     } else if (f2 == 6 && wt2 == 2) {
-      put_esc(b, (const char *)s2.p, (size_t)(s2.end - s2.p));
+      tbuf_esc(b, (const char *)s2.p, (size_t)(s2.end - s2.p));
     } else if (f2 == 17 && wt2 == 0) {
       if (!(t = strs_get(&q->values, v2))) { S.bad++; t = "?"; }
-      put_esc(b, t, strlen(t));
+      tbuf_esc(b, t, strlen(t));
     }
   }
-  buf_add(b, ";", 1);
+  tbuf_add(b, ";", 1);
 }
 
 static void track_event(seqstate *q, rd r, long long ts) {
@@ -340,7 +320,7 @@ static void track_event(seqstate *q, rd r, long long ts) {
   int cat_ok = 0, has_name = 0;
   const char *cat = NULL;
   double value = 0;
-  rdbuf args = {0};
+  tbuf args = {0};
   size_t nfs = S.nfs, nfe = S.nfe;
   while (next(&r, &f, &wt, &v, &sub)) {
     if (f == 9 && wt == 0) type = v;
@@ -368,10 +348,10 @@ static void track_event(seqstate *q, rd r, long long ts) {
     snprintf(key, sizeof key, "%s/%s", type == 1 ? "X" : "i", cat ? cat : "");
     count(key, ts);
     if (S.events && !(type == 3 && nfs < S.nfs)) {   /* flow starts: F lines */
-      rdbuf nb = {0};
-      if (name) put_esc(&nb, name, strlen(name));
-      else put_esc(&nb, (const char *)name_rd.p, (size_t)(name_rd.end - name_rd.p));
-      buf_add(&nb, "", 1);
+      tbuf nb = {0};
+      if (name) tbuf_esc(&nb, name, strlen(name));
+      else tbuf_esc(&nb, (const char *)name_rd.p, (size_t)(name_rd.end - name_rd.p));
+      tbuf_add(&nb, "", 1);
       add_ev(type == 1 ? 'X' : 'i', cat ? cat : "", ts, uuid, nb.p, args.p ? args.p : "", args.n);
       free(nb.p);
     }
