@@ -156,3 +156,19 @@ report_fixture() {
   } >rep_results.json
   rpd-import -q rep_results.json rep.rpd || notok "fixture import"
 }
+
+# find_chrome: CHROME = the headless Chromium to use (Debian's chromium,
+# or chromium-browser / google-chrome), empty when none is installed.
+find_chrome() {
+  CHROME=
+  for _c in chromium chromium-browser google-chrome; do
+    command -v "$_c" >/dev/null 2>&1 && { CHROME=$_c; return 0; }
+  done
+  return 1
+}
+
+# chrome_run ARGS...: $CHROME headless (no sandbox: tests run as root in
+# CI) with a profile in $TESTDIR, at most 60 s.
+chrome_run() {
+  timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$TESTDIR/chr" "$@"
+}

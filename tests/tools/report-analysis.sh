@@ -125,23 +125,17 @@ for i, r in enumerate(rows):
 "
 check_eq "csv-dir: seven analysis files" 7 "$(ls rep | grep -c '^analysis_.*\.csv$')"
 
-CHROME=
-for c in chromium chromium-browser google-chrome; do
-  command -v "$c" >/dev/null 2>&1 && { CHROME=$c; break; }
-done
-if [ -z "$CHROME" ]; then
+if ! find_chrome; then
   skip "html in headless Chromium" "no chromium (apt-get install chromium)"
 else
   # the page's script sorts the analysis_idle table by idle_ns (descending)
   sed 's#</body>#<script>var t=document.getElementById("t-analysis_idle");var h=t.tHead.rows[0].cells[3];h.click();h.click();document.body.setAttribute("data-result",t.tBodies[0].rows[0].cells[3].getAttribute("data-v"));</script></body>#' \
     rep.html >probe.html
-  timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$TESTDIR/chr" \
-    --dump-dom "file://$TESTDIR/probe.html" >dom.html 2>chr.err
+  chrome_run --dump-dom "file://$TESTDIR/probe.html" >dom.html 2>chr.err
   check_eq "chromium: analysis_idle sorted by idle_ns desc" \
     "data-result=\"$(q a.rpd 'SELECT max(idle_ns) FROM ext_analysis_idle')\"" \
     "$(grep -o 'data-result="[^"]*"' dom.html)"
-  timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$TESTDIR/chr" \
-    --window-size=1400,1800 --screenshot="$TESTDIR/analysis.png" "file://$TESTDIR/rep.html" >/dev/null 2>&1
+  chrome_run --window-size=1400,1800 --screenshot="$TESTDIR/analysis.png" "file://$TESTDIR/rep.html" >/dev/null 2>&1
   check "chromium: screenshot of the page" test -s analysis.png
 fi
 

@@ -165,22 +165,16 @@ check_rc "--html is the input: exit 1" 1 raptor rep.rpd --report -q --html rep.r
 check_one_line "--html is the input: one line"
 same_file "--html is the input: trace byte-identical" rep.rpd rep.orig
 
-CHROME=
-for c in chromium chromium-browser google-chrome; do
-  command -v "$c" >/dev/null 2>&1 && { CHROME=$c; break; }
-done
-if [ -z "$CHROME" ]; then
+if ! find_chrome; then
   skip "html in headless Chromium" "no chromium (apt-get install chromium)"
 else
   # click kernel_summary's count header twice (descending), filter category
   # by "GEMM": the page's own script must do both
   sed 's#</body>#<script>var t=document.getElementById("t-kernel_summary");var h=t.tHead.rows[0].cells[1];h.click();h.click();var f=document.getElementById("f-t-category");f.value="GEMM";f.dispatchEvent(new Event("input"));var vis=Array.prototype.filter.call(document.getElementById("t-category").tBodies[0].rows,function(r){return r.style.display!="none"}).length;document.body.setAttribute("data-result",t.tBodies[0].rows[0].cells[0].textContent+"/"+t.tBodies[0].rows[0].cells[1].textContent+"/"+vis);</script></body>#' \
     rep.html >probe.html
-  timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$TESTDIR/chr" \
-    --dump-dom "file://$TESTDIR/probe.html" >dom.html 2>chr.err
+  chrome_run --dump-dom "file://$TESTDIR/probe.html" >dom.html 2>chr.err
   check_eq "chromium: sort by count (desc) and filter category" 'data-result="Cijk_gemm_a/2/1"' \
     "$(grep -o 'data-result="[^"]*"' dom.html)"
-  timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$TESTDIR/chr" \
-    --window-size=1400,1800 --screenshot="$TESTDIR/report.png" "file://$TESTDIR/rep.html" >/dev/null 2>&1
+  chrome_run --window-size=1400,1800 --screenshot="$TESTDIR/report.png" "file://$TESTDIR/rep.html" >/dev/null 2>&1
   check "chromium: screenshot of the page" test -s report.png
 fi
