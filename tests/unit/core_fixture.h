@@ -2,7 +2,7 @@
  * test_sql.c, test_strtab.c, test_meta.c, test_augment.c, test_schema.c,
  * test_outfile.c, test_callstack.c): a scratch directory, minimal v2/v3
  * traces built with plain SQL, the cmocka setup/teardown of a scratch trace,
- * file comparison, gzip writing.  Header-only; every function is static. */
+ * file comparison, stream and file contents, gzip writing.  Header-only; every function is static. */
 #ifndef CORE_FIXTURE_H
 #define CORE_FIXTURE_H
 
@@ -133,6 +133,23 @@ FX char *fx_slurp(const char *path, size_t *len)
   fclose(f);
   *len = n;
   return buf ? buf : rpd_xmalloc(1);
+}
+
+/* Everything written to the stream f so far, as a new NUL-terminated
+ * string (caller frees); f is left at its start.  Aborts on a short read. */
+FX char *fx_stream_text(FILE *f)
+{
+  long n;
+  char *s;
+
+  fflush(f);
+  n = ftell(f);
+  if (n < 0) abort();
+  s = rpd_xmalloc((size_t)n + 1);
+  rewind(f);
+  if (fread(s, 1, (size_t)n, f) != (size_t)n) abort();
+  s[n] = '\0';
+  return s;
 }
 
 /* 1 if both files exist and have the same bytes. */

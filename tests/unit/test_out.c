@@ -9,21 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpd.h"
-
-/* Everything written to f so far, as a new string (caller frees). */
-static char *slurp(FILE *f)
-{
-  long n;
-  char *s;
-  fflush(f);
-  n = ftell(f);
-  s = malloc((size_t)n + 1);
-  rewind(f);
-  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = '\0';
-  return s;
-}
+#include "core_fixture.h"
 
 static const char *hostile[] = {
   "plain", "with,comma", "with \"quotes\"", "line\nbreak", "cr\rlf\r\n",
@@ -91,7 +77,7 @@ static void test_csv_round_trip(void **state)
     rpd_out_endrow(o);
   }
   assert_int_equal(rpd_out_end(o), RPD_OK);
-  text = slurp(f);
+  text = fx_stream_text(f);
   p = text;
   n = csv_parse_record(&p, fields, 4);
   assert_int_equal(n, 2);
@@ -127,7 +113,7 @@ static void test_csv_exact(void **state)
   rpd_out_str(o, "say \"hi\"");  /* short row: the rest is NULL */
   rpd_out_endrow(o);
   assert_int_equal(rpd_out_end(o), RPD_OK);
-  text = slurp(f);
+  text = fx_stream_text(f);
   assert_string_equal(text, "a,b,c,d\r\n"
                             "x,,16845.735294117647,0.667\r\n"
                             "\"say \"\"hi\"\"\",,,\r\n");
@@ -148,7 +134,7 @@ static void test_ints(void **state)
     rpd_out_endrow(o);
   }
   assert_int_equal(rpd_out_end(o), RPD_OK);
-  text = slurp(f);
+  text = fx_stream_text(f);
   assert_string_equal(text, "i\r\n0\r\n7\r\n-7\r\n1234567890123\r\n"
                             "9223372036854775807\r\n-9223372036854775808\r\n");
   free(text);
@@ -176,7 +162,7 @@ static void test_double_repr(void **state)
     rpd_out_double(o, cases[i].v, -1);
     rpd_out_endrow(o);
     assert_int_equal(rpd_out_end(o), RPD_OK);
-    text = slurp(f);
+    text = fx_stream_text(f);
     snprintf(want, sizeof want, "v\r\n%s\r\n", cases[i].s);
     assert_string_equal(text, want);
     free(text);
@@ -228,7 +214,7 @@ static void test_double_shortest_random(void **state)
     rpd_out_endrow(o);
   }
   assert_int_equal(rpd_out_end(o), RPD_OK);
-  text = slurp(f);
+  text = fx_stream_text(f);
   fclose(f);
   line = strstr(text, "\r\n") + 2;
   for (int i = 0; i < N; i++) {
@@ -301,7 +287,7 @@ static void test_json_writer(void **state)
   rpd_out_null(o);
   rpd_out_endrow(o);
   assert_int_equal(rpd_out_end(o), RPD_OK);
-  text = slurp(f);
+  text = fx_stream_text(f);
   assert_string_equal(text,
     "[\n"
     "{\"name\": \"a\\\"b\\\\c\\td\", \"n\": -42, \"avg\": 0.5, \"none\": null, \"q\\\"k\": \"\xef\xbf\xbd\"},\n"
@@ -313,7 +299,7 @@ static void test_json_writer(void **state)
   f = tmpfile();
   o = rpd_out_new(f, RPD_FMT_JSON, 5, names);
   assert_int_equal(rpd_out_end(o), RPD_OK);
-  text = slurp(f);
+  text = fx_stream_text(f);
   assert_string_equal(text, "[]\n");
   free(text);
   fclose(f);
@@ -335,7 +321,7 @@ static void test_table(void **state)
   rpd_out_null(o);
   rpd_out_endrow(o);
   assert_int_equal(rpd_out_end(o), RPD_OK);
-  text = slurp(f);
+  text = fx_stream_text(f);
   assert_string_equal(text,
     "kernel     calls  avg_us\n"
     "---------  -----  ------\n"
@@ -363,7 +349,7 @@ static void test_out_stmt(void **state)
                                       -1, &st, NULL), SQLITE_OK);
   assert_int_equal(rpd_out_stmt(NULL, st, f, RPD_FMT_CSV), RPD_OK);
   sqlite3_finalize(st);
-  text = slurp(f);
+  text = fx_stream_text(f);
   assert_string_equal(text, "id,name,dur,x\r\n1,\"a,b\",2.5,\r\n2,\"q\"\"\",3.0,z\r\n3,,0.1,4\r\n");
   free(text);
   fclose(f);
@@ -373,7 +359,7 @@ static void test_out_stmt(void **state)
                                       -1, &st, NULL), SQLITE_OK);
   assert_int_equal(rpd_out_stmt(NULL, st, f, RPD_FMT_JSON), RPD_OK);
   sqlite3_finalize(st);
-  text = slurp(f);
+  text = fx_stream_text(f);
   assert_string_equal(text,
     "[\n"
     "{\"id\": 1, \"name\": \"a,b\", \"d\": 2.5, \"x\": null},\n"
@@ -388,7 +374,7 @@ static void test_out_stmt(void **state)
                                       -1, &st, NULL), SQLITE_OK);
   assert_int_equal(rpd_out_stmt(NULL, st, f, RPD_FMT_TABLE), RPD_OK);
   sqlite3_finalize(st);
-  text = slurp(f);
+  text = fx_stream_text(f);
   assert_string_equal(text, "id  name\n--  ----\n 2  q\"\n 3\n");
   free(text);
   fclose(f);

@@ -17,23 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rpd.h"
+#include "core_fixture.h"
 
 static char tmpdir[] = "/tmp/test_out_table-XXXXXX";
-
-/* Everything written to f so far, as a new string (caller frees). */
-static char *slurp(FILE *f)
-{
-  long n;
-  char *s;
-  fflush(f);
-  n = ftell(f);
-  s = malloc((size_t)n + 1);
-  rewind(f);
-  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = '\0';
-  return s;
-}
 
 /* Number of entries (besides . and ..) in dir. */
 static int dir_entries(const char *dir)
@@ -113,7 +99,7 @@ static char *small_table(const char *spill)
   rpd_out_str(o, "z");
   rpd_out_endrow(o);
   assert_int_equal(rpd_out_end(o), RPD_OK);
-  text = slurp(f);
+  text = fx_stream_text(f);
   fclose(f);
   return text;
 }
@@ -166,7 +152,7 @@ static char *many_rows(int nrows, const char *spill, int *fds_while_open)
   if (fds_while_open)
     *fds_while_open = fds_in(tmpdir);
   assert_int_equal(rpd_out_end(o), RPD_OK);
-  text = slurp(f);
+  text = fx_stream_text(f);
   fclose(f);
   return text;
 }
@@ -254,7 +240,7 @@ static void test_stmt_spilled(void **state)
       " FROM n ORDER BY i", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(rpd_out_stmt(NULL, st, f, RPD_FMT_TABLE), RPD_OK);
     sqlite3_finalize(st);
-    text[k] = slurp(f);
+    text[k] = fx_stream_text(f);
     fclose(f);
   }
   assert_string_equal(text[1], text[0]);
