@@ -172,3 +172,15 @@ find_chrome() {
 chrome_run() {
   timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$TESTDIR/chr" "$@"
 }
+
+# reorder_ops SRC DEST ORDER-BY: DEST = a copy of SRC whose rocpd_op rows
+# are stored in ORDER-BY order (a table without the integer primary key
+# scans in insertion order): for the readers that merge sorted runs.
+reorder_ops() {
+  cp "$1" "$2"
+  q "$2" "CREATE TABLE reorder_tmp AS SELECT * FROM rocpd_op ORDER BY $3; DROP TABLE rocpd_op;
+          CREATE TABLE rocpd_op(id INTEGER NOT NULL, gpuId INTEGER NOT NULL,
+            queueId INTEGER NOT NULL, sequenceId INTEGER NOT NULL, start INTEGER NOT NULL,
+            \"end\" INTEGER NOT NULL, description_id INTEGER NOT NULL, opType_id INTEGER NOT NULL);
+          INSERT INTO rocpd_op SELECT * FROM reorder_tmp; DROP TABLE reorder_tmp;"
+}

@@ -17,12 +17,7 @@ check_eq "fixture: no two ops of a GPU start at the same time" 0 \
 # copies of the trace whose rocpd_op rows are stored in another order (a
 # table without the integer primary key scans in insertion order)
 reorder() {  # NAME ORDER-BY
-  cp s.rpd "$1.rpd"
-  q "$1.rpd" "CREATE TABLE t AS SELECT * FROM rocpd_op ORDER BY $2; DROP TABLE rocpd_op;
-              CREATE TABLE rocpd_op(id INTEGER NOT NULL, gpuId INTEGER NOT NULL,
-                queueId INTEGER NOT NULL, sequenceId INTEGER NOT NULL, start INTEGER NOT NULL,
-                \"end\" INTEGER NOT NULL, description_id INTEGER NOT NULL, opType_id INTEGER NOT NULL);
-              INSERT INTO rocpd_op SELECT * FROM t; DROP TABLE t;"
+  reorder_ops s.rpd "$1.rpd" "$2"
 }
 reorder runs4 "id % 4, id"          # four sorted streams per GPU: merged
 reorder reversed "start DESC"       # every op a run of its own: SQLite sorts

@@ -37,12 +37,7 @@ check_eq "fixture: one kernel name under two ids" 2 \
 # own directory so that the info section (trace name) is the same
 reorder() {  # NAME ORDER-BY
   mkdir -p "$1"
-  cp s.rpd "$1/t.rpd"
-  q "$1/t.rpd" "CREATE TABLE x AS SELECT * FROM rocpd_op ORDER BY $2; DROP TABLE rocpd_op;
-                CREATE TABLE rocpd_op(id INTEGER NOT NULL, gpuId INTEGER NOT NULL,
-                  queueId INTEGER NOT NULL, sequenceId INTEGER NOT NULL, start INTEGER NOT NULL,
-                  \"end\" INTEGER NOT NULL, description_id INTEGER NOT NULL, opType_id INTEGER NOT NULL);
-                INSERT INTO rocpd_op SELECT * FROM x; DROP TABLE x;"
+  reorder_ops s.rpd "$1/t.rpd" "$2"
 }
 mkdir -p base && cp s.rpd base/t.rpd
 reorder runs4 "id % 4, id"                   # four sorted streams per GPU: merged
