@@ -297,28 +297,6 @@ static size_t spill_threshold(void)
   return errno || *end || v == 0 || *e == '-' ? RPD_OUT_SPILL_DEFAULT : (size_t)v;
 }
 
-/* An unnamed read-write temp file in $TMPDIR (default /tmp): O_TMPFILE,
- * or a mkostemp name unlinked at once.  -1 if none can be made. */
-static int spill_open(void)
-{
-  const char *dir = getenv("TMPDIR");
-  char *tmpl;
-  int fd;
-  if (!dir || !*dir)
-    dir = "/tmp";
-#ifdef O_TMPFILE
-  fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0)
-    return fd;
-#endif
-  tmpl = rpd_xasprintf("%s/rpdtools-table-XXXXXX", dir);
-  fd = mkostemp(tmpl, O_CLOEXEC);
-  if (fd >= 0)
-    unlink(tmpl);
-  free(tmpl);
-  return fd;
-}
-
 /* Move the buffered rows (whole rows only) to the end of the temp file as
  * one chunk.  On any failure spilling stops and the rows stay in memory;
  * a chunk written in part is never read (only recorded chunks are). */
@@ -327,7 +305,7 @@ static void table_spill(rpd_out *o)
   size_t done = 0;
   if (o->spill_failed || o->cells.len == 0)
     return;
-  if (o->spill_fd < 0 && (o->spill_fd = spill_open()) < 0) {
+  if (o->spill_fd < 0 && (o->spill_fd = rpd_scratch_fd()) < 0) {
     o->spill_failed = 1;
     return;
   }

@@ -575,3 +575,36 @@ int rpd_finish_stdout(void)
   return rpd_seterr(RPD_EIO, "cannot write standard output: %s",
                     err ? strerror(err) : "write error");
 }
+
+/* ------------------------------------------------------------ scratch */
+
+int rpd_scratch_fd(void)
+{
+  const char *dir = getenv("TMPDIR");
+  char *tmpl;
+  int fd;
+  if (!dir || !*dir)
+    dir = "/tmp";
+#ifdef O_TMPFILE
+  fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    return fd;
+#endif
+  tmpl = rpd_xasprintf("%s/rpdtools-scratch-XXXXXX", dir);
+  fd = mkostemp(tmpl, O_CLOEXEC);
+  if (fd >= 0)
+    unlink(tmpl);
+  free(tmpl);
+  return fd;
+}
+
+FILE *rpd_scratch_file(void)
+{
+  int fd = rpd_scratch_fd();
+  FILE *f;
+  if (fd < 0)
+    return NULL;
+  if (!(f = fdopen(fd, "w+")))
+    close(fd);
+  return f;
+}

@@ -237,6 +237,15 @@ const char *const *rpd_view_names(void);
  * the caller frees it. */
 int rpd_output_check(const char *path, const char *input, char **target);
 
+/* Unnamed scratch files for spilling data that does not fit in memory,
+ * in $TMPDIR (default /tmp): O_TMPFILE, or a mkostemp name unlinked at
+ * once, so nothing is left behind even on a crash.  rpd_scratch_fd returns
+ * a read-write descriptor (the caller closes it) or -1 with errno set;
+ * rpd_scratch_file the same as a "w+" stream (the caller fcloses it) or
+ * NULL.  tmpfile(3) would ignore $TMPDIR. */
+int rpd_scratch_fd(void);
+FILE *rpd_scratch_file(void);
+
 /* An output file written atomically: begin checks the path with
  * rpd_output_check, creates a temp file next to the target named
  * ".<name, cut to 64 bytes>.rpdtools-XXXXXX" (registered so a fatal signal

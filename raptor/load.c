@@ -191,7 +191,7 @@ static int deliver_op(raptor *R, const oprec *r, void *ctx)
           .kern = r->kern, .key = -1, .pregap = -1, .seq = 0};
   if (streamed) {
     if (!R->opfile) {
-      if (!(R->opfile = tmpfile()))
+      if (!(R->opfile = rpd_scratch_file()))
         return rpd_seterr(RPD_EIO, "cannot create a temp file: %s", strerror(errno));
       stream_begin(R);
     }

@@ -73,7 +73,7 @@ void opmerge_free(opmerge *m)
 static int run_flush(opmerge *m, run *r)
 {
   if (!r->nbuf) return RPD_OK;
-  if (!m->tmp && !(m->tmp = tmpfile()))
+  if (!m->tmp && !(m->tmp = rpd_scratch_file()))
     return rpd_seterr(RPD_EIO, "cannot create a temp file: %s", strerror(errno));
   const char *p = (const char *)r->buf;
   size_t left = r->nbuf * sizeof *r->buf;

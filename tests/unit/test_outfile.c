@@ -473,6 +473,40 @@ static void test_finish_stdout(void **state)
   assert_int_equal(rpd_finish_stdout(), RPD_OK);
 }
 
+/* Scratch files go to $TMPDIR, leave no name behind, and read back. */
+static void test_scratch_tmpdir(void **state)
+{
+  fx_trace *f = *state;
+  char *old = getenv("TMPDIR") ? rpd_xstrdup(getenv("TMPDIR")) : NULL;
+  char *none = rpd_xasprintf("%s/no-such-dir", f->dir), buf[8] = {0};
+  FILE *fp;
+  int fd, n0 = fx_entries(f->dir);
+
+  setenv("TMPDIR", none, 1);
+  assert_int_equal(rpd_scratch_fd(), -1);
+  assert_null(rpd_scratch_file());
+  setenv("TMPDIR", f->dir, 1);
+  fd = rpd_scratch_fd();
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, "scratch", 7), 7);
+  assert_int_equal(pread(fd, buf, 7, 0), 7);
+  assert_string_equal(buf, "scratch");
+  close(fd);
+  fp = rpd_scratch_file();
+  assert_non_null(fp);
+  assert_int_equal(fputs("abc", fp) >= 0, 1);
+  rewind(fp);
+  assert_int_equal(fgetc(fp), 'a');
+  assert_int_equal(fx_entries(f->dir), n0);   /* unnamed: nothing in the dir */
+  fclose(fp);
+  if (old)
+    setenv("TMPDIR", old, 1);
+  else
+    unsetenv("TMPDIR");
+  free(old);
+  free(none);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -486,6 +520,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_stale_temps, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_vacuum, setup, fx_trace_teardown),
     cmocka_unit_test(test_finish_stdout),
+    cmocka_unit_test_setup_teardown(test_scratch_tmpdir, setup, fx_trace_teardown),
   };
 
   return cmocka_run_group_tests(tests, NULL, NULL);
