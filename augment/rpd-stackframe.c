@@ -386,16 +386,6 @@ static size_t u8len(unsigned char c)
   return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
 }
 
-/* 1 if s[0..n) starts with a bidirectional control (U+200E/F, U+202A..E,
- * U+2066..9): a frame name must not reorder the text drawn after it. */
-static int is_bidi(const unsigned char *s, size_t n)
-{
-  if (n < 3 || s[0] != 0xe2)
-    return 0;
-  return (s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae))) ||
-         (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9);
-}
-
 /* The frame name s[0..n) for display: bidi controls become U+FFFD, an
  * empty name "(no name)", at most max characters (code points, never a
  * split sequence; a cut ends in U+2026), then escaped for SVG. */
@@ -415,7 +405,7 @@ static void put_name(FILE *o, const char *s, size_t n, size_t max)
       rpd_buf_add(&b, "\xe2\x80\xa6", 3);
       break;
     }
-    if (is_bidi((const unsigned char *)s + i, n - i))
+    if (rpd_utf8_is_bidi_control(s + i, n - i))
       rpd_buf_add(&b, "\xef\xbf\xbd", 3);
     else
       rpd_buf_add(&b, s + i, k);

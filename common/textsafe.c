@@ -229,3 +229,12 @@ int rpd_utf8_valid(const char *s, size_t len)
   }
   return 1;
 }
+
+int rpd_utf8_is_bidi_control(const char *s, size_t n)
+{
+  const unsigned char *u = (const unsigned char *)s;
+  if (n < 3 || u[0] != 0xe2)
+    return 0;
+  return (u[1] == 0x80 && (u[2] == 0x8e || u[2] == 0x8f || (u[2] >= 0xaa && u[2] <= 0xae))) ||
+         (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9);
+}

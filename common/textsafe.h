@@ -53,6 +53,12 @@ void rpd_text_safe_n(rpd_buf *b, const char *s, size_t len, rpd_text_kind kind);
  * changes.  NULL s gives NULL.  The caller owns b; never free the result. */
 const char *rpd_text_safe_str(rpd_buf *b, const char *s, rpd_text_kind kind);
 
+/* 1 if the n bytes at s start with a Unicode bidirectional control
+ * (U+200E, U+200F, U+202A..U+202E, U+2066..U+2069; 3 bytes each in
+ * UTF-8), else 0.  Writers that place names next to other text (a flame
+ * graph's boxes) replace them so a name cannot reorder what follows. */
+int rpd_utf8_is_bidi_control(const char *s, size_t n);
+
 /* 1 if the len bytes at s are valid UTF-8 (no NUL check), else 0. */
 int rpd_utf8_valid(const char *s, size_t len);
 

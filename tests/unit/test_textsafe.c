@@ -180,6 +180,21 @@ static void test_writers(void **state)
   }
 }
 
+/* Every bidi control is found, and nothing next to them is. */
+static void test_bidi_control(void **state)
+{
+  (void)state;
+  static const char *yes[] = {"\xe2\x80\x8e", "\xe2\x80\x8f", "\xe2\x80\xaa", "\xe2\x80\xae",
+                              "\xe2\x81\xa6", "\xe2\x81\xa9x"};
+  static const char *no[] = {"\xe2\x80\x8d", "\xe2\x80\x90", "\xe2\x80\xa9", "\xe2\x80\xaf",
+                             "\xe2\x81\xa5", "\xe2\x81\xaa", "\xe2\x80\xa6", "abc", ""};
+  for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+    assert_int_equal(rpd_utf8_is_bidi_control(yes[i], strlen(yes[i])), 1);
+  for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+    assert_int_equal(rpd_utf8_is_bidi_control(no[i], strlen(no[i])), 0);
+  assert_int_equal(rpd_utf8_is_bidi_control("\xe2\x80\xae", 2), 0);  /* cut short */
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -189,6 +204,7 @@ int main(void)
     cmocka_unit_test(test_xlsx_limit),
     cmocka_unit_test(test_safe_str),
     cmocka_unit_test(test_writers),
+    cmocka_unit_test(test_bidi_control),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
