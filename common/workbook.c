@@ -196,7 +196,7 @@ void rpd_wb_str(rpd_wb_sheet *s, const char *v)
   if (v && *v && !s->full && s->col < s->ncols) {
     put_string(s->ws, s->row, (lxw_col_t)s->col, v, NULL);
     grow(s, s->col, text_width(v));
-    if (s->col == 0 && s->row <= RPD_WB_LABEL_ROWS)
+    if (s->col == 0 && s->row <= RPD_WB_LABEL_ROWS && !s->no_labels)
       put_label(s, v);
   }
   s->col++;

@@ -56,6 +56,7 @@ typedef struct rpd_wb_sheet {
   double *width;          /* owned: widest cell per column, characters */
   int full;               /* the xlsx row limit was reached */
   int labels;             /* the hidden chart-label column was written */
+  int no_labels;          /* set after begin: a sheet no chart reads needs no label column */
 } rpd_wb_sheet;
 
 /* Make the formats for wb.  Never fails (libxlsxwriter aborts on OOM). */

@@ -72,6 +72,15 @@ if $xlpy -c "import openpyxl" 2>/dev/null; then
   check_eq "xlsx first data row" "kernel|attn_fwd|${a%|*}" "$($xlpy -c "
 import openpyxl; ws = openpyxl.load_workbook('d.xlsx')['diff']
 print(ws['A2'].value, ws['B2'].value, int(ws['C2'].value), sep='|')")"
+  # a kernel name with control characters (XML 1.0 forbids them in a cell)
+  tmpcopy r2.rpd ctl.rpd
+  q ctl.rpd "update rocpd_string set string = 'attn' || char(1) || 'fwd' || char(27) || '[31m' where string = 'attn_fwd'"
+  check_rc "--xlsx with control characters in a name" 0 rpd-diff --by kernel --xlsx c.xlsx r0.rpd ctl.rpd
+  check_eq "xlsx opens; the name's controls are U+FFFD; header bold, frozen, filtered; ids and ints typed" \
+    "attn\ufffdfwd\ufffd[31m|added|True|A2|A1:K" "$($xlpy -c "
+import openpyxl; ws = openpyxl.load_workbook('c.xlsx')['diff']
+row = [r for r in ws.iter_rows(min_row=2, values_only=True) if r[1] and r[1].startswith('attn') and r[1] != 'attn_fwd'][0]
+print(row[1].encode('unicode_escape').decode(), row[10], ws['A1'].font.b, ws.freeze_panes, ws.auto_filter.ref[:4], sep='|')")"
 else
   skip "xlsx opened with openpyxl" "python3-openpyxl not installed"
 fi
