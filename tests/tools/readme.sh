@@ -38,6 +38,8 @@ check_eq "SQL examples print no errors" "" "$(cat sql.err)"
 # the Makefile chain builds, then has nothing to do
 mkdir mk && block "### In a Makefile" make >mk/Makefile
 rpd-synth --seed 5 --api 3000 -o mk/a.rpd >/dev/null
+# the user's make, not a sub-make of ours: no jobserver flags from `make -jN test`
+unset MAKEFLAGS MFLAGS MAKELEVEL
 check "Makefile chain builds" make -s -C mk a.json.gz a.top.csv
 check "Makefile chain: trace JSON written" test -s mk/a.json.gz
 check "Makefile chain: kernel sequences written" test -s mk/a.top.csv
