@@ -167,6 +167,7 @@ typedef struct pmcmerge {
   int ng, cap, last;        /* last = the group the previous row went to */
   int64_t nread, norphan;
   int disorder;
+  counter_batch out;        /* the counter rows on their way to OUT */
 } pmcmerge;
 
 /* Next dispatch that has an event; sets disorder unless the events grow. */
@@ -202,7 +203,7 @@ static int pm_flush(pmcmerge *a)
   if (a->k_have && a->k_ev == a->ev) {
     int64_t op = a->m->jk_op_base + a->k_rank;
     for (int i = 0; i < a->ng && !rc; i++)
-      rc = w_counter(a->m, op, a->g[i].name.s, a->g[i].sum);
+      rc = w_counter_add(a->m, &a->out, op, a->g[i].name.s, a->g[i].sum);
   }
   else
     a->norphan += a->ev_rows;
@@ -292,6 +293,8 @@ static int db_counters_merge(imp *m, rpd *in, const char *sfx, int *disorder)
     rc = -s;
   if (!rc && !a.disorder)
     rc = pm_flush(&a);
+  if (!rc && !a.disorder)
+    rc = w_counter_flush(m, &a.out);
   if (!rc && !a.disorder) {
     for (int64_t i = 0; i < a.nread; i++)
       count_read(m, "pmc_event", 1);
@@ -299,6 +302,7 @@ static int db_counters_merge(imp *m, rpd *in, const char *sfx, int *disorder)
   }
   sqlite3_finalize(a.p);
   sqlite3_finalize(a.k);
+  w_counter_batch_free(&a.out);
   for (int i = 0; i < a.cap; i++)
     rpd_buf_free(&a.g[i].name);
   free(a.g);
