@@ -48,6 +48,7 @@ int db_kinds_begin(imp *m, rpd *in, const char *sfx)
 /* The path for rows out of event order: SQLite joins the pmc rows to
  * their dispatches (automatic indexes) and groups them; the ops of the
  * dispatches that have counters are read back from OUT. */
+
 /* The dispatches that have pmc events, as keys of *want. */
 static const char pmc_disp_sql[] =
   "SELECT DISTINCT K.dispatch_id FROM %s P JOIN %s K ON K.event_id = P.event_id";
