@@ -2,7 +2,12 @@
  * the same tables as the CSV and JSON readers:
  *   rocpd_pmc_event + rocpd_info_pmc  -> rocpd_counter (one row per dispatch
  *       and counter name: the instances summed, as the database's own
- *       counters_collection view does), on the dispatch's op
+ *       counters_collection view does), on the dispatch's op.  One ordered
+ *       merge (db_counters): pmc rows in rowid order against the dispatches
+ *       in rowid order, both in event order as rocprofv3 writes them; the
+ *       dispatch of rank r got op id jk_op_base + r, so no op is read back
+ *       and the only state is the counters of one event.  Rows out of event
+ *       order roll the merge back and take the sorted path (db_counters_sorted).
  *   rocpd_memory_allocate, level REAL/VIRTUAL -> ext_memory_allocation
  *   rocpd_memory_allocate, level SCRATCH      -> ext_scratch_memory
  * Per guid, on its physical tables, after its kernel dispatches. */
@@ -37,6 +42,12 @@ int db_kinds_begin(imp *m, rpd *in, const char *sfx)
   m->jk_op_base = m->next_op;       /* the guid's ops get ids from here */
   return RPD_OK;
 }
+
+/* ------------------------------------------------------------ counters, sorted */
+
+/* The path for rows out of event order: SQLite joins the pmc rows to
+ * their dispatches (automatic indexes) and groups them; the ops of the
+ * dispatches that have counters are read back from OUT. */
 
 /* The dispatches that have pmc events, as keys of *want. */
 static const char pmc_disp_sql[] =
@@ -92,7 +103,7 @@ static const char pmc_sql[] =
   "  LEFT JOIN %s K ON K.event_id = P.event_id"
   " GROUP BY P.event_id, I.name ORDER BY min(P.id)";
 
-static int db_counters(imp *m, rpd *in, const char *sfx)
+static int db_counters_sorted(imp *m, rpd *in, const char *sfx)
 {
   static const char *const dt[] = { "rocpd_pmc_event", "rocpd_kernel_dispatch" };
   static const char *const ct[] = { "rocpd_pmc_event", "rocpd_info_pmc", "rocpd_kernel_dispatch" };
@@ -126,6 +137,204 @@ static int db_counters(imp *m, rpd *in, const char *sfx)
     rc = -s;
   sqlite3_finalize(st);
   imap_free(&m->disp_op);
+  return rc;
+}
+
+/* ------------------------------------------------------------ counters */
+
+/* pmc rows in rowid order (P drives the join: CROSS JOIN keeps it outer),
+ * and the event of each dispatch in rowid order (its rank = its op). */
+static const char pmc_rows_sql[] =
+  "SELECT P.event_id, I.name, P.value FROM %s P CROSS JOIN %s I ON I.id = P.pmc_id"
+  " ORDER BY P.id";
+static const char disp_ev_sql[] = "SELECT event_id FROM %s ORDER BY id";
+
+/* One counter name of the event being merged: its instances summed. */
+typedef struct pmcgrp {
+  rpd_buf name;
+  int null_name;            /* I.name is NULL (a group of its own, written "") */
+  double sum;               /* in row order, NULL values skipped, as sum() */
+} pmcgrp;
+
+typedef struct pmcmerge {
+  imp *m;
+  rpd *in;
+  sqlite3_stmt *p, *k;      /* pmc_rows_sql, disp_ev_sql */
+  int k_have;               /* k holds a dispatch with an event */
+  int64_t k_ev, k_rank;     /* its event id and rank (-1 before the first) */
+  int have_ev;              /* an event's counters are being summed */
+  int64_t ev, ev_rows;      /* that event and its pmc row count */
+  pmcgrp *g;                /* its counter names in first-row order */
+  int ng, cap, last;        /* last = the group the previous row went to */
+  int64_t nread, norphan;
+  int disorder;
+  counter_batch out;        /* the counter rows on their way to OUT */
+} pmcmerge;
+
+/* Next dispatch that has an event; sets disorder unless the events grow. */
+static int pm_k_next(pmcmerge *a)
+{
+  int s;
+  while ((s = rpd_step(a->in, a->k)) == SQLITE_ROW) {
+    a->k_rank++;
+    if (sqlite3_column_type(a->k, 0) == SQLITE_NULL)
+      continue;
+    int64_t ev = sqlite3_column_int64(a->k, 0);
+    if (a->k_have && ev <= a->k_ev)
+      a->disorder = 1;
+    a->k_ev = ev;
+    a->k_have = 1;
+    return RPD_OK;
+  }
+  a->k_have = 0;
+  return s < 0 ? -s : RPD_OK;
+}
+
+/* Write the summed counters of the current event on its dispatch's op, or
+ * count them as orphans when no dispatch has that event. */
+static int pm_flush(pmcmerge *a)
+{
+  int rc = RPD_OK;
+  if (!a->have_ev)
+    return RPD_OK;
+  while (!rc && !a->disorder && a->k_have && a->k_ev < a->ev)
+    rc = pm_k_next(a);
+  if (rc || a->disorder)
+    return rc;
+  if (a->k_have && a->k_ev == a->ev) {
+    int64_t op = a->m->jk_op_base + a->k_rank;
+    for (int i = 0; i < a->ng && !rc; i++)
+      rc = w_counter_add(a->m, &a->out, op, a->g[i].name.s, a->g[i].sum);
+  }
+  else
+    a->norphan += a->ev_rows;
+  a->have_ev = 0;
+  a->ng = 0;
+  a->ev_rows = 0;
+  return rc;
+}
+
+/* The group of the current row's counter name (new at the end if unseen). */
+static pmcgrp *pm_group(pmcmerge *a, const char *name)
+{
+  int null_name = !name;
+  if (!name)
+    name = "";
+  for (int j = 0; j < a->ng; j++) {
+    int i = (a->last + j) % a->ng;   /* names repeat in the same order */
+    if (a->g[i].null_name == null_name && !strcmp(a->g[i].name.s, name)) {
+      a->last = i;
+      return &a->g[i];
+    }
+  }
+  if (a->ng == a->cap) {
+    a->cap = a->cap ? 2 * a->cap : 8;
+    a->g = rpd_xrealloc(a->g, a->cap * sizeof *a->g);
+    memset(a->g + a->ng, 0, (a->cap - a->ng) * sizeof *a->g);
+  }
+  pmcgrp *g = &a->g[a->ng];
+  a->last = a->ng++;
+  rpd_buf_reset(&g->name);
+  rpd_buf_puts(&g->name, name);
+  if (!g->name.s)
+    rpd_buf_add(&g->name, "", 0);
+  g->null_name = null_name;
+  g->sum = 0;
+  return g;
+}
+
+/* One pmc row: a new event flushes the previous one. */
+static int pm_row(pmcmerge *a)
+{
+  sqlite3_stmt *st = a->p;
+  int rc = RPD_OK;
+  a->nread++;
+  if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+    a->norphan++;              /* on no event: nothing to hang it on */
+    return RPD_OK;
+  }
+  int64_t ev = sqlite3_column_int64(st, 0);
+  if (!a->have_ev || ev != a->ev) {
+    if (a->have_ev && ev < a->ev) {
+      a->disorder = 1;
+      return RPD_OK;
+    }
+    rc = pm_flush(a);
+    if (rc || a->disorder)
+      return rc;
+    a->have_ev = 1;
+    a->ev = ev;
+  }
+  a->ev_rows++;
+  pmcgrp *g = pm_group(a, (const char *)sqlite3_column_text(st, 1));
+  if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+    g->sum += sqlite3_column_double(st, 2);
+  return RPD_OK;
+}
+
+/* The merge; *disorder set (and the rows written so far to be rolled back)
+ * when either side is not in event order. */
+static int db_counters_merge(imp *m, rpd *in, const char *sfx, int *disorder)
+{
+  static const char *const pt[] = { "rocpd_pmc_event", "rocpd_info_pmc" };
+  static const char *const kt[] = { "rocpd_kernel_dispatch" };
+  pmcmerge a;
+  memset(&a, 0, sizeof a);
+  a.m = m;
+  a.in = in;
+  a.k_rank = -1;
+  int rc = db_query(in, sfx, pmc_rows_sql, pt, 2, &a.p), s = SQLITE_DONE;
+  if (!rc)
+    rc = db_query(in, sfx, disp_ev_sql, kt, 1, &a.k);
+  if (!rc)
+    rc = pm_k_next(&a);
+  while (!rc && !a.disorder && (s = rpd_step(in, a.p)) == SQLITE_ROW)
+    rc = pm_row(&a);
+  if (!rc && s < 0)
+    rc = -s;
+  if (!rc && !a.disorder)
+    rc = pm_flush(&a);
+  if (!rc && !a.disorder)
+    rc = w_counter_flush(m, &a.out);
+  if (!rc && !a.disorder) {
+    for (int64_t i = 0; i < a.nread; i++)
+      count_read(m, "pmc_event", 1);
+    m->n_jk_orphan += a.norphan;
+  }
+  sqlite3_finalize(a.p);
+  sqlite3_finalize(a.k);
+  w_counter_batch_free(&a.out);
+  for (int i = 0; i < a.cap; i++)
+    rpd_buf_free(&a.g[i].name);
+  free(a.g);
+  *disorder = a.disorder;
+  return rc;
+}
+
+/* Counters of a guid: the merge inside a savepoint of the output; should
+ * a row come out of event order, it is rolled back (the counter rows and
+ * names it wrote) and db_counters_sorted does it with SQLite's joins. */
+static int db_counters(imp *m, rpd *in, const char *sfx)
+{
+  int64_t n_counter = m->n_counter;
+  int disorder = 0;
+  int rc = w_flush(m);
+  if (!rc)
+    rc = rpd_exec(m->r, "SAVEPOINT rpd_import_counters");
+  if (!rc)
+    rc = db_counters_merge(m, in, sfx, &disorder);
+  if (!rc && disorder) {
+    w_discard(m);
+    rc = rpd_exec(m->r, "ROLLBACK TO rpd_import_counters");
+    w_ext_finalize(m);      /* the counter view may be gone: made again */
+    m->n_counter = n_counter;
+    if (!rc)
+      rc = w_strings_reload(m);
+    if (!rc)
+      rc = db_counters_sorted(m, in, sfx);
+  }
+  if (!rc)
+    rc = rpd_exec(m->r, "RELEASE rpd_import_counters");
   return rc;
 }
 

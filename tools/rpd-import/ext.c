@@ -7,6 +7,7 @@
 
 #include "rpd.h"
 #include "import.h"
+#include "kinds.h"
 
 static const char ext_alloc_ddl[] =
   "CREATE TABLE IF NOT EXISTS ext_memory_allocation ("
@@ -67,6 +68,68 @@ int w_counter(imp *m, int64_t op_id, const char *name, double value)
   sqlite3_bind_int64(m->st_counter, 2, op_id);
   sqlite3_bind_int64(m->st_counter, 3, nid);
   return ext_run(m, m->st_counter, &m->n_counter);
+}
+
+int w_counter_add(imp *m, counter_batch *b, int64_t op_id, const char *name, double value)
+{
+  int64_t nid;
+  /* the view and the single-row insert are made now, where w_counter
+   * would make them: the same schema order */
+  int rc = ext_stmt(m, &m->st_counter, counter_view,
+                    "INSERT INTO rocpd_counter(value, op_id, name_id) VALUES (?,?,?)");
+  if (!rc)
+    rc = sid(m, name, &nid);
+  if (rc)
+    return rc;
+  b->op[b->n] = op_id;
+  b->name[b->n] = nid;
+  b->value[b->n] = value;
+  return ++b->n == COUNTER_BATCH ? w_counter_flush(m, b) : RPD_OK;
+}
+
+/* Bind row i of b at parameter offset base of st. */
+static void counter_bind(sqlite3_stmt *st, const counter_batch *b, int i, int base)
+{
+  sqlite3_bind_double(st, base + 1, b->value[i]);
+  sqlite3_bind_int64(st, base + 2, b->op[i]);
+  sqlite3_bind_int64(st, base + 3, b->name[i]);
+}
+
+int w_counter_flush(imp *m, counter_batch *b)
+{
+  int rc = RPD_OK;
+  if (b->n == COUNTER_BATCH) {
+    if (!b->many) {
+      rpd_buf sql = {0};
+      rpd_buf_puts(&sql, "INSERT INTO rocpd_counter(value, op_id, name_id) VALUES (?,?,?)");
+      for (int i = 1; i < COUNTER_BATCH; i++)
+        rpd_buf_puts(&sql, ",(?,?,?)");
+      rc = rpd_prepare(m->r, sql.s, &b->many);
+      rpd_buf_free(&sql);
+    }
+    for (int i = 0; i < b->n && !rc; i++)
+      counter_bind(b->many, b, i, 3 * i);
+    if (!rc) {
+      int s = rpd_step(m->r, b->many);
+      sqlite3_reset(b->many);
+      rc = s < 0 ? -s : RPD_OK;
+    }
+    if (!rc)
+      m->n_counter += b->n;
+  } else
+    for (int i = 0; i < b->n && !rc; i++) {
+      counter_bind(m->st_counter, b, i, 0);
+      rc = ext_run(m, m->st_counter, &m->n_counter);
+    }
+  b->n = 0;
+  return rc;
+}
+
+void w_counter_batch_free(counter_batch *b)
+{
+  sqlite3_finalize(b->many);
+  b->many = NULL;
+  b->n = 0;
 }
 
 int w_counter_op(imp *m, int64_t dispatch, const kern *k, int64_t *op_id)
