@@ -331,8 +331,8 @@ static void track_event(seqstate *q, rd r, long long ts) {
     else if (f == 22 && wt == 2) { cat_ok = 1; cat = "?"; }
     else if (f == 30 && wt == 0) value = (double)(int64_t)v;
     else if (f == 44 && wt == 1) memcpy(&value, &v, sizeof value);
-    else if (f == 47 && wt == 1) push_u64(&S.fstart, &S.nfs, v);
-    else if (f == 48 && wt == 1) push_u64(&S.fend, &S.nfe, v);
+    else if ((f == 47 && wt == 1) || (f == 36 && wt == 0)) push_u64(&S.fstart, &S.nfs, v);
+    else if ((f == 48 && wt == 1) || (f == 42 && wt == 0)) push_u64(&S.fend, &S.nfe, v);
     else if (f == 4 && wt == 2) annotations(q, sub, &args);
   }
   const char *name = NULL;
@@ -518,9 +518,11 @@ static void print_events(void) {
     evline *e = &S.evs[i];
     track_key(e->uuid, k1, sizeof k1);
     if (e->kind == 'X')
-      fprintf(S.events, "X %s %lld %lld %s\t%s\t%s\n", e->cat, e->ts, e->dur, k1, e->name, e->args);
+      fprintf(S.events, "X %s %lld %lld %s\t%s\t%s\n", e->cat, e->ts, e->dur, k1, e->name,
+              evline_args(e->name, e->args));
     else
-      fprintf(S.events, "i %s %lld %s\t%s\t%s\n", e->cat, e->ts, k1, e->name, e->args);
+      fprintf(S.events, "i %s %lld %s\t%s\t%s\n", e->cat, e->ts, k1, e->name,
+              evline_args(e->name, e->args));
     free(e->cat);
     free(e->name);
     free(e->args);
