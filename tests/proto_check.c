@@ -11,7 +11,9 @@
  *   counter PID NAME N            counter points per process and series name
  *   tsrange X/CAT MIN MAX         first and last start (us, 3 decimals)
  *   flows N                       flow ids started (flow_ids)
- *   flow_unmatched N              started and never ended, or ended only
+ *   flow_unmatched N              started and never ended (an end without
+ *                                 a start is ignored, as Perfetto does:
+ *                                 every op slice ends its id's flow)
  *   nesting N                     slices overlapping an earlier one of their
  *                                 track without nesting in it
  *   unnamed N                     tracks with events but no name, or whose
@@ -555,7 +557,7 @@ static long long unmatched(void) {
   if (S.nfe) qsort(S.fend, S.nfe, sizeof *S.fend, cmp_u64);
   while (i < S.nfs || j < S.nfe) {
     if (j == S.nfe || (i < S.nfs && S.fstart[i] < S.fend[j])) { n++; i++; }
-    else if (i == S.nfs || S.fend[j] < S.fstart[i]) { n++; j++; }
+    else if (i == S.nfs || S.fend[j] < S.fstart[i]) j++;
     else { i++; j++; }
   }
   return n;

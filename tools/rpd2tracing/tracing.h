@@ -185,8 +185,6 @@ typedef struct conv {
   layout lay;               /* this worker's tracks */
   pairmap cpids;            /* pids of counter series */
   idmap oplane;             /* A: op id -> tid, ops on lanes above 0 */
-  uint8_t *linked;          /* A, protobuf: bitmap of the op ids with a launching api */
-  size_t nlinked;           /* its bytes */
   int64_t n_op, n_api, n_instant, n_flow, n_graph, n_hsa, n_counter, n_frame;
 } conv;
 
@@ -237,7 +235,8 @@ typedef struct writer {
   /* the worker is done: free its state (may be NULL) */
   void (*done)(struct conv *c);
   /* 1: an api->op flow ends on the op slice itself (its id is the op id,
-   * passed as the slice's flow_end) and flow() is called for starts only;
+   * passed as the slice's flow_end: every op slice gets one, launched in
+   * the window or not) and flow() is called for starts only;
    * 0: flow() is called for both ends (id: the rocpd_api_ops id) */
   int flow_on_op_slice;
   /* the worker wrote its last event: write what the format held back (may
