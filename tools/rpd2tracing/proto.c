@@ -162,7 +162,7 @@ typedef struct intern {
  * and its hash kept in a direct-mapped filter (a later string of the same
  * slot replaces it).  Unique strings (most api args and marker texts) so
  * cost their bytes once, not an InternedData entry and an iid besides. */
-#define SEEN_SLOTS ((size_t)1 << 16)
+#define SEEN_SLOTS ((size_t)1 << 12)
 
 #define CHUNK ((size_t)1 << 20)
 
