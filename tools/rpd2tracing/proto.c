@@ -272,9 +272,10 @@ static uint64_t text_hash(const char *s, size_t n) {
 }
 
 /* The iid of s in t; *fresh = 1 when it is new.  0 when the table is
- * full, s too long, seen for the first time (SEEN_SLOTS), or a raw string
+ * full, s too long, seen for the first time (SEEN_SLOTS; unless eager: a
+ * rocpd_string entry, a name that repeats), or a raw string
  * (raw = 1) of a kind that does not repeat: write s inline. */
-static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int *fresh) {
+static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int eager, int *fresh) {
   size_t j;
   *fresh = 0;
   if (n > INTERN_LONGEST) return 0;
@@ -291,7 +292,7 @@ static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int *fre
   if (t->n >= INTERN_MAX) return 0;
   if (!t->seen) t->seen = rpd_xcalloc(SEEN_SLOTS, sizeof *t->seen);
   uint64_t *seen = &t->seen[(h >> 20) & (SEEN_SLOTS - 1)];
-  if (*seen != h) {   /* the first sighting: inline */
+  if (!eager && *seen != h) {   /* the first sighting: inline */
     *seen = h;
     return 0;
   }
@@ -619,7 +620,7 @@ static void put_interned(pstate *s, pb *m, intern *t, bits *sent, unsigned id_fi
   if (!iid) {
     v = valid_utf8(s, v0);
     have = 1;
-    iid = intern_get(t, v.s, v.n, !v0.e, &fresh);
+    iid = intern_get(t, v.s, v.n, !v0.e, v0.e && v0.e->common, &fresh);
     if (cache) *cache = (uint32_t)iid;
     if (!iid) {
       pb_bytes(m, f_str, v.s, v.n);

@@ -102,16 +102,31 @@ int emit_hsa(conv *c) {
   return rc;
 }
 
+/* 1 when some flow can start: rocpd_api and rocpd_api_ops both have rows
+ * (two O(1) look-ups; with -1 for an error). */
+static int flows_possible(conv *c) {
+  sqlite3_stmt *st = NULL;
+  int rc = prep(c, &st,
+      "SELECT EXISTS (SELECT 1 FROM rocpd_api) AND EXISTS (SELECT 1 FROM rocpd_api_ops)");
+  int v = rc == RPD_OK && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+  sqlite3_finalize(st);
+  return v;
+}
+
 /* Every op in id order (rowid scan, names from the cache); collects the
  * GPUs and their queues.  An op that overlaps an earlier one of its queue
  * goes to a lane track; its tid and lane are kept for its flow arrow.  With
  * flow_on_op_slice (protobuf) every op slice ends the flow of its own id:
  * Perfetto ignores the end of a flow that never started (an op launched by
- * no api call of the window), and no scan is needed to know which did. */
+ * no api call of the window), and no scan is needed to know which did;
+ * none when no flow can start (no api calls, or no rocpd_api_ops rows). */
 int emit_ops(conv *c) {
   sqlite3_stmt *st = NULL;
-  int s = SQLITE_DONE, rc = prep(c, &st,
-      "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
+  int ends = c->w->flow_on_op_slice ? flows_possible(c) : 0;
+  int s = SQLITE_DONE, rc = ends < 0 ? cerr(c->err, RPD_ESQL, "%s", sqlite3_errmsg(c->db)) : RPD_OK;
+  if (rc == RPD_OK)
+    rc = prep(c, &st,
+        "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
     int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
@@ -129,7 +144,7 @@ int emit_ops(conv *c) {
       idmap_put(&c->oplane, sqlite3_column_int64(st, 6), t->tid | (int64_t)t->lane << 32);
     arg a = {"desc", txt_e(type), 0, 0};
     c->w->slice(c, op_class_name(type->opclass), t, txt_e(desc->len > 2 ? desc : type), start,
-                end - start, &a, c->w->flow_on_op_slice ? sqlite3_column_int64(st, 6) : 0);
+                end - start, &a, ends ? sqlite3_column_int64(st, 6) : 0);
     c->n_op++;
   }
   if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);

@@ -79,6 +79,8 @@ typedef struct name_ent {
   char *raw;            /* owned: the string itself */
   uint32_t rawlen;
   uint8_t clean;        /* raw is plain ASCII without NUL */
+  uint8_t common;       /* from rocpd_string (names that repeat: protobuf
+                         * interns them at once, not at their 2nd sighting) */
   uint32_t name_iid;    /* protobuf: its interned ids as an event name and */
   uint32_t value_iid;   /* as an annotation value in this worker (0: not yet) */
 } name_ent;
@@ -87,6 +89,7 @@ typedef struct names {
   name_ent *slot;
   size_t cap, n, max;
   sqlite3_stmt *look;   /* SELECT string FROM <table> WHERE id = ?1 */
+  int common;           /* rocpd_string: its entries are name_ent.common */
 } names;
 
 #define NAMES_MAX 65536
