@@ -222,6 +222,7 @@ typedef struct pseq {
   i64heap ends;             /* pending slice ends */
   bits names, values;       /* interned iids sent on this sequence */
   uint32_t cats, anns;      /* small iids sent (bit iid - 1) */
+  int described;            /* its track's descriptor is written */
 } pseq;
 
 typedef struct pstate {
@@ -521,8 +522,11 @@ static void interned_add(pstate *s, unsigned field, uint64_t iid, const char *t,
 static uint64_t small_iid(pstate *s, const char **v, int *n, uint32_t *sent, const char *name,
                           unsigned field) {
   int i;
-  for (i = 0; i < *n; i++)
-    if (v[i] == name || !strcmp(v[i], name)) break;
+  for (i = 0; i < *n; i++)   /* the callers pass the same literals: pointers first */
+    if (v[i] == name) break;
+  if (i == *n)
+    for (i = 0; i < *n; i++)
+      if (!strcmp(v[i], name)) break;
   if (i == *n) {
     if (*n == NCAT) return 0;
     v[(*n)++] = name;
@@ -587,6 +591,8 @@ static pseq *describe_track(conv *c, pstate *s, const track_info *t, int64_t ts)
   int64_t dummy;
   char name[64];
   pseq *q = seq_of(c, s, uuid, ts);
+  if (q->described) return q;
+  q->described = 1;
   if (idmap_get(&s->tracks, (int64_t)uuid, &dummy)) return q;
   uint64_t parent = describe_process(c, s, q, t->pid, gpu_kind(t->kind));
   idmap_put(&s->tracks, (int64_t)uuid, 1);
