@@ -3,10 +3,14 @@
 
 /* Perfetto's native protobuf trace (perfetto.protos.Trace), written with a
  * small wire encoder: varints, fixed64, doubles and length-delimited
- * fields.  Each worker is one packet sequence (trusted_packet_sequence_id
- * 1 for A, 2 for B) with its own interning state: event names, categories,
- * debug annotation names and repeated string values are sent once per
- * sequence and then referred to by iid.  Tracks are described by a
+ * fields.  Each track of a worker is one packet sequence (odd
+ * trusted_packet_sequence_ids for A, even for B) with an incremental clock
+ * and the track as its default; the worker's interning state is shared by
+ * its sequences: event names, categories, debug annotation names and
+ * repeated string values are sent once per sequence and then referred to
+ * by iid (args and marker texts from their second sighting).  Flow ids are
+ * varints (flow_ids_old / terminating_flow_ids_old); a `desc` that is empty
+ * or repeats the event's name is left out.  Tracks are described by a
  * TrackDescriptor before their first event (a process track per pid, a
  * thread track per api thread, a child track per GPU queue lane, graph or
  * marker frame track, a counter track per series); a slice is a
