@@ -36,4 +36,16 @@ static void tbuf_esc(tbuf *b, const char *t, size_t n) {
   }
 }
 
+/* The args of an event line as compared: an event's only argument `desc`
+ * that is empty or repeats the event's (escaped) name prints as nothing.
+ * The protobuf does not write such an argument (docs/rpd2tracing.md,
+ * "Perfetto protobuf"); the JSON does, as the reference does. */
+static const char *evline_args(const char *name, const char *args) {
+  size_t n = strlen(name);
+  if (!strcmp(args, "desc=;")) return "";
+  if (!strncmp(args, "desc=", 5) && !strncmp(args + 5, name, n) && !strcmp(args + 5 + n, ";"))
+    return "";
+  return args;
+}
+
 #endif

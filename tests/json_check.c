@@ -433,9 +433,11 @@ static void print_events(state *s) {
     if (e->kind == 'X' || e->kind == 'i') {
       jtrack(s, e, k1, sizeof k1);
       if (e->kind == 'X')
-        fprintf(s->evout, "X %s %lld %lld %s\t%s\t%s\n", e->cat, e->ts, e->dur, k1, e->name, e->args);
+        fprintf(s->evout, "X %s %lld %lld %s\t%s\t%s\n", e->cat, e->ts, e->dur, k1, e->name,
+                evline_args(e->name, e->args));
       else
-        fprintf(s->evout, "i %s %lld %s\t%s\t%s\n", e->cat, e->ts, k1, e->name, e->args);
+        fprintf(s->evout, "i %s %lld %s\t%s\t%s\n", e->cat, e->ts, k1, e->name,
+                evline_args(e->name, e->args));
     } else if (e->kind == 'C') {
       const char *eq = strchr(e->args, '=');
       fprintf(s->evout, "C %s %s %lld %.17g\n", e->pid, e->name, e->ts, eq ? strtod(eq + 1, NULL) : 0.0);

@@ -11,7 +11,9 @@
  *   counter PID NAME N            counter points per process and series name
  *   tsrange X/CAT MIN MAX         first and last start (us, 3 decimals)
  *   flows N                       flow ids started (flow_ids)
- *   flow_unmatched N              started and never ended, or ended only
+ *   flow_unmatched N              started and never ended (an end without
+ *                                 a start is ignored, as Perfetto does:
+ *                                 every op slice ends its id's flow)
  *   nesting N                     slices overlapping an earlier one of their
  *                                 track without nesting in it
  *   unnamed N                     tracks with events but no name, or whose
@@ -331,8 +333,8 @@ static void track_event(seqstate *q, rd r, long long ts) {
     else if (f == 22 && wt == 2) { cat_ok = 1; cat = "?"; }
     else if (f == 30 && wt == 0) value = (double)(int64_t)v;
     else if (f == 44 && wt == 1) memcpy(&value, &v, sizeof value);
-    else if (f == 47 && wt == 1) push_u64(&S.fstart, &S.nfs, v);
-    else if (f == 48 && wt == 1) push_u64(&S.fend, &S.nfe, v);
+    else if ((f == 47 && wt == 1) || (f == 36 && wt == 0)) push_u64(&S.fstart, &S.nfs, v);
+    else if ((f == 48 && wt == 1) || (f == 42 && wt == 0)) push_u64(&S.fend, &S.nfe, v);
     else if (f == 4 && wt == 2) annotations(q, sub, &args);
   }
   const char *name = NULL;
@@ -518,9 +520,11 @@ static void print_events(void) {
     evline *e = &S.evs[i];
     track_key(e->uuid, k1, sizeof k1);
     if (e->kind == 'X')
-      fprintf(S.events, "X %s %lld %lld %s\t%s\t%s\n", e->cat, e->ts, e->dur, k1, e->name, e->args);
+      fprintf(S.events, "X %s %lld %lld %s\t%s\t%s\n", e->cat, e->ts, e->dur, k1, e->name,
+              evline_args(e->name, e->args));
     else
-      fprintf(S.events, "i %s %lld %s\t%s\t%s\n", e->cat, e->ts, k1, e->name, e->args);
+      fprintf(S.events, "i %s %lld %s\t%s\t%s\n", e->cat, e->ts, k1, e->name,
+              evline_args(e->name, e->args));
     free(e->cat);
     free(e->name);
     free(e->args);
@@ -553,7 +557,7 @@ static long long unmatched(void) {
   if (S.nfe) qsort(S.fend, S.nfe, sizeof *S.fend, cmp_u64);
   while (i < S.nfs || j < S.nfe) {
     if (j == S.nfe || (i < S.nfs && S.fstart[i] < S.fend[j])) { n++; i++; }
-    else if (i == S.nfs || S.fend[j] < S.fstart[i]) { n++; j++; }
+    else if (i == S.nfs || S.fend[j] < S.fstart[i]) j++;
     else { i++; j++; }
   }
   return n;

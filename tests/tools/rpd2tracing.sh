@@ -411,7 +411,14 @@ if command -v protoc >/dev/null 2>&1; then
       "$(grep -c 'track_descriptor {' p.txt) $(grep -c 'is_incremental: true' p.txt) $(grep -c 'timestamp_clock_id: 64' p.txt)" \
       "$(grep -c 'track_descriptor {' p.txt) $(grep -c 'clock_snapshot {' p.txt) $(grep -c 'track_event_defaults {' p.txt)"
     check_eq "protoc: hostile names survive as UTF-8 (marker range and its 2 frames, one interning per track)" 3 "$(grep -c 'name: "outer \\"quoted\\" \\\\ back\\ttab"' p.txt)"
-    check_eq "protoc: invalid UTF-8 repaired to U+FFFD (name and arg)" 2 "$(grep -c 'bad\\357\\277\\275\\357\\277\\275end' p.txt)"
+    check_eq "protoc: invalid UTF-8 repaired to U+FFFD (the name; its desc, the same text, is not repeated)" 1 "$(grep -c 'bad\\357\\277\\275\\357\\277\\275end' p.txt)"
+    check_eq "protoc: 9 args (3 ops, 4 api calls, 2 frames): no desc repeating the name (UserMarker range and mark, the copy named by its type)" 9 "$(grep -c 'debug_annotations {' p.txt)"
+    check_eq "protoc: a string-table name (hipLaunchKernel) is interned at once: an entry on each of its 2 threads, never inline" "0 2" \
+      "$(grep -c '^    name: "hipLaunchKernel"' p.txt) $(grep -c '^      name: "hipLaunchKernel"' p.txt)"
+    check_eq "protoc: an args value (stream = 0x1, 3 calls) is inline at its first sighting, then interned (an entry on each of its 2 threads)" "1 2" \
+      "$(grep -c '^      string_value: "stream = 0x1"' p.txt) $(grep -c '^      str: "stream = 0x1"' p.txt)"
+    check_eq "protoc: flow ids are varints (flow_ids_old, terminating_flow_ids_old), none fixed64" "4 4 0" \
+      "$(grep -c ' flow_ids_old:' p.txt) $(grep -c 'terminating_flow_ids_old:' p.txt) $(grep -c ' flow_ids:' p.txt)"
   else notok "protoc --decode reads the protobuf" "$(head -c 300 p.err)"; fi
 else skip "protoc --decode" "protoc not installed (Debian protobuf-compiler)"; fi
 if command -v rpd-synth >/dev/null 2>&1 && [ -s synth.rpd ]; then

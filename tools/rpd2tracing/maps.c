@@ -101,6 +101,7 @@ const name_ent *names_get(sink *k, names *t, int64_t id) {
   for (size_t i = 0; i < n; i++)
     if ((unsigned char)str[i] >= 0x80) e->clean = 0;
   e->name_iid = e->value_iid = 0;
+  e->common = (uint8_t)t->common;
   e->id = id;
   sqlite3_reset(t->look);
   t->n++;

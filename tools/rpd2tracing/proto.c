@@ -3,10 +3,14 @@
 
 /* Perfetto's native protobuf trace (perfetto.protos.Trace), written with a
  * small wire encoder: varints, fixed64, doubles and length-delimited
- * fields.  Each worker is one packet sequence (trusted_packet_sequence_id
- * 1 for A, 2 for B) with its own interning state: event names, categories,
- * debug annotation names and repeated string values are sent once per
- * sequence and then referred to by iid.  Tracks are described by a
+ * fields.  Each track of a worker is one packet sequence (odd
+ * trusted_packet_sequence_ids for A, even for B) with an incremental clock
+ * and the track as its default; the worker's interning state is shared by
+ * its sequences: event names, categories, debug annotation names and
+ * repeated string values are sent once per sequence and then referred to
+ * by iid (args and marker texts from their second sighting).  Flow ids are
+ * varints (flow_ids_old / terminating_flow_ids_old); a `desc` that is empty
+ * or repeats the event's name is left out.  Tracks are described by a
  * TrackDescriptor before their first event (a process track per pid, a
  * thread track per api thread, a child track per GPU queue lane, graph or
  * marker frame track, a counter track per series); a slice is a
@@ -57,8 +61,12 @@
 #define F_TE_NAME 23
 #define F_TE_COUNTER_VALUE 30
 #define F_TE_DOUBLE_COUNTER_VALUE 44
-#define F_TE_FLOW_IDS 47
-#define F_TE_TERMINATING_FLOW_IDS 48
+/* flow_ids_old / terminating_flow_ids_old: varints (3 bytes for the op
+ * ids of a big trace) where flow_ids (47) / terminating_flow_ids (48) are
+ * fixed64 (8 bytes); trace_processor reads the old fields when the new ones
+ * are absent (TrackEventParser::MaybeParseTrackEventFlows). */
+#define F_TE_FLOW_IDS_OLD 36
+#define F_TE_TERMINATING_FLOW_IDS_OLD 42
 #define TYPE_SLICE_BEGIN 1
 #define TYPE_SLICE_END 2
 #define TYPE_INSTANT 3
@@ -151,7 +159,14 @@ typedef struct intern {
   uint64_t raw_lookups, raw_hits;
   char **chunks;        /* the texts, packed into 1 MB chunks */
   size_t nchunks, chunk_used;
+  uint64_t *seen;       /* hashes of strings seen once (SEEN_SLOTS, direct-mapped) */
 } intern;
+
+/* A string is interned on its second sighting: the first is written inline
+ * and its hash kept in a direct-mapped filter (a later string of the same
+ * slot replaces it).  Unique strings (most api args and marker texts) so
+ * cost their bytes once, not an InternedData entry and an iid besides. */
+#define SEEN_SLOTS ((size_t)1 << 12)
 
 #define CHUNK ((size_t)1 << 20)
 
@@ -211,6 +226,7 @@ typedef struct pseq {
   i64heap ends;             /* pending slice ends */
   bits names, values;       /* interned iids sent on this sequence */
   uint32_t cats, anns;      /* small iids sent (bit iid - 1) */
+  int described;            /* its track's descriptor is written */
 } pseq;
 
 typedef struct pstate {
@@ -261,9 +277,10 @@ static uint64_t text_hash(const char *s, size_t n) {
 }
 
 /* The iid of s in t; *fresh = 1 when it is new.  0 when the table is
- * full, s too long, or s a raw string (raw = 1) of a kind that does not
- * repeat: write s inline. */
-static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int *fresh) {
+ * full, s too long, seen for the first time (SEEN_SLOTS; unless eager: a
+ * rocpd_string entry, a name that repeats), or a raw string
+ * (raw = 1) of a kind that does not repeat: write s inline. */
+static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int eager, int *fresh) {
   size_t j;
   *fresh = 0;
   if (n > INTERN_LONGEST) return 0;
@@ -278,6 +295,12 @@ static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int *fre
       }
   }
   if (t->n >= INTERN_MAX) return 0;
+  if (!t->seen) t->seen = rpd_xcalloc(SEEN_SLOTS, sizeof *t->seen);
+  uint64_t *seen = &t->seen[(h >> 20) & (SEEN_SLOTS - 1)];
+  if (!eager && *seen != h) {   /* the first sighting: inline */
+    *seen = h;
+    return 0;
+  }
   if (2 * (t->n + 1) > t->cap) {
     size_t ncap = t->cap ? t->cap * 2 : 1024;
     uint64_t *nh = rpd_xcalloc(ncap, sizeof *nh);
@@ -319,6 +342,7 @@ static void intern_free(intern *t) {
   free(t->iid);
   free(t->len);
   free(t->text);
+  free(t->seen);
 }
 
 /* The n bytes at s up to the first NUL, made valid UTF-8 by the common
@@ -502,8 +526,11 @@ static void interned_add(pstate *s, unsigned field, uint64_t iid, const char *t,
 static uint64_t small_iid(pstate *s, const char **v, int *n, uint32_t *sent, const char *name,
                           unsigned field) {
   int i;
-  for (i = 0; i < *n; i++)
-    if (v[i] == name || !strcmp(v[i], name)) break;
+  for (i = 0; i < *n; i++)   /* the callers pass the same literals: pointers first */
+    if (v[i] == name) break;
+  if (i == *n)
+    for (i = 0; i < *n; i++)
+      if (!strcmp(v[i], name)) break;
   if (i == *n) {
     if (*n == NCAT) return 0;
     v[(*n)++] = name;
@@ -568,6 +595,8 @@ static pseq *describe_track(conv *c, pstate *s, const track_info *t, int64_t ts)
   int64_t dummy;
   char name[64];
   pseq *q = seq_of(c, s, uuid, ts);
+  if (q->described) return q;
+  q->described = 1;
   if (idmap_get(&s->tracks, (int64_t)uuid, &dummy)) return q;
   uint64_t parent = describe_process(c, s, q, t->pid, gpu_kind(t->kind));
   idmap_put(&s->tracks, (int64_t)uuid, 1);
@@ -601,7 +630,7 @@ static void put_interned(pstate *s, pb *m, intern *t, bits *sent, unsigned id_fi
   if (!iid) {
     v = valid_utf8(s, v0);
     have = 1;
-    iid = intern_get(t, v.s, v.n, !v0.e, &fresh);
+    iid = intern_get(t, v.s, v.n, !v0.e, v0.e && v0.e->common, &fresh);
     if (cache) *cache = (uint32_t)iid;
     if (!iid) {
       pb_bytes(m, f_str, v.s, v.n);
@@ -621,8 +650,25 @@ static void te_name(pstate *s, pseq *q, txt name) {
                name.e ? &((name_ent *)name.e)->name_iid : NULL, F_TE_NAME_IID, F_TE_NAME);
 }
 
-static void te_arg(pstate *s, pseq *q, const arg *a) {
-  if (!a) return;
+/* The bytes of a piece of text. */
+static const char *txt_bytes(txt t, size_t *n) {
+  *n = t.e ? t.e->rawlen : t.n;
+  return t.e ? t.e->raw : t.s;
+}
+
+/* 1 when a is a `desc` that says nothing the event does not: empty, or the
+ * event's name again (UserMarker ranges: the marker text is both).  The
+ * JSON writes it, as the reference does; the protobuf leaves it out. */
+static int arg_redundant(const arg *a, txt name) {
+  size_t an, nn;
+  if (a->is_int || strcmp(a->key, "desc")) return 0;
+  const char *ap = txt_bytes(a->text, &an), *np = txt_bytes(name, &nn);
+  return !an || (an == nn && (ap == np || !memcmp(ap, np, an)));
+}
+
+/* The event's argument as a DebugAnnotation (none when redundant). */
+static void te_arg(pstate *s, pseq *q, const arg *a, txt name) {
+  if (!a || arg_redundant(a, name)) return;
   s->ann.len = 0;
   uint64_t k = small_iid(s, s->anns, &s->nanns, &q->anns, a->key, F_ID_ANN_NAMES);
   if (k) pb_varint(&s->ann, F_DA_NAME_IID, k);
@@ -651,8 +697,8 @@ static void event(conv *c, const char *cat, const track_info *t, txt name, int64
   if (k) pb_varint(&s->te, F_TE_CATEGORY_IIDS, k);
   else pb_bytes(&s->te, F_TE_CATEGORIES, cat, strlen(cat));
   te_name(s, q, name);
-  te_arg(s, q, a);
-  if (flow) pb_fixed64(&s->te, flow_end ? F_TE_TERMINATING_FLOW_IDS : F_TE_FLOW_IDS, flow);
+  te_arg(s, q, a, name);
+  if (flow) pb_varint(&s->te, flow_end ? F_TE_TERMINATING_FLOW_IDS_OLD : F_TE_FLOW_IDS_OLD, flow);
   pkt_event(c, s);
   c->out.nevents++;
   if (dur >= 0) i64heap_push(&q->ends, ts + dur);

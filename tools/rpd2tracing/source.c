@@ -102,41 +102,28 @@ int emit_hsa(conv *c) {
   return rc;
 }
 
-/* The ids of the ops launched by an api call that starts in the window, as
- * a bitmap (protobuf only: their slices end the flows emit_links starts). */
-static int load_linked_ops(conv *c) {
+/* 1 when some flow can start: rocpd_api and rocpd_api_ops both have rows
+ * (two O(1) look-ups; with -1 for an error). */
+static int flows_possible(conv *c) {
   sqlite3_stmt *st = NULL;
-  int s = SQLITE_DONE, rc = prep(c, &st,
-      "SELECT X.op_id FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id"
-      " WHERE A.start BETWEEN ?1 AND ?2");
-  while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0);
-    if (id < 0 || id >= ((int64_t)1 << 34)) continue;   /* no bitmap that big */
-    size_t byte = (size_t)(id >> 3);
-    if (byte >= c->nlinked) {
-      size_t n = c->nlinked ? c->nlinked : 4096;
-      while (n <= byte) n *= 2;
-      c->linked = rpd_xrealloc(c->linked, n);
-      memset(c->linked + c->nlinked, 0, n - c->nlinked);
-      c->nlinked = n;
-    }
-    c->linked[byte] |= (uint8_t)(1u << (id & 7));
-  }
-  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  int rc = prep(c, &st,
+      "SELECT EXISTS (SELECT 1 FROM rocpd_api) AND EXISTS (SELECT 1 FROM rocpd_api_ops)");
+  int v = rc == RPD_OK && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
   sqlite3_finalize(st);
-  return rc;
-}
-
-static int op_linked(const conv *c, int64_t id) {
-  return id >= 0 && (size_t)(id >> 3) < c->nlinked && (c->linked[id >> 3] >> (id & 7) & 1);
+  return v;
 }
 
 /* Every op in id order (rowid scan, names from the cache); collects the
  * GPUs and their queues.  An op that overlaps an earlier one of its queue
- * goes to a lane track; its tid and lane are kept for its flow arrow. */
+ * goes to a lane track; its tid and lane are kept for its flow arrow.  With
+ * flow_on_op_slice (protobuf) every op slice ends the flow of its own id:
+ * Perfetto ignores the end of a flow that never started (an op launched by
+ * no api call of the window), and no scan is needed to know which did;
+ * none when no flow can start (no api calls, or no rocpd_api_ops rows). */
 int emit_ops(conv *c) {
   sqlite3_stmt *st = NULL;
-  int s = SQLITE_DONE, rc = c->w->flow_on_op_slice ? load_linked_ops(c) : RPD_OK;
+  int ends = c->w->flow_on_op_slice ? flows_possible(c) : 0;
+  int s = SQLITE_DONE, rc = ends < 0 ? cerr(c->err, RPD_ESQL, "%s", sqlite3_errmsg(c->db)) : RPD_OK;
   if (rc == RPD_OK)
     rc = prep(c, &st,
         "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
@@ -157,14 +144,11 @@ int emit_ops(conv *c) {
       idmap_put(&c->oplane, sqlite3_column_int64(st, 6), t->tid | (int64_t)t->lane << 32);
     arg a = {"desc", txt_e(type), 0, 0};
     c->w->slice(c, op_class_name(type->opclass), t, txt_e(desc->len > 2 ? desc : type), start,
-                end - start, &a, op_linked(c, sqlite3_column_int64(st, 6)) ? sqlite3_column_int64(st, 6) : 0);
+                end - start, &a, ends ? sqlite3_column_int64(st, 6) : 0);
     c->n_op++;
   }
   if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
-  free(c->linked);
-  c->linked = NULL;
-  c->nlinked = 0;
   return rc;
 }
 

@@ -79,6 +79,8 @@ typedef struct name_ent {
   char *raw;            /* owned: the string itself */
   uint32_t rawlen;
   uint8_t clean;        /* raw is plain ASCII without NUL */
+  uint8_t common;       /* from rocpd_string (names that repeat: protobuf
+                         * interns them at once, not at their 2nd sighting) */
   uint32_t name_iid;    /* protobuf: its interned ids as an event name and */
   uint32_t value_iid;   /* as an annotation value in this worker (0: not yet) */
 } name_ent;
@@ -87,6 +89,7 @@ typedef struct names {
   name_ent *slot;
   size_t cap, n, max;
   sqlite3_stmt *look;   /* SELECT string FROM <table> WHERE id = ?1 */
+  int common;           /* rocpd_string: its entries are name_ent.common */
 } names;
 
 #define NAMES_MAX 65536
@@ -185,8 +188,6 @@ typedef struct conv {
   layout lay;               /* this worker's tracks */
   pairmap cpids;            /* pids of counter series */
   idmap oplane;             /* A: op id -> tid, ops on lanes above 0 */
-  uint8_t *linked;          /* A, protobuf: bitmap of the op ids with a launching api */
-  size_t nlinked;           /* its bytes */
   int64_t n_op, n_api, n_instant, n_flow, n_graph, n_hsa, n_counter, n_frame;
 } conv;
 
@@ -237,7 +238,8 @@ typedef struct writer {
   /* the worker is done: free its state (may be NULL) */
   void (*done)(struct conv *c);
   /* 1: an api->op flow ends on the op slice itself (its id is the op id,
-   * passed as the slice's flow_end) and flow() is called for starts only;
+   * passed as the slice's flow_end: every op slice gets one, launched in
+   * the window or not) and flow() is called for starts only;
    * 0: flow() is called for both ends (id: the rocpd_api_ops id) */
   int flow_on_op_slice;
   /* the worker wrote its last event: write what the format held back (may

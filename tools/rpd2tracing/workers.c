@@ -27,6 +27,7 @@ static int part_a(conv *c) {
   int rc = prep(c, &c->strs.look, "SELECT string FROM rocpd_string WHERE id = ?1");
   sorter_init(c->launches, c->err);
   c->strs.max = NAMES_MAX;
+  c->strs.common = 1;
   if (rc == RPD_OK) rc = emit_ops(c);
   collect_gpus(c);
   job_stage(c->job, 1);
