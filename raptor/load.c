@@ -143,23 +143,31 @@ static int32_t *idmap_slot(idmap *m, int64_t key, int *found)
 /* The ops of the tables: GPU work (class kernel or copy of views/opClass.sql),
  * named by description, or by opType when the description is empty (copies);
  * --reference-ops: the reference raptor's KernelExecution, Task and
- * CopyDeviceToDevice ops named by description only. */
-static char *ops_sql(const raptor *R)
+ * CopyDeviceToDevice ops named by description only.  Columns id, gpuId,
+ * start, end, name id.  every = 1: all rows of rocpd_op (for the folded
+ * trace check), the condition becomes a sixth column (1 = an op of the
+ * scan) instead of the WHERE clause. */
+static char *ops_sql(const raptor *R, int every)
 {
   const char *gpu = R->gpu_id == -1 ? "" : " AND o.gpuId = ?3";
-  if (R->reference_ops)
-    return rpd_xasprintf(
-        "SELECT o.id, o.gpuId, o.start, o.\"end\", o.description_id FROM rocpd_op o"
-        " WHERE o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN"
-        " ('KernelExecution','CopyDeviceToDevice','Task'))"
-        " AND o.start >= ?1 AND o.start <= ?2%s", gpu);
-  char *cond = rpd_opclass_condition("o.opType_id", RPD_OPCLASS_GPU_WORK);
+  char *cond, *name;
+  if (R->reference_ops) {
+    cond = rpd_xasprintf("o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN"
+                         " ('KernelExecution','CopyDeviceToDevice','Task'))");
+    name = rpd_xstrdup("o.description_id");
+  } else {
+    cond = rpd_opclass_condition("o.opType_id", RPD_OPCLASS_GPU_WORK);
+    name = rpd_xstrdup("CASE WHEN o.description_id IN (SELECT id FROM rocpd_string"
+                       " WHERE string = '') THEN o.opType_id ELSE o.description_id END");
+  }
   char *sql = rpd_xasprintf(
-      "SELECT o.id, o.gpuId, o.start, o.\"end\","
-      " CASE WHEN o.description_id IN (SELECT id FROM rocpd_string WHERE string = '')"
-      " THEN o.opType_id ELSE o.description_id END FROM rocpd_op o"
-      " WHERE %s AND o.start >= ?1 AND o.start <= ?2%s", cond, gpu);
+      every ? "SELECT o.id, o.gpuId, o.start, o.\"end\", %s,"
+              " (%s AND o.start >= ?1 AND o.start <= ?2%s) FROM rocpd_op o"
+            : "SELECT o.id, o.gpuId, o.start, o.\"end\", %s FROM rocpd_op o"
+              " WHERE %s AND o.start >= ?1 AND o.start <= ?2%s",
+      name, cond, gpu);
   free(cond);
+  free(name);
   return sql;
 }
 
@@ -225,7 +233,10 @@ static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink,
   rpd *r = R->r;
   sqlite3_stmt *st = NULL, *sst = NULL;
   idmap dm = {0};
-  char *sql = ops_sql(R);
+  /* the folded check: the first unsorted scan reads every row */
+  rpd_check_rows *chk = R->fold && !R->fold->op_done && !sorted ? &R->fold->op : NULL;
+  if (chk) memset(chk, 0, sizeof *chk);
+  char *sql = ops_sql(R, chk != NULL);
   if (sorted) {
     char *ordered = rpd_xasprintf("%s ORDER BY o.gpuId, o.start, o.id", sql);
     free(sql);
@@ -242,10 +253,19 @@ static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink,
   int s;
   int64_t rows = 0;
   while ((s = rpd_step(r, st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0);
+    /* each column through one sqlite3_column_value (each sqlite3_column_*
+     * call takes the connection's mutex; the value's type and integer then
+     * cost none): only this thread uses the connection */
+    sqlite3_value *v[6];
+    for (int c = 0; c < (chk ? 6 : 5); c++) v[c] = sqlite3_column_value(st, c);
+    if (chk) {
+      rpd_check_values(chk, v[2], v[3], v[1]);
+      if (!sqlite3_value_int(v[5])) continue;   /* not an op of this scan */
+    }
+    int64_t id = sqlite3_value_int64(v[0]);
     if (!sorted) rpd_progress_rows(r, "reading ops", "rocpd_op", id);
     else rpd_progress("reading ops", ++rows, -1);
-    int64_t did = sqlite3_column_int64(st, 4);
+    int64_t did = sqlite3_value_int64(v[4]);
     int found;
     int32_t *slot = idmap_slot(&dm, did, &found);
     if (!found) {
@@ -264,14 +284,15 @@ static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink,
     }
     if (*slot < 0) continue;
     oprec o = {.id = id,
-               .gpu = (int32_t)sqlite3_column_int64(st, 1),
-               .start = sqlite3_column_int64(st, 2) - R->first_abs,
-               .end = sqlite3_column_int64(st, 3) - R->first_abs,
+               .gpu = (int32_t)sqlite3_value_int64(v[1]),
+               .start = sqlite3_value_int64(v[2]) - R->first_abs,
+               .end = sqlite3_value_int64(v[3]) - R->first_abs,
                .kern = *slot};
     rc = sink(R, &o, ctx);
     if (rc != RPD_OK) goto cleanup;
   }
   if (s < 0) rc = -s;
+  if (chk && rc == RPD_OK) R->fold->op_done = 1;
 cleanup:
   if (rc == RPD_OK) rpd_progress_end();   /* read to the end: 100% */
   else rpd_progress("reading ops", -1, -1);
@@ -470,21 +491,64 @@ static int check_have_ops(raptor *R, const char *after)
   return ret;
 }
 
+/* R->first_abs, R->last_abs = the first API start and the last API end;
+ * *have = 0 when there are none.  With R->fold, one scan in C that also
+ * checks every row of rocpd_api (fold->api), instead of an aggregate query
+ * and the check's own scan.  RPD_OK or an error. */
+static int api_span(raptor *R, int *have)
+{
+  sqlite3_stmt *st = NULL;
+  int rc, s = 0;
+  *have = 0;
+  if (!R->fold) {
+    rc = rpd_prepare(R->r, "SELECT min(start), max(\"end\") FROM rocpd_api", &st);
+    s = rc == RPD_OK ? rpd_step(R->r, st) : 0;
+    if (s == SQLITE_ROW) {
+      *have = sqlite3_column_type(st, 0) != SQLITE_NULL;
+      R->first_abs = sqlite3_column_int64(st, 0);
+      R->last_abs = sqlite3_column_int64(st, 1);
+    }
+  } else {
+    rpd_check_rows *chk = &R->fold->api;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    memset(chk, 0, sizeof *chk);
+    rc = rpd_prepare(R->r, "SELECT start, \"end\" FROM rocpd_api", &st);
+    while (rc == RPD_OK && (s = rpd_step(R->r, st)) == SQLITE_ROW) {
+      sqlite3_value *va = sqlite3_column_value(st, 0), *vb = sqlite3_column_value(st, 1);
+      rpd_check_values(chk, va, vb, NULL);   /* as in scan_ops: one call per column */
+      int64_t a = sqlite3_value_int64(va), b = sqlite3_value_int64(vb);
+      if (a < lo) lo = a;
+      if (b > hi) hi = b;
+    }
+    if (rc == RPD_OK && s == SQLITE_DONE) {
+      R->fold->api_done = 1;
+      *have = lo != INT64_MAX;
+      R->first_abs = lo;
+      R->last_abs = hi;
+    }
+  }
+  if (rc == RPD_OK && s < 0) rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* 1 when the folded check found bad rows in a table it finished: the
+ * engine stops, the caller (api.c) reports the check's message. */
+static int fold_failed(const raptor *R)
+{
+  return R->fold && ((R->fold->api_done && R->fold->api.bad) ||
+                     (R->fold->op_done && R->fold->op.bad));
+}
+
 /* Time zero, ROI, load ops, auto-roi and trim; then analyze. */
 int setup_roi(raptor *R)
 {
   rpd *r = R->r;
   sqlite3_stmt *st = NULL;
-  int rc = rpd_prepare(r, "SELECT min(start), max(\"end\") FROM rocpd_api", &st);
-  int s = rc == RPD_OK ? rpd_step(r, st) : 0;
-  if (rc != RPD_OK || s < 0) {
-    sqlite3_finalize(st);
-    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
-  }
-  int have = sqlite3_column_type(st, 0) != SQLITE_NULL;
-  R->first_abs = sqlite3_column_int64(st, 0);
-  R->last_abs = sqlite3_column_int64(st, 1);
-  sqlite3_finalize(st);
+  int have, s;
+  int rc = api_span(R, &have);
+  if (rc != RPD_OK) return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+  if (fold_failed(R)) return 1;
   if (!have) {
     rc = rpd_prepare(r, "SELECT min(start), max(\"end\") FROM rocpd_op", &st);
     s = rc == RPD_OK ? rpd_step(r, st) : 0;
@@ -514,6 +578,10 @@ int setup_roi(raptor *R)
       ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
       goto out;
     }
+    if (fold_failed(R)) {
+      ret = 1;
+      goto out;
+    }
     if (rxs && (rs = hit[0]) < 0) {
       ret = rpd_fail("ROI start: no op matches kernel regex '%s'", R->roi_start_s);
       goto out;
@@ -528,6 +596,10 @@ int setup_roi(raptor *R)
   R->roi_e = re_;
   if ((rc = load_ops(R, rs, re_)) != RPD_OK) {
     ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+    goto out;
+  }
+  if (fold_failed(R)) {
+    ret = 1;
     goto out;
   }
   if ((ret = check_have_ops(R, ""))) goto out;
