@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xlsxwriter.h>
@@ -307,8 +308,9 @@ cleanup:
  * (gpuId, start, id) order into R->ops or, streamed (see can_stream),
  * through stream_op into R->opfile.  One scan in table order and a merge
  * of its sorted runs (opmerge.h: linear in the ops); a trace in no order
- * at all is read again sorted by SQLite. */
-static int load_ops(raptor *R, int64_t lo, int64_t hi)
+ * at all is read again sorted by SQLite.  pre (freed here; may be NULL):
+ * the merger of prescan_ops, whose ops (absolute times) replace the scan. */
+static int load_ops(raptor *R, int64_t lo, int64_t hi, opmerge *pre)
 {
   int streamed = can_stream(R);
   if (R->opfile) {  /* a reload for a narrower ROI */
@@ -316,14 +318,19 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi)
     R->opfile = NULL;
   }
   R->n = 0;
-  opmerge *m = opmerge_new();
-  int rc = load_mode_is("sql") ? RPD_ERANGE : scan_ops(R, lo, hi, 0, merge_op, m);
+  opmerge *m = pre ? pre : opmerge_new();
+  int rc = pre ? RPD_OK : load_mode_is("sql") ? RPD_ERANGE : scan_ops(R, lo, hi, 0, merge_op, m);
   if (rc == RPD_OK) {
     oprec o;
     int s = 0;
     int64_t done = 0, total = opmerge_count(m);
     while (rc == RPD_OK && (s = opmerge_next(m, &o)) == 1) {
       rpd_progress("merging ops", ++done, total);
+      if (pre) {   /* the ROI's ops, times made relative as scan_ops does */
+        if (o.start < R->first_abs + lo || o.start > R->first_abs + hi) continue;
+        o.start -= R->first_abs;
+        o.end -= R->first_abs;
+      }
       rc = deliver_op(R, &o, &streamed);
     }
     if (rc == RPD_OK && s < 0) rc = -s;
@@ -491,14 +498,83 @@ static int check_have_ops(raptor *R, const char *after)
   return ret;
 }
 
+/* ------------------------------------------------------------ time zero */
+
+/* The library API's scan of rocpd_api (R->fold): time zero and the end of
+ * the trace (the first start, the last end) and the folded check of every
+ * row, in one scan in C instead of an aggregate query and the check's own
+ * scan.  With the default ROI it runs in a helper thread on a connection
+ * of its own while the engine reads the ops (prescan_ops). */
+typedef struct api_scan {
+  rpd_check_rows chk;
+  int64_t lo, hi;        /* the least start, the largest end */
+  int done;              /* every row read */
+  const char *path;      /* the helper thread's file (or URI when uri) */
+  int uri, threaded;
+  pthread_t tid;
+} api_scan;
+
+static const char api_sql[] = "SELECT start, \"end\" FROM rocpd_api";
+
+static void api_scan_reset(api_scan *a)
+{
+  memset(&a->chk, 0, sizeof a->chk);
+  a->lo = INT64_MAX;
+  a->hi = INT64_MIN;
+  a->done = 0;
+}
+
+/* Fold one row of api_sql into a: one sqlite3_column_value per column (as
+ * in scan_ops: each sqlite3_column_* call takes the connection's mutex). */
+static void api_row(api_scan *a, sqlite3_stmt *st)
+{
+  sqlite3_value *vs = sqlite3_column_value(st, 0), *ve = sqlite3_column_value(st, 1);
+  rpd_check_values(&a->chk, vs, ve, NULL);
+  int64_t s = sqlite3_value_int64(vs), e = sqlite3_value_int64(ve);
+  if (s < a->lo) a->lo = s;
+  if (e > a->hi) a->hi = e;
+}
+
+/* The helper thread: plain SQLite calls only (the common layer's error
+ * state is shared between threads).  A failure leaves a->done 0; the
+ * engine's thread then scans again on its own connection, which reports
+ * the error as it always did. */
+static void *api_thread(void *arg)
+{
+  api_scan *a = arg;
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  int s = SQLITE_ERROR;
+  int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (a->uri ? SQLITE_OPEN_URI : 0);
+  if (sqlite3_open_v2(a->path, &db, flags, NULL) == SQLITE_OK &&
+      sqlite3_exec(db, "PRAGMA cache_size=-1024", NULL, NULL, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(db, api_sql, -1, &st, NULL) == SQLITE_OK)
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) api_row(a, st);
+  a->done = s == SQLITE_DONE;
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return NULL;
+}
+
+/* Start the scan in a helper thread; 0 when it could not start (the scan
+ * then runs in api_span). */
+static int api_scan_start(raptor *R, api_scan *a)
+{
+  a->uri = R->r->uri != NULL;
+  a->path = a->uri ? R->r->uri : R->r->work_path;
+  api_scan_reset(a);
+  a->threaded = a->path && pthread_create(&a->tid, NULL, api_thread, a) == 0;
+  return a->threaded;
+}
+
 /* R->first_abs, R->last_abs = the first API start and the last API end;
- * *have = 0 when there are none.  With R->fold, one scan in C that also
- * checks every row of rocpd_api (fold->api), instead of an aggregate query
- * and the check's own scan.  RPD_OK or an error. */
-static int api_span(raptor *R, int *have)
+ * *have = 0 when there are none.  Without R->fold an aggregate query (the
+ * caller checked the trace); with it the scan above (joined when it runs
+ * in its thread), its verdict into R->fold->api.  RPD_OK or an error. */
+static int api_span(raptor *R, int *have, api_scan *a)
 {
   sqlite3_stmt *st = NULL;
-  int rc, s = 0;
+  int rc = RPD_OK, s = 0;
   *have = 0;
   if (!R->fold) {
     rc = rpd_prepare(R->r, "SELECT min(start), max(\"end\") FROM rocpd_api", &st);
@@ -509,27 +585,42 @@ static int api_span(raptor *R, int *have)
       R->last_abs = sqlite3_column_int64(st, 1);
     }
   } else {
-    rpd_check_rows *chk = &R->fold->api;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    memset(chk, 0, sizeof *chk);
-    rc = rpd_prepare(R->r, "SELECT start, \"end\" FROM rocpd_api", &st);
-    while (rc == RPD_OK && (s = rpd_step(R->r, st)) == SQLITE_ROW) {
-      sqlite3_value *va = sqlite3_column_value(st, 0), *vb = sqlite3_column_value(st, 1);
-      rpd_check_values(chk, va, vb, NULL);   /* as in scan_ops: one call per column */
-      int64_t a = sqlite3_value_int64(va), b = sqlite3_value_int64(vb);
-      if (a < lo) lo = a;
-      if (b > hi) hi = b;
+    if (a->threaded) pthread_join(a->tid, NULL);
+    a->threaded = 0;
+    if (!a->done) {
+      api_scan_reset(a);
+      rc = rpd_prepare(R->r, api_sql, &st);
+      while (rc == RPD_OK && (s = rpd_step(R->r, st)) == SQLITE_ROW) api_row(a, st);
+      a->done = rc == RPD_OK && s == SQLITE_DONE;
     }
-    if (rc == RPD_OK && s == SQLITE_DONE) {
+    if (a->done) {
+      R->fold->api = a->chk;
       R->fold->api_done = 1;
-      *have = lo != INT64_MAX;
-      R->first_abs = lo;
-      R->last_abs = hi;
+      *have = a->lo != INT64_MAX;
+      R->first_abs = a->lo;
+      R->last_abs = a->hi;
     }
   }
   if (rc == RPD_OK && s < 0) rc = -s;
   sqlite3_finalize(st);
   return rc;
+}
+
+/* With the default ROI (the whole trace) and R->fold, the ops need not
+ * wait for time zero: read every op of the scan with absolute times into a
+ * merger (load_ops keeps the ROI's) while the helper thread scans
+ * rocpd_api.  NULL when the ops are in no order or the scan failed:
+ * load_ops reads them again (and reports). */
+static opmerge *prescan_ops(raptor *R)
+{
+  opmerge *m = opmerge_new();
+  R->first_abs = 0;      /* times stay absolute */
+  if (scan_ops(R, INT64_MIN, INT64_MAX, 0, merge_op, m) != RPD_OK) {
+    opmerge_free(m);
+    rpd_clearerr();
+    return NULL;
+  }
+  return m;
 }
 
 /* 1 when the folded check found bad rows in a table it finished: the
@@ -546,9 +637,16 @@ int setup_roi(raptor *R)
   rpd *r = R->r;
   sqlite3_stmt *st = NULL;
   int have, s;
-  int rc = api_span(R, &have);
-  if (rc != RPD_OK) return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
-  if (fold_failed(R)) return 1;
+  api_scan scan = {.threaded = 0};
+  opmerge *pre = NULL;
+  if (R->fold && !R->roi_start_s && !R->roi_end_s && !load_mode_is("sql") &&
+      api_scan_start(R, &scan))
+    pre = prescan_ops(R);
+  int rc = api_span(R, &have, &scan);
+  if (rc != RPD_OK || fold_failed(R)) {
+    opmerge_free(pre);
+    return rc != RPD_OK ? rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg()) : 1;
+  }
   if (!have) {
     rc = rpd_prepare(r, "SELECT min(start), max(\"end\") FROM rocpd_op", &st);
     s = rc == RPD_OK ? rpd_step(r, st) : 0;
@@ -594,7 +692,9 @@ int setup_roi(raptor *R)
   }
   R->roi_s = rs;
   R->roi_e = re_;
-  if ((rc = load_ops(R, rs, re_)) != RPD_OK) {
+  rc = load_ops(R, rs, re_, pre);
+  pre = NULL;              /* load_ops freed it */
+  if (rc != RPD_OK) {
     ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
     goto out;
   }
@@ -611,7 +711,7 @@ int setup_roi(raptor *R)
     if (i < R->nrows) {
       R->roi_s = R->rows[i].smin;
       R->roi_e = R->rows[i].smax;
-      if ((rc = load_ops(R, R->roi_s, R->roi_e)) != RPD_OK) {
+      if ((rc = load_ops(R, R->roi_s, R->roi_e, NULL)) != RPD_OK) {
         ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
         goto out;
       }
@@ -630,7 +730,7 @@ int setup_roi(raptor *R)
     }
     R->roi_s = lo;
     R->roi_e = hi;
-    if ((rc = load_ops(R, lo, hi)) != RPD_OK) {
+    if ((rc = load_ops(R, lo, hi, NULL)) != RPD_OK) {
       ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
       goto out;
     }
@@ -645,6 +745,7 @@ out:
     fclose(R->opfile);
     R->opfile = NULL;
   }
+  opmerge_free(pre);
   rpd_regex_free(rxs);
   rpd_regex_free(rxe);
   return ret;
