@@ -147,8 +147,9 @@ static int32_t *idmap_slot(idmap *m, int64_t key, int *found)
  * CopyDeviceToDevice ops named by description only.  Columns id, gpuId,
  * start, end, name id.  every = 1: all rows of rocpd_op (for the folded
  * trace check), the condition becomes a sixth column (1 = an op of the
- * scan) instead of the WHERE clause. */
-static char *ops_sql(const raptor *R, int every)
+ * scan) instead of the WHERE clause.  agg = 1: the columns are the
+ * arguments of the aggregate rptr_op_row (scan_ops). */
+static char *ops_sql(const raptor *R, int every, int agg)
 {
   const char *gpu = R->gpu_id == -1 ? "" : " AND o.gpuId = ?3";
   char *cond, *name;
@@ -161,12 +162,14 @@ static char *ops_sql(const raptor *R, int every)
     name = rpd_xstrdup("CASE WHEN o.description_id IN (SELECT id FROM rocpd_string"
                        " WHERE string = '') THEN o.opType_id ELSE o.description_id END");
   }
-  char *sql = rpd_xasprintf(
-      every ? "SELECT o.id, o.gpuId, o.start, o.\"end\", %s,"
-              " (%s AND o.start >= ?1 AND o.start <= ?2%s) FROM rocpd_op o"
-            : "SELECT o.id, o.gpuId, o.start, o.\"end\", %s FROM rocpd_op o"
-              " WHERE %s AND o.start >= ?1 AND o.start <= ?2%s",
-      name, cond, gpu);
+  const char *open = agg ? "rptr_op_row(" : "", *close = agg ? ")" : "";
+  char *sql = every
+      ? rpd_xasprintf("SELECT %so.id, o.gpuId, o.start, o.\"end\", %s,"
+                      " (%s AND o.start >= ?1 AND o.start <= ?2%s)%s FROM rocpd_op o",
+                      open, name, cond, gpu, close)
+      : rpd_xasprintf("SELECT %so.id, o.gpuId, o.start, o.\"end\", %s%s FROM rocpd_op o"
+                      " WHERE %s AND o.start >= ?1 AND o.start <= ?2%s",
+                      open, name, close, cond, gpu);
   free(cond);
   free(name);
   return sql;
@@ -226,81 +229,126 @@ static int merge_op(raptor *R, const oprec *o, void *ctx)
   return opmerge_add(ctx, o);
 }
 
+/* The state of one scan_ops. */
+typedef struct op_scan {
+  raptor *R;
+  sqlite3_stmt *sst;     /* the name of a string id */
+  idmap dm;              /* string id -> kernel name index */
+  rpd_check_rows *chk;   /* the folded check (rows have a 6th column) */
+  int sorted;
+  int64_t rows;
+  op_sink sink;
+  void *ctx;
+  int rc;                /* the first failure stops the scan */
+  char msg[512];         /* its message, kept over SQLite's own */
+} op_scan;
+
+/* One row of ops_sql (v: its columns) to the scan's sink. */
+static int op_row(op_scan *sc, sqlite3_value **v)
+{
+  raptor *R = sc->R;
+  if (sc->chk) {
+    rpd_check_values(sc->chk, v[2], v[3], v[1]);
+    if (!sqlite3_value_int(v[5])) return RPD_OK;   /* not an op of this scan */
+  }
+  int64_t id = sqlite3_value_int64(v[0]);
+  if (!sc->sorted) rpd_progress_rows(R->r, "reading ops", "rocpd_op", id);
+  else rpd_progress("reading ops", ++sc->rows, -1);
+  int64_t did = sqlite3_value_int64(v[4]);
+  int found;
+  int32_t *slot = idmap_slot(&sc->dm, did, &found);
+  if (!found) {
+    sqlite3_reset(sc->sst);
+    sqlite3_bind_int64(sc->sst, 1, did);
+    int t = rpd_step(R->r, sc->sst);
+    if (t == SQLITE_ROW) {
+      const char *str = (const char *)sqlite3_column_text(sc->sst, 0);
+      *slot = name_intern(R, str ? str : "");
+    } else if (t == SQLITE_DONE) {
+      *slot = -2;  /* no such string: the op view drops the op */
+    } else {
+      return -t;
+    }
+  }
+  if (*slot < 0) return RPD_OK;
+  oprec o = {.id = id,
+             .gpu = (int32_t)sqlite3_value_int64(v[1]),
+             .start = sqlite3_value_int64(v[2]) - R->first_abs,
+             .end = sqlite3_value_int64(v[3]) - R->first_abs,
+             .kern = *slot};
+  return sc->sink(R, &o, sc->ctx);
+}
+
+/* The aggregate step of an unsorted scan: the rows reach op_row inside
+ * SQLite's own loop, without a sqlite3_step and a column call per row
+ * (each takes the connection's mutex).  A failure stops the statement. */
+static void op_agg_step(sqlite3_context *cx, int n, sqlite3_value **v)
+{
+  op_scan *sc = sqlite3_user_data(cx);
+  (void)n;
+  if (sc->rc != RPD_OK) return;
+  if ((sc->rc = op_row(sc, v)) != RPD_OK) {
+    snprintf(sc->msg, sizeof sc->msg, "%s", rpd_errmsg());
+    sqlite3_result_error(cx, "scan stopped", -1);
+  }
+}
+
+static void op_agg_final(sqlite3_context *cx)
+{
+  sqlite3_result_null(cx);
+}
+
 /* One scan of the ops with start in [first+lo, first+hi] (and --gpu-id),
- * each handed to sink(R, op, ctx): in table order, or sorted by SQLite
- * (ORDER BY gpuId, start, id) when sorted is 1. */
+ * each handed to sink(R, op, ctx): in table order (through an aggregate
+ * function), or sorted by SQLite (ORDER BY gpuId, start, id; stepped
+ * through) when sorted is 1. */
 static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink, void *ctx)
 {
   rpd *r = R->r;
-  sqlite3_stmt *st = NULL, *sst = NULL;
-  idmap dm = {0};
+  sqlite3_stmt *st = NULL;
+  op_scan sc = {.R = R, .sorted = sorted, .sink = sink, .ctx = ctx};
   /* the folded check: the first unsorted scan reads every row */
-  rpd_check_rows *chk = R->fold && !R->fold->op_done && !sorted ? &R->fold->op : NULL;
-  if (chk) memset(chk, 0, sizeof *chk);
-  char *sql = ops_sql(R, chk != NULL);
+  sc.chk = R->fold && !R->fold->op_done && !sorted ? &R->fold->op : NULL;
+  if (sc.chk) memset(sc.chk, 0, sizeof *sc.chk);
+  int ncol = sc.chk ? 6 : 5;
+  char *sql = ops_sql(R, sc.chk != NULL, !sorted);
   if (sorted) {
     char *ordered = rpd_xasprintf("%s ORDER BY o.gpuId, o.start, o.id", sql);
     free(sql);
     sql = ordered;
   }
-  int rc = rpd_prepare(r, sql, &st);
+  int rc = RPD_OK, s = 0;
+  if (!sorted && sqlite3_create_function(r->db, "rptr_op_row", ncol, SQLITE_UTF8, &sc, NULL,
+                                         op_agg_step, op_agg_final) != SQLITE_OK)
+    rc = rpd_seterr(RPD_ESQL, "cannot register a function: %s", sqlite3_errmsg(r->db));
+  if (rc == RPD_OK) rc = rpd_prepare(r, sql, &st);
   free(sql);
   if (rc == RPD_OK)
-    rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?1", &sst);
+    rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?1", &sc.sst);
   if (rc != RPD_OK) goto cleanup;
   sqlite3_bind_int64(st, 1, R->first_abs + lo);
   sqlite3_bind_int64(st, 2, R->first_abs + hi);
   if (R->gpu_id != -1) sqlite3_bind_int64(st, 3, R->gpu_id);
-  int s;
-  int64_t rows = 0;
-  while ((s = rpd_step(r, st)) == SQLITE_ROW) {
-    /* each column through one sqlite3_column_value (each sqlite3_column_*
-     * call takes the connection's mutex; the value's type and integer then
+  while ((s = rpd_step(r, st)) == SQLITE_ROW && sorted) {
+    /* one sqlite3_column_value per column (each sqlite3_column_* call
+     * takes the connection's mutex; the value's type and integer then
      * cost none): only this thread uses the connection */
     sqlite3_value *v[6];
-    for (int c = 0; c < (chk ? 6 : 5); c++) v[c] = sqlite3_column_value(st, c);
-    if (chk) {
-      rpd_check_values(chk, v[2], v[3], v[1]);
-      if (!sqlite3_value_int(v[5])) continue;   /* not an op of this scan */
-    }
-    int64_t id = sqlite3_value_int64(v[0]);
-    if (!sorted) rpd_progress_rows(r, "reading ops", "rocpd_op", id);
-    else rpd_progress("reading ops", ++rows, -1);
-    int64_t did = sqlite3_value_int64(v[4]);
-    int found;
-    int32_t *slot = idmap_slot(&dm, did, &found);
-    if (!found) {
-      sqlite3_reset(sst);
-      sqlite3_bind_int64(sst, 1, did);
-      int t = rpd_step(r, sst);
-      if (t == SQLITE_ROW) {
-        const char *str = (const char *)sqlite3_column_text(sst, 0);
-        *slot = name_intern(R, str ? str : "");
-      } else if (t == SQLITE_DONE) {
-        *slot = -2;  /* no such string: the op view drops the op */
-      } else {
-        rc = -t;
-        goto cleanup;
-      }
-    }
-    if (*slot < 0) continue;
-    oprec o = {.id = id,
-               .gpu = (int32_t)sqlite3_value_int64(v[1]),
-               .start = sqlite3_value_int64(v[2]) - R->first_abs,
-               .end = sqlite3_value_int64(v[3]) - R->first_abs,
-               .kern = *slot};
-    rc = sink(R, &o, ctx);
-    if (rc != RPD_OK) goto cleanup;
+    for (int c = 0; c < ncol; c++) v[c] = sqlite3_column_value(st, c);
+    if ((rc = op_row(&sc, v)) != RPD_OK) goto cleanup;
   }
-  if (s < 0) rc = -s;
-  if (chk && rc == RPD_OK) R->fold->op_done = 1;
+  if (sc.rc != RPD_OK)   /* op_row failed inside the aggregate */
+    rc = rpd_seterr(sc.rc, "%s", sc.msg);
+  else if (s < 0)
+    rc = -s;
+  if (sc.chk && rc == RPD_OK) R->fold->op_done = 1;
 cleanup:
   if (rc == RPD_OK) rpd_progress_end();   /* read to the end: 100% */
   else rpd_progress("reading ops", -1, -1);
   sqlite3_finalize(st);
-  sqlite3_finalize(sst);
-  free(dm.k);
-  free(dm.v);
+  sqlite3_finalize(sc.sst);
+  free(sc.dm.k);
+  free(sc.dm.v);
   return rc;
 }
 
