@@ -144,35 +144,108 @@ static int32_t *idmap_slot(idmap *m, int64_t key, int *found)
 /* The ops of the tables: GPU work (class kernel or copy of views/opClass.sql),
  * named by description, or by opType when the description is empty (copies);
  * --reference-ops: the reference raptor's KernelExecution, Task and
- * CopyDeviceToDevice ops named by description only.  Columns id, gpuId,
- * start, end, name id.  every = 1: all rows of rocpd_op (for the folded
- * trace check), the condition becomes a sixth column (1 = an op of the
- * scan) instead of the WHERE clause.  agg = 1: the columns are the
- * arguments of the aggregate rptr_op_row (scan_ops). */
-static char *ops_sql(const raptor *R, int every, int agg)
+ * CopyDeviceToDevice ops named by description only.  The opType string ids
+ * of those ops: the query behind types_sql's "id" column. */
+static char *types_sql(const raptor *R)
 {
-  const char *gpu = R->gpu_id == -1 ? "" : " AND o.gpuId = ?3";
-  char *cond, *name;
-  if (R->reference_ops) {
-    cond = rpd_xasprintf("o.opType_id IN (SELECT id FROM rocpd_string WHERE string IN"
-                         " ('KernelExecution','CopyDeviceToDevice','Task'))");
-    name = rpd_xstrdup("o.description_id");
-  } else {
-    cond = rpd_opclass_condition("o.opType_id", RPD_OPCLASS_GPU_WORK);
-    name = rpd_xstrdup("CASE WHEN o.description_id IN (SELECT id FROM rocpd_string"
-                       " WHERE string = '') THEN o.opType_id ELSE o.description_id END");
-  }
-  const char *open = agg ? "rptr_op_row(" : "", *close = agg ? ")" : "";
-  char *sql = every
-      ? rpd_xasprintf("SELECT %so.id, o.gpuId, o.start, o.\"end\", %s,"
-                      " (%s AND o.start >= ?1 AND o.start <= ?2%s)%s FROM rocpd_op o",
-                      open, name, cond, gpu, close)
-      : rpd_xasprintf("SELECT %so.id, o.gpuId, o.start, o.\"end\", %s%s FROM rocpd_op o"
-                      " WHERE %s AND o.start >= ?1 AND o.start <= ?2%s",
-                      open, name, close, cond, gpu);
+  if (R->reference_ops)
+    return rpd_xstrdup("SELECT id FROM rocpd_string WHERE string IN"
+                       " ('KernelExecution','CopyDeviceToDevice','Task')");
+  char *cond = rpd_opclass_condition("s.id", RPD_OPCLASS_GPU_WORK);
+  char *sql = rpd_xasprintf("SELECT s.id FROM rocpd_string s WHERE %s", cond);
   free(cond);
-  free(name);
   return sql;
+}
+
+/* The sorted scan's query: those ops with start in [?1, ?2] (and gpuId ?3),
+ * columns id, gpuId, start, end, name id (the opType's when the
+ * description is '' and not --reference-ops), by gpuId, start, id. */
+static char *sorted_ops_sql(const raptor *R)
+{
+  char *types = types_sql(R);
+  char *sql = rpd_xasprintf(
+      "SELECT o.id, o.gpuId, o.start, o.\"end\", %s FROM rocpd_op o"
+      " WHERE o.opType_id IN (%s) AND o.start >= ?1 AND o.start <= ?2%s"
+      " ORDER BY o.gpuId, o.start, o.id",
+      R->reference_ops ? "o.description_id"
+                       : "CASE WHEN o.description_id IN (SELECT id FROM rocpd_string"
+                         " WHERE string = '') THEN o.opType_id ELSE o.description_id END",
+      types, R->gpu_id == -1 ? "" : " AND o.gpuId = ?3");
+  free(types);
+  return sql;
+}
+
+/* The unsorted scan's query: every row of rocpd_op into the aggregate
+ * rptr_op_row (scan_ops), which picks the ops in C (op_pick): SQLite
+ * evaluating the IN and range conditions per row costs more than the scan. */
+static const char raw_ops_sql[] =
+    "SELECT rptr_op_row(o.id, o.gpuId, o.start, o.\"end\", o.description_id, o.opType_id)"
+    " FROM rocpd_op o";
+
+/* A sorted set of int64 ids (the rows of one query). */
+typedef struct idset {
+  int64_t *v;
+  size_t n;
+} idset;
+
+static int i64_cmp(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* *set = the integer first column of every row of sql. */
+static int idset_load(rpd *r, const char *sql, idset *set)
+{
+  sqlite3_stmt *st = NULL;
+  size_t cap = 0;
+  int s = 0, rc = rpd_prepare(r, sql, &st);
+  while (rc == RPD_OK && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER) continue;   /* never equal to an id */
+    if (set->n == cap) {
+      cap = cap ? cap * 2 : 16;
+      set->v = rpd_xrealloc(set->v, cap * sizeof *set->v);
+    }
+    set->v[set->n++] = sqlite3_column_int64(st, 0);
+  }
+  if (rc == RPD_OK && s < 0) rc = -s;
+  sqlite3_finalize(st);
+  if (set->n) qsort(set->v, set->n, sizeof *set->v, i64_cmp);
+  return rc;
+}
+
+/* 1 when the value v equals an id of set, as SQL's IN compares: an
+ * integer, or a real with that integer value. */
+static int idset_has(const idset *set, sqlite3_value *v)
+{
+  int64_t x;
+  int t = sqlite3_value_type(v);
+  if (t == SQLITE_INTEGER) {
+    x = sqlite3_value_int64(v);
+  } else if (t == SQLITE_FLOAT) {
+    double d = sqlite3_value_double(v);
+    if (!(d >= -9.2e18 && d <= 9.2e18) || (double)(int64_t)d != d) return 0;
+    x = (int64_t)d;
+  } else {
+    return 0;
+  }
+  return set->n && bsearch(&x, set->v, set->n, sizeof x, i64_cmp) != NULL;
+}
+
+/* 1 when the value v is a number in [lo, hi], as SQL's v >= lo AND v <= hi
+ * (text, blobs and NULL never are). */
+static int value_within(sqlite3_value *v, int64_t lo, int64_t hi)
+{
+  int t = sqlite3_value_type(v);
+  if (t == SQLITE_INTEGER) {
+    int64_t x = sqlite3_value_int64(v);
+    return x >= lo && x <= hi;
+  }
+  if (t == SQLITE_FLOAT) {
+    double d = sqlite3_value_double(v);
+    return d >= (double)lo && d <= (double)hi;
+  }
+  return 0;
 }
 
 /* 1 when $RPDTOOLS_RAPTOR_LOAD is mode: "memory" keeps the ops in R->ops,
@@ -234,8 +307,10 @@ typedef struct op_scan {
   raptor *R;
   sqlite3_stmt *sst;     /* the name of a string id */
   idmap dm;              /* string id -> kernel name index */
-  rpd_check_rows *chk;   /* the folded check (rows have a 6th column) */
-  int sorted;
+  rpd_check_rows *chk;   /* the folded check of every row, or NULL */
+  int sorted;            /* stepping through sorted_ops_sql */
+  idset types, empty;    /* unsorted: the ops' opType ids; the ids of '' */
+  int64_t lo, hi;        /* unsorted: the start range (absolute) */
   int64_t rows;
   op_sink sink;
   void *ctx;
@@ -243,18 +318,28 @@ typedef struct op_scan {
   char msg[512];         /* its message, kept over SQLite's own */
 } op_scan;
 
-/* One row of ops_sql (v: its columns) to the scan's sink. */
+/* Unsorted scan: 1 when the row v (raw_ops_sql's columns) is an op of the
+ * scan, as sorted_ops_sql's WHERE; *name = its name's string id. */
+static int op_pick(const op_scan *sc, sqlite3_value **v, int64_t *name)
+{
+  const raptor *R = sc->R;
+  if (!idset_has(&sc->types, v[5]) || !value_within(v[2], sc->lo, sc->hi)) return 0;
+  if (R->gpu_id != -1 && !value_within(v[1], R->gpu_id, R->gpu_id)) return 0;
+  *name = sqlite3_value_int64(!R->reference_ops && idset_has(&sc->empty, v[4]) ? v[5] : v[4]);
+  return 1;
+}
+
+/* One row (v: its columns) to the scan's sink. */
 static int op_row(op_scan *sc, sqlite3_value **v)
 {
   raptor *R = sc->R;
-  if (sc->chk) {
-    rpd_check_values(sc->chk, v[2], v[3], v[1]);
-    if (!sqlite3_value_int(v[5])) return RPD_OK;   /* not an op of this scan */
-  }
+  int64_t did;
+  if (sc->chk) rpd_check_values(sc->chk, v[2], v[3], v[1]);
+  if (sc->sorted) did = sqlite3_value_int64(v[4]);
+  else if (!op_pick(sc, v, &did)) return RPD_OK;   /* not an op of this scan */
   int64_t id = sqlite3_value_int64(v[0]);
   if (!sc->sorted) rpd_progress_rows(R->r, "reading ops", "rocpd_op", id);
   else rpd_progress("reading ops", ++sc->rows, -1);
-  int64_t did = sqlite3_value_int64(v[4]);
   int found;
   int32_t *slot = idmap_slot(&sc->dm, did, &found);
   if (!found) {
@@ -298,43 +383,56 @@ static void op_agg_final(sqlite3_context *cx)
   sqlite3_result_null(cx);
 }
 
+/* Prepare the unsorted scan: the id sets of op_pick, the aggregate. */
+static int raw_scan_prepare(op_scan *sc, sqlite3_stmt **st)
+{
+  rpd *r = sc->R->r;
+  char *types = types_sql(sc->R);
+  int rc = idset_load(r, types, &sc->types);
+  free(types);
+  if (rc == RPD_OK && !sc->R->reference_ops)
+    rc = idset_load(r, "SELECT id FROM rocpd_string WHERE string = ''", &sc->empty);
+  if (rc == RPD_OK && sqlite3_create_function(r->db, "rptr_op_row", 6, SQLITE_UTF8, sc, NULL,
+                                              op_agg_step, op_agg_final) != SQLITE_OK)
+    rc = rpd_seterr(RPD_ESQL, "cannot register a function: %s", sqlite3_errmsg(r->db));
+  return rc == RPD_OK ? rpd_prepare(r, raw_ops_sql, st) : rc;
+}
+
 /* One scan of the ops with start in [first+lo, first+hi] (and --gpu-id),
- * each handed to sink(R, op, ctx): in table order (through an aggregate
- * function), or sorted by SQLite (ORDER BY gpuId, start, id; stepped
- * through) when sorted is 1. */
+ * each handed to sink(R, op, ctx): every row in table order through the
+ * aggregate rptr_op_row (the ops picked in C), or sorted by SQLite
+ * (sorted_ops_sql, stepped through) when sorted is 1.  The first unsorted
+ * scan of a library run also checks every row (R->fold). */
 static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink, void *ctx)
 {
   rpd *r = R->r;
   sqlite3_stmt *st = NULL;
-  op_scan sc = {.R = R, .sorted = sorted, .sink = sink, .ctx = ctx};
-  /* the folded check: the first unsorted scan reads every row */
+  op_scan sc = {.R = R, .sorted = sorted, .sink = sink, .ctx = ctx,
+                .lo = R->first_abs + lo, .hi = R->first_abs + hi};
   sc.chk = R->fold && !R->fold->op_done && !sorted ? &R->fold->op : NULL;
   if (sc.chk) memset(sc.chk, 0, sizeof *sc.chk);
-  int ncol = sc.chk ? 6 : 5;
-  char *sql = ops_sql(R, sc.chk != NULL, !sorted);
+  int rc, s = 0;
   if (sorted) {
-    char *ordered = rpd_xasprintf("%s ORDER BY o.gpuId, o.start, o.id", sql);
+    char *sql = sorted_ops_sql(R);
+    rc = rpd_prepare(r, sql, &st);
     free(sql);
-    sql = ordered;
+    if (rc == RPD_OK) {
+      sqlite3_bind_int64(st, 1, sc.lo);
+      sqlite3_bind_int64(st, 2, sc.hi);
+      if (R->gpu_id != -1) sqlite3_bind_int64(st, 3, R->gpu_id);
+    }
+  } else {
+    rc = raw_scan_prepare(&sc, &st);
   }
-  int rc = RPD_OK, s = 0;
-  if (!sorted && sqlite3_create_function(r->db, "rptr_op_row", ncol, SQLITE_UTF8, &sc, NULL,
-                                         op_agg_step, op_agg_final) != SQLITE_OK)
-    rc = rpd_seterr(RPD_ESQL, "cannot register a function: %s", sqlite3_errmsg(r->db));
-  if (rc == RPD_OK) rc = rpd_prepare(r, sql, &st);
-  free(sql);
   if (rc == RPD_OK)
     rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?1", &sc.sst);
   if (rc != RPD_OK) goto cleanup;
-  sqlite3_bind_int64(st, 1, R->first_abs + lo);
-  sqlite3_bind_int64(st, 2, R->first_abs + hi);
-  if (R->gpu_id != -1) sqlite3_bind_int64(st, 3, R->gpu_id);
   while ((s = rpd_step(r, st)) == SQLITE_ROW && sorted) {
     /* one sqlite3_column_value per column (each sqlite3_column_* call
      * takes the connection's mutex; the value's type and integer then
      * cost none): only this thread uses the connection */
-    sqlite3_value *v[6];
-    for (int c = 0; c < ncol; c++) v[c] = sqlite3_column_value(st, c);
+    sqlite3_value *v[5];
+    for (int c = 0; c < 5; c++) v[c] = sqlite3_column_value(st, c);
     if ((rc = op_row(&sc, v)) != RPD_OK) goto cleanup;
   }
   if (sc.rc != RPD_OK)   /* op_row failed inside the aggregate */
@@ -349,6 +447,8 @@ cleanup:
   sqlite3_finalize(sc.sst);
   free(sc.dm.k);
   free(sc.dm.v);
+  free(sc.types.v);
+  free(sc.empty.v);
   return rc;
 }
 
