@@ -65,7 +65,7 @@ typedef struct islots {
 /* The trace check folded into the engine's own scans (library API,
  * raptor/api.c): rocpd_api's rows in setup_roi's time-zero scan, rocpd_op's
  * in the first op scan that reads the whole table.  *_done: every row of
- * that table went through rpd_check_row. */
+ * that table went through rpd_check_values. */
 typedef struct fold_check {
   rpd_check_rows api, op;
   int api_done, op_done;
