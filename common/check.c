@@ -138,6 +138,40 @@ int rpd_check_table(rpd *r, const char *table, int gpu, int64_t *bad)
   return report(table, n);
 }
 
+_Static_assert(sizeof ((rpd_check_rows *)0)->n / sizeof (int64_t) == NCLASS,
+               "rpd_check_rows.n has a slot per class");
+
+void rpd_check_values(rpd_check_rows *c, sqlite3_value *start, sqlite3_value *end,
+                      sqlite3_value *gpu)
+{
+  int si = sqlite3_value_type(start) == SQLITE_INTEGER;   /* the type first: */
+  int ei = sqlite3_value_type(end) == SQLITE_INTEGER;     /* reading converts */
+  int64_t s = si ? sqlite3_value_int64(start) : 0;
+  int64_t e = ei ? sqlite3_value_int64(end) : 0;
+  int sbad = si && !rpd_ns_sane(s), ebad = ei && !rpd_ns_sane(e);
+  int order = si && ei && e < s;
+  int gbad = 0;
+
+  if (gpu) {
+    int gi = sqlite3_value_type(gpu) == SQLITE_INTEGER;
+    int64_t g = gi ? sqlite3_value_int64(gpu) : -1;
+    gbad = !(g >= 0 && g < RPD_GPU_LIMIT);
+  }
+  if (si && ei && !sbad && !ebad && !order && !gbad) return;   /* the common case */
+  c->n[START_TYPE] += !si;
+  c->n[END_TYPE] += !ei;
+  c->n[START_RANGE] += sbad;
+  c->n[END_RANGE] += ebad;
+  c->n[ORDER] += order;
+  c->n[GPU_BAD] += gbad;
+  c->bad++;
+}
+
+int rpd_check_rows_result(const rpd_check_rows *c, const char *table)
+{
+  return c->bad ? report(table, c->n) : RPD_OK;
+}
+
 static const char *const checked_tables[] = { "rocpd_api", "rocpd_op", NULL };
 
 /* Whether this handle passed rpd_check_trace with no change since: the

@@ -28,6 +28,25 @@ int rpd_check_table(rpd *r, const char *table, int gpu, int64_t *bad);
  * that does arithmetic on timestamps calls once after rpd_open. */
 int rpd_check_trace(rpd *r);
 
+/* The same check, row by row, for a caller that reads every row anyway
+ * (one scan instead of two): zero an rpd_check_rows, hand each row's
+ * start, "end" and gpuId values (sqlite3_column_value; gpu NULL: no gpuId
+ * check) to rpd_check_values, then rpd_check_rows_result gives exactly
+ * what rpd_check_table would (code and message).  It reads each value's
+ * type before its integer, as the caller must too. */
+typedef struct rpd_check_rows {
+  int64_t n[6];     /* bad rows per class (start type, end type, start range,
+                     * end range, order, gpuId) */
+  int64_t bad;      /* rows with any bad value */
+} rpd_check_rows;
+
+void rpd_check_values(rpd_check_rows *c, sqlite3_value *start, sqlite3_value *end,
+                      sqlite3_value *gpu);
+
+/* RPD_OK when no row was bad, else RPD_ERANGE and the message of
+ * rpd_check_table for `table`. */
+int rpd_check_rows_result(const rpd_check_rows *c, const char *table);
+
 /* May the suite drop and rebuild `table`?  RPD_OK when it is absent or
  * has exactly the columns `cols` (a NULL-terminated list, in order, names
  * compared without case): the shape the suite (and the reference) writes.

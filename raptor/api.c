@@ -36,33 +36,20 @@ static void keep_message(const char *text, int rc)
   if (!n && rc) snprintf(errbuf, sizeof errbuf, "raptor: failed (exit %d)", rc);
 }
 
-/* The trace check (rpd_check_trace: rocpd_api, then rocpd_op) on a
- * connection of its own, in a helper thread while the engine loads: the
- * check's two scans cost about as much as the engine and need no result of
- * it.  Only pass/fail is kept; a failure is re-checked on the engine's
- * connection afterwards for its message (the common layer's message buffer
- * is not per thread). */
-typedef struct check_job {
-  const char *path;    /* the file SQLite reads (a .gz trace's temp copy) */
-  int ok;
-} check_job;
-
-static void *check_thread(void *arg)
+/* The check's verdict on a table: from the rows the engine's scan checked
+ * (fold_check), or the check's own scan when the engine did not read the
+ * whole table (it stopped early, or read the ops sorted by SQLite). */
+static int check_verdict(raptor *R, const char *table, int done, const rpd_check_rows *c)
 {
-  check_job *j = arg;
-  rpd *r = NULL;
-  j->ok = rpd_open(&r, j->path, NULL, RPD_READ) == RPD_OK &&
-          rpd_exec(r, "PRAGMA cache_size=-1024") == RPD_OK &&
-          rpd_check_table(r, "rocpd_api", 0, NULL) == RPD_OK &&
-          rpd_check_table(r, "rocpd_op", 1, NULL) == RPD_OK;
-  if (r) rpd_close(r, 0);
-  return NULL;
+  int gpu = strcmp(table, "rocpd_op") == 0;
+  return done ? rpd_check_rows_result(c, table) : rpd_check_table(R->r, table, gpu, NULL);
 }
 
-/* The CLI's steps up to the analysis (raptor.c main without the outputs),
- * with the trace check (the CLI's RPD_CHECKED) in a helper thread; when it
- * fails, its message wins over whatever the engine did meanwhile, as in
- * the CLI, which checks first. */
+/* The CLI's steps up to the analysis (raptor.c main without the outputs).
+ * The trace check (the CLI's RPD_CHECKED) is folded into the engine's own
+ * scans (raptor.h fold_check: no scan of its own); when it fails, its
+ * message wins over whatever the engine said, as in the CLI, which checks
+ * first. */
 static int run(raptor *R, int argc, char **argv)
 {
   int ret = parse_args(R, argc, argv);
@@ -74,15 +61,13 @@ static int run(raptor *R, int argc, char **argv)
   if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ) != RPD_OK) return 1;
   if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK)
     return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
-  check_job job = {R->r->work_path, 0};
-  pthread_t tid;
-  int threaded = job.path && pthread_create(&tid, NULL, check_thread, &job) == 0;
-  if (!threaded) check_thread(&job);
+  fold_check fold;
+  memset(&fold, 0, sizeof fold);
+  R->fold = &fold;
   ret = setup_roi(R);
-  if (threaded) pthread_join(tid, NULL);
-  /* the thread checked on its own connection; on failure redo it here for the message */
-  if (!job.ok && (rpd_check_table(R->r, "rocpd_api", 0, NULL) != RPD_OK ||
-                  rpd_check_table(R->r, "rocpd_op", 1, NULL) != RPD_OK)) {
+  R->fold = NULL;
+  if (check_verdict(R, "rocpd_api", fold.api_done, &fold.api) != RPD_OK ||
+      check_verdict(R, "rocpd_op", fold.op_done, &fold.op) != RPD_OK) {
     rewind(stderr);    /* drop what the engine said: the check's line wins */
     return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
   }

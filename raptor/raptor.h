@@ -8,6 +8,7 @@
 #include <xlsxwriter.h>
 
 #include "catfile.h"
+#include "check.h"
 #include "rpd.h"
 
 #define IDLE_CAT "_GPU_Idle"
@@ -61,6 +62,15 @@ typedef struct islots {
   size_t cap;
 } islots;
 
+/* The trace check folded into the engine's own scans (library API,
+ * raptor/api.c): rocpd_api's rows in setup_roi's time-zero scan, rocpd_op's
+ * in the first op scan that reads the whole table.  *_done: every row of
+ * that table went through rpd_check_values. */
+typedef struct fold_check {
+  rpd_check_rows api, op;
+  int api_done, op_done;
+} fold_check;
+
 typedef struct raptor {
   /* options */
   int categorize, variability, kernelseq, op_trace, gpu_summary, save;
@@ -82,6 +92,7 @@ typedef struct raptor {
 
   rpd *r;
   int64_t first_abs, last_abs, roi_s, roi_e;
+  fold_check *fold;        /* NULL: the caller checked the trace first (CLI) */
 
   category *cats;          /* [0] = _GPU_Idle, then the JSON file's */
   int ncats;

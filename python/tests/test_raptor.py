@@ -509,6 +509,86 @@ def test_bad_values_raise_the_check_message(synth_copy, tmp_path, sql):
     assert sha(synth_copy) == before
 
 
+def shuffle_op_ids(path):
+    """Give rocpd_op new ids in random order: the table order (rowid) is no
+    longer time order, so the engine's merge gives up (raptor/opmerge.h)."""
+    con = sqlite3.connect(path)
+    con.executescript(
+        "CREATE TEMP TABLE m AS SELECT id AS old, row_number() OVER (ORDER BY random()) AS new"
+        " FROM rocpd_op; UPDATE rocpd_op SET id = -id;"
+        " UPDATE rocpd_op SET id = (SELECT new FROM m WHERE old = -rocpd_op.id);"
+        " UPDATE rocpd_api_ops SET op_id = (SELECT new FROM m WHERE old = op_id);")
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize("kw, cli", [
+    ({"roi_start": "10%", "roi_end": "80%"}, ["--roi-start=10%", "--roi-end=80%"]),
+    ({"roi_start": "99999999ms"}, ["--roi-start=99999999ms"]),     # outside the trace
+    ({"roi_start": "no_such_kernel_x"}, ["--roi-start=no_such_kernel_x"]),   # kernel regex
+    ({"gpu_id": 7}, ["--gpu-id", "7"]),                              # no such GPU
+    ({"shuffled": True}, []),                                        # ops out of order
+    ({"load": "sql"}, []),         # ops sorted by SQLite: no folded op check
+])
+@pytest.mark.parametrize("sql", [
+    'UPDATE rocpd_api SET "end" = start - 5 WHERE id IN (3, 9)',
+    "UPDATE rocpd_op SET gpuId = 'x' WHERE id = (SELECT max(id) FROM rocpd_op)",
+])
+def test_check_message_wins_on_every_path(synth_copy, monkeypatch, sql, kw, cli):
+    # the check is folded into the engine's scans (raptor/api.c, load.c):
+    # with a ROI (no helper thread), an engine error before the op scan, a
+    # kernel-regex probe scan, or ops the merge cannot order, the check's
+    # line must still be the CLI's (which checks first)
+    kw = dict(kw)
+    if kw.pop("shuffled", False):
+        shuffle_op_ids(synth_copy)
+    if "load" in kw:   # raptor's test switch (docs/raptor.md, Performance)
+        monkeypatch.setenv("RPDTOOLS_RAPTOR_LOAD", kw.pop("load"))
+    con = sqlite3.connect(synth_copy)
+    con.executescript(sql)
+    con.commit()
+    con.close()
+    want = cli_message(synth_copy, "--reference-ops", "-C", CATS, *cli)
+    assert want.startswith("raptor: cannot read '%s': rocpd_" % synth_copy)
+    before = sha(synth_copy)
+    with pytest.raises(rpdtools.Error) as e:
+        rpdtools.RaptorParser(synth_copy, **kw).get_kernelseq_df()
+    assert str(e.value) == want
+    assert sha(synth_copy) == before
+
+
+def test_ops_outside_the_api_span_equal_cli_save(synth_copy):
+    # with the default ROI the engine reads every op while rocpd_api is
+    # scanned (time zero) and keeps the ROI's afterwards: ops that start
+    # before the first API call or after the last one's end stay out, as
+    # in the CLI's query
+    con = sqlite3.connect(synth_copy)
+    con.executescript(
+        'UPDATE rocpd_op SET start = start - 1000000000000, "end" = "end" - 1000000000000'
+        " WHERE id % 97 = 0;"
+        ' UPDATE rocpd_op SET start = start + 1000000000000, "end" = "end" + 1000000000000'
+        " WHERE id % 89 = 0;")
+    con.commit()
+    n_out = con.execute("SELECT count(*) FROM rocpd_op WHERE id % 97 = 0 OR id % 89 = 0"
+                        ).fetchone()[0]
+    n_all = con.execute("SELECT count(*) FROM rocpd_op o JOIN rocpd_string s ON"
+                        " s.id = o.opType_id WHERE s.string IN"
+                        " ('KernelExecution', 'Task', 'CopyDeviceToDevice')").fetchone()[0]
+    con.close()
+    rp = rpdtools.RaptorParser(synth_copy)
+    t = saved(synth_copy)
+    check_against_save(rp, t)
+    assert n_out > 0 and len(rp.get_op_df()) < n_all
+
+
+@pytest.mark.parametrize("load", ["", "sql"])
+def test_ops_in_no_order_equal_cli_save(synth_copy, monkeypatch, load):
+    shuffle_op_ids(synth_copy)
+    monkeypatch.setenv("RPDTOOLS_RAPTOR_LOAD", load)
+    rp = rpdtools.RaptorParser(synth_copy)
+    check_against_save(rp, saved(synth_copy))
+
+
 def gz_copy(path, tmp_path):
     gz = str(tmp_path / "copy.rpd.gz")
     with open(path, "rb") as src, gzip.open(gz, "wb") as dst:
