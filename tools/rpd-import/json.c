@@ -11,6 +11,7 @@
 #include "rpd.h"
 #include "import.h"
 #include "kinds.h"   /* issue 16 record kinds: json_kinds.c */
+#include "pipe.h"    /* issue 19: the writer thread, paused for rare records */
 
 enum { R_NONE, R_TOP, R_TOOL, R_SECTION, R_STRINGS, R_BUFREC, R_AGENTS,
        R_SYMS, R_KINDNAMES, R_MARKERSTR, R_RECARR, R_RECORD, R_INREC };
@@ -423,12 +424,43 @@ static int jk_sym(void *c, int64_t id, int64_t *d, int64_t *f) { return sym_ids(
 static const jk_access jk_acc = { jk_field, jk_gpu, jk_op, jk_kind, jk_sym };
 /* --- end of issue 16 block */
 
+/* A record of json_kinds.c's (or an agent): it may use the output
+ * connection directly, so the writer thread is paused around it. */
+static int rec_kinds(jstate *j, int *rc)
+{
+  int hit, prc = pipe_pause(j->m);
+  if (prc) {
+    pipe_resume(j->m);
+    *rc = prc;
+    return 1;
+  }
+  if (j->rec_kind == RK_AGENT) {
+    rec_agent(j);
+    *rc = jk_agent(j->m, &jk_acc, j);   /* + issue 16 */
+    hit = 1;
+  } else
+    hit = jk_record(j->m, j->recarr, &jk_acc, j, rc);
+  pipe_resume(j->m);
+  return hit;
+}
+
+/* jk_flush with the writer thread paused. */
+static int jk_flush_paused(imp *m)
+{
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = jk_flush(m);
+  pipe_resume(m);
+  return rc;
+}
+
 static int rec_end(jstate *j)
 {
   const char *s = j->recarr;
+  int rc;
   switch (j->rec_kind) {
   case RK_META: return rec_meta(j);
-  case RK_AGENT: rec_agent(j); return jk_agent(j->m, &jk_acc, j);   /* + issue 16 */
+  case RK_AGENT: rec_kinds(j, &rc); return rc;
   case RK_SYM: rec_sym(j); return RPD_OK;
   case RK_KIND: rec_kindnames(j); return RPD_OK;
   case RK_MARKER: rec_marker(j); return RPD_OK;
@@ -447,8 +479,8 @@ static int rec_end(jstate *j)
     count_read(j->m, s, 1);
     return rec_api(j, s);
   }
-  int rc;   /* issue 16: counters, allocations, scratch, rocdecode, rocjpeg */
-  if (jk_record(j->m, s, &jk_acc, j, &rc))
+  /* issue 16: counters, allocations, scratch, rocdecode, rocjpeg */
+  if (rec_kinds(j, &rc))
     return rc;
   count_read(j->m, s, 0);
   return RPD_OK;
@@ -517,7 +549,7 @@ static int j_open(jstate *j, int is_map)
   j->klen[j->depth] = 0;
   j->pbase[j->depth] = j->plen;
   if (role == R_SECTION) {
-    if (!j->rc && (j->rc = jk_flush(j->m)))   /* issue 16: held counters */
+    if (!j->rc && (j->rc = jk_flush_paused(j->m)))   /* issue 16: held counters */
       return 0;
     js_clear_section(j);
     new_section(j->m);
@@ -690,7 +722,7 @@ static int json_run(imp *m, json_read_fn rd, void *ctx)
     }
     goto cleanup;
   }
-  if ((rc = jk_flush(m)))   /* issue 16: held counters */
+  if ((rc = jk_flush_paused(m)))   /* issue 16: held counters */
     goto cleanup;
   if (!fed) {
     rc = rpd_seterr(RPD_EPARSE, "empty file");
