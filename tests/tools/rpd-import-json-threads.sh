@@ -97,9 +97,10 @@ sqlite3 forced.rpd .dump >forced.sql
 same_file "RPDTOOLS_IMPORT_THREADS=2 = one thread (.dump)" one.sql forced.sql
 if command -v strace >/dev/null 2>&1 && strace -f -qq -e trace=clone,clone3 -o st.log true 2>/dev/null; then
   RPDTOOLS_IMPORT_THREADS=2 strace -f -qq -e trace=clone,clone3 -o st.log rpd-import -q --force gen.json st.rpd
-  check "the threaded path starts a thread (strace sees a clone)" grep -Eq "clone3?\(" st.log
   RPDTOOLS_IMPORT_THREADS=1 strace -f -qq -e trace=clone,clone3 -o st1.log rpd-import -q --force gen.json st.rpd
-  check "RPDTOOLS_IMPORT_THREADS=1 starts none" sh -c "! grep -Eq 'clone3?\(' st1.log"
+  # (a sanitizer's leak check at exit may clone too: count the difference)
+  check_eq "the threaded path starts one thread more (strace's clones)" \
+    "$(($(grep -Ec 'clone3?\(' st1.log) + 1))" "$(grep -Ec 'clone3?\(' st.log)"
 else
   skip "thread count" "no working strace"
 fi
