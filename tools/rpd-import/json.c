@@ -699,7 +699,7 @@ static int json_run(imp *m, json_read_fn rd, void *ctx)
   j.m = m;
   yajl_handle h = yajl_alloc(&jcb, NULL, &j);
   yajl_config(h, yajl_dont_validate_strings, 1);
-  enum { CHUNK = 1 << 16 };
+  enum { CHUNK = 1 << 18 };   /* >= the gzbuffer: zlib reads (or inflates) into buf directly */
   unsigned char *buf = rpd_xmalloc(CHUNK);
   uint64_t fed = 0, lines = 1;
   int rc = RPD_OK, n;
