@@ -1,12 +1,13 @@
 #!/bin/sh
 # tests/tools/rpd-import-json-threads.sh - issue 19: rpd-import of a
-# rocprofv3 JSON writes its rows on a second thread (pipe.c).  The threaded
+# rocprofv3 JSON writes its rows on a second thread (pipe.c) and reads
+# (inflates) ahead on a third (jsonfile.c).  The threaded
 # import gives the same database, byte for byte in `sqlite3 .dump`, as the
 # one-thread path (RPDTOOLS_IMPORT_THREADS=1) on a generated JSON that
 # crosses every hand-over: two process sections, kernel names first seen
 # mid-stream (new strings while the writer thread runs), api args (text
 # cells), copies, markers, counters, allocations; .json and .json.gz.  A
-# file cut in the middle, or a writer thread that fails (file size limit),
+# file (or .gz) cut in the middle, or a writer thread that fails (file size limit),
 # gives one line, exit 1, and no output file (or the old one untouched).
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
@@ -99,8 +100,8 @@ if command -v strace >/dev/null 2>&1 && strace -f -qq -e trace=clone,clone3 -o s
   RPDTOOLS_IMPORT_THREADS=2 strace -f -qq -e trace=clone,clone3 -o st.log rpd-import -q --force gen.json st.rpd
   RPDTOOLS_IMPORT_THREADS=1 strace -f -qq -e trace=clone,clone3 -o st1.log rpd-import -q --force gen.json st.rpd
   # (a sanitizer's leak check at exit may clone too: count the difference)
-  check_eq "the threaded path starts one thread more (strace's clones)" \
-    "$(($(grep -Ec 'clone3?\(' st1.log) + 1))" "$(grep -Ec 'clone3?\(' st.log)"
+  check_eq "the threaded path starts two threads more: writer, reader (strace's clones)" \
+    "$(($(grep -Ec 'clone3?\(' st1.log) + 2))" "$(grep -Ec 'clone3?\(' st.log)"
 else
   skip "thread count" "no working strace"
 fi
@@ -140,6 +141,13 @@ check_rc "a cut file over an existing output (--force): exit 1" 1 rpd-import -q 
 check_one_line "... one line"
 same_file "... the old output is untouched" one.rpd old.rpd
 check "... and no temp file is left" sh -c "! ls -a | grep -q '^\.old\.rpd\|old\.rpd\..*tmp'"
+# a .json.gz cut in the middle: the read-ahead thread's error, one line
+gzsz=$(wc -c <gen.json.gz)
+head -c $((gzsz / 2)) gen.json.gz >cut.json.gz
+check_rc "a .json.gz cut in the middle: exit 1" 1 rpd-import -q cut.json.gz cutgz.rpd
+check_one_line "... one line"
+check "... naming the gzip stream" grep -q "cannot import 'cut.json.gz': corrupt or truncated gzip stream after [0-9]* bytes" "$TESTDIR/stderr"
+check "... no output file" test ! -e cutgz.rpd
 # malformed in the middle (a stray byte at a record's start), threaded
 python3 -c "
 import sys; d = open('gen.json', 'rb').read(); k = d.index(b'\\n', len(d) // 2) + 1

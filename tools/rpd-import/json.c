@@ -1,17 +1,16 @@
 /* json.c - rpd-import: rocprofiler-sdk-tool JSON (.json, .json.gz), streamed
- * through yajl; memory flat in the number of records. */
-#include <errno.h>
+ * through yajl; memory flat in the number of records.  The bytes come
+ * from jsonfile.c (a file) or a memory buffer (import_json_buf). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <yajl_parse.h>
-#include <zlib.h>
 
 #include "rpd.h"
 #include "import.h"
 #include "kinds.h"   /* issue 16 record kinds: json_kinds.c */
 #include "pipe.h"    /* issue 19: the writer thread, paused for rare records */
+#include "jsonread.h"
 
 enum { R_NONE, R_TOP, R_TOOL, R_SECTION, R_STRINGS, R_BUFREC, R_AGENTS,
        R_SYMS, R_KINDNAMES, R_MARKERSTR, R_RECARR, R_RECORD, R_INREC };
@@ -675,9 +674,6 @@ static void yajl_msg(yajl_handle h, const unsigned char *chunk, size_t len,
   out[strcspn(out, "\n")] = '\0';
 }
 
-/* Where the JSON bytes come from: read up to n bytes into buf; returns the
- * count, 0 at the end, -1 on an error (message set; `fed` bytes so far). */
-typedef int (*json_read_fn)(void *ctx, unsigned char *buf, unsigned n, uint64_t fed);
 
 /* Newlines in buf[0..n). */
 static uint64_t count_nl(const unsigned char *buf, size_t n)
@@ -691,22 +687,20 @@ static uint64_t count_nl(const unsigned char *buf, size_t n)
   return k;
 }
 
-/* Parse the whole stream, writing records as they complete. */
-static int json_run(imp *m, json_read_fn rd, void *ctx)
+int json_run(imp *m, json_read_fn rd, void *ctx)
 {
   jstate j;
   memset(&j, 0, sizeof j);
   j.m = m;
   yajl_handle h = yajl_alloc(&jcb, NULL, &j);
   yajl_config(h, yajl_dont_validate_strings, 1);
-  enum { CHUNK = 1 << 18 };   /* >= the gzbuffer: zlib reads (or inflates) into buf directly */
-  unsigned char *buf = rpd_xmalloc(CHUNK);
+  const unsigned char *buf = NULL;
   uint64_t fed = 0, lines = 1;
   int rc = RPD_OK, n;
   yajl_status st = yajl_status_ok;
   char msg[256];
 
-  while ((n = rd(ctx, buf, CHUNK, fed)) > 0) {
+  while ((n = rd(ctx, &buf, fed)) > 0) {
     st = yajl_parse(h, buf, (size_t)n);
     if (st != yajl_status_ok) {
       size_t at = yajl_get_bytes_consumed(h);
@@ -759,50 +753,10 @@ static int json_run(imp *m, json_read_fn rd, void *ctx)
 cleanup:
   jk_free(m);   /* issue 16 */
   yajl_free(h);
-  free(buf);
   js_clear_section(&j);
   for (int i = 0; i < j.capf; i++)
     rpd_buf_free(&j.f[i].val);
   free(j.f);
-  return rc;
-}
-
-/* The file being read: gzread (plain files pass through zlib unchanged);
- * progress in bytes of the file (compressed bytes for .gz). */
-typedef struct gzsrc {
-  gzFile gz;
-  imp *m;
-} gzsrc;
-
-static int gz_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
-{
-  gzsrc *src = ctx;
-  gzFile gz = src->gz;
-  int got = gzread(gz, buf, n), zerr = Z_OK;
-  if (got > 0) {
-    prog_at(src->m, (int64_t)gzoffset(gz));
-    return got;
-  }
-  const char *zmsg = gzerror(gz, &zerr);
-  if (got < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
-    rpd_seterr(RPD_EGZIP, "corrupt or truncated gzip stream after %" PRIu64
-               " bytes: %s", fed, zmsg ? zmsg : "read error");
-    return -1;
-  }
-  return 0;
-}
-
-int import_json(imp *m, const char *path)
-{
-  struct stat sb;
-  gzsrc src = { gzopen(path, "rb"), m };
-  if (!src.gz)
-    return rpd_seterr(RPD_EIO, "cannot read: %s", strerror(errno));
-  gzbuffer(src.gz, 1 << 17);
-  prog_begin(m, "reading JSON", 1, stat(path, &sb) ? -1 : (int64_t)sb.st_size);
-  int rc = json_run(m, gz_read, &src);
-  prog_end(m);
-  gzclose(src.gz);
   return rc;
 }
 
@@ -812,12 +766,13 @@ typedef struct membuf {
   size_t left;
 } membuf;
 
-static int mem_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
+/* The next 64 KiB of it, in place. */
+static int mem_read(void *ctx, const unsigned char **buf, uint64_t fed)
 {
   membuf *b = ctx;
   (void)fed;
-  size_t k = b->left < n ? b->left : n;
-  memcpy(buf, b->p, k);
+  size_t k = b->left < (1 << 16) ? b->left : (1 << 16);
+  *buf = b->p;
   b->p += k;
   b->left -= k;
   return (int)k;
