@@ -201,6 +201,10 @@ int rpd_strtab_open(rpd *r, const char *table, rpd_strtab **out);
 int rpd_strtab_id(rpd_strtab *t, const char *s, int64_t *id);
 /* Id of s without inserting: RPD_ENOTFOUND if absent. */
 int rpd_strtab_find(rpd_strtab *t, const char *s, int64_t *id);
+/* Id of s from the in-memory cache only: RPD_ENOTFOUND (no message set)
+ * if it is not cached.  Never touches the database, so a thread may call
+ * it while another uses the connection (rpd-import's writer thread). */
+int rpd_strtab_cached(rpd_strtab *t, const char *s, int64_t *id);
 void rpd_strtab_free(rpd_strtab *t);
 
 /* ------------------------------------------------------------ metadata */

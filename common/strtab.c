@@ -233,6 +233,16 @@ int rpd_strtab_id(rpd_strtab *t, const char *s, int64_t *id)
   return RPD_OK;
 }
 
+int rpd_strtab_cached(rpd_strtab *t, const char *s, int64_t *id)
+{
+  size_t n = strlen(s);
+  slot *e = lookup_slot(t, s, n, hash_str(s, n));
+
+  if (!e->s) return RPD_ENOTFOUND;
+  *id = e->id;
+  return RPD_OK;
+}
+
 void rpd_strtab_free(rpd_strtab *t)
 {
   if (!t) return;

@@ -48,7 +48,11 @@ rows=$((2 * n))
 measure "rpd-import-floor(cat json)" "$rows" cat "$j"
 jmb=$(wc -c <"$j" | awk '{printf "%.1f", $1 / 1e6}')
 measure_cpu "rpd-import(json)" "$rows" rpd-import -q --force "$j" "$BENCHDIR/imported.rpd" &&
-  mb_rate "rpd-import(json)" "$jmb" "(uncompressed JSON; target >= 150, Perfetto's JSON importer 177)"
+  mb_rate "rpd-import(json)" "$jmb" "(uncompressed JSON, parser + writer thread; target >= 150, Perfetto's JSON importer 177)"
+# the same on one thread (RPDTOOLS_IMPORT_THREADS=1): what the writer
+# thread buys in wall time, and what it costs in CPU
+measure_cpu "rpd-import(json, 1 thread)" "$rows" env RPDTOOLS_IMPORT_THREADS=1 rpd-import -q --force "$j" "$BENCHDIR/imported.rpd" &&
+  mb_rate "rpd-import(json, 1 thread)" "$jmb" "(RPDTOOLS_IMPORT_THREADS=1)"
 measure "rpd-import-floor(gzip -dc)" "$rows" gzip -dc "$j.gz"
 measure_cpu "rpd-import(json.gz)" "$rows" rpd-import -q --force "$j.gz" "$BENCHDIR/imported.rpd" &&
   mb_rate "rpd-import(json.gz)" "$jmb" "(MB of the JSON inside)"

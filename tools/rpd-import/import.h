@@ -65,6 +65,7 @@ typedef struct imp {
                              * (every such row goes through w_op/w_api) */
   rpd_buf args;             /* scratch */
   struct jkstate *jk;       /* issue 16: json_kinds.c's state (kinds.h) */
+  struct wpipe *pipe;       /* issue 19: the writer thread (pipe.c), or NULL */
   int64_t n_jk_orphan;      /* issue 16: db pmc events on no dispatch (skipped) */
   int64_t jk_op_base;       /* issue 16: first op id of the db guid being read */
   int64_t n_v1_unlinked_flow;  /* issue 16: v1 results.json flows without both ends */

@@ -1,16 +1,16 @@
 /* json.c - rpd-import: rocprofiler-sdk-tool JSON (.json, .json.gz), streamed
- * through yajl; memory flat in the number of records. */
-#include <errno.h>
+ * through yajl; memory flat in the number of records.  The bytes come
+ * from jsonfile.c (a file) or a memory buffer (import_json_buf). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <yajl_parse.h>
-#include <zlib.h>
 
 #include "rpd.h"
 #include "import.h"
 #include "kinds.h"   /* issue 16 record kinds: json_kinds.c */
+#include "pipe.h"    /* issue 19: the writer thread, paused for rare records */
+#include "jsonread.h"
 
 enum { R_NONE, R_TOP, R_TOOL, R_SECTION, R_STRINGS, R_BUFREC, R_AGENTS,
        R_SYMS, R_KINDNAMES, R_MARKERSTR, R_RECARR, R_RECORD, R_INREC };
@@ -423,12 +423,43 @@ static int jk_sym(void *c, int64_t id, int64_t *d, int64_t *f) { return sym_ids(
 static const jk_access jk_acc = { jk_field, jk_gpu, jk_op, jk_kind, jk_sym };
 /* --- end of issue 16 block */
 
+/* A record of json_kinds.c's (or an agent): it may use the output
+ * connection directly, so the writer thread is paused around it. */
+static int rec_kinds(jstate *j, int *rc)
+{
+  int hit, prc = pipe_pause(j->m);
+  if (prc) {
+    pipe_resume(j->m);
+    *rc = prc;
+    return 1;
+  }
+  if (j->rec_kind == RK_AGENT) {
+    rec_agent(j);
+    *rc = jk_agent(j->m, &jk_acc, j);   /* + issue 16 */
+    hit = 1;
+  } else
+    hit = jk_record(j->m, j->recarr, &jk_acc, j, rc);
+  pipe_resume(j->m);
+  return hit;
+}
+
+/* jk_flush with the writer thread paused. */
+static int jk_flush_paused(imp *m)
+{
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = jk_flush(m);
+  pipe_resume(m);
+  return rc;
+}
+
 static int rec_end(jstate *j)
 {
   const char *s = j->recarr;
+  int rc;
   switch (j->rec_kind) {
   case RK_META: return rec_meta(j);
-  case RK_AGENT: rec_agent(j); return jk_agent(j->m, &jk_acc, j);   /* + issue 16 */
+  case RK_AGENT: rec_kinds(j, &rc); return rc;
   case RK_SYM: rec_sym(j); return RPD_OK;
   case RK_KIND: rec_kindnames(j); return RPD_OK;
   case RK_MARKER: rec_marker(j); return RPD_OK;
@@ -447,8 +478,8 @@ static int rec_end(jstate *j)
     count_read(j->m, s, 1);
     return rec_api(j, s);
   }
-  int rc;   /* issue 16: counters, allocations, scratch, rocdecode, rocjpeg */
-  if (jk_record(j->m, s, &jk_acc, j, &rc))
+  /* issue 16: counters, allocations, scratch, rocdecode, rocjpeg */
+  if (rec_kinds(j, &rc))
     return rc;
   count_read(j->m, s, 0);
   return RPD_OK;
@@ -517,7 +548,7 @@ static int j_open(jstate *j, int is_map)
   j->klen[j->depth] = 0;
   j->pbase[j->depth] = j->plen;
   if (role == R_SECTION) {
-    if (!j->rc && (j->rc = jk_flush(j->m)))   /* issue 16: held counters */
+    if (!j->rc && (j->rc = jk_flush_paused(j->m)))   /* issue 16: held counters */
       return 0;
     js_clear_section(j);
     new_section(j->m);
@@ -552,6 +583,27 @@ static int cb_end_map(void *ctx) { return j_close(ctx); }
 static int cb_start_array(void *ctx) { return j_open(ctx, 0); }
 static int cb_end_array(void *ctx) { return j_close(ctx); }
 
+/* Copy a short key: 8 bytes at a time, never reading past s + n.  (GCC
+ * turns a plain memcpy of a variable length here into `rep movsq`, whose
+ * start-up cost was half of cb_key's time on rocprofv3's short keys.) */
+static void copy_key(char *d, const unsigned char *s, size_t n)
+{
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    memcpy(d + i, &w, 8);
+  }
+  if (i + 4 <= n) {
+    uint32_t w;
+    memcpy(&w, s + i, 4);
+    memcpy(d + i, &w, 4);
+    i += 4;
+  }
+  for (; i < n; i++)
+    d[i] = (char)s[i];
+}
+
 static int cb_key(void *ctx, const unsigned char *s, size_t len)
 {
   jstate *j = ctx;
@@ -570,7 +622,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
     if (b + (b > 0) + len < sizeof j->path) {
       if (b)
         j->path[b++] = '.';
-      memcpy(j->path + b, s, len);
+      copy_key(j->path + b, s, len);
       j->plen = b + len;
     } else
       j->plen = b;
@@ -622,9 +674,6 @@ static void yajl_msg(yajl_handle h, const unsigned char *chunk, size_t len,
   out[strcspn(out, "\n")] = '\0';
 }
 
-/* Where the JSON bytes come from: read up to n bytes into buf; returns the
- * count, 0 at the end, -1 on an error (message set; `fed` bytes so far). */
-typedef int (*json_read_fn)(void *ctx, unsigned char *buf, unsigned n, uint64_t fed);
 
 /* Newlines in buf[0..n). */
 static uint64_t count_nl(const unsigned char *buf, size_t n)
@@ -638,22 +687,20 @@ static uint64_t count_nl(const unsigned char *buf, size_t n)
   return k;
 }
 
-/* Parse the whole stream, writing records as they complete. */
-static int json_run(imp *m, json_read_fn rd, void *ctx)
+int json_run(imp *m, json_read_fn rd, void *ctx)
 {
   jstate j;
   memset(&j, 0, sizeof j);
   j.m = m;
   yajl_handle h = yajl_alloc(&jcb, NULL, &j);
   yajl_config(h, yajl_dont_validate_strings, 1);
-  enum { CHUNK = 1 << 16 };
-  unsigned char *buf = rpd_xmalloc(CHUNK);
+  const unsigned char *buf = NULL;
   uint64_t fed = 0, lines = 1;
   int rc = RPD_OK, n;
   yajl_status st = yajl_status_ok;
   char msg[256];
 
-  while ((n = rd(ctx, buf, CHUNK, fed)) > 0) {
+  while ((n = rd(ctx, &buf, fed)) > 0) {
     st = yajl_parse(h, buf, (size_t)n);
     if (st != yajl_status_ok) {
       size_t at = yajl_get_bytes_consumed(h);
@@ -690,7 +737,7 @@ static int json_run(imp *m, json_read_fn rd, void *ctx)
     }
     goto cleanup;
   }
-  if ((rc = jk_flush(m)))   /* issue 16: held counters */
+  if ((rc = jk_flush_paused(m)))   /* issue 16: held counters */
     goto cleanup;
   if (!fed) {
     rc = rpd_seterr(RPD_EPARSE, "empty file");
@@ -706,50 +753,10 @@ static int json_run(imp *m, json_read_fn rd, void *ctx)
 cleanup:
   jk_free(m);   /* issue 16 */
   yajl_free(h);
-  free(buf);
   js_clear_section(&j);
   for (int i = 0; i < j.capf; i++)
     rpd_buf_free(&j.f[i].val);
   free(j.f);
-  return rc;
-}
-
-/* The file being read: gzread (plain files pass through zlib unchanged);
- * progress in bytes of the file (compressed bytes for .gz). */
-typedef struct gzsrc {
-  gzFile gz;
-  imp *m;
-} gzsrc;
-
-static int gz_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
-{
-  gzsrc *src = ctx;
-  gzFile gz = src->gz;
-  int got = gzread(gz, buf, n), zerr = Z_OK;
-  if (got > 0) {
-    prog_at(src->m, (int64_t)gzoffset(gz));
-    return got;
-  }
-  const char *zmsg = gzerror(gz, &zerr);
-  if (got < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
-    rpd_seterr(RPD_EGZIP, "corrupt or truncated gzip stream after %" PRIu64
-               " bytes: %s", fed, zmsg ? zmsg : "read error");
-    return -1;
-  }
-  return 0;
-}
-
-int import_json(imp *m, const char *path)
-{
-  struct stat sb;
-  gzsrc src = { gzopen(path, "rb"), m };
-  if (!src.gz)
-    return rpd_seterr(RPD_EIO, "cannot read: %s", strerror(errno));
-  gzbuffer(src.gz, 1 << 17);
-  prog_begin(m, "reading JSON", 1, stat(path, &sb) ? -1 : (int64_t)sb.st_size);
-  int rc = json_run(m, gz_read, &src);
-  prog_end(m);
-  gzclose(src.gz);
   return rc;
 }
 
@@ -759,12 +766,13 @@ typedef struct membuf {
   size_t left;
 } membuf;
 
-static int mem_read(void *ctx, unsigned char *buf, unsigned n, uint64_t fed)
+/* The next 64 KiB of it, in place. */
+static int mem_read(void *ctx, const unsigned char **buf, uint64_t fed)
 {
   membuf *b = ctx;
   (void)fed;
-  size_t k = b->left < n ? b->left : n;
-  memcpy(buf, b->p, k);
+  size_t k = b->left < (1 << 16) ? b->left : (1 << 16);
+  *buf = b->p;
   b->p += k;
   b->left -= k;
   return (int)k;

@@ -69,6 +69,7 @@ static const char usage[] =
 #include "import.h"
 #include "kinds.h"   /* issue 16 */
 #include "check.h"
+#include "pipe.h"    /* issue 19: the JSON import's writer thread */
 
 enum { IN_JSON, IN_CSV, IN_DB, IN_V1 };
 
@@ -184,6 +185,16 @@ static int detect(const char *input, csvset *s, v1set *v, int *kind)
 
 /* The temp file OUT is built in (rpd_outfile: next to OUT, removed by
  * common/ on exit or a fatal signal); its journal is ours to remove. */
+/* A rocprofv3 JSON with the writer thread (pipe.c) running beside the
+ * parser: the same rows, ids and order as on one thread. */
+static int import_json_piped(imp *m, const char *in)
+{
+  int rc = pipe_begin(m);
+  if (!rc)
+    rc = import_json(m, in);
+  return pipe_end(m, rc);
+}
+
 static char *tmp_path;
 
 static void on_signal(int sig)
@@ -413,7 +424,7 @@ int main(int argc, char **argv)
     rc = w_prepare(&m);
   if (!rc) {
     if (kind == IN_JSON)   /* issue 16: rocprof v1 results.json (v1_json.c) */
-      rc = v1_json_is(in) ? import_v1_json(&m, in) : import_json(&m, in);
+      rc = v1_json_is(in) ? import_v1_json(&m, in) : import_json_piped(&m, in);
     else if (kind == IN_CSV)
       rc = import_csv(&m, &set);
     else if (kind == IN_V1) {

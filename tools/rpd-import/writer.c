@@ -8,6 +8,7 @@
 #include "rpd.h"
 #include "import.h"
 #include "check.h"
+#include "pipe.h"
 
 static size_t imap_slot(const imap *m, int64_t k)
 {
@@ -190,39 +191,37 @@ static void batch_text(batch *b, int col, const char *s)
   rpd_buf_add(&b->txt, s, strlen(s) + 1);
 }
 
-/* Bind row r of the batch into st at parameter offset base. */
-static void batch_bind(batch *b, sqlite3_stmt *st, int r, int base)
+/* Bind row r of the cells iv/toff/txt (ncols a row) into st at parameter
+ * offset base. */
+static void bind_row(sqlite3_stmt *st, int ncols, const int64_t *iv,
+                     const int *toff, const char *txt, int r, int base)
 {
-  for (int c = 0; c < b->ncols; c++) {
-    int i = r * b->ncols + c;
-    if (b->toff[i] < 0)
-      sqlite3_bind_int64(st, base + c + 1, b->iv[i]);
+  for (int c = 0; c < ncols; c++) {
+    int i = r * ncols + c;
+    if (toff[i] < 0)
+      sqlite3_bind_int64(st, base + c + 1, iv[i]);
     else
-      sqlite3_bind_text(st, base + c + 1, b->txt.s + b->toff[i], -1, SQLITE_STATIC);
+      sqlite3_bind_text(st, base + c + 1, txt + toff[i], -1, SQLITE_STATIC);
   }
 }
 
-/* Insert the collected rows. */
-static int batch_flush(imp *m, batch *b)
+int w_rows(imp *m, batch *b, int rows, const int64_t *iv, const int *toff,
+           const char *txt)
 {
-  int rc = RPD_OK, rows = b->n;
+  int rc = RPD_OK;
   int64_t done = 0;
-  if (!rows)
-    return RPD_OK;
   if (rows == BATCH_ROWS) {
     for (int r = 0; r < rows; r++)
-      batch_bind(b, b->many, r, r * b->ncols);
+      bind_row(b->many, b->ncols, iv, toff, txt, r, r * b->ncols);
     rc = run(m, b->many);
     done = sqlite3_changes(m->r->db);
   } else {
     for (int r = 0; r < rows && !rc; r++) {
-      batch_bind(b, b->one, r, 0);
+      bind_row(b->one, b->ncols, iv, toff, txt, r, 0);
       rc = run(m, b->one);
       done += sqlite3_changes(m->r->db);
     }
   }
-  b->n = 0;
-  rpd_buf_reset(&b->txt);
   if (rc)
     return rc;
   if (b->inserted)
@@ -232,19 +231,34 @@ static int batch_flush(imp *m, batch *b)
   return RPD_OK;
 }
 
+/* Insert the collected rows. */
+static int batch_flush(imp *m, batch *b)
+{
+  int rows = b->n;
+  if (!rows)
+    return RPD_OK;
+  int rc = w_rows(m, b, rows, b->iv, b->toff, b->txt.s);
+  b->n = 0;
+  rpd_buf_reset(&b->txt);
+  return rc;
+}
+
 /* The current row is complete. */
 static int batch_row(imp *m, batch *b)
 {
-  return ++b->n == BATCH_ROWS ? batch_flush(m, b) : RPD_OK;
+  if (++b->n < BATCH_ROWS)
+    return RPD_OK;
+  return pipe_on(m) ? m->pipe->take(m, b) : batch_flush(m, b);
 }
 
 int w_flush(imp *m)
 {
   batch *all[] = { &m->b_uarg, &m->b_op, &m->b_api, &m->b_apiop, &m->b_kapi, &m->b_capi };
-  int rc = RPD_OK;
+  int rc = pipe_pause(m);
   for (size_t i = 0; i < sizeof all / sizeof all[0] && !rc; i++)
     if (all[i]->ncols)
       rc = batch_flush(m, all[i]);
+  pipe_resume(m);
   return rc;
 }
 
@@ -337,7 +351,18 @@ void w_finalize(imp *m)
 
 int sid(imp *m, const char *s, int64_t *id)
 {
-  return rpd_strtab_id(m->str, s ? s : "", id);
+  if (!s)
+    s = "";
+  if (!pipe_on(m))
+    return rpd_strtab_id(m->str, s, id);
+  /* the writer thread has the connection: the cache, or pause it */
+  if (rpd_strtab_cached(m->str, s, id) == RPD_OK)
+    return RPD_OK;
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = rpd_strtab_id(m->str, s, id);
+  pipe_resume(m);
+  return rc;
 }
 
 /* The rocpd_ustring id of an api call's args: a new row unless empty. */
@@ -374,9 +399,13 @@ int w_kernel_name(imp *m, const char *full, const char *short_name,
   m->n_kname++;
   if (strchr(full, '('))
     m->n_kname_sig++;
-  sqlite3_bind_int64(m->kname, 1, *name_id);
-  sqlite3_bind_int64(m->kname, 2, short_id);
-  return run(m, m->kname);
+  if ((rc = pipe_pause(m)) == RPD_OK) {
+    sqlite3_bind_int64(m->kname, 1, *name_id);
+    sqlite3_bind_int64(m->kname, 2, short_id);
+    rc = run(m, m->kname);
+  }
+  pipe_resume(m);
+  return rc;
 }
 
 /* 1 if a row with these times passes rpd_check_trace's range checks
@@ -585,12 +614,16 @@ int w_meta_add(imp *m, const char *tag, const char *value)
 {
   if (!value || !*value)
     return RPD_OK;
-  return rpd_meta_add(m->r, tag, value);
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = rpd_meta_add(m->r, tag, value);
+  pipe_resume(m);
+  return rc;
 }
 
 int w_meta_int(imp *m, const char *tag, int64_t v)
 {
   char b[32];
   snprintf(b, sizeof b, "%" PRId64, v);
-  return rpd_meta_add(m->r, tag, b);
+  return w_meta_add(m, tag, b);
 }

@@ -1,0 +1,58 @@
+/* pipe.h - rpd-import: the writer thread (pipe.c).  While a pipe runs,
+ * full 64-row batches are handed to a second thread that binds and steps
+ * their INSERTs; the reading thread touches the output connection only
+ * while the pipe is paused (drained, the writer thread idle).  Internal.
+ *
+ * The writer and the readers reach the pipe only through the hooks below
+ * (m->pipe, NULL when none runs), so they link without pipe.c (the fuzz
+ * targets); main.c starts and stops it. */
+#ifndef RPD_IMPORT_PIPE_H
+#define RPD_IMPORT_PIPE_H
+
+#include "import.h"
+
+/* The head of pipe.c's state: what writer.c and the readers call. */
+struct wpipe {
+  /* hand the batch's collected rows to the writer thread (the batch is
+   * empty afterwards); the writer thread's first failure, or RPD_OK */
+  int (*take)(imp *m, batch *b);
+  /* wait until everything handed over is written; the connection is this
+   * thread's until the matching resume (nestable); first failure or OK */
+  int (*pause)(imp *m);
+  void (*resume)(imp *m);
+  int paused;               /* pause depth */
+};
+
+/* 1 if batches go to the writer thread now (a pipe runs, not paused). */
+static inline int pipe_on(const imp *m)
+{
+  return m->pipe && !m->pipe->paused;
+}
+
+/* pause / resume when a pipe runs; RPD_OK and nothing otherwise */
+static inline int pipe_pause(imp *m)
+{
+  return m->pipe ? m->pipe->pause(m) : RPD_OK;
+}
+
+static inline void pipe_resume(imp *m)
+{
+  if (m->pipe)
+    m->pipe->resume(m);
+}
+
+/* (pipe.c) Start the writer thread on m unless RPDTOOLS_IMPORT_THREADS=1
+ * or one CPU is online (then everything stays on the calling thread, as
+ * before; RPD_OK either way). */
+int pipe_begin(imp *m);
+/* (pipe.c) Stop it: with rc == RPD_OK every handed-over batch is written
+ * first, otherwise they are dropped.  Returns rc, or the writer thread's
+ * first failure (its message set) when rc was RPD_OK.  Safe without one. */
+int pipe_end(imp *m, int rc);
+
+/* (writer.c) Bind and step `rows` rows of table b's INSERT from the cells
+ * iv/toff/txt (a batch's layout), adding to b's counters. */
+int w_rows(imp *m, batch *b, int rows, const int64_t *iv, const int *toff,
+           const char *txt);
+
+#endif
