@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The message of the last failure; static, never NULL. */
-static char errbuf[2048];
+/* The message of the last failure, one per thread (a helper thread's
+ * failure never overwrites what another thread is reporting; code that
+ * fails on one thread and reports on another copies the text across).
+ * Never NULL. */
+static _Thread_local char errbuf[2048];
 
 const char *rpd_errmsg(void)
 {

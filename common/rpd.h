@@ -3,7 +3,7 @@
  * Conventions (see docs/common.md):
  *  - Every function that can fail returns an int status: RPD_OK (0) or one of
  *    the RPD_E* codes below.  The human-readable reason is kept in a
- *    per-process buffer read with rpd_errmsg(); it never contains the
+ *    per-thread buffer read with rpd_errmsg(); it never contains the
  *    program name or the file name (tools add those).
  *  - common/ never exits and never prints, except: out-of-memory aborts via
  *    rpd_xmalloc & co, and rpd_progress()/rpd_fail()/rpd_usage_error() which
@@ -44,8 +44,9 @@ enum {
   RPD_ERANGE,     /* value outside the trace / allowed range */
 };
 
-/* The message of the last failure in this process.  Static storage owned by
- * common/; valid until the next failing call. Never NULL. */
+/* The message of the last failure on the calling thread.  Thread-local
+ * storage owned by common/; valid until the thread's next failing call.
+ * Never NULL. */
 const char *rpd_errmsg(void);
 
 /* Set the last error message (printf format) and return rc, so that

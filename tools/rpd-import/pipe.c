@@ -49,6 +49,7 @@ typedef struct pipest {
   uint64_t posted, done;    /* jobs handed over / written; slot = n % NJOBS */
   int quit, drop;           /* stop when drained / drop what is queued */
   int rc;                   /* the writer thread's first failure */
+  char msg[1024];           /* ... and its message (rpd_errmsg is per thread) */
 } pipest;
 
 static void job_reset(job *j)
@@ -95,13 +96,22 @@ static void *writer_main(void *arg)
       rc = job_run(p->m, j);
     job_reset(j);
     pthread_mutex_lock(&p->mu);
-    if (rc && !p->rc)
+    if (rc && !p->rc) {
       p->rc = rc;
+      snprintf(p->msg, sizeof p->msg, "%s", rpd_errmsg());
+    }
     p->done++;
     pthread_cond_signal(&p->done_cv);
   }
   pthread_mutex_unlock(&p->mu);
   return NULL;
+}
+
+/* The writer thread's first failure (p->mu held): its code, with its
+ * message made this thread's last error. */
+static int writer_rc(pipest *p)
+{
+  return p->rc ? rpd_seterr(p->rc, "%s", p->msg) : RPD_OK;
 }
 
 /* Hand the job being filled over; wait until the next slot is free. */
@@ -112,7 +122,7 @@ static int post(pipest *p)
   pthread_cond_signal(&p->work);
   while (p->posted - p->done >= NJOBS)
     pthread_cond_wait(&p->done_cv, &p->mu);
-  int rc = p->rc;
+  int rc = writer_rc(p);
   pthread_mutex_unlock(&p->mu);
   return rc;
 }
@@ -125,7 +135,7 @@ static int drain(pipest *p)
   pthread_mutex_lock(&p->mu);
   while (p->done != p->posted)
     pthread_cond_wait(&p->done_cv, &p->mu);
-  int rc = p->rc;
+  int rc = writer_rc(p);
   pthread_mutex_unlock(&p->mu);
   return rc;
 }
