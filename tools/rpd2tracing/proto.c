@@ -699,6 +699,8 @@ static void event(conv *c, const char *cat, const track_info *t, txt name, int64
   te_name(s, q, name);
   te_arg(s, q, a, name);
   if (flow) pb_varint(&s->te, flow_end ? F_TE_TERMINATING_FLOW_IDS_OLD : F_TE_FLOW_IDS_OLD, flow);
+  for (size_t i = 0; i < c->nflow_from; i++)   /* an api call's own flows */
+    pb_varint(&s->te, F_TE_FLOW_IDS_OLD, (uint64_t)c->flow_from[i]);
   pkt_event(c, s);
   c->out.nevents++;
   if (dur >= 0) i64heap_push(&q->ends, ts + dur);
@@ -714,8 +716,9 @@ static void proto_instant(conv *c, const char *cat, const track_info *t, txt nam
   event(c, cat, t, name, ts, -1, a, 0, 0);
 }
 
-/* A flow starts at an instant on the api call's track, inside the call (as
- * the JSON's "s" event), and ends on the op slice (flow_on_op_slice). */
+/* A flow starts on the api call's own event (c->flow_from) and ends on the
+ * op slice (flow_on_op_slice); only a link out of api order starts at an
+ * instant on the call's track, inside the call (as the JSON's "s"). */
 static void proto_flow(conv *c, int64_t id, const track_info *t, int64_t ts, int end) {
   event(c, "api_op", t, txt_z("api_op"), ts, -1, NULL, (uint64_t)id, end);
 }
