@@ -461,6 +461,38 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
   fi
 fi
 
+# ---------------------------------------------------------------- bad times
+# A whole-file conversion checks the times of rocpd_api and rocpd_op on its
+# scans' way (no scan of its own at open): a bad row still gives
+# rpd_check_trace's one line, no output, the input unchanged; in both
+# formats, with one worker or two.
+bad_times() { # NAME SQL MESSAGE
+  cp mini.rpd bt.rpd
+  sqlite3 bt.rpd "$2"
+  _ck=$(cksum <bt.rpd)
+  for _o in bt.json bt.pftrace; do
+    for _th in 1 2; do
+      rm -f "$_o"
+      check_rc "$1 ($_o, $_th worker(s)): exit 1" 1 env RPD2TRACING_THREADS=$_th rpd2tracing bt.rpd "$_o" -q
+      check_eq "$1 ($_o, $_th worker(s)): the message" "rpd2tracing: cannot read 'bt.rpd': $3" "$(cat "$TESTDIR/stderr")"
+      check_eq "$1 ($_o, $_th worker(s)): no output" no "$([ -e "$_o" ] && echo yes || echo no)"
+    done
+  done
+  check_eq "$1: input unchanged" "$_ck" "$(cksum <bt.rpd)"
+}
+bad_times "api start not an integer" "UPDATE rocpd_api SET start = 'x' WHERE id = 3" \
+  "rocpd_api.start: 1 row is not an integer (text, real, blob or null); fix or delete it"
+bad_times "op gpuId negative" "UPDATE rocpd_op SET gpuId = -1 WHERE id = 2" \
+  "rocpd_op.gpuId: 1 row is not an integer in 0 .. 2^31-1; fix or delete it"
+bad_times "launching api ends before it starts" "UPDATE rocpd_api SET end = start - 1 WHERE id = 6" \
+  "rocpd_api.end: 1 row ends before it starts; fix or delete it"
+bad_times "launched op past 2^62" "UPDATE rocpd_op SET start = 4611686018427387905, end = 4611686018427387906 WHERE id = 4" \
+  "rocpd_op.start: 1 row outside 0 .. 2^62 ns; fix or delete it"
+cp mini.rpd bt.rpd
+sqlite3 bt.rpd "UPDATE rocpd_api SET start = 'x' WHERE id = 3"
+check_rc "bad times with --start: checked at open" 1 rpd2tracing bt.rpd bt.json -q --start 0
+check_eq "bad times with --start: the message" "rpd2tracing: cannot read 'bt.rpd': rocpd_api.start: 1 row is not an integer (text, real, blob or null); fix or delete it" "$(cat "$TESTDIR/stderr")"
+
 # ---------------------------------------------------------------- windows
 check_rc "--split 3" 0 rpd2tracing mini.rpd sp.json --split 3 -q
 check_eq "--split 3: three files that sort in time order" "sp.0001.json sp.0002.json sp.0003.json" "$(ls sp.*.json | tr '\n' ' ' | sed 's/ $//')"

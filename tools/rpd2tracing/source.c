@@ -1,4 +1,5 @@
 #include "tracing.h"
+#include "check.h"
 
 /* Prepare sql (formatted with sqlite3_mprintf %w for the args table) and bind
  * the time window to ?1/?2 when the statement has them. */
@@ -25,6 +26,28 @@ static int step_error(conv *c, int s) {
   return cerr(c->err, s == SQLITE_BUSY || s == SQLITE_LOCKED ? RPD_EBUSY : RPD_ESQL,
               "%s", sqlite3_errmsg(c->db));
 }
+/* 1 when the row's start and end (columns is, ie) are integers with
+ * 0 <= start <= end < RPD_TIME_LIMIT and its gpuId (column ig, unless < 0)
+ * an integer in 0 .. RPD_GPU_LIMIT-1: what rpd_check_trace asks of every
+ * rocpd_api and rocpd_op row, checked here on the scans' way instead of
+ * by a scan of its own before them. */
+static int row_sane(sqlite3_stmt *st, int is, int ie, int ig) {
+  if (sqlite3_column_type(st, is) != SQLITE_INTEGER || sqlite3_column_type(st, ie) != SQLITE_INTEGER)
+    return 0;
+  int64_t start = sqlite3_column_int64(st, is), end = sqlite3_column_int64(st, ie);
+  if (start < 0 || end < start || end >= RPD_TIME_LIMIT) return 0;
+  if (ig < 0) return 1;
+  int64_t gpu = sqlite3_column_int64(st, ig);
+  return sqlite3_column_type(st, ig) == SQLITE_INTEGER && gpu >= 0 && gpu < RPD_GPU_LIMIT;
+}
+
+/* Stop at a row that fails row_sane: main.c then runs rpd_check_trace
+ * for the message. */
+static int bad_row(conv *c) {
+  c->bad_row = 1;
+  return cerr(c->err, RPD_ERANGE, "a row with bad times");
+}
+
 /* ------------------------------------------------------------ sections */
 
 /* The track of a slice: a lane of its base track. */
@@ -105,6 +128,7 @@ int emit_apis(conv *c) {
       "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
       " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (c->check_rows && !row_sane(st, 3, 4, -1)) { rc = bad_row(c); break; }
     int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
     int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
     rpd_progress_rows(c->r, "api calls", "rocpd_api", sqlite3_column_int64(st, 0));   /* issue 15 */
@@ -195,6 +219,7 @@ int emit_ops(conv *c) {
     rc = prep(c, &st,
         "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (c->check_rows && !row_sane(st, 2, 3, 0)) { rc = bad_row(c); break; }
     int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
     int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
     rpd_progress_rows(c->r, "ops", "rocpd_op", sqlite3_column_int64(st, 6));   /* issue 15 */
@@ -243,6 +268,10 @@ int emit_links(conv *c) {
     int in_order = link_in_order(sqlite3_column_int64(st, 11), &max_api);
     if (sqlite3_column_type(st, 1) == SQLITE_NULL || sqlite3_column_type(st, 10) == SQLITE_NULL)
       continue;   /* a link to no api call or no op */
+    if (c->check_rows && !(row_sane(st, 4, 5, -1) && row_sane(st, 8, 9, 6))) {
+      rc = bad_row(c);
+      break;
+    }
     int64_t pid = sqlite3_column_int64(st, 2), tid = sqlite3_column_int64(st, 3);
     int64_t ts = sqlite3_column_int64(st, 4), aend = sqlite3_column_int64(st, 5);
     int64_t gpu = sqlite3_column_int64(st, 6), queue = sqlite3_column_int64(st, 7);

@@ -193,6 +193,9 @@ typedef struct conv {
    * being written (flow_starts()) */
   int64_t *flow_from;
   size_t nflow_from, flow_cap;
+  /* 1: the trace was opened unchecked and every rocpd_api / rocpd_op row
+   * the scans read is checked on the way (row_sane); bad_row: one was not */
+  int check_rows, bad_row;
 } conv;
 
 /* ------------------------------------------------------------ writers */
