@@ -176,6 +176,8 @@ typedef struct conv {
   struct conv *peer;        /* B: A (its gpus and t_end) */
   names strs;               /* rocpd_string */
   names labels;             /* the args table: marker frame labels */
+  int64_t label_at;         /* labels.look is on this row (label_on) */
+  int label_on;
   pairmap threads;          /* (pid, tid) of every api call */
   pairmap queues;           /* (gpuId, queueId) of every op */
   pairmap gpuset;           /* (gpuId, 0) */
