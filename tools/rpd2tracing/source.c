@@ -281,16 +281,17 @@ int emit_links(conv *c) {
     if (!api_in && !op_in) continue;
     if (api_in && op_in) {   /* both ends in the window (or file) */
       int64_t from = aend - ts >= 4000 ? aend - 2000 : ts + (aend - ts) / 2;
-      int64_t lane = 0;
-      track_info ta = {pid, tid, tid, TRACK_API, 0}, to = {gpu, queue, queue, TRACK_OP, 0};
-      if (idmap_get(&c->peer->oplane, sqlite3_column_int64(st, 10), &lane)) {
-        to.tid = lane & 0xffffffff;
-        to.lane = (uint32_t)(lane >> 32);
-      }
+      track_info ta = {pid, tid, tid, TRACK_API, 0};
       if (ostart < from) from = ostart > ts ? ostart : ts;   /* not after the op starts */
       if (c->w->flow_on_op_slice) {
         if (!in_order) c->w->flow(c, sqlite3_column_int64(st, 10), &ta, from, 0);
       } else {
+        track_info to = {gpu, queue, queue, TRACK_OP, 0};
+        int64_t lane = 0;
+        if (idmap_get(&c->peer->oplane, sqlite3_column_int64(st, 10), &lane)) {
+          to.tid = lane & 0xffffffff;
+          to.lane = (uint32_t)(lane >> 32);
+        }
         c->w->flow(c, xid, &ta, from, 0);
         c->w->flow(c, xid, &to, ostart, 1);
       }
