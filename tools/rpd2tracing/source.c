@@ -72,6 +72,7 @@ static int flows_possible(conv *c);
 typedef struct links {
   sqlite3_stmt *st;
   int row;                  /* st is on a row */
+  int windowed;             /* column 2: the op starts in the window */
   int64_t max_api;
 } links;
 
@@ -82,7 +83,7 @@ static int links_step(conv *c, links *l) {
 }
 
 static int links_open(conv *c, links *l) {
-  int windowed = c->lo != INT64_MIN || c->hi != INT64_MAX;
+  int windowed = l->windowed = c->lo != INT64_MIN || c->hi != INT64_MAX;
   int v = flows_possible(c);
   l->max_api = INT64_MIN;
   if (v < 0) return cerr(c->err, RPD_ESQL, "%s", sqlite3_errmsg(c->db));
@@ -90,7 +91,7 @@ static int links_open(conv *c, links *l) {
   int rc = prep(c, &l->st, windowed
       ? "SELECT X.api_id, X.op_id, O.start BETWEEN ?1 AND ?2 FROM rocpd_api_ops X"
         " LEFT JOIN rocpd_op O ON O.id = X.op_id ORDER BY X.id"
-      : "SELECT api_id, op_id, 1 FROM rocpd_api_ops ORDER BY id");
+      : "SELECT api_id, op_id FROM rocpd_api_ops ORDER BY id");
   return rc == RPD_OK ? links_step(c, l) : rc;
 }
 
@@ -100,7 +101,7 @@ static int links_next(conv *c, links *l, int64_t id) {
   c->nflow_from = 0;
   while (rc == RPD_OK && l->row && sqlite3_column_int64(l->st, 0) <= id) {
     int64_t api = sqlite3_column_int64(l->st, 0);
-    if (link_in_order(api, &l->max_api) && api == id && sqlite3_column_int(l->st, 2)) {
+    if (link_in_order(api, &l->max_api) && api == id && (!l->windowed || sqlite3_column_int(l->st, 2))) {
       if (c->nflow_from == c->flow_cap) {
         c->flow_cap = c->flow_cap ? c->flow_cap * 2 : 16;
         c->flow_from = rpd_xrealloc(c->flow_from, c->flow_cap * sizeof *c->flow_from);
