@@ -48,4 +48,68 @@ static const char *evline_args(const char *name, const char *args) {
   return args;
 }
 
+/* A slice for bind_points: its track (k1, k2) and [ts, end] in ns. */
+typedef struct bspan { long long k1, k2, ts, end; } bspan;
+/* A flow point on track (k1, k2) at ts; bind_points sets bound to the
+ * start of the deepest slice of its track that contains ts (the slice a
+ * flow end point binds to, as Perfetto: "s", "f" with bp e, flow_ids on a
+ * slice's begin), or to BP_LOOSE when none does. */
+typedef struct bpoint { long long k1, k2, ts, bound; size_t idx; } bpoint;
+#define BP_LOOSE (-1LL - 0x7fffffffffffffffLL)
+
+static int bkey_cmp(long long a1, long long a2, long long b1, long long b2) {
+  if (a1 != b1) return a1 < b1 ? -1 : 1;
+  return a2 < b2 ? -1 : a2 > b2;
+}
+static int bspan_cmp(const void *pa, const void *pb) {
+  const bspan *a = pa, *b = pb;
+  int k = bkey_cmp(a->k1, a->k2, b->k1, b->k2);
+  if (k) return k;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return a->end > b->end ? -1 : a->end < b->end;   /* the parent first */
+}
+static int bpoint_cmp(const void *pa, const void *pb) {
+  const bpoint *a = pa, *b = pb;
+  int k = bkey_cmp(a->k1, a->k2, b->k1, b->k2);
+  return k ? k : (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+/* Bind every point (sorted in place, as the spans) with one sweep per
+ * track: a stack of the slices open at the point.  Returns the number of
+ * loose points (idx: the caller's, kept). */
+static long long bind_points(bspan *sp, size_t ns, bpoint *pt, size_t np) {
+  size_t i = 0, depth = 0, *stack = malloc((ns + 1) * sizeof *stack);
+  long long loose = 0;
+  if (!stack) { fputs(EVLINE_PROG ": out of memory\n", stderr); exit(2); }
+  if (ns) qsort(sp, ns, sizeof *sp, bspan_cmp);
+  if (np) qsort(pt, np, sizeof *pt, bpoint_cmp);
+  for (size_t j = 0; j < np; j++) {
+    bpoint *p = &pt[j];
+    while (i < ns && (bkey_cmp(sp[i].k1, sp[i].k2, p->k1, p->k2) < 0 ||
+                      (!bkey_cmp(sp[i].k1, sp[i].k2, p->k1, p->k2) && sp[i].ts <= p->ts))) {
+      if (depth && bkey_cmp(sp[stack[depth - 1]].k1, sp[stack[depth - 1]].k2, sp[i].k1, sp[i].k2))
+        depth = 0;
+      while (depth && sp[stack[depth - 1]].end < sp[i].ts) depth--;
+      stack[depth++] = i++;
+    }
+    if (depth && bkey_cmp(sp[stack[depth - 1]].k1, sp[stack[depth - 1]].k2, p->k1, p->k2))
+      depth = 0;
+    while (depth && sp[stack[depth - 1]].end < p->ts) depth--;
+    p->bound = depth ? sp[stack[depth - 1]].ts : BP_LOOSE;
+    loose += !depth;
+  }
+  free(stack);
+  return loose;
+}
+
+#endif
+
+#ifndef EVLINE_FLOW
+#define EVLINE_FLOW
+/* "TS" of a bound point (or "loose@TS") into out. */
+static const char *bound_text(long long bound, long long ts, char *out, size_t n) {
+  if (bound == BP_LOOSE) snprintf(out, n, "loose@%lld", ts);
+  else snprintf(out, n, "%lld", bound);
+  return out;
+}
 #endif

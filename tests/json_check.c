@@ -24,7 +24,8 @@
  * With --events OUT, every event as one line into OUT (unsorted; see
  * proto_check.c for the format): X, i and C events with their times in ns,
  * tracks as "process name/thread name", args as KEY=VALUE;, and a line per
- * flow ("s" and "f" of one id).
+ * flow ("s" and "f" of one id, each as the start of the X event it binds
+ * to), and on stdout flow_loose N: "s" or "f" events inside no X event.
  * Exit 0 when the file is valid JSON, 1 (message on stderr) when not. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,7 @@ typedef struct state {
 typedef struct jev {
   char kind;
   char *cat, *name, *args, *pid, *tid;
-  long long ts, dur, id;
+  long long ts, dur, id, bound;   /* bound: s/f, the slice's start */
 } jev;
 
 /* An "X" event: its track and its interval in ns (parsed from the text). */
@@ -211,7 +212,7 @@ static void record_event(state *s, const char *ph) {
   tbuf nb = {0};
   if (s->name) tbuf_esc(&nb, s->name, strlen(s->name));
   s->evs[s->nevs++] = (jev){ph[0], sdup(s->cat), nb.p ? nb.p : sdup(""), sdup(s->args.p), sdup(s->pid),
-                            sdup(s->tid), us_text_ns(s->ts), us_text_ns(s->dur), s->id};
+                            sdup(s->tid), us_text_ns(s->ts), us_text_ns(s->dur), s->id, 0};
 }
 
 static void finish_event(state *s) {
@@ -423,8 +424,24 @@ static int cmp_jev_id(const void *a, const void *b) {
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The event lines of --events: the same as proto_check --events. */
-static void print_events(state *s) {
+/* Bind the flow points v[0..n) to the deepest X event of their (pid, tid)
+ * open at their ts (as Perfetto binds "s" and "f" with bp e); the number
+ * that bind to none. */
+static long long bind_flows(state *s, jev **v, size_t n) {
+  bspan *sp = xrealloc(NULL, (s->nx + 1) * sizeof *sp);
+  bpoint *pt = xrealloc(NULL, (n + 1) * sizeof *pt);
+  for (size_t i = 0; i < s->nx; i++) sp[i] = (bspan){s->xs[i].pid, s->xs[i].tid, s->xs[i].ts, s->xs[i].end};
+  for (size_t i = 0; i < n; i++) pt[i] = (bpoint){atoll(v[i]->pid), atoll(v[i]->tid), v[i]->ts, 0, i};
+  long long loose = bind_points(sp, s->nx, pt, n);
+  for (size_t i = 0; i < n; i++) v[pt[i].idx]->bound = pt[i].bound;
+  free(sp);
+  free(pt);
+  return loose;
+}
+
+/* The event lines of --events: the same as proto_check --events; the
+ * number of flow points that bind to no slice. */
+static long long print_events(state *s) {
   char k1[400], k2[400];
   jev **sv = xrealloc(NULL, (s->nevs + 1) * sizeof *sv), **fv = xrealloc(NULL, (s->nevs + 1) * sizeof *fv);
   size_t ns = 0, nf = 0;
@@ -447,6 +464,7 @@ static void print_events(state *s) {
       fv[nf++] = e;
     }
   }
+  long long loose = bind_flows(s, sv, ns) + bind_flows(s, fv, nf);
   if (ns) qsort(sv, ns, sizeof *sv, cmp_jev_id);
   if (nf) qsort(fv, nf, sizeof *fv, cmp_jev_id);
   for (size_t i = 0, j = 0; i < ns && j < nf;) {
@@ -454,7 +472,9 @@ static void print_events(state *s) {
     if (sv[i]->id > fv[j]->id) { j++; continue; }
     jtrack(s, sv[i], k1, sizeof k1);
     jtrack(s, fv[j], k2, sizeof k2);
-    fprintf(s->evout, "F %lld %s -> %lld %s\n", sv[i]->ts, k1, fv[j]->ts, k2);
+    char b1[48], b2[48];
+    fprintf(s->evout, "F %s %s -> %s %s\n", bound_text(sv[i]->bound, sv[i]->ts, b1, sizeof b1), k1,
+            bound_text(fv[j]->bound, fv[j]->ts, b2, sizeof b2), k2);
     i++;
     j++;
   }
@@ -465,6 +485,7 @@ static void print_events(state *s) {
   free(s->evs);
   free(sv);
   free(fv);
+  return loose;
 }
 
 int main(int argc, char **argv) {
@@ -516,7 +537,7 @@ int main(int argc, char **argv) {
   printf("unnamed_thread %lld\n", unnamed(&s.threads, &s.named_threads));
   printf("no_cat %lld\n", s.no_cat);
   if (s.evout) {
-    print_events(&s);
+    printf("flow_loose %lld\n", print_events(&s));
     if (fclose(s.evout)) { fputs("json_check: cannot write the event lines\n", stderr); return 1; }
     table_free(&s.pname);
     table_free(&s.tname);

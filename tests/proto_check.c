@@ -31,7 +31,11 @@
  *   X CAT TS DUR PROCESS/TRACK<tab>NAME<tab>KEY=VALUE;   (ns; tab, newline,
  *   i CAT TS PROCESS/TRACK<tab>NAME<tab>KEY=VALUE;        backslash escaped)
  *   C PID SERIES TS VALUE
- *   F TS PROCESS/TRACK -> TS PROCESS/TRACK                a flow's two ends
+ *   F TS PROCESS/TRACK -> TS PROCESS/TRACK                a flow's two ends,
+ *     each as the start of the slice it binds to (the deepest of its track
+ *     open at the point: for a flow on a slice's begin, that slice), or
+ *     loose@TS when none is open; with --events also
+ *   flow_loose N                  flow points that bind to no slice
  * Exit 0 when the file decodes, 1 (message on stderr) when not. */
 #include <stdint.h>
 #include <stdio.h>
@@ -152,7 +156,7 @@ typedef struct slice { uint64_t uuid; long long ts, end; size_t order; int is_en
 typedef struct evline { char kind; char *cat, *name, *args; long long ts, dur; uint64_t uuid; } evline;
 
 /* One end of a flow: its id, time and track. */
-typedef struct fpoint { uint64_t id; long long ts; uint64_t uuid; } fpoint;
+typedef struct fpoint { uint64_t id; long long ts; uint64_t uuid; long long bound; } fpoint;
 typedef struct fpoints { fpoint *v; size_t n, cap; } fpoints;
 
 
@@ -168,12 +172,14 @@ static struct {
   FILE *events;             /* --events */
   evline *evs; size_t nevs, evcap;
   fpoints fsp, fep;
+  size_t nbegins;            /* after nesting(): the begins first */
+  long long loose;          /* --events: flow points on no slice */
 } S;
 
 static void flow_point(fpoints *f, uint64_t id, long long ts, uint64_t uuid) {
   if (!S.events) return;
   if (f->n == f->cap) f->v = xrealloc(f->v, (f->cap = f->cap ? f->cap * 2 : 256) * sizeof *f->v);
-  f->v[f->n++] = (fpoint){id, ts, uuid};
+  f->v[f->n++] = (fpoint){id, ts, uuid, 0};
 }
 
 static char *dupz(const char *t, size_t n) {
@@ -482,6 +488,7 @@ static long long nesting(void) {
   free(open);
   for (size_t i = 0; i < S.nslices; i++)   /* the begins, still in order */
     if (!S.slices[i].is_end) S.slices[n++] = S.slices[i];
+  S.nbegins = n;
   for (size_t i = 0; i < n; i++) {
     slice *e = &S.slices[i];
     if (e->end < 0) continue;
@@ -513,6 +520,24 @@ static int cmp_fpoint(const void *a, const void *b) {
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Bind each flow point of f to the deepest slice of its track open at its
+ * time (after nesting(): the first S.nbegins slices are the begins with
+ * their ends); the number that bind to none. */
+static long long bind_flows(fpoints *f) {
+  bspan *sp = xrealloc(NULL, (S.nbegins + 1) * sizeof *sp);
+  bpoint *pt = xrealloc(NULL, (f->n + 1) * sizeof *pt);
+  size_t ns = 0;
+  for (size_t i = 0; i < S.nbegins; i++)
+    if (S.slices[i].end >= 0)
+      sp[ns++] = (bspan){(long long)S.slices[i].uuid, 0, S.slices[i].ts, S.slices[i].end};
+  for (size_t i = 0; i < f->n; i++) pt[i] = (bpoint){(long long)f->v[i].uuid, 0, f->v[i].ts, 0, i};
+  long long loose = bind_points(sp, ns, pt, f->n);
+  for (size_t i = 0; i < f->n; i++) f->v[pt[i].idx].bound = pt[i].bound;
+  free(sp);
+  free(pt);
+  return loose;
+}
+
 /* The event lines of --events (after nesting(): slices know their ends). */
 static void print_events(void) {
   char k1[300], k2[300];
@@ -529,6 +554,7 @@ static void print_events(void) {
     free(e->name);
     free(e->args);
   }
+  S.loose = bind_flows(&S.fsp) + bind_flows(&S.fep);
   if (S.fsp.n) qsort(S.fsp.v, S.fsp.n, sizeof *S.fsp.v, cmp_fpoint);
   if (S.fep.n) qsort(S.fep.v, S.fep.n, sizeof *S.fep.v, cmp_fpoint);
   for (size_t i = 0, j = 0; i < S.fsp.n && j < S.fep.n;) {
@@ -536,7 +562,9 @@ static void print_events(void) {
     if (S.fsp.v[i].id > S.fep.v[j].id) { j++; continue; }
     track_key(S.fsp.v[i].uuid, k1, sizeof k1);
     track_key(S.fep.v[j].uuid, k2, sizeof k2);
-    fprintf(S.events, "F %lld %s -> %lld %s\n", S.fsp.v[i].ts, k1, S.fep.v[j].ts, k2);
+    char b1[48], b2[48];
+    fprintf(S.events, "F %s %s -> %s %s\n", bound_text(S.fsp.v[i].bound, S.fsp.v[i].ts, b1, sizeof b1),
+            k1, bound_text(S.fep.v[j].bound, S.fep.v[j].ts, b2, sizeof b2), k2);
     i++;
     j++;
   }
@@ -627,6 +655,7 @@ int main(int argc, char **argv) {
   }
   printf("flows %lld\n", flows);
   printf("flow_unmatched %lld\n", unmatched());
+  if (S.events) printf("flow_loose %lld\n", S.loose);
   printf("nesting %lld\n", nest);
   printf("unnamed %lld\n", unnamed());
   printf("bad %lld\n", S.bad);

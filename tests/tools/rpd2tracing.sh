@@ -375,6 +375,8 @@ same_events() {
       ok "$_n: protobuf = JSON event by event ($(wc -l <se.jes) events and flows)"
     else notok "$_n: protobuf = JSON event by event" "$(diff se.jes se.pes | head -4 | tr '\n\t' '  ')"; fi
   else notok "$_n: event lines" "$(cat se.err)"; fi
+  check_eq "$_n: every flow end point binds to a slice (JSON, protobuf)" "flow_loose 0 flow_loose 0" \
+    "$("$JC" se.json --events /dev/null | grep '^flow_loose') $("$PC" se.pftrace --events /dev/null | grep '^flow_loose')"
   check_eq "$_n: protobuf nests, names, flows matched" \
     "flow_unmatched 0 nesting 0 unnamed 0 bad 0" \
     "$(grep -E '^(flow_unmatched|nesting|unnamed|bad) ' se.pc | tr '\n' ' ' | sed 's/ $//')"
@@ -390,12 +392,30 @@ check_rc ".pftrace.gz OUT" 0 rpd2tracing mini.rpd p.pftrace.gz -q
 check_eq ".pftrace.gz decompresses to the same" "$(cksum <p.pftrace)" "$(gzip -dc p.pftrace.gz | cksum)"
 "$PC" p.pftrace >p.pc 2>p.err
 check_eq "protobuf: slices per category (4 ops, 5 api, 2 frames)" \
-  "cat X/api 5 cat X/copy 1 cat X/kernel 3 cat X/marker_frame 2 cat i/api_op 4 cat i/marker 1" \
+  "cat X/api 5 cat X/copy 1 cat X/kernel 3 cat X/marker_frame 2 cat i/marker 1" \
   "$(grep '^cat ' p.pc | tr '\n' ' ' | sed 's/ $//')"
 check_eq "protobuf: counters" "counter 0 Idle 3 counter 0 QueueDepth 5 counter 0 sclk 3 counter 1 Idle 5 counter 1 QueueDepth 5" \
   "$(grep '^counter ' p.pc | tr '\n' ' ' | sed 's/ $//')"
 check_eq "protobuf: op start exact (12.000 us)" "tsrange X/copy 12.000 12.000" "$(grep '^tsrange X/copy' p.pc)"
 same_events mini.rpd "mini"
+# Each flow goes from its api call's own slice (not the UserMarker around
+# it, [1000, 100000]: the 1 us call at 2000 is where the reference's "s", 2 us
+# before the call's end, would bind to the marker) to its op's slice.
+MINI_FLOWS="F 10000 Process 100/Hip 101 -> 12000 GPU1/Queue 2|F 2000 Process 100/Hip 101 -> 5000 GPU0/Queue 0|F 30000 Process 100/Hip 102 -> 200000 GPU1/Queue 0|F 4000 Process 100/Hip 101 -> 8000 GPU0/Queue 0"
+"$JC" mini.json --events fl.je >/dev/null
+"$PC" p.pftrace --events fl.pe >/dev/null
+check_eq "JSON flows: api call slice -> op slice" "$MINI_FLOWS" "$(grep '^F' fl.je | sort | tr '\n' '|' | sed 's/|$//')"
+check_eq "protobuf flows: api call slice -> op slice" "$MINI_FLOWS" "$(grep '^F' fl.pe | sort | tr '\n' '|' | sed 's/|$//')"
+check_eq "protobuf: flows start on the api slices (flow_ids on 4 begins, no flow instant)" "4 0" \
+  "$(grep -c '^F' fl.pe) $(grep -c '^cat i/api_op' p.pc)"
+# rocpd_api_ops out of api order: the row of api 3 comes after api 5's; its
+# flow starts at an instant inside the call in the protobuf, the same flows
+cp mini.rpd ooo.rpd
+sqlite3 ooo.rpd "DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops(id, api_id, op_id) VALUES (1, 2, 1), (2, 5, 3), (3, 3, 2), (4, 6, 4);"
+same_events ooo.rpd "api_ops out of order"
+rpd2tracing ooo.rpd ooo.pftrace -q && "$PC" ooo.pftrace --events ooo.pe >ooo.pc
+check_eq "api_ops out of order: the same flows, one from an instant" "$MINI_FLOWS cat i/api_op 1" \
+  "$(grep '^F' ooo.pe | sort | tr '\n' '|' | sed 's/|$//') $(grep '^cat i/api_op' ooo.pc)"
 same_events lanes.rpd "lanes"
 # (in hsa.rpd the HSA track of tid 101 is tid 102, a Hip thread too: one JSON
 # track with two names, two tracks in the protobuf; hsa2 keeps them apart)
@@ -405,7 +425,7 @@ same_events hsa2.rpd "hsa"
 if command -v protoc >/dev/null 2>&1; then
   if protoc -I"$PROTO_DIR" --decode=perfetto.protos.Trace perfetto_trace.proto <p.pftrace >p.txt 2>p.err; then
     ok "protoc --decode reads the protobuf"
-    check_eq "protoc: 11 slice begins and ends, 5 instants, 21 counter points" "11 11 5 21" \
+    check_eq "protoc: 11 slice begins and ends, 1 instant (no flow instants: flows start on the api slices), 21 counter points" "11 11 1 21" \
       "$(grep -c TYPE_SLICE_BEGIN p.txt) $(grep -c TYPE_SLICE_END p.txt) $(grep -c TYPE_INSTANT p.txt) $(grep -c TYPE_COUNTER p.txt)"
     check_eq "protoc: one sequence per track, each with an incremental clock and its track as default" \
       "$(grep -c 'track_descriptor {' p.txt) $(grep -c 'is_incremental: true' p.txt) $(grep -c 'timestamp_clock_id: 64' p.txt)" \
@@ -440,6 +460,38 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
     done
   fi
 fi
+
+# ---------------------------------------------------------------- bad times
+# A whole-file conversion checks the times of rocpd_api and rocpd_op on its
+# scans' way (no scan of its own at open): a bad row still gives
+# rpd_check_trace's one line, no output, the input unchanged; in both
+# formats, with one worker or two.
+bad_times() { # NAME SQL MESSAGE
+  cp mini.rpd bt.rpd
+  sqlite3 bt.rpd "$2"
+  _ck=$(cksum <bt.rpd)
+  for _o in bt.json bt.pftrace; do
+    for _th in 1 2; do
+      rm -f "$_o"
+      check_rc "$1 ($_o, $_th worker(s)): exit 1" 1 env RPD2TRACING_THREADS=$_th rpd2tracing bt.rpd "$_o" -q
+      check_eq "$1 ($_o, $_th worker(s)): the message" "rpd2tracing: cannot read 'bt.rpd': $3" "$(cat "$TESTDIR/stderr")"
+      check_eq "$1 ($_o, $_th worker(s)): no output" no "$([ -e "$_o" ] && echo yes || echo no)"
+    done
+  done
+  check_eq "$1: input unchanged" "$_ck" "$(cksum <bt.rpd)"
+}
+bad_times "api start not an integer" "UPDATE rocpd_api SET start = 'x' WHERE id = 3" \
+  "rocpd_api.start: 1 row is not an integer (text, real, blob or null); fix or delete it"
+bad_times "op gpuId negative" "UPDATE rocpd_op SET gpuId = -1 WHERE id = 2" \
+  "rocpd_op.gpuId: 1 row is not an integer in 0 .. 2^31-1; fix or delete it"
+bad_times "launching api ends before it starts" "UPDATE rocpd_api SET end = start - 1 WHERE id = 6" \
+  "rocpd_api.end: 1 row ends before it starts; fix or delete it"
+bad_times "launched op past 2^62" "UPDATE rocpd_op SET start = 4611686018427387905, end = 4611686018427387906 WHERE id = 4" \
+  "rocpd_op.start: 1 row outside 0 .. 2^62 ns; fix or delete it"
+cp mini.rpd bt.rpd
+sqlite3 bt.rpd "UPDATE rocpd_api SET start = 'x' WHERE id = 3"
+check_rc "bad times with --start: checked at open" 1 rpd2tracing bt.rpd bt.json -q --start 0
+check_eq "bad times with --start: the message" "rpd2tracing: cannot read 'bt.rpd': rocpd_api.start: 1 row is not an integer (text, real, blob or null); fix or delete it" "$(cat "$TESTDIR/stderr")"
 
 # ---------------------------------------------------------------- windows
 check_rc "--split 3" 0 rpd2tracing mini.rpd sp.json --split 3 -q

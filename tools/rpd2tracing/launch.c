@@ -42,22 +42,52 @@ typedef struct launch_pass {
   int32_t *queue_gpu;       /* conv.queues index -> gq index */
 } launch_pass;
 
+/* The cursor of the marker labels on args row id (c->labels.look: the rows
+ * with id >= ?1 in id order).  Frames come in time order and their
+ * markers' args ids mostly ascend: the cursor steps forward (up to
+ * LABEL_STEPS rows) instead of a look-up from the root per frame, and is
+ * bound again only when the id is behind it or far ahead.  1 when it is
+ * on row id, 0 when no row has that id, -1 on error. */
+#define LABEL_STEPS 64
+static int label_seek(conv *c, int64_t id) {
+  sqlite3_stmt *look = c->labels.look;
+  int s = SQLITE_ROW, steps = 0;
+  if (!c->label_on || c->label_at > id || id - c->label_at > LABEL_STEPS) {
+    sqlite3_reset(look);
+    sqlite3_bind_int64(look, 1, id);
+    c->label_on = 0;
+    s = sqlite3_step(look);
+  } else if (c->label_at == id) {
+    return 1;
+  } else {
+    s = sqlite3_step(look);
+  }
+  for (;;) {
+    if (s != SQLITE_ROW) {
+      c->label_on = 0;
+      return s == SQLITE_DONE ? 0 : -1;
+    }
+    c->label_on = 1;
+    c->label_at = sqlite3_column_int64(look, 0);
+    if (c->label_at >= id) return c->label_at == id;
+    if (++steps > LABEL_STEPS) return label_seek(c, id);   /* rebinds: the id is behind it */
+    s = sqlite3_step(look);
+  }
+}
+
 /* Write the frame once per GPU queue it touched, named by its marker label. */
 static int frame_emit(conv *c, gpu_frame *f) {
   sqlite3_stmt *look = c->labels.look;
   char desc[64];
   const char *name = "";
   size_t nlen = 0;
-  int s;
+  int k;
   if (!f->active) return RPD_OK;
   f->active = 0;
-  /* labels are mostly distinct: looked up each time, not cached */
-  sqlite3_bind_int64(look, 1, f->args_id);
-  if ((s = sqlite3_step(look)) == SQLITE_ROW) {
-    name = col_text(look, 0);
-    nlen = (size_t)sqlite3_column_bytes(look, 0);
-  } else if (s != SQLITE_DONE) {
-    return name_error(c, &c->labels);
+  if ((k = label_seek(c, f->args_id)) < 0) return name_error(c, &c->labels);
+  if (k) {
+    name = col_text(look, 1);
+    nlen = (size_t)sqlite3_column_bytes(look, 1);
   }
   memcpy(desc, "UserMarker frame: ", 18);
   memcpy(w_i64(desc + 18, f->ops), " ops", 5);
@@ -71,7 +101,6 @@ static int frame_emit(conv *c, gpu_frame *f) {
     c->n_frame++;
   }
   f->nqueues = 0;
-  sqlite3_reset(look);
   return RPD_OK;
 }
 

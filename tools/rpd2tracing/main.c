@@ -15,6 +15,7 @@
  * writer.  See docs/rpd2tracing.md for the event layout and the differences from the
  * reference tools/rpd2tracing.py. */
 #include "tracing.h"
+#include "check.h"
 
 static const char usage[] =
 "usage: rpd2tracing FILE[.gz] [OUT] [--start T] [--end T] [--format F]\n"
@@ -309,6 +310,15 @@ static int64_t warn_bytes(void) {
   return e && *e ? strtoll(e, NULL, 10) : WARN_BYTES;
 }
 
+/* 1 when the rows' times are checked by the scans (row_sane) rather than
+ * by rpd_check_trace's scan at open: a whole-file conversion, whose scans
+ * read every row of rocpd_api and rocpd_op before their times are used.
+ * With --start/--end/--split/--max-size the span and windows are computed
+ * from the times first: those open checked. */
+static int checks_on_the_way(const opts *o) {
+  return !o->start && !o->end && !o->split && !o->max_size;
+}
+
 /* Convert the events starting in [lo, hi] into out (t_end: where the
  * counters end; from_scans: the scans find it); *bytes is its size before
  * compression.  Returns the exit code. */
@@ -326,12 +336,18 @@ static int write_one(conv *c, conv *cb, const opts *o, const char *out, int64_t 
   c->t_end = t_end;
   c->t_from_scans = from_scans;
   c->w = writer_for(o, out);
+  c->check_rows = cb->check_rows = checks_on_the_way(o);
   if ((ret = open_sink(&c->out, out, o->in))) return ret;
   c->w->begin(&c->out, o->array);
   rc = convert(c, cb);
   c->w->finish(&c->out, o->array);
   free(c->gpus);
   c->gpus = NULL;
+  if (rc != RPD_OK && (c->bad_row || cb->bad_row) && rpd_check_trace(r) != RPD_OK) {
+    rpd_fail("cannot read '%s': %s", o->in, rpd_errmsg());   /* as rpd_open_or_report */
+    close_sink(&c->out, out, 0);
+    return 1;
+  }
   if (rc != RPD_OK) {
     rpd_fail("cannot read '%s': %s", o->in, c->err);
     close_sink(&c->out, out, 0);
@@ -441,7 +457,11 @@ int main(int argc, char **argv) {
     ret = rpd_usage_error("output '%s' is the input file", out);
     goto done;
   }
-  if (rpd_open_or_report(&c.r, o.in, NULL, RPD_READ | RPD_CHECKED) != RPD_OK) { ret = 1; goto done; }
+  if (rpd_open_or_report(&c.r, o.in, NULL, RPD_READ | (checks_on_the_way(&o) ? 0 : RPD_CHECKED)) !=
+      RPD_OK) {
+    ret = 1;
+    goto done;
+  }
   if (rpd_opclass_load(c.r, &trace_opclass) != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());
     goto done;

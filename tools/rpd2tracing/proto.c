@@ -500,16 +500,40 @@ static void pkt_event(conv *c, pstate *s) {
   s->pkt.len = 0;
 }
 
+/* An END packet of sequence q at e, encoded straight into the sink: the
+ * bytes pkt_begin, pkt_ts and pkt_event would write for a TrackEvent that
+ * is only {type: TYPE_SLICE_END} (a third of the packets). */
+static void end_packet(conv *c, pseq *q, int64_t e) {
+  sink *k = &c->out;
+  uint8_t b[48], *p = b + 2;   /* room for the packet header */
+  p += put_varint(p, F_PKT_SEQ_ID << 3 | WIRE_VARINT);
+  p += put_varint(p, q->id);
+  if (e >= q->clock) {
+    p += put_varint(p, F_PKT_TIMESTAMP << 3 | WIRE_VARINT);
+    p += put_varint(p, (uint64_t)(e - q->clock));
+    q->clock = e;
+  } else {
+    p += put_varint(p, F_PKT_CLOCK_ID << 3 | WIRE_VARINT);
+    p += put_varint(p, PF_CLOCK_BOOTTIME);
+    p += put_varint(p, F_PKT_TIMESTAMP << 3 | WIRE_VARINT);
+    p += put_varint(p, (uint64_t)e);
+  }
+  *p++ = F_PKT_TRACK_EVENT << 3 | WIRE_LEN;
+  *p++ = 2;
+  *p++ = F_TE_TYPE << 3 | WIRE_VARINT;
+  *p++ = TYPE_SLICE_END;
+  size_t body = (size_t)(p - b - 2);   /* < 128: a one-byte length */
+  b[0] = F_TRACE_PACKET << 3 | WIRE_LEN;
+  b[1] = (uint8_t)body;
+  if (k->len + body + 2 > k->cap) sink_flush(k);
+  memcpy(k->buf + k->len, b, body + 2);
+  k->len += body + 2;
+}
+
 /* The END packets of q's slices that end by t (all: t = INT64_MAX). */
 static void flush_ends(conv *c, pstate *s, pseq *q, int64_t t) {
-  while (q->ends.n && q->ends.v[0] <= t) {
-    int64_t e = i64heap_pop(&q->ends);
-    pkt_begin(s, q);
-    pkt_ts(s, q, e);
-    s->te.len = 0;
-    pb_varint(&s->te, F_TE_TYPE, TYPE_SLICE_END);
-    pkt_event(c, s);
-  }
+  (void)s;
+  while (q->ends.n && q->ends.v[0] <= t) end_packet(c, q, i64heap_pop(&q->ends));
 }
 
 /* Add an interned entry {iid, text} to field `field` of the packet's
@@ -699,6 +723,8 @@ static void event(conv *c, const char *cat, const track_info *t, txt name, int64
   te_name(s, q, name);
   te_arg(s, q, a, name);
   if (flow) pb_varint(&s->te, flow_end ? F_TE_TERMINATING_FLOW_IDS_OLD : F_TE_FLOW_IDS_OLD, flow);
+  for (size_t i = 0; i < c->nflow_from; i++)   /* an api call's own flows */
+    pb_varint(&s->te, F_TE_FLOW_IDS_OLD, (uint64_t)c->flow_from[i]);
   pkt_event(c, s);
   c->out.nevents++;
   if (dur >= 0) i64heap_push(&q->ends, ts + dur);
@@ -714,8 +740,9 @@ static void proto_instant(conv *c, const char *cat, const track_info *t, txt nam
   event(c, cat, t, name, ts, -1, a, 0, 0);
 }
 
-/* A flow starts at an instant on the api call's track, inside the call (as
- * the JSON's "s" event), and ends on the op slice (flow_on_op_slice). */
+/* A flow starts on the api call's own event (c->flow_from) and ends on the
+ * op slice (flow_on_op_slice); only a link out of api order starts at an
+ * instant on the call's track, inside the call (as the JSON's "s"). */
 static void proto_flow(conv *c, int64_t id, const track_info *t, int64_t ts, int end) {
   event(c, "api_op", t, txt_z("api_op"), ts, -1, NULL, (uint64_t)id, end);
 }

@@ -1,4 +1,5 @@
 #include "tracing.h"
+#include "check.h"
 
 /* Prepare sql (formatted with sqlite3_mprintf %w for the args table) and bind
  * the time window to ?1/?2 when the statement has them. */
@@ -25,6 +26,26 @@ static int step_error(conv *c, int s) {
   return cerr(c->err, s == SQLITE_BUSY || s == SQLITE_LOCKED ? RPD_EBUSY : RPD_ESQL,
               "%s", sqlite3_errmsg(c->db));
 }
+/* 1 when start and end (read from columns is, ie) are integers with
+ * 0 <= start <= end < RPD_TIME_LIMIT and, unless ig < 0, gpu (column ig)
+ * an integer in 0 .. RPD_GPU_LIMIT-1: what rpd_check_trace asks of every
+ * rocpd_api and rocpd_op row, checked here on the scans' way instead of
+ * by a scan of its own before them. */
+static int row_sane(sqlite3_stmt *st, int is, int ie, int64_t start, int64_t end, int ig,
+                    int64_t gpu) {
+  if (start < 0 || end < start || end >= RPD_TIME_LIMIT ||
+      sqlite3_column_type(st, is) != SQLITE_INTEGER || sqlite3_column_type(st, ie) != SQLITE_INTEGER)
+    return 0;
+  return ig < 0 || (gpu >= 0 && gpu < RPD_GPU_LIMIT && sqlite3_column_type(st, ig) == SQLITE_INTEGER);
+}
+
+/* Stop at a row that fails row_sane: main.c then runs rpd_check_trace
+ * for the message. */
+static int bad_row(conv *c) {
+  c->bad_row = 1;
+  return cerr(c->err, RPD_ERANGE, "a row with bad times");
+}
+
 /* ------------------------------------------------------------ sections */
 
 /* The track of a slice: a lane of its base track. */
@@ -33,24 +54,88 @@ static const track_info *place(conv *c, int kind, int64_t pid, int64_t base, int
   return layout_place(&c->lay, kind, pid, base, ts, end);
 }
 
+/* 1 when the rocpd_api_ops row with api_id, read in rowid order, is in api
+ * order: its api_id is at least every earlier row's (*max_api, updated).
+ * Such a row's flow starts on its api call's own event (A's api pass walks
+ * rocpd_api_ops alongside, see links_next); B starts the others. */
+int link_in_order(int64_t api_id, int64_t *max_api) {
+  int in = api_id >= *max_api;
+  if (in) *max_api = api_id;
+  return in;
+}
+
+static int flows_possible(conv *c);
+
+/* A's walk of rocpd_api_ops in rowid order beside the api pass (no sort,
+ * no look-up; with a time window the op's start is joined to keep only
+ * flows whose op is in it). */
+typedef struct links {
+  sqlite3_stmt *st;
+  int row;                  /* st is on a row */
+  int windowed;             /* column 2: the op starts in the window */
+  int64_t max_api;
+} links;
+
+static int links_step(conv *c, links *l) {
+  int s = sqlite3_step(l->st);
+  l->row = s == SQLITE_ROW;
+  return l->row || s == SQLITE_DONE ? RPD_OK : step_error(c, s);
+}
+
+static int links_open(conv *c, links *l) {
+  int windowed = l->windowed = c->lo != INT64_MIN || c->hi != INT64_MAX;
+  int v = flows_possible(c);
+  l->max_api = INT64_MIN;
+  if (v < 0) return cerr(c->err, RPD_ESQL, "%s", sqlite3_errmsg(c->db));
+  if (!v) return RPD_OK;
+  int rc = prep(c, &l->st, windowed
+      ? "SELECT X.api_id, X.op_id, O.start BETWEEN ?1 AND ?2 FROM rocpd_api_ops X"
+        " LEFT JOIN rocpd_op O ON O.id = X.op_id ORDER BY X.id"
+      : "SELECT api_id, op_id FROM rocpd_api_ops ORDER BY id");
+  return rc == RPD_OK ? links_step(c, l) : rc;
+}
+
+/* The op ids of the in-order links of api call id into c->flow_from. */
+static int links_next(conv *c, links *l, int64_t id) {
+  int rc = RPD_OK;
+  c->nflow_from = 0;
+  while (rc == RPD_OK && l->row && sqlite3_column_int64(l->st, 0) <= id) {
+    int64_t api = sqlite3_column_int64(l->st, 0);
+    if (link_in_order(api, &l->max_api) && api == id && (!l->windowed || sqlite3_column_int(l->st, 2))) {
+      if (c->nflow_from == c->flow_cap) {
+        c->flow_cap = c->flow_cap ? c->flow_cap * 2 : 16;
+        c->flow_from = rpd_xrealloc(c->flow_from, c->flow_cap * sizeof *c->flow_from);
+      }
+      c->flow_from[c->nflow_from++] = sqlite3_column_int64(l->st, 1);
+    }
+    rc = links_step(c, l);
+  }
+  return rc;
+}
+
 /* Every api call in id order (a plain rowid scan with the args joined; api
  * names from the cache).  Also collects the (pid, tid) of every call for
  * the thread names, and the UserMarker ranges for the launch pass (A's
- * sorter). */
+ * sorter).  With flow_on_op_slice, the flows of the in-order
+ * rocpd_api_ops rows start on the calls' own events (links_next). */
 int emit_apis(conv *c) {
   sqlite3_stmt *st = NULL;
+  links l = {0};
   size_t th = 0;
-  int s = SQLITE_DONE, rc = prep(c, &st,
+  int s = SQLITE_DONE, rc = c->w->flow_on_op_slice ? links_open(c, &l) : RPD_OK;
+  if (rc == RPD_OK) rc = prep(c, &st,
       "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
       " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
     int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
+    if (c->check_rows && !row_sane(st, 3, 4, start, end, -1, 0)) { rc = bad_row(c); break; }
     rpd_progress_rows(c->r, "api calls", "rocpd_api", sqlite3_column_int64(st, 0));   /* issue 15 */
     if (!c->has_api || end > c->api_end) c->api_end = end;
     c->has_api = 1;
     if (!c->threads.n || c->threads.a[th] != pid || c->threads.b[th] != tid)
       th = pair_get(&c->threads, pid, tid);
+    if (l.st && (rc = links_next(c, &l, sqlite3_column_int64(st, 0))) != RPD_OK) break;
     if (!IN_WINDOW(c, start)) continue;
     names_trim(&c->strs);
     const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
@@ -75,6 +160,11 @@ int emit_apis(conv *c) {
   }
   if (rc == RPD_OK && s != SQLITE_ROW && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
+  sqlite3_finalize(l.st);
+  c->nflow_from = 0;
+  free(c->flow_from);
+  c->flow_from = NULL;
+  c->flow_cap = 0;
   return rc;
 }
 
@@ -130,6 +220,7 @@ int emit_ops(conv *c) {
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
     int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
+    if (c->check_rows && !row_sane(st, 2, 3, start, end, 0, gpu)) { rc = bad_row(c); break; }
     rpd_progress_rows(c->r, "ops", "rocpd_op", sqlite3_column_int64(st, 6));   /* issue 15 */
     if (!c->has_op || end > c->op_end) c->op_end = end;
     c->has_op = 1;
@@ -158,34 +249,51 @@ int i64_qcmp(const void *a, const void *b) {
 }
 
 /* The api->op links in rocpd_api_ops order (the table drives, api and op
- * rows are fetched by rowid): one flow arrow each, and the launch rows for
- * the queue counters and marker frames. */
+ * rows are fetched by rowid): one flow arrow each (with flow_on_op_slice
+ * only those out of api order: A started the others on the calls' own
+ * events), and the launch rows for the queue counters and marker frames.
+ * The JSON's "s" is inside the call's own slice: 2 us before its end as
+ * the reference, at its midpoint when the call is shorter than 4 us (the
+ * reference's point would fall before the call, on its parent). */
 int emit_links(conv *c) {
   sqlite3_stmt *st = NULL;
+  int64_t max_api = INT64_MIN;
   int s = SQLITE_DONE, rc = prep(c, &st,
-      "SELECT X.id, A.id, A.pid, A.tid, A.start, A.end, O.gpuId, O.queueId, O.start, O.end, O.id"
-      " FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id"
-      " CROSS JOIN rocpd_op O ON O.id = X.op_id");
+      "SELECT X.id, X.api_id, A.pid, A.tid, A.start, A.end, O.gpuId, O.queueId, O.start, O.end,"
+      " X.op_id FROM rocpd_api_ops X LEFT JOIN rocpd_api A ON A.id = X.api_id"
+      " LEFT JOIN rocpd_op O ON O.id = X.op_id ORDER BY X.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t xid = sqlite3_column_int64(st, 0);
+    int in_order = link_in_order(sqlite3_column_int64(st, 1), &max_api);
+    /* a link to no api call or no op (or to a row whose start is NULL,
+     * which its own scan refuses) */
+    if (sqlite3_column_type(st, 4) == SQLITE_NULL || sqlite3_column_type(st, 8) == SQLITE_NULL)
+      continue;
     int64_t pid = sqlite3_column_int64(st, 2), tid = sqlite3_column_int64(st, 3);
     int64_t ts = sqlite3_column_int64(st, 4), aend = sqlite3_column_int64(st, 5);
     int64_t gpu = sqlite3_column_int64(st, 6), queue = sqlite3_column_int64(st, 7);
     int64_t ostart = sqlite3_column_int64(st, 8), oend = sqlite3_column_int64(st, 9);
+    if (c->check_rows &&
+        !(row_sane(st, 4, 5, ts, aend, -1, 0) && row_sane(st, 8, 9, ostart, oend, 6, gpu))) {
+      rc = bad_row(c);
+      break;
+    }
     int api_in = IN_WINDOW(c, ts), op_in = IN_WINDOW(c, ostart);
     if (!api_in && !op_in) continue;
     if (api_in && op_in) {   /* both ends in the window (or file) */
-      int64_t from = aend - 2000;   /* 2 us before the api ends, as the reference */
-      int64_t lane = 0;
-      track_info ta = {pid, tid, tid, TRACK_API, 0}, to = {gpu, queue, queue, TRACK_OP, 0};
-      if (idmap_get(&c->peer->oplane, sqlite3_column_int64(st, 10), &lane)) {
-        to.tid = lane & 0xffffffff;
-        to.lane = (uint32_t)(lane >> 32);
-      }
+      int64_t from = aend - ts >= 4000 ? aend - 2000 : ts + (aend - ts) / 2;
+      track_info ta = {pid, tid, tid, TRACK_API, 0};
+      if (ostart < from) from = ostart > ts ? ostart : ts;   /* not after the op starts */
       if (c->w->flow_on_op_slice) {
-        c->w->flow(c, sqlite3_column_int64(st, 10), &ta, from < ostart ? from : ostart, 0);
+        if (!in_order) c->w->flow(c, sqlite3_column_int64(st, 10), &ta, from, 0);
       } else {
-        c->w->flow(c, xid, &ta, from < ostart ? from : ostart, 0);
+        track_info to = {gpu, queue, queue, TRACK_OP, 0};
+        int64_t lane = 0;
+        if (idmap_get(&c->peer->oplane, sqlite3_column_int64(st, 10), &lane)) {
+          to.tid = lane & 0xffffffff;
+          to.lane = (uint32_t)(lane >> 32);
+        }
+        c->w->flow(c, xid, &ta, from, 0);
         c->w->flow(c, xid, &to, ostart, 1);
       }
       c->n_flow++;

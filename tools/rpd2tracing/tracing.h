@@ -176,6 +176,8 @@ typedef struct conv {
   struct conv *peer;        /* B: A (its gpus and t_end) */
   names strs;               /* rocpd_string */
   names labels;             /* the args table: marker frame labels */
+  int64_t label_at;         /* labels.look is on this row (label_on) */
+  int label_on;
   pairmap threads;          /* (pid, tid) of every api call */
   pairmap queues;           /* (gpuId, queueId) of every op */
   pairmap gpuset;           /* (gpuId, 0) */
@@ -189,6 +191,13 @@ typedef struct conv {
   pairmap cpids;            /* pids of counter series */
   idmap oplane;             /* A: op id -> tid, ops on lanes above 0 */
   int64_t n_op, n_api, n_instant, n_flow, n_graph, n_hsa, n_counter, n_frame;
+  /* A, flow_on_op_slice: the op ids whose flows start on the api event
+   * being written (flow_starts()) */
+  int64_t *flow_from;
+  size_t nflow_from, flow_cap;
+  /* 1: the trace was opened unchecked and every rocpd_api / rocpd_op row
+   * the scans read is checked on the way (row_sane); bad_row: one was not */
+  int check_rows, bad_row;
 } conv;
 
 /* ------------------------------------------------------------ writers */
@@ -239,7 +248,9 @@ typedef struct writer {
   void (*done)(struct conv *c);
   /* 1: an api->op flow ends on the op slice itself (its id is the op id,
    * passed as the slice's flow_end: every op slice gets one, launched in
-   * the window or not) and flow() is called for starts only;
+   * the window or not) and starts on the api call's own event (the ids in
+   * c->flow_from while A writes it); flow() is called only for the starts
+   * of links out of api order (link_in_order() is 0);
    * 0: flow() is called for both ends (id: the rocpd_api_ops id) */
   int flow_on_op_slice;
   /* the worker wrote its last event: write what the format held back (may
@@ -395,6 +406,7 @@ int emit_hsa(conv *c);
 int emit_ops(conv *c);
 int i64_qcmp(const void *a, const void *b);
 int emit_links(conv *c);
+int link_in_order(int64_t api_id, int64_t *max_api);
 int emit_graphs(conv *c);
 int emit_monitor(conv *c);
 int emit_metadata(conv *c);

@@ -53,7 +53,7 @@ static int part_a(conv *c) {
 /* B's part; a->gpus must be ready before the launch pass. */
 static int part_b(conv *c, conv *a) {
   sorter launches;
-  int rc = prep(c, &c->labels.look, "SELECT string FROM \"%w\" WHERE id = ?1");
+  int rc = prep(c, &c->labels.look, "SELECT id, string FROM \"%w\" WHERE id >= ?1 ORDER BY id");
   sorter_init(&launches, c->err);
   c->launches = &launches;
   c->peer = a;
