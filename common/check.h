@@ -43,6 +43,11 @@ typedef struct rpd_check_rows {
 void rpd_check_values(rpd_check_rows *c, sqlite3_value *start, sqlite3_value *end,
                       sqlite3_value *gpu);
 
+/* 1 when one row's values pass the check (the same rule, for a caller
+ * that stops at the first bad row and then asks rpd_check_trace for the
+ * message), else 0. */
+int rpd_check_row_ok(sqlite3_value *start, sqlite3_value *end, sqlite3_value *gpu);
+
 /* RPD_OK when no row was bad, else RPD_ERANGE and the message of
  * rpd_check_table for `table`. */
 int rpd_check_rows_result(const rpd_check_rows *c, const char *table);

@@ -48,9 +48,13 @@ static int fold(rpd *r, const char *table, int gpu, int64_t *bad)
   assert_non_null(sql);
   assert_int_equal(rpd_prepare(r, sql, &st), RPD_OK);
   sqlite3_free(sql);
-  while (rpd_step(r, st) == SQLITE_ROW)
-    rpd_check_values(&c, sqlite3_column_value(st, 0), sqlite3_column_value(st, 1),
-                     gpu ? sqlite3_column_value(st, 2) : NULL);
+  while (rpd_step(r, st) == SQLITE_ROW) {
+    int64_t before = c.bad;
+    sqlite3_value *g = gpu ? sqlite3_column_value(st, 2) : NULL;
+    int ok = rpd_check_row_ok(sqlite3_column_value(st, 0), sqlite3_column_value(st, 1), g);
+    rpd_check_values(&c, sqlite3_column_value(st, 0), sqlite3_column_value(st, 1), g);
+    assert_int_equal(ok, c.bad == before);   /* the one-row verdict agrees */
+  }
   sqlite3_finalize(st);
   *bad = c.bad;
   return rpd_check_rows_result(&c, table);

@@ -26,17 +26,14 @@ static int step_error(conv *c, int s) {
   return cerr(c->err, s == SQLITE_BUSY || s == SQLITE_LOCKED ? RPD_EBUSY : RPD_ESQL,
               "%s", sqlite3_errmsg(c->db));
 }
-/* 1 when start and end (read from columns is, ie) are integers with
- * 0 <= start <= end < RPD_TIME_LIMIT and, unless ig < 0, gpu (column ig)
- * an integer in 0 .. RPD_GPU_LIMIT-1: what rpd_check_trace asks of every
- * rocpd_api and rocpd_op row, checked here on the scans' way instead of
- * by a scan of its own before them. */
-static int row_sane(sqlite3_stmt *st, int is, int ie, int64_t start, int64_t end, int ig,
-                    int64_t gpu) {
-  if (start < 0 || end < start || end >= RPD_TIME_LIMIT ||
-      sqlite3_column_type(st, is) != SQLITE_INTEGER || sqlite3_column_type(st, ie) != SQLITE_INTEGER)
-    return 0;
-  return ig < 0 || (gpu >= 0 && gpu < RPD_GPU_LIMIT && sqlite3_column_type(st, ig) == SQLITE_INTEGER);
+/* 1 when the row's start and end (columns is, ie) and, unless ig < 0, its
+ * gpuId (column ig) pass rpd_check_trace's rule (common/check.c: one
+ * definition), checked here on the scans' way instead of by a scan of its
+ * own before them.  Called before the row's values are read as integers:
+ * the types must be seen unconverted. */
+static int row_sane(sqlite3_stmt *st, int is, int ie, int ig) {
+  return rpd_check_row_ok(sqlite3_column_value(st, is), sqlite3_column_value(st, ie),
+                          ig < 0 ? NULL : sqlite3_column_value(st, ig));
 }
 
 /* Stop at a row that fails row_sane: main.c then runs rpd_check_trace
@@ -127,9 +124,9 @@ int emit_apis(conv *c) {
       "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
       " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (c->check_rows && !row_sane(st, 3, 4, -1)) { rc = bad_row(c); break; }
     int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
     int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
-    if (c->check_rows && !row_sane(st, 3, 4, start, end, -1, 0)) { rc = bad_row(c); break; }
     rpd_progress_rows(c->r, "api calls", "rocpd_api", sqlite3_column_int64(st, 0));   /* issue 15 */
     if (!c->has_api || end > c->api_end) c->api_end = end;
     c->has_api = 1;
@@ -218,9 +215,9 @@ int emit_ops(conv *c) {
     rc = prep(c, &st,
         "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (c->check_rows && !row_sane(st, 2, 3, 0)) { rc = bad_row(c); break; }
     int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
     int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
-    if (c->check_rows && !row_sane(st, 2, 3, start, end, 0, gpu)) { rc = bad_row(c); break; }
     rpd_progress_rows(c->r, "ops", "rocpd_op", sqlite3_column_int64(st, 6));   /* issue 15 */
     if (!c->has_op || end > c->op_end) c->op_end = end;
     c->has_op = 1;
@@ -269,15 +266,15 @@ int emit_links(conv *c) {
      * which its own scan refuses) */
     if (sqlite3_column_type(st, 4) == SQLITE_NULL || sqlite3_column_type(st, 8) == SQLITE_NULL)
       continue;
+    if (c->check_rows &&
+        !(row_sane(st, 4, 5, -1) && row_sane(st, 8, 9, 6))) {
+      rc = bad_row(c);
+      break;
+    }
     int64_t pid = sqlite3_column_int64(st, 2), tid = sqlite3_column_int64(st, 3);
     int64_t ts = sqlite3_column_int64(st, 4), aend = sqlite3_column_int64(st, 5);
     int64_t gpu = sqlite3_column_int64(st, 6), queue = sqlite3_column_int64(st, 7);
     int64_t ostart = sqlite3_column_int64(st, 8), oend = sqlite3_column_int64(st, 9);
-    if (c->check_rows &&
-        !(row_sane(st, 4, 5, ts, aend, -1, 0) && row_sane(st, 8, 9, ostart, oend, 6, gpu))) {
-      rc = bad_row(c);
-      break;
-    }
     int api_in = IN_WINDOW(c, ts), op_in = IN_WINDOW(c, ostart);
     if (!api_in && !op_in) continue;
     if (api_in && op_in) {   /* both ends in the window (or file) */
