@@ -17,6 +17,7 @@
 
 #include "rpd.h"
 #include "kinds.h"
+#include "pipe.h"    /* issue 21: paused while these tables are written */
 
 /* "<base>_<sfx>" quoted for SQL (sfx "" = the unsuffixed table); caller
  * sqlite3_free()s. */
@@ -416,10 +417,13 @@ static int db_allocs(imp *m, rpd *in, const char *sfx)
 
 int db_kinds(imp *m, rpd *in, const char *sfx)
 {
-  int rc = RPD_OK;
-  if (has_table(in, "rocpd_pmc_event", sfx) && has_table(in, "rocpd_info_pmc", sfx))
+  /* these rows are inserted here (ext.c), the savepoint and the op
+   * read-back use the output: the writer thread (pipe.c) waits */
+  int rc = pipe_pause(m);
+  if (!rc && has_table(in, "rocpd_pmc_event", sfx) && has_table(in, "rocpd_info_pmc", sfx))
     rc = db_counters(m, in, sfx);
   if (!rc && has_table(in, "rocpd_memory_allocate", sfx))
     rc = db_allocs(m, in, sfx);
+  pipe_resume(m);
   return rc;
 }

@@ -195,6 +195,16 @@ static int import_json_piped(imp *m, const char *in)
   return pipe_end(m, rc);
 }
 
+/* A rocprofv3 (or v1) database the same way (issue 21): the input is
+ * read on its own connection while the writer thread inserts. */
+static int import_db_piped(imp *m, const char *in)
+{
+  int rc = pipe_begin(m);
+  if (!rc)
+    rc = import_db(m, in);
+  return pipe_end(m, rc);
+}
+
 static char *tmp_path;
 
 static void on_signal(int sig)
@@ -435,7 +445,7 @@ int main(int argc, char **argv)
       prog_end(&m);
     }
     else
-      rc = import_db(&m, in);
+      rc = import_db_piped(&m, in);
   }
   if (!rc)
     rc = w_flush(&m);
