@@ -2,12 +2,15 @@
  * counter values (rocpd_counter), memory allocations and scratch memory
  * events (ext_memory_allocation, ext_scratch_memory).  The statements and
  * tables are made on first use, so a trace without them gets no empty
- * tables. */
+ * tables.  The statements here run on the calling thread: each public
+ * function pauses the writer thread (pipe.c) while it uses the output
+ * (a no-op when none runs or the caller paused it already). */
 #include <string.h>
 
 #include "rpd.h"
 #include "import.h"
 #include "kinds.h"
+#include "pipe.h"    /* issue 21: these rows are inserted with the writer thread paused */
 
 static const char ext_alloc_ddl[] =
   "CREATE TABLE IF NOT EXISTS ext_memory_allocation ("
@@ -55,7 +58,7 @@ static int ext_run(imp *m, sqlite3_stmt *st, int64_t *count)
   return RPD_OK;
 }
 
-int w_counter(imp *m, int64_t op_id, const char *name, double value)
+static int counter_one(imp *m, int64_t op_id, const char *name, double value)
 {
   int64_t nid;
   int rc = ext_stmt(m, &m->st_counter, counter_view,
@@ -70,7 +73,7 @@ int w_counter(imp *m, int64_t op_id, const char *name, double value)
   return ext_run(m, m->st_counter, &m->n_counter);
 }
 
-int w_counter_add(imp *m, counter_batch *b, int64_t op_id, const char *name, double value)
+static int counter_add(imp *m, counter_batch *b, int64_t op_id, const char *name, double value)
 {
   int64_t nid;
   /* the view and the single-row insert are made now, where w_counter
@@ -95,7 +98,7 @@ static void counter_bind(sqlite3_stmt *st, const counter_batch *b, int i, int ba
   sqlite3_bind_int64(st, base + 3, b->name[i]);
 }
 
-int w_counter_flush(imp *m, counter_batch *b)
+static int counter_flush(imp *m, counter_batch *b)
 {
   int rc = RPD_OK;
   if (b->n == COUNTER_BATCH) {
@@ -147,7 +150,7 @@ int w_counter_op(imp *m, int64_t dispatch, const kern *k, int64_t *op_id)
   return RPD_OK;
 }
 
-int w_alloc(imp *m, const allocrec *a)
+static int alloc_row(imp *m, const allocrec *a)
 {
   int rc = ext_stmt(m, &m->st_alloc, ext_alloc_ddl,
                     "INSERT INTO ext_memory_allocation(operation, gpuId, agent, size,"
@@ -166,7 +169,7 @@ int w_alloc(imp *m, const allocrec *a)
   return ext_run(m, st, &m->n_alloc);
 }
 
-int w_scratch(imp *m, const scratchrec *s)
+static int scratch_row(imp *m, const scratchrec *s)
 {
   int rc = ext_stmt(m, &m->st_scratch, ext_scratch_ddl,
                     "INSERT INTO ext_scratch_memory(operation, gpuId, agent, queueId,"
@@ -191,4 +194,52 @@ void w_ext_finalize(imp *m)
   sqlite3_finalize(m->st_alloc);
   sqlite3_finalize(m->st_scratch);
   m->st_counter = m->st_alloc = m->st_scratch = NULL;
+}
+
+/* ------------------------------------------------------------ public:
+ * each runs its row(s) with the writer thread paused (issue 21) */
+
+int w_counter(imp *m, int64_t op_id, const char *name, double value)
+{
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = counter_one(m, op_id, name, value);
+  pipe_resume(m);
+  return rc;
+}
+
+int w_counter_add(imp *m, counter_batch *b, int64_t op_id, const char *name, double value)
+{
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = counter_add(m, b, op_id, name, value);
+  pipe_resume(m);
+  return rc;
+}
+
+int w_counter_flush(imp *m, counter_batch *b)
+{
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = counter_flush(m, b);
+  pipe_resume(m);
+  return rc;
+}
+
+int w_alloc(imp *m, const allocrec *a)
+{
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = alloc_row(m, a);
+  pipe_resume(m);
+  return rc;
+}
+
+int w_scratch(imp *m, const scratchrec *s)
+{
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = scratch_row(m, s);
+  pipe_resume(m);
+  return rc;
 }
