@@ -7,7 +7,8 @@
 # over, then a savepoint, metadata, new kernel names, counters, allocations
 # with the pipe paused), and on regions out of event order (the region pass
 # rolled back to its savepoint after rows were handed over, then read
-# again sorted).  A corrupt input (the reading thread fails) or a write
+# again sorted) and on pmc rows out of event order after counter rows were
+# handed over (the counter merge rolled back, the sorted path).  A corrupt input (the reading thread fails) or a write
 # failure on the writer thread: one line, exit 1, no output file (or the
 # old one untouched).  Fixtures: rpd-synth-rocpd and plain SQL.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
@@ -73,6 +74,27 @@ check_eq "regions out of order: every region once" \
   "$(q stwo.rpd "SELECT count(*), sum(\"end\" - start) FROM rocpd_api")"
 check_eq "regions out of order: one args row per region with args (no rolled-back row left)" \
   "$(q one.rpd "SELECT count(*) FROM rocpd_ustring")" "$(q stwo.rpd "SELECT count(*) FROM rocpd_ustring")"
+
+# pmc rows of the third guid out of event order near their end: the
+# counter merge has handed batches of counter rows to the writer thread
+# when it sees the swap, rolls back to its savepoint and takes the sorted
+# path (the ops read back from OUT)
+G=$(guids g.db | sed -n 3p)
+cp g.db p.db
+n=$(q p.db "SELECT max(id) FROM rocpd_pmc_event_$G")
+check "fixture: over 64 x 10 pmc rows before the swap" test "$n" -gt 700
+sqlite3 p.db "CREATE TEMP TABLE e AS SELECT id, event_id FROM rocpd_pmc_event_$G WHERE id IN ($((n - 30)), $((n - 3)));
+UPDATE rocpd_pmc_event_$G SET event_id = (SELECT event_id FROM e WHERE e.id = $((2 * n - 33)) - rocpd_pmc_event_$G.id)
+ WHERE id IN ($((n - 30)), $((n - 3)));" || notok "fixture" "sqlite3 failed"
+RPDTOOLS_IMPORT_THREADS=1 rpd-import -q p.db pone.rpd
+check_rc "pmc rows out of order, threaded: exit 0" 0 env RPDTOOLS_IMPORT_THREADS=2 rpd-import -q p.db ptwo.rpd
+dump pone; dump ptwo
+same_file "pmc rows out of order: threaded = one thread (.dump)" pone.sql ptwo.sql
+check_eq "pmc rows out of order: counters = the input's counters_collection (dispatch, name, value)" \
+  "$(q p.db "SELECT dispatch_id, counter_name, value FROM counters_collection ORDER BY 1, 2, 3")" \
+  "$(q ptwo.rpd "SELECT dispatch, counter, value FROM counter ORDER BY 1, 2, 3")"
+check_eq "pmc rows out of order: no rolled-back counter row left" \
+  "$(q p.db "SELECT count(*) FROM counters_collection")" "$(q ptwo.rpd "SELECT count(*) FROM rocpd_counter")"
 
 # ---------------------------------------------------------------- failures
 # the input cut at 2/3: SQLite finds it malformed while rows are in flight
