@@ -5,7 +5,8 @@
 # the op of its dispatch, equal to the input's own counters_collection
 # view; pmc rows out of event order (the sorted path) give the same rows
 # as the same rows in order (the merge); rows on no dispatch are skipped
-# and counted.  Fixtures: rpd-synth-rocpd, then plain SQL.
+# and counted.  With the writer thread (issue 21) every fixture gives the
+# one-thread database.  Fixtures: rpd-synth-rocpd, then plain SQL.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
 guids() { q "$1" "SELECT substr(name, 14) FROM sqlite_master WHERE type='table' AND name LIKE 'rocpd_region_%' ORDER BY rowid"; }
@@ -77,3 +78,17 @@ check_rc "dispatches out of order: exit 0" 0 rpd-import k.db k.rpd
 check_eq "dispatches out of order: counters = the input's counters_collection" \
   "$(q k.db "SELECT dispatch_id, agent_type_index, counter_name, value FROM counters_collection ORDER BY 1, 2, 3, 4")" \
   "$(q k.rpd "SELECT dispatch, gpuId, counter, value FROM counter ORDER BY 1, 2, 3, 4")"
+
+# issue 21: the writer thread (pipe.c) on these fixtures (in order, pmc
+# rows reversed, dispatches swapped: the merge, its rollback and the
+# sorted path with the op read-back) gives the one-thread database
+for f in c r k; do
+  RPDTOOLS_IMPORT_THREADS=1 rpd-import -q --force $f.db $f.one.rpd
+  check_rc "$f.db: threaded import (forced on): exit 0" 0 env RPDTOOLS_IMPORT_THREADS=2 rpd-import -q --force $f.db $f.two.rpd
+  sqlite3 $f.one.rpd .dump >$f.one.sql
+  sqlite3 $f.two.rpd .dump >$f.two.sql
+  same_file "$f.db: threaded = one thread (.dump)" $f.one.sql $f.two.sql
+done
+check_eq "threaded: counters = the input's counters_collection (pmc rows reversed)" \
+  "$(q r.db "SELECT dispatch_id, agent_type_index, counter_name, value FROM counters_collection ORDER BY 1, 2, 3, 4")" \
+  "$(q r.two.rpd "SELECT dispatch, gpuId, counter, value FROM counter ORDER BY 1, 2, 3, 4")"

@@ -11,6 +11,7 @@
 
 #include "rpd.h"
 #include "import.h"
+#include "pipe.h"    /* issue 21: the writer thread */
 
 /* ------------------------------------------------------------ CSV input */
 
@@ -706,7 +707,7 @@ static const char *const api_domain[K_NKINDS] = {
 };
 
 /* Read one file of kind `which` (see the enum). */
-static int csv_read_kind(imp *m, const char *path, FILE *f, int which, agentmap *am)
+static int csv_read_one(imp *m, const char *path, FILE *f, int which, agentmap *am)
 {
   if (which == K_KERNEL)
     return csv_kernels(m, path, f, am);
@@ -940,6 +941,22 @@ static int64_t csv_set_bytes(const csvset *s)
   for (int k = 0; k < CSV_KINDS; k++)
     t += csv_list_bytes(s->f[k], s->n[k]);
   return t;
+}
+
+/* The same; a file whose rows are mostly inserted here (ext.c: counters,
+ * allocations, scratch, v1 results.csv) is read with the writer thread
+ * (pipe.c) paused: a pause per row would cost more than it saves. */
+static int csv_read_kind(imp *m, const char *path, FILE *f, int which, agentmap *am)
+{
+  if (which != K_COUNTER && which != K_ALLOC && which != K_SCRATCH && which != K_V1RESULTS)
+    return csv_read_one(m, path, f, which, am);
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = csv_read_one(m, path, f, which, am);
+  else if (f)
+    fclose(f);
+  pipe_resume(m);
+  return rc;
 }
 
 int import_csv(imp *m, csvset *s)

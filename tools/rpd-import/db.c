@@ -18,6 +18,7 @@
 #include "rpd.h"
 #include "import.h"
 #include "kinds.h"   /* issue 16 tables: db_kinds.c */
+#include "pipe.h"    /* issue 21: the writer thread, paused around savepoints */
 
 /* The per-guid table set: name of table `base` for guid suffix `sfx`
  * ("" = the unsuffixed tables of a database without guids). */
@@ -446,11 +447,13 @@ static int db_regions(imp *m, rpd *in, const char *sfx)
 {
   region_undo u;
   int disorder = 0;
-  int rc = w_flush(m);
+  /* the writer thread (pipe.c) idle while the savepoint is opened and
+   * the counters it adds to (n_api, n_dup_api) are read */
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = w_flush(m);
   if (!rc)
     rc = rpd_exec(m->r, "SAVEPOINT rpd_import_regions");
-  if (rc)
-    return rc;
   u.n_api = m->n_api;
   u.n_dup_api = m->n_dup_api;
   u.max_api = m->max_api;
@@ -458,10 +461,16 @@ static int db_regions(imp *m, rpd *in, const char *sfx)
   u.prog_done = m->prog_done;
   memcpy(u.kinds, m->kinds, sizeof u.kinds);
   u.nkinds = m->nkinds;
+  pipe_resume(m);
+  if (rc)
+    return rc;
   rc = db_regions_pass(m, in, sfx, 1, &disorder);
   if (!rc && disorder) {
+    /* what was handed over is written (and undone with the rest) */
+    rc = pipe_pause(m);
     w_discard(m);
-    rc = rpd_exec(m->r, "ROLLBACK TO rpd_import_regions");
+    if (!rc)
+      rc = rpd_exec(m->r, "ROLLBACK TO rpd_import_regions");
     m->n_api = u.n_api;
     m->n_dup_api = u.n_dup_api;
     m->max_api = u.max_api;
@@ -472,13 +481,18 @@ static int db_regions(imp *m, rpd *in, const char *sfx)
     m->n_sorted_guids++;
     if (!rc)
       rc = w_strings_reload(m);
+    pipe_resume(m);
     if (!rc)
       rc = db_regions_pass(m, in, sfx, 0, NULL);
   }
+  int prc = pipe_pause(m);
+  if (!rc)
+    rc = prc;
   if (!rc)
     rc = w_flush(m);
   if (!rc)
     rc = rpd_exec(m->r, "RELEASE rpd_import_regions");
+  pipe_resume(m);
   return rc;
 }
 

@@ -17,6 +17,7 @@
 
 #include "rpd.h"
 #include "kinds.h"
+#include "pipe.h"    /* issue 21: the writer thread, paused around savepoints */
 
 /* "<base>_<sfx>" quoted for SQL (sfx "" = the unsuffixed table); caller
  * sqlite3_free()s. */
@@ -303,7 +304,7 @@ static int db_counters_merge(imp *m, rpd *in, const char *sfx, int *disorder)
   }
   sqlite3_finalize(a.p);
   sqlite3_finalize(a.k);
-  w_counter_batch_free(&a.out);
+  w_counter_batch_free(m, &a.out);
   for (int i = 0; i < a.cap; i++)
     rpd_buf_free(&a.g[i].name);
   free(a.g);
@@ -316,13 +317,22 @@ static int db_counters_merge(imp *m, rpd *in, const char *sfx, int *disorder)
  * names it wrote) and db_counters_sorted does it with SQLite's joins. */
 static int db_counters(imp *m, rpd *in, const char *sfx)
 {
-  int64_t n_counter = m->n_counter;
+  int64_t n_counter;
   int disorder = 0;
-  int rc = w_flush(m);
+  /* the savepoint and the counter count with the writer thread paused;
+   * the merge's rows go to it (w_counter_flush) */
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = w_flush(m);
   if (!rc)
     rc = rpd_exec(m->r, "SAVEPOINT rpd_import_counters");
+  n_counter = m->n_counter;
+  pipe_resume(m);
   if (!rc)
     rc = db_counters_merge(m, in, sfx, &disorder);
+  int prc = pipe_pause(m);   /* until the end: the rest runs here */
+  if (!rc)
+    rc = prc;
   if (!rc && disorder) {
     w_discard(m);
     rc = rpd_exec(m->r, "ROLLBACK TO rpd_import_counters");
@@ -335,6 +345,7 @@ static int db_counters(imp *m, rpd *in, const char *sfx)
   }
   if (!rc)
     rc = rpd_exec(m->r, "RELEASE rpd_import_counters");
+  pipe_resume(m);
   return rc;
 }
 
@@ -419,7 +430,12 @@ int db_kinds(imp *m, rpd *in, const char *sfx)
   int rc = RPD_OK;
   if (has_table(in, "rocpd_pmc_event", sfx) && has_table(in, "rocpd_info_pmc", sfx))
     rc = db_counters(m, in, sfx);
-  if (!rc && has_table(in, "rocpd_memory_allocate", sfx))
-    rc = db_allocs(m, in, sfx);
+  /* allocation rows are inserted here (ext.c): the writer thread waits */
+  if (!rc && has_table(in, "rocpd_memory_allocate", sfx)) {
+    rc = pipe_pause(m);
+    if (!rc)
+      rc = db_allocs(m, in, sfx);
+    pipe_resume(m);
+  }
   return rc;
 }

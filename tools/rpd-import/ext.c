@@ -2,12 +2,15 @@
  * counter values (rocpd_counter), memory allocations and scratch memory
  * events (ext_memory_allocation, ext_scratch_memory).  The statements and
  * tables are made on first use, so a trace without them gets no empty
- * tables. */
+ * tables.  The statements here run on the calling thread: each public
+ * function pauses the writer thread (pipe.c) while it uses the output
+ * (a no-op when none runs or the caller paused it already). */
 #include <string.h>
 
 #include "rpd.h"
 #include "import.h"
 #include "kinds.h"
+#include "pipe.h"    /* issue 21: these rows are inserted with the writer thread paused */
 
 static const char ext_alloc_ddl[] =
   "CREATE TABLE IF NOT EXISTS ext_memory_allocation ("
@@ -55,7 +58,7 @@ static int ext_run(imp *m, sqlite3_stmt *st, int64_t *count)
   return RPD_OK;
 }
 
-int w_counter(imp *m, int64_t op_id, const char *name, double value)
+static int counter_one(imp *m, int64_t op_id, const char *name, double value)
 {
   int64_t nid;
   int rc = ext_stmt(m, &m->st_counter, counter_view,
@@ -70,23 +73,6 @@ int w_counter(imp *m, int64_t op_id, const char *name, double value)
   return ext_run(m, m->st_counter, &m->n_counter);
 }
 
-int w_counter_add(imp *m, counter_batch *b, int64_t op_id, const char *name, double value)
-{
-  int64_t nid;
-  /* the view and the single-row insert are made now, where w_counter
-   * would make them: the same schema order */
-  int rc = ext_stmt(m, &m->st_counter, counter_view,
-                    "INSERT INTO rocpd_counter(value, op_id, name_id) VALUES (?,?,?)");
-  if (!rc)
-    rc = sid(m, name, &nid);
-  if (rc)
-    return rc;
-  b->op[b->n] = op_id;
-  b->name[b->n] = nid;
-  b->value[b->n] = value;
-  return ++b->n == COUNTER_BATCH ? w_counter_flush(m, b) : RPD_OK;
-}
-
 /* Bind row i of b at parameter offset base of st. */
 static void counter_bind(sqlite3_stmt *st, const counter_batch *b, int i, int base)
 {
@@ -95,25 +81,18 @@ static void counter_bind(sqlite3_stmt *st, const counter_batch *b, int i, int ba
   sqlite3_bind_int64(st, base + 3, b->name[i]);
 }
 
-int w_counter_flush(imp *m, counter_batch *b)
+/* Insert the rows of a copy of a counter_batch (on the writer thread when
+ * one runs: pipe_call). */
+static int counter_write(imp *m, const void *data)
 {
+  const counter_batch *b = data;
   int rc = RPD_OK;
   if (b->n == COUNTER_BATCH) {
-    if (!b->many) {
-      rpd_buf sql = {0};
-      rpd_buf_puts(&sql, "INSERT INTO rocpd_counter(value, op_id, name_id) VALUES (?,?,?)");
-      for (int i = 1; i < COUNTER_BATCH; i++)
-        rpd_buf_puts(&sql, ",(?,?,?)");
-      rc = rpd_prepare(m->r, sql.s, &b->many);
-      rpd_buf_free(&sql);
-    }
-    for (int i = 0; i < b->n && !rc; i++)
+    for (int i = 0; i < b->n; i++)
       counter_bind(b->many, b, i, 3 * i);
-    if (!rc) {
-      int s = rpd_step(m->r, b->many);
-      sqlite3_reset(b->many);
-      rc = s < 0 ? -s : RPD_OK;
-    }
+    int s = rpd_step(m->r, b->many);
+    sqlite3_reset(b->many);
+    rc = s < 0 ? -s : RPD_OK;
     if (!rc)
       m->n_counter += b->n;
   } else
@@ -121,15 +100,19 @@ int w_counter_flush(imp *m, counter_batch *b)
       counter_bind(m->st_counter, b, i, 0);
       rc = ext_run(m, m->st_counter, &m->n_counter);
     }
-  b->n = 0;
   return rc;
 }
 
-void w_counter_batch_free(counter_batch *b)
+/* Prepare b's COUNTER_BATCH-row insert (writer thread paused). */
+static int counter_many(imp *m, counter_batch *b)
 {
-  sqlite3_finalize(b->many);
-  b->many = NULL;
-  b->n = 0;
+  rpd_buf sql = {0};
+  rpd_buf_puts(&sql, "INSERT INTO rocpd_counter(value, op_id, name_id) VALUES (?,?,?)");
+  for (int i = 1; i < COUNTER_BATCH; i++)
+    rpd_buf_puts(&sql, ",(?,?,?)");
+  int rc = rpd_prepare(m->r, sql.s, &b->many);
+  rpd_buf_free(&sql);
+  return rc;
 }
 
 int w_counter_op(imp *m, int64_t dispatch, const kern *k, int64_t *op_id)
@@ -147,7 +130,7 @@ int w_counter_op(imp *m, int64_t dispatch, const kern *k, int64_t *op_id)
   return RPD_OK;
 }
 
-int w_alloc(imp *m, const allocrec *a)
+static int alloc_row(imp *m, const allocrec *a)
 {
   int rc = ext_stmt(m, &m->st_alloc, ext_alloc_ddl,
                     "INSERT INTO ext_memory_allocation(operation, gpuId, agent, size,"
@@ -166,7 +149,7 @@ int w_alloc(imp *m, const allocrec *a)
   return ext_run(m, st, &m->n_alloc);
 }
 
-int w_scratch(imp *m, const scratchrec *s)
+static int scratch_row(imp *m, const scratchrec *s)
 {
   int rc = ext_stmt(m, &m->st_scratch, ext_scratch_ddl,
                     "INSERT INTO ext_scratch_memory(operation, gpuId, agent, queueId,"
@@ -191,4 +174,86 @@ void w_ext_finalize(imp *m)
   sqlite3_finalize(m->st_alloc);
   sqlite3_finalize(m->st_scratch);
   m->st_counter = m->st_alloc = m->st_scratch = NULL;
+}
+
+/* ------------------------------------------------------------ public:
+ * each runs its row(s) with the writer thread paused (issue 21) */
+
+int w_counter(imp *m, int64_t op_id, const char *name, double value)
+{
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = counter_one(m, op_id, name, value);
+  pipe_resume(m);
+  return rc;
+}
+
+/* The statements are made with the writer thread paused (once); the
+ * rows themselves go to it in order with the batches (pipe_call). */
+int w_counter_add(imp *m, counter_batch *b, int64_t op_id, const char *name, double value)
+{
+  int64_t nid;
+  int rc = RPD_OK;
+  /* the view and the single-row insert are made now, where w_counter
+   * would make them: the same schema order */
+  if (!m->st_counter) {
+    rc = pipe_pause(m);
+    if (!rc)
+      rc = ext_stmt(m, &m->st_counter, counter_view,
+                    "INSERT INTO rocpd_counter(value, op_id, name_id) VALUES (?,?,?)");
+    pipe_resume(m);
+  }
+  if (!rc)
+    rc = sid(m, name, &nid);
+  if (rc)
+    return rc;
+  b->op[b->n] = op_id;
+  b->name[b->n] = nid;
+  b->value[b->n] = value;
+  return ++b->n == COUNTER_BATCH ? w_counter_flush(m, b) : RPD_OK;
+}
+
+int w_counter_flush(imp *m, counter_batch *b)
+{
+  int rc = RPD_OK;
+  if (!b->n)
+    return RPD_OK;
+  if (b->n == COUNTER_BATCH && !b->many) {
+    rc = pipe_pause(m);
+    if (!rc)
+      rc = counter_many(m, b);
+    pipe_resume(m);
+  }
+  if (!rc)
+    rc = pipe_call(m, counter_write, b, sizeof *b);
+  b->n = 0;
+  return rc;
+}
+
+void w_counter_batch_free(imp *m, counter_batch *b)
+{
+  /* the writer thread may still hold a copy that uses b->many */
+  pipe_pause(m);
+  sqlite3_finalize(b->many);
+  pipe_resume(m);
+  b->many = NULL;
+  b->n = 0;
+}
+
+int w_alloc(imp *m, const allocrec *a)
+{
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = alloc_row(m, a);
+  pipe_resume(m);
+  return rc;
+}
+
+int w_scratch(imp *m, const scratchrec *s)
+{
+  int rc = pipe_pause(m);
+  if (!rc)
+    rc = scratch_row(m, s);
+  pipe_resume(m);
+  return rc;
 }

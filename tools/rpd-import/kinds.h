@@ -43,8 +43,10 @@ int db_kinds(imp *m, rpd *in, const char *sfx);
 /* Counter rows inserted COUNTER_BATCH at a time with one multi-row INSERT
  * (ext.c), for a reader that writes many in a row (db_kinds.c): the rows
  * and their ids are the ones w_counter would write, in the same order
- * (the name's string id is taken when the row is added).  Flush before
- * anything reads rocpd_counter; free (finalize) when done. */
+ * (the name's string id is taken when the row is added).  A flushed batch
+ * is inserted on the writer thread when one runs (pipe_call, issue 21):
+ * flush, then pause the pipe, before anything reads rocpd_counter; free
+ * (finalize: it waits for the writer thread) when done. */
 enum { COUNTER_BATCH = 64 };
 typedef struct counter_batch {
   sqlite3_stmt *many;       /* the COUNTER_BATCH-row insert, made on first flush */
@@ -55,7 +57,7 @@ typedef struct counter_batch {
 int w_counter_add(imp *m, counter_batch *b, int64_t op_id, const char *name, double value);
 int w_counter_flush(imp *m, counter_batch *b);
 /* Drop the rows not flushed and finalize the statement (safe to call twice). */
-void w_counter_batch_free(counter_batch *b);
+void w_counter_batch_free(imp *m, counter_batch *b);
 
 /* rocprof v1 results.json (a chrome trace): 1 if the first bytes of path
  * look like one ({"traceEvents" ...). */

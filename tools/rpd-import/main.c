@@ -195,6 +195,25 @@ static int import_json_piped(imp *m, const char *in)
   return pipe_end(m, rc);
 }
 
+/* A rocprofv3 (or v1) database the same way (issue 21): the input is
+ * read on its own connection while the writer thread inserts. */
+static int import_db_piped(imp *m, const char *in)
+{
+  int rc = pipe_begin(m);
+  if (!rc)
+    rc = import_db(m, in);
+  return pipe_end(m, rc);
+}
+
+/* A CSV set the same way (issue 21). */
+static int import_csv_piped(imp *m, csvset *set)
+{
+  int rc = pipe_begin(m);
+  if (!rc)
+    rc = import_csv(m, set);
+  return pipe_end(m, rc);
+}
+
 static char *tmp_path;
 
 static void on_signal(int sig)
@@ -426,7 +445,7 @@ int main(int argc, char **argv)
     if (kind == IN_JSON)   /* issue 16: rocprof v1 results.json (v1_json.c) */
       rc = v1_json_is(in) ? import_v1_json(&m, in) : import_json_piped(&m, in);
     else if (kind == IN_CSV)
-      rc = import_csv(&m, &set);
+      rc = import_csv_piped(&m, &set);
     else if (kind == IN_V1) {
       /* rocprof v1 text: the progress line counts rows written */
       prog_begin(&m, "importing", 0, -1);
@@ -435,7 +454,7 @@ int main(int argc, char **argv)
       prog_end(&m);
     }
     else
-      rc = import_db(&m, in);
+      rc = import_db_piped(&m, in);
   }
   if (!rc)
     rc = w_flush(&m);

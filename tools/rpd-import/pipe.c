@@ -25,7 +25,8 @@ enum {
 
 /* One batch's rows inside a job. */
 typedef struct jrows {
-  batch *b;
+  batch *b;                 /* NULL: a call (fn on the text at txt) */
+  pipe_fn fn;
   int rows;
   size_t cell, txt;         /* offsets of its cells / text in the job */
 } jrows;
@@ -74,6 +75,10 @@ static int job_run(imp *m, const job *j)
   int rc = RPD_OK;
   for (int i = 0; i < j->ne && !rc; i++) {
     const jrows *e = &j->e[i];
+    if (!e->b) {
+      rc = e->fn(m, j->txt.s + e->txt);
+      continue;
+    }
     rc = w_rows(m, e->b, e->rows, j->iv + e->cell, j->toff + e->cell,
                 j->txt.s ? j->txt.s + e->txt : NULL);
   }
@@ -161,15 +166,45 @@ static void hook_resume(imp *m)
     m->pipe->paused--;
 }
 
+/* A new entry at the end of job j. */
+static jrows *job_entry(job *j)
+{
+  if (j->ne == j->cape) {
+    j->cape = j->cape ? 2 * j->cape : 256;
+    j->e = rpd_xrealloc(j->e, (size_t)j->cape * sizeof *j->e);
+  }
+  jrows *e = &j->e[j->ne++];
+  memset(e, 0, sizeof *e);
+  return e;
+}
+
+/* Hand the job over when it is full enough. */
+static int job_full(pipest *p, const job *j)
+{
+  if (j->ncell >= JOB_CELLS || j->txt.len >= JOB_TXT)
+    return post(p);
+  return RPD_OK;   /* a writer failure shows at the next post or drain */
+}
+
+static int hook_call(imp *m, pipe_fn fn, const void *data, size_t n)
+{
+  static const char pad[16];
+  pipest *p = (pipest *)m->pipe;
+  job *j = &p->jobs[p->posted % NJOBS];
+  if (j->txt.len % 16)   /* the copy is read as the caller's struct */
+    rpd_buf_add(&j->txt, pad, 16 - j->txt.len % 16);
+  jrows *e = job_entry(j);
+  e->fn = fn;
+  e->txt = j->txt.len;
+  rpd_buf_add(&j->txt, data, n);
+  return job_full(p, j);
+}
+
 static int hook_take(imp *m, batch *b)
 {
   pipest *p = (pipest *)m->pipe;
   job *j = &p->jobs[p->posted % NJOBS];
   size_t cells = (size_t)b->n * (size_t)b->ncols;
-  if (j->ne == j->cape) {
-    j->cape = j->cape ? 2 * j->cape : 256;
-    j->e = rpd_xrealloc(j->e, (size_t)j->cape * sizeof *j->e);
-  }
   if (j->ncell + cells > j->capcell) {
     j->capcell = j->capcell ? 2 * j->capcell : JOB_CELLS + 1024;
     while (j->capcell < j->ncell + cells)
@@ -177,7 +212,7 @@ static int hook_take(imp *m, batch *b)
     j->iv = rpd_xrealloc(j->iv, j->capcell * sizeof *j->iv);
     j->toff = rpd_xrealloc(j->toff, j->capcell * sizeof *j->toff);
   }
-  jrows *e = &j->e[j->ne++];
+  jrows *e = job_entry(j);
   e->b = b;
   e->rows = b->n;
   e->cell = j->ncell;
@@ -189,9 +224,7 @@ static int hook_take(imp *m, batch *b)
     rpd_buf_add(&j->txt, b->txt.s, b->txt.len);
   b->n = 0;
   rpd_buf_reset(&b->txt);
-  if (j->ncell >= JOB_CELLS || j->txt.len >= JOB_TXT)
-    return post(p);
-  return RPD_OK;   /* a writer failure shows at the next post or drain */
+  return job_full(p, j);
 }
 
 int pipe_begin(imp *m)
@@ -202,6 +235,7 @@ int pipe_begin(imp *m)
   p->hook.take = hook_take;
   p->hook.pause = hook_pause;
   p->hook.resume = hook_resume;
+  p->hook.call = hook_call;
   p->m = m;
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->work, NULL);

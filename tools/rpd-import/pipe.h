@@ -11,6 +11,10 @@
 
 #include "import.h"
 
+/* Work run on the writer thread in order with the batches: fn(m, data)
+ * on a copy of the caller's data (issue 21: db_kinds.c's counter rows). */
+typedef int (*pipe_fn)(imp *m, const void *data);
+
 /* The head of pipe.c's state: what writer.c and the readers call. */
 struct wpipe {
   /* hand the batch's collected rows to the writer thread (the batch is
@@ -20,6 +24,9 @@ struct wpipe {
    * thread's until the matching resume (nestable); first failure or OK */
   int (*pause)(imp *m);
   void (*resume)(imp *m);
+  /* queue fn on a copy of n bytes of data (16-byte aligned in the job);
+   * the writer thread's first failure, or RPD_OK */
+  int (*call)(imp *m, pipe_fn fn, const void *data, size_t n);
   int paused;               /* pause depth */
 };
 
@@ -39,6 +46,15 @@ static inline void pipe_resume(imp *m)
 {
   if (m->pipe)
     m->pipe->resume(m);
+}
+
+/* fn(m, data) on the writer thread after everything handed over so far
+ * (data copied: the caller may reuse it at once), or right here when no
+ * pipe runs or it is paused.  fn's failure shows here (no pipe) or at a
+ * later hand-over or pause. */
+static inline int pipe_call(imp *m, pipe_fn fn, const void *data, size_t n)
+{
+  return pipe_on(m) ? m->pipe->call(m, fn, data, n) : fn(m, data);
 }
 
 /* (pipe.c) Start the writer thread on m unless RPDTOOLS_IMPORT_THREADS=1
