@@ -17,6 +17,7 @@ measure() {
   _label=$1; _rows=$2; shift 2
   _t="$BENCHDIR/.time.$$"
   _cpu=
+  sync   # untimed: an earlier step's dirty pages are not written back on this one's time
   if [ -x /usr/bin/time ]; then
     /usr/bin/time -f "%e %M %U %S" -o "$_t" "$@" >/dev/null 2>"$BENCHDIR/.err.$$"; _rc=$?
     read -r MEASURED_SECS _rss _u _s <"$_t"

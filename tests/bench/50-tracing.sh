@@ -29,20 +29,27 @@ floor_sql="SELECT total(A.pid + A.tid + A.start + A.\"end\" + A.apiName_id + A.a
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "inf" }'; }
 
-# cpu_run LABEL OUT CMD...: one run; prints wall and CPU secs, output bytes
-# and MB/s of output per wall and per CPU second; sets RUN_WALL, RUN_CPU,
-# RUN_BYTES.
+# cpu_run LABEL OUT CMD...: BENCH_TRACING_RUNS runs (default 3; each after
+# a `sync`, so no earlier run's dirty pages are written back on this one's
+# time, and the first run warms the page cache for the trace); prints the
+# median wall and CPU secs, output bytes and MB/s of output per wall and per
+# CPU second; sets RUN_WALL, RUN_CPU, RUN_BYTES.
 cpu_run() {
   _l=$1; _o=$2; shift 2
-  rm -f "$_o"
-  /usr/bin/time -f "%e %U %S %M" -o "$BENCHDIR/.cpu.$$" "$@" >/dev/null 2>"$BENCHDIR/.err.$$" ||
-    { echo "BENCH $_l FAILED: $(head -c 300 "$BENCHDIR/.err.$$")"; return 1; }
-  read -r RUN_WALL _u _s _m <"$BENCHDIR/.cpu.$$"
-  RUN_BYTES=$(wc -c <"$_o")
-  RUN_CPU=$(awk -v u="$_u" -v s="$_s" 'BEGIN{ printf "%.2f", u + s }')
-  awk -v l="$_l" -v w="$RUN_WALL" -v u="$_u" -v s="$_s" -v b="$RUN_BYTES" -v m="$_m" 'BEGIN{
-    c = u + s; printf "BENCH %s secs=%s cpu_secs=%.2f bytes=%.0f MB/s=%.0f MB/s_per_cpu=%.0f peak_rss_kb=%s\n",
-      l, w, c, b, (w > 0 ? b / w / 1e6 : 0), (c > 0 ? b / c / 1e6 : 0), m }'
+  _ws=; _cs=; _ms=
+  for _i in $(seq "${BENCH_TRACING_RUNS:-3}"); do
+    rm -f "$_o"
+    sync
+    /usr/bin/time -f "%e %U %S %M" -o "$BENCHDIR/.cpu.$$" "$@" >/dev/null 2>"$BENCHDIR/.err.$$" ||
+      { echo "BENCH $_l FAILED: $(head -c 300 "$BENCHDIR/.err.$$")"; return 1; }
+    read -r _w _u _s _m <"$BENCHDIR/.cpu.$$"
+    _ws="$_ws $_w"; _cs="$_cs $(awk -v u="$_u" -v s="$_s" 'BEGIN{ printf "%.2f", u + s }')"; _ms="$_ms $_m"
+    RUN_BYTES=$(wc -c <"$_o")
+  done
+  RUN_WALL=$(echo "$_ws" | median); RUN_CPU=$(echo "$_cs" | median); _m=$(echo "$_ms" | median)
+  awk -v l="$_l" -v w="$RUN_WALL" -v c="$RUN_CPU" -v b="$RUN_BYTES" -v m="$_m" -v n="${BENCH_TRACING_RUNS:-3}" 'BEGIN{
+    printf "BENCH %s secs=%s cpu_secs=%.2f bytes=%.0f MB/s=%.0f MB/s_per_cpu=%.0f peak_rss_kb=%s (median of %d)\n",
+      l, w, c, b, (w > 0 ? b / w / 1e6 : 0), (c > 0 ? b / c / 1e6 : 0), m, n }'
   rm -f "$BENCHDIR/.cpu.$$" "$BENCHDIR/.err.$$" "$_o"
 }
 if [ -x /usr/bin/time ]; then
