@@ -184,3 +184,44 @@ reorder_ops() {
             \"end\" INTEGER NOT NULL, description_id INTEGER NOT NULL, opType_id INTEGER NOT NULL);
           INSERT INTO rocpd_op SELECT * FROM reorder_tmp; DROP TABLE reorder_tmp;"
 }
+
+# rocprofv3_json N: a rocprofv3 JSON on stdout with N kernel dispatches
+# (one kernel, 100 ns apart) and N hipLaunchKernel calls, one record a line
+# (the import tests and the progress test; tests/bench/60-import.sh writes
+# its own, with 50 kernels).
+rocprofv3_json() {
+  awk -v n="$1" 'BEGIN {
+    printf "{\"rocprofiler-sdk-tool\":[{\"metadata\":{\"pid\":1},\"agents\":[{\"id\":{\"handle\":1},\"type\":2,\"logical_node_type_id\":0}],"
+    printf "\"strings\":{\"buffer_records\":[{\"kind\":\"NONE\",\"operations\":[]},{\"kind\":\"HIP_RUNTIME_API_EXT\",\"operations\":[\"hipApiName\",\"hipLaunchKernel\"]}]},"
+    printf "\"kernel_symbols\":[{\"kernel_id\":1,\"truncated_kernel_name\":\"k\",\"formatted_kernel_name\":\"void k<float>(float*)\"}],"
+    printf "\"buffer_records\":{\"kernel_dispatch\":[\n"
+    for (i = 1; i <= n; i++)
+      printf "%s{\"kind\":11,\"operation\":2,\"thread_id\":7,\"correlation_id\":{\"internal\":%d,\"external\":0},\"start_timestamp\":%d,\"end_timestamp\":%d,\"dispatch_info\":{\"agent_id\":{\"handle\":1},\"queue_id\":{\"handle\":16},\"kernel_id\":1,\"dispatch_id\":%d,\"workgroup_size\":{\"x\":256,\"y\":1,\"z\":1},\"grid_size\":{\"x\":4096,\"y\":1,\"z\":1}}}\n", (i > 1 ? "," : ""), i, 100 * i, 100 * i + 60, i
+    printf "],\"hip_api\":[\n"
+    for (i = 1; i <= n; i++)
+      printf "%s{\"kind\":1,\"operation\":1,\"thread_id\":7,\"correlation_id\":{\"internal\":%d,\"external\":0},\"start_timestamp\":%d,\"end_timestamp\":%d}\n", (i > 1 ? "," : ""), i, 100 * i - 50, 100 * i - 10
+    printf "]}}]}\n"
+  }'
+}
+
+# check_writer_thread_failure BLOCKS INPUT: rpd-import of INPUT (forced
+# onto the writer thread) whose output may not grow past BLOCKS 512-byte
+# blocks (ulimit -f; SIGXFSZ ignored, so the write fails with EFBIG) fails
+# with exit 1, one line naming an I/O error, and no output file; with a
+# working strace, the failing write is checked to be the writer thread's.
+check_writer_thread_failure() {
+  printf 'trap "" XFSZ\nulimit -f %s\nexec "$@"\n' "$1" >fsz.sh
+  check_rc "a write failure on the writer thread: exit 1" 1 env RPDTOOLS_IMPORT_THREADS=2 sh fsz.sh rpd-import -q "$2" fsz.rpd
+  check_one_line "... one line"
+  check "... an I/O error" grep -q "cannot import '$2': .*I/O error" "$TESTDIR/stderr"
+  check "... no output file" test ! -e fsz.rpd
+  if command -v strace >/dev/null 2>&1 && strace -f -qq -e trace=pwrite64 -o wr.log true 2>/dev/null; then
+    RPDTOOLS_IMPORT_THREADS=2 sh fsz.sh strace -f -qq -e trace=pwrite64 -o wr.log rpd-import -q "$2" fsz.rpd 2>/dev/null
+    _main=$(head -1 wr.log | cut -d' ' -f1)
+    check "... the failing write was the writer thread's" sh -c "grep EFBIG wr.log | grep -vq '^$_main '"
+  else
+    skip "the failing thread" "no working strace"
+  fi
+  rm -f fsz.sh wr.log fsz.rpd
+}
+

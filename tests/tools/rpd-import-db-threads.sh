@@ -117,20 +117,5 @@ check "... and no temp file is left" sh -c "! ls -a | grep -q '^\.old\.rpd\|old\
 # the schema's pages are below it, the first pages the writer thread
 # spills are past it), SIGXFSZ ignored so the write fails with EFBIG
 rpd-synth-rocpd -q --seed 3 --dispatches 60000 -o big.db || notok "fixture" "rpd-synth-rocpd failed"
-cat >fsz.sh <<'EOF'
-trap '' XFSZ
-ulimit -f 1024
-exec "$@"
-EOF
-check_rc "a write failure on the writer thread: exit 1" 1 env RPDTOOLS_IMPORT_THREADS=2 sh fsz.sh rpd-import -q big.db fsz.rpd
-check_one_line "... one line"
-check "... an I/O error" grep -q "cannot import 'big.db': .*I/O error" "$TESTDIR/stderr"
-check "... no output file" test ! -e fsz.rpd
-if command -v strace >/dev/null 2>&1 && strace -f -qq -e trace=clone,clone3 -o st.log true 2>/dev/null; then
-  RPDTOOLS_IMPORT_THREADS=2 sh fsz.sh strace -f -qq -e trace=pwrite64 -o wr.log rpd-import -q big.db fsz.rpd 2>/dev/null
-  main=$(head -1 wr.log | cut -d' ' -f1)
-  check "... the failing write was the writer thread's" sh -c "grep EFBIG wr.log | grep -vq '^$main '"
-else
-  skip "the failing thread" "no working strace"
-fi
+check_writer_thread_failure 1024 big.db
 rm -f big.db

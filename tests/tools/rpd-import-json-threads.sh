@@ -160,29 +160,6 @@ check "... no output file" test ! -e bad.rpd
 # cache, so pages are written while the rows are (on the writer thread);
 # the output may not grow past 2 MB (ulimit -f 4096 blocks), SIGXFSZ
 # ignored so the write fails with EFBIG
-awk -v n=200000 'BEGIN {
-  printf "{\"rocprofiler-sdk-tool\":[{\"metadata\":{\"pid\":1},\"agents\":[{\"id\":{\"handle\":1},\"type\":2,\"logical_node_type_id\":0}],"
-  printf "\"kernel_symbols\":[{\"kernel_id\":1,\"truncated_kernel_name\":\"k\",\"formatted_kernel_name\":\"void k(int)\"}],"
-  printf "\"buffer_records\":{\"kernel_dispatch\":[\n"
-  for (i = 1; i <= n; i++)
-    printf "%s{\"kind\":11,\"operation\":2,\"correlation_id\":{\"internal\":%d},\"start_timestamp\":%d,\"end_timestamp\":%d,\"dispatch_info\":{\"agent_id\":{\"handle\":1},\"queue_id\":{\"handle\":16},\"kernel_id\":1,\"dispatch_id\":%d,\"workgroup_size\":{\"x\":256,\"y\":1,\"z\":1},\"grid_size\":{\"x\":4096,\"y\":1,\"z\":1}}}\n", (i > 1 ? "," : ""), i, 100 * i, 100 * i + 60, i
-  printf "],\"hip_api\":[\n"
-  for (i = 1; i <= n; i++)
-    printf "%s{\"kind\":1,\"operation\":1,\"thread_id\":7,\"correlation_id\":{\"internal\":%d},\"start_timestamp\":%d,\"end_timestamp\":%d}\n", (i > 1 ? "," : ""), i, 100 * i - 50, 100 * i - 10
-  printf "]}}]}\n"
-}' >big.json
-cat >fsz.sh <<'EOF'
-trap '' XFSZ
-ulimit -f 4096
-exec "$@"
-EOF
-check_rc "a write failure on the writer thread: exit 1" 1 env RPDTOOLS_IMPORT_THREADS=2 sh fsz.sh rpd-import -q big.json fsz.rpd
-check_one_line "... one line"
-check "... an I/O error" grep -q "cannot import 'big.json': .*I/O error" "$TESTDIR/stderr"
-check "... no output file" test ! -e fsz.rpd
-if [ -s st.log ]; then
-  RPDTOOLS_IMPORT_THREADS=2 sh fsz.sh strace -f -qq -e trace=pwrite64 -o wr.log rpd-import -q big.json fsz.rpd 2>/dev/null
-  main=$(head -1 wr.log | cut -d' ' -f1)
-  check "... the failing write was the writer thread's" sh -c "grep EFBIG wr.log | grep -vq '^$main '"
-fi
+rocprofv3_json 200000 >big.json
+check_writer_thread_failure 4096 big.json
 rm -f big.json

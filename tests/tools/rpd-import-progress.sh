@@ -40,18 +40,7 @@ check "db: the summary still goes to the file" grep -q "wrote rocpd_op" plain.er
 rm -f big.db big.rpd
 
 # ---------------------------------------------------------------- JSON (.gz)
-awk -v n=$N 'BEGIN {
-  printf "{\"rocprofiler-sdk-tool\":[{\"metadata\":{\"pid\":1},\"agents\":[{\"id\":{\"handle\":1},\"type\":2,\"logical_node_type_id\":0}],"
-  printf "\"strings\":{\"buffer_records\":[{\"kind\":\"NONE\",\"operations\":[]},{\"kind\":\"HIP_RUNTIME_API_EXT\",\"operations\":[\"hipApiName\",\"hipLaunchKernel\"]}]},"
-  printf "\"kernel_symbols\":[{\"kernel_id\":1,\"truncated_kernel_name\":\"k\",\"formatted_kernel_name\":\"void k<float>(float*)\"}],"
-  printf "\"buffer_records\":{\"kernel_dispatch\":[\n"
-  for (i = 1; i <= n; i++)
-    printf "%s{\"kind\":11,\"operation\":2,\"thread_id\":7,\"correlation_id\":{\"internal\":%d,\"external\":0},\"start_timestamp\":%d,\"end_timestamp\":%d,\"dispatch_info\":{\"agent_id\":{\"handle\":1},\"queue_id\":{\"handle\":16},\"kernel_id\":1,\"dispatch_id\":%d,\"workgroup_size\":{\"x\":256,\"y\":1,\"z\":1},\"grid_size\":{\"x\":4096,\"y\":1,\"z\":1}}}\n", (i > 1 ? "," : ""), i, 100 * i, 100 * i + 60, i
-  printf "],\"hip_api\":[\n"
-  for (i = 1; i <= n; i++)
-    printf "%s{\"kind\":1,\"operation\":1,\"thread_id\":7,\"correlation_id\":{\"internal\":%d,\"external\":0},\"start_timestamp\":%d,\"end_timestamp\":%d}\n", (i > 1 ? "," : ""), i, 100 * i - 50, 100 * i - 10
-  printf "]}}]}\n"
-}' | gzip -1 >big.json.gz
+rocprofv3_json $N | gzip -1 >big.json.gz
 gz=$(wc -c <big.json.gz | awk '{printf "%.1f", $1 / 1e6}')
 run_tty json.tty rpd-import --force big.json.gz bigj.rpd
 check "json.gz: progress in MB of the file read, with a rate" \
