@@ -201,9 +201,11 @@ static void json_slice(conv *c, const char *cat, const track_info *t, txt name, 
                        int64_t dur, const arg *a, int64_t flow_end) {
   sink *s = &c->out;
   (void)flow_end;
-  char *p = ev_begin(s, txt_room(name) + arg_room(a) + strlen(cat));
+  size_t cn = strlen(cat);
+  char *p = ev_begin(s, txt_room(name) + arg_room(a) + cn);
   p = W(p, "{\"ph\":\"X\",\"cat\":\"");
-  p = w_lit(p, cat);
+  memcpy(p, cat, cn);
+  p += cn;
   p = W(p, "\",");
   p = w_track(p, t);
   p = W(p, ",\"name\":");
@@ -218,9 +220,11 @@ static void json_slice(conv *c, const char *cat, const track_info *t, txt name, 
 static void json_instant(conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
                          const arg *a) {
   sink *s = &c->out;
-  char *p = ev_begin(s, txt_room(name) + arg_room(a) + strlen(cat));
+  size_t cn = strlen(cat);
+  char *p = ev_begin(s, txt_room(name) + arg_room(a) + cn);
   p = W(p, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"");
-  p = w_lit(p, cat);
+  memcpy(p, cat, cn);
+  p += cn;
   p = W(p, "\",");
   p = w_track(p, t);
   p = W(p, ",\"name\":");

@@ -96,8 +96,8 @@ static int links_open(conv *c, links *l) {
 static int links_next(conv *c, links *l, int64_t id) {
   int rc = RPD_OK;
   c->nflow_from = 0;
-  while (rc == RPD_OK && l->row && sqlite3_column_int64(l->st, 0) <= id) {
-    int64_t api = sqlite3_column_int64(l->st, 0);
+  int64_t api;
+  while (rc == RPD_OK && l->row && (api = sqlite3_column_int64(l->st, 0)) <= id) {
     if (link_in_order(api, &l->max_api) && api == id && (!l->windowed || sqlite3_column_int(l->st, 2))) {
       if (c->nflow_from == c->flow_cap) {
         c->flow_cap = c->flow_cap ? c->flow_cap * 2 : 16;
@@ -125,14 +125,15 @@ int emit_apis(conv *c) {
       " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     if (c->check_rows && !row_sane(st, 3, 4, -1)) { rc = bad_row(c); break; }
+    int64_t id = sqlite3_column_int64(st, 0);
     int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
     int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
-    rpd_progress_rows(c->r, "api calls", "rocpd_api", sqlite3_column_int64(st, 0));   /* issue 15 */
+    rpd_progress_rows(c->r, "api calls", "rocpd_api", id);   /* issue 15 */
     if (!c->has_api || end > c->api_end) c->api_end = end;
     c->has_api = 1;
     if (!c->threads.n || c->threads.a[th] != pid || c->threads.b[th] != tid)
       th = pair_get(&c->threads, pid, tid);
-    if (l.st && (rc = links_next(c, &l, sqlite3_column_int64(st, 0))) != RPD_OK) break;
+    if (l.st && (rc = links_next(c, &l, id)) != RPD_OK) break;
     if (!IN_WINDOW(c, start)) continue;
     names_trim(&c->strs);
     const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
@@ -150,7 +151,7 @@ int emit_apis(conv *c) {
       c->n_api++;
     }
     if (name->marker && start != end) {   /* a range for the launch pass */
-      lrec r = {.ts = start, .e = end, .id = sqlite3_column_int64(st, 0),
+      lrec r = {.ts = start, .e = end, .id = id,
                 .aux = sqlite3_column_int64(st, 6), .thread = (int32_t)th, .queue = -1};
       if ((rc = launch_add(c, &r)) != RPD_OK) break;
     }
@@ -218,7 +219,8 @@ int emit_ops(conv *c) {
     if (c->check_rows && !row_sane(st, 2, 3, 0)) { rc = bad_row(c); break; }
     int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
     int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
-    rpd_progress_rows(c->r, "ops", "rocpd_op", sqlite3_column_int64(st, 6));   /* issue 15 */
+    int64_t id = sqlite3_column_int64(st, 6);
+    rpd_progress_rows(c->r, "ops", "rocpd_op", id);   /* issue 15 */
     if (!c->has_op || end > c->op_end) c->op_end = end;
     c->has_op = 1;
     if (c->gpuset.n == 0 || c->gpuset.a[c->gpuset.n - 1] != gpu) pair_get(&c->gpuset, gpu, 0);
@@ -229,10 +231,10 @@ int emit_ops(conv *c) {
     if (!desc) { rc = name_error(c, &c->strs); break; }
     const track_info *t = place(c, TRACK_OP, gpu, queue, start, end);
     if (t->lane)
-      idmap_put(&c->oplane, sqlite3_column_int64(st, 6), t->tid | (int64_t)t->lane << 32);
+      idmap_put(&c->oplane, id, t->tid | (int64_t)t->lane << 32);
     arg a = {"desc", txt_e(type), 0, 0};
     c->w->slice(c, op_class_name(type->opclass), t, txt_e(desc->len > 2 ? desc : type), start,
-                end - start, &a, ends ? sqlite3_column_int64(st, 6) : 0);
+                end - start, &a, ends ? id : 0);
     c->n_op++;
   }
   if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
@@ -260,8 +262,8 @@ int emit_links(conv *c) {
       " X.op_id FROM rocpd_api_ops X LEFT JOIN rocpd_api A ON A.id = X.api_id"
       " LEFT JOIN rocpd_op O ON O.id = X.op_id ORDER BY X.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t xid = sqlite3_column_int64(st, 0);
-    int in_order = link_in_order(sqlite3_column_int64(st, 1), &max_api);
+    int64_t xid = sqlite3_column_int64(st, 0), api_id = sqlite3_column_int64(st, 1);
+    int in_order = link_in_order(api_id, &max_api);
     /* a link to no api call or no op (or to a row whose start is NULL,
      * which its own scan refuses) */
     if (sqlite3_column_type(st, 4) == SQLITE_NULL || sqlite3_column_type(st, 8) == SQLITE_NULL)
@@ -275,6 +277,7 @@ int emit_links(conv *c) {
     int64_t ts = sqlite3_column_int64(st, 4), aend = sqlite3_column_int64(st, 5);
     int64_t gpu = sqlite3_column_int64(st, 6), queue = sqlite3_column_int64(st, 7);
     int64_t ostart = sqlite3_column_int64(st, 8), oend = sqlite3_column_int64(st, 9);
+    int64_t op_id = sqlite3_column_int64(st, 10);
     int api_in = IN_WINDOW(c, ts), op_in = IN_WINDOW(c, ostart);
     if (!api_in && !op_in) continue;
     if (api_in && op_in) {   /* both ends in the window (or file) */
@@ -282,11 +285,11 @@ int emit_links(conv *c) {
       track_info ta = {pid, tid, tid, TRACK_API, 0};
       if (ostart < from) from = ostart > ts ? ostart : ts;   /* not after the op starts */
       if (c->w->flow_on_op_slice) {
-        if (!in_order) c->w->flow(c, sqlite3_column_int64(st, 10), &ta, from, 0);
+        if (!in_order) c->w->flow(c, op_id, &ta, from, 0);
       } else {
         track_info to = {gpu, queue, queue, TRACK_OP, 0};
         int64_t lane = 0;
-        if (idmap_get(&c->peer->oplane, sqlite3_column_int64(st, 10), &lane)) {
+        if (idmap_get(&c->peer->oplane, op_id, &lane)) {
           to.tid = lane & 0xffffffff;
           to.lane = (uint32_t)(lane >> 32);
         }
@@ -295,7 +298,7 @@ int emit_links(conv *c) {
       }
       c->n_flow++;
     }
-    lrec r = {.ts = ts, .id = sqlite3_column_int64(st, 1), .aux = xid, .ostart = ostart,
+    lrec r = {.ts = ts, .id = api_id, .aux = xid, .ostart = ostart,
               .oend = oend, .thread = (int32_t)pair_get(&c->threads, pid, tid),
               .queue = (int32_t)pair_get(&c->queues, gpu, queue)};
     rc = launch_add(c, &r);
