@@ -310,7 +310,7 @@ static int64_t warn_bytes(void) {
   return e && *e ? strtoll(e, NULL, 10) : WARN_BYTES;
 }
 
-/* 1 when the rows' times are checked by the scans (row_sane) rather than
+/* 1 when the rows' times are checked by the scans (row_times) rather than
  * by rpd_check_trace's scan at open: a whole-file conversion, whose scans
  * read every row of rocpd_api and rocpd_op before their times are used.
  * With --start/--end/--split/--max-size the span and windows are computed

@@ -26,17 +26,23 @@ static int step_error(conv *c, int s) {
   return cerr(c->err, s == SQLITE_BUSY || s == SQLITE_LOCKED ? RPD_EBUSY : RPD_ESQL,
               "%s", sqlite3_errmsg(c->db));
 }
-/* 1 when the row's start and end (columns is, ie) and, unless ig < 0, its
- * gpuId (column ig) pass rpd_check_trace's rule (common/check.c: one
- * definition), checked here on the scans' way instead of by a scan of its
- * own before them.  Called before the row's values are read as integers:
- * the types must be seen unconverted. */
-static int row_sane(sqlite3_stmt *st, int is, int ie, int ig) {
-  return rpd_check_row_ok(sqlite3_column_value(st, is), sqlite3_column_value(st, ie),
-                          ig < 0 ? NULL : sqlite3_column_value(st, ig));
+/* The row's start and end (columns is, ie) and, unless ig < 0, its gpuId
+ * (column ig) into *start, *end, *gpu, each column read once; with check,
+ * 0 when they fail rpd_check_trace's rule (common/check.c: one definition),
+ * checked here on the scans' way instead of by a scan of its own before
+ * them (the types are seen before the values are read as integers). */
+static int row_times(sqlite3_stmt *st, int is, int ie, int ig, int check, int64_t *start,
+                     int64_t *end, int64_t *gpu) {
+  sqlite3_value *vs = sqlite3_column_value(st, is), *ve = sqlite3_column_value(st, ie);
+  sqlite3_value *vg = ig < 0 ? NULL : sqlite3_column_value(st, ig);
+  if (check && !rpd_check_row_ok(vs, ve, vg)) return 0;
+  *start = sqlite3_value_int64(vs);
+  *end = sqlite3_value_int64(ve);
+  if (vg) *gpu = sqlite3_value_int64(vg);
+  return 1;
 }
 
-/* Stop at a row that fails row_sane: main.c then runs rpd_check_trace
+/* Stop at a row that fails row_times' check: main.c then runs rpd_check_trace
  * for the message. */
 static int bad_row(conv *c) {
   c->bad_row = 1;
@@ -124,10 +130,10 @@ int emit_apis(conv *c) {
       "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
       " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
-    if (c->check_rows && !row_sane(st, 3, 4, -1)) { rc = bad_row(c); break; }
+    int64_t start, end;
+    if (!row_times(st, 3, 4, -1, c->check_rows, &start, &end, NULL)) { rc = bad_row(c); break; }
     int64_t id = sqlite3_column_int64(st, 0);
     int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
-    int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
     rpd_progress_rows(c->r, "api calls", "rocpd_api", id);   /* issue 15 */
     if (!c->has_api || end > c->api_end) c->api_end = end;
     c->has_api = 1;
@@ -216,9 +222,9 @@ int emit_ops(conv *c) {
     rc = prep(c, &st,
         "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
-    if (c->check_rows && !row_sane(st, 2, 3, 0)) { rc = bad_row(c); break; }
-    int64_t gpu = sqlite3_column_int64(st, 0), queue = sqlite3_column_int64(st, 1);
-    int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
+    int64_t start, end, gpu;
+    if (!row_times(st, 2, 3, 0, c->check_rows, &start, &end, &gpu)) { rc = bad_row(c); break; }
+    int64_t queue = sqlite3_column_int64(st, 1);
     int64_t id = sqlite3_column_int64(st, 6);
     rpd_progress_rows(c->r, "ops", "rocpd_op", id);   /* issue 15 */
     if (!c->has_op || end > c->op_end) c->op_end = end;
@@ -268,15 +274,14 @@ int emit_links(conv *c) {
      * which its own scan refuses) */
     if (sqlite3_column_type(st, 4) == SQLITE_NULL || sqlite3_column_type(st, 8) == SQLITE_NULL)
       continue;
-    if (c->check_rows &&
-        !(row_sane(st, 4, 5, -1) && row_sane(st, 8, 9, 6))) {
+    int64_t ts, aend, gpu, ostart, oend;
+    if (!(row_times(st, 4, 5, -1, c->check_rows, &ts, &aend, NULL) &&
+          row_times(st, 8, 9, 6, c->check_rows, &ostart, &oend, &gpu))) {
       rc = bad_row(c);
       break;
     }
     int64_t pid = sqlite3_column_int64(st, 2), tid = sqlite3_column_int64(st, 3);
-    int64_t ts = sqlite3_column_int64(st, 4), aend = sqlite3_column_int64(st, 5);
-    int64_t gpu = sqlite3_column_int64(st, 6), queue = sqlite3_column_int64(st, 7);
-    int64_t ostart = sqlite3_column_int64(st, 8), oend = sqlite3_column_int64(st, 9);
+    int64_t queue = sqlite3_column_int64(st, 7);
     int64_t op_id = sqlite3_column_int64(st, 10);
     int api_in = IN_WINDOW(c, ts), op_in = IN_WINDOW(c, ostart);
     if (!api_in && !op_in) continue;
