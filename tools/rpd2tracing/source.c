@@ -26,20 +26,26 @@ static int step_error(conv *c, int s) {
   return cerr(c->err, s == SQLITE_BUSY || s == SQLITE_LOCKED ? RPD_EBUSY : RPD_ESQL,
               "%s", sqlite3_errmsg(c->db));
 }
-/* The row's start and end (columns is, ie) and, unless ig < 0, its gpuId
- * (column ig) into *start, *end, *gpu, each column read once; with check,
- * 0 when they fail rpd_check_trace's rule (common/check.c: one definition),
- * checked here on the scans' way instead of by a scan of its own before
- * them (the types are seen before the values are read as integers). */
-static int row_times(sqlite3_stmt *st, int is, int ie, int ig, int check, int64_t *start,
-                     int64_t *end, int64_t *gpu) {
-  sqlite3_value *vs = sqlite3_column_value(st, is), *ve = sqlite3_column_value(st, ie);
-  sqlite3_value *vg = ig < 0 ? NULL : sqlite3_column_value(st, ig);
+/* A row's start and end (the column values vs, ve) and, unless vg is NULL,
+ * its gpuId into *start, *end, *gpu (each column is read once, as a value);
+ * with check, 0 when they fail rpd_check_trace's rule (common/check.c: one
+ * definition), checked here on the scans' way instead of by a scan of its
+ * own before them (the types are seen before the values are read as
+ * integers). */
+static int row_vals(sqlite3_value *vs, sqlite3_value *ve, sqlite3_value *vg, int check,
+                    int64_t *start, int64_t *end, int64_t *gpu) {
   if (check && !rpd_check_row_ok(vs, ve, vg)) return 0;
   *start = sqlite3_value_int64(vs);
   *end = sqlite3_value_int64(ve);
   if (vg) *gpu = sqlite3_value_int64(vg);
   return 1;
+}
+
+/* row_vals of the columns is, ie and ig (none when ig < 0) of st. */
+static int row_times(sqlite3_stmt *st, int is, int ie, int ig, int check, int64_t *start,
+                     int64_t *end, int64_t *gpu) {
+  return row_vals(sqlite3_column_value(st, is), sqlite3_column_value(st, ie),
+                  ig < 0 ? NULL : sqlite3_column_value(st, ig), check, start, end, gpu);
 }
 
 /* Stop at a row that fails row_times' check: main.c then runs rpd_check_trace
@@ -144,7 +150,9 @@ int emit_apis(conv *c) {
     names_trim(&c->strs);
     const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
     if (!name) { rc = name_error(c, &c->strs); break; }
-    txt args = txt_s(col_text(st, 7), (size_t)sqlite3_column_bytes(st, 7));
+    sqlite3_value *va = sqlite3_column_value(st, 7);   /* one column call for both */
+    const char *as = (const char *)sqlite3_value_text(va);
+    txt args = txt_s(as ? as : "", (size_t)sqlite3_value_bytes(va));
     arg desc = {"desc", args, 0, 0};
     if (name->marker && start == end) {
       track_info t = {pid, tid, tid, TRACK_API, 0};
@@ -222,7 +230,7 @@ int emit_ops(conv *c) {
     rc = prep(c, &st,
         "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t start, end, gpu;
+    int64_t start, end, gpu = 0;
     if (!row_times(st, 2, 3, 0, c->check_rows, &start, &end, &gpu)) { rc = bad_row(c); break; }
     int64_t queue = sqlite3_column_int64(st, 1);
     int64_t id = sqlite3_column_int64(st, 6);
@@ -272,11 +280,13 @@ int emit_links(conv *c) {
     int in_order = link_in_order(api_id, &max_api);
     /* a link to no api call or no op (or to a row whose start is NULL,
      * which its own scan refuses) */
-    if (sqlite3_column_type(st, 4) == SQLITE_NULL || sqlite3_column_type(st, 8) == SQLITE_NULL)
+    sqlite3_value *as = sqlite3_column_value(st, 4), *os = sqlite3_column_value(st, 8);
+    if (sqlite3_value_type(as) == SQLITE_NULL || sqlite3_value_type(os) == SQLITE_NULL)
       continue;
-    int64_t ts, aend, gpu, ostart, oend;
-    if (!(row_times(st, 4, 5, -1, c->check_rows, &ts, &aend, NULL) &&
-          row_times(st, 8, 9, 6, c->check_rows, &ostart, &oend, &gpu))) {
+    int64_t ts, aend, gpu = 0, ostart, oend;
+    if (!(row_vals(as, sqlite3_column_value(st, 5), NULL, c->check_rows, &ts, &aend, NULL) &&
+          row_vals(os, sqlite3_column_value(st, 9), sqlite3_column_value(st, 6), c->check_rows,
+                   &ostart, &oend, &gpu))) {
       rc = bad_row(c);
       break;
     }
