@@ -9,37 +9,7 @@
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
 # ------------------------------------------------ one run as a CSV set
-mkdir set
-cat >set/7_kernel_trace.csv <<'EOF'
-"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Workgroup_Size_X","Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"
-"KERNEL_DISPATCH","Agent 4",1,1,77,1,10,"void add<float>(float*)",1,1000,1500,0,0,8,0,16,64,1,1,1024,1,1
-"KERNEL_DISPATCH","Agent 4",1,1,77,2,11,"gemm(int)",2,2000,2700,0,0,8,0,16,64,1,1,1024,1,1
-EOF
-cat >set/7_counter_collection.csv <<'EOF'
-"Correlation_Id","Dispatch_Id","Agent_Id","Queue_Id","Process_Id","Thread_Id","Grid_Size","Kernel_Id","Kernel_Name","Workgroup_Size","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Counter_Name","Counter_Value","Start_Timestamp","End_Timestamp"
-1,1,"Agent 4",1,77,77,1024,10,"void add<float>(float*)",64,0,0,8,0,16,"SQ_WAVES",16.000000,1000,1500
-1,1,"Agent 4",1,77,77,1024,10,"void add<float>(float*)",64,0,0,8,0,16,"GRBM_COUNT",2.5e+03,1000,1500
-2,2,"Agent 4",1,77,77,1024,11,"gemm(int)",64,0,0,8,0,16,"SQ_WAVES",16.000000,2000,2700
-3,3,"Agent 4",1,77,77,1024,11,"gemm(int)",64,0,0,8,0,16,"SQ_WAVES",32.000000,3000,3400
-EOF
-cat >set/7_memory_allocation_trace.csv <<'EOF'
-"Kind","Operation","Agent_Id","Allocation_Size","Address","Correlation_Id","Start_Timestamp","End_Timestamp"
-"MEMORY_ALLOCATION","MEMORY_ALLOCATION_ALLOCATE","Agent 4",1024,"0x00007ffb26354000",5,100,200
-"MEMORY_ALLOCATION","MEMORY_ALLOCATION_FREE","Agent 4",0,"0x00007ffb26354000",6,300,310
-EOF
-cat >set/7_scratch_memory_trace.csv <<'EOF'
-"Kind","Operation","Agent_Id","Queue_Id","Thread_Id","Alloc_Flags","Start_Timestamp","End_Timestamp"
-"SCRATCH_MEMORY","SCRATCH_MEMORY_ALLOC","Agent 4",1,113,0,1124,1500
-EOF
-cat >set/7_rocdecode_api_trace.csv <<'EOF'
-"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"
-"ROCDECODE_API","rocDecCreateVideoParser",77,77,583,615,700
-"ROCDECODE_API","rocDecGetDecoderCaps",77,77,584,710,720
-EOF
-cat >set/7_rocjpeg_api_trace.csv <<'EOF'
-"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"
-"ROCJPEG_API","rocJpegCreate",77,77,105,1286,1300
-EOF
+rocprofv3_kinds_csv set
 
 # ------------------------------------------------ the same run as rocprofv3 JSON
 # Layout of rocprofiler-sdk's generateJSON / serialization: strings.buffer_records
