@@ -227,6 +227,17 @@ static int hook_take(imp *m, batch *b)
   return job_full(p, j);
 }
 
+/* Free p and its jobs (its thread, if any, joined). */
+static void pipest_free(pipest *p)
+{
+  for (int i = 0; i < NJOBS; i++)
+    job_free(&p->jobs[i]);
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->work);
+  pthread_cond_destroy(&p->done_cv);
+  free(p);
+}
+
 int pipe_begin(imp *m)
 {
   if (m->pipe || !want_thread())
@@ -241,11 +252,7 @@ int pipe_begin(imp *m)
   pthread_cond_init(&p->work, NULL);
   pthread_cond_init(&p->done_cv, NULL);
   if (pthread_create(&p->th, NULL, writer_main, p)) {
-    /* no thread: stay on this one */
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->work);
-    pthread_cond_destroy(&p->done_cv);
-    free(p);
+    pipest_free(p);   /* no thread: stay on this one */
     return RPD_OK;
   }
   m->pipe = &p->hook;
@@ -264,12 +271,7 @@ int pipe_end(imp *m, int rc)
   pthread_cond_signal(&p->work);
   pthread_mutex_unlock(&p->mu);
   pthread_join(p->th, NULL);
-  for (int i = 0; i < NJOBS; i++)
-    job_free(&p->jobs[i]);
-  pthread_mutex_destroy(&p->mu);
-  pthread_cond_destroy(&p->work);
-  pthread_cond_destroy(&p->done_cv);
-  free(p);
+  pipest_free(p);
   m->pipe = NULL;
   return rc ? rc : wrc;
 }
