@@ -24,12 +24,17 @@ def run(tmp_path, code, **env):
     return p, (log.read_text() if log.exists() else "")
 
 
-def rows(path):
+def query(path, sql):
+    """Every row of sql on the trace at path."""
     con = sqlite3.connect(str(path))
     try:
-        return con.execute("SELECT count(*) FROM rocpd_api").fetchone()[0]
+        return con.execute(sql).fetchall()
     finally:
         con.close()
+
+
+def rows(path):
+    return query(path, "SELECT count(*) FROM rocpd_api")[0][0]
 
 
 def test_nested_start_stop_and_context_manager(tmp_path):
@@ -124,12 +129,7 @@ def test_multiprocessing_children_share_the_file(tmp_path):
 
 def api_rows(path):
     """(apiName, args, start, end) of every rocpd_api row, by start."""
-    con = sqlite3.connect(str(path))
-    try:
-        return con.execute('SELECT apiName, args, start, "end" FROM api '
-                           'ORDER BY start, id').fetchall()
-    finally:
-        con.close()
+    return query(path, 'SELECT apiName, args, start, "end" FROM api ORDER BY start, id')
 
 
 def test_range_push_pop_writes_a_row(tmp_path):
