@@ -53,7 +53,11 @@ static const char usage[] =
 "Kernel dispatches become rocpd_op 'KernelExecution' rows, memory copies\n"
 "Copy* rows, API records rocpd_api rows linked through rocpd_api_ops by\n"
 "correlation id (rocpd_api.id = correlation id).  A summary of records\n"
-"read per kind and rows written per table goes to stderr.\n";
+"read per kind and rows written per table goes to stderr.\n"
+"\n"
+"Environment: RPDTOOLS_IMPORT_THREADS=1 imports on one thread; by default,\n"
+"with more than one CPU, rocprofv3 JSON, database and CSV imports read on\n"
+"one thread and write on another (same rows and ids).\n";
 
 #include <ctype.h>
 #include <errno.h>
