@@ -97,6 +97,38 @@ int rpd_opclass_load(rpd *r, rpd_opclass_map *m)
   return rc;
 }
 
+int rpd_opclass_prepare_one(sqlite3 *db, sqlite3_stmt **st)
+{
+  const char *sel = rpd_opclass_select();
+
+  *st = NULL;
+  if (!sel)
+    return rpd_seterr(RPD_ENOTFOUND, "no embedded view file 'opClass'");
+  /* the CTE named rocpd_op shadows the table inside the view's text: its
+   * "id IN (SELECT opType_id FROM rocpd_op)" becomes "id IN (?1)", one
+   * rowid look-up instead of a scan of every op */
+  char *sql = rpd_xasprintf("WITH rocpd_op(opType_id) AS (VALUES(?1)) SELECT class FROM (%s)", sel);
+  int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK
+               ? RPD_OK
+               : rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(db));
+  free(sql);
+  return rc;
+}
+
+int rpd_opclass_one(sqlite3_stmt *st, int64_t optype_id)
+{
+  int s, cls = RPD_OPCLASS_OTHER;
+
+  sqlite3_bind_int64(st, 1, optype_id);
+  s = sqlite3_step(st);
+  if (s == SQLITE_ROW)
+    cls = class_number((const char *)sqlite3_column_text(st, 0));
+  else if (s != SQLITE_DONE)
+    cls = -1;
+  sqlite3_reset(st);
+  return cls;
+}
+
 int rpd_opclass_of(const rpd_opclass_map *m, int64_t optype_id)
 {
   const int64_t *p = m->n ? bsearch(&optype_id, m->id, m->n, sizeof *m->id, cmp_id) : NULL;

@@ -33,6 +33,15 @@ typedef struct rpd_opclass_map {
  * the SELECT of views/opClass.sql.  The caller frees with
  * rpd_opclass_free().  RPD_OK or an error (message in rpd_errmsg()). */
 int rpd_opclass_load(rpd *r, rpd_opclass_map *m);
+/* Prepare *st on db: the class of one opType string id by the same view
+ * text, without the scan of rocpd_op that rpd_opclass_load makes (for a
+ * tool that meets its opTypes one by one).  The caller finalizes *st.
+ * RPD_OK or an error (message in rpd_errmsg()). */
+int rpd_opclass_prepare_one(sqlite3 *db, sqlite3_stmt **st);
+/* The class of optype_id through a statement of rpd_opclass_prepare_one
+ * (RPD_OPCLASS_OTHER when no string has that id), or -1 on an SQL error
+ * (sqlite3_errmsg of st's connection). */
+int rpd_opclass_one(sqlite3_stmt *st, int64_t optype_id);
 /* Class of opType_id (RPD_OPCLASS_OTHER when unknown). */
 int rpd_opclass_of(const rpd_opclass_map *m, int64_t optype_id);
 /* 1 if opType_id's class is in mask (RPD_OPCLASS_BIT values). */

@@ -462,10 +462,6 @@ int main(int argc, char **argv) {
     ret = 1;
     goto done;
   }
-  if (rpd_opclass_load(c.r, &trace_opclass) != RPD_OK) {
-    ret = rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());
-    goto done;
-  }
   c.args_table = rpd_args_table(c.r);
   c.db = c.r->db;
   /* every scan is sequential: a small page cache keeps memory flat */
@@ -499,7 +495,6 @@ int main(int argc, char **argv) {
     ret = write_one(&c, &cb, &o, out, c.lo, c.hi, c.t_end, c.t_from_scans, &bytes);
   }
 done:
-  rpd_opclass_free(&trace_opclass);
   if (c.r) rpd_close(c.r, 0);
   free(out);
   return ret;

@@ -93,7 +93,7 @@ const name_ent *names_get(sink *k, names *t, int64_t id) {
   e->json = rpd_xmalloc(ESC_MAX(n));
   e->len = (uint32_t)(w_str(k, e->json, str) - e->json);
   e->marker = strcmp(str, "UserMarker") == 0;
-  e->opclass = op_class_of(id);
+  e->opclass = OPC_UNKNOWN;
   e->raw = rpd_xmalloc(n + 1);
   memcpy(e->raw, str, n + 1);
   e->rawlen = (uint32_t)n;

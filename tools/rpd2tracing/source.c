@@ -215,6 +215,19 @@ static int flows_possible(conv *c) {
   return v;
 }
 
+/* The class of opType entry e (asked of SQLite once per cached entry, by
+ * views/opClass.sql's rule: common/opclass); RPD_OK or an SQL error. */
+static int op_class(conv *c, const name_ent *e) {
+  int cls;
+  if (e->opclass != OPC_UNKNOWN) return RPD_OK;
+  if (!c->opclass && rpd_opclass_prepare_one(c->db, &c->opclass) != RPD_OK)
+    return cerr(c->err, RPD_ESQL, "%s", rpd_errmsg());
+  if ((cls = rpd_opclass_one(c->opclass, e->id)) < 0)
+    return cerr(c->err, RPD_ESQL, "%s", sqlite3_errmsg(c->db));
+  ((name_ent *)e)->opclass = op_class_of(cls);   /* the cache's own entry */
+  return RPD_OK;
+}
+
 /* Every op in id order (rowid scan, names from the cache); collects the
  * GPUs and their queues.  An op that overlaps an earlier one of its queue
  * goes to a lane track; its tid and lane are kept for its flow arrow.  With
@@ -243,6 +256,7 @@ int emit_ops(conv *c) {
     const name_ent *type = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 4));
     const name_ent *desc = type ? names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5)) : NULL;
     if (!desc) { rc = name_error(c, &c->strs); break; }
+    if ((rc = op_class(c, type)) != RPD_OK) break;
     const track_info *t = place(c, TRACK_OP, gpu, queue, start, end);
     if (t->lane)
       idmap_put(&c->oplane, id, t->tid | (int64_t)t->lane << 32);
@@ -253,6 +267,8 @@ int emit_ops(conv *c) {
   }
   if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
+  sqlite3_finalize(c->opclass);
+  c->opclass = NULL;
   return rc;
 }
 

@@ -75,7 +75,8 @@ typedef struct name_ent {
   char *json;           /* owned; NULL = empty slot */
   uint32_t len;
   uint8_t marker;       /* the string is "UserMarker" */
-  uint8_t opclass;      /* op_class_of the string */
+  uint8_t opclass;      /* OPC_* of the string as an opType (OPC_UNKNOWN:
+                         * not asked yet, see emit_ops) */
   char *raw;            /* owned: the string itself */
   uint32_t rawlen;
   uint8_t clean;        /* raw is plain ASCII without NUL */
@@ -99,7 +100,7 @@ typedef struct names {
 /* ------------------------------------------------------------ tracks.c */
 
 /* Op classes (op_class_of), kept in name_ent.opclass. */
-enum { OPC_KERNEL, OPC_COPY, OPC_BARRIER, OPC_OTHER };
+enum { OPC_KERNEL, OPC_COPY, OPC_BARRIER, OPC_OTHER, OPC_UNKNOWN = 255 };
 
 /* Kinds of base tracks: api calls (pid, tid), HSA calls (pid, tid + 1),
  * ops (gpu, queue), graph frames and marker frames (gpu, queue). */
@@ -139,10 +140,8 @@ typedef struct idmap {
   size_t n, cap;
 } idmap;
 
-/* The class (OPC_*) of an opType string. */
-/* Op classes of the trace (common/opclass), loaded once by main. */
-extern rpd_opclass_map trace_opclass;
-uint8_t op_class_of(int64_t optype_id);
+/* The class (OPC_*) of a common/opclass class (RPD_OPCLASS_*). */
+uint8_t op_class_of(int cls);
 /* "kernel", "copy", "barrier" or "other" (static text). */
 const char *op_class_name(uint8_t cls);
 /* An empty layout whose new tracks get tids first_tid, first_tid + 1, ... */
@@ -195,6 +194,7 @@ typedef struct conv {
    * being written (flow_starts()) */
   int64_t *flow_from;
   size_t nflow_from, flow_cap;
+  sqlite3_stmt *opclass;    /* A: the class of one opType id (emit_ops) */
   /* 1: the trace was opened unchecked and every rocpd_api / rocpd_op row
    * the scans read is checked on the way (row_sane); bad_row: one was not */
   int check_rows, bad_row;

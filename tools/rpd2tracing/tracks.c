@@ -22,14 +22,8 @@ typedef struct base_track {
   size_t n;
 } base_track;
 
-/* The op classes of the trace being converted (common/opclass: the one
- * definition, views/opClass.sql), loaded by main before any worker starts
- * and read-only afterwards. */
-rpd_opclass_map trace_opclass;
-
-/* The class of opType_id, as OPC_xxx. */
-uint8_t op_class_of(int64_t optype_id) {
-  switch (rpd_opclass_of(&trace_opclass, optype_id)) {
+uint8_t op_class_of(int cls) {
+  switch (cls) {
   case RPD_OPCLASS_KERNEL: return OPC_KERNEL;
   case RPD_OPCLASS_COPY: return OPC_COPY;
   case RPD_OPCLASS_BARRIER: return OPC_BARRIER;
