@@ -14,6 +14,7 @@ typedef struct marker {
 
 typedef struct gpu_frame {
   int active;
+  size_t thread;        /* its thread's index (its label cursor) */
   int64_t marker_id, args_id;
   int64_t start, end, ops;
   int32_t *queues;      /* indexes in conv.queues */
@@ -42,50 +43,65 @@ typedef struct launch_pass {
   int32_t *queue_gpu;       /* conv.queues index -> gq index */
 } launch_pass;
 
-/* The cursor of the marker labels on args row id (c->labels.look: the rows
- * with id >= ?1 in id order).  Frames come in time order and their
- * markers' args ids mostly ascend: the cursor steps forward (up to
+/* Cursors on the args table for the marker frame labels: the rows with id
+ * >= ?1 in id order.  A thread's frames come in time order and their
+ * markers' args ids mostly ascend: its cursor steps forward (up to
  * LABEL_STEPS rows) instead of a look-up from the root per frame, and is
- * bound again only when the id is behind it or far ahead.  1 when it is
- * on row id, 0 when no row has that id, -1 on error. */
+ * bound again only when the id is behind it or far ahead.  Threads
+ * interleave in time, so each has a cursor of its own (thread index modulo
+ * LABEL_CURSORS; the statements are made on first use). */
 #define LABEL_STEPS 64
-static int label_seek(conv *c, int64_t id) {
-  sqlite3_stmt *look = c->labels.look;
+#define LABEL_CURSORS 16
+
+typedef struct label_cursor {
+  sqlite3_stmt *look;
+  int64_t at;           /* look is on this row (on) */
+  int on;
+} label_cursor;
+
+/* Move cursor k onto args row id: 1 when it is there, 0 when no row has
+ * that id, -1 on error (in c->err). */
+static int label_seek(conv *c, size_t k, int64_t id) {
+  label_cursor *l = &c->labels[k % LABEL_CURSORS];
   int s = SQLITE_ROW, steps = 0;
-  if (!c->label_on || c->label_at > id || id - c->label_at > LABEL_STEPS) {
-    sqlite3_reset(look);
-    sqlite3_bind_int64(look, 1, id);
-    c->label_on = 0;
-    s = sqlite3_step(look);
-  } else if (c->label_at == id) {
+  if (!l->look && prep(c, &l->look, "SELECT id, string FROM \"%w\" WHERE id >= ?1 ORDER BY id") != RPD_OK)
+    return -1;
+  if (!l->on || l->at > id || id - l->at > LABEL_STEPS) {
+    sqlite3_reset(l->look);
+    sqlite3_bind_int64(l->look, 1, id);
+    l->on = 0;
+    s = sqlite3_step(l->look);
+  } else if (l->at == id) {
     return 1;
   } else {
-    s = sqlite3_step(look);
+    s = sqlite3_step(l->look);
   }
   for (;;) {
     if (s != SQLITE_ROW) {
-      c->label_on = 0;
-      return s == SQLITE_DONE ? 0 : -1;
+      l->on = 0;
+      if (s == SQLITE_DONE) return 0;
+      cerr(c->err, RPD_ESQL, "%s: %s", sqlite3_sql(l->look), sqlite3_errmsg(c->db));
+      return -1;
     }
-    c->label_on = 1;
-    c->label_at = sqlite3_column_int64(look, 0);
-    if (c->label_at >= id) return c->label_at == id;
-    if (++steps > LABEL_STEPS) return label_seek(c, id);   /* rebinds: the id is behind it */
-    s = sqlite3_step(look);
+    l->on = 1;
+    l->at = sqlite3_column_int64(l->look, 0);
+    if (l->at >= id) return l->at == id;
+    if (++steps > LABEL_STEPS) return label_seek(c, k, id);   /* rebinds: the id is behind it */
+    s = sqlite3_step(l->look);
   }
 }
 
 /* Write the frame once per GPU queue it touched, named by its marker label. */
 static int frame_emit(conv *c, gpu_frame *f) {
-  sqlite3_stmt *look = c->labels.look;
   char desc[64];
   const char *name = "";
   size_t nlen = 0;
   int k;
   if (!f->active) return RPD_OK;
   f->active = 0;
-  if ((k = label_seek(c, f->args_id)) < 0) return name_error(c, &c->labels);
+  if ((k = label_seek(c, f->thread, f->args_id)) < 0) return RPD_ESQL;
   if (k) {
+    sqlite3_stmt *look = c->labels[f->thread % LABEL_CURSORS].look;
     name = col_text(look, 1);
     nlen = (size_t)sqlite3_column_bytes(look, 1);
   }
@@ -227,6 +243,9 @@ int emit_launches(conv *c) {
   for (size_t i = 0; i < a->threads.n; i++)
     tmap[i] = (int32_t)pair_get(&c->threads, a->threads.a[i], a->threads.b[i]);
   p.threads = rpd_xcalloc(c->threads.n ? c->threads.n : 1, sizeof *p.threads);
+  for (size_t i = 0; i < c->threads.n; i++) p.threads[i].frame.thread = i;
+  label_cursor labels[LABEL_CURSORS] = {{0}};
+  c->labels = labels;
   rc = sorter_begin(a->launches);
   if (rc == RPD_OK) rc = sorter_begin(c->launches);
   const lrec *m = rc == RPD_OK ? sorter_next(a->launches, &rc) : NULL;
@@ -262,6 +281,8 @@ int emit_launches(conv *c) {
     }
     i64heap_free(&q->ends);
   }
+  for (size_t i = 0; i < LABEL_CURSORS; i++) sqlite3_finalize(labels[i].look);
+  c->labels = NULL;
   free(p.threads);
   free(p.gq);
   free(p.queue_gpu);

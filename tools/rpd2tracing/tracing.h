@@ -174,9 +174,8 @@ typedef struct conv {
   int has_api, has_op;
   struct conv *peer;        /* B: A (its gpus and t_end) */
   names strs;               /* rocpd_string */
-  names labels;             /* the args table: marker frame labels */
-  int64_t label_at;         /* labels.look is on this row (label_on) */
-  int label_on;
+  /* B: cursors on the args table for the marker frame labels (launch.c) */
+  struct label_cursor *labels;
   pairmap threads;          /* (pid, tid) of every api call */
   pairmap queues;           /* (gpuId, queueId) of every op */
   pairmap gpuset;           /* (gpuId, 0) */

@@ -53,7 +53,7 @@ static int part_a(conv *c) {
 /* B's part; a->gpus must be ready before the launch pass. */
 static int part_b(conv *c, conv *a) {
   sorter launches;
-  int rc = prep(c, &c->labels.look, "SELECT id, string FROM \"%w\" WHERE id >= ?1 ORDER BY id");
+  int rc = RPD_OK;
   sorter_init(&launches, c->err);
   c->launches = &launches;
   c->peer = a;
@@ -65,7 +65,6 @@ static int part_b(conv *c, conv *a) {
   if (rc == RPD_OK) name_tracks(c);
   if (rc == RPD_OK && c->w->flush) c->w->flush(c);
   sorter_free(&launches);
-  names_free(&c->labels);
   pair_free(&c->threads);
   pair_free(&c->queues);
   return rc;
