@@ -237,17 +237,19 @@ static void json_instant(conv *c, const char *cat, const track_info *t, txt name
 static void json_counter(conv *c, const char *cat, int64_t pid, const char *name, int64_t ts,
                          const char *key, int is_int, int64_t ival, double dval) {
   sink *s = &c->out;
-  char *p = ev_begin(s, strlen(cat) + ESC_MAX(strlen(name)) + ESC_MAX(strlen(key)) + 32);
+  size_t cn = strlen(cat), nn = strlen(name), kn = strlen(key);
+  char *p = ev_begin(s, cn + ESC_MAX(nn) + ESC_MAX(kn) + 32);
   p = W(p, "{\"ph\":\"C\",\"cat\":\"");
-  p = w_lit(p, cat);
+  memcpy(p, cat, cn);
+  p += cn;
   p = W(p, "\",\"pid\":");
   p = w_i64(p, pid);
   p = W(p, ",\"name\":");
-  p = w_str(s, p, name);
+  p = w_strn(s, p, name, nn);
   p = W(p, ",\"ts\":");
   p = w_us(p, ts);
   p = W(p, ",\"args\":{");
-  p = w_str(s, p, key);
+  p = w_strn(s, p, key, kn);
   *p++ = ':';
   if (is_int)
     p = w_i64(p, ival);

@@ -1,6 +1,6 @@
 #include "tracing.h"
 
-int lrec_cmp(const lrec *a, const lrec *b) {
+static inline int cmp_rows(const lrec *a, const lrec *b) {
   if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
   if ((a->queue < 0) != (b->queue < 0)) return a->queue < 0 ? -1 : 1;
   if (a->e != b->e) return a->e > b->e ? -1 : 1;
@@ -8,15 +8,41 @@ int lrec_cmp(const lrec *a, const lrec *b) {
   return a->aux < b->aux ? -1 : a->aux > b->aux;
 }
 
-static int lrec_qcmp(const void *a, const void *b) { return lrec_cmp(a, b); }
+int lrec_cmp(const lrec *a, const lrec *b) { return cmp_rows(a, b); }
+
+/* Merge sort of v[0..n) (tmp: room for n / 2 rows).  Launch rows come
+ * nearly in order (two threads' calls interleave, markers arrive at their
+ * end): halves already in order cost one comparison, and the comparison is
+ * inlined (qsort called it through a pointer). */
+static void merge_sort(lrec *v, lrec *tmp, size_t n) {
+  if (n <= 16) {   /* insertion sort */
+    for (size_t i = 1; i < n; i++) {
+      lrec x = v[i];
+      size_t j = i;
+      for (; j && cmp_rows(&v[j - 1], &x) > 0; j--) v[j] = v[j - 1];
+      v[j] = x;
+    }
+    return;
+  }
+  size_t h = n / 2, i = 0, j = h, k = 0;
+  merge_sort(v, tmp, h);
+  merge_sort(v + h, tmp, n - h);
+  if (cmp_rows(&v[h - 1], &v[h]) <= 0) return;
+  memcpy(tmp, v, h * sizeof *v);
+  while (i < h && j < n) v[k++] = cmp_rows(&v[j], &tmp[i]) < 0 ? v[j++] : tmp[i++];
+  memcpy(v + k, tmp + i, (h - i) * sizeof *v);   /* what is left of v[j..n) is in place */
+}
 
 /* Sort the in-memory chunk; one comparison per row when it is in order
- * already (launches mostly come in start order).  lrec_cmp is a total
- * order, so the result is the same either way. */
+ * already.  cmp_rows is a total order, so any correct sort gives the same
+ * rows. */
 static void sort_chunk(sorter *so) {
   size_t i = 1;
-  while (i < so->n && lrec_cmp(&so->v[i - 1], &so->v[i]) <= 0) i++;
-  if (i < so->n) qsort(so->v, so->n, sizeof *so->v, lrec_qcmp);
+  while (i < so->n && cmp_rows(&so->v[i - 1], &so->v[i]) <= 0) i++;
+  if (i == so->n) return;
+  lrec *tmp = rpd_xmalloc((so->n / 2 + 1) * sizeof *tmp);
+  merge_sort(so->v, tmp, so->n);
+  free(tmp);
 }
 
 void sorter_init(sorter *so, char *err) {
@@ -104,7 +130,7 @@ static const lrec *run_head(sorter *so, run *r, int *rc) {
 
 static int run_less(sorter *so, size_t a, size_t b) {
   run *ra = &so->runs[a], *rb = &so->runs[b];
-  return lrec_cmp(&ra->win[ra->pos], &rb->win[rb->pos]) < 0;
+  return cmp_rows(&ra->win[ra->pos], &rb->win[rb->pos]) < 0;
 }
 
 /* Sift run heap[k] down. */
