@@ -42,12 +42,33 @@ static char *dec_back(char *q, uint64_t u) {
   return q;
 }
 
+static const uint64_t pow10_tab[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+    1000000000000000000ull, 10000000000000000000ull};
+
+/* Decimal digits of u: log10 from the bit length, then one comparison
+ * (u | 1 has the same digits and is never 0). */
+static unsigned dec_len(uint64_t u) {
+  u |= 1;
+  unsigned t = (unsigned)((64 - __builtin_clzll(u)) * 1233) >> 12;
+  return t + (t < 20 && u >= pow10_tab[t]);
+}
+
+/* u in decimal at p (digits written in place, no copy); returns the end. */
+static char *w_u64(char *p, uint64_t u) {
+  char *end = p + dec_len(u);
+  dec_back(end, u);
+  return end;
+}
+
 char *w_i64(char *p, int64_t v) {
-  char tmp[24], *end = tmp + sizeof tmp;
-  char *q = dec_back(end, v < 0 ? -(uint64_t)v : (uint64_t)v);
-  if (v < 0) *--q = '-';
-  memcpy(p, q, (size_t)(end - q));
-  return p + (end - q);
+  if (v < 0) {
+    *p++ = '-';
+    return w_u64(p, -(uint64_t)v);
+  }
+  return w_u64(p, (uint64_t)v);
 }
 
 static char *put2(char *p, unsigned v) {
@@ -72,7 +93,10 @@ char *w_us(char *p, int64_t ns) {
       memmove(hi_txt, q, hi_len);
       hi_key = hi;
     }
-    memcpy(p, hi_txt, hi_len);
+    if (hi_len <= 16)   /* one fixed-size copy; the digits below overwrite the rest */
+      memcpy(p, hi_txt, 16);
+    else
+      memcpy(p, hi_txt, hi_len);
     p += hi_len;
     p = put2(p, lo / 10000);
     p = put2(p, lo / 100 % 100);
@@ -81,18 +105,13 @@ char *w_us(char *p, int64_t ns) {
     *p++ = (char)('0' + frac / 100);
     return put2(p, frac % 100);
   }
-  char tmp[32], *end = tmp + sizeof tmp, *q = end;
   uint64_t u = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
   unsigned frac = (unsigned)(u % 1000);
-  q -= 3;
-  q[0] = (char)('0' + frac / 100);
-  q[1] = digits2[frac % 100 * 2];
-  q[2] = digits2[frac % 100 * 2 + 1];
-  *--q = '.';
-  q = dec_back(q, u / 1000);
-  if (ns < 0) *--q = '-';
-  memcpy(p, q, (size_t)(end - q));
-  return p + (end - q);
+  if (ns < 0) *p++ = '-';
+  p = w_u64(p, u / 1000);
+  *p++ = '.';
+  *p++ = (char)('0' + frac / 100);
+  return put2(p, frac % 100);
 }
 
 /* Bytes a quoted, escaped string of n input bytes can take (\u00XX). */
