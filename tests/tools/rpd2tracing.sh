@@ -416,6 +416,16 @@ same_events ooo.rpd "api_ops out of order"
 rpd2tracing ooo.rpd ooo.pftrace -q && "$PC" ooo.pftrace --events ooo.pe >ooo.pc
 check_eq "api_ops out of order: the same flows, one from an instant" "$MINI_FLOWS cat i/api_op 1" \
   "$(grep '^F' ooo.pe | sort | tr '\n' '|' | sed 's/|$//') $(grep '^cat i/api_op' ooo.pc)"
+# The api pass takes the links in api order, worker B the others: every
+# event but the flows' own (their ids are rocpd_api_ops ids) is the same
+# whatever the rows' order, queue counters and marker frames included (the
+# launch of api 3 is B's in ooo.rpd, A's in mini.rpd)
+for _t in mini ooo; do
+  RPD2TRACING_THREADS=1 rpd2tracing $_t.rpd $_t-ev.json -q
+  grep -v '"ph":"[sf]"' $_t-ev.json | sed 's/,$//' | grep '^{' | sort >$_t-ev.txt
+done
+check_eq "api_ops out of order: the other events unchanged (5 X api/2 frames/21 counters)" "5 2 21 same" \
+  "$(grep -c '"cat":"api"' ooo-ev.txt) $(grep -c '"cat":"marker_frame"' ooo-ev.txt) $(grep -c '"ph":"C"' ooo-ev.txt) $(cmp -s mini-ev.txt ooo-ev.txt && echo same)"
 same_events lanes.rpd "lanes"
 # (in hsa.rpd the HSA track of tid 101 is tid 102, a Hip thread too: one JSON
 # track with two names, two tracks in the protobuf; hsa2 keeps them apart)

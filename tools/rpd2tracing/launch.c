@@ -224,6 +224,17 @@ static int64_t *gpu_find(int64_t *gpus, size_t n, int64_t gpu) {
 int emit_launches(conv *c) {
   launch_pass p = {.c = c};
   int rc;
+  /* A's rows (markers, the launches of the in-order links), their thread
+   * and queue indexes moved to B's maps, are merged with B's launches */
+  job_wait(c->job, 2);
+  conv *a = c->peer;
+  a->launches->err = c->err;   /* A is done with it */
+  int32_t *tmap = rpd_xmalloc((a->threads.n ? a->threads.n : 1) * sizeof *tmap);
+  int32_t *qmap = rpd_xmalloc((a->queues.n ? a->queues.n : 1) * sizeof *qmap);
+  for (size_t i = 0; i < a->threads.n; i++)
+    tmap[i] = (int32_t)pair_get(&c->threads, a->threads.a[i], a->threads.b[i]);
+  for (size_t i = 0; i < a->queues.n; i++)
+    qmap[i] = (int32_t)pair_get(&c->queues, a->queues.a[i], a->queues.b[i]);
   p.gq = rpd_xcalloc(c->ngpus ? c->ngpus : 1, sizeof *p.gq);
   p.queue_gpu = rpd_xcalloc(c->queues.n ? c->queues.n : 1, sizeof *p.queue_gpu);
   for (size_t i = 0; i < c->ngpus; i++) {
@@ -234,14 +245,6 @@ int emit_launches(conv *c) {
     int64_t *g = gpu_find(c->gpus, c->ngpus, c->queues.a[i]);
     p.queue_gpu[i] = g ? (int32_t)(g - c->gpus) : 0;
   }
-  /* A's markers, their thread indexes moved to B's map, merged with B's
-   * launches */
-  job_wait(c->job, 2);
-  conv *a = c->peer;
-  a->launches->err = c->err;   /* A is done with it */
-  int32_t *tmap = rpd_xmalloc((a->threads.n ? a->threads.n : 1) * sizeof *tmap);
-  for (size_t i = 0; i < a->threads.n; i++)
-    tmap[i] = (int32_t)pair_get(&c->threads, a->threads.a[i], a->threads.b[i]);
   p.threads = rpd_xcalloc(c->threads.n ? c->threads.n : 1, sizeof *p.threads);
   for (size_t i = 0; i < c->threads.n; i++) p.threads[i].frame.thread = i;
   label_cursor labels[LABEL_CURSORS] = {{0}};
@@ -254,6 +257,7 @@ int emit_launches(conv *c) {
     if (m && (!l || lrec_cmp(m, l) < 0)) {
       lrec r = *m;
       r.thread = tmap[r.thread];
+      if (r.queue >= 0) r.queue = qmap[r.queue];
       rc = launch_row(&p, &r);
       if (rc == RPD_OK) m = sorter_next(a->launches, &rc);
     } else {
@@ -262,6 +266,7 @@ int emit_launches(conv *c) {
     }
   }
   free(tmap);
+  free(qmap);
   /* The reference drops each thread's last frame; write it. */
   for (size_t i = 0; i < c->threads.n; i++) {
     thread_state *t = &p.threads[i];

@@ -359,7 +359,7 @@ static int write_one(conv *c, conv *cb, const opts *o, const char *out, int64_t 
     printf("%s: %lld events: %lld ops, %lld api calls, %lld marks, %lld flows,"
            " %lld hsa, %lld graph launches, %lld marker frames, %lld counter points\n",
            out, (long long)(c->out.nevents + cb->out.nevents - 1), (long long)c->n_op,
-           (long long)c->n_api, (long long)c->n_instant, (long long)cb->n_flow,
+           (long long)c->n_api, (long long)c->n_instant, (long long)(c->n_flow + cb->n_flow),
            (long long)c->n_hsa, (long long)c->n_graph, (long long)cb->n_frame,
            (long long)(c->n_counter + cb->n_counter));
   if (*bytes > warn_bytes() && !o->max_size)

@@ -65,23 +65,74 @@ static const track_info *place(conv *c, int kind, int64_t pid, int64_t base, int
 
 /* 1 when the rocpd_api_ops row with api_id, read in rowid order, is in api
  * order: its api_id is at least every earlier row's (*max_api, updated).
- * Such a row's flow starts on its api call's own event (A's api pass walks
- * rocpd_api_ops alongside, see links_next); B starts the others. */
+ * A's api pass walks these rows alongside its calls (links_next); B takes
+ * the others (emit_links). */
 int link_in_order(int64_t api_id, int64_t *max_api) {
   int in = api_id >= *max_api;
   if (in) *max_api = api_id;
   return in;
 }
 
+/* The api end of a link, as both passes have it at hand. */
+typedef struct link_api {
+  int64_t id, pid, tid, ts, end;
+  int32_t thread;           /* index in c->threads */
+} link_api;
+
+/* One api->op link, the op's start, end and gpuId as the column values os,
+ * oe, og (a link to no op has a NULL start: nothing to do): its flow arrow
+ * when both ends are in the window, and its launch row (queue counters,
+ * marker frames) when one is.  in_order: A is writing the api call's own
+ * event next (with flow_on_op_slice the flow then starts on it). */
+static int link_row(conv *c, int in_order, int64_t xid, const link_api *a, int64_t op_id,
+                    sqlite3_value *os, sqlite3_value *oe, sqlite3_value *og, int64_t queue) {
+  int64_t ostart, oend, gpu = 0;
+  if (sqlite3_value_type(os) == SQLITE_NULL) return RPD_OK;
+  if (!row_vals(os, oe, og, c->check_rows, &ostart, &oend, &gpu)) return bad_row(c);
+  int api_in = IN_WINDOW(c, a->ts), op_in = IN_WINDOW(c, ostart);
+  if (!api_in && !op_in) return RPD_OK;
+  if (api_in && op_in) {   /* both ends in the window (or file) */
+    /* the JSON's "s" is inside the call's own slice: 2 us before its end
+     * as the reference, at its midpoint when the call is shorter than 4 us
+     * (the reference's point would fall before the call, on its parent),
+     * and not after the op starts */
+    int64_t from = a->end - a->ts >= 4000 ? a->end - 2000 : a->ts + (a->end - a->ts) / 2;
+    track_info ta = {a->pid, a->tid, a->tid, TRACK_API, 0};
+    if (ostart < from) from = ostart > a->ts ? ostart : a->ts;
+    if (c->w->flow_on_op_slice && in_order) {
+      if (c->nflow_from == c->flow_cap) {
+        c->flow_cap = c->flow_cap ? c->flow_cap * 2 : 16;
+        c->flow_from = rpd_xrealloc(c->flow_from, c->flow_cap * sizeof *c->flow_from);
+      }
+      c->flow_from[c->nflow_from++] = op_id;
+    } else if (c->w->flow_on_op_slice) {
+      c->w->flow(c, op_id, &ta, from, 0);
+    } else {
+      track_info to = {gpu, queue, queue, TRACK_OP, 0};
+      int64_t lane = 0;
+      if (idmap_get(&(c->peer ? c->peer : c)->oplane, op_id, &lane)) {   /* A's op lanes */
+        to.tid = lane & 0xffffffff;
+        to.lane = (uint32_t)(lane >> 32);
+      }
+      c->w->flow(c, xid, &ta, from, 0);
+      c->w->flow(c, xid, &to, ostart, 1);
+    }
+    c->n_flow++;
+  }
+  lrec r = {.ts = a->ts, .id = a->id, .aux = xid, .ostart = ostart, .oend = oend,
+            .thread = a->thread, .queue = (int32_t)pair_get(&c->queues, gpu, queue)};
+  return launch_add(c, &r);
+}
+
 static int flows_possible(conv *c);
 
-/* A's walk of rocpd_api_ops in rowid order beside the api pass (no sort,
- * no look-up; with a time window the op's start is joined to keep only
- * flows whose op is in it). */
+/* A's walk of rocpd_api_ops in rowid order beside the api pass, each
+ * link's op joined (op ids mostly follow each other: the next row, not a
+ * look-up from the root): no sort, and no look-up of the api call, which
+ * the api pass is on. */
 typedef struct links {
   sqlite3_stmt *st;
   int row;                  /* st is on a row */
-  int windowed;             /* column 2: the op starts in the window */
   int64_t max_api;
 } links;
 
@@ -92,46 +143,44 @@ static int links_step(conv *c, links *l) {
 }
 
 static int links_open(conv *c, links *l) {
-  int windowed = l->windowed = c->lo != INT64_MIN || c->hi != INT64_MAX;
   int v = flows_possible(c);
   l->max_api = INT64_MIN;
   if (v < 0) return cerr(c->err, RPD_ESQL, "%s", sqlite3_errmsg(c->db));
   if (!v) return RPD_OK;
-  int rc = prep(c, &l->st, windowed
-      ? "SELECT X.api_id, X.op_id, O.start BETWEEN ?1 AND ?2 FROM rocpd_api_ops X"
-        " LEFT JOIN rocpd_op O ON O.id = X.op_id ORDER BY X.id"
-      : "SELECT api_id, op_id FROM rocpd_api_ops ORDER BY id");
+  int rc = prep(c, &l->st,
+      "SELECT X.api_id, X.op_id, X.id, O.start, O.end, O.gpuId, O.queueId"
+      " FROM rocpd_api_ops X LEFT JOIN rocpd_op O ON O.id = X.op_id ORDER BY X.id");
   return rc == RPD_OK ? links_step(c, l) : rc;
 }
 
-/* The op ids of the in-order links of api call id into c->flow_from. */
-static int links_next(conv *c, links *l, int64_t id) {
+/* The in-order links of api call a (link_row), before its event is
+ * written; steps over the links of earlier ids (to no api call, or out of
+ * order: B's). */
+static int links_next(conv *c, links *l, const link_api *a) {
   int rc = RPD_OK;
-  c->nflow_from = 0;
+  sqlite3_stmt *st = l->st;
   int64_t api;
-  while (rc == RPD_OK && l->row && (api = sqlite3_column_int64(l->st, 0)) <= id) {
-    if (link_in_order(api, &l->max_api) && api == id && (!l->windowed || sqlite3_column_int(l->st, 2))) {
-      if (c->nflow_from == c->flow_cap) {
-        c->flow_cap = c->flow_cap ? c->flow_cap * 2 : 16;
-        c->flow_from = rpd_xrealloc(c->flow_from, c->flow_cap * sizeof *c->flow_from);
-      }
-      c->flow_from[c->nflow_from++] = sqlite3_column_int64(l->st, 1);
-    }
-    rc = links_step(c, l);
+  c->nflow_from = 0;
+  while (rc == RPD_OK && l->row && (api = sqlite3_column_int64(st, 0)) <= a->id) {
+    if (link_in_order(api, &l->max_api) && api == a->id)
+      rc = link_row(c, 1, sqlite3_column_int64(st, 2), a, sqlite3_column_int64(st, 1),
+                    sqlite3_column_value(st, 3), sqlite3_column_value(st, 4),
+                    sqlite3_column_value(st, 5), sqlite3_column_int64(st, 6));
+    if (rc == RPD_OK) rc = links_step(c, l);
   }
   return rc;
 }
 
 /* Every api call in id order (a plain rowid scan with the args joined; api
  * names from the cache).  Also collects the (pid, tid) of every call for
- * the thread names, and the UserMarker ranges for the launch pass (A's
- * sorter).  With flow_on_op_slice, the flows of the in-order
- * rocpd_api_ops rows start on the calls' own events (links_next). */
+ * the thread names, and the UserMarker ranges and the launches of the
+ * in-order rocpd_api_ops rows (links_next) for the launch pass (A's
+ * sorter). */
 int emit_apis(conv *c) {
   sqlite3_stmt *st = NULL;
   links l = {0};
   size_t th = 0;
-  int s = SQLITE_DONE, rc = c->w->flow_on_op_slice ? links_open(c, &l) : RPD_OK;
+  int s = SQLITE_DONE, rc = links_open(c, &l);
   if (rc == RPD_OK) rc = prep(c, &st,
       "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
       " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
@@ -145,7 +194,8 @@ int emit_apis(conv *c) {
     c->has_api = 1;
     if (!c->threads.n || c->threads.a[th] != pid || c->threads.b[th] != tid)
       th = pair_get(&c->threads, pid, tid);
-    if (l.st && (rc = links_next(c, &l, id)) != RPD_OK) break;
+    link_api la = {id, pid, tid, start, end, (int32_t)th};
+    if (l.st && (rc = links_next(c, &l, &la)) != RPD_OK) break;
     if (!IN_WINDOW(c, start)) continue;
     names_trim(&c->strs);
     const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
@@ -277,65 +327,42 @@ int i64_qcmp(const void *a, const void *b) {
   return (int)cmp_i64(*(const int64_t *)a, *(const int64_t *)b);
 }
 
-/* The api->op links in rocpd_api_ops order (the table drives, api and op
- * rows are fetched by rowid): one flow arrow each (with flow_on_op_slice
- * only those out of api order: A started the others on the calls' own
- * events), and the launch rows for the queue counters and marker frames.
- * The JSON's "s" is inside the call's own slice: 2 us before its end as
- * the reference, at its midpoint when the call is shorter than 4 us (the
- * reference's point would fall before the call, on its parent). */
+/* The api->op links out of api order (link_in_order is 0; A's api pass
+ * took the others), in rocpd_api_ops order: each one's api call and op are
+ * looked up by rowid (the scan itself reads three integers a row). */
 int emit_links(conv *c) {
-  sqlite3_stmt *st = NULL;
+  sqlite3_stmt *st = NULL, *look = NULL;
   int64_t max_api = INT64_MIN;
-  int s = SQLITE_DONE, rc = prep(c, &st,
-      "SELECT X.id, X.api_id, A.pid, A.tid, A.start, A.end, O.gpuId, O.queueId, O.start, O.end,"
-      " X.op_id FROM rocpd_api_ops X LEFT JOIN rocpd_api A ON A.id = X.api_id"
-      " LEFT JOIN rocpd_op O ON O.id = X.op_id ORDER BY X.id");
+  int s = SQLITE_DONE, rc = prep(c, &st, "SELECT id, api_id, op_id FROM rocpd_api_ops ORDER BY id");
+  if (rc == RPD_OK)
+    rc = prep(c, &look,
+        "SELECT A.pid, A.tid, A.start, A.end, O.start, O.end, O.gpuId, O.queueId"
+        " FROM rocpd_api A, rocpd_op O WHERE A.id = ?1 AND O.id = ?2");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t xid = sqlite3_column_int64(st, 0), api_id = sqlite3_column_int64(st, 1);
-    int in_order = link_in_order(api_id, &max_api);
-    /* a link to no api call or no op (or to a row whose start is NULL,
-     * which its own scan refuses) */
-    sqlite3_value *as = sqlite3_column_value(st, 4), *os = sqlite3_column_value(st, 8);
-    if (sqlite3_value_type(as) == SQLITE_NULL || sqlite3_value_type(os) == SQLITE_NULL)
-      continue;
-    int64_t ts, aend, gpu = 0, ostart, oend;
-    if (!(row_vals(as, sqlite3_column_value(st, 5), NULL, c->check_rows, &ts, &aend, NULL) &&
-          row_vals(os, sqlite3_column_value(st, 9), sqlite3_column_value(st, 6), c->check_rows,
-                   &ostart, &oend, &gpu))) {
-      rc = bad_row(c);
-      break;
-    }
-    int64_t pid = sqlite3_column_int64(st, 2), tid = sqlite3_column_int64(st, 3);
-    int64_t queue = sqlite3_column_int64(st, 7);
-    int64_t op_id = sqlite3_column_int64(st, 10);
-    int api_in = IN_WINDOW(c, ts), op_in = IN_WINDOW(c, ostart);
-    if (!api_in && !op_in) continue;
-    if (api_in && op_in) {   /* both ends in the window (or file) */
-      int64_t from = aend - ts >= 4000 ? aend - 2000 : ts + (aend - ts) / 2;
-      track_info ta = {pid, tid, tid, TRACK_API, 0};
-      if (ostart < from) from = ostart > ts ? ostart : ts;   /* not after the op starts */
-      if (c->w->flow_on_op_slice) {
-        if (!in_order) c->w->flow(c, op_id, &ta, from, 0);
-      } else {
-        track_info to = {gpu, queue, queue, TRACK_OP, 0};
-        int64_t lane = 0;
-        if (idmap_get(&c->peer->oplane, op_id, &lane)) {
-          to.tid = lane & 0xffffffff;
-          to.lane = (uint32_t)(lane >> 32);
-        }
-        c->w->flow(c, xid, &ta, from, 0);
-        c->w->flow(c, xid, &to, ostart, 1);
+    int64_t api_id = sqlite3_column_int64(st, 1), op_id = sqlite3_column_int64(st, 2);
+    if (link_in_order(api_id, &max_api)) continue;
+    sqlite3_bind_int64(look, 1, api_id);
+    sqlite3_bind_int64(look, 2, op_id);
+    int k = sqlite3_step(look);
+    if (k == SQLITE_ROW && sqlite3_column_type(look, 2) != SQLITE_NULL) {   /* else: a link to no api call or no op */
+      link_api a = {.id = api_id, .pid = sqlite3_column_int64(look, 0),
+                    .tid = sqlite3_column_int64(look, 1)};
+      if (!row_times(look, 2, 3, -1, c->check_rows, &a.ts, &a.end, NULL)) {
+        rc = bad_row(c);
+        break;
       }
-      c->n_flow++;
+      a.thread = (int32_t)pair_get(&c->threads, a.pid, a.tid);
+      rc = link_row(c, 0, sqlite3_column_int64(st, 0), &a, op_id, sqlite3_column_value(look, 4),
+                    sqlite3_column_value(look, 5), sqlite3_column_value(look, 6),
+                    sqlite3_column_int64(look, 7));
+    } else if (k != SQLITE_ROW && k != SQLITE_DONE) {
+      rc = step_error(c, k);
     }
-    lrec r = {.ts = ts, .id = api_id, .aux = xid, .ostart = ostart,
-              .oend = oend, .thread = (int32_t)pair_get(&c->threads, pid, tid),
-              .queue = (int32_t)pair_get(&c->queues, gpu, queue)};
-    rc = launch_add(c, &r);
+    sqlite3_reset(look);
   }
-  if (rc == RPD_OK && s != SQLITE_DONE) rc = step_error(c, s);
+  if (rc == RPD_OK && s != SQLITE_ROW && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
+  sqlite3_finalize(look);
   return rc;
 }
 

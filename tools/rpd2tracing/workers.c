@@ -250,6 +250,7 @@ int convert(conv *a, conv *b) {
   rpd_buf_free(&b->out.scratch);
   sorter_free(&markers);
   pair_free(&a->threads);
+  pair_free(&a->queues);
   if (a->w->done) {
     a->w->done(a);
     a->w->done(b);
