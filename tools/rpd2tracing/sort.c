@@ -69,25 +69,91 @@ static int pwrite_all(char *err, int fd, const void *buf, size_t n, off_t off) {
   return RPD_OK;
 }
 
-/* Sort the chunk and move it to the temp file as a new run. */
-static int sorter_spill(sorter *so) {
-  int rc;
-  if (so->fd < 0) {
-    const char *dir = getenv("TMPDIR");
-    char *path = rpd_xasprintf("%s/rpdtools-XXXXXX", dir && *dir ? dir : "/tmp");
-    so->fd = mkstemp(path);
-    if (so->fd >= 0) unlink(path);
-    free(path);
-    if (so->fd < 0) return cerr(so->err, RPD_EIO, "cannot create a temp file: %s", strerror(errno));
+/* ---------------------------------------------------- encoded runs */
+
+static unsigned char *put_varint(unsigned char *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (unsigned char)(v | 0x80);
+    v >>= 7;
   }
+  *p++ = (unsigned char)v;
+  return p;
+}
+
+/* A signed difference, zigzag-coded (small either way: few bytes). */
+static unsigned char *put_delta(unsigned char *p, int64_t a, int64_t b) {
+  uint64_t d = (uint64_t)a - (uint64_t)b;
+  return put_varint(p, (d << 1) ^ (uint64_t)-(int64_t)(d >> 63));
+}
+
+/* Row r after row prev; at most LREC_MAX bytes. */
+static unsigned char *put_row(unsigned char *p, const lrec *r, const lrec *prev) {
+  p = put_delta(p, r->ts, prev->ts);
+  p = put_delta(p, r->e, r->ts);
+  p = put_delta(p, r->id, prev->id);
+  p = put_delta(p, r->aux, prev->aux);
+  p = put_delta(p, r->ostart, r->ts);
+  p = put_delta(p, r->oend, r->ostart);
+  p = put_varint(p, (uint32_t)r->thread);
+  return put_varint(p, (uint32_t)(r->queue + 1));
+}
+
+/* A varint at *p, or 0 with *bad set when it runs past end. */
+static uint64_t get_varint(const unsigned char **p, const unsigned char *end, int *bad) {
+  uint64_t v = 0;
+  for (unsigned sh = 0; *p < end && sh < 64; sh += 7) {
+    unsigned char b = *(*p)++;
+    v |= (uint64_t)(b & 0x7f) << sh;
+    if (!(b & 0x80)) return v;
+  }
+  *bad = 1;
+  return 0;
+}
+
+static int64_t get_delta(const unsigned char **p, const unsigned char *end, int *bad, int64_t base) {
+  uint64_t z = get_varint(p, end, bad);
+  return (int64_t)((uint64_t)base + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1)));
+}
+
+/* The row after prev at *p (before end); 0 when the bytes are cut. */
+static int get_row(const unsigned char **p, const unsigned char *end, lrec *r, const lrec *prev) {
+  int bad = 0;
+  r->ts = get_delta(p, end, &bad, prev->ts);
+  r->e = get_delta(p, end, &bad, r->ts);
+  r->id = get_delta(p, end, &bad, prev->id);
+  r->aux = get_delta(p, end, &bad, prev->aux);
+  r->ostart = get_delta(p, end, &bad, r->ts);
+  r->oend = get_delta(p, end, &bad, r->ostart);
+  r->thread = (int32_t)(uint32_t)get_varint(p, end, &bad);
+  r->queue = (int32_t)((uint32_t)get_varint(p, end, &bad) - 1);
+  return !bad;
+}
+
+/* Sort the chunk and append it to the temp file as a new run, encoded. */
+static int sorter_spill(sorter *so) {
+  int rc = RPD_OK;
+  off_t start = so->fsize;
+  if (so->fd < 0 && (so->fd = rpd_scratch_fd()) < 0)
+    return cerr(so->err, RPD_EIO, "cannot create a temp file: %s", strerror(errno));
   sort_chunk(so);
-  if ((rc = pwrite_all(so->err, so->fd, so->v, so->n * sizeof *so->v, so->fsize)) != RPD_OK) return rc;
+  unsigned char *buf = rpd_xmalloc(RUN_BYTES + LREC_MAX), *p = buf;
+  lrec prev = {0};
+  for (size_t i = 0; i < so->n && rc == RPD_OK; i++) {
+    p = put_row(p, &so->v[i], &prev);
+    prev = so->v[i];
+    if ((size_t)(p - buf) >= RUN_BYTES || i + 1 == so->n) {
+      rc = pwrite_all(so->err, so->fd, buf, (size_t)(p - buf), so->fsize);
+      so->fsize += p - buf;
+      p = buf;
+    }
+  }
+  free(buf);
+  if (rc != RPD_OK) return rc;
   if (so->nruns == so->runcap) {
     so->runcap = so->runcap ? so->runcap * 2 : 16;
     so->runs = rpd_xrealloc(so->runs, so->runcap * sizeof *so->runs);
   }
-  so->runs[so->nruns++] = (run){.off = so->fsize, .left = so->n};
-  so->fsize += (off_t)(so->n * sizeof *so->v);
+  so->runs[so->nruns++] = (run){.off = start, .end = so->fsize, .left = so->n};
   so->n = 0;
   return RPD_OK;
 }
@@ -105,23 +171,44 @@ int sorter_add(sorter *so, const lrec *r) {
   return RPD_OK;
 }
 
+/* Keep at least LREC_MAX bytes (or the rest of the run) unread in r->buf:
+ * move the unread tail to the front and read more; RPD_OK or RPD_EIO. */
+static int run_fill(sorter *so, run *r) {
+  size_t have = r->blen - r->bpos;
+  if (have >= LREC_MAX || r->off == r->end) return RPD_OK;
+  memmove(r->buf, r->buf + r->bpos, have);
+  r->bpos = 0;
+  r->blen = have;
+  size_t want = RUN_BYTES + LREC_MAX - have;
+  if ((off_t)want > r->end - r->off) want = (size_t)(r->end - r->off);
+  while (want) {
+    ssize_t g = pread(so->fd, r->buf + r->blen, want, r->off);
+    if (g < 0 && errno == EINTR) continue;
+    if (g <= 0) return cerr(so->err, RPD_EIO, "temp file: %s", g < 0 ? strerror(errno) : "short read");
+    r->blen += (size_t)g;
+    r->off += g;
+    want -= (size_t)g;
+  }
+  return RPD_OK;
+}
+
 /* The current row of run i, or NULL when it is exhausted (RPD_EIO in *rc on
- * a read failure). */
+ * a read failure or a cut row). */
 static const lrec *run_head(sorter *so, run *r, int *rc) {
   if (r->pos < r->n) return &r->win[r->pos];
   if (!r->left) return NULL;
   size_t want = r->left < RUN_WINDOW ? r->left : RUN_WINDOW;
-  size_t bytes = want * sizeof(lrec), got = 0;
-  while (got < bytes) {
-    ssize_t g = pread(so->fd, (char *)r->win + got, bytes - got, r->off + (off_t)got);
-    if (g < 0 && errno == EINTR) continue;
-    if (g <= 0) {
-      *rc = cerr(so->err, RPD_EIO, "temp file: %s", g < 0 ? strerror(errno) : "short read");
+  if (!r->buf) r->buf = rpd_xmalloc(RUN_BYTES + LREC_MAX);
+  for (size_t i = 0; i < want; i++) {
+    if ((*rc = run_fill(so, r)) != RPD_OK) return NULL;
+    const unsigned char *p = r->buf + r->bpos;
+    if (!get_row(&p, r->buf + r->blen, &r->win[i], &r->prev)) {
+      *rc = cerr(so->err, RPD_EIO, "temp file: a cut row");
       return NULL;
     }
-    got += (size_t)g;
+    r->prev = r->win[i];
+    r->bpos = (size_t)(p - r->buf);
   }
-  r->off += (off_t)bytes;
   r->left -= want;
   r->pos = 0;
   r->n = want;
@@ -186,6 +273,7 @@ void sorter_free(sorter *so) {
   free(so->v);
   if (so->heap)   /* the last run's window was v */
     for (size_t i = 0; i < so->nruns; i++) free(so->runs[i].win);
+  for (size_t i = 0; i < so->nruns; i++) free(so->runs[i].buf);
   free(so->runs);
   free(so->heap);
   memset(so, 0, sizeof *so);
