@@ -243,11 +243,25 @@ int gzpipe_close(gzpipe *g, int *err) {
 /* Start the disk writes of what OUT got since the last call, once that is
  * WRITEBACK bytes: the commit's fsync then finds little left to write
  * instead of the whole file (0.2 s for 500 MB), and the disk works while
- * the events are formatted.  Asynchronous; errors show at the fsync. */
+ * the events are formatted.  Asynchronous; errors show at the fsync.
+ * What was sent two windows back is on the disk by now (waited for, should
+ * it not be) and leaves the page cache: OUT keeps ~32 MB of it instead of
+ * every byte, and the next writes reuse the pages just freed.  New pages
+ * are what cost: on the build VM, whose free memory goes back to the host,
+ * a 2.2 GB JSON spent 3.9 s of sys time in the kernel's copy without this
+ * and 1.0 s with it (as dd's oflag=nocache, for a stream nobody rereads
+ * at once). */
 void sink_writeback(sink *s) {
   off_t end;
   if (s->wb < 0 || (end = lseek(s->fd, 0, SEEK_CUR)) < s->wb + WRITEBACK) return;
   sync_file_range(s->fd, s->wb, end - s->wb, SYNC_FILE_RANGE_WRITE);
+  if (s->wb - WRITEBACK > s->dropped) {
+    off_t n = s->wb - WRITEBACK - s->dropped;
+    sync_file_range(s->fd, s->dropped, n,
+                    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+    posix_fadvise(s->fd, s->dropped, n, POSIX_FADV_DONTNEED);
+    s->dropped += n;
+  }
   s->wb = end;
 }
 

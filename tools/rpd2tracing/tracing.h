@@ -36,6 +36,7 @@ typedef struct sink {
   int prealloc;         /* 1: OUT's blocks allocated ahead, -1: not tried */
   off_t pos, alloc;     /* bytes written, bytes allocated */
   off_t wb;             /* OUT's bytes sent to the disk so far, -1: not OUT */
+  off_t dropped;        /* OUT's bytes written and dropped from the page cache */
   int64_t nevents;
   int64_t total;        /* bytes written (before compression) */
   rpd_buf scratch;      /* slow-path JSON escaping */

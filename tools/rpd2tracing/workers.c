@@ -166,9 +166,12 @@ static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th) {
   return 0;
 }
 
-/* While B runs, append what it has written so far to OUT; then join it. */
+/* While B runs, append what it has written so far to OUT; then join it.
+ * The temp file's pages already copied are punched out (freed, never
+ * written to the disk; whole pages only): its page cache stays small and
+ * B's next writes reuse them (see sink_writeback). */
 static int follow_b(conv *a, conv *b, job *j, pthread_t th) {
-  off_t off = 0;
+  off_t off = 0, punched = 0;
   int failed = 0, rc;
   for (;;) {
     pthread_mutex_lock(&j->mu);
@@ -183,6 +186,11 @@ static int follow_b(conv *a, conv *b, job *j, pthread_t th) {
     }
     sink_writeback(&a->out);
     if (failed || a->out.failed) off += avail;   /* keep draining; output is lost anyway */
+    if ((off & ~(off_t)4095) > punched + WRITEBACK) {
+      fallocate(b->out.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, punched,
+                (off & ~(off_t)4095) - punched);
+      punched = off & ~(off_t)4095;
+    }
     if (done && off >= j->b_written) break;
   }
   pthread_join(th, NULL);
@@ -238,6 +246,7 @@ int convert(conv *a, conv *b) {
     rb = follow_b(a, b, &j, th);
   } else if (rc == RPD_OK) {
     b->out.wb = a->out.wb;   /* B appends to OUT itself: its disk writes too */
+    b->out.dropped = a->out.dropped;
     rb = part_b(b, a);
     if (rb == RPD_OK) sink_flush(&b->out);
   }
