@@ -73,6 +73,25 @@ static void test_every_type(void **state)
   assert_null(m.id);
 }
 
+/* One id at a time (rpd_opclass_prepare_one, no op scan): the map's class
+ * for every type; "other" for a string that is no op's type and for no
+ * string at all. */
+static void test_one_id(void **state)
+{
+  fx_trace *f = *state;
+  sqlite3_stmt *st = NULL;
+  assert_int_equal(rpd_opclass_prepare_one(f->r->db, &st), RPD_OK);
+  assert_int_equal(rpd_opclass_one(st, 3), RPD_OPCLASS_KERNEL);
+  for (int i = 0; i < NTYPES; i++)
+    if (rpd_opclass_one(st, 100 + i) != types[i].cls)
+      fail_msg("%s: class %s, want %s", types[i].type,
+               rpd_opclass_name(rpd_opclass_one(st, 100 + i)), rpd_opclass_name(types[i].cls));
+  assert_int_equal(rpd_opclass_one(st, 99999), RPD_OPCLASS_OTHER);
+  assert_int_equal(fx_make_db(f->path, "INSERT INTO rocpd_string(id, string) VALUES (500, 'CopyBuffer')"), 0);
+  assert_int_equal(rpd_opclass_one(st, 500), RPD_OPCLASS_COPY);   /* the rule, whatever uses it */
+  sqlite3_finalize(st);
+}
+
 static void test_condition_and_view_agree(void **state)
 {
   fx_trace *f = *state;
@@ -132,6 +151,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_every_type, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_one_id, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_condition_and_view_agree, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_gpus, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_read_only_untouched, setup, fx_trace_teardown),

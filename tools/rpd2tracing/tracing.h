@@ -317,9 +317,10 @@ typedef struct sorter {
 
 /* ------------------------------------------------------------ two workers */
 
-/* The sections are split in two parts of similar cost, each reading its
- * tables once in rowid order.  A: ops, api calls, HSA, graphs, monitor,
- * names.  B: markers, links (flows), the launch pass.  With a plain OUT and
+/* The sections are split in two parts, each reading its tables once in
+ * rowid order.  A: ops, api calls with the links in api order (their flows
+ * and launch rows), HSA, graphs, monitor, names.  B: the links out of api
+ * order, then the launch pass (marker frames, queue counters).  With a plain OUT and
  * two CPUs, B runs in a thread on its own read-only connection and writes
  * to an unlinked temp file next to OUT, which A appends to OUT while B is
  * still running; otherwise B runs after A into OUT.  Either way OUT is
