@@ -377,6 +377,26 @@ void make_gap_labels(raptor *R)
   R->gap_labels[n] = rpd_xasprintf("GAP >%dus", R->gaps[n - 1]);
 }
 
+/* The trace check (rpd_check_trace's rule and messages), with rocpd_api's
+ * half folded into the engine: rocpd_op is checked here by its own scan
+ * (the engine can report an ROI problem before it reads the ops), rocpd_api
+ * in setup_roi's time-zero scan (*fold), which comes before any message of
+ * the engine's and stops it silently at a bad row; main then reports it.
+ * When rocpd_op has bad rows, rocpd_api is checked at once, and its
+ * message wins as in rpd_check_trace.  RPD_OK or the check's error (its
+ * message in rpd_errmsg()). */
+static int check_ops_first(raptor *R, fold_check *fold)
+{
+  memset(fold, 0, sizeof *fold);
+  fold->op_done = 1;   /* checked here: the engine's op scans need not */
+  if (rpd_check_table(R->r, "rocpd_op", 1, NULL) == RPD_OK) return RPD_OK;
+  char *op_msg = rpd_xstrdup(rpd_errmsg());
+  int rc = rpd_check_table(R->r, "rocpd_api", 0, NULL);
+  if (rc == RPD_OK) rc = rpd_seterr(RPD_ERANGE, "%s", op_msg);
+  free(op_msg);
+  return rc;
+}
+
 int main(int argc, char **argv)
 {
   for (int i = 1; i < argc; i++) {
@@ -392,6 +412,7 @@ int main(int argc, char **argv)
   if (done) return 0;
   raptor R;
   raptor_init(&R);
+  fold_check fold;
   int saved = 0;
   int ret = parse_args(&R, argc, argv);
   if (ret) goto done;
@@ -418,15 +439,22 @@ int main(int argc, char **argv)
     goto done;
   }
   /* the work is sequential scans: a small page cache keeps the RSS down,
-   * set before the trace check (two full scans) fills it; --save keeps the
-   * library's 64 MB for its inserts */
-  if (rpd_exec(R.r, "PRAGMA cache_size=-4096") != RPD_OK || rpd_check_trace(R.r) != RPD_OK ||
+   * set before the trace check fills it; --save keeps the library's 64 MB
+   * for its inserts */
+  if (rpd_exec(R.r, "PRAGMA cache_size=-4096") != RPD_OK || check_ops_first(&R, &fold) != RPD_OK ||
       (R.save && rpd_exec(R.r, "PRAGMA cache_size=-65536") != RPD_OK)) {
     ret = rpd_fail("cannot read '%s': %s", R.path, rpd_errmsg());
     goto done;
   }
   if ((ret = check_outputs(&R))) goto done;
-  if ((ret = setup_roi(&R))) goto done;
+  R.fold = &fold;
+  ret = setup_roi(&R);
+  R.fold = NULL;
+  if (fold.api_done && rpd_check_rows_result(&fold.api, "rocpd_api") != RPD_OK) {
+    ret = rpd_fail("cannot read '%s': %s", R.path, rpd_errmsg());   /* the engine stopped silently */
+    goto done;
+  }
+  if (ret) goto done;
   if (R.have_instance && !instance_row(&R)) {  /* refuse before saving */
     ret = 1;
     goto done;

@@ -383,3 +383,35 @@ for t in "--roi-start=-1e999ms" "--roi-end=+1e999ms" "--roi-start=1e30" "--roi-s
   check_eq "extreme ROI $t: one error line (and the usage hint)" "1 1" \
     "$(grep -c "out of range (beyond 2^63 ns)" "$TESTDIR/stderr") $(grep -vc '^Try ' "$TESTDIR/stderr")"
 done
+
+# The trace check: rocpd_op by its own scan before the work, rocpd_api
+# folded into the time-zero scan (no scan of its own).  Whatever the ROI,
+# a bad rocpd_api row gives the check's one line (never an ROI message
+# from the engine), and with bad rows in both tables rocpd_api's line wins,
+# as rpd_check_trace words it.
+cp base.rpd badapi.rpd
+sqlite3 badapi.rpd "UPDATE rocpd_api SET start = 'soon' WHERE id % 97 = 5"
+nbad=$(q badapi.rpd "SELECT count(*) FROM rocpd_api WHERE typeof(start) != 'integer'")
+for roi in "" "--roi-start=1e12s" "--roi-start attn_fwd" "--roi-end=-1ns --roi-start=-2ns"; do
+  # shellcheck disable=SC2086
+  check_rc "bad rocpd_api rows, ROI [$roi]: exit 1" 1 raptor badapi.rpd -k $roi
+  check_eq "bad rocpd_api rows, ROI [$roi]: the check's one line" \
+    "raptor: cannot read 'badapi.rpd': rocpd_api.start: $nbad rows are not integers (text, real, blob or null); fix or delete those rows" \
+    "$(cat "$TESTDIR/stderr")"
+done
+check_rc "bad rocpd_api rows, --save: exit 1" 1 raptor badapi.rpd --save
+check_eq "bad rocpd_api rows, --save: no ext_raptor table" 0 \
+  "$(q badapi.rpd "SELECT count(*) FROM sqlite_master WHERE name LIKE 'ext_raptor%'")"
+cp badapi.rpd badboth.rpd
+sqlite3 badboth.rpd "UPDATE rocpd_op SET start = 'later' WHERE id % 89 = 3"
+check_rc "bad rows in both tables: exit 1" 1 raptor badboth.rpd -k
+check_eq "bad rows in both tables: rocpd_api's line, as rpd_check_trace" \
+  "raptor: cannot read 'badboth.rpd': rocpd_api.start: $nbad rows are not integers (text, real, blob or null); fix or delete those rows" \
+  "$(cat "$TESTDIR/stderr")"
+cp base.rpd badop.rpd
+sqlite3 badop.rpd "UPDATE rocpd_op SET start = 'later' WHERE id % 89 = 3"
+nbadop=$(q badop.rpd "SELECT count(*) FROM rocpd_op WHERE typeof(start) != 'integer'")
+check_rc "bad rocpd_op rows, an ROI past the trace: exit 1" 1 raptor badop.rpd -k --roi-start=1000s
+check_eq "bad rocpd_op rows, an ROI past the trace: the check's one line, not the ROI's" \
+  "raptor: cannot read 'badop.rpd': rocpd_op.start: $nbadop rows are not integers (text, real, blob or null); fix or delete those rows" \
+  "$(cat "$TESTDIR/stderr")"
