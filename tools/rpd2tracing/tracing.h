@@ -68,7 +68,7 @@ typedef struct pairmap {
 } pairmap;
 
 /* id -> the string of a string table, quoted and escaped for JSON, looked
- * up once.  Names (apiName, opType, kernel names, marker labels) repeat a
+ * up once.  Names (apiName, opType, kernel names) repeat a
  * lot; the cache is emptied when it reaches NAMES_MAX entries, so memory
  * stays bounded whatever the trace. */
 typedef struct name_ent {

@@ -53,12 +53,11 @@ static int part_a(conv *c) {
 /* B's part; a->gpus must be ready before the launch pass. */
 static int part_b(conv *c, conv *a) {
   sorter launches;
-  int rc = RPD_OK;
   sorter_init(&launches, c->err);
   c->launches = &launches;
   c->peer = a;
   job_wait(c->job, 1);   /* A's op lanes (for the flow ends) and gpus */
-  if (rc == RPD_OK) rc = emit_links(c);
+  int rc = emit_links(c);
   c->gpus = a->gpus;
   c->ngpus = a->ngpus;
   if (rc == RPD_OK) rc = emit_launches(c);
