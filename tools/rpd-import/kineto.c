@@ -84,7 +84,6 @@ typedef struct kstate {
   int64_t nev;              /* events read */
   int64_t next_marker;      /* odd api ids of markers */
   int64_t ext_id;
-  int64_t base_ns;
   sqlite3_stmt *st_ext;     /* used on the writer thread only */
   int64_t n_ext, n_flow;
 } kstate;
@@ -437,7 +436,8 @@ static int ev_kernel(kstate *k, int64_t start, int64_t end)
   int rc = w_kernel_name(k->m, e->name.s ? e->name.s : "", NULL, &r.desc_id, &r.name_id);
   if (!rc)
     rc = w_kernel(k->m, &r);
-  if (!rc && is_collective_kernel(e->name.s ? e->name.s : ""))
+  if (!rc && (is_collective_kernel(e->name.s ? e->name.s : "") ||
+              arg_find(e, "Collective name")))
     rc = w_ext(k, r.gpu, r.queue, start, end, 0, k->m->last_op);
   return rc;
 }
@@ -468,7 +468,8 @@ static int ev_api(kstate *k, int64_t start, int64_t end)
   kev *e = &k->ev;
   apirec a = {0};
   rpd_buf *b = &k->text;
-  int64_t corr = arg_int(e, "correlation", 0);
+  /* a cuda_sync event repeats the correlation of its runtime call */
+  int64_t corr = strcmp(e->cat, "cuda_sync") ? arg_int(e, "correlation", 0) : 0;
   const char *nm = e->name.s ? e->name.s : "";
   a.corr = corr > 0 ? 2 * corr : (k->next_marker += 2);
   a.pid = lane_id(e->pid);
@@ -543,8 +544,8 @@ static int ev_end(kstate *k)
   }
   if (!strcmp(e->ph, "s") || !strcmp(e->ph, "f")) {
     /* flow ends: their id is the correlation both ends carry in args */
-    count_read(m, !strcmp(e->cat, "ac2g") ? "ac2g flow" : "other flow",
-               !strcmp(e->cat, "ac2g"));
+    int ac2g = !strcmp(e->cat, "ac2g") || !strcmp(e->cat, "async_cpu_to_gpu");
+    count_read(m, ac2g ? "ac2g flow" : "other flow", ac2g);
     return RPD_OK;
   }
   if (!strcmp(e->ph, "i") || !strcmp(e->ph, "I")) {
@@ -567,10 +568,10 @@ static int meta_end(kstate *k)
   imp *m = k->m;
   char tag[96];
   const char *key = k->topkey, *v = k->meta.s ? k->meta.s : "";
-  int64_t iv;
   int rc = RPD_OK;
-  if (!strcmp(key, "baseTimeNanoseconds") && int_of(v, k->meta.len, &iv)) {
-    k->base_ns = iv;
+  if (!strcmp(key, "baseTimeNanoseconds") && k->meta.len > 0 && k->meta.len <= 19 &&
+      strspn(v, "0123456789") == k->meta.len) {
+    /* absolute ns = start + base: rpd-merge's --align meta shift */
     rc = w_meta_add(m, "clock_offset_ns", v);
   }
   snprintf(tag, sizeof tag, "kineto::%s", key);
