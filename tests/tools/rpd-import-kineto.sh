@@ -31,7 +31,8 @@ print("memcpy", len(cat("gpu_memcpy")))
 print("memset", len(cat("gpu_memset")))
 print("gpu", len(gpu))
 print("runtime", len(rt))
-print("markers", len(cat("cpu_op")) + len(cat("user_annotation")) + len(cat("python_function")))
+print("markers", len(cat("cpu_op")) + len(cat("user_annotation")))
+print("python", len(cat("python_function")))
 print("linked", sum(1 for e in gpu if e.get("args", {}).get("correlation") in rtc))
 print("bytes", sum(e["args"].get("bytes", 0) for e in cat("gpu_memcpy") + cat("gpu_memset")))
 print("grid", sum(e["args"].get("grid", [0])[0] * e["args"].get("block", [0])[0] for e in cat("kernel")))
@@ -110,11 +111,12 @@ if need_shared "$H100/trace.json.gz"; then
   # --- 2. host side
   check_eq "runtime/driver calls are api rows" "$(fact runtime)" \
     "$(q h100.rpd "SELECT count(*) FROM api WHERE domain IN ('CUDA', 'HIP')")"
-  check_eq "cpu_op, user_annotation, python_function are UserMarker rows" "$(fact markers)" \
+  check_eq "cpu_op and user_annotation are UserMarker rows" "$(fact markers)" \
     "$(q h100.rpd "SELECT count(*) FROM rocpd_api A JOIN rocpd_string N ON N.id = A.apiName_id WHERE N.string = 'UserMarker'")"
   check_eq "every GPU event whose correlation matches a runtime call is linked" "$(fact linked)" \
     "$(q h100.rpd "SELECT count(*) FROM rocpd_api_ops L JOIN rocpd_api A ON A.id = L.api_id")"
-  check_eq "python_function rows have their own domain" "1385" "$(q h100.rpd "SELECT count(*) FROM api WHERE domain = 'PYTHON'")"
+  check_eq "python_function rows have their own domain, named by the function" "$(fact python)|threading.py(1032): _bootstrap" \
+    "$(q h100.rpd "SELECT count(*) || '|' || (SELECT apiName FROM api WHERE domain = 'PYTHON' ORDER BY start LIMIT 1) FROM api WHERE domain = 'PYTHON'")"
   check_eq "gpu_user_annotation ranges kept" "$(fact gpu_annot)" \
     "$(q h100.rpd "SELECT count(*) FROM ext_kineto_event WHERE cat = 'gpu_user_annotation'")"
   check_eq "input types and strides of a cpu_op in kineto_op_args" \

@@ -175,6 +175,18 @@ static int int_of(const char *s, size_t n, int64_t *v)
   return 1;
 }
 
+/* Append n bytes to b: in place while they fit (the common case: the
+ * buffers are reused event after event), else through rpd_buf_add. */
+static inline void put(rpd_buf *b, const char *s, size_t n)
+{
+  if (b->s && b->len + n < b->cap) {
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+  } else
+    rpd_buf_add(b, s, n);
+}
+
 /* ------------------------------------------------------------ args */
 
 static const karg *arg_find(const kev *e, const char *key)
@@ -228,17 +240,17 @@ static void esc(rpd_buf *b, const unsigned char *s, size_t n)
     unsigned char c = s[i];
     if (c >= 0x20 && c != '"' && c != '\\')
       continue;
-    rpd_buf_add(b, (const char *)s + run, i - run);
+    put(b, (const char *)s + run, i - run);
     run = i + 1;
     if (c == '"' || c == '\\') {
       char t[2] = { '\\', (char)c };
-      rpd_buf_add(b, t, 2);
+      put(b, t, 2);
     } else {
       char t[6] = { '\\', 'u', '0', '0', hx[c >> 4], hx[c & 15] };
-      rpd_buf_add(b, t, 6);
+      put(b, t, 6);
     }
   }
-  rpd_buf_add(b, (const char *)s + run, n - run);
+  put(b, (const char *)s + run, n - run);
 }
 
 /* Before a value (or key) at the current depth of the serialization. */
@@ -248,7 +260,7 @@ static void ser_sep(kstate *k)
   if (k->is_map[d])
     return;                 /* a map's separator came with its key */
   if (k->need_comma[d])
-    rpd_buf_add(k->out, ", ", 2);
+    put(k->out, ", ", 2);
   k->need_comma[d] = 1;
 }
 
@@ -467,7 +479,6 @@ static int ev_api(kstate *k, int64_t start, int64_t end)
 {
   kev *e = &k->ev;
   apirec a = {0};
-  rpd_buf *b = &k->text;
   /* a cuda_sync event repeats the correlation of its runtime call */
   int64_t corr = strcmp(e->cat, "cuda_sync") ? arg_int(e, "correlation", 0) : 0;
   const char *nm = e->name.s ? e->name.s : "";
@@ -479,28 +490,29 @@ static int ev_api(kstate *k, int64_t start, int64_t end)
   a.domain = !strncmp(nm, "hip", 3) || !strncmp(nm, "hsa", 3) ? "HIP" : "CUDA";
   a.category = e->cat;
   a.name = nm;
-  rpd_buf_reset(b);
-  rpd_buf_add(b, e->args.s ? e->args.s : "", e->args.len);
-  a.args = b->s;
+  /* Kineto's runtime args are cbid and correlation (= id / 2): not kept */
+  a.args = "";
   return w_api(k->m, &a);
 }
 
-/* cpu_op, user_annotation, python_function: a UserMarker on an odd id. */
+/* cpu_op, user_annotation: a UserMarker on an odd id; python_function:
+ * a call named by the function (few distinct names: interned). */
 static int ev_marker(kstate *k, int64_t start, int64_t end)
 {
   kev *e = &k->ev;
   apirec a = {0};
   int cpu_op = !strcmp(e->cat, "cpu_op");
+  int python = !cpu_op && !strcmp(e->cat, "python_function");
   a.corr = k->next_marker += 2;
   a.pid = lane_id(e->pid);
   a.tid = lane_id(e->tid);
   a.start = start;
   a.end = end;
-  a.domain = !strcmp(e->cat, "python_function") ? "PYTHON" : "KINETO";
+  a.domain = python ? "PYTHON" : "KINETO";
   a.category = e->cat;
-  a.name = "UserMarker";
+  a.name = python ? e->name.s : "UserMarker";
   a.args = cpu_op ? autograd_text(k, arg_int(e, "External id", a.corr))
-                  : e->name.s ? e->name.s : "";
+                  : python ? "" : e->name.s;
   int rc = w_api(k->m, &a);
   if (!rc && (cpu_op || !strcmp(e->cat, "user_annotation")) && e->args.len > 2)
     rc = w_ext(k, a.pid, a.tid, start, end, a.corr, 0);
@@ -601,7 +613,10 @@ static int child_role(kstate *k)
     }
     return P_META;
   case P_EVENTS: return P_EVENT;
-  case P_EVENT: return k->field == F_ARGS ? P_ARGS : P_SKIP;
+  case P_EVENT:
+    /* a python_function's args (its python ids) are not kept: skipped
+     * unread (Kineto writes cat before args) */
+    return k->field == F_ARGS && strcmp(k->ev.cat, "python_function") ? P_ARGS : P_SKIP;
   case P_ARGS: case P_META: return pr;
   default: return P_SKIP;
   }
@@ -638,7 +653,7 @@ static int open_c(kstate *k, int is_map)
       rpd_buf_reset(k->out);
       k->serial_base = k->depth;
     }
-    rpd_buf_add(k->out, is_map ? "{" : "[", 1);
+    put(k->out, is_map ? "{" : "[", 1);
     if (k->out->len > (role == P_ARGS ? KTEXT_MAX : KMETA_MAX))
       return fail(k, rpd_seterr(RPD_EPARSE, "event %" PRId64 ": args longer than"
                                 " 16 MiB", k->nev));
@@ -659,7 +674,7 @@ static int close_c(kstate *k)
   int d = k->depth, role = k->role[d];
   int rc = RPD_OK;
   if (role == P_ARGS || role == P_META) {
-    rpd_buf_add(k->out, k->is_map[d] ? "}" : "]", 1);
+    put(k->out, k->is_map[d] ? "}" : "]", 1);
     if (d - 1 == k->serial_base + 1 && role == P_ARGS && k->argkey >= 0) {
       /* a nested value of an args key ends */
       karg *a = &k->ev.a[k->argkey];
@@ -710,11 +725,11 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
     rpd_buf *o = k->out;
     int d = k->depth;
     if (k->need_comma[d])
-      rpd_buf_add(o, ", ", 2);
+      put(o, ", ", 2);
     k->need_comma[d] = 1;
-    rpd_buf_add(o, "\"", 1);
+    put(o, "\"", 1);
     esc(o, s, len);
-    rpd_buf_add(o, "\": ", 3);
+    put(o, "\": ", 3);
     if (role == P_ARGS && d == k->serial_base + 1) {
       k->argkey = -1;
       if (k->ev.na < KARGS && len < sizeof k->ev.a[0].key) {
@@ -779,11 +794,11 @@ static int scalar(kstate *k, const char *s, size_t len, int is_str)
     ser_sep(k);
     size_t at = o->len;
     if (is_str) {
-      rpd_buf_add(o, "\"", 1);
+      put(o, "\"", 1);
       esc(o, (const unsigned char *)s, len);
-      rpd_buf_add(o, "\"", 1);
+      put(o, "\"", 1);
     } else
-      rpd_buf_add(o, s, len);
+      put(o, s, len);
     if (role == P_ARGS && k->depth == k->serial_base + 1 && k->argkey >= 0) {
       karg *a = &k->ev.a[k->argkey];
       if (is_str) {

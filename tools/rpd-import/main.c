@@ -1,4 +1,5 @@
-/* rpd-import - convert rocprofv3 output (JSON, CSV set, SQLite) to an RPD trace.
+/* rpd-import - convert rocprofv3 output (JSON, CSV set, SQLite), rocprof v1
+ * output and PyTorch profiler (Kineto) traces to an RPD trace.
  *
  * The output is a new schema-v3 RPD written into a temporary file next to
  * OUT and renamed into place only after everything was written and
@@ -11,7 +12,7 @@ static const char usage[] =
 "usage: rpd-import INPUT OUT.rpd [--force] [--truncated-names] [--prefix NAME]\n"
 "                  [--all-runs] [-q]\n"
 "\n"
-"Write a new RPD trace (schema v3) from rocprofv3 or rocprof v1 output.\nINPUT is one of:\n"
+"Write a new RPD trace (schema v3) from rocprofv3, rocprof v1 or PyTorch\nprofiler output.  INPUT is one of:\n"
 "  NAME_results.json[.gz]   rocprofiler-sdk-tool JSON (streamed, flat memory)\n"
 "  a CSV set                a directory, a file prefix (out/1234_) or one of\n"
 "                           its files (out/1234_kernel_trace.csv): kernel_trace,\n"
@@ -28,6 +29,10 @@ static const char usage[] =
 "                           them; results.db (tables HIP, HSA, OPS, COPY);\n"
 "                           results.csv (per-dispatch counters); results.json\n"
 "                           (chrome trace, linked by its flow arrows)\n"
+"  NAME.pt.trace.json[.gz]  PyTorch profiler (Kineto) trace, as TraceLens and\n"
+"                           HTA read it (streamed): kernels, copies, runtime\n"
+"                           calls linked by correlation, cpu ops as autograd\n"
+"                           markers, devices and rank in rocpd_metadata\n"
 "\n"
 "  --force        replace OUT.rpd if it exists (default: refuse)\n"
 "  --truncated-names\n"
