@@ -130,6 +130,13 @@ if need_shared "$H100/trace.json.gz"; then
   check_eq "call stack: every kernel's time reaches ProfilerStep#6" \
     "$(q h100.rpd "SELECT sum(O.end - O.start) FROM rocpd_op O JOIN rocpd_api_ops L ON L.op_id = O.id JOIN rocpd_api A ON A.id = L.api_id")" \
     "$(q h100.rpd "SELECT gpu_time FROM callStack_inclusive_name WHERE args = 'ProfilerStep#6'")"
+  check_eq "ext_kineto_event args are valid JSON" "$(q h100.rpd "SELECT count(*) FROM ext_kineto_event")" \
+    "$(q h100.rpd "SELECT sum(json_valid(args)) FROM ext_kineto_event")"
+  # every tool works on the imported trace unchanged
+  cp h100.rpd tools.rpd
+  check "rpd2tracing on the imported trace" rpd2tracing tools.rpd tools.json
+  check "rpd-analyze on the imported trace" rpd-analyze tools.rpd
+  check "raptor on the imported trace" raptor tools.rpd
   # --- 3. metadata
   check_eq "deviceProperties in rocpd_metadata" "NVIDIA H100 80GB HBM3|85018279936|132" \
     "$(q h100.rpd "SELECT group_concat(value, '|') FROM (SELECT value FROM rocpd_metadata WHERE tag IN
@@ -259,6 +266,16 @@ check_eq "the kernel links to its launch (api id 2 x correlation)" "6|1|2|4|2|64
      FROM rocpd_api_ops L JOIN rocpd_op O ON O.id = L.op_id JOIN rocpd_kernelapi K ON K.api_ptr_id = L.api_id")"
 check_eq "cpu_op args in the autograd form" "aten::mm, seq = 4, op_id = 9, sizes = [[2, 3], [3, 4]], input_op_ids = []" \
   "$(q tiny.rpd "SELECT args FROM api WHERE apiName = 'UserMarker'")"
+
+# args with characters JSON must escape survive as valid JSON, exactly
+cat >esc.json <<'EOF'
+{"schemaVersion": 1, "traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"External id": 1, "s": "x\"y\\z\nw0123456789abcdef\u001f", "u": "h\u00e9llo w\u00f6rld 12345678"}}]}
+EOF
+check "import args that need escapes" rpd-import -q esc.json esc.rpd
+check_eq "  kept exactly, as valid JSON" "1|1|1" \
+  "$(q esc.rpd "SELECT json_valid(args) || '|' || (json_extract(args, '$.s') = 'x\"y\\z' || char(10) || 'w0123456789abcdef' || char(31))
+     || '|' || (json_extract(args, '$.u') = 'h' || char(233) || 'llo w' || char(246) || 'rld 12345678') FROM ext_kineto_event")"
 
 # --- 5. rocprofv3's Perfetto output: a one-line hint, not "not rocprofv3 output"
 printf '\n\x05\x08\x01\x10\x02' >run.pftrace

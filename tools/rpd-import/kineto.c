@@ -231,17 +231,39 @@ static void arg_dim3(const kev *e, const char *key, int64_t v[3])
 
 /* ------------------------------------------------------------ JSON text */
 
+/* 1 if one of the 8 bytes of w needs escaping in JSON: below 0x20, '"'
+ * or '\\' (the classic has-zero-byte / has-less-than word tests). */
+static inline int word_needs_esc(uint64_t w)
+{
+  const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+  uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+  uint64_t lt = (w - ones * 0x20) & ~w;
+  return ((((q - ones) & ~q) | ((b - ones) & ~b) | lt) & high) != 0;
+}
+
 /* s[0..n) as a JSON string body. */
 static void esc(rpd_buf *b, const unsigned char *s, size_t n)
 {
   static const char hx[] = "0123456789abcdef";
   size_t i = 0, run = 0;
-  for (; i < n; i++) {
+  for (;;) {
+    /* 8 plain bytes at a time: most strings need no escape at all */
+    while (i + 8 <= n) {
+      uint64_t w;
+      memcpy(&w, s + i, 8);
+      if (word_needs_esc(w))
+        break;
+      i += 8;
+    }
+    if (i >= n)
+      break;
     unsigned char c = s[i];
-    if (c >= 0x20 && c != '"' && c != '\\')
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      i++;
       continue;
+    }
     put(b, (const char *)s + run, i - run);
-    run = i + 1;
+    run = ++i;
     if (c == '"' || c == '\\') {
       char t[2] = { '\\', (char)c };
       put(b, t, 2);
@@ -526,7 +548,6 @@ static int ev_end(kstate *k)
   imp *m = k->m;
   int64_t start = 0, end = 0;
   int rc = RPD_OK;
-  k->nev++;
   if (!strcmp(e->ph, "X")) {
     const char *c = e->cat;
     int kind = !strcmp(c, "kernel") ? 1 : !strcmp(c, "gpu_memcpy") ? 2 :
@@ -665,6 +686,7 @@ static int open_c(kstate *k, int is_map)
   if (role == P_EVENT) {
     ev_reset(&k->ev);
     k->argkey = -1;
+    k->nev++;               /* messages name the event 1, 2, ... */
   }
   return 1;
 }
