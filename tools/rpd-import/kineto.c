@@ -558,7 +558,12 @@ static int ev_end(kstate *k)
                !strcmp(c, "python_function") ? 5 :
                !strcmp(c, "gpu_user_annotation") ? 6 : 0;
     if (!kind) {
-      count_read(m, *c ? c : "X (no cat)", 0);
+      /* named by its cat in the summary when that is one plain word */
+      int plain = *c != '\0';
+      for (const char *p = c; *p && plain; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                (*p >= '0' && *p <= '9') || *p == '_';
+      count_read(m, plain ? c : "X (other cat)", 0);
       return RPD_OK;
     }
     if ((rc = ev_times(k, 1, &start, &end)))
