@@ -61,6 +61,7 @@ typedef struct kev {
   char pid[32], tid[32], ts[48], dur[48];
   int has_ts, has_dur, ts_str, dur_str, has_name;
   rpd_buf args;             /* the args object as JSON text */
+  int lite;                 /* args kept as bare values only (see args_lite) */
   karg a[KARGS];
   int na;
 } kev;
@@ -471,7 +472,7 @@ static int ev_kernel(kstate *k, int64_t start, int64_t end)
   if (!rc)
     rc = w_kernel(k->m, &r);
   if (!rc && (is_collective_kernel(e->name.s ? e->name.s : "") ||
-              arg_find(e, "Collective name")))
+              (!e->lite && arg_find(e, "Collective name"))))
     rc = w_ext(k, r.gpu, r.queue, start, end, 0, k->m->last_op);
   return rc;
 }
@@ -653,9 +654,22 @@ static void ev_reset(kev *e)
   e->ph[0] = e->cat[0] = e->pid[0] = e->tid[0] = '\0';
   rpd_buf_reset(&e->name);
   rpd_buf_add(&e->name, "", 0);
-  e->has_ts = e->has_dur = e->ts_str = e->dur_str = e->has_name = 0;
+  e->has_ts = e->has_dur = e->ts_str = e->dur_str = e->has_name = e->lite = 0;
   rpd_buf_reset(&e->args);
   e->na = 0;
+}
+
+/* 1 if only the values of this event's args are read (no JSON text is
+ * kept): runtime calls, copies and kernels other than collectives, whose
+ * args become columns.  Kineto writes cat and name before args; without
+ * them the args are kept whole. */
+static int args_lite(const kev *e)
+{
+  const char *c = e->cat;
+  if (!strcmp(c, "kernel"))
+    return e->has_name && !is_collective_kernel(e->name.s);
+  return !strcmp(c, "cuda_runtime") || !strcmp(c, "cuda_driver") ||
+         !strcmp(c, "gpu_memcpy") || !strcmp(c, "gpu_memset") || !strcmp(c, "cuda_sync");
 }
 
 static int open_c(kstate *k, int is_map)
@@ -678,6 +692,8 @@ static int open_c(kstate *k, int is_map)
       k->out = role == P_ARGS ? &k->ev.args : &k->meta;
       rpd_buf_reset(k->out);
       k->serial_base = k->depth;
+      if (role == P_ARGS)
+        k->ev.lite = is_map && args_lite(&k->ev);
     }
     put(k->out, is_map ? "{" : "[", 1);
     if (k->out->len > (role == P_ARGS ? KTEXT_MAX : KMETA_MAX))
@@ -746,6 +762,21 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
     else if (len == 2 && !memcmp(s, "ts", 2)) k->field = F_TS;
     else if (len == 3 && !memcmp(s, "dur", 3)) k->field = F_DUR;
     else if (len == 4 && !memcmp(s, "args", 4)) k->field = F_ARGS;
+    return 1;
+  }
+  if (role == P_ARGS && k->ev.lite && k->depth == k->serial_base + 1) {
+    /* only where the value will be */
+    karg *a = &k->ev.a[k->ev.na];
+    k->argkey = -1;
+    if (k->ev.na < KARGS && len < sizeof a->key) {
+      memcpy(a->key, s, len);
+      a->key[len] = '\0';
+      a->klen = len;
+      a->off = k->out->len;
+      a->len = 0;
+      a->str = 0;
+      k->argkey = k->ev.na++;
+    }
     return 1;
   }
   if (role == P_ARGS || role == P_META) {
@@ -818,6 +849,22 @@ static int scalar(kstate *k, const char *s, size_t len, int is_str)
   }
   if (role == P_ARGS || role == P_META) {
     rpd_buf *o = k->out;
+    if (k->ev.lite && k->depth == k->serial_base + 1) {
+      /* a bare value: no quotes, no escapes */
+      size_t at = o->len;
+      put(o, s, len);
+      if (k->argkey >= 0) {
+        karg *a = &k->ev.a[k->argkey];
+        a->off = at;
+        a->len = len;
+        a->str = is_str;
+        k->argkey = -1;
+      }
+      if (o->len > KTEXT_MAX)
+        return fail(k, rpd_seterr(RPD_EPARSE, "event %" PRId64 ": args longer than"
+                                  " 16 MiB", k->nev));
+      return 1;
+    }
     ser_sep(k);
     size_t at = o->len;
     if (is_str) {
