@@ -143,6 +143,19 @@ void rpd_cleanup_temps(void);
  * distinguished by *why if not NULL). */
 int rpd_detect_schema(sqlite3 *db, int *why);
 
+/* Harden a connection to a file we did not write (docs/common.md
+ * "Untrusted traces"): the file's triggers never fire, its schema may call
+ * only innocuous functions (trusted_schema off), defensive mode, no foreign
+ * key actions, no extension loading.  rpd_open does it on its own
+ * connections; call it on any other connection to a trace.  Returns an
+ * SQLite result code (SQLITE_ERROR when the library refused a switch). */
+int rpd_db_harden(sqlite3 *db);
+
+/* sqlite3_open_v2(path, db, flags, NULL), then rpd_db_harden.  Returns an
+ * SQLite result code; *db is the caller's to sqlite3_close, also on
+ * failure (it may be NULL). */
+int rpd_sqlite_open(const char *path, sqlite3 **db, int flags);
+
 /* The table that holds api args strings: "rocpd_string" on v2,
  * "rocpd_ustring" on v3. Static string. */
 const char *rpd_args_table(const rpd *r);
