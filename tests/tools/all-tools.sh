@@ -269,6 +269,29 @@ UPDATE rocpd_op SET opType_id = 888888 WHERE id % 13 = 0;
 INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (777777, 1), (1, 666666);
 UPDATE rocpd_kernelapi SET kernelName_id = 555555 WHERE api_ptr_id % 3 = 0;
 EOF
+# A trace from a stranger carries code (docs/common.md "Untrusted traces"):
+# triggers on every rocpd_ table that would empty a sentinel table, FTS5
+# and R-tree tables (they keep statements of their own on the connection),
+# a rocpd_ table replaced by a view, planted planner statistics, a gzip bomb
+# (a trace followed by 100 MB of zeros), data after the gzip stream.
+{
+  echo "CREATE TABLE qa_victim(x); INSERT INTO qa_victim VALUES (1);"
+  for t in rocpd_metadata rocpd_op rocpd_api rocpd_string rocpd_api_ops rocpd_kernelapi rocpd_copyapi; do
+    for e in INSERT UPDATE DELETE; do
+      echo "CREATE TRIGGER qa_${t}_$e AFTER $e ON $t BEGIN DELETE FROM qa_victim; END;"
+    done
+  done
+} >"$W/triggers.sql"
+FTS_SQL="CREATE VIRTUAL TABLE qa_notes USING fts5(body);
+  INSERT INTO qa_notes VALUES ('hello kernel'), ('other');
+  CREATE VIRTUAL TABLE qa_boxes USING rtree(id, x0, x1); INSERT INTO qa_boxes VALUES (1, 0, 10);"
+VIEW_SQL="ALTER TABLE rocpd_op RENAME TO qa_op; CREATE VIEW rocpd_op AS SELECT * FROM qa_op;"
+STAT_SQL="ANALYZE; UPDATE sqlite_stat1 SET stat = '1 1';"
+d=$(mkin gzbomb); IN_gzbomb=$d/bomb.rpd.gz
+{ cat "$W/small.rpd"; head -c 100000000 /dev/zero; } | gzip -1 >"$IN_gzbomb"
+d=$(mkin gztrail); IN_gztrail=$d/trail.rpd.gz
+{ cat "$W/small.rpd.gz"; echo "trailing garbage"; } >"$IN_gztrail"
+
 NAMECHK=1    # a failure about FILE names it
 for m in $PRESENT; do
   mode_info "$m"; role=$MR
@@ -282,7 +305,11 @@ for m in $PRESENT; do
   check_case "bad $m: SQLite without rocpd tables" "$m" "$IN_other" 1 "not an RPD trace"
   check_case "bad $m: rocprofv3 database" "$m" "$IN_rocprof" 1 "rpd-import"
   check_case "bad $m: a FIFO" "$m" "$IN_fifo" 1 ""
-  check_case "bad $m: garbage pages inside" "$m" "$IN_corrupt" "0 1" ""
+  # a reader may read what is intact; a writer never builds on it
+  if [ "$role" = w ]; then check_case "bad $m: garbage pages inside" "$m" "$IN_corrupt" 1 "corrupt"
+  else check_case "bad $m: garbage pages inside" "$m" "$IN_corrupt" "0 1" ""; fi
+  check_case "bad $m: gzip bomb" "$m" "$IN_gzbomb" 1 "gzip bomb"
+  check_case "bad $m: data after the gzip stream" "$m" "$IN_gztrail" 1 "after the end of the gzip stream"
   check_case "bad $m: hostile name, not a trace" "$m" "$IN_hostbad" 1 "$(basename "$IN_hostbad")"
 
   # rocpd_metadata is optional (older tracers did not write it; common/
@@ -298,6 +325,25 @@ for m in $PRESENT; do
   check_case "good $m: hostile identifiers and dangling ids" "$m" "$d/t.rpd" "0 1" ""
   check_eq "good $m: hostile identifiers executed nothing" 2 \
     "$(q "$d/t.rpd" "select count(*) from sqlite_master where name in ('rocpd_op', 'rocpd_kernelapi')")"
+  # planted triggers never fire on the tool's writes
+  d=$(mkin triggers); cp "$(valid_src "$m")" "$d/t.rpd"
+  sqlite3 "$d/t.rpd" <"$W/triggers.sql"
+  check_case "good $m: planted triggers" "$m" "$d/t.rpd" 0 ""
+  check_eq "good $m: planted triggers did not fire" 1 "$(q "$d/t.rpd" "select count(*) from qa_victim")"
+  # FTS5 and R-tree tables next to the trace's (under SANITIZE=1: no
+  # double free at close)
+  d=$(mkin fts); cp "$(valid_src "$m")" "$d/t.rpd"
+  sqlite3 "$d/t.rpd" "$FTS_SQL"
+  check_case "good $m: FTS5 and R-tree tables" "$m" "$d/t.rpd" 0 ""
+  # a rocpd_ table replaced by a view: refused in one line naming it
+  d=$(mkin coreview); cp "$(valid_src "$m")" "$d/t.rpd"
+  sqlite3 "$d/t.rpd" "$VIEW_SQL"
+  check_case "bad $m: rocpd_op is a view" "$m" "$d/t.rpd" 1 "rocpd_op is a view"
+  # planner statistics that claim one row per table: refused (they turn
+  # joins quadratic)
+  d=$(mkin stat1); cp "$(valid_src "$m")" "$d/t.rpd"
+  sqlite3 "$d/t.rpd" "$STAT_SQL"
+  check_case "bad $m: planted sqlite_stat1" "$m" "$d/t.rpd" 1 "sqlite_stat1"
   # read-only file: writers refuse, readers work
   d=$(mkin ro); cp "$(valid_src "$m")" "$d/ro.rpd"; chmod 444 "$d/ro.rpd"
   if [ "$role" = w ]; then check_case "bad $m: read-only file" "$m" "$d/ro.rpd" 1 "read-only"
