@@ -534,6 +534,9 @@ static int die_while_open(fx *f, const char *path, int flags, int sig)
   if (pid == 0) {
     rpd *r;
     close(fds[0]);
+    /* rpd_open installs its handler only over the default disposition: a
+     * run under nohup (SIGHUP ignored) would leave the child unkillable */
+    signal(sig, SIG_DFL);
     if (rpd_open(&r, path, NULL, flags)) _exit(3);
     if (flags & RPD_WRITE) {
       rpd_begin(r);
