@@ -534,9 +534,6 @@ static int die_while_open(fx *f, const char *path, int flags, int sig)
   if (pid == 0) {
     rpd *r;
     close(fds[0]);
-    /* rpd_open installs its handler only over the default disposition: a
-     * run under nohup (SIGHUP ignored) would leave the child unkillable */
-    signal(sig, SIG_DFL);
     if (rpd_open(&r, path, NULL, flags)) _exit(3);
     if (flags & RPD_WRITE) {
       rpd_begin(r);
@@ -1132,5 +1129,12 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_gzip_untrusted, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_integrity, setup, teardown),
   };
+  /* the signal tests kill children with SIGTERM, SIGINT and SIGHUP and
+   * rely on rpd_open's handler, which it installs only over the default
+   * disposition: under nohup SIGHUP would be ignored and the child never
+   * die */
+  signal(SIGHUP, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
