@@ -122,7 +122,12 @@ typedef struct rpd {
  *  recompressed and renamed over the original on rpd_close(r, 1).
  *  Checks: existence, SQLite header, RPD tables, schema version (2/3),
  *  rocprofv3 databases (RPD_EROCPROF), writability for RPD_WRITE
- *  (RPD_EROFS), locks (RPD_EBUSY after the busy timeout).
+ *  (RPD_EROFS), locks (RPD_EBUSY after the busy timeout); a file from a
+ *  stranger (docs/common.md "Untrusted traces"): the connection is
+ *  hardened (rpd_db_harden), a rocpd_ view, virtual table or generated
+ *  column and planner statistics that lie are refused (RPD_ENOTRPD), a
+ *  .gz is checked as it inflates (RPD_EGZIP/RPD_ENOTDB), and RPD_WRITE
+ *  refuses a file that fails PRAGMA quick_check (RPD_ENOTDB).
  * On success *out is a new handle the caller releases with rpd_close().
  * On failure *out is NULL, nothing was modified and no temp file is left. */
 int rpd_open(rpd **out, const char *path, const char *out_path, int flags);
