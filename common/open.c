@@ -5,6 +5,7 @@
 #include "rpd.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -31,6 +32,8 @@ int rpd__temp_register(const char *path);
 void rpd__temp_reclaim(const char *tmpl);
 int rpd__temp_is_own(const char *path);
 int rpd__explain_rocprof(const char *path, int rc);   /* rocprof.c */
+int rpd__check_untrusted(sqlite3 *db, int schema);    /* harden.c */
+int rpd__check_integrity(sqlite3 *db);                /* harden.c */
 #define temp_forget rpd__temp_forget
 #define temp_remove rpd__temp_remove
 
@@ -177,29 +180,127 @@ static void copy_progress(const char *what, int64_t done, int64_t total)
   rpd_progress_bytes(what, total > 0 && done >= total ? total - 1 : done, total);
 }
 
+/* Limits on what a .gz may inflate to: past GZ_FREE bytes, at most
+ * GZ_MAX_RATIO times the compressed size (SQLite traces compress 3-10x;
+ * zeros compress 1000x, which is what a gzip bomb is made of). */
+#define GZ_FREE ((int64_t)64 << 20)
+#define GZ_MAX_RATIO 50
+
+static int gz_too_big(int64_t out, int64_t in)
+{
+  return out > GZ_FREE && out / GZ_MAX_RATIO > in;
+}
+
+static int gz_bomb(void)
+{
+  return rpd_seterr(RPD_EGZIP, "gzip data inflating to more than %d times its size "
+                    "(a gzip bomb?); decompress it yourself if it is genuine", GZ_MAX_RATIO);
+}
+
+/* The first 100 inflated bytes (the SQLite header, n of them): RPD_OK and
+ * *limit = the database size the header gives (-1 when it gives none), or
+ * an error before anything big was written.  `compressed` is the size of
+ * the .gz. */
+static int sqlite_header_of_gz(const unsigned char *h, size_t n, int64_t compressed, int64_t *limit)
+{
+  unsigned page;
+  uint32_t pages;
+
+  *limit = -1;
+  if (n == 0) return RPD_OK;                  /* empty: said after the copy */
+  if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
+    return rpd_seterr(RPD_ENOTDB, "not an SQLite database (compressed twice?)");
+  if (n < sizeof sqlite_magic || memcmp(h, sqlite_magic, sizeof sqlite_magic) != 0)
+    return rpd_seterr(RPD_ENOTDB, "not an SQLite database (the gzip data holds something else)");
+  if (n < 100) return RPD_OK;                 /* a header cut short: SQLite says */
+  page = (unsigned)h[16] << 8 | h[17];
+  if (page == 1) page = 65536;
+  if (page < 512 || (page & (page - 1)))
+    return rpd_seterr(RPD_ENOTDB, "not an SQLite database (bad page size in the header)");
+  pages = (uint32_t)h[28] << 24 | (uint32_t)h[29] << 16 | (uint32_t)h[30] << 8 | h[31];
+  /* the size is valid when the change counter matches "version valid for"
+   * (every SQLite since 3.7.0 writes it so) */
+  if (pages && memcmp(h + 24, h + 92, 4) == 0) {
+    *limit = (int64_t)pages * page;
+    if (compressed > 0 && gz_too_big(*limit, compressed)) return gz_bomb();
+  }
+  return RPD_OK;
+}
+
+/* Decompress the gzip file src into the open file dst_fd.  Checked as it
+ * goes: the SQLite header first (nothing big is written for what is not a
+ * database), the inflate ratio, and that nothing but further gzip members
+ * follows the data (gzip(1) ignores trailing garbage; we refuse it). */
 static int gunzip_to(const char *src, int dst_fd)
 {
-  int fd = open(src, O_RDONLY | O_CLOEXEC), rc = RPD_OK, zerr;
-  gzFile g;
-  char *buf;
+  int fd = open(src, O_RDONLY | O_CLOEXEC), rc = RPD_OK, zr, ended = 0;
+  enum { INBUF = 1 << 18 };
+  unsigned char hdr[100], *in, *out;
+  size_t hdr_n = 0;
+  int64_t total, in_total = 0, out_total = 0, limit = -1;
+  z_stream z;
 
   if (fd < 0) return errno_status(errno, "cannot read");
-  g = gzdopen(fd, "rb");
-  if (!g) { close(fd); return rpd_seterr(RPD_ENOMEM, "out of memory for gzip"); }
-  gzbuffer(g, 1 << 18);
-  buf = rpd_xmalloc(IOBUF);
-  int64_t total = fd_size(fd);
-  for (;;) {
-    int n = gzread(g, buf, IOBUF);
-    if (n < 0) { rc = rpd_seterr(RPD_EGZIP, "truncated or corrupt gzip data"); break; }
-    if (n == 0) break;
-    if ((rc = write_all(dst_fd, buf, (size_t)n))) break;
-    copy_progress("decompressing", gzoffset(g), total);
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 15 + 16) != Z_OK) {           /* gzip wrapper only */
+    close(fd);
+    return rpd_seterr(RPD_ENOMEM, "out of memory for gzip");
   }
+  in = rpd_xmalloc(INBUF);
+  out = rpd_xmalloc(IOBUF);
+  total = fd_size(fd);
+  for (;;) {
+    if (z.avail_in == 0) {
+      ssize_t n = read(fd, in, INBUF);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) { rc = errno_status(errno, "cannot read"); break; }
+      if (n == 0) break;
+      in_total += n;
+      z.next_in = in;
+      z.avail_in = (uInt)n;
+    }
+    if (ended) {          /* a member ended: another one, or garbage */
+      if (z.next_in[0] != 0x1f || (z.avail_in > 1 && z.next_in[1] != 0x8b)) {
+        rc = rpd_seterr(RPD_EGZIP, "data after the end of the gzip stream (%" PRId64
+                        " bytes); not a clean .gz", (int64_t)z.avail_in +
+                        (total > in_total ? total - in_total : 0));
+        break;
+      }
+      inflateReset(&z);
+      ended = 0;
+    }
+    z.next_out = out;
+    z.avail_out = IOBUF;
+    zr = inflate(&z, Z_NO_FLUSH);
+    if (zr == Z_STREAM_END) ended = 1;
+    else if (zr != Z_OK && !(zr == Z_BUF_ERROR && z.avail_in == 0)) {
+      rc = zr == Z_MEM_ERROR ? rpd_seterr(RPD_ENOMEM, "out of memory for gzip")
+                             : rpd_seterr(RPD_EGZIP, "truncated or corrupt gzip data");
+      break;
+    }
+    size_t got = IOBUF - z.avail_out, skip = 0;
+    if (hdr_n < sizeof hdr && got) {
+      size_t k = got < sizeof hdr - hdr_n ? got : sizeof hdr - hdr_n;
+      memcpy(hdr + hdr_n, out, k);
+      hdr_n += k;
+      if (hdr_n == sizeof hdr && (rc = sqlite_header_of_gz(hdr, hdr_n, total, &limit))) break;
+    }
+    out_total += (int64_t)got;
+    if (gz_too_big(out_total, in_total - z.avail_in)) { rc = gz_bomb(); break; }
+    /* SQLite reads no further than the size its header gives: bytes past
+     * it are inflated (for the checksum) but not stored */
+    if (limit >= 0 && out_total > limit)
+      skip = (size_t)(out_total - limit < (int64_t)got ? out_total - limit : (int64_t)got);
+    if (got > skip && (rc = write_all(dst_fd, (const char *)out, got - skip))) break;
+    copy_progress("decompressing", in_total - z.avail_in, total);
+  }
+  if (!rc && !ended) rc = rpd_seterr(RPD_EGZIP, "truncated or corrupt gzip data");
+  if (!rc && hdr_n < sizeof hdr) rc = sqlite_header_of_gz(hdr, hdr_n, total, &limit);
   rpd_progress_end();
-  free(buf);
-  zerr = gzclose_r(g);
-  if (!rc && zerr != Z_OK) rc = rpd_seterr(RPD_EGZIP, "truncated or corrupt gzip data");
+  inflateEnd(&z);
+  free(in);
+  free(out);
+  close(fd);
   return rc;
 }
 
@@ -440,10 +541,10 @@ static int open_db(rpd *r, int writable, int is_temp)
   int have_before = stat(r->work_path, &before) == 0;
 
   if (r->uri)
-    src = sqlite3_open_v2(r->uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    src = rpd_sqlite_open(r->uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
   else
-    src = sqlite3_open_v2(r->work_path, &r->db,
-                          writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL);
+    src = rpd_sqlite_open(r->work_path, &r->db,
+                          writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
   if (src != SQLITE_OK) {
     rc = rpd__sqlerr(r->db, src, NULL);
     if (rc == RPD_ESQL) rc = rpd_seterr(RPD_EIO, "cannot open: %s", sqlite3_errstr(src));
@@ -463,6 +564,9 @@ static int open_db(rpd *r, int writable, int is_temp)
   } else if ((rc = detect(r->db, &r->schema))) {
     return rc;
   }
+  /* a file we did not write: no view or virtual table in place of a
+   * rocpd_ table, no planner statistics that lie */
+  if (!(r->flags & RPD_CREATE) && (rc = rpd__check_untrusted(r->db, r->schema))) return rc;
   if (writable && is_temp) {
     /* our private copy: keep the rollback journal in memory so a crash
      * leaves no stray -journal file (not for WAL files: that would be
@@ -540,7 +644,7 @@ static int roll_back_journal(const char *path)
   free(dir);
   free(real);
   if (rc) return rc;
-  src = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+  src = rpd_sqlite_open(path, &db, SQLITE_OPEN_READWRITE);
   if (src == SQLITE_OK) {
     sqlite3_busy_timeout(db, busy_timeout_ms());
     src = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
@@ -613,7 +717,7 @@ static int open_wal_copy(rpd *r)
     if (wfd >= 0) close(wfd);
   }
   if (!rc) {
-    src = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL);
+    src = rpd_sqlite_open(tmp, &db, SQLITE_OPEN_READWRITE);
     if (src == SQLITE_OK)
       src = sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE",
                          NULL, NULL, NULL);
@@ -731,7 +835,7 @@ static int backup_copy(rpd *r, sqlite3 *src, const char *near)
   close(fd);
   r->work_path = tmp;
   r->tmp_work = 1;
-  s = sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE, NULL);
+  s = rpd_sqlite_open(tmp, &dst, SQLITE_OPEN_READWRITE);
   if (s == SQLITE_OK && (b = sqlite3_backup_init(dst, "main", src, "main"))) {
     s = sqlite3_backup_step(b, -1);
     sqlite3_backup_finish(b);
@@ -885,13 +989,24 @@ static int open_create(rpd *r)
   return open_db(r, 1, 1);
 }
 
+/* Reset every statement still running on db, so that COMMIT or ROLLBACK
+ * and the close find no read in progress.  Never finalize them: some are
+ * not ours -- an FTS5 or R-tree table of the file keeps prepared
+ * statements of its own and finalizes them when the connection closes
+ * (finalizing them here freed them twice).  Statements a tool leaked stay
+ * allocated, and sqlite3_close_v2 closes the connection once they go. */
+static void stop_statements(sqlite3 *db)
+{
+  for (sqlite3_stmt *st = sqlite3_next_stmt(db, NULL); st; st = sqlite3_next_stmt(db, st))
+    sqlite3_reset(st);
+}
+
 /* Free everything of a handle; remove its temp work file. */
 static void discard(rpd *r)
 {
   if (r->db) {
-    sqlite3_stmt *st;
-    while ((st = sqlite3_next_stmt(r->db, NULL))) sqlite3_finalize(st);
-    sqlite3_close(r->db);
+    stop_statements(r->db);
+    sqlite3_close_v2(r->db);
   }
   if (r->tmp_work && r->work_path) temp_remove(r->work_path);
   if (r->lock_fd >= 0) close(r->lock_fd);     /* after the rename */
@@ -922,6 +1037,9 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
   } else {
     r->path = rpd_xstrdup(path);
     rc = (flags & RPD_WRITE) ? open_write(r, out_path) : open_read(r);
+    /* a writer never builds on a damaged file: what it writes could land
+     * in a corrupt page, and it would report success */
+    if (!rc && (flags & RPD_WRITE)) rc = rpd__check_integrity(r->db);
   }
   if (rc) {
     char msg[2048];
@@ -988,13 +1106,12 @@ int rpd_close(rpd *r, int commit)
 
   if (!r) return RPD_OK;
   if (r->db) {
-    sqlite3_stmt *st;
-    while ((st = sqlite3_next_stmt(r->db, NULL))) sqlite3_finalize(st);
+    stop_statements(r->db);
     if (!sqlite3_get_autocommit(r->db)) {
       if (commit) rc = rpd_exec(r, "COMMIT");
       rpd_rollback(r);
     }
-    int src = sqlite3_close(r->db);
+    int src = sqlite3_close_v2(r->db);
     r->db = NULL;
     if (src != SQLITE_OK && !rc) rc = rpd_seterr(RPD_EIO, "cannot close: %s", sqlite3_errstr(src));
   }
@@ -1023,7 +1140,7 @@ static int vacuum_into(rpd *r, const char *real, const struct stat *st)
   /* SQLite writes the target through a rollback journal of its own */
   journal = rpd_xasprintf("%s-journal", tmp);
   if ((rc = rpd__temp_register(journal))) goto done;
-  src = sqlite3_open_v2(r->work_path, &lock, SQLITE_OPEN_READWRITE, NULL);
+  src = rpd_sqlite_open(r->work_path, &lock, SQLITE_OPEN_READWRITE);
   if (src == SQLITE_OK) {
     sqlite3_busy_timeout(lock, busy_timeout_ms());
     src = sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL);

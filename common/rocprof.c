@@ -107,7 +107,7 @@ static int rocprof_db(const char *path)
   sqlite3 *db = NULL;
   int why = RPD_OK;
 
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+  if (rpd_sqlite_open(path, &db, SQLITE_OPEN_READONLY) == SQLITE_OK) {
     sqlite3_busy_timeout(db, 200);
     rpd_detect_schema(db, &why);
   }

@@ -122,7 +122,12 @@ typedef struct rpd {
  *  recompressed and renamed over the original on rpd_close(r, 1).
  *  Checks: existence, SQLite header, RPD tables, schema version (2/3),
  *  rocprofv3 databases (RPD_EROCPROF), writability for RPD_WRITE
- *  (RPD_EROFS), locks (RPD_EBUSY after the busy timeout).
+ *  (RPD_EROFS), locks (RPD_EBUSY after the busy timeout); a file from a
+ *  stranger (docs/common.md "Untrusted traces"): the connection is
+ *  hardened (rpd_db_harden), a rocpd_ view, virtual table or generated
+ *  column and planner statistics that lie are refused (RPD_ENOTRPD), a
+ *  .gz is checked as it inflates (RPD_EGZIP/RPD_ENOTDB), and RPD_WRITE
+ *  refuses a file that fails PRAGMA quick_check (RPD_ENOTDB).
  * On success *out is a new handle the caller releases with rpd_close().
  * On failure *out is NULL, nothing was modified and no temp file is left. */
 int rpd_open(rpd **out, const char *path, const char *out_path, int flags);
@@ -142,6 +147,19 @@ void rpd_cleanup_temps(void);
  * returns 2, 3, or 0 (not RPD; reason in rpd_errmsg(), RPD_EROCPROF
  * distinguished by *why if not NULL). */
 int rpd_detect_schema(sqlite3 *db, int *why);
+
+/* Harden a connection to a file we did not write (docs/common.md
+ * "Untrusted traces"): the file's triggers never fire, its schema may call
+ * only innocuous functions (trusted_schema off), defensive mode, no foreign
+ * key actions, no extension loading.  rpd_open does it on its own
+ * connections; call it on any other connection to a trace.  Returns an
+ * SQLite result code (SQLITE_ERROR when the library refused a switch). */
+int rpd_db_harden(sqlite3 *db);
+
+/* sqlite3_open_v2(path, db, flags, NULL), then rpd_db_harden.  Returns an
+ * SQLite result code; *db is the caller's to sqlite3_close, also on
+ * failure (it may be NULL). */
+int rpd_sqlite_open(const char *path, sqlite3 **db, int flags);
 
 /* The table that holds api args strings: "rocpd_string" on v2,
  * "rocpd_ustring" on v3. Static string. */

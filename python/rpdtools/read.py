@@ -55,6 +55,14 @@ def _connect(path):
         con = sqlite3.connect("file:%s?mode=ro" % target.replace("?", "%3f").replace("#", "%23"),
                               uri=True)
         try:
+            # a stranger's file: its views and triggers may call only
+            # innocuous functions, and (Python 3.12+) its triggers never
+            # fire, as on the C tools' connections (docs/common.md)
+            con.execute("PRAGMA trusted_schema = OFF")
+            for opt, on in (("SQLITE_DBCONFIG_DEFENSIVE", True),
+                            ("SQLITE_DBCONFIG_ENABLE_TRIGGER", False)):
+                if hasattr(con, "setconfig") and hasattr(sqlite3, opt):
+                    con.setconfig(getattr(sqlite3, opt), on)
             con.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.DatabaseError as e:
             con.close()

@@ -594,3 +594,35 @@ def gz_copy(path, tmp_path):
     with open(path, "rb") as src, gzip.open(gz, "wb") as dst:
         shutil.copyfileobj(src, dst)
     return gz
+
+
+@pytest.mark.parametrize("sql,error", [
+    # an FTS5 and an R-tree table keep statements of their own on the
+    # connection: closing it freed them twice (SIGBUS/abort of the interpreter)
+    ("CREATE VIRTUAL TABLE qa_notes USING fts5(body);"
+     "INSERT INTO qa_notes VALUES ('hello kernel');"
+     "CREATE VIRTUAL TABLE qa_boxes USING rtree(id, x0, x1);"
+     "INSERT INTO qa_boxes VALUES (1, 0, 10)", None),
+    # a rocpd_ table as a view over one: refused in the CLI's line
+    ("CREATE VIRTUAL TABLE qa_ops USING fts5(x);"
+     "ALTER TABLE rocpd_op RENAME TO qa_op; CREATE VIEW rocpd_op AS SELECT * FROM qa_op",
+     "rocpd_op is a view"),
+    # planner statistics that claim one row per table: refused
+    ("ANALYZE; UPDATE sqlite_stat1 SET stat = '1 1'", "sqlite_stat1 says"),
+])
+def test_hostile_sqlite_content(synth, synth_copy, sql, error):
+    con = sqlite3.connect(synth_copy)
+    con.executescript(sql)
+    con.commit()
+    con.close()
+    before = sha(synth_copy)
+    if error is None:
+        got = rpdtools.RaptorParser(synth_copy).get_kernelseq_df()
+        want = rpdtools.RaptorParser(synth).get_kernelseq_df()
+        assert got.equals(want)
+    else:
+        with pytest.raises(rpdtools.Error) as e:
+            rpdtools.RaptorParser(synth_copy).get_kernelseq_df()
+        assert error in str(e.value)
+        assert str(e.value) == cli_message(synth_copy, "--reference-ops", "-C", CATS)
+    assert sha(synth_copy) == before

@@ -48,7 +48,8 @@ autograd-summary:rpd-autograd-summary:r analyze:rpd-analyze:w
 merge:rpd-merge:r diff:rpd-diff:r byrank:raptor:r byrank-save:raptor:w"
 
 # modes only used in some sections
-MODES_EXTRA="strings-vacuum:rpd-strings:w import:rpd-import:r"
+MODES_EXTRA="strings-vacuum:rpd-strings:w import:rpd-import:r table:rpd2table:r
+stackframe:rpd-stackframe:w"
 
 # mode_info MODE: sets MB (its binary) and MR (its role, r or w)
 mode_info() {
@@ -89,6 +90,8 @@ run_mode() {
   rpd2tracing)      $EXEC rpd2tracing -q "$@" $DD "$_f" "$W/out/o.json" ;;
   autograd-summary) $EXEC rpd-autograd-summary "$@" $DD "$_f" "$W/out/o.html" ;;
   import)           $EXEC rpd-import "$@" $DD "$_f" "$W/out/o.rpd" ;;
+  table)            $EXEC rpd2table "$@" $DD "$_f" "$W/out/o.csv" ;;
+  stackframe)       $EXEC rpd-stackframe "$@" $DD "$_f" ;;
   esac
 }
 
@@ -269,6 +272,59 @@ UPDATE rocpd_op SET opType_id = 888888 WHERE id % 13 = 0;
 INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (777777, 1), (1, 666666);
 UPDATE rocpd_kernelapi SET kernelName_id = 555555 WHERE api_ptr_id % 3 = 0;
 EOF
+# A trace from a stranger carries code (docs/common.md "Untrusted traces"):
+# triggers on every rocpd_ table that would empty a sentinel table, FTS5
+# and R-tree tables (they keep statements of their own on the connection),
+# a rocpd_ table replaced by a view, planted planner statistics, a gzip bomb
+# (a trace followed by 100 MB of zeros), data after the gzip stream.
+{
+  echo "CREATE TABLE qa_victim(x); INSERT INTO qa_victim VALUES (1);"
+  for t in rocpd_metadata rocpd_op rocpd_api rocpd_string rocpd_api_ops rocpd_kernelapi rocpd_copyapi; do
+    for e in INSERT UPDATE DELETE; do
+      echo "CREATE TRIGGER qa_${t}_$e AFTER $e ON $t BEGIN DELETE FROM qa_victim; END;"
+    done
+  done
+} >"$W/triggers.sql"
+FTS_SQL="CREATE VIRTUAL TABLE qa_notes USING fts5(body);
+  INSERT INTO qa_notes VALUES ('hello kernel'), ('other');
+  CREATE VIRTUAL TABLE qa_boxes USING rtree(id, x0, x1); INSERT INTO qa_boxes VALUES (1, 0, 10);"
+VIEW_SQL="ALTER TABLE rocpd_op RENAME TO qa_op; CREATE VIEW rocpd_op AS SELECT * FROM qa_op;"
+STAT_SQL="ANALYZE; UPDATE sqlite_stat1 SET stat = '1 1';"
+d=$(mkin gzbomb); IN_gzbomb=$d/bomb.rpd.gz
+{ cat "$W/small.rpd"; head -c 100000000 /dev/zero; } | gzip -1 >"$IN_gzbomb"
+d=$(mkin gztrail); IN_gztrail=$d/trail.rpd.gz
+{ cat "$W/small.rpd.gz"; echo "trailing garbage"; } >"$IN_gztrail"
+
+# untrusted_cases MODE SRC: the classes above for MODE, on copies of SRC
+untrusted_cases() {
+  _um=$1; _us=$2
+  mode_info "$_um"
+  # a reader may read what is intact; a writer never builds on it
+  if [ "$MR" = w ]; then check_case "bad $_um: garbage pages inside" "$_um" "$IN_corrupt" 1 "corrupt"
+  else check_case "bad $_um: garbage pages inside" "$_um" "$IN_corrupt" "0 1" ""; fi
+  check_case "bad $_um: gzip bomb" "$_um" "$IN_gzbomb" 1 "gzip bomb"
+  check_case "bad $_um: data after the gzip stream" "$_um" "$IN_gztrail" 1 "after the end of the gzip stream"
+  # planted triggers never fire on the tool's writes
+  _ud=$(mkin triggers); cp "$_us" "$_ud/t.rpd"
+  sqlite3 "$_ud/t.rpd" <"$W/triggers.sql"
+  check_case "good $_um: planted triggers" "$_um" "$_ud/t.rpd" 0 ""
+  check_eq "good $_um: planted triggers did not fire" 1 "$(q "$_ud/t.rpd" "select count(*) from qa_victim")"
+  # FTS5 and R-tree tables next to the trace's (under SANITIZE=1: no
+  # double free at close)
+  _ud=$(mkin fts); cp "$_us" "$_ud/t.rpd"
+  sqlite3 "$_ud/t.rpd" "$FTS_SQL"
+  check_case "good $_um: FTS5 and R-tree tables" "$_um" "$_ud/t.rpd" 0 ""
+  # a rocpd_ table replaced by a view: refused in one line naming it
+  _ud=$(mkin coreview); cp "$_us" "$_ud/t.rpd"
+  sqlite3 "$_ud/t.rpd" "$VIEW_SQL"
+  check_case "bad $_um: rocpd_op is a view" "$_um" "$_ud/t.rpd" 1 "rocpd_op is a view"
+  # planner statistics that claim one row per table: refused (they turn
+  # joins quadratic)
+  _ud=$(mkin stat1); cp "$_us" "$_ud/t.rpd"
+  sqlite3 "$_ud/t.rpd" "$STAT_SQL"
+  check_case "bad $_um: planted sqlite_stat1" "$_um" "$_ud/t.rpd" 1 "sqlite_stat1"
+}
+
 NAMECHK=1    # a failure about FILE names it
 for m in $PRESENT; do
   mode_info "$m"; role=$MR
@@ -282,7 +338,7 @@ for m in $PRESENT; do
   check_case "bad $m: SQLite without rocpd tables" "$m" "$IN_other" 1 "not an RPD trace"
   check_case "bad $m: rocprofv3 database" "$m" "$IN_rocprof" 1 "rpd-import"
   check_case "bad $m: a FIFO" "$m" "$IN_fifo" 1 ""
-  check_case "bad $m: garbage pages inside" "$m" "$IN_corrupt" "0 1" ""
+  untrusted_cases "$m" "$(valid_src "$m")"
   check_case "bad $m: hostile name, not a trace" "$m" "$IN_hostbad" 1 "$(basename "$IN_hostbad")"
 
   # rocpd_metadata is optional (older tracers did not write it; common/
@@ -332,6 +388,13 @@ for m in $PRESENT; do
                *) check_case "good $m: hostile file name" "$m" "$d/$f" 0 "" ;; esac
     rm -f "$d/$f"
   done
+done
+
+# the tools outside MODES (rpd-stackframe wants a schema 3 trace)
+rpd-synth --seed 5 --api 3000 -o "$W/v3.rpd" >/dev/null 2>&1 || notok "rpd-synth v3 trace"
+for m in table stackframe; do
+  mode_info "$m"
+  if [ -x "$RPD_BIN/$MB" ]; then untrusted_cases "$m" "$W/v3.rpd"; else skip "$m: $MB is not built"; fi
 done
 
 kill "$FIFOPID" 2>/dev/null; wait "$FIFOPID" 2>/dev/null; FIFOPID=

@@ -855,6 +855,250 @@ static void test_stale_temps_reclaimed(void **state)
   free(v2); free(gz); free(orig); free(tmp); free(journal);
 }
 
+/* ------------------------------------------------------------ untrusted files */
+
+/* fx_v2_ddl plus sql, in path. */
+static void make_v2(const char *path, const char *sql)
+{
+  assert_int_equal(fx_make_db(path, fx_v2_ddl), 0);
+  assert_int_equal(fx_make_db(path, sql), 0);
+}
+
+/* An FTS5 and an R-tree table keep prepared statements of their own on the
+ * connection: rpd_close must leave them to SQLite (finalizing every
+ * statement of the connection freed those twice: abort or worse). */
+static void test_close_with_virtual_tables(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "fts.rpd");
+  sqlite3_stmt *st = NULL;
+  rpd *r;
+
+  make_v2(p, "CREATE VIRTUAL TABLE notes USING fts5(body);"
+             "INSERT INTO notes VALUES ('hello kernel'), ('other');"
+             "CREATE VIRTUAL TABLE boxes USING rtree(id, x0, x1);"
+             "INSERT INTO boxes VALUES (1, 0, 10), (2, 5, 20);");
+  for (int flags = RPD_READ; flags <= RPD_WRITE; flags++) {
+    assert_int_equal(rpd_open(&r, p, NULL, flags), RPD_OK);
+    assert_int_equal(rpd_prepare(r, "SELECT (SELECT count(*) FROM notes WHERE notes MATCH"
+                                    " 'hello'), (SELECT count(*) FROM boxes WHERE x1 > 12)",
+                                 &st), RPD_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 1);
+    assert_int_equal(sqlite3_column_int(st, 1), 1);
+    sqlite3_finalize(st);
+    if (flags == RPD_WRITE) {
+      assert_int_equal(rpd_exec(r, "BEGIN; INSERT INTO notes VALUES ('hello again');"
+                                   "INSERT INTO boxes VALUES (3, 1, 30)"), RPD_OK);
+    } else {
+      /* a statement left running at close is stopped, not freed twice */
+      assert_int_equal(rpd_prepare(r, "SELECT rowid FROM notes WHERE notes MATCH 'hello'", &st),
+                       RPD_OK);
+      assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+      sqlite3_finalize(st);
+    }
+    assert_int_equal(rpd_close(r, 1), RPD_OK);
+  }
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM notes WHERE notes MATCH 'hello'"), 2);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM boxes"), 3);
+  free(p);
+}
+
+/* Triggers of the file never fire on our writes; the connection is
+ * defensive and does not trust the schema. */
+static void test_planted_triggers(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "trig.rpd");
+  rpd *r;
+  int v = -1;
+
+  make_v2(p, "CREATE TRIGGER evil AFTER INSERT ON rocpd_metadata BEGIN"
+             " DELETE FROM rocpd_op; DELETE FROM rocpd_api; END;"
+             "CREATE TRIGGER times10 AFTER UPDATE ON rocpd_op BEGIN"
+             " UPDATE rocpd_op SET \"end\" = start + (\"end\" - start) * 10 WHERE id = new.id; END;"
+             "CREATE TABLE victim(x); INSERT INTO victim VALUES (1);"
+             "CREATE TRIGGER wipe BEFORE DELETE ON rocpd_api_ops BEGIN DELETE FROM victim; END;");
+  int64_t api = fx_q(p, "SELECT count(*) FROM rocpd_api"), ops = fx_q(p, "SELECT count(*) FROM rocpd_op");
+  int64_t dur = fx_q(p, "SELECT sum(\"end\" - start) FROM rocpd_op");
+  assert_true(api > 0 && ops > 0);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(sqlite3_db_config(r->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &v), SQLITE_OK);
+  assert_int_equal(v, 0);
+  assert_int_equal(sqlite3_db_config(r->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, -1, &v), SQLITE_OK);
+  assert_int_equal(v, 0);
+  assert_int_equal(sqlite3_db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, -1, &v), SQLITE_OK);
+  assert_int_equal(v, 1);
+  assert_int_equal(rpd_exec(r, "BEGIN; INSERT INTO rocpd_metadata(tag, value) VALUES ('a', 'b');"
+                               "UPDATE rocpd_op SET \"end\" = \"end\" + 1;"
+                               "DELETE FROM rocpd_api_ops WHERE api_id = 999"), RPD_OK);
+  /* defensive: the schema cannot be edited behind SQLite's back */
+  assert_int_not_equal(rpd_exec(r, "PRAGMA writable_schema = ON; UPDATE sqlite_master SET"
+                                   " sql = 'x' WHERE name = 'victim'"), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM rocpd_api"), api);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM rocpd_op"), ops);
+  assert_int_equal(fx_q(p, "SELECT sum(\"end\" - start) FROM rocpd_op"), dur + ops);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM victim"), 1);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM rocpd_metadata WHERE tag = 'a'"), 1);
+  free(p);
+}
+
+/* A rocpd_ table that is a view (here an endless recursive one), a virtual
+ * table or has a generated column is refused at open, before any query of
+ * the tool runs into it; the message names the object. */
+static void test_core_views_refused(void **state)
+{
+  fx *f = *state;
+  static const struct { const char *sql, *msg; } cases[] = {
+    { "ALTER TABLE rocpd_op RENAME TO op_data;"
+      "CREATE VIEW rocpd_op AS SELECT * FROM op_data", "rocpd_op is a view" },
+    { "DROP TABLE rocpd_api_ops; CREATE VIEW rocpd_api_ops AS WITH RECURSIVE n(i) AS"
+      " (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i AS id, i AS api_id, i AS op_id FROM n",
+      "rocpd_api_ops is a view" },
+    { "DROP TABLE rocpd_string; CREATE VIRTUAL TABLE rocpd_string USING fts5(id, string)",
+      "rocpd_string is a virtual table" },
+    { "CREATE TABLE rocpd_monitor(id INTEGER PRIMARY KEY, v INTEGER,"
+      " w AS (length(printf('%.*c', 100000000, 'x'))))", "rocpd_monitor.w is a generated column" },
+  };
+  char *p = fx_path(f->dir, "view.rpd");
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    unlink(p);
+    make_v2(p, cases[i].sql);
+    for (int flags = RPD_READ; flags <= RPD_WRITE; flags++)
+      expect_fail(f, p, NULL, flags, RPD_ENOTRPD, cases[i].msg);
+  }
+  free(p);
+}
+
+/* 200 strings, then ANALYZE: true statistics are fine; planted ones that
+ * make the planner scan a big table once per row are refused. */
+static void test_planted_stat1(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "stat.rpd");
+  rpd *r;
+
+  make_v2(p, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)"
+             " INSERT INTO rocpd_string(string) SELECT 'k' || i FROM n; ANALYZE");
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  rpd_close(r, 0);
+  /* stale statistics of a trace that lost rows claim more: harmless */
+  assert_int_equal(fx_make_db(p, "DELETE FROM rocpd_string WHERE id > 150"), 0);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  rpd_close(r, 0);
+  assert_int_equal(fx_make_db(p, "UPDATE sqlite_stat1 SET stat = '1 1'"), 0);
+  for (int flags = RPD_READ; flags <= RPD_WRITE; flags++)
+    expect_fail(f, p, NULL, flags, RPD_ENOTRPD,
+                "sqlite_stat1 says rocpd_string has 1 row, it has 150");
+  free(p);
+}
+
+/* gzip `parts` (file, or NULL for `zeros` zero bytes) into one .gz. */
+static void gzip_parts(const char *dst, const char *src, int64_t zeros)
+{
+  gzFile g = gzopen(dst, "wb1");
+  size_t n = 0;
+  char *b = src ? fx_slurp(src, &n) : NULL, *z = calloc(1, 1 << 20);
+
+  assert_non_null(g);
+  if (b) assert_int_equal(gzwrite(g, b, (unsigned)n), (int)n);
+  for (int64_t left = zeros; left > 0; left -= 1 << 20)
+    assert_true(gzwrite(g, z, left < (1 << 20) ? (unsigned)left : 1u << 20) > 0);
+  assert_int_equal(gzclose(g), Z_OK);
+  free(b);
+  free(z);
+}
+
+/* A .gz is checked as it inflates: the SQLite header first, the inflate
+ * ratio (a gzip bomb never fills $TMPDIR), nothing after the stream. */
+static void test_gzip_untrusted(void **state)
+{
+  fx *f = *state;
+  char *v2 = fx_path(f->dir, "v2.rpd"), *gz = fx_path(f->dir, "t.rpd.gz"),
+       *two = fx_path(f->dir, "two.rpd.gz");
+  size_t n;
+  char *b;
+  rpd *r;
+
+  assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
+  /* trailing garbage after a valid stream */
+  fx_gzip(v2, gz, 0);
+  b = fx_slurp(gz, &n);
+  b = realloc(b, n + 7);
+  memcpy(b + n, "garbage", 7);
+  fx_write(gz, b, n + 7);
+  expect_fail(f, gz, NULL, RPD_READ, RPD_EGZIP, "data after the end of the gzip stream (7 bytes)");
+  expect_fail(f, gz, NULL, RPD_WRITE, RPD_EGZIP, "data after the end of the gzip stream");
+  /* two members (cat a.gz b.gz) are one valid stream */
+  fx_write(two, b, n);
+  b = realloc(b, 2 * n);
+  memcpy(b + n, b, n);
+  fx_write(two, b, 2 * n);
+  free(b);
+  assert_int_equal(rpd_open(&r, two, NULL, RPD_READ), RPD_OK);
+  rpd_close(r, 0);
+  /* 100 MB of zeros: not SQLite, refused at its first bytes */
+  unlink(gz);
+  gzip_parts(gz, NULL, (int64_t)100 << 20);
+  expect_fail(f, gz, NULL, RPD_READ, RPD_ENOTDB, "the gzip data holds something else");
+  /* a trace followed by 100 MB of zeros: the ratio cap */
+  unlink(gz);
+  gzip_parts(gz, v2, (int64_t)100 << 20);
+  expect_fail(f, gz, NULL, RPD_READ, RPD_EGZIP, "gzip bomb");
+  expect_fail(f, gz, NULL, RPD_WRITE, RPD_EGZIP, "gzip bomb");
+  /* a header that claims 4 GiB in a few kilobytes: refused before it
+   * inflates further */
+  b = fx_slurp(v2, &n);
+  b[28] = 0; b[29] = 0x10; b[30] = 0; b[31] = 0;       /* 1 Mi pages */
+  b[16] = 0x10; b[17] = 0;                              /* of 4096 bytes */
+  fx_write(v2, b, n);
+  free(b);
+  unlink(gz);
+  fx_gzip(v2, gz, 0);
+  expect_fail(f, gz, NULL, RPD_READ, RPD_EGZIP, "gzip bomb");
+  free(v2);
+  free(gz);
+  free(two);
+}
+
+/* A writer never builds on a file with corrupt pages; a reader may read
+ * what is intact. */
+static void test_writer_integrity(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "bad.rpd"), *out = fx_path(f->dir, "o.rpd");
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  int page = 0;
+  rpd *r;
+
+  make_v2(p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+             " INSERT INTO filler SELECT randomblob(100) FROM n");
+  /* overwrite a leaf page of filler with garbage */
+  assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT max(pageno) FROM dbstat WHERE name = 'filler'"
+                                          " AND pagetype = 'leaf'", -1, &st, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+  page = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  assert_true(page > 2);
+  size_t n;
+  char *b = fx_slurp(p, &n);
+  memset(b + (size_t)(page - 1) * 4096, 'Z', 4096);
+  fx_write(p, b, n);
+  free(b);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  rpd_close(r, 0);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "corrupt SQLite database");
+  expect_fail(f, p, out, RPD_WRITE, RPD_ENOTDB, "corrupt SQLite database");
+  free(p);
+  free(out);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -878,6 +1122,19 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_hot_journal, setup, teardown),
     cmocka_unit_test_setup_teardown(test_out_checks, setup, teardown),
     cmocka_unit_test_setup_teardown(test_stale_temps_reclaimed, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_close_with_virtual_tables, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_planted_triggers, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_core_views_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_planted_stat1, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_gzip_untrusted, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_writer_integrity, setup, teardown),
   };
+  /* the signal tests kill children with SIGTERM, SIGINT and SIGHUP and
+   * rely on rpd_open's handler, which it installs only over the default
+   * disposition: under nohup SIGHUP would be ignored and the child never
+   * die */
+  signal(SIGHUP, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
