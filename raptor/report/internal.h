@@ -28,6 +28,10 @@ typedef struct ropts {
   double threshold_us;
   int bins, topk, gpu, save, quiet, util_bins, topk_set, details;
   int64_t rank_top;          /* rows of the cross-rank top-N tables */
+  const char *step_marker;   /* --step-marker REGEX (NULL: ProfilerStep#N) */
+  int steady;                /* --steady-state */
+  int64_t lo, hi;            /* ops starting in [lo, hi) count (--steady-state;
+                                else INT64_MIN..INT64_MAX) */
   rpd_fmt fmt;
 } ropts;
 
@@ -250,6 +254,16 @@ int report_analysis_name(const char *name);
 int report_rank_tables(rpd *r, const cats *c, const ropts *o, report *rep, int *nranks);
 /* 1 if name is one of the byrank_* table names. */
 int report_rank_name(const char *name);
+
+/* The steps of the trace (steps.c, common/steps.h): report_find_steps
+ * finds them (and with o->steady sets the window o->lo/hi, an error when
+ * there are no steps); report_step_tables appends the steps and
+ * steps_summary tables (none without steps). */
+struct rpd_steps;
+int report_find_steps(rpd *r, ropts *o, struct rpd_steps *st);
+void report_step_tables(struct rpd_steps *st, report *rep);
+/* 1 if name is steps or steps_summary. */
+int report_steps_name(const char *name);
 
 /* ------------------------------------------------------------ writers */
 

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "health.h"
 #include "opclass.h"
+#include "steps.h"
 #include "version.h"
 
 #define KNAMES_FULL "the full names (each kernel its own row; docs/rpd-import.md)"
@@ -72,6 +74,22 @@ static void fail_no_work(rpd *r, const ropts *o)
   free(gpus);
 }
 
+/* The trace-health banner (common/health.h): the non-zero checks as one
+ * line into buf ("" when none); main prints it after the outputs. */
+static int health_banner(rpd *r, char *buf, size_t n)
+{
+  rpd_health h = {0};
+  int rc = rpd_health_run(r, &h);
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; !rc && i < h.n; i++)
+    if (h.row[i].count && len < n)
+      len += (size_t)snprintf(buf + len, n - len, "%s%s %lld", len ? ", " : "",
+                              h.row[i].check, (long long)h.row[i].count);
+  rpd_health_free(&h);
+  return rc;
+}
+
 /* Every output the options ask for, stdout first. */
 static int write_outputs(rpd *r, const report *rep, const ropts *o,
                          const char *const *info, int ninfo)
@@ -98,7 +116,8 @@ int raptor_report_main(int argc, char **argv)
   cats c = {0};
   report_data d;
   report rep = {0};
-  char *info_opts = NULL, gpu_s[32], thr_s[64], ranks_s[96];
+  char *info_opts = NULL, gpu_s[32], thr_s[64], ranks_s[96], health_s[512] = "";
+  rpd_steps steps = {0};
   rpd *r = NULL;
   int rc, ret = 1, nranks = 1;
 
@@ -121,7 +140,7 @@ int raptor_report_main(int argc, char **argv)
    * transaction: every pass sees the same rocpd_op */
   if ((rc = rpd_exec(r, "PRAGMA cache_size = -4096")) ||
       (rc = rpd_exec(r, "PRAGMA temp_store = FILE")) || (rc = rpd_exec(r, "BEGIN")) ||
-      (rc = report_collect(r, &o, &c, &d))) {
+      (rc = report_find_steps(r, &o, &steps)) || (rc = report_collect(r, &o, &c, &d))) {
     rpd_fail("'%s': %s", o.path, rpd_errmsg());
     goto out;
   }
@@ -130,6 +149,10 @@ int raptor_report_main(int argc, char **argv)
     goto out;
   }
   rc = report_core_tables(r, &d, &o, rep.t);
+  if (!rc)
+    report_step_tables(&steps, &rep);
+  if (!rc)
+    rc = health_banner(r, health_s, sizeof health_s);
   rpd_rollback(r);   /* end the read transaction */
   if (!rc)
     rc = report_analysis_tables(r, &rep);
@@ -147,8 +170,11 @@ int raptor_report_main(int argc, char **argv)
     snprintf(ranks_s, sizeof ranks_s, "one rank (no cross-rank tables)");
   const char *info[] = {
     "trace", o.path,
-    "ROI", d.total_from_meta ? "the whole run (rocprofv3 init..fini)"
-                             : "the whole trace (first op start .. last op end)",
+    "ROI", o.steady ? "the steady steps (--steady-state: ops starting from the first"
+                      " steady step to the end of the last)"
+           : d.total_from_meta ? "the whole run (rocprofv3 init..fini)"
+                               : "the whole trace (first op start .. last op end)",
+    "trace health", *health_s ? health_s : "no check found anything (rpd-health)",
     "GPUs", gpu_s,
     "ranks", ranks_s,
     "short-kernel threshold", thr_s,
@@ -165,7 +191,8 @@ int raptor_report_main(int argc, char **argv)
   if (!rc && o.only && !report_find(&rep, o.only)) {   /* an optional table not there */
     rpd_fail("'%s' has no table %s (%s)", o.path, o.only,
              report_rank_name(o.only) ? "one rank: cross-rank tables need a merged trace"
-                                      : "run rpd-analyze on it first");
+             : report_steps_name(o.only) ? "no step markers and no period in the kernels"
+                                         : "run rpd-analyze on it first");
     goto out;
   }
   if (!rc)
@@ -174,6 +201,8 @@ int raptor_report_main(int argc, char **argv)
     rpd_fail("'%s': %s", o.path, rpd_errmsg());
     goto out;
   }
+  if (*health_s && !o.quiet)
+    rpd_note("trace health: %s (rpd-health '%s' for details)", health_s, o.path);
   ret = 0;
 
 out:
@@ -182,6 +211,7 @@ out:
   report_free(&rep);
   free(info_opts);
   report_data_free(&d);
+  rpd_steps_free(&steps);
   category_list_free(c.r, c.n);
   return ret;
 }
