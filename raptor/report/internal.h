@@ -20,6 +20,7 @@
 #include "../catfile.h"
 #include "../report.h"
 #include "rpd.h"
+#include "steps.h"
 
 /* ------------------------------------------------------------ options */
 
@@ -206,6 +207,26 @@ const kd **report_top(const report_data *d, size_t *n);
 int report_collect(rpd *r, const ropts *o, const cats *c, report_data *d);
 void report_data_free(report_data *d);
 
+/* One computation of the report, for its outputs (main.c) or for the
+ * limits of rpd-budget (budget.c). */
+typedef struct report_run {
+  ropts o;                   /* parsed by the caller */
+  cats c;
+  report_data d;
+  report rep;                /* every table: core, steps, optional groups */
+  rpd_steps steps;
+  rpd *r;                    /* the open trace */
+  char health[512];          /* the non-zero trace-health checks, or "" */
+  int nranks;
+} report_run;
+/* Open run->o.path and compute every table into run (the trace stays
+ * open for --save).  On failure prints the one line and returns 1, else 0.
+ * Free with report_run_free (also after a failure). */
+int report_build(report_run *run);
+/* Close the trace (committing when commit is 1) and free run; returns 1
+ * when the commit failed (message printed), else 0. */
+int report_run_free(report_run *run, int commit);
+
 /* ------------------------------------------------------------ order.c */
 
 /* A sorter of intervals into (gpu, start) order (by_gpu) or start order
@@ -259,9 +280,8 @@ int report_rank_name(const char *name);
  * finds them (and with o->steady sets the window o->lo/hi, an error when
  * there are no steps); report_step_tables appends the steps and
  * steps_summary tables (none without steps). */
-struct rpd_steps;
-int report_find_steps(rpd *r, ropts *o, struct rpd_steps *st);
-void report_step_tables(struct rpd_steps *st, report *rep);
+int report_find_steps(rpd *r, ropts *o, rpd_steps *st);
+void report_step_tables(rpd_steps *st, report *rep);
 /* 1 if name is steps or steps_summary. */
 int report_steps_name(const char *name);
 
