@@ -46,7 +46,7 @@ graph:rpd-graph:w subclass:rpd-subclass:w deserialize:rpd-deserialize:w trim:rpd
 raptor:raptor:r raptor-save:raptor:w rpd2tracing:rpd2tracing:r
 autograd-summary:rpd-autograd-summary:r analyze:rpd-analyze:w
 merge:rpd-merge:r diff:rpd-diff:r byrank:raptor:r byrank-save:raptor:w
-health:rpd-health:r"
+health:rpd-health:r budget:rpd-budget:r"
 
 # modes only used in some sections
 MODES_EXTRA="strings-vacuum:rpd-strings:w import:rpd-import:r"
@@ -87,6 +87,8 @@ run_mode() {
   strings-vacuum)   $EXEC rpd-strings --clean-autograd --vacuum "$@" $DD "$_f" ;;
   raptor)           $EXEC raptor "$@" $DD "$_f" ;;
   health)           $EXEC rpd-health "$@" $DD "$_f" ;;
+  budget)           printf 'busy_ms >= 0\n' >"$W/limits.txt"
+                    $EXEC rpd-budget "$W/limits.txt" "$@" $DD "$_f" ;;
   raptor-save)      $EXEC raptor --save "$@" $DD "$_f" ;;
   rpd2tracing)      $EXEC rpd2tracing -q "$@" $DD "$_f" "$W/out/o.json" ;;
   autograd-summary) $EXEC rpd-autograd-summary "$@" $DD "$_f" "$W/out/o.html" ;;
