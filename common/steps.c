@@ -147,7 +147,7 @@ static int pick_gpu(rpd *r, const char *kern, int gpu, int64_t *pick)
 }
 
 /* Steps from the kernel period of one GPU: each from a run of the anchor
- * kernel to its next run; the last one through its period's last kernel. */
+ * kernel to its next run. */
 static int find_period(rpd *r, int gpu, rpd_steps *st)
 {
   char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
@@ -193,11 +193,15 @@ static int find_period(rpd *r, int gpu, rpd_steps *st)
         add_step(st, &cap_s, (int64_t)st->n, start[prev], start[i]);
         prev = i;
       }
-    size_t last = prev + (size_t)p - 1 < n ? prev + (size_t)p - 1 : n - 1;
-    int64_t e = 0;
-    for (size_t i = prev; i <= last; i++)
-      e = end[i] > e ? end[i] : e;
-    add_step(st, &cap_s, (int64_t)st->n, start[prev], e);
+    /* the last one through its period's last kernel, unless the capture
+     * ends inside it (fewer than 90% of a period's kernels: a cut step) */
+    if ((n - prev) * 10 >= (size_t)p * 9) {
+      size_t last = prev + (size_t)p - 1 < n ? prev + (size_t)p - 1 : n - 1;
+      int64_t e = 0;
+      for (size_t i = prev; i <= last; i++)
+        e = end[i] > e ? end[i] : e;
+      add_step(st, &cap_s, (int64_t)st->n, start[prev], e);
+    }
   }
   free(name);
   free(start);
