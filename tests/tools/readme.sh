@@ -22,6 +22,10 @@ while IFS= read -r line; do
     *run_results.json.gz*)
       need_shared "$TRACES/rocprofv3_908_results.json.gz" || continue
       cmd=$(echo "$cmd" | sed "s|run_results.json.gz|$TRACES/rocprofv3_908_results.json.gz|") ;;
+    *step.pt.trace.json.gz*)
+      _k="$TRACES/kineto/tracelens_h100_gaunernst_bert-small-uncased__1016001/trace.json.gz"
+      need_shared "$_k" || continue
+      cmd=$(echo "$cmd" | sed "s|step.pt.trace.json.gz|$_k|") ;;
     *run.rpd*) [ -f run.rpd ] || { skip "tour: $cmd (no run.rpd)"; continue; } ;;
   esac
   n=$((n + 1))

@@ -85,6 +85,8 @@ typedef struct copyrec {
   int kind;                 /* copy_kind() */
   int64_t src_gpu, dst_gpu; /* -1 = host / unknown */
   int64_t start, end, corr, bytes, stream;
+  int64_t queue;            /* the op's queueId (0 = none) */
+  const char *optype;       /* the op's type; NULL = from kind (Copy*) */
 } copyrec;
 
 typedef struct apirec {
@@ -181,6 +183,13 @@ int prog_live(void);
 int import_json(imp *m, const char *path);
 /* The same from n bytes of uncompressed JSON in memory (fuzz entry). */
 int import_json_buf(imp *m, const void *data, size_t n);
+/* A PyTorch profiler (Kineto) trace, plain or gzip (kineto.c). */
+int import_kineto(imp *m, const char *path);
+/* The same from n bytes of uncompressed JSON in memory (fuzz entry). */
+int import_kineto_buf(imp *m, const void *data, size_t n);
+/* 1 if the first n bytes of a JSON text h carry Kineto's marks (its
+ * top-level keys or event categories) and not rocprofv3's. */
+int kineto_is_text(const char *h, size_t n);
 /* Collect the CSV files of a directory, a prefix or one member into s;
  * returns how many were found (0 = not a CSV set).  In a directory only
  * the files of prefix s->want are kept when it is set ("decode" matches

@@ -127,6 +127,11 @@ static int read_ahead(void *ctx, const unsigned char **buf, uint64_t fed)
 
 int import_json(imp *m, const char *path)
 {
+  return import_json_with(m, path, json_run);
+}
+
+int import_json_with(imp *m, const char *path, json_run_fn run)
+{
   struct stat sb;
   jfile f;
   memset(&f, 0, sizeof f);
@@ -148,7 +153,7 @@ int import_json(imp *m, const char *path)
     }
   }
   prog_begin(m, "reading JSON", 1, stat(path, &sb) ? -1 : (int64_t)sb.st_size);
-  int rc = json_run(m, f.threaded ? read_ahead : read_direct, &f);
+  int rc = run(m, f.threaded ? read_ahead : read_direct, &f);
   prog_end(m);
   if (f.threaded) {
     pthread_mutex_lock(&f.mu);

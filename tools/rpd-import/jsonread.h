@@ -17,4 +17,11 @@ typedef int (*json_read_fn)(void *ctx, const unsigned char **buf, uint64_t fed);
  * (json.c); an RPD_* status, the message set on failure. */
 int json_run(imp *m, json_read_fn rd, void *ctx);
 
+/* The parser of one JSON format: reads the stream from rd into m. */
+typedef int (*json_run_fn)(imp *m, json_read_fn rd, void *ctx);
+
+/* The file at path (.json or .json.gz) through parser run (jsonfile.c:
+ * read ahead on a thread when the writer thread runs). */
+int import_json_with(imp *m, const char *path, json_run_fn run);
+
 #endif

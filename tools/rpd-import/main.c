@@ -1,4 +1,5 @@
-/* rpd-import - convert rocprofv3 output (JSON, CSV set, SQLite) to an RPD trace.
+/* rpd-import - convert rocprofv3 output (JSON, CSV set, SQLite), rocprof v1
+ * output and PyTorch profiler (Kineto) traces to an RPD trace.
  *
  * The output is a new schema-v3 RPD written into a temporary file next to
  * OUT and renamed into place only after everything was written and
@@ -11,7 +12,7 @@ static const char usage[] =
 "usage: rpd-import INPUT OUT.rpd [--force] [--truncated-names] [--prefix NAME]\n"
 "                  [--all-runs] [-q]\n"
 "\n"
-"Write a new RPD trace (schema v3) from rocprofv3 or rocprof v1 output.\nINPUT is one of:\n"
+"Write a new RPD trace (schema v3) from rocprofv3, rocprof v1 or PyTorch\nprofiler output.  INPUT is one of:\n"
 "  NAME_results.json[.gz]   rocprofiler-sdk-tool JSON (streamed, flat memory)\n"
 "  a CSV set                a directory, a file prefix (out/1234_) or one of\n"
 "                           its files (out/1234_kernel_trace.csv): kernel_trace,\n"
@@ -28,6 +29,10 @@ static const char usage[] =
 "                           them; results.db (tables HIP, HSA, OPS, COPY);\n"
 "                           results.csv (per-dispatch counters); results.json\n"
 "                           (chrome trace, linked by its flow arrows)\n"
+"  NAME.pt.trace.json[.gz]  PyTorch profiler (Kineto) trace, as TraceLens and\n"
+"                           HTA read it (streamed): kernels, copies, runtime\n"
+"                           calls linked by correlation, cpu ops as autograd\n"
+"                           markers, devices and rank in rocpd_metadata\n"
 "\n"
 "  --force        replace OUT.rpd if it exists (default: refuse)\n"
 "  --truncated-names\n"
@@ -75,7 +80,35 @@ static const char usage[] =
 #include "check.h"
 #include "pipe.h"    /* issue 19: the JSON import's writer thread */
 
-enum { IN_JSON, IN_CSV, IN_DB, IN_V1 };
+enum { IN_JSON, IN_CSV, IN_DB, IN_V1, IN_KINETO };
+
+/* 1 if the JSON file (plain or gzip) is a PyTorch profiler trace: its
+ * first MiB carries Kineto's marks (kineto.c). */
+static int kineto_file(const char *path)
+{
+  enum { PEEK = 1 << 20 };
+  char *h = rpd_xmalloc(PEEK);
+  gzFile gz = gzopen(path, "rb");
+  int n = gz ? gzread(gz, h, PEEK) : -1;
+  if (gz)
+    gzclose(gz);
+  int is = n > 0 && kineto_is_text(h, (size_t)n);
+  free(h);
+  return is;
+}
+
+/* 1 if h (n bytes) starts like a Perfetto protobuf trace: a TracePacket
+ * (field 1, length-delimited) whose length varint is followed by one of
+ * its own fields. */
+static int perfetto_head(const unsigned char *h, size_t n)
+{
+  size_t i = 1;
+  if (n < 4 || h[0] != 0x0a)
+    return 0;
+  while (i < n && i < 6 && (h[i] & 0x80))
+    i++;
+  return i + 1 < n && h[i + 1] != 0 && (h[i + 1] & 7) <= 5;
+}
 
 /* "decode_, prefill_" for messages (a static buffer). */
 static const char *runs_list(const csvset *s)
@@ -152,6 +185,8 @@ static int detect(const char *input, csvset *s, v1set *v, int *kind)
       if (gz)
         gzclose(gz);
       *kind = zn == 16 && !memcmp(z, "SQLite format 3", 16) ? IN_DB : IN_JSON;
+      if (*kind == IN_JSON && kineto_file(input))
+        *kind = IN_KINETO;
       return RPD_OK;
     }
     size_t i = 0;
@@ -160,9 +195,13 @@ static int detect(const char *input, csvset *s, v1set *v, int *kind)
     while (i < n && isspace(h[i]))
       i++;
     if (i < n && (h[i] == '{' || h[i] == '[')) {
-      *kind = IN_JSON;
+      *kind = kineto_file(input) ? IN_KINETO : IN_JSON;
       return RPD_OK;
     }
+    if (endswith(input, ".pftrace") || endswith(input, ".otf2") || perfetto_head(h, n))
+      return rpd_seterr(RPD_EPARSE, "a Perfetto/OTF2 trace (rocprofv3 --output-format"
+                        " pftrace/otf2) is not read: run rocprofv3 with --output-format"
+                        " rocpd (or json, csv) and import that");
     if (!n && (endswith(input, ".json") || endswith(input, ".json.gz")))
       return rpd_seterr(RPD_EPARSE, "empty file");
   }
@@ -196,6 +235,15 @@ static int import_json_piped(imp *m, const char *in)
   int rc = pipe_begin(m);
   if (!rc)
     rc = import_json(m, in);
+  return pipe_end(m, rc);
+}
+
+/* A PyTorch profiler trace the same way (kineto.c). */
+static int import_kineto_piped(imp *m, const char *in)
+{
+  int rc = pipe_begin(m);
+  if (!rc)
+    rc = import_kineto(m, in);
   return pipe_end(m, rc);
 }
 
@@ -448,6 +496,8 @@ int main(int argc, char **argv)
   if (!rc) {
     if (kind == IN_JSON)   /* issue 16: rocprof v1 results.json (v1_json.c) */
       rc = v1_json_is(in) ? import_v1_json(&m, in) : import_json_piped(&m, in);
+    else if (kind == IN_KINETO)
+      rc = import_kineto_piped(&m, in);
     else if (kind == IN_CSV)
       rc = import_csv_piped(&m, &set);
     else if (kind == IN_V1) {

@@ -537,8 +537,9 @@ int w_copy(imp *m, const copyrec *c)
     gpu = c->dst_gpu >= 0 ? c->dst_gpu : (c->src_gpu >= 0 ? c->src_gpu : 0);
   int rc = sid(m, "", &empty);
   if (!rc)
-    rc = w_op(m, gpu, 0, 0, c->start, c->end, empty,
-              c->kind < 0 ? "Memcpy" : copy_optype[kind], &op_id);
+    rc = w_op(m, gpu, c->queue, 0, c->start, c->end, empty,
+              c->optype ? c->optype : c->kind < 0 ? "Memcpy" : copy_optype[kind],
+              &op_id);
   if (!rc)
     rc = w_link(m, c->corr, op_id, &api_id);
   if (rc || !api_id)
