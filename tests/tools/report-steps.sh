@@ -95,3 +95,24 @@ else
   skip "xlsx: sheets steps and steps_summary" "python3-openpyxl not installed"
 fi
 same_file "the trace is still only read" s.orig s.rpd
+
+# a real Kineto trace: its ProfilerStep#N host ranges (user_annotation; the
+# gpu_user_annotation copy on the GPU timeline is not a marker) are the steps
+K=$(ls "$TRACES"/kineto/tracelens_h100_*/trace.json.gz 2>/dev/null | head -1)
+if [ -n "$K" ] && need_shared "$K"; then
+  rpd-import "$K" k.rpd >/dev/null 2>&1
+  want=$(gzip -dc "$K" | python3 -c "
+import json, sys
+from decimal import Decimal
+d = json.load(sys.stdin, parse_float=Decimal)
+print(' '.join('%s,%d' % (e['name'].split('#')[1], int(Decimal(e['dur']) * 1000))
+      for e in sorted(d['traceEvents'], key=lambda e: Decimal(e.get('ts', 0)))
+      if e.get('ph') == 'X' and e.get('cat', '').lower() == 'user_annotation'
+      and str(e.get('name', '')).startswith('ProfilerStep#')))")
+  raptor k.rpd --report -q --csv-dir kin >/dev/null 2>&1
+  got=$(tail -n +2 kin/steps.csv | tr -d '\r' | python3 -c "
+import sys
+from decimal import Decimal
+print(' '.join('%s,%d' % (r.split(',')[0], int(Decimal(r.split(',')[2]) * 1000000)) for r in sys.stdin.read().split()))")
+  check_eq "Kineto bert-small: one row per ProfilerStep#N, durations to the ns ($want)" "$want" "$got"
+fi
