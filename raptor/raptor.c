@@ -399,6 +399,9 @@ static int check_ops_first(raptor *R, fold_check *fold)
 
 int main(int argc, char **argv)
 {
+  /* one binary, two names (as toybox): bin/rpd-budget is a link to raptor */
+  const char *base = strrchr(argv[0], '/');
+  if (!strcmp(base ? base + 1 : argv[0], "rpd-budget")) return raptor_budget_main(argc, argv);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) break;
     if (strcmp(argv[i], "--report") == 0) return raptor_report_main(argc, argv);

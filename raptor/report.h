@@ -13,4 +13,10 @@ int raptor_report_main(int argc, char **argv);
  * after its own). */
 extern const char raptor_report_usage[];
 
+/* rpd-budget: the limits of a performance budget checked on the report's
+ * tables (budget.c).  raptor's main() runs it when invoked as rpd-budget;
+ * returns the exit code (0 within budget, 1 over, 2 bad limits/usage). */
+int raptor_budget_main(int argc, char **argv);
+extern const char raptor_budget_usage[];
+
 #endif

@@ -281,6 +281,8 @@ static int scan(rpd *r, const ropts *o, const cats *c, report_data *d)
     iv v = {.start = sqlite3_column_int64(ops, 2), .end = sqlite3_column_int64(ops, 3),
             .gpu = sqlite3_column_int(ops, 1)};
     int cls = rpd_opclass_of(&ocm, sqlite3_column_int64(ops, 5));
+    if (v.start < o->lo || v.start >= o->hi)   /* --steady-state */
+      continue;
     if (v.start < d->first)
       d->first = v.start;
     if (v.end > d->last)

@@ -358,7 +358,12 @@ static void section(FILE *f, rpd_buf *b, const report *rep, const char *prefix,
           note);
   if (!strcmp(prefix, "analysis_"))
     idle_breakdown(f, b, report_find(rep, "analysis_idle"));
-  else {
+  else if (!strcmp(prefix, "steps")) {
+    const table *st = report_find(rep, "steps");
+    bars_p(f, b, st, 0, t_col(st, "dur_ms"), 64, "Step time (ms)", "ms", "step ");
+    bars_p(f, b, st, 0, t_col(st, "idle_ms"), 64, "GPU idle time per step (ms)", "ms",
+           "step ");
+  } else {
     const table *rk = report_find(rep, "byrank_ranks");
     const table *kn = report_find(rep, "byrank_kernels");
     const table *st = report_find(rep, "byrank_stragglers");
@@ -413,6 +418,9 @@ int report_html(const report *rep, const char *const *info, int n, const char *p
     html_table(f, &b, &t[i]);
   section(f, &b, rep, "analysis_", "Why is the GPU idle? (rpd-analyze)",
           "The ext_analysis_* tables of the trace, as rpd-analyze wrote them.");
+  section(f, &b, rep, "steps", "Steps",
+          "One row per step (ProfilerStep#N markers, --step-marker, or the period of"
+          " the kernel sequence); steady = not a leading warm-up step.");
   section(f, &b, rep, "byrank_", "Across ranks (raptor --by-rank)",
           "Rank = gpuId / gpu_stride; imbalance = max/mean over ranks.");
   fputs(page_script, f);

@@ -20,6 +20,7 @@
 #include "../catfile.h"
 #include "../report.h"
 #include "rpd.h"
+#include "steps.h"
 
 /* ------------------------------------------------------------ options */
 
@@ -28,6 +29,10 @@ typedef struct ropts {
   double threshold_us;
   int bins, topk, gpu, save, quiet, util_bins, topk_set, details;
   int64_t rank_top;          /* rows of the cross-rank top-N tables */
+  const char *step_marker;   /* --step-marker REGEX (NULL: ProfilerStep#N) */
+  int steady;                /* --steady-state */
+  int64_t lo, hi;            /* ops starting in [lo, hi) count (--steady-state;
+                                else INT64_MIN..INT64_MAX) */
   rpd_fmt fmt;
 } ropts;
 
@@ -202,6 +207,26 @@ const kd **report_top(const report_data *d, size_t *n);
 int report_collect(rpd *r, const ropts *o, const cats *c, report_data *d);
 void report_data_free(report_data *d);
 
+/* One computation of the report, for its outputs (main.c) or for the
+ * limits of rpd-budget (budget.c). */
+typedef struct report_run {
+  ropts o;                   /* parsed by the caller */
+  cats c;
+  report_data d;
+  report rep;                /* every table: core, steps, optional groups */
+  rpd_steps steps;
+  rpd *r;                    /* the open trace */
+  char health[512];          /* the non-zero trace-health checks, or "" */
+  int nranks;
+} report_run;
+/* Open run->o.path and compute every table into run (the trace stays
+ * open for --save).  On failure prints the one line and returns 1, else 0.
+ * Free with report_run_free (also after a failure). */
+int report_build(report_run *run);
+/* Close the trace (committing when commit is 1) and free run; returns 1
+ * when the commit failed (message printed), else 0. */
+int report_run_free(report_run *run, int commit);
+
 /* ------------------------------------------------------------ order.c */
 
 /* A sorter of intervals into (gpu, start) order (by_gpu) or start order
@@ -250,6 +275,15 @@ int report_analysis_name(const char *name);
 int report_rank_tables(rpd *r, const cats *c, const ropts *o, report *rep, int *nranks);
 /* 1 if name is one of the byrank_* table names. */
 int report_rank_name(const char *name);
+
+/* The steps of the trace (steps.c, common/steps.h): report_find_steps
+ * finds them (and with o->steady sets the window o->lo/hi, an error when
+ * there are no steps); report_step_tables appends the steps and
+ * steps_summary tables (none without steps). */
+int report_find_steps(rpd *r, ropts *o, rpd_steps *st);
+void report_step_tables(rpd_steps *st, report *rep);
+/* 1 if name is steps or steps_summary. */
+int report_steps_name(const char *name);
 
 /* ------------------------------------------------------------ writers */
 

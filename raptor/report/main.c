@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "health.h"
 #include "opclass.h"
+#include "steps.h"
 #include "version.h"
 
 #define KNAMES_FULL "the full names (each kernel its own row; docs/rpd-import.md)"
@@ -72,6 +74,22 @@ static void fail_no_work(rpd *r, const ropts *o)
   free(gpus);
 }
 
+/* The trace-health banner (common/health.h): the non-zero checks as one
+ * line into buf ("" when none); main prints it after the outputs. */
+static int health_banner(rpd *r, char *buf, size_t n)
+{
+  rpd_health h = {0};
+  int rc = rpd_health_run(r, &h);
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; !rc && i < h.n; i++)
+    if (h.row[i].count && len < n)
+      len += (size_t)snprintf(buf + len, n - len, "%s%s %lld", len ? ", " : "",
+                              h.row[i].check, (long long)h.row[i].count);
+  rpd_health_free(&h);
+  return rc;
+}
+
 /* Every output the options ask for, stdout first. */
 static int write_outputs(rpd *r, const report *rep, const ropts *o,
                          const char *const *info, int ninfo)
@@ -90,70 +108,103 @@ static int write_outputs(rpd *r, const report *rep, const ropts *o,
   return rc;
 }
 
+/* Compute the report (see internal.h). */
+int report_build(report_run *run)
+{
+  ropts *o = &run->o;
+  int rc;
+  memset(&run->d, 0, sizeof run->d);
+  run->nranks = 1;
+  run->health[0] = '\0';
+  for (int i = 0; i < NT_ALL; i++)
+    report_add(&run->rep);
+  if (category_load_or_builtin(&run->c.r, &run->c.n, o->cat_json))
+    return rpd_fail("%s", rpd_errmsg());
+  run->c.comm = category_comm_index(run->c.r, run->c.n);
+  if (rpd_open_or_report(&run->r, o->path, NULL, (o->save ? RPD_WRITE : RPD_READ) | RPD_CHECKED))
+    return 1;
+  /* issue 19: the scans need no 64 MB page cache, and SQLite's sorts
+   * (medians; ops in no order) spill to temp files, not memory; one read
+   * transaction: every pass sees the same rocpd_op */
+  rpd *r = run->r;
+  if ((rc = rpd_exec(r, "PRAGMA cache_size = -4096")) ||
+      (rc = rpd_exec(r, "PRAGMA temp_store = FILE")) || (rc = rpd_exec(r, "BEGIN")) ||
+      (rc = report_find_steps(r, o, &run->steps)) ||
+      (rc = report_collect(r, o, &run->c, &run->d)))
+    return rpd_fail("'%s': %s", o->path, rpd_errmsg());
+  if (!run->d.niv) {  /* asking for what is not there is an error */
+    fail_no_work(r, o);
+    return 1;
+  }
+  rc = report_core_tables(r, &run->d, o, run->rep.t);
+  if (!rc)
+    report_step_tables(&run->steps, &run->rep);
+  if (!rc)
+    rc = health_banner(r, run->health, sizeof run->health);
+  rpd_rollback(r);   /* end the read transaction */
+  if (!rc)
+    rc = report_analysis_tables(r, &run->rep);
+  if (!rc)
+    rc = report_rank_tables(r, &run->c, o, &run->rep, &run->nranks);
+  if (rc)
+    return rpd_fail("'%s': %s", o->path, rpd_errmsg());
+  return 0;
+}
+
+/* Close and free (see internal.h). */
+int report_run_free(report_run *run, int commit)
+{
+  int ret = 0;
+  if (run->r && rpd_close(run->r, commit) && commit)
+    ret = rpd_fail("cannot write '%s': %s", run->o.path, rpd_errmsg());
+  run->r = NULL;
+  report_free(&run->rep);
+  report_data_free(&run->d);
+  rpd_steps_free(&run->steps);
+  category_list_free(run->c.r, run->c.n);
+  memset(&run->c, 0, sizeof run->c);
+  return ret;
+}
+
 /* Entry point (see report.h): parse argv, open FILE read-only (read-write
  * with --save), compute the report and write it out.  Returns the exit code. */
 int raptor_report_main(int argc, char **argv)
 {
-  ropts o;
-  cats c = {0};
-  report_data d;
-  report rep = {0};
+  report_run run;
   char *info_opts = NULL, gpu_s[32], thr_s[64], ranks_s[96];
-  rpd *r = NULL;
-  int rc, ret = 1, nranks = 1;
+  int rc, ret = 1;
 
   if (rpd_cli_init(argc, argv, raptor_report_usage))
     return 0;
-  if ((rc = report_parse_opts(argc, argv, &o)))
+  memset(&run, 0, sizeof run);
+  if ((rc = report_parse_opts(argc, argv, &run.o)))
     return rc;
-  memset(&d, 0, sizeof d);
-  for (int i = 0; i < NT_ALL; i++)
-    report_add(&rep);
-  if (category_load_or_builtin(&c.r, &c.n, o.cat_json)) {
-    rpd_fail("%s", rpd_errmsg());
+  const ropts *o = &run.o;
+  if (report_build(&run))
     goto out;
-  }
-  c.comm = category_comm_index(c.r, c.n);
-  if (rpd_open_or_report(&r, o.path, NULL, (o.save ? RPD_WRITE : RPD_READ) | RPD_CHECKED))
-    goto out;
-  /* issue 19: the scans need no 64 MB page cache, and SQLite's sorts
-   * (medians; ops in no order) spill to temp files, not memory; one read
-   * transaction: every pass sees the same rocpd_op */
-  if ((rc = rpd_exec(r, "PRAGMA cache_size = -4096")) ||
-      (rc = rpd_exec(r, "PRAGMA temp_store = FILE")) || (rc = rpd_exec(r, "BEGIN")) ||
-      (rc = report_collect(r, &o, &c, &d))) {
-    rpd_fail("'%s': %s", o.path, rpd_errmsg());
-    goto out;
-  }
-  if (!d.niv) {  /* asking for what is not there is an error */
-    fail_no_work(r, &o);
-    goto out;
-  }
-  rc = report_core_tables(r, &d, &o, rep.t);
-  rpd_rollback(r);   /* end the read transaction */
-  if (!rc)
-    rc = report_analysis_tables(r, &rep);
-  if (!rc)
-    rc = report_rank_tables(r, &c, &o, &rep, &nranks);
   info_opts = join_args(argc, argv);
-  const char *names_s = kernel_names_note(r);
-  if (strcmp(names_s, KNAMES_FULL) && !o.quiet)
+  const char *names_s = kernel_names_note(run.r);
+  if (strcmp(names_s, KNAMES_FULL) && !o->quiet)
     fprintf(stderr, "%s: note: kernel names are %s\n", rpd_progname, names_s);
-  snprintf(gpu_s, sizeof gpu_s, o.gpu >= 0 ? "GPU %d" : "all GPUs", o.gpu);
-  snprintf(thr_s, sizeof thr_s, "%g us", o.threshold_us);
-  if (nranks > 1)
-    snprintf(ranks_s, sizeof ranks_s, "%d (cross-rank tables byrank_*)", nranks);
+  snprintf(gpu_s, sizeof gpu_s, o->gpu >= 0 ? "GPU %d" : "all GPUs", o->gpu);
+  snprintf(thr_s, sizeof thr_s, "%g us", o->threshold_us);
+  if (run.nranks > 1)
+    snprintf(ranks_s, sizeof ranks_s, "%d (cross-rank tables byrank_*)", run.nranks);
   else
     snprintf(ranks_s, sizeof ranks_s, "one rank (no cross-rank tables)");
+  const report *rep = &run.rep;
   const char *info[] = {
-    "trace", o.path,
-    "ROI", d.total_from_meta ? "the whole run (rocprofv3 init..fini)"
-                             : "the whole trace (first op start .. last op end)",
+    "trace", o->path,
+    "ROI", o->steady ? "the steady steps (--steady-state: ops starting from the first"
+                       " steady step to the end of the last)"
+           : run.d.total_from_meta ? "the whole run (rocprofv3 init..fini)"
+                                   : "the whole trace (first op start .. last op end)",
+    "trace health", *run.health ? run.health : "no check found anything (rpd-health)",
     "GPUs", gpu_s,
     "ranks", ranks_s,
     "short-kernel threshold", thr_s,
     "kernel names", names_s,
-    "rpd-analyze", report_find(&rep, "analysis_idle") || report_find(&rep, "analysis_launch")
+    "rpd-analyze", report_find(rep, "analysis_idle") || report_find(rep, "analysis_launch")
                        ? "tables analysis_* (from the trace's ext_analysis_*)"
                        : "not run (rpd-analyze FILE adds the analysis_* tables)",
     "options", info_opts,
@@ -162,26 +213,25 @@ int raptor_report_main(int argc, char **argv)
     "tool", "raptor --report (rpdtools " RPDTOOLS_VERSION ")",
   };
   int ninfo = (int)(sizeof info / sizeof *info / 2);
-  if (!rc && o.only && !report_find(&rep, o.only)) {   /* an optional table not there */
-    rpd_fail("'%s' has no table %s (%s)", o.path, o.only,
-             report_rank_name(o.only) ? "one rank: cross-rank tables need a merged trace"
-                                      : "run rpd-analyze on it first");
+  if (o->only && !report_find(rep, o->only)) {   /* an optional table not there */
+    rpd_fail("'%s' has no table %s (%s)", o->path, o->only,
+             report_rank_name(o->only) ? "one rank: cross-rank tables need a merged trace"
+             : report_steps_name(o->only) ? "no step markers and no period in the kernels"
+                                          : "run rpd-analyze on it first");
     goto out;
   }
-  if (!rc)
-    rc = write_outputs(r, &rep, &o, info, ninfo);
+  rc = write_outputs(run.r, rep, o, info, ninfo);
   if (rc) {
-    rpd_fail("'%s': %s", o.path, rpd_errmsg());
+    rpd_fail("'%s': %s", o->path, rpd_errmsg());
     goto out;
   }
+  if (*run.health && !o->quiet)
+    rpd_note("trace health: %s (rpd-health '%s' for details)", run.health, o->path);
   ret = 0;
 
 out:
-  if (r && rpd_close(r, ret == 0) && ret == 0)
-    ret = rpd_fail("cannot write '%s': %s", o.path, rpd_errmsg());
-  report_free(&rep);
+  if (report_run_free(&run, ret == 0) && ret == 0)
+    ret = 1;
   free(info_opts);
-  report_data_free(&d);
-  category_list_free(c.r, c.n);
   return ret;
 }

@@ -26,6 +26,11 @@ const char raptor_report_usage[] =
 "  byrank_*          on a trace of several ranks (rpd-merge): the tables of\n"
 "                    raptor --by-rank: ranks, categories, kernels, sequences,\n"
 "                    collectives, stragglers\n"
+"  steps             one row per step (ProfilerStep#N markers, --step-marker,\n"
+"                    else the period of the kernel sequence): step, start_ms,\n"
+"                    dur_ms, gpu_busy_ms, idle_ms, kernels, steady\n"
+"  steps_summary     the steady state: steps, warm-up steps left out, median,\n"
+"                    p10, p90 step time and their spread\n"
 "\n"
 "  --short-kernel-threshold-us X   short-kernel threshold (default 10)\n"
 "  --histogram-bins N              bins of the histogram (default 100)\n"
@@ -49,6 +54,11 @@ const char raptor_report_usage[] =
 "  --rank-top N                    rows of byrank_kernels, _sequences and\n"
 "                                  _collectives (default 50, as --by-rank\n"
 "                                  --top; 0 = all)\n"
+"  --step-marker REGEX             the step markers: UserMarker ranges whose\n"
+"                                  text matches (default ^ProfilerStep#[0-9]+$)\n"
+"  --steady-state                  every table covers only the steady steps\n"
+"                                  (ops starting from the first steady step's\n"
+"                                  start to the last one's end)\n"
 "  --save                          store ext_report_* tables in FILE (one\n"
 "                                  transaction; replaces an earlier report)\n"
 "  -q, --quiet                     no stdout tables (with --save/--csv-dir/--xlsx/\n"
@@ -119,7 +129,7 @@ static int known_table(const char *v)
   for (size_t k = 0; v && k < sizeof names / sizeof *names; k++)
     if (!strcmp(v, names[k]))
       return 1;
-  return v && (report_analysis_name(v) || report_rank_name(v));
+  return v && (report_analysis_name(v) || report_rank_name(v) || report_steps_name(v));
 }
 
 /* Parse argv into *o (see internal.h). */
@@ -134,6 +144,8 @@ int report_parse_opts(int argc, char **argv, ropts *o)
   o->fmt = RPD_FMT_TABLE;
   o->util_bins = 100;
   o->rank_top = 50;      /* raptor --by-rank --top's default */
+  o->lo = INT64_MIN;
+  o->hi = INT64_MAX;
   for (int i = 1; i < argc; i++) {
     const char *a = tracelens_name(argv[i]), *val = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = 1;
@@ -149,6 +161,10 @@ int report_parse_opts(int argc, char **argv, ropts *o)
     }
     else if (!strcmp(a, "--save"))
       o->save = 1, takes = 0;
+    else if (!strcmp(a, "--steady-state"))
+      o->steady = 1, takes = 0;
+    else if (!strcmp(a, "--step-marker"))
+      o->step_marker = val;
     else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
       o->quiet = 1, takes = 0;
     else if (!strcmp(a, "--short-kernel-threshold-us")) {
@@ -176,7 +192,7 @@ int report_parse_opts(int argc, char **argv, ropts *o)
       if (!known_table(val))
         return rpd_usage_error("--table: use gpu_timeline, kernel_summary, category,"
                                " kernel_details, short_kernels, short_histogram,"
-                               " analysis_* or byrank_* (or the TraceLens sheet names)");
+                               " steps, steps_summary, analysis_* or byrank_* (or the TraceLens sheet names)");
       o->only = val;
     } else if (!strcmp(a, "--rank-top")) {
       int top;

@@ -95,7 +95,8 @@ static int prepare_sorted(ivsort *s, rpd *r, const ropts *o)
 {
   char *cond = rpd_opclass_condition("opType_id", RPD_OPCLASS_GPU_WORK);
   char *sql = rpd_xasprintf("SELECT gpuId, start, \"end\", opType_id, description_id"
-                            " FROM rocpd_op WHERE %s AND \"end\" >= start%s ORDER BY %s",
+                            " FROM rocpd_op WHERE %s AND \"end\" >= start%s"
+                            " AND start >= ?2 AND start < ?3 ORDER BY %s",
                             cond, o->gpu >= 0 ? " AND gpuId = ?1" : "",
                             s->by_gpu ? "gpuId, start, id" : "start, id");
   int rc = rpd_opclass_load(r, &s->ocm);
@@ -104,6 +105,10 @@ static int prepare_sorted(ivsort *s, rpd *r, const ropts *o)
     rc = rpd_prepare(r, sql, &s->st);
   if (!rc && o->gpu >= 0)
     sqlite3_bind_int(s->st, 1, o->gpu);
+  if (!rc) {
+    sqlite3_bind_int64(s->st, 2, o->lo);
+    sqlite3_bind_int64(s->st, 3, o->hi);
+  }
   free(sql);
   free(cond);
   return rc;
@@ -219,11 +224,16 @@ static int prepare_kernels(kdsort *s, rpd *r, const ropts *o)
 {
   char *cond = rpd_opclass_condition("opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
   char *sql = rpd_xasprintf("SELECT CAST(description_id AS INTEGER) AS k, \"end\" - start AS d"
-                            " FROM rocpd_op WHERE %s AND \"end\" >= start%s ORDER BY k, d",
+                            " FROM rocpd_op WHERE %s AND \"end\" >= start%s"
+                            " AND start >= ?2 AND start < ?3 ORDER BY k, d",
                             cond, o->gpu >= 0 ? " AND gpuId = ?1" : "");
   int rc = rpd_prepare(r, sql, &s->st);
   if (!rc && o->gpu >= 0)
     sqlite3_bind_int(s->st, 1, o->gpu);
+  if (!rc) {
+    sqlite3_bind_int64(s->st, 2, o->lo);
+    sqlite3_bind_int64(s->st, 3, o->hi);
+  }
   free(sql);
   free(cond);
   return rc;

@@ -45,7 +45,8 @@ strings-dedupe:rpd-strings:w metadata-list:rpd-metadata:r metadata-set:rpd-metad
 graph:rpd-graph:w subclass:rpd-subclass:w deserialize:rpd-deserialize:w trim:rpd-trim:w
 raptor:raptor:r raptor-save:raptor:w rpd2tracing:rpd2tracing:r
 autograd-summary:rpd-autograd-summary:r analyze:rpd-analyze:w
-merge:rpd-merge:r diff:rpd-diff:r byrank:raptor:r byrank-save:raptor:w"
+merge:rpd-merge:r diff:rpd-diff:r byrank:raptor:r byrank-save:raptor:w
+health:rpd-health:r budget:rpd-budget:r"
 
 # modes only used in some sections
 MODES_EXTRA="strings-vacuum:rpd-strings:w import:rpd-import:r table:rpd2table:r
@@ -86,6 +87,9 @@ run_mode() {
   trim)             $EXEC rpd-trim --start 10% "$@" $DD "$_f" ;;
   strings-vacuum)   $EXEC rpd-strings --clean-autograd --vacuum "$@" $DD "$_f" ;;
   raptor)           $EXEC raptor "$@" $DD "$_f" ;;
+  health)           $EXEC rpd-health "$@" $DD "$_f" ;;
+  budget)           printf 'busy_ms >= 0\n' >"$W/limits.txt"
+                    $EXEC rpd-budget "$W/limits.txt" "$@" $DD "$_f" ;;
   raptor-save)      $EXEC raptor --save "$@" $DD "$_f" ;;
   rpd2tracing)      $EXEC rpd2tracing -q "$@" $DD "$_f" "$W/out/o.json" ;;
   autograd-summary) $EXEC rpd-autograd-summary "$@" $DD "$_f" "$W/out/o.html" ;;

@@ -1,0 +1,276 @@
+/* health.c - the trace-health checks (health.h, docs/rpd-health.md).
+ *
+ * Each check is data: a query giving the count and a query giving the
+ * first offending case in words.  "%K" in a query stands for the
+ * condition selecting GPU work (kernels and copies, the opClass view) on
+ * the column O.opType_id, "%N" for kernels only, "%R" for the rank of
+ * O.gpuId in a merged trace (ranks.h); nothing else is pasted into the SQL.  The checks only read. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "health.h"
+#include "opclass.h"
+#include "ranks.h"
+
+typedef struct check_def {
+  const char *name;
+  const char *meaning;
+  const char *count_sql;    /* one integer */
+  const char *example_sql;  /* one text, or no row */
+} check_def;
+
+/* An op on a queue "overlaps" when it starts before an op queued before it
+ * (by start, then id) on the same gpuId+queueId has ended: an in-order
+ * queue runs one op at a time.  prev_end is the latest end so far. */
+#define QUEUE_ORDER \
+  "(SELECT O.id, O.gpuId, O.queueId, O.start, O.end, max(O.end) OVER w AS prev_end" \
+  "  FROM rocpd_op O WHERE %K" \
+  "  WINDOW w AS (PARTITION BY O.gpuId, O.queueId ORDER BY O.start, O.id" \
+  "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))"
+
+/* Launch calls: what a runtime names the call that queues one kernel. */
+#define LAUNCH_NAMES \
+  "(SELECT id FROM rocpd_string WHERE string GLOB '*Launch*Kernel*'" \
+  " OR string GLOB 'cuLaunch*' OR string GLOB 'hipExtLaunch*')"
+
+/* The ops and calls some link names (a list SQLite builds once per query,
+ * not a look-up per row: rocpd_api_ops has no index on either column). */
+#define LINKED_OPS "(SELECT op_id FROM rocpd_api_ops WHERE op_id IS NOT NULL)"
+#define LINKED_APIS "(SELECT api_id FROM rocpd_api_ops WHERE api_id IS NOT NULL)"
+
+/* Stream captures: from each Begin*Capture call to the next End*Capture
+ * call of its thread.  A launch inside one is recorded into a graph and
+ * runs later (as the graph's Task ops), so it has no op of its own. */
+#define CAPTURES \
+  "WITH cap AS (SELECT pid, tid, start, is_begin, lead(start) OVER" \
+  "  (PARTITION BY pid, tid ORDER BY start, id) AS next_start FROM" \
+  "  (SELECT A.id, A.pid, A.tid, A.start, S.string GLOB '*BeginCapture*' AS is_begin" \
+  "   FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id" \
+  "   WHERE S.string GLOB '*BeginCapture*' OR S.string GLOB '*EndCapture*'))" \
+  " , capture AS (SELECT pid, tid, start, coalesce(next_start, 9223372036854775807) AS end" \
+  "  FROM cap WHERE is_begin) "
+#define UNLINKED_LAUNCH \
+  "A.apiName_id IN " LAUNCH_NAMES " AND A.id NOT IN " LINKED_APIS \
+  " AND NOT EXISTS (SELECT 1 FROM capture C WHERE C.pid = A.pid AND C.tid = A.tid" \
+  "  AND A.start BETWEEN C.start AND C.end)"
+
+static const check_def checks[] = {
+  { "bad_timestamp",
+    "start/end not integers, outside 0..2^62 ns, or end before start",
+    NULL, NULL },   /* rpd_check_table */
+  { "queue_overlap",
+    "ops on one gpuId+queueId overlap: an in-order queue cannot run two at once",
+    "SELECT count(*) FROM " QUEUE_ORDER " WHERE start < prev_end",
+    "SELECT printf('largest: op %%d (gpu %%d queue %%d) starts %%d ns before an earlier op"
+    " on its queue ends', id, gpuId, queueId, prev_end - start)"
+    " FROM " QUEUE_ORDER " WHERE start < prev_end ORDER BY prev_end - start DESC, id LIMIT 1" },
+  { "op_before_launch",
+    "an op starts before the api call that launched it",
+    "SELECT count(*) FROM rocpd_api_ops L JOIN rocpd_api A ON A.id = L.api_id"
+    " JOIN rocpd_op O ON O.id = L.op_id WHERE O.start < A.start",
+    "SELECT printf('op %%d starts %%d ns before its call %%d (%%s)', O.id,"
+    " A.start - O.start, A.id, coalesce(S.string, '?'))"
+    " FROM rocpd_api_ops L JOIN rocpd_api A ON A.id = L.api_id"
+    " JOIN rocpd_op O ON O.id = L.op_id LEFT JOIN rocpd_string S ON S.id = A.apiName_id"
+    " WHERE O.start < A.start ORDER BY L.id LIMIT 1" },
+  { "dangling_link",
+    "rocpd_api_ops rows whose api or op row is missing",
+    "SELECT count(*) FROM rocpd_api_ops L WHERE NOT EXISTS"
+    " (SELECT 1 FROM rocpd_api A WHERE A.id = L.api_id)"
+    " OR NOT EXISTS (SELECT 1 FROM rocpd_op O WHERE O.id = L.op_id)",
+    "SELECT printf('rocpd_api_ops row %%d: %%s', L.id,"
+    " CASE WHEN NOT EXISTS (SELECT 1 FROM rocpd_api A WHERE A.id = L.api_id)"
+    " THEN printf('api %%s is missing', L.api_id) ELSE printf('op %%s is missing', L.op_id) END)"
+    " FROM rocpd_api_ops L WHERE NOT EXISTS"
+    " (SELECT 1 FROM rocpd_api A WHERE A.id = L.api_id)"
+    " OR NOT EXISTS (SELECT 1 FROM rocpd_op O WHERE O.id = L.op_id) ORDER BY L.id LIMIT 1" },
+  { "outside_span",
+    "ops more than 1 s outside the span of the api calls: two clock domains",
+    "WITH s AS (SELECT min(start) AS lo, max(end) AS hi FROM rocpd_api)"
+    " SELECT count(*) FROM rocpd_op O, s WHERE s.lo IS NOT NULL"
+    " AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000)",
+    "WITH s AS (SELECT min(start) AS lo, max(end) AS hi FROM rocpd_api)"
+    " SELECT printf('op %%d %%s', O.id, CASE WHEN O.start < s.lo - 1000000000"
+    " THEN printf('starts %%.3f s before the first api call', (s.lo - O.start) / 1e9)"
+    " ELSE printf('ends %%.3f s after the last api call', (O.end - s.hi) / 1e9) END)"
+    " FROM rocpd_op O, s WHERE s.lo IS NOT NULL"
+    " AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000) ORDER BY O.id LIMIT 1" },
+  { "op_without_launch",
+    "GPU ops (kernels, copies) no api call is linked to: launch records dropped",
+    "SELECT count(*) FROM rocpd_op O WHERE %K"
+    " AND O.id NOT IN " LINKED_OPS,
+    "SELECT printf('op %%d (gpu %%d queue %%d) %%s', O.id, O.gpuId, O.queueId,"
+    " coalesce(S.string, '?')) FROM rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
+    " WHERE %K AND O.id NOT IN " LINKED_OPS
+    " ORDER BY O.id LIMIT 1" },
+  { "launch_without_op",
+    "kernel launch calls with no op linked: GPU records dropped",
+    CAPTURES "SELECT count(*) FROM rocpd_api A WHERE " UNLINKED_LAUNCH,
+    CAPTURES "SELECT printf('call %%d (%%s, pid %%d tid %%d)', A.id, S.string, A.pid, A.tid)"
+    " FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id"
+    " WHERE " UNLINKED_LAUNCH " ORDER BY A.id LIMIT 1" },
+  { "zero_length_kernel",
+    "kernels with end = start: no duration was recorded",
+    "SELECT count(*) FROM rocpd_op O WHERE %N AND O.end = O.start",
+    "SELECT printf('op %%d (gpu %%d) %%s', O.id, O.gpuId, coalesce(S.string, '?'))"
+    " FROM rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
+    " WHERE %N AND O.end = O.start ORDER BY O.id LIMIT 1" },
+  { "unnamed_kernel",
+    "kernels whose name is empty or missing from rocpd_string",
+    "SELECT count(*) FROM rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
+    " WHERE %N AND (S.string IS NULL OR S.string = '')",
+    "SELECT printf('op %%d (gpu %%d queue %%d), description_id %%s', O.id, O.gpuId,"
+    " O.queueId, O.description_id) FROM rocpd_op O"
+    " LEFT JOIN rocpd_string S ON S.id = O.description_id"
+    " WHERE %N AND (S.string IS NULL OR S.string = '') ORDER BY O.id LIMIT 1" },
+  { "duplicate_op",
+    "ops recorded twice (same GPU, queue, start, end and name)",
+    "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM rocpd_op O WHERE %K"
+    " GROUP BY O.gpuId, O.queueId, O.start, O.end, O.description_id HAVING n > 1)",
+    "SELECT printf('%%d copies of op %%d (gpu %%d queue %%d, start %%d)', n, id, gpuId,"
+    " queueId, start) FROM (SELECT count(*) AS n, min(O.id) AS id, O.gpuId, O.queueId,"
+    " O.start FROM rocpd_op O WHERE %K"
+    " GROUP BY O.gpuId, O.queueId, O.start, O.end, O.description_id HAVING n > 1)"
+    " ORDER BY id LIMIT 1" },
+  { "rank_clock_skew",
+    "a merged trace's ranks start their GPU work more than 1 s apart: clocks not aligned",
+    "WITH f AS (SELECT min(O.start) AS t FROM rocpd_op O JOIN rpd_rank R"
+    " ON %R = R.rank GROUP BY R.rank), m AS (SELECT min(t) AS lo FROM f)"
+    " SELECT count(*) FROM f, m WHERE f.t > m.lo + 1000000000",
+    "WITH f AS (SELECT R.rank AS rank, min(O.start) AS t FROM rocpd_op O JOIN rpd_rank R"
+    " ON %R = R.rank GROUP BY R.rank), m AS (SELECT min(t) AS lo FROM f)"
+    " SELECT printf('rank %%d starts %%.3f s after the first rank', rank, (t - m.lo) / 1e9)"
+    " FROM f, m WHERE f.t > m.lo + 1000000000 ORDER BY t DESC LIMIT 1" },
+};
+
+enum { NCHECKS = (int)(sizeof checks / sizeof checks[0]) };
+
+/* The text of q with %K / %N / %R replaced by sub[0..2] (the GPU-work and
+ * kernel conditions, the rank expression) and %% by %; new memory. */
+static char *expand(const char *q, const char *const sub[3])
+{
+  rpd_buf b = {0};
+  for (const char *p = q; *p; p++) {
+    const char *k = p[0] == '%' && p[1] ? strchr("KNR", p[1]) : NULL;
+    if (k) {
+      rpd_buf_puts(&b, sub[k - "KNR"]);
+      p++;
+    } else if (p[0] == '%' && p[1] == '%') {
+      rpd_buf_add(&b, "%", 1);
+      p++;
+    } else {
+      rpd_buf_add(&b, p, 1);
+    }
+  }
+  rpd_buf_add(&b, "", 1);
+  return b.s;
+}
+
+/* Run one query that gives a single value: its integer in *n, or its text
+ * (new memory) in *text.  No row: *n = 0 / *text = "". */
+static int one_value(rpd *r, const char *sql, int64_t *n, char **text)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = rpd_prepare(r, sql, &st), s = 0;
+  if (!rc && (s = rpd_step(r, st)) < 0)
+    rc = -s;
+  if (!rc && n)
+    *n = s == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  if (!rc && text) {
+    const char *t = s == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    *text = rpd_xstrdup(t ? t : "");
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* bad_timestamp: the shared value check of both tables, as counts. */
+static int bad_timestamps(rpd *r, rpd_health_row *row)
+{
+  static const char *const tables[] = { "rocpd_api", "rocpd_op" };
+  char *first = NULL;
+  for (int i = 0; i < 2; i++) {
+    int64_t bad = 0;
+    int rc = rpd_check_table(r, tables[i], i == 1, &bad);
+    if (rc && rc != RPD_ERANGE) {
+      free(first);
+      return rc;
+    }
+    row->count += bad;
+    if (rc == RPD_ERANGE && !first)
+      first = rpd_xstrdup(rpd_errmsg());
+  }
+  rpd_clearerr();
+  row->example = first ? first : rpd_xstrdup("");
+  return RPD_OK;
+}
+
+/* The check needs rpd_rank (a merged trace); elsewhere it finds nothing. */
+static int applies(rpd *r, const check_def *c)
+{
+  if (!strcmp(c->name, "rank_clock_skew"))
+    return rpd_table_exists(r, "rpd_rank") == 1;
+  return 1;
+}
+
+/* Run every check (health.h). */
+int rpd_health_run(rpd *r, rpd_health *out)
+{
+  char *sub[3] = {
+    rpd_opclass_condition("O.opType_id", RPD_OPCLASS_GPU_WORK),
+    rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL)),
+    rpd_rank_of_gpu(r, "O.gpuId"),
+  };
+  int rc = RPD_OK;
+
+  out->row = rpd_xcalloc(NCHECKS, sizeof *out->row);
+  out->n = 0;
+  for (int i = 0; i < NCHECKS && !rc; i++) {
+    rpd_health_row *row = &out->row[out->n++];
+    row->check = checks[i].name;
+    row->meaning = checks[i].meaning;
+    if (!checks[i].count_sql) {
+      rc = bad_timestamps(r, row);
+      continue;
+    }
+    if (!applies(r, &checks[i])) {
+      row->example = rpd_xstrdup("");
+      continue;
+    }
+    char *cq = expand(checks[i].count_sql, (const char *const *)sub);
+    rc = one_value(r, cq, &row->count, NULL);
+    free(cq);
+    if (!rc && row->count) {
+      char *eq = expand(checks[i].example_sql, (const char *const *)sub);
+      rc = one_value(r, eq, NULL, &row->example);
+      free(eq);
+    } else if (!rc) {
+      row->example = rpd_xstrdup("");
+    }
+  }
+  for (int i = 0; i < 3; i++)
+    free(sub[i]);
+  if (rc)
+    rpd_health_free(out);
+  return rc;
+}
+
+/* Free the rows (health.h). */
+void rpd_health_free(rpd_health *h)
+{
+  for (int i = 0; i < h->n; i++)
+    free(h->row[i].example);
+  free(h->row);
+  h->row = NULL;
+  h->n = 0;
+}
+
+/* Count the non-zero checks (health.h). */
+int rpd_health_failed(const rpd_health *h)
+{
+  int n = 0;
+  for (int i = 0; i < h->n; i++)
+    n += h->row[i].count != 0;
+  return n;
+}

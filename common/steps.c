@@ -1,0 +1,369 @@
+/* steps.c - the steps of a loop (steps.h, docs/steps.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opclass.h"
+#include "steps.h"
+
+/* ------------------------------------------------------------ markers */
+
+/* The step number of a marker text: its trailing digits (ProfilerStep#12
+ * -> 12), -1 when it has none or too many. */
+static int64_t trailing_number(const char *s, size_t len)
+{
+  size_t i = len;
+  while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+    i--;
+  if (i == len || len - i > 18)
+    return -1;
+  int64_t v = 0;
+  for (; i < len; i++)
+    v = v * 10 + (s[i] - '0');
+  return v;
+}
+
+/* Append a step [start, end) numbered num to st. */
+static void add_step(rpd_steps *st, size_t *cap, int64_t num, int64_t start, int64_t end)
+{
+  if (st->n == *cap) {
+    *cap = *cap ? 2 * *cap : 64;
+    st->s = rpd_xrealloc(st->s, *cap * sizeof *st->s);
+  }
+  st->s[st->n++] = (rpd_step_row){ .step = num, .start = start, .end = end };
+}
+
+/* The marker ranges whose text matches re: the whole text, or the name
+ * before ", " of an autograd-formatted marker ("ProfilerStep#3, op_id = 7").
+ * Numbered by their trailing digits when every one has them. */
+static int find_markers(rpd *r, const rpd_regex *re, rpd_steps *st)
+{
+  char *sql = sqlite3_mprintf(
+    "SELECT A.start, A.end, G.string FROM rocpd_api A JOIN \"%w\" G ON G.id = A.args_id"
+    " WHERE A.apiName_id IN (SELECT id FROM rocpd_string WHERE string = 'UserMarker')"
+    " AND typeof(A.start) = 'integer' AND typeof(A.end) = 'integer' AND A.end >= A.start"
+    " ORDER BY A.start, A.id", rpd_args_table(r));
+  sqlite3_stmt *q = NULL;
+  size_t cap = 0;
+  int rc = rpd_prepare(r, sql, &q), s, numbered = 1;
+  sqlite3_free(sql);
+  while (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
+    const char *text = (const char *)sqlite3_column_text(q, 2);
+    if (!text)
+      continue;
+    const char *comma = strstr(text, ", ");
+    size_t len = strlen(text);
+    int hit = rpd_regex_search(re, text) == 1;
+    if (!hit && comma) {
+      char *name = rpd_xasprintf("%.*s", (int)(comma - text), text);
+      hit = rpd_regex_search(re, name) == 1;
+      len = (size_t)(comma - text);
+      free(name);
+    }
+    if (!hit)
+      continue;
+    int64_t num = trailing_number(text, len);
+    numbered &= num >= 0;
+    add_step(st, &cap, num, sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1));
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(q);
+  for (size_t i = 0; !numbered && i < st->n; i++)
+    st->s[i].step = (int64_t)i;
+  return rc;
+}
+
+/* ------------------------------------------------------------ period */
+
+typedef struct occ {
+  int64_t name;
+  size_t idx;
+} occ;
+
+static int cmp_occ(const void *a, const void *b)
+{
+  const occ *x = a, *y = b;
+  if (x->name != y->name)
+    return x->name < y->name ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The period of a kernel-name sequence (steps.h). */
+int64_t rpd_steps_period(const int64_t *seq, size_t n, size_t *first)
+{
+  occ *o = rpd_xmalloc((n ? n : 1) * sizeof *o);
+  for (size_t i = 0; i < n; i++)
+    o[i] = (occ){ seq[i], i };
+  qsort(o, n, sizeof *o, cmp_occ);
+  size_t best_count = 0, best_first = 0, best_second = 0, best_last = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && o[j].name == o[i].name)
+      j++;
+    size_t count = j - i;
+    if (count >= 3) {
+      /* every distance after the first within 10% of each other; the
+       * first (warm-up may add kernels) no shorter than the shortest */
+      size_t lo = (size_t)-1, hi = 0;
+      for (size_t k = i + 2; k < j; k++) {
+        size_t d = o[k].idx - o[k - 1].idx;
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+      }
+      size_t d0 = o[i + 1].idx - o[i].idx;
+      /* and the runs span at least half the sequence */
+      size_t span = o[j - 1].idx - o[i].idx + hi;
+      int regular = hi * 10 <= lo * 11 && d0 * 10 >= lo * 9 && lo >= 2 && 2 * span >= n;
+      if (regular && (!best_count || count < best_count ||
+                      (count == best_count && o[i].idx < best_first))) {
+        best_count = count;
+        best_first = o[i].idx;
+        best_second = o[i + 1].idx;
+        best_last = o[j - 1].idx;
+      }
+    }
+    i = j;
+  }
+  free(o);
+  if (!best_count)
+    return 0;
+  *first = best_first;
+  /* the mean distance after the first (which warm-up may lengthen) */
+  return (int64_t)((best_last - best_second + (best_count - 2) / 2) / (best_count - 2));
+}
+
+/* The GPU whose kernel sequence is read: gpu, or (-1) the GPU with the
+ * most kernels; -1 in *pick when there are no kernels. */
+static int pick_gpu(rpd *r, const char *kern, int gpu, int64_t *pick)
+{
+  *pick = gpu;
+  if (gpu >= 0)
+    return RPD_OK;
+  char *sql = rpd_xasprintf("SELECT coalesce((SELECT gpuId FROM rocpd_op O WHERE %s"
+                            " GROUP BY gpuId ORDER BY count(*) DESC, gpuId LIMIT 1), -1)", kern);
+  int rc = rpd_query_int64(r, sql, pick);
+  free(sql);
+  return rc;
+}
+
+/* Steps from the kernel period of one GPU: each from a run of the anchor
+ * kernel to its next run. */
+static int find_period(rpd *r, int gpu, rpd_steps *st)
+{
+  char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
+  int64_t g = -1;
+  int rc = pick_gpu(r, kern, gpu, &g), s = 0;
+  sqlite3_stmt *q = NULL;
+  int64_t *name = NULL, *start = NULL, *end = NULL;
+  size_t n = 0, cap = 0, first = 0;
+  if (!rc && g >= 0) {
+    char *sql = rpd_xasprintf("SELECT description_id, start, end FROM rocpd_op O"
+                              " WHERE %s AND gpuId = ? AND typeof(start) = 'integer'"
+                              " AND typeof(end) = 'integer' ORDER BY start, id", kern);
+    rc = rpd_prepare(r, sql, &q);
+    free(sql);
+    if (!rc)
+      sqlite3_bind_int64(q, 1, g);
+    while (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
+      if (n == cap) {
+        cap = cap ? 2 * cap : 1024;
+        name = rpd_xrealloc(name, cap * sizeof *name);
+        start = rpd_xrealloc(start, cap * sizeof *start);
+        end = rpd_xrealloc(end, cap * sizeof *end);
+      }
+      name[n] = sqlite3_column_int64(q, 0);
+      start[n] = sqlite3_column_int64(q, 1);
+      end[n++] = sqlite3_column_int64(q, 2);
+    }
+    if (!rc && s < 0)
+      rc = -s;
+    sqlite3_finalize(q);
+  }
+  int64_t p = !rc && n ? rpd_steps_period(name, n, &first) : 0;
+  if (p > 0) {
+    size_t cap_s = 0;
+    st->period = p;
+    /* boundaries: every index first + k*p whose kernel is the anchor's
+     * name; the anchor's runs are at a near-constant distance, so walk
+     * them instead of assuming exact multiples */
+    int64_t anchor = name[first];
+    size_t prev = first;
+    for (size_t i = first + 1; i < n; i++)
+      if (name[i] == anchor) {
+        add_step(st, &cap_s, (int64_t)st->n, start[prev], start[i]);
+        prev = i;
+      }
+    /* the last one through its period's last kernel, unless the capture
+     * ends inside it (fewer than 90% of a period's kernels: a cut step) */
+    if ((n - prev) * 10 >= (size_t)p * 9) {
+      size_t last = prev + (size_t)p - 1 < n ? prev + (size_t)p - 1 : n - 1;
+      int64_t e = 0;
+      for (size_t i = prev; i <= last; i++)
+        e = end[i] > e ? end[i] : e;
+      add_step(st, &cap_s, (int64_t)st->n, start[prev], e);
+    }
+  }
+  free(name);
+  free(start);
+  free(end);
+  free(kern);
+  return rc;
+}
+
+/* ------------------------------------------------------------ busy time */
+
+/* The step holding t (start <= t < end; the first such), or -1. */
+static ssize_t step_at(const rpd_steps *st, int64_t t)
+{
+  size_t lo = 0, hi = st->n;
+  while (lo < hi) {      /* first step with start > t */
+    size_t mid = (lo + hi) / 2;
+    if (st->s[mid].start <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t i = lo; i-- > 0;) {
+    if (t < st->s[i].end)
+      return (ssize_t)i;
+    if (i + 8 < lo)      /* steps do not nest deeply: stop looking back */
+      break;
+  }
+  return -1;
+}
+
+/* Add the overlap of [a, b) with every step to their busy time; *j is the
+ * first step that can still overlap (steps sorted by start). */
+static void add_busy(rpd_steps *st, size_t *j, int64_t a, int64_t b)
+{
+  while (*j < st->n && st->s[*j].end <= a)
+    (*j)++;
+  for (size_t i = *j; i < st->n && st->s[i].start < b; i++) {
+    int64_t lo = a > st->s[i].start ? a : st->s[i].start;
+    int64_t hi = b < st->s[i].end ? b : st->s[i].end;
+    if (hi > lo)
+      st->s[i].busy += hi - lo;
+  }
+}
+
+/* One pass over the GPU work in start order: the union of its intervals
+ * clipped to each step, and the kernels starting in each step. */
+static int measure(rpd *r, int gpu, rpd_steps *st)
+{
+  char *work = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_GPU_WORK);
+  char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
+  char *sql = rpd_xasprintf("SELECT start, end, %s FROM rocpd_op O WHERE %s%s"
+                            " AND typeof(start) = 'integer' AND typeof(end) = 'integer'"
+                            " AND end >= start ORDER BY start", kern, work,
+                            gpu >= 0 ? " AND gpuId = ?" : "");
+  sqlite3_stmt *q = NULL;
+  int rc = rpd_prepare(r, sql, &q), s = 0, have = 0;
+  int64_t cs = 0, ce = 0;
+  size_t j = 0;
+  free(sql);
+  if (!rc && gpu >= 0)
+    sqlite3_bind_int(q, 1, gpu);
+  while (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
+    int64_t a = sqlite3_column_int64(q, 0), b = sqlite3_column_int64(q, 1);
+    if (sqlite3_column_int(q, 2)) {
+      ssize_t k = step_at(st, a);
+      if (k >= 0)
+        st->s[k].kernels++;
+    }
+    if (have && a <= ce) {
+      ce = b > ce ? b : ce;
+      continue;
+    }
+    if (have)
+      add_busy(st, &j, cs, ce);
+    cs = a;
+    ce = b;
+    have = 1;
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  if (!rc && have)
+    add_busy(st, &j, cs, ce);
+  sqlite3_finalize(q);
+  free(work);
+  free(kern);
+  return rc;
+}
+
+/* ------------------------------------------------------------ API */
+
+/* Find the steps (steps.h). */
+int rpd_steps_find(rpd *r, const char *marker, int gpu, rpd_steps *out)
+{
+  memset(out, 0, sizeof *out);
+  rpd_regex *re = NULL;
+  int rc = rpd_regex_compile(marker ? marker : RPD_STEP_MARKER_DEFAULT, &re);
+  if (rc)
+    return rc;
+  rc = rpd_query_int64(r, "SELECT coalesce((SELECT min(start) FROM rocpd_api"
+                       " WHERE typeof(start) = 'integer'), (SELECT min(start) FROM rocpd_op"
+                       " WHERE typeof(start) = 'integer'), 0)", &out->origin);
+  if (!rc)
+    rc = find_markers(r, re, out);
+  rpd_regex_free(re);
+  if (!rc && out->n)
+    out->source = RPD_STEPS_MARKERS;
+  else if (!rc && !marker && !(rc = find_period(r, gpu, out)) && out->n)
+    out->source = RPD_STEPS_PERIOD;
+  if (!rc && out->n)
+    rc = measure(r, gpu, out);
+  if (rc)
+    rpd_steps_free(out);
+  return rc;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The nearest-rank percentile p (0..100) of sorted v[0..n), n > 0. */
+static int64_t pct(const int64_t *v, size_t n, int p)
+{
+  size_t k = (size_t)((p * n + 99) / 100);
+  return v[k ? k - 1 : 0];
+}
+
+/* Warm-up steps and the steady state (steps.h). */
+size_t rpd_steps_steady(rpd_steps *st, int64_t *median, int64_t *p10, int64_t *p90)
+{
+  *median = *p10 = *p90 = 0;
+  if (!st->n)
+    return 0;
+  int64_t *d = rpd_xmalloc(st->n * sizeof *d);
+  for (size_t i = 0; i < st->n; i++)
+    d[i] = st->s[i].end - st->s[i].start;
+  qsort(d, st->n, sizeof *d, cmp_i64);
+  int64_t all = d[(st->n - 1) / 2];
+  size_t w = 0;
+  while (w < st->n) {
+    int64_t x = st->s[w].end - st->s[w].start, off = x > all ? x - all : all - x;
+    if (off * 4 <= all)
+      break;
+    st->s[w++].warmup = 1;
+  }
+  size_t m = 0;
+  for (size_t i = w; i < st->n; i++)
+    d[m++] = st->s[i].end - st->s[i].start;
+  if (m) {
+    qsort(d, m, sizeof *d, cmp_i64);
+    *median = d[(m - 1) / 2];
+    *p10 = pct(d, m, 10);
+    *p90 = pct(d, m, 90);
+  }
+  free(d);
+  return m;
+}
+
+/* Free the steps (steps.h). */
+void rpd_steps_free(rpd_steps *st)
+{
+  free(st->s);
+  memset(st, 0, sizeof *st);
+}

@@ -1,0 +1,116 @@
+/* rpd-health - what in a trace cannot be trusted, before any number is
+ * read from it: one row per check (common/health.h).  Read-only.
+ * See docs/rpd-health.md. */
+static const char usage[] =
+"usage: rpd-health TRACE [--format table|csv|json] [--strict] [-q]\n"
+"\n"
+"Check what in TRACE cannot be trusted and print one row per check:\n"
+"check, count (offending rows; 0 = fine), example (the first case).\n"
+"  bad_timestamp       start/end not integers, out of range, end < start\n"
+"  queue_overlap       ops overlapping on one gpuId+queueId (in-order queue)\n"
+"  op_before_launch    an op starting before the api call linked to it\n"
+"  dangling_link       rocpd_api_ops rows whose api or op row is missing\n"
+"  outside_span        ops more than 1 s outside the api calls' span\n"
+"  op_without_launch   kernels/copies no api call is linked to\n"
+"  launch_without_op   kernel launch calls with no op linked\n"
+"  zero_length_kernel  kernels with end = start\n"
+"  unnamed_kernel      kernels with an empty or missing name\n"
+"  duplicate_op        ops recorded twice\n"
+"  rank_clock_skew     ranks of a merged trace starting > 1 s apart\n"
+"\n"
+"  --format F   table (default), csv or json\n"
+"  --strict     exit 1 when any count is non-zero\n"
+"  -q           no progress line\n"
+"TRACE (.rpd or .rpd.gz) is only read.  Exit status: 0 ok (also with\n"
+"findings, unless --strict), 1 failure or --strict findings, 2 usage.\n";
+
+#include <stdio.h>
+#include <string.h>
+
+#include "health.h"
+#include "rpd.h"
+
+typedef struct opts {
+  const char *path;
+  rpd_fmt fmt;
+  int strict;
+} opts;
+
+/* Parse argv into o; 0 or the usage exit code (message printed). */
+static int parse_args(int argc, char **argv, opts *o)
+{
+  int dashdash = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!dashdash && !strcmp(a, "--")) {
+      dashdash = 1;
+    } else if (!dashdash && rpd_cli_quiet_opt(a)) {
+      continue;
+    } else if (!dashdash && !strcmp(a, "--strict")) {
+      o->strict = 1;
+    } else if (!dashdash && (!strcmp(a, "--format") || !strncmp(a, "--format=", 9))) {
+      const char *v = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+      if (!v)
+        return rpd_usage_error("--format needs a value");
+      if (rpd_fmt_parse(v, &o->fmt))
+        return rpd_usage_error("%s", rpd_errmsg());
+    } else if (!dashdash && a[0] == '-' && a[1]) {
+      return rpd_usage_error("unknown option '%s'", a);
+    } else if (o->path) {
+      return rpd_usage_error("one TRACE only ('%s' and '%s')", o->path, a);
+    } else {
+      o->path = a;
+    }
+  }
+  if (!o->path)
+    return rpd_usage_error("need a TRACE");
+  return 0;
+}
+
+/* The result through the common writer; in a table, a line per non-zero
+ * check saying what it means.  RPD_OK or RPD_EIO. */
+static int print_health(const rpd_health *h, rpd_fmt fmt)
+{
+  static const char *const cols[] = { "check", "count", "example" };
+  rpd_out *o = rpd_out_new(stdout, fmt, 3, cols);
+  for (int i = 0; i < h->n; i++) {
+    rpd_out_str(o, h->row[i].check);
+    rpd_out_int(o, h->row[i].count);
+    rpd_out_str(o, h->row[i].example);
+    rpd_out_endrow(o);
+  }
+  int rc = rpd_out_end(o);
+  if (!rc && fmt == RPD_FMT_TABLE) {
+    int bad = rpd_health_failed(h);
+    printf(bad ? "\n%d check%s found something:\n" : "\nall checks passed\n", bad,
+           bad == 1 ? "" : "s");
+    for (int i = 0; i < h->n; i++)
+      if (h->row[i].count)
+        printf("  %s: %s\n", h->row[i].check, h->row[i].meaning);
+  }
+  return rc;
+}
+
+int main(int argc, char **argv)
+{
+  if (rpd_cli_init(argc, argv, usage))
+    return 0;
+  opts o = { .fmt = RPD_FMT_TABLE };
+  int urc = parse_args(argc, argv, &o);
+  if (urc)
+    return urc;
+  rpd *r = NULL;
+  if (rpd_open_or_report(&r, o.path, NULL, RPD_READ) != RPD_OK)
+    return 1;
+  rpd_health h = {0};
+  int rc = rpd_health_run(r, &h);
+  rpd_close(r, 0);
+  if (rc)
+    return rpd_fail("cannot check '%s': %s", o.path, rpd_errmsg());
+  rc = print_health(&h, o.fmt);
+  int bad = rpd_health_failed(&h);
+  rpd_health_free(&h);
+  if (rc || fflush(stdout) || ferror(stdout))
+    return rpd_fail("cannot write to stdout");
+  return o.strict && bad ? 1 : 0;
+}
