@@ -6,6 +6,7 @@
  *   table.c     the in-memory table (cells) and tables read from SQL
  *   analysis.c  the rpd-analyze tables (ext_analysis_*) as report tables
  *   ranks.c     the cross-rank tables of raptor --by-rank (byrank.c)
+ *   apistats.c  the HIP API summary (raptor --format api-stats, kstats.c)
  *   text.c      stdout (table/CSV/JSON), --csv-dir and --save
  *   xlsx.c      the --xlsx workbook and its charts
  *   html.c      the --html page and its SVG charts
@@ -98,9 +99,12 @@ typedef struct report {
 table *report_add(report *rep);
 /* The table called name, NULL when the report has none. */
 const table *report_find(const report *rep, const char *name);
-/* 1 when t goes to stdout, CSV, xlsx and HTML as a table (the chart-only
- * utilization/idle_gaps tables only go to xlsx and HTML). */
+/* 1 when t goes to stdout (all tables), xlsx and HTML as a table (the
+ * chart tables utilization/idle_gaps go to stdout only by --table NAME,
+ * and to xlsx and HTML as charts). */
 int report_is_listed(int index);
+/* 1 when t is written to --csv-dir (every table, the chart tables too). */
+int report_is_written(int index);
 void report_free(report *rep);
 
 /* ------------------------------------------------------------ data */
@@ -250,6 +254,13 @@ int report_analysis_name(const char *name);
 int report_rank_tables(rpd *r, const cats *c, const ropts *o, report *rep, int *nranks);
 /* 1 if name is one of the byrank_* table names. */
 int report_rank_name(const char *name);
+
+/* Append the HIP API summary api_stats (the rows of raptor --format
+ * api-stats, apistats.c) when the trace has HIP api calls.  Returns RPD_OK
+ * or an error code. */
+int report_api_tables(rpd *r, report *rep);
+/* 1 if name is the api summary's table name. */
+int report_api_name(const char *name);
 
 /* ------------------------------------------------------------ writers */
 

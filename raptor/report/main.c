@@ -135,6 +135,8 @@ int raptor_report_main(int argc, char **argv)
     rc = report_analysis_tables(r, &rep);
   if (!rc)
     rc = report_rank_tables(r, &c, &o, &rep, &nranks);
+  if (!rc)
+    rc = report_api_tables(r, &rep);
   info_opts = join_args(argc, argv);
   const char *names_s = kernel_names_note(r);
   if (strcmp(names_s, KNAMES_FULL) && !o.quiet)
@@ -164,8 +166,9 @@ int raptor_report_main(int argc, char **argv)
   int ninfo = (int)(sizeof info / sizeof *info / 2);
   if (!rc && o.only && !report_find(&rep, o.only)) {   /* an optional table not there */
     rpd_fail("'%s' has no table %s (%s)", o.path, o.only,
-             report_rank_name(o.only) ? "one rank: cross-rank tables need a merged trace"
-                                      : "run rpd-analyze on it first");
+             report_rank_name(o.only)  ? "one rank: cross-rank tables need a merged trace"
+             : report_api_name(o.only) ? "no HIP api calls"
+                                       : "run rpd-analyze on it first");
     goto out;
   }
   if (!rc)

@@ -399,19 +399,22 @@ static void util_add(utilacc *u, int64_t s, int64_t e)
   }
 }
 
-static const char *const ut_cols[] = { "time_ms", "busy_percent" };
-static const char *const ut_types[] = { "REAL", "REAL" };
+static const char *const ut_cols[] = { "time_ms", "busy_percent", "end_ms" };
+static const char *const ut_types[] = { "REAL", "REAL", "REAL" };
 
-/* busy_percent = busy GPU time in the bin / (bin width x GPUs) x 100. */
+/* busy_percent = busy GPU time in the bin / (bin width x GPUs) x 100; a
+ * bin is [time_ms, end_ms) since the first op (the last ends at the span's
+ * end, so a chart's axis can reach it). */
 static void utilization(const report_data *d, const utilacc *u, table *t)
 {
-  t_init(t, "utilization", 2, ut_cols, ut_types);
+  t_init(t, "utilization", 3, ut_cols, ut_types);
   for (int b = 0; u->busy && b < u->bins; b++) {
     int64_t lo = u->first + (int64_t)b * u->width, hi = lo + u->width;
     if (hi > d->last)
       hi = d->last;
     t_dbl(t, (double)(lo - d->first) / 1e6, 6);
     t_dbl(t, hi > lo ? 100.0 * u->busy[b] / ((double)(hi - lo) * d->ngpus) : 0, 4);
+    t_dbl(t, (double)(hi - d->first) / 1e6, 6);
   }
 }
 

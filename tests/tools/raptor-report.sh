@@ -15,6 +15,15 @@ csvcol() { tr -d '\r' <"$1" | tail -n +2 | cut -d, -f"$2" | tr '\n' ' ' | sed 's
 check_rc "report runs (csv-dir)" 0 raptor rep.rpd --report -q --csv-dir out --histogram-bins 4 --topk 2
 same_file "report leaves the trace byte-identical" rep.rpd rep.orig
 check_eq "gpu_timeline header" "gpuId,type,time_ms,percent" "$(tr -d '\r' <out/gpu_timeline.csv | head -1)"
+# the chart tables are written too; a utilization bin says where it ends,
+# the last at the span's end (first op 10 us .. last op end 90 us)
+check_eq "utilization.csv: header, 100 bins, the last ending at the span's end" \
+  "time_ms,busy_percent,end_ms|100|0.079200,0.080000" \
+  "$(tr -d '\r' <out/utilization.csv | head -1)|$(($(wc -l <out/utilization.csv) - 1))|$(tr -d '\r' <out/utilization.csv | tail -1 | cut -d, -f1,3)"
+check_eq "idle_gaps.csv: GPU 1's 57 us gap (13 -> 70 us) in 10-100 us" "gap,count,total_ms|10-100 us,1,0.057000" \
+  "$(tr -d '\r' <out/idle_gaps.csv | head -1)|$(tr -d '\r' <out/idle_gaps.csv | grep '^10-100 us')"
+check_rc "--table utilization --format csv" 0 raptor rep.rpd --report --table utilization --format csv
+check_eq "--table utilization: the same rows as the CSV file" "$(tr -d '\r' <out/utilization.csv)" "$(tr -d '\r' <stdout)"
 check_eq "gpu_timeline all GPUs (ms): total kernel memory busy idle comp exp_comm exp_memcpy" \
   "0.100000 0.057000 0.016000 0.070000 0.030000 0.042000 0.015000 0.013000" \
   "$(tr -d '\r' <out/gpu_timeline.csv | grep '^,' | cut -d, -f3 | tr '\n' ' ' | sed 's/ $//')"
@@ -122,7 +131,7 @@ same_file "--csv-dir over existing files: the same category.csv" out/category.cs
 check_eq "--csv-dir over existing files: replaced by rename" previous "$(cat outs/cat.old)"
 ln255=$(printf '%0251d' 0).out
 check_rc "--xlsx with a 255-byte name" 0 raptor rep.rpd --report -q --xlsx "outs/$ln255"
-check_eq "no temp file left" "$ln255 cat.old cd r.old r.xlsx | category.csv gpu_timeline.csv kernel_details.csv kernel_summary.csv short_histogram.csv short_kernels.csv" \
+check_eq "no temp file left" "$ln255 cat.old cd r.old r.xlsx | category.csv gpu_timeline.csv idle_gaps.csv kernel_details.csv kernel_summary.csv short_histogram.csv short_kernels.csv utilization.csv" \
   "$(ls -A outs | LC_ALL=C sort | tr '\n' ' ')| $(ls -A outs/cd | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 if [ -c /dev/full ]; then
   check_rc "stdout full: exit 1" 1 sh -c 'raptor rep.rpd --report >/dev/full'
@@ -281,3 +290,15 @@ if command -v rpd-synth >/dev/null 2>&1; then
   check_eq "copies only: empty kernel tables" "1 1 1 1 1" \
     "$(for f in kernel_summary category kernel_details short_kernels short_histogram; do grep -c '' nok/$f.csv; done | tr '\n' ' ' | sed 's/ $//')"
 fi
+
+# ---------------------------------------------------------------- HIP API summary
+# api_stats = the rows of raptor --format api-stats, in us
+rpd-synth --seed 2 --api 3000 --gpus 1 -o api.rpd >/dev/null
+check_rc "api_stats: --table api_stats --format csv" 0 raptor api.rpd --report --table api_stats --format csv
+tr -d '\r' <stdout | tail -n +2 | awk -F, '{ printf "%s,%s,%.0f\n", $1, $2, $3 * 1000 }' >api.got
+raptor api.rpd --format api-stats | tail -n +2 | tr -d '"' | cut -d, -f1-3 >api.want
+check "api_stats: some HIP calls" test -s api.want
+same_file "api_stats: name, calls, total = raptor --format api-stats" api.want api.got
+check_rc "api_stats in --csv-dir" 0 raptor api.rpd --report -q --csv-dir apid
+check_eq "api_stats.csv: header" "name,calls,total_us,mean_us,percent,min_us,max_us,std_us" \
+  "$(tr -d '\r' <apid/api_stats.csv | head -1)"
