@@ -7,6 +7,7 @@
  *   analysis.c  the rpd-analyze tables (ext_analysis_*) as report tables
  *   ranks.c     the cross-rank tables of raptor --by-rank (byrank.c)
  *   apistats.c  the HIP API summary (raptor --format api-stats, kstats.c)
+ *   idle.c      the idle time by each definition, side by side
  *   text.c      stdout (table/CSV/JSON), --csv-dir and --save
  *   xlsx.c      the --xlsx workbook and its charts
  *   html.c      the --html page and its SVG charts
@@ -189,6 +190,8 @@ typedef struct report_data {
   int mode;                   /* ORDER_* */
   ivsort *bygpu, *bystart;    /* bystart NULL with --gpu-id */
   kdsort *kds;
+  int64_t *gspan;             /* per GPU (d->gpus order): first op start, last
+                               * op end, busy (union) ns; after the passes */
 } report_data;
 
 /* The short-kernel threshold of o in ns (INT64_MAX: every kernel). */
@@ -261,6 +264,12 @@ int report_rank_name(const char *name);
 int report_api_tables(rpd *r, report *rep);
 /* 1 if name is the api summary's table name. */
 int report_api_name(const char *name);
+
+/* Append idle_definitions: per GPU the idle time by each tool's definition
+ * side by side (the whole run as gpu_timeline, the ops' span as raptor's
+ * _GPU_Idle, rpd-analyze's stored idle_ns when rep has analysis_idle),
+ * from d's per-GPU spans (idle.c). */
+void report_idle_table(const report_data *d, report *rep);
 
 /* ------------------------------------------------------------ writers */
 

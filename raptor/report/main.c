@@ -136,6 +136,8 @@ int raptor_report_main(int argc, char **argv)
   if (!rc)
     rc = report_rank_tables(r, &c, &o, &rep, &nranks);
   if (!rc)
+    report_idle_table(&d, &rep);
+  if (!rc)
     rc = report_api_tables(r, &rep);
   info_opts = join_args(argc, argv);
   const char *names_s = kernel_names_note(r);

@@ -116,7 +116,7 @@ static int known_table(const char *v)
 {
   static const char *const names[] = {"gpu_timeline", "kernel_summary", "category",
                                       "kernel_details", "short_kernels", "short_histogram",
-                                      "utilization", "idle_gaps"};
+                                      "utilization", "idle_gaps", "idle_definitions"};
   for (size_t k = 0; v && k < sizeof names / sizeof *names; k++)
     if (!strcmp(v, names[k]))
       return 1;
@@ -177,7 +177,7 @@ int report_parse_opts(int argc, char **argv, ropts *o)
       if (!known_table(val))
         return rpd_usage_error("--table: use gpu_timeline, kernel_summary, category,"
                                " kernel_details, short_kernels, short_histogram,"
-                               " utilization, idle_gaps, api_stats, analysis_* or byrank_*"
+                               " utilization, idle_gaps, idle_definitions, api_stats, analysis_* or byrank_*"
                                " (or the TraceLens sheet names)");
       o->only = val;
     } else if (!strcmp(a, "--rank-top")) {

@@ -484,9 +484,17 @@ static void gpu_done(int gpu, uacc *a, tlvals *t, runsink *k)
   }
 }
 
+/* The first start, last end and busy union of GPU index g into d->gspan. */
+static void span_note(report_data *d, int g, int64_t s, int64_t e)
+{
+  int64_t *x = &d->gspan[3 * (size_t)g];
+  if (s < x[0]) x[0] = s;
+  if (e > x[1]) x[1] = e;
+}
+
 /* The pass over the intervals in (gpu, start) order: per GPU (d->gpus
  * order) the four unions into per[], the busy runs into k. */
-static int gpu_pass(rpd *r, const report_data *d, const ropts *o, tlvals *per, runsink *k)
+static int gpu_pass(rpd *r, report_data *d, const ropts *o, tlvals *per, runsink *k)
 {
   uacc a[NU];
   int cur = -1, s;
@@ -508,6 +516,7 @@ static int gpu_pass(rpd *r, const report_data *d, const ropts *o, tlvals *per, r
       if ((v.flag & u_mask[i]) && ua_add(&a[i], v.start, v.end, &rs, &re) && i == U_BUSY)
         busy_run(k, v.gpu, rs, re);
     }
+    span_note(d, cur, v.start, v.end);
   }
   if (s < 0)
     return -s;
@@ -647,7 +656,16 @@ int report_core_tables(rpd *r, report_data *d, const ropts *o, table *t)
   memset(&all, 0, sizeof all);
   util_init(&k.u, d, o);
   hist_init(&h, d, o);
+  free(d->gspan);
+  d->gspan = rpd_xmalloc((d->ngpus ? (size_t)d->ngpus : 1) * 3 * sizeof *d->gspan);
+  for (int g = 0; g < d->ngpus; g++) {
+    d->gspan[3 * g] = INT64_MAX;
+    d->gspan[3 * g + 1] = INT64_MIN;
+    d->gspan[3 * g + 2] = 0;
+  }
   int rc = gpu_pass(r, d, o, per, &k);
+  for (int g = 0; !rc && g < d->ngpus; g++)
+    d->gspan[3 * g + 2] = per[g].u[U_BUSY];
   if (!rc && d->bystart)
     rc = all_pass(r, d, o, &all);
   if (!rc)

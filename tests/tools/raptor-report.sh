@@ -22,6 +22,16 @@ check_eq "utilization.csv: header, 100 bins, the last ending at the span's end" 
   "$(tr -d '\r' <out/utilization.csv | head -1)|$(($(wc -l <out/utilization.csv) - 1))|$(tr -d '\r' <out/utilization.csv | tail -1 | cut -d, -f1,3)"
 check_eq "idle_gaps.csv: GPU 1's 57 us gap (13 -> 70 us) in 10-100 us" "gap,count,total_ms|10-100 us,1,0.057000" \
   "$(tr -d '\r' <out/idle_gaps.csv | head -1)|$(tr -d '\r' <out/idle_gaps.csv | grep '^10-100 us')"
+# idle by each definition (init..fini = 5..105 us): GPU 0 busy 10-60 us,
+# GPU 1 busy 10-13 and 70-90 us
+check_eq "idle_definitions: whole run vs the GPU's ops' span, side by side" \
+"gpuId,run_ms,idle_run_ms,idle_run_pct,ops_span_ms,idle_ops_span_ms,idle_ops_span_pct,rpd_analyze_idle_ms
+0,0.100000,0.050000,50.0000,0.050000,0.000000,0.0000,
+1,0.100000,0.077000,77.0000,0.080000,0.057000,71.2500," "$(tr -d '\r' <out/idle_definitions.csv)"
+cp rep.rpd repa.rpd
+rpd-analyze repa.rpd >/dev/null 2>&1
+check_eq "idle_definitions: rpd-analyze's stored idle = the ops' span idle" "0.000000=0.000000 0.057000=0.057000" \
+  "$(raptor repa.rpd --report --table idle_definitions --format csv | tr -d '\r' | tail -n +2 | awk -F, '{ printf "%s%s=%s", (NR > 1 ? " " : ""), $6, $8 }')"
 check_rc "--table utilization --format csv" 0 raptor rep.rpd --report --table utilization --format csv
 check_eq "--table utilization: the same rows as the CSV file" "$(tr -d '\r' <out/utilization.csv)" "$(tr -d '\r' <stdout)"
 check_eq "gpu_timeline all GPUs (ms): total kernel memory busy idle comp exp_comm exp_memcpy" \
@@ -89,7 +99,7 @@ check_eq "custom categories: last match wins, unmatched _Other" \
   "$(tr -d '\r' <cj/category.csv | tail -n +2 | cut -d, -f1-3 | sort | tr '\n' ' ' | sed 's/ $//')"
 
 check_rc "--xlsx" 0 raptor rep.rpd --report -q --xlsx rep.xlsx
-check_eq "xlsx is a zip workbook with nine sheets (info, six tables, utilization, idle_gaps)" "PK 9" \
+check_eq "xlsx is a zip workbook with ten sheets (info, six tables, utilization, idle_gaps, idle_definitions)" "PK 10" \
   "$(head -c 2 rep.xlsx) $(python3 -c "import zipfile; print(sum(1 for n in zipfile.ZipFile('rep.xlsx').namelist() if n.startswith('xl/worksheets/sheet')))")"
 
 # named outputs: --xlsx F and --csv-dir D's files are never the trace, a
@@ -131,7 +141,7 @@ same_file "--csv-dir over existing files: the same category.csv" out/category.cs
 check_eq "--csv-dir over existing files: replaced by rename" previous "$(cat outs/cat.old)"
 ln255=$(printf '%0251d' 0).out
 check_rc "--xlsx with a 255-byte name" 0 raptor rep.rpd --report -q --xlsx "outs/$ln255"
-check_eq "no temp file left" "$ln255 cat.old cd r.old r.xlsx | category.csv gpu_timeline.csv idle_gaps.csv kernel_details.csv kernel_summary.csv short_histogram.csv short_kernels.csv utilization.csv" \
+check_eq "no temp file left" "$ln255 cat.old cd r.old r.xlsx | category.csv gpu_timeline.csv idle_definitions.csv idle_gaps.csv kernel_details.csv kernel_summary.csv short_histogram.csv short_kernels.csv utilization.csv" \
   "$(ls -A outs | LC_ALL=C sort | tr '\n' ' ')| $(ls -A outs/cd | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 if [ -c /dev/full ]; then
   check_rc "stdout full: exit 1" 1 sh -c 'raptor rep.rpd --report >/dev/full'
