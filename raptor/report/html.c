@@ -415,6 +415,10 @@ int report_html(const report *rep, const char *const *info, int n, const char *p
   fputs("</div>\n", f);
   for (int i = 0; i < NT_ALL; i++)
     html_table(f, &b, &t[i]);
+  static const char *const more[] = {"idle_definitions", "api_stats"};
+  for (size_t k = 0; k < sizeof more / sizeof *more; k++)
+    if (report_find(rep, more[k]))
+      html_table(f, &b, report_find(rep, more[k]));
   section(f, &b, rep, "analysis_", "Why is the GPU idle? (rpd-analyze)",
           "The ext_analysis_* tables of the trace, as rpd-analyze wrote them.");
   section(f, &b, rep, "byrank_", "Across ranks (raptor --by-rank)",

@@ -312,3 +312,6 @@ same_file "api_stats: name, calls, total = raptor --format api-stats" api.want a
 check_rc "api_stats in --csv-dir" 0 raptor api.rpd --report -q --csv-dir apid
 check_eq "api_stats.csv: header" "name,calls,total_us,mean_us,percent,min_us,max_us,std_us" \
   "$(tr -d '\r' <apid/api_stats.csv | head -1)"
+check_rc "api_stats: --html" 0 raptor api.rpd --report -q --html api.html
+check_eq "--html: idle_definitions and api_stats tables" 2 \
+  "$(grep -c -E '<h2 id="(idle_definitions|api_stats)">' api.html)"
