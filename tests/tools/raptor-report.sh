@@ -315,3 +315,12 @@ check_eq "api_stats.csv: header" "name,calls,total_us,mean_us,percent,min_us,max
 check_rc "api_stats: --html" 0 raptor api.rpd --report -q --html api.html
 check_eq "--html: idle_definitions and api_stats tables" 2 \
   "$(grep -c -E '<h2 id="(idle_definitions|api_stats)">' api.html)"
+# the xlsx utilization chart: x = time_ms, its axis up to the last bin's end
+check_rc "utilization chart: --xlsx" 0 raptor rep.rpd --report -q --xlsx util.xlsx
+check_eq "utilization chart: a scatter whose x axis ends at the span's end (0.08 ms)" "scatter 0.08" \
+  "$(python3 -c 'import re, zipfile
+z = zipfile.ZipFile("util.xlsx")
+for n in z.namelist():
+    x = z.read(n).decode("utf-8", "replace")
+    if n.startswith("xl/charts/") and "GPU utilization over time" in x:
+        print("scatter" if "scatterChart" in x else "other", re.findall(r"<c:max val=\"([^\"]*)\"", x)[0])')"

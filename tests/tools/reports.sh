@@ -158,7 +158,7 @@ fi
 check_eq "html: one page, no network (no src=/href=http, no <link>)" 0 \
   "$(grep -c -E 'src=|href=\"?http|<link' rep.html)"
 check_eq "html: six inline SVG charts" 6 "$(grep -c '<svg' rep.html)"
-check_eq "html: eight tables with filter boxes" "8 8" \
+check_eq "html: eight tables and idle_definitions with filter boxes" "9 9" \
   "$(grep -c '<table class="data"' rep.html) $(grep -c 'class="filter"' rep.html)"
 check "html: a kernel's full name in the table" grep -q '>ncclDevKernel_Generic</td>' rep.html
 check_rc "--html is the input: exit 1" 1 raptor rep.rpd --report -q --html rep.rpd
