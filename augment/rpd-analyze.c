@@ -17,7 +17,8 @@ static const char usage[] =
 "  ext_analysis_memcpy       memcpy bandwidth by direction and size bucket\n"
 "  ext_analysis_rules        the rules of the findings and their thresholds\n"
 "  ext_analysis_findings     one row per hit: rule, severity, time range,\n"
-"                            count, advice\n"
+"                            count, value (in the unit value_unit says),\n"
+"                            advice\n"
 "A summary is printed on stdout.\n"
 "\n"
 "  --kernel-wait-us X   an idle gap of at most X us between queued work is\n"
@@ -50,7 +51,8 @@ enum { R_SYNC_MEMCPY, R_DEVICE_SYNC, R_STARVATION, R_LOW_UTIL, R_TINY_STORM,
 typedef struct rule {
   const char *name, *severity;
   double threshold;
-  const char *unit;
+  const char *unit;     /* of the threshold */
+  const char *value_unit;   /* of the value of a finding */
   double window_us;     /* 0 = none */
   int64_t min_count;
   const char *description, *advice;
@@ -59,22 +61,22 @@ typedef struct rule {
 /* The rules, as data: written to ext_analysis_rules and read by the
  * detectors (thresholds may be changed with --rule NAME=VALUE). */
 static const rule default_rules[NRULES] = {
-  {"sync_memcpy", "warning", 0, "calls", 0, 1,
+  {"sync_memcpy", "warning", 0, "calls", "us total call time", 0, 1,
    "synchronous hipMemcpy/hipMemset calls (not *Async)",
    "use hipMemcpyAsync/hipMemsetAsync on a stream with pinned host memory"},
-  {"device_sync", "warning", 0, "calls", 0, 10,
+  {"device_sync", "warning", 0, "calls", "us total call time", 0, 10,
    "hipDeviceSynchronize called at least min_count times by one thread",
    "synchronize a stream or an event instead of the whole device, outside loops"},
-  {"gpu_starvation", "warning", 1000, "us", 0, 1,
+  {"gpu_starvation", "warning", 1000, "us", "us idle", 0, 1,
    "a GPU idle gap longer than threshold",
    "the GPU waits for the host: overlap host work, prefetch, use graphs"},
-  {"low_utilization", "info", 50, "percent busy", 10000, 1,
+  {"low_utilization", "info", 50, "percent busy", "percent busy (mean)", 10000, 1,
    "consecutive windows of window_us where the GPU is busy below threshold",
    "batch more work per launch or run independent work concurrently"},
-  {"tiny_kernel_storm", "info", 10, "us", 0, 100,
+  {"tiny_kernel_storm", "info", 10, "us", "us per kernel (mean)", 0, 100,
    "at least min_count consecutive kernels each shorter than threshold",
    "fuse small kernels or capture them in a HIP graph"},
-  {"launch_bound", "info", 0, "ns", 0, 50,
+  {"launch_bound", "info", 0, "ns", "us per kernel (mean)", 0, 50,
    "at least min_count consecutive kernels whose GPU time is below their "
    "launch api time",
    "the launch overhead dominates: fuse kernels or use HIP graphs"},
@@ -178,17 +180,23 @@ static int build_op_table(rpd *r)
   int rc = rpd_exec(r,
     "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_op;"
     "DROP TABLE IF EXISTS temp.an_k; DROP TABLE IF EXISTS temp.an_kc;"
-    "DROP TABLE IF EXISTS temp.an_p;"
+    "DROP TABLE IF EXISTS temp.an_p; DROP TABLE IF EXISTS temp.an_shared;"
+    "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
+    "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
+    " HAVING count(*) > 1;"
     "CREATE TEMP TABLE an_launch (op_id INTEGER PRIMARY KEY, launch INTEGER,"
-    " api_end INTEGER, tid INTEGER);"
-    "INSERT INTO an_launch SELECT X.op_id, min(A.start), A.\"end\", A.tid"
-    " FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id GROUP BY X.op_id;");
+    " api_end INTEGER, tid INTEGER, own INTEGER);"
+    "INSERT INTO an_launch SELECT X.op_id, min(A.start), A.\"end\", A.tid,"
+    " A.id NOT IN (SELECT api_id FROM an_shared)"
+    "  AND coalesce(N.string NOT GLOB '*GraphLaunch*', 1)"
+    " FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id"
+    " LEFT JOIN rocpd_string N ON N.id = A.apiName_id GROUP BY X.op_id;");
   if (!rc)
     rc = rpd_execf(r,
       "CREATE TEMP TABLE an_op AS SELECT O.id AS id, O.gpuId AS gpu,"
       " O.queueId AS queue, O.start AS s, O.\"end\" AS e,"
       " coalesce(C.class, 'other') AS cls, O.description_id AS did,"
-      " T.string AS optype, L.launch AS launch, L.api_end AS api_end,"
+      " T.string AS optype, L.launch AS launch, L.api_end AS api_end, L.own AS own,"
       " (lower(D.string) GLOB '*[nr]ccl*' OR lower(D.string) GLOB '*all[_]reduce*'"
       "  OR lower(D.string) GLOB '*allreduce*' OR lower(D.string) GLOB '*all[_]gather*'"
       "  OR lower(D.string) GLOB '*allgather*' OR lower(D.string) GLOB '*reduce[_]scatter*'"
@@ -223,8 +231,9 @@ static int add_finding(finder *f, int k, int64_t gpu, int64_t start, int64_t end
   sqlite3_bind_int64(st, 5, end);
   sqlite3_bind_int64(st, 6, count);
   sqlite3_bind_double(st, 7, value);
-  sqlite3_bind_text(st, 8, detail, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st, 9, ru->advice, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 8, ru->value_unit, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 9, detail, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 10, ru->advice, -1, SQLITE_STATIC);
   s = rpd_step(f->r, st);
   return s < 0 ? -s : RPD_OK;
 }
@@ -430,6 +439,10 @@ static int gpu_op(finder *f, gpu_state *g, sqlite3_stmt *st)
                 sqlite3_column_type(st, 6) != SQLITE_NULL;
   int64_t launch = has_api ? sqlite3_column_int64(st, 5) : -1;
   int64_t api_end = has_api ? sqlite3_column_int64(st, 6) : -1;
+  int own = has_api && sqlite3_column_int(st, 7);
+  /* the GPU had nothing queued when this op was launched: it waited for
+   * the host (or this is its first work) */
+  int starved = !g->busy.on || (s > g->busy.e && launch > g->busy.e);
   int rc = RPD_OK;
 
   if (g->busy.on && s > g->busy.e) {
@@ -452,8 +465,11 @@ static int gpu_op(finder *f, gpu_state *g, sqlite3_stmt *st)
     run_add(&g->tiny, s, e, (double)(e - s) / 1e3);
   else
     rc = run_flush(f, &g->tiny, R_TINY_STORM, g->gpu, "tiny kernels");
-  if (!rc && has_api && (double)(e - s) + f->o->rules[R_LAUNCH_BOUND].threshold <
-                            (double)(api_end - launch))
+  /* launch-bound: a kernel of its own launch call (not one of the many a
+   * graph launch replays) that the GPU waited for and ran in less time
+   * than that call took */
+  if (!rc && own && starved &&
+      (double)(e - s) + f->o->rules[R_LAUNCH_BOUND].threshold < (double)(api_end - launch))
     run_add(&g->lb, s, e, (double)(e - s) / 1e3);
   else if (!rc)
     rc = run_flush(f, &g->lb, R_LAUNCH_BOUND, g->gpu, "launch-bound kernels");
@@ -469,7 +485,7 @@ static int sweep(finder *f)
   gpu_state g;
   int have = 0, s;
   int rc = rpd_prepare(f->r,
-    "SELECT gpu, s, e, cls, comm, launch, api_end FROM an_op"
+    "SELECT gpu, s, e, cls, comm, launch, api_end, own FROM an_op"
     " WHERE cls IN ('kernel', 'copy') ORDER BY gpu, s, e", &st);
   if (!rc)
     rc = rpd_prepare(f->r, "INSERT INTO ext_analysis_idle VALUES (?,?,?,?,?,?,?,?)", &idle);
@@ -507,10 +523,11 @@ static int sweep(finder *f)
  * sorted pass per metric on integer keys (no window buffers whole
  * partitions), so memory stays within SQLite's cache. */
 static const char launch_sql[] =
-  "CREATE TEMP TABLE an_k AS SELECT did, api_end - launch AS api, s - launch AS delay,"
+  "CREATE TEMP TABLE an_k AS SELECT did, CASE WHEN own THEN api_end - launch END AS api,"
+  " s - launch AS delay,"
   " e - s AS gpu FROM an_op WHERE cls = 'kernel';"
   "CREATE INDEX temp.an_k_did ON an_k (did, gpu);"
-  "CREATE TEMP TABLE an_kc AS SELECT did, count(*) AS n, count(api) AS na,"
+  "CREATE TEMP TABLE an_kc AS SELECT did, count(*) AS n, count(api) AS na, count(delay) AS nd,"
   " avg(api) AS am, max(api) AS ax, avg(delay) AS dm, max(delay) AS dx,"
   " avg(gpu) AS gm, max(gpu) AS gx, sum(gpu) AS gs FROM an_k GROUP BY did;"
   "CREATE TEMP TABLE an_p (did INTEGER, metric INTEGER, med INTEGER, p95 INTEGER,"
@@ -521,7 +538,7 @@ static const char launch_sql[] =
   " FROM an_k k JOIN an_kc c ON c.did = k.did WHERE k.api IS NOT NULL) GROUP BY did;"
   "INSERT INTO an_p SELECT did, 1, max(CASE WHEN r = (n + 1) / 2 THEN v END),"
   " max(CASE WHEN r = (95 * n + 99) / 100 THEN v END) FROM (SELECT k.did, k.delay AS v,"
-  " c.na AS n, row_number() OVER (PARTITION BY k.did ORDER BY k.delay) AS r"
+  " c.nd AS n, row_number() OVER (PARTITION BY k.did ORDER BY k.delay) AS r"
   " FROM an_k k JOIN an_kc c ON c.did = k.did WHERE k.delay IS NOT NULL) GROUP BY did;"
   "INSERT INTO an_p SELECT did, 2, max(CASE WHEN r = (n + 1) / 2 THEN v END),"
   " max(CASE WHEN r = (95 * n + 99) / 100 THEN v END) FROM (SELECT k.did, k.gpu AS v,"
@@ -567,12 +584,13 @@ static const char memcpy_sql[] =
   "   THEN 1.0 * sum(size) / sum(dur) END"
   " FROM b GROUP BY dir, bk ORDER BY dir, bk;";
 
-/* Findings from api calls: ?1 rule, ?2 severity, ?3 min_count, ?4 advice. */
+/* Findings from api calls: ?1 rule, ?2 severity, ?3 min_count, ?4 advice,
+ * ?5 the unit of the value. */
 static const char sync_memcpy_sql[] =
   "INSERT INTO ext_analysis_findings (rule, severity, gpuId, tid, start_ns, end_ns,"
-  " count, value, detail, advice)"
+  " count, value, value_unit, detail, advice)"
   " SELECT ?1, ?2, NULL, NULL, min(A.start), max(A.\"end\"), count(*),"
-  "  sum(A.\"end\" - A.start) / 1e3, S.string || ': ' || count(*) || ' calls', ?4"
+  "  sum(A.\"end\" - A.start) / 1e3, ?5, S.string || ': ' || count(*) || ' calls', ?4"
   " FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id"
   " WHERE (S.string GLOB 'hipMemcpy*' OR S.string GLOB 'hipMemset*'"
   "  OR S.string GLOB 'cudaMemcpy*' OR S.string GLOB 'cudaMemset*')"
@@ -581,9 +599,9 @@ static const char sync_memcpy_sql[] =
 
 static const char device_sync_sql[] =
   "INSERT INTO ext_analysis_findings (rule, severity, gpuId, tid, start_ns, end_ns,"
-  " count, value, detail, advice)"
+  " count, value, value_unit, detail, advice)"
   " SELECT ?1, ?2, NULL, A.tid, min(A.start), max(A.\"end\"), count(*),"
-  "  sum(A.\"end\" - A.start) / 1e3,"
+  "  sum(A.\"end\" - A.start) / 1e3, ?5,"
   "  'thread ' || A.tid || ': ' || count(*) || ' device synchronizations', ?4"
   " FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id"
   " WHERE S.string IN ('hipDeviceSynchronize', 'cudaDeviceSynchronize')"
@@ -600,6 +618,7 @@ static int api_rule(rpd *r, opts *o, int k, const char *sql)
   sqlite3_bind_text(st, 2, ru->severity, -1, SQLITE_STATIC);
   sqlite3_bind_int64(st, 3, ru->min_count);
   sqlite3_bind_text(st, 4, ru->advice, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 5, ru->value_unit, -1, SQLITE_STATIC);
   if ((s = rpd_step(r, st)) < 0)
     rc = -s;
   o->findings[k] += sqlite3_changes(r->db);
@@ -649,6 +668,9 @@ static const char *const overlap_cols[] = {"gpuId", "comm_ns", "compute_ns",
 static const char *const memcpy_cols[] = {"direction", "size_bucket", "count", "bytes",
   "gpu_ns", "gbps", NULL};
 static const char *const findings_cols[] = {"id", "rule", "severity", "gpuId", "tid",
+  "start_ns", "end_ns", "count", "value", "value_unit", "detail", "advice", NULL};
+/* the findings table of the versions before value_unit: rebuilt by --force */
+static const char *const findings_cols_v1[] = {"id", "rule", "severity", "gpuId", "tid",
   "start_ns", "end_ns", "count", "value", "detail", "advice", NULL};
 static const struct {
   const char *table;
@@ -663,8 +685,12 @@ static const struct {
 static int check_tables(rpd *r)
 {
   int rc = RPD_OK;
-  for (size_t k = 0; !rc && k < N(owned); k++)
+  for (size_t k = 0; !rc && k < N(owned); k++) {
     rc = rpd_check_owned(r, owned[k].table, owned[k].cols);
+    if (rc && owned[k].cols == findings_cols &&
+        rpd_check_owned(r, owned[k].table, findings_cols_v1) == RPD_OK)
+      rc = RPD_OK;
+  }
   return rc;
 }
 
@@ -702,8 +728,8 @@ static int build_analysis(rpd *r, void *ctx)
     rc = write_rules(r, o);
   if (!rc)
     rc = rpd_prepare(r, "INSERT INTO ext_analysis_findings (rule, severity, gpuId,"
-                        " start_ns, end_ns, count, value, detail, advice)"
-                        " VALUES (?,?,?,?,?,?,?,?,?)", &f.ins);
+                        " start_ns, end_ns, count, value, value_unit, detail, advice)"
+                        " VALUES (?,?,?,?,?,?,?,?,?,?)", &f.ins);
   rpd_progress_sql_total(r, "idle gaps", rpd_progress_rows_of(r, gap_tables));
   if (!rc)
     rc = api_rule(r, o, R_SYNC_MEMCPY, sync_memcpy_sql);
@@ -734,7 +760,7 @@ static int build_analysis(rpd *r, void *ctx)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_findings", &o->nfindings);
   if (!rc)
     rc = rpd_exec(r, "DROP TABLE temp.an_op; DROP TABLE temp.an_launch; DROP TABLE temp.an_k;"
-                     " DROP TABLE temp.an_kc; DROP TABLE temp.an_p;");
+                     " DROP TABLE temp.an_kc; DROP TABLE temp.an_p; DROP TABLE temp.an_shared;");
   snprintf(params, sizeof params, "kernel_wait_us=%g", o->kernel_wait_us);
   if (!rc)
     rc = rpd_meta_set(r, DONE_TAG, params);

@@ -162,6 +162,7 @@ static struct {
   int64_t runmax;
   int32_t *ring;           /* the last seqlen+1 kernels, newest at i % w */
   int32_t *t;              /* the key being built */
+  int32_t pad;             /* key_start_name: the missing earlier ops */
 } st_run;
 
 void stream_begin(raptor *R)
@@ -172,6 +173,7 @@ void stream_begin(raptor *R)
   st_run.i = 0;
   st_run.ring = rpd_xcalloc((size_t)w, sizeof *st_run.ring);
   st_run.t = rpd_xcalloc((size_t)w, sizeof *st_run.t);
+  st_run.pad = key_start_name(R);
   R->nkeys = 0;
   free(R->key_slots.v);
   R->key_slots.v = NULL;
@@ -205,10 +207,11 @@ int stream_op(raptor *R, op *o)
   }
   o->seq = ++st_run.seq;
   st_run.ring[i % (size_t)w] = o->kern;
-  if (i < (size_t)R->seqlen) {
+  if (i < (size_t)R->seqlen && st_run.pad < 0) {
     o->key = -1;
   } else {
-    for (int j = 0; j < w; j++) st_run.t[j] = st_run.ring[(i - (size_t)j) % (size_t)w];
+    for (int j = 0; j < w; j++)
+      st_run.t[j] = (size_t)j <= i ? st_run.ring[(i - (size_t)j) % (size_t)w] : st_run.pad;
     o->key = key_intern(R, st_run.t);
   }
   gpurow *g = &R->grows[R->ngrows - 1];
@@ -237,13 +240,14 @@ static void assign_keys(raptor *R)
 {
   int w = R->seqlen + 1;
   int32_t *t = rpd_xmalloc(w * sizeof *t);
+  int32_t pad = key_start_name(R);
   R->nkeys = 0;
   free(R->key_slots.v);
   R->key_slots.v = NULL;
   R->key_slots.cap = 0;
   for (size_t i = 0; i < R->n; i++) {
-    if (i < (size_t)R->seqlen) { R->ops[i].key = -1; continue; }
-    for (int j = 0; j < w; j++) t[j] = R->ops[i - j].kern;
+    if (i < (size_t)R->seqlen && pad < 0) { R->ops[i].key = -1; continue; }
+    for (int j = 0; j < w; j++) t[j] = (size_t)j <= i ? R->ops[i - j].kern : pad;
     R->ops[i].key = key_intern(R, t);
   }
   free(t);
@@ -510,6 +514,7 @@ static void build_gpus(raptor *R)
 /* Everything from the op array in its current ROI. */
 void analyze(raptor *R)
 {
+  key_start_name(R);   /* interned before the names get their categories */
   free(R->name_cat);
   R->name_cat = rpd_xmalloc((R->nnames ? R->nnames : 1) * sizeof *R->name_cat);
   for (size_t i = 0; i < R->nnames; i++)

@@ -85,7 +85,8 @@ static char *ks_source(int which, const char *domain, int schema)
     break;
   case KS_API:
     sql = sqlite3_mprintf("SELECT N.string AS name, A.end - A.start AS dur FROM rocpd_api A"
-                          " JOIN rocpd_string N ON N.id = A.apiName_id WHERE (%s) = %Q",
+                          " JOIN rocpd_string N ON N.id = A.apiName_id"
+                          " WHERE (%s) = %Q COLLATE NOCASE",
                           dom, domain);
     break;
   default:
@@ -114,8 +115,9 @@ static void ks_pct(FILE *f, double p)
     fprintf(f, "%.3e", p);
 }
 
-/* Write the statistics rows of the source query src to f. */
-static int ks_write(rpd *r, const char *src, FILE *f)
+/* Hand each statistics row of the source query src to fn. */
+static int ks_rows(rpd *r, const char *src, int (*fn)(void *ctx, const kstats_row *row),
+                   void *ctx)
 {
   int64_t total = 0;
   char *tsql = sqlite3_mprintf("SELECT coalesce(sum(dur), 0) FROM (%s)", src);
@@ -126,38 +128,73 @@ static int ks_write(rpd *r, const char *src, FILE *f)
     "  sum((d.dur - g.av) * (d.dur - g.av)) FROM g JOIN d ON d.name = g.name"
     " GROUP BY g.name ORDER BY g.tot DESC, g.name", src);
   sqlite3_stmt *st = NULL;
-  rpd_buf b = {0};
   int rc = rpd_query_int64(r, tsql, &total), s = 0;
   if (!rc)
     rc = rpd_prepare(r, sql, &st);
-  if (!rc)
-    fputs("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\","
-          "\"MinNs\",\"MaxNs\",\"StdDev\"\n", f);
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    const char *name = (const char *)sqlite3_column_text(st, 0);
-    int64_t n = sqlite3_column_int64(st, 1), tot = sqlite3_column_int64(st, 2);
-    double sd = n > 1 ? sqrt(sqlite3_column_double(st, 6) / (double)(n - 1)) : 0.0;
-    b.len = 0;
-    rpd_text_safe(&b, name, RPD_TEXT_CSV);
-    fputc('"', f);
-    for (size_t i = 0; i < b.len; i++) {
-      if (b.s[i] == '"')
-        fputc('"', f);
-      fputc(b.s[i], f);
-    }
-    fprintf(f, "\",%lld,%lld,%.6f,", (long long)n, (long long)tot,
-            sqlite3_column_double(st, 3));
-    ks_pct(f, total ? 100.0 * (double)tot / (double)total : 0.0);
-    fprintf(f, ",%lld,%lld,", (long long)sqlite3_column_int64(st, 4),
-            (long long)sqlite3_column_int64(st, 5));
-    fprintf(f, sd < 0.01 ? "%.8e\n" : "%.6f\n", sd);
+    kstats_row row;
+    row.name = (const char *)sqlite3_column_text(st, 0);
+    row.calls = sqlite3_column_int64(st, 1);
+    row.total = sqlite3_column_int64(st, 2);
+    row.mean = sqlite3_column_double(st, 3);
+    row.min = sqlite3_column_int64(st, 4);
+    row.max = sqlite3_column_int64(st, 5);
+    row.std = row.calls > 1 ? sqrt(sqlite3_column_double(st, 6) / (double)(row.calls - 1)) : 0.0;
+    row.pct = total ? 100.0 * (double)row.total / (double)total : 0.0;
+    rc = fn(ctx, &row);
   }
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(st);
   sqlite3_free(sql);
   sqlite3_free(tsql);
-  rpd_buf_free(&b);
+  return rc;
+}
+
+/* Where ks_print writes a row. */
+typedef struct ks_out {
+  FILE *f;
+  rpd_buf b;
+} ks_out;
+
+/* One row as rocprofv3's CSV line. */
+static int ks_print(void *ctx, const kstats_row *row)
+{
+  ks_out *o = ctx;
+  FILE *f = o->f;
+  o->b.len = 0;
+  rpd_text_safe(&o->b, row->name, RPD_TEXT_CSV);
+  fputc('"', f);
+  for (size_t i = 0; i < o->b.len; i++) {
+    if (o->b.s[i] == '"')
+      fputc('"', f);
+    fputc(o->b.s[i], f);
+  }
+  fprintf(f, "\",%lld,%lld,%.6f,", (long long)row->calls, (long long)row->total, row->mean);
+  ks_pct(f, row->pct);
+  fprintf(f, ",%lld,%lld,", (long long)row->min, (long long)row->max);
+  fprintf(f, row->std < 0.01 ? "%.8e\n" : "%.6f\n", row->std);
+  return RPD_OK;
+}
+
+/* Write the statistics rows of the source query src to f. */
+static int ks_write(rpd *r, const char *src, FILE *f)
+{
+  ks_out o = {f, {0}};
+  fputs("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\","
+        "\"MinNs\",\"MaxNs\",\"StdDev\"\n", f);
+  int rc = ks_rows(r, src, ks_print, &o);
+  rpd_buf_free(&o.b);
+  return rc;
+}
+
+/* See kstats.h. */
+int raptor_api_stats(rpd *r, const char *domain,
+                     int (*fn)(void *ctx, const kstats_row *row), void *ctx)
+{
+  char *src = ks_source(KS_API, domain ? domain : "HIP", r->schema);
+  int rc = src ? ks_rows(r, src, fn, ctx) : RPD_ENOMEM;
+  sqlite3_free(src);
   return rc;
 }
 

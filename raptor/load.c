@@ -104,6 +104,14 @@ static int32_t name_intern(raptor *R, const char *s)
   return (int32_t)R->nnames++;
 }
 
+/* See raptor.h. */
+int32_t key_start_name(raptor *R)
+{
+  if (R->reference_ops || R->seqlen <= 0)
+    return -1;
+  return name_intern(R, "(trace start)");
+}
+
 /* ------------------------------------------------------------ loading */
 
 typedef struct idmap {      /* description_id -> kernel index (-2 missing) */

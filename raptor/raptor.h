@@ -150,6 +150,10 @@ void islots_init(islots *t, size_t cap);
 int categories_load(raptor *R);
 /* Category index of a kernel name or gap label (last match wins; _Other). */
 int category_of(raptor *R, const char *name);
+/* The name that stands for "no earlier op" in the kernel-sequence keys of
+ * the first --kernelseq-len ops (interned into R->names), or -1 when they
+ * get no key (--reference-ops, as the reference, or a key of one name). */
+int32_t key_start_name(raptor *R);
 /* Time zero, ROI, the ops, --auto-roi, --roi-trim, then analyze().  0, or an
  * exit code with one line printed (bad ROI, no ops in the ROI, no such GPU). */
 int setup_roi(raptor *R);

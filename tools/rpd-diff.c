@@ -277,9 +277,16 @@ static int print_result(diff *d)
     rc = rpd_out_stmt(NULL, st, stdout, d->fmt);
   sqlite3_finalize(st);
   if (!rc && d->xlsx) {
-    const char *names[] = {"diff"};
-    const char *sqls[] = {sql};
-    rc = rpd_sheets_write(d->xlsx, d->s[1].path, d->mem, 1, names, sqls);
+    /* a second sheet says which trace is A and which is B */
+    char *sides = sqlite3_mprintf(
+        "SELECT 'A' AS side, %Q AS trace, 'calls_a, total_a_us, mean_a_us' AS columns"
+        " UNION ALL SELECT 'B', %Q, 'calls_b, total_b_us, mean_b_us;"
+        " delta_us = B - A, pct_change = (B - A) / A'", d->s[0].path, d->s[1].path);
+    const char *names[] = {"diff", "traces"};
+    const char *sqls[] = {sql, sides};
+    rc = sides ? rpd_sheets_write(d->xlsx, d->s[1].path, d->mem, 2, names, sqls)
+               : rpd_seterr(RPD_ENOMEM, "out of memory");
+    sqlite3_free(sides);
   }
   free(sql);
   return rc;

@@ -42,10 +42,11 @@ CREATE TABLE ext_analysis_overlap (gpuId INTEGER PRIMARY KEY, comm_ns INTEGER,
 -- memcpy bandwidth by direction and size bucket (sizes from rocpd_copyapi)
 CREATE TABLE ext_analysis_memcpy (direction TEXT, size_bucket TEXT,
   count INTEGER, bytes INTEGER, gpu_ns INTEGER, gbps REAL);
--- one row per hit of a rule
+-- one row per hit of a rule; value in the unit value_unit says (it
+-- differs by rule: total call time, gap length, mean percent, mean time)
 CREATE TABLE ext_analysis_findings (id INTEGER PRIMARY KEY, rule TEXT,
   severity TEXT, gpuId INTEGER, tid INTEGER, start_ns INTEGER, end_ns INTEGER,
-  count INTEGER, value REAL, detail TEXT, advice TEXT);
+  count INTEGER, value REAL, value_unit TEXT, detail TEXT, advice TEXT);
 CREATE VIEW ext_analysis_idle_pct AS SELECT gpuId,
   round(100.0 * busy_ns / nullif(span_ns, 0), 2) AS busy_pct,
   round(100.0 * host_wait_ns / nullif(idle_ns, 0), 2) AS host_wait_pct_of_idle,

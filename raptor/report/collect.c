@@ -32,6 +32,7 @@ void report_data_free(report_data *d)
   ivsort_free(d->bygpu);
   ivsort_free(d->bystart);
   kdsort_free(d->kds);
+  free(d->gspan);
   memset(d, 0, sizeof *d);
 }
 

@@ -206,14 +206,16 @@ static void columns(FILE *f, rpd_buf *b, const table *t, int lc, int vc, const c
   chart_end(f);
 }
 
-/* Utilization over time: a filled line, x = column 0 (ms), y = column 1 (%). */
+/* Utilization over time: a step line, each bin level from its start
+ * (column 0, ms) to its end (column 2), y = column 1 (%); the axis ends at
+ * the last bin's end, the span's end. */
 static void util_line(FILE *f, rpd_buf *b, const table *t)
 {
   int n = (int)t->nrows, W = 560, H = 220, left = 40, bottom = 30;
   double xmax;
   if (n <= 0)
     return;
-  xmax = t_num(t_cell(t, (size_t)n - 1, 0));
+  xmax = t_num(t_cell(t, (size_t)n - 1, t->ncols > 2 ? 2 : 0));
   if (!(xmax > 0)) xmax = 1;
   chart_begin(f, b, "GPU utilization over time (busy %, all GPUs)", W, H);
   fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>"
@@ -223,8 +225,10 @@ static void util_line(FILE *f, rpd_buf *b, const table *t)
   fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", palette[0]);
   for (int r = 0; r < n; r++) {
     double x = t_num(t_cell(t, (size_t)r, 0)), y = t_num(t_cell(t, (size_t)r, 1));
+    double x2 = t->ncols > 2 ? t_num(t_cell(t, (size_t)r, 2)) : x;
     if (!isfinite(y)) y = 0;
-    fprintf(f, "%.1f,%.1f ", left + x / xmax * (W - left - 10),
+    fprintf(f, "%.1f,%.1f %.1f,%.1f ", left + x / xmax * (W - left - 10),
+            (H - bottom) - y / 100.0 * (H - bottom - 20), left + x2 / xmax * (W - left - 10),
             (H - bottom) - y / 100.0 * (H - bottom - 20));
   }
   fprintf(f, "\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since the first op (ms,"
@@ -416,6 +420,10 @@ int report_html(const report *rep, const char *const *info, int n, const char *p
   fputs("</div>\n", f);
   for (int i = 0; i < NT_ALL; i++)
     html_table(f, &b, &t[i]);
+  static const char *const more[] = {"idle_definitions", "api_stats"};
+  for (size_t k = 0; k < sizeof more / sizeof *more; k++)
+    if (report_find(rep, more[k]))
+      html_table(f, &b, report_find(rep, more[k]));
   section(f, &b, rep, "analysis_", "Why is the GPU idle? (rpd-analyze)",
           "The ext_analysis_* tables of the trace, as rpd-analyze wrote them.");
   section(f, &b, rep, "steps", "Steps",

@@ -6,6 +6,8 @@
  *   table.c     the in-memory table (cells) and tables read from SQL
  *   analysis.c  the rpd-analyze tables (ext_analysis_*) as report tables
  *   ranks.c     the cross-rank tables of raptor --by-rank (byrank.c)
+ *   apistats.c  the HIP API summary (raptor --format api-stats, kstats.c)
+ *   idle.c      the idle time by each definition, side by side
  *   text.c      stdout (table/CSV/JSON), --csv-dir and --save
  *   xlsx.c      the --xlsx workbook and its charts
  *   html.c      the --html page and its SVG charts
@@ -103,9 +105,12 @@ typedef struct report {
 table *report_add(report *rep);
 /* The table called name, NULL when the report has none. */
 const table *report_find(const report *rep, const char *name);
-/* 1 when t goes to stdout, CSV, xlsx and HTML as a table (the chart-only
- * utilization/idle_gaps tables only go to xlsx and HTML). */
+/* 1 when t goes to stdout (all tables), xlsx and HTML as a table (the
+ * chart tables utilization/idle_gaps go to stdout only by --table NAME,
+ * and to xlsx and HTML as charts). */
 int report_is_listed(int index);
+/* 1 when t is written to --csv-dir (every table, the chart tables too). */
+int report_is_written(int index);
 void report_free(report *rep);
 
 /* ------------------------------------------------------------ data */
@@ -190,6 +195,8 @@ typedef struct report_data {
   int mode;                   /* ORDER_* */
   ivsort *bygpu, *bystart;    /* bystart NULL with --gpu-id */
   kdsort *kds;
+  int64_t *gspan;             /* per GPU (d->gpus order): first op start, last
+                               * op end, busy (union) ns; after the passes */
 } report_data;
 
 /* The short-kernel threshold of o in ns (INT64_MAX: every kernel). */
@@ -284,6 +291,19 @@ int report_find_steps(rpd *r, ropts *o, rpd_steps *st);
 void report_step_tables(rpd_steps *st, report *rep);
 /* 1 if name is steps or steps_summary. */
 int report_steps_name(const char *name);
+
+/* Append the HIP API summary api_stats (the rows of raptor --format
+ * api-stats, apistats.c) when the trace has HIP api calls.  Returns RPD_OK
+ * or an error code. */
+int report_api_tables(rpd *r, report *rep);
+/* 1 if name is the api summary's table name. */
+int report_api_name(const char *name);
+
+/* Append idle_definitions: per GPU the idle time by each tool's definition
+ * side by side (the whole run as gpu_timeline, the ops' span as raptor's
+ * _GPU_Idle, rpd-analyze's stored idle_ns when rep has analysis_idle),
+ * from d's per-GPU spans (idle.c). */
+void report_idle_table(const report_data *d, report *rep);
 
 /* ------------------------------------------------------------ writers */
 

@@ -146,6 +146,10 @@ int report_build(report_run *run)
     rc = report_analysis_tables(r, &run->rep);
   if (!rc)
     rc = report_rank_tables(r, &run->c, o, &run->rep, &run->nranks);
+  if (!rc)
+    report_idle_table(&run->d, &run->rep);
+  if (!rc)
+    rc = report_api_tables(r, &run->rep);
   if (rc)
     return rpd_fail("'%s': %s", o->path, rpd_errmsg());
   return 0;
@@ -217,7 +221,8 @@ int raptor_report_main(int argc, char **argv)
     rpd_fail("'%s' has no table %s (%s)", o->path, o->only,
              report_rank_name(o->only) ? "one rank: cross-rank tables need a merged trace"
              : report_steps_name(o->only) ? "no step markers and no period in the kernels"
-                                          : "run rpd-analyze on it first");
+             : report_api_name(o->only) ? "no HIP api calls"
+                                        : "run rpd-analyze on it first");
     goto out;
   }
   rc = write_outputs(run.r, rep, o, info, ninfo);

@@ -125,11 +125,13 @@ static const char *tracelens_sheet(const char *v)
 static int known_table(const char *v)
 {
   static const char *const names[] = {"gpu_timeline", "kernel_summary", "category",
-                                      "kernel_details", "short_kernels", "short_histogram"};
+                                      "kernel_details", "short_kernels", "short_histogram",
+                                      "utilization", "idle_gaps", "idle_definitions"};
   for (size_t k = 0; v && k < sizeof names / sizeof *names; k++)
     if (!strcmp(v, names[k]))
       return 1;
-  return v && (report_analysis_name(v) || report_rank_name(v) || report_steps_name(v));
+  return v && (report_analysis_name(v) || report_rank_name(v) || report_steps_name(v) ||
+               report_api_name(v));
 }
 
 /* Parse argv into *o (see internal.h). */
@@ -192,7 +194,8 @@ int report_parse_opts(int argc, char **argv, ropts *o)
       if (!known_table(val))
         return rpd_usage_error("--table: use gpu_timeline, kernel_summary, category,"
                                " kernel_details, short_kernels, short_histogram,"
-                               " steps, steps_summary, analysis_* or byrank_* (or the TraceLens sheet names)");
+                               " utilization, idle_gaps, idle_definitions, api_stats, steps,"
+                               " steps_summary, analysis_* or byrank_* (or the TraceLens sheet names)");
       o->only = val;
     } else if (!strcmp(a, "--rank-top")) {
       int top;

@@ -399,19 +399,22 @@ static void util_add(utilacc *u, int64_t s, int64_t e)
   }
 }
 
-static const char *const ut_cols[] = { "time_ms", "busy_percent" };
-static const char *const ut_types[] = { "REAL", "REAL" };
+static const char *const ut_cols[] = { "time_ms", "busy_percent", "end_ms" };
+static const char *const ut_types[] = { "REAL", "REAL", "REAL" };
 
-/* busy_percent = busy GPU time in the bin / (bin width x GPUs) x 100. */
+/* busy_percent = busy GPU time in the bin / (bin width x GPUs) x 100; a
+ * bin is [time_ms, end_ms) since the first op (the last ends at the span's
+ * end, so a chart's axis can reach it). */
 static void utilization(const report_data *d, const utilacc *u, table *t)
 {
-  t_init(t, "utilization", 2, ut_cols, ut_types);
+  t_init(t, "utilization", 3, ut_cols, ut_types);
   for (int b = 0; u->busy && b < u->bins; b++) {
     int64_t lo = u->first + (int64_t)b * u->width, hi = lo + u->width;
     if (hi > d->last)
       hi = d->last;
     t_dbl(t, (double)(lo - d->first) / 1e6, 6);
     t_dbl(t, hi > lo ? 100.0 * u->busy[b] / ((double)(hi - lo) * d->ngpus) : 0, 4);
+    t_dbl(t, (double)(hi - d->first) / 1e6, 6);
   }
 }
 
@@ -481,9 +484,17 @@ static void gpu_done(int gpu, uacc *a, tlvals *t, runsink *k)
   }
 }
 
+/* The first start, last end and busy union of GPU index g into d->gspan. */
+static void span_note(report_data *d, int g, int64_t s, int64_t e)
+{
+  int64_t *x = &d->gspan[3 * (size_t)g];
+  if (s < x[0]) x[0] = s;
+  if (e > x[1]) x[1] = e;
+}
+
 /* The pass over the intervals in (gpu, start) order: per GPU (d->gpus
  * order) the four unions into per[], the busy runs into k. */
-static int gpu_pass(rpd *r, const report_data *d, const ropts *o, tlvals *per, runsink *k)
+static int gpu_pass(rpd *r, report_data *d, const ropts *o, tlvals *per, runsink *k)
 {
   uacc a[NU];
   int cur = -1, s;
@@ -505,6 +516,7 @@ static int gpu_pass(rpd *r, const report_data *d, const ropts *o, tlvals *per, r
       if ((v.flag & u_mask[i]) && ua_add(&a[i], v.start, v.end, &rs, &re) && i == U_BUSY)
         busy_run(k, v.gpu, rs, re);
     }
+    span_note(d, cur, v.start, v.end);
   }
   if (s < 0)
     return -s;
@@ -644,7 +656,16 @@ int report_core_tables(rpd *r, report_data *d, const ropts *o, table *t)
   memset(&all, 0, sizeof all);
   util_init(&k.u, d, o);
   hist_init(&h, d, o);
+  free(d->gspan);
+  d->gspan = rpd_xmalloc((d->ngpus ? (size_t)d->ngpus : 1) * 3 * sizeof *d->gspan);
+  for (int g = 0; g < d->ngpus; g++) {
+    d->gspan[3 * g] = INT64_MAX;
+    d->gspan[3 * g + 1] = INT64_MIN;
+    d->gspan[3 * g + 2] = 0;
+  }
   int rc = gpu_pass(r, d, o, per, &k);
+  for (int g = 0; !rc && g < d->ngpus; g++)
+    d->gspan[3 * g + 2] = per[g].u[U_BUSY];
   if (!rc && d->bystart)
     rc = all_pass(r, d, o, &all);
   if (!rc)

@@ -121,7 +121,7 @@ int report_stdout(const report *rep, const ropts *o)
     fputs("{\n", stdout);
   for (int i = 0, n = 0; i < rep->n && !rc; i++) {
     const table *t = &rep->t[i];
-    if (!report_is_listed(i) || (o->only && strcmp(o->only, t->name)))
+    if (o->only ? strcmp(o->only, t->name) != 0 : !report_is_listed(i))
       continue;
     if (o->fmt == RPD_FMT_JSON)
       printf("%s\"%s\": ", n++ ? ",\n" : "", t->name);
@@ -144,7 +144,7 @@ int report_csvs(const report *rep, const char *dir, const char *input)
     return rpd_seterr(RPD_EIO, "cannot create '%s': %s", dir, strerror(errno));
   int rc = RPD_OK;
   for (int i = 0; i < rep->n && !rc; i++)
-    if (report_is_listed(i))
+    if (report_is_written(i))
       rc = t_csv(&rep->t[i], dir, input);
   return rc;
 }
@@ -157,7 +157,7 @@ int report_check_csvs(const report *rep, const char *dir, const char *input)
   if (stat(dir, &sb) != 0)
     return RPD_OK;
   for (int i = 0; i < rep->n && !rc; i++) {
-    if (!report_is_listed(i))
+    if (!report_is_written(i))
       continue;
     char *p = rpd_xasprintf("%s/%s.csv", dir, rep->t[i].name);
     if ((rc = rpd_output_check(p, input, NULL)))

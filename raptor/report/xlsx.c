@@ -40,6 +40,37 @@ static int t_xlsx(const table *t, rpd_wb *w, rpd_wb_sheet *ws)
   return rc ? rc : end;
 }
 
+/* utilization: busy % over time as straight lines through each bin's
+ * start (x = time_ms), the x axis from 0 to the last bin's end_ms (the
+ * span's end) rather than to the last bin's start. */
+static int util_chart(rpd_wb *w, const table *t, const rpd_wb_sheet *ws)
+{
+  int n = (int)t->nrows, e = t_col(t, "end_ms");
+  lxw_chart *c;
+  lxw_chart_series *se;
+  lxw_chart_options opt = {0};
+  if (n <= 0 || !ws->ws)
+    return RPD_OK;
+  c = workbook_add_chart(w->wb, LXW_CHART_SCATTER_STRAIGHT);
+  se = c ? chart_add_series(c, NULL, NULL) : NULL;
+  if (!se)
+    return rpd_seterr(RPD_EIO, "xlsx: cannot add a chart to '%s'", t->name);
+  chart_series_set_categories(se, t->name, 1, 0, (lxw_row_t)n, 0);
+  chart_series_set_values(se, t->name, 1, 1, (lxw_row_t)n, 1);
+  chart_title_set_name(c, "GPU utilization over time");
+  chart_legend_set_position(c, LXW_CHART_LEGEND_NONE);
+  chart_axis_set_name(c->x_axis, "time since the first op (ms)");
+  chart_axis_set_name(c->y_axis, "busy %");
+  chart_axis_set_min(c->x_axis, 0);
+  if (e >= 0 && isfinite(t_num(t_cell(t, (size_t)n - 1, e))))
+    chart_axis_set_max(c->x_axis, t_num(t_cell(t, (size_t)n - 1, e)));
+  opt.x_scale = 1.6;
+  opt.y_scale = 1.2;
+  if (worksheet_insert_chart_opt(ws->ws, 1, (lxw_col_t)(t->ncols + 1), c, &opt))
+    return rpd_seterr(RPD_EIO, "xlsx: cannot add a chart to '%s'", t->name);
+  return RPD_OK;
+}
+
 /* The charts of the core tables, next to their tables. */
 static int core_charts(rpd_wb *w, const table *t, const rpd_wb_sheet *ws)
 {
@@ -62,8 +93,7 @@ static int core_charts(rpd_wb *w, const table *t, const rpd_wb_sheet *ws)
     rc = rpd_wb_col(w, &ws[T_GAPS], (int)t[T_GAPS].nrows, 0, 1, "Idle gaps between GPU work",
                     "gaps");
   if (!rc)
-    rc = rpd_wb_line(w, &ws[T_UTIL], (int)t[T_UTIL].nrows, 0, 1, "GPU utilization over time",
-                     "busy %");
+    rc = util_chart(w, &t[T_UTIL], &ws[T_UTIL]);
   return rc;
 }
 

@@ -15,6 +15,25 @@ csvcol() { tr -d '\r' <"$1" | tail -n +2 | cut -d, -f"$2" | tr '\n' ' ' | sed 's
 check_rc "report runs (csv-dir)" 0 raptor rep.rpd --report -q --csv-dir out --histogram-bins 4 --topk 2
 same_file "report leaves the trace byte-identical" rep.rpd rep.orig
 check_eq "gpu_timeline header" "gpuId,type,time_ms,percent" "$(tr -d '\r' <out/gpu_timeline.csv | head -1)"
+# the chart tables are written too; a utilization bin says where it ends,
+# the last at the span's end (first op 10 us .. last op end 90 us)
+check_eq "utilization.csv: header, 100 bins, the last ending at the span's end" \
+  "time_ms,busy_percent,end_ms|100|0.079200,0.080000" \
+  "$(tr -d '\r' <out/utilization.csv | head -1)|$(($(wc -l <out/utilization.csv) - 1))|$(tr -d '\r' <out/utilization.csv | tail -1 | cut -d, -f1,3)"
+check_eq "idle_gaps.csv: GPU 1's 57 us gap (13 -> 70 us) in 10-100 us" "gap,count,total_ms|10-100 us,1,0.057000" \
+  "$(tr -d '\r' <out/idle_gaps.csv | head -1)|$(tr -d '\r' <out/idle_gaps.csv | grep '^10-100 us')"
+# idle by each definition (init..fini = 5..105 us): GPU 0 busy 10-60 us,
+# GPU 1 busy 10-13 and 70-90 us
+check_eq "idle_definitions: whole run vs the GPU's ops' span, side by side" \
+"gpuId,run_ms,idle_run_ms,idle_run_pct,ops_span_ms,idle_ops_span_ms,idle_ops_span_pct,rpd_analyze_idle_ms
+0,0.100000,0.050000,50.0000,0.050000,0.000000,0.0000,
+1,0.100000,0.077000,77.0000,0.080000,0.057000,71.2500," "$(tr -d '\r' <out/idle_definitions.csv)"
+cp rep.rpd repa.rpd
+rpd-analyze repa.rpd >/dev/null 2>&1
+check_eq "idle_definitions: rpd-analyze's stored idle = the ops' span idle" "0.000000=0.000000 0.057000=0.057000" \
+  "$(raptor repa.rpd --report --table idle_definitions --format csv | tr -d '\r' | tail -n +2 | awk -F, '{ printf "%s%s=%s", (NR > 1 ? " " : ""), $6, $8 }')"
+check_rc "--table utilization --format csv" 0 raptor rep.rpd --report --table utilization --format csv
+check_eq "--table utilization: the same rows as the CSV file" "$(tr -d '\r' <out/utilization.csv)" "$(tr -d '\r' <stdout)"
 check_eq "gpu_timeline all GPUs (ms): total kernel memory busy idle comp exp_comm exp_memcpy" \
   "0.100000 0.057000 0.016000 0.070000 0.030000 0.042000 0.015000 0.013000" \
   "$(tr -d '\r' <out/gpu_timeline.csv | grep '^,' | cut -d, -f3 | tr '\n' ' ' | sed 's/ $//')"
@@ -80,7 +99,7 @@ check_eq "custom categories: last match wins, unmatched _Other" \
   "$(tr -d '\r' <cj/category.csv | tail -n +2 | cut -d, -f1-3 | sort | tr '\n' ' ' | sed 's/ $//')"
 
 check_rc "--xlsx" 0 raptor rep.rpd --report -q --xlsx rep.xlsx
-check_eq "xlsx is a zip workbook with nine sheets (info, six tables, utilization, idle_gaps)" "PK 9" \
+check_eq "xlsx is a zip workbook with ten sheets (info, six tables, utilization, idle_gaps, idle_definitions)" "PK 10" \
   "$(head -c 2 rep.xlsx) $(python3 -c "import zipfile; print(sum(1 for n in zipfile.ZipFile('rep.xlsx').namelist() if n.startswith('xl/worksheets/sheet')))")"
 
 # named outputs: --xlsx F and --csv-dir D's files are never the trace, a
@@ -122,7 +141,7 @@ same_file "--csv-dir over existing files: the same category.csv" out/category.cs
 check_eq "--csv-dir over existing files: replaced by rename" previous "$(cat outs/cat.old)"
 ln255=$(printf '%0251d' 0).out
 check_rc "--xlsx with a 255-byte name" 0 raptor rep.rpd --report -q --xlsx "outs/$ln255"
-check_eq "no temp file left" "$ln255 cat.old cd r.old r.xlsx | category.csv gpu_timeline.csv kernel_details.csv kernel_summary.csv short_histogram.csv short_kernels.csv" \
+check_eq "no temp file left" "$ln255 cat.old cd r.old r.xlsx | category.csv gpu_timeline.csv idle_definitions.csv idle_gaps.csv kernel_details.csv kernel_summary.csv short_histogram.csv short_kernels.csv utilization.csv" \
   "$(ls -A outs | LC_ALL=C sort | tr '\n' ' ')| $(ls -A outs/cd | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 if [ -c /dev/full ]; then
   check_rc "stdout full: exit 1" 1 sh -c 'raptor rep.rpd --report >/dev/full'
@@ -281,3 +300,27 @@ if command -v rpd-synth >/dev/null 2>&1; then
   check_eq "copies only: empty kernel tables" "1 1 1 1 1" \
     "$(for f in kernel_summary category kernel_details short_kernels short_histogram; do grep -c '' nok/$f.csv; done | tr '\n' ' ' | sed 's/ $//')"
 fi
+
+# ---------------------------------------------------------------- HIP API summary
+# api_stats = the rows of raptor --format api-stats, in us
+rpd-synth --seed 2 --api 3000 --gpus 1 -o api.rpd >/dev/null
+check_rc "api_stats: --table api_stats --format csv" 0 raptor api.rpd --report --table api_stats --format csv
+tr -d '\r' <stdout | tail -n +2 | awk -F, '{ printf "%s,%s,%.0f\n", $1, $2, $3 * 1000 }' >api.got
+raptor api.rpd --format api-stats | tail -n +2 | tr -d '"' | cut -d, -f1-3 >api.want
+check "api_stats: some HIP calls" test -s api.want
+same_file "api_stats: name, calls, total = raptor --format api-stats" api.want api.got
+check_rc "api_stats in --csv-dir" 0 raptor api.rpd --report -q --csv-dir apid
+check_eq "api_stats.csv: header" "name,calls,total_us,mean_us,percent,min_us,max_us,std_us" \
+  "$(tr -d '\r' <apid/api_stats.csv | head -1)"
+check_rc "api_stats: --html" 0 raptor api.rpd --report -q --html api.html
+check_eq "--html: idle_definitions and api_stats tables" 2 \
+  "$(grep -c -E '<h2 id="(idle_definitions|api_stats)">' api.html)"
+# the xlsx utilization chart: x = time_ms, its axis up to the last bin's end
+check_rc "utilization chart: --xlsx" 0 raptor rep.rpd --report -q --xlsx util.xlsx
+check_eq "utilization chart: a scatter whose x axis ends at the span's end (0.08 ms)" "scatter 0.08" \
+  "$(python3 -c 'import re, zipfile
+z = zipfile.ZipFile("util.xlsx")
+for n in z.namelist():
+    x = z.read(n).decode("utf-8", "replace")
+    if n.startswith("xl/charts/") and "GPU utilization over time" in x:
+        print("scatter" if "scatterChart" in x else "other", re.findall(r"<c:max val=\"([^\"]*)\"", x)[0])')"

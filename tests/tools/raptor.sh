@@ -36,15 +36,19 @@ for v in base base2; do
     WHERE x.sequenceId != w.seq OR x.start_ns != w.s OR x.end_ns != w.e
        OR x.duration_ns != max(w.e - w.s, 0)
        OR x.pregap_ns IS NOT (CASE WHEN w.pm IS NULL THEN NULL ELSE max(w.s - w.pm, 0) END)")"
-  check_eq "$v: kernel rows count every op but the first two" \
-    "$(q "$db" "SELECT count(*) - 2 FROM ext_raptor_op")" \
+  # every op counts: the first two (no two earlier ops) have keys padded
+  # with "(trace start)"; --reference-ops drops them (below)
+  check_eq "$v: kernel rows count every op" \
+    "$(q "$db" "SELECT count(*) FROM ext_raptor_op")" \
     "$(q "$db" "SELECT sum(calls) FROM ext_raptor_kernelseq WHERE kernel_1 IS NOT NULL OR kernel NOT LIKE 'GAP %'")"
-  check_eq "$v: kernel rows' duration = op durations but the first two" \
-    "$(q "$db" "SELECT sum(duration_ns) FROM (SELECT duration_ns FROM ext_raptor_op ORDER BY gpuId, start_ns, op_id LIMIT -1 OFFSET 2)")" \
+  check_eq "$v: kernel rows' duration = every op's duration" \
+    "$(q "$db" "SELECT sum(duration_ns) FROM ext_raptor_op")" \
     "$(q "$db" "SELECT CAST(sum(dur_sum_ns) AS INT) FROM ext_raptor_kernelseq WHERE category != '_GPU_Idle'")"
-  check_eq "$v: gap rows' duration = pregaps of keyed ops" \
-    "$(q "$db" "SELECT sum(pregap_ns) FROM (SELECT pregap_ns FROM ext_raptor_op ORDER BY gpuId, start_ns, op_id LIMIT -1 OFFSET 2)")" \
+  check_eq "$v: gap rows' duration = every pregap" \
+    "$(q "$db" "SELECT sum(pregap_ns) FROM ext_raptor_op")" \
     "$(q "$db" "SELECT CAST(sum(dur_sum_ns) AS INT) FROM ext_raptor_kernelseq WHERE category = '_GPU_Idle'")"
+  check_eq "$v: the first two ops' keys start with (trace start)" "1|2" \
+    "$(q "$db" "SELECT sum(kernel_1 = '(trace start)'), sum(kernel_2 = '(trace start)') FROM ext_raptor_kernelseq")"
   check_eq "$v: pct_total sums to 100" 100.0 "$(q "$db" "SELECT round(sum(pct_total), 6) FROM ext_raptor_kernelseq")"
   check_eq "$v: category table sums kernelseq" \
     "$(q "$db" "SELECT count(*), sum(calls) FROM ext_raptor_kernelseq")" \
@@ -55,6 +59,33 @@ for v in base base2; do
   check_eq "$v: rank follows duration" 0 "$(q "$db" "SELECT count(*) FROM ext_raptor_kernelseq a JOIN ext_raptor_kernelseq b ON b.rank = a.rank + 1 WHERE b.dur_sum_ns > a.dur_sum_ns")"
   check_eq "$v: no outliers without -z" 0 "$(q "$db" "SELECT sum(outlier) FROM ext_raptor_op")"
 done
+
+# --reference-ops: the reference's rows, which leave out the first two ops
+# (their kernel-sequence key needs two earlier ops)
+saved base-r base.rpd --reference-ops || notok "base: raptor --save --reference-ops" "$(cat base-r.err)"
+db=base-r.rpd
+check_eq "--reference-ops: kernel rows count every op but the first two" \
+  "$(q "$db" "SELECT count(*) - 2 FROM ext_raptor_op")" \
+  "$(q "$db" "SELECT sum(calls) FROM ext_raptor_kernelseq WHERE kernel_1 IS NOT NULL OR kernel NOT LIKE 'GAP %'")"
+check_eq "--reference-ops: kernel rows' duration = op durations but the first two" \
+  "$(q "$db" "SELECT sum(duration_ns) FROM (SELECT duration_ns FROM ext_raptor_op ORDER BY gpuId, start_ns, op_id LIMIT -1 OFFSET 2)")" \
+  "$(q "$db" "SELECT CAST(sum(dur_sum_ns) AS INT) FROM ext_raptor_kernelseq WHERE category != '_GPU_Idle'")"
+check_eq "--reference-ops: gap rows' duration = pregaps of keyed ops" \
+  "$(q "$db" "SELECT sum(pregap_ns) FROM (SELECT pregap_ns FROM ext_raptor_op ORDER BY gpuId, start_ns, op_id LIMIT -1 OFFSET 2)")" \
+  "$(q "$db" "SELECT CAST(sum(dur_sum_ns) AS INT) FROM ext_raptor_kernelseq WHERE category = '_GPU_Idle'")"
+check_eq "--reference-ops: no (trace start) key" 0 \
+  "$(q "$db" "SELECT count(*) FROM ext_raptor_kernelseq WHERE kernel_1 = '(trace start)' OR kernel_2 = '(trace start)'")"
+
+# matmul_result: its two big host-to-device copies come first; the category
+# table counts them (Memory 157.5 ms) and totals the GPU work of rocpd_op
+if need_shared "$TRACES/matmul_result.rpd"; then
+  raptor "$TRACES/matmul_result.rpd" -c --format csv >mm.csv 2>mm.err
+  check_eq "matmul_result: Memory 157.518261 ms (the first two ops included)" "157.518261" \
+    "$(awk -F, '$1 == "Memory" { print $4 }' mm.csv)"
+  check_eq "matmul_result: categories but idle = every op (85 calls, 183.918056 ms)" \
+    "$(q "$TRACES/matmul_result.rpd" "SELECT count(*) || ' ' || printf('%.6f', sum(\"end\" - start) / 1e6) FROM rocpd_op")" \
+    "$(awk -F, 'NR > 1 && $1 != "_GPU_Idle" { c += $3; d += $4 } END { printf "%d %.6f", c, d }' mm.csv)"
+fi
 
 # saving twice replaces, never duplicates; options recorded
 saved again base-d.rpd -z 3 || notok "second --save"
@@ -343,8 +374,9 @@ same_file "--save with a bad -i leaves the trace untouched" base.rpd inst-bad.rp
 
 # -z <= 1: a sequence whose instances are all outliers has no row (the
 # reference drops it); no VarSum from a NaN, no calls = 0 row
-ZKEYS="WITH k AS (SELECT kernel || '|' || lag(kernel, 1) OVER w || '|' || lag(kernel, 2) OVER w AS key,
-  sequenceId, outlier FROM ext_raptor_op WINDOW w AS (PARTITION BY gpuId ORDER BY sequenceId))"
+ZKEYS="WITH k AS (SELECT kernel || '|' || coalesce(lag(kernel, 1) OVER w, '-') || '|'
+  || coalesce(lag(kernel, 2) OVER w, '-') AS key, sequenceId, outlier FROM ext_raptor_op
+  WINDOW w AS (ORDER BY gpuId, sequenceId))"
 for z in 1 0.5; do
   saved "z$z" base.rpd -z $z >/dev/null || notok "-z $z: raptor --save" "$(cat "z$z.err")"
   check_eq "-z $z: no kernelseq row with calls = 0" 0 \
@@ -352,11 +384,11 @@ for z in 1 0.5; do
   check_eq "-z $z: every VarSum is NULL or 0..dur_sum" 0 \
     "$(q "z$z.rpd" "SELECT count(*) FROM ext_raptor_kernelseq WHERE varsum_ns < 0 OR varsum_ns > dur_sum_ns")"
   check_eq "-z $z: rows = sequences with a kept instance" \
-    "$(q "z$z.rpd" "$ZKEYS SELECT count(DISTINCT key) FROM k WHERE sequenceId > 2 AND outlier = 0")" \
+    "$(q "z$z.rpd" "$ZKEYS SELECT count(DISTINCT key) FROM k WHERE outlier = 0")" \
     "$(q "z$z.rpd" "SELECT count(*) FROM ext_raptor_kernelseq WHERE kernel NOT LIKE 'GAP %' OR kernel_1 IS NOT NULL")"
 done
 check_eq "-z 1: the trace has sequences whose every instance is an outlier" 1 \
-  "$(q z1.rpd "$ZKEYS SELECT count(*) > 0 FROM (SELECT key FROM k WHERE sequenceId > 2 GROUP BY key HAVING min(outlier) = 1)")"
+  "$(q z1.rpd "$ZKEYS SELECT count(*) > 0 FROM (SELECT key FROM k GROUP BY key HAVING min(outlier) = 1)")"
 
 # CSV is one table per stream (issue 11.7): several tables need --csv-dir
 check_rc "--format csv with the default three tables: usage error" 2 raptor base.rpd --format csv

@@ -74,7 +74,7 @@ check_rc "html" 0 raptor a.rpd --report -q --html rep.html --csv-dir rep
 same_file "the trace is byte-identical" a.rpd a.orig
 check "html: the analysis section" grep -q 'Why is the GPU idle? (rpd-analyze)</h2>' rep.html
 check_eq "html: 6 core charts + the idle breakdown" 7 "$(grep -c '<svg' rep.html)"
-check_eq "html: 8 core + 7 analysis tables" 15 "$(grep -c '<table class="data"' rep.html)"
+check_eq "html: 8 core + idle_definitions + api_stats + 7 analysis tables" 17 "$(grep -c '<table class="data"' rep.html)"
 check "html: analysis tables' cells carry the trace's values" python3 -c "
 import html.parser; exec(open('tables.py').read())
 class P(html.parser.HTMLParser):

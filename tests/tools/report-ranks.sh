@@ -45,10 +45,10 @@ check_eq "byrank_ranks: four ranks" 4 "$(tr -d '\r' <rep/byrank_ranks.csv | tail
 
 # stdout: JSON keys, table headings, one table as CSV
 raptor m.rpd --report --format json >rep.json 2>rep.err
-check "json: parses, has the six byrank tables after the core ones" python3 -c "
+check "json: parses, has the six byrank tables after the core ones, then api_stats" python3 -c "
 import json; d = json.load(open('rep.json')); k = list(d)
 assert k[6:] == ['byrank_ranks', 'byrank_categories', 'byrank_kernels', 'byrank_sequences',
-                 'byrank_collectives', 'byrank_stragglers'], k
+                 'byrank_collectives', 'byrank_stragglers', 'idle_definitions', 'api_stats'], k
 assert d['byrank_stragglers'][0]['rank'] == 3 and d['byrank_stragglers'][0]['times_last'] == 49
 assert d['byrank_kernels'][0]['kernel'] == 'attn_fwd' and d['byrank_kernels'][0]['slowest_rank'] == 2"
 raptor m.rpd --by-rank --format json >br.json

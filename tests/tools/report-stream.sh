@@ -73,8 +73,8 @@ for opts in "" "--topk 0 --histogram-bins 7 --short-kernel-threshold-us 3 --util
     check_eq "[$opts] $1 ($2): every CSV as the in-memory path's" "" "$_diff"
   done
 done
-check_eq "the CSV set: the six tables" \
-  "category.csv gpu_timeline.csv kernel_details.csv kernel_summary.csv short_histogram.csv short_kernels.csv" \
+check_eq "the CSV set: the six tables, the two chart tables, idle_definitions and api_stats" \
+  "api_stats.csv category.csv gpu_timeline.csv idle_definitions.csv idle_gaps.csv kernel_details.csv kernel_summary.csv short_histogram.csv short_kernels.csv utilization.csv" \
   "$(ls base/o2-merge/csv | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 # the numbers, computed independently from the trace by Python
 cp s.rpd chk.rpd

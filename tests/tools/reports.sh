@@ -73,8 +73,8 @@ print("util", " ".join("%g" % round(r[1].value, 6) for r in u.iter_rows(min_row=
 g = wb["idle_gaps"]
 print("gaps", " ".join("%s:%d:%g" % (r[0].value, r[1].value, r[2].value) for r in g.iter_rows(min_row=2) if r[1].value))
 PYEOF
-  check_eq "report sheets: info first, six tables, utilization, idle_gaps" \
-    "sheets info gpu_timeline kernel_summary category kernel_details short_kernels short_histogram utilization idle_gaps" \
+  check_eq "report sheets: info first, six tables, utilization, idle_gaps, idle_definitions" \
+    "sheets info gpu_timeline kernel_summary category kernel_details short_kernels short_histogram utilization idle_gaps idle_definitions" \
     "$(grep '^sheets' xlsx.txt)"
   check_eq "info sheet: trace and units" \
     "info trace=rep.rpd|units=time_ms: milliseconds, *_us: microseconds (3 decimals), percent: 0..100, counts: integers" \
@@ -158,7 +158,7 @@ fi
 check_eq "html: one page, no network (no src=/href=http, no <link>)" 0 \
   "$(grep -c -E 'src=|href=\"?http|<link' rep.html)"
 check_eq "html: six inline SVG charts" 6 "$(grep -c '<svg' rep.html)"
-check_eq "html: eight tables with filter boxes" "8 8" \
+check_eq "html: eight tables and idle_definitions with filter boxes" "9 9" \
   "$(grep -c '<table class="data"' rep.html) $(grep -c 'class="filter"' rep.html)"
 check "html: a kernel's full name in the table" grep -q '>ncclDevKernel_Generic</td>' rep.html
 check_rc "--html is the input: exit 1" 1 raptor rep.rpd --report -q --html rep.rpd

@@ -69,6 +69,8 @@ mk sync.rpd "INSERT INTO k (id, api_s, api_e, api_name, tid) VALUES
   INSERT INTO k (id, api_s, api_e, api_name, tid) SELECT 10 + i, 100 + 10 * i, 105 + 10 * i, 104, 7 FROM n"
 run sync.rpd
 check_eq "sync_memcpy: hipMemcpy x2 (not the Async one)" "10|45|2" "$(f1 sync.rpd sync_memcpy)"
+check_eq "sync_memcpy: value is total call time, value_unit says so" "0.025|us total call time" \
+  "$(q sync.rpd "SELECT value, value_unit FROM ext_analysis_findings WHERE rule = 'sync_memcpy'")"
 check_eq "device_sync: 10 calls on thread 7" "7|10" \
   "$(q sync.rpd "SELECT tid, count FROM ext_analysis_findings WHERE rule = 'device_sync'")"
 mk nosync.rpd "INSERT INTO k (id, api_s, api_e, api_name, tid) VALUES (1, 50, 60, 108, 1);
@@ -96,12 +98,36 @@ check_eq "tiny_kernel_storm: 99 kernels -> no finding" 0 "$(nf nostorm.rpd tiny_
 mk lb.rpd "$(storm 50 20000 30000)"
 run lb.rpd
 check_eq "launch_bound: 50 kernels of 20 us launched in 30 us" "500000|49520000|50" "$(f1 lb.rpd launch_bound)"
+check_eq "launch_bound: value is the mean kernel time in the unit value_unit says" \
+  "20.0|us per kernel (mean)" \
+  "$(q lb.rpd "SELECT value, value_unit FROM ext_analysis_findings WHERE rule = 'launch_bound'")"
 check_eq "launch stats: kA launch_bound, 50 dispatches" "kA|50|1" \
   "$(q lb.rpd 'SELECT kernel, count, launch_bound FROM ext_analysis_launch')"
 mk nolb.rpd "$(storm 50 40000 30000)"
 run nolb.rpd
 check_eq "launch_bound: kernels longer than their launch -> none" 0 "$(nf nolb.rpd launch_bound)"
 check_eq "launch stats: not launch_bound" 0 "$(q nolb.rpd 'SELECT launch_bound FROM ext_analysis_launch')"
+# busy GPU: 60 kernels of 20 us queued back to back (each launched by a
+# 30 us call long before it runs): the GPU never waits for a launch
+mk busy.rpd "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 59)
+  INSERT INTO k (id, gpu, q, api_s, api_e, s, e) SELECT 1 + i, 0, 0, 40000 * i,
+    40000 * i + 30000, 5000000 + 20000 * i, 5000000 + 20000 * (i + 1) FROM n"
+run busy.rpd
+check_eq "launch_bound: busy GPU (kernels queued back to back) -> none" 0 "$(nf busy.rpd launch_bound)"
+# a HIP graph: one hipGraphLaunch call of 500 us replays 60 kernels of 20 us
+# with gaps between them; none of them has a launch of its own
+mk graph.rpd "INSERT INTO rocpd_string (id, string) VALUES (110, 'hipGraphLaunch');
+  WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 59)
+  INSERT INTO k (id, gpu, q, api_s, api_e, s, e, api_name) SELECT 1 + i, 0, 0,
+    CASE WHEN i = 0 THEN 0 END, CASE WHEN i = 0 THEN 500000 END,
+    600000 + 100000 * i, 620000 + 100000 * i, 110 FROM n;
+  INSERT INTO rocpd_api_ops (api_id, op_id) SELECT 1, id FROM k WHERE id > 1"
+run graph.rpd
+check_eq "launch_bound: 60 kernels of one graph launch -> none" 0 "$(nf graph.rpd launch_bound)"
+check_eq "launch stats: graph kernels have no api duration, not launch_bound" "60|0||0" \
+  "$(q graph.rpd 'SELECT count, coalesce(api_mean_ns, 0), api_median_ns, launch_bound FROM ext_analysis_launch')"
+check_eq "launch stats: graph kernels keep their launch delay (graph call -> start)" "60|600000|6500000" \
+  "$(q graph.rpd 'SELECT count, min(delay_median_ns, 600000), delay_max_ns FROM ext_analysis_launch')"
 
 # low utilization: 10 ms windows from the first op: busy 10, 1, 10 ms
 mk low.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
@@ -237,6 +263,7 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
   run my.rpd
   check_all mytrace my.rpd
   check_eq "mytrace: one hipMemcpy-class sync finding" 1 "$(nf my.rpd sync_memcpy)"
+  check_eq "mytrace: kernels replayed by hipGraphLaunch are not launch-bound" 0 "$(nf my.rpd launch_bound)"
 fi
 if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
   rpd-import "$TRACES/rocprofv3_908_results.json.gz" r908.rpd >/dev/null 2>&1
@@ -300,6 +327,16 @@ cp own.rpd own.orig
 check_rc "a user's ext_analysis_idle: refused" 1 rpd-analyze own.rpd --force
 check_one_line "a user's table: one line"
 same_file "a user's table: file unchanged" own.rpd own.orig
+
+# ---------------------------------------------------------------- the findings table of an older version
+mk old.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES (1, 0, 0, 0, 10, 100, 200)"
+run old.rpd
+sqlite3 old.rpd "DROP TABLE ext_analysis_findings; CREATE TABLE ext_analysis_findings (id INTEGER PRIMARY KEY,
+  rule TEXT, severity TEXT, gpuId INTEGER, tid INTEGER, start_ns INTEGER, end_ns INTEGER, count INTEGER,
+  value REAL, detail TEXT, advice TEXT)"
+check_rc "an older version's findings table (no value_unit): --force rebuilds it" 0 rpd-analyze old.rpd --force
+check_eq "older findings table: now has value_unit" 1 \
+  "$(q old.rpd "SELECT count(*) FROM pragma_table_info('ext_analysis_findings') WHERE name = 'value_unit'")"
 
 # ---------------------------------------------------------------- a span of 146 years is one step
 mk far.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES

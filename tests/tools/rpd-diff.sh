@@ -72,6 +72,9 @@ if $xlpy -c "import openpyxl" 2>/dev/null; then
   check_eq "xlsx first data row" "kernel|attn_fwd|${a%|*}" "$($xlpy -c "
 import openpyxl; ws = openpyxl.load_workbook('d.xlsx')['diff']
 print(ws['A2'].value, ws['B2'].value, int(ws['C2'].value), sep='|')")"
+  check_eq "xlsx says which trace is A and which B (sheet traces)" "A|r0.rpd|B|r2.rpd" "$($xlpy -c "
+import openpyxl; ws = openpyxl.load_workbook('d.xlsx')['traces']
+print('|'.join('%s|%s' % (r[0], r[1]) for r in ws.iter_rows(min_row=2, values_only=True)))")"
   # a kernel name with control characters (XML 1.0 forbids them in a cell)
   tmpcopy r2.rpd ctl.rpd
   q ctl.rpd "update rocpd_string set string = 'attn' || char(1) || 'fwd' || char(27) || '[31m' where string = 'attn_fwd'"

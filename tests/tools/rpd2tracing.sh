@@ -308,6 +308,9 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
   tmpcopy "$TRACES/mytrace.rpd.gz" my.rpd
   counts my.rpd my.json.gz "mytrace"
   check_eq "mytrace: input unchanged" "$sum0" "$(cksum <"$TRACES/mytrace.rpd.gz")"
+  # thread 1560's calls nest perfectly (rpd-callstack: depth 10, no crossing)
+  check_eq "mytrace: thread 1560 (10 levels of nested calls) is one track" "Hip 1560" \
+    "$(gzip -dc my.json.gz | grep '"thread_name"' | grep -o '"name":"Hip 1560[^"]*"' | sed 's/"name":"//; s/"$//' | sort -u | tr '\n' '|' | sed 's/|$//')"
 fi
 if need_shared "$TRACES/synth-small.rpd"; then
   tmpcopy "$TRACES/synth-small.rpd" ss.rpd
@@ -427,6 +430,56 @@ done
 check_eq "api_ops out of order: the other events unchanged (5 X api/2 frames/21 counters)" "5 2 21 same" \
   "$(grep -c '"cat":"api"' ooo-ev.txt) $(grep -c '"cat":"marker_frame"' ooo-ev.txt) $(grep -c '"ph":"C"' ooo-ev.txt) $(cmp -s mini-ev.txt ooo-ev.txt && echo same)"
 same_events lanes.rpd "lanes"
+# Nesting calls on one track, whatever their order.  Thread 7, rows in end
+# order as rocpd writes them (children before their range): hipLaunchKernel
+# [2000,3000] and, inside UserMarker inner [3500,6000], [4000,5000], inside
+# outer [1000,90000] with a launch [60000,61000] after inner: one track.
+# Thread 8: three calls [100,500], [300,800], [400,900] that cross each
+# other, each with a call inside ([150,200], [600,700], [850,880]): 3 lanes.
+# Thread 9, rows in start order: [100,900] around [200,300] and [400,800]
+# around [500,600]: one track.  GPU side, queue 1: outer's launches make a
+# frame [49000,71000] (ops [50000,51000] and [70000,71000]) around the frame
+# [59000,61000] of thread 10's marker: one Markers track.
+sqlite3 nest.rpd <"$ROOT/views/schema.sql"
+sqlite3 nest.rpd "
+INSERT INTO rocpd_string(id, string) VALUES (1, 'hipLaunchKernel'), (2, 'KernelExecution'), (3, 'k'),
+  (4, 'UserMarker'), (5, 'hipMalloc');
+INSERT INTO rocpd_ustring(id, string) VALUES (1, ''), (2, 'outer'), (3, 'inner');
+INSERT INTO rocpd_api(id, pid, tid, start, end, apiName_id, category_id, domain_id, args_id) VALUES
+  (1, 5, 7, 2000, 3000, 1, 1, 1, 1), (2, 5, 7, 4000, 5000, 1, 1, 1, 1),
+  (3, 5, 7, 3500, 6000, 4, 1, 1, 3), (4, 5, 7, 60000, 61000, 1, 1, 1, 1),
+  (5, 5, 7, 1000, 90000, 4, 1, 1, 2),
+  (6, 5, 8, 150, 200, 5, 1, 1, 1), (7, 5, 8, 100, 500, 5, 1, 1, 1), (8, 5, 8, 600, 700, 5, 1, 1, 1),
+  (9, 5, 8, 300, 800, 5, 1, 1, 1), (10, 5, 8, 850, 880, 5, 1, 1, 1), (11, 5, 8, 400, 900, 5, 1, 1, 1),
+  (12, 5, 9, 100, 900, 5, 1, 1, 1), (13, 5, 9, 200, 300, 5, 1, 1, 1), (14, 5, 9, 400, 800, 5, 1, 1, 1),
+  (15, 5, 9, 500, 600, 5, 1, 1, 1),
+  (16, 5, 7, 800, 950, 1, 1, 1, 1),
+  (17, 5, 10, 56000, 57000, 1, 1, 1, 1), (18, 5, 10, 55000, 65000, 4, 1, 1, 3);
+INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id, opType_id) VALUES
+  (1, 0, 1, 1, 50000, 51000, 3, 2), (3, 0, 1, 3, 60000, 61000, 3, 2), (4, 0, 1, 4, 70000, 71000, 3, 2);
+INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (1, 1), (17, 3), (4, 4);"
+if rpd2tracing nest.rpd nest.json -q 2>nest.err; then
+  check_eq "nest: calls that nest are one track per thread (7, 9); crossing calls of 8 take 3 lanes" \
+    "Hip 10|Hip 7|Hip 8|Hip 8 (2)|Hip 8 (3)|Hip 9|Markers 1|Queue 1" \
+    "$(grep '"thread_name"' nest.json | sed 's/.*"name":"\([^"]*\)"}.*/\1/' | sort -u | tr '\n' '|' | sed 's/|$//')"
+  check_eq "nest: thread 7's 6 calls (markers and launches in end order) on tid 7" 6 \
+    "$(grep '"cat":"api"' nest.json | grep -c '"pid":5,"tid":7,')"
+  check_eq "nest: the two marker frames on one track" "2 1" \
+    "$(grep -c '"cat":"marker_frame"' nest.json) $(grep '"cat":"marker_frame"' nest.json | sed 's/.*"tid":\([0-9]*\).*/\1/' | sort -u | wc -l)"
+  check_eq "nest: strict nesting" "nesting 0" "$("$JC" nest.json | grep '^nesting')"
+  if python3 -c 'import json, sys; json.load(open(sys.argv[1]))' nest.json 2>/dev/null; then
+    ok "nest: python json loads it"
+  else notok "nest: python json loads it"; fi
+else notok "nest fixture converts" "$(cat nest.err)"; fi
+same_events nest.rpd "nest"
+if rpd2tracing nest.rpd nest.pftrace -q 2>nest.err; then
+  check_eq "nest protobuf: strict nesting, every END matched" "nesting 0|bad 0" \
+    "$("$PC" nest.pftrace | grep -E '^(nesting|bad) ' | tr '\n' '|' | sed 's/|$//')"
+  if command -v protoc >/dev/null 2>&1; then
+    check "nest protobuf: protoc --decode reads it" \
+      sh -c 'protoc -I"$1" --decode=perfetto.protos.Trace perfetto_trace.proto <nest.pftrace >nest.txt' _ "$PROTO_DIR"
+  else skip "nest protobuf: protoc --decode" "no protoc"; fi
+else notok "nest fixture converts to protobuf" "$(cat nest.err)"; fi
 # (in hsa.rpd the HSA track of tid 101 is tid 102, a Hip thread too: one JSON
 # track with two names, two tracks in the protobuf; hsa2 keeps them apart)
 cp hsa.rpd hsa2.rpd

@@ -66,7 +66,8 @@ check_rc "raptor -x: exit 0" 0 raptor t.rpd -x
 check "raptor -x: t.xlsx written" test -s t.xlsx
 check_xlsx "raptor -x" t.xlsx 5
 check_rc "raptor --report --xlsx: exit 0" 0 raptor --report t.rpd --xlsx r.xlsx -q
-check_xlsx "raptor --report --xlsx" r.xlsx 9
+# info, six tables, utilization, idle_gaps, idle_definitions, api_stats
+check_xlsx "raptor --report --xlsx" r.xlsx 11
 
 # CSV: valid UTF-8 (invalid bytes are U+FFFD, never raw), parses
 check_rc "raptor -k --format csv: exit 0" 0 raptor t.rpd -k --format csv
