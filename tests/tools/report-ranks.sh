@@ -65,7 +65,7 @@ check_rc "--rank-top x: usage" 2 raptor m.rpd --report --rank-top x
 # html: the section, its charts and tables
 check "html: the cross-rank section" grep -q 'Across ranks (raptor --by-rank)' rep.html
 check_eq "html: 6 core + 3 cross-rank charts" 9 "$(grep -c '<svg' rep.html)"
-check_eq "html: 8 core + 6 cross-rank tables" 14 "$(grep -c '<table class="data"' rep.html)"
+check_eq "html: 8 core + idle_definitions + api_stats + 6 cross-rank tables" 16 "$(grep -c '<table class="data"' rep.html)"
 check "html: rank 3 arrives last 49 times (chart)" grep -q '<title>rank 3: 49.00 times</title>' rep.html
 check "html: info says 4 ranks" grep -q '<td>4 (cross-rank tables byrank_\*)</td>' rep.html
 
