@@ -11,6 +11,7 @@
 #include "kinds.h"   /* issue 16 record kinds: json_kinds.c */
 #include "pipe.h"    /* issue 19: the writer thread, paused for rare records */
 #include "jsonread.h"
+#include "strictint.h"
 
 enum { R_NONE, R_TOP, R_TOOL, R_SECTION, R_STRINGS, R_BUFREC, R_AGENTS,
        R_SYMS, R_KINDNAMES, R_MARKERSTR, R_RECARR, R_RECORD, R_INREC };
@@ -24,6 +25,9 @@ typedef struct jfield {
   rpd_buf val;
   int n;        /* values appended (arrays) */
 } jfield;
+
+/* The default of an integer field that must be present (a timestamp). */
+#define JREQ INT64_MIN
 
 typedef struct ksym {
   char *short_name, *full_name;
@@ -54,6 +58,17 @@ typedef struct jstate {
   char recarr[48];                 /* buffer_records key of the current array */
   jfield *f;
   int nf, capf, hint;
+  /* the keys of the current record's fields, hashed (jkey_bit): a key
+   * seen again is a duplicate (the last value wins, as in Python) */
+  uint64_t keybits[2];
+  char arr_fresh[JMAXD + 1];       /* keyed array at depth d has no value yet */
+  /* fields from this index on belong to the container instance open at
+   * depth d (a new element of an array of maps starts a new barrier: its
+   * keys repeat the previous element's legitimately) */
+  int barrier[JMAXD + 1];
+  /* the first integer field of the record that was not an integer (or a
+   * required one that was missing): the record is refused with it */
+  char ibad[200];
   int saw_tool;
   int saw_events;     /* a top-level traceEvents array: a chrome trace */
   /* per-section tables */
@@ -127,31 +142,89 @@ static const char *jstrn(jstate *j, const char *key, size_t len)
   return f ? f->val.s : NULL;
 }
 
+/* The integer field key: its value when it is an integer (a JSON number
+ * or string holding exactly a decimal int64: common/strictint.h); dflt
+ * when it is absent or null, where dflt = JREQ makes that an error too.
+ * An error (a fraction, an exponent, true/false, an array, out of range)
+ * is remembered in j->ibad (the first one wins) and dflt returned: the
+ * record is refused by jrec_check. */
 static int64_t jintn(jstate *j, const char *key, size_t len, int64_t dflt)
 {
-  const char *s = jstrn(j, key, len);
-  if (!s || !*s)
-    return dflt;
-  /* plain decimal integers (what rocprofv3 writes) without strtoll;
-   * anything else (a fraction, an exponent, 19+ digits) goes to it */
+  jfield *f = jf_findn(j, key, len);
+  const char *s = f ? f->val.s : NULL;
+  if (!s || !*s) {
+    if (dflt == JREQ && !j->ibad[0])
+      snprintf(j->ibad, sizeof j->ibad, "field '%.*s' is missing", (int)len, key);
+    return dflt == JREQ ? 0 : dflt;
+  }
+  /* plain decimal integers of up to 18 digits (what rocprofv3 writes)
+   * inline; anything else goes to the strict reader */
   const char *p = s + (*s == '-');
   uint64_t v = 0;
   int nd = 0;
   for (; *p >= '0' && *p <= '9' && nd < 18; p++, nd++)
     v = v * 10 + (uint64_t)(*p - '0');
-  if (*p || !nd)
-    return strtoll(s, NULL, 10);
-  return *s == '-' ? -(int64_t)v : (int64_t)v;
+  if (!*p && nd)
+    return *s == '-' ? -(int64_t)v : (int64_t)v;
+  int64_t x;
+  if (f->n == 1 && rpd_int_text(s, f->val.len, &x) == RPD_OK)
+    return x;
+  if (!j->ibad[0]) {
+    if (f->n > 1)
+      snprintf(j->ibad, sizeof j->ibad, "field '%.*s': an array, not an integer",
+               (int)len, key);
+    else
+      snprintf(j->ibad, sizeof j->ibad, "field '%.*s': %s", (int)len, key, rpd_errmsg());
+  }
+  return dflt == JREQ ? 0 : dflt;
+}
+
+/* RPD_OK, or the record's first bad integer field as an RPD_EPARSE
+ * (json_run adds the byte and line). */
+static int jrec_check(jstate *j)
+{
+  if (!j->ibad[0])
+    return RPD_OK;
+  static const char *const what[] = { "", "metadata", "agents", "kernel_symbols",
+                                      "strings.buffer_records", "strings.marker_api" };
+  const char *rec = j->rec_kind > 0 && j->rec_kind < RK_BUF ? what[j->rec_kind] : j->recarr;
+  return rpd_seterr(RPD_EPARSE, "%s record: %s", rec, j->ibad);
+}
+
+/* One of 128 bits for a key (its length, last and middle bytes: the
+ * flattened keys of a record differ in those). */
+static unsigned jkey_bit(const char *key, size_t kl)
+{
+  unsigned h = (unsigned)kl * 7u;
+  if (kl)
+    h += (unsigned char)key[kl - 1] * 31u + (unsigned char)key[kl / 2];
+  return h & 127u;
 }
 
 static void jrec_value(jstate *j, const char *s, size_t len)
 {
   const char *key = j->path;
   size_t kl = j->plen;
-  /* a repeated key is an array element: it is the newest field */
-  jfield *f = j->nf && j->f[j->nf - 1].klen == kl &&
+  int in_array = !j->is_map[j->depth];
+  /* the next element of an array is appended to the newest field */
+  jfield *f = in_array && !j->arr_fresh[j->depth] && j->nf &&
+              j->f[j->nf - 1].klen == kl &&
               !memcmp(j->f[j->nf - 1].key, key, kl) ? &j->f[j->nf - 1] : NULL;
+  if (in_array)
+    j->arr_fresh[j->depth] = 0;
   if (!f) {
+    unsigned bit = jkey_bit(key, kl);
+    uint64_t *w = &j->keybits[bit >> 6], mask = UINT64_C(1) << (bit & 63);
+    if (*w & mask) {
+      /* maybe a key seen before in this record: the earlier field is
+       * retired (no key), so lookups find this, the last value */
+      for (int i = j->barrier[j->depth]; i < j->nf; i++)
+        if (j->f[i].klen == kl && !memcmp(j->f[i].key, key, kl)) {
+          j->f[i].klen = (size_t)-1;
+          j->f[i].key[0] = '\0';
+        }
+    }
+    *w |= mask;
     if (j->nf == j->capf) {
       j->capf = j->capf ? 2 * j->capf : 32;
       j->f = rpd_xrealloc(j->f, j->capf * sizeof *j->f);
@@ -230,8 +303,8 @@ static int rec_kernel(jstate *j)
   /* in the order rocprofv3 writes the fields: each lookup starts where
    * the last one hit (jf_find), so it is found at once */
   k.corr = jint(j, "correlation_id.internal", 0);
-  k.start = jint(j, "start_timestamp", 0);
-  k.end = jint(j, "end_timestamp", 0);
+  k.start = jint(j, "start_timestamp", JREQ);
+  k.end = jint(j, "end_timestamp", JREQ);
   k.gpu = agent_gpu(j, jint(j, "dispatch_info.agent_id.handle", -1));
   k.queue = jint(j, "dispatch_info.queue_id.handle", 0);
   int64_t kid = jint(j, "dispatch_info.kernel_id", -1);
@@ -245,7 +318,9 @@ static int rec_kernel(jstate *j)
   k.grid[1] = jint(j, "dispatch_info.grid_size.y", 0);
   k.grid[2] = jint(j, "dispatch_info.grid_size.z", 0);
   k.stream = jint(j, "stream_id.handle", 0);
-  int rc = sym_ids(j, kid, &k.desc_id, &k.name_id);
+  int rc = jrec_check(j);
+  if (!rc)
+    rc = sym_ids(j, kid, &k.desc_id, &k.name_id);
   return rc ? rc : w_kernel(j->m, &k);
 }
 
@@ -259,12 +334,13 @@ static int rec_copy(jstate *j)
     c.kind = (int)op - 1;       /* rocprofiler enum order: H2H H2D D2H D2D */
   c.src_gpu = agent_gpu(j, jint(j, "src_agent_id.handle", -1));
   c.dst_gpu = agent_gpu(j, jint(j, "dst_agent_id.handle", -1));
-  c.start = jint(j, "start_timestamp", 0);
-  c.end = jint(j, "end_timestamp", 0);
+  c.start = jint(j, "start_timestamp", JREQ);
+  c.end = jint(j, "end_timestamp", JREQ);
   c.corr = jint(j, "correlation_id.internal", 0);
   c.bytes = jint(j, "bytes", 0);
   c.stream = jint(j, "stream_id.handle", 0);
-  return w_copy(j->m, &c);
+  int rc = jrec_check(j);
+  return rc ? rc : w_copy(j->m, &c);
 }
 
 /* "name=value | name=value" from the record's args.* fields. */
@@ -297,8 +373,8 @@ static int rec_api(jstate *j, const char *section)
   a.tid = jint(j, "thread_id", 0);            /* rocprofv3's field order */
   a.corr = jint(j, "correlation_id.internal", 0);
   a.pid = j->m->pid;
-  a.start = jint(j, "start_timestamp", 0);
-  a.end = jint(j, "end_timestamp", 0);
+  a.start = jint(j, "start_timestamp", JREQ);
+  a.end = jint(j, "end_timestamp", JREQ);
   a.category = kind_name(j, kind);
   a.name = nm;
   a.args = rec_args(j);
@@ -317,7 +393,8 @@ static int rec_api(jstate *j, const char *section)
     else if (!*a.args)
       a.args = nm;
   }
-  return w_api(j->m, &a);
+  int rc = jrec_check(j);
+  return rc ? rc : w_api(j->m, &a);
 }
 
 static int rec_meta(jstate *j)
@@ -325,13 +402,16 @@ static int rec_meta(jstate *j)
   imp *m = j->m;
   m->pid = jint(j, "pid", 0);
   int64_t init = jint(j, "init_time", 0), fini = jint(j, "fini_time", 0);
+  int rc = jrec_check(j);
+  if (rc)
+    return rc;
   w_meta_time(m, init, fini);
   jfield *cmd = jf_find(j, "command");
   if (cmd && cmd->val.s)
     for (char *p = cmd->val.s; *p; p++)
       if (*p == '\x1f')
         *p = ' ';
-  int rc = w_meta_int(m, "rocprofv3::pid", m->pid);
+  rc = w_meta_int(m, "rocprofv3::pid", m->pid);
   if (!rc)
     rc = w_meta_add(m, "rocprofv3::hostname", jstr(j, "node.hostname"));
   if (!rc)
@@ -402,8 +482,11 @@ static void rec_marker(jstate *j)
     j->capmarkers = j->capmarkers ? 2 * j->capmarkers : 64;
     j->markers = rpd_xrealloc(j->markers, j->capmarkers * sizeof *j->markers);
   }
-  j->markers[j->nmarkers] = rpd_xstrdup(val);
-  imap_put(&j->markmsg, strtoll(key, NULL, 10), j->nmarkers++);
+  j->markers[j->nmarkers] = rpd_xstrdup(val);   /* freed with the section */
+  int64_t id = jint(j, "key", 0);
+  if (j->ibad[0])
+    return;             /* refused by rec_end */
+  imap_put(&j->markmsg, id, j->nmarkers++);
 }
 
 /* --- issue 16: how json_kinds.c reads the current record (kinds.h) */
@@ -420,7 +503,11 @@ static int64_t jk_gpu(void *c, int64_t h) { return agent_gpu(c, h); }
 static const char *jk_op(void *c, int64_t k, int64_t op) { return op_name(c, k, op); }
 static const char *jk_kind(void *c, int64_t k) { return kind_name(c, k); }
 static int jk_sym(void *c, int64_t id, int64_t *d, int64_t *f) { return sym_ids(c, id, d, f); }
-static const jk_access jk_acc = { jk_field, jk_gpu, jk_op, jk_kind, jk_sym };
+static int64_t jk_integer(void *c, const char *key, int64_t dflt)
+{
+  return jintn(c, key, strlen(key), dflt);
+}
+static const jk_access jk_acc = { jk_field, jk_gpu, jk_op, jk_kind, jk_sym, jk_integer };
 /* --- end of issue 16 block */
 
 /* A record of json_kinds.c's (or an agent): it may use the output
@@ -459,10 +546,10 @@ static int rec_end(jstate *j)
   int rc;
   switch (j->rec_kind) {
   case RK_META: return rec_meta(j);
-  case RK_AGENT: rec_kinds(j, &rc); return rc;
-  case RK_SYM: rec_sym(j); return RPD_OK;
+  case RK_AGENT: rec_kinds(j, &rc); return rc ? rc : jrec_check(j);
+  case RK_SYM: rec_sym(j); return jrec_check(j);
   case RK_KIND: rec_kindnames(j); return RPD_OK;
-  case RK_MARKER: rec_marker(j); return RPD_OK;
+  case RK_MARKER: rec_marker(j); return jrec_check(j);
   default: break;
   }
   if (!strcmp(s, "kernel_dispatch")) {
@@ -480,7 +567,7 @@ static int rec_end(jstate *j)
   }
   /* issue 16: counters, allocations, scratch, rocdecode, rocjpeg */
   if (rec_kinds(j, &rc))
-    return rc;
+    return rc ? rc : jrec_check(j);
   count_read(j->m, s, 0);
   return RPD_OK;
 }
@@ -558,6 +645,13 @@ static int j_open(jstate *j, int is_map)
     j->rec_kind = rk;
     j->nf = 0;
     j->plen = j->pbase[j->depth] = 0;
+    j->keybits[0] = j->keybits[1] = 0;
+    j->barrier[j->depth] = 0;
+    j->ibad[0] = '\0';
+  } else if (j->rec_depth) {
+    int parent_map = j->is_map[j->depth - 1];
+    j->barrier[j->depth] = parent_map ? j->barrier[j->depth - 1] : j->nf;
+    j->arr_fresh[j->depth] = !is_map && parent_map;
   }
   return 1;
 }
@@ -650,7 +744,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
 
 static int cb_bool(void *ctx, int b)
 {
-  return scalar(ctx, b ? "1" : "0", 1);
+  /* as text: never read as an integer (true is not 1) */
+  return b ? scalar(ctx, "true", 4) : scalar(ctx, "false", 5);
 }
 
 static int cb_null(void *ctx)
