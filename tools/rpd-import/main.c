@@ -73,6 +73,7 @@ static const char usage[] =
 #include "import.h"
 #include "kinds.h"   /* issue 16 */
 #include "check.h"
+#include "strictint.h"
 #include "pipe.h"    /* issue 19: the JSON import's writer thread */
 
 enum { IN_JSON, IN_CSV, IN_DB, IN_V1 };
@@ -315,10 +316,7 @@ static int into_main(int argc, char **argv)
       if (a[2] == 'i')
         trace = argv[i];
       else {
-        char *e;
-        errno = 0;
-        off = strtoll(argv[i], &e, 10);
-        if (errno || *e) {
+        if (rpd_int_text(argv[i], strlen(argv[i]), &off)) {
           free(files);
           return rpd_usage_error("bad --clock-offset '%s' (integer ns)", argv[i]);
         }
