@@ -69,6 +69,7 @@ typedef struct jstate {
   /* the first integer field of the record that was not an integer (or a
    * required one that was missing): the record is refused with it */
   char ibad[200];
+  uint64_t ncb;                    /* parser callbacks so far (json_run) */
   int saw_tool;
   int saw_events;     /* a top-level traceEvents array: a chrome trace */
   /* per-section tables */
@@ -623,6 +624,7 @@ static int child_role(jstate *j, int is_map, int *rec_kind)
 static int j_open(jstate *j, int is_map)
 {
   int rk;
+  j->ncb++;
   int role = child_role(j, is_map, &rk);
   if (j->depth >= JMAXD) {
     j->rc = rpd_seterr(RPD_EPARSE, "JSON nested deeper than %d levels", JMAXD);
@@ -659,6 +661,7 @@ static int j_open(jstate *j, int is_map)
 static int j_close(jstate *j)
 {
   int rc = RPD_OK;
+  j->ncb++;
   if (j->rec_depth && j->depth == j->rec_depth) {
     rc = rec_end(j);
     j->rec_depth = 0;
@@ -701,6 +704,7 @@ static void copy_key(char *d, const unsigned char *s, size_t n)
 static int cb_key(void *ctx, const unsigned char *s, size_t len)
 {
   jstate *j = ctx;
+  j->ncb++;
   if (len >= JKEY)
     len = JKEY - 1;
   if (!j->rec_depth) {
@@ -727,6 +731,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
 
 static int scalar(jstate *j, const char *s, size_t len)
 {
+  j->ncb++;
   if (j->rec_depth)
     jrec_value(j, s, len);
   return 1;
@@ -758,6 +763,13 @@ static const yajl_callbacks jcb = {
   cb_start_map, cb_key, cb_end_map, cb_start_array, cb_end_array
 };
 
+/* yajl's memory through the suite's allocators: out of memory is one line
+ * and exit 1 (rpd_xmalloc), not a NULL yajl would write through. */
+static void *jmalloc(void *ctx, size_t n) { (void)ctx; return rpd_xmalloc(n); }
+static void *jrealloc(void *ctx, void *p, size_t n) { (void)ctx; return rpd_xrealloc(p, n); }
+static void jfree(void *ctx, void *p) { (void)ctx; free(p); }
+static yajl_alloc_funcs json_alloc = { jmalloc, jrealloc, jfree, NULL };
+
 /* One line from yajl's error text (it carries a context excerpt). */
 static void yajl_msg(yajl_handle h, const unsigned char *chunk, size_t len,
                      char *out, size_t n)
@@ -787,34 +799,64 @@ int json_run(imp *m, json_read_fn rd, void *ctx)
   jstate j;
   memset(&j, 0, sizeof j);
   j.m = m;
-  yajl_handle h = yajl_alloc(&jcb, NULL, &j);
+  yajl_handle h = yajl_alloc(&jcb, &json_alloc, &j);
   yajl_config(h, yajl_dont_validate_strings, 1);
   const unsigned char *buf = NULL;
   uint64_t fed = 0, lines = 1;
   int rc = RPD_OK, n;
   yajl_status st = yajl_status_ok;
   char msg[256];
+  /* Inside one long token (a string of many MB) yajl keeps what it has
+   * lexed so far and lexes it again from its start on every call: fed in
+   * fixed chunks that is quadratic in the token's length.  When a call
+   * made no callback at all, the bytes are held back (pending) until they
+   * are as many as yajl holds (stuck), so each call at least doubles the
+   * token and the total work stays linear. */
+  rpd_buf pending = {0};
+  uint64_t stuck = 0;
 
-  while ((n = rd(ctx, &buf, fed)) > 0) {
-    st = yajl_parse(h, buf, (size_t)n);
+  for (;;) {
+    const unsigned char *chunk;
+    size_t len;
+    n = rd(ctx, &buf, fed + pending.len);
+    if (n > 0 && stuck) {
+      rpd_buf_add(&pending, (const char *)buf, (size_t)n);
+      if (pending.len < stuck)
+        continue;
+    }
+    if (n <= 0 && !pending.len)
+      break;
+    if (pending.len) {
+      chunk = (const unsigned char *)pending.s;
+      len = pending.len;
+    } else {
+      chunk = buf;
+      len = (size_t)n;
+    }
+    uint64_t ncb = j.ncb;
+    st = yajl_parse(h, chunk, len);
     if (st != yajl_status_ok) {
       size_t at = yajl_get_bytes_consumed(h);
-      for (size_t i = 0; i < at && i < (size_t)n; i++)
-        lines += buf[i] == '\n';
+      for (size_t i = 0; i < at && i < len; i++)
+        lines += chunk[i] == '\n';
       if (st == yajl_status_client_canceled) {
         rc = j.rc ? j.rc : RPD_ERR;
         if (rc == RPD_EPARSE || rc == RPD_ERR)
           rc = rpd_seterr(RPD_EPARSE, "at byte %" PRIu64 " (line %" PRIu64 "): %s",
                           fed + at, lines, rpd_errmsg());
       } else {
-        yajl_msg(h, buf, (size_t)n, msg, sizeof msg);
+        yajl_msg(h, chunk, len, msg, sizeof msg);
         rc = rpd_seterr(RPD_EPARSE, "malformed JSON at byte %" PRIu64
                         " (line %" PRIu64 "): %s", fed + at, lines, msg);
       }
       goto cleanup;
     }
-    lines += count_nl(buf, (size_t)n);
-    fed += (uint64_t)n;
+    lines += count_nl(chunk, len);
+    fed += (uint64_t)len;
+    stuck = j.ncb == ncb ? stuck + len : 0;
+    rpd_buf_reset(&pending);
+    if (n <= 0)
+      break;
   }
   if (n < 0) {
     rc = RPD_EGZIP;
@@ -848,6 +890,7 @@ int json_run(imp *m, json_read_fn rd, void *ctx)
 cleanup:
   jk_free(m);   /* issue 16 */
   yajl_free(h);
+  rpd_buf_free(&pending);
   js_clear_section(&j);
   for (int i = 0; i < j.capf; i++)
     rpd_buf_free(&j.f[i].val);

@@ -221,7 +221,9 @@ static int import_csv_piped(imp *m, csvset *set)
 
 static char *tmp_path;
 
-static void on_signal(int sig)
+/* Remove the temp OUT and its journal (a fatal signal, or exit on out of
+ * memory: common/'s allocators exit(1), which runs this). */
+static void remove_tmp(void)
 {
   if (tmp_path) {
     size_t n = strlen(tmp_path);
@@ -233,6 +235,11 @@ static void on_signal(int sig)
     }
     unlink(tmp_path);
   }
+}
+
+static void on_signal(int sig)
+{
+  remove_tmp();
   rpd_cleanup_temps();
   signal(sig, SIG_DFL);
   raise(sig);
@@ -416,6 +423,7 @@ int main(int argc, char **argv)
   fclose(of.fp);
   of.fp = NULL;
   tmp_path = of.tmp;
+  atexit(remove_tmp);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGHUP, on_signal);
