@@ -129,3 +129,14 @@ same_file "v1 results.db text: input byte-identical" v1text.db v1text.orig
 v1db v1blob.db "x'01'"
 refused "v1 results.db OPS BeginNs blob" v1blob.db "OPS.BeginNs: a blob of 1 bytes is not an integer"
 
+
+# ---------------------------------------------------------------- rocprof v1 results.json
+V1J="$TRACES/rocprofv1_batched_gemm/results.json"
+if need_shared "$V1J"; then
+  cp "$V1J" v1_results.json
+  check_rc "v1 results.json imports" 0 rpd-import -q v1_results.json v1j.rpd
+  check_eq "v1 results.json: the exact BeginNs of an op" "1" "$(q v1j.rpd "SELECT count(*) FROM rocpd_op WHERE start = 3497798450324472")"
+  sed '0,/"BeginNs":"3497798450324472"/s//"BeginNs":"3.497798450324472e15"/' "$V1J" >v1e_results.json
+  refused "v1 results.json BeginNs 3.497798450324472e15" v1e_results.json \
+    "rocprof v1 results.json: args.BeginNs: '3.497798450324472e15' is not an integer"
+fi
