@@ -207,11 +207,13 @@ int main(int argc, char **argv)
   rpd_outfile of = {0};
   FILE *o = stdout;
   int64_t rows = 0;
-  rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, progress_scans));
+  /* a text or out-of-range timestamp would be summed as a wrong number
+   * (its scans show their own progress phase, before the summary's) */
+  int rc = rpd_check_trace(r);
+  if (!rc)
+    rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, progress_scans));
   /* issue 19: a 16 MB page cache; SQLite's sorter (the GROUP BY and
    * ORDER BY) sizes itself by it, so the peak stays flat in trace size */
-  /* a text or out-of-range timestamp would be summed as a wrong number */
-  int rc = rpd_check_trace(r);
   if (!rc)
     rc = rpd_exec(r, "PRAGMA cache_size = -16384");
   if (!rc)

@@ -140,3 +140,9 @@ if need_shared "$V1J"; then
   refused "v1 results.json BeginNs 3.497798450324472e15" v1e_results.json \
     "rocprof v1 results.json: args.BeginNs: '3.497798450324472e15' is not an integer"
 fi
+
+# a marker message's key (strings.marker_api) is an integer too
+sed 's/"strings":{/"strings":{"marker_api":[{"key":1.5,"value":"step"}],/' good.json >mk.json
+refused "json marker_api key 1.5" mk.json "strings.marker_api record: field 'key': '1.5' is not an integer"
+sed 's/"strings":{/"strings":{"marker_api":[{"key":5,"value":"step"}],/' good.json >mk_ok.json
+check_rc "json marker_api key 5 imports" 0 rpd-import -q mk_ok.json mk_ok.rpd

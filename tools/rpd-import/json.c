@@ -483,10 +483,10 @@ static void rec_marker(jstate *j)
     j->capmarkers = j->capmarkers ? 2 * j->capmarkers : 64;
     j->markers = rpd_xrealloc(j->markers, j->capmarkers * sizeof *j->markers);
   }
-  j->markers[j->nmarkers] = rpd_xstrdup(val);   /* freed with the section */
   int64_t id = jint(j, "key", 0);
   if (j->ibad[0])
     return;             /* refused by rec_end */
+  j->markers[j->nmarkers] = rpd_xstrdup(val);
   imap_put(&j->markmsg, id, j->nmarkers++);
 }
 
