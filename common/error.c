@@ -4,7 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The message of the last failure, one per thread (a helper thread's
  * failure never overwrites what another thread is reporting; code that
@@ -54,11 +56,19 @@ void rpd_clearerr(void)
 
 /* ------------------------------------------------------------ memory */
 
+/* Out of memory: one line and exit status 1 (a failure, not a crash).
+ * exit() runs the atexit handlers: rpd_cleanup_temps removes the temp
+ * files rpd_open and rpd_outfile made, and a tool's own handler its
+ * journal.  A second failure while those run (or on another thread)
+ * leaves at once. */
 static void oom(size_t n)
 {
+  static atomic_flag exiting = ATOMIC_FLAG_INIT;
+  if (atomic_flag_test_and_set(&exiting))
+    _exit(1);
   fprintf(stderr, "%s: out of memory (%zu bytes)\n",
           rpd_progname ? rpd_progname : "rpdtools", n);
-  abort();
+  exit(1);
 }
 
 void *rpd_xmalloc(size_t n)

@@ -5,9 +5,9 @@
  *    the RPD_E* codes below.  The human-readable reason is kept in a
  *    per-thread buffer read with rpd_errmsg(); it never contains the
  *    program name or the file name (tools add those).
- *  - common/ never exits and never prints, except: out-of-memory aborts via
- *    rpd_xmalloc & co, and rpd_progress()/rpd_fail()/rpd_usage_error() which
- *    exist to print.
+ *  - common/ never exits and never prints, except: out of memory in
+ *    rpd_xmalloc & co (one line, exit 1, temp files removed), and
+ *    rpd_progress()/rpd_fail()/rpd_usage_error() which exist to print.
  *  - Memory returned to the caller says who frees it in the comment above
  *    the function.
  *  - SQL is never built by pasting data: bind parameters, or
@@ -59,8 +59,10 @@ void rpd_clearerr(void);
 
 /* ------------------------------------------------------------ memory */
 
-/* malloc/calloc/realloc/strdup that abort the process with a message on
- * out-of-memory; the caller frees the result with free(). */
+/* malloc/calloc/realloc/strdup that end the process on out-of-memory:
+ * "PROG: out of memory (N bytes)" on stderr, exit status 1, the atexit
+ * handlers run (rpd_cleanup_temps: no temp file is left).  The caller
+ * frees the result with free(). */
 void *rpd_xmalloc(size_t n);
 void *rpd_xcalloc(size_t n, size_t size);
 void *rpd_xrealloc(void *p, size_t n);

@@ -34,14 +34,65 @@ char *rpd_subclass_view(const rpd_subclass *sc)
   return rpd_xasprintf("%s%s", sc->name, sc->base);
 }
 
+/* Words that begin a column constraint, not a type (SQLite's grammar):
+ * "INTEGER DEFAULT 5" or "INT REFERENCES t ON DELETE CASCADE" would put a
+ * constraint into the DDL. */
+static int constraint_word(const char *w, size_t n)
+{
+  static const char *const kw[] = { "CONSTRAINT", "PRIMARY", "NOT", "NULL", "UNIQUE",
+                                    "CHECK", "DEFAULT", "COLLATE", "REFERENCES",
+                                    "GENERATED", "AS", "ON", "KEY" };
+  for (size_t i = 0; i < sizeof kw / sizeof *kw; i++)
+    if (strlen(kw[i]) == n && !strncasecmp(w, kw[i], n))
+      return 1;
+  return 0;
+}
+
+/* Skip spaces; then 1 and *p past a run of digits, or 0. */
+static int digits(const char **p)
+{
+  const char *q = *p;
+  while (*q == ' ') q++;
+  if (!isdigit((unsigned char)*q)) return 0;
+  while (isdigit((unsigned char)*q)) q++;
+  while (*q == ' ') q++;
+  *p = q;
+  return 1;
+}
+
 int rpd_subclass_type_ok(const char *type)
 {
-  if (!type || !*type)
+  const char *p = type;
+  int words = 0;
+  if (!p)
     return 0;
-  for (const char *p = type; *p; p++)
-    if (!isalnum((unsigned char)*p) && !strchr(" _(),", *p))
+  /* a type name: one or more words, then at most "(N)" or "(N, M)" */
+  for (;;) {
+    while (*p == ' ') p++;
+    if (!isalpha((unsigned char)*p) && *p != '_')
+      break;
+    const char *w = p;
+    while (isalnum((unsigned char)*p) || *p == '_') p++;
+    if (constraint_word(w, (size_t)(p - w)))
       return 0;
-  return 1;
+    words++;
+  }
+  if (!words)
+    return 0;
+  if (*p == '(') {
+    p++;
+    if (!digits(&p))
+      return 0;
+    if (*p == ',') {
+      p++;
+      if (!digits(&p))
+        return 0;
+    }
+    if (*p++ != ')')
+      return 0;
+    while (*p == ' ') p++;
+  }
+  return *p == '\0';
 }
 
 /* Index of `key` in the set (case-insensitive), or -1. */

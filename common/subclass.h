@@ -41,8 +41,10 @@ int rpd_subclass_build(rpd *r, const rpd_subclass *sc, int64_t *nrows);
 /* Drop the subclass view and table if they exist. */
 int rpd_subclass_drop(rpd *r, const rpd_subclass *sc);
 
-/* 1 if `type` is acceptable as a column type in DDL: letters, digits,
- * spaces, '_', '(', ')', ',' only, and not empty.  Else 0. */
+/* 1 if `type` is a plain SQL type name fit for DDL: one or more words
+ * (letters, digits, '_'), then at most "(N)" or "(N, M)" -- "varchar(255)",
+ * "double precision", "decimal(10, 5)".  A column constraint (DEFAULT,
+ * REFERENCES, NOT NULL, CHECK, COLLATE, ...) or any other text: 0. */
 int rpd_subclass_type_ok(const char *type);
 
 #endif

@@ -483,6 +483,23 @@ static void build_categories(raptor *R)
   R->ncrows = n;
 }
 
+int latency_bound(const raptor *R)
+{
+  if (!R->latency_ns)
+    return 0;
+  for (size_t i = 0; i < R->ncrows; i++) {
+    const catrow *c = &R->crows[i];
+    if (c->dur >= 0 || !strcmp(c->name, LATENCY_CAT))
+      continue;
+    double moved = (double)c->calls * (double)R->latency_ns;
+    return rpd_fail("-l %" PRId64 ": category '%s' would move %" PRId64 " calls x %" PRId64
+                    " ns = %.0f ns, more than its %.0f ns of GPU time (at most %.0f ns"
+                    " per call here)", R->latency_ns, c->name, c->calls, R->latency_ns,
+                    moved, c->dur + moved, floor((c->dur + moved) / (double)c->calls));
+  }
+  return 0;
+}
+
 static void build_gpus(raptor *R)
 {
   free(R->grows);

@@ -910,6 +910,7 @@ int setup_roi(raptor *R)
     if ((ret = check_have_ops(R, " (after --roi-trim)"))) goto out;
   }
   analyze(R);
+  if (!R->spill_failed && (ret = latency_bound(R))) goto out;
 spill:
   if (R->spill_failed)
     ret = rpd_fail("cannot read ops of '%s': reading the temp file failed", R->path);

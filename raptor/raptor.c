@@ -155,8 +155,11 @@ static int apply_opt(raptor *R, const struct opt *o, const char *val)
   case O_CAT: R->categorize = 1; break;
   case O_CATJSON: R->cat_file = val; break;
   case O_LAT:
-    if (parse_i64(val, &R->latency_ns))
-      return rpd_usage_error("bad --category-latency-ns '%s'", val);
+    /* ns per call: 0 .. 2^62 (a sane time; calls x N is bounded by the
+     * categories' own durations after the analysis, latency_bound) */
+    if (parse_i64(val, &R->latency_ns) || R->latency_ns < 0 ||
+        R->latency_ns >= RPD_TIME_LIMIT)
+      return rpd_usage_error("bad --category-latency-ns '%s' (ns per call, 0 .. 2^62)", val);
     break;
   case O_VAR: R->variability = 1; break;
   case O_KSEQ: R->kernelseq = 1; break;

@@ -169,6 +169,9 @@ int op_outlier(const raptor *R, const op *o);
  * in a streamed run, of R->opfile, which stays open for the outputs;
  * R->spill_failed = 1 if reading it failed). */
 void analyze(raptor *R);
+/* After analyze() with -l N: 0, or 1 after one line when some category
+ * has fewer ns than its calls x N (its total would turn negative). */
+int latency_bound(const raptor *R);
 /* Streamed run: start the per-op state (keys, GPU rows) before the ops. */
 void stream_begin(raptor *R);
 /* Streamed run: PreGap, sequenceId, key and GPU row of the next op in

@@ -6,6 +6,7 @@
  * FULL OUTER JOIN pairs them.  Memory stays flat (small page caches).
  * See docs/rpd-diff.md. */
 #include "rpd.h"
+#include "check.h"
 #include "opclass.h"
 #include "ranks.h"
 #include "sheets.h"
@@ -308,7 +309,9 @@ int main(int argc, char **argv)
   for (int k = 0; k < 2 && !rc; k++)
     if (rpd_open_or_report(&d.s[k].r, d.s[k].path, NULL, RPD_READ))
       rc = 1;
-    else if (rpd_exec(d.s[k].r, "PRAGMA cache_size = -4096; PRAGMA temp_store = FILE"))
+    /* a text or out-of-range timestamp would be summed as a wrong number */
+    else if (rpd_check_trace(d.s[k].r) ||
+             rpd_exec(d.s[k].r, "PRAGMA cache_size = -4096; PRAGMA temp_store = FILE"))
       rc = rpd_fail("cannot read '%s': %s", d.s[k].path, rpd_errmsg());
   /* "": a private temp database on disk (pages cached up to cache_size),
    * so many distinct keys (marker texts) do not grow the memory */

@@ -9,7 +9,9 @@
  * rows stream through prepared statements, so memory does not grow with the
  * traces and time is linear in the total rows.  See docs/rpd-merge.md. */
 #include "rpd.h"
+#include "check.h"
 #include "ranks.h"
+#include "strictint.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -52,6 +54,8 @@ typedef struct src {
   int64_t meta_offset;     /* clock_offset_ns tag */
   int64_t first_coll;      /* start of its first collective kernel, or -1 */
   int64_t shift;           /* ns added to its timestamps */
+  int64_t t_min, t_max;    /* smallest start, largest end (api, op, monitor);
+                            * t_max < t_min: no rows */
   int64_t n_api, n_op;
 } src;
 
@@ -94,16 +98,10 @@ static int in_list(const char *s, const char *const *list, size_t n)
 
 /* ------------------------------------------------------------ options */
 
+/* s as a strict decimal integer (common/strictint.h): 0 and *v, or -1. */
 static int parse_i64(const char *s, int64_t *v)
 {
-  char *end;
-  long long n;
-  errno = 0;
-  n = strtoll(s, &end, 10);
-  if (errno || end == s || *end)
-    return -1;
-  *v = n;
-  return 0;
+  return rpd_int_text(s, strlen(s), v) ? -1 : 0;
 }
 
 static int parse_offset(merge *m, const char *v)
@@ -177,16 +175,47 @@ static int parse_args(merge *m, int argc, char **argv, const char **out,
 
 /* ------------------------------------------------------------ inputs */
 
-/* Integer value of metadata tag, if present and numeric. */
+/* Integer value of metadata tag: RPD_OK, RPD_ENOTFOUND when absent, or
+ * RPD_EPARSE ("metadata clock_offset_ns: '1e3' is not an integer"). */
 static int meta_int(rpd *r, const char *tag, int64_t *v)
 {
   char *s = NULL;
-  int rc = rpd_meta_get(r, tag, &s), bad;
+  int rc = rpd_meta_get(r, tag, &s);
   if (rc)
     return rc;
-  bad = parse_i64(s, v);
+  if (rpd_int_text(s, strlen(s), v))
+    rc = rpd_seterr(RPD_EPARSE, "metadata %s: %s", tag, rpd_errmsg());
   free(s);
-  return bad ? RPD_EPARSE : RPD_OK;
+  return rc;
+}
+
+/* s->t_min/t_max: the span of the start/end values the clock shift moves
+ * (rocpd_api and rocpd_op, checked sane; rocpd_monitor's integer ones). */
+static int time_span(src *s)
+{
+  rpd_buf sql = {0};
+  int rc;
+  rpd_buf_puts(&sql, "SELECT min(s), max(e) FROM (SELECT min(start) s, max(\"end\") e"
+               " FROM rocpd_api UNION ALL SELECT min(start), max(\"end\") FROM rocpd_op");
+  if (rpd_table_exists(s->r, "rocpd_monitor"))
+    rpd_buf_puts(&sql, " UNION ALL SELECT min(start), max(\"end\") FROM rocpd_monitor"
+                 " WHERE typeof(start) = 'integer' AND typeof(\"end\") = 'integer'");
+  rpd_buf_puts(&sql, ")");
+  sqlite3_stmt *st = NULL;
+  s->t_min = 0;
+  s->t_max = -1;          /* no rows: nothing to move */
+  rc = rpd_prepare(s->r, sql.s, &st);
+  if (!rc) {
+    int r = rpd_step(s->r, st);
+    if (r == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+      s->t_min = sqlite3_column_int64(st, 0);
+      s->t_max = sqlite3_column_int64(st, 1);
+    } else if (r < 0)
+      rc = -r;
+  }
+  sqlite3_finalize(st);
+  rpd_buf_free(&sql);
+  return rc;
 }
 
 /* Read what the merge needs to know about one opened input. */
@@ -202,9 +231,16 @@ static int survey(merge *m, src *s)
   if (!s->host)
     s->host = rpd_xstrdup("");
   rpd_clearerr();
-  if (meta_int(s->r, "clock_offset_ns", &s->meta_offset))
-    s->meta_offset = 0;
-  rc = rpd_query_int64(s->r, "SELECT coalesce(min(pid), 0) FROM rocpd_api", &s->pid);
+  /* rows the shift would move to a wrong number are refused first */
+  rc = rpd_check_trace(s->r);
+  s->meta_offset = 0;
+  if (!rc && m->align == ALIGN_META &&
+      (rc = meta_int(s->r, "clock_offset_ns", &s->meta_offset)) == RPD_ENOTFOUND)
+    rc = RPD_OK;
+  if (!rc)
+    rc = time_span(s);
+  if (!rc)
+    rc = rpd_query_int64(s->r, "SELECT coalesce(min(pid), 0) FROM rocpd_api", &s->pid);
   if (!rc)
     rc = rpd_query_int64(s->r, "SELECT count(*) FROM rocpd_api", &s->n_api);
   if (!rc)
@@ -236,8 +272,10 @@ static int survey(merge *m, src *s)
   return rc;
 }
 
-/* Ranks from the 'rank' tags when every input has a distinct one. */
-static void assign_ranks(merge *m)
+/* Ranks from the 'rank' tags when every input has a distinct one.  A rank
+ * whose strides would leave the sane ranges (gpuId + R*gpu_stride past
+ * 2^31-1, pid + R*pid_stride past int64) is refused: 1 after the message. */
+static int assign_ranks(merge *m)
 {
   int tagged = 1;
   for (int i = 0; i < m->n && tagged; i++) {
@@ -251,6 +289,15 @@ static void assign_ranks(merge *m)
   if (!tagged)
     for (int i = 0; i < m->n; i++)
       m->in[i].rank = i;
+  /* every gpuId of an input is < gpu_stride (survey): rank R's land in
+   * R*gpu_stride .. (R+1)*gpu_stride - 1, which must stay < 2^31 */
+  int64_t max_rank = RPD_GPU_LIMIT / m->gpu_stride - 1;
+  for (int i = 0; i < m->n; i++)
+    if (m->in[i].rank > max_rank)
+      return rpd_fail("cannot merge '%s': its metadata rank %" PRId64 " is beyond"
+                      " %" PRId64 " (gpuId + rank * %" PRId64 " must stay below 2^31)",
+                      m->in[i].path, m->in[i].rank, max_rank, m->gpu_stride);
+  return 0;
 }
 
 /* Clock shift of every input from --align and --offset. */
@@ -270,8 +317,18 @@ static int assign_shifts(merge *m)
       s->shift = ref->first_coll - s->first_coll;
     }
     for (int k = 0; k < m->noffs; k++)
-      if (m->offs[k].rank == s->rank)
-        s->shift += m->offs[k].ns;
+      if (m->offs[k].rank == s->rank && !rpd_ns_add(s->shift, m->offs[k].ns, &s->shift))
+        return rpd_fail("cannot merge '%s': its clock shift overflows", s->path);
+    /* the shifted times must stay sane (0 .. 2^62): a wrapped or huge
+     * start would be written as a wrong number (or turn into a REAL) */
+    int64_t lo, hi;
+    if (s->t_max >= s->t_min &&
+        (!rpd_ns_add(s->t_min, s->shift, &lo) || !rpd_ns_add(s->t_max, s->shift, &hi) ||
+         !rpd_ns_sane(lo) || !rpd_ns_sane(hi)))
+      return rpd_fail("cannot merge '%s': a clock shift of %" PRId64 " ns (%s) moves its"
+                      " times %" PRId64 " .. %" PRId64 " outside 0 .. 2^62 ns", s->path,
+                      s->shift, m->align == ALIGN_META && s->shift == s->meta_offset ?
+                      "metadata clock_offset_ns" : "--align/--offset", s->t_min, s->t_max);
   }
   for (int k = 0; k < m->noffs; k++) {
     int found = 0;
@@ -301,7 +358,8 @@ static int open_inputs(merge *m)
       return rpd_fail("cannot read '%s': %s", s->path, rpd_errmsg());
     sqlite3_db_release_memory(s->r->db);
   }
-  assign_ranks(m);
+  if (assign_ranks(m))
+    return 1;
   return assign_shifts(m);
 }
 

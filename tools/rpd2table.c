@@ -22,6 +22,7 @@ static const char usage[] =
 #include <string.h>
 
 #include "rpd.h"
+#include "check.h"
 #include "textsafe.h"
 
 /* Python's repr of a float (what pandas writes): the fewest significant
@@ -206,10 +207,15 @@ int main(int argc, char **argv)
   rpd_outfile of = {0};
   FILE *o = stdout;
   int64_t rows = 0;
-  rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, progress_scans));
+  /* a text or out-of-range timestamp would be summed as a wrong number
+   * (its scans show their own progress phase, before the summary's) */
+  int rc = rpd_check_trace(r);
+  if (!rc)
+    rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, progress_scans));
   /* issue 19: a 16 MB page cache; SQLite's sorter (the GROUP BY and
    * ORDER BY) sizes itself by it, so the peak stays flat in trace size */
-  int rc = rpd_exec(r, "PRAGMA cache_size = -16384");
+  if (!rc)
+    rc = rpd_exec(r, "PRAGMA cache_size = -16384");
   if (!rc)
     rc = make_markers(r, pos + 1, n - 2);
   if (!rc && !to_stdout && !(rc = rpd_outfile_begin(&of, out, path)))

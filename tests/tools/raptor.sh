@@ -125,6 +125,23 @@ check_eq "-l 1000: total duration unchanged" \
   "$(q base-d.rpd "SELECT CAST(sum(total_dur_ns) AS INT) FROM ext_raptor_category")" \
   "$(q lat.rpd "SELECT CAST(sum(total_dur_ns) AS INT) FROM ext_raptor_category")"
 
+# -l bounded: never a negative total or an overflowed calls x N
+for n in 9223372036854775807 4611686018427387904 -5 1e9; do
+  check_rc "-l $n: usage error" 2 raptor base.rpd -l $n
+  check "-l $n: says the range" grep -q "bad --category-latency-ns '$n' (ns per call, 0 .. 2^62)" "$TESTDIR/stderr"
+done
+# the smallest average call of a non-idle category bounds N
+minavg=$(q base-d.rpd "SELECT min(CAST(total_dur_ns AS INT) / total_calls) FROM ext_raptor_category WHERE category <> '_GPU_Idle' AND total_calls > 0")
+cp base.rpd lb.rpd
+check_rc "-l 1000000000 (1 s per call): exit 1" 1 raptor lb.rpd -l 1000000000 --save
+check_one_line "-l 1000000000: one line"
+check "-l 1000000000: names the bound" grep -q "more than its .* ns of GPU time" "$TESTDIR/stderr"
+same_file "-l 1000000000: trace untouched (nothing saved)" base.rpd lb.rpd
+check_rc "-l at a category's smallest average call + 1: exit 1" 1 raptor base.rpd -l $((minavg + 1))
+saved lm base.rpd -l $minavg
+check_eq "-l at its smallest average call: saved, every total >= 0" "0|1" \
+  "$(q lm.rpd "SELECT count(*) FILTER (WHERE total_dur_ns < 0) || '|' || count(*) FILTER (WHERE category = '_Latency') FROM ext_raptor_category")"
+
 # ROI forms (span from the default run)
 first=$(q base-d.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'raptor_first_abs_ns'")
 last=$(q base-d.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'raptor_last_abs_ns'")

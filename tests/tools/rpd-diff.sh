@@ -102,3 +102,13 @@ check_rc "--xlsx onto an input" 1 rpd-diff --xlsx r0.rpd r0.rpd r1.rpd
 check_eq "input untouched after refusals" "$before" "$(sha r0.rpd)"
 check_rc "--help" 0 rpd-diff --help
 check "--help text" grep -q "sorted by" stdout
+
+# a text timestamp is refused, not read as 0 (a 9e9 % change)
+cp r0.rpd rt.rpd
+q rt.rpd "UPDATE rocpd_op SET \"end\" = 'late' WHERE id = (SELECT min(id) FROM rocpd_op)"
+cp rt.rpd rt.orig
+check_rc "text op end: refused" 1 rpd-diff r0.rpd rt.rpd
+check_one_line "text op end: one line"
+check "text op end: names file and column" grep -q "cannot read 'rt.rpd': rocpd_op.end: 1 row" "$TESTDIR/stderr"
+check_eq "text op end: nothing on stdout" "0" "$(wc -c <"$TESTDIR/stdout")"
+same_file "text op end: input byte-identical" rt.rpd rt.orig

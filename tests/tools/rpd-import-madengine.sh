@@ -41,6 +41,24 @@ check_rc "not a gpu_info CSV: exit 1" 1 rpd-import --into t.rpd other.csv
 check_one_line "not a gpu_info CSV: one line"
 check_rc "--into without files: usage" 2 rpd-import --into t.rpd
 check_rc "bad --clock-offset: usage" 2 rpd-import --into t.rpd bad.csv --clock-offset 1x
+check_rc "--clock-offset beyond int64: usage" 2 rpd-import --into t.rpd bad.csv --clock-offset 9223372036854775808
+check_rc "--clock-offset 1e9: usage" 2 rpd-import --into t.rpd bad.csv --clock-offset 1e9
+# an offset that wraps past 2^63, or leaves 0 .. 2^62: refused, trace unchanged
+cp t.rpd t.keep
+for off in 9223372036854775807 4611686018427387904 -1738317601000000000; do
+  check_rc "--clock-offset $off: exit 1" 1 rpd-import --into t.rpd gpu_info_power_profiler_output.csv --clock-offset $off
+  check_one_line "--clock-offset $off: one line"
+  check "--clock-offset $off: says why" grep -q "gpu_info_power_profiler_output.csv: line 2: the sample's time + clock offset $off ns is outside 0 .. 2^62 ns" "$TESTDIR/stderr"
+  same_file "--clock-offset $off: trace unchanged" t.keep t.rpd
+done
+check_eq "no monitor row ends before it starts" "0" "$(q t.rpd "SELECT count(*) FROM rocpd_monitor WHERE end < start OR start < 0")"
+# a sample that goes back in time would end before it starts
+printf 'time,Power(Watt) GPU0\r\n2025-01-31 10:00:05.000000,100\r\n2025-01-31 10:00:01.000000,110\r\n2025-01-31 10:00:06.000000,120\r\n' >back.csv
+check_rc "backwards sample: exit 1" 1 rpd-import --into t.rpd back.csv
+check_one_line "backwards sample: one line"
+check_eq "backwards sample: says where" "rpd-import: cannot import into 't.rpd': back.csv: line 3: time '2025-01-31 10:00:01.000000' is before the previous sample's" \
+  "$(cat "$TESTDIR/stderr")"
+same_file "backwards sample: trace unchanged" t.keep t.rpd
 
 # library_trace.csv: get_library_trace.py's csv.writer output (CRLF, quoted
 # configs holding commas), joined to the trace's kernels by name

@@ -208,3 +208,46 @@ check_rc "by-rank --help" 0 raptor --by-rank --help
 check "by-rank --help text" grep -q "stragglers" stdout
 check_rc "unmerged trace is rank 0" 0 raptor r1.rpd --by-rank --table ranks --format csv
 check_eq "unmerged ranks row" "0,,2,$(q r1.rpd "select count(*) from rocpd_op")" "$(sed -n 2p stdout | tr -d '\r' | cut -d, -f1-4)"
+
+# ---------------------------------------------------------------- values the merge must not trust
+# a text timestamp: refused, not copied
+cp r1.rpd bt.rpd
+q bt.rpd "UPDATE rocpd_api SET start = 'soon' WHERE id = (SELECT min(id) FROM rocpd_api)"
+check_rc "text api start: refused" 1 rpd-merge -o bt_m.rpd r0.rpd bt.rpd
+check_one_line "text api start: one line"
+check "text api start: names file and column" grep -q "cannot read 'bt.rpd': rocpd_api.start: 1 row" "$TESTDIR/stderr"
+check_eq "text api start: no OUT" "no" "$(test -e bt_m.rpd && echo yes || echo no)"
+# clock_offset_ns that moves the times out of range (REALs past 2^63)
+cp r1.rpd bo.rpd
+rpd-metadata bo.rpd --set clock_offset_ns 9223372036854775807 >/dev/null 2>&1
+check_eq "clock_offset_ns planted" "9223372036854775807" "$(q bo.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'clock_offset_ns'")"
+check_rc "clock_offset_ns 2^63-1: refused" 1 rpd-merge -o bo_m.rpd r0.rpd bo.rpd
+check_one_line "clock_offset_ns 2^63-1: one line"
+check "clock_offset_ns 2^63-1: says why" grep -q "cannot merge 'bo.rpd': a clock shift of 9223372036854775807 ns (metadata clock_offset_ns) moves its times" "$TESTDIR/stderr"
+check_eq "clock_offset_ns 2^63-1: no OUT" "no" "$(test -e bo_m.rpd && echo yes || echo no)"
+check_rc "clock_offset_ns 2^63-1 with --align none: merges" 0 rpd-merge -q --align none -o bo_n.rpd r0.rpd bo.rpd
+check_eq "--align none: every start stays an integer" "0" "$(q bo_n.rpd "SELECT count(*) FROM rocpd_api WHERE typeof(start) <> 'integer'")"
+q bo.rpd "UPDATE rocpd_metadata SET value = '-1e3' WHERE tag = 'clock_offset_ns'"
+check_rc "clock_offset_ns -1e3: refused" 1 rpd-merge -o bo_m.rpd r0.rpd bo.rpd
+check "clock_offset_ns -1e3: says why" grep -q "metadata clock_offset_ns: '-1e3' is not an integer" "$TESTDIR/stderr"
+q bo.rpd "UPDATE rocpd_metadata SET value = '-1000' WHERE tag = 'clock_offset_ns'"
+check_rc "clock_offset_ns -1000: merges" 0 rpd-merge -q -o bo_ok.rpd r0.rpd bo.rpd
+check_eq "clock_offset_ns -1000: rank 1 shifted by exactly -1000" \
+  "$(( $(q bo.rpd "SELECT min(start) FROM rocpd_api") - 1000 ))" \
+  "$(q bo_ok.rpd "SELECT min(start) FROM napi WHERE node = 1")"
+check_rc "--offset that overflows: refused" 1 rpd-merge -o bo_m.rpd --offset 1=9223372036854775000 r0.rpd bo.rpd
+check_one_line "--offset that overflows: one line"
+# rank tags whose strides leave the sane ranges
+for rk in 9223372036854775807 2147483647 2147483; do
+  cp r0.rpd rk0.rpd; cp r1.rpd rk1.rpd
+  rpd-metadata rk1.rpd --set rank $rk >/dev/null 2>&1
+  rm -f rk_m.rpd
+  check_rc "rank $rk: refused" 1 rpd-merge -o rk_m.rpd rk0.rpd rk1.rpd
+  check_one_line "rank $rk: one line"
+  check "rank $rk: says why" grep -q "cannot merge 'rk1.rpd': its metadata rank $rk is beyond 2147482" "$TESTDIR/stderr"
+  check_eq "rank $rk: no OUT" "no" "$(test -e rk_m.rpd && echo yes || echo no)"
+done
+rpd-metadata rk1.rpd --set rank 2147482 >/dev/null 2>&1
+check_rc "rank 2147482 (the largest): merges" 0 rpd-merge -q -o rk_m.rpd rk0.rpd rk1.rpd
+check_eq "rank 2147482: gpuIds stay below 2^31" "1" \
+  "$(q rk_m.rpd "SELECT max(gpuId) < 2147483648 AND min(gpuId) >= 0 FROM rocpd_op")"

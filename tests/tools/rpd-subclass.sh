@@ -21,7 +21,7 @@ for schema in 2 3; do
 
   # several events, a typed column, '' where a call lacks a key
   check_rc "v$schema: captures with --type: exit 0" 0 rpd-subclass "$f" --name=cap \
-    --events "hipStreamBeginCapture, hipStreamEndCapture" --type mode=integer --type "stream=varchar(18) NOT NULL"
+    --events "hipStreamBeginCapture, hipStreamEndCapture" --type mode=integer --type "stream=varchar(18)"
   check_eq "v$schema: union of keys, typed" \
     "api_ptr_id:INTEGER,stream:varchar(18),mode:INTEGER,graph:varchar(255)" "$(cols "$f" rocpd_capapi)"
   check_eq "v$schema: begin rows lack graph, end rows lack mode" "3|3|3|3" \
@@ -69,6 +69,17 @@ check_eq "no match: empty table" "0|api_ptr_id:INTEGER" \
 before=$(sum t2.rpd)
 check_rc "hostile --name: exit 2" 2 rpd-subclass t2.rpd --name 'x"; DROP TABLE rocpd_api; --' --events a
 check_rc "hostile --type: exit 2" 2 rpd-subclass t2.rpd --name h --events a --type 'a=int); DROP TABLE rocpd_api; --'
+for t in 'a=INTEGER DEFAULT 5' 'a=INTEGER REFERENCES rocpd_api(id) ON DELETE CASCADE' \
+         'a=int NOT NULL' 'a=int CHECK(a > 0)' 'a=text COLLATE nocase' 'a=int PRIMARY KEY' \
+         'a=varchar(18) x' 'a=varchar(1,2,3)' 'a=(5)' 'a=' 'a=int,b int'; do
+  check_rc "--type '$t': exit 2" 2 rpd-subclass t2.rpd --name h --events a --type "$t"
+  check "--type '$t': says why" grep -q "bad --type" "$TESTDIR/stderr"
+done
+check_rc "--type plain names: 'double precision', 'decimal(10, 5)', 'varchar( 18 )'" 0 \
+  rpd-subclass t3.rpd --base op --name tp --events MyCopy --type "bytes=double precision" \
+  --type "x=decimal(10, 5)" --type "y=varchar( 18 )"
+check_eq "--type plain names: no constraint in the DDL" "0" \
+  "$(q t3.rpd "SELECT count(*) FROM sqlite_master WHERE name = 'rocpd_tpapi' AND (sql LIKE '%DEFAULT%' OR sql LIKE '%REFERENCES%')")"
 check_rc "bad --base: exit 2" 2 rpd-subclass t2.rpd --name h --events a --base kernel
 check_rc "missing --name: exit 2" 2 rpd-subclass t2.rpd --events a
 check_rc "missing --events: exit 2" 2 rpd-subclass t2.rpd --name h

@@ -51,3 +51,13 @@ if need_shared "$TRACES/synth-small.rpd"; then
     "$(q s.rpd "SELECT sum(O.end - O.start) FROM rocpd_api_ops L JOIN rocpd_op O ON O.id = L.op_id JOIN rocpd_api A ON A.id = L.api_id")" \
     "$(python3 -c 'import csv; print(sum(int(r["total_dur"]) for r in csv.DictReader(open("s.csv"))))')"
 fi
+
+# a text timestamp is refused, not read as 0 (a 1.7e15 ns kernel at 99.99999%)
+cp t.rpd tt.rpd
+q tt.rpd "UPDATE rocpd_op SET start = 'x' || start WHERE id = (SELECT min(id) FROM rocpd_op)"
+cp tt.rpd tt.orig
+check_rc "text op start: refused" 1 rpd2table tt.rpd tt.csv
+check_one_line "text op start: one line"
+check "text op start: names the column" grep -q "rocpd_op.start: 1 row" "$TESTDIR/stderr"
+check_eq "text op start: no OUT" "no" "$(test -e tt.csv && echo yes || echo no)"
+same_file "text op start: input byte-identical" tt.rpd tt.orig

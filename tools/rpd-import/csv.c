@@ -12,6 +12,7 @@
 #include "rpd.h"
 #include "import.h"
 #include "pipe.h"    /* issue 21: the writer thread */
+#include "strictint.h"
 
 /* ------------------------------------------------------------ CSV input */
 
@@ -228,32 +229,30 @@ static const char *cval(const csv *c, int col)
   return col >= 0 && col < c->nfld ? c->rec + c->off[col] : "";
 }
 
-/* Integer field; "Agent 3" style values give their trailing number. */
+/* Integer field, read by the strict reader (common/strictint.h) after an
+ * "Agent 3" style prefix and before trailing spaces.  An empty cell is 0,
+ * except in a *_Timestamp column: a time that is not there is refused. */
 static int cint(const csv *c, int col, int64_t *v)
 {
   const char *s = cval(c, col), *p = s;
   *v = 0;
-  if (col < 0 || !*s)
+  if (col < 0)
     return RPD_OK;
+  if (!*s) {
+    size_t hl = strlen(c->hdr[col]);
+    if (hl < 10 || strcasecmp(c->hdr[col] + hl - 10, "_Timestamp"))
+      return RPD_OK;
+    return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": column '%s' is empty",
+                      c->path, c->line, c->hdr[col]);
+  }
   while (*p && !isdigit((unsigned char)*p) && *p != '-')
     p++;
-  int neg = *p == '-', ok = 1;
-  const char *d = p + neg, *q = d;
-  uint64_t x = 0;
-  for (; *q >= '0' && *q <= '9'; q++) {
-    unsigned dig = (unsigned)(*q - '0');
-    /* beyond int64: an error, not a wrap (no division per digit) */
-    if (x >= UINT64_C(922337203685477580) &&
-        (x > UINT64_C(922337203685477580) || dig > 7))
-      ok = 0;
-    x = x * 10 + dig;
-  }
-  while (*q == ' ')
-    q++;
-  if (!ok || q == d || *q)
+  size_t n = strlen(p);
+  while (n && p[n - 1] == ' ')
+    n--;
+  if (rpd_int_text(p, n, v))
     return rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": column '%s': not a "
                       "number: '%.40s'", c->path, c->line, c->hdr[col], s);
-  *v = neg ? -(int64_t)x : (int64_t)x;
   return RPD_OK;
 }
 

@@ -216,8 +216,9 @@ static int db_kernel_row(imp *m, rpd *in, sqlite3_stmt *st, const symtab *sy,
     return RPD_ESQL;
   k.queue = col_i64(st, 1);
   k.seq = col_i64(st, 2);
-  k.start = col_i64(st, 3);
-  k.end = col_i64(st, 4);
+  if ((rc = db_time(st, 3, "rocpd_kernel_dispatch", &k.start)) ||
+      (rc = db_time(st, 4, "rocpd_kernel_dispatch", &k.end)))
+    return rc;
   k.corr = col_i64(st, 5);
   k.stream = col_i64(st, 6);
   for (int i = 0; i < 3; i++) {
@@ -366,8 +367,9 @@ static int db_region_row(imp *m, sqlite3_stmt *st, merge *mg)
   a.corr = col_i64(st, 1);
   a.pid = idc_num(mg->in, &mg->proc, st, 2, &ok);
   a.tid = idc_num(mg->in, &mg->thr, st, 3, &ok);
-  a.start = col_i64(st, 4);
-  a.end = col_i64(st, 5);
+  if ((rc = db_time(st, 4, "rocpd_region", &a.start)) ||
+      (rc = db_time(st, 5, "rocpd_region", &a.end)))
+    return rc;
   a.name = idc_txt(mg->in, &mg->str, st, 6);
   /* the name's slot may move when the category is read: copy it */
   if (a.name) {
@@ -518,8 +520,10 @@ static int db_copy_row(imp *m, sqlite3_stmt *st)
   c.kind = copy_kind(col_txt(st, 0));
   c.src_gpu = col_gpu(st, 1);
   c.dst_gpu = col_gpu(st, 2);
-  c.start = col_i64(st, 3);
-  c.end = col_i64(st, 4);
+  int rc;
+  if ((rc = db_time(st, 3, "rocpd_memory_copy", &c.start)) ||
+      (rc = db_time(st, 4, "rocpd_memory_copy", &c.end)))
+    return rc;
   c.corr = col_i64(st, 5);
   c.bytes = col_i64(st, 6);
   c.stream = col_i64(st, 7);

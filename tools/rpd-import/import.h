@@ -209,6 +209,11 @@ int import_csv_stream(imp *m, FILE *f, const char *name, int which);
 int import_db(imp *m, const char *path);
 /* The same on an open database (the fuzz target's entry). */
 int import_db_handle(imp *m, rpd *in);
+/* Timestamp column i of a row of `table` (named in the message): RPD_OK
+ * and *out when it is an INTEGER value, else RPD_EPARSE (text, real, blob
+ * and null are refused, never read as 0: common/strictint.h).  (writer.c: db.c and
+ * v1.c use it) */
+int db_time(sqlite3_stmt *st, int i, const char *table, int64_t *out);
 
 /* --- extra record kinds (ext.c); made on first use, freed by w_finalize */
 /* A rocpd_counter row: counter `name` = value for op op_id. */

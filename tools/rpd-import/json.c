@@ -11,6 +11,7 @@
 #include "kinds.h"   /* issue 16 record kinds: json_kinds.c */
 #include "pipe.h"    /* issue 19: the writer thread, paused for rare records */
 #include "jsonread.h"
+#include "strictint.h"
 
 enum { R_NONE, R_TOP, R_TOOL, R_SECTION, R_STRINGS, R_BUFREC, R_AGENTS,
        R_SYMS, R_KINDNAMES, R_MARKERSTR, R_RECARR, R_RECORD, R_INREC };
@@ -24,6 +25,9 @@ typedef struct jfield {
   rpd_buf val;
   int n;        /* values appended (arrays) */
 } jfield;
+
+/* The default of an integer field that must be present (a timestamp). */
+#define JREQ INT64_MIN
 
 typedef struct ksym {
   char *short_name, *full_name;
@@ -54,6 +58,18 @@ typedef struct jstate {
   char recarr[48];                 /* buffer_records key of the current array */
   jfield *f;
   int nf, capf, hint;
+  /* the keys of the current record's fields, hashed (jkey_bit): a key
+   * seen again is a duplicate (the last value wins, as in Python) */
+  uint64_t keybits[2];
+  char arr_fresh[JMAXD + 1];       /* keyed array at depth d has no value yet */
+  /* fields from this index on belong to the container instance open at
+   * depth d (a new element of an array of maps starts a new barrier: its
+   * keys repeat the previous element's legitimately) */
+  int barrier[JMAXD + 1];
+  /* the first integer field of the record that was not an integer (or a
+   * required one that was missing): the record is refused with it */
+  char ibad[200];
+  uint64_t ncb;                    /* parser callbacks so far (json_run) */
   int saw_tool;
   int saw_events;     /* a top-level traceEvents array: a chrome trace */
   /* per-section tables */
@@ -127,31 +143,89 @@ static const char *jstrn(jstate *j, const char *key, size_t len)
   return f ? f->val.s : NULL;
 }
 
+/* The integer field key: its value when it is an integer (a JSON number
+ * or string holding exactly a decimal int64: common/strictint.h); dflt
+ * when it is absent or null, where dflt = JREQ makes that an error too.
+ * An error (a fraction, an exponent, true/false, an array, out of range)
+ * is remembered in j->ibad (the first one wins) and dflt returned: the
+ * record is refused by jrec_check. */
 static int64_t jintn(jstate *j, const char *key, size_t len, int64_t dflt)
 {
-  const char *s = jstrn(j, key, len);
-  if (!s || !*s)
-    return dflt;
-  /* plain decimal integers (what rocprofv3 writes) without strtoll;
-   * anything else (a fraction, an exponent, 19+ digits) goes to it */
+  jfield *f = jf_findn(j, key, len);
+  const char *s = f ? f->val.s : NULL;
+  if (!s || !*s) {
+    if (dflt == JREQ && !j->ibad[0])
+      snprintf(j->ibad, sizeof j->ibad, "field '%.*s' is missing", (int)len, key);
+    return dflt == JREQ ? 0 : dflt;
+  }
+  /* plain decimal integers of up to 18 digits (what rocprofv3 writes)
+   * inline; anything else goes to the strict reader */
   const char *p = s + (*s == '-');
   uint64_t v = 0;
   int nd = 0;
   for (; *p >= '0' && *p <= '9' && nd < 18; p++, nd++)
     v = v * 10 + (uint64_t)(*p - '0');
-  if (*p || !nd)
-    return strtoll(s, NULL, 10);
-  return *s == '-' ? -(int64_t)v : (int64_t)v;
+  if (!*p && nd)
+    return *s == '-' ? -(int64_t)v : (int64_t)v;
+  int64_t x;
+  if (f->n == 1 && rpd_int_text(s, f->val.len, &x) == RPD_OK)
+    return x;
+  if (!j->ibad[0]) {
+    if (f->n > 1)
+      snprintf(j->ibad, sizeof j->ibad, "field '%.*s': an array, not an integer",
+               (int)len, key);
+    else
+      snprintf(j->ibad, sizeof j->ibad, "field '%.*s': %s", (int)len, key, rpd_errmsg());
+  }
+  return dflt == JREQ ? 0 : dflt;
+}
+
+/* RPD_OK, or the record's first bad integer field as an RPD_EPARSE
+ * (json_run adds the byte and line). */
+static int jrec_check(jstate *j)
+{
+  if (!j->ibad[0])
+    return RPD_OK;
+  static const char *const what[] = { "", "metadata", "agents", "kernel_symbols",
+                                      "strings.buffer_records", "strings.marker_api" };
+  const char *rec = j->rec_kind > 0 && j->rec_kind < RK_BUF ? what[j->rec_kind] : j->recarr;
+  return rpd_seterr(RPD_EPARSE, "%s record: %s", rec, j->ibad);
+}
+
+/* One of 128 bits for a key (its length, last and middle bytes: the
+ * flattened keys of a record differ in those). */
+static unsigned jkey_bit(const char *key, size_t kl)
+{
+  unsigned h = (unsigned)kl * 7u;
+  if (kl)
+    h += (unsigned char)key[kl - 1] * 31u + (unsigned char)key[kl / 2];
+  return h & 127u;
 }
 
 static void jrec_value(jstate *j, const char *s, size_t len)
 {
   const char *key = j->path;
   size_t kl = j->plen;
-  /* a repeated key is an array element: it is the newest field */
-  jfield *f = j->nf && j->f[j->nf - 1].klen == kl &&
+  int in_array = !j->is_map[j->depth];
+  /* the next element of an array is appended to the newest field */
+  jfield *f = in_array && !j->arr_fresh[j->depth] && j->nf &&
+              j->f[j->nf - 1].klen == kl &&
               !memcmp(j->f[j->nf - 1].key, key, kl) ? &j->f[j->nf - 1] : NULL;
+  if (in_array)
+    j->arr_fresh[j->depth] = 0;
   if (!f) {
+    unsigned bit = jkey_bit(key, kl);
+    uint64_t *w = &j->keybits[bit >> 6], mask = UINT64_C(1) << (bit & 63);
+    if (*w & mask) {
+      /* maybe a key seen before in this record: the earlier field is
+       * retired (no key), so lookups find this, the last value */
+      for (int i = j->barrier[j->depth]; i < j->nf; i++)
+        if (j->f[i].klen == kl && !memcmp(j->f[i].key, key, kl)) {
+          j->f[i].klen = (size_t)-1;
+          j->f[i].key[0] = '\0';
+        }
+    }
+    *w |= mask;
     if (j->nf == j->capf) {
       j->capf = j->capf ? 2 * j->capf : 32;
       j->f = rpd_xrealloc(j->f, j->capf * sizeof *j->f);
@@ -230,8 +304,8 @@ static int rec_kernel(jstate *j)
   /* in the order rocprofv3 writes the fields: each lookup starts where
    * the last one hit (jf_find), so it is found at once */
   k.corr = jint(j, "correlation_id.internal", 0);
-  k.start = jint(j, "start_timestamp", 0);
-  k.end = jint(j, "end_timestamp", 0);
+  k.start = jint(j, "start_timestamp", JREQ);
+  k.end = jint(j, "end_timestamp", JREQ);
   k.gpu = agent_gpu(j, jint(j, "dispatch_info.agent_id.handle", -1));
   k.queue = jint(j, "dispatch_info.queue_id.handle", 0);
   int64_t kid = jint(j, "dispatch_info.kernel_id", -1);
@@ -245,7 +319,9 @@ static int rec_kernel(jstate *j)
   k.grid[1] = jint(j, "dispatch_info.grid_size.y", 0);
   k.grid[2] = jint(j, "dispatch_info.grid_size.z", 0);
   k.stream = jint(j, "stream_id.handle", 0);
-  int rc = sym_ids(j, kid, &k.desc_id, &k.name_id);
+  int rc = jrec_check(j);
+  if (!rc)
+    rc = sym_ids(j, kid, &k.desc_id, &k.name_id);
   return rc ? rc : w_kernel(j->m, &k);
 }
 
@@ -259,12 +335,13 @@ static int rec_copy(jstate *j)
     c.kind = (int)op - 1;       /* rocprofiler enum order: H2H H2D D2H D2D */
   c.src_gpu = agent_gpu(j, jint(j, "src_agent_id.handle", -1));
   c.dst_gpu = agent_gpu(j, jint(j, "dst_agent_id.handle", -1));
-  c.start = jint(j, "start_timestamp", 0);
-  c.end = jint(j, "end_timestamp", 0);
+  c.start = jint(j, "start_timestamp", JREQ);
+  c.end = jint(j, "end_timestamp", JREQ);
   c.corr = jint(j, "correlation_id.internal", 0);
   c.bytes = jint(j, "bytes", 0);
   c.stream = jint(j, "stream_id.handle", 0);
-  return w_copy(j->m, &c);
+  int rc = jrec_check(j);
+  return rc ? rc : w_copy(j->m, &c);
 }
 
 /* "name=value | name=value" from the record's args.* fields. */
@@ -297,8 +374,8 @@ static int rec_api(jstate *j, const char *section)
   a.tid = jint(j, "thread_id", 0);            /* rocprofv3's field order */
   a.corr = jint(j, "correlation_id.internal", 0);
   a.pid = j->m->pid;
-  a.start = jint(j, "start_timestamp", 0);
-  a.end = jint(j, "end_timestamp", 0);
+  a.start = jint(j, "start_timestamp", JREQ);
+  a.end = jint(j, "end_timestamp", JREQ);
   a.category = kind_name(j, kind);
   a.name = nm;
   a.args = rec_args(j);
@@ -317,7 +394,8 @@ static int rec_api(jstate *j, const char *section)
     else if (!*a.args)
       a.args = nm;
   }
-  return w_api(j->m, &a);
+  int rc = jrec_check(j);
+  return rc ? rc : w_api(j->m, &a);
 }
 
 static int rec_meta(jstate *j)
@@ -325,13 +403,16 @@ static int rec_meta(jstate *j)
   imp *m = j->m;
   m->pid = jint(j, "pid", 0);
   int64_t init = jint(j, "init_time", 0), fini = jint(j, "fini_time", 0);
+  int rc = jrec_check(j);
+  if (rc)
+    return rc;
   w_meta_time(m, init, fini);
   jfield *cmd = jf_find(j, "command");
   if (cmd && cmd->val.s)
     for (char *p = cmd->val.s; *p; p++)
       if (*p == '\x1f')
         *p = ' ';
-  int rc = w_meta_int(m, "rocprofv3::pid", m->pid);
+  rc = w_meta_int(m, "rocprofv3::pid", m->pid);
   if (!rc)
     rc = w_meta_add(m, "rocprofv3::hostname", jstr(j, "node.hostname"));
   if (!rc)
@@ -402,8 +483,11 @@ static void rec_marker(jstate *j)
     j->capmarkers = j->capmarkers ? 2 * j->capmarkers : 64;
     j->markers = rpd_xrealloc(j->markers, j->capmarkers * sizeof *j->markers);
   }
+  int64_t id = jint(j, "key", 0);
+  if (j->ibad[0])
+    return;             /* refused by rec_end */
   j->markers[j->nmarkers] = rpd_xstrdup(val);
-  imap_put(&j->markmsg, strtoll(key, NULL, 10), j->nmarkers++);
+  imap_put(&j->markmsg, id, j->nmarkers++);
 }
 
 /* --- issue 16: how json_kinds.c reads the current record (kinds.h) */
@@ -420,7 +504,11 @@ static int64_t jk_gpu(void *c, int64_t h) { return agent_gpu(c, h); }
 static const char *jk_op(void *c, int64_t k, int64_t op) { return op_name(c, k, op); }
 static const char *jk_kind(void *c, int64_t k) { return kind_name(c, k); }
 static int jk_sym(void *c, int64_t id, int64_t *d, int64_t *f) { return sym_ids(c, id, d, f); }
-static const jk_access jk_acc = { jk_field, jk_gpu, jk_op, jk_kind, jk_sym };
+static int64_t jk_integer(void *c, const char *key, int64_t dflt)
+{
+  return jintn(c, key, strlen(key), dflt);
+}
+static const jk_access jk_acc = { jk_field, jk_gpu, jk_op, jk_kind, jk_sym, jk_integer };
 /* --- end of issue 16 block */
 
 /* A record of json_kinds.c's (or an agent): it may use the output
@@ -459,10 +547,10 @@ static int rec_end(jstate *j)
   int rc;
   switch (j->rec_kind) {
   case RK_META: return rec_meta(j);
-  case RK_AGENT: rec_kinds(j, &rc); return rc;
-  case RK_SYM: rec_sym(j); return RPD_OK;
+  case RK_AGENT: rec_kinds(j, &rc); return rc ? rc : jrec_check(j);
+  case RK_SYM: rec_sym(j); return jrec_check(j);
   case RK_KIND: rec_kindnames(j); return RPD_OK;
-  case RK_MARKER: rec_marker(j); return RPD_OK;
+  case RK_MARKER: rec_marker(j); return jrec_check(j);
   default: break;
   }
   if (!strcmp(s, "kernel_dispatch")) {
@@ -480,7 +568,7 @@ static int rec_end(jstate *j)
   }
   /* issue 16: counters, allocations, scratch, rocdecode, rocjpeg */
   if (rec_kinds(j, &rc))
-    return rc;
+    return rc ? rc : jrec_check(j);
   count_read(j->m, s, 0);
   return RPD_OK;
 }
@@ -536,6 +624,7 @@ static int child_role(jstate *j, int is_map, int *rec_kind)
 static int j_open(jstate *j, int is_map)
 {
   int rk;
+  j->ncb++;
   int role = child_role(j, is_map, &rk);
   if (j->depth >= JMAXD) {
     j->rc = rpd_seterr(RPD_EPARSE, "JSON nested deeper than %d levels", JMAXD);
@@ -558,6 +647,13 @@ static int j_open(jstate *j, int is_map)
     j->rec_kind = rk;
     j->nf = 0;
     j->plen = j->pbase[j->depth] = 0;
+    j->keybits[0] = j->keybits[1] = 0;
+    j->barrier[j->depth] = 0;
+    j->ibad[0] = '\0';
+  } else if (j->rec_depth) {
+    int parent_map = j->is_map[j->depth - 1];
+    j->barrier[j->depth] = parent_map ? j->barrier[j->depth - 1] : j->nf;
+    j->arr_fresh[j->depth] = !is_map && parent_map;
   }
   return 1;
 }
@@ -565,6 +661,7 @@ static int j_open(jstate *j, int is_map)
 static int j_close(jstate *j)
 {
   int rc = RPD_OK;
+  j->ncb++;
   if (j->rec_depth && j->depth == j->rec_depth) {
     rc = rec_end(j);
     j->rec_depth = 0;
@@ -607,6 +704,7 @@ static void copy_key(char *d, const unsigned char *s, size_t n)
 static int cb_key(void *ctx, const unsigned char *s, size_t len)
 {
   jstate *j = ctx;
+  j->ncb++;
   if (len >= JKEY)
     len = JKEY - 1;
   if (!j->rec_depth) {
@@ -633,6 +731,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
 
 static int scalar(jstate *j, const char *s, size_t len)
 {
+  j->ncb++;
   if (j->rec_depth)
     jrec_value(j, s, len);
   return 1;
@@ -650,7 +749,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
 
 static int cb_bool(void *ctx, int b)
 {
-  return scalar(ctx, b ? "1" : "0", 1);
+  /* as text: never read as an integer (true is not 1) */
+  return b ? scalar(ctx, "true", 4) : scalar(ctx, "false", 5);
 }
 
 static int cb_null(void *ctx)
@@ -662,6 +762,13 @@ static const yajl_callbacks jcb = {
   cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
   cb_start_map, cb_key, cb_end_map, cb_start_array, cb_end_array
 };
+
+/* yajl's memory through the suite's allocators: out of memory is one line
+ * and exit 1 (rpd_xmalloc), not a NULL yajl would write through. */
+static void *jmalloc(void *ctx, size_t n) { (void)ctx; return rpd_xmalloc(n); }
+static void *jrealloc(void *ctx, void *p, size_t n) { (void)ctx; return rpd_xrealloc(p, n); }
+static void jfree(void *ctx, void *p) { (void)ctx; free(p); }
+static yajl_alloc_funcs json_alloc = { jmalloc, jrealloc, jfree, NULL };
 
 /* One line from yajl's error text (it carries a context excerpt). */
 static void yajl_msg(yajl_handle h, const unsigned char *chunk, size_t len,
@@ -692,34 +799,64 @@ int json_run(imp *m, json_read_fn rd, void *ctx)
   jstate j;
   memset(&j, 0, sizeof j);
   j.m = m;
-  yajl_handle h = yajl_alloc(&jcb, NULL, &j);
+  yajl_handle h = yajl_alloc(&jcb, &json_alloc, &j);
   yajl_config(h, yajl_dont_validate_strings, 1);
   const unsigned char *buf = NULL;
   uint64_t fed = 0, lines = 1;
   int rc = RPD_OK, n;
   yajl_status st = yajl_status_ok;
   char msg[256];
+  /* Inside one long token (a string of many MB) yajl keeps what it has
+   * lexed so far and lexes it again from its start on every call: fed in
+   * fixed chunks that is quadratic in the token's length.  When a call
+   * made no callback at all, the bytes are held back (pending) until they
+   * are as many as yajl holds (stuck), so each call at least doubles the
+   * token and the total work stays linear. */
+  rpd_buf pending = {0};
+  uint64_t stuck = 0;
 
-  while ((n = rd(ctx, &buf, fed)) > 0) {
-    st = yajl_parse(h, buf, (size_t)n);
+  for (;;) {
+    const unsigned char *chunk;
+    size_t len;
+    n = rd(ctx, &buf, fed + pending.len);
+    if (n > 0 && stuck) {
+      rpd_buf_add(&pending, (const char *)buf, (size_t)n);
+      if (pending.len < stuck)
+        continue;
+    }
+    if (n <= 0 && !pending.len)
+      break;
+    if (pending.len) {
+      chunk = (const unsigned char *)pending.s;
+      len = pending.len;
+    } else {
+      chunk = buf;
+      len = (size_t)n;
+    }
+    uint64_t ncb = j.ncb;
+    st = yajl_parse(h, chunk, len);
     if (st != yajl_status_ok) {
       size_t at = yajl_get_bytes_consumed(h);
-      for (size_t i = 0; i < at && i < (size_t)n; i++)
-        lines += buf[i] == '\n';
+      for (size_t i = 0; i < at && i < len; i++)
+        lines += chunk[i] == '\n';
       if (st == yajl_status_client_canceled) {
         rc = j.rc ? j.rc : RPD_ERR;
         if (rc == RPD_EPARSE || rc == RPD_ERR)
           rc = rpd_seterr(RPD_EPARSE, "at byte %" PRIu64 " (line %" PRIu64 "): %s",
                           fed + at, lines, rpd_errmsg());
       } else {
-        yajl_msg(h, buf, (size_t)n, msg, sizeof msg);
+        yajl_msg(h, chunk, len, msg, sizeof msg);
         rc = rpd_seterr(RPD_EPARSE, "malformed JSON at byte %" PRIu64
                         " (line %" PRIu64 "): %s", fed + at, lines, msg);
       }
       goto cleanup;
     }
-    lines += count_nl(buf, (size_t)n);
-    fed += (uint64_t)n;
+    lines += count_nl(chunk, len);
+    fed += (uint64_t)len;
+    stuck = j.ncb == ncb ? stuck + len : 0;
+    rpd_buf_reset(&pending);
+    if (n <= 0)
+      break;
   }
   if (n < 0) {
     rc = RPD_EGZIP;
@@ -753,6 +890,7 @@ int json_run(imp *m, json_read_fn rd, void *ctx)
 cleanup:
   jk_free(m);   /* issue 16 */
   yajl_free(h);
+  rpd_buf_free(&pending);
   js_clear_section(&j);
   for (int i = 0; i < j.capf; i++)
     rpd_buf_free(&j.f[i].val);

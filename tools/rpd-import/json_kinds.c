@@ -16,6 +16,7 @@
 
 #include "rpd.h"
 #include "kinds.h"
+#include "strictint.h"
 
 typedef struct jkstate {
   imap node;                /* agent handle -> logical_node_id */
@@ -49,10 +50,15 @@ static const char *jk_get(const jk_access *a, void *ctx, const char *key)
   return NULL;
 }
 
+/* An integer field (0 when absent), or a required one (the timestamps of
+ * a row of rocpd_op/rocpd_api; the ext tables' rows may lack them). */
 static int64_t jk_int(const jk_access *a, void *ctx, const char *key)
 {
-  const char *v = jk_get(a, ctx, key);
-  return v && *v ? strtoll(v, NULL, 10) : 0;
+  return a->integer(ctx, key, 0);
+}
+static int64_t jk_time(const jk_access *a, void *ctx, const char *key)
+{
+  return a->integer(ctx, key, INT64_MIN);
 }
 
 /* The operation name of the record (strings.buffer_records), or
@@ -170,8 +176,8 @@ static int jk_counter_record(imp *m, const jk_access *a, void *ctx)
   int64_t kid = DI("kernel_id");
 #undef DI
   k.corr = jk_int(a, ctx, "dispatch_data.correlation_id.internal");
-  k.start = jk_int(a, ctx, "dispatch_data.start_timestamp");
-  k.end = jk_int(a, ctx, "dispatch_data.end_timestamp");
+  k.start = jk_time(a, ctx, "dispatch_data.start_timestamp");
+  k.end = jk_time(a, ctx, "dispatch_data.end_timestamp");
   rc = a->sym(ctx, kid, &k.desc_id, &k.name_id);
   /* records[]: counter_id.handle and value alternate, in order */
   const char *kk, *v;
@@ -179,7 +185,9 @@ static int jk_counter_record(imp *m, const jk_access *a, void *ctx)
   int have = 0;
   for (int i = 0; !rc && a->field(ctx, i, &kk, &v); i++) {
     if (!strcmp(kk, "records.counter_id.handle")) {
-      cid = strtoll(v, NULL, 10);
+      if ((rc = rpd_int_text(v, strlen(v), &cid)))
+        rc = rpd_seterr(RPD_EPARSE, "counter_collection record: field '%s': %s", kk,
+                        rpd_errmsg());
       have = 1;
       continue;
     }
@@ -253,8 +261,8 @@ static int jk_api(imp *m, const jk_access *a, void *ctx, const char *domain)
   r.corr = jk_int(a, ctx, "correlation_id.internal");
   r.pid = m->pid;
   r.tid = jk_int(a, ctx, "thread_id");
-  r.start = jk_int(a, ctx, "start_timestamp");
-  r.end = jk_int(a, ctx, "end_timestamp");
+  r.start = jk_time(a, ctx, "start_timestamp");
+  r.end = jk_time(a, ctx, "end_timestamp");
   r.domain = domain;
   r.category = a->kind_name(ctx, jk_int(a, ctx, "kind"));
   r.name = jk_opname(a, ctx, ob, sizeof ob);

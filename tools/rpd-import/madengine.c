@@ -117,7 +117,7 @@ static int mcsv_import(rpd *r, const char *path, int64_t offset, int auto_align,
   int rc = mcsv_header(f, &m);
   char *line = NULL, *fld[MAXDEV + 1], *prev = NULL;
   size_t cap = 0;
-  int64_t lineno = 1, t_prev = -1, off = offset;
+  int64_t lineno = 1, prev_line = 0, t_prev = -1, off = offset;
   sqlite3_stmt *ins = NULL;
   char *del = NULL;
   if (!rc) {
@@ -152,11 +152,27 @@ static int mcsv_import(rpd *r, const char *path, int64_t offset, int auto_align,
       }
       if (auto_align && t_prev < 0 && !prev)
         off = trace_start - 1000000000 - t;   /* sampling starts 1 s early */
+      /* a sample before the previous one would make a row end before it
+       * starts: the file is not one sampling run */
+      if (prev && t < t_prev) {
+        rc = rpd_seterr(RPD_EPARSE, "%s: line %" PRId64 ": time '%.40s' is before the"
+                        " previous sample's", path, lineno, fld[0]);
+        break;
+      }
     }
     if (prev) {
       char *pf[MAXDEV + 1];
       split(prev, pf, MAXDEV + 1);
-      int64_t end = got ? t : t_prev;
+      int64_t end = got ? t : t_prev, t0, t1;
+      /* on the trace's clock the row must stay sane (check.h): an offset
+       * that wraps past 2^63 or leaves 0 .. 2^62 is refused */
+      if (!rpd_ns_add(t_prev, off, &t0) || !rpd_ns_add(end, off, &t1) ||
+          !rpd_ns_sane(t0) || !rpd_ns_sane(t1)) {
+        rc = rpd_seterr(RPD_ERANGE, "%s: line %" PRId64 ": the sample's time + clock"
+                        " offset %" PRId64 " ns is outside 0 .. 2^62 ns", path,
+                        prev_line, off);
+        break;
+      }
       for (int i = 0; i < m.ndev && !rc; i++) {
         char *e;
         const char *v = pf[i + 1];
@@ -167,8 +183,8 @@ static int mcsv_import(rpd *r, const char *path, int64_t offset, int auto_align,
         }
         sqlite3_bind_int(ins, 1, m.dev[i]);
         sqlite3_bind_text(ins, 2, mtype[m.kind], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(ins, 3, t_prev + off);
-        sqlite3_bind_int64(ins, 4, end + off);
+        sqlite3_bind_int64(ins, 3, t0);
+        sqlite3_bind_int64(ins, 4, t1);
         sqlite3_bind_text(ins, 5, v, -1, SQLITE_TRANSIENT);
         int s = rpd_step(r, ins);
         sqlite3_reset(ins);
@@ -194,6 +210,7 @@ static int mcsv_import(rpd *r, const char *path, int64_t offset, int auto_align,
         strcat(prev, ",");
     }
     t_prev = t;
+    prev_line = lineno;
   }
   free(prev);
   free(line);

@@ -78,6 +78,7 @@ static const char usage[] =
 #include "import.h"
 #include "kinds.h"   /* issue 16 */
 #include "check.h"
+#include "strictint.h"
 #include "pipe.h"    /* issue 19: the JSON import's writer thread */
 
 enum { IN_JSON, IN_CSV, IN_DB, IN_V1, IN_KINETO };
@@ -268,7 +269,9 @@ static int import_csv_piped(imp *m, csvset *set)
 
 static char *tmp_path;
 
-static void on_signal(int sig)
+/* Remove the temp OUT and its journal (a fatal signal, or exit on out of
+ * memory: common/'s allocators exit(1), which runs this). */
+static void remove_tmp(void)
 {
   if (tmp_path) {
     size_t n = strlen(tmp_path);
@@ -280,6 +283,11 @@ static void on_signal(int sig)
     }
     unlink(tmp_path);
   }
+}
+
+static void on_signal(int sig)
+{
+  remove_tmp();
   rpd_cleanup_temps();
   signal(sig, SIG_DFL);
   raise(sig);
@@ -363,10 +371,7 @@ static int into_main(int argc, char **argv)
       if (a[2] == 'i')
         trace = argv[i];
       else {
-        char *e;
-        errno = 0;
-        off = strtoll(argv[i], &e, 10);
-        if (errno || *e) {
+        if (rpd_int_text(argv[i], strlen(argv[i]), &off)) {
           free(files);
           return rpd_usage_error("bad --clock-offset '%s' (integer ns)", argv[i]);
         }
@@ -466,6 +471,7 @@ int main(int argc, char **argv)
   fclose(of.fp);
   of.fp = NULL;
   tmp_path = of.tmp;
+  atexit(remove_tmp);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGHUP, on_signal);

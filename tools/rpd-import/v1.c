@@ -443,11 +443,14 @@ static int v1_db_table(imp *m, rpd *in, const char *tab, int kind, imap *sizes)
   while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW) {
     const char *name = (const char *)sqlite3_column_text(st, 4);
     count_read(m, kindname, 1);
+    int64_t t0, t1;
+    if ((rc = db_time(st, 0, tab, &t0)) || (rc = db_time(st, 1, tab, &t1)))
+      break;
     if (kind == 0) {
       apirec a = {0};
       const char *args = (const char *)sqlite3_column_text(st, 5);
-      a.start = sqlite3_column_int64(st, 0);
-      a.end = sqlite3_column_int64(st, 1);
+      a.start = t0;
+      a.end = t1;
       a.pid = sqlite3_column_int64(st, 2);
       a.tid = sqlite3_column_int64(st, 3);
       a.corr = sqlite3_column_int64(st, 6);
@@ -468,8 +471,8 @@ static int v1_db_table(imp *m, rpd *in, const char *tab, int kind, imap *sizes)
       cp.kind = ck;
       cp.src_gpu = ck == 2 || ck == 3 ? gpu : -1;
       cp.dst_gpu = ck == 1 || ck == 3 ? gpu : -1;
-      cp.start = sqlite3_column_int64(st, 0);
-      cp.end = sqlite3_column_int64(st, 1);
+      cp.start = t0;
+      cp.end = t1;
       cp.corr = sqlite3_column_int64(st, 5);
       if (!imap_get(sizes, cp.corr, &cp.bytes))
         cp.bytes = 0;
@@ -478,8 +481,8 @@ static int v1_db_table(imp *m, rpd *in, const char *tab, int kind, imap *sizes)
       kern k = {0};
       k.gpu = gpu;
       k.queue = sqlite3_column_int64(st, 3);
-      k.start = sqlite3_column_int64(st, 0);
-      k.end = sqlite3_column_int64(st, 1);
+      k.start = t0;
+      k.end = t1;
       k.corr = sqlite3_column_int64(st, 5);
       rc = w_kernel_name(m, name ? name : "", NULL, &k.desc_id, &k.name_id);
       if (!rc)

@@ -18,6 +18,7 @@
 
 #include "rpd.h"
 #include "kinds.h"
+#include "strictint.h"
 
 enum { L_OTHER, L_HIP, L_HSA, L_GPU, L_COPY };   /* the write order: as results.db */
 
@@ -44,6 +45,7 @@ typedef struct v1j {
   imap op_ts;               /* op ts -> first op index with it */
   int *op_next;             /* next op index with the same ts, -1 = none */
   int64_t n_unlinked_flow;  /* flows whose ends were not found */
+  char bad[200];            /* the first BeginNs/EndNs that is not an integer */
 } v1j;
 
 static const char *obj_str(yajl_val o, const char *key)
@@ -62,6 +64,18 @@ static int64_t obj_int(yajl_val o, const char *key, int64_t dflt)
 {
   const char *s = obj_str(o, key);
   return s && *s ? strtoll(s, NULL, 10) : dflt;
+}
+
+/* A timestamp of the args (BeginNs, EndNs): 0 when absent; a value that
+ * is not exactly an integer (common/strictint.h) is remembered in j->bad
+ * and the import refused, never read as a wrong number. */
+static int64_t obj_time(v1j *j, yajl_val o, const char *key)
+{
+  const char *s = obj_str(o, key);
+  int64_t v = 0;
+  if (s && *s && rpd_int_text(s, strlen(s), &v) && !j->bad[0])
+    snprintf(j->bad, sizeof j->bad, "args.%s: %s", key, rpd_errmsg());
+  return v;
 }
 
 static yajl_val obj_args(yajl_val o)
@@ -135,8 +149,8 @@ static void v1j_slices(imp *m, v1j *j, yajl_val evs)
       v->pid = obj_int(e, "pid", -1);
       v->tid = obj_int(e, "tid", -1);
       v->ts = obj_int(e, "ts", -1);
-      v->begin = a ? obj_int(a, "BeginNs", 0) : 0;
-      v->end = a ? obj_int(a, "EndNs", 0) : 0;
+      v->begin = a ? obj_time(j, a, "BeginNs") : 0;
+      v->end = a ? obj_time(j, a, "EndNs") : 0;
       if (kind == L_HIP || kind == L_HSA)
         v->id = ++next;
     }
@@ -328,7 +342,9 @@ int import_v1_json_buf(imp *m, const void *data, size_t n)
     v1j_slices(m, &j, evs);
     v1j_flows(&j, evs);
   }
-  if (!j.nev)
+  if (j.bad[0])
+    rc = rpd_seterr(RPD_EPARSE, "rocprof v1 results.json: %s", j.bad);
+  else if (!j.nev)
     rc = rpd_seterr(RPD_EPARSE, "not rocprofv3 output (no 'rocprofiler-sdk-tool' key) and"
                     " not a rocprof v1 results.json (a chrome trace with no 'CPU HIP API',"
                     " 'COPY' or 'GPU<N>' slices)");

@@ -9,6 +9,7 @@
 #include "import.h"
 #include "check.h"
 #include "pipe.h"
+#include "strictint.h"
 
 static size_t imap_slot(const imap *m, int64_t k)
 {
@@ -627,4 +628,12 @@ int w_meta_int(imp *m, const char *tag, int64_t v)
   char b[32];
   snprintf(b, sizeof b, "%" PRId64, v);
   return w_meta_add(m, tag, b);
+}
+
+int db_time(sqlite3_stmt *st, int i, const char *table, int64_t *out)
+{
+  if (rpd_int_value(sqlite3_column_value(st, i), out))
+    return rpd_seterr(RPD_EPARSE, "%s.%s: %s", table, sqlite3_column_name(st, i),
+                      rpd_errmsg());
+  return RPD_OK;
 }
