@@ -1,5 +1,5 @@
 /* writer.c - rpd-import: the RPD writer every reader feeds (ops, api calls,
- * links, kernel/copy details, metadata) and the small int64 map. */
+ * links, kernel/copy details, metadata). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,58 +9,6 @@
 #include "import.h"
 #include "check.h"
 #include "pipe.h"
-
-static size_t imap_slot(const imap *m, int64_t k)
-{
-  uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
-  size_t i = (size_t)(h >> 17) & (m->cap - 1);
-  while (m->used[i] && m->keys[i] != k)
-    i = (i + 1) & (m->cap - 1);
-  return i;
-}
-
-void imap_put(imap *m, int64_t k, int64_t v)
-{
-  if (2 * (m->n + 1) > m->cap) {
-    imap old = *m;
-    m->cap = old.cap ? old.cap * 2 : 64;
-    m->keys = rpd_xcalloc(m->cap, sizeof *m->keys);
-    m->vals = rpd_xcalloc(m->cap, sizeof *m->vals);
-    m->used = rpd_xcalloc(m->cap, 1);
-    m->n = 0;
-    for (size_t i = 0; i < old.cap; i++)
-      if (old.used[i])
-        imap_put(m, old.keys[i], old.vals[i]);
-    free(old.keys); free(old.vals); free(old.used);
-  }
-  size_t i = imap_slot(m, k);
-  if (!m->used[i]) {
-    m->used[i] = 1;
-    m->keys[i] = k;
-    m->n++;
-  }
-  m->vals[i] = v;
-}
-
-/* 1 and *v if present, else 0. */
-int imap_get(const imap *m, int64_t k, int64_t *v)
-{
-  if (!m->cap)
-    return 0;
-  size_t i = imap_slot(m, k);
-  if (!m->used[i])
-    return 0;
-  *v = m->vals[i];
-  return 1;
-}
-
-void imap_free(imap *m)
-{
-  free(m->keys); free(m->vals); free(m->used);
-  memset(m, 0, sizeof *m);
-}
-
-
 
 void count_read(imp *m, const char *kind, int handled)
 {
