@@ -35,57 +35,6 @@ void report_data_free(report_data *d)
   memset(d, 0, sizeof *d);
 }
 
-static size_t idm_slot(const idmap *m, int64_t k)
-{
-  uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
-  size_t i = (size_t)(h >> 20) & (m->cap - 1);
-  while (m->val[i] >= 0 && m->key[i] != k)
-    i = (i + 1) & (m->cap - 1);
-  return i;
-}
-
-/* Slot of k (see internal.h). */
-int *idm_ref(idmap *m, int64_t k)
-{
-  if (2 * (m->n + 1) > m->cap) {
-    idmap o = *m;
-    m->cap = o.cap ? 2 * o.cap : 256;
-    m->key = rpd_xcalloc(m->cap, sizeof *m->key);
-    m->val = rpd_xmalloc(m->cap * sizeof *m->val);
-    for (size_t i = 0; i < m->cap; i++)
-      m->val[i] = -1;
-    m->n = 0;
-    for (size_t i = 0; i < o.cap; i++)
-      if (o.val[i] >= 0) {
-        size_t s = idm_slot(m, o.key[i]);
-        m->key[s] = o.key[i];
-        m->val[s] = o.val[i];
-        m->n++;
-      }
-    free(o.key);
-    free(o.val);
-  }
-  size_t s = idm_slot(m, k);
-  if (m->val[s] < 0) {
-    m->key[s] = k;
-    m->n++;
-  }
-  return &m->val[s];
-}
-
-/* Value for k, or -1. */
-int idm_get(const idmap *m, int64_t k)
-{
-  return m->cap ? m->val[idm_slot(m, k)] : -1;
-}
-
-/* Free the map (see internal.h). */
-void idm_free(idmap *m)
-{
-  free(m->key);
-  free(m->val);
-}
-
 static int lookup_string(rpd *r, sqlite3_stmt *st, int64_t id, char **out)
 {
   sqlite3_bind_int64(st, 1, id);
@@ -196,7 +145,7 @@ const kd **report_top(const report_data *d, size_t *n)
 static int name_index(rpd *r, sqlite3_stmt *str, const cats *c, report_data *d,
                       int64_t sid, int *ni)
 {
-  int *slot = idm_ref(&d->nameidx, sid);
+  int64_t *slot = idm_ref(&d->nameidx, sid);
   if (*slot < 0) {
     if (d->nnames == d->capnames) {
       d->capnames = d->capnames ? 2 * d->capnames : 256;
@@ -211,7 +160,7 @@ static int name_index(rpd *r, sqlite3_stmt *str, const cats *c, report_data *d,
     kn->cat = category_of(c, kn->name, &kn->comm);
     *slot = d->nnames++;
   }
-  *ni = *slot;
+  *ni = (int)*slot;
   return RPD_OK;
 }
 

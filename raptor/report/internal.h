@@ -20,6 +20,7 @@
 #include "../catfile.h"
 #include "../report.h"
 #include "rpd.h"
+#include "util/map.h"
 
 /* ------------------------------------------------------------ options */
 
@@ -105,17 +106,17 @@ void report_free(report *rep);
 
 /* ------------------------------------------------------------ data */
 
-/* Small int64 -> int map (open addressing). */
-typedef struct idmap {
-  int64_t *key;
-  int *val;
-  size_t n, cap;
-} idmap;
+/* Small int64 -> int map: common/util's map, values >= 0, -1 = absent. */
+typedef rpd_i64map idmap;
 /* The slot of key k, inserted with value -1 when new. */
-int *idm_ref(idmap *m, int64_t k);
+static inline int64_t *idm_ref(idmap *m, int64_t k) { return rpd_i64map_ref(m, k, -1, NULL); }
 /* Value for k, or -1. */
-int idm_get(const idmap *m, int64_t k);
-void idm_free(idmap *m);
+static inline int idm_get(const idmap *m, int64_t k)
+{
+  int64_t v;
+  return rpd_i64map_get(m, k, &v) ? (int)v : -1;
+}
+static inline void idm_free(idmap *m) { rpd_i64map_free(m); }
 
 enum { IV_COMPUTE = 1, IV_COMM = 2, IV_COPY = 4 };
 
