@@ -5,6 +5,7 @@
 #include "rpd.h"
 #include "textsafe.h"
 #include "timeopt.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <math.h>
@@ -406,7 +407,6 @@ int main(int argc, char **argv) {
   s.top = 20;
   for (int i = 1, only_files = 0; i < argc; i++) {
     const char *a = argv[i], **dst = NULL, *val;
-    char *endp;
     if (!only_files && !strcmp(a, "--")) { only_files = 1; continue; }
     if (only_files) {
       if (!s.in) s.in = a;
@@ -426,8 +426,8 @@ int main(int argc, char **argv) {
     else if (i + 1 < argc) *dst = argv[++i];
     else return rpd_usage_error("option '%s' needs a value", a);
     if (dst == &val) {
-      long n = strtol(val, &endp, 10);
-      if (!*val || *endp || n < 1 || n > 1000)
+      int64_t n;
+      if (rpd_parse_i64_range(val, 1, 1000, &n))
         return rpd_usage_error("--top must be a number from 1 to 1000, not '%s'", val);
       s.top = (int)n;
     }

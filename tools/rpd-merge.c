@@ -10,6 +10,7 @@
  * traces and time is linear in the total rows.  See docs/rpd-merge.md. */
 #include "rpd.h"
 #include "ranks.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -94,18 +95,6 @@ static int in_list(const char *s, const char *const *list, size_t n)
 
 /* ------------------------------------------------------------ options */
 
-static int parse_i64(const char *s, int64_t *v)
-{
-  char *end;
-  long long n;
-  errno = 0;
-  n = strtoll(s, &end, 10);
-  if (errno || end == s || *end)
-    return -1;
-  *v = n;
-  return 0;
-}
-
 static int parse_offset(merge *m, const char *v)
 {
   const char *eq = v ? strchr(v, '=') : NULL;
@@ -115,7 +104,7 @@ static int parse_offset(merge *m, const char *v)
     return rpd_usage_error("--offset: expected R=NS, got '%s'", v ? v : "");
   memcpy(rank, v, (size_t)(eq - v));
   rank[eq - v] = 0;
-  if (parse_i64(rank, &o.rank) || o.rank < 0 || parse_i64(eq + 1, &o.ns))
+  if (rpd_parse_i64(rank, &o.rank) || o.rank < 0 || rpd_parse_i64(eq + 1, &o.ns))
     return rpd_usage_error("--offset: expected R=NS (integers), got '%s'", v);
   m->offs = rpd_xrealloc(m->offs, (size_t)(m->noffs + 1) * sizeof *m->offs);
   m->offs[m->noffs++] = o;
@@ -184,7 +173,7 @@ static int meta_int(rpd *r, const char *tag, int64_t *v)
   int rc = rpd_meta_get(r, tag, &s), bad;
   if (rc)
     return rc;
-  bad = parse_i64(s, v);
+  bad = rpd_parse_i64(s, v);
   free(s);
   return bad ? RPD_EPARSE : RPD_OK;
 }

@@ -6,6 +6,7 @@
  * sclk samples.  The same options always give the same file content.
  * What exactly is generated is documented in docs/rpd-synth.md. */
 #include "rpd.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -1054,16 +1055,11 @@ static rpd_outfile outf;
 static int parse_num(const char *opt, const char *v, int64_t lo, int64_t hi,
                      int64_t *out)
 {
-  char *end;
-  long long n;
   if (!v)
     return rpd_usage_error("option '%s' needs a value", opt);
-  errno = 0;
-  n = strtoll(v, &end, 10);
-  if (errno || end == v || *end || n < lo || n > hi)
+  if (rpd_parse_i64_range(v, lo, hi, out))
     return rpd_usage_error("option '%s': '%s' is not a number in %" PRId64
                            "..%" PRId64, opt, v, lo, hi);
-  *out = n;
   return 0;
 }
 

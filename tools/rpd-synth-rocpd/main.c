@@ -38,6 +38,7 @@ static const char usage[] =
 
 #include "rpd.h"
 #include "synth.h"
+#include "util/num.h"
 
 /* ------------------------------------------------------------ data */
 
@@ -443,14 +444,11 @@ static int create_views(gen *g, uint64_t seed)
 
 static int parse_num(const char *opt, const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
-  char *end;
   if (!v)
     return rpd_usage_error("%s needs a value", opt);
-  long long n = strtoll(v, &end, 10);
-  if (end == v || *end || n < lo || n > hi)
+  if (rpd_parse_i64_range(v, lo, hi, out))
     return rpd_usage_error("%s: '%s' is not a number in %lld..%lld", opt, v,
                            (long long)lo, (long long)hi);
-  *out = n;
   return 0;
 }
 
