@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "rpd.h"       /* rpd_xrealloc */
+
 #define RPD_HEAP_DEFINE(NAME, T, LESS)                                        \
   typedef struct NAME {                                                      \
     T *v;                                                                    \

@@ -28,7 +28,7 @@ void report_data_free(report_data *d)
   free(d->names);
   idm_free(&d->nameidx);
   free(d->gpus);
-  free(d->top);
+  kdheap_free(&d->top);
   ivsort_free(d->bygpu);
   ivsort_free(d->bystart);
   kdsort_free(d->kds);
@@ -77,64 +77,26 @@ int report_cmp_top(const void *a, const void *b)
   return (x->start > y->start) - (x->start < y->start);
 }
 
-static int kd_before(const kd *x, const kd *y)   /* x ranks before y */
-{
-  return report_cmp_top(&x, &y) < 0;
-}
-
-static void kd_swap(kd *h, size_t i, size_t j)
-{
-  kd t = h[i];
-  h[i] = h[j];
-  h[j] = t;
-}
-
-static void heap_down(kd *h, size_t n, size_t i)
-{
-  for (;;) {
-    size_t l = 2 * i + 1, r = l + 1, w = i;
-    if (l < n && kd_before(&h[w], &h[l])) w = l;
-    if (r < n && kd_before(&h[w], &h[r])) w = r;
-    if (w == i)
-      return;
-    kd_swap(h, i, w);
-    i = w;
-  }
-}
-
 /* Offer dispatch x to the top-K heap, whose root is the lowest-ranked of
  * those kept (d->topk 0: keep every dispatch). */
 static void top_push(report_data *d, const kd *x)
 {
-  if (d->topk && d->ntop == d->topk) {
-    if (kd_before(x, &d->top[0])) {
-      d->top[0] = *x;
-      heap_down(d->top, d->ntop, 0);
-    }
+  if (d->topk && d->top.n == d->topk) {
+    if (kd_ranks_after(&d->top.v[0], x, NULL))
+      kdheap_replace_top(&d->top, *x);
     return;
   }
-  if (d->ntop == d->captop) {
-    d->captop = d->captop ? 2 * d->captop : 64;
-    d->top = rpd_xrealloc(d->top, d->captop * sizeof *d->top);
-  }
-  d->top[d->ntop] = *x;
-  for (size_t c = d->ntop++; c > 0;) {          /* sift up */
-    size_t p = (c - 1) / 2;
-    if (!kd_before(&d->top[p], &d->top[c]))
-      break;
-    kd_swap(d->top, p, c);
-    c = p;
-  }
+  kdheap_push(&d->top, *x);
 }
 
 /* The kept dispatches in rank order (see internal.h). */
 const kd **report_top(const report_data *d, size_t *n)
 {
-  const kd **top = rpd_xmalloc((d->ntop ? d->ntop : 1) * sizeof *top);
-  for (size_t i = 0; i < d->ntop; i++)
-    top[i] = &d->top[i];
-  report_sort(top, d->ntop, sizeof *top, report_cmp_top);
-  *n = d->ntop;
+  const kd **top = rpd_xmalloc((d->top.n ? d->top.n : 1) * sizeof *top);
+  for (size_t i = 0; i < d->top.n; i++)
+    top[i] = &d->top.v[i];
+  report_sort(top, d->top.n, sizeof *top, report_cmp_top);
+  *n = d->top.n;
   return top;
 }
 

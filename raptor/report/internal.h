@@ -20,6 +20,7 @@
 #include "../catfile.h"
 #include "../report.h"
 #include "rpd.h"
+#include "util/heap.h"
 #include "util/map.h"
 
 /* ------------------------------------------------------------ options */
@@ -132,6 +133,18 @@ typedef struct kd {
   int name, gpu;
 } kd;
 
+/* qsort comparator of kd pointers in kernel_details order: longer first,
+ * then earlier start. */
+int report_cmp_top(const void *a, const void *b);
+
+/* The top-K heap keeps the lowest-ranked kept dispatch on top. */
+static inline int kd_ranks_after(const kd *x, const kd *y, void *ctx)
+{
+  (void)ctx;
+  return report_cmp_top(&y, &x) < 0;
+}
+RPD_HEAP_DEFINE(kdheap, kd, kd_ranks_after)
+
 /* A kernel name (one per description_id) and its statistics: count, sum,
  * min and max of every dispatch and count and sum of the short ones from
  * the scan; median and std from the pass in (description_id, duration)
@@ -181,8 +194,8 @@ typedef struct report_data {
   int64_t lim;                /* short-kernel threshold (ns) */
   int64_t nshort;             /* short dispatches, their range in us: */
   double slo, shi;
-  kd *top;                    /* top-K heap (topk 0: every dispatch) */
-  size_t ntop, captop, topk;
+  kdheap top;                 /* top-K heap (topk 0: every dispatch) */
+  size_t topk;
   int mode;                   /* ORDER_* */
   ivsort *bygpu, *bystart;    /* bystart NULL with --gpu-id */
   kdsort *kds;
@@ -190,9 +203,6 @@ typedef struct report_data {
 
 /* The short-kernel threshold of o in ns (INT64_MAX: every kernel). */
 int64_t report_threshold_ns(const ropts *o);
-/* qsort comparator of kd pointers in kernel_details order: longer first,
- * then earlier start. */
-int report_cmp_top(const void *a, const void *b);
 /* The top-K dispatches the scan kept, as a new array of pointers into d
  * in kernel_details order (caller frees the array); *n of them. */
 const kd **report_top(const report_data *d, size_t *n);
