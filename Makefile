@@ -53,6 +53,9 @@ TESTBIN := $(OBJ)/testbin
 COMMON_SRC := $(wildcard common/*.c common/util/*.c)
 COMMON_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(COMMON_SRC)) $(OBJ)/views_embed.o
 COMMON_LIB := $(LIB)/librpdcommon.a
+# the installed API: rpd.h and the headers it includes (it must compile
+# alone against them; tests/tools/install.sh builds a program with it)
+PUBLIC_HEADERS := common/rpd.h common/progress.h
 VIEWS      := $(sort $(wildcard views/*.sql))
 
 AUG_SRC    := $(wildcard augment/*.c)
@@ -162,7 +165,7 @@ install: all
 	  $(DESTDIR)$(PREFIX)/share/rpdtools/views
 	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(wildcard $(LIB)/*) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 common/rpd.h $(wildcard include/*.h) $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(PUBLIC_HEADERS) $(wildcard include/*.h) $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(VIEWS) $(DESTDIR)$(PREFIX)/share/rpdtools/views/
 
 clean:
