@@ -559,10 +559,7 @@ static int write_output(merge *m, rpd_outfile *of, const char *out)
     sqlite3_close(db);
     return rc;
   }
-  m->out = rpd_xcalloc(1, sizeof *m->out);
-  m->out->db = db;
-  m->out->schema = m->schema;
-  m->out->flags = RPD_WRITE | RPD_CREATE;
+  m->out = rpd_attach(db, m->schema, RPD_WRITE | RPD_CREATE);
   /* a private new file renamed into place only when complete: no journal
    * or syncs needed until rpd_outfile_commit's fsync */
   rc = rpd_exec(m->out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
@@ -582,7 +579,7 @@ static int write_output(merge *m, rpd_outfile *of, const char *out)
     rpd_fail("cannot merge into '%s': %s", out, rpd_errmsg());
   if (sqlite3_close(db) != SQLITE_OK && !rc)
     rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(db));
-  free(m->out);
+  rpd_detach(m->out);
   m->out = NULL;
   return rc ? 1 : 0;
 }

@@ -1192,7 +1192,7 @@ static int write_rank_meta(synth *s)
 
 static int create_db(synth *s, const char *path)
 {
-  rpd r;
+  rpd *r;
   int rc;
   if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
                       NULL) != SQLITE_OK)
@@ -1201,11 +1201,10 @@ static int create_db(synth *s, const char *path)
                     "PRAGMA cache_size=-65536; BEGIN", NULL, NULL, NULL);
   if (rc != SQLITE_OK)
     return rpd_fail("cannot write '%s': %s", path, sqlite3_errmsg(s->db));
-  memset(&r, 0, sizeof r);
-  r.db = s->db;
-  r.schema = s->schema;
-  r.flags = RPD_WRITE | RPD_CREATE;
-  if (rpd_schema_create(&r) != RPD_OK)
+  r = rpd_attach(s->db, s->schema, RPD_WRITE | RPD_CREATE);
+  rc = rpd_schema_create(r);
+  rpd_detach(r);
+  if (rc != RPD_OK)
     return rpd_fail("cannot create the schema: %s", rpd_errmsg());
   if (s->ranks && write_rank_meta(s) != SQLITE_OK)
     return rpd_fail("cannot write '%s': %s", path, sqlite3_errmsg(s->db));
