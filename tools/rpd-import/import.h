@@ -125,7 +125,7 @@ int w_strings_reload(imp *m);
 /* Finalize what w_prepare made (safe to call twice). */
 void w_finalize(imp *m);
 /* *id = the rocpd_string id of s (NULL = ""), interned on first use. */
-int sid(imp *m, const char *s, int64_t *id);
+int w_string_id(imp *m, const char *s, int64_t *id);
 /* A rocpd_op row; *op_id receives its id. */
 int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
          int64_t end, int64_t desc_id, const char *optype, int64_t *op_id);

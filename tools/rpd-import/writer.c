@@ -297,7 +297,7 @@ void w_finalize(imp *m)
   rpd_buf_free(&m->args);
 }
 
-int sid(imp *m, const char *s, int64_t *id)
+int w_string_id(imp *m, const char *s, int64_t *id)
 {
   if (!s)
     s = "";
@@ -334,10 +334,10 @@ int w_kernel_name(imp *m, const char *full, const char *short_name,
     full = short_name ? short_name : "";   /* only a short name is known */
   if (!short_name || !*short_name)
     short_name = full;
-  int rc = sid(m, full, name_id);
+  int rc = w_string_id(m, full, name_id);
   short_id = *name_id;
   if (!rc && short_name != full && strcmp(short_name, full))
-    rc = sid(m, short_name, &short_id);
+    rc = w_string_id(m, short_name, &short_id);
   if (rc)
     return rc;
   *desc_id = m->truncated_names ? short_id : *name_id;
@@ -368,7 +368,7 @@ int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
          int64_t end, int64_t desc_id, const char *optype, int64_t *op_id)
 {
   int64_t t;
-  int rc = sid(m, optype, &t);
+  int rc = w_string_id(m, optype, &t);
   if (rc)
     return rc;
   batch *b = &m->b_op;
@@ -483,7 +483,7 @@ int w_copy(imp *m, const copyrec *c)
   int64_t gpu = kind == 1 ? c->dst_gpu : c->src_gpu;
   if (gpu < 0)
     gpu = c->dst_gpu >= 0 ? c->dst_gpu : (c->src_gpu >= 0 ? c->src_gpu : 0);
-  int rc = sid(m, "", &empty);
+  int rc = w_string_id(m, "", &empty);
   if (!rc)
     rc = w_op(m, gpu, 0, 0, c->start, c->end, empty,
               c->kind < 0 ? "Memcpy" : copy_optype[kind], &op_id);
@@ -513,11 +513,11 @@ int w_api(imp *m, const apirec *a)
 {
   int64_t name, cat, dom, args;
   int64_t id = a->corr > 0 ? m->api_base + a->corr : m->max_api + 1;
-  int rc = sid(m, a->name, &name);
+  int rc = w_string_id(m, a->name, &name);
   if (!rc)
-    rc = sid(m, a->category, &cat);
+    rc = w_string_id(m, a->category, &cat);
   if (!rc)
-    rc = sid(m, a->domain, &dom);
+    rc = w_string_id(m, a->domain, &dom);
   if (!rc)
     rc = w_args(m, a->args, &args);
   if (rc)

@@ -317,7 +317,7 @@ static int write_one(conv *c, conv *cb, const opts *o, const char *out, int64_t 
   c->check_rows = cb->check_rows = checks_on_the_way(o);
   if ((ret = open_sink(&c->out, out, o->in))) return ret;
   c->w->begin(&c->out, o->array);
-  rc = convert(c, cb);
+  rc = convert_sections(c, cb);
   c->w->finish(&c->out, o->array);
   free(c->gpus);
   c->gpus = NULL;

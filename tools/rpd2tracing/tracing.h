@@ -405,7 +405,7 @@ void sorter_free(sorter *so);
 /* source.c */
 /* Prepare fmt (%w: the args table) on the worker's connection, binding
  * the window to ?1/?2 when it has them; RPD_OK or an error in c->err. */
-int prep(conv *c, sqlite3_stmt **st, const char *fmt);
+int conv_prepare(conv *c, sqlite3_stmt **st, const char *fmt);
 int name_error(conv *c, names *t);
 /* The sections: each scans its table once and writes its events through
  * c->w; RPD_OK or an error in c->err. */
@@ -439,7 +439,7 @@ void job_wrote(job *j, size_t n);
 void job_wait(job *j, int stage);
 /* Every section into OUT with one or two workers; RPD_OK or the error
  * (text in a->err). */
-int convert(conv *a, conv *b);
+int convert_sections(conv *a, conv *b);
 
 /* main.c */
 /* Flush and close OUT (renamed into place when ok); the exit code. */
