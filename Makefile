@@ -8,7 +8,7 @@
 #   make install PREFIX=/usr/local
 #   make deps            install the Debian -dev packages if pkg-config lacks them
 #
-# Files are discovered: common/*.c -> lib/librpdcommon.a; views/*.sql are
+# Files are discovered: common/*.c and common/util/*.c -> lib/librpdcommon.a; views/*.sql are
 # embedded into it; augment/*.c and tools/*.c -> one binary each in bin/;
 # raptor/*.c and raptor/report/*.c -> bin/raptor; tests/unit/test_*.c -> cmocka test programs.
 # Extra rules (shared libraries, ...) live in mk/*.mk.
@@ -50,9 +50,12 @@ LIB := $(O)/lib
 OBJ := $(O)/obj
 TESTBIN := $(OBJ)/testbin
 
-COMMON_SRC := $(wildcard common/*.c)
+COMMON_SRC := $(wildcard common/*.c common/util/*.c)
 COMMON_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(COMMON_SRC)) $(OBJ)/views_embed.o
 COMMON_LIB := $(LIB)/librpdcommon.a
+# the installed API: rpd.h and the headers it includes (it must compile
+# alone against them; tests/tools/install.sh builds a program with it)
+PUBLIC_HEADERS := common/rpd.h common/progress.h
 VIEWS      := $(sort $(wildcard views/*.sql))
 
 AUG_SRC    := $(wildcard augment/*.c)
@@ -162,7 +165,7 @@ install: all
 	  $(DESTDIR)$(PREFIX)/share/rpdtools/views
 	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(wildcard $(LIB)/*) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 common/rpd.h $(wildcard include/*.h) $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(PUBLIC_HEADERS) $(wildcard include/*.h) $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(VIEWS) $(DESTDIR)$(PREFIX)/share/rpdtools/views/
 
 clean:

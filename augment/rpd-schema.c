@@ -175,26 +175,29 @@ static int do_create(const opts *o)
  * scratch in-memory database, so stackframe is left out for v2). */
 static int do_print(const opts *o)
 {
-  rpd mem = {0};
+  sqlite3 *db = NULL;
+  rpd *mem = NULL;
   const char *sql = rpd_view_sql("schema", o->schema);
   int rc = RPD_OK;
 
   if (!sql)
     return rpd_fail("no embedded schema %d", o->schema);
-  if (sqlite3_open_v2(":memory:", &mem.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+  if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
     rc = rpd_seterr(RPD_ENOMEM, "cannot open an in-memory database");
-  mem.schema = o->schema;
+  else
+    mem = rpd_attach(db, o->schema, RPD_WRITE);
   if (rc == RPD_OK)
-    rc = rpd_exec(&mem, sql);
+    rc = rpd_exec(mem, sql);
   if (rc == RPD_OK)
-    rc = rpd_schema_install_views(&mem);
+    rc = rpd_schema_install_views(mem);
   if (rc == RPD_OK) {
     fputs(sql, stdout);
     for (int i = 0; rpd_utility_views[i]; i++)
-      if (rpd_table_exists(&mem, rpd_utility_views[i]))
+      if (rpd_table_exists(mem, rpd_utility_views[i]))
         printf("\n%s", rpd_view_sql(rpd_utility_views[i], o->schema));
   }
-  sqlite3_close(mem.db);
+  rpd_detach(mem);
+  sqlite3_close(db);
   if (rc)
     return rpd_fail("cannot build the schema: %s", rpd_errmsg());
   return rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;

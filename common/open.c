@@ -3,6 +3,7 @@
  * bookkeeping; schema detection. */
 #define _GNU_SOURCE
 #include "rpd.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,24 +17,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
-int rpd__sqlerr(sqlite3 *db, int src, const char *sql);
-
 #define IOBUF (1 << 20)
 static const char sqlite_magic[16] = "SQLite format 3";   /* + NUL */
 
 /* ------------------------------------------------------------ temp files */
 
 /* The temp file list lives in outfile.c (rpd_cleanup_temps). */
-void rpd__install_cleanup(void);
-int rpd__temp_create(const char *tmpl, char **path, int *fdp);
-void rpd__temp_forget(const char *path);
-void rpd__temp_remove(const char *path);
-int rpd__temp_register(const char *path);
-void rpd__temp_reclaim(const char *tmpl);
-int rpd__temp_is_own(const char *path);
-int rpd__explain_rocprof(const char *path, int rc);   /* rocprof.c */
-int rpd__check_untrusted(sqlite3 *db, int schema);    /* harden.c */
-int rpd__check_integrity(sqlite3 *db);                /* harden.c */
 #define temp_forget rpd__temp_forget
 #define temp_remove rpd__temp_remove
 

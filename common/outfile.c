@@ -3,6 +3,7 @@
  * (shared with open.c), rpd_outfile_*, and stdout write errors. */
 #define _GNU_SOURCE
 #include "rpd.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,17 +16,6 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
-
-/* Used by open.c (internal to common/). */
-void rpd__install_cleanup(void);
-int rpd__temp_create(const char *tmpl, char **path, int *fdp);
-void rpd__temp_forget(const char *path);
-void rpd__temp_remove(const char *path);
-int rpd__temp_register(const char *path);
-void rpd__temp_reclaim(const char *tmpl);
-/* 1 if path is one of this process's live temp files (an rpd_outfile a
- * tool now opens with rpd_open(RPD_CREATE)), else 0. */
-int rpd__temp_is_own(const char *path);
 
 /* ------------------------------------------------------------ temp list */
 

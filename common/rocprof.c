@@ -3,14 +3,13 @@
  * Used by rpd_open on failure only (internal to common/). */
 #define _GNU_SOURCE
 #include "rpd.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
-
-int rpd__explain_rocprof(const char *path, int rc);
 
 static int ends_with(const char *s, const char *suffix)
 {

@@ -141,6 +141,15 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags);
  * Returns RPD_OK or the first failure (the handle is freed regardless). */
 int rpd_close(rpd *r, int commit);
 
+/* A handle over a connection the caller opened and keeps owning (a writer
+ * that builds its file itself, an in-memory scratch database), so that the
+ * rpd_* functions work on it: schema 2 or 3, flags as for rpd_open.  The
+ * caller releases the handle with rpd_detach and closes db itself. */
+rpd *rpd_attach(sqlite3 *db, int schema, int flags);
+
+/* Free a handle from rpd_attach (NULL: no-op); its connection stays open. */
+void rpd_detach(rpd *r);
+
 /* Remove every temp file rpd_open created that is still alive; safe to call
  * from atexit() and from a fatal signal handler.  rpd_open installs it. */
 void rpd_cleanup_temps(void);

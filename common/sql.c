@@ -1,13 +1,11 @@
 /* sql.c - statement helpers: every failure becomes an rpd status with a
  * message carrying sqlite3_errmsg() and the statement text. */
 #include "rpd.h"
+#include "internal.h"
 
 #include <string.h>
 
-/* Map an SQLite result code to an rpd status and set the message.
- * Exported inside common/ only (declared where used). */
-int rpd__sqlerr(sqlite3 *db, int src, const char *sql);
-
+/* Declared in internal.h. */
 int rpd__sqlerr(sqlite3 *db, int src, const char *sql)
 {
   int prim = src & 0xff;

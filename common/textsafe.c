@@ -125,7 +125,7 @@ static const unsigned char ascii_special[5][128] = {
 /* The work of every entry point: with b, append the safe text of s[0..len)
  * and return 1 if anything differs from s; without b, only return whether
  * anything would. */
-static int convert(rpd_buf *b, const unsigned char *s, size_t len,
+static int make_safe(rpd_buf *b, const unsigned char *s, size_t len,
                    rpd_text_kind kind)
 {
   size_t i = 0, units = 0, run = 0;   /* run: start of the bytes to copy */
@@ -190,7 +190,7 @@ void rpd_text_safe_n(rpd_buf *b, const char *s, size_t len, rpd_text_kind kind)
     s = "", len = 0;
   if (!b->s)
     rpd_buf_add(b, "", 0);   /* a safe empty result is still a string */
-  convert(b, (const unsigned char *)s, len, kind);
+  make_safe(b, (const unsigned char *)s, len, kind);
 }
 
 /* Append the NUL-terminated s made safe for kind (see textsafe.h). */
@@ -207,7 +207,7 @@ const char *rpd_text_safe_str(rpd_buf *b, const char *s, rpd_text_kind kind)
   if (!s)
     return NULL;
   len = strlen(s);
-  if (!convert(NULL, (const unsigned char *)s, len, kind))
+  if (!make_safe(NULL, (const unsigned char *)s, len, kind))
     return s;
   rpd_buf_reset(b);
   rpd_text_safe_n(b, s, len, kind);

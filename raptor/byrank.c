@@ -20,6 +20,7 @@
 #include "ranks.h"
 #include "rpd.h"
 #include "sheets.h"
+#include "util/num.h"
 
 static const char usage[] =
 "usage: raptor FILE[.gz] --by-rank [options]\n"
@@ -97,10 +98,7 @@ static int parse_args(byrank *b, int argc, char **argv)
     } else if (!strcmp(a, "-C") || !strcmp(a, "--category-json")) {
       b->cat_file = val;
     } else if (!strcmp(a, "--top")) {
-      char *end;
-      errno = 0;
-      b->top = strtoll(val, &end, 10);
-      if (errno || end == val || *end || b->top < 0)
+      if (rpd_parse_i64_range(val, 0, INT64_MAX, &b->top))
         return rpd_usage_error("--top: '%s' is not a count", val);
     } else if (!strcmp(a, "--table")) {
       b->table = -1;

@@ -16,6 +16,7 @@
 #include "report.h"
 #include "raptor.h"
 #include "xlsxfile.h"
+#include "util/map.h"
 
 
 
@@ -113,41 +114,6 @@ int32_t key_start_name(raptor *R)
 }
 
 /* ------------------------------------------------------------ loading */
-
-typedef struct idmap {      /* description_id -> kernel index (-2 missing) */
-  int64_t *k;
-  int32_t *v;
-  size_t n, cap;
-} idmap;
-
-static int32_t *idmap_slot(idmap *m, int64_t key, int *found)
-{
-  if (m->n * 2 >= m->cap) {
-    idmap old = *m;
-    m->cap = old.cap ? old.cap * 2 : 1024;
-    m->k = rpd_xmalloc(m->cap * sizeof *m->k);
-    m->v = rpd_xmalloc(m->cap * sizeof *m->v);
-    for (size_t i = 0; i < m->cap; i++) m->v[i] = INT32_MIN;
-    m->n = 0;
-    for (size_t i = 0; i < old.cap; i++) {
-      if (old.v[i] == INT32_MIN) continue;
-      int f;
-      *idmap_slot(m, old.k[i], &f) = old.v[i];
-    }
-    free(old.k);
-    free(old.v);
-  }
-  size_t mask = m->cap - 1;
-  size_t h = (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> 17) & mask;
-  while (m->v[h] != INT32_MIN) {
-    if (m->k[h] == key) { *found = 1; return &m->v[h]; }
-    h = (h + 1) & mask;
-  }
-  *found = 0;
-  m->k[h] = key;
-  m->n++;
-  return &m->v[h];
-}
 
 /* The ops of the tables: GPU work (class kernel or copy of views/opClass.sql),
  * named by description, or by opType when the description is empty (copies);
@@ -314,7 +280,7 @@ static int merge_op(raptor *R, const oprec *o, void *ctx)
 typedef struct op_scan {
   raptor *R;
   sqlite3_stmt *sst;     /* the name of a string id */
-  idmap dm;              /* string id -> kernel name index */
+  rpd_i64map dm;         /* string id -> kernel name index (-2 missing) */
   rpd_check_rows *chk;   /* the folded check of every row, or NULL */
   int sorted;            /* stepping through sorted_ops_sql */
   idset types, empty;    /* unsorted: the ops' opType ids; the ids of '' */
@@ -349,7 +315,7 @@ static int op_row(op_scan *sc, sqlite3_value **v)
   if (!sc->sorted) rpd_progress_rows(R->r, "reading ops", "rocpd_op", id);
   else rpd_progress("reading ops", ++sc->rows, -1);
   int found;
-  int32_t *slot = idmap_slot(&sc->dm, did, &found);
+  int64_t *slot = rpd_i64map_ref(&sc->dm, did, -2, &found);
   if (!found) {
     sqlite3_reset(sc->sst);
     sqlite3_bind_int64(sc->sst, 1, did);
@@ -368,7 +334,7 @@ static int op_row(op_scan *sc, sqlite3_value **v)
              .gpu = (int32_t)sqlite3_value_int64(v[1]),
              .start = sqlite3_value_int64(v[2]) - R->first_abs,
              .end = sqlite3_value_int64(v[3]) - R->first_abs,
-             .kern = *slot};
+             .kern = (int32_t)*slot};
   return sc->sink(R, &o, sc->ctx);
 }
 
@@ -453,8 +419,7 @@ cleanup:
   else rpd_progress("reading ops", -1, -1);
   sqlite3_finalize(st);
   sqlite3_finalize(sc.sst);
-  free(sc.dm.k);
-  free(sc.dm.v);
+  rpd_i64map_free(&sc.dm);
   free(sc.types.v);
   free(sc.empty.v);
   return rc;

@@ -8,6 +8,7 @@
 
 #include "opmerge.h"
 #include "rpd.h"
+#include "util/heap.h"
 
 #define BLOCK 256                /* ops per block: 8 KB */
 
@@ -20,6 +21,22 @@ typedef struct run {
   int64_t *blocks;               /* file offsets of its blocks, in order */
   size_t nblocks, capblocks, next;
 } run;
+
+static int rec_less(const oprec *a, const oprec *b)
+{
+  if (a->gpu != b->gpu) return a->gpu < b->gpu;
+  if (a->start != b->start) return a->start < b->start;
+  return a->id < b->id;
+}
+
+/* The merge's heap holds run indices (ctx: the runs), the run whose
+ * current op comes first on top. */
+static int run_before(const int *a, const int *b, void *ctx)
+{
+  const run *runs = ctx, *x = &runs[*a], *y = &runs[*b];
+  return rec_less(&x->buf[x->pos], &y->buf[y->pos]);
+}
+RPD_HEAP_DEFINE(runheap, int, run_before)
 
 typedef struct gpuent {
   int32_t gpu;
@@ -35,7 +52,7 @@ struct opmerge {
   int64_t off;                   /* end of the temp file */
   int64_t count;
   int reading;
-  int *heap, nheap;
+  runheap heap;
 };
 
 opmerge *opmerge_new(void)
@@ -64,7 +81,7 @@ void opmerge_free(opmerge *m)
   }
   free(m->runs);
   free(m->gpus);
-  free(m->heap);
+  runheap_free(&m->heap);
   if (m->tmp) fclose(m->tmp);
   free(m);
 }
@@ -196,38 +213,12 @@ static int run_load(opmerge *m, run *r)
   return 1;
 }
 
-static int rec_less(const oprec *a, const oprec *b)
-{
-  if (a->gpu != b->gpu) return a->gpu < b->gpu;
-  if (a->start != b->start) return a->start < b->start;
-  return a->id < b->id;
-}
-
-static int heap_less(const opmerge *m, int a, int b)
-{
-  const run *x = &m->runs[m->heap[a]], *y = &m->runs[m->heap[b]];
-  return rec_less(&x->buf[x->pos], &y->buf[y->pos]);
-}
-
-static void heap_down(opmerge *m, int i)
-{
-  for (;;) {
-    int l = 2 * i + 1, s = i;
-    if (l < m->nheap && heap_less(m, l, s)) s = l;
-    if (l + 1 < m->nheap && heap_less(m, l + 1, s)) s = l + 1;
-    if (s == i) return;
-    int t = m->heap[i];
-    m->heap[i] = m->heap[s];
-    m->heap[s] = t;
-    i = s;
-  }
-}
-
 /* Flush every run's last block and load every run's first one. */
 static int start_reading(opmerge *m)
 {
   m->reading = 1;
-  m->heap = rpd_xmalloc((size_t)(m->nruns ? m->nruns : 1) * sizeof *m->heap);
+  m->heap.cap = (size_t)(m->nruns ? m->nruns : 1);
+  m->heap.v = rpd_xmalloc(m->heap.cap * sizeof *m->heap.v);
   for (int i = 0; i < m->nruns; i++) {
     int rc = run_flush(m, &m->runs[i]);
     if (rc != RPD_OK) return -rc;
@@ -235,9 +226,10 @@ static int start_reading(opmerge *m)
   for (int i = 0; i < m->nruns; i++) {
     int s = run_load(m, &m->runs[i]);
     if (s < 0) return s;
-    if (s) m->heap[m->nheap++] = i;
+    if (s) m->heap.v[m->heap.n++] = i;
   }
-  for (int i = m->nheap / 2 - 1; i >= 0; i--) heap_down(m, i);
+  m->heap.ctx = m->runs;
+  runheap_heapify(&m->heap);
   return 0;
 }
 
@@ -247,14 +239,14 @@ int opmerge_next(opmerge *m, oprec *o)
     int s = start_reading(m);
     if (s < 0) return s;
   }
-  if (!m->nheap) return 0;
-  run *r = &m->runs[m->heap[0]];
+  if (!m->heap.n) return 0;
+  run *r = &m->runs[m->heap.v[0]];
   *o = r->buf[r->pos++];
   if (r->pos == r->nbuf) {
     int s = run_load(m, r);
     if (s < 0) return s;
-    if (!s) m->heap[0] = m->heap[--m->nheap];
+    if (!s) m->heap.v[0] = m->heap.v[--m->heap.n];
   }
-  if (m->nheap > 1) heap_down(m, 0);
+  if (m->heap.n > 1) runheap_sift_down(&m->heap, 0);
   return 1;
 }

@@ -22,6 +22,7 @@
 #include "byrank.h"
 #include "raptor.h"
 #include "xlsxfile.h"
+#include "util/num.h"
 
 static const char usage[] =
 "usage: raptor FILE[.gz] [options]\n"
@@ -124,20 +125,10 @@ static const struct opt {
 };
 #define NOPTS ((int)(sizeof opts / sizeof *opts))
 
-static int parse_i64(const char *s, int64_t *v)
-{
-  char *end;
-  errno = 0;
-  long long x = strtoll(s, &end, 10);
-  if (!*s || *end || errno) return -1;
-  *v = x;
-  return 0;
-}
-
 static int parse_int(const char *s, int *v, int lo)
 {
   int64_t x;
-  if (parse_i64(s, &x) || x < lo || x > INT32_MAX) return -1;
+  if (rpd_parse_i64_range(s, lo, INT32_MAX, &x)) return -1;
   *v = (int)x;
   return 0;
 }
@@ -157,7 +148,7 @@ static int apply_opt(raptor *R, const struct opt *o, const char *val)
   case O_LAT:
     /* ns per call: 0 .. 2^62 (a sane time; calls x N is bounded by the
      * categories' own durations after the analysis, latency_bound) */
-    if (parse_i64(val, &R->latency_ns) || R->latency_ns < 0 ||
+    if (rpd_parse_i64(val, &R->latency_ns) || R->latency_ns < 0 ||
         R->latency_ns >= RPD_TIME_LIMIT)
       return rpd_usage_error("bad --category-latency-ns '%s' (ns per call, 0 .. 2^62)", val);
     break;
@@ -181,7 +172,7 @@ static int apply_opt(raptor *R, const struct opt *o, const char *val)
       return rpd_usage_error("bad --op-trace-cmd-width '%s'", val);
     break;
   case O_INST:
-    if (parse_i64(val, &R->instance))
+    if (rpd_parse_i64(val, &R->instance))
       return rpd_usage_error("bad --instance-trace '%s'", val);
     R->have_instance = 1;
     break;
@@ -190,7 +181,7 @@ static int apply_opt(raptor *R, const struct opt *o, const char *val)
   case O_AUTO: R->auto_roi = 1; break;
   case O_TRIM: R->roi_trim = 1; break;
   case O_GPU:
-    if (parse_i64(val, &x) || x < -1 || x > INT32_MAX)
+    if (rpd_parse_i64(val, &x) || x < -1 || x > INT32_MAX)
       return rpd_usage_error("bad --gpu-id '%s'", val);
     R->gpu_id = x;
     break;
@@ -248,10 +239,10 @@ static int take_gaps(raptor *R, int argc, char **argv, int *i, const char *first
   const char *v = first;
   for (;;) {
     if (!v) {
-      if (*i + 1 >= argc || parse_i64(argv[*i + 1], &x)) break;
+      if (*i + 1 >= argc || rpd_parse_i64(argv[*i + 1], &x)) break;
       v = argv[++*i];
     }
-    if (parse_i64(v, &x) || x <= 0 || x > INT32_MAX / 2)
+    if (rpd_parse_i64(v, &x) || x <= 0 || x > INT32_MAX / 2)
       return rpd_usage_error("bad --gaps value '%s' (positive us)", v);
     R->gaps = rpd_xrealloc(R->gaps, (R->ngaps + 1) * sizeof *R->gaps);
     R->gaps[R->ngaps++] = (int)x;

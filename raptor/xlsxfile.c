@@ -1,6 +1,5 @@
 /* xlsxfile.c - xlsx workbooks through a temp file, with safe cells and
  * one-line errors.  See xlsxfile.h. */
-#define XLSXFILE_RAW   /* this file calls the real libxlsxwriter writers */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

@@ -47,9 +47,4 @@ lxw_error xlsxfile_write_string(lxw_worksheet *ws, lxw_row_t row, lxw_col_t col,
 lxw_error xlsxfile_write_number(lxw_worksheet *ws, lxw_row_t row, lxw_col_t col,
                                 double v, lxw_format *format);
 
-#ifndef XLSXFILE_RAW
-#define worksheet_write_string xlsxfile_write_string
-#define worksheet_write_number xlsxfile_write_number
-#endif
-
 #endif

@@ -5,6 +5,7 @@
 #include "rpd.h"
 #include "textsafe.h"
 #include "timeopt.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <math.h>
@@ -149,7 +150,7 @@ static int materialize(summary *s) {
   return rc;
 }
 
-static int prep(summary *s, const char *sql, sqlite3_stmt **st) {
+static int summary_prepare(summary *s, const char *sql, sqlite3_stmt **st) {
   return rpd_prepare(s->r, sql, st);
 }
 
@@ -165,7 +166,7 @@ static int trace_kernels(summary *s) {
   char *cond = rpd_opclass_condition("opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
   char *sql = rpd_xasprintf("SELECT count(*), total(max(\"end\" - start, 0)) FROM rocpd_op"
                             " WHERE %s AND start BETWEEN ?1 AND ?2", cond);
-  int v, rc = prep(s, sql, &st);
+  int v, rc = summary_prepare(s, sql, &st);
   free(cond);
   free(sql);
   if (rc == RPD_OK) {
@@ -183,7 +184,7 @@ static int trace_kernels(summary *s) {
 
 static int totals(summary *s) {
   sqlite3_stmt *st = NULL;
-  int v, rc = prep(s, "SELECT count(*), count(DISTINCT autogradName), sum(calls),"
+  int v, rc = summary_prepare(s, "SELECT count(*), count(DISTINCT autogradName), sum(calls),"
                       " sum(total_gpu) FROM temp.ag_rows", &st);
   if (rc == RPD_OK && (v = rpd_step(s->r, st)) != SQLITE_ROW) rc = v < 0 ? -v : RPD_ERR;
   if (rc == RPD_OK) {
@@ -206,7 +207,7 @@ static int chart(summary *s) {
   double max = 0;
   int v, i = 0, n = (int)(s->nops < s->top ? s->nops : s->top);
   char *tail = rpd_xasprintf("%s LIMIT %d", op_query, s->top);
-  int rc = prep(s, tail, &st);
+  int rc = summary_prepare(s, tail, &st);
   free(tail);
   rpd_buf_printf(b, "<h2>Top %d operators by GPU time</h2>\n", n);
   rpd_buf_printf(b, "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\""
@@ -261,7 +262,7 @@ static int op_table(summary *s) {
                                      "#Share of GPU (%)"};
   sqlite3_stmt *st = NULL;
   rpd_buf *b = &s->page;
-  int v, rc = prep(s, op_query, &st);
+  int v, rc = summary_prepare(s, op_query, &st);
   table_head(b, "ops", "Operators", cols, 6);
   while (rc == RPD_OK && (v = rpd_step(s->r, st)) == SQLITE_ROW) {
     double calls = sqlite3_column_double(st, 2), gpu = sqlite3_column_double(st, 3);
@@ -286,7 +287,7 @@ static int kernel_table(summary *s) {
                                      "#Avg GPU (us)", "#Total GPU (us)"};
   sqlite3_stmt *st = NULL;
   rpd_buf *b = &s->page;
-  int v, rc = prep(s, "SELECT autogradName, kernelName, sizes, calls, avg_gpu, total_gpu"
+  int v, rc = summary_prepare(s, "SELECT autogradName, kernelName, sizes, calls, avg_gpu, total_gpu"
                       " FROM temp.ag_rows ORDER BY total_gpu DESC, 1, 2, 3", &st);
   table_head(b, "kernels", "Kernels by operator", cols, 6);
   while (rc == RPD_OK && (v = rpd_step(s->r, st)) == SQLITE_ROW) {
@@ -406,7 +407,6 @@ int main(int argc, char **argv) {
   s.top = 20;
   for (int i = 1, only_files = 0; i < argc; i++) {
     const char *a = argv[i], **dst = NULL, *val;
-    char *endp;
     if (!only_files && !strcmp(a, "--")) { only_files = 1; continue; }
     if (only_files) {
       if (!s.in) s.in = a;
@@ -426,8 +426,8 @@ int main(int argc, char **argv) {
     else if (i + 1 < argc) *dst = argv[++i];
     else return rpd_usage_error("option '%s' needs a value", a);
     if (dst == &val) {
-      long n = strtol(val, &endp, 10);
-      if (!*val || *endp || n < 1 || n > 1000)
+      int64_t n;
+      if (rpd_parse_i64_range(val, 1, 1000, &n))
         return rpd_usage_error("--top must be a number from 1 to 1000, not '%s'", val);
       s.top = (int)n;
     }

@@ -10,6 +10,7 @@
 #include "opclass.h"
 #include "ranks.h"
 #include "sheets.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -57,20 +58,6 @@ typedef struct diff {
   sqlite3 *mem;
 } diff;
 
-static int parse_i64(const char *s, int64_t lo, int64_t *v)
-{
-  char *end;
-  long long n;
-  if (!s)
-    return -1;
-  errno = 0;
-  n = strtoll(s, &end, 10);
-  if (errno || end == s || *end || n < lo)
-    return -1;
-  *v = n;
-  return 0;
-}
-
 static int parse_levels(const char *v, unsigned *levels)
 {
   static const char *const names[] = {"kernel", "sequence", "category", "marker"};
@@ -114,11 +101,11 @@ static int parse_args(diff *d, int argc, char **argv)
                                "got '%s'", val ? val : "");
       i++;
     } else if (!strcmp(a, "--rank-a") || !strcmp(a, "--rank-b")) {
-      if (parse_i64(val, 0, &d->s[a[7] == 'b'].rank))
+      if (rpd_parse_i64_range(val, 0, INT64_MAX, &d->s[a[7] == 'b'].rank))
         return rpd_usage_error("%s: '%s' is not a rank number", a, val ? val : "");
       i++;
     } else if (!strcmp(a, "--top")) {
-      if (parse_i64(val, 0, &d->top))
+      if (rpd_parse_i64_range(val, 0, INT64_MAX, &d->top))
         return rpd_usage_error("--top: '%s' is not a count", val ? val : "");
       i++;
     } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {

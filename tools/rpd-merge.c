@@ -12,6 +12,7 @@
 #include "check.h"
 #include "ranks.h"
 #include "strictint.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -98,12 +99,6 @@ static int in_list(const char *s, const char *const *list, size_t n)
 
 /* ------------------------------------------------------------ options */
 
-/* s as a strict decimal integer (common/strictint.h): 0 and *v, or -1. */
-static int parse_i64(const char *s, int64_t *v)
-{
-  return rpd_int_text(s, strlen(s), v) ? -1 : 0;
-}
-
 static int parse_offset(merge *m, const char *v)
 {
   const char *eq = v ? strchr(v, '=') : NULL;
@@ -113,7 +108,7 @@ static int parse_offset(merge *m, const char *v)
     return rpd_usage_error("--offset: expected R=NS, got '%s'", v ? v : "");
   memcpy(rank, v, (size_t)(eq - v));
   rank[eq - v] = 0;
-  if (parse_i64(rank, &o.rank) || o.rank < 0 || parse_i64(eq + 1, &o.ns))
+  if (rpd_parse_i64(rank, &o.rank) || o.rank < 0 || rpd_parse_i64(eq + 1, &o.ns))
     return rpd_usage_error("--offset: expected R=NS (integers), got '%s'", v);
   m->offs = rpd_xrealloc(m->offs, (size_t)(m->noffs + 1) * sizeof *m->offs);
   m->offs[m->noffs++] = o;
@@ -628,10 +623,7 @@ static int write_output(merge *m, rpd_outfile *of, const char *out)
     sqlite3_close(db);
     return rc;
   }
-  m->out = rpd_xcalloc(1, sizeof *m->out);
-  m->out->db = db;
-  m->out->schema = m->schema;
-  m->out->flags = RPD_WRITE | RPD_CREATE;
+  m->out = rpd_attach(db, m->schema, RPD_WRITE | RPD_CREATE);
   /* a private new file renamed into place only when complete: no journal
    * or syncs needed until rpd_outfile_commit's fsync */
   rc = rpd_exec(m->out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
@@ -651,7 +643,7 @@ static int write_output(merge *m, rpd_outfile *of, const char *out)
     rpd_fail("cannot merge into '%s': %s", out, rpd_errmsg());
   if (sqlite3_close(db) != SQLITE_OK && !rc)
     rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(db));
-  free(m->out);
+  rpd_detach(m->out);
   m->out = NULL;
   return rc ? 1 : 0;
 }

@@ -6,6 +6,7 @@
  * sclk samples.  The same options always give the same file content.
  * What exactly is generated is documented in docs/rpd-synth.md. */
 #include "rpd.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -1054,16 +1055,11 @@ static rpd_outfile outf;
 static int parse_num(const char *opt, const char *v, int64_t lo, int64_t hi,
                      int64_t *out)
 {
-  char *end;
-  long long n;
   if (!v)
     return rpd_usage_error("option '%s' needs a value", opt);
-  errno = 0;
-  n = strtoll(v, &end, 10);
-  if (errno || end == v || *end || n < lo || n > hi)
+  if (rpd_parse_i64_range(v, lo, hi, out))
     return rpd_usage_error("option '%s': '%s' is not a number in %" PRId64
                            "..%" PRId64, opt, v, lo, hi);
-  *out = n;
   return 0;
 }
 
@@ -1196,7 +1192,7 @@ static int write_rank_meta(synth *s)
 
 static int create_db(synth *s, const char *path)
 {
-  rpd r;
+  rpd *r;
   int rc;
   if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
                       NULL) != SQLITE_OK)
@@ -1205,11 +1201,10 @@ static int create_db(synth *s, const char *path)
                     "PRAGMA cache_size=-65536; BEGIN", NULL, NULL, NULL);
   if (rc != SQLITE_OK)
     return rpd_fail("cannot write '%s': %s", path, sqlite3_errmsg(s->db));
-  memset(&r, 0, sizeof r);
-  r.db = s->db;
-  r.schema = s->schema;
-  r.flags = RPD_WRITE | RPD_CREATE;
-  if (rpd_schema_create(&r) != RPD_OK)
+  r = rpd_attach(s->db, s->schema, RPD_WRITE | RPD_CREATE);
+  rc = rpd_schema_create(r);
+  rpd_detach(r);
+  if (rc != RPD_OK)
     return rpd_fail("cannot create the schema: %s", rpd_errmsg());
   if (s->ranks && write_rank_meta(s) != SQLITE_OK)
     return rpd_fail("cannot write '%s': %s", path, sqlite3_errmsg(s->db));

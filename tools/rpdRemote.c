@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "rpd.h"
+#include "util/num.h"
 
 static const char usage[] =
 "usage: rpdRemote start|stop|status PID\n"
@@ -116,12 +117,9 @@ static int wait_delivered(pid_t pid, int sig)
 /* Parse a positive pid; 0 if malformed. */
 static pid_t parse_pid(const char *s)
 {
-  char *end;
-  long v;
+  int64_t v;
 
-  errno = 0;
-  v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v <= 0 || v > 0x3fffffff)
+  if (rpd_parse_i64_range(s, 1, 0x3fffffff, &v))
     return 0;
   return (pid_t)v;
 }

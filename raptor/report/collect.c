@@ -28,63 +28,12 @@ void report_data_free(report_data *d)
   free(d->names);
   idm_free(&d->nameidx);
   free(d->gpus);
-  free(d->top);
+  kdheap_free(&d->top);
   ivsort_free(d->bygpu);
   ivsort_free(d->bystart);
   kdsort_free(d->kds);
   free(d->gspan);
   memset(d, 0, sizeof *d);
-}
-
-static size_t idm_slot(const idmap *m, int64_t k)
-{
-  uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
-  size_t i = (size_t)(h >> 20) & (m->cap - 1);
-  while (m->val[i] >= 0 && m->key[i] != k)
-    i = (i + 1) & (m->cap - 1);
-  return i;
-}
-
-/* Slot of k (see internal.h). */
-int *idm_ref(idmap *m, int64_t k)
-{
-  if (2 * (m->n + 1) > m->cap) {
-    idmap o = *m;
-    m->cap = o.cap ? 2 * o.cap : 256;
-    m->key = rpd_xcalloc(m->cap, sizeof *m->key);
-    m->val = rpd_xmalloc(m->cap * sizeof *m->val);
-    for (size_t i = 0; i < m->cap; i++)
-      m->val[i] = -1;
-    m->n = 0;
-    for (size_t i = 0; i < o.cap; i++)
-      if (o.val[i] >= 0) {
-        size_t s = idm_slot(m, o.key[i]);
-        m->key[s] = o.key[i];
-        m->val[s] = o.val[i];
-        m->n++;
-      }
-    free(o.key);
-    free(o.val);
-  }
-  size_t s = idm_slot(m, k);
-  if (m->val[s] < 0) {
-    m->key[s] = k;
-    m->n++;
-  }
-  return &m->val[s];
-}
-
-/* Value for k, or -1. */
-int idm_get(const idmap *m, int64_t k)
-{
-  return m->cap ? m->val[idm_slot(m, k)] : -1;
-}
-
-/* Free the map (see internal.h). */
-void idm_free(idmap *m)
-{
-  free(m->key);
-  free(m->val);
 }
 
 static int lookup_string(rpd *r, sqlite3_stmt *st, int64_t id, char **out)
@@ -129,64 +78,26 @@ int report_cmp_top(const void *a, const void *b)
   return (x->start > y->start) - (x->start < y->start);
 }
 
-static int kd_before(const kd *x, const kd *y)   /* x ranks before y */
-{
-  return report_cmp_top(&x, &y) < 0;
-}
-
-static void kd_swap(kd *h, size_t i, size_t j)
-{
-  kd t = h[i];
-  h[i] = h[j];
-  h[j] = t;
-}
-
-static void heap_down(kd *h, size_t n, size_t i)
-{
-  for (;;) {
-    size_t l = 2 * i + 1, r = l + 1, w = i;
-    if (l < n && kd_before(&h[w], &h[l])) w = l;
-    if (r < n && kd_before(&h[w], &h[r])) w = r;
-    if (w == i)
-      return;
-    kd_swap(h, i, w);
-    i = w;
-  }
-}
-
 /* Offer dispatch x to the top-K heap, whose root is the lowest-ranked of
  * those kept (d->topk 0: keep every dispatch). */
 static void top_push(report_data *d, const kd *x)
 {
-  if (d->topk && d->ntop == d->topk) {
-    if (kd_before(x, &d->top[0])) {
-      d->top[0] = *x;
-      heap_down(d->top, d->ntop, 0);
-    }
+  if (d->topk && d->top.n == d->topk) {
+    if (kd_ranks_after(&d->top.v[0], x, NULL))
+      kdheap_replace_top(&d->top, *x);
     return;
   }
-  if (d->ntop == d->captop) {
-    d->captop = d->captop ? 2 * d->captop : 64;
-    d->top = rpd_xrealloc(d->top, d->captop * sizeof *d->top);
-  }
-  d->top[d->ntop] = *x;
-  for (size_t c = d->ntop++; c > 0;) {          /* sift up */
-    size_t p = (c - 1) / 2;
-    if (!kd_before(&d->top[p], &d->top[c]))
-      break;
-    kd_swap(d->top, p, c);
-    c = p;
-  }
+  kdheap_push(&d->top, *x);
 }
 
 /* The kept dispatches in rank order (see internal.h). */
 const kd **report_top(const report_data *d, size_t *n)
 {
-  const kd **top = rpd_xmalloc((d->ntop ? d->ntop : 1) * sizeof *top);
-  for (size_t i = 0; i < d->ntop; i++)
-    top[i] = &d->top[i];
-  report_sort(top, d->ntop, sizeof *top, report_cmp_top);
-  *n = d->ntop;
+  const kd **top = rpd_xmalloc((d->top.n ? d->top.n : 1) * sizeof *top);
+  for (size_t i = 0; i < d->top.n; i++)
+    top[i] = &d->top.v[i];
+  report_sort(top, d->top.n, sizeof *top, report_cmp_top);
+  *n = d->top.n;
   return top;
 }
 
@@ -197,7 +108,7 @@ const kd **report_top(const report_data *d, size_t *n)
 static int name_index(rpd *r, sqlite3_stmt *str, const cats *c, report_data *d,
                       int64_t sid, int *ni)
 {
-  int *slot = idm_ref(&d->nameidx, sid);
+  int64_t *slot = idm_ref(&d->nameidx, sid);
   if (*slot < 0) {
     if (d->nnames == d->capnames) {
       d->capnames = d->capnames ? 2 * d->capnames : 256;
@@ -212,7 +123,7 @@ static int name_index(rpd *r, sqlite3_stmt *str, const cats *c, report_data *d,
     kn->cat = category_of(c, kn->name, &kn->comm);
     *slot = d->nnames++;
   }
-  *ni = *slot;
+  *ni = (int)*slot;
   return RPD_OK;
 }
 

@@ -23,6 +23,8 @@
 #include "../report.h"
 #include "rpd.h"
 #include "steps.h"
+#include "util/heap.h"
+#include "util/map.h"
 
 /* ------------------------------------------------------------ options */
 
@@ -115,17 +117,17 @@ void report_free(report *rep);
 
 /* ------------------------------------------------------------ data */
 
-/* Small int64 -> int map (open addressing). */
-typedef struct idmap {
-  int64_t *key;
-  int *val;
-  size_t n, cap;
-} idmap;
+/* Small int64 -> int map: common/util's map, values >= 0, -1 = absent. */
+typedef rpd_i64map idmap;
 /* The slot of key k, inserted with value -1 when new. */
-int *idm_ref(idmap *m, int64_t k);
+static inline int64_t *idm_ref(idmap *m, int64_t k) { return rpd_i64map_ref(m, k, -1, NULL); }
 /* Value for k, or -1. */
-int idm_get(const idmap *m, int64_t k);
-void idm_free(idmap *m);
+static inline int idm_get(const idmap *m, int64_t k)
+{
+  int64_t v;
+  return rpd_i64map_get(m, k, &v) ? (int)v : -1;
+}
+static inline void idm_free(idmap *m) { rpd_i64map_free(m); }
 
 enum { IV_COMPUTE = 1, IV_COMM = 2, IV_COPY = 4 };
 
@@ -140,6 +142,18 @@ typedef struct kd {
   int64_t op, start, end;
   int name, gpu;
 } kd;
+
+/* qsort comparator of kd pointers in kernel_details order: longer first,
+ * then earlier start. */
+int report_cmp_top(const void *a, const void *b);
+
+/* The top-K heap keeps the lowest-ranked kept dispatch on top. */
+static inline int kd_ranks_after(const kd *x, const kd *y, void *ctx)
+{
+  (void)ctx;
+  return report_cmp_top(&y, &x) < 0;
+}
+RPD_HEAP_DEFINE(kdheap, kd, kd_ranks_after)
 
 /* A kernel name (one per description_id) and its statistics: count, sum,
  * min and max of every dispatch and count and sum of the short ones from
@@ -190,8 +204,8 @@ typedef struct report_data {
   int64_t lim;                /* short-kernel threshold (ns) */
   int64_t nshort;             /* short dispatches, their range in us: */
   double slo, shi;
-  kd *top;                    /* top-K heap (topk 0: every dispatch) */
-  size_t ntop, captop, topk;
+  kdheap top;                 /* top-K heap (topk 0: every dispatch) */
+  size_t topk;
   int mode;                   /* ORDER_* */
   ivsort *bygpu, *bystart;    /* bystart NULL with --gpu-id */
   kdsort *kds;
@@ -201,9 +215,6 @@ typedef struct report_data {
 
 /* The short-kernel threshold of o in ns (INT64_MAX: every kernel). */
 int64_t report_threshold_ns(const ropts *o);
-/* qsort comparator of kd pointers in kernel_details order: longer first,
- * then earlier start. */
-int report_cmp_top(const void *a, const void *b);
 /* The top-K dispatches the scan kept, as a new array of pointers into d
  * in kernel_details order (caller frees the array); *n of them. */
 const kd **report_top(const report_data *d, size_t *n);

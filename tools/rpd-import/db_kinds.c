@@ -62,7 +62,7 @@ static int db_disp_ops(imp *m, const imap *want)
   int64_t kexec = 0;
   int rc = w_flush(m), s = SQLITE_DONE;
   if (!rc)
-    rc = sid(m, "KernelExecution", &kexec);
+    rc = w_string_id(m, "KernelExecution", &kexec);
   if (!rc)
     rc = rpd_prepare(m->r, "SELECT id, sequenceId FROM rocpd_op WHERE id >= ?1"
                      " AND opType_id = ?2 ORDER BY id", &st);

@@ -64,7 +64,7 @@ static int counter_one(imp *m, int64_t op_id, const char *name, double value)
   int rc = ext_stmt(m, &m->st_counter, counter_view,
                     "INSERT INTO rocpd_counter(value, op_id, name_id) VALUES (?,?,?)");
   if (!rc)
-    rc = sid(m, name, &nid);
+    rc = w_string_id(m, name, &nid);
   if (rc)
     return rc;
   sqlite3_bind_double(m->st_counter, 1, value);
@@ -204,7 +204,7 @@ int w_counter_add(imp *m, counter_batch *b, int64_t op_id, const char *name, dou
     pipe_resume(m);
   }
   if (!rc)
-    rc = sid(m, name, &nid);
+    rc = w_string_id(m, name, &nid);
   if (rc)
     return rc;
   b->op[b->n] = op_id;

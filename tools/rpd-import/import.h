@@ -8,13 +8,11 @@
 #include <stddef.h>
 
 #include "rpd.h"
+#include "util/map.h"
 
-/* Open-addressing hash map int64 -> int64 (value), grows by doubling. */
-typedef struct imap {
-  int64_t *keys, *vals;
-  unsigned char *used;
-  size_t cap, n;
-} imap;
+/* Hash map int64 -> int64 (value): common/util's map under the readers'
+ * short names. */
+typedef rpd_i64map imap;
 
 /* Rows of one table waiting for a multi-row INSERT (writer.c). */
 typedef struct batch {
@@ -106,13 +104,13 @@ typedef struct csvset {
   int npfx;
 } csvset;
 
-/* --- small maps (writer.c) */
+/* --- small maps */
 /* Set k -> v (replaces an existing value); grows as needed. */
-void imap_put(imap *m, int64_t k, int64_t v);
+static inline void imap_put(imap *m, int64_t k, int64_t v) { rpd_i64map_put(m, k, v); }
 /* 1 and *v if k is present, else 0. */
-int imap_get(const imap *m, int64_t k, int64_t *v);
+static inline int imap_get(const imap *m, int64_t k, int64_t *v) { return rpd_i64map_get(m, k, v); }
 /* Free the map's memory; the map is empty afterwards. */
-void imap_free(imap *m);
+static inline void imap_free(imap *m) { rpd_i64map_free(m); }
 
 /* --- the writer (writer.c); every function returns an RPD_* status */
 /* Count one record of kind `kind` read (handled = imported) for the summary. */
@@ -129,7 +127,7 @@ int w_strings_reload(imp *m);
 /* Finalize what w_prepare made (safe to call twice). */
 void w_finalize(imp *m);
 /* *id = the rocpd_string id of s (NULL = ""), interned on first use. */
-int sid(imp *m, const char *s, int64_t *id);
+int w_string_id(imp *m, const char *s, int64_t *id);
 /* A rocpd_op row; *op_id receives its id. */
 int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
          int64_t end, int64_t desc_id, const char *optype, int64_t *op_id);

@@ -145,7 +145,7 @@ static int v1_api_line(imp *m, v1file *v, int hsa, v1run *run)
   }
   if (!rc && kernel && *kernel) {
     int64_t id;
-    rc = sid(m, kernel, &id);
+    rc = w_string_id(m, kernel, &id);
     if (!rc)
       imap_put(&run->knames, a.corr, id);
   }

@@ -1,5 +1,5 @@
 /* writer.c - rpd-import: the RPD writer every reader feeds (ops, api calls,
- * links, kernel/copy details, metadata) and the small int64 map. */
+ * links, kernel/copy details, metadata). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,58 +10,6 @@
 #include "check.h"
 #include "pipe.h"
 #include "strictint.h"
-
-static size_t imap_slot(const imap *m, int64_t k)
-{
-  uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
-  size_t i = (size_t)(h >> 17) & (m->cap - 1);
-  while (m->used[i] && m->keys[i] != k)
-    i = (i + 1) & (m->cap - 1);
-  return i;
-}
-
-void imap_put(imap *m, int64_t k, int64_t v)
-{
-  if (2 * (m->n + 1) > m->cap) {
-    imap old = *m;
-    m->cap = old.cap ? old.cap * 2 : 64;
-    m->keys = rpd_xcalloc(m->cap, sizeof *m->keys);
-    m->vals = rpd_xcalloc(m->cap, sizeof *m->vals);
-    m->used = rpd_xcalloc(m->cap, 1);
-    m->n = 0;
-    for (size_t i = 0; i < old.cap; i++)
-      if (old.used[i])
-        imap_put(m, old.keys[i], old.vals[i]);
-    free(old.keys); free(old.vals); free(old.used);
-  }
-  size_t i = imap_slot(m, k);
-  if (!m->used[i]) {
-    m->used[i] = 1;
-    m->keys[i] = k;
-    m->n++;
-  }
-  m->vals[i] = v;
-}
-
-/* 1 and *v if present, else 0. */
-int imap_get(const imap *m, int64_t k, int64_t *v)
-{
-  if (!m->cap)
-    return 0;
-  size_t i = imap_slot(m, k);
-  if (!m->used[i])
-    return 0;
-  *v = m->vals[i];
-  return 1;
-}
-
-void imap_free(imap *m)
-{
-  free(m->keys); free(m->vals); free(m->used);
-  memset(m, 0, sizeof *m);
-}
-
-
 
 void count_read(imp *m, const char *kind, int handled)
 {
@@ -350,7 +298,7 @@ void w_finalize(imp *m)
   rpd_buf_free(&m->args);
 }
 
-int sid(imp *m, const char *s, int64_t *id)
+int w_string_id(imp *m, const char *s, int64_t *id)
 {
   if (!s)
     s = "";
@@ -387,10 +335,10 @@ int w_kernel_name(imp *m, const char *full, const char *short_name,
     full = short_name ? short_name : "";   /* only a short name is known */
   if (!short_name || !*short_name)
     short_name = full;
-  int rc = sid(m, full, name_id);
+  int rc = w_string_id(m, full, name_id);
   short_id = *name_id;
   if (!rc && short_name != full && strcmp(short_name, full))
-    rc = sid(m, short_name, &short_id);
+    rc = w_string_id(m, short_name, &short_id);
   if (rc)
     return rc;
   *desc_id = m->truncated_names ? short_id : *name_id;
@@ -421,7 +369,7 @@ int w_op(imp *m, int64_t gpu, int64_t queue, int64_t seq, int64_t start,
          int64_t end, int64_t desc_id, const char *optype, int64_t *op_id)
 {
   int64_t t;
-  int rc = sid(m, optype, &t);
+  int rc = w_string_id(m, optype, &t);
   if (rc)
     return rc;
   batch *b = &m->b_op;
@@ -536,7 +484,7 @@ int w_copy(imp *m, const copyrec *c)
   int64_t gpu = kind == 1 ? c->dst_gpu : c->src_gpu;
   if (gpu < 0)
     gpu = c->dst_gpu >= 0 ? c->dst_gpu : (c->src_gpu >= 0 ? c->src_gpu : 0);
-  int rc = sid(m, "", &empty);
+  int rc = w_string_id(m, "", &empty);
   if (!rc)
     rc = w_op(m, gpu, c->queue, 0, c->start, c->end, empty,
               c->optype ? c->optype : c->kind < 0 ? "Memcpy" : copy_optype[kind],
@@ -567,11 +515,11 @@ int w_api(imp *m, const apirec *a)
 {
   int64_t name, cat, dom, args;
   int64_t id = a->corr > 0 ? m->api_base + a->corr : m->max_api + 1;
-  int rc = sid(m, a->name, &name);
+  int rc = w_string_id(m, a->name, &name);
   if (!rc)
-    rc = sid(m, a->category, &cat);
+    rc = w_string_id(m, a->category, &cat);
   if (!rc)
-    rc = sid(m, a->domain, &dom);
+    rc = w_string_id(m, a->domain, &dom);
   if (!rc)
     rc = w_args(m, a->args, &args);
   if (rc)

@@ -38,6 +38,7 @@ static const char usage[] =
 
 #include "rpd.h"
 #include "synth.h"
+#include "util/num.h"
 
 /* ------------------------------------------------------------ data */
 
@@ -137,7 +138,7 @@ static int create_tables(gen *g)
 }
 
 /* Prepare "INSERT INTO <table t>(cols) VALUES (?, ...)" with n params. */
-static int prep(gen *g, int t, const char *cols, int n, sqlite3_stmt **st)
+static int gen_prepare(gen *g, int t, const char *cols, int n, sqlite3_stmt **st)
 {
   char q[128] = "";
   for (int i = 0; i < n && 3 * i + 3 < (int)sizeof q; i++)
@@ -252,28 +253,28 @@ static int fixed_rows(gen *g, int k)
 
 static int prepare_guid(gen *g)
 {
-  int rc = prep(g, T_EVENT, "category_id, stack_id, parent_stack_id, correlation_id",
+  int rc = gen_prepare(g, T_EVENT, "category_id, stack_id, parent_stack_id, correlation_id",
                 4, &g->ev);
   if (!rc)
-    rc = prep(g, T_ARG, "event_id, position, type, name, value", 5, &g->arg);
+    rc = gen_prepare(g, T_ARG, "event_id, position, type, name, value", 5, &g->arg);
   if (!rc)
-    rc = prep(g, T_REGION, "nid, pid, tid, start, end, name_id, event_id", 7, &g->region);
+    rc = gen_prepare(g, T_REGION, "nid, pid, tid, start, end, name_id, event_id", 7, &g->region);
   if (!rc)
-    rc = prep(g, T_KD, "nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id,"
+    rc = gen_prepare(g, T_KD, "nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id,"
               " stream_id, start, end, private_segment_size, group_segment_size,"
               " workgroup_size_x, workgroup_size_y, workgroup_size_z, grid_size_x,"
               " grid_size_y, grid_size_z, region_name_id, event_id", 20, &g->kd);
   if (!rc)
-    rc = prep(g, T_COPY, "nid, pid, tid, start, end, name_id, dst_agent_id, dst_address,"
+    rc = gen_prepare(g, T_COPY, "nid, pid, tid, start, end, name_id, dst_agent_id, dst_address,"
               " src_agent_id, src_address, size, queue_id, stream_id, region_name_id,"
               " event_id", 15, &g->copy);
   if (!rc)
-    rc = prep(g, T_ALLOC, "nid, pid, tid, agent_id, start, end, address, size,"
+    rc = gen_prepare(g, T_ALLOC, "nid, pid, tid, agent_id, start, end, address, size,"
               " queue_id, stream_id, event_id, type, level", 13, &g->alloc);
   if (!rc)
-    rc = prep(g, T_PMCEV, "event_id, pmc_id, value", 3, &g->pmcev);
+    rc = gen_prepare(g, T_PMCEV, "event_id, pmc_id, value", 3, &g->pmcev);
   if (!rc)
-    rc = prep(g, T_SAMPLE, "track_id, timestamp, event_id", 3, &g->sample);
+    rc = gen_prepare(g, T_SAMPLE, "track_id, timestamp, event_id", 3, &g->sample);
   return rc;
 }
 
@@ -443,14 +444,11 @@ static int create_views(gen *g, uint64_t seed)
 
 static int parse_num(const char *opt, const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
-  char *end;
   if (!v)
     return rpd_usage_error("%s needs a value", opt);
-  long long n = strtoll(v, &end, 10);
-  if (end == v || *end || n < lo || n > hi)
+  if (rpd_parse_i64_range(v, lo, hi, out))
     return rpd_usage_error("%s: '%s' is not a number in %lld..%lld", opt, v,
                            (long long)lo, (long long)hi);
-  *out = n;
   return 0;
 }
 

@@ -12,7 +12,7 @@ int emit_analysis(conv *c) {
   int s = SQLITE_DONE, rc;
   char name[64];
   if (!rpd_table_exists(c->r, "ext_analysis_queue_depth")) return RPD_OK;
-  rc = prep(c, &st,
+  rc = conv_prepare(c, &st,
       "SELECT gpuId, queueId, time_ns, depth FROM ext_analysis_queue_depth"
       " WHERE time_ns BETWEEN ?1 AND ?2 ORDER BY gpuId, queueId, time_ns");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {

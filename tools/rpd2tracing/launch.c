@@ -64,7 +64,7 @@ typedef struct label_cursor {
 static int label_seek(conv *c, size_t k, int64_t id) {
   label_cursor *l = &c->labels[k % LABEL_CURSORS];
   int s = SQLITE_ROW, steps = 0;
-  if (!l->look && prep(c, &l->look, "SELECT id, string FROM \"%w\" WHERE id >= ?1 ORDER BY id") != RPD_OK)
+  if (!l->look && conv_prepare(c, &l->look, "SELECT id, string FROM \"%w\" WHERE id >= ?1 ORDER BY id") != RPD_OK)
     return -1;
   if (!l->on || l->at > id || id - l->at > LABEL_STEPS) {
     sqlite3_reset(l->look);

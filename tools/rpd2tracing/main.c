@@ -16,6 +16,7 @@
  * reference tools/rpd2tracing.py. */
 #include "tracing.h"
 #include "check.h"
+#include "util/num.h"
 
 static const char usage[] =
 "usage: rpd2tracing FILE[.gz] [OUT] [--start T] [--end T] [--format F]\n"
@@ -66,23 +67,6 @@ typedef struct opts {
   int64_t max_size;         /* --max-size, 0: not given */
 } opts;
 
-/* "123", "64K", "1.5G" -> bytes (K, M, G: powers of 1024); -1 if bad. */
-static int64_t parse_size(const char *t) {
-  char *end;
-  errno = 0;
-  double v = strtod(t, &end);
-  if (end == t || errno || !(v > 0)) return -1;
-  switch (*end) {
-  case 'k': case 'K': v *= 1024.0; end++; break;
-  case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
-  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-  default: break;
-  }
-  if ((*end == 'B' || *end == 'b') && end[1] == 0) end++;
-  if (*end || v >= 9e18 || v < 1) return -1;
-  return (int64_t)v;
-}
-
 static int parse_args(int argc, char **argv, opts *o) {
   int only_files = 0;   /* after "--" */
   for (int i = 1; i < argc; i++) {
@@ -114,16 +98,10 @@ static int parse_args(int argc, char **argv, opts *o) {
           return rpd_usage_error("--format must be 'object', 'array', 'json' or 'proto', not '%s'",
                                  val);
       }
-      if (dst == &split) {
-        char *end;
-        errno = 0;
-        long long n = strtoll(split, &end, 10);
-        if (end == split || *end || errno || n < 1 || n > 100000)
-          return rpd_usage_error("--split must be a number of files from 1 to 100000, not '%s'",
-                                 split);
-        o->split = n;
-      }
-      if (dst == &size && (o->max_size = parse_size(size)) < 1)
+      if (dst == &split && rpd_parse_i64_range(split, 1, 100000, &o->split))
+        return rpd_usage_error("--split must be a number of files from 1 to 100000, not '%s'",
+                               split);
+      if (dst == &size && rpd_parse_size(size, &o->max_size))
         return rpd_usage_error("--max-size must be a size like 500M or 2G, not '%s'", size);
       continue;
     }
@@ -339,7 +317,7 @@ static int write_one(conv *c, conv *cb, const opts *o, const char *out, int64_t 
   c->check_rows = cb->check_rows = checks_on_the_way(o);
   if ((ret = open_sink(&c->out, out, o->in))) return ret;
   c->w->begin(&c->out, o->array);
-  rc = convert(c, cb);
+  rc = convert_sections(c, cb);
   c->w->finish(&c->out, o->array);
   free(c->gpus);
   c->gpus = NULL;

@@ -113,33 +113,3 @@ void names_free(names *t) {
   free(t->slot);
   sqlite3_finalize(t->look);
 }
-
-void i64heap_push(i64heap *h, int64_t x) {
-  size_t i = h->n++;
-  if (h->n > h->cap) {
-    h->cap = h->cap ? h->cap * 2 : 8;
-    h->v = rpd_xrealloc(h->v, h->cap * sizeof *h->v);
-  }
-  for (; i && h->v[(i - 1) / 2] > x; i = (i - 1) / 2) h->v[i] = h->v[(i - 1) / 2];
-  h->v[i] = x;
-}
-
-int64_t i64heap_pop(i64heap *h) {
-  int64_t top = h->v[0], last = h->v[--h->n];
-  size_t i = 0, n = h->n;
-  for (;;) {
-    size_t k = 2 * i + 1;
-    if (k >= n) break;
-    if (k + 1 < n && h->v[k + 1] < h->v[k]) k++;
-    if (h->v[k] >= last) break;
-    h->v[i] = h->v[k];
-    i = k;
-  }
-  if (n) h->v[i] = last;
-  return top;
-}
-
-void i64heap_free(i64heap *h) {
-  free(h->v);
-  *h = (i64heap){0};
-}

@@ -3,7 +3,7 @@
 
 /* Prepare sql (formatted with sqlite3_mprintf %w for the args table) and bind
  * the time window to ?1/?2 when the statement has them. */
-int prep(conv *c, sqlite3_stmt **st, const char *fmt) {
+int conv_prepare(conv *c, sqlite3_stmt **st, const char *fmt) {
   char *sql = sqlite3_mprintf(fmt, c->args_table);
   int rc = RPD_OK;
   if (!sql) return cerr(c->err, RPD_ENOMEM, "out of memory");
@@ -147,7 +147,7 @@ static int links_open(conv *c, links *l) {
   l->max_api = INT64_MIN;
   if (v < 0) return cerr(c->err, RPD_ESQL, "%s", sqlite3_errmsg(c->db));
   if (!v) return RPD_OK;
-  int rc = prep(c, &l->st,
+  int rc = conv_prepare(c, &l->st,
       "SELECT X.api_id, X.op_id, X.id, O.start, O.end, O.gpuId, O.queueId"
       " FROM rocpd_api_ops X LEFT JOIN rocpd_op O ON O.id = X.op_id ORDER BY X.id");
   return rc == RPD_OK ? links_step(c, l) : rc;
@@ -181,7 +181,7 @@ int emit_apis(conv *c) {
   links l = {0};
   size_t th = 0;
   int s = SQLITE_DONE, rc = links_open(c, &l);
-  if (rc == RPD_OK) rc = prep(c, &st,
+  if (rc == RPD_OK) rc = conv_prepare(c, &st,
       "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
       " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -235,7 +235,7 @@ int emit_hsa(conv *c) {
   sqlite3_stmt *st = NULL;
   int s = SQLITE_DONE, rc;
   if (!rpd_table_exists(c->r, "rocpd_hsaApi")) return RPD_OK;
-  rc = prep(c, &st,
+  rc = conv_prepare(c, &st,
       "SELECT N.string, S.string, A.pid, A.tid, A.start, A.end"
       " FROM rocpd_hsaApi A LEFT JOIN rocpd_string N ON N.id = A.apiName_id"
       " LEFT JOIN rocpd_string S ON S.id = A.args_id"
@@ -258,7 +258,7 @@ int emit_hsa(conv *c) {
  * (two O(1) look-ups; with -1 for an error). */
 static int flows_possible(conv *c) {
   sqlite3_stmt *st = NULL;
-  int rc = prep(c, &st,
+  int rc = conv_prepare(c, &st,
       "SELECT EXISTS (SELECT 1 FROM rocpd_api) AND EXISTS (SELECT 1 FROM rocpd_api_ops)");
   int v = rc == RPD_OK && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
   sqlite3_finalize(st);
@@ -290,7 +290,7 @@ int emit_ops(conv *c) {
   int ends = c->w->flow_on_op_slice ? flows_possible(c) : 0;
   int s = SQLITE_DONE, rc = ends < 0 ? cerr(c->err, RPD_ESQL, "%s", sqlite3_errmsg(c->db)) : RPD_OK;
   if (rc == RPD_OK)
-    rc = prep(c, &st,
+    rc = conv_prepare(c, &st,
         "SELECT gpuId, queueId, start, end, opType_id, description_id, id FROM rocpd_op ORDER BY id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t start, end, gpu = 0;
@@ -333,9 +333,9 @@ int i64_qcmp(const void *a, const void *b) {
 int emit_links(conv *c) {
   sqlite3_stmt *st = NULL, *look = NULL;
   int64_t max_api = INT64_MIN;
-  int s = SQLITE_DONE, rc = prep(c, &st, "SELECT id, api_id, op_id FROM rocpd_api_ops ORDER BY id");
+  int s = SQLITE_DONE, rc = conv_prepare(c, &st, "SELECT id, api_id, op_id FROM rocpd_api_ops ORDER BY id");
   if (rc == RPD_OK)
-    rc = prep(c, &look,
+    rc = conv_prepare(c, &look,
         "SELECT A.pid, A.tid, A.start, A.end, O.start, O.end, O.gpuId, O.queueId"
         " FROM rocpd_api A, rocpd_op O WHERE A.id = ?1 AND O.id = ?2");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -371,7 +371,7 @@ int emit_graphs(conv *c) {
   sqlite3_stmt *st = NULL;
   int s = SQLITE_DONE, rc;
   if (!rpd_table_exists(c->r, "rocpd_graphLaunchapi")) return RPD_OK;
-  rc = prep(c, &st,
+  rc = conv_prepare(c, &st,
       "SELECT 'Graph ' || ifnull(L.graphExec, ''), O.gpuId, O.queueId, min(O.start), max(O.end), count(*)"
       " FROM rocpd_graphLaunchapi L JOIN rocpd_api_ops X ON X.api_id = L.api_ptr_id"
       " JOIN rocpd_op O ON O.id = X.op_id WHERE O.start BETWEEN ?1 AND ?2"
@@ -438,7 +438,7 @@ int emit_monitor(conv *c) {
   sqlite3_stmt *st = NULL;
   int s = SQLITE_DONE, rc;
   if (!rpd_table_exists(c->r, "rocpd_monitor")) return RPD_OK;
-  rc = prep(c, &st,
+  rc = conv_prepare(c, &st,
       "SELECT deviceId, monitorType, start, value FROM rocpd_monitor"
       " WHERE start BETWEEN ?1 AND ?2 ORDER BY id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW)
@@ -449,7 +449,7 @@ int emit_monitor(conv *c) {
   /* The last value of each series holds until its last end, or the end of
    * the trace (or --end) when that is later. */
   if (rc == RPD_OK)
-    rc = prep(c, &st,
+    rc = conv_prepare(c, &st,
         "SELECT deviceId, monitorType, max(end), value FROM rocpd_monitor"
         " WHERE start BETWEEN ?1 AND ?2 GROUP BY deviceId, monitorType"
         " ORDER BY deviceId, monitorType");
@@ -534,7 +534,7 @@ int emit_metadata(conv *c) {
   n = 0;
   cap = c->threads.n;
   if (rpd_table_exists(c->r, "rocpd_hsaApi")) {
-    rc = prep(c, &st, "SELECT DISTINCT pid, tid FROM rocpd_hsaApi");
+    rc = conv_prepare(c, &st, "SELECT DISTINCT pid, tid FROM rocpd_hsaApi");
     while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
       if (n == cap) {
         cap = cap ? cap * 2 : 16;

@@ -6,6 +6,7 @@
 #include "rpd.h"
 #include "timeopt.h"
 #include "opclass.h"
+#include "util/heap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -371,11 +372,14 @@ int cerr(char *buf, int rc, const char *fmt, ...) __attribute__((format(printf, 
 /* Column i as text, "" for NULL (owned by SQLite until the next step). */
 const char *col_text(sqlite3_stmt *st, int i);
 
-/* A min-heap of int64 (pending slice or op ends): v[0] is the smallest. */
-typedef struct i64heap {
-  int64_t *v;
-  size_t n, cap;
-} i64heap;
+/* A min-heap of int64 (pending slice or op ends): v[0] is the smallest;
+ * i64heap_push / _pop / _free (common/util/heap.h). */
+static inline int i64_before(const int64_t *a, const int64_t *b, void *ctx)
+{
+  (void)ctx;
+  return *a < *b;
+}
+RPD_HEAP_DEFINE(i64heap, int64_t, i64_before)
 
 /* maps.c */
 /* The index of (a, b), added when new. */
@@ -386,10 +390,6 @@ void names_trim(names *t);
  * names_trim); NULL on an SQL error.  names_trim empties a full cache. */
 const name_ent *names_get(sink *k, names *t, int64_t id);
 void names_free(names *t);
-/* Add x to h / remove and return the smallest (h->n > 0) / free h's array. */
-void i64heap_push(i64heap *h, int64_t x);
-int64_t i64heap_pop(i64heap *h);
-void i64heap_free(i64heap *h);
 
 /* sort.c */
 /* The launch pass order (ts, markers first, longer first, id, aux). */
@@ -405,7 +405,7 @@ void sorter_free(sorter *so);
 /* source.c */
 /* Prepare fmt (%w: the args table) on the worker's connection, binding
  * the window to ?1/?2 when it has them; RPD_OK or an error in c->err. */
-int prep(conv *c, sqlite3_stmt **st, const char *fmt);
+int conv_prepare(conv *c, sqlite3_stmt **st, const char *fmt);
 int name_error(conv *c, names *t);
 /* The sections: each scans its table once and writes its events through
  * c->w; RPD_OK or an error in c->err. */
@@ -439,7 +439,7 @@ void job_wrote(job *j, size_t n);
 void job_wait(job *j, int stage);
 /* Every section into OUT with one or two workers; RPD_OK or the error
  * (text in a->err). */
-int convert(conv *a, conv *b);
+int convert_sections(conv *a, conv *b);
 
 /* main.c */
 /* Flush and close OUT (renamed into place when ok); the exit code. */

@@ -24,7 +24,7 @@ void job_wait(job *j, int stage) {
 }
 
 static int part_a(conv *c) {
-  int rc = prep(c, &c->strs.look, "SELECT string FROM rocpd_string WHERE id = ?1");
+  int rc = conv_prepare(c, &c->strs.look, "SELECT string FROM rocpd_string WHERE id = ?1");
   sorter_init(c->launches, c->err);
   c->strs.max = NAMES_MAX;
   c->strs.common = 1;
@@ -205,7 +205,7 @@ static int follow_b(conv *a, conv *b, job *j, pthread_t th) {
 
 /* Every section into OUT; RPD_OK or the error (its text in a->err or
  * b->err). */
-int convert(conv *a, conv *b) {
+int convert_sections(conv *a, conv *b) {
   job j = {.stage = 0};
   sorter markers;
   a->launches = &markers;

@@ -1,0 +1,21 @@
+/* attach.c - rpd handles over connections the caller owns (rpd_attach),
+ * so that no tool fills a struct rpd by hand. */
+#include "rpd.h"
+
+#include <stdlib.h>
+
+rpd *rpd_attach(sqlite3 *db, int schema, int flags)
+{
+  rpd *r = rpd_xcalloc(1, sizeof *r);
+
+  r->db = db;
+  r->schema = schema;
+  r->flags = flags;
+  r->lock_fd = -1;
+  return r;
+}
+
+void rpd_detach(rpd *r)
+{
+  free(r);
+}

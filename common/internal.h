@@ -1,0 +1,46 @@
+/* internal.h - functions shared between files of common/ and nobody else.
+ * Not installed, not for tools: a tool that needs one of these needs a
+ * public function in rpd.h instead. */
+#ifndef RPD_INTERNAL_H
+#define RPD_INTERNAL_H
+
+#include <sqlite3.h>
+
+/* sql.c: map an SQLite result code to an rpd status and set the message
+ * (sqlite3_errmsg of db, plus the statement text when sql is not NULL). */
+int rpd__sqlerr(sqlite3 *db, int src, const char *sql);
+
+/* rocprof.c: after rpd_open of path failed with rc, recognise rocprofv3
+ * output there and, if so, set a message saying how to convert it and
+ * return RPD_EROCPROF; else return rc unchanged. */
+int rpd__explain_rocprof(const char *path, int rc);
+
+/* outfile.c: the list of this process's live temp files, removed by
+ * rpd_cleanup_temps() (and by the signal handlers rpd__install_cleanup
+ * sets).  Used by open.c for the temp copies of traces. */
+void rpd__install_cleanup(void);
+/* Create a temp file from tmpl (mkstemp pattern) and register it; *path
+ * (caller frees) and *fdp receive its name and open descriptor. */
+int rpd__temp_create(const char *tmpl, char **path, int *fdp);
+/* Drop path from the list without removing the file (it was renamed
+ * into place). */
+void rpd__temp_forget(const char *path);
+/* Remove the file and drop it from the list. */
+void rpd__temp_remove(const char *path);
+/* Add an existing file to the list. */
+int rpd__temp_register(const char *path);
+/* Remove stale temp files of dead processes that match tmpl. */
+void rpd__temp_reclaim(const char *tmpl);
+/* 1 if path is one of this process's live temp files (an rpd_outfile a
+ * tool now opens with rpd_open(RPD_CREATE)), else 0. */
+int rpd__temp_is_own(const char *path);
+
+/* harden.c: refuse what a trace must not hold (rocpd_ views, virtual
+ * tables, generated columns, lying sqlite_stat1): RPD_OK or RPD_ENOTRPD
+ * with one line.  schema: the detected RPD schema (2 or 3). */
+int rpd__check_untrusted(sqlite3 *db, int schema);
+/* harden.c: PRAGMA quick_check(1) before a writer changes the file: RPD_OK
+ * or an error naming the damage. */
+int rpd__check_integrity(sqlite3 *db);
+
+#endif
