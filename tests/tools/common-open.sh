@@ -90,7 +90,7 @@ rpd-callstack big.rpd.gz >/dev/null 2>&1 &
 pid=$!
 sleep 0.3
 kill -TERM $pid 2>/dev/null
-wait $pid 2>/dev/null; rc=$?
+wait_bounded $pid 2>/dev/null; rc=$?
 if [ $rc -eq 0 ]; then skip "SIGTERM during write" "finished before the signal"
 else check_eq "SIGTERM: exit by signal" 143 "$rc"; same_file "SIGTERM: original intact" big.before big.rpd.gz; fi
 check_eq "SIGTERM: no temp files" "" "$(ls "$TMPDIR"; ls | grep rpdtools-)"
