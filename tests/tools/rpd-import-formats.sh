@@ -159,6 +159,15 @@ check_eq "v1 results.csv: ops whole" "2|0|0|200|1200|gemm(int, float);2|0|1|1500
 check_eq "v1 results.csv: counters per dispatch" "0|GRBM_COUNT|12345.0;0|SQ_WAVES|2048.0;1|GRBM_COUNT|99.0;1|SQ_WAVES|16.0" \
   "$(q v1csv.rpd "SELECT dispatch, counter, value FROM counter ORDER BY dispatch, counter" | paste -sd';')"
 
+# --timestamp on adds DurationNs (EndNs - BeginNs): rocprof's own timing,
+# already the op's end - start, not a counter
+mkdir -p dur
+printf '"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr","arch_vgpr","accum_vgpr","sgpr","wave_size","sig","obj","DispatchNs","BeginNs","EndNs","CompleteNs","DurationNs","SQ_WAVES"\n0,"gemm(int, float)",2,0,0,894,894,1048576,512,0,0,16,0,24,64,"0x0","0x7f",100,200,1200,1300,1000,2048\n' >dur/results.csv
+check_rc "v1 results.csv with DurationNs: exit 0" 0 rpd-import dur/results.csv v1dur.rpd
+check_eq "v1 results.csv: DurationNs is not a counter, SQ_WAVES is" "0|SQ_WAVES|2048.0" \
+  "$(q v1dur.rpd "SELECT dispatch, counter, value FROM counter ORDER BY counter" | paste -sd';')"
+check_eq "v1 results.csv: the op lasts DurationNs" "1000" "$(q v1dur.rpd "SELECT end - start FROM op")"
+
 # a rocprof v1 output directory as a whole: the error names the v1 files to import
 mkdir -p v1dir/rpl emptydir && : >v1dir/results.db && : >v1dir/results.json
 check_rc "rocprof v1 output directory: exit 1" 1 rpd-import v1dir v1dir.rpd

@@ -640,7 +640,8 @@ static const char *const csv_v1res_cols[] = {
 static const char *const v1_fixed[] = {
   "Index", "KernelName", "gpu-id", "queue-id", "queue-index", "pid", "tid", "grd",
   "wgr", "lds", "scr", "arch_vgpr", "accum_vgpr", "vgpr", "sgpr", "wave_size",
-  "fbar", "sig", "obj", "DispatchNs", "BeginNs", "EndNs", "CompleteNs", NULL
+  "fbar", "sig", "obj", "DispatchNs", "BeginNs", "EndNs", "CompleteNs",
+  "DurationNs", NULL          /* EndNs - BeginNs: rocprof's timing, not a counter */
 };
 
 static int v1_is_fixed(const char *h)
