@@ -139,6 +139,47 @@ if need_shared "$V/results.db"; then
   done
 fi
 
+# a kernel-only rocprof v1 run (no --hip-trace: finite-difference,
+# seismic-stencils) leaves a results.db with only its KERN table: one row
+# per dispatch, results.csv's columns
+if need_shared "$V/results.db"; then
+  cp "$V/results.db" kern.db; chmod u+w kern.db
+  sqlite3 kern.db "DROP TABLE HIP; DROP TABLE OPS; DROP TABLE COPY"
+  check_rc "kernel-only results.db (batched_gemm's, KERN empty): exit 0" 0 rpd-import kern.db kern0.rpd
+  check_eq "kernel-only results.db, empty KERN: no ops" "0" "$(q kern0.rpd "SELECT count(*) FROM rocpd_op")"
+  sqlite3 kern.db 'INSERT INTO KERN VALUES (0, "gemm(int)"), (1, "add(float*)")'
+  cp kern.db kern.orig
+  check_rc "kernel-only results.db, KERN without timestamps: exit 0" 0 rpd-import kern.db kern1.rpd
+  check_eq "KERN without timestamps: one op per row, at 0" "0|0|0|0|gemm(int);0|1|0|0|add(float*)" \
+    "$(q kern1.rpd "SELECT gpuId, sequenceId, start, end, description FROM op ORDER BY id" | paste -sd';')"
+  check "KERN without timestamps: the summary says the ops have no timing" grep -q "2 kernels have no timing" "$TESTDIR/stderr"
+  same_file "kernel-only results.db: input byte-identical" kern.orig kern.db
+  sqlite3 kern.db 'DROP TABLE KERN; CREATE TABLE KERN ("Index" INTEGER, "KernelName" TEXT, "gpu-id" INTEGER, "queue-id" INTEGER, "queue-index" INTEGER, "pid" INTEGER, "tid" INTEGER, "grd" INTEGER, "wgr" INTEGER, "lds" INTEGER, "scr" INTEGER, "sig" TEXT, "obj" TEXT, "DispatchNs" INTEGER, "BeginNs" INTEGER, "EndNs" INTEGER, "CompleteNs" INTEGER, "DurationNs" INTEGER, "SQ_WAVES" INTEGER, "GRBM_COUNT" REAL);
+    INSERT INTO KERN VALUES (0, "gemm(int)", 2, 1, 0, 9, 9, 4096, 256, 0, 0, "0x0", "0x7f", 100, 200, 1200, 1300, 1000, 64, 12.5),
+                            (1, "add(float*)", 2, 1, 1, 9, 9, 1024, 64, 0, 0, "0x0", "0x7f", 1300, 1400, 1450, 1500, 50, 16, NULL)'
+  check_rc "kernel-only results.db with timestamps and counters: exit 0" 0 rpd-import kern.db kern2.rpd
+  check_eq "KERN: ops whole" "2|1|0|200|1200|gemm(int);2|1|1|1400|1450|add(float*)" \
+    "$(q kern2.rpd "SELECT gpuId, queueId, sequenceId, start, end, description FROM op ORDER BY id" | paste -sd';')"
+  check_eq "KERN: counters per dispatch (DurationNs is timing, NULL is no value)" "0|GRBM_COUNT|12.5;0|SQ_WAVES|64.0;1|SQ_WAVES|16.0" \
+    "$(q kern2.rpd "SELECT dispatch, counter, value FROM counter ORDER BY dispatch, counter" | paste -sd';')"
+  mkdir -p kcsv && sqlite3 -csv -header kern.db "SELECT * FROM KERN" >kcsv/results.csv
+  rpd-import -q kcsv/results.csv kcsv.rpd
+  check_eq "KERN: the ops and counters its results.csv gives" \
+    "$(q kcsv.rpd "SELECT gpuId, queueId, start, end, description FROM op ORDER BY id; SELECT counter, value FROM counter ORDER BY 1, 2" | md5sum)" \
+    "$(q kern2.rpd "SELECT gpuId, queueId, start, end, description FROM op ORDER BY id; SELECT counter, value FROM counter ORDER BY 1, 2" | md5sum)"
+  # given where a trace belongs: the rpd-import command, as for rocprofv3 output
+  for t in raptor rpd2tracing rpd-callstack; do
+    check_rc "kernel-only results.db given to $t: exit 1" 1 $t kern.db
+    check_eq "kernel-only results.db given to $t: the rpd-import hint" \
+      "$t: cannot open 'kern.db': rocprof v1 results.db, not an RPD trace; convert it with: rpd-import kern.db kern.rpd" \
+      "$(cat "$TESTDIR/stderr")"
+  done
+  check_rc "full v1 results.db given to raptor: exit 1" 1 raptor "$V/results.db"
+  check_eq "full v1 results.db given to raptor: the rpd-import hint" \
+    "raptor: cannot open '$V/results.db': rocprof v1 results.db, not an RPD trace; convert it with: rpd-import $V/results.db results.rpd" \
+    "$(cat "$TESTDIR/stderr")"
+fi
+
 # files that are not traces say what they are
 printf '"Name","Calls","TotalDurationNs","AverageNs","Percentage","MinNs","MaxNs","StdDev"\n"hipMalloc",1,5,5.000000,100.00,5,5,0.00000000e+00\n' >x_stats.csv
 check_rc "a stats file: exit 1" 1 rpd-import x_stats.csv xs.rpd
