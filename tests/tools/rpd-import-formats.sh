@@ -120,8 +120,37 @@ if need_shared "$D/counter_collection.csv"; then
     check_eq "doc $f.csv: every row an api call ($want)" "$want" "$(q "d_$f.rpd" "SELECT count(*) FROM rocpd_api" 2>&1)"
   done
   check_rc "doc samples directory: exit 0" 0 rpd-import "$D" dall.rpd
-  check_eq "doc directory: 9 kernels, 4 copies, 4 allocations, 2 scratch, 4 counters" "9|4|4|2|4" \
+  # every CSV kind is read, also those named by the docs only
+  # (kernel_trace_truncated.csv: 4 more kernels; kernel_names.csv: 4 more
+  # counters on 2 ops of their own); the others are named, one line each
+  check_eq "doc directory: 15 kernels, 4 copies, 4 allocations, 2 scratch, 8 counters" "15|4|4|2|8" \
     "$(q dall.rpd "SELECT (SELECT count(*) FROM op WHERE opType='KernelExecution'), (SELECT count(*) FROM op WHERE opType LIKE 'Copy%'), (SELECT count(*) FROM ext_memory_allocation), (SELECT count(*) FROM ext_scratch_memory), (SELECT count(*) FROM rocpd_counter)")"
+  check_eq "doc directory: the files not imported, one line each with the reason" \
+"rpd-import: skipped '$D/hip_api_stats.csv': a statistics file (--stats), not a trace
+rpd-import: skipped '$D/hip_domain_stats.csv': a statistics file (--stats), not a trace
+rpd-import: skipped '$D/pc_sampling_host_trap.csv': PC samples are not imported
+rpd-import: skipped '$D/pc_sampling_host_trap_debug.csv': PC samples are not imported
+rpd-import: skipped '$D/pc_sampling_stochastic_debug.csv': PC samples are not imported" \
+    "$(grep skipped\ "'" "$TESTDIR/stderr")"
+  # the case seen: a run's kernel_trace.csv beside the API files named as
+  # the docs name them, a stats file, a PC sampling file and a note
+  mkdir -p docrun
+  cp "$D/kernel_trace.csv" "$D/hip_runtime_trace.csv" "$D/rccl_trace.csv" "$D/hip_api_stats.csv" \
+     "$D/pc_sampling_host_trap.csv" docrun/
+  printf 'what,when\nrun 1,today\n' >docrun/notes.csv
+  check_rc "kernel_trace.csv + hip_runtime_trace.csv + rccl_trace.csv: exit 0" 0 rpd-import -q docrun docrun.rpd
+  check_eq "... every api file imported: 8 HIP runtime + 21 RCCL calls, 9 kernels" "HIP|8;RCCL|21;kernels|9" \
+    "$(q docrun.rpd "SELECT domain, count(*) FROM api GROUP BY 1 UNION ALL SELECT 'kernels', count(*) FROM op ORDER BY 1" | paste -sd';')"
+  check_eq "... -q still names the 3 files skipped" \
+"rpd-import: skipped 'docrun/hip_api_stats.csv': a statistics file (--stats), not a trace
+rpd-import: skipped 'docrun/notes.csv': not a rocprofv3 trace (unknown columns)
+rpd-import: skipped 'docrun/pc_sampling_host_trap.csv': PC samples are not imported" "$(cat "$TESTDIR/stderr")"
+  # with --prefix, a file whose name is not of the run is named too
+  cp "$D/kernel_trace.csv" docrun/x_kernel_trace.csv
+  check_rc "--prefix x: exit 0" 0 rpd-import -q --prefix x docrun docrunx.rpd
+  check_eq "--prefix x: the run's kernels only" "9|0" "$(q docrunx.rpd "SELECT (SELECT count(*) FROM op), (SELECT count(*) FROM api)")"
+  check "--prefix x: hip_runtime_trace.csv named as not of the run" \
+    grep -qx "rpd-import: skipped 'docrun/hip_runtime_trace.csv': not of the run asked for with --prefix" "$TESTDIR/stderr"
 fi
 V="$TRACES/rocprofv1_batched_gemm"
 if need_shared "$V/results.db"; then
