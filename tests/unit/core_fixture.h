@@ -316,10 +316,12 @@ FX void fx_default_signals(void)
 }
 
 /* Call first thing in a forked child that waits to be killed: it dies by
- * SIGALRM after FX_WAIT_LIMIT seconds if the test never gets that far. */
+ * SIGALRM after 2 x FX_WAIT_LIMIT seconds if the test never gets that far
+ * (longer than any one wait of the parent, so a slow machine does not end
+ * it while the test still needs it). */
 FX void fx_child_bound(void)
 {
-  alarm(FX_WAIT_LIMIT);
+  alarm(2 * FX_WAIT_LIMIT);
 }
 
 /* waitpid(pid, status, 0) with a bound: 0 once the child has ended
