@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "rpd.h"
+#include "textcut.h"
 #include "textsafe.h"
 
 struct rpd_out {
@@ -54,6 +55,12 @@ struct rpd_out {
   int spill_failed;    /* no (more) spilling: the rest stays in cells */
   size_t *chunk;       /* byte length of each spilled chunk, in file order */
   size_t nchunk, capchunk;
+  size_t fit;          /* table: at most this many columns wide (0: any) */
+  size_t *full;        /* per column: its width before fitting */
+  rpd_buf *cut;        /* per column: a cell cut to fit (rpd_text_cut) */
+  size_t **apart;      /* per narrowed column, all rows in memory: each
+                        * row's rpd_text_apart offset (else NULL) */
+  size_t prow;         /* rows printed so far */
 };
 
 /* Cell bytes kept in memory before a table spills to a temp file. */
@@ -528,7 +535,8 @@ static void table_line(rpd_out *o, const char *const *text, const size_t *w,
   fwrite(line->s, 1, line->len, o->f);
 }
 
-/* Print the rows held in s[0..len) (whole rows of NUL-terminated cells). */
+/* Print the rows held in s[0..len) (whole rows of NUL-terminated cells);
+ * a cell of a column narrowed by table_fit is cut in its middle. */
 static void table_rows(rpd_out *o, const char *s, size_t len, const char **text)
 {
   const char *end = s + len;
@@ -536,9 +544,77 @@ static void table_rows(rpd_out *o, const char *s, size_t len, const char **text)
     for (int c = 0; c < o->ncols; c++) {
       text[c] = s;
       s += strlen(s) + 1;
+      if (o->cut && o->width[c] < o->full[c])
+        text[c] = rpd_text_cut_apart(&o->cut[c], text[c], o->width[c],
+                                     o->apart && o->apart[c] ? o->apart[c][o->prow] : 0);
     }
     table_line(o, text, o->width, &o->row);
+    o->prow++;
   }
+}
+
+/* For each narrowed column of a table held wholly in memory: where each
+ * cell first differs from the cells most like it (rpd_text_apart), so
+ * that the cut keeps that place in view. */
+static void table_apart(rpd_out *o)
+{
+  const char *s = o->cells.s, *end = o->cells.s + o->cells.len;
+  const char **col;
+  if (o->nchunk || !o->nrows || !s)
+    return;
+  col = rpd_xcalloc((size_t)o->nrows * (size_t)o->ncols + 1, sizeof *col);
+  for (size_t r = 0; s < end; r++)
+    for (int c = 0; c < o->ncols; c++) {
+      col[(size_t)c * (size_t)o->nrows + r] = s;
+      s += strlen(s) + 1;
+    }
+  o->apart = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->apart);
+  for (int c = 0; c < o->ncols; c++)
+    if (o->width[c] < o->full[c]) {
+      o->apart[c] = rpd_xcalloc((size_t)o->nrows + 1, sizeof **o->apart);
+      rpd_text_apart(col + (size_t)c * (size_t)o->nrows, (size_t)o->nrows, o->apart[c]);
+    }
+  free(col);
+}
+
+/* With o->fit set: narrow the widest text columns, one character at a
+ * time, until a line is at most o->fit wide; a column keeps at least its
+ * name's width and 12 characters.  Numbers are never cut. */
+static void table_fit(rpd_out *o)
+{
+  size_t total = o->ncols > 0 ? 2 * (size_t)(o->ncols - 1) : 0;
+  if (!o->fit || o->fmt != RPD_FMT_TABLE)
+    return;
+  for (int c = 0; c < o->ncols; c++)
+    total += o->width[c];
+  if (total <= o->fit)
+    return;
+  o->full = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->full);
+  o->cut = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->cut);
+  for (int c = 0; c < o->ncols; c++)
+    o->full[c] = o->width[c];
+  while (total > o->fit) {
+    int widest = -1;
+    for (int c = 0; c < o->ncols; c++) {
+      size_t least = text_width(o->names[c]);
+      if (least < 12)
+        least = 12;
+      if (o->nonnum[c] && o->width[c] > least &&
+          (widest < 0 || o->width[c] > o->width[widest]))
+        widest = c;
+    }
+    if (widest < 0)
+      break;                  /* nothing left to narrow: print it wide */
+    o->width[widest]--;
+    total--;
+  }
+  table_apart(o);
+}
+
+void rpd_out_fit(rpd_out *o, size_t width)
+{
+  if (o)
+    o->fit = width;
 }
 
 /* Print the header, the dashes, the spilled chunks in order, then the rows
@@ -552,6 +628,7 @@ static int table_print(rpd_out *o)
   off_t off = 0;
   int rc = RPD_OK;
 
+  table_fit(o);
   for (int c = 0; c < o->ncols; c++) {
     dash[c] = rpd_xmalloc(o->width[c] + 1);
     memset(dash[c], '-', o->width[c]);
@@ -596,6 +673,15 @@ int rpd_out_end(rpd_out *o)
   free(o->nonnum);
   free(o->width);
   free(o->chunk);
+  if (o->cut)
+    for (int i = 0; i < o->ncols; i++)
+      rpd_buf_free(&o->cut[i]);
+  free(o->cut);
+  free(o->full);
+  if (o->apart)
+    for (int i = 0; i < o->ncols; i++)
+      free(o->apart[i]);
+  free(o->apart);
   if (o->spill_fd >= 0)
     close(o->spill_fd);
   rpd_buf_free(&o->cells);
@@ -611,6 +697,13 @@ int rpd_out_end(rpd_out *o)
  * used for error reporting.  The caller still finalizes st. */
 int rpd_out_stmt(rpd *r, sqlite3_stmt *st, FILE *f, rpd_fmt fmt)
 {
+  return rpd_out_stmt_fit(r, st, f, fmt, 0);
+}
+
+/* rpd_out_stmt with the table at most width columns wide (rpd_out_fit;
+ * 0 = as wide as the widest cells). */
+int rpd_out_stmt_fit(rpd *r, sqlite3_stmt *st, FILE *f, rpd_fmt fmt, size_t width)
+{
   int n = sqlite3_column_count(st), s, rc = RPD_OK;
   const char **names = rpd_xcalloc((size_t)n + 1, sizeof *names);
   rpd_out *o;
@@ -618,6 +711,7 @@ int rpd_out_stmt(rpd *r, sqlite3_stmt *st, FILE *f, rpd_fmt fmt)
   for (int i = 0; i < n; i++)
     names[i] = sqlite3_column_name(st, i);
   o = rpd_out_new(f, fmt, n, names);
+  rpd_out_fit(o, width);
   free(names);
   for (;;) {
     s = r ? rpd_step(r, st) : sqlite3_step(st);

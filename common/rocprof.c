@@ -83,21 +83,79 @@ static const char *text_kind(const char *head, size_t n)
   return NULL;
 }
 
-/* A directory with rocprofv3 output files in it? */
-static int output_dir(const char *path)
+/* What a directory of rocprofv3 output holds: its runs (the distinct
+ * prefixes of its CSV trace files: "decode" of decode_kernel_trace.csv),
+ * the first two by name, and its first results file (JSON or database). */
+typedef struct outdir {
+  int found;                /* any rocprofv3 output file */
+  int nruns;
+  char *run[2];             /* the first runs by name */
+  char *results;            /* first *_results.{json,json.gz,db} by name */
+} outdir;
+
+static void outdir_free(outdir *o)
 {
-  static const char *const tails[] = { "_kernel_trace.csv", "_hip_api_trace.csv",
-                                       "_results.json", "_results.json.gz",
-                                       "_results.db", "_agent_info.csv", NULL };
+  free(o->run[0]);
+  free(o->run[1]);
+  free(o->results);
+}
+
+static int strcmp_p(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Fill o for the directory at path (outdir_free releases it); 0 when it
+ * holds no rocprofv3 output. */
+static int output_dir(const char *path, outdir *o)
+{
+  static const char *const csv_tails[] = { "_kernel_trace.csv", "_hip_api_trace.csv",
+                                           "_hsa_api_trace.csv", "_marker_api_trace.csv",
+                                           "_rccl_api_trace.csv", "_memory_copy_trace.csv",
+                                           "_agent_info.csv", NULL };
+  static const char *const res_tails[] = { "_results.json", "_results.json.gz",
+                                           "_results.db", NULL };
   DIR *d = opendir(path);
   struct dirent *e;
-  int found = 0;
+  char **seen = NULL;
+  int nseen = 0;
 
+  memset(o, 0, sizeof *o);
   if (!d) return 0;
-  while (!found && (e = readdir(d)))
-    for (int k = 0; tails[k] && !found; k++) found = ends_with(e->d_name, tails[k]);
+  while ((e = readdir(d))) {
+    for (int k = 0; csv_tails[k]; k++)
+      if (ends_with(e->d_name, csv_tails[k])) {
+        size_t len = strlen(e->d_name) - strlen(csv_tails[k]);
+        int dup = 0;
+        for (int i = 0; i < nseen && !dup; i++)
+          dup = strlen(seen[i]) == len && strncmp(seen[i], e->d_name, len) == 0;
+        if (!dup) {
+          seen = rpd_xrealloc(seen, (size_t)(nseen + 1) * sizeof *seen);
+          seen[nseen] = rpd_xstrdup(e->d_name);
+          seen[nseen++][len] = 0;
+        }
+        o->found = 1;
+        break;
+      }
+    for (int k = 0; res_tails[k]; k++)
+      if (ends_with(e->d_name, res_tails[k])) {
+        if (!o->results || strcmp(e->d_name, o->results) < 0) {
+          free(o->results);
+          o->results = rpd_xstrdup(e->d_name);
+        }
+        o->found = 1;
+        break;
+      }
+  }
   closedir(d);
-  return found;
+  if (nseen > 1) qsort(seen, (size_t)nseen, sizeof *seen, strcmp_p);
+  o->nruns = nseen;
+  for (int i = 0; i < nseen; i++) {
+    if (i < 2) o->run[i] = seen[i];
+    else free(seen[i]);
+  }
+  free(seen);
+  return o->found;
 }
 
 /* 1 if the plain SQLite file at path is a rocprofv3 database. */
@@ -114,26 +172,96 @@ static int rocprof_db(const char *path)
   return why == RPD_EROCPROF;
 }
 
-/* Kind of rocprofv3 output at path ("JSON", "CSV", "database", "output
- * directory") or NULL: the first 4 KiB (zlib reads plain files as they are
- * and decompresses gzip), or the tables of an SQLite file. */
+/* 1 if the plain SQLite file at path is a rocprof v1 results.db: tables
+ * HIP and OPS, or a kernel-only run's KERN table. */
+static int rocprof_v1_db(const char *path)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  int v1 = 0;
+
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_busy_timeout(db, 200) == SQLITE_OK &&
+      sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                             "AND name IN ('HIP', 'OPS')) = 2 OR EXISTS (SELECT 1 FROM "
+                             "sqlite_master WHERE type = 'table' AND name = 'KERN')",
+                         -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    v1 = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return v1;
+}
+
+/* Kind of rocprof output at path ("rocprofv3 JSON", "rocprofv3 CSV",
+ * "rocprofv3 database", "rocprofv3 output directory", "rocprof v1
+ * results.db") or NULL: the first 4 KiB (zlib reads plain files as they
+ * are and decompresses gzip), or the tables of an SQLite file. */
 static const char *rocprof_kind(const char *path)
 {
   char head[4096];
   struct stat st;
   gzFile g;
   int n, direct;
+  const char *kind;
 
   if (stat(path, &st) != 0) return NULL;
-  if (S_ISDIR(st.st_mode)) return output_dir(path) ? "output directory" : NULL;
+  if (S_ISDIR(st.st_mode)) {
+    outdir o;
+    int found = output_dir(path, &o);
+    outdir_free(&o);
+    return found ? "rocprofv3 output directory" : NULL;
+  }
   if (!S_ISREG(st.st_mode) || !(g = gzopen(path, "rb"))) return NULL;
   n = gzread(g, head, sizeof head);
   direct = gzdirect(g);
   gzclose_r(g);
   if (n <= 0) return NULL;
-  if ((size_t)n >= 16 && memcmp(head, "SQLite format 3", 16) == 0)
-    return direct && rocprof_db(path) ? "database" : NULL;
-  return text_kind(head, (size_t)n);
+  if ((size_t)n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
+    if (!direct) return NULL;
+    if (rocprof_db(path)) return "rocprofv3 database";
+    return rocprof_v1_db(path) ? "rocprof v1 results.db" : NULL;
+  }
+  kind = text_kind(head, (size_t)n);
+  return !kind ? NULL : strcmp(kind, "JSON") == 0 ? "rocprofv3 JSON" : "rocprofv3 CSV";
+}
+
+/* The rpd-import command for a directory of rocprofv3 output: the
+ * directory itself for one run of CSV files; with several runs, one run
+ * by --prefix (rpd-import refuses the directory without it) or all with
+ * --all-runs; without CSV files, its first results file. */
+static int explain_dir(const char *path, int rc)
+{
+  outdir o;
+  char *word = shell_word(path), *out, *arg = NULL, *all = NULL;
+
+  output_dir(path, &o);
+  if (o.nruns > 1) {
+    arg = shell_word(o.run[0]);
+    out = rpd_xasprintf("%s.rpd", *o.run[0] ? o.run[0] : "run");
+    all = suggested_output(path);
+    rc = rpd_seterr(RPD_EROCPROF, "rocprofv3 output directory of %d runs (%s_*, %s_*%s), "
+                    "not an RPD trace; convert one with: rpd-import --prefix %s %s %s (or all "
+                    "into one trace: rpd-import --all-runs %s %s)", o.nruns, o.run[0],
+                    o.run[1], o.nruns > 2 ? ", ..." : "", arg, word, out, word, all);
+  } else if (!o.nruns && o.results) {
+    char *file = rpd_xasprintf("%s/%s", path, o.results);
+    arg = shell_word(file);
+    out = suggested_output(file);
+    free(file);
+    rc = rpd_seterr(RPD_EROCPROF, "rocprofv3 output directory, not an RPD trace; convert "
+                    "it with: rpd-import %s %s", arg, out);
+  } else {
+    out = suggested_output(path);
+    rc = rpd_seterr(RPD_EROCPROF, "rocprofv3 output directory, not an RPD trace; convert "
+                    "it with: rpd-import %s %s", word, out);
+  }
+  outdir_free(&o);
+  free(word);
+  free(arg);
+  free(out);
+  free(all);
+  return rc;
 }
 
 int rpd__explain_rocprof(const char *path, int rc)
@@ -145,9 +273,10 @@ int rpd__explain_rocprof(const char *path, int rc)
   rpd_seterr(rc, "%s", saved);
   free(saved);
   if (!kind) return rc;
+  if (strcmp(kind, "rocprofv3 output directory") == 0) return explain_dir(path, rc);
   word = shell_word(path);
   out = suggested_output(path);
-  rc = rpd_seterr(RPD_EROCPROF, "rocprofv3 %s, not an RPD trace; convert it with: "
+  rc = rpd_seterr(RPD_EROCPROF, "%s, not an RPD trace; convert it with: "
                   "rpd-import %s %s", kind, word, out);
   free(word);
   free(out);

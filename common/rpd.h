@@ -404,8 +404,15 @@ void rpd_out_double(rpd_out *o, double v, int digits); /* digits after '.';
                                                         -1 = shortest exact */
 void rpd_out_null(rpd_out *o);
 void rpd_out_endrow(rpd_out *o);
+/* Table mode: print lines at most width columns wide (0, the default: as
+ * wide as the widest cells) by narrowing the widest text columns; their
+ * cells are cut in the middle (rpd_text_cut, textcut.h).  Numbers and
+ * column names are never cut.  CSV and JSON are not affected. */
+void rpd_out_fit(rpd_out *o, size_t width);
 /* Write every row of a prepared statement (column names from it). */
 int rpd_out_stmt(rpd *r, sqlite3_stmt *st, FILE *f, rpd_fmt fmt);
+/* The same, a table at most width columns wide (rpd_out_fit). */
+int rpd_out_stmt_fit(rpd *r, sqlite3_stmt *st, FILE *f, rpd_fmt fmt, size_t width);
 /* Flush (tables print here), free. Returns RPD_EIO on write errors. */
 int rpd_out_end(rpd_out *o);
 

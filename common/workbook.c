@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "textsafe.h"
+#include "textcut.h"
 #include "workbook.h"
 
 static const char *const num_format[RPD_WB_NKINDS] = {
@@ -174,20 +175,16 @@ static lxw_col_t label_col(const rpd_wb_sheet *s)
   return (lxw_col_t)(s->ncols + 40);
 }
 
-/* "ROW. v" with v cut to RPD_WB_LABEL_MAX characters ("..." added) into the
+/* "ROW. v" with v cut to RPD_WB_LABEL_MAX characters in the middle
+ * (rpd_text_cut: head ... tail, so kernels of one family differ) into the
  * label column: the rank ties a bar to its table row. */
 static void put_label(rpd_wb_sheet *s, const char *v)
 {
-  char cut[RPD_WB_LABEL_MAX * 4 + 32];
-  size_t i = 0, n = 0;
-  int at = snprintf(cut, 24, "%u. ", (unsigned)s->row);
-  for (; v[i] && n < RPD_WB_LABEL_MAX; i++)
-    n += ((unsigned char)v[i] & 0xC0) != 0x80;
-  while (v[i] && ((unsigned char)v[i] & 0xC0) == 0x80)
-    i++;
-  memcpy(cut + at, v, i);
-  memcpy(cut + at + i, v[i] ? "..." : "", v[i] ? 4 : 1);
-  put_string(s->ws, s->row, label_col(s), cut, NULL);
+  rpd_buf cut = {0}, label = {0};
+  rpd_buf_printf(&label, "%u. %s", (unsigned)s->row, rpd_text_cut(&cut, v, RPD_WB_LABEL_MAX));
+  put_string(s->ws, s->row, label_col(s), label.s, NULL);
+  rpd_buf_free(&cut);
+  rpd_buf_free(&label);
   s->labels = 1;
 }
 

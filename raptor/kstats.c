@@ -11,7 +11,7 @@
  * 0.01 (so 0 prints 0.00000000e+00, as rocprofv3 does).  Reached from
  * raptor.c's main (one hook line) when --format names one of these. */
 static const char usage[] =
-"usage: raptor FILE.rpd --format STATS [-o OUT.csv] [--domain NAME]\n"
+"usage: raptor FILE.rpd --format STATS [-o OUT.csv] [--domain NAME] [-q]\n"
 "\n"
 "Write one of rocprofv3's --stats files from an RPD trace, in exactly\n"
 "rocprofv3's CSV layout (\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\n"
@@ -24,7 +24,8 @@ static const char usage[] =
 "                 MEMORY_COPY, HIP_API, HSA_API, MARKER_API, ...)\n"
 "\n"
 "  -o OUT.csv     write to OUT.csv (default: stdout)\n"
-"  --domain NAME  api-stats: the rocpd_api domain to count (default HIP)\n";
+"  --domain NAME  api-stats: the rocpd_api domain to count (default HIP)\n"
+"  -q, --quiet    no progress line\n";
 
 #include <math.h>
 #include <stdio.h>
@@ -215,7 +216,9 @@ int raptor_kstats_main(int argc, char **argv)
         domain = argv[i];
       else
         out = argv[i];
-    } else if (a[0] == '-' && a[1])
+    } else if (rpd_cli_quiet_opt(a))
+      continue;                       /* rpd_cli_init set rpd_quiet */
+    else if (a[0] == '-' && a[1])
       return rpd_usage_error("unknown option '%s' with --format %s", a, fmt ? fmt : "STATS");
     else if (!path)
       path = a;

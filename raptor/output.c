@@ -11,6 +11,7 @@
 #include "catfile.h"
 #include "rpd.h"
 #include "report.h"
+#include "textcut.h"
 #include "raptor.h"
 #include "version.h"
 #include "workbook.h"
@@ -93,14 +94,6 @@ static void fmt_pct1(char *b, size_t n, double v)
 {
   if (isnan(v)) snprintf(b, n, "nan%%");
   else snprintf(b, n, "%.1f%%", v * 100.0);
-}
-
-/* Truncate like pandas max_colwidth into b. */
-static void fmt_trunc(char *b, size_t n, const char *s, int width)
-{
-  size_t l = strlen(s);
-  if (width > 3 && l > (size_t)width) snprintf(b, n, "%.*s...", width - 3, s);
-  else snprintf(b, n, "%s", s);
 }
 
 static int emit_timestamps(raptor *R, sink *k, FILE *f, const char *ws)
@@ -242,6 +235,40 @@ static void pretty_numbers(sink *k, const krow *x, double totvar)
   sk_dbl(k, x->pct);
 }
 
+/* Row x's "Kernel Sequence" text into seq (reset first). */
+static void seq_label(const raptor *R, const krow *x, int w, rpd_buf *seq)
+{
+  rpd_buf_reset(seq);
+  if (x->key >= 0) {
+    for (int j = 0; j < w; j++) {
+      if (j) rpd_buf_puts(seq, " <- ");
+      rpd_buf_puts(seq, R->names[R->keyk[(size_t)x->key * w + j]]);
+    }
+  } else {
+    rpd_buf_puts(seq, x->label);
+  }
+}
+
+/* Text tables: where each of the first n rows' sequence text first
+ * differs from the most similar other row's (rpd_text_apart), so that
+ * the cut keeps it in view; caller frees. */
+static size_t *seq_apart(const raptor *R, size_t n, int w)
+{
+  char **labels = rpd_xcalloc(n + 1, sizeof *labels);
+  size_t *apart = rpd_xcalloc(n + 1, sizeof *apart);
+  rpd_buf seq = {0};
+  for (size_t i = 0; i < n; i++) {
+    seq_label(R, &R->rows[i], w, &seq);
+    labels[i] = rpd_xstrdup(seq.s ? seq.s : "");
+  }
+  rpd_text_apart((const char *const *)labels, n, apart);
+  for (size_t i = 0; i < n; i++)
+    free(labels[i]);
+  free(labels);
+  rpd_buf_free(&seq);
+  return apart;
+}
+
 /* The pretty kernelseq table (text tables and xlsx). */
 static int emit_pretty(raptor *R, sink *k, FILE *f, const char *ws, int limit)
 {
@@ -258,25 +285,15 @@ static int emit_pretty(raptor *R, sink *k, FILE *f, const char *ws, int limit)
   char b[128];
   size_t n = R->nrows;
   if (limit >= 0 && n > (size_t)limit) n = (size_t)limit;
+  size_t *apart = ws ? NULL : seq_apart(R, n, w);
+  rpd_buf cut = {0};
   for (size_t i = 0; i < n; i++) {
     krow *x = &R->rows[i];
-    rpd_buf_reset(&seq);
-    if (x->key >= 0) {
-      for (int j = 0; j < w; j++) {
-        if (j) rpd_buf_puts(&seq, " <- ");
-        rpd_buf_puts(&seq, R->names[R->keyk[(size_t)x->key * w + j]]);
-      }
-    } else {
-      rpd_buf_puts(&seq, x->label);
-    }
-    if (ws) {
+    seq_label(R, x, w, &seq);
+    if (ws || R->display_cols <= 3)
       sk_str(k, seq.s);
-    } else {
-      char *t = rpd_xmalloc(seq.len + 8);
-      fmt_trunc(t, seq.len + 8, seq.s, R->display_cols);
-      sk_str(k, t);
-      free(t);
-    }
+    else   /* pandas' max_colwidth, cut in the middle where rows differ */
+      sk_str(k, rpd_text_cut_apart(&cut, seq.s, (size_t)R->display_cols, apart[i]));
     if (ws) {   /* xlsx: real numbers in formatted cells, never text */
       pretty_numbers(k, x, totvar);
       sk_str(k, R->catname[x->cat]);
@@ -309,6 +326,8 @@ static int emit_pretty(raptor *R, sink *k, FILE *f, const char *ws, int limit)
     sk_endrow(k);
   }
   rpd_buf_free(&seq);
+  rpd_buf_free(&cut);
+  free(apart);
   return sk_end(k);
 }
 

@@ -17,3 +17,12 @@ for p in "$here"/demo/*.sh; do
   . "$p"
 done
 echo; echo "demo: results are in $DEMO"
+# what to look at next, with the program to open it
+echo "open next:"
+next_file() { [ -f "$DEMO/$1" ] && echo "  $2: $DEMO/$1"; return 0; }
+next_file report.html "the report, one self-contained page (any web browser)"
+next_file report.xlsx "the same report as a workbook (Excel, LibreOffice Calc)"
+next_file trace.json.gz "the timeline (https://ui.perfetto.dev: Open trace file)"
+next_file autograd.html "autograd operators (any web browser)"
+next_file sample.rpd "the trace itself (raptor, rpd-analyze, sqlite3)"
+echo "(the tools are in $RPD_BIN: put it on PATH, or 'make install PREFIX=~/.local')"

@@ -107,6 +107,18 @@ kill_test() {
   same_file "$_n: byte-identical to the input" "$TESTDIR/kill.orig" "$_f"
 }
 
+# wait_bounded PID [SECS]: wait for the background job PID, at most SECS
+# (default 60) seconds, then kill -9 it; returns its status as wait gives
+# it.  A job a test has signalled may have inherited that signal ignored
+# (a script started with SIGTERM ignored cannot un-ignore it), so a plain
+# wait could hang.
+wait_bounded() {
+  _wi=0; _wl=$(( ${2:-60} * 20 ))
+  while kill -0 "$1" 2>/dev/null && [ $_wi -lt $_wl ]; do sleep 0.05; _wi=$((_wi + 1)); done
+  kill -9 "$1" 2>/dev/null
+  wait "$1"
+}
+
 # hold_lock FILE [KIND]: a background sqlite3 holds a write lock on FILE
 # (KIND: IMMEDIATE (default) or EXCLUSIVE) until release_lock; returns only
 # once the lock is confirmed held (or 1 after 10 s).  Sets LOCKPID.

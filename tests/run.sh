@@ -4,6 +4,8 @@
 # script tests/tools/*.sh, and ends with "N passed, N failed, N skipped".
 # A tool test script prints one line per check: "ok - ...", "not ok - ...",
 # or "skip - ..." (see tests/lib.sh).  Set TESTS="name1 name2" to run a subset.
+# Each tool script is announced ("RUN  name") when it starts, and while it
+# runs a line every 30 s says how many checks it has done.
 here=$(cd "$(dirname "$0")" && pwd)
 : "${RPD_BIN:?}" "${RPD_TESTBIN:=}"
 export RPD_BIN RPD_LIB RPD_TESTBIN
@@ -38,7 +40,17 @@ for s in "$here"/tools/*.sh; do
   name=$(basename "$s" .sh); selected "$name" || continue
   log="$out/$name.log"
   work="$out/$name.d"; mkdir -p "$work"
+  # say which script runs, and every 30 s how far it got: some scripts run
+  # a thousand checks for minutes.  The reporter stops when this script is
+  # killed too (as a background job it ignores ^C).
+  echo "RUN  $name"
+  (n=0; while sleep 10 >/dev/null 2>&1 && kill -0 $$ 2>/dev/null; do
+     n=$((n + 1)); [ $((n % 3)) -eq 0 ] || continue
+     echo "     $name: $(grep -c -e '^ok - ' -e '^not ok - ' -e '^skip - ' "$log" 2>/dev/null) checks so far ($((n * 10)) s)"
+   done) &
+  progress=$!
   (cd "$work" && TESTDIR="$work" sh "$s") >"$log" 2>&1; rc=$?
+  kill -9 $progress 2>/dev/null; wait $progress 2>/dev/null
   if [ $rc -ne 0 ] && ! grep -q '^not ok - ' "$log"; then echo "not ok - $name: script exited $rc" >>"$log"; fi
   before=$fail; count "$log" "$name"
   if [ "$fail" -gt "$before" ]; then echo "FAIL $name:"; grep '^not ok - ' "$log" | head -20

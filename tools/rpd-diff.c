@@ -11,6 +11,7 @@
 #include "ranks.h"
 #include "sheets.h"
 #include "util/num.h"
+#include "textcut.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -32,6 +33,10 @@ static const char usage[] =
 "  --rank-b R          only rank R of B (A and B may be the same file)\n"
 "  --top N             only the N rows of largest impact (0 = all; default)\n"
 "  -f, --format FMT    table (default), csv or json on stdout\n"
+"  --width N           the table at most N columns wide (default: the\n"
+"                      terminal's width; 160 when stdout is not a terminal;\n"
+"                      0 = no limit): long names are cut in the middle,\n"
+"                      CSV, JSON and xlsx keep them whole\n"
 "  --xlsx FILE         also write the rows to an xlsx workbook\n"
 "  -q, --quiet         no progress line\n"
 "  -h, --help          this text\n"
@@ -54,6 +59,7 @@ typedef struct diff {
   unsigned levels;
   int64_t top;
   rpd_fmt fmt;
+  int64_t width;           /* table width; -1: the terminal's */
   const char *xlsx;
   sqlite3 *mem;
 } diff;
@@ -85,6 +91,7 @@ static int parse_args(diff *d, int argc, char **argv)
   d->levels = L_KERNEL | L_SEQUENCE | L_CATEGORY | L_MARKER;
   d->s[0].rank = d->s[1].rank = -1;
   d->fmt = RPD_FMT_TABLE;
+  d->width = -1;
   for (int i = 1, files_only = 0; i < argc; i++) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (files_only || a[0] != '-' || !a[1]) {
@@ -111,6 +118,10 @@ static int parse_args(diff *d, int argc, char **argv)
     } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
       if (!val || rpd_fmt_parse(val, &d->fmt))
         return rpd_usage_error("%s: expected table, csv or json", a);
+      i++;
+    } else if (!strcmp(a, "--width")) {
+      if (rpd_parse_i64_range(val, 0, INT64_MAX, &d->width))
+        return rpd_usage_error("--width: '%s' is not a number of columns", val ? val : "");
       i++;
     } else if (!strcmp(a, "--xlsx")) {
       if (!val || !*val)
@@ -262,7 +273,9 @@ static int print_result(diff *d)
   if (sqlite3_prepare_v2(d->mem, sql, -1, &st, NULL) != SQLITE_OK)
     rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(d->mem));
   if (!rc)
-    rc = rpd_out_stmt(NULL, st, stdout, d->fmt);
+    rc = rpd_out_stmt_fit(NULL, st, stdout, d->fmt,
+                          d->width >= 0 ? (size_t)d->width
+                                        : rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH));
   sqlite3_finalize(st);
   if (!rc && d->xlsx) {
     /* a second sheet says which trace is A and which is B */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textcut.h"
 #include "internal.h"
 #include "textsafe.h"
 
@@ -71,22 +72,13 @@ static void put(FILE *f, rpd_buf *b, const char *s)
   fputs(rpd_text_safe_str(b, s ? s : "", RPD_TEXT_HTML), f);
 }
 
-/* A chart label: at most LABEL_MAX characters, "..." when cut. */
+/* A chart label: at most LABEL_MAX characters, cut in the middle
+ * (rpd_text_cut: head ... tail) so kernels of one family differ. */
 static void put_label(FILE *f, rpd_buf *b, const char *s)
 {
-  size_t n = 0, i = 0;
-  char cut[LABEL_MAX * 4 + 4];
-  for (; s[i] && n < LABEL_MAX; i++)
-    n += ((unsigned char)s[i] & 0xC0) != 0x80;
-  while (s[i] && ((unsigned char)s[i] & 0xC0) == 0x80)
-    i++;
-  if (!s[i]) {
-    put(f, b, s);
-    return;
-  }
-  memcpy(cut, s, i);
-  memcpy(cut + i, "...", 4);
-  put(f, b, cut);
+  rpd_buf cut = {0};
+  put(f, b, rpd_text_cut(&cut, s, LABEL_MAX));
+  rpd_buf_free(&cut);
 }
 
 static void fmt_num(char *o, size_t n, double v)

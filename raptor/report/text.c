@@ -8,26 +8,19 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "textcut.h"
 
 #define TABLE_TEXT_MAX 100
 
-/* For the aligned text table only: long kernel names are cut (at a UTF-8
- * character boundary) with "..." so the columns stay readable.  CSV, JSON,
- * xlsx and --save carry the full text. */
+/* For the aligned text table only: long kernel names are cut in the
+ * middle (rpd_text_cut: head ... tail, at UTF-8 character boundaries) so
+ * the columns stay readable and kernels of one family stay apart.  CSV,
+ * JSON, xlsx and --save carry the full text. */
 static void out_text(rpd_out *o, rpd_fmt fmt, const char *s)
 {
-  size_t n = strlen(s);
-  if (fmt != RPD_FMT_TABLE || n <= TABLE_TEXT_MAX) {
-    rpd_out_str(o, s);
-    return;
-  }
-  char b[TABLE_TEXT_MAX + 4];
-  size_t k = TABLE_TEXT_MAX - 3;
-  while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
-    k--;
-  memcpy(b, s, k);
-  memcpy(b + k, "...", 4);
-  rpd_out_str(o, b);
+  rpd_buf b = {0};
+  rpd_out_str(o, fmt == RPD_FMT_TABLE ? rpd_text_cut(&b, s, TABLE_TEXT_MAX) : s);
+  rpd_buf_free(&b);
 }
 
 static int t_write(const table *t, FILE *f, rpd_fmt fmt)

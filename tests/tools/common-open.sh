@@ -90,7 +90,7 @@ rpd-callstack big.rpd.gz >/dev/null 2>&1 &
 pid=$!
 sleep 0.3
 kill -TERM $pid 2>/dev/null
-wait $pid 2>/dev/null; rc=$?
+wait_bounded $pid 2>/dev/null; rc=$?
 if [ $rc -eq 0 ]; then skip "SIGTERM during write" "finished before the signal"
 else check_eq "SIGTERM: exit by signal" 143 "$rc"; same_file "SIGTERM: original intact" big.before big.rpd.gz; fi
 check_eq "SIGTERM: no temp files" "" "$(ls "$TMPDIR"; ls | grep rpdtools-)"
@@ -125,6 +125,26 @@ if need_shared "$TRACES/rocprofv3_csv/decode_kernel_trace.csv"; then
   roc csv csvdir/decode_kernel_trace.csv CSV decode.rpd
   roc csv-hip csvdir/decode_hip_api_trace.csv CSV decode.rpd
   roc dir csvdir "output directory" csvdir.rpd
+  # a directory of 6 runs: rpd-import DIR alone refuses it, so the hint
+  # names a run with --prefix, and --all-runs; both commands work
+  mkdir -p runs6
+  for r in decode prefill r3 r4 r5 r6; do cp csvdir/decode_kernel_trace.csv "runs6/${r}_kernel_trace.csv"; done
+  check_rc "6 runs: raptor exits 1" 1 raptor runs6
+  check_eq "6 runs: the hint names --prefix and --all-runs" \
+    "raptor: cannot open 'runs6': rocprofv3 output directory of 6 runs (decode_*, prefill_*, ...), not an RPD trace; convert one with: rpd-import --prefix decode runs6 decode.rpd (or all into one trace: rpd-import --all-runs runs6 runs6.rpd)" \
+    "$(cat "$TESTDIR/stderr")"
+  check_rc "6 runs: the suggested --prefix command works" 0 rpd-import -q --prefix decode runs6 decode.rpd
+  check_rc "6 runs: the suggested --all-runs command works" 0 rpd-import -q --all-runs runs6 runs6.rpd
+  check_eq "6 runs: --all-runs has 6 times the kernels of one" \
+    "$(($(q decode.rpd "SELECT count(*) FROM rocpd_op") * 6))" "$(q runs6.rpd "SELECT count(*) FROM rocpd_op")"
+fi
+if need_shared "$TRACES/rocprofv3_28_results.db"; then
+  # a directory of results files only: the hint names the file
+  mkdir -p resdir; cp "$TRACES/rocprofv3_28_results.db" resdir/r28_results.db
+  check_rc "results-only directory: rpd-graph exits 1" 1 rpd-graph resdir
+  check_eq "results-only directory: the hint names its results file" \
+    "rpd-graph: cannot open 'resdir': rocprofv3 output directory, not an RPD trace; convert it with: rpd-import resdir/r28_results.db r28.rpd" \
+    "$(cat "$TESTDIR/stderr")"
 fi
 # a name that needs quoting is shown quoted for the shell
 sqlite3 "it's prof.db" "create table rocpd_info_node_0a1b(id); create table rocpd_kernel_dispatch_0a1b(id);"

@@ -58,6 +58,11 @@ check_eq "python csv reads kernel-stats: 2 rows, names unquoted" "2|gemm(int, fl
 check_rc "bad file: exit 1" 1 raptor nosuch.rpd --format kernel-stats
 check_one_line "bad file: one line"
 check_rc "unknown option: exit 2" 2 raptor t.rpd --format kernel-stats --bogus
+for f in kernel-stats api-stats copy-stats domain-stats; do
+  raptor -q t.rpd --format $f --quiet >q.csv 2>q.err; rc=$?
+  check_eq "$f takes -q and --quiet: exit 0, nothing on stderr" "0|" "$rc|$(cat q.err)"
+  check_eq "$f -q: same CSV" "$(raptor t.rpd --format $f | md5sum)" "$(md5sum <q.csv)"
+done
 
 # schema v2 (no domain column): domains from the api names
 rpd-synth --schema 2 --seed 4 --api 3000 -o v2.rpd >/dev/null

@@ -464,3 +464,13 @@ check_rc "bad rocpd_op rows, an ROI past the trace: exit 1" 1 raptor badop.rpd -
 check_eq "bad rocpd_op rows, an ROI past the trace: the check's one line, not the ROI's" \
   "raptor: cannot read 'badop.rpd': rocpd_op.start: $nbadop rows are not integers (text, real, blob or null); fix or delete those rows" \
   "$(cat "$TESTDIR/stderr")"
+
+# kernel names in the text table: cut in the middle where the rows differ
+# (--display-cols, 60), so mytrace's GEMMs whose heads and tails are the
+# same read differently; --format csv keeps them whole
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  gzip -dc "$TRACES/mytrace.rpd.gz" >mycut.rpd
+  raptor mycut.rpd -q -k --kernelseq-len 1 --display-rows 12 2>/dev/null | sed -n '/^Top Kernels:/,$p' | sed -n '4,15p' | cut -c1-60 >cut.txt
+  check_eq "mytrace -k: 12 rows, 12 different cut names" "12|12" "$(wc -l <cut.txt | tr -d ' ')|$(sort -u cut.txt | wc -l | tr -d ' ')"
+  check "mytrace -k: a GEMM's tile size in view" grep -q 'MT64x32x256_' cut.txt
+fi

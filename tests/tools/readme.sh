@@ -49,3 +49,17 @@ check "Makefile chain: trace JSON written" test -s mk/a.json.gz
 check "Makefile chain: kernel sequences written" test -s mk/a.top.csv
 check_eq "Makefile chain: second make has nothing to do" "" \
   "$(make -s -C mk a.json.gz a.top.csv 2>&1 | grep -v 'up to date')"
+
+# a newcomer's path: the README says how to reach bin/ (PATH or make
+# install), and those lines work as written from the top of the tree
+top=$(dirname "$readme")
+awk '/^The tools are built into `bin\/`/ { f = 1 } f && /^```sh$/ { g = 1; next } g && /^```$/ { exit } g { print }' "$readme" >path.sh
+check "README: says to put bin/ on PATH" grep -q '^export PATH="$PWD/bin:$PATH"' path.sh
+check "README: says make install PREFIX" grep -q '^make install PREFIX=' path.sh
+check_eq "README: its PATH line finds the tools" "$top/bin/raptor" \
+  "$(cd "$top" && PATH=/usr/bin:/bin; eval "$(grep '^export PATH' "$TESTDIR/path.sh")"; command -v raptor)"
+# make demo writes the report as HTML and xlsx and names what to open
+check "demo: the report piece writes --html and --xlsx" \
+  grep -q -- '--html "$DEMO/report.html" --xlsx "$DEMO/report.xlsx"' "$top/tests/demo/60-import.sh"
+check "demo: ends naming report.html, report.xlsx and the Perfetto trace" \
+  sh -c "grep -q 'next_file report.html' '$top/tests/demo.sh' && grep -q 'next_file report.xlsx' '$top/tests/demo.sh' && grep -q 'next_file trace.json.gz' '$top/tests/demo.sh'"

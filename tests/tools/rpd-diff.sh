@@ -112,3 +112,26 @@ check_one_line "text op end: one line"
 check "text op end: names file and column" grep -q "cannot read 'rt.rpd': rocpd_op.end: 1 row" "$TESTDIR/stderr"
 check_eq "text op end: nothing on stdout" "0" "$(wc -c <"$TESTDIR/stdout")"
 same_file "text op end: input byte-identical" rt.rpd rt.orig
+
+# reading in a terminal: the table fits a width (--width N; 160 when
+# stdout is not a terminal), long names cut in the middle where they
+# differ (four GEMMs of mytrace whose heads and tails are the same read
+# differently); CSV keeps the full names
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  gzip -dc "$TRACES/mytrace.rpd.gz" >my.rpd
+  widest() { awk '{ if (length($0) > m) m = length($0) } END { print m }'; }
+  rpd-diff -q my.rpd r0.rpd >wide.txt
+  check_eq "mytrace: stdout not a terminal: at most 160 columns" "160" "$(widest <wide.txt)"
+  rpd-diff -q --width 120 --by kernel my.rpd r0.rpd >w120.txt
+  check_eq "--width 120: at most 120 columns" "120" "$(widest <w120.txt)"
+  rpd-diff -q --by kernel my.rpd r0.rpd >k160.txt
+  check_eq "160 columns: the 8 Cijk GEMMs of mytrace: 8 different cut names" "8|8" \
+    "$(grep -c '^kernel  Cijk' k160.txt)|$(grep '^kernel  Cijk' k160.txt | awk '{ print $2 }' | sort -u | wc -l)"
+  check "160 columns: a GEMM's tile size in view" grep -q 'MT32x16x1024' k160.txt
+  rpd-diff -q --width 0 --by kernel my.rpd r0.rpd >w0.txt
+  check "--width 0: names whole" grep -q "$(q my.rpd "SELECT string FROM rocpd_string WHERE string LIKE 'Cijk%MT32x16x1024%' LIMIT 1")" w0.txt
+  rpd-diff -q --width 80 -f csv --by kernel my.rpd r0.rpd >w.csv
+  check_eq "--width with CSV: the full names" "$(q my.rpd "SELECT count(DISTINCT string) FROM rocpd_string S JOIN rocpd_op O ON O.description_id = S.id WHERE string LIKE 'Cijk%'")" \
+    "$(grep -c '^kernel,Cijk.*WGMXCCG0,' w.csv)"
+fi
+check_rc "--width x: exit 2" 2 rpd-diff --width x r0.rpd r1.rpd

@@ -120,8 +120,37 @@ if need_shared "$D/counter_collection.csv"; then
     check_eq "doc $f.csv: every row an api call ($want)" "$want" "$(q "d_$f.rpd" "SELECT count(*) FROM rocpd_api" 2>&1)"
   done
   check_rc "doc samples directory: exit 0" 0 rpd-import "$D" dall.rpd
-  check_eq "doc directory: 9 kernels, 4 copies, 4 allocations, 2 scratch, 4 counters" "9|4|4|2|4" \
+  # every CSV kind is read, also those named by the docs only
+  # (kernel_trace_truncated.csv: 4 more kernels; kernel_names.csv: 4 more
+  # counters on 2 ops of their own); the others are named, one line each
+  check_eq "doc directory: 15 kernels, 4 copies, 4 allocations, 2 scratch, 8 counters" "15|4|4|2|8" \
     "$(q dall.rpd "SELECT (SELECT count(*) FROM op WHERE opType='KernelExecution'), (SELECT count(*) FROM op WHERE opType LIKE 'Copy%'), (SELECT count(*) FROM ext_memory_allocation), (SELECT count(*) FROM ext_scratch_memory), (SELECT count(*) FROM rocpd_counter)")"
+  check_eq "doc directory: the files not imported, one line each with the reason" \
+"rpd-import: skipped '$D/hip_api_stats.csv': a statistics file (--stats), not a trace
+rpd-import: skipped '$D/hip_domain_stats.csv': a statistics file (--stats), not a trace
+rpd-import: skipped '$D/pc_sampling_host_trap.csv': PC samples are not imported
+rpd-import: skipped '$D/pc_sampling_host_trap_debug.csv': PC samples are not imported
+rpd-import: skipped '$D/pc_sampling_stochastic_debug.csv': PC samples are not imported" \
+    "$(grep skipped\ "'" "$TESTDIR/stderr")"
+  # the case seen: a run's kernel_trace.csv beside the API files named as
+  # the docs name them, a stats file, a PC sampling file and a note
+  mkdir -p docrun
+  cp "$D/kernel_trace.csv" "$D/hip_runtime_trace.csv" "$D/rccl_trace.csv" "$D/hip_api_stats.csv" \
+     "$D/pc_sampling_host_trap.csv" docrun/
+  printf 'what,when\nrun 1,today\n' >docrun/notes.csv
+  check_rc "kernel_trace.csv + hip_runtime_trace.csv + rccl_trace.csv: exit 0" 0 rpd-import -q docrun docrun.rpd
+  check_eq "... every api file imported: 8 HIP runtime + 21 RCCL calls, 9 kernels" "HIP|8;RCCL|21;kernels|9" \
+    "$(q docrun.rpd "SELECT domain, count(*) FROM api GROUP BY 1 UNION ALL SELECT 'kernels', count(*) FROM op ORDER BY 1" | paste -sd';')"
+  check_eq "... -q still names the 3 files skipped" \
+"rpd-import: skipped 'docrun/hip_api_stats.csv': a statistics file (--stats), not a trace
+rpd-import: skipped 'docrun/notes.csv': not a rocprofv3 trace (unknown columns)
+rpd-import: skipped 'docrun/pc_sampling_host_trap.csv': PC samples are not imported" "$(cat "$TESTDIR/stderr")"
+  # with --prefix, a file whose name is not of the run is named too
+  cp "$D/kernel_trace.csv" docrun/x_kernel_trace.csv
+  check_rc "--prefix x: exit 0" 0 rpd-import -q --prefix x docrun docrunx.rpd
+  check_eq "--prefix x: the run's kernels only" "9|0" "$(q docrunx.rpd "SELECT (SELECT count(*) FROM op), (SELECT count(*) FROM api)")"
+  check "--prefix x: hip_runtime_trace.csv named as not of the run" \
+    grep -qx "rpd-import: skipped 'docrun/hip_runtime_trace.csv': not of the run asked for with --prefix" "$TESTDIR/stderr"
 fi
 V="$TRACES/rocprofv1_batched_gemm"
 if need_shared "$V/results.db"; then
@@ -137,6 +166,47 @@ if need_shared "$V/results.db"; then
     check_eq "batched_gemm $f: hip api = results.hip_stats.csv (12 calls, hipMemcpy 331854458600)" "12|331854458600" \
       "$(q $f.rpd "SELECT count(*), sum(CASE WHEN apiName='hipMemcpy' THEN end-start END) FROM api")"
   done
+fi
+
+# a kernel-only rocprof v1 run (no --hip-trace: finite-difference,
+# seismic-stencils) leaves a results.db with only its KERN table: one row
+# per dispatch, results.csv's columns
+if need_shared "$V/results.db"; then
+  cp "$V/results.db" kern.db; chmod u+w kern.db
+  sqlite3 kern.db "DROP TABLE HIP; DROP TABLE OPS; DROP TABLE COPY"
+  check_rc "kernel-only results.db (batched_gemm's, KERN empty): exit 0" 0 rpd-import kern.db kern0.rpd
+  check_eq "kernel-only results.db, empty KERN: no ops" "0" "$(q kern0.rpd "SELECT count(*) FROM rocpd_op")"
+  sqlite3 kern.db 'INSERT INTO KERN VALUES (0, "gemm(int)"), (1, "add(float*)")'
+  cp kern.db kern.orig
+  check_rc "kernel-only results.db, KERN without timestamps: exit 0" 0 rpd-import kern.db kern1.rpd
+  check_eq "KERN without timestamps: one op per row, at 0" "0|0|0|0|gemm(int);0|1|0|0|add(float*)" \
+    "$(q kern1.rpd "SELECT gpuId, sequenceId, start, end, description FROM op ORDER BY id" | paste -sd';')"
+  check "KERN without timestamps: the summary says the ops have no timing" grep -q "2 kernels have no timing" "$TESTDIR/stderr"
+  same_file "kernel-only results.db: input byte-identical" kern.orig kern.db
+  sqlite3 kern.db 'DROP TABLE KERN; CREATE TABLE KERN ("Index" INTEGER, "KernelName" TEXT, "gpu-id" INTEGER, "queue-id" INTEGER, "queue-index" INTEGER, "pid" INTEGER, "tid" INTEGER, "grd" INTEGER, "wgr" INTEGER, "lds" INTEGER, "scr" INTEGER, "sig" TEXT, "obj" TEXT, "DispatchNs" INTEGER, "BeginNs" INTEGER, "EndNs" INTEGER, "CompleteNs" INTEGER, "DurationNs" INTEGER, "SQ_WAVES" INTEGER, "GRBM_COUNT" REAL);
+    INSERT INTO KERN VALUES (0, "gemm(int)", 2, 1, 0, 9, 9, 4096, 256, 0, 0, "0x0", "0x7f", 100, 200, 1200, 1300, 1000, 64, 12.5),
+                            (1, "add(float*)", 2, 1, 1, 9, 9, 1024, 64, 0, 0, "0x0", "0x7f", 1300, 1400, 1450, 1500, 50, 16, NULL)'
+  check_rc "kernel-only results.db with timestamps and counters: exit 0" 0 rpd-import kern.db kern2.rpd
+  check_eq "KERN: ops whole" "2|1|0|200|1200|gemm(int);2|1|1|1400|1450|add(float*)" \
+    "$(q kern2.rpd "SELECT gpuId, queueId, sequenceId, start, end, description FROM op ORDER BY id" | paste -sd';')"
+  check_eq "KERN: counters per dispatch (DurationNs is timing, NULL is no value)" "0|GRBM_COUNT|12.5;0|SQ_WAVES|64.0;1|SQ_WAVES|16.0" \
+    "$(q kern2.rpd "SELECT dispatch, counter, value FROM counter ORDER BY dispatch, counter" | paste -sd';')"
+  mkdir -p kcsv && sqlite3 -csv -header kern.db "SELECT * FROM KERN" >kcsv/results.csv
+  rpd-import -q kcsv/results.csv kcsv.rpd
+  check_eq "KERN: the ops and counters its results.csv gives" \
+    "$(q kcsv.rpd "SELECT gpuId, queueId, start, end, description FROM op ORDER BY id; SELECT counter, value FROM counter ORDER BY 1, 2" | md5sum)" \
+    "$(q kern2.rpd "SELECT gpuId, queueId, start, end, description FROM op ORDER BY id; SELECT counter, value FROM counter ORDER BY 1, 2" | md5sum)"
+  # given where a trace belongs: the rpd-import command, as for rocprofv3 output
+  for t in raptor rpd2tracing rpd-callstack; do
+    check_rc "kernel-only results.db given to $t: exit 1" 1 $t kern.db
+    check_eq "kernel-only results.db given to $t: the rpd-import hint" \
+      "$t: cannot open 'kern.db': rocprof v1 results.db, not an RPD trace; convert it with: rpd-import kern.db kern.rpd" \
+      "$(cat "$TESTDIR/stderr")"
+  done
+  check_rc "full v1 results.db given to raptor: exit 1" 1 raptor "$V/results.db"
+  check_eq "full v1 results.db given to raptor: the rpd-import hint" \
+    "raptor: cannot open '$V/results.db': rocprof v1 results.db, not an RPD trace; convert it with: rpd-import $V/results.db results.rpd" \
+    "$(cat "$TESTDIR/stderr")"
 fi
 
 # files that are not traces say what they are
@@ -158,6 +228,15 @@ check_eq "v1 results.csv: ops whole" "2|0|0|200|1200|gemm(int, float);2|0|1|1500
   "$(q v1csv.rpd "SELECT gpuId, queueId, sequenceId, start, end, description FROM op ORDER BY start" | paste -sd';')"
 check_eq "v1 results.csv: counters per dispatch" "0|GRBM_COUNT|12345.0;0|SQ_WAVES|2048.0;1|GRBM_COUNT|99.0;1|SQ_WAVES|16.0" \
   "$(q v1csv.rpd "SELECT dispatch, counter, value FROM counter ORDER BY dispatch, counter" | paste -sd';')"
+
+# --timestamp on adds DurationNs (EndNs - BeginNs): rocprof's own timing,
+# already the op's end - start, not a counter
+mkdir -p dur
+printf '"Index","KernelName","gpu-id","queue-id","queue-index","pid","tid","grd","wgr","lds","scr","arch_vgpr","accum_vgpr","sgpr","wave_size","sig","obj","DispatchNs","BeginNs","EndNs","CompleteNs","DurationNs","SQ_WAVES"\n0,"gemm(int, float)",2,0,0,894,894,1048576,512,0,0,16,0,24,64,"0x0","0x7f",100,200,1200,1300,1000,2048\n' >dur/results.csv
+check_rc "v1 results.csv with DurationNs: exit 0" 0 rpd-import dur/results.csv v1dur.rpd
+check_eq "v1 results.csv: DurationNs is not a counter, SQ_WAVES is" "0|SQ_WAVES|2048.0" \
+  "$(q v1dur.rpd "SELECT dispatch, counter, value FROM counter ORDER BY counter" | paste -sd';')"
+check_eq "v1 results.csv: the op lasts DurationNs" "1000" "$(q v1dur.rpd "SELECT end - start FROM op")"
 
 # a rocprof v1 output directory as a whole: the error names the v1 files to import
 mkdir -p v1dir/rpl emptydir && : >v1dir/results.db && : >v1dir/results.json

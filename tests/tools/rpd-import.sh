@@ -337,7 +337,7 @@ if need_shared "$TRACES/rocprofv3_908_results.json.gz"; then
   for delay in 0.05 0.3; do
     rm -f killed.rpd
     rpd-import -q "$TRACES/rocprofv3_908_results.json.gz" killed.rpd & pid=$!
-    sleep $delay; kill -TERM $pid 2>/dev/null; wait $pid
+    sleep $delay; kill -TERM $pid 2>/dev/null; wait_bounded $pid
     if [ -e killed.rpd ]; then
       check_eq "908: SIGTERM after ${delay}s: OUT complete" "43915" "$(q killed.rpd 'SELECT count(*) FROM rocpd_op')"
     else

@@ -48,8 +48,9 @@ check_rc "name clash with --force: exit 1" 1 rpd-subclass t3.rpd --force --name 
 check_eq "name clash with --force: rocpd_copyapi intact" "$ncopy" "$(q t3.rpd "SELECT count(*) FROM rocpd_copyapi")"
 
 # ops: the description is parsed; keys differing only in case share a column;
-# s_api/s_op are not columns
-sqlite3 t3.rpd "INSERT INTO rocpd_string(string) VALUES ('MyCopy'), ('bytes = 64 | dir = H2D | s_op = x'), ('Bytes = 128 | queue = 3');
+# s_api/s_op are not columns, nor is a segment without '=' (the reference
+# makes an always-empty column named after the segment: docs)
+sqlite3 t3.rpd "INSERT INTO rocpd_string(string) VALUES ('MyCopy'), ('bytes = 64 | dir = H2D | s_op = x | no key here'), ('Bytes = 128 | queue = 3');
   UPDATE rocpd_op SET opType_id = (SELECT id FROM rocpd_string WHERE string = 'MyCopy'),
     description_id = (SELECT id FROM rocpd_string WHERE string LIKE 'bytes = 64%') WHERE id = 1;
   UPDATE rocpd_op SET opType_id = (SELECT id FROM rocpd_string WHERE string = 'MyCopy'),
@@ -58,6 +59,8 @@ check_rc "op base: exit 0" 0 rpd-subclass t3.rpd --base op --name my --events My
 check_eq "op base: columns" "op_ptr_id:INTEGER,bytes:INTEGER,dir:varchar(255),queue:varchar(255)" "$(cols t3.rpd rocpd_myop)"
 check_eq "op base: rows" "1|64|H2D|
 2|128||3" "$(q t3.rpd "SELECT * FROM rocpd_myop ORDER BY 1")"
+check_eq "op base: no column for the segment without '='" "0" \
+  "$(q t3.rpd "SELECT count(*) FROM pragma_table_info('rocpd_myop') WHERE name LIKE '%key%'")"
 check_eq "op base: view has opType" "MyCopy|2" "$(q t3.rpd "SELECT opType, count(*) FROM myop GROUP BY 1")"
 
 # no matching call: an empty table with only the pointer column

@@ -2,15 +2,20 @@
  * test_sql.c, test_strtab.c, test_meta.c, test_augment.c, test_schema.c,
  * test_outfile.c, test_callstack.c): a scratch directory, minimal v2/v3
  * traces built with plain SQL, the cmocka setup/teardown of a scratch trace,
- * file comparison, stream and file contents, gzip writing.  Header-only; every function is static. */
+ * file comparison, stream and file contents, gzip writing, bounded waits
+ * for forked children.  Header-only; every function is static. */
 #ifndef CORE_FIXTURE_H
 #define CORE_FIXTURE_H
 
 #include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -293,6 +298,64 @@ FX int fx_trace_teardown(void **state)
   free(f->path);
   free(f);
   return 0;
+}
+
+/* How long a test waits for a child or a pipe before it gives up (s). */
+#define FX_WAIT_LIMIT 60
+
+/* Call first thing in main() of a test that signals its children.  A
+ * shell that starts the test as a background job ignores SIGINT and
+ * SIGQUIT (nohup: SIGHUP); children inherit that, and common/ rightly
+ * leaves an ignored signal ignored, so a child sent SIGINT would live on
+ * and the test would wait for it.  The tests rely on the default. */
+FX void fx_default_signals(void)
+{
+  static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGALRM };
+
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
+}
+
+/* Call first thing in a forked child that waits to be killed: it dies by
+ * SIGALRM after 2 x FX_WAIT_LIMIT seconds if the test never gets that far
+ * (longer than any one wait of the parent, so a slow machine does not end
+ * it while the test still needs it). */
+FX void fx_child_bound(void)
+{
+  alarm(2 * FX_WAIT_LIMIT);
+}
+
+/* waitpid(pid, status, 0) with a bound: 0 once the child has ended
+ * (*status set); -1 if it is still running after FX_WAIT_LIMIT seconds
+ * (then it is killed with SIGKILL and reaped) or waitpid fails. */
+FX int fx_wait(pid_t pid, int *status)
+{
+  int st = 0;
+
+  for (int i = 0; i < FX_WAIT_LIMIT * 100; i++) {
+    pid_t r = waitpid(pid, &st, WNOHANG);
+    if (r == pid) {
+      if (status) *status = st;
+      return 0;
+    }
+    if (r < 0 && errno != EINTR) return -1;
+    usleep(10000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &st, 0);
+  return -1;
+}
+
+/* read(fd, buf, n) that waits at most FX_WAIT_LIMIT seconds for data:
+ * read's result, or -1 when nothing came in time. */
+FX ssize_t fx_read(int fd, void *buf, size_t n)
+{
+  struct pollfd p = { .fd = fd, .events = POLLIN };
+  int r;
+
+  do r = poll(&p, 1, FX_WAIT_LIMIT * 1000);
+  while (r < 0 && errno == EINTR);
+  if (r != 1) return -1;
+  return read(fd, buf, n);
 }
 
 #endif

@@ -532,6 +532,7 @@ static int die_while_open(fx *f, const char *path, int flags, int sig)
   pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    fx_child_bound();
     rpd *r;
     close(fds[0]);
     if (rpd_open(&r, path, NULL, flags)) _exit(3);
@@ -543,11 +544,11 @@ static int die_while_open(fx *f, const char *path, int flags, int sig)
     for (;;) pause();
   }
   close(fds[1]);
-  assert_int_equal(read(fds[0], &c, 1), 1);
+  assert_int_equal(fx_read(fds[0], &c, 1), 1);
   close(fds[0]);
   kill(pid, sig);
   int status;
-  waitpid(pid, &status, 0);
+  assert_int_equal(fx_wait(pid, &status), 0);
   assert_true(WIFSIGNALED(status));
   assert_int_equal(WTERMSIG(status), sig);
   return fx_entries(f->dir) + fx_entries(f->tmp) - before;
@@ -595,11 +596,12 @@ static void test_cleanup_temps_direct(void **state)
   /* a forked child that exits does not take the parent's temp files */
   pid_t pid = fork();
   if (pid == 0) {
+    fx_child_bound();
     rpd_cleanup_temps();
     exit(0);
   }
   assert_true(pid > 0);
-  waitpid(pid, NULL, 0);
+  assert_int_equal(fx_wait(pid, NULL), 0);
   assert_int_equal(access(plain, F_OK), 0);
   rpd_cleanup_temps();
   assert_int_equal(access(plain, F_OK), -1);
@@ -670,6 +672,7 @@ static void make_hot_journal(const char *path)
   pid_t pid = fork();
 
   if (pid == 0) {
+    fx_child_bound();
     sqlite3 *db = NULL;
     if (sqlite3_open(path, &db) != SQLITE_OK ||
         sqlite3_exec(db, "PRAGMA cache_size=2; BEGIN; CREATE TABLE filler(x);"
@@ -681,7 +684,7 @@ static void make_hot_journal(const char *path)
   }
   int status;
   assert_true(pid > 0);
-  waitpid(pid, &status, 0);
+  assert_int_equal(fx_wait(pid, &status), 0);
   assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
@@ -762,12 +765,13 @@ static int sqlite_writable_elsewhere(const char *path)
   pid_t pid = fork();
 
   if (pid == 0) {
+    fx_child_bound();
     sqlite3 *db = NULL;
     int s = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
     if (s == SQLITE_OK) s = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     _exit(s == SQLITE_OK ? 0 : s == SQLITE_BUSY ? 1 : 2);
   }
-  waitpid(pid, &status, 0);
+  assert_int_equal(fx_wait(pid, &status), 0);
   assert_true(WIFEXITED(status));
   assert_int_not_equal(WEXITSTATUS(status), 2);
   return WEXITSTATUS(status) == 0;
@@ -792,6 +796,7 @@ static void test_stale_temps_reclaimed(void **state)
   assert_int_equal(pipe(fds), 0);
   pid_t pid = fork();
   if (pid == 0) {
+    fx_child_bound();
     close(fds[0]);
     if (rpd_open(&r, gz, NULL, RPD_WRITE)) _exit(3);
     if (rpd_exec(r, "BEGIN IMMEDIATE; DELETE FROM rocpd_api_ops")) _exit(4);
@@ -801,7 +806,7 @@ static void test_stale_temps_reclaimed(void **state)
     for (;;) pause();
   }
   close(fds[1]);
-  n = read(fds[0], buf, sizeof buf - 1);
+  n = fx_read(fds[0], buf, sizeof buf - 1);
   close(fds[0]);
   assert_true(n > 0);
   buf[n] = 0;
@@ -827,7 +832,7 @@ static void test_stale_temps_reclaimed(void **state)
   /* kill -9: the copy stays behind (add the journal a killed VACUUM INTO
    * or a journaled temp could leave) */
   kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
+  assert_int_equal(fx_wait(pid, &status), 0);
   assert_true(WIFSIGNALED(status));
   assert_int_equal(access(tmp, F_OK), 0);
   fx_write(journal, "j", 1);
@@ -1101,6 +1106,7 @@ static void test_writer_integrity(void **state)
 
 int main(void)
 {
+  fx_default_signals();
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_v2_v3_detected, setup, teardown),
     cmocka_unit_test_setup_teardown(test_not_files, setup, teardown),

@@ -252,6 +252,7 @@ static void test_signal_cleanup(void **state)
   assert_int_equal(pipe(fds), 0);
   pid_t pid = fork();
   if (pid == 0) {
+    fx_child_bound();
     rpd_outfile of;
     close(fds[0]);
     if (rpd_outfile_begin(&of, out, NULL)) _exit(3);
@@ -261,11 +262,11 @@ static void test_signal_cleanup(void **state)
     for (;;) pause();
   }
   close(fds[1]);
-  assert_int_equal(read(fds[0], &c, 1), 1);
+  assert_int_equal(fx_read(fds[0], &c, 1), 1);
   close(fds[0]);
   assert_int_equal(fx_count(f->dir, ".o.rpdtools-"), 1);
   kill(pid, SIGTERM);
-  waitpid(pid, &status, 0);
+  assert_int_equal(fx_wait(pid, &status), 0);
   assert_true(WIFSIGNALED(status));
   assert_int_equal(fx_entries(f->dir), 0);
   free(out);
@@ -283,6 +284,7 @@ static pid_t start_holder(const char *out, char **tmp)
   assert_int_equal(pipe(fds), 0);
   pid_t pid = fork();
   if (pid == 0) {
+    fx_child_bound();
     rpd_outfile of;
     close(fds[0]);
     if (rpd_outfile_begin(&of, out, NULL)) _exit(3);
@@ -293,7 +295,7 @@ static pid_t start_holder(const char *out, char **tmp)
     for (;;) pause();
   }
   close(fds[1]);
-  n = read(fds[0], buf, sizeof buf - 1);
+  n = fx_read(fds[0], buf, sizeof buf - 1);
   close(fds[0]);
   assert_true(n > 0);
   buf[n] = 0;
@@ -349,7 +351,7 @@ static void test_stale_temps(void **state)
   close(fd);
   /* killed: its temp stays (nothing can run at kill -9) ... */
   kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
+  assert_int_equal(fx_wait(pid, &status), 0);
   assert_true(WIFSIGNALED(status));
   assert_int_equal(access(live, F_OK), 0);
   /* ... with a journal, other files that must stay, and a second stale one */
@@ -376,13 +378,14 @@ static void test_stale_temps(void **state)
   assert_int_equal(pipe(pfd), 0);
   pid_t holder = fork();
   if (holder == 0) {
+    fx_child_bound();
     int hfd = open(q, O_RDONLY);
     if (hfd < 0 || flock(hfd, LOCK_EX) != 0) _exit(3);
     if (write(pfd[1], "r", 1) != 1) _exit(4);
     for (;;) pause();
   }
   close(pfd[1]);
-  assert_int_equal(read(pfd[0], &c, 1), 1);
+  assert_int_equal(fx_read(pfd[0], &c, 1), 1);
   close(pfd[0]);
 
   assert_int_equal(write_out(out, NULL, "two"), RPD_OK);
@@ -403,7 +406,7 @@ static void test_stale_temps(void **state)
   /* t.out + keep + symlnk, hardln, dirdir, fifo00, held00 */
   assert_int_equal(fx_entries(f->dir), 1 + (int)(sizeof keep / sizeof keep[0]) + 5);
   kill(holder, SIGKILL);
-  waitpid(holder, &status, 0);
+  assert_int_equal(fx_wait(holder, &status), 0);
   /* holder dead: now it goes too */
   assert_int_equal(write_out(out, NULL, "three"), RPD_OK);
   assert_false(exists(f->dir, ".t.out.rpdtools-held00"));
@@ -509,6 +512,7 @@ static void test_scratch_tmpdir(void **state)
 
 int main(void)
 {
+  fx_default_signals();
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_template),
     cmocka_unit_test_setup_teardown(test_check_refusals, setup, fx_trace_teardown),

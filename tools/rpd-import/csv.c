@@ -639,10 +639,11 @@ static const char *const csv_v1res_cols[] = {
 static const char *const v1_fixed[] = {
   "Index", "KernelName", "gpu-id", "queue-id", "queue-index", "pid", "tid", "grd",
   "wgr", "lds", "scr", "arch_vgpr", "accum_vgpr", "vgpr", "sgpr", "wave_size",
-  "fbar", "sig", "obj", "DispatchNs", "BeginNs", "EndNs", "CompleteNs", NULL
+  "fbar", "sig", "obj", "DispatchNs", "BeginNs", "EndNs", "CompleteNs",
+  "DurationNs", NULL          /* EndNs - BeginNs: rocprof's timing, not a counter */
 };
 
-static int v1_is_fixed(const char *h)
+int v1_is_fixed(const char *h)
 {
   for (int i = 0; v1_fixed[i]; i++)
     if (!strcmp(h, v1_fixed[i]))
@@ -842,6 +843,36 @@ const char *csv_not_trace(const char *path)
   return why;
 }
 
+/* A CSV file of a directory whose name is none of rocprofv3's kinds
+ * (hip_trace.csv, hip_runtime_trace.csv, rccl_trace.csv, a renamed file):
+ * its header says what it is; one that is not a trace is noted in s->skip
+ * with the reason.  Returns 1 if it was added to the set. */
+static int csv_collect_other(csvset *s, const char *path, const char *name)
+{
+  const char *why = NULL;
+  int k = -1;
+  if (s->want && strncmp(name, s->want, strlen(s->want)))
+    why = "not of the run asked for with --prefix";
+  else if (!is_file(path))
+    why = "not a regular file";
+  else if ((k = csv_sniff(path)) == K_V1RESULTS) {
+    k = -1;                     /* not part of a rocprofv3 set */
+    why = "a rocprof v1 results.csv: import it on its own";
+  } else if (k < 0) {
+    why = csv_not_trace(path);
+    why = !why ? "not a rocprofv3 trace (unknown columns)" :
+          !strncmp(why, "a statistics", 12) ? "a statistics file (--stats), not a trace" :
+          !strncmp(why, "a PC sampling", 13) ? "PC samples are not imported" : why;
+  }
+  if (k >= 0) {
+    set_add(s, k, path);
+    return 1;
+  }
+  s->skip = rpd_xrealloc(s->skip, (s->nskip + 1) * sizeof *s->skip);
+  s->skip[s->nskip++] = rpd_xasprintf("'%s': %s", path, why);
+  return 0;
+}
+
 /* Collect the CSV files of a directory or of a prefix; 0 files = not CSV. */
 int csv_collect(const char *input, csvset *s)
 {
@@ -850,10 +881,13 @@ int csv_collect(const char *input, csvset *s)
   if (!stat(input, &sb) && S_ISDIR(sb.st_mode)) {
     DIR *d = opendir(input);
     struct dirent *e;
+    char **other = NULL;
+    int nother = 0;
     if (!d)
       return 0;
     while ((e = readdir(d))) {
-      for (int k = 0; csv_suffix[k]; k++)
+      int k;
+      for (k = 0; csv_suffix[k]; k++)
         if (endswith(e->d_name, csv_suffix[k])) {
           size_t plen = strlen(e->d_name) - strlen(csv_suffix[k]);
           pfx_note(s, e->d_name, plen);
@@ -865,8 +899,23 @@ int csv_collect(const char *input, csvset *s)
           }
           break;
         }
+      if (!csv_suffix[k] && endswith(e->d_name, ".csv")) {
+        other = rpd_xrealloc(other, (nother + 1) * sizeof *other);
+        other[nother++] = rpd_xstrdup(e->d_name);
+      }
     }
     closedir(d);
+    /* the others by their header, in name order (a directory of stats
+     * files alone has no file to import: no CSV set) */
+    if (nother > 1)
+      qsort(other, nother, sizeof *other, strcmp_p);
+    for (int i = 0; i < nother; i++) {
+      char *p = rpd_xasprintf("%s/%s", input, other[i]);
+      total += csv_collect_other(s, p, other[i]);
+      free(p);
+      free(other[i]);
+    }
+    free(other);
     if (s->npfx > 1)
       qsort(s->pfx, s->npfx, sizeof *s->pfx, strcmp_p);
   } else {
@@ -905,6 +954,9 @@ int csv_collect(const char *input, csvset *s)
 
 void set_free(csvset *s)
 {
+  for (int i = 0; i < s->nskip; i++)
+    free(s->skip[i]);
+  free(s->skip);
   for (int i = 0; i < s->npfx; i++)
     free(s->pfx[i]);
   free(s->pfx);

@@ -58,6 +58,7 @@ typedef struct imp {
   int want_disp;            /* fill disp_op in w_kernel (counters will come) */
   int64_t n_counter, n_alloc, n_scratch, n_counter_op;
   int64_t n_v1_unmatched;
+  int64_t n_v1_untimed;     /* v1 KERN rows without BeginNs/EndNs */
   int64_t n_blank;          /* blank CSV lines skipped */
   int64_t n_bad_rows;       /* op/api rows rpd_check_trace would refuse
                              * (every such row goes through w_op/w_api) */
@@ -102,6 +103,9 @@ typedef struct csvset {
   int all_runs;             /* --all-runs: several prefixes are fine */
   char **pfx;
   int npfx;
+  char **skip;              /* directory: CSV files not imported, each
+                             * "'PATH': why" (the tool names them) */
+  int nskip;
 } csvset;
 
 /* --- small maps */
@@ -251,10 +255,15 @@ int import_v1_text(imp *m, v1set *s);
 /* One text file read from f (taken over and closed); which: 0 hip_api,
  * 1 hcc_ops, 2 hsa_api, 3 roctx (the fuzz entry). */
 int import_v1_stream(imp *m, FILE *f, const char *name, int which);
-/* 1 if the open database is a rocprof v1 results.db (tables HIP, OPS). */
+/* 1 if the open database is a rocprof v1 results.db: tables HIP and OPS,
+ * or a kernel-only run's KERN table alone. */
 int v1_is_db(rpd *in);
-/* Import a rocprof v1 results.db (HIP, HSA, OPS, COPY tables). */
+/* Import a rocprof v1 results.db (HIP, HSA, OPS, COPY tables; or KERN,
+ * one row per dispatch as in results.csv, when it is all there is). */
 int import_v1_db(imp *m, rpd *in);
+/* 1 if h is one of rocprof v1's per-dispatch fields (results.csv, KERN):
+ * every other column is a counter.  (csv.c) */
+int v1_is_fixed(const char *h);
 
 /* Every record of the CSV file path (RFC 4180) to fn: first the header
  * (line 1), then each record with its line number; blank lines skipped.

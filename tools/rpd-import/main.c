@@ -20,13 +20,15 @@ static const char usage[] =
 "                           rccl_api_trace, memory_copy_trace, agent_info,\n"
 "                           rocdecode_api_trace, rocjpeg_api_trace,\n"
 "                           counter_collection, memory_allocation_trace,\n"
-"                           scratch_memory_trace; a lone CSV with another\n"
-"                           name (hip_trace.csv, rocpd-to-csv output) by its\n"
-"                           header\n"
+"                           scratch_memory_trace; a CSV with another name\n"
+"                           (hip_trace.csv, rocpd-to-csv output) by its\n"
+"                           header; a file of a directory not imported is\n"
+"                           named on stderr (also with -q)\n"
 "  NAME_results.db          rocprofv3 SQLite database (rocprofiler-sdk rocpd)\n"
 "  rocprof v1 output        a directory of rpl text traces (NNN_hip_api_trace.txt,\n"
 "                           NNN_hcc_ops_trace.txt, hsa_api, roctx) or one of\n"
-"                           them; results.db (tables HIP, HSA, OPS, COPY);\n"
+"                           them; results.db (tables HIP, HSA, OPS, COPY, or\n"
+"                           KERN alone);\n"
 "                           results.csv (per-dispatch counters); results.json\n"
 "                           (chrome trace, linked by its flow arrows)\n"
 "  NAME.pt.trace.json[.gz]  PyTorch profiler (Kineto) trace, as TraceLens and\n"
@@ -326,6 +328,9 @@ static void summary(const imp *m, const char *out, int64_t linked)
             " read again sorted\n", m->n_sorted_guids);
   if (m->n_blank)
     fprintf(stderr, "  skipped %" PRId64 " blank lines\n", m->n_blank);
+  if (m->n_v1_untimed)
+    fprintf(stderr, "  %" PRId64 " kernels have no timing (KERN without BeginNs/EndNs: rocprof "
+            "ran without --timestamp on); their ops start and end at 0\n", m->n_v1_untimed);
   if (m->n_v1_unmatched)
     fprintf(stderr, "  skipped %" PRId64 " roctx push/pop records without a partner\n",
             m->n_v1_unmatched);
@@ -460,6 +465,10 @@ int main(int argc, char **argv)
   v1_free(&v1);
     return rpd_fail("cannot import '%s': %s", in, rpd_errmsg());
   }
+  /* a file of the directory not imported is named, -q or not: the user
+   * would otherwise not know it was left out */
+  for (int i = 0; i < set.nskip; i++)
+    fprintf(stderr, "%s: skipped %s\n", rpd_progname, set.skip[i]);
 
   /* a temp file next to OUT's target (symlinks followed), written by
    * SQLite and renamed into place by rpd_outfile_commit */

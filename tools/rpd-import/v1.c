@@ -423,9 +423,17 @@ int import_v1_text(imp *m, v1set *s)
 
 /* ------------------------------------------------------------ results.db */
 
+/* A kernel-only run (rocprof --stats or -i counters, no --hip-trace)
+ * leaves a results.db with just the KERN table. */
+static int v1_kern_only(rpd *in)
+{
+  return rpd_table_exists(in, "KERN") && !rpd_table_exists(in, "OPS") &&
+         !rpd_table_exists(in, "HIP");
+}
+
 int v1_is_db(rpd *in)
 {
-  return rpd_table_exists(in, "OPS") && rpd_table_exists(in, "HIP") &&
+  return ((rpd_table_exists(in, "OPS") && rpd_table_exists(in, "HIP")) || v1_kern_only(in)) &&
          !rpd_table_exists(in, "rocpd_region") && !rpd_table_exists(in, "rocpd_op");
 }
 
@@ -497,8 +505,76 @@ static int v1_db_table(imp *m, rpd *in, const char *tab, int kind, imap *sizes)
   return rc;
 }
 
+/* KERN: one row per dispatch with results.csv's columns (Index,
+ * KernelName, gpu-id, queue-id, BeginNs, EndNs, grd, wgr, lds, scr, ...),
+ * its counters in the columns v1_is_fixed does not know.  Without
+ * BeginNs/EndNs (no --timestamp on) the op has start = end = 0. */
+static int v1_db_kern(imp *m, rpd *in)
+{
+  static const char *const want[] = {
+    "Index", "KernelName", "gpu-id", "queue-id", "BeginNs", "EndNs", "grd", "wgr", "lds", "scr"
+  };
+  enum { NWANT = sizeof want / sizeof want[0] };
+  int col[NWANT], ncol, s = 0;
+  sqlite3_stmt *st = NULL;
+  int rc = rpd_prepare(in, "SELECT * FROM KERN ORDER BY rowid", &st);
+
+  ncol = rc ? 0 : sqlite3_column_count(st);
+  for (int w = 0; w < NWANT; w++) {
+    col[w] = -1;
+    for (int i = 0; i < ncol; i++)
+      if (!strcmp(sqlite3_column_name(st, i), want[w]))
+        col[w] = i;
+  }
+  for (int w = 0; w < 2 && !rc; w++)
+    if (col[w] < 0)
+      rc = rpd_seterr(RPD_EPARSE, "rocprof v1 KERN table: missing column '%s'", want[w]);
+  while (!rc && (s = rpd_step(in, st)) == SQLITE_ROW) {
+    int64_t v[NWANT] = {0};
+    const char *name = (const char *)sqlite3_column_text(st, col[1]);
+    kern k = {0};
+    count_read(m, "v1 KERN", 1);
+    for (int w = 2; w < NWANT; w++)
+      if (col[w] >= 0)
+        v[w] = sqlite3_column_int64(st, col[w]);
+    k.seq = sqlite3_column_int64(st, col[0]);
+    k.gpu = v[2];
+    k.queue = v[3];
+    k.start = v[4];
+    k.end = v[5];
+    k.grid[0] = v[6];
+    k.wg[0] = v[7];
+    k.lds = v[8];
+    k.scratch = v[9];
+    if (col[4] < 0 || col[5] < 0)
+      m->n_v1_untimed++;
+    rc = w_kernel_name(m, name ? name : "", NULL, &k.desc_id, &k.name_id);
+    if (!rc)
+      rc = w_kernel(m, &k);
+    int64_t op_id = m->last_op;
+    for (int i = 0; i < ncol && !rc; i++) {
+      int t = sqlite3_column_type(st, i);
+      const char *h = sqlite3_column_name(st, i);
+      if (v1_is_fixed(h) || t == SQLITE_NULL)
+        continue;
+      if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
+        rc = w_counter(m, op_id, h, sqlite3_column_double(st, i));
+      else
+        rc = rpd_seterr(RPD_EPARSE, "rocprof v1 KERN table: row %" PRId64 ": counter '%s' is "
+                        "not a number", k.seq, h);
+    }
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int import_v1_db(imp *m, rpd *in)
 {
+  if (v1_kern_only(in))
+    return v1_db_kern(m, in);
+
   static const struct { const char *tab; int kind; } tabs[] = {
     {"HIP", 0}, {"HSA", 0}, {"OPS", 1}, {"COPY", 1}
   };
