@@ -351,7 +351,11 @@ typedef struct rpd_regex rpd_regex;
 /* Compile; on failure RPD_EPARSE with "MESSAGE at offset N" in rpd_errmsg().
  * Caller frees with rpd_regex_free(). */
 int rpd_regex_compile(const char *pattern, rpd_regex **out);
-/* 1 if the pattern matches anywhere in subject, 0 if not (NULL subject = 0). */
+/* 1 if the pattern matches anywhere in subject, 0 if not (NULL subject = 0),
+ * a negative RPD error code when PCRE2 cannot finish the search (match
+ * limit, JIT stack: RPD_ERANGE with the reason in rpd_errmsg()); never
+ * "no match" for an unfinished search.  The regex keeps its match data:
+ * one search at a time per regex. */
 int rpd_regex_search(const rpd_regex *re, const char *subject);
 void rpd_regex_free(rpd_regex *re);
 

@@ -177,7 +177,9 @@ static int build_temp(byrank *b, const category *cats, int ncats)
     rc = rpd_prepare(b->r, "UPDATE temp.br_name SET category = ? WHERE rowid = ?", &ins);
   while (!rc && (st = rpd_step(b->r, names)) == SQLITE_ROW) {
     const char *name = (const char *)sqlite3_column_text(names, 1);
-    int c = category_match(cats, ncats, name ? name : "");
+    int c;
+    if ((rc = category_match(cats, ncats, name ? name : "", &c)))
+      break;
     sqlite3_bind_text(ins, 1, c >= 0 ? cats[c].name : "_Other", -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(ins, 2, sqlite3_column_int64(names, 0));
     st = rpd_step(b->r, ins);

@@ -344,6 +344,7 @@ void raptor_free(raptor *R)
   for (size_t i = 0; i < R->nnames; i++) free(R->names[i]);
   free(R->names);
   free(R->name_cat);
+  free(R->cat_error);
   free(R->name_slots.v);
   free(R->ops);
   if (R->opfile) fclose(R->opfile);

@@ -166,6 +166,35 @@ check_rc "number pattern exits 1" 1 raptor base.rpd -C num.json
 check "number pattern: position" grep -q "category 'X': pattern 1 is not a string" "$TESTDIR/stderr"
 check_rc "missing category file exits 1" 1 raptor base.rpd -C nonexistent.json
 check_one_line "missing category file: one line"
+# a search PCRE2 cannot finish is never "no match": (.|\n)* over 2,000-char
+# names overflows PCRE2's default JIT stack (retried with a larger one: the
+# same categories as the plain pattern), a pattern over the match limit
+# fails the run in one line naming the category and the kernel
+cp base.rpd long.rpd
+sqlite3 long.rpd "WITH RECURSIVE c(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM c WHERE k < 40)
+  INSERT INTO rocpd_string(id, string) SELECT 5000000 + k, k || '_' || replace(hex(zeroblob(1000)), '0', 'x') || CASE WHEN k % 2 THEN '_Cijk_MT' ELSE '_Dijk_MT' END FROM c;
+  UPDATE rocpd_op SET description_id = 5000001 + id % 40 WHERE id % 3 = 0 AND description_id IN (SELECT id FROM rocpd_string WHERE string != '')"
+printf '{"GEMM": ["Cijk"]}\n' >plain.json
+printf '{"GEMM": ["(.|\\\\n)*Cijk"]}\n' >deep.json
+check "deep pattern on long names: exit 0" sh -c 'raptor long.rpd -c --format csv -C deep.json >deep.csv'
+raptor long.rpd -c --format csv -C plain.json >plain.csv 2>/dev/null
+check "deep pattern on long names: the plain pattern's categories" cmp deep.csv plain.csv
+check_eq "deep pattern on long names: GEMM holds the planted calls" 1 \
+  "$(awk -F, '$1 == "GEMM" && $3 >= '"$(q long.rpd "SELECT count(*) FROM rocpd_op WHERE description_id BETWEEN 5000001 AND 5000040 AND description_id % 2 = 0")"' { print 1 }' deep.csv)"
+sqlite3 long.rpd "UPDATE rocpd_string SET string = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!b' WHERE id = 5000002"
+printf '{"GEMM": ["Cijk"], "Slow": ["^(a|aa)*b"]}\n' >slow.json
+for mode in "-c" "--report"; do
+  if [ "$mode" = -c ]; then set -- -C slow.json; else set -- --category-json slow.json; fi
+  check_rc "match limit ($mode): exit 1" 1 raptor $mode long.rpd "$@"
+  check_eq "match limit ($mode): one line naming category, pattern and kernel" \
+    "raptor: $( [ "$mode" = --report ] && echo "'long.rpd': ")category 'Slow' pattern 1 cannot be matched against kernel 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!b': match limit exceeded on a subject of 48 bytes; simplify the pattern" \
+    "$(cat "$TESTDIR/stderr")"
+done
+# a category file with a UTF-8 byte order mark (Windows editors) is read
+printf '\357\273\277{"GEMM": ["Cijk"]}\n' >bom.json
+check "category file with a BOM: exit 0" sh -c 'raptor long.rpd -c --format csv -C bom.json >bom.csv 2>/dev/null'
+raptor long.rpd -c --format csv -C plain.json >plain2.csv 2>/dev/null
+check "category file with a BOM: as without" cmp bom.csv plain2.csv
 check "shipped categories.json = built-in" sh -c "raptor base.rpd -c --format csv >a.csv && raptor base.rpd -c --format csv -C '$(cd "$(dirname "$0")" && pwd)/../../raptor/categories.json' >b.csv && cmp a.csv b.csv"
 
 # traces
