@@ -533,7 +533,7 @@ int main(int argc, char **argv)
   int rc;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   if ((rc = parse_args(&o, argc, argv)))
     return rc;
   if (!time_ok(o.start) || !time_ok(o.end))

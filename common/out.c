@@ -82,31 +82,77 @@ void rpd_json_escape(rpd_buf *b, const char *s)
   rpd_text_safe(b, s, RPD_TEXT_JSON);
 }
 
-/* One CSV field: valid UTF-8 (invalid bytes become U+FFFD, never raw),
- * quoted when it holds a comma, a quote, CR or LF. */
-static void csv_field(rpd_buf *b, rpd_buf *tmp, const char *s)
+/* 1 if s is a plain decimal number ([+-]digits[.digits][e[+-]digits], or
+ * [+-].digits...): a spreadsheet reads it as that number, not a formula. */
+static int plain_number(const char *s)
+{
+  int digits = 0;
+  if (*s == '+' || *s == '-')
+    s++;
+  for (; *s >= '0' && *s <= '9'; s++)
+    digits++;
+  if (*s == '.')
+    for (s++; *s >= '0' && *s <= '9'; s++)
+      digits++;
+  if (!digits)
+    return 0;
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-')
+      s++;
+    if (*s < '0' || *s > '9')
+      return 0;
+    while (*s >= '0' && *s <= '9')
+      s++;
+  }
+  return *s == '\0';
+}
+
+/* 1 if a spreadsheet would take the text s as a formula (OWASP's list:
+ * = + - @ TAB CR first) and it is not a plain number. */
+static int formula_like(const char *s)
+{
+  return s[0] && strchr("=+-@\t\r", s[0]) && !plain_number(s);
+}
+
+void rpd_csv_field(rpd_buf *b, const char *s, int quote_all)
+{
+  rpd_buf tmp = {0};
+  int quote;
+  s = rpd_text_safe_str(&tmp, s ? s : "", RPD_TEXT_CSV);
+  quote = quote_all || strpbrk(s, ",\"\r\n") != NULL;
+  if (quote)
+    rpd_buf_add(b, "\"", 1);
+  if (!rpd_csv_raw && formula_like(s))
+    rpd_buf_add(b, "'", 1);
+  if (!quote) {
+    rpd_buf_puts(b, s);
+  } else {
+    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+      rpd_buf_add(b, s, (size_t)(q - s));
+      rpd_buf_add(b, "\"\"", 2);
+    }
+    rpd_buf_puts(b, s);
+    rpd_buf_add(b, "\"", 1);
+  }
+  rpd_buf_free(&tmp);
+}
+
+/* One CSV field of the writer (rpd_csv_field); plain ASCII that needs
+ * nothing done to it, and numbers, in one pass without a copy. */
+static void csv_field(rpd_buf *b, const char *s, int numeric)
 {
   const unsigned char *p = (const unsigned char *)s;
 
-  /* the common case in one pass: ASCII that needs no quotes */
-  while (*p && *p < 0x80 && *p != ',' && *p != '"' && *p != '\r' && *p != '\n')
-    p++;
-  if (!*p) {
-    rpd_buf_add(b, s, (size_t)(p - (const unsigned char *)s));
-    return;
+  if (numeric || !*p || !strchr("=+-@\t\r", *p)) {
+    while (*p && *p < 0x80 && *p != ',' && *p != '"' && *p != '\r' && *p != '\n')
+      p++;
+    if (!*p) {
+      rpd_buf_add(b, s, (size_t)(p - (const unsigned char *)s));
+      return;
+    }
   }
-  s = rpd_text_safe_str(tmp, s, RPD_TEXT_CSV);
-  if (!strpbrk(s, ",\"\r\n")) {
-    rpd_buf_puts(b, s);
-    return;
-  }
-  rpd_buf_add(b, "\"", 1);
-  for (const char *q; (q = strchr(s, '"')); s = q + 1) {
-    rpd_buf_add(b, s, (size_t)(q - s));
-    rpd_buf_add(b, "\"\"", 2);
-  }
-  rpd_buf_puts(b, s);
-  rpd_buf_add(b, "\"", 1);
+  rpd_csv_field(b, s, 0);
 }
 
 /* ------------------------------------------------------------ numbers */
@@ -267,7 +313,7 @@ static void put_names_csv(rpd_out *o)
   for (int i = 0; i < o->ncols; i++) {
     if (i)
       rpd_buf_add(&o->row, ",", 1);
-    csv_field(&o->row, &o->safe, o->names[i]);
+    csv_field(&o->row, o->names[i], 0);
   }
   rpd_buf_add(&o->row, "\r\n", 2);
   fwrite(o->row.s, 1, o->row.len, o->f);
@@ -408,7 +454,7 @@ static void cell(rpd_out *o, const char *s, int numeric)
     if (o->col)
       rpd_buf_add(&o->row, ",", 1);
     if (s)
-      csv_field(&o->row, &o->safe, s);
+      csv_field(&o->row, s, numeric);
     break;
   case RPD_FMT_JSON:
     rpd_buf_add(&o->row, o->col ? ", \"" : "{\"", o->col ? 3 : 2);

@@ -45,6 +45,8 @@ static const char usage[] =
 "  --xlsx FILE         write every table as a sheet of FILE\n"
 "  --save              store the tables as ext_byrank_<table> in the trace\n"
 "                      (replaced on each run, one transaction)\n"
+"  --csv-raw           CSV cells as they are (default: a text that starts\n"
+"                      with = + - @ TAB CR gets a leading ')\n"
 "  -h, --help          this text\n";
 
 enum { T_RANKS, T_CATS, T_KERNELS, T_SEQS, T_COLLS, T_STRAG, T_N };
@@ -87,6 +89,8 @@ static int parse_args(byrank *b, int argc, char **argv)
       takes = 0;
     } else if (!strcmp(a, "--save")) {
       b->save = 1;
+      takes = 0;
+    } else if (rpd_cli_csv_raw_opt(a)) {
       takes = 0;
     } else if (!val && a[0] == '-' && a[1]) {
       if (!strcmp(a, "-C") || !strcmp(a, "--category-json") || !strcmp(a, "--top") ||
@@ -387,7 +391,7 @@ int raptor_byrank_main(int argc, char **argv)
   int ncats = 0, ret = 0, saved = 0;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   memset(&b, 0, sizeof b);
   if ((ret = parse_args(&b, argc, argv)))
     return ret;

@@ -24,7 +24,9 @@ static const char usage[] =
 "                 MEMORY_COPY, HIP_API, HSA_API, MARKER_API, ...)\n"
 "\n"
 "  -o OUT.csv     write to OUT.csv (default: stdout)\n"
-"  --domain NAME  api-stats: the rocpd_api domain to count (default HIP)\n";
+"  --domain NAME  api-stats: the rocpd_api domain to count (default HIP)\n"
+"  --csv-raw      names as they are (default: a name that starts with\n"
+"                 = + - @ TAB CR gets a leading ', not run as a formula)\n";
 
 #include <math.h>
 #include <stdio.h>
@@ -138,14 +140,9 @@ static int ks_write(rpd *r, const char *src, FILE *f)
     int64_t n = sqlite3_column_int64(st, 1), tot = sqlite3_column_int64(st, 2);
     double sd = n > 1 ? sqrt(sqlite3_column_double(st, 6) / (double)(n - 1)) : 0.0;
     b.len = 0;
-    rpd_text_safe(&b, name, RPD_TEXT_CSV);
-    fputc('"', f);
-    for (size_t i = 0; i < b.len; i++) {
-      if (b.s[i] == '"')
-        fputc('"', f);
-      fputc(b.s[i], f);
-    }
-    fprintf(f, "\",%lld,%lld,%.6f,", (long long)n, (long long)tot,
+    rpd_csv_field(&b, name, 1);   /* always quoted, as rocprofv3 */
+    fwrite(b.s, 1, b.len, f);
+    fprintf(f, ",%lld,%lld,%.6f,", (long long)n, (long long)tot,
             sqlite3_column_double(st, 3));
     ks_pct(f, total ? 100.0 * (double)tot / (double)total : 0.0);
     fprintf(f, ",%lld,%lld,", (long long)sqlite3_column_int64(st, 4),
@@ -165,7 +162,7 @@ int raptor_kstats_main(int argc, char **argv)
 {
   const char *path = NULL, *out = NULL, *domain = "HIP", *fmt = NULL;
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
@@ -178,6 +175,7 @@ int raptor_kstats_main(int argc, char **argv)
         domain = argv[i];
       else
         out = argv[i];
+    } else if (rpd_cli_csv_raw_opt(a)) {
     } else if (a[0] == '-' && a[1])
       return rpd_usage_error("unknown option '%s' with --format %s", a, fmt ? fmt : "STATS");
     else if (!path)

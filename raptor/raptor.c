@@ -85,6 +85,8 @@ static const char usage[] =
 "      --by-rank ...            cross-rank analysis of a merged trace (raptor FILE\n"
 "                               --by-rank --help)\n"
 "  -q, --quiet                  no progress line\n"
+"      --csv-raw                CSV cells as they are (default: a text that\n"
+"                               starts with = + - @ TAB CR gets a leading ')\n"
 "      --version                print the rpdtools version\n";
 
 static const int default_gaps[] = {10, 20, 50, 100, 1000, 10000, 100000};
@@ -268,6 +270,7 @@ int parse_args(raptor *R, int argc, char **argv)
     const char *a = argv[i];
     if (!nomore && strcmp(a, "--") == 0) { nomore = 1; continue; }
     if (!nomore && rpd_cli_quiet_opt(a)) continue;   /* rpd_cli_init set rpd_quiet */
+    if (!nomore && rpd_cli_csv_raw_opt(a)) continue;
     if (nomore || a[0] != '-' || a[1] == 0) {
       if (R->path) return rpd_usage_error("unexpected argument '%s'", a);
       R->path = a;
@@ -410,7 +413,7 @@ int main(int argc, char **argv)
   char *help = rpd_xasprintf("%s\n%s", usage, raptor_report_usage);
   int done = rpd_cli_init(argc, argv, help);
   free(help);
-  if (done) return 0;
+  if (done) return rpd_cli_status();
   raptor R;
   raptor_init(&R);
   fold_check fold;

