@@ -1,8 +1,11 @@
 /* out.c - result writers: aligned text table, CSV, JSON.
  *
  *  table  printed by rpd_out_end() with every column as wide as its widest
- *         cell (UTF-8 aware); numeric columns are right-aligned; a line of
- *         dashes under the header.  Control characters inside cells print
+ *         cell (UTF-8 aware) up to RPD_OUT_PAD_MAX characters: a longer
+ *         cell is printed whole and pushes the rest of its own line right,
+ *         and no row is padded for it (one 100,000-character name would
+ *         otherwise pad every row to it: gigabytes of blanks); numeric
+ *         columns are right-aligned; a line of dashes under the header.  Control characters inside cells print
  *         as spaces so rows stay on one line.  The widths are kept while
  *         the rows arrive; the rows themselves stay in memory up to
  *         RPD_OUT_SPILL_DEFAULT bytes of cell text, and beyond that go to
@@ -58,6 +61,9 @@ struct rpd_out {
 
 /* Cell bytes kept in memory before a table spills to a temp file. */
 #define RPD_OUT_SPILL_DEFAULT ((size_t)4 << 20)
+/* The widest a table column is padded to, in characters. */
+#define RPD_OUT_PAD_MAX 512
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* "table", "csv", "json" (case-sensitive) -> *fmt.  RPD_EPARSE otherwise. */
 int rpd_fmt_parse(const char *s, rpd_fmt *fmt)
@@ -413,7 +419,7 @@ rpd_out *rpd_out_new(FILE *f, rpd_fmt fmt, int ncols, const char *const *names)
   o->nonnum = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->nonnum);
   o->width = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->width);
   for (int i = 0; i < o->ncols; i++)
-    o->width[i] = text_width(o->names[i]);
+    o->width[i] = MIN(text_width(o->names[i]), RPD_OUT_PAD_MAX);
   o->spill_fd = -1;
   o->spill_at = spill_threshold();
   if (fmt == RPD_FMT_CSV)
@@ -436,6 +442,7 @@ static void table_cell(rpd_out *o, const char *s, int numeric)
   rpd_buf_add(&o->cells, " ", 1);  /* room for the terminating NUL */
   o->cells.s[o->cells.len - 1] = '\0';
   size_t w = text_width(o->cells.s + start);
+  w = MIN(w, RPD_OUT_PAD_MAX);
   if (w > o->width[o->col])
     o->width[o->col] = w;
 }
@@ -560,13 +567,14 @@ static void table_line(rpd_out *o, const char *const *text, const size_t *w,
   for (int i = 0; i < o->ncols; i++) {
     size_t tw = text_width(text[i]);
     int right = !o->nonnum[i];
+    size_t gap = tw < w[i] ? w[i] - tw : 0;   /* a cell past the cap: none */
     if (i)
       rpd_buf_add(line, "  ", 2);
     if (right)
-      pad(line, w[i] - tw);
+      pad(line, gap);
     rpd_buf_puts(line, text[i]);
     if (!right)
-      pad(line, w[i] - tw);
+      pad(line, gap);
   }
   while (line->len > 0 && line->s[line->len - 1] == ' ')
     line->len--;
