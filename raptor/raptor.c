@@ -84,7 +84,7 @@ static const char usage[] =
 "      --report ...             the rocprofv3-style report: options below\n"
 "      --by-rank ...            cross-rank analysis of a merged trace (raptor FILE\n"
 "                               --by-rank --help)\n"
-"  -q, --quiet                  no progress line\n"
+"  -q, --quiet                  no progress line, no Timestamps block\n"
 "      --csv-raw                CSV cells as they are (default: a text that\n"
 "                               starts with = + - @ TAB CR gets a leading ')\n"
 "      --version                print the rpdtools version\n";

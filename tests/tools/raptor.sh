@@ -387,6 +387,11 @@ done
 check_eq "-z 1: the trace has sequences whose every instance is an outlier" 1 \
   "$(q z1.rpd "$ZKEYS SELECT count(*) > 0 FROM (SELECT key FROM k WHERE sequenceId > 2 GROUP BY key HAVING min(outlier) = 1)")"
 
+# -q: the tables only (no Timestamps block, no progress line)
+check_eq "-q: no Timestamps block, the tables as without -q" \
+  "$(raptor base.rpd -c -v | sed '/Timestamps/,/roi_dur/d')" "$(raptor base.rpd -c -v -q)"
+check_eq "-q: Categories still there" 1 "$(raptor base.rpd -c -q | grep -c '^Categories:')"
+
 # CSV formula injection: a kernel named =HYPERLINK(...) is a live link in a
 # spreadsheet; every CSV raptor writes prefixes it with ', numbers stay
 # numbers, --csv-raw writes the name as it is
