@@ -392,6 +392,15 @@ check_eq "-q: no Timestamps block, the tables as without -q" \
   "$(raptor base.rpd -c -v | sed '/Timestamps/,/roi_dur/d')" "$(raptor base.rpd -c -v -q)"
 check_eq "-q: Categories still there" 1 "$(raptor base.rpd -c -q | grep -c '^Categories:')"
 
+# bidi controls in a kernel name (RLO U+202E, LRI U+2066) would reorder the
+# columns of a terminal table: the table shows U+FFFD, the CSV keeps the name
+cp base.rpd bidi.rpd
+sqlite3 bidi.rpd "UPDATE rocpd_string SET string = 'Cijk_' || char(0x202E) || 'lave' || char(0x2066) || '_x' WHERE id = (SELECT description_id FROM rocpd_op O JOIN rocpd_string T ON T.id = O.opType_id WHERE T.string = 'KernelExecution' GROUP BY description_id ORDER BY count(*) DESC, description_id LIMIT 1)"
+raptor bidi.rpd -k >bidi.txt 2>/dev/null
+check_eq "bidi: -k table has no bidi control, the name with U+FFFD" "0|1" \
+  "$(grep -c "$(printf '\342\200\256\|\342\201\246')" bidi.txt)|$(grep -c "$(printf 'Cijk_\357\277\275lave\357\277\275_x')" bidi.txt | sed 's/^[1-9][0-9]*$/1/')"
+check "bidi: CSV keeps the name" grep -q "$(printf 'Cijk_\342\200\256lave')" "$(raptor bidi.rpd -k --format csv >bidi.csv 2>/dev/null; echo bidi.csv)"
+
 # CSV formula injection: a kernel named =HYPERLINK(...) is a live link in a
 # spreadsheet; every CSV raptor writes prefixes it with ', numbers stay
 # numbers, --csv-raw writes the name as it is
