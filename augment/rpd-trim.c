@@ -351,10 +351,31 @@ static const char *const sf_stack_cols[] = {"id", "string", NULL};
 static const char *const sf_call_cols[] = {"api_id", "stack_id", "leaf_id", "cpu_time",
   "gpu_time", NULL};
 
-/* ext_raptor_kernelseq has one kernel_N column per sequence position. */
-#define KERNELSEQ NULL
+/* Tables whose middle columns depend on the run: raptor's kernelseq has
+ * one kernel_N per sequence position, --by-rank's pivots one rankN_us per
+ * rank.  cols = head columns, NULL, the varying columns' printf pattern
+ * (one int), NULL, tail columns, NULL. */
+static const char *const raptor_seq_cols[] = {"rank", "kernel", NULL, "kernel_%d", NULL,
+  "category", "calls", "outliers", "start_min_ns", "start_max_ns", "pregap_sum_ns",
+  "pregap_min_ns", "pregap_mean_ns", "pregap_std_ns", "pregap_max_ns", "dur_sum_ns",
+  "dur_min_ns", "dur_mean_ns", "dur_std_ns", "dur_max_ns", "pct_total", "varsum_ns", NULL};
+#define PIVOT(key) {key, "calls", "total_us", NULL, "rank%d_us", NULL, "mean_us", \
+                    "max_us", "slowest_rank", "imbalance", NULL}
+static const char *const byrank_cat_cols[] = PIVOT("category");
+static const char *const byrank_kern_cols[] = PIVOT("kernel");
+static const char *const byrank_seq_cols[] = PIVOT("sequence");
+static const char *const byrank_ranks_cols[] = {"rank", "host", "gpus", "ops", "busy_us",
+  "span_us", NULL};
+static const char *const byrank_coll_cols[] = {"local_gpu", "collective", "kernel", "ranks",
+  "start_ms", "skew_us", "last_rank", NULL};
+static const char *const byrank_strag_cols[] = {"rank", "collectives", "times_last",
+  "mean_late_us", "max_late_us", NULL};
 
-typedef struct result_table { const char *name; const char *const *cols; } result_table;
+typedef struct result_table {
+  const char *name;
+  const char *const *cols;
+  int varying;                       /* cols has the head/pattern/tail form */
+} result_table;
 typedef struct result_group {
   const char *rerun;                 /* what writes them again */
   result_table tables[8];
@@ -364,75 +385,110 @@ typedef struct result_group {
 
 static const result_group result_groups[] = {
   {"raptor --save",
-   {{"ext_raptor_category", raptor_cat_cols}, {"ext_raptor_gpu", raptor_gpu_cols},
-    {"ext_raptor_kernelseq", KERNELSEQ}, {"ext_raptor_op", raptor_op_cols},
-    {"ext_raptor_variability", raptor_var_cols}},
+   {{"ext_raptor_category", raptor_cat_cols, 0}, {"ext_raptor_gpu", raptor_gpu_cols, 0},
+    {"ext_raptor_kernelseq", raptor_seq_cols, 1}, {"ext_raptor_op", raptor_op_cols, 0},
+    {"ext_raptor_variability", raptor_var_cols, 0}},
    {NULL},
    "tag IN ('raptor_first_abs_ns', 'raptor_last_abs_ns', 'raptor_roi_start_ns',"
    " 'raptor_roi_end_ns', 'raptor_options')"},
   {"raptor --report --save",
-   {{"ext_report_category", report_cat_cols}, {"ext_report_gpu_timeline", report_tl_cols},
-    {"ext_report_idle_gaps", report_gap_cols}, {"ext_report_kernel_summary", report_ks_cols},
-    {"ext_report_short_histogram", report_hist_cols},
-    {"ext_report_short_kernels", report_sk_cols},
-    {"ext_report_utilization", report_ut_cols}},
+   {{"ext_report_category", report_cat_cols, 0}, {"ext_report_gpu_timeline", report_tl_cols, 0},
+    {"ext_report_idle_gaps", report_gap_cols, 0}, {"ext_report_kernel_summary", report_ks_cols, 0},
+    {"ext_report_short_histogram", report_hist_cols, 0},
+    {"ext_report_short_kernels", report_sk_cols, 0},
+    {"ext_report_utilization", report_ut_cols, 0}},
    {NULL},
    "tag = 'ext_report::params'"},
   {"rpd-analyze",
-   {{"ext_analysis_findings", an_findings_cols}, {"ext_analysis_idle", an_idle_cols},
-    {"ext_analysis_launch", an_launch_cols}, {"ext_analysis_memcpy", an_memcpy_cols},
-    {"ext_analysis_overlap", an_overlap_cols}, {"ext_analysis_queue_depth", an_queue_cols},
-    {"ext_analysis_rules", an_rules_cols}},
+   {{"ext_analysis_findings", an_findings_cols, 0}, {"ext_analysis_idle", an_idle_cols, 0},
+    {"ext_analysis_launch", an_launch_cols, 0}, {"ext_analysis_memcpy", an_memcpy_cols, 0},
+    {"ext_analysis_overlap", an_overlap_cols, 0}, {"ext_analysis_queue_depth", an_queue_cols, 0},
+    {"ext_analysis_rules", an_rules_cols, 0}},
    {"ext_analysis_idle_pct", "ext_analysis_queue", NULL},
    "tag = 'ext_analysis::done'"},
+  {"raptor --by-rank --save",
+   {{"ext_byrank_categories", byrank_cat_cols, 1},
+    {"ext_byrank_collectives", byrank_coll_cols, 0},
+    {"ext_byrank_kernels", byrank_kern_cols, 1}, {"ext_byrank_ranks", byrank_ranks_cols, 0},
+    {"ext_byrank_sequences", byrank_seq_cols, 1},
+    {"ext_byrank_stragglers", byrank_strag_cols, 0}},
+   {NULL},
+   "tag = 'raptor::byrank'"},
   {"rpd-stackframe",
-   {{"ext_stackframe_call", sf_call_cols}, {"ext_stackframe_stack", sf_stack_cols}},
+   {{"ext_stackframe_call", sf_call_cols, 0}, {"ext_stackframe_stack", sf_stack_cols, 0}},
    {"stackframe_top", "stackframe_site_inclusive", "stackframe_site", "stackframe_stack",
     "stackframe_frame", NULL},
    "tag = 'rpd-stackframe::done'"},
 };
 
-/* 1 if `table` has the columns of raptor's ext_raptor_kernelseq: rank,
- * kernel, kernel_1 .. kernel_N, then the fixed statistics. */
-static int kernelseq_owned(rpd *r)
+/* 1 if table `t` has the head columns, then any number of
+ * the varying ones numbered from 1 (kernel_1 ..) or any numbers (rank0_us,
+ * rank3_us ..), then the tail columns (names compared without case). */
+static int varying_owned(rpd *r, const result_table *t)
 {
-  static const char *const tail[] = {"category", "calls", "outliers", "start_min_ns",
-    "start_max_ns", "pregap_sum_ns", "pregap_min_ns", "pregap_mean_ns", "pregap_std_ns",
-    "pregap_max_ns", "dur_sum_ns", "dur_min_ns", "dur_mean_ns", "dur_std_ns",
-    "dur_max_ns", "pct_total", "varsum_ns", NULL};
-  const char *cols[64 + 20];
-  char names[64][16];
-  int64_t n = 0;
-  int k = 0, rc;
+  const char *const *head = t->cols, *pat, *const *tail;
+  sqlite3_stmt *st = NULL;
+  int ok = 1, n = 0, s, have = 0, cap = 0;
+  char **names = NULL;
 
-  if (rpd_query_int64(r, "SELECT count(*) FROM pragma_table_info('ext_raptor_kernelseq') "
-                         "WHERE name LIKE 'kernel\\_%' ESCAPE '\\'", &n) || n < 0 || n > 64)
+  for (tail = head; *tail; tail++) {}
+  pat = tail[1];
+  tail += 3;
+  if (rpd_prepare(r, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", &st)) {
+    rpd_clearerr();
     return 0;
-  cols[k++] = "rank";
-  cols[k++] = "kernel";
-  for (int j = 1; j <= n; j++) {
-    snprintf(names[j - 1], sizeof names[j - 1], "kernel_%d", j);
-    cols[k++] = names[j - 1];
   }
-  for (int j = 0; tail[j]; j++)
-    cols[k++] = tail[j];
-  cols[k] = NULL;
-  rc = rpd_check_owned(r, "ext_raptor_kernelseq", cols);
+  sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+  while ((s = rpd_step(r, st)) == SQLITE_ROW && have < 8192) {
+    if (have == cap)
+      names = rpd_xrealloc(names, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *names);
+    names[have++] = rpd_xstrdup((const char *)sqlite3_column_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  for (int k = 0; head[k]; k++, n++)
+    ok = ok && n < have && sqlite3_stricmp(names[n], head[k]) == 0;
+  int ntail = 0;
+  while (tail[ntail]) ntail++;
+  for (int v = 1; ok && n < have - ntail; v++, n++) {
+    char want[32];
+    int num;
+    if (strstr(pat, "kernel_")) {
+      snprintf(want, sizeof want, pat, v);
+      ok = sqlite3_stricmp(names[n], want) == 0;
+    } else {          /* rank%d_us: the ranks of the trace, any numbers */
+      char end[8] = "";
+      ok = sscanf(names[n], "rank%d%7s", &num, end) == 2 && strcmp(end, "_us") == 0;
+    }
+  }
+  for (int k = 0; ok && tail[k]; k++, n++)
+    ok = n < have && sqlite3_stricmp(names[n], tail[k]) == 0;
+  ok = ok && n == have && s == SQLITE_DONE;
+  for (int k = 0; k < have; k++)
+    free(names[k]);
+  free(names);
   rpd_clearerr();
-  return rc == RPD_OK;
+  return ok;
 }
 
 /* 1 if `t` exists as the table its tool writes (columns and all). */
 static int result_owned(rpd *r, const result_table *t)
 {
-  int rc;
+  int rc, is_table = 0;
   if (!rpd_table_exists(r, t->name))
     return 0;
-  if (!t->cols)
-    return kernelseq_owned(r);
-  rc = rpd_check_owned(r, t->name, t->cols);
+  if (!t->varying) {
+    rc = rpd_check_owned(r, t->name, t->cols);
+    rpd_clearerr();
+    return rc == RPD_OK;
+  }
+  char *sql = sqlite3_mprintf("SELECT type = 'table' FROM sqlite_master WHERE name = %Q",
+                              t->name);
+  int64_t v = 0;
+  if (rpd_query_int64(r, sql, &v) == RPD_OK)
+    is_table = v == 1;
+  sqlite3_free(sql);
   rpd_clearerr();
-  return rc == RPD_OK;
+  return is_table && varying_owned(r, t);
 }
 
 /* Drop the result tables that are ours, with their group's views and

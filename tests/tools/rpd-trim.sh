@@ -201,14 +201,28 @@ if [ -x "$RPD_BIN/rpd-analyze" ] && [ -x "$RPD_BIN/rpd-stackframe" ]; then
   check "derived: rpd-analyze is not 'already done'" sh -c "! grep -q 'already' '$TESTDIR/stderr'"
 fi
 
+# raptor --by-rank --save tables (a rankN_us column per rank) go the same way
+if [ -x "$RPD_BIN/raptor" ]; then
+  cp all.rpd br.rpd
+  raptor br.rpd --by-rank --save >/dev/null 2>&1
+  check_eq "by-rank: six ext_byrank_* tables written" 6 \
+    "$(q br.rpd "SELECT count(*) FROM sqlite_master WHERE name LIKE 'ext_byrank%'")"
+  check_rc "by-rank: trim exit 0" 0 rpd-trim br.rpd --start 20% --end 60%
+  check_eq "by-rank: named, dropped, tag cleared" \
+    "dropped results of the untrimmed trace (run raptor --by-rank --save again): ext_byrank_categories, ext_byrank_collectives, ext_byrank_kernels, ext_byrank_ranks, ext_byrank_sequences, ext_byrank_stragglers|0|0" \
+    "$(grep '^dropped' "$TESTDIR/stdout")|$(q br.rpd "SELECT count(*) FROM sqlite_master WHERE name LIKE 'ext_byrank%'")|$(q br.rpd "SELECT count(*) FROM rocpd_metadata WHERE tag = 'raptor::byrank'")"
+fi
+
 # a user's table named like a result table (other columns) is not ours: kept
 cp all.rpd user.rpd
 sqlite3 user.rpd "CREATE TABLE ext_raptor_op(note TEXT); INSERT INTO ext_raptor_op VALUES ('mine');
   CREATE TABLE ext_report_notes(x); INSERT INTO ext_report_notes VALUES (1);
-  CREATE TABLE ext_analysis_idle(a, b); INSERT INTO ext_analysis_idle VALUES (1, 2);"
+  CREATE TABLE ext_analysis_idle(a, b); INSERT INTO ext_analysis_idle VALUES (1, 2);
+  CREATE TABLE ext_raptor_kernelseq(rank, kernel, kernel_1, note); INSERT INTO ext_raptor_kernelseq VALUES (1, 2, 3, 4);
+  CREATE TABLE ext_byrank_kernels(kernel, calls, total_us, rank0_us, mine); INSERT INTO ext_byrank_kernels VALUES (1, 2, 3, 4, 5);"
 check_rc "user tables: trim exit 0" 0 rpd-trim user.rpd --start 20% --end 60%
-check_eq "user tables: kept with their rows" "mine|1|1" \
-  "$(q user.rpd "SELECT (SELECT note FROM ext_raptor_op), (SELECT count(*) FROM ext_report_notes), (SELECT count(*) FROM ext_analysis_idle)")"
+check_eq "user tables: kept with their rows" "mine|1|1|1|1" \
+  "$(q user.rpd "SELECT (SELECT note FROM ext_raptor_op), (SELECT count(*) FROM ext_report_notes), (SELECT count(*) FROM ext_analysis_idle), (SELECT count(*) FROM ext_raptor_kernelseq), (SELECT count(*) FROM ext_byrank_kernels)")"
 check_eq "user tables: nothing said dropped" "" "$(grep '^dropped' "$TESTDIR/stdout")"
 
 # issue 12: garbage timestamps are refused in one line, the file as it was
