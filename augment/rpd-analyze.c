@@ -801,7 +801,7 @@ int main(int argc, char **argv)
 
   memset(&o, 0, sizeof o);
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   if ((rc = parse_options(&o, argc, argv)))
     return rc;
   rpd_augment a = {

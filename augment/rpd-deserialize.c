@@ -288,7 +288,7 @@ int main(int argc, char **argv)
   int rc;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   rc = parse_options(&c, argc, argv);
   if (!rc) {
     rpd_augment a = {

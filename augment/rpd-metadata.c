@@ -208,7 +208,7 @@ int main(int argc, char **argv)
   int rc;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   if ((rc = parse_args(argc, argv, &o)))
     return rc;
   if (o.op == OP_SET || o.op == OP_CLEAR)

@@ -865,7 +865,7 @@ int main(int argc, char **argv)
   int rc;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   if ((rc = parse_args(&o, argc, argv)) != 0)
     return rc;
   if (!strcmp(o.action, "create"))

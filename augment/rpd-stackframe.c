@@ -565,7 +565,7 @@ int main(int argc, char **argv)
   const char *folded = NULL, *svg = NULL, *path = NULL;
   int value = V_CPU, exp = 0;
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--folded") || !strcmp(argv[i], "--svg"))
       exp = 1;

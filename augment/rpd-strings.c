@@ -308,7 +308,7 @@ int main(int argc, char **argv) {
   int rc, write;
   /* one thread, one connection: skip SQLite's mutexes (~9% of the run) */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
-  if (rpd_cli_init(argc, argv, usage)) return 0;
+  if (rpd_cli_init(argc, argv, usage)) return rpd_cli_status();
   if ((rc = parse(argc, argv, &o))) return rc;
   write = o.dedupe || o.vacuum || o.out;
   if (rpd_open_or_report(&r, o.file, o.out, write ? RPD_WRITE : RPD_READ)) return 1;

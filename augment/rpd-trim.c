@@ -304,37 +304,218 @@ static int clean_strings(rpd *r, const char *strtab)
   return rc;
 }
 
-/* Results of a raptor run (raptor --save, raptor --report --save) are
- * computed over the whole trace -- per-op gaps and z-scores, sequences,
- * categories, idle time -- and no row of them can be trimmed into a right
- * one: they are dropped with their metadata, and the names reported. */
-#define RESULT_TABLES \
-  "SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE " \
-  "'ext\\_raptor\\_%' ESCAPE '\\' OR name LIKE 'ext\\_report\\_%' ESCAPE '\\') ORDER BY name"
-static const char drop_result_tags[] =
-  "DELETE FROM rocpd_metadata WHERE tag IN ('raptor_first_abs_ns', 'raptor_last_abs_ns',"
-  " 'raptor_roi_start_ns', 'raptor_roi_end_ns', 'raptor_options', 'ext_report::params')";
+/* Results computed over the whole trace -- raptor's per-op gaps and
+ * z-scores, sequences, categories, idle time; rpd-analyze's spans, queue
+ * depths and findings; rpd-stackframe's per-call stacks and their sums --
+ * cannot be trimmed into right ones: they are dropped with their views and
+ * metadata (so that the tool runs again instead of saying it is done), and
+ * named.  A table is dropped only when its columns are the ones the tool
+ * writes (as rpd_check_owned decides): a user's table of the same name is
+ * kept.  The column lists are those of raptor/output.c, raptor/report/
+ * tables.c, views/analysis.sql and augment/rpd-stackframe.c; the trim test
+ * runs each tool and checks its tables go. */
+static const char *const raptor_op_cols[] = {"op_id", "gpuId", "sequenceId", "start_ns",
+  "end_ns", "duration_ns", "pregap_ns", "kernel", "duration_zscore", "outlier", NULL};
+static const char *const raptor_cat_cols[] = {"category", "uniq_kernels", "total_calls",
+  "total_dur_ns", "varsum_ns", "avg_dur_us", "pct", NULL};
+static const char *const raptor_var_cols[] = {"name", "var_us", "var_pct", NULL};
+static const char *const raptor_gpu_cols[] = {"gpuId", "pregap_ns", "duration_ns",
+  "idle_pct", "leading_idle_ns", "trailing_idle_ns", NULL};
+static const char *const report_tl_cols[] = {"gpuId", "type", "time_ms", "percent", NULL};
+static const char *const report_ks_cols[] = {"name", "count", "total_us", "mean_us",
+  "median_us", "std_us", "min_us", "max_us", "percent", "cumulative_percent", "category",
+  NULL};
+static const char *const report_cat_cols[] = {"category", "kernels", "count", "total_ms",
+  "percent", "cumulative_percent", NULL};
+static const char *const report_sk_cols[] = {"name", "count", "total_us", "mean_us",
+  "percent_of_kernel_time", "category", NULL};
+static const char *const report_hist_cols[] = {"bin_start_us", "bin_end_us", "count", NULL};
+static const char *const report_ut_cols[] = {"time_ms", "busy_percent", NULL};
+static const char *const report_gap_cols[] = {"gap", "count", "total_ms", NULL};
+static const char *const an_rules_cols[] = {"rule", "severity", "threshold", "unit",
+  "window_us", "min_count", "description", "advice", NULL};
+static const char *const an_idle_cols[] = {"gpuId", "span_ns", "busy_ns", "idle_ns",
+  "host_wait_ns", "kernel_wait_ns", "other_ns", "gaps", NULL};
+static const char *const an_launch_cols[] = {"kernel", "count", "api_mean_ns",
+  "api_median_ns", "api_p95_ns", "api_max_ns", "delay_mean_ns", "delay_median_ns",
+  "delay_p95_ns", "delay_max_ns", "gpu_mean_ns", "gpu_median_ns", "gpu_p95_ns",
+  "gpu_max_ns", "outliers", "launch_bound", NULL};
+static const char *const an_queue_cols[] = {"gpuId", "queueId", "time_ns", "depth", NULL};
+static const char *const an_overlap_cols[] = {"gpuId", "comm_ns", "compute_ns",
+  "overlap_ns", "exposed_comm_ns", "copy_ns", "exposed_copy_ns", NULL};
+static const char *const an_memcpy_cols[] = {"direction", "size_bucket", "count", "bytes",
+  "gpu_ns", "gbps", NULL};
+static const char *const an_findings_cols[] = {"id", "rule", "severity", "gpuId", "tid",
+  "start_ns", "end_ns", "count", "value", "detail", "advice", NULL};
+static const char *const sf_stack_cols[] = {"id", "string", NULL};
+static const char *const sf_call_cols[] = {"api_id", "stack_id", "leaf_id", "cpu_time",
+  "gpu_time", NULL};
 
-/* Drop the result tables; *dropped gets their names, ", "-separated. */
-static int drop_results(rpd *r, rpd_buf *dropped)
+/* Tables whose middle columns depend on the run: raptor's kernelseq has
+ * one kernel_N per sequence position, --by-rank's pivots one rankN_us per
+ * rank.  cols = head columns, NULL, the varying columns' printf pattern
+ * (one int), NULL, tail columns, NULL. */
+static const char *const raptor_seq_cols[] = {"rank", "kernel", NULL, "kernel_%d", NULL,
+  "category", "calls", "outliers", "start_min_ns", "start_max_ns", "pregap_sum_ns",
+  "pregap_min_ns", "pregap_mean_ns", "pregap_std_ns", "pregap_max_ns", "dur_sum_ns",
+  "dur_min_ns", "dur_mean_ns", "dur_std_ns", "dur_max_ns", "pct_total", "varsum_ns", NULL};
+#define PIVOT(key) {key, "calls", "total_us", NULL, "rank%d_us", NULL, "mean_us", \
+                    "max_us", "slowest_rank", "imbalance", NULL}
+static const char *const byrank_cat_cols[] = PIVOT("category");
+static const char *const byrank_kern_cols[] = PIVOT("kernel");
+static const char *const byrank_seq_cols[] = PIVOT("sequence");
+static const char *const byrank_ranks_cols[] = {"rank", "host", "gpus", "ops", "busy_us",
+  "span_us", NULL};
+static const char *const byrank_coll_cols[] = {"local_gpu", "collective", "kernel", "ranks",
+  "start_ms", "skew_us", "last_rank", NULL};
+static const char *const byrank_strag_cols[] = {"rank", "collectives", "times_last",
+  "mean_late_us", "max_late_us", NULL};
+
+typedef struct result_table {
+  const char *name;
+  const char *const *cols;
+  int varying;                       /* cols has the head/pattern/tail form */
+} result_table;
+typedef struct result_group {
+  const char *rerun;                 /* what writes them again */
+  result_table tables[8];
+  const char *views[6];
+  const char *tags;                  /* DELETE FROM rocpd_metadata WHERE ... */
+} result_group;
+
+static const result_group result_groups[] = {
+  {"raptor --save",
+   {{"ext_raptor_category", raptor_cat_cols, 0}, {"ext_raptor_gpu", raptor_gpu_cols, 0},
+    {"ext_raptor_kernelseq", raptor_seq_cols, 1}, {"ext_raptor_op", raptor_op_cols, 0},
+    {"ext_raptor_variability", raptor_var_cols, 0}},
+   {NULL},
+   "tag IN ('raptor_first_abs_ns', 'raptor_last_abs_ns', 'raptor_roi_start_ns',"
+   " 'raptor_roi_end_ns', 'raptor_options')"},
+  {"raptor --report --save",
+   {{"ext_report_category", report_cat_cols, 0}, {"ext_report_gpu_timeline", report_tl_cols, 0},
+    {"ext_report_idle_gaps", report_gap_cols, 0}, {"ext_report_kernel_summary", report_ks_cols, 0},
+    {"ext_report_short_histogram", report_hist_cols, 0},
+    {"ext_report_short_kernels", report_sk_cols, 0},
+    {"ext_report_utilization", report_ut_cols, 0}},
+   {NULL},
+   "tag = 'ext_report::params'"},
+  {"rpd-analyze",
+   {{"ext_analysis_findings", an_findings_cols, 0}, {"ext_analysis_idle", an_idle_cols, 0},
+    {"ext_analysis_launch", an_launch_cols, 0}, {"ext_analysis_memcpy", an_memcpy_cols, 0},
+    {"ext_analysis_overlap", an_overlap_cols, 0}, {"ext_analysis_queue_depth", an_queue_cols, 0},
+    {"ext_analysis_rules", an_rules_cols, 0}},
+   {"ext_analysis_idle_pct", "ext_analysis_queue", NULL},
+   "tag = 'ext_analysis::done'"},
+  {"raptor --by-rank --save",
+   {{"ext_byrank_categories", byrank_cat_cols, 1},
+    {"ext_byrank_collectives", byrank_coll_cols, 0},
+    {"ext_byrank_kernels", byrank_kern_cols, 1}, {"ext_byrank_ranks", byrank_ranks_cols, 0},
+    {"ext_byrank_sequences", byrank_seq_cols, 1},
+    {"ext_byrank_stragglers", byrank_strag_cols, 0}},
+   {NULL},
+   "tag = 'raptor::byrank'"},
+  {"rpd-stackframe",
+   {{"ext_stackframe_call", sf_call_cols, 0}, {"ext_stackframe_stack", sf_stack_cols, 0}},
+   {"stackframe_top", "stackframe_site_inclusive", "stackframe_site", "stackframe_stack",
+    "stackframe_frame", NULL},
+   "tag = 'rpd-stackframe::done'"},
+};
+
+/* 1 if table `t` has the head columns, then any number of
+ * the varying ones numbered from 1 (kernel_1 ..) or any numbers (rank0_us,
+ * rank3_us ..), then the tail columns (names compared without case). */
+static int varying_owned(rpd *r, const result_table *t)
 {
+  const char *const *head = t->cols, *pat, *const *tail;
   sqlite3_stmt *st = NULL;
-  rpd_buf names = {0};          /* NUL-separated: read all, then drop */
-  int rc = rpd_prepare(r, RESULT_TABLES, &st), s = SQLITE_DONE;
+  int ok = 1, n = 0, s, have = 0, cap = 0;
+  char **names = NULL;
 
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    const char *t = (const char *)sqlite3_column_text(st, 0);
-    rpd_buf_add(&names, t, strlen(t) + 1);
-    rpd_buf_printf(dropped, "%s%s", dropped->len ? ", " : "", t);
+  for (tail = head; *tail; tail++) {}
+  pat = tail[1];
+  tail += 3;
+  if (rpd_prepare(r, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", &st)) {
+    rpd_clearerr();
+    return 0;
   }
-  if (!rc && s < 0)
-    rc = -s;
+  sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+  while ((s = rpd_step(r, st)) == SQLITE_ROW && have < 8192) {
+    if (have == cap)
+      names = rpd_xrealloc(names, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *names);
+    names[have++] = rpd_xstrdup((const char *)sqlite3_column_text(st, 0));
+  }
   sqlite3_finalize(st);
-  for (size_t off = 0; !rc && off < names.len; off += strlen(names.s + off) + 1)
-    rc = rpd_execf(r, "DROP TABLE IF EXISTS \"%w\"", names.s + off);
-  if (!rc && names.len && rpd_table_exists(r, "rocpd_metadata"))
-    rc = rpd_exec(r, drop_result_tags);
-  rpd_buf_free(&names);
+  for (int k = 0; head[k]; k++, n++)
+    ok = ok && n < have && sqlite3_stricmp(names[n], head[k]) == 0;
+  int ntail = 0;
+  while (tail[ntail]) ntail++;
+  for (int v = 1; ok && n < have - ntail; v++, n++) {
+    char want[32];
+    int num;
+    if (strstr(pat, "kernel_")) {
+      snprintf(want, sizeof want, pat, v);
+      ok = sqlite3_stricmp(names[n], want) == 0;
+    } else {          /* rank%d_us: the ranks of the trace, any numbers */
+      char end[8] = "";
+      ok = sscanf(names[n], "rank%d%7s", &num, end) == 2 && strcmp(end, "_us") == 0;
+    }
+  }
+  for (int k = 0; ok && tail[k]; k++, n++)
+    ok = n < have && sqlite3_stricmp(names[n], tail[k]) == 0;
+  ok = ok && n == have && s == SQLITE_DONE;
+  for (int k = 0; k < have; k++)
+    free(names[k]);
+  free(names);
+  rpd_clearerr();
+  return ok;
+}
+
+/* 1 if `t` exists as the table its tool writes (columns and all). */
+static int result_owned(rpd *r, const result_table *t)
+{
+  int rc, is_table = 0;
+  if (!rpd_table_exists(r, t->name))
+    return 0;
+  if (!t->varying) {
+    rc = rpd_check_owned(r, t->name, t->cols);
+    rpd_clearerr();
+    return rc == RPD_OK;
+  }
+  char *sql = sqlite3_mprintf("SELECT type = 'table' FROM sqlite_master WHERE name = %Q",
+                              t->name);
+  int64_t v = 0;
+  if (rpd_query_int64(r, sql, &v) == RPD_OK)
+    is_table = v == 1;
+  sqlite3_free(sql);
+  rpd_clearerr();
+  return is_table && varying_owned(r, t);
+}
+
+/* Drop the result tables that are ours, with their group's views and
+ * metadata; *dropped gets their names, ", "-separated, *rerun the tools
+ * that write them. */
+static int drop_results(rpd *r, rpd_buf *dropped, rpd_buf *rerun)
+{
+  int rc = RPD_OK;
+
+  for (size_t g = 0; !rc && g < sizeof result_groups / sizeof *result_groups; g++) {
+    const result_group *grp = &result_groups[g];
+    int any = 0;
+    for (const result_table *t = grp->tables; !rc && t->name; t++) {
+      if (!result_owned(r, t))
+        continue;
+      rc = rpd_execf(r, "DROP TABLE \"%w\"", t->name);
+      rpd_buf_printf(dropped, "%s%s", dropped->len ? ", " : "", t->name);
+      any = 1;
+    }
+    if (!any)
+      continue;
+    rpd_buf_printf(rerun, "%s%s", rerun->len ? ", " : "", grp->rerun);
+    for (int v = 0; !rc && grp->views[v]; v++)
+      rc = rpd_execf(r, "DROP VIEW IF EXISTS \"%w\"", grp->views[v]);
+    if (!rc && rpd_table_exists(r, "rocpd_metadata"))
+      rc = rpd_execf(r, "DELETE FROM rocpd_metadata WHERE %s", grp->tags);
+  }
   return rc;
 }
 
@@ -352,11 +533,11 @@ static const char *const vacuum_scans[] = {
   "rocpd_stackframe", "rocpd_monitor", "rocpd_string", "rocpd_ustring", NULL
 };
 
-static int trim(rpd *r, int64_t start, int64_t end, rpd_buf *dropped)
+static int trim(rpd *r, int64_t start, int64_t end, rpd_buf *dropped, rpd_buf *rerun)
 {
   int rc;
 
-  rc = drop_results(r, dropped);
+  rc = drop_results(r, dropped, rerun);
   if (!rc)
     rc = exec_range(r, "DELETE FROM rocpd_api WHERE start < ?1 OR start > ?2", start, end);
   if (!rc)
@@ -404,11 +585,11 @@ int main(int argc, char **argv)
   opts o = {0};
   rpd *r = NULL;
   int64_t first, last, start, end, before[NCOUNTED + 1], after[NCOUNTED + 1];
-  rpd_buf dropped = {0};
+  rpd_buf dropped = {0}, rerun = {0};
   int rc;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   if ((rc = parse_args(&o, argc, argv)))
     return rc;
   if (!time_ok(o.start) || !time_ok(o.end))
@@ -472,7 +653,7 @@ int main(int argc, char **argv)
     rc = rpd_begin(r);
   rpd_progress_sql_total(r, "trimming", rpd_progress_rows_of(r, trim_scans));
   if (!rc)
-    rc = trim(r, start, end, &dropped);
+    rc = trim(r, start, end, &dropped, &rerun);
   rpd_progress_end();
   if (!rc)
     rc = rpd_record_version(r);   /* issue 15 */
@@ -491,9 +672,10 @@ int main(int argc, char **argv)
   if (!rpd_quiet)
     print_counts(before, after);
   if (dropped.len && !rpd_quiet)
-    printf("dropped results of the untrimmed trace (run raptor --save again): %s\n",
+    printf("dropped results of the untrimmed trace (run %s again): %s\n", rerun.s,
            dropped.s);
   rpd_buf_free(&dropped);
+  rpd_buf_free(&rerun);
   if ((rc = rpd_close(r, 1))) {
     r = NULL;
     goto fail;
@@ -504,6 +686,7 @@ fail:;
   char msg[2048];
   snprintf(msg, sizeof msg, "%s", rpd_errmsg());
   rpd_buf_free(&dropped);
+  rpd_buf_free(&rerun);
   if (r) {
     rpd_rollback(r);
     rpd_close(r, 0);

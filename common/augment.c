@@ -76,7 +76,7 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
   char *done = NULL;
   int rc;
 
-  if (rpd_cli_init(argc, argv, a->usage)) return 0;
+  if (rpd_cli_init(argc, argv, a->usage)) return rpd_cli_status();
   if ((rc = parse_args(a, argc, argv, &p))) return rc;
   /* an augmenter is one thread on one connection: skip SQLite's mutexes
    * (~9% of a call-stack build); harmless if SQLite is already set up */

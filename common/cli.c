@@ -3,6 +3,7 @@
 #include "check.h"
 #include "version.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,23 @@
 
 const char *rpd_progname = "rpdtools";
 int rpd_quiet;
+int rpd_csv_raw;
+static int cli_status;   /* exit code after --help / --version */
+
+int rpd_cli_status(void)
+{
+  return cli_status;
+}
+
+/* The help or version text is out: flush stdout and check it reached it
+ * (`--help >/dev/full` fails in one line, exit 1).  Returns 1 (done). */
+static int cli_printed(void)
+{
+  if (fflush(stdout) != 0 || ferror(stdout))
+    cli_status = rpd_fail("cannot write to stdout: %s",
+                          errno ? strerror(errno) : "write error");
+  return 1;
+}
 
 /* The version string every tool prints (common/version.h); static. */
 const char *rpd_version(void)
@@ -36,6 +54,15 @@ int rpd_record_version(rpd *r)
   return rc;
 }
 
+/* 1 (and rpd_csv_raw set) when s is --csv-raw, the option of every tool
+ * that writes CSV. */
+int rpd_cli_csv_raw_opt(const char *s)
+{
+  if (!s || strcmp(s, "--csv-raw") != 0) return 0;
+  rpd_csv_raw = 1;
+  return 1;
+}
+
 /* 1 when s is one of the options every tool takes: -q / --quiet. */
 int rpd_cli_quiet_opt(const char *s)
 {
@@ -53,8 +80,7 @@ int rpd_cli_init(int argc, char **argv, const char *usage)
     if (rpd_cli_quiet_opt(argv[i])) rpd_quiet = 1;
     if (strcmp(argv[i], "--version") == 0) {
       printf("%s (rpdtools) %s\n", rpd_progname, RPDTOOLS_VERSION);
-      fflush(stdout);
-      return 1;
+      return cli_printed();
     }
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       if (usage) {
@@ -62,8 +88,7 @@ int rpd_cli_init(int argc, char **argv, const char *usage)
         size_t n = strlen(usage);
         if (n && usage[n - 1] != '\n') putchar('\n');
       }
-      fflush(stdout);
-      return 1;
+      return cli_printed();
     }
   }
   return 0;

@@ -1,8 +1,11 @@
 /* out.c - result writers: aligned text table, CSV, JSON.
  *
  *  table  printed by rpd_out_end() with every column as wide as its widest
- *         cell (UTF-8 aware); numeric columns are right-aligned; a line of
- *         dashes under the header.  Control characters inside cells print
+ *         cell (UTF-8 aware) up to RPD_OUT_PAD_MAX characters: a longer
+ *         cell is printed whole and pushes the rest of its own line right,
+ *         and no row is padded for it (one 100,000-character name would
+ *         otherwise pad every row to it: gigabytes of blanks); numeric
+ *         columns are right-aligned; a line of dashes under the header.  Control characters inside cells print
  *         as spaces so rows stay on one line.  The widths are kept while
  *         the rows arrive; the rows themselves stay in memory up to
  *         RPD_OUT_SPILL_DEFAULT bytes of cell text, and beyond that go to
@@ -65,6 +68,9 @@ struct rpd_out {
 
 /* Cell bytes kept in memory before a table spills to a temp file. */
 #define RPD_OUT_SPILL_DEFAULT ((size_t)4 << 20)
+/* The widest a table column is padded to, in characters. */
+#define RPD_OUT_PAD_MAX 512
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* "table", "csv", "json" (case-sensitive) -> *fmt.  RPD_EPARSE otherwise. */
 int rpd_fmt_parse(const char *s, rpd_fmt *fmt)
@@ -89,31 +95,77 @@ void rpd_json_escape(rpd_buf *b, const char *s)
   rpd_text_safe(b, s, RPD_TEXT_JSON);
 }
 
-/* One CSV field: valid UTF-8 (invalid bytes become U+FFFD, never raw),
- * quoted when it holds a comma, a quote, CR or LF. */
-static void csv_field(rpd_buf *b, rpd_buf *tmp, const char *s)
+/* 1 if s is a plain decimal number ([+-]digits[.digits][e[+-]digits], or
+ * [+-].digits...): a spreadsheet reads it as that number, not a formula. */
+static int plain_number(const char *s)
+{
+  int digits = 0;
+  if (*s == '+' || *s == '-')
+    s++;
+  for (; *s >= '0' && *s <= '9'; s++)
+    digits++;
+  if (*s == '.')
+    for (s++; *s >= '0' && *s <= '9'; s++)
+      digits++;
+  if (!digits)
+    return 0;
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-')
+      s++;
+    if (*s < '0' || *s > '9')
+      return 0;
+    while (*s >= '0' && *s <= '9')
+      s++;
+  }
+  return *s == '\0';
+}
+
+/* 1 if a spreadsheet would take the text s as a formula (OWASP's list:
+ * = + - @ TAB CR first) and it is not a plain number. */
+static int formula_like(const char *s)
+{
+  return s[0] && strchr("=+-@\t\r", s[0]) && !plain_number(s);
+}
+
+void rpd_csv_field(rpd_buf *b, const char *s, int quote_all)
+{
+  rpd_buf tmp = {0};
+  int quote;
+  s = rpd_text_safe_str(&tmp, s ? s : "", RPD_TEXT_CSV);
+  quote = quote_all || strpbrk(s, ",\"\r\n") != NULL;
+  if (quote)
+    rpd_buf_add(b, "\"", 1);
+  if (!rpd_csv_raw && formula_like(s))
+    rpd_buf_add(b, "'", 1);
+  if (!quote) {
+    rpd_buf_puts(b, s);
+  } else {
+    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+      rpd_buf_add(b, s, (size_t)(q - s));
+      rpd_buf_add(b, "\"\"", 2);
+    }
+    rpd_buf_puts(b, s);
+    rpd_buf_add(b, "\"", 1);
+  }
+  rpd_buf_free(&tmp);
+}
+
+/* One CSV field of the writer (rpd_csv_field); plain ASCII that needs
+ * nothing done to it, and numbers, in one pass without a copy. */
+static void csv_field(rpd_buf *b, const char *s, int numeric)
 {
   const unsigned char *p = (const unsigned char *)s;
 
-  /* the common case in one pass: ASCII that needs no quotes */
-  while (*p && *p < 0x80 && *p != ',' && *p != '"' && *p != '\r' && *p != '\n')
-    p++;
-  if (!*p) {
-    rpd_buf_add(b, s, (size_t)(p - (const unsigned char *)s));
-    return;
+  if (numeric || !*p || !strchr("=+-@\t\r", *p)) {
+    while (*p && *p < 0x80 && *p != ',' && *p != '"' && *p != '\r' && *p != '\n')
+      p++;
+    if (!*p) {
+      rpd_buf_add(b, s, (size_t)(p - (const unsigned char *)s));
+      return;
+    }
   }
-  s = rpd_text_safe_str(tmp, s, RPD_TEXT_CSV);
-  if (!strpbrk(s, ",\"\r\n")) {
-    rpd_buf_puts(b, s);
-    return;
-  }
-  rpd_buf_add(b, "\"", 1);
-  for (const char *q; (q = strchr(s, '"')); s = q + 1) {
-    rpd_buf_add(b, s, (size_t)(q - s));
-    rpd_buf_add(b, "\"\"", 2);
-  }
-  rpd_buf_puts(b, s);
-  rpd_buf_add(b, "\"", 1);
+  rpd_csv_field(b, s, 0);
 }
 
 /* ------------------------------------------------------------ numbers */
@@ -274,7 +326,7 @@ static void put_names_csv(rpd_out *o)
   for (int i = 0; i < o->ncols; i++) {
     if (i)
       rpd_buf_add(&o->row, ",", 1);
-    csv_field(&o->row, &o->safe, o->names[i]);
+    csv_field(&o->row, o->names[i], 0);
   }
   rpd_buf_add(&o->row, "\r\n", 2);
   fwrite(o->row.s, 1, o->row.len, o->f);
@@ -374,7 +426,7 @@ rpd_out *rpd_out_new(FILE *f, rpd_fmt fmt, int ncols, const char *const *names)
   o->nonnum = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->nonnum);
   o->width = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->width);
   for (int i = 0; i < o->ncols; i++)
-    o->width[i] = text_width(o->names[i]);
+    o->width[i] = MIN(text_width(o->names[i]), RPD_OUT_PAD_MAX);
   o->spill_fd = -1;
   o->spill_at = spill_threshold();
   if (fmt == RPD_FMT_CSV)
@@ -397,6 +449,7 @@ static void table_cell(rpd_out *o, const char *s, int numeric)
   rpd_buf_add(&o->cells, " ", 1);  /* room for the terminating NUL */
   o->cells.s[o->cells.len - 1] = '\0';
   size_t w = text_width(o->cells.s + start);
+  w = MIN(w, RPD_OUT_PAD_MAX);
   if (w > o->width[o->col])
     o->width[o->col] = w;
 }
@@ -415,7 +468,7 @@ static void cell(rpd_out *o, const char *s, int numeric)
     if (o->col)
       rpd_buf_add(&o->row, ",", 1);
     if (s)
-      csv_field(&o->row, &o->safe, s);
+      csv_field(&o->row, s, numeric);
     break;
   case RPD_FMT_JSON:
     rpd_buf_add(&o->row, o->col ? ", \"" : "{\"", o->col ? 3 : 2);
@@ -521,13 +574,14 @@ static void table_line(rpd_out *o, const char *const *text, const size_t *w,
   for (int i = 0; i < o->ncols; i++) {
     size_t tw = text_width(text[i]);
     int right = !o->nonnum[i];
+    size_t gap = tw < w[i] ? w[i] - tw : 0;   /* a cell past the cap: none */
     if (i)
       rpd_buf_add(line, "  ", 2);
     if (right)
-      pad(line, w[i] - tw);
+      pad(line, gap);
     rpd_buf_puts(line, text[i]);
     if (!right)
-      pad(line, w[i] - tw);
+      pad(line, gap);
   }
   while (line->len > 0 && line->s[line->len - 1] == ' ')
     line->len--;

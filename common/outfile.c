@@ -419,6 +419,21 @@ static int writable_dir(const char *dir)
   return RPD_OK;
 }
 
+/* The rule of the kernel's fs.protected_symlinks: a symbolic link in a
+ * sticky world-writable directory (/tmp) is followed only when it is ours
+ * or the directory owner's; another user may have planted it to make us
+ * replace a file of theirs (or of root) that we can write.  link_st is the
+ * lstat of `link`. */
+static int planted_link(const char *link, const struct stat *link_st)
+{
+  struct stat dst;
+  char *dir = dir_part(link);
+  int bad = stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH) &&
+            link_st->st_uid != geteuid() && link_st->st_uid != dst.st_uid;
+  free(dir);
+  return bad;
+}
+
 int rpd_output_check(const char *path, const char *input, char **target)
 {
   struct stat st, ist;
@@ -429,6 +444,11 @@ int rpd_output_check(const char *path, const char *input, char **target)
   if (!path || !*path) return rpd_seterr(RPD_ENOENT, "empty output file name");
   cur = rpd_xstrdup(path);
   for (int hops = 0; lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+    if (planted_link(cur, &st)) {
+      free(cur);
+      return rpd_seterr(RPD_EEXIST, "is a symbolic link of another user in a sticky "
+                        "world-writable directory: not followed");
+    }
     char *next = hops < 40 ? read_link(cur) : NULL;
     free(cur);
     if (!next) return rpd_seterr(RPD_EIO, "cannot follow the symbolic link");
@@ -508,6 +528,22 @@ static mode_t umask_mode(void)
   return 0666 & ~m;
 }
 
+/* Give the temp file what the file it replaces had: its permission bits
+ * (a 0600 file stays 0600) and, where we may (root, or a group we are in),
+ * its owner and group.  A new file gets 0666 less the umask. */
+static int take_over_mode(int fd, const char *target)
+{
+  struct stat st;
+  if (stat(target, &st) != 0 || !S_ISREG(st.st_mode))
+    return fchmod(fd, umask_mode()) == 0 ? RPD_OK : io_status(errno, "cannot set the mode");
+  /* the owner first: chown clears the set-id bits that fchmod then sets */
+  if (fchown(fd, st.st_uid, st.st_gid) != 0 && fchown(fd, (uid_t)-1, st.st_gid) != 0) {
+    /* not ours to give: the new file keeps our user and group */
+  }
+  if (fchmod(fd, st.st_mode & 07777) != 0) return io_status(errno, "cannot set the mode");
+  return RPD_OK;
+}
+
 int rpd_outfile_commit(rpd_outfile *of)
 {
   int rc = RPD_OK, fd;
@@ -516,16 +552,17 @@ int rpd_outfile_commit(rpd_outfile *of)
   if (of->fp) {
     errno = 0;
     if (fflush(of->fp) != 0 || ferror(of->fp)) rc = io_status(errno, "cannot write");
+    if (!rc) rc = take_over_mode(fileno(of->fp), of->target);
     if (!rc && fsync(fileno(of->fp)) != 0) rc = io_status(errno, "cannot write");
     if (fclose(of->fp) != 0 && !rc) rc = io_status(errno, "cannot write");
     of->fp = NULL;
   } else if ((fd = open(of->tmp, O_RDONLY | O_CLOEXEC)) < 0) {
     rc = io_status(errno, "cannot reopen the temporary file");
   } else {
-    if (fsync(fd) != 0) rc = io_status(errno, "cannot write");
+    rc = take_over_mode(fd, of->target);
+    if (!rc && fsync(fd) != 0) rc = io_status(errno, "cannot write");
     close(fd);
   }
-  if (!rc && chmod(of->tmp, umask_mode()) != 0) rc = io_status(errno, "cannot set the mode");
   if (!rc && rename(of->tmp, of->target) != 0) rc = io_status(errno, "cannot rename into place");
   if (rc) {
     rpd__temp_remove(of->tmp);

@@ -380,7 +380,11 @@ typedef struct rpd_regex rpd_regex;
 /* Compile; on failure RPD_EPARSE with "MESSAGE at offset N" in rpd_errmsg().
  * Caller frees with rpd_regex_free(). */
 int rpd_regex_compile(const char *pattern, rpd_regex **out);
-/* 1 if the pattern matches anywhere in subject, 0 if not (NULL subject = 0). */
+/* 1 if the pattern matches anywhere in subject, 0 if not (NULL subject = 0),
+ * a negative RPD error code when PCRE2 cannot finish the search (match
+ * limit, JIT stack: RPD_ERANGE with the reason in rpd_errmsg()); never
+ * "no match" for an unfinished search.  The regex keeps its match data:
+ * one search at a time per regex. */
 int rpd_regex_search(const rpd_regex *re, const char *subject);
 void rpd_regex_free(rpd_regex *re);
 
@@ -459,10 +463,28 @@ int rpd_record_version(rpd *r);
 int rpd_cli_quiet_opt(const char *s);
 
 /* Set rpd_progname; if any argument is --help or -h (before a "--"), print
- * usage to stdout and return 1 (the tool then exits 0); --version prints
- * "PROG (rpdtools) VERSION" and returns 1 too.  -q / --quiet anywhere
- * (before "--") sets rpd_quiet.  Else 0. */
+ * usage to stdout and return 1 (the tool then returns rpd_cli_status()
+ * from main); --version prints "PROG (rpdtools) VERSION" and returns 1 too.
+ * -q / --quiet anywhere (before "--") sets rpd_quiet.  Else 0. */
 int rpd_cli_init(int argc, char **argv, const char *usage);
+/* The exit code after rpd_cli_init returned 1: 0, or 1 when the text could
+ * not be written to stdout (`--help >/dev/full`; one line said so). */
+int rpd_cli_status(void);
+
+/* CSV cells that start with = + - @ TAB or CR are formulas to a spreadsheet
+ * (=HYPERLINK(...) sends cells to a web site): every CSV writer
+ * (rpd_csv_field) prefixes such a text cell with a single quote, as OWASP
+ * recommends, unless rpd_csv_raw is set (--csv-raw).  Numbers, negative
+ * ones included, are never changed. */
+extern int rpd_csv_raw;
+/* 1 (and rpd_csv_raw = 1) when s is --csv-raw; a tool's option loop
+ * accepts it with `if (rpd_cli_csv_raw_opt(a)) continue;`. */
+int rpd_cli_csv_raw_opt(const char *s);
+/* Append s (NULL is "") to b as one CSV field: valid UTF-8 (textsafe.h
+ * RPD_TEXT_CSV), a text that a spreadsheet would run as a formula
+ * prefixed with ' (unless rpd_csv_raw), then quoted when it holds a comma,
+ * a quote, CR or LF, or always when quote_all.  b owns its memory. */
+void rpd_csv_field(rpd_buf *b, const char *s, int quote_all);
 
 /* Print "PROG: MESSAGE" on stderr as ONE line: newlines and other control
  * characters in the message (file names, SQLite messages) are escaped as

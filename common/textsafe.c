@@ -62,8 +62,11 @@ static const char *replace(rpd_text_kind kind, unsigned cp, char tmp[8],
 
   switch (kind) {
   case RPD_TEXT_PLAIN:
-    if (c0 || cp == 0x7F)
+    if (c0 || (cp >= 0x7F && cp <= 0x9F))   /* C0, DEL, C1 (0x9B is CSI) */
       r = " ";
+    else if (cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+             (cp >= 0x2066 && cp <= 0x2069))
+      r = REPLACEMENT;   /* bidi controls would reorder the rest of the line */
     break;
   case RPD_TEXT_CSV:
     if (cp == 0)        /* only in counted strings: no reader wants it */

@@ -8,7 +8,10 @@
  * Common to every kind: each invalid UTF-8 sequence (maximal subpart, as
  * Unicode recommends) becomes U+FFFD; valid text passes unchanged except:
  *
- *   RPD_TEXT_PLAIN  terminal tables: C0 control characters and DEL -> ' '
+ *   RPD_TEXT_PLAIN  terminal tables: C0 and C1 control characters and DEL
+ *                   -> ' '; Unicode bidi controls (U+200E, U+200F,
+ *                   U+202A..U+202E, U+2066..U+2069) -> U+FFFD, so that a
+ *                   name cannot reorder the columns after it
  *   RPD_TEXT_CSV    nothing else (quoting is the CSV writer's job) but NUL
  *                   -> U+FFFD
  *   RPD_TEXT_JSON   the body of a JSON string (RFC 8259): '"' and '\' are

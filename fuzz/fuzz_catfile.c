@@ -16,9 +16,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const names[] = {"Cijk_Ailk_Bljk", "void at::native::reduce_kernel",
                                         "", "\xff\xfe", "ncclDevKernel"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-      int m = category_match(cats, n, names[i]);
+      int m, mrc = category_match(cats, n, names[i], &m);
       if (m < -1 || m >= n)
         fz_fail("category_match out of range", names[i]);
+      if (mrc != RPD_OK && strchr(rpd_errmsg(), '\n'))
+        fz_fail("match error of more than one line", rpd_errmsg());
     }
   } else if (strchr(rpd_errmsg(), '\n')) {
     fz_fail("error message of more than one line", rpd_errmsg());

@@ -532,10 +532,12 @@ static void build_gpus(raptor *R)
 void analyze(raptor *R)
 {
   key_start_name(R);   /* interned before the names get their categories */
-  free(R->name_cat);
-  R->name_cat = rpd_xmalloc((R->nnames ? R->nnames : 1) * sizeof *R->name_cat);
-  for (size_t i = 0; i < R->nnames; i++)
+  /* one search per distinct name for the whole run (an ROI read again
+   * only adds names): a costly pattern is paid once per name */
+  R->name_cat = rpd_xrealloc(R->name_cat, (R->nnames ? R->nnames : 1) * sizeof *R->name_cat);
+  for (size_t i = R->nname_cat; i < R->nnames; i++)
     R->name_cat[i] = category_of(R, R->names[i]);
+  R->nname_cat = R->nnames;
   if (R->opfile) {  /* streamed: pregaps, keys and GPU rows are done; the
                       * file stays open for the outputs (raptor_free closes it) */
     key_stats(R);

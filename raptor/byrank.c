@@ -46,6 +46,8 @@ static const char usage[] =
 "  --xlsx FILE         write every table as a sheet of FILE\n"
 "  --save              store the tables as ext_byrank_<table> in the trace\n"
 "                      (replaced on each run, one transaction)\n"
+"  --csv-raw           CSV cells as they are (default: a text that starts\n"
+"                      with = + - @ TAB CR gets a leading ')\n"
 "  -h, --help          this text\n";
 
 enum { T_RANKS, T_CATS, T_KERNELS, T_SEQS, T_COLLS, T_STRAG, T_N };
@@ -88,6 +90,8 @@ static int parse_args(byrank *b, int argc, char **argv)
       takes = 0;
     } else if (!strcmp(a, "--save")) {
       b->save = 1;
+      takes = 0;
+    } else if (rpd_cli_csv_raw_opt(a)) {
       takes = 0;
     } else if (!val && a[0] == '-' && a[1]) {
       if (!strcmp(a, "-C") || !strcmp(a, "--category-json") || !strcmp(a, "--top") ||
@@ -175,7 +179,9 @@ static int build_temp(byrank *b, const category *cats, int ncats)
     rc = rpd_prepare(b->r, "UPDATE temp.br_name SET category = ? WHERE rowid = ?", &ins);
   while (!rc && (st = rpd_step(b->r, names)) == SQLITE_ROW) {
     const char *name = (const char *)sqlite3_column_text(names, 1);
-    int c = category_match(cats, ncats, name ? name : "");
+    int c;
+    if ((rc = category_match(cats, ncats, name ? name : "", &c)))
+      break;
     sqlite3_bind_text(ins, 1, c >= 0 ? cats[c].name : "_Other", -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(ins, 2, sqlite3_column_int64(names, 0));
     st = rpd_step(b->r, ins);
@@ -383,7 +389,7 @@ int raptor_byrank_main(int argc, char **argv)
   int ncats = 0, ret = 0, saved = 0;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   memset(&b, 0, sizeof b);
   if ((ret = parse_args(&b, argc, argv)))
     return ret;

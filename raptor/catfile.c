@@ -9,6 +9,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "catfile.h"
+#include "textsafe.h"
 
 typedef struct catparse {
   category **cats;
@@ -174,6 +175,11 @@ int category_parse(category **cats, int *ncats, const char *file, const char *te
 {
   int n0 = *ncats;
   catparse p = {cats, ncats, 0, -1, 0, ""};
+  /* a UTF-8 byte order mark (Windows editors write one) is not JSON */
+  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+    text += 3;
+    len -= 3;
+  }
   yajl_handle h = yajl_alloc(&cat_callbacks, NULL, &p);
   yajl_status st = yajl_parse(h, (const unsigned char *)text, len);
   if (st == yajl_status_ok) st = yajl_complete_parse(h);
@@ -210,13 +216,35 @@ int category_load(category **cats, int *ncats, const char *path)
   return rc;
 }
 
-int category_match(const category *cats, int ncats, const char *name)
+int category_match(const category *cats, int ncats, const char *name, int *hit)
 {
-  int hit = -1;
-  for (int i = 0; i < ncats; i++)
-    for (int j = 0; j < cats[i].npat; j++)
-      if (rpd_regex_search(cats[i].re[j], name) == 1) { hit = i; break; }
-  return hit;
+  *hit = -1;
+  /* the last category with a match wins: try them from the last one, so
+   * that the patterns of earlier categories cost nothing once one hits */
+  for (int i = ncats - 1; i >= 0; i--)
+    for (int j = 0; j < cats[i].npat; j++) {
+      int m = rpd_regex_search(cats[i].re[j], name);
+      if (m == 1) {
+        *hit = i;
+        return RPD_OK;
+      }
+      if (m < 0) {
+        char why[256];
+        rpd_buf safe = {0};
+        snprintf(why, sizeof why, "%s", rpd_errmsg());
+        rpd_text_safe(&safe, name, RPD_TEXT_PLAIN);
+        size_t cut = safe.len;
+        if (cut > 60)   /* the start of the name, cut at a character */
+          for (cut = 60; cut && (safe.s[cut] & 0xC0) == 0x80; cut--) {}
+        int rc = rpd_seterr(-m, "category '%s' pattern %d cannot be matched against "
+                            "kernel '%.*s%s': %s; simplify the pattern",
+                            cats[i].name, j + 1, (int)cut, safe.s ? safe.s : "",
+                            cut < safe.len ? "..." : "", why);
+        rpd_buf_free(&safe);
+        return rc;
+      }
+    }
+  return RPD_OK;
 }
 
 void category_list_free(category *cats, int n)

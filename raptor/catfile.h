@@ -30,8 +30,11 @@ int category_parse(category **cats, int *ncats, const char *file, const char *te
  * category file 'PATH'" (RPD_EIO). */
 int category_load(category **cats, int *ncats, const char *path);
 
-/* Index of the LAST category with a pattern found in `name`, or -1. */
-int category_match(const category *cats, int ncats, const char *name);
+/* *hit = index of the LAST category with a pattern found in `name`, or -1.
+ * Returns RPD_OK, or the error of a search PCRE2 could not finish (match
+ * limit: never counted as "no match") with one line in rpd_errmsg() naming
+ * the category, the pattern's number and the kernel. */
+int category_match(const category *cats, int ncats, const char *name, int *hit);
 
 /* The built-in categories: the same text as raptor/categories.json (the
  * reference raptor's default).  Static string. */

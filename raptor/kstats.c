@@ -25,7 +25,9 @@ static const char usage[] =
 "\n"
 "  -o OUT.csv     write to OUT.csv (default: stdout)\n"
 "  --domain NAME  api-stats: the rocpd_api domain to count (default HIP)\n"
-"  -q, --quiet    no progress line\n";
+"  -q, --quiet    no progress line\n"
+"  --csv-raw      names as they are (default: a name that starts with\n"
+"                 = + - @ TAB CR gets a leading ', not run as a formula)\n";
 
 #include <math.h>
 #include <stdio.h>
@@ -164,14 +166,9 @@ static int ks_print(void *ctx, const kstats_row *row)
   ks_out *o = ctx;
   FILE *f = o->f;
   o->b.len = 0;
-  rpd_text_safe(&o->b, row->name, RPD_TEXT_CSV);
-  fputc('"', f);
-  for (size_t i = 0; i < o->b.len; i++) {
-    if (o->b.s[i] == '"')
-      fputc('"', f);
-    fputc(o->b.s[i], f);
-  }
-  fprintf(f, "\",%lld,%lld,%.6f,", (long long)row->calls, (long long)row->total, row->mean);
+  rpd_csv_field(&o->b, row->name, 1);   /* always quoted, as rocprofv3 */
+  fwrite(o->b.s, 1, o->b.len, f);
+  fprintf(f, ",%lld,%lld,%.6f,", (long long)row->calls, (long long)row->total, row->mean);
   ks_pct(f, row->pct);
   fprintf(f, ",%lld,%lld,", (long long)row->min, (long long)row->max);
   fprintf(f, row->std < 0.01 ? "%.8e\n" : "%.6f\n", row->std);
@@ -203,7 +200,7 @@ int raptor_kstats_main(int argc, char **argv)
 {
   const char *path = NULL, *out = NULL, *domain = "HIP", *fmt = NULL;
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
@@ -216,9 +213,10 @@ int raptor_kstats_main(int argc, char **argv)
         domain = argv[i];
       else
         out = argv[i];
-    } else if (rpd_cli_quiet_opt(a))
+    } else if (rpd_cli_quiet_opt(a)) {
       continue;                       /* rpd_cli_init set rpd_quiet */
-    else if (a[0] == '-' && a[1])
+    } else if (rpd_cli_csv_raw_opt(a)) {
+    } else if (a[0] == '-' && a[1])
       return rpd_usage_error("unknown option '%s' with --format %s", a, fmt ? fmt : "STATS");
     else if (!path)
       path = a;

@@ -68,10 +68,16 @@ int categories_load(raptor *R)
   return 0;
 }
 
-/* Category of a kernel name: the last category with a matching pattern. */
+/* Category of a kernel name: the last category with a matching pattern.
+ * A search PCRE2 cannot finish is kept in R->cat_error (the run fails
+ * with it after analyze) and counts as _Other until then. */
 int category_of(raptor *R, const char *name)
 {
-  int cat = category_match(R->cats, R->ncats, name);
+  int cat;
+  if (category_match(R->cats, R->ncats, name, &cat) != RPD_OK) {
+    if (!R->cat_error) R->cat_error = rpd_xstrdup(rpd_errmsg());
+    cat = -1;
+  }
   return cat >= 0 ? cat : R->cat_other;
 }
 
@@ -534,7 +540,11 @@ static int probe_op(raptor *R, const oprec *o, void *ctx)
   for (int k = 0; k < 2; k++) {
     if (!p->re[k]) continue;
     signed char *h = &p->hit[k][o->kern];
-    if (*h < 0) *h = rpd_regex_search(p->re[k], R->names[o->kern]) == 1;
+    if (*h < 0) {
+      int m = rpd_regex_search(p->re[k], R->names[o->kern]);
+      if (m < 0) return -m;   /* an unfinished search is no "no match" */
+      *h = (signed char)m;
+    }
     if (*h && (p->best[k] < 0 || o->start < p->best[k])) p->best[k] = o->start;
   }
   return RPD_OK;
@@ -843,6 +853,7 @@ int setup_roi(raptor *R)
   if ((ret = check_have_ops(R, ""))) goto out;
   if (R->auto_roi) {   /* the top kernel sequence's span, read again */
     analyze(R);
+    if (R->cat_error) goto spill;
     size_t i = 0;
     while (i < R->nrows && R->rows[i].key < 0) i++;
     if (R->spill_failed) goto spill;
@@ -877,6 +888,8 @@ int setup_roi(raptor *R)
   analyze(R);
   if (!R->spill_failed && (ret = latency_bound(R))) goto out;
 spill:
+  if (R->cat_error && !ret)
+    ret = rpd_fail("%s", R->cat_error);
   if (R->spill_failed)
     ret = rpd_fail("cannot read ops of '%s': reading the temp file failed", R->path);
 out:

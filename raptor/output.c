@@ -795,7 +795,7 @@ int print_all(raptor *R)
     else if (!first) printf("\n");                                 \
     first = 0;                                                     \
   } while (0)
-  if (table) {
+  if (table && !rpd_quiet) {   /* -q: the tables only */
     char b[32];
     printf("    Timestamps :\n");
     pretty_ts(b, sizeof b, 0);

@@ -87,7 +87,9 @@ static const char usage[] =
 "      --report ...             the rocprofv3-style report: options below\n"
 "      --by-rank ...            cross-rank analysis of a merged trace (raptor FILE\n"
 "                               --by-rank --help)\n"
-"  -q, --quiet                  no progress line\n"
+"  -q, --quiet                  no progress line, no Timestamps block\n"
+"      --csv-raw                CSV cells as they are (default: a text that\n"
+"                               starts with = + - @ TAB CR gets a leading ')\n"
 "      --version                print the rpdtools version\n";
 
 static const int default_gaps[] = {10, 20, 50, 100, 1000, 10000, 100000};
@@ -264,6 +266,7 @@ int parse_args(raptor *R, int argc, char **argv)
     const char *a = argv[i];
     if (!nomore && strcmp(a, "--") == 0) { nomore = 1; continue; }
     if (!nomore && rpd_cli_quiet_opt(a)) continue;   /* rpd_cli_init set rpd_quiet */
+    if (!nomore && rpd_cli_csv_raw_opt(a)) continue;
     if (nomore || a[0] != '-' || a[1] == 0) {
       if (R->path) return rpd_usage_error("unexpected argument '%s'", a);
       R->path = a;
@@ -340,6 +343,7 @@ void raptor_free(raptor *R)
   for (size_t i = 0; i < R->nnames; i++) free(R->names[i]);
   free(R->names);
   free(R->name_cat);
+  free(R->cat_error);
   free(R->name_slots.v);
   free(R->ops);
   if (R->opfile) fclose(R->opfile);
@@ -408,7 +412,7 @@ int main(int argc, char **argv)
   char *help = rpd_xasprintf("%s\n%s", usage, raptor_report_usage);
   int done = rpd_cli_init(argc, argv, help);
   free(help);
-  if (done) return 0;
+  if (done) return rpd_cli_status();
   raptor R;
   raptor_init(&R);
   fold_check fold;

@@ -104,6 +104,7 @@ typedef struct raptor {
   char **names;
   size_t nnames, capnames;
   int *name_cat;
+  size_t nname_cat;        /* names[0 .. nname_cat) have their name_cat */
   islots name_slots;
 
   op *ops;
@@ -112,6 +113,8 @@ typedef struct raptor {
    * opfile (a temp file read through opiter, closed by raptor_free);
    * keep_ops forbids it */
   int keep_ops, spill_failed;
+  char *cat_error;         /* the first category match PCRE2 could not
+                            * finish (category_of), owned; NULL none */
   FILE *opfile;
 
   int32_t *keyk;           /* nkeys * (seqlen+1) */

@@ -403,7 +403,7 @@ int main(int argc, char **argv) {
   const char *out = NULL, *start = NULL, *end = NULL;
   int ret = 1;
 
-  if (rpd_cli_init(argc, argv, usage)) return 0;
+  if (rpd_cli_init(argc, argv, usage)) return rpd_cli_status();
   s.top = 20;
   for (int i = 1, only_files = 0; i < argc; i++) {
     const char *a = argv[i], **dst = NULL, *val;

@@ -39,6 +39,8 @@ static const char usage[] =
 "                      CSV, JSON and xlsx keep them whole\n"
 "  --xlsx FILE         also write the rows to an xlsx workbook\n"
 "  -q, --quiet         no progress line\n"
+"  --csv-raw           CSV cells as they are (default: a text that starts\n"
+"                      with = + - @ TAB CR gets a leading ')\n"
 "  -h, --help          this text\n"
 "\n"
 "Columns: level, name, calls_a, calls_b, total_a_us, total_b_us,\n"
@@ -100,7 +102,7 @@ static int parse_args(diff *d, int argc, char **argv)
       d->s[nfiles++].path = a;
     } else if (!strcmp(a, "--")) {
       files_only = 1;
-    } else if (rpd_cli_quiet_opt(a)) {
+    } else if (rpd_cli_quiet_opt(a) || rpd_cli_csv_raw_opt(a)) {
       continue;
     } else if (!strcmp(a, "--by")) {
       if (parse_levels(val, &d->levels))
@@ -299,7 +301,7 @@ int main(int argc, char **argv)
   int rc;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   memset(&d, 0, sizeof d);
   if ((rc = parse_args(&d, argc, argv)))
     return rc;

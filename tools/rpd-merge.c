@@ -671,7 +671,7 @@ int main(int argc, char **argv)
   int force = 0, quiet = 0, rc;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   memset(&m, 0, sizeof m);
   m.pid_stride = 10000000;
   m.gpu_stride = 1000;

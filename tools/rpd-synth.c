@@ -1243,7 +1243,7 @@ int main(int argc, char **argv)
   int force = 0, rc;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   if ((rc = parse_args(&s, argc, argv, &out, &force)) != 0)
     return rc;
   if (rpd_output_check(out, NULL, &target) != RPD_OK)

@@ -14,7 +14,9 @@ static const char usage[] =
 "holding \"a, b\" names both (as the reference splits it).  Without MARKER\n"
 "the whole trace is one range, marker_name \"\".  kernel_percentage is the\n"
 "share of total_dur within (marker, gpu).  Durations in ns.  FILE is only\n"
-"read (the reference adds indexes to it).  -q: no progress line.\n";
+"read (the reference adds indexes to it).  -q: no progress line.\n"
+"A marker or kernel name that starts with = + - @ TAB or CR gets a leading '\n"
+"(a spreadsheet would run it as a formula); --csv-raw writes it as it is.\n";
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -56,23 +58,14 @@ static void py_float(FILE *o, double v)
     fputs(".0", o);
 }
 
-/* A CSV field quoted only when it must be (Python csv QUOTE_MINIMAL). */
+/* A CSV field quoted only when it must be (Python csv QUOTE_MINIMAL), a
+ * formula-like name neutralised (rpd_csv_field). */
 static void csv_field(FILE *o, const char *s)
 {
   rpd_buf b = {0};
-  rpd_text_safe(&b, s ? s : "", RPD_TEXT_CSV);
-  rpd_buf_add(&b, "", 1);
-  if (!strpbrk(b.s, ",\"\r\n")) {
-    fputs(b.s, o);
-  } else {
-    fputc('"', o);
-    for (const char *p = b.s; *p; p++) {
-      if (*p == '"')
-        fputc('"', o);
-      fputc(*p, o);
-    }
-    fputc('"', o);
-  }
+  rpd_csv_field(&b, s, 0);
+  if (b.len)
+    fwrite(b.s, 1, b.len, o);
   rpd_buf_free(&b);
 }
 
@@ -172,7 +165,7 @@ static const char *const progress_scans[] = {
 int main(int argc, char **argv)
 {
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   char **pos = rpd_xcalloc((size_t)argc, sizeof *pos);
   int n = 0;
   for (int i = 1; i < argc; i++) {
@@ -181,7 +174,7 @@ int main(int argc, char **argv)
         pos[n++] = argv[i];
       break;
     }
-    if (rpd_cli_quiet_opt(argv[i]))
+    if (rpd_cli_quiet_opt(argv[i]) || rpd_cli_csv_raw_opt(argv[i]))
       continue;
     if (argv[i][0] == '-' && argv[i][1]) {
       free(pos);

@@ -132,7 +132,7 @@ int main(int argc, char **argv)
   int ready, sig;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   if (argc != 3)
     return rpd_usage_error(argc < 3 ? "expected a command and a PID"
                                     : "too many arguments");

@@ -118,6 +118,9 @@ class Run:
         self._lib = lib
         self._h = None
         enc = [os.fsencode(a) if not isinstance(a, bytes) else a for a in args]
+        if any(b"\0" in a for a in enc):   # C would cut the name there
+            raise ValueError("rpdtools: an argument cannot contain a NUL byte: %r"
+                             % [a for a in enc if b"\0" in a][0])
         argv = (ctypes.c_char_p * max(1, len(enc)))(*enc)
         h = _P()
         rc = lib.rptr_open(len(enc), argv, ctypes.byref(h))

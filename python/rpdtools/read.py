@@ -28,21 +28,48 @@ UNITS = {
 }
 
 
+def _no_nul(path):
+    """PATH as str or bytes (os.fspath); ValueError if it holds a NUL byte,
+    which the C side would cut the name at (another file)."""
+    path = os.fspath(path)
+    if ("\0" if isinstance(path, str) else b"\0") in path:
+        raise ValueError("rpdtools: a file name cannot contain a NUL byte: %r" % (path,))
+    return path
+
+
+def _is_gzip(path):
+    """Whether the file starts with the gzip magic (1f 8b), whatever its
+    name: the C tools decide by content too."""
+    with open(path, "rb") as f:
+        return f.read(2) == b"\x1f\x8b"
+
+
+def _uri(path):
+    """The file: URI of PATH: every byte but letters, digits and / _ . - ~
+    percent-encoded, so that % ? # in a name stay themselves (SQLite decodes
+    the URI path)."""
+    from urllib.parse import quote
+    return "file:%s?mode=ro" % quote(os.fsencode(path), safe="/")
+
+
 @contextlib.contextmanager
 def _connect(path):
-    """A read-only sqlite3 connection to PATH (.gz: a decompressed temp copy)."""
+    """A read-only sqlite3 connection to PATH (gzip content: a decompressed
+    temp copy)."""
     import gzip      # imported here: `import rpdtools` stays cheap
     import shutil
     import sqlite3
     import tempfile
-    path = os.fspath(path)
+    path = _no_nul(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
     if os.path.isdir(path):
         raise Error("rpdtools: cannot open '%s': is a directory, not an SQLite database" % path)
     if not os.path.isfile(path):
         raise Error("rpdtools: cannot open '%s': no such file" % path)
     tmp = None
     try:
-        if path.endswith(".gz"):
+        if _is_gzip(path):
             fd, tmp = tempfile.mkstemp(prefix="rpdtools-", suffix=".rpd")
             try:
                 with gzip.open(path, "rb") as src, os.fdopen(fd, "wb") as dst:
@@ -52,8 +79,7 @@ def _connect(path):
             target = tmp
         else:
             target = path
-        con = sqlite3.connect("file:%s?mode=ro" % target.replace("?", "%3f").replace("#", "%23"),
-                              uri=True)
+        con = sqlite3.connect(_uri(target), uri=True)
         try:
             # a stranger's file: its views and triggers may call only
             # innocuous functions, and (Python 3.12+) its triggers never
@@ -87,7 +113,9 @@ def read(path, name, where=None, params=()):
     """Table or view NAME of the trace at PATH (.rpd or .rpd.gz) as a
     DataFrame, e.g. read("t.rpd", "ext_raptor_kernelseq") after raptor
     --save, "callStack_inclusive_name" after rpd-callstack, "top", "api".
-    where: an optional SQL condition with ? parameters bound from params."""
+    where: an optional SQL condition with ? parameters bound from params.
+    It is raw SQL pasted after WHERE (on a read-only connection): pass
+    values through params, never from untrusted text."""
     with _connect(path) as con:
         have = {r[0] for r in con.execute(
             "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}

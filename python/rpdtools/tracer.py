@@ -1,6 +1,7 @@
 """rpdTracerControl: record parts of a Python program with the ROCm tracer,
 through lib/librpdctl.so (include/rpd_control.h)."""
 import ctypes
+import os
 import sys
 import threading
 
@@ -46,8 +47,11 @@ class rpdTracerControl:
     @classmethod
     def setFilename(cls, name, append=False):
         """Record into NAME (default trace.rpd, or $RPDT_FILENAME)."""
+        name = os.fsencode(name if isinstance(name, (str, bytes, os.PathLike)) else str(name))
+        if b"\0" in name:   # C would cut the name there: another file
+            raise ValueError("rpdtools: a file name cannot contain a NUL byte: %r" % (name,))
         lib = _ctl()
-        _check(lib, lib.rpdctl_set_filename(str(name).encode(), 1 if append else 0))
+        _check(lib, lib.rpdctl_set_filename(name, 1 if append else 0))
 
     def __init__(self):
         self._lib = _ctl()

@@ -67,3 +67,32 @@ def test_every_documented_table_reads(synth_copy):
     want = con.execute("SELECT sum(cpu_time) FROM callStack_exclusive_name").fetchone()[0]
     con.close()
     assert ex["cpu_time"].sum() == want
+
+
+def test_read_path_is_literal(synth, tmp_path):
+    """A name is the file's name: % ? # are not URI escapes (x%41.rpd is
+    not xA.rpd), a NUL is refused (C would cut the name there), gzip is
+    known by its content, not by the suffix."""
+    n = len(rpdtools.read(synth, "rocpd_op"))
+    lit = tmp_path / "x%41.rpd"
+    other = tmp_path / "xA.rpd"
+    shutil.copy(synth, lit)
+    other.write_bytes(b"")                      # the decoded name: empty
+    assert len(rpdtools.read(str(lit), "rocpd_op")) == n
+    for name in ("q?mode=rw.rpd", "h#frag.rpd", "sp ace%20.rpd", "caf\u00e9.rpd"):
+        p = tmp_path / name
+        shutil.copy(synth, p)
+        assert len(rpdtools.read(str(p), "rocpd_op")) == n, name
+    with pytest.raises(ValueError, match="NUL"):
+        rpdtools.read(str(lit) + "\0junk", "rocpd_op")
+    with pytest.raises(ValueError, match="NUL"):
+        rpdtools.tables(str(lit).encode() + b"\0")
+    with pytest.raises(ValueError, match="NUL"):
+        rpdtools.RaptorParser(str(lit) + "\0x")
+    gz_named_plain = tmp_path / "plain.rpd.gz"   # SQLite content, .gz name
+    shutil.copy(synth, gz_named_plain)
+    assert len(rpdtools.read(str(gz_named_plain), "rocpd_op")) == n
+    gz_content = tmp_path / "packed.rpd"          # gzip content, .rpd name
+    with open(synth, "rb") as f, gzip.open(gz_content, "wb") as g:
+        shutil.copyfileobj(f, g)
+    assert len(rpdtools.read(str(gz_content), "rocpd_op")) == n

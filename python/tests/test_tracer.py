@@ -198,3 +198,23 @@ def test_c_range_api_through_remote_host(tmp_path):
     assert [(n, a) for n, a, _, _ in got] == [("fake_tracer_window", "window = 1"),
                                               ("step", "k=v:w")]
     assert got[1][3] - got[1][2] >= 10 * 1000 * 1000
+
+
+def test_set_filename_refuses_nul(tmp_path):
+    """A NUL would cut the name in C: "a.rpd\\0junk" must not record into
+    a.rpd (nor anywhere): ValueError, and the next name is used."""
+    p, log = run(tmp_path, """
+        from rpdtools import rpdTracerControl
+        for bad in ("a.rpd\\0junk", b"b.rpd\\0"):
+            try:
+                rpdTracerControl.setFilename(bad)
+            except ValueError as e:
+                print("V", "NUL" in str(e))
+        rpdTracerControl.setFilename("ok.rpd")
+        with rpdTracerControl():
+            pass
+    """)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["V True", "V True"]
+    assert not (tmp_path / "a.rpd").exists() and not (tmp_path / "b.rpd").exists()
+    assert (tmp_path / "ok.rpd").exists()

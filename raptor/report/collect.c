@@ -11,13 +11,15 @@
 #include "internal.h"
 #include "opclass.h"
 
-/* Category name of a kernel (last matching category, else _Other).
- * Static string owned by c. */
-static const char *category_of(const cats *c, const char *name, int *comm)
+/* *cat = category name of a kernel (last matching category, else
+ * _Other; static string owned by c).  RPD_OK or the error of a search
+ * PCRE2 could not finish (category_match). */
+static int category_of(const cats *c, const char *name, const char **cat, int *comm)
 {
-  int hit = category_match(c->r, c->n, name);
+  int hit, rc = category_match(c->r, c->n, name, &hit);
   *comm = hit >= 0 && hit == c->comm;
-  return hit >= 0 ? c->r[hit].name : "_Other";
+  *cat = hit >= 0 ? c->r[hit].name : "_Other";
+  return rc;
 }
 
 /* Free what d holds (see internal.h). */
@@ -120,8 +122,9 @@ static int name_index(rpd *r, sqlite3_stmt *str, const cats *c, report_data *d,
     int rc = lookup_string(r, str, sid, &kn->name);
     if (rc)
       return rc;
-    kn->cat = category_of(c, kn->name, &kn->comm);
     *slot = d->nnames++;
+    if ((rc = category_of(c, kn->name, &kn->cat, &kn->comm)))
+      return rc;
   }
   *ni = (int)*slot;
   return RPD_OK;

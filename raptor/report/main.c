@@ -179,7 +179,7 @@ int raptor_report_main(int argc, char **argv)
   int rc, ret = 1;
 
   if (rpd_cli_init(argc, argv, raptor_report_usage))
-    return 0;
+    return rpd_cli_status();
   memset(&run, 0, sizeof run);
   if ((rc = report_parse_opts(argc, argv, &run.o)))
     return rc;

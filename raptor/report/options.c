@@ -63,6 +63,8 @@ const char raptor_report_usage[] =
 "                                  transaction; replaces an earlier report)\n"
 "  -q, --quiet                     no stdout tables (with --save/--csv-dir/--xlsx/\n"
 "                                  --html); no progress line\n"
+"  --csv-raw                       CSV cells as they are (default: a text that\n"
+"                                  starts with = + - @ TAB CR gets a leading ')\n"
 "\n"
 "TraceLens names are accepted too: --short_kernel_threshold_us X,\n"
 "--output_xlsx_path F (= --xlsx), --output_csvs_dir D (= --csv-dir),\n"
@@ -169,6 +171,8 @@ int report_parse_opts(int argc, char **argv, ropts *o)
       o->step_marker = val;
     else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
       o->quiet = 1, takes = 0;
+    else if (rpd_cli_csv_raw_opt(a))
+      takes = 0;
     else if (!strcmp(a, "--short-kernel-threshold-us")) {
       if (parse_num(a, val, 0, &v))
         return 2;

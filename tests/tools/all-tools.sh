@@ -498,6 +498,26 @@ for k in rpd2tracing autograd-summary raptor-optrace augment-o schema-create syn
     echo "# output $k: replaces a symlink OUT by a new file (common/'s -o writes through it)"
   else notok "output $k: through a symlink" "the target was changed but the link is gone"; fi
   rm -f "$d/link" "$d/target"
+  # a symlink another user planted in a sticky world-writable directory
+  # (/tmp) is not followed (the kernel's protected_symlinks rule), and a
+  # replaced 0600 output stays 0600 (root only: the link needs another owner)
+  if [ "$(id -u)" = 0 ]; then
+    mkdir -m 1777 "$d/pub"; echo secret >"$d/victim"; chmod 600 "$d/victim"
+    ln -s ../victim "$d/pub/out"; chown -h 4321:4321 "$d/pub/out"
+    out_run "$k" "$src" "$d/pub/out" >"$W/so" 2>"$W/se" </dev/null; rc=$?
+    if [ $rc -eq 1 ] && [ "$(cat "$d/victim")" = secret ] && [ "$(wc -l <"$W/se")" -eq 1 ] &&
+       grep -q "symbolic link of another user" "$W/se"; then ok "output $k: a planted symlink in a sticky directory is refused"
+    else notok "output $k: a planted symlink in a sticky directory is refused" "exit $rc: $(head -c 150 "$W/se")"; fi
+    rm -rf "$d/pub"
+    out_run "$k" "$src" "$d/victim" >"$W/so" 2>"$W/se" </dev/null; rc=$?
+    mode=$(stat -c %a "$d/victim")
+    case $k in
+    rpd2tracing|autograd-summary|raptor-optrace)
+      check_eq "output $k: a replaced 0600 output stays 0600" "0|600" "$rc|$mode" ;;
+    *) echo "# output $k: a replaced 0600 output becomes $mode (exit $rc; common/open.c's -o)" ;;
+    esac
+    rm -f "$d/victim"
+  fi
   # the longest legal name (255 bytes): temp names must fit too
   ln255=$(printf '%0251d' 0).out
   out_run "$k" "$src" "$d/$ln255" >"$W/so" 2>"$W/se" </dev/null; rc=$?

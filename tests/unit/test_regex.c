@@ -111,6 +111,29 @@ static void test_many_searches(void **state)
   rpd_regex_free(re);
 }
 
+/* A search PCRE2 cannot finish is never "no match": deep backtracking
+ * that overflows PCRE2's default 32 KiB JIT stack is retried with a larger
+ * one (the right answer), a search over the match limit is an error. */
+static void test_unfinished_search(void **state)
+{
+  char name[2100];
+  rpd_regex *re = NULL;
+  (void)state;
+  memset(name, 'a', 2000);
+  strcpy(name + 2000, "_Cijk_MT64");
+  assert_int_equal(matches("(.|\\n)*Cijk", name), 1);
+  strcpy(name + 2000, "_Dijk_MT64");
+  assert_int_equal(matches("(.|\\n)*Cijk", name), 0);
+
+  memset(name, 'a', 46);
+  strcpy(name + 46, "!b");          /* 2^46 ways to fail: over the limit */
+  assert_int_equal(rpd_regex_compile("^(a|aa)*b", &re), RPD_OK);
+  assert_int_equal(rpd_regex_search(re, name), -RPD_ERANGE);
+  assert_string_equal(rpd_errmsg(), "match limit exceeded on a subject of 48 bytes");
+  assert_int_equal(rpd_regex_search(re, "aab"), 1);   /* the regex is still usable */
+  rpd_regex_free(re);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -121,6 +144,7 @@ int main(void)
     cmocka_unit_test(test_python_syntax),
     cmocka_unit_test(test_invalid),
     cmocka_unit_test(test_many_searches),
+    cmocka_unit_test(test_unfinished_search),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,6 +69,11 @@ static void test_kinds(void **state)
   /* XML also forbids U+FFFE and U+FFFF */
   expect("x\xef\xbf\xbe\xef\xbf\xbfy", RPD_TEXT_XLSX, "x" FFFD FFFD "y");
   expect("\b\f\x1f", RPD_TEXT_JSON, "\\b\\f\\u001f");
+  /* a terminal table: bidi controls (RLO U+202E, LRI U+2066, RLM U+200F)
+   * would reorder the columns after a name; C1 U+009B is CSI */
+  expect("k\xe2\x80\xae" "evil\xe2\x81\xa6x\xe2\x80\x8fy\xc2\x9bz\xc2\xa0", RPD_TEXT_PLAIN,
+         "k" FFFD "evil" FFFD "x" FFFD "y z\xc2\xa0");
+  expect("k\xe2\x80\xae" "evil", RPD_TEXT_CSV, "k\xe2\x80\xae" "evil");   /* data, not display */
 }
 
 /* A counted string may hold NULs: a control character like the others. */

@@ -221,6 +221,13 @@ static int detect(const char *input, csvset *s, v1set *v, int *kind)
     return rpd_seterr(RPD_ENOENT, "%s", strerror(errno));
   if (S_ISDIR(sb.st_mode))
     return dir_hint(input);
+  /* the kind is found by reading the start, then the input is read again:
+   * a pipe would lose what the probe read */
+  if (!S_ISREG(sb.st_mode))
+    return rpd_seterr(RPD_EPARSE, "not a regular file (%s): rpd-import reads its input "
+                      "more than once; save it to a file first",
+                      S_ISFIFO(sb.st_mode) ? "a FIFO or pipe" : S_ISCHR(sb.st_mode) ||
+                      S_ISBLK(sb.st_mode) ? "a device" : "a socket or other special file");
   const char *why = csv_not_trace(input);
   if (why)
     return rpd_seterr(RPD_EPARSE, "%s", why);
@@ -410,7 +417,7 @@ int main(int argc, char **argv)
   imp m;
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--into"))
       return into_main(argc, argv);

@@ -461,7 +461,7 @@ int main(int argc, char **argv)
   rpd_outfile of = {0};
 
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "-o") || !strcmp(a, "--output")) {

@@ -428,7 +428,7 @@ int main(int argc, char **argv) {
    * precede any other SQLite call; harmless if the library refuses) */
   sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);   /* no allocation statistics */
-  if (rpd_cli_init(argc, argv, usage)) return 0;
+  if (rpd_cli_init(argc, argv, usage)) return rpd_cli_status();
   if ((ret = parse_args(argc, argv, &o))) return ret;
   out = o.out ? rpd_xstrdup(o.out) : default_out(o.in, o.proto ? ".pftrace" : ".json");
   if (same_file(o.in, out)) {
