@@ -346,6 +346,10 @@ static const char *const an_overlap_cols[] = {"gpuId", "comm_ns", "compute_ns",
 static const char *const an_memcpy_cols[] = {"direction", "size_bucket", "count", "bytes",
   "gpu_ns", "gbps", NULL};
 static const char *const an_findings_cols[] = {"id", "rule", "severity", "gpuId", "tid",
+  "start_ns", "end_ns", "count", "value", "value_unit", "detail", "advice", NULL};
+/* the findings of an rpd-analyze from before value_unit (it still reads
+ * and rebuilds them) */
+static const char *const an_findings_old_cols[] = {"id", "rule", "severity", "gpuId", "tid",
   "start_ns", "end_ns", "count", "value", "detail", "advice", NULL};
 static const char *const sf_stack_cols[] = {"id", "string", NULL};
 static const char *const sf_call_cols[] = {"api_id", "stack_id", "leaf_id", "cpu_time",
@@ -403,7 +407,7 @@ static const result_group result_groups[] = {
    {{"ext_analysis_findings", an_findings_cols, 0}, {"ext_analysis_idle", an_idle_cols, 0},
     {"ext_analysis_launch", an_launch_cols, 0}, {"ext_analysis_memcpy", an_memcpy_cols, 0},
     {"ext_analysis_overlap", an_overlap_cols, 0}, {"ext_analysis_queue_depth", an_queue_cols, 0},
-    {"ext_analysis_rules", an_rules_cols, 0}},
+    {"ext_analysis_rules", an_rules_cols, 0}, {"ext_analysis_findings", an_findings_old_cols, 0}},
    {"ext_analysis_idle_pct", "ext_analysis_queue", NULL},
    "tag = 'ext_analysis::done'"},
   {"raptor --by-rank --save",

@@ -94,7 +94,7 @@ static int print_health(const rpd_health *h, rpd_fmt fmt)
 int main(int argc, char **argv)
 {
   if (rpd_cli_init(argc, argv, usage))
-    return 0;
+    return rpd_cli_status();
   opts o = { .fmt = RPD_FMT_TABLE };
   int urc = parse_args(argc, argv, &o);
   if (urc)

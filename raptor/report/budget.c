@@ -302,7 +302,7 @@ static int evaluate(const report_run *run, const limits *ls)
 int raptor_budget_main(int argc, char **argv)
 {
   if (rpd_cli_init(argc, argv, raptor_budget_usage))
-    return 0;
+    return rpd_cli_status();
   const char *pos[2] = {0};
   int npos = 0, dashdash = 0;
   report_run run;
