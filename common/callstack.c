@@ -111,10 +111,10 @@ void rpd_callstack_set_merge_limit(size_t entries) {
   gpu_max = entries ? entries : (size_t)1 << 20;
 }
 
-static size_t sort_max = (size_t)1 << 20;
+static size_t sort_max = (size_t)1 << 18;   /* 8 MB of calls held */
 
 void rpd_callstack_set_sort_limit(size_t calls) {
-  sort_max = calls ? calls : (size_t)1 << 20;
+  sort_max = calls ? calls : (size_t)1 << 18;
 }
 
 typedef struct gpu_entry {
