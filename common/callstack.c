@@ -767,7 +767,12 @@ int rpd_callstack_build(rpd *r, rpd_callstack_stats *st) {
   if (rc == RPD_OK) rc = rpd_exec(r, drop_sql);
   if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
   if (rc == RPD_OK) rc = walk(&w);
-  if (rc == RPD_OK && w.check) rc = rpd_check_table(r, "rocpd_op", 1, NULL);
+  if (rc == RPD_OK && w.check) {   /* shown as the trace check's phase */
+    static const char *const op_table[] = {"rocpd_op", NULL};
+    rpd_progress_sql_total(r, "checking times", rpd_progress_rows_of(r, op_table));
+    rc = rpd_check_table(r, "rocpd_op", 1, NULL);
+    rpd_progress_end();
+  }
   /* the *_name views read the utility view `api`; add it if missing */
   if (rc == RPD_OK && !rpd_table_exists(r, "api") &&
       rpd_view_sql("api", r->schema))
