@@ -252,7 +252,10 @@ static int callstack(rpd *r, ctx *c) {
 
 static int build(rpd *r, void *vc) {
   ctx *c = vc;
-  int rc = drop(r, c);  /* leftovers of an interrupted reference run */
+  /* the trace check (the driver leaves it to us): folded into the call
+   * stack's scans when one is built, else its own scans first */
+  int rc = c->skip_callstacks || rpd_callstack_present(r) ? rpd_check_trace(r) : RPD_OK;
+  if (rc == RPD_OK) rc = drop(r, c);  /* leftovers of an interrupted reference run */
   if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
   if (rc == RPD_OK) rc = rpd_meta_add(r, REF_TAG, REF_VALUE);
   if (rc == RPD_OK) rc = rpd_meta_set(r, TABLE_TAG, "True");
@@ -300,6 +303,7 @@ int main(int argc, char **argv) {
       .build = build,
       .ctx = &c,
       .summary = summary,
+      .checks_itself = 1,
   };
   return rpd_augment_main(&a, argc, argv);
 }

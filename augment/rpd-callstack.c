@@ -62,6 +62,7 @@ int main(int argc, char **argv) {
       .build = build,
       .ctx = &c,
       .summary = summary,
+      .checks_itself = 1,
   };
   return rpd_augment_main(&a, argc, argv);
 }

@@ -7,8 +7,9 @@
  * closed, earliest end first (the innermost first on equal ends).  Memory is
  * the open frames of all threads, not the trace.
  *
- * The calls come in rowid order through a reorder heap (walk_heap): linear
- * and flat in memory when they are nearly in time order, as tracers write
+ * The calls come in rowid order through a reorder buffer (walk_reorder: a
+ * queue per thread, merged): linear and flat in memory when each thread's
+ * calls come nearly in time order or in completion order, as tracers write
  * them; otherwise the partial walk is rolled back to a savepoint and SQLite
  * sorts.  Sorting by start first (not pid, tid, start) lets SQLite's sorter
  * compare mostly on one integer.  The gpu time of a call is fetched when it ends, by
@@ -63,7 +64,7 @@ static const char gpu_lookup_sql[] =
     "SELECT gpu_time FROM temp._rpd_gpu_time WHERE api_id = ?";
 
 /* The calls in walking order, sorted by SQLite: only when rowid order is
- * too far from time order for the reorder heap (see walk_heap, 32 bytes
+ * too far from time order for the reorder buffer (see walk_reorder, 32 bytes
  * a call held, at most sort_max calls; 4x cheaper than SQLite's sorter
  * and linear when the calls come nearly in time order, as tracers write
  * them).  The sorter spills to temp files: memory stays bounded either
@@ -73,15 +74,18 @@ static const char read_sql[] =
     "ORDER BY start, end DESC, id";
 static const char scan_sql[] = "SELECT pid, tid, id, start, end FROM rocpd_api";
 
-/* Rows go in BATCH at a time through one multi-row INSERT: a statement
- * per row would pay the statement overhead (and AUTOINCREMENT's
- * sqlite_sequence update) per row.  The tail goes through the 1-row one.
- * SQLite numbers the rows: an explicit id costs a uniqueness seek each. */
-#define BATCH 512
+/* Rows go in BATCH at a time through one INSERT ... SELECT from the
+ * pending rows, which the walk's own virtual table (rows_module) shows to
+ * SQLite: a statement per row would pay the statement overhead (and
+ * AUTOINCREMENT's sqlite_sequence update) per row, and bound parameters
+ * cost more than the insert itself.  SQLite numbers the rows: an explicit
+ * id costs a uniqueness seek each. */
+#define BATCH 2048
 #define NCOLS 5
-static const char insert_head[] =
+#define ROWS_VTAB "rpd_callstack_pending_rows_"
+static const char insert_sql[] =
     "INSERT INTO ext_callstack(parent_id, child_id, depth, cpu_time, "
-    "gpu_time) VALUES ";
+    "gpu_time) SELECT * FROM " ROWS_VTAB;
 
 typedef struct frame {
   int64_t id, start, end, child_cpu;
@@ -89,6 +93,7 @@ typedef struct frame {
 
 typedef struct thread {
   int64_t pid, tid;
+  int64_t qi;             /* walk_reorder: 1 + index of its queue, 0 = none */
   int used, depth, cap;
   frame *stack;
 } thread;
@@ -106,10 +111,10 @@ void rpd_callstack_set_merge_limit(size_t entries) {
   gpu_max = entries ? entries : (size_t)1 << 20;
 }
 
-static size_t sort_max = (size_t)1 << 20;
+static size_t sort_max = (size_t)1 << 18;   /* 8 MB of calls held */
 
 void rpd_callstack_set_sort_limit(size_t calls) {
-  sort_max = calls ? calls : (size_t)1 << 20;
+  sort_max = calls ? calls : (size_t)1 << 18;
 }
 
 typedef struct gpu_entry {
@@ -128,42 +133,132 @@ typedef struct gpu_src {
 typedef struct walker {
   rpd *r;
   gpu_src gpu;
-  sqlite3_stmt *ins_batch, *ins_one;
+  sqlite3_stmt *ins;
   int64_t pend[BATCH * NCOLS];
   int npend;
   thread *threads;        /* open-addressing table, cap a power of two */
   size_t nthreads, cap;
   rpd_callstack_stats st;
   int64_t progress_total; /* api rows, for the progress line (-1 unknown) */
+  int check;              /* apply rpd_check_trace's rule to the calls read */
 } walker;
 
-static int prepare_insert(rpd *r, int rows, sqlite3_stmt **st) {
-  rpd_buf b = {0};
-  rpd_buf_puts(&b, insert_head);
-  for (int i = 0; i < rows; i++)
-    rpd_buf_puts(&b, i ? ",(?,?,?,?,?)" : "(?,?,?,?,?)");
-  int rc = rpd_prepare(r, b.s, st);
-  rpd_buf_free(&b);
-  return rc;
+/* The virtual table ROWS_VTAB: the walker's pending rows (an eponymous
+ * table, registered for the walk with the walker as its data). */
+typedef struct rows_vtab {
+  sqlite3_vtab base;
+  const walker *w;
+} rows_vtab;
+
+typedef struct rows_cursor {
+  sqlite3_vtab_cursor base;
+  int i;
+} rows_cursor;
+
+static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                        sqlite3_vtab **out, char **err) {
+  (void)argc, (void)argv, (void)err;
+  int rc = sqlite3_declare_vtab(
+      db, "CREATE TABLE x(parent_id, child_id, depth, cpu_time, gpu_time)");
+  if (rc != SQLITE_OK) return rc;
+  rows_vtab *v = sqlite3_malloc(sizeof *v);
+  if (!v) return SQLITE_NOMEM;
+  memset(v, 0, sizeof *v);
+  v->w = aux;
+  *out = &v->base;
+  return SQLITE_OK;
 }
 
-/* Insert `rows` pending rows starting at pending row `from` with s. */
-static int insert_rows(walker *w, sqlite3_stmt *s, int rows, int from) {
-  for (int i = 0; i < rows * NCOLS; i++)
-    sqlite3_bind_int64(s, i + 1, w->pend[from * NCOLS + i]);
-  int rc = rpd_step(w->r, s);
-  sqlite3_reset(s);
-  return rc < 0 ? -rc : RPD_OK;
+static int rows_disconnect(sqlite3_vtab *v) {
+  sqlite3_free(v);
+  return SQLITE_OK;
+}
+
+static int rows_best_index(sqlite3_vtab *v, sqlite3_index_info *ii) {
+  (void)v;
+  ii->estimatedCost = BATCH;
+  ii->estimatedRows = BATCH;
+  return SQLITE_OK;
+}
+
+static int rows_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out) {
+  (void)v;
+  rows_cursor *c = sqlite3_malloc(sizeof *c);
+  if (!c) return SQLITE_NOMEM;
+  memset(c, 0, sizeof *c);
+  *out = &c->base;
+  return SQLITE_OK;
+}
+
+static int rows_close(sqlite3_vtab_cursor *c) {
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+static int rows_filter(sqlite3_vtab_cursor *c, int idx, const char *str, int argc,
+                       sqlite3_value **argv) {
+  (void)idx, (void)str, (void)argc, (void)argv;
+  ((rows_cursor *)c)->i = 0;
+  return SQLITE_OK;
+}
+
+static int rows_next(sqlite3_vtab_cursor *c) {
+  ((rows_cursor *)c)->i++;
+  return SQLITE_OK;
+}
+
+static int rows_eof(sqlite3_vtab_cursor *c) {
+  return ((rows_cursor *)c)->i >= ((rows_vtab *)c->pVtab)->w->npend;
+}
+
+static int rows_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col) {
+  const walker *w = ((rows_vtab *)c->pVtab)->w;
+  sqlite3_result_int64(ctx, w->pend[((rows_cursor *)c)->i * NCOLS + col]);
+  return SQLITE_OK;
+}
+
+static int rows_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid) {
+  *rowid = ((rows_cursor *)c)->i;
+  return SQLITE_OK;
+}
+
+static const sqlite3_module rows_module = {
+    .xConnect = rows_connect,   /* no xCreate: eponymous only */
+    .xBestIndex = rows_best_index,
+    .xDisconnect = rows_disconnect,
+    .xDestroy = rows_disconnect,
+    .xOpen = rows_open,
+    .xClose = rows_close,
+    .xFilter = rows_filter,
+    .xNext = rows_next,
+    .xEof = rows_eof,
+    .xColumn = rows_column,
+    .xRowid = rows_rowid,
+};
+
+/* Register ROWS_VTAB for w and prepare the insert from it. */
+static int insert_open(walker *w) {
+  if (sqlite3_create_module(w->r->db, ROWS_VTAB, &rows_module, w) != SQLITE_OK)
+    return rpd_seterr(RPD_ESQL, "cannot register the call stack's row source: %s",
+                      sqlite3_errmsg(w->r->db));
+  return rpd_prepare(w->r, insert_sql, &w->ins);
+}
+
+/* Finalize the insert and unregister ROWS_VTAB. */
+static void insert_close(walker *w) {
+  sqlite3_finalize(w->ins);
+  w->ins = NULL;
+  sqlite3_create_module(w->r->db, ROWS_VTAB, NULL, NULL);
 }
 
 /* Write every pending row. */
 static int flush(walker *w) {
   int rc = RPD_OK;
-  if (w->npend == BATCH)
-    rc = insert_rows(w, w->ins_batch, BATCH, 0);
-  else
-    for (int i = 0; i < w->npend && rc == RPD_OK; i++)
-      rc = insert_rows(w, w->ins_one, 1, i);
+  if (w->npend > 0) {
+    int s = rpd_step(w->r, w->ins);
+    sqlite3_reset(w->ins);
+    if (s < 0) rc = -s;
+  }
   w->npend = 0;
   return rc;
 }
@@ -378,56 +473,148 @@ static inline int call_less(const call *x, const call *y) {
   return x->id < y->id;
 }
 
-/* A min-heap of calls in walking order: the reorder buffer. */
-typedef struct heap {
+/* The reorder buffer: the calls read but not walked, one queue per thread
+ * kept in walking order (a ring: walked from the front, inserted from the
+ * back), and a min-heap of the non-empty queues by their front call.
+ * Walking the smallest front walks the smallest call held, in the order
+ * SQLite's sort gives.  A tracer writes a thread's calls when they end: a
+ * call goes in at the back, a caller just before its own callees, found
+ * by a scan back over them (a call tree's size, not the buffer's). */
+typedef struct queue {
   call *v;
-  size_t n, cap;
-} heap;
+  size_t head, n, cap;  /* calls v[head .. head + n) */
+  size_t hpos;          /* index in the heap of queues; SIZE_MAX if not in it */
+} queue;
 
-static void heap_push(heap *h, const call *c) {
-  if (h->n == h->cap) {
-    h->cap = h->cap ? 2 * h->cap : 1024;
-    h->v = rpd_xrealloc(h->v, h->cap * sizeof *h->v);
-  }
-  size_t i = h->n++;
-  while (i > 0 && call_less(c, &h->v[(i - 1) / 2])) {
-    h->v[i] = h->v[(i - 1) / 2];
+typedef struct reorder {
+  queue *q;             /* one per thread, in order of first sight */
+  size_t nq, capq;
+  size_t *heap;         /* indexes into q, min-heap by front call */
+  size_t nheap;
+  size_t held;          /* calls in all queues */
+  int64_t moved;        /* calls shifted by insertions, against worst cases */
+} reorder;
+
+static inline const call *front(const reorder *o, size_t qi) {
+  return &o->q[qi].v[o->q[qi].head];
+}
+
+static void heap_set(reorder *o, size_t i, size_t qi) {
+  o->heap[i] = qi;
+  o->q[qi].hpos = i;
+}
+
+static void heap_up(reorder *o, size_t i) {
+  size_t qi = o->heap[i];
+  while (i > 0 && call_less(front(o, qi), front(o, o->heap[(i - 1) / 2]))) {
+    heap_set(o, i, o->heap[(i - 1) / 2]);
     i = (i - 1) / 2;
   }
-  h->v[i] = *c;
+  heap_set(o, i, qi);
 }
 
-static call heap_pop(heap *h) {
-  call top = h->v[0], last = h->v[--h->n];
-  size_t i = 0;
+static void heap_down(reorder *o, size_t i) {
+  size_t qi = o->heap[i];
   for (;;) {
     size_t k = 2 * i + 1;
-    if (k >= h->n) break;
-    if (k + 1 < h->n && call_less(&h->v[k + 1], &h->v[k])) k++;
-    if (!call_less(&h->v[k], &last)) break;
-    h->v[i] = h->v[k];
+    if (k >= o->nheap) break;
+    if (k + 1 < o->nheap && call_less(front(o, o->heap[k + 1]), front(o, o->heap[k]))) k++;
+    if (!call_less(front(o, o->heap[k]), front(o, qi))) break;
+    heap_set(o, i, o->heap[k]);
     i = k;
   }
-  if (h->n) h->v[i] = last;
-  return top;
+  heap_set(o, i, qi);
 }
 
-static int step_heap_call(walker *w, const call *c) {
+/* Put c into queue qi at its place in walking order. */
+static void queue_insert(reorder *o, size_t qi, const call *c) {
+  queue *q = &o->q[qi];
+  if (q->head + q->n == q->cap) {
+    if (q->head >= q->cap / 2 && q->head > 0) {  /* room at the front: slide */
+      memmove(q->v, q->v + q->head, q->n * sizeof *q->v);
+      q->head = 0;
+    } else {
+      q->cap = q->cap ? 2 * q->cap : 256;
+      q->v = rpd_xrealloc(q->v, q->cap * sizeof *q->v);
+    }
+  }
+  call *b = q->v + q->head;
+  size_t at = q->n;
+  while (at > 0 && call_less(c, &b[at - 1])) at--;
+  if (at < q->n) {
+    memmove(&b[at + 1], &b[at], (q->n - at) * sizeof *b);
+    o->moved += (int64_t)(q->n - at);
+  }
+  b[at] = *c;
+  q->n++;
+  o->held++;
+  if (q->hpos == SIZE_MAX) {  /* the heap has room for every queue */
+    o->heap[o->nheap] = qi;
+    q->hpos = o->nheap++;
+    heap_up(o, q->hpos);
+  } else if (at == 0) {
+    heap_up(o, q->hpos);
+  }
+}
+
+/* Take the smallest call held (o->held > 0). */
+static call reorder_pop(reorder *o) {
+  size_t qi = o->heap[0];
+  queue *q = &o->q[qi];
+  call c = q->v[q->head++];
+  q->n--;
+  o->held--;
+  if (q->n == 0) {
+    q->head = 0;
+    q->hpos = SIZE_MAX;
+    if (--o->nheap > 0) {
+      heap_set(o, 0, o->heap[o->nheap]);
+      heap_down(o, 0);
+    }
+  } else {
+    heap_down(o, 0);
+  }
+  return c;
+}
+
+/* The queue of thread t, created on first sight (its index kept in t). */
+static size_t reorder_queue(reorder *o, thread *t) {
+  if (t->qi) return (size_t)t->qi - 1;
+  if (o->nq == o->capq) {
+    o->capq = o->capq ? 2 * o->capq : 16;
+    o->q = rpd_xrealloc(o->q, o->capq * sizeof *o->q);
+    o->heap = rpd_xrealloc(o->heap, o->capq * sizeof *o->heap);
+  }
+  o->q[o->nq] = (queue){.hpos = SIZE_MAX};
+  t->qi = (int64_t)++o->nq;
+  return o->nq - 1;
+}
+
+static void reorder_free(reorder *o) {
+  for (size_t i = 0; i < o->nq; i++) free(o->q[i].v);
+  free(o->q);
+  free(o->heap);
+}
+
+static int step_held_call(walker *w, const call *c) {
   frame f = {c->id, c->start, c->end, 0};
   return step_call(w, c->pid, c->tid, &f);
 }
 
 /* Feed every call to step_call in walking order, reading rocpd_api in
- * rowid order through a reorder heap of at most sort_max calls (tracers
- * write a call when it ends: rowid order is time order but for the calls
- * open meanwhile).  *fallback = 1 (and the walk is partial) when a call
- * arrives after one that must follow it has been walked, or a value does
- * not fit (a non-integer time, a 64-bit pid/tid): SQLite must sort. */
-static int walk_heap(walker *w, int *fallback) {
+ * rowid order through the reorder buffer of at most sort_max calls
+ * (tracers write a call when it ends: rowid order is time order but for
+ * the calls open meanwhile).  *fallback = 1 (and the walk is partial) when
+ * a call arrives after one that must follow it has been walked, a value
+ * does not fit (a non-integer time, a 64-bit pid/tid), or the calls come so
+ * far out of order that placing them would cost more than a sort: SQLite
+ * must sort. */
+static int walk_reorder(walker *w, int *fallback) {
   sqlite3_stmt *st = NULL;
-  heap h = {0};
+  reorder o = {0};
   call last = {0};
   int have_last = 0, s = SQLITE_DONE;
+  int64_t seen = 0;
   int rc = rpd_prepare(w->r, scan_sql, &st);
   *fallback = 0;
   while (rc == RPD_OK && (s = rpd_step(w->r, st)) == SQLITE_ROW) {
@@ -440,24 +627,33 @@ static int walk_heap(walker *w, int *fallback) {
     }
     call c = {sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
               sqlite3_column_int64(st, 2), (int32_t)pid, (int32_t)tid};
-    if (h.n >= sort_max) {
-      last = heap_pop(&h);
-      have_last = 1;
-      rc = step_heap_call(w, &last);
+    /* the trace check's rule (check.h); the message comes from its query */
+    if (w->check && !(rpd_ns_sane(c.start) && rpd_ns_sane(c.end) && c.end >= c.start)) {
+      *fallback = 1;
+      break;
     }
     if (have_last && call_less(&c, &last)) {
       *fallback = 1;
       break;
     }
-    heap_push(&h, &c);
+    queue_insert(&o, reorder_queue(&o, thread_get(w, pid, tid)), &c);
+    if (o.moved > 64 * ++seen + 4096) {   /* far from rowid order: sort */
+      *fallback = 1;
+      break;
+    }
+    if (o.held > sort_max) {
+      last = reorder_pop(&o);
+      have_last = 1;
+      rc = step_held_call(w, &last);
+    }
   }
   if (rc == RPD_OK && !*fallback && s < 0) rc = -s;
   sqlite3_finalize(st);
-  while (rc == RPD_OK && !*fallback && h.n) {
-    call c = heap_pop(&h);
-    rc = step_heap_call(w, &c);
+  while (rc == RPD_OK && !*fallback && o.held) {
+    call c = reorder_pop(&o);
+    rc = step_held_call(w, &c);
   }
-  free(h.v);
+  reorder_free(&o);
   return rc;
 }
 
@@ -498,17 +694,14 @@ static int walk_once(walker *w, int sql, int *fallback) {
   w->progress_total = rpd_progress_on() ? rpd_progress_rows_of(w->r, progress_tables) : -1;
   int rc = gpu_open(w->r, &w->gpu);
   if (rc == RPD_OK) rc = gpu_next(w->r, &w->gpu);
-  if (rc == RPD_OK) rc = prepare_insert(w->r, BATCH, &w->ins_batch);
-  if (rc == RPD_OK) rc = prepare_insert(w->r, 1, &w->ins_one);
-  if (rc == RPD_OK) rc = sql ? walk_sql(w) : walk_heap(w, fallback);
+  if (rc == RPD_OK) rc = insert_open(w);
+  if (rc == RPD_OK) rc = sql ? walk_sql(w) : walk_reorder(w, fallback);
   for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback; i++)
     if (w->threads[i].used) rc = close_until(w, &w->threads[i], INT64_MAX);
   if (rc == RPD_OK && !*fallback) rc = flush(w);
   rpd_progress_end();
   w->st.threads = (int64_t)w->nthreads;
-  sqlite3_finalize(w->ins_batch);
-  sqlite3_finalize(w->ins_one);
-  w->ins_batch = w->ins_one = NULL;
+  insert_close(w);
   if (rc == RPD_OK && !*fallback && w->gpu.lookup) {
     w->st.gpu_fallback = 1;
     sqlite3_finalize(w->gpu.lookup);
@@ -526,6 +719,10 @@ static int walk(walker *w) {
   int rc = rpd_exec(w->r, "SAVEPOINT rpd_callstack_walk");
   if (rc != RPD_OK) return rc;
   rc = walk_once(w, 0, &fallback);
+  /* the walk stopped early: the calls not read are checked by the query
+   * (a bad row fails the build with its message) */
+  if (rc == RPD_OK && fallback && w->check)
+    rc = rpd_check_table(w->r, "rocpd_api", 0, NULL);
   if (rc == RPD_OK && fallback) {
     rc = rpd_exec(w->r, "ROLLBACK TO rpd_callstack_walk");
     walker_reset(w);
@@ -560,14 +757,22 @@ int rpd_callstack_owned(rpd *r) {
 }
 
 int rpd_callstack_build(rpd *r, rpd_callstack_stats *st) {
-  walker w = {.r = r};
-  /* garbage timestamps would become negative times and absurd depths;
-   * a user's own ext_callstack is never dropped */
-  int rc = rpd_check_trace(r);
-  if (rc == RPD_OK) rc = rpd_callstack_owned(r);
+  /* garbage timestamps would become negative times and absurd depths:
+   * unless this handle passed the trace check, rocpd_api's half of it is
+   * folded into the walk's scan and rocpd_op's half follows (its message
+   * second, as in rpd_check_trace); a user's own ext_callstack is never
+   * dropped */
+  walker w = {.r = r, .check = !rpd_check_passed(r)};
+  int rc = rpd_callstack_owned(r);
   if (rc == RPD_OK) rc = rpd_exec(r, drop_sql);
   if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
   if (rc == RPD_OK) rc = walk(&w);
+  if (rc == RPD_OK && w.check) {   /* shown as the trace check's phase */
+    static const char *const op_table[] = {"rocpd_op", NULL};
+    rpd_progress_sql_total(r, "checking times", rpd_progress_rows_of(r, op_table));
+    rc = rpd_check_table(r, "rocpd_op", 1, NULL);
+    rpd_progress_end();
+  }
   /* the *_name views read the utility view `api`; add it if missing */
   if (rc == RPD_OK && !rpd_table_exists(r, "api") &&
       rpd_view_sql("api", r->schema))

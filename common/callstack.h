@@ -45,9 +45,9 @@ int rpd_callstack_owned(rpd *r);
  * back to the temp table (0 restores the default, 2^20). */
 void rpd_callstack_set_merge_limit(size_t entries);
 
-/* Tests: hold at most `calls` calls (32 bytes each) in the reorder heap
+/* Tests: hold at most `calls` calls (32 bytes each) in the reorder buffer
  * that turns rowid order into walking order; further out of order, SQLite
- * sorts them (0 restores the default, 2^20). */
+ * sorts them (0 restores the default, 2^18). */
 void rpd_callstack_set_sort_limit(size_t calls);
 
 /* Drop ext_callstack, its views and both metadata tags (if present). */

@@ -220,6 +220,11 @@ static int small_cache(rpd *r, int64_t *prev)
   return rpd_execf(r, "PRAGMA main.cache_size = -%d", CHECK_CACHE_KIB);
 }
 
+int rpd_check_passed(const rpd *r)
+{
+  return still_passed(r);
+}
+
 int rpd_check_trace(rpd *r)
 {
   int64_t prev = 0;

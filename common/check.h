@@ -28,6 +28,10 @@ int rpd_check_table(rpd *r, const char *table, int gpu, int64_t *bad);
  * that does arithmetic on timestamps calls once after rpd_open. */
 int rpd_check_trace(rpd *r);
 
+/* 1 when rpd_check_trace passed on this handle and nothing changed since
+ * (a second check would find the same), else 0. */
+int rpd_check_passed(const rpd *r);
+
 /* The same check, row by row, for a caller that reads every row anyway
  * (one scan instead of two): zero an rpd_check_rows, hand each row's
  * start, "end" and gpuId values (sqlite3_column_value; gpu NULL: no gpuId

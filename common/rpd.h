@@ -534,6 +534,9 @@ typedef struct rpd_augment {
   /* Print the summary of a committed run on stdout (may be NULL); called
    * after the commit, then stdout is flushed (rpd_fail_committed). */
   void (*summary)(void *ctx);
+  /* 1: build() applies rpd_check_trace's rule itself, folded into the
+   * scans it makes anyway, so the driver skips its own check scans. */
+  int checks_itself;
 } rpd_augment;
 int rpd_augment_main(const rpd_augment *a, int argc, char **argv);
 

@@ -4,6 +4,8 @@
 #   measure_median N LABEL ROWS CMD...  the same, the medians of N runs
 #                              (wall and CPU each; the largest RSS)
 #   fresh SRC DST              copy a trace so an augmenter can write it
+#   BENCH_SHAPES, bench_shape_args SHAPE   the trace shapes (rpd-synth args)
+#   bench_ref_python           where the reference's Python modules are
 #   bench_table <LOG           the one table of tests/bench.sh from BENCH lines
 PATH="$RPD_BIN:$PATH"; export PATH
 bench_trace() {
@@ -12,6 +14,40 @@ bench_trace() {
   echo "$_f"
 }
 fresh() { cp "$1" "$2"; }
+# The two trace shapes of the bench, as rpd-synth arguments: "synth" is
+# rpd-synth's default (whole steps per thread); "end" stores every call when
+# it ends, as rpd_tracer does (4 host threads interleaved row by row, 24-layer
+# forward passes nesting 6 deep).
+BENCH_SHAPES="synth end"
+bench_shape_args() {
+  case $1 in
+    end) echo "--order end --threads 4 --layers 24" ;;
+    *) echo "" ;;
+  esac
+}
+# bench_ref_python: print a directory holding the reference's Python
+# package rocpd (and tools/rpd2tracing.py as rpd2tracing.py):
+# $RPD_REF_PYTHON when set, else extracted from the ROCm/rocmProfileData
+# mirror ($RPD_REF_MIRROR, default /work/.mirror/ROCm+rocmProfileData/repo)
+# into $BENCHDIR/ref-python; nothing when neither is there (never part of
+# this repository).
+bench_ref_python() {
+  if [ -n "${RPD_REF_PYTHON:-}" ]; then
+    [ -d "$RPD_REF_PYTHON/rocpd" ] && echo "$RPD_REF_PYTHON"
+    return 0
+  fi
+  _m=${RPD_REF_MIRROR:-/work/.mirror/ROCm+rocmProfileData/repo}
+  _d=$BENCHDIR/ref-python
+  if [ ! -s "$_d/rocpd/call_stacks.py" ] && [ -d "$_m" ]; then
+    mkdir -p "$_d/rocpd"
+    for _f in $(git -C "$_m" ls-tree --name-only HEAD rocpd_python/rocpd/ 2>/dev/null); do
+      case $_f in *.py) git -C "$_m" show "HEAD:$_f" >"$_d/rocpd/${_f##*/}" ;; esac
+    done
+    git -C "$_m" show HEAD:tools/rpd2tracing.py >"$_d/rpd2tracing.py" 2>/dev/null
+  fi
+  [ -s "$_d/rocpd/call_stacks.py" ] && echo "$_d"
+  return 0
+}
 # measure LABEL ROWS CMD... -> sets MEASURED_SECS, MEASURED_CPU, prints one BENCH line
 measure() {
   _label=$1; _rows=$2; shift 2

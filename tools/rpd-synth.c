@@ -33,6 +33,12 @@ static const char usage[] =
 "                     (default: one per thread; 0 = no graphs)\n"
 "  --stackframes      fill rocpd_stackframe (schema 3): a host stack of 4-6\n"
 "                     frames per api call, as RPDT_STACKFRAMES=1 records\n"
+"  --order step|end   how api rows are stored: step (default) writes each\n"
+"                     thread's step whole, rows in end order within it;\n"
+"                     end writes every row of every thread in completion\n"
+"                     order (by end time), as rpd_tracer does\n"
+"  --layers N         model steps are forward passes: a model.forward range\n"
+"                     around N layer.I ranges (1..128; default: single layers)\n"
 "  --no-autograd      markers carry plain op names (\"aten::mm\") instead of\n"
 "                     autograd args (\"aten::mm, seq = 3, op_id = 5, ...\")\n"
 "  --ranks N          one rank of an N-rank job (with --rank R, default 0):\n"
@@ -160,8 +166,9 @@ static const char *const hostile_markers[] = {
 
 /* ------------------------------------------------------------ state */
 
-#define MAXROWS 512         /* api rows of one step */
-#define MAXOPS 1024         /* ops of one step */
+#define MAXROWS 8192        /* api rows of one step (a --layers 128 pass) */
+#define MAXOPS 8192         /* ops of one step */
+#define MAXLAYERS 128
 #define ARGSLEN 200
 #define T0 INT64_C(1700000000000000)
 #define PID 4242
@@ -228,8 +235,22 @@ typedef struct strmap {        /* string -> id, open addressing */
   size_t cap, n;
 } strmap;
 
+/* --order end: a built row waiting for its turn (rows go out by end time,
+ * then by build order). */
+typedef struct pending {
+  api_row a;                   /* a.op_first = 0: ops are its own copy */
+  op_row *ops;
+  int gpu;
+  int64_t seq;
+} pending;
+
 typedef struct synth {
   int schema, gpus, threads, graphs, autograd;
+  int order_end;               /* --order end */
+  int layers;                  /* --layers N, 0 = single layer steps */
+  pending **pend;              /* --order end: min-heap by (end, seq) */
+  size_t npend, cappend;
+  int64_t pend_seq;
   int stackframes;             /* --stackframes: rocpd_stackframe rows */
   sqlite3_stmt *ins_frame;
   int64_t n_frame;
@@ -540,14 +561,10 @@ static void mlp(synth *s, step *st, thr *t)
   close_range(st, t, start, "mlp");
 }
 
-/* A transformer layer: optional layer range around norm, attention, mlp,
- * sometimes an all-reduce. */
-static void layer(synth *s, step *st, thr *t)
+/* The work of a transformer layer: norm, attention, mlp, sometimes an
+ * all-reduce. */
+static void layer_body(synth *s, step *st, thr *t)
 {
-  char name[32];
-  int ranged = rng_pct(&t->r, 60);
-  int64_t start = ranged ? open_range(t) : 0;
-
   t->seq++;
   t->opid = 0;
   aten(s, st, t, "aten::layer_norm", "aten::native_layer_norm", K_NORM, 1);
@@ -560,11 +577,36 @@ static void layer(synth *s, step *st, thr *t)
     launch(st, t, pick(t, K_COMM));
     close_range(st, t, ar, "all_reduce");
   }
+}
+
+/* A transformer layer: optional layer range around its work. */
+static void layer(synth *s, step *st, thr *t)
+{
+  char name[32];
+  int ranged = rng_pct(&t->r, 60);
+  int64_t start = ranged ? open_range(t) : 0;
+
+  layer_body(s, st, t);
   if (ranged) {
     snprintf(name, sizeof name, "layer.%d", t->layer);
     close_range(st, t, start, name);
   }
   t->layer = (t->layer + 1) % 32;
+}
+
+/* --layers N: a forward pass of an N-layer model, a model.forward range
+ * around N layer.I ranges (nesting 6 deep at the launches). */
+static void forward(synth *s, step *st, thr *t)
+{
+  char name[32];
+  int64_t start = open_range(t);
+  for (int i = 0; i < s->layers; i++) {
+    int64_t ls = open_range(t);
+    layer_body(s, st, t);
+    snprintf(name, sizeof name, "layer.%d", i);
+    close_range(st, t, ls, name);
+  }
+  close_range(st, t, start, "model.forward");
 }
 
 static void sampler(synth *s, step *st, thr *t)
@@ -734,6 +776,8 @@ static void build_step(synth *s, step *st, thr *t)
     sampler(s, st, t);
   else if (roll < 36)
     copies(s, st, t);
+  else if (s->layers)
+    forward(s, st, t);
   else
     layer(s, st, t);
   /* Ties: a quarter of the steps begin on the very ns the last one ended. */
@@ -863,7 +907,9 @@ static int write_stackframes(synth *s, const api_row *a, int64_t api_id)
   return rc;
 }
 
-static int write_api(synth *s, const api_row *a, int gpu)
+/* One api row with its stack frames, kernelapi/copyapi row and ops (its
+ * ops are ops[a->op_first ...]). */
+static int write_api(synth *s, const api_row *a, const op_row *ops, int gpu)
 {
   int64_t name, args, domain = 0, id = ++s->n_api;
   int rc = string_id(s, a->name, &name);
@@ -894,7 +940,7 @@ static int write_api(synth *s, const api_row *a, int gpu)
   if (rc == SQLITE_OK && a->kind == R_COPY)
     rc = write_copyapi(s, a, id, gpu);
   for (int i = 0; rc == SQLITE_OK && i < a->op_n; i++)
-    rc = write_op(s, &s->st.ops[a->op_first + i], id);
+    rc = write_op(s, &ops[a->op_first + i], id);
   return rc;
 }
 
@@ -902,7 +948,65 @@ static int write_step(synth *s, int gpu)
 {
   int rc = SQLITE_OK;
   for (int i = 0; rc == SQLITE_OK && i < s->st.nrows; i++)
-    rc = write_api(s, &s->st.rows[i], gpu);
+    rc = write_api(s, &s->st.rows[i], s->st.ops, gpu);
+  return rc;
+}
+
+/* --order end: heap order, by end time and then build order. */
+static int pend_less(const pending *x, const pending *y)
+{
+  return x->a.end != y->a.end ? x->a.end < y->a.end : x->seq < y->seq;
+}
+
+/* --order end: queue the step's rows (each with a copy of its ops). */
+static void queue_step(synth *s, int gpu)
+{
+  for (int i = 0; i < s->st.nrows; i++) {
+    pending *p = rpd_xcalloc(1, sizeof *p);
+    size_t k;
+    p->a = s->st.rows[i];
+    p->gpu = gpu;
+    p->seq = s->pend_seq++;
+    if (p->a.op_n) {
+      p->ops = rpd_xcalloc((size_t)p->a.op_n, sizeof *p->ops);
+      memcpy(p->ops, &s->st.ops[p->a.op_first], (size_t)p->a.op_n * sizeof *p->ops);
+    }
+    p->a.op_first = 0;
+    if (s->npend == s->cappend) {
+      s->cappend = s->cappend ? 2 * s->cappend : 1024;
+      s->pend = rpd_xrealloc(s->pend, s->cappend * sizeof *s->pend);
+    }
+    for (k = s->npend++; k > 0 && pend_less(p, s->pend[(k - 1) / 2]); k = (k - 1) / 2)
+      s->pend[k] = s->pend[(k - 1) / 2];
+    s->pend[k] = p;
+  }
+}
+
+/* --order end: write (and free) the queued rows that end before `before`
+ * (no row built later can end before it), in order. */
+static int flush_pending(synth *s, int64_t before)
+{
+  int rc = SQLITE_OK;
+  while (rc == SQLITE_OK && s->npend && s->pend[0]->a.end < before) {
+    pending *top = s->pend[0], *last = s->pend[--s->npend];
+    size_t k = 0;
+    for (;;) {
+      size_t c = 2 * k + 1;
+      if (c >= s->npend)
+        break;
+      if (c + 1 < s->npend && pend_less(s->pend[c + 1], s->pend[c]))
+        c++;
+      if (!pend_less(s->pend[c], last))
+        break;
+      s->pend[k] = s->pend[c];
+      k = c;
+    }
+    if (s->npend)
+      s->pend[k] = last;
+    rc = write_api(s, &top->a, top->ops, top->gpu);
+    free(top->ops);
+    free(top);
+  }
   return rc;
 }
 
@@ -1012,7 +1116,7 @@ static void init_threads(synth *s)
 static int generate(synth *s)
 {
   int rc = SQLITE_OK;
-  int64_t empty;
+  int64_t empty, built = 0;
   s->next_str = 1;
   s->next_ustr = 2;
   if (s->schema == 3) {          /* rocpd_ustring id 1 is "" */
@@ -1023,14 +1127,14 @@ static int generate(synth *s)
   if (rc == SQLITE_OK)
     rc = string_id(s, "", &empty);     /* rocpd_string id 1 is "" */
   init_threads(s);
-  while (rc == SQLITE_OK && s->n_api < s->api_want) {
+  while (rc == SQLITE_OK && built < s->api_want) {
     thr *t = &s->thr[0], saved;
     for (int k = 1; k < s->threads; k++)
       if (s->thr[k].now < t->now)
         t = &s->thr[k];
     saved = *t;
     build_step(s, &s->st, t);
-    if (s->st.overflow || s->st.nrows > s->api_want - s->n_api) {
+    if (s->st.overflow || s->st.nrows > s->api_want - built) {
       *t = saved;                /* does not fit: a one-row filler */
       t->r.s ^= 0x5555;
       if (t->ngraph < t->ngraph_want)
@@ -1039,8 +1143,20 @@ static int generate(synth *s)
         t->hostile_done = 1;
       filler(&s->st, t);
     }
-    rc = write_step(s, t->gpu);
+    built += s->st.nrows;
+    if (!s->order_end) {
+      rc = write_step(s, t->gpu);
+      continue;
+    }
+    queue_step(s, t->gpu);
+    int64_t low = s->thr[0].now;   /* no later row ends before this */
+    for (int k = 1; k < s->threads; k++)
+      if (s->thr[k].now < low)
+        low = s->thr[k].now;
+    rc = flush_pending(s, low);
   }
+  if (rc == SQLITE_OK)
+    rc = flush_pending(s, INT64_MAX);
   if (rc == SQLITE_OK)
     rc = write_monitor(s);
   return rc;
@@ -1103,6 +1219,13 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
       rc = parse_num(a, val, 0, 99999, &s->rank); i++;
     } else if (!strcmp(a, "--clock-skew")) {
       rc = parse_num(a, val, 0, INT64_C(1000000000000), &s->clock_skew); i++;
+    } else if (!strcmp(a, "--order")) {
+      if (!val || (strcmp(val, "step") && strcmp(val, "end")))
+        return rpd_usage_error("option '%s' needs 'step' or 'end'", a);
+      s->order_end = !strcmp(val, "end");
+      i++;
+    } else if (!strcmp(a, "--layers")) {
+      rc = parse_num(a, val, 1, MAXLAYERS, &v); s->layers = (int)v; i++;
     } else if (!strcmp(a, "--no-autograd")) {
       s->autograd = 0;
     } else if (!strcmp(a, "--force")) {
@@ -1272,5 +1395,10 @@ int main(int argc, char **argv)
   strmap_free(&s.strings);
   rpd_buf_free(&s.indexes);
   free(s.thr);
+  for (size_t i = 0; i < s.npend; i++) {
+    free(s.pend[i]->ops);
+    free(s.pend[i]);
+  }
+  free(s.pend);
   return rc ? 1 : 0;
 }

@@ -1,21 +1,27 @@
 #!/bin/sh
-# rpd-callstack / rpd-autograd / rpd-strings on a generated trace of
-# $BENCH_ROWS api rows (schema 3, 2 GPUs), against the SQLite floor of the
-# call stack: the bare read queries rpd-callstack streams (common/callstack.c
-# read_sql and gpu_stream_sql, same cache size) plus inserting the same
-# ext_callstack rows with one INSERT ... SELECT.  Every figure is the median
-# of $BENCH_REPEAT (default 3) back-to-back runs on a fresh copy, wall and
-# CPU (user + sys: steadier on a shared machine).  With RPD_REF_PYTHON=<dir
-# holding the reference's rocpd package> the reference modules are timed on
-# the same trace the same way (never part of the repository; see
-# docs/rpd-callstack.md).  rpd-autograd's floor is the call stack's plus
-# reading its marker calls and inserting the same ext_autogradapi rows.
+# rpd-callstack / rpd-autograd / rpd-strings on generated traces of
+# $BENCH_ROWS api rows (schema 3, 2 GPUs) of both shapes (benchlib.sh
+# BENCH_SHAPES: rpd-synth's default, and rows stored in completion order by
+# 4 threads with 24-layer models), against the SQLite floor of the call
+# stack: the bare scans rpd-callstack needs, with no ORDER BY (the calls;
+# the op links joined to their ops), plus inserting the same ext_callstack
+# rows with one INSERT ... SELECT.  Every figure is the median of
+# $BENCH_REPEAT (default 3) back-to-back runs on a fresh copy, wall and CPU
+# (user + sys: steadier on a shared machine).  When the reference's Python
+# modules are there (benchlib.sh bench_ref_python: $RPD_REF_PYTHON or the
+# rocmProfileData mirror) rocpd.call_stacks and rocpd.autograd run on the
+# same trace in the same run ($BENCH_REF_REPEAT runs, default 1) and the
+# speedups printed are of that run.  rpd-autograd's floor is the call
+# stack's plus reading its marker calls and inserting the same
+# ext_autogradapi rows.
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
 
-t=$(bench_trace "cs-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2 --schema 3) || exit 1
 w="$BENCHDIR/cs-work.rpd"
 built="$BENCHDIR/cs-built.rpd"
 REPEAT=${BENCH_REPEAT:-3}
+REF=$(bench_ref_python)
+[ -n "$REF" ] && [ -x /usr/bin/python3 ] ||
+  { echo "BENCH reference rocpd modules skipped (set RPD_REF_PYTHON or provide the rocmProfileData mirror)"; REF=; }
 
 # timed LABEL ROWS SRC CMD...: run CMD with a fresh copy of SRC appended,
 # REPEAT times; print the medians and set T_WALL, T_CPU.
@@ -25,6 +31,7 @@ timed() {
   _i=0
   while [ "$_i" -lt "$REPEAT" ]; do
     fresh "$_src" "$w"
+    sync
     if ! /usr/bin/time -f "%e %U %S %M" -o "$BENCHDIR/.t.$$" "$@" "$w" \
         >/dev/null 2>"$BENCHDIR/.err.$$"; then
       echo "BENCH $_label FAILED: $(head -c 300 "$BENCHDIR/.err.$$")"
@@ -45,72 +52,77 @@ timed() {
 ratio() {  # ratio LABEL A B: A / B
   awk -v l="$1" -v a="$2" -v b="$3" 'BEGIN { printf "BENCH %s=%.2f\n", l, (b > 0 ? a / b : 0) }'
 }
+add() { awk -v a="$1" -v b="$2" 'BEGIN { print a + b }'; }
 
-timed rpd-callstack "$BENCH_ROWS" "$t" rpd-callstack || exit 1
-cs_wall=$T_WALL cs_cpu=$T_CPU
-rows=$(sqlite3 "$w" "SELECT count(*) FROM ext_callstack")
-echo "BENCH rpd-callstack ext_callstack rows=$rows"
-cp "$w" "$built"
-
-cat >"$BENCHDIR/cs-read.sql" <<'EOF'
+cat >"$BENCHDIR/cs-read.sql" <<'EOF2'
 PRAGMA cache_size=-65536;
-SELECT count(*), total(end) FROM (SELECT pid, tid, id, start, end FROM rocpd_api
-  ORDER BY start, end DESC, id LIMIT -1);
+SELECT count(*), total(end) FROM (SELECT pid, tid, id, start, end FROM rocpd_api);
 SELECT count(*), total(g) FROM (SELECT A.api_id, B.end - B.start AS g FROM rocpd_api_ops A
-  CROSS JOIN rocpd_op B ON B.id = A.op_id LIMIT -1);
-EOF
-cat >"$BENCHDIR/cs-insert.sql" <<'EOF'
+  CROSS JOIN rocpd_op B ON B.id = A.op_id);
+EOF2
+cat >"$BENCHDIR/cs-insert.sql" <<'EOF2'
 PRAGMA cache_size=-65536;
 BEGIN;
 CREATE TABLE floor_callstack ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "parent_id" integer NOT NULL REFERENCES "rocpd_api" ("id") DEFERRABLE INITIALLY DEFERRED, "child_id" integer NOT NULL REFERENCES "rocpd_api" ("id") DEFERRABLE INITIALLY DEFERRED, "depth" integer NOT NULL, "cpu_time" integer NOT NULL DEFAULT 0, "gpu_time" integer NOT NULL DEFAULT 0);
 INSERT INTO floor_callstack SELECT * FROM ext_callstack;
 COMMIT;
-EOF
+EOF2
 sql_read='sqlite3 "$1" <"$0"'
-timed floor-read "$BENCH_ROWS" "$t" sh -c "$sql_read" "$BENCHDIR/cs-read.sql" || exit 1
-fr_wall=$T_WALL fr_cpu=$T_CPU
-timed floor-insert "$rows" "$built" sh -c "$sql_read" "$BENCHDIR/cs-insert.sql" || exit 1
-fi_wall=$T_WALL fi_cpu=$T_CPU
-floor_wall=$(awk -v a="$fr_wall" -v b="$fi_wall" 'BEGIN { print a + b }')
-floor_cpu=$(awk -v a="$fr_cpu" -v b="$fi_cpu" 'BEGIN { print a + b }')
-echo "BENCH rpd-callstack floor secs=$floor_wall cpu_secs=$floor_cpu"
-ratio "rpd-callstack ratio to floor (wall)" "$cs_wall" "$floor_wall"
-ratio "rpd-callstack ratio to floor (cpu)" "$cs_cpu" "$floor_cpu"
 
-timed rpd-autograd "$BENCH_ROWS" "$t" rpd-autograd || exit 1
-ag_wall=$T_WALL ag_cpu=$T_CPU
-# rpd-autograd's floor: the call stack's, plus reading the marker calls with
-# their args and inserting the same ext_autogradapi rows
-cp "$w" "$built"
-args=rocpd_ustring
-[ "$(sqlite3 "$t" "SELECT count(*) FROM sqlite_master WHERE name = 'rocpd_ustring'")" = 1 ] || args=rocpd_string
-cat >"$BENCHDIR/ag-floor.sql" <<EOF2
+for shape in $BENCH_SHAPES; do
+  # shellcheck disable=SC2046
+  t=$(bench_trace "cs-$shape-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2 --schema 3 \
+    $(bench_shape_args "$shape")) || exit 1
+  L="[$shape]"
+  timed "rpd-callstack $L" "$BENCH_ROWS" "$t" rpd-callstack || exit 1
+  cs_wall=$T_WALL cs_cpu=$T_CPU
+  rows=$(sqlite3 "$w" "SELECT count(*) FROM ext_callstack")
+  echo "BENCH rpd-callstack $L ext_callstack rows=$rows"
+  cp "$w" "$built"
+  timed "floor-read $L" "$BENCH_ROWS" "$t" sh -c "$sql_read" "$BENCHDIR/cs-read.sql" || exit 1
+  fr_wall=$T_WALL fr_cpu=$T_CPU
+  timed "floor-insert $L" "$rows" "$built" sh -c "$sql_read" "$BENCHDIR/cs-insert.sql" || exit 1
+  floor_wall=$(add "$fr_wall" "$T_WALL") floor_cpu=$(add "$fr_cpu" "$T_CPU")
+  echo "BENCH rpd-callstack $L floor secs=$floor_wall cpu_secs=$floor_cpu"
+  ratio "rpd-callstack $L ratio to floor (wall)" "$cs_wall" "$floor_wall"
+  ratio "rpd-callstack $L ratio to floor (cpu)" "$cs_cpu" "$floor_cpu"
+
+  timed "rpd-autograd $L" "$BENCH_ROWS" "$t" rpd-autograd || exit 1
+  ag_wall=$T_WALL ag_cpu=$T_CPU
+  # rpd-autograd's floor: the call stack's, plus reading the marker calls
+  # with their args and inserting the same ext_autogradapi rows
+  cp "$w" "$built"
+  cat >"$BENCHDIR/ag-floor.sql" <<EOF2
 PRAGMA cache_size=-65536;
 SELECT count(*), total(length(s)) FROM (SELECT A.id, S.string AS s FROM rocpd_api A
-  JOIN "$args" S ON S.id = A.args_id WHERE A.apiName_id IN
-  (SELECT id FROM rocpd_string WHERE string = 'UserMarker') ORDER BY A.id);
+  JOIN rocpd_ustring S ON S.id = A.args_id WHERE A.apiName_id IN
+  (SELECT id FROM rocpd_string WHERE string = 'UserMarker'));
 BEGIN;
 CREATE TABLE floor_autograd ("api_ptr_id" integer NOT NULL PRIMARY KEY REFERENCES "rocpd_api" ("id") DEFERRABLE INITIALLY DEFERRED, "autogradName_id" integer NOT NULL REFERENCES "rocpd_string" ("id") DEFERRABLE INITIALLY DEFERRED, "seq" integer NOT NULL, "op_id" integer NOT NULL, "sizes" varchar(4096) NOT NULL, "input_op_ids" varchar(4096) NOT NULL);
 INSERT INTO floor_autograd SELECT * FROM ext_autogradapi;
 COMMIT;
 EOF2
-timed floor-autograd-rows "$BENCH_ROWS" "$built" sh -c "$sql_read" "$BENCHDIR/ag-floor.sql" || exit 1
-ag_floor_wall=$(awk -v a="$floor_wall" -v b="$T_WALL" 'BEGIN { print a + b }')
-ag_floor_cpu=$(awk -v a="$floor_cpu" -v b="$T_CPU" 'BEGIN { print a + b }')
-echo "BENCH rpd-autograd floor secs=$ag_floor_wall cpu_secs=$ag_floor_cpu"
-ratio "rpd-autograd ratio to floor (wall)" "$ag_wall" "$ag_floor_wall"
-ratio "rpd-autograd ratio to floor (cpu)" "$ag_cpu" "$ag_floor_cpu"
-timed "rpd-autograd --skip-callstacks" "$BENCH_ROWS" "$t" rpd-autograd --skip-callstacks || exit 1
-timed "rpd-strings --dedupe" "$BENCH_ROWS" "$built" rpd-strings --dedupe || exit 1
+  timed "floor-autograd-rows $L" "$BENCH_ROWS" "$built" sh -c "$sql_read" "$BENCHDIR/ag-floor.sql" || exit 1
+  ag_floor_wall=$(add "$floor_wall" "$T_WALL") ag_floor_cpu=$(add "$floor_cpu" "$T_CPU")
+  echo "BENCH rpd-autograd $L floor secs=$ag_floor_wall cpu_secs=$ag_floor_cpu"
+  ratio "rpd-autograd $L ratio to floor (wall)" "$ag_wall" "$ag_floor_wall"
+  ratio "rpd-autograd $L ratio to floor (cpu)" "$ag_cpu" "$ag_floor_cpu"
+  if [ "$shape" = synth ]; then
+    timed "rpd-autograd --skip-callstacks $L" "$BENCH_ROWS" "$t" rpd-autograd --skip-callstacks || exit 1
+    timed "rpd-strings --dedupe $L" "$BENCH_ROWS" "$built" rpd-strings --dedupe || exit 1
+  fi
 
-if [ -n "$RPD_REF_PYTHON" ] && [ -d "$RPD_REF_PYTHON/rocpd" ]; then
-  timed reference-call_stacks "$BENCH_ROWS" "$t" \
-    env PYTHONPATH="$RPD_REF_PYTHON" /usr/bin/python3 -m rocpd.call_stacks || exit 1
-  ratio "rpd-callstack speedup vs reference (wall)" "$T_WALL" "$cs_wall"
-  ratio "rpd-callstack speedup vs reference (cpu)" "$T_CPU" "$cs_cpu"
-  timed reference-autograd "$BENCH_ROWS" "$t" \
-    env PYTHONPATH="$RPD_REF_PYTHON" /usr/bin/python3 -m rocpd.autograd || exit 1
-  ratio "rpd-autograd speedup vs reference (wall)" "$T_WALL" "$ag_wall"
-  ratio "rpd-autograd speedup vs reference (cpu)" "$T_CPU" "$ag_cpu"
-fi
+  if [ -n "$REF" ]; then
+    REPEAT_SAVED=$REPEAT; REPEAT=${BENCH_REF_REPEAT:-1}
+    timed "reference rocpd.call_stacks $L" "$BENCH_ROWS" "$t" \
+      env PYTHONPATH="$REF" /usr/bin/python3 -m rocpd.call_stacks || exit 1
+    ratio "rpd-callstack $L speedup vs reference, this run (wall)" "$T_WALL" "$cs_wall"
+    ratio "rpd-callstack $L speedup vs reference, this run (cpu)" "$T_CPU" "$cs_cpu"
+    timed "reference rocpd.autograd $L" "$BENCH_ROWS" "$t" \
+      env PYTHONPATH="$REF" /usr/bin/python3 -m rocpd.autograd || exit 1
+    ratio "rpd-autograd $L speedup vs reference, this run (wall)" "$T_WALL" "$ag_wall"
+    ratio "rpd-autograd $L speedup vs reference, this run (cpu)" "$T_CPU" "$ag_cpu"
+    REPEAT=$REPEAT_SAVED
+  fi
+done
 rm -f "$w" "$built" "$BENCHDIR/ag-floor.sql"

@@ -7,8 +7,10 @@
 # must not grow with the trace.  JSON against Perfetto protobuf: size, wall
 # and CPU time, MB/s of output per CPU second with one worker, at 1x (the
 # quarter trace) and 4x (the full one), and the 4x/1x time ratio (linear:
-# about 4).  With RPD2TRACING_PY=/path/to/rpd2tracing.py
-# (the public reference, extracted by hand; never part of this repo) it times
+# about 4); the same JSON/protobuf figures on the completion-order shape
+# (benchlib.sh BENCH_SHAPES).  With RPD2TRACING_PY=/path/to/rpd2tracing.py
+# (the public reference; else benchlib.sh bench_ref_python's copy from the
+# rocmProfileData mirror; never part of this repo) it times
 # the reference with /usr/bin/python3, back to back with rpd2tracing, and
 # prints the speedup of the medians of RPD2TRACING_RUNS runs (default 3).
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
@@ -90,6 +92,29 @@ echo "BENCH rpd2tracing peak_rss_kb quarter=$rss_q full=$rss_full growth=$(ratio
 rm -f "$out.json"
 measure "rpd2tracing(.json.gz)" "$BENCH_ROWS" rpd2tracing "$t" "$out.json.gz" -q
 rm -f "$out.json.gz"
+# the reference: RPD2TRACING_PY, else the one bench_ref_python extracts
+if [ -z "${RPD2TRACING_PY:-}" ]; then
+  _ref=$(bench_ref_python)
+  [ -n "$_ref" ] && [ -s "$_ref/rpd2tracing.py" ] && RPD2TRACING_PY=$_ref/rpd2tracing.py
+fi
+# the completion-order shape (benchlib.sh BENCH_SHAPES): JSON and protobuf,
+# one worker, MB of output per CPU-second; the reference once, same run
+if [ -x /usr/bin/time ]; then
+  # shellcheck disable=SC2046
+  te=$(bench_trace "cs-end-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2 --schema 3 \
+    $(bench_shape_args end)) || { echo "BENCH tracing FAILED (rpd-synth end)"; exit 1; }
+  for fmt in json pftrace; do
+    RPD2TRACING_THREADS=1 cpu_run "rpd2tracing(.$fmt, 1 worker, [end]: $BENCH_ROWS rows)" "$out.$fmt" \
+      rpd2tracing "$te" "$out.$fmt" -q || continue
+    eval "we_$fmt=\$RUN_WALL; ce_$fmt=\$RUN_CPU"
+  done
+  if [ -n "$RPD2TRACING_PY" ] && [ -f "$RPD2TRACING_PY" ] && [ -n "$we_json" ]; then
+    rm -f "$out.ref.json"
+    measure "rpd2tracing.py(reference) [end]" "$BENCH_ROWS" /usr/bin/python3 "$RPD2TRACING_PY" "$te" "$out.ref.json" &&
+      echo "BENCH rpd2tracing [end] speedup vs reference, this run: $(ratio "$MEASURED_SECS" "$we_json")x wall, $(ratio "$MEASURED_CPU" "$ce_json")x cpu"
+    rm -f "$out.ref.json"
+  fi
+fi
 if [ -n "$RPD2TRACING_PY" ] && [ -f "$RPD2TRACING_PY" ]; then
   refs=; mine=; i=0
   while [ "$i" -lt "${RPD2TRACING_RUNS:-3}" ]; do
@@ -103,10 +128,10 @@ if [ -n "$RPD2TRACING_PY" ] && [ -f "$RPD2TRACING_PY" ]; then
   done
   if [ -n "$mine" ]; then
     r=$(echo "$refs" | median); m=$(echo "$mine" | median)
-    echo "BENCH rpd2tracing speedup vs reference: $(ratio "$r" "$m")x (median secs: reference $r, rpd2tracing $m, runs $i)"
+    echo "BENCH rpd2tracing speedup vs reference, this run: $(ratio "$r" "$m")x (median secs: reference $r, rpd2tracing $m, runs $i)"
   fi
 else
-  echo "BENCH rpd2tracing.py(reference) skipped: set RPD2TRACING_PY to the reference tools/rpd2tracing.py"
+  echo "BENCH rpd2tracing.py(reference) skipped: set RPD2TRACING_PY (or RPD_REF_PYTHON, or provide the rocmProfileData mirror)"
 fi
 rm -f "$out.json" "$out.json.gz" "$out.ref.json"
 if command -v rpd-autograd >/dev/null 2>&1; then

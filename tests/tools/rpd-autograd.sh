@@ -184,3 +184,23 @@ sqlite3 ref.rpd "DELETE FROM rocpd_metadata WHERE tag = 'Autograd::Generated'"
 n=$(q ref.rpd 'SELECT count(*) FROM ext_autogradapi')
 check_rc "interrupted run: rebuilt, exit 0" 0 rpd-autograd ref.rpd --skip-callstacks
 check_eq "interrupted run: same rows" "$n" "$(q ref.rpd 'SELECT count(*) FROM ext_autogradapi')"
+
+# ---------------------------------------------------------------- garbage values
+# the trace check runs in the call stack's scans (or its own with
+# --skip-callstacks): the same one line, the input unchanged
+rpd-synth --seed 3 --api 3000 -o gv.rpd >/dev/null
+sqlite3 gv.rpd "UPDATE rocpd_api SET start = 'soon' WHERE id % 97 = 5"
+n=$(q gv.rpd "SELECT count(*) FROM rocpd_api WHERE id % 97 = 5")
+for opt in "" --skip-callstacks; do
+  before=$(sha gv.rpd)
+  check_rc "garbage rocpd_api.start ${opt:-(call stack built)}: exit 1" 1 rpd-autograd gv.rpd $opt
+  check_eq "garbage rocpd_api.start ${opt:-(call stack built)}: message" \
+    "rpd-autograd: 'gv.rpd': rocpd_api.start: $n rows are not integers (text, real, blob or null); fix or delete those rows" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "garbage rocpd_api.start ${opt:-(call stack built)}: unchanged" "$before" "$(sha gv.rpd)"
+done
+rpd-synth --seed 3 --api 3000 -o gv.rpd --force >/dev/null
+sqlite3 gv.rpd "UPDATE rocpd_op SET end = start - 1 WHERE id = 4"
+check_rc "garbage rocpd_op.end: exit 1" 1 rpd-autograd gv.rpd
+check_eq "garbage rocpd_op.end: message" \
+  "rpd-autograd: 'gv.rpd': rocpd_op.end: 1 row ends before it starts; fix or delete it" "$(cat "$TESTDIR/stderr")"

@@ -71,8 +71,13 @@ CONTAIN="SELECT P.id AS p, C.id AS c FROM rocpd_api C JOIN rocpd_api P
   ON P.pid = C.pid AND P.tid = C.tid AND P.id <> C.id AND P.start < P.end
   AND (P.start < C.start OR (P.start = C.start AND (P.end > C.end OR (P.end = C.end AND P.id < C.id))))
   AND C.start < P.end AND C.end <= P.end"
-for schema in 2 3; do
-  rpd-synth --seed 7 --api 4000 --schema $schema -o gen$schema.rpd >/dev/null
+# (e: rows stored in completion order as rpd_tracer stores them, 4 threads
+# interleaved, 24-layer forward passes nesting 6 deep)
+for schema in 2 3 e; do
+  case $schema in
+    e) rpd-synth --seed 5 --api 6000 --order end --threads 4 --layers 24 -o gen$schema.rpd >/dev/null ;;
+    *) rpd-synth --seed 7 --api 4000 --schema $schema -o gen$schema.rpd >/dev/null ;;
+  esac
   check_rc "v$schema: exit 0" 0 rpd-callstack gen$schema.rpd
   n=$(q gen$schema.rpd "SELECT count(*) FROM rocpd_api")
   check_eq "v$schema: one depth-0 row per call" "$n" \
@@ -232,6 +237,25 @@ for g in "start = -9223372036854775808:rocpd_api.start:rows outside 0 .. 2^62 ns
     "$(cat "$TESTDIR/stderr")"
   check_eq "garbage $col ($set_): unchanged" "$before" "$(sha g.rpd)"
 done
+# the check is folded into the walk's scan (and rocpd_op's follows it):
+# a bad last row is still found, rocpd_op is still checked, and when both
+# tables are bad rocpd_api's message wins, as in every other tool
+cp in.rpd g.rpd; sqlite3 g.rpd "UPDATE rocpd_api SET end = start - 1 WHERE id = (SELECT max(id) FROM rocpd_api)"
+before=$(sha g.rpd)
+check_rc "garbage in the last api row: exit 1" 1 rpd-callstack g.rpd
+check_eq "garbage in the last api row: message" "rpd-callstack: 'g.rpd': rocpd_api.end: 1 row ends before it starts; fix or delete it" \
+  "$(cat "$TESTDIR/stderr")"
+check_eq "garbage in the last api row: unchanged" "$before" "$(sha g.rpd)"
+cp in.rpd g.rpd; sqlite3 g.rpd "UPDATE rocpd_op SET gpuId = -1 WHERE id % 50 = 7"
+n=$(q g.rpd "SELECT count(*) FROM rocpd_op WHERE id % 50 = 7"); before=$(sha g.rpd)
+check_rc "garbage rocpd_op.gpuId: exit 1" 1 rpd-callstack g.rpd
+check_eq "garbage rocpd_op.gpuId: message" "rpd-callstack: 'g.rpd': rocpd_op.gpuId: $n rows are not integers in 0 .. 2^31-1; fix or delete those rows" \
+  "$(cat "$TESTDIR/stderr")"
+check_eq "garbage rocpd_op.gpuId: unchanged" "$before" "$(sha g.rpd)"
+sqlite3 g.rpd "UPDATE rocpd_api SET start = -1 WHERE id = 2"
+check_rc "garbage in both tables: exit 1" 1 rpd-callstack g.rpd
+check_eq "garbage in both tables: rocpd_api's message" "rpd-callstack: 'g.rpd': rocpd_api.start: 1 row outside 0 .. 2^62 ns; fix or delete it" \
+  "$(cat "$TESTDIR/stderr")"
 # stdout full after the commit: exit 1, one line, the call stack committed
 if [ -c /dev/full ]; then
   cp in.rpd full.rpd

@@ -179,3 +179,35 @@ if [ -c /dev/full ]; then
   check_rc "stdout full: exit 1" 1 sh -c 'rpd-synth --api 10 -o long/full.rpd >/dev/full'
   check_one_line "stdout full: one line"
 fi
+
+# --- the completion-order shape: --order end, --layers N
+rpd-synth --seed 7 --api 4000 -o od.rpd >/dev/null 2>&1
+rpd-synth --seed 7 --api 4000 --order step -o os.rpd >/dev/null 2>&1
+same_file "--order step is the default (byte-identical)" od.rpd os.rpd
+rpd-synth --seed 5 --api 20000 --order end --threads 4 --layers 24 -o oe.rpd >oe.out 2>&1 ||
+  notok "generate oe.rpd" "$(cat oe.out)"
+rpd-synth --seed 5 --api 20000 --order end --threads 4 --layers 24 -o oe2.rpd >/dev/null 2>&1
+same_file "--order end: same options give a byte-identical file" oe.rpd oe2.rpd
+check_eq "--order end: exactly --api rows, 4 threads" "20000 4" \
+  "$(q oe.rpd 'select count(*), count(distinct tid) from rocpd_api' | tr '|' ' ')"
+check_eq "--order end: every row ends no earlier than the row before it" 0 \
+  "$(q oe.rpd 'select count(*) from (select "end" e, lag("end") over (order by id) p from rocpd_api) where e < p')"
+check "--order end: threads interleave row by row (>1000 thread switches)" test \
+  "$(q oe.rpd 'select count(*) from (select tid t, lag(tid) over (order by id) p from rocpd_api) where t <> p')" -gt 1000
+check "--order end: a caller is stored after its callees (model.forward after its layers)" test \
+  "$(q oe.rpd "select count(*) from api f join api l on l.tid = f.tid and l.start >= f.start and l.\"end\" <= f.\"end\" and l.id <> f.id where f.args = 'model.forward' and l.args like 'layer.%' and l.id < f.id")" -gt 100
+check_eq "--order end: every op linked once, to an existing call" "0 $(q oe.rpd 'select count(*) from rocpd_op')" \
+  "$(q oe.rpd 'select count(*) from rocpd_api_ops l left join rocpd_api a on a.id = l.api_id where a.id is null') $(q oe.rpd 'select count(distinct op_id) from rocpd_api_ops')"
+check_eq "--order end: ops numbered in the order their calls are stored" 0 \
+  "$(q oe.rpd 'select count(*) from (select api_id a, lag(api_id) over (order by op_id) p from rocpd_api_ops) where a < p')"
+check_eq "--layers 24: each model.forward holds layer.0 .. layer.23" "24 0 23" \
+  "$(q oe.rpd "select min(n), min(lo), max(hi) from (select f.id, count(*) n, min(cast(substr(l.args, 7) as int)) lo, max(cast(substr(l.args, 7) as int)) hi from api f join api l on l.tid = f.tid and l.start >= f.start and l.\"end\" <= f.\"end\" where f.args = 'model.forward' and l.args like 'layer.%' group by f.id)" | tr '|' ' ')"
+check_eq "--layers 24: calls nest 6 deep (forward > layer > range > aten > aten > launch)" 6 \
+  "$(rpd-callstack oe.rpd | sed -n 's/.*max depth \([0-9]*\),.*/\1/p')"
+rpd-synth --seed 5 --api 20000 --threads 4 --layers 24 -o ol.rpd >/dev/null 2>&1
+check_eq "--order end stores the rows of --order step, reordered" \
+  "$(q ol.rpd 'select tid, start, "end", apiName, args from api order by tid, start, "end", args' | cksum)" \
+  "$(q oe.rpd 'select tid, start, "end", apiName, args from api order by tid, start, "end", args' | cksum)"
+check_rc "--order bogus: usage" 2 rpd-synth --order bogus -o x.rpd
+check_rc "--layers 0: usage" 2 rpd-synth --layers 0 -o x.rpd
+check_rc "--layers 129: usage" 2 rpd-synth --layers 129 -o x.rpd

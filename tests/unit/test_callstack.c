@@ -279,6 +279,51 @@ static void sorts_agree(void **state) {
   assert_int_equal(fx_q(f->path, rows_hash), hash);
 }
 
+/* Calls stored as a tracer stores them, in completion order (a caller
+ * after its callees), two threads interleaved: walked in memory with no
+ * sort, the same rows with the same ids as SQLite's sort gives (a reorder
+ * buffer of one call cannot hold a caller back, so that walk sorts). */
+static const char completion_calls[] =
+    "(1,1,1,15,20),(2,1,1,25,30),(3,1,1,10,40),(4,1,2,6,50),(5,1,2,60,61),"
+    "(6,1,1,60,70),(7,1,1,50,90),(8,1,2,55,94),(9,1,2,5,95),(10,1,1,0,100)";
+
+static void completion_order_agrees(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  build(f, completion_calls, &st);
+  assert_int_equal(st.sql_sort, 0);
+  assert_int_equal(st.max_depth, 3);
+  assert_int_equal(st.rows, 10 + 12);   /* depth 0 + one per ancestor */
+  int64_t hash = fx_q(f->path, rows_hash);
+  assert_int_equal(fx_q(f->path, "SELECT depth FROM ext_callstack WHERE parent_id = 10 AND child_id = 1"), 2);
+  assert_int_equal(fx_q(f->path, "SELECT cpu_time FROM ext_callstack WHERE parent_id = 9 AND child_id = 9"), 90 - 44 - 39);
+  rpd_callstack_set_sort_limit(1);
+  build(f, completion_calls, &st);
+  rpd_callstack_set_sort_limit(0);
+  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(fx_q(f->path, rows_hash), hash);
+}
+
+/* Calls stored against time (each earlier than the one before it): placing
+ * each would shift every call held, so the walk gives up early and SQLite
+ * sorts; every call is still there once. */
+static void reversed_calls_sorted(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  rpd_buf calls = {0};
+  for (int i = 0; i < 3000; i++) {
+    char one[64];
+    snprintf(one, sizeof one, "%s(%d,1,1,%d,%d)", i ? "," : "", i + 1,
+             (3000 - i) * 10, (3000 - i) * 10 + 5);
+    rpd_buf_puts(&calls, one);
+  }
+  build(f, calls.s, &st);
+  rpd_buf_free(&calls);
+  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(st.rows, 3000);
+  assert_int_equal(fx_q(f->path, "SELECT count(DISTINCT child_id) FROM ext_callstack WHERE depth = 0 AND cpu_time = 5"), 3000);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(parse_forms),
@@ -290,6 +335,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(gpu_time_sum, setup, teardown),
       cmocka_unit_test_setup_teardown(gpu_merge_and_fallback, setup, teardown),
       cmocka_unit_test_setup_teardown(sorts_agree, setup, teardown),
+      cmocka_unit_test_setup_teardown(completion_order_agrees, setup, teardown),
+      cmocka_unit_test_setup_teardown(reversed_calls_sorted, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
