@@ -205,11 +205,15 @@ static void gemm(rpd_perf_op *o, const arr *d, const arr *t, const arr *st,
 {
   const char *ta = type_at(t, ia), *tb = type_at(t, ib);
   int bpe = rpd_perf_dtype_bytes(ta);
+  /* _scaled_mm of fp8 writes 16-bit results (TraceLens's assumption) */
+  int out_bpe = bpe == 1 ? 2 : bpe;
   rpd_buf b = {0};
   o->category = "GEMM";
   o->flops = (double)B * (2.0 * M * N * K + (bias ? (double)M * N : 0));
-  o->bytes = bpe ? (double)bpe * ((double)B * ((double)M * K + (double)K * N +
-                                               (double)M * N) + (bias ? N : 0))
+  /* per batch: A, B, the output and a bias of N elements */
+  o->bytes = bpe ? (double)B * ((double)bpe * ((double)M * K + (double)K * N +
+                                               (bias ? N : 0)) +
+                                (double)out_bpe * M * N)
                  : -1;
   set_spec(o, "matrix", ta);
   rpd_buf_printf(&b, "{\"B\":%lld,\"M\":%lld,\"N\":%lld,\"K\":%lld,\"bias\":%s",
@@ -244,6 +248,15 @@ static int model_gemm(const char *name, const arr *d, const arr *t,
     b = &d->e[off + 1];
     if (a->n != 2 || b->n != 2) return 0;
     gemm(o, d, t, st, off, off + 1, 1, a->v[0], b->v[1], a->v[1], off);
+    return 1;
+  }
+  if (strcmp(name, "aten::_scaled_mm") == 0) {
+    /* self [M, K], mat2 [K, N], scale_a, scale_b, bias? */
+    if (!is_shape(d, 0) || !is_shape(d, 1)) return 0;
+    a = &d->e[0];
+    b = &d->e[1];
+    if (a->n != 2 || b->n != 2) return 0;
+    gemm(o, d, t, st, 0, 1, 1, a->v[0], b->v[1], a->v[1], has_tensor(d, t, 4));
     return 1;
   }
   if (strcmp(name, "aten::bmm") == 0 || strcmp(name, "aten::baddbmm") == 0) {

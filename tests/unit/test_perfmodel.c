@@ -40,6 +40,35 @@ static void test_bmm(void **state)
   rpd_perf_op_free(&o);
 }
 
+/* baddbmm fp16 B=2 M=2 K=3 N=4 with bias: FLOPs 2*(2*2*4*3 + 8) = 112;
+ * bytes 2 * (6 + 12 + 8 + 4) * 2 = 120 (a bias of N per batch). */
+static void test_baddbmm(void **state)
+{
+  rpd_perf_op o;
+  (void)state;
+  rpd_perf_model("aten::baddbmm", "[[2,2,4],[2,2,3],[2,3,4],[],[]]",
+                 "[\"c10::Half\",\"c10::Half\",\"c10::Half\",\"Scalar\",\"Scalar\"]",
+                 NULL, NULL, &o);
+  assert_true(o.flops == 112);
+  assert_true(o.bytes == 120);
+  rpd_perf_op_free(&o);
+}
+
+/* _scaled_mm fp8 M=4 K=8 N=2, no bias: FLOPs 128; bytes 32 + 16 in fp8,
+ * the 8 outputs in 16 bits: 64. */
+static void test_scaled_mm(void **state)
+{
+  rpd_perf_op o;
+  (void)state;
+  rpd_perf_model("aten::_scaled_mm", "[[4,8],[8,2],[],[],[],[],[]]",
+                 "[\"c10::Float8_e4m3fnuz\",\"c10::Float8_e4m3fnuz\",\"float\",\"float\",\"\",\"\",\"Scalar\"]",
+                 NULL, NULL, &o);
+  assert_string_equal(o.spec, "matrix_fp8");
+  assert_true(o.flops == 128);
+  assert_true(o.bytes == 64);
+  rpd_perf_op_free(&o);
+}
+
 /* linear: input [2,3,4] (M = 6), weight [5,4] (N=5, K=4), bias [5], fp16:
  * FLOPs 2*6*5*4 + 30 = 270; bytes (24 + 20 + 30 + 5) * 2 = 158. */
 static void test_linear(void **state)
@@ -166,6 +195,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_addmm), cmocka_unit_test(test_bmm),
+    cmocka_unit_test(test_baddbmm), cmocka_unit_test(test_scaled_mm),
     cmocka_unit_test(test_linear), cmocka_unit_test(test_binary),
     cmocka_unit_test(test_unary), cmocka_unit_test(test_sdpa),
     cmocka_unit_test(test_none_and_bad), cmocka_unit_test(test_arch_and_roofline),
