@@ -59,6 +59,13 @@ if [ -f mi300.rpd ]; then
   check "--force rebuilds" rpd-perfmodel --force --arch H100 mi300.rpd
   check_eq "--force: same rows, the arch given" "$n H100" \
     "$(q mi300.rpd "SELECT count(*) FROM ext_perf_op") $(q mi300.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'PerfModel::arch'")"
+  # .gz input, -o: the copy is modelled, the input untouched
+  rpd-import "$d/trace.json.gz" plain.rpd >/dev/null 2>&1 && gzip -c plain.rpd >in.rpd.gz
+  gzbefore=$(sha in.rpd.gz)
+  check ".gz input with -o" rpd-perfmodel in.rpd.gz -o fromgz.rpd
+  check_eq ".gz: same GEMM rows, input unchanged" \
+    "$(q mi300.rpd "SELECT count(*), sum(flops) FROM ext_perf_op WHERE category = 'GEMM'") $gzbefore" \
+    "$(q fromgz.rpd "SELECT count(*), sum(flops) FROM ext_perf_op WHERE category = 'GEMM'") $(sha in.rpd.gz)"
   cat >my.arch <<'A'
 # a made-up GPU
 name TOY
