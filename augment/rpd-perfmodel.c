@@ -224,14 +224,14 @@ static int fill(rpd *r, ctx *c)
   return rc;
 }
 
-/* Ops with a modelled op inside them (linear around addmm, matmul around
+/* One pass over ext_callstack (it has no index on parent_id).
+ * Ops with a modelled op inside them (linear around addmm, matmul around
  * mm, scaled_dot_product_attention around the flash kernel's op) count
  * once, as the inner op, in perf_op_summary. */
 static const char outer_sql[] =
-  "UPDATE ext_perf_op SET outer = 1 WHERE category != 'none' AND EXISTS ("
-  " SELECT 1 FROM ext_callstack C JOIN ext_perf_op P ON P.api_id = C.child_id"
-  " WHERE C.parent_id = ext_perf_op.api_id AND C.depth > 0"
-  " AND P.category != 'none')";
+  "UPDATE ext_perf_op SET outer = 1 WHERE category != 'none' AND api_id IN ("
+  " SELECT C.parent_id FROM ext_callstack C JOIN ext_perf_op P"
+  " ON P.api_id = C.child_id WHERE C.depth > 0 AND P.category != 'none')";
 
 static int build(rpd *r, void *vc)
 {
