@@ -26,6 +26,7 @@ while IFS= read -r line; do
       _k="$TRACES/kineto/tracelens_h100_gaunernst_bert-small-uncased__1016001/trace.json.gz"
       need_shared "$_k" || continue
       cmd=$(echo "$cmd" | sed "s|step.pt.trace.json.gz|$_k|") ;;
+    *step.rpd*) [ -f step.rpd ] || { skip "tour: $cmd (no step.rpd)"; continue; } ;;
     *run.rpd*) [ -f run.rpd ] || { skip "tour: $cmd (no run.rpd)"; continue; } ;;
   esac
   n=$((n + 1))

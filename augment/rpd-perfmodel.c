@@ -1,0 +1,287 @@
+/* rpd-perfmodel - FLOPs, bytes and roofline of every PyTorch op with shapes. */
+static const char usage[] =
+"usage: rpd-perfmodel FILE [--arch NAME | --arch-file F] [-o OUT] [--force]\n"
+"\n"
+"Model every PyTorch op of a Kineto import (rpd-import of a PyTorch profiler\n"
+"trace recorded with record_shapes) from its shapes and dtypes:\n"
+"  ext_perf_op        one row per op instance: category (GEMM, SDPA_fwd,\n"
+"                     BinaryElementwise, UnaryElementwise, or 'none'),\n"
+"                     params (JSON), flops, bytes, kernel_ns (kernels of the\n"
+"                     op and the ops it calls), tflops_s, tb_s,\n"
+"                     flops_per_byte, pct_peak_compute, pct_peak_bw, bound,\n"
+"                     roofline_ns (time at the roofline), lost_ns\n"
+"  view perf_op_summary  grouped by op name and parameters, with\n"
+"                     TraceLens's column names (GFLOPS_first, name_count, ...)\n"
+"\n"
+"  --arch NAME       peaks of NAME (MI300X, MI325X, MI355X, MI250X, MI210,\n"
+"                    H100, H200, B200, A100); default: from the trace's\n"
+"                    device name (metadata kineto::gpu.0.name)\n"
+"  --arch-file F     peaks from a file of 'key value' lines (name, bf16,\n"
+"                    fp16, fp8, fp32, tf32, fp64, vec_fp32, hbm_tbs)\n"
+"  -o OUT            write the result to OUT (.gz compresses)\n"
+"  --force           rebuild ext_perf_op if it exists\n"
+"  -h, --help        this text\n"
+"\n"
+"Builds the call stack when the trace has none.  See docs/rpd-perfmodel.md.\n";
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callstack.h"
+#include "check.h"
+#include "perfmodel.h"
+#include "rpd.h"
+
+#define DONE_TAG "PerfModel::Generated"
+#define ARCH_TAG "PerfModel::arch"
+
+typedef struct ctx {
+  const char *arch_name, *arch_file;
+  rpd_perf_arch file_arch;
+  const rpd_perf_arch *arch;
+  int built;
+  int64_t ops, modelled;
+  const char *callstack;
+} ctx;
+
+static int option(void *vc, int argc, char **argv, int i)
+{
+  ctx *c = vc;
+  if (i + 1 >= argc) return 0;
+  if (strcmp(argv[i], "--arch") == 0 && !c->arch_name && !c->arch_file) {
+    c->arch_name = argv[i + 1];
+    return 2;
+  }
+  if (strcmp(argv[i], "--arch-file") == 0 && !c->arch_name && !c->arch_file) {
+    c->arch_file = argv[i + 1];
+    return 2;
+  }
+  return 0;
+}
+
+static const char table_sql[] =
+  "CREATE TABLE ext_perf_op (api_id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+  " category TEXT NOT NULL, spec TEXT, params TEXT, flops REAL, bytes REAL,"
+  " kernel_ns INTEGER NOT NULL, direct_kernel_ns INTEGER NOT NULL,"
+  " kernels INTEGER NOT NULL, tflops_s REAL, tb_s REAL, flops_per_byte REAL,"
+  " pct_peak_compute REAL, pct_peak_bw REAL, bound TEXT, roofline_ns REAL,"
+  " lost_ns REAL, outer INTEGER NOT NULL DEFAULT 0)";
+
+/* Grouped like TraceLens's perf report: the innermost modelled ops that ran
+ * kernels, by name and parameters. */
+static const char view_sql[] =
+  "CREATE VIEW perf_op_summary AS SELECT name, category, params,"
+  " spec AS \"Compute Spec\","
+  " min(flops) / 1e9 AS \"GFLOPS_first\","
+  " min(bytes) / 1048576.0 AS \"Data Moved (MB)_first\","
+  " min(flops_per_byte) AS \"FLOPS/Byte_first\","
+  " avg(tflops_s) AS \"TFLOPS/s_mean\", avg(tb_s) AS \"TB/s_mean\","
+  " avg(kernel_ns) / 1e3 AS \"Kernel Time (µs)_mean\","
+  " sum(kernel_ns) / 1e3 AS \"Kernel Time (µs)_sum\","
+  " count(*) AS name_count, min(api_id) AS \"UID_first\","
+  " avg(pct_peak_compute) AS pct_peak_compute_mean,"
+  " avg(pct_peak_bw) AS pct_peak_bw_mean, min(bound) AS bound,"
+  " sum(roofline_ns) / 1e3 AS roofline_us_sum, sum(lost_ns) / 1e3 AS lost_us_sum"
+  " FROM ext_perf_op WHERE category != 'none' AND outer = 0 AND kernels > 0"
+  " GROUP BY name, category, params";
+
+static const char *const table_cols[] = {
+  "api_id", "name", "category", "spec", "params", "flops", "bytes", "kernel_ns",
+  "direct_kernel_ns", "kernels", "tflops_s", "tb_s", "flops_per_byte",
+  "pct_peak_compute", "pct_peak_bw", "bound", "roofline_ns", "lost_ns", "outer",
+  NULL,
+};
+
+static int drop(rpd *r, void *vc)
+{
+  int rc = rpd_check_owned(r, "ext_perf_op", table_cols);
+  (void)vc;
+  if (rc == RPD_OK)
+    rc = rpd_exec(r, "DROP VIEW IF EXISTS perf_op_summary;"
+                     "DROP TABLE IF EXISTS ext_perf_op;");
+  if (rc == RPD_OK) rc = rpd_meta_clear(r, ARCH_TAG);
+  return rc;
+}
+
+/* The peaks: --arch-file, --arch, else the trace's device name. */
+static int pick_arch(rpd *r, ctx *c)
+{
+  char *dev = NULL;
+  if (c->arch_file) {
+    int rc = rpd_perf_arch_load(c->arch_file, &c->file_arch);
+    c->arch = &c->file_arch;
+    return rc;
+  }
+  if (c->arch_name) {
+    c->arch = rpd_perf_arch_find(c->arch_name);
+    return c->arch ? RPD_OK
+                   : rpd_seterr(RPD_ENOTFOUND, "unknown arch '%s' (see --help)",
+                                c->arch_name);
+  }
+  if (rpd_meta_get(r, "kineto::gpu.0.name", &dev) == RPD_OK) {
+    c->arch = rpd_perf_arch_find(dev);
+    free(dev);
+  }
+  return RPD_OK;
+}
+
+static const char kernels_sql[] =
+  "DROP TABLE IF EXISTS temp._perf_k;"
+  "CREATE TEMP TABLE _perf_k(api_id INTEGER PRIMARY KEY, k INTEGER, d INTEGER,"
+  " n INTEGER);"
+  "INSERT INTO temp._perf_k SELECT parent_id, sum(gpu_time),"
+  " sum(CASE WHEN depth = 1 THEN gpu_time ELSE 0 END), sum(gpu_time > 0)"
+  " FROM ext_callstack WHERE depth > 0 GROUP BY parent_id";
+
+static const char select_sql[] =
+  "SELECT E.api_id, E.name, json_extract(E.args, '$.\"Input Dims\"'),"
+  " json_extract(E.args, '$.\"Input type\"'),"
+  " json_extract(E.args, '$.\"Input Strides\"'),"
+  " json_extract(E.args, '$.\"Concrete Inputs\"'),"
+  " coalesce(K.k, 0), coalesce(K.d, 0), coalesce(K.n, 0)"
+  " FROM ext_kineto_event E LEFT JOIN temp._perf_k K ON K.api_id = E.api_id"
+  " WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL ORDER BY E.api_id";
+
+static const char insert_sql[] =
+  "INSERT INTO ext_perf_op(api_id, name, category, spec, params, flops, bytes,"
+  " kernel_ns, direct_kernel_ns, kernels, tflops_s, tb_s, flops_per_byte,"
+  " pct_peak_compute, pct_peak_bw, bound, roofline_ns, lost_ns)"
+  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+
+/* A model figure, NULL when unknown (< 0). */
+static void bind_pos(sqlite3_stmt *s, int i, double v)
+{
+  if (v < 0)
+    sqlite3_bind_null(s, i);
+  else
+    sqlite3_bind_double(s, i, v);
+}
+
+static int fill(rpd *r, ctx *c)
+{
+  sqlite3_stmt *sel = NULL, *ins = NULL;
+  int rc = rpd_prepare(r, select_sql, &sel), s = SQLITE_DONE;
+  if (rc == RPD_OK) rc = rpd_prepare(r, insert_sql, &ins);
+  while (rc == RPD_OK && (s = rpd_step(r, sel)) == SQLITE_ROW) {
+    rpd_perf_op op;
+    rpd_perf_roof roof;
+    const char *name = (const char *)sqlite3_column_text(sel, 1);
+    int64_t kns = sqlite3_column_int64(sel, 6);
+    rc = rpd_perf_model(name, (const char *)sqlite3_column_text(sel, 2),
+                        (const char *)sqlite3_column_text(sel, 3),
+                        (const char *)sqlite3_column_text(sel, 4),
+                        (const char *)sqlite3_column_text(sel, 5), &op);
+    if (rc != RPD_OK) {
+      /* dims that are not an array: no model, not a failure */
+      rc = RPD_OK;
+      rpd_perf_op_free(&op);
+    }
+    rpd_perf_roofline(c->arch, op.spec, op.flops, op.bytes, (double)kns, &roof);
+    c->ops++;
+    if (strcmp(op.category, "none") != 0) c->modelled++;
+    sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 0));
+    sqlite3_bind_text(ins, 2, name ? name : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(ins, 3, op.category, -1, SQLITE_STATIC);
+    if (op.spec[0])
+      sqlite3_bind_text(ins, 4, op.spec, -1, SQLITE_TRANSIENT);
+    else
+      sqlite3_bind_null(ins, 4);
+    if (op.params)
+      sqlite3_bind_text(ins, 5, op.params, -1, SQLITE_TRANSIENT);
+    else
+      sqlite3_bind_null(ins, 5);
+    bind_pos(ins, 6, op.flops);
+    bind_pos(ins, 7, op.bytes);
+    sqlite3_bind_int64(ins, 8, kns);
+    sqlite3_bind_int64(ins, 9, sqlite3_column_int64(sel, 7));
+    sqlite3_bind_int64(ins, 10, sqlite3_column_int64(sel, 8));
+    bind_pos(ins, 11, roof.tflops_s);
+    bind_pos(ins, 12, roof.tb_s);
+    bind_pos(ins, 13, roof.flops_per_byte);
+    bind_pos(ins, 14, roof.pct_compute);
+    bind_pos(ins, 15, roof.pct_bw);
+    if (roof.bound)
+      sqlite3_bind_text(ins, 16, roof.bound, -1, SQLITE_STATIC);
+    else
+      sqlite3_bind_null(ins, 16);
+    bind_pos(ins, 17, roof.roofline_ns);
+    if (roof.roofline_ns >= 0 && kns > 0)
+      sqlite3_bind_double(ins, 18, (double)kns - roof.roofline_ns);
+    else
+      sqlite3_bind_null(ins, 18);
+    s = rpd_step(r, ins);
+    sqlite3_reset(ins);
+    sqlite3_clear_bindings(ins);
+    rpd_perf_op_free(&op);
+    if (s < 0) rc = -s;
+    s = SQLITE_ROW;
+  }
+  if (rc == RPD_OK && s < 0) rc = -s;
+  sqlite3_finalize(sel);
+  sqlite3_finalize(ins);
+  return rc;
+}
+
+/* One pass over ext_callstack (it has no index on parent_id).
+ * Ops with a modelled op inside them (linear around addmm, matmul around
+ * mm, scaled_dot_product_attention around the flash kernel's op) count
+ * once, as the inner op, in perf_op_summary. */
+static const char outer_sql[] =
+  "UPDATE ext_perf_op SET outer = 1 WHERE category != 'none' AND api_id IN ("
+  " SELECT C.parent_id FROM ext_callstack C JOIN ext_perf_op P"
+  " ON P.api_id = C.child_id WHERE C.depth > 0 AND P.category != 'none')";
+
+static int build(rpd *r, void *vc)
+{
+  ctx *c = vc;
+  int rc;
+  if (!rpd_table_exists(r, "ext_kineto_event"))
+    return rpd_seterr(RPD_ENOTRPD, "no ops with shapes: missing table "
+                      "ext_kineto_event (rpd-import a PyTorch profiler trace)");
+  rc = pick_arch(r, c);
+  if (rc == RPD_OK) rc = drop(r, c);
+  c->callstack = "reused";
+  if (rc == RPD_OK && !rpd_callstack_present(r)) {
+    c->callstack = "built";
+    rc = rpd_callstack_build(r, NULL);
+    if (rc == RPD_OK) rc = rpd_meta_set(r, RPD_CALLSTACK_DONE_TAG, "True");
+  }
+  if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
+  rpd_progress_sql(r, "ops", "ext_kineto_event");
+  if (rc == RPD_OK) rc = rpd_exec(r, kernels_sql);
+  if (rc == RPD_OK) rc = fill(r, c);
+  rpd_progress_end();
+  if (rc == RPD_OK) rc = rpd_exec(r, "DROP TABLE temp._perf_k");
+  if (rc == RPD_OK) rc = rpd_exec(r, outer_sql);
+  if (rc == RPD_OK) rc = rpd_exec(r, view_sql);
+  if (rc == RPD_OK && c->arch) rc = rpd_meta_set(r, ARCH_TAG, c->arch->name);
+  c->built = rc == RPD_OK;
+  return rc;
+}
+
+static void summary(void *vc)
+{
+  const ctx *c = vc;
+  if (!c->built) return;
+  printf("%s: %" PRId64 " ops, %" PRId64 " modelled; peaks %s; call stack %s\n",
+         rpd_progname, c->ops, c->modelled, c->arch ? c->arch->name : "unknown",
+         c->callstack);
+}
+
+int main(int argc, char **argv)
+{
+  ctx c = {0};
+  const rpd_augment a = {
+    .usage = usage,
+    .what = "the performance model",
+    .done_tag = DONE_TAG,
+    .option = option,
+    .drop = drop,
+    .build = build,
+    .ctx = &c,
+    .summary = summary,
+  };
+  return rpd_augment_main(&a, argc, argv);
+}

@@ -1,0 +1,76 @@
+/* perfmodel.h - FLOPs and bytes of a PyTorch op from its shapes, the GPU
+ * peak table and the roofline (docs/rpd-perfmodel.md).
+ *
+ * The op is given the way the PyTorch profiler records it: its name and the
+ * JSON arrays "Input Dims", "Input type", "Input Strides" and "Concrete
+ * Inputs" (any of the last three may be NULL).  The formulas follow
+ * TraceLens's PerfModel so the numbers can be compared row by row. */
+#ifndef RPD_PERFMODEL_H
+#define RPD_PERFMODEL_H
+
+#include <stdint.h>
+
+/* The model of one op instance. */
+typedef struct rpd_perf_op {
+  const char *category;  /* static: "GEMM", "SDPA_fwd", "BinaryElementwise",
+                            "UnaryElementwise", or "none" (no model) */
+  char spec[24];         /* "matrix_bf16", "vector_fp32", ... ("" if none) */
+  double flops, bytes;   /* -1 when unknown (no model, or a dtype unknown) */
+  char *params;          /* JSON object of the parameters (TraceLens's
+                            "param: X" names as keys), malloc'd; NULL if none */
+} rpd_perf_op;
+
+/* Model the op NAME from its profiler args (JSON texts, NULL = absent).
+ * Fills *out (free with rpd_perf_op_free); an op without a model, or
+ * whose args do not fit its model, gets category "none".  Returns RPD_OK
+ * (RPD_EPARSE only if dims is not a JSON array). */
+int rpd_perf_model(const char *name, const char *dims, const char *types,
+                   const char *strides, const char *concrete, rpd_perf_op *out);
+/* Free the params of *op and reset it. */
+void rpd_perf_op_free(rpd_perf_op *op);
+
+/* Bytes per element of a profiler "Input type" ("float" 4, "c10::BFloat16"
+ * 2, ...); 0 if unknown (also "Scalar"). */
+int rpd_perf_dtype_bytes(const char *type);
+
+/* One GPU's peaks: dense matrix TFLOP/s per dtype (0 = not supported),
+ * vector fp32 TFLOP/s and HBM TB/s. */
+typedef struct rpd_perf_arch {
+  char name[32];
+  double fp64, fp32, tf32, bf16, fp16, fp8;  /* matrix */
+  double vec_fp32;
+  double hbm_tbs;
+} rpd_perf_arch;
+
+/* The built-in arch whose name equals NAME (case-insensitive), or, failing
+ * that, whose name occurs in NAME (a device name like "AMD Instinct MI300X
+ * VF" or "NVIDIA H100 80GB HBM3"); NULL if none.  Static storage. */
+const rpd_perf_arch *rpd_perf_arch_find(const char *name);
+/* The i-th built-in arch (NULL past the end). */
+const rpd_perf_arch *rpd_perf_arch_at(int i);
+/* Read an arch file ("key value" lines, '#' comments; keys name, fp64,
+ * fp32, tf32, bf16, fp16, fp8, vec_fp32, hbm_tbs) into *out.  Returns
+ * RPD_OK, RPD_EIO (unreadable) or RPD_EPARSE (bad line, or name/hbm_tbs
+ * missing), with rpd_seterr's message. */
+int rpd_perf_arch_load(const char *path, rpd_perf_arch *out);
+/* The peak TFLOP/s of ARCH for a compute spec ("matrix_bf16",
+ * "vector_fp32", ...): the matrix peak of the dtype (tf32 for matrix_fp32
+ * when fp32 is 0), the vector fp32 peak for every vector spec; 0 if
+ * unknown. */
+double rpd_perf_peak_tflops(const rpd_perf_arch *arch, const char *spec);
+
+/* The roofline figures of one op instance. */
+typedef struct rpd_perf_roof {
+  double tflops_s, tb_s;         /* achieved (-1 if kernel_ns <= 0) */
+  double flops_per_byte;         /* -1 if bytes <= 0 */
+  double pct_compute, pct_bw;    /* % of the peaks (-1 if unknown) */
+  double roofline_ns;            /* time at the roofline (-1 if unknown) */
+  const char *bound;             /* "compute", "memory" or NULL */
+} rpd_perf_roof;
+
+/* Roofline of an op of FLOPS and BYTES (either < 0: unknown) that ran
+ * KERNEL_NS on ARCH (may be NULL: no peaks) with compute spec SPEC. */
+void rpd_perf_roofline(const rpd_perf_arch *arch, const char *spec, double flops,
+                       double bytes, double kernel_ns, rpd_perf_roof *out);
+
+#endif

@@ -1,0 +1,101 @@
+#!/bin/sh
+# rpd-perfmodel: the GEMM / BinaryElementwise / SDPA_fwd / UnaryElementwise
+# rows of TraceLens's perf reports of its public MI300 and H100 traces, the
+# roofline columns, the augmenter contract (idempotent, --force, -o, bad
+# input one line and byte-identical), --arch / --arch-file.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../lib.sh"
+
+command -v python3 >/dev/null 2>&1 || { skip "rpd-perfmodel: needs python3"; exit 0; }
+KT="$TRACES/kineto"
+need_shared "$KT" || exit 0
+
+for t in mi300 h100; do
+  dir=$(ls -d "$KT"/tracelens_${t}_*/ 2>/dev/null | head -1)
+  [ -n "$dir" ] || { skip "rpd-perfmodel: no tracelens_$t trace"; continue; }
+  rpd-import -q "$dir/trace.json.gz" $t.rpd >/dev/null 2>&1 || rpd-import "$dir/trace.json.gz" $t.rpd >/dev/null 2>&1
+  check "rpd-perfmodel $t runs" rpd-perfmodel $t.rpd
+  for c in GEMM BinaryElementwise SDPA_fwd UnaryElementwise; do
+    [ -f "$dir/perf_report_csvs/$c.csv" ] || continue
+    python3 "$HERE/perfmodel_compare.py" $t.rpd "$dir/perf_report_csvs/$c.csv" $c $t
+  done
+done
+
+if [ -f mi300.rpd ]; then
+  d=$(ls -d "$KT"/tracelens_mi300_*/)
+  # the comparison fails on a planted difference
+  sed 's/^aten::mm,1,8944,2816,1024,False,"(1024, 1)","(1, 1024)","(.c10::BFloat16., .c10::BFloat16.)","(True, False)",51.581550592/&1/' \
+    "$d/perf_report_csvs/GEMM.csv" >planted.csv
+  out=$(python3 "$HERE/perfmodel_compare.py" mi300.rpd planted.csv GEMM planted)
+  case "$out" in "not ok - "*GFLOPS*) ok "comparison catches a changed GFLOPS";;
+    *) notok "comparison catches a changed GFLOPS" "$out";; esac
+
+  check_eq "arch picked from the device name" "MI300X" \
+    "$(q mi300.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'PerfModel::arch'")"
+  # one mm of M=8944 N=2816 K=1024 bf16 on MI300X: 51.581550592 GFLOP at
+  # 1307.4 TFLOP/s = 39453.5 ns; 74457088 bytes at 5.3 TB/s = 14048.5 ns
+  check_eq "roofline of a GEMM: compute bound, ns at the peak" "compute|39453.5|14048.5" \
+    "$(q mi300.rpd "SELECT DISTINCT bound, round(roofline_ns, 1), round(bytes / 5.3 / 1e3, 1) FROM ext_perf_op
+        WHERE name = 'aten::mm' AND params LIKE '%\"N\":2816,\"K\":1024%'")"
+  check_eq "lost_ns = kernel_ns - roofline_ns" "0" \
+    "$(q mi300.rpd "SELECT count(*) FROM ext_perf_op WHERE roofline_ns IS NOT NULL AND kernel_ns > 0
+        AND abs(lost_ns - (kernel_ns - roofline_ns)) > 1e-6")"
+  check_eq "pct of peak from TFLOP/s" "0" \
+    "$(q mi300.rpd "SELECT count(*) FROM ext_perf_op WHERE spec = 'matrix_bf16' AND kernel_ns > 0
+        AND abs(pct_peak_compute - 100 * tflops_s / 1307.4) > 1e-9")"
+  check_eq "unmodelled ops are 'none' rows without figures" "0" \
+    "$(q mi300.rpd "SELECT count(*) FROM ext_perf_op WHERE category = 'none' AND (flops IS NOT NULL OR params IS NOT NULL)")"
+  check_eq "every cpu_op has a row" "$(q mi300.rpd "SELECT count(*) FROM ext_kineto_event WHERE cat = 'cpu_op' AND api_id IS NOT NULL")" \
+    "$(q mi300.rpd "SELECT count(*) FROM ext_perf_op")"
+  check_eq "linear around addmm is outer" "0" \
+    "$(q mi300.rpd "SELECT count(*) FROM ext_perf_op WHERE name = 'aten::linear' AND outer = 0")"
+
+  # idempotent re-run, --force, -o
+  before=$(sha mi300.rpd)
+  check_rc "re-run exits 0" 0 rpd-perfmodel mi300.rpd
+  check_eq "re-run says nothing to do, file unchanged" "1 $before" \
+    "$(grep -c 'nothing to do' "$TESTDIR/stdout" "$TESTDIR/stderr" | awk -F: '{s+=$2} END {print s}') $(sha mi300.rpd)"
+  n=$(q mi300.rpd "SELECT count(*) FROM ext_perf_op")
+  check "--force rebuilds" rpd-perfmodel --force --arch H100 mi300.rpd
+  check_eq "--force: same rows, the arch given" "$n H100" \
+    "$(q mi300.rpd "SELECT count(*) FROM ext_perf_op") $(q mi300.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'PerfModel::arch'")"
+  # .gz input, -o: the copy is modelled, the input untouched
+  rpd-import "$d/trace.json.gz" plain.rpd >/dev/null 2>&1 && gzip -c plain.rpd >in.rpd.gz
+  gzbefore=$(sha in.rpd.gz)
+  check ".gz input with -o" rpd-perfmodel in.rpd.gz -o fromgz.rpd
+  check_eq ".gz: same GEMM rows, input unchanged" \
+    "$(q mi300.rpd "SELECT count(*), sum(flops) FROM ext_perf_op WHERE category = 'GEMM'") $gzbefore" \
+    "$(q fromgz.rpd "SELECT count(*), sum(flops) FROM ext_perf_op WHERE category = 'GEMM'") $(sha in.rpd.gz)"
+  cat >my.arch <<'A'
+# a made-up GPU
+name TOY
+bf16 100
+vec_fp32 10
+hbm_tbs 1
+A
+  check "--arch-file" rpd-perfmodel --force --arch-file my.arch -o toy.rpd mi300.rpd
+  check_eq "--arch-file peaks used" "TOY|1" \
+    "$(q toy.rpd "SELECT (SELECT value FROM rocpd_metadata WHERE tag = 'PerfModel::arch'),
+        count(*) = sum(abs(pct_peak_compute - tflops_s) < 1e-9) FROM ext_perf_op WHERE spec = 'matrix_bf16' AND kernel_ns > 0")"
+  printf 'name X\nbf16 abc\nhbm_tbs 1\n' >bad.arch
+  before=$(sha mi300.rpd)
+  check_rc "bad arch file exits 1" 1 rpd-perfmodel --force --arch-file bad.arch mi300.rpd
+  check_one_line "bad arch file: one line"
+  check_rc "unknown --arch exits 1" 1 rpd-perfmodel --force --arch XYZ123 mi300.rpd
+  check_one_line "unknown --arch: one line"
+  check_eq "failed runs leave the input byte-identical" "$before" "$(sha mi300.rpd)"
+fi
+
+# not a Kineto import: one line, exit 1, input unchanged
+rpd-synth -o synth.rpd >/dev/null 2>&1 || rpd-synth synth.rpd >/dev/null 2>&1
+if [ -f synth.rpd ]; then
+  before=$(sha synth.rpd)
+  check_rc "no ext_kineto_event exits 1" 1 rpd-perfmodel synth.rpd
+  check_one_line "no ext_kineto_event: one line"
+  check_eq "input byte-identical" "$before" "$(sha synth.rpd)"
+fi
+printf 'not a database' >junk.rpd
+check_rc "junk exits 1" 1 rpd-perfmodel junk.rpd
+check_one_line "junk: one line"
+check_eq "junk byte-identical" "not a database" "$(cat junk.rpd)"
+check_rc "bad option exits 2" 2 rpd-perfmodel --arch
