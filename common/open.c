@@ -1056,8 +1056,9 @@ static int publish(rpd *r)
 
   int keep_owner = 0;
 
-  if (stat(r->final_path, &st) == 0 && same_file(r->final_path, r->path)) {
-    mode = st.st_mode & 07777;           /* in place: keep the original's mode */
+  if (stat(r->final_path, &st) == 0 && S_ISREG(st.st_mode)) {
+    mode = st.st_mode & 07777;           /* a replaced file (in place or -o OUT)
+                                            keeps its mode, as rpd_outfile's do */
     keep_owner = 1;                      /* and owner, where we may */
   }
   if (r->gz_out) {
