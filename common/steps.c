@@ -52,12 +52,16 @@ static int find_markers(rpd *r, const rpd_regex *re, rpd_steps *st)
       continue;
     const char *comma = strstr(text, ", ");
     size_t len = strlen(text);
-    int hit = rpd_regex_search(re, text) == 1;
-    if (!hit && comma) {
+    int hit = rpd_regex_search(re, text);
+    if (hit == 0 && comma) {
       char *name = rpd_xasprintf("%.*s", (int)(comma - text), text);
-      hit = rpd_regex_search(re, name) == 1;
+      hit = rpd_regex_search(re, name);
       len = (size_t)(comma - text);
       free(name);
+    }
+    if (hit < 0) {        /* a search PCRE2 could not finish: an error */
+      rc = -hit;
+      break;
     }
     if (!hit)
       continue;
@@ -334,6 +338,7 @@ static int64_t pct(const int64_t *v, size_t n, int p)
 size_t rpd_steps_steady(rpd_steps *st, int64_t *median, int64_t *p10, int64_t *p90)
 {
   *median = *p10 = *p90 = 0;
+  st->steady = 0;
   if (!st->n)
     return 0;
   int64_t *d = rpd_xmalloc(st->n * sizeof *d);
@@ -358,6 +363,10 @@ size_t rpd_steps_steady(rpd_steps *st, int64_t *median, int64_t *p10, int64_t *p
     *p90 = pct(d, m, 90);
   }
   free(d);
+  st->median = *median;
+  st->p10 = *p10;
+  st->p90 = *p90;
+  st->steady = m;
   return m;
 }
 

@@ -32,6 +32,9 @@ typedef struct rpd_steps {
   int source;         /* RPD_STEPS_* */
   int64_t origin;     /* the trace start (first api call, else first op) */
   int64_t period;     /* RPD_STEPS_PERIOD: kernels per step */
+  /* the steady state, as rpd_steps_steady last found it */
+  size_t steady;
+  int64_t median, p10, p90;
 } rpd_steps;
 
 /* Find the steps of r: the marker ranges (UserMarker calls) whose text
@@ -58,7 +61,8 @@ int64_t rpd_steps_period(const int64_t *seq, size_t n, size_t *first);
 
 /* Mark warm-up steps (steps.h rule: the leading steps whose duration is
  * more than 25% away from the median of all steps) and fill the steady
- * state's median/p10/p90 duration (ns).  Returns the number of steady steps. */
+ * state's median/p10/p90 duration (ns), also kept in st.  Returns the number
+ * of steady steps. */
 size_t rpd_steps_steady(rpd_steps *st, int64_t *median, int64_t *p10, int64_t *p90);
 
 void rpd_steps_free(rpd_steps *st);

@@ -208,7 +208,12 @@ static double measure(const report_run *run, const limit *l, const char **why)
     double total_us = 0, count = 0;
     for (size_t r = 0; r < ks->nrows; r++) {
       const cell *c = t_cell(ks, r, kn);
-      if (c->t == C_STR && rpd_regex_search(l->re, c->s) == 1) {
+      int hit = c->t == C_STR ? rpd_regex_search(l->re, c->s) : 0;
+      if (hit < 0) {      /* never "no match" for a search PCRE2 gave up */
+        *why = "the regex could not finish on a kernel name";
+        return NAN;
+      }
+      if (hit) {
         total_us += num(ks, r, "total_us");
         count += num(ks, r, "count");
       }

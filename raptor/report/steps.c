@@ -59,7 +59,8 @@ int report_find_steps(rpd *r, ropts *o, rpd_steps *st)
   return RPD_OK;
 }
 
-/* Append the steps and steps_summary tables to rep (none without steps). */
+/* Append the steps and steps_summary tables to rep (none without steps);
+ * st's steady state is the one report_find_steps found. */
 void report_step_tables(rpd_steps *st, report *rep)
 {
   if (!st->n)
@@ -76,8 +77,8 @@ void report_step_tables(rpd_steps *st, report *rep)
     t_int(t, s->kernels);
     t_int(t, !s->warmup);
   }
-  int64_t med, p10, p90;
-  size_t steady = rpd_steps_steady(st, &med, &p10, &p90);
+  int64_t med = st->median, p10 = st->p10, p90 = st->p90;   /* report_find_steps' */
+  size_t steady = st->steady;
   t = report_add(rep);
   t_init(t, "steps_summary", 9, sum_cols, sum_types);
   t_str(t, st->source == RPD_STEPS_MARKERS ? "markers" : "kernel period");
