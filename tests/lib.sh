@@ -16,6 +16,7 @@
 #   need_shared PATH                returns 1 (and prints a skip) if absent
 #   tmpcopy SRC DST                 copy (decompressing .gz) and make writable
 #   sha FILE / to_v3 IN OUT / kill_test NAME FILE CMD... / hold_lock FILE, release_lock  (see below)
+#   steps_trace FILE                 the planted four-step trace (see below)
 : "${RPD_BIN:?RPD_BIN not set}"
 PATH="$RPD_BIN:$PATH"; export PATH
 SHARED="${RPD_SHARED:-../shared}"
@@ -278,4 +279,27 @@ cat >7_rocjpeg_api_trace.csv <<'EOF'
 "ROCJPEG_API","rocJpegCreate",77,77,105,1286,1300
 EOF
   )
+}
+
+# steps_trace FILE: the planted trace of report-steps.sh and rpd-budget.sh.
+# Four steps on thread 1 (UserMarker ProfilerStep#5..#8: 500..10000 (the
+# warm-up), ..13000, ..16100, ..19000) and a 'forward' marker (600..900) that
+# is no step.  Kernels on gpu 0: gemm_kernel [1000,4000) [11000,12000)
+# [16000,16500); add_kernel [3500,5000) (queue 1) [13500,14000) [14500,15000).
+steps_trace() {
+  rpd-synth --api 0 -o "$1" >/dev/null
+  sqlite3 "$1" <<'SQL'
+INSERT INTO rocpd_string(id, string) VALUES (9001, 'UserMarker'), (9002, 'KernelExecution'),
+ (9003, 'gemm_kernel'), (9004, 'add_kernel');
+INSERT INTO rocpd_ustring(id, string) VALUES (9101, 'ProfilerStep#5'), (9102, 'ProfilerStep#6'),
+ (9103, 'ProfilerStep#7'), (9104, 'ProfilerStep#8'), (9105, 'forward');
+INSERT INTO rocpd_api(id, pid, tid, start, end, apiName_id, args_id, domain_id, category_id) VALUES
+ (1, 5, 1, 500, 10000, 9001, 9101, 1, 1), (2, 5, 1, 10000, 13000, 9001, 9102, 1, 1),
+ (3, 5, 1, 13000, 16100, 9001, 9103, 1, 1), (4, 5, 1, 16100, 19000, 9001, 9104, 1, 1),
+ (5, 5, 1, 600, 900, 9001, 9105, 1, 1);
+INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id, opType_id) VALUES
+ (1, 0, 0, 0, 1000, 4000, 9003, 9002), (2, 0, 1, 0, 3500, 5000, 9004, 9002),
+ (3, 0, 0, 0, 11000, 12000, 9003, 9002), (4, 0, 0, 0, 13500, 14000, 9004, 9002),
+ (5, 0, 0, 0, 14500, 15000, 9004, 9002), (6, 0, 0, 0, 16000, 16500, 9003, 9002);
+SQL
 }

@@ -9,21 +9,7 @@
 # Kernels (gpu 0): step 5: [1000,4000) and [3500,5000) overlap -> busy 4000;
 # step 6 [11000,12000) (busy 1000, 1 kernel); step 7 two kernels of 500 and
 # one starting at 16000 that runs into step 8 until 16500 (100 + 400).
-rpd-synth --api 0 -o s.rpd >/dev/null
-sqlite3 s.rpd <<'SQL'
-INSERT INTO rocpd_string(id, string) VALUES (9001, 'UserMarker'), (9002, 'KernelExecution'),
- (9003, 'gemm'), (9004, 'add'), (9005, 'hipLaunchKernel');
-INSERT INTO rocpd_ustring(id, string) VALUES (9101, 'ProfilerStep#5'), (9102, 'ProfilerStep#6'),
- (9103, 'ProfilerStep#7'), (9104, 'ProfilerStep#8'), (9105, 'forward');
-INSERT INTO rocpd_api(id, pid, tid, start, end, apiName_id, args_id, domain_id, category_id) VALUES
- (1, 5, 1, 500, 10000, 9001, 9101, 1, 1), (2, 5, 1, 10000, 13000, 9001, 9102, 1, 1),
- (3, 5, 1, 13000, 16100, 9001, 9103, 1, 1), (4, 5, 1, 16100, 19000, 9001, 9104, 1, 1),
- (5, 5, 1, 600, 900, 9001, 9105, 1, 1);
-INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id, opType_id) VALUES
- (1, 0, 0, 0, 1000, 4000, 9003, 9002), (2, 0, 1, 0, 3500, 5000, 9004, 9002),
- (3, 0, 0, 0, 11000, 12000, 9003, 9002), (4, 0, 0, 0, 13500, 14000, 9004, 9002),
- (5, 0, 0, 0, 14500, 15000, 9004, 9002), (6, 0, 0, 0, 16000, 16500, 9003, 9002);
-SQL
+steps_trace s.rpd   # tests/lib.sh
 cp s.rpd s.orig
 
 raptor s.rpd --report -q --csv-dir out >/dev/null 2>err.txt

@@ -7,20 +7,7 @@
 # gemm: 3000 + 1000 + 500 ns; add: 1500 + 500 + 500 ns.  GPU busy (union)
 # 6500 ns of the ops' span 1000..16500 (15500 ns): idle 58.0645%.  Steps
 # ProfilerStep#5..8: 9500 (warm-up), 3000, 3100, 2900 -> median 3000 ns.
-rpd-synth --api 0 -o s.rpd >/dev/null
-sqlite3 s.rpd <<'SQL'
-INSERT INTO rocpd_string(id, string) VALUES (9001, 'UserMarker'), (9002, 'KernelExecution'),
- (9003, 'gemm_kernel'), (9004, 'add_kernel');
-INSERT INTO rocpd_ustring(id, string) VALUES (9101, 'ProfilerStep#5'), (9102, 'ProfilerStep#6'),
- (9103, 'ProfilerStep#7'), (9104, 'ProfilerStep#8');
-INSERT INTO rocpd_api(id, pid, tid, start, end, apiName_id, args_id, domain_id, category_id) VALUES
- (1, 5, 1, 500, 10000, 9001, 9101, 1, 1), (2, 5, 1, 10000, 13000, 9001, 9102, 1, 1),
- (3, 5, 1, 13000, 16100, 9001, 9103, 1, 1), (4, 5, 1, 16100, 19000, 9001, 9104, 1, 1);
-INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id, opType_id) VALUES
- (1, 0, 0, 0, 1000, 4000, 9003, 9002), (2, 0, 1, 0, 3500, 5000, 9004, 9002),
- (3, 0, 0, 0, 11000, 12000, 9003, 9002), (4, 0, 0, 0, 13500, 14000, 9004, 9002),
- (5, 0, 0, 0, 14500, 15000, 9004, 9002), (6, 0, 0, 0, 16000, 16500, 9003, 9002);
-SQL
+steps_trace s.rpd   # tests/lib.sh
 cp s.rpd s.orig
 printf '{"GEMM": ["gemm"], "Elementwise": ["add_"]}\n' >cats.json
 
