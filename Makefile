@@ -151,7 +151,7 @@ test: deps
 test-run: all $(UNIT_BINS) $(TEST_EXTRA)
 	@RPD_BIN=$(abspath $(BIN)) RPD_LIB=$(abspath $(LIB)) RPD_TESTBIN=$(abspath $(TESTBIN)) \
 	  RPD_TESTOUT=$(abspath $(OBJ)/testout) RPD_FUZZBIN=$(abspath $(OBJ)/fuzz/bin) \
-	  sh tests/run.sh
+	  RPD_SANFLAGS='$(SANFLAGS)' sh tests/run.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -42,11 +42,13 @@ int main(int argc, char **argv)
   return rpd_close(r, 0) != RPD_OK;
 }
 PROG
+# under `make test SANITIZE=1` the library holds ASan/UBSan calls: the program
+# is built with the same flags (RPD_SANFLAGS, from the Makefile)
 if command -v pkg-config >/dev/null && pkg-config --exists sqlite3 zlib libpcre2-8 yajl xlsxwriter; then
   check "a program compiles against the installed rpd.h alone (-std=c11 -Werror)" \
-    ${CC:-cc} -std=c11 -Wall -Wextra -Werror -c -I"$P/include" prog.c -o prog.o
+    ${CC:-cc} -std=c11 -Wall -Wextra -Werror $RPD_SANFLAGS -c -I"$P/include" prog.c -o prog.o
   check "... and links with the installed librpdcommon.a" \
-    ${CC:-cc} prog.o "$P/lib/librpdcommon.a" $(pkg-config --libs sqlite3 zlib libpcre2-8 yajl xlsxwriter) \
+    ${CC:-cc} $RPD_SANFLAGS prog.o "$P/lib/librpdcommon.a" $(pkg-config --libs sqlite3 zlib libpcre2-8 yajl xlsxwriter) \
     -lm -lpthread -ldl -o prog
   check_eq "the program reads a trace through the installed library" "schema 3, 300 api rows" "$(./prog t.rpd)"
   ./prog nosuch.rpd 2>err.txt
