@@ -57,8 +57,13 @@ top=$(dirname "$readme")
 awk '/^The tools are built into `bin\/`/ { f = 1 } f && /^```sh$/ { g = 1; next } g && /^```$/ { exit } g { print }' "$readme" >path.sh
 check "README: says to put bin/ on PATH" grep -q '^export PATH="$PWD/bin:$PATH"' path.sh
 check "README: says make install PREFIX" grep -q '^make install PREFIX=' path.sh
-check_eq "README: its PATH line finds the tools" "$top/bin/raptor" \
-  "$(cd "$top" && PATH=/usr/bin:/bin; eval "$(grep '^export PATH' "$TESTDIR/path.sh")"; command -v raptor)"
+# (a SANITIZE=1 build lives in build/san/bin, not in the bin/ the README names)
+if [ "$RPD_BIN" = "$top/bin" ]; then
+  check_eq "README: its PATH line finds the tools" "$top/bin/raptor" \
+    "$(cd "$top" && PATH=/usr/bin:/bin; eval "$(grep '^export PATH' "$TESTDIR/path.sh")"; command -v raptor)"
+else
+  skip "README: its PATH line finds the tools (the tools under test are in $RPD_BIN, not bin/)"
+fi
 # make demo writes the report as HTML and xlsx and names what to open
 check "demo: the report piece writes --html and --xlsx" \
   grep -q -- '--html "$DEMO/report.html" --xlsx "$DEMO/report.xlsx"' "$top/tests/demo/60-import.sh"
