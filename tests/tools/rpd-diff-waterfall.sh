@@ -116,6 +116,15 @@ fi
 check_rc "--top 0: every kernel; -q" 0 rpd-diff --waterfall -q --top 0 -f csv a.rpd b.rpd
 check_eq "no '(N more kernels)' row" 0 "$(grep -c 'more kernel' stdout)"
 
+check_rc "--xlsx" 0 rpd-diff --waterfall -q --xlsx w.xlsx a.rpd b.rpd
+check "xlsx: sheet waterfall has the rows, GEMM +2000000" python3 -c "
+import zipfile, re
+z = zipfile.ZipFile('w.xlsx'); names = z.namelist()
+wb = z.read('xl/workbook.xml').decode()
+assert 'name=\"waterfall\"' in wb and 'name=\"traces\"' in wb, wb
+sheet = z.read('xl/worksheets/sheet1.xml').decode()
+assert '<v>2000000</v>' in sheet and '<v>2650000</v>' in sheet"
+
 # a category file of one's own: gemm_kernel becomes category "MM"
 printf '{"MM": ["^gemm"], "_COMM": ["nccl"]}\n' >cats.json
 check_rc "--category-json" 0 rpd-diff --waterfall --category-json cats.json -f csv a.rpd b.rpd
@@ -185,4 +194,11 @@ span = d[0]; parts = [r for r in d if r['kind'] == 'part']
 assert sum(r['a_ns'] for r in parts) == span['a_ns'] and sum(r['b_ns'] for r in parts) == span['b_ns']
 assert span['delta_ns'] < 0 and d[-1]['delta_ns'] == span['delta_ns']"
   idle_vs_analyze "real: idle split = rpd-analyze's on mytrace" "$TRACES/mytrace.rpd.gz"
+fi
+if need_shared "$TRACES/synth-small.rpd"; then
+  check_rc "real: two GPUs (synth-small) vs mytrace" 0 rpd-diff --waterfall -q -f md \
+    "$TRACES/synth-small.rpd" "$TRACES/mytrace.rpd.gz"
+  check_eq "real: two GPUs, the check line" "sum of parts = span change: +399,811,689 ns" \
+    "$(tail -1 stdout)"
+  idle_vs_analyze "real: idle split = rpd-analyze's per GPU of synth-small" "$TRACES/synth-small.rpd"
 fi

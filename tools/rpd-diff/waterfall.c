@@ -4,13 +4,14 @@
  * part's change largest first, the kernels behind each category's change,
  * and the check that the parts add up to the span's change to the ns.
  * The split itself is common/waterfall.c; this file reads the traces and
- * writes table, CSV, JSON, Markdown and HTML (with an SVG chart).  See
+ * writes table, CSV, JSON, Markdown, HTML (with an SVG chart) and xlsx.  See
  * docs/rpd-diff.md "Waterfall". */
 #include "rpd.h"
 #include "catfile.h"
 #include "check.h"
 #include "opclass.h"
 #include "ranks.h"
+#include "sheets.h"
 #include "textcut.h"
 #include "textsafe.h"
 #include "util/num.h"
@@ -39,6 +40,7 @@ typedef struct wopts {
   int64_t width;           /* table width; -1: the terminal's */
   double kwait_us;
   const char *catjson;
+  const char *xlsx;
   category *cats;
   int ncats;
   const char **catnames;
@@ -114,6 +116,11 @@ static int parse_args(wopts *o, int argc, char **argv)
       if (!val || !*val)
         return rpd_usage_error("--category-json needs a file name");
       o->catjson = val;
+      i++;
+    } else if (!strcmp(a, "--xlsx")) {
+      if (!val || !*val)
+        return rpd_usage_error("--xlsx needs a file name");
+      o->xlsx = val;
       i++;
     } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
       if (parse_format(val, &o->fmt))
@@ -634,6 +641,17 @@ static int write_out(wopts *o, int64_t sum, int64_t change)
       check_line(stdout, sum, change);
   }
   sqlite3_finalize(st);
+  if (!rc && o->xlsx) {
+    /* the same rows, and a sheet saying which trace is A and which is B */
+    char *sides = sqlite3_mprintf("SELECT 'A' AS side, %Q AS trace, 'a_ns' AS columns"
+                                  " UNION ALL SELECT 'B', %Q, 'b_ns; delta_ns = B - A'",
+                                  o->s[0].path, o->s[1].path);
+    const char *names[] = {"waterfall", "traces"};
+    const char *sqls[] = {rows_sql, sides};
+    rc = sides ? rpd_sheets_write(o->xlsx, o->s[1].path, o->mem, 2, names, sqls)
+               : rpd_seterr(RPD_ENOMEM, "out of memory");
+    sqlite3_free(sides);
+  }
   return rc;
 }
 
@@ -646,6 +664,9 @@ int diff_waterfall_main(int argc, char **argv)
   memset(&o, 0, sizeof o);
   if ((rc = parse_args(&o, argc, argv)))
     return rc;
+  if (o.xlsx && (rpd_output_check(o.xlsx, o.s[0].path, NULL) ||
+                 rpd_output_check(o.xlsx, o.s[1].path, NULL)))
+    return rpd_fail("cannot write '%s': %s", o.xlsx, rpd_errmsg());
   if (category_load_or_builtin(&o.cats, &o.ncats, o.catjson))
     rc = rpd_fail("%s", rpd_errmsg());
   if (!rc) {
