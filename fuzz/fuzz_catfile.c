@@ -1,4 +1,4 @@
-/* fuzz-sources: raptor/catfile.c */
+/* fuzz-sources: common/catfile.c */
 /* fuzz_catfile - raptor's kernel category JSON (raptor/catfile.c): any
  * bytes parse or fail with one line; parsed categories match names. */
 #include <stdint.h>

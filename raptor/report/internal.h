@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../catfile.h"
+#include "catfile.h"
 #include "../report.h"
 #include "rpd.h"
 #include "steps.h"

@@ -12,6 +12,7 @@
 #include "sheets.h"
 #include "util/num.h"
 #include "textcut.h"
+#include "wfmode.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -42,6 +43,19 @@ static const char usage[] =
 "  --csv-raw           CSV cells as they are (default: a text that starts\n"
 "                      with = + - @ TAB CR gets a leading ')\n"
 "  -h, --help          this text\n"
+"\n"
+"rpd-diff --waterfall [--gpu N] [--top N] [--category-json F]\n"
+"         [--kernel-wait-us X] [-f table|csv|json|md|html] A.rpd B.rpd\n"
+"  the change of the GPU span (first to last GPU op) from A to B as a sum of\n"
+"  exclusive parts: raptor's kernel categories (when several run at once\n"
+"  the later category of the file wins), other kernels, communication not\n"
+"  hidden behind compute, copies, and idle as rpd-analyze splits it\n"
+"  (host_wait, kernel_wait, other); largest change first, each category\n"
+"  with its top N kernels (default 3; 0 = all), and the check line 'sum of parts =\n"
+"  span change'.  All GPUs form one span (a moment counts once, for the\n"
+"  highest part running on any GPU); --gpu N: GPU N of both traces.\n"
+"  --rank-a/--rank-b, --xlsx, -q, --width, --csv-raw apply; md: Markdown\n"
+"  for a PR comment; html: a page with an SVG waterfall chart.\n"
 "\n"
 "Columns: level, name, calls_a, calls_b, total_a_us, total_b_us,\n"
 "mean_a_us, mean_b_us, delta_us (total_b - total_a), pct_change (NULL when\n"
@@ -302,6 +316,8 @@ int main(int argc, char **argv)
 
   if (rpd_cli_init(argc, argv, usage))
     return rpd_cli_status();
+  if (diff_waterfall_wanted(argc, argv))
+    return diff_waterfall_main(argc, argv);
   memset(&d, 0, sizeof d);
   if ((rc = parse_args(&d, argc, argv)))
     return rc;

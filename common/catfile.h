@@ -1,8 +1,9 @@
 /* catfile.h - raptor's kernel categories: a JSON object of lists of regexes,
  * {"GEMM": ["^Cijk_", ...], ...}, read the way the reference's json.load
  * does (a repeated key replaces the earlier list but keeps its place).
- * Used by raptor (raptor.c, -C/--category-json) and raptor --report
- * (report.c, --category-json).  See docs/raptor.md. */
+ * Used by raptor (raptor.c, -C/--category-json), raptor --report
+ * (report.c, --category-json) and rpd-diff --waterfall (--category-json).
+ * See docs/raptor.md. */
 #ifndef RAPTOR_CATFILE_H
 #define RAPTOR_CATFILE_H
 

@@ -1,0 +1,711 @@
+/* waterfall.c - rpd-diff --waterfall A B: the change of the GPU span from A
+ * to B as a sum of exclusive parts (kernel categories by priority,
+ * communication not hidden behind compute, copies, idle by cause), each
+ * part's change largest first, the kernels behind each category's change,
+ * and the check that the parts add up to the span's change to the ns.
+ * The split itself is common/waterfall.c; this file reads the traces and
+ * writes table, CSV, JSON, Markdown, HTML (with an SVG chart) and xlsx.  See
+ * docs/rpd-diff.md "Waterfall". */
+#include "rpd.h"
+#include "catfile.h"
+#include "check.h"
+#include "opclass.h"
+#include "ranks.h"
+#include "sheets.h"
+#include "textcut.h"
+#include "textsafe.h"
+#include "util/num.h"
+#include "waterfall.h"
+#include "wfmode.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { F_TABLE, F_CSV, F_JSON, F_MD, F_HTML };
+
+typedef struct wside {
+  const char *path;
+  rpd *r;
+  int64_t rank;            /* -1: all */
+  rpd_wf w;
+  rpd_i64map cat;          /* description id -> category + 1 (0: none) */
+} wside;
+
+typedef struct wopts {
+  wside s[2];
+  int fmt;
+  int64_t gpu;             /* -1: all GPUs */
+  int64_t top;             /* kernels shown per part */
+  int64_t width;           /* table width; -1: the terminal's */
+  double kwait_us;
+  const char *catjson;
+  const char *xlsx;
+  category *cats;
+  int ncats;
+  const char **catnames;
+  sqlite3 *mem;
+} wopts;
+
+int diff_waterfall_wanted(int argc, char **argv)
+{
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--"))
+      return 0;
+    if (!strcmp(argv[i], "--waterfall"))
+      return 1;
+  }
+  return 0;
+}
+
+static int parse_format(const char *v, int *fmt)
+{
+  static const char *const names[] = {"table", "csv", "json", "md", "html"};
+  for (int i = 0; v && i < 5; i++)
+    if (!strcmp(v, names[i])) {
+      *fmt = i;
+      return 0;
+    }
+  if (v && !strcmp(v, "markdown")) {
+    *fmt = F_MD;
+    return 0;
+  }
+  return -1;
+}
+
+static int parse_args(wopts *o, int argc, char **argv)
+{
+  int nfiles = 0;
+  o->s[0].rank = o->s[1].rank = -1;
+  o->gpu = -1;
+  o->top = 3;
+  o->width = -1;
+  o->kwait_us = 50;
+  for (int i = 1, files_only = 0; i < argc; i++) {
+    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (files_only || a[0] != '-' || !a[1]) {
+      if (nfiles == 2)
+        return rpd_usage_error("too many arguments: need exactly A and B");
+      o->s[nfiles++].path = a;
+    } else if (!strcmp(a, "--")) {
+      files_only = 1;
+    } else if (!strcmp(a, "--waterfall") || rpd_cli_quiet_opt(a) ||
+               rpd_cli_csv_raw_opt(a)) {
+      continue;
+    } else if (!strcmp(a, "--rank-a") || !strcmp(a, "--rank-b")) {
+      if (rpd_parse_i64_range(val, 0, INT64_MAX, &o->s[a[7] == 'b'].rank))
+        return rpd_usage_error("%s: '%s' is not a rank number", a, val ? val : "");
+      i++;
+    } else if (!strcmp(a, "--gpu")) {
+      if (rpd_parse_i64_range(val, 0, INT64_MAX, &o->gpu))
+        return rpd_usage_error("--gpu: '%s' is not a GPU id", val ? val : "");
+      i++;
+    } else if (!strcmp(a, "--top")) {
+      if (rpd_parse_i64_range(val, 0, 1000000, &o->top))
+        return rpd_usage_error("--top: '%s' is not a count", val ? val : "");
+      i++;
+    } else if (!strcmp(a, "--kernel-wait-us")) {
+      char *end = NULL;
+      double d = val ? strtod(val, &end) : -1;
+      if (!val || end == val || *end || !(d >= 0) || d > 1e15)
+        return rpd_usage_error("--kernel-wait-us: '%s' is not a number >= 0",
+                               val ? val : "");
+      o->kwait_us = d;
+      i++;
+    } else if (!strcmp(a, "--category-json")) {
+      if (!val || !*val)
+        return rpd_usage_error("--category-json needs a file name");
+      o->catjson = val;
+      i++;
+    } else if (!strcmp(a, "--xlsx")) {
+      if (!val || !*val)
+        return rpd_usage_error("--xlsx needs a file name");
+      o->xlsx = val;
+      i++;
+    } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
+      if (parse_format(val, &o->fmt))
+        return rpd_usage_error("%s: expected table, csv, json, md or html", a);
+      i++;
+    } else if (!strcmp(a, "--width")) {
+      if (rpd_parse_i64_range(val, 0, INT64_MAX, &o->width))
+        return rpd_usage_error("--width: '%s' is not a number of columns", val ? val : "");
+      i++;
+    } else {
+      return rpd_usage_error("--waterfall: option '%s' does not apply (see --help)", a);
+    }
+  }
+  if (nfiles < 2)
+    return rpd_usage_error("need two traces: A.rpd B.rpd");
+  return 0;
+}
+
+/* ------------------------------------------------------------ one side */
+
+/* The GPU work of side s in start order: start, end, is_kernel, name id,
+ * launch (start of the earliest linked api call, as rpd-analyze).  A new
+ * string the caller frees. */
+static char *ops_sql(const wopts *o, const wside *s)
+{
+  char *rank = NULL, *cond;
+  if (s->rank >= 0) {
+    char *g = rpd_rank_of_gpu(s->r, "O.gpuId");
+    rank = rpd_xasprintf(" AND %s = %" PRId64, g, s->rank);
+    free(g);
+  }
+  cond = o->gpu >= 0 ? rpd_xasprintf("%s AND O.gpuId = %" PRId64, rank ? rank : "", o->gpu)
+                     : rpd_xstrdup(rank ? rank : "");
+  char *sql = rpd_xasprintf(
+      "SELECT O.start, O.\"end\", C.class = 'kernel', O.description_id, L.launch"
+      " FROM rocpd_op O JOIN (%s) C ON C.opType_id = O.opType_id"
+      " LEFT JOIN (SELECT X.op_id AS op_id, min(A.start) AS launch FROM rocpd_api_ops X"
+      "  JOIN rocpd_api A ON A.id = X.api_id GROUP BY X.op_id) L ON L.op_id = O.id"
+      " WHERE C.class IN ('kernel', 'copy')%s ORDER BY O.start, O.\"end\", O.id",
+      rpd_opclass_select(), cond);
+  free(rank);
+  free(cond);
+  return sql;
+}
+
+/* The text of name id `id` into *out (NULL when there is none). */
+static int name_of(wside *s, sqlite3_stmt *st, int64_t id, const char **out)
+{
+  int step;
+  *out = NULL;
+  sqlite3_reset(st);
+  sqlite3_bind_int64(st, 1, id);
+  step = rpd_step(s->r, st);
+  if (step < 0)
+    return -step;
+  if (step == SQLITE_ROW)
+    *out = (const char *)sqlite3_column_text(st, 0);
+  return RPD_OK;
+}
+
+/* The category of name id `did` (cached per id): -1 for none. */
+static int category_of(wopts *o, wside *s, sqlite3_stmt *names, int64_t did, int *cat)
+{
+  int64_t v;
+  const char *name;
+  int rc;
+  if (rpd_i64map_get(&s->cat, did, &v)) {
+    *cat = (int)v - 1;
+    return RPD_OK;
+  }
+  if ((rc = name_of(s, names, did, &name)))
+    return rc;
+  *cat = -1;
+  if (name && (rc = category_match(o->cats, o->ncats, name, cat)))
+    return rc;
+  rpd_i64map_put(&s->cat, did, *cat + 1);
+  return RPD_OK;
+}
+
+/* The part a kernel of category cat wins time in. */
+static int kernel_part(const rpd_wf *w, int cat)
+{
+  if (cat >= 0 && cat == w->comm)
+    return RPD_WF_COMM;
+  return RPD_WF_CAT0 + (cat >= 0 ? cat : w->ncat);
+}
+
+/* Sweep side k and store its parts and per-kernel totals in o->mem. */
+static int read_side(wopts *o, int k)
+{
+  static const char *const scanned[] = {"rocpd_op", "rocpd_api_ops", NULL};
+  wside *s = &o->s[k];
+  sqlite3_stmt *st = NULL, *names = NULL, *ins = NULL;
+  char *sql = ops_sql(o, s);
+  int rc, step = SQLITE_DONE;
+
+  rpd_wf_init(&s->w, o->ncats, category_comm_index(o->cats, o->ncats), o->kwait_us);
+  rpd_progress_sql_total(s->r, k ? "trace B" : "trace A",
+                         rpd_progress_rows_of(s->r, scanned));
+  rc = rpd_prepare(s->r, sql, &st);
+  if (!rc)
+    rc = rpd_prepare(s->r, "SELECT string FROM rocpd_string WHERE id = ?", &names);
+  while (!rc && (step = rpd_step(s->r, st)) == SQLITE_ROW) {
+    int kernel = sqlite3_column_int(st, 2), cat = -1;
+    int64_t did = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1
+                                                            : sqlite3_column_int64(st, 3);
+    int64_t launch = sqlite3_column_type(st, 4) == SQLITE_NULL
+                         ? -1 : sqlite3_column_int64(st, 4);
+    if (kernel && did >= 0)
+      rc = category_of(o, s, names, did, &cat);
+    if (!rc)
+      rc = rpd_wf_op(&s->w, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                     kernel ? RPD_WF_OP_KERNEL : RPD_WF_OP_COPY, cat, did, launch);
+  }
+  if (!rc && step < 0)
+    rc = -step;
+  rpd_progress_end();
+  rpd_wf_finish(&s->w);
+
+  /* the parts, then the kernels: name text, the part it won time in */
+  if (!rc && sqlite3_prepare_v2(o->mem, "INSERT INTO part(side, part, ns) VALUES (?, ?, ?)",
+                                -1, &ins, NULL) != SQLITE_OK)
+    rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+  for (int p = 0; !rc && p < rpd_wf_nparts(&s->w); p++) {
+    sqlite3_reset(ins);
+    sqlite3_bind_int(ins, 1, k);
+    sqlite3_bind_text(ins, 2, rpd_wf_part_name(&s->w, p, o->catnames), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(ins, 3, s->w.part_ns[p]);
+    if (sqlite3_step(ins) != SQLITE_DONE)
+      rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+  }
+  sqlite3_finalize(ins);
+  ins = NULL;
+  if (!rc && sqlite3_prepare_v2(o->mem, "INSERT INTO kern(side, part, name, ns)"
+                                " VALUES (?, ?, ?, ?) ON CONFLICT(side, part, name)"
+                                " DO UPDATE SET ns = ns + excluded.ns", -1, &ins,
+                                NULL) != SQLITE_OK)
+    rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+  for (size_t i = 0; !rc && i < s->w.nkeys; i++) {
+    int64_t did = s->w.key_id[i], c = 0;
+    const char *name = NULL;
+    rpd_i64map_get(&s->cat, did, &c);
+    if (did >= 0)
+      rc = name_of(s, names, did, &name);
+    sqlite3_reset(ins);
+    sqlite3_bind_int(ins, 1, k);
+    sqlite3_bind_text(ins, 2, rpd_wf_part_name(&s->w, kernel_part(&s->w, (int)c - 1),
+                                               o->catnames), -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 3, name ? name : "(no name)", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(ins, 4, s->w.key_ns[i]);
+    if (!rc && sqlite3_step(ins) != SQLITE_DONE)
+      rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+  }
+  sqlite3_finalize(ins);
+  sqlite3_finalize(names);
+  sqlite3_finalize(st);
+  free(sql);
+  return rc;
+}
+
+/* ------------------------------------------------------------ result */
+
+static int mem_exec(wopts *o, const char *sql)
+{
+  if (sqlite3_exec(o->mem, sql, NULL, NULL, NULL) != SQLITE_OK)
+    return rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+  return RPD_OK;
+}
+
+/* One row of table wf (kernel NULL for a part's own row). */
+static int add_row(wopts *o, sqlite3_stmt *ins, const char *kind, const char *part,
+                   const char *kernel, int64_t a, int64_t b)
+{
+  sqlite3_reset(ins);
+  sqlite3_bind_text(ins, 1, kind, -1, SQLITE_STATIC);
+  sqlite3_bind_text(ins, 2, part, -1, SQLITE_TRANSIENT);
+  if (kernel)
+    sqlite3_bind_text(ins, 3, kernel, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null(ins, 3);
+  sqlite3_bind_int64(ins, 4, a);
+  sqlite3_bind_int64(ins, 5, b);
+  if (sqlite3_step(ins) != SQLITE_DONE)
+    return rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+  return RPD_OK;
+}
+
+/* Fill table wf: the span row, each part (largest |change| first) with
+ * its top kernels and one row for the rest of its kernels, and the check
+ * row.  *sum = the sum of the parts' changes. */
+static int build_rows(wopts *o, int64_t *sum)
+{
+  sqlite3_stmt *parts = NULL, *kern = NULL, *ins = NULL;
+  int rc = RPD_OK, step;
+  int64_t span[2] = {rpd_wf_span(&o->s[0].w), rpd_wf_span(&o->s[1].w)}, sa = 0, sb = 0;
+
+  *sum = 0;
+  if (sqlite3_prepare_v2(o->mem,
+        "SELECT part, a, b FROM (SELECT part, sum(CASE side WHEN 0 THEN ns ELSE 0 END) a,"
+        " sum(CASE side WHEN 1 THEN ns ELSE 0 END) b FROM part GROUP BY part)"
+        " WHERE a <> 0 OR b <> 0 ORDER BY abs(b - a) DESC, part", -1, &parts,
+        NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(o->mem,
+        "SELECT name, a, b FROM (SELECT name, sum(CASE side WHEN 0 THEN ns ELSE 0 END) a,"
+        " sum(CASE side WHEN 1 THEN ns ELSE 0 END) b FROM kern WHERE part = ?"
+        " GROUP BY name) ORDER BY abs(b - a) DESC, name", -1, &kern, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(o->mem,
+        "INSERT INTO wf(kind, part, kernel, a_ns, b_ns) VALUES (?, ?, ?, ?, ?)", -1,
+        &ins, NULL) != SQLITE_OK)
+    rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+  if (!rc)
+    rc = add_row(o, ins, "span", "GPU span", NULL, span[0], span[1]);
+  while (!rc && (step = sqlite3_step(parts)) == SQLITE_ROW) {
+    const char *part = (const char *)sqlite3_column_text(parts, 0);
+    int64_t a = sqlite3_column_int64(parts, 1), b = sqlite3_column_int64(parts, 2);
+    int64_t ka = 0, kb = 0, n = 0, more = 0;
+    sa += a;
+    sb += b;
+    rc = add_row(o, ins, "part", part, NULL, a, b);
+    sqlite3_reset(kern);
+    sqlite3_bind_text(kern, 1, part, -1, SQLITE_TRANSIENT);
+    while (!rc && (step = sqlite3_step(kern)) == SQLITE_ROW) {
+      int64_t x = sqlite3_column_int64(kern, 1), y = sqlite3_column_int64(kern, 2);
+      if (o->top == 0 || n < o->top) {
+        rc = add_row(o, ins, "kernel", part, (const char *)sqlite3_column_text(kern, 0), x, y);
+        n++;
+      } else {
+        more++;
+      }
+      ka += x;
+      kb += y;
+    }
+    if (!rc && step != SQLITE_DONE)
+      rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+    if (!rc && more) {
+      char label[64];
+      snprintf(label, sizeof label, "(%" PRId64 " more kernel%s)", more,
+               more == 1 ? "" : "s");
+      /* the rest, so that a part's kernel rows add up to the part */
+      int64_t ra = ka, rb = kb;
+      sqlite3_reset(kern);
+      for (int64_t i = 0; i < n && sqlite3_step(kern) == SQLITE_ROW; i++) {
+        ra -= sqlite3_column_int64(kern, 1);
+        rb -= sqlite3_column_int64(kern, 2);
+      }
+      rc = add_row(o, ins, "kernel", part, label, ra, rb);
+    }
+    step = SQLITE_ROW;
+  }
+  if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
+    rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+  if (!rc)
+    rc = add_row(o, ins, "check", "sum of parts", NULL, sa, sb);
+  sqlite3_finalize(parts);
+  sqlite3_finalize(kern);
+  sqlite3_finalize(ins);
+  *sum = (sb - sa);
+  /* exact by construction: each side's parts add up to its span */
+  if (!rc && (sa != span[0] || sb != span[1]))
+    rc = rpd_seterr(RPD_ERR, "internal error: parts %" PRId64 "/%" PRId64 " ns do not add"
+                    " up to the spans %" PRId64 "/%" PRId64 " ns", sa, sb, span[0],
+                    span[1]);
+  return rc;
+}
+
+/* n with thousands separators and a sign: "+12,345,678". */
+static const char *grouped(char *buf, size_t size, int64_t n, int sign)
+{
+  char digits[32], *p = buf;
+  uint64_t u = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+  int len = snprintf(digits, sizeof digits, "%" PRIu64, u);
+  if (n < 0)
+    *p++ = '-';
+  else if (sign)
+    *p++ = n > 0 ? '+' : ' ';
+  for (int i = 0; i < len && (size_t)(p - buf) + 2 < size; i++) {
+    if (i && (len - i) % 3 == 0)
+      *p++ = ',';
+    *p++ = digits[i];
+  }
+  *p = 0;
+  if (sign && n == 0)
+    memmove(buf, buf + 1, strlen(buf));   /* "0", not " 0" */
+  return buf;
+}
+
+/* The check: the parts' changes add up to the span's change. */
+static void check_line(FILE *f, int64_t sum, int64_t change)
+{
+  char a[40], b[40];
+  fprintf(f, "sum of parts = span change: %s ns%s%s\n", grouped(a, sizeof a, sum, 1),
+          sum == change ? "" : " != ", sum == change ? "" : grouped(b, sizeof b, change, 1));
+}
+
+/* rows of wf in order, for the writers */
+static const char rows_sql[] =
+  "SELECT kind, part, kernel, a_ns, b_ns, b_ns - a_ns AS delta_ns,"
+  " CASE WHEN a_ns > 0 THEN round(100.0 * (b_ns - a_ns) / a_ns, 2) END AS pct_change"
+  " FROM wf ORDER BY seq";
+
+static void md_cell(FILE *f, const char *s, size_t cut)
+{
+  rpd_buf b = {0}, c = {0};
+  const char *t = rpd_text_safe_str(&b, s, RPD_TEXT_PLAIN);
+  if (cut)
+    t = rpd_text_cut(&c, t, cut);
+  for (; *t; t++) {
+    if (*t == '|' || *t == '\\' || *t == '`' || *t == '*' || *t == '_' || *t == '<')
+      fputc('\\', f);
+    fputc(*t, f);
+  }
+  rpd_buf_free(&b);
+  rpd_buf_free(&c);
+}
+
+static void html_text(FILE *f, const char *s)
+{
+  rpd_buf b = {0};
+  fputs(rpd_text_safe_str(&b, s, RPD_TEXT_HTML), f);
+  rpd_buf_free(&b);
+}
+
+static const char *ms(char *buf, size_t size, int64_t ns, int sign)
+{
+  snprintf(buf, size, sign ? "%+.3f" : "%.3f", (double)ns / 1e6);
+  if (sign && ns == 0)
+    snprintf(buf, size, "0.000");
+  return buf;
+}
+
+static int write_md(wopts *o, sqlite3_stmt *st, int64_t sum, int64_t change)
+{
+  char x[40], y[40], z[40], w[40];
+  fputs("### GPU time waterfall\n\nA: ", stdout);
+  md_cell(stdout, o->s[0].path, 0);
+  fputs(", B: ", stdout);
+  md_cell(stdout, o->s[1].path, 0);
+  fputs("\n\n| part | A (ms) | B (ms) | change (ms) | change (ns) |\n"
+        "|---|---:|---:|---:|---:|\n", stdout);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *kind = (const char *)sqlite3_column_text(st, 0);
+    int64_t a = sqlite3_column_int64(st, 3), b = sqlite3_column_int64(st, 4);
+    if (!strcmp(kind, "check"))
+      continue;
+    if (!strcmp(kind, "kernel")) {
+      fputs("| &nbsp;&nbsp;↳ ", stdout);
+      md_cell(stdout, (const char *)sqlite3_column_text(st, 2), 90);
+    } else {
+      fputs(!strcmp(kind, "span") ? "| **" : "| ", stdout);
+      md_cell(stdout, (const char *)sqlite3_column_text(st, 1), 0);
+      if (!strcmp(kind, "span"))
+        fputs("**", stdout);
+    }
+    printf(" | %s | %s | %s | %s |\n", ms(x, sizeof x, a, 0), ms(y, sizeof y, b, 0),
+           ms(z, sizeof z, b - a, 1), grouped(w, sizeof w, b - a, 1));
+  }
+  fputs("\n", stdout);
+  check_line(stdout, sum, change);
+  return RPD_OK;
+}
+
+/* One bar of the chart: the running total moves from v0 to v1. */
+typedef struct bar {
+  const char *label;
+  int64_t v0, v1;
+  int total;
+} bar;
+
+static void svg_chart(FILE *f, const bar *bars, int n)
+{
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  const int row = 26, left = 260, plot = 560, top = 30;
+  int h = top + n * row + 40;
+  for (int i = 0; i < n; i++) {
+    int64_t a = bars[i].total ? bars[i].v1 : bars[i].v0, b = bars[i].v1;
+    if (a < lo) lo = a;
+    if (b < lo) lo = b;
+    if (a > hi) hi = a;
+    if (b > hi) hi = b;
+  }
+  /* the axis starts near the smallest total, not at 0, or changes of a few
+   * percent would not show: the span bars are cut on the left */
+  int64_t pad = (hi - lo) / 8 + 1;
+  lo = lo - pad > 0 ? lo - pad : 0;
+  hi += pad;
+  double scale = (double)plot / (double)(hi - lo);
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+          "font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n", left + plot + 130, h);
+  fprintf(f, "<text x=\"%d\" y=\"18\" fill=\"#555\">axis from %.3f ms to %.3f ms</text>\n",
+          left, (double)lo / 1e6, (double)hi / 1e6);
+  for (int i = 0; i < n; i++) {
+    const bar *b = &bars[i];
+    int64_t x0 = b->total ? lo : (b->v0 < b->v1 ? b->v0 : b->v1);
+    int64_t x1 = b->total ? b->v1 : (b->v0 < b->v1 ? b->v1 : b->v0);
+    double px = left + (double)(x0 - lo) * scale, pw = (double)(x1 - x0) * scale;
+    const char *color = b->total ? "#5b6b7f" : b->v1 > b->v0 ? "#d1495b" : "#2e933c";
+    char d[40], t[40];
+    int y = top + i * row;
+    if (pw < 1)
+      pw = 1;
+    fputs("<g><title>", f);
+    html_text(f, b->label);
+    fprintf(f, ": %s ms</title>\n", b->total ? ms(t, sizeof t, b->v1, 0)
+                                             : ms(t, sizeof t, b->v1 - b->v0, 1));
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 8, y + 16);
+    {
+      rpd_buf c = {0};
+      html_text(f, rpd_text_cut(&c, b->label, 36));
+      rpd_buf_free(&c);
+    }
+    fprintf(f, "</text>\n<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+            "fill=\"%s\"/>\n", px, y + 3, pw, row - 6, color);
+    if (i + 1 < n)   /* the connector to the next bar */
+      fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#999\" "
+              "stroke-dasharray=\"2,2\"/>\n", left + (double)(b->v1 - lo) * scale,
+              left + (double)(b->v1 - lo) * scale, y + row - 3, y + row + 3);
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\">%s</text></g>\n", px + pw + 4, y + 16,
+            b->total ? ms(d, sizeof d, b->v1, 0) : ms(d, sizeof d, b->v1 - b->v0, 1));
+  }
+  fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", left,
+          left + plot, top + n * row + 4, top + n * row + 4);
+  fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\">ms; red: B slower, green: B faster"
+          "</text>\n</svg>\n", left, top + n * row + 22);
+}
+
+static int write_html(wopts *o, sqlite3_stmt *st, int64_t sum, int64_t change)
+{
+  bar *bars = NULL;
+  int n = 0, cap = 0;
+  int64_t run = 0;
+  char x[40], y[40], z[40], w[40];
+
+  fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
+        "<title>GPU time waterfall</title>\n<style>\n"
+        "body{font-family:sans-serif;margin:2em;color:#222}\n"
+        "table{border-collapse:collapse;margin-top:1em}\n"
+        "td,th{border:1px solid #ccc;padding:3px 8px}td.n{text-align:right;"
+        "font-variant-numeric:tabular-nums}\n"
+        "tr.kernel td:first-child{padding-left:2em;color:#555;font-size:90%}\n"
+        "tr.span td{font-weight:bold}.up{color:#b3261e}.down{color:#1e7b34}\n"
+        "</style></head><body>\n<h2>GPU time waterfall</h2>\n<p>A: <code>", stdout);
+  html_text(stdout, o->s[0].path);
+  fputs("</code><br>B: <code>", stdout);
+  html_text(stdout, o->s[1].path);
+  fputs("</code></p>\n", stdout);
+  /* the bars: A's span, each part's change, B's span */
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *kind = (const char *)sqlite3_column_text(st, 0);
+    int64_t a = sqlite3_column_int64(st, 3), b = sqlite3_column_int64(st, 4);
+    if (n + 2 > cap) {
+      cap = cap ? 2 * cap : 32;
+      bars = rpd_xrealloc(bars, (size_t)cap * sizeof *bars);
+    }
+    if (!strcmp(kind, "span")) {
+      bars[n++] = (bar){"A: GPU span", 0, a, 1};
+      run = a;
+    } else if (!strcmp(kind, "part")) {
+      bars[n].label = rpd_xstrdup((const char *)sqlite3_column_text(st, 1));
+      bars[n].v0 = run;
+      bars[n].v1 = run + (b - a);
+      bars[n++].total = 0;
+      run += b - a;
+    }
+  }
+  if (n)
+    bars[n++] = (bar){"B: GPU span", 0, run, 1};
+  svg_chart(stdout, bars, n);
+  for (int i = 0; i < n; i++)
+    if (!bars[i].total)
+      free((char *)bars[i].label);
+  free(bars);
+  fputs("<p>", stdout);
+  check_line(stdout, sum, change);
+  fputs("</p>\n<table>\n<tr><th>part / kernel</th><th>A (ms)</th><th>B (ms)</th>"
+        "<th>change (ms)</th><th>change (ns)</th></tr>\n", stdout);
+  sqlite3_reset(st);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *kind = (const char *)sqlite3_column_text(st, 0);
+    int64_t a = sqlite3_column_int64(st, 3), b = sqlite3_column_int64(st, 4);
+    if (!strcmp(kind, "check"))
+      continue;
+    /* a long kernel name is cut in the cell; the whole name is its tooltip */
+    const char *name = (const char *)sqlite3_column_text(st, !strcmp(kind, "kernel") ? 2 : 1);
+    rpd_buf cut = {0};
+    printf("<tr class=\"%s\"><td title=\"", kind);
+    html_text(stdout, name);
+    fputs("\">", stdout);
+    html_text(stdout, rpd_text_cut(&cut, name, 72));
+    rpd_buf_free(&cut);
+    printf("</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+           "<td class=\"n %s\">%s</td><td class=\"n\">%s</td></tr>\n",
+           ms(x, sizeof x, a, 0), ms(y, sizeof y, b, 0),
+           b > a ? "up" : b < a ? "down" : "", ms(z, sizeof z, b - a, 1),
+           grouped(w, sizeof w, b - a, 1));
+  }
+  fputs("</table>\n<p>Parts are exclusive: at each moment the GPU time goes to one part"
+        " (docs/rpd-diff.md \"Waterfall\"), so they add up to the span.</p>\n"
+        "</body></html>\n", stdout);
+  return RPD_OK;
+}
+
+static int write_out(wopts *o, int64_t sum, int64_t change)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = RPD_OK;
+  if (sqlite3_prepare_v2(o->mem, rows_sql, -1, &st, NULL) != SQLITE_OK)
+    return rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+  if (o->fmt == F_MD) {
+    rc = write_md(o, st, sum, change);
+  } else if (o->fmt == F_HTML) {
+    rc = write_html(o, st, sum, change);
+  } else {
+    rc = rpd_out_stmt_fit(NULL, st, stdout, o->fmt == F_CSV ? RPD_FMT_CSV
+                          : o->fmt == F_JSON ? RPD_FMT_JSON : RPD_FMT_TABLE,
+                          o->width >= 0 ? (size_t)o->width
+                                        : rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH));
+    if (!rc && o->fmt == F_TABLE)
+      check_line(stdout, sum, change);
+  }
+  sqlite3_finalize(st);
+  if (!rc && o->xlsx) {
+    /* the same rows, and a sheet saying which trace is A and which is B */
+    char *sides = sqlite3_mprintf("SELECT 'A' AS side, %Q AS trace, 'a_ns' AS columns"
+                                  " UNION ALL SELECT 'B', %Q, 'b_ns; delta_ns = B - A'",
+                                  o->s[0].path, o->s[1].path);
+    const char *names[] = {"waterfall", "traces"};
+    const char *sqls[] = {rows_sql, sides};
+    rc = sides ? rpd_sheets_write(o->xlsx, o->s[1].path, o->mem, 2, names, sqls)
+               : rpd_seterr(RPD_ENOMEM, "out of memory");
+    sqlite3_free(sides);
+  }
+  return rc;
+}
+
+int diff_waterfall_main(int argc, char **argv)
+{
+  wopts o;
+  int rc;
+  int64_t sum = 0;
+
+  memset(&o, 0, sizeof o);
+  if ((rc = parse_args(&o, argc, argv)))
+    return rc;
+  if (o.xlsx && (rpd_output_check(o.xlsx, o.s[0].path, NULL) ||
+                 rpd_output_check(o.xlsx, o.s[1].path, NULL)))
+    return rpd_fail("cannot write '%s': %s", o.xlsx, rpd_errmsg());
+  if (category_load_or_builtin(&o.cats, &o.ncats, o.catjson))
+    rc = rpd_fail("%s", rpd_errmsg());
+  if (!rc) {
+    o.catnames = rpd_xcalloc((size_t)o.ncats + 1, sizeof *o.catnames);
+    for (int i = 0; i < o.ncats; i++)
+      o.catnames[i] = o.cats[i].name;
+  }
+  for (int k = 0; k < 2 && !rc; k++)
+    if (rpd_open_or_report(&o.s[k].r, o.s[k].path, NULL, RPD_READ))
+      rc = 1;
+    else if (rpd_check_trace(o.s[k].r) ||
+             rpd_exec(o.s[k].r, "PRAGMA cache_size = -8192; PRAGMA temp_store = FILE"))
+      rc = rpd_fail("cannot read '%s': %s", o.s[k].path, rpd_errmsg());
+  if (!rc && (sqlite3_open("", &o.mem) != SQLITE_OK ||
+              mem_exec(&o, "PRAGMA cache_size = -4096; PRAGMA temp_store = FILE;"
+                       "CREATE TABLE part(side INTEGER, part TEXT, ns INTEGER,"
+                       " PRIMARY KEY (side, part));"
+                       "CREATE TABLE kern(side INTEGER, part TEXT, name TEXT, ns INTEGER,"
+                       " PRIMARY KEY (side, part, name));"
+                       "CREATE TABLE wf(seq INTEGER PRIMARY KEY, kind TEXT, part TEXT,"
+                       " kernel TEXT, a_ns INTEGER, b_ns INTEGER)")))
+    rc = rpd_fail("cannot create the work table: %s", o.mem ? sqlite3_errmsg(o.mem) : "");
+  for (int k = 0; k < 2 && !rc; k++)
+    if (read_side(&o, k))
+      rc = rpd_fail("cannot read '%s': %s", o.s[k].path, rpd_errmsg());
+  if (!rc && build_rows(&o, &sum))
+    rc = rpd_fail("%s", rpd_errmsg());
+  if (!rc && write_out(&o, sum, rpd_wf_span(&o.s[1].w) - rpd_wf_span(&o.s[0].w)))
+    rc = rpd_fail("%s", rpd_errmsg());
+  if (!rc && rpd_finish_stdout())
+    rc = rpd_fail("%s", rpd_errmsg());
+  sqlite3_close(o.mem);
+  for (int k = 0; k < 2; k++) {
+    rpd_wf_free(&o.s[k].w);
+    rpd_i64map_free(&o.s[k].cat);
+    if (o.s[k].r)
+      rpd_close(o.s[k].r, 0);
+  }
+  free(o.catnames);
+  category_list_free(o.cats, o.ncats);
+  return rc ? 1 : 0;
+}
