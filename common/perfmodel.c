@@ -438,10 +438,12 @@ static int model_sdpa(const char *name, const arr *d, const arr *t,
                  : -1;
   set_spec(o, "matrix", tq);
   rpd_buf_printf(&b, "{\"B\":%lld,\"N_Q\":%lld,\"H_Q\":%lld,\"N_KV\":%lld,"
-                 "\"H_KV\":%lld,\"d_h_qk\":%lld,\"d_h_v\":%lld,\"dropout\":%.17g,"
+                 "\"H_KV\":%lld,\"d_h_qk\":%lld,\"d_h_v\":%lld,\"dropout\":%.17g%s,"
                  "\"causal\":%s,\"flash_impl\":%s,\"dtype_A_B\":\"(",
                  (long long)B, (long long)NQ, (long long)HQ, (long long)NKV,
                  (long long)HKV, (long long)DQK, (long long)DV, dropout,
+                 /* a JSON real even when whole (0.0): TraceLens's float */
+                 dropout == floor(dropout) && fabs(dropout) < 1e15 ? ".0" : "",
                  causal ? "true" : "false", flash ? "true" : "false");
   put_py_str(&b, tq);
   rpd_buf_puts(&b, ", ");
