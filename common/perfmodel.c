@@ -1,6 +1,7 @@
 /* perfmodel.c - op FLOPs/bytes from shapes: the dispatch to the models of
- * common/perfmodel/ (gemm.c, sdpa.c, elementwise.c; parse.c reads the
- * args, peaks.c holds the GPU peaks and the roofline). */
+ * common/perfmodel/ (gemm.c, sdpa.c, elementwise.c, norm.c, reduce.c,
+ * conv.c; parse.c reads the args, peaks.c holds the GPU peaks and the
+ * roofline). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,9 @@ int rpd_perf_model(const char *name, const char *dims, const char *types,
   done = pm_model_gemm(name, &d, &t, &st, out);
   if (!done) done = pm_model_elementwise(name, &d, &t, &st, out);
   if (!done) done = pm_model_sdpa(name, &d, &t, &c, out);
+  if (!done) done = pm_model_norm(name, &d, &t, &st, &c, out);
+  if (!done) done = pm_model_reduce(name, &d, &t, &c, out);
+  if (!done) done = pm_model_conv(name, &d, &t, &st, &c, out);
   if (!done) {
     free(out->params);
     memset(out, 0, sizeof *out);

@@ -200,3 +200,54 @@ int pm_concrete_bool(const arr *c, int i)
          (strcmp(c->e[i].s, "True") == 0 || strcmp(c->e[i].s, "1") == 0);
 }
 
+
+/* Concrete input i read as a list of integers ("[1, 2]", "(1,)") or one
+ * integer ("3") into v (at most max); its count, or -1 when absent, empty
+ * or not integers. */
+int pm_concrete_ints(const arr *c, int i, int64_t *v, int max)
+{
+  const char *p;
+  int n = 0;
+  if (i >= c->n || c->e[i].kind != 2 || !c->e[i].s[0]) return -1;
+  p = c->e[i].s;
+  while (*p == '[' || *p == '(' || isspace((unsigned char)*p)) p++;
+  while (*p && *p != ']' && *p != ')') {
+    char *end;
+    long long x = strtoll(p, &end, 10);
+    if (end == p || n == max) return -1;
+    v[n++] = x;
+    p = end;
+    while (isspace((unsigned char)*p)) p++;
+    if (*p == ',') p++;
+    while (isspace((unsigned char)*p)) p++;
+  }
+  return n;
+}
+
+/* Concrete input i read as a list of Python bools ("[True, False]") into v
+ * (at most max); the count, or -1 when absent or not bools. */
+int pm_concrete_bools(const arr *c, int i, int *v, int max)
+{
+  const char *p;
+  int n = 0;
+  if (i >= c->n || c->e[i].kind != 2 || !c->e[i].s[0]) return -1;
+  for (p = c->e[i].s; *p; ) {
+    if (strncmp(p, "True", 4) == 0 || strncmp(p, "False", 5) == 0) {
+      if (n == max) return -1;
+      v[n++] = *p == 'T';
+      p += *p == 'T' ? 4 : 5;
+    } else if (strchr("[](), ", *p)) {
+      p++;
+    } else {
+      return -1;
+    }
+  }
+  return n;
+}
+
+/* 1 if input i is a tensor with dims (an optional tensor given: the
+ * profiler writes [] for an absent one). */
+int pm_given(const arr *d, int i)
+{
+  return pm_is_shape(d, i) && d->e[i].n > 0;
+}

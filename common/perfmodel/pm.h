@@ -3,6 +3,8 @@
  *   parse.c        the profiler args as arrays; TraceLens's texts of them
  *   gemm.c         GEMM            sdpa.c   SDPA forward
  *   elementwise.c  unary / binary  peaks.c  GPU peaks, arch files, roofline
+ *   norm.c         Normalization   reduce.c Reduce_fwd
+ *   conv.c         CONV_fwd / CONV_bwd (sdpa.c also SDPA_bwd)
  * A model function returns 1 when it modelled the op (filling *o: category,
  * spec, flops, bytes, params), 0 when the op is not its or its args do not
  * fit (then *o is untouched but for params it may have set: the caller
@@ -56,6 +58,14 @@ int pm_in_list(const char *name, const char *const *list);
 /* Concrete input i as a bool ("True"/"1"); 0 if absent. */
 int pm_concrete_bool(const arr *c, int i);
 
+/* Concrete input i as integers ("[1, 2]" or "3") / Python bools
+ * ("[True, False]") into v (at most max): the count, -1 if absent/empty/
+ * not that. */
+int pm_concrete_ints(const arr *c, int i, int64_t *v, int max);
+int pm_concrete_bools(const arr *c, int i, int *v, int max);
+/* 1 if input i is a tensor with dims ([] = an absent optional tensor). */
+int pm_given(const arr *d, int i);
+
 /* The models (see above). */
 int pm_model_gemm(const char *name, const arr *d, const arr *t, const arr *st,
                   rpd_perf_op *o);
@@ -63,5 +73,11 @@ int pm_model_elementwise(const char *name, const arr *d, const arr *t, const arr
                          rpd_perf_op *o);
 int pm_model_sdpa(const char *name, const arr *d, const arr *t, const arr *c,
                   rpd_perf_op *o);
+int pm_model_norm(const char *name, const arr *d, const arr *t, const arr *st,
+                  const arr *c, rpd_perf_op *o);
+int pm_model_reduce(const char *name, const arr *d, const arr *t, const arr *c,
+                    rpd_perf_op *o);
+int pm_model_conv(const char *name, const arr *d, const arr *t, const arr *st,
+                  const arr *c, rpd_perf_op *o);
 
 #endif

@@ -45,6 +45,27 @@ static const char *const unary_cols[] = {
   "param: stride_output", PERF_TAIL
 };
 
+static const char *const sdpa_bwd_cols[] = {
+  "name", "param: B", "param: N_Q", "param: H_Q", "param: N_KV", "param: H_KV",
+  "param: d_h_qk", "param: d_h_v", "param: dropout", "param: causal",
+  "param: flash_impl", "param: dtype_A_B", PERF_TAIL
+};
+static const char *const norm_cols[] = {
+  "name", "param: op_shape", "param: dtype_in_out", "param: stride_input",
+  "param: stride_output", "param: num_channels", "param: has_bias", "param: is_affine",
+  "param: is_training", "param: output_mask", PERF_TAIL
+};
+static const char *const reduce_cols[] = {
+  "name", "param: num_input_elems", "param: num_output_elems", "param: dtype_in_out",
+  "param: reduce_type", PERF_TAIL
+};
+static const char *const conv_cols[] = {
+  "name", "param: convNd", "param: input_shape", "param: filter_shape",
+  "param: dtype_input_weight", "param: input_stride", "param: weight_stride",
+  "param: bias", "param: stride", "param: padding", "param: dilation",
+  "param: transposed_conv", "param: output_padding", "param: groups", PERF_TAIL
+};
+
 #define NCOLS(a) ((int)(sizeof a / sizeof *a))
 
 /* ext_perf_op's category = the sheet's name, its columns. */
@@ -57,6 +78,11 @@ static const struct sheet {
   {"SDPA_fwd", sdpa_cols, NCOLS(sdpa_cols)},
   {"BinaryElementwise", binary_cols, NCOLS(binary_cols)},
   {"UnaryElementwise", unary_cols, NCOLS(unary_cols)},
+  {"SDPA_bwd", sdpa_bwd_cols, NCOLS(sdpa_bwd_cols)},
+  {"Normalization", norm_cols, NCOLS(norm_cols)},
+  {"Reduce_fwd", reduce_cols, NCOLS(reduce_cols)},
+  {"CONV_fwd", conv_cols, NCOLS(conv_cols)},
+  {"CONV_bwd", conv_cols, NCOLS(conv_cols)},
 };
 #define NSHEETS (sizeof sheets / sizeof *sheets)
 
