@@ -103,7 +103,11 @@ int pm_model_norm(const char *name, const arr *d, const arr *t, const arr *st,
   N = (double)pm_numel(x);
   if (op->shape >= 0) {
     int n = pm_concrete_ints(c, op->shape, shp, MAXDIM);
-    if (n < 0) return 0;
+    /* a trace without concrete inputs: the weight has normalized_shape */
+    int iw = op->kind == LAYER ? (op->bwd ? 5 : 2) : (op->bwd ? 4 : 2);
+    if (n < 0 && !pm_given(d, iw)) return 0;
+    if (n < 0)
+      C = (double)pm_numel(&d->e[iw]);
     for (int i = 0; i < n; i++) C *= (double)shp[i];
   } else {
     if (x->n < 2) return 0;
@@ -112,7 +116,14 @@ int pm_model_norm(const char *name, const arr *d, const arr *t, const arr *st,
   if (C <= 0) return 0;
   if (op->mask >= 0) {
     nmask = pm_concrete_bools(c, op->mask, mask, 3);
-    if (nmask < 1) return 0;
+    if (nmask < 1 && op->kind == LAYER) {
+      /* no concrete inputs: every gradient of the tensors given */
+      mask[1] = pm_given(d, 5);
+      mask[2] = pm_given(d, 6);
+      nmask = 3;
+    } else if (nmask < 1) {
+      nmask = 2;   /* RMS: grad_input and grad_weight */
+    }
   }
   /* weight and bias: [] when absent */
   train = op->train >= 0 ? pm_concrete_bool(c, op->train) : op->kind == LAYER;

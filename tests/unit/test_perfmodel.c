@@ -265,6 +265,14 @@ static void test_layer_norm_bwd(void **state)
   assert_true(o.bytes == 352);
   assert_non_null(strstr(o.params, "\"output_mask\":\"[True, True, True]\""));
   rpd_perf_op_free(&o);
+  /* an older trace without concrete inputs: C from the weight, every
+   * gradient of the tensors given: the same figures */
+  model("aten::native_layer_norm_backward", "[[2,3,4],[2,3,4],[],[2,3,1],[2,3,1],[4],[4],[]]",
+        "[\"float\",\"float\",\"Scalar\",\"float\",\"float\",\"float\",\"float\",\"Scalar\"]",
+        NULL, &o);
+  assert_true(o.flops == 216);
+  assert_true(o.bytes == 352);
+  rpd_perf_op_free(&o);
 }
 
 /* RMS norm of x [2,8] bf16 over [8] with weight: N=16 C=8, FLOPs
