@@ -6,7 +6,7 @@
  * columns; perf_roofline, every op group across the categories ranked by
  * the time it loses against the roofline (the chart's data, perfchart.c);
  * and perf_peaks, the roofs of the trace's arch.  No sheet when the trace
- * has no ext_perf_op.  See docs/report.md "Performance model". */
+ * has no ext_perf_op.  See docs/report.md "Performance-model sheets". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,8 +228,11 @@ static char *py_list(const char *json)
       rpd_buf_puts(&b, "'");
       if (!*p)
         break;
-    } else if (*p == ',')
+    } else if (*p == ',') {
       rpd_buf_puts(&b, ", ");
+      while (p[1] == ' ')
+        p++;
+    }
     else
       rpd_buf_printf(&b, "%c", *p);
   }
@@ -239,18 +242,25 @@ static char *py_list(const char *json)
 }
 
 /* The innermost modelled ops that ran kernels (perf_op_summary's rows),
- * in group order, with the first instance's profiler args. */
-static const char groups_sql[] =
-  "SELECT P.category, P.name, coalesce(P.params, ''), P.spec, P.flops, P.bytes,"
-  " P.flops_per_byte, P.kernel_ns, P.tflops_s, P.tb_s, P.pct_peak_compute,"
-  " P.pct_peak_bw, P.bound, P.roofline_ns, P.lost_ns, P.api_id,"
-  " json_extract(E.args, '$.\"Input Dims\"'), json_extract(E.args, '$.\"Input type\"'),"
+ * in group order, with the first instance's profiler args: a Kineto
+ * import's args, or an autograd marker's sizes. */
+#define GROUPS_HEAD                                                              \
+  "SELECT P.category, P.name, coalesce(P.params, ''), P.spec, P.flops, P.bytes," \
+  " P.flops_per_byte, P.kernel_ns, P.tflops_s, P.tb_s, P.pct_peak_compute,"      \
+  " P.pct_peak_bw, P.bound, P.roofline_ns, P.lost_ns, P.api_id, "
+#define GROUPS_TAIL                                                    \
+  " WHERE P.category != 'none' AND P.outer = 0 AND P.kernels > 0"      \
+  " ORDER BY P.category, P.name, P.params, P.api_id"
+static const char groups_kineto_sql[] = GROUPS_HEAD
+  "json_extract(E.args, '$.\"Input Dims\"'), json_extract(E.args, '$.\"Input type\"'),"
   " json_extract(E.args, '$.\"Input Strides\"'),"
   " json_extract(E.args, '$.\"Concrete Inputs\"')"
   " FROM ext_perf_op P LEFT JOIN ext_kineto_event E"
-  " ON E.api_id = P.api_id AND E.cat = 'cpu_op'"
-  " WHERE P.category != 'none' AND P.outer = 0 AND P.kernels > 0"
-  " ORDER BY P.category, P.name, P.params, P.api_id";
+  " ON E.api_id = P.api_id AND E.cat = 'cpu_op'" GROUPS_TAIL;
+static const char groups_autograd_sql[] = GROUPS_HEAD
+  "nullif(A.sizes, ''), NULL, NULL, NULL"
+  " FROM ext_perf_op P LEFT JOIN ext_autogradapi A ON A.api_ptr_id = P.api_id"
+  GROUPS_TAIL;
 
 enum { V_TB, V_TF, V_K, V_PC, V_PB, NV };
 
@@ -272,7 +282,9 @@ static int read_groups(rpd *r, gvec *gv)
   sqlite3_stmt *st = NULL;
   dvec v[NV] = {{0}};
   group *g = NULL;
-  int rc = rpd_prepare(r, groups_sql, &st), s = SQLITE_DONE;
+  int rc = rpd_prepare(r, rpd_table_exists(r, "ext_kineto_event") ? groups_kineto_sql
+                                                                  : groups_autograd_sql, &st);
+  int s = SQLITE_DONE;
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
     const char *cat = (const char *)sqlite3_column_text(st, 0);
     const char *name = (const char *)sqlite3_column_text(st, 1);
@@ -529,7 +541,8 @@ int report_perf_tables(rpd *r, report *rep)
   gvec gv = {0};
   group **all;
   int rc;
-  if (!rpd_table_exists(r, "ext_perf_op") || !rpd_table_exists(r, "ext_kineto_event"))
+  if (!rpd_table_exists(r, "ext_perf_op") ||
+      (!rpd_table_exists(r, "ext_kineto_event") && !rpd_table_exists(r, "ext_autogradapi")))
     return RPD_OK;
   rc = read_groups(r, &gv);
   all = rpd_xcalloc(gv.n ? gv.n : 1, sizeof *all);
