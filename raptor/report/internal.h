@@ -10,6 +10,7 @@
  *   idle.c      the idle time by each definition, side by side
  *   perf.c      the performance-model sheets (rpd-perfmodel's ext_perf_op)
  *   perfchart.c their roofline chart (HTML SVG, xlsx scatter)
+ *   perfcoll.c  coll_analysis: the collectives' algorithm and bus bandwidth
  *   text.c      stdout (table/CSV/JSON), --csv-dir and --save
  *   xlsx.c      the --xlsx workbook and its charts
  *   html.c      the --html page and its SVG charts
@@ -325,8 +326,13 @@ void report_idle_table(const report_data *d, report *rep);
  * most time lost against the roofline first) and perf_peaks (the roofs).
  * Returns RPD_OK or an error code. */
 int report_perf_tables(rpd *r, report *rep);
-/* 1 if name is one of the performance-model table names. */
+/* 1 if name is one of the performance-model table names (coll_analysis
+ * too). */
 int report_perf_name(const char *name);
+/* Append coll_analysis (perfcoll.c) when a Kineto import has NCCL/RCCL
+ * collectives: TraceLens's per-rank collective summary with algorithm and
+ * bus bandwidth.  Returns RPD_OK or an error code. */
+int report_coll_table(rpd *r, report *rep);
 
 /* ------------------------------------------------------------ writers */
 

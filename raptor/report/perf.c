@@ -105,7 +105,8 @@ int report_perf_name(const char *name)
   for (size_t k = 0; name && k < NSHEETS; k++)
     if (!strcmp(name, sheets[k].name))
       return 1;
-  return name && (!strcmp(name, "perf_roofline") || !strcmp(name, "perf_peaks"));
+  return name && (!strcmp(name, "perf_roofline") || !strcmp(name, "perf_peaks") ||
+                  !strcmp(name, "coll_analysis"));
 }
 
 /* ------------------------------------------------------------ statistics */

@@ -102,3 +102,37 @@ import sys; s = sys.stdin.read(); print(int('<c:scatterChart>' in s and s.count(
        awk '{ s += $1 } END { print s }')"
   check_eq "xlsx: the GEMM sheet" 1 "$(unzip -p p.xlsx xl/workbook.xml | grep -c 'name="GEMM"')"
 fi
+
+# coll_analysis: the collectives of a Kineto trace with their args
+nccl="$KT/hta_nccl_parser_config_nccl_data.json.gz"
+if [ -f "$nccl" ]; then
+  rpd-import -q "$nccl" nccl.rpd >/dev/null 2>&1
+  check "report of a trace with NCCL collectives" raptor nccl.rpd --report -q --csv-dir ncsv
+  # TraceLens's per-rank coll_analysis columns (its tests/traces/.../coll_analysis.csv), then ours
+  check_eq "coll_analysis: TraceLens's columns, then ours" \
+    "rank,Process Group Name,Process Group Ranks,Collective name,Group size,dtype,In msg nelems,Out msg nelems,In split size,Out split size,stream,In msg size (MB)_first,Out msg size (MB)_first,dur_sum,dur_mean,dur_std,dur_min,dur_max,operation_count,Full msg size (MB),algo bw (GB/s)_mean,bus bw (GB/s)_mean" \
+    "$(head -1 ncsv/coll_analysis.csv | tr -d '\r')"
+  # each group from the kernels' args: 2049000 floats = 7.816 MB, three
+  # instances; algo bw = MB/1024 / s per instance, averaged; an allreduce
+  # of 2 ranks moves 2*(2-1)/2 = 1 x that on the bus
+  check_eq "coll_analysis: an allreduce group from its kernels" "ok" "$(python3 -c "
+import csv, json, sqlite3
+rows = list(csv.DictReader(open('ncsv/coll_analysis.csv', encoding='utf-8')))
+r = [x for x in rows if x['In msg nelems'] == '2049000'][0]
+con = sqlite3.connect('nccl.rpd')
+durs = [(e - s) / 1e3 for s, e, a in con.execute(
+    \"SELECT start, end, args FROM ext_kineto_event WHERE cat = 'kernel'\")
+    if json.loads(a).get('In msg nelems') == 2049000]
+mb = 2049000 * 4 / 1048576
+alg = sum(mb / 1024 / (d / 1e6) for d in durs) / len(durs)
+ok = (len(durs) == int(r['operation_count']) == 3 and float(r['In msg size (MB)_first']) == mb
+      and abs(float(r['dur_sum']) - sum(durs)) < 1e-6
+      and abs(float(r['algo bw (GB/s)_mean']) - alg) < 1e-9 * alg
+      and r['algo bw (GB/s)_mean'] == r['bus bw (GB/s)_mean'])
+print('ok' if ok else 'bad %s %s' % (r, durs))")"
+  check_eq "coll_analysis: sorted by dur_sum descending" "ok" "$(python3 -c "
+import csv
+d = [float(x['dur_sum']) for x in csv.DictReader(open('ncsv/coll_analysis.csv', encoding='utf-8'))]
+print('ok' if d == sorted(d, reverse=True) and len(d) == 7 else d)")"
+fi
+check_rc "--table coll_analysis without collectives exits 1" 1 raptor h100.rpd --report --table coll_analysis
