@@ -260,6 +260,7 @@ int report_perf_xlsx(struct rpd_wb *w, const table *t, const report *rep,
                      const struct rpd_wb_sheet *ws)
 {
   static const int msize[SIZES] = { 12, 8, 5 };
+  static const lxw_color_t mcolor[SIZES] = { 0xE45756, 0xF58518, 0x4C78A8 };
   static const char *const sname[SIZES] = {
     "groups >= 10% of the largest time", "1-10%", "< 1%"
   };
@@ -306,6 +307,8 @@ int report_perf_xlsx(struct rpd_wb *w, const table *t, const report *rep,
     chart_series_set_name(se, sname[s]);
     chart_series_set_marker_type(se, LXW_CHART_MARKER_CIRCLE);
     chart_series_set_marker_size(se, (uint8_t)msize[s]);
+    lxw_chart_fill fill = { .color = mcolor[s] };
+    chart_series_set_marker_fill(se, &fill);
   }
   /* roofs: 3 points each (slope start, ridge, right end) */
   double x0 = pow(10, floor(log10(xmin))), x1 = pow(10, ceil(log10(xmax)));
