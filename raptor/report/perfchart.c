@@ -115,6 +115,12 @@ void report_perf_html(FILE *f, const report *rep)
   double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0, kmax = 0, x, y;
   const char *cats[8];
   int ncat = 0, npts = 0;
+  if (!t && report_find(rep, "coll_analysis")) {
+    fputs("<h2 id=\"perf\">Collectives</h2>\n<p class=\"note\">The NCCL/RCCL "
+          "collectives by process group, collective and message size, with their "
+          "algorithm and bus bandwidth (coll_analysis).</p>\n", f);
+    return;
+  }
   if (!t || !roof_cols(t, &c))
     return;
   for (size_t r = 0; r < t->nrows; r++)

@@ -130,6 +130,9 @@ ok = (len(durs) == int(r['operation_count']) == 3 and float(r['In msg size (MB)_
       and abs(float(r['algo bw (GB/s)_mean']) - alg) < 1e-9 * alg
       and r['algo bw (GB/s)_mean'] == r['bus bw (GB/s)_mean'])
 print('ok' if ok else 'bad %s %s' % (r, durs))")"
+  check "report --html of the collectives" raptor nccl.rpd --report -q --html n.html
+  check_eq "html: the Collectives section and its table" "1 1" \
+    "$(grep -c '<h2 id="perf">Collectives</h2>' n.html) $(grep -c '<h2 id="coll_analysis">' n.html)"
   check_eq "coll_analysis: sorted by dur_sum descending" "ok" "$(python3 -c "
 import csv
 d = [float(x['dur_sum']) for x in csv.DictReader(open('ncsv/coll_analysis.csv', encoding='utf-8'))]
