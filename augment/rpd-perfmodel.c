@@ -323,6 +323,9 @@ static void summary(void *vc)
   printf("%s: %" PRId64 " ops, %" PRId64 " modelled; peaks %s; call stack %s\n",
          rpd_progname, c->ops, c->modelled, c->arch ? c->arch->name : "unknown",
          c->callstack);
+  fflush(stdout);
+  if (c->autograd && !c->modelled)
+    rpd_note("the autograd markers carry no sizes: record with record_shapes=True");
 }
 
 int main(int argc, char **argv)

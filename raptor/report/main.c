@@ -227,7 +227,9 @@ int raptor_report_main(int argc, char **argv)
              : report_steps_name(o->only) ? "no step markers and no period in the kernels"
              : report_api_name(o->only) ? "no HIP api calls"
              : !strcmp(o->only, "coll_analysis") ? "no collectives with their args (a Kineto import)"
-             : report_perf_name(o->only) ? "no such op group: run rpd-perfmodel on it first"
+             : report_perf_name(o->only) && rpd_table_exists(run.r, "ext_perf_op")
+                 ? "rpd-perfmodel modelled no op of it: none in the trace, or no shapes"
+             : report_perf_name(o->only) ? "run rpd-perfmodel on it first"
                                         : "run rpd-analyze on it first");
     goto out;
   }

@@ -115,6 +115,12 @@ if [ -f synth.rpd ]; then
   check_eq "autograd: GEMM.csv with the sizes as Input Dims_first" 1 \
     "$(grep -c '^aten::linear,1,512,768,768,False,.*"\[\[512, 768\], \[768, 768\]\]"' agcsv/GEMM.csv)"
   check_rc "--dtype of an unknown type is a usage error" 2 rpd-perfmodel ag.rpd --dtype fp7
+  # markers without sizes (as mytrace's): nothing modelled, and a note why
+  q ag.rpd "UPDATE ext_autogradapi SET sizes = ''" && rpd-perfmodel ag.rpd -o nosizes.rpd >out.txt 2>err.txt
+  check_eq "markers without sizes: 0 modelled, a note on record_shapes" "1 1" \
+    "$(grep -c ', 0 modelled;' out.txt) $(grep -c 'record_shapes=True' err.txt)"
+  check_rc "--table GEMM of it: exit 1" 1 raptor nosizes.rpd --report --table GEMM
+  check_eq "--table GEMM of it: says nothing was modelled" 1 "$(grep -c 'modelled no op' "$TESTDIR/stderr")"
 fi
 
 printf 'not a database' >junk.rpd
