@@ -8,7 +8,7 @@
 #   make install PREFIX=/usr/local
 #   make deps            install the Debian -dev packages if pkg-config lacks them
 #
-# Files are discovered: common/*.c and common/util/*.c -> lib/librpdcommon.a; views/*.sql are
+# Files are discovered: common/*.c, common/util/*.c and common/perfmodel/*.c -> lib/librpdcommon.a; views/*.sql are
 # embedded into it; augment/*.c and tools/*.c -> one binary each in bin/;
 # raptor/*.c and raptor/report/*.c -> bin/raptor; tests/unit/test_*.c -> cmocka test programs.
 # Extra rules (shared libraries, ...) live in mk/*.mk.
@@ -50,7 +50,7 @@ LIB := $(O)/lib
 OBJ := $(O)/obj
 TESTBIN := $(OBJ)/testbin
 
-COMMON_SRC := $(wildcard common/*.c common/util/*.c)
+COMMON_SRC := $(wildcard common/*.c common/util/*.c common/perfmodel/*.c)
 COMMON_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(COMMON_SRC)) $(OBJ)/views_embed.o
 COMMON_LIB := $(LIB)/librpdcommon.a
 # the installed API: rpd.h and the headers it includes (it must compile

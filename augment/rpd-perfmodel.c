@@ -1,11 +1,17 @@
 /* rpd-perfmodel - FLOPs, bytes and roofline of every PyTorch op with shapes. */
 static const char usage[] =
-"usage: rpd-perfmodel FILE [--arch NAME | --arch-file F] [-o OUT] [--force]\n"
+"usage: rpd-perfmodel FILE [--arch NAME | --arch-file F] [--dtype T] [-o OUT]\n"
+"                     [--force]\n"
 "\n"
 "Model every PyTorch op of a Kineto import (rpd-import of a PyTorch profiler\n"
-"trace recorded with record_shapes) from its shapes and dtypes:\n"
+"trace recorded with record_shapes) from its shapes and dtypes; or, in an\n"
+"RPD trace with PyTorch autograd markers, of every marker with sizes\n"
+"(after rpd-autograd: ext_autogradapi; the sizes carry no dtypes, see\n"
+"--dtype):\n"
 "  ext_perf_op        one row per op instance: category (GEMM, SDPA_fwd,\n"
-"                     BinaryElementwise, UnaryElementwise, or 'none'),\n"
+"                     SDPA_bwd, CONV_fwd, CONV_bwd, Normalization,\n"
+"                     Reduce_fwd, BinaryElementwise, UnaryElementwise, or\n"
+"                     'none'),\n"
 "                     params (JSON), flops, bytes, kernel_ns (kernels of the\n"
 "                     op and the ops it calls), tflops_s, tb_s,\n"
 "                     flops_per_byte, pct_peak_compute, pct_peak_bw, bound,\n"
@@ -18,6 +24,9 @@ static const char usage[] =
 "                    device name (metadata kineto::gpu.0.name)\n"
 "  --arch-file F     peaks from a file of 'key value' lines (name, bf16,\n"
 "                    fp16, fp8, fp32, tf32, fp64, vec_fp32, hbm_tbs)\n"
+"  --dtype T         the element type of every tensor of an autograd marker\n"
+"                    (bf16, fp16, fp32, fp64, fp8); without it their bytes\n"
+"                    and % of peak are NULL\n"
 "  -o OUT            write the result to OUT (.gz compresses)\n"
 "  --force           rebuild ext_perf_op if it exists\n"
 "  -h, --help        this text\n"
@@ -39,6 +48,8 @@ static const char usage[] =
 
 typedef struct ctx {
   const char *arch_name, *arch_file;
+  const char *dtype;        /* --dtype as a profiler type name, or NULL */
+  int autograd;             /* the ops are ext_autogradapi's markers */
   rpd_perf_arch file_arch;
   const rpd_perf_arch *arch;
   int built;
@@ -57,6 +68,15 @@ static int option(void *vc, int argc, char **argv, int i)
   if (strcmp(argv[i], "--arch-file") == 0 && !c->arch_name && !c->arch_file) {
     c->arch_file = argv[i + 1];
     return 2;
+  }
+  if (strcmp(argv[i], "--dtype") == 0 && !c->dtype) {
+    static const char *const names[][2] = {
+      {"bf16", "c10::BFloat16"}, {"fp16", "c10::Half"}, {"fp32", "float"},
+      {"fp64", "double"}, {"fp8", "c10::Float8_e4m3fn"},
+    };
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+      if (strcmp(argv[i + 1], names[k][0]) == 0) c->dtype = names[k][1];
+    return c->dtype ? 2 : 0;
   }
   return 0;
 }
@@ -144,6 +164,13 @@ static const char select_sql[] =
   " FROM ext_kineto_event E LEFT JOIN temp._perf_k K ON K.api_id = E.api_id"
   " WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL ORDER BY E.api_id";
 
+/* The same columns from the autograd markers: sizes only. */
+static const char select_autograd_sql[] =
+  "SELECT A.api_ptr_id, S.string, nullif(A.sizes, ''), NULL, NULL, NULL,"
+  " coalesce(K.k, 0), coalesce(K.d, 0), coalesce(K.n, 0)"
+  " FROM ext_autogradapi A JOIN rocpd_string S ON S.id = A.autogradName_id"
+  " LEFT JOIN temp._perf_k K ON K.api_id = A.api_ptr_id ORDER BY A.api_ptr_id";
+
 static const char insert_sql[] =
   "INSERT INTO ext_perf_op(api_id, name, category, spec, params, flops, bytes,"
   " kernel_ns, direct_kernel_ns, kernels, tflops_s, tb_s, flops_per_byte,"
@@ -159,18 +186,43 @@ static void bind_pos(sqlite3_stmt *s, int i, double v)
     sqlite3_bind_double(s, i, v);
 }
 
+/* The "Input type" of --dtype for sizes DIMS: the type for each tensor,
+ * "Scalar" for each [] (into b; NULL without --dtype or sizes). */
+static const char *assumed_types(const ctx *c, const char *dims, rpd_buf *b)
+{
+  int depth = 0, n = 0;
+  if (!c->dtype || !dims) return NULL;
+  b->len = 0;
+  rpd_buf_puts(b, "[");
+  for (const char *p = dims; *p; p++) {
+    if (*p == '[' && ++depth == 2) {
+      const char *q = p + 1;
+      while (*q == ' ') q++;
+      rpd_buf_printf(b, "%s\"%s\"", n++ ? "," : "", *q == ']' ? "Scalar" : c->dtype);
+    } else if (*p == ']') {
+      depth--;
+    }
+  }
+  rpd_buf_puts(b, "]");
+  return b->s;
+}
+
 static int fill(rpd *r, ctx *c)
 {
   sqlite3_stmt *sel = NULL, *ins = NULL;
-  int rc = rpd_prepare(r, select_sql, &sel), s = SQLITE_DONE;
+  rpd_buf types = {0};
+  int rc = rpd_prepare(r, c->autograd ? select_autograd_sql : select_sql, &sel),
+      s = SQLITE_DONE;
   if (rc == RPD_OK) rc = rpd_prepare(r, insert_sql, &ins);
   while (rc == RPD_OK && (s = rpd_step(r, sel)) == SQLITE_ROW) {
     rpd_perf_op op;
     rpd_perf_roof roof;
     const char *name = (const char *)sqlite3_column_text(sel, 1);
     int64_t kns = sqlite3_column_int64(sel, 6);
-    rc = rpd_perf_model(name, (const char *)sqlite3_column_text(sel, 2),
-                        (const char *)sqlite3_column_text(sel, 3),
+    const char *dims = (const char *)sqlite3_column_text(sel, 2);
+    const char *ty = c->autograd ? assumed_types(c, dims, &types)
+                                 : (const char *)sqlite3_column_text(sel, 3);
+    rc = rpd_perf_model(name, dims, ty,
                         (const char *)sqlite3_column_text(sel, 4),
                         (const char *)sqlite3_column_text(sel, 5), &op);
     if (rc != RPD_OK) {
@@ -221,6 +273,7 @@ static int fill(rpd *r, ctx *c)
   if (rc == RPD_OK && s < 0) rc = -s;
   sqlite3_finalize(sel);
   sqlite3_finalize(ins);
+  rpd_buf_free(&types);
   return rc;
 }
 
@@ -237,9 +290,11 @@ static int build(rpd *r, void *vc)
 {
   ctx *c = vc;
   int rc;
-  if (!rpd_table_exists(r, "ext_kineto_event"))
-    return rpd_seterr(RPD_ENOTRPD, "no ops with shapes: missing table "
-                      "ext_kineto_event (rpd-import a PyTorch profiler trace)");
+  c->autograd = !rpd_table_exists(r, "ext_kineto_event");
+  if (c->autograd && !rpd_table_exists(r, "ext_autogradapi"))
+    return rpd_seterr(RPD_ENOTRPD, "no ops with shapes: missing table ext_kineto_event "
+                      "(rpd-import a PyTorch profiler trace) or ext_autogradapi "
+                      "(rpd-autograd a trace with PyTorch autograd markers)");
   rc = pick_arch(r, c);
   if (rc == RPD_OK) rc = drop(r, c);
   c->callstack = "reused";
@@ -249,7 +304,7 @@ static int build(rpd *r, void *vc)
     if (rc == RPD_OK) rc = rpd_meta_set(r, RPD_CALLSTACK_DONE_TAG, "True");
   }
   if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
-  rpd_progress_sql(r, "ops", "ext_kineto_event");
+  rpd_progress_sql(r, "ops", c->autograd ? "ext_autogradapi" : "ext_kineto_event");
   if (rc == RPD_OK) rc = rpd_exec(r, kernels_sql);
   if (rc == RPD_OK) rc = fill(r, c);
   rpd_progress_end();
@@ -268,6 +323,9 @@ static void summary(void *vc)
   printf("%s: %" PRId64 " ops, %" PRId64 " modelled; peaks %s; call stack %s\n",
          rpd_progname, c->ops, c->modelled, c->arch ? c->arch->name : "unknown",
          c->callstack);
+  fflush(stdout);
+  if (c->autograd && !c->modelled)
+    rpd_note("the autograd markers carry no sizes: record with record_shapes=True");
 }
 
 int main(int argc, char **argv)

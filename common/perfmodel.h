@@ -12,8 +12,10 @@
 
 /* The model of one op instance. */
 typedef struct rpd_perf_op {
-  const char *category;  /* static: "GEMM", "SDPA_fwd", "BinaryElementwise",
-                            "UnaryElementwise", or "none" (no model) */
+  const char *category;  /* static: "GEMM", "SDPA_fwd", "SDPA_bwd",
+                            "BinaryElementwise", "UnaryElementwise",
+                            "Normalization", "Reduce_fwd", "CONV_fwd",
+                            "CONV_bwd", or "none" (no model) */
   char spec[24];         /* "matrix_bf16", "vector_fp32", ... ("" if none) */
   double flops, bytes;   /* -1 when unknown (no model, or a dtype unknown) */
   char *params;          /* JSON object of the parameters (TraceLens's

@@ -423,6 +423,10 @@ int report_html(const report *rep, const char *const *info, int n, const char *p
           " the kernel sequence); steady = not a leading warm-up step.");
   section(f, &b, rep, "byrank_", "Across ranks (raptor --by-rank)",
           "Rank = gpuId / gpu_stride; imbalance = max/mean over ranks.");
+  report_perf_html(f, rep);   /* perfchart.c; then the sheets of perf.c */
+  for (int i = NT_ALL; i < rep->n; i++)
+    if (report_perf_name(rep->t[i].name))
+      html_table(f, &b, &rep->t[i]);
   fputs(page_script, f);
   fputs("</body></html>\n", f);
   rpd_buf_free(&b);

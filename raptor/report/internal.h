@@ -8,6 +8,9 @@
  *   ranks.c     the cross-rank tables of raptor --by-rank (byrank.c)
  *   apistats.c  the HIP API summary (raptor --format api-stats, kstats.c)
  *   idle.c      the idle time by each definition, side by side
+ *   perf.c      the performance-model sheets (rpd-perfmodel's ext_perf_op)
+ *   perfchart.c their roofline chart (HTML SVG, xlsx scatter)
+ *   perfcoll.c  coll_analysis: the collectives' algorithm and bus bandwidth
  *   text.c      stdout (table/CSV/JSON), --csv-dir and --save
  *   xlsx.c      the --xlsx workbook and its charts
  *   html.c      the --html page and its SVG charts
@@ -17,6 +20,7 @@
 #define RAPTOR_REPORT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "catfile.h"
@@ -316,6 +320,20 @@ int report_api_name(const char *name);
  * from d's per-GPU spans (idle.c). */
 void report_idle_table(const report_data *d, report *rep);
 
+/* Append the performance-model tables when the trace has rpd-perfmodel's
+ * ext_perf_op (perf.c): a sheet per category with TraceLens's sheet and
+ * column names (GEMM, SDPA_fwd, ...), perf_roofline (every op group, the
+ * most time lost against the roofline first) and perf_peaks (the roofs).
+ * Returns RPD_OK or an error code. */
+int report_perf_tables(rpd *r, report *rep);
+/* 1 if name is one of the performance-model table names (coll_analysis
+ * too). */
+int report_perf_name(const char *name);
+/* Append coll_analysis (perfcoll.c) when a Kineto import has NCCL/RCCL
+ * collectives: TraceLens's per-rank collective summary with algorithm and
+ * bus bandwidth.  Returns RPD_OK or an error code. */
+int report_coll_table(rpd *r, report *rep);
+
 /* ------------------------------------------------------------ writers */
 
 /* stdout in o->fmt: every listed table (or only o->only). */
@@ -335,5 +353,15 @@ int report_xlsx(const report *rep, const char *path, const char *input,
 /* --html path: one self-contained page (same contract as report_xlsx). */
 int report_html(const report *rep, const char *const *info, int n, const char *path,
                 const char *input);
+
+/* The roofline chart of rep's perf_roofline and perf_peaks (perfchart.c):
+ * an HTML section (heading, SVG chart) written to f, nothing without
+ * perf_roofline; and the workbook's scatter chart next to the
+ * perf_roofline sheet ws (its extra columns written there). */
+void report_perf_html(FILE *f, const report *rep);
+struct rpd_wb;
+struct rpd_wb_sheet;
+int report_perf_xlsx(struct rpd_wb *w, const table *t, const report *rep,
+                     const struct rpd_wb_sheet *ws);
 
 #endif

@@ -150,6 +150,10 @@ int report_build(report_run *run)
     report_idle_table(&run->d, &run->rep);
   if (!rc)
     rc = report_api_tables(r, &run->rep);
+  if (!rc)
+    rc = report_perf_tables(r, &run->rep);
+  if (!rc)
+    rc = report_coll_table(r, &run->rep);
   if (rc)
     return rpd_fail("'%s': %s", o->path, rpd_errmsg());
   return 0;
@@ -222,6 +226,10 @@ int raptor_report_main(int argc, char **argv)
              report_rank_name(o->only) ? "one rank: cross-rank tables need a merged trace"
              : report_steps_name(o->only) ? "no step markers and no period in the kernels"
              : report_api_name(o->only) ? "no HIP api calls"
+             : !strcmp(o->only, "coll_analysis") ? "no collectives with their args (a Kineto import)"
+             : report_perf_name(o->only) && rpd_table_exists(run.r, "ext_perf_op")
+                 ? "rpd-perfmodel modelled no op of it: none in the trace, or no shapes"
+             : report_perf_name(o->only) ? "run rpd-perfmodel on it first"
                                         : "run rpd-analyze on it first");
     goto out;
   }

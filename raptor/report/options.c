@@ -133,7 +133,7 @@ static int known_table(const char *v)
     if (!strcmp(v, names[k]))
       return 1;
   return v && (report_analysis_name(v) || report_rank_name(v) || report_steps_name(v) ||
-               report_api_name(v));
+               report_api_name(v) || report_perf_name(v));
 }
 
 /* Parse argv into *o (see internal.h). */
@@ -199,7 +199,9 @@ int report_parse_opts(int argc, char **argv, ropts *o)
         return rpd_usage_error("--table: use gpu_timeline, kernel_summary, category,"
                                " kernel_details, short_kernels, short_histogram,"
                                " utilization, idle_gaps, idle_definitions, api_stats, steps,"
-                               " steps_summary, analysis_* or byrank_* (or the TraceLens sheet names)");
+                               " steps_summary, analysis_*, byrank_*, the performance-model"
+                               " sheets (GEMM, SDPA_fwd, ..., perf_roofline, perf_peaks) or the"
+                               " TraceLens sheet names");
       o->only = val;
     } else if (!strcmp(a, "--rank-top")) {
       int top;

@@ -129,12 +129,14 @@ static int idle_chart(rpd_wb *w, const table *t, const rpd_wb_sheet *ws)
   return RPD_OK;
 }
 
-/* Charts of the optional tables: the idle breakdown, and the cross-rank
- * kernel imbalance. */
-static int extra_chart(rpd_wb *w, const table *t, const rpd_wb_sheet *ws)
+/* Charts of the optional tables: the idle breakdown, the roofline, and the
+ * cross-rank kernel imbalance. */
+static int extra_chart(rpd_wb *w, const table *t, const report *rep, const rpd_wb_sheet *ws)
 {
   if (!strcmp(t->name, "analysis_idle"))
     return idle_chart(w, t, ws);
+  if (!strcmp(t->name, "perf_roofline"))
+    return report_perf_xlsx(w, t, rep, ws);
   if (!strcmp(t->name, "byrank_kernels") && t_col(t, "imbalance") >= 0)
     return rpd_wb_bar(w, ws, t->nrows < 15 ? (int)t->nrows : 15, 0, t_col(t, "imbalance"),
                       "Kernel imbalance across ranks (max/mean)", "max/mean");
@@ -162,7 +164,7 @@ int report_xlsx(const report *rep, const char *path, const char *input,
   if (!rc)
     rc = core_charts(&w, rep->t, ws);
   for (int i = NT_ALL; i < rep->n && !rc; i++)
-    rc = extra_chart(&w, &rep->t[i], &ws[i]);
+    rc = extra_chart(&w, &rep->t[i], rep, &ws[i]);
   free(ws);
   return xlsxfile_end(&x, rc);
 }

@@ -94,6 +94,35 @@ if [ -f synth.rpd ]; then
   check_one_line "no ext_kineto_event: one line"
   check_eq "input byte-identical" "$before" "$(sha synth.rpd)"
 fi
+# an RPD trace with PyTorch autograd markers (rpd-synth): after rpd-autograd
+# the markers' sizes are modelled, dtypes from --dtype
+if [ -f synth.rpd ]; then
+  check_eq "no ext_autogradapi: the message names rpd-autograd" 1 "$(grep -c 'rpd-autograd' "$TESTDIR/stderr")"
+  cp synth.rpd ag.rpd && rpd-autograd ag.rpd >/dev/null 2>&1
+  check "autograd markers: rpd-perfmodel --dtype bf16" rpd-perfmodel ag.rpd --arch MI300X --dtype bf16 -o agbf.rpd
+  check "autograd markers: rpd-perfmodel without --dtype" rpd-perfmodel ag.rpd --arch MI300X -o agnone.rpd
+  # aten::linear of sizes [[512, 768], [768, 768]]: M=512 N=768 K=768,
+  # 2*512*768*768 FLOPs; bf16: 2 * (512*768 + 768*768 + 512*768) bytes
+  check_eq "autograd: linear FLOPs and bytes, bf16" "603979776|2752512|matrix_bf16" \
+    "$(q agbf.rpd "SELECT DISTINCT CAST(flops AS INT), CAST(bytes AS INT), spec FROM ext_perf_op
+        WHERE name = 'aten::linear' AND params LIKE '%\"M\":512,\"N\":768,\"K\":768%'")"
+  check_eq "autograd: without --dtype the FLOPs, no bytes, no % of peak" "603979776||" \
+    "$(q agnone.rpd "SELECT DISTINCT CAST(flops AS INT), bytes, pct_peak_compute FROM ext_perf_op
+        WHERE name = 'aten::linear' AND params LIKE '%\"M\":512,\"N\":768,\"K\":768%'")"
+  check_eq "autograd: the markers' kernels are timed" 1 \
+    "$(q agbf.rpd "SELECT count(*) > 0 FROM ext_perf_op WHERE category = 'GEMM' AND kernel_ns > 0")"
+  check "autograd: raptor --report" raptor agbf.rpd --report -q --csv-dir agcsv
+  check_eq "autograd: GEMM.csv with the sizes as Input Dims_first" 1 \
+    "$(grep -c '^aten::linear,1,512,768,768,False,.*"\[\[512, 768\], \[768, 768\]\]"' agcsv/GEMM.csv)"
+  check_rc "--dtype of an unknown type is a usage error" 2 rpd-perfmodel ag.rpd --dtype fp7
+  # markers without sizes (as mytrace's): nothing modelled, and a note why
+  q ag.rpd "UPDATE ext_autogradapi SET sizes = ''" && rpd-perfmodel ag.rpd -o nosizes.rpd >out.txt 2>err.txt
+  check_eq "markers without sizes: 0 modelled, a note on record_shapes" "1 1" \
+    "$(grep -c ', 0 modelled;' out.txt) $(grep -c 'record_shapes=True' err.txt)"
+  check_rc "--table GEMM of it: exit 1" 1 raptor nosizes.rpd --report --table GEMM
+  check_eq "--table GEMM of it: says nothing was modelled" 1 "$(grep -c 'modelled no op' "$TESTDIR/stderr")"
+fi
+
 printf 'not a database' >junk.rpd
 check_rc "junk exits 1" 1 rpd-perfmodel junk.rpd
 check_one_line "junk: one line"

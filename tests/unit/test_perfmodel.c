@@ -191,6 +191,207 @@ static void test_arch_and_roofline(void **state)
   assert_true(r.tflops_s > 0.9999999 && r.tflops_s < 1.0000001);  /* 1e6 FLOPs in 1 us */
 }
 
+/* Model NAME from its args; the caller frees *o. */
+static void model(const char *name, const char *dims, const char *types,
+                  const char *concrete, rpd_perf_op *o)
+{
+  assert_int_equal(rpd_perf_model(name, dims, types, NULL, concrete, o), RPD_OK);
+}
+
+/* layer_norm of x [2,3,4] bf16 over [4] with weight and bias: N=24 C=4,
+ * FLOPs 6C + 3N + 2N = 144; bytes 24*2 + 24*2 + (2 + 1 + 1 + 2)*4*2 =
+ * 144.  Without weight and bias ([]): 4 C-element tensors, bytes 128. */
+static void test_layer_norm(void **state)
+{
+  rpd_perf_op o;
+  (void)state;
+  model("aten::native_layer_norm", "[[2,3,4],[],[4],[4],[]]",
+        "[\"c10::BFloat16\",\"Scalar\",\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\"]",
+        "[\"\",\"[4]\",\"\",\"\",\"1e-05\"]", &o);
+  assert_string_equal(o.category, "Normalization");
+  assert_string_equal(o.spec, "vector_bf16");
+  assert_true(o.flops == 144);
+  assert_true(o.bytes == 144);
+  assert_non_null(strstr(o.params, "\"op_shape\":\"(2, 3, 4)\",\"dtype_in_out\":"
+                                   "\"('c10::BFloat16', None)\""));
+  assert_non_null(strstr(o.params, "\"num_channels\":4,\"has_bias\":true,"
+                                   "\"is_affine\":true,\"is_training\":true"));
+  rpd_perf_op_free(&o);
+  model("aten::layer_norm", "[[2,3,4],[],[],[],[],[]]",
+        "[\"c10::BFloat16\",\"Scalar\",\"\",\"\",\"Scalar\",\"Scalar\"]",
+        "[\"\",\"[4]\",\"\",\"\",\"1e-05\",\"True\"]", &o);
+  assert_true(o.flops == 144);
+  assert_true(o.bytes == 128);
+  assert_non_null(strstr(o.params, "\"has_bias\":false,\"is_affine\":false"));
+  rpd_perf_op_free(&o);
+}
+
+/* batch_norm of x [2,3,4,4] fp32, C=3 (dim 1), N=96.  Eval: FLOPs 6C + 2N
+ * = 210, bytes 96*4*2 + (2 + 1 + 1)*3*4 = 816.  Training ("True", not any
+ * non-empty text): FLOPs 210 + 3N = 498, bytes 768 + 6*3*4 = 840. */
+static void test_batch_norm(void **state)
+{
+  rpd_perf_op o;
+  const char *dims = "[[2,3,4,4],[3],[3],[3],[3],[],[],[],[]]";
+  const char *types = "[\"float\",\"float\",\"float\",\"float\",\"float\",\"Scalar\","
+                      "\"Scalar\",\"Scalar\",\"Scalar\"]";
+  (void)state;
+  model("aten::batch_norm", dims, types,
+        "[\"\",\"\",\"\",\"\",\"\",\"False\",\"0.1\",\"1e-05\",\"True\"]", &o);
+  assert_true(o.flops == 210);
+  assert_true(o.bytes == 816);
+  assert_non_null(strstr(o.params, "\"num_channels\":3,\"has_bias\":true,"
+                                   "\"is_affine\":true,\"is_training\":false"));
+  rpd_perf_op_free(&o);
+  model("aten::batch_norm", dims, types,
+        "[\"\",\"\",\"\",\"\",\"\",\"True\",\"0.1\",\"1e-05\",\"True\"]", &o);
+  assert_true(o.flops == 498);
+  assert_true(o.bytes == 840);
+  rpd_perf_op_free(&o);
+}
+
+/* native_layer_norm_backward, x [2,3,4] fp32 over [4], mask all: N=24 C=4
+ * E=6, training: FLOPs C*(4E + 5E) = 216; bytes grad_out 96 + input twice
+ * 192 + invstd 16 + weight 16 + grad weight and bias 32 = 352. */
+static void test_layer_norm_bwd(void **state)
+{
+  rpd_perf_op o;
+  (void)state;
+  model("aten::native_layer_norm_backward", "[[2,3,4],[2,3,4],[],[2,3,1],[2,3,1],[4],[4],[]]",
+        "[\"float\",\"float\",\"Scalar\",\"float\",\"float\",\"float\",\"float\",\"Scalar\"]",
+        "[\"\",\"\",\"[4]\",\"\",\"\",\"\",\"\",\"[True, True, True]\"]", &o);
+  assert_string_equal(o.category, "Normalization");
+  assert_true(o.flops == 216);
+  assert_true(o.bytes == 352);
+  assert_non_null(strstr(o.params, "\"output_mask\":\"[True, True, True]\""));
+  rpd_perf_op_free(&o);
+  /* an older trace without concrete inputs: C from the weight, every
+   * gradient of the tensors given: the same figures */
+  model("aten::native_layer_norm_backward", "[[2,3,4],[2,3,4],[],[2,3,1],[2,3,1],[4],[4],[]]",
+        "[\"float\",\"float\",\"Scalar\",\"float\",\"float\",\"float\",\"float\",\"Scalar\"]",
+        NULL, &o);
+  assert_true(o.flops == 216);
+  assert_true(o.bytes == 352);
+  rpd_perf_op_free(&o);
+}
+
+/* RMS norm of x [2,8] bf16 over [8] with weight: N=16 C=8, FLOPs
+ * 2*(2*8 + 2) + 2*16 = 68, bytes 32 + 32 + 16 = 80.  Backward (mask
+ * [True, True]): 16 + 16 + 6*16 + 16 + 16 = 160 FLOPs; bytes 32 + 64 + 32
+ * = 128. */
+static void test_rms_norm(void **state)
+{
+  rpd_perf_op o;
+  (void)state;
+  model("aten::_fused_rms_norm", "[[2,8],[],[8],[]]",
+        "[\"c10::BFloat16\",\"Scalar\",\"c10::BFloat16\",\"Scalar\"]",
+        "[\"\",\"[8]\",\"\",\"1e-06\"]", &o);
+  assert_true(o.flops == 68);
+  assert_true(o.bytes == 80);
+  assert_non_null(strstr(o.params, "\"has_bias\":false,\"is_affine\":true,"
+                                   "\"is_training\":false"));
+  rpd_perf_op_free(&o);
+  model("aten::_fused_rms_norm_backward", "[[2,8],[2,8],[],[2,1],[8],[]]",
+        "[\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"float\",\"c10::BFloat16\",\"Scalar\"]",
+        "[\"\",\"\",\"[8]\",\"\",\"\",\"[True, True]\"]", &o);
+  assert_true(o.flops == 160);
+  assert_true(o.bytes == 128);
+  rpd_perf_op_free(&o);
+}
+
+/* Reduce: mean of [2,3,4] fp32 over dim -1, keepdim: 24 FLOPs, 6 outputs,
+ * bytes (24 + 6)*4 = 120; sum of everything in bf16: 1 output, bytes 50;
+ * cumsum of [2,3] fp32: 6 outputs, bytes 48; norm(x, p=2, dim=[1]): the
+ * dim after p, 2 outputs. */
+static void test_reduce(void **state)
+{
+  rpd_perf_op o;
+  (void)state;
+  model("aten::mean", "[[2,3,4],[],[],[]]", "[\"float\",\"ScalarList\",\"Scalar\",\"\"]",
+        "[\"\",\"[-1]\",\"True\",\"\"]", &o);
+  assert_string_equal(o.category, "Reduce_fwd");
+  assert_true(o.flops == 24);
+  assert_true(o.bytes == 120);
+  assert_string_equal(o.params, "{\"num_input_elems\":24,\"num_output_elems\":6,"
+                                "\"dtype_in_out\":\"('float', None)\",\"reduce_type\":\"mean\"}");
+  rpd_perf_op_free(&o);
+  model("aten::sum", "[[2,3,4],[]]", "[\"c10::BFloat16\",\"\"]", "[\"\",\"\"]", &o);
+  assert_true(o.bytes == 50);
+  rpd_perf_op_free(&o);
+  model("aten::cumsum", "[[2,3],[],[]]", "[\"float\",\"Scalar\",\"\"]", "[\"\",\"1\",\"\"]", &o);
+  assert_true(o.bytes == 48);
+  rpd_perf_op_free(&o);
+  model("aten::norm", "[[2,3],[],[],[]]", "[\"float\",\"Scalar\",\"ScalarList\",\"Scalar\"]",
+        "[\"\",\"2\",\"[1]\",\"False\"]", &o);
+  assert_non_null(strstr(o.params, "\"num_output_elems\":2,"));
+  assert_non_null(strstr(o.params, "\"reduce_type\":\"norm\""));
+  rpd_perf_op_free(&o);
+}
+
+/* conv2d x [1,2,5,5] w [4,2,3,3] bias [4] fp32, stride 2, padding 1: out
+ * [1,4,3,3] (36); FLOPs 36 * 2*18 + 36 = 1332; bytes (50 + 72 + 4 + 36)*4
+ * = 648.  Backward, mask all: grad_input 1296 + grad_weight 2*72*1*9 =
+ * 1296 + grad_bias 36 = 2628 FLOPs; bytes ((36+72+50) + (36+50+72) +
+ * (36+4))*4 = 1424.  Transposed x [1,4,3,3] w [4,2,3,3] stride 2 padding
+ * 1: out [1,2,5,5], FLOPs 36 inputs * 36 = 1296. */
+static void test_conv(void **state)
+{
+  rpd_perf_op o;
+  (void)state;
+  model("aten::convolution", "[[1,2,5,5],[4,2,3,3],[4],[],[],[],[],[],[]]",
+        "[\"float\",\"float\",\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\","
+        "\"Scalar\",\"ScalarList\",\"Scalar\"]",
+        "[\"\",\"\",\"\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\"]", &o);
+  assert_string_equal(o.category, "CONV_fwd");
+  assert_string_equal(o.spec, "matrix_fp32");
+  assert_true(o.flops == 1332);
+  assert_true(o.bytes == 648);
+  assert_non_null(strstr(o.params, "\"convNd\":\"conv2d\",\"input_shape\":\"(1, 2, 5, 5)\""));
+  assert_non_null(strstr(o.params, "\"bias\":true,\"stride\":\"(2, 2)\",\"padding\":\"(1, 1)\""));
+  rpd_perf_op_free(&o);
+  model("aten::convolution_backward",
+        "[[1,4,3,3],[1,2,5,5],[4,2,3,3],[],[],[],[],[],[],[],[]]",
+        "[\"float\",\"float\",\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\","
+        "\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\",\"\"]",
+        "[\"\",\"\",\"\",\"[4]\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\","
+        "\"[True, True, True]\"]", &o);
+  assert_string_equal(o.category, "CONV_bwd");
+  assert_true(o.flops == 2628);
+  assert_true(o.bytes == 1424);
+  rpd_perf_op_free(&o);
+  model("aten::convolution", "[[1,4,3,3],[4,2,3,3],[],[],[],[],[],[],[]]",
+        "[\"float\",\"float\",\"\",\"ScalarList\",\"ScalarList\",\"ScalarList\","
+        "\"Scalar\",\"ScalarList\",\"Scalar\"]",
+        "[\"\",\"\",\"\",\"[2]\",\"[1]\",\"[1]\",\"True\",\"[0]\",\"1\"]", &o);
+  assert_true(o.flops == 1296);
+  assert_true(o.bytes == (36 + 72 + 50) * 4);
+  rpd_perf_op_free(&o);
+}
+
+/* flash attention backward, GQA: q [1,4,8,16], k, v [1,2,8,16] bf16,
+ * causal: 2*4*8*8*(2*16 + 2*16 + 16) = 40960 + the dK/dV head sums
+ * 1*8*32*(4/2 - 1) = 256, halved: 20608 FLOPs; bytes 2*(512 + 256 + 256)
+ * + dO 512 = 2560 elements, 5120 bytes. */
+static void test_sdpa_bwd(void **state)
+{
+  rpd_perf_op o;
+  (void)state;
+  model("aten::_scaled_dot_product_flash_attention_backward",
+        "[[1,4,8,16],[1,4,8,16],[1,2,8,16],[1,2,8,16],[1,4,8,16],[1,4,8],[],[],[],[],[],[],[],[],[]]",
+        "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\","
+        "\"c10::BFloat16\",\"float\",\"\",\"\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\","
+        "\"long int\",\"long int\",\"Scalar\"]",
+        "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"8\",\"8\",\"0.\",\"True\",\"\",\"\",\"0.25\"]",
+        &o);
+  assert_string_equal(o.category, "SDPA_bwd");
+  assert_true(o.flops == 20608);
+  assert_true(o.bytes == 5120);
+  assert_non_null(strstr(o.params, "\"B\":1,\"N_Q\":8,\"H_Q\":4,\"N_KV\":8,\"H_KV\":2,"
+                                   "\"d_h_qk\":16,\"d_h_v\":16,\"dropout\":0.0,\"causal\":true,"
+                                   "\"flash_impl\":true"));
+  rpd_perf_op_free(&o);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -199,6 +400,9 @@ int main(void)
     cmocka_unit_test(test_linear), cmocka_unit_test(test_binary),
     cmocka_unit_test(test_unary), cmocka_unit_test(test_sdpa),
     cmocka_unit_test(test_none_and_bad), cmocka_unit_test(test_arch_and_roofline),
+    cmocka_unit_test(test_layer_norm), cmocka_unit_test(test_batch_norm),
+    cmocka_unit_test(test_layer_norm_bwd), cmocka_unit_test(test_rms_norm),
+    cmocka_unit_test(test_reduce), cmocka_unit_test(test_conv), cmocka_unit_test(test_sdpa_bwd),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
