@@ -1,17 +1,16 @@
-/* analyze.c - raptor: gaps, sequence keys, statistics, the tables. */
+/* analyze.c - raptor's engine: gaps, sequence keys, statistics, the tables;
+ * the op source (the op array or a streamed run's temp file).  Uses
+ * names.c below it, never load.c above it. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xlsxwriter.h>
 
 #include "catfile.h"
 #include "rpd.h"
-#include "report.h"
 #include "raptor.h"
-#include "xlsxfile.h"
 
 
 /* ------------------------------------------------------------ analysis */
@@ -155,25 +154,15 @@ const op *opiter_next(opiter *it)
   return &it->buf[it->pos++];
 }
 
-/* The state of a streamed run between ops (one run at a time). */
-static struct {
-  size_t i;                /* ops so far */
-  int32_t gpu, seq;
-  int64_t runmax;
-  int32_t *ring;           /* the last seqlen+1 kernels, newest at i % w */
-  int32_t *t;              /* the key being built */
-  int32_t pad;             /* key_start_name: the missing earlier ops */
-} st_run;
-
 void stream_begin(raptor *R)
 {
   int w = R->seqlen + 1;
-  free(st_run.ring);
-  free(st_run.t);
-  st_run.i = 0;
-  st_run.ring = rpd_xcalloc((size_t)w, sizeof *st_run.ring);
-  st_run.t = rpd_xcalloc((size_t)w, sizeof *st_run.t);
-  st_run.pad = key_start_name(R);
+  free(R->stream.ring);
+  free(R->stream.t);
+  R->stream.i = 0;
+  R->stream.ring = rpd_xcalloc((size_t)w, sizeof *R->stream.ring);
+  R->stream.t = rpd_xcalloc((size_t)w, sizeof *R->stream.t);
+  R->stream.pad = key_start_name(R);
   R->nkeys = 0;
   free(R->key_slots.v);
   R->key_slots.v = NULL;
@@ -189,30 +178,30 @@ void stream_begin(raptor *R)
 int stream_op(raptor *R, op *o)
 {
   int w = R->seqlen + 1;
-  size_t i = st_run.i++;
-  int first = i == 0 || o->gpu != st_run.gpu;
+  size_t i = R->stream.i++;
+  int first = i == 0 || o->gpu != R->stream.gpu;
   if (first) {
-    st_run.seq = 0;
+    R->stream.seq = 0;
     o->pregap = -1;
-    st_run.runmax = o->end;
-    st_run.gpu = o->gpu;
+    R->stream.runmax = o->end;
+    R->stream.gpu = o->gpu;
     if ((R->ngrows & (R->ngrows - 1)) == 0)
       R->grows = rpd_xrealloc(R->grows, (R->ngrows ? 2 * R->ngrows : 1) * sizeof *R->grows);
     R->grows[R->ngrows++] = (gpurow){.gpu = o->gpu, .lead = (double)o->start,
                                      .trail = (double)o->end};
   } else {
-    int64_t g = o->start - st_run.runmax;
+    int64_t g = o->start - R->stream.runmax;
     o->pregap = g > 0 ? g : 0;
-    if (o->end > st_run.runmax) st_run.runmax = o->end;
+    if (o->end > R->stream.runmax) R->stream.runmax = o->end;
   }
-  o->seq = ++st_run.seq;
-  st_run.ring[i % (size_t)w] = o->kern;
-  if (i < (size_t)R->seqlen && st_run.pad < 0) {
+  o->seq = ++R->stream.seq;
+  R->stream.ring[i % (size_t)w] = o->kern;
+  if (i < (size_t)R->seqlen && R->stream.pad < 0) {
     o->key = -1;
   } else {
     for (int j = 0; j < w; j++)
-      st_run.t[j] = (size_t)j <= i ? st_run.ring[(i - (size_t)j) % (size_t)w] : st_run.pad;
-    o->key = key_intern(R, st_run.t);
+      R->stream.t[j] = (size_t)j <= i ? R->stream.ring[(i - (size_t)j) % (size_t)w] : R->stream.pad;
+    o->key = key_intern(R, R->stream.t);
   }
   gpurow *g = &R->grows[R->ngrows - 1];
   if (o->pregap >= 0) g->pregap += (double)o->pregap;
@@ -231,9 +220,9 @@ static void finish_stream_gpus(raptor *R)
     g->trail = (double)R->roi_e - g->trail;
     g->idle_pct = g->pregap / (g->pregap + g->dur) * 100.0;
   }
-  free(st_run.ring);
-  free(st_run.t);
-  st_run.ring = st_run.t = NULL;
+  free(R->stream.ring);
+  free(R->stream.t);
+  R->stream.ring = R->stream.t = NULL;
 }
 
 static void assign_keys(raptor *R)
@@ -483,7 +472,7 @@ static void build_categories(raptor *R)
   R->ncrows = n;
 }
 
-int latency_bound(const raptor *R)
+int latency_bound(raptor *R)
 {
   if (!R->latency_ns)
     return 0;
@@ -492,7 +481,7 @@ int latency_bound(const raptor *R)
     if (c->dur >= 0 || !strcmp(c->name, LATENCY_CAT))
       continue;
     double moved = (double)c->calls * (double)R->latency_ns;
-    return rpd_fail("-l %" PRId64 ": category '%s' would move %" PRId64 " calls x %" PRId64
+    return raptor_fail(R, 1, "-l %" PRId64 ": category '%s' would move %" PRId64 " calls x %" PRId64
                     " ns = %.0f ns, more than its %.0f ns of GPU time (at most %.0f ns"
                     " per call here)", R->latency_ns, c->name, c->calls, R->latency_ns,
                     moved, c->dur + moved, floor((c->dur + moved) / (double)c->calls));

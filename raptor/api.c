@@ -1,5 +1,6 @@
-/* api.c - the raptor engine behind lib/librptor.so (see api.h). */
-#define _GNU_SOURCE
+/* api.c - the raptor engine behind lib/librptor.so (see api.h): the
+ * engine's calls (options.c, load.c) and its results; the engine prints
+ * nothing, its message (raptor->err) is returned as it is. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,23 +18,41 @@ struct rptr {
 };
 
 static __thread char errbuf[1024];
-/* one engine run at a time: it swaps the process's stderr and program name */
-static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Runs go on in parallel threads, but common/'s list of temp files (the
+ * decompressed copy of a .gz trace, outfile.c) is one list per process
+ * without a lock of its own: opening and closing a trace take turns. */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int trace_open(rpd **r, const char *path)
+{
+  pthread_mutex_lock(&open_lock);
+  int rc = rpd_open(r, path, NULL, RPD_READ);
+  pthread_mutex_unlock(&open_lock);
+  return rc;
+}
+
+static void trace_close(rpd *r)
+{
+  pthread_mutex_lock(&open_lock);
+  rpd_close(r, 0);
+  pthread_mutex_unlock(&open_lock);
+}
 
 const char *rptr_errmsg(void)
 {
   return errbuf;
 }
 
-/* Keep the first line of what the engine printed on its stderr (the one-line
- * message; "Try 'raptor --help'." follows a usage error). */
+/* errbuf = "raptor: " and the first line of the engine's message (a bad
+ * option's line without the CLI's "Try 'raptor --help'."); a failure
+ * without one says its exit code. */
 static void keep_message(const char *text, int rc)
 {
   size_t n = text ? strcspn(text, "\n") : 0;
-  if (n >= sizeof errbuf) n = sizeof errbuf - 1;
-  if (n) memcpy(errbuf, text, n);
-  errbuf[n] = 0;
-  if (!n && rc) snprintf(errbuf, sizeof errbuf, "raptor: failed (exit %d)", rc);
+  if (n) snprintf(errbuf, sizeof errbuf, "raptor: %.*s", (int)n, text);
+  else if (rc) snprintf(errbuf, sizeof errbuf, "raptor: failed (exit %d)", rc);
+  else errbuf[0] = 0;
 }
 
 /* The check's verdict on a table: from the rows the engine's scan checked
@@ -48,19 +67,20 @@ static int check_verdict(raptor *R, const char *table, int done, const rpd_check
 /* The CLI's steps up to the analysis (raptor.c main without the outputs).
  * The trace check (the CLI's RPD_CHECKED) is folded into the engine's own
  * scans (raptor.h fold_check: no scan of its own); when it fails, its
- * message wins over whatever the engine said, as in the CLI, which checks
+ * message replaces whatever the engine said, as in the CLI, which checks
  * first. */
 static int run(raptor *R, int argc, char **argv)
 {
-  int ret = parse_args(R, argc, argv);
+  int ret = raptor_parse_args(R, argc, argv);
   if (ret) return ret;
   make_gap_labels(R);
   R->keep_ops = 1;       /* get_op_df and the instance tables need every op */
   if ((ret = categories_load(R))) return ret;
+  if (trace_open(&R->r, R->path) != RPD_OK)
+    return raptor_fail(R, 1, "cannot open '%s': %s", R->path, rpd_errmsg());
   /* a small page cache: a Python process keeps its memory for pandas */
-  if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ) != RPD_OK) return 1;
   if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK)
-    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+    return raptor_fail(R, 1, "cannot read '%s': %s", R->path, rpd_errmsg());
   fold_check fold;
   memset(&fold, 0, sizeof fold);
   R->fold = &fold;
@@ -68,8 +88,8 @@ static int run(raptor *R, int argc, char **argv)
   R->fold = NULL;
   if (check_verdict(R, "rocpd_api", fold.api_done, &fold.api) != RPD_OK ||
       check_verdict(R, "rocpd_op", fold.op_done, &fold.op) != RPD_OK) {
-    rewind(stderr);    /* drop what the engine said: the check's line wins */
-    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+    raptor_clear_err(R);
+    return raptor_fail(R, 1, "cannot read '%s': %s", R->path, rpd_errmsg());
   }
   return ret;
 }
@@ -79,38 +99,24 @@ int rptr_open(int argc, const char *const *argv, rptr **out)
   *out = NULL;
   errbuf[0] = 0;
   if (argc < 0 || (argc && !argv)) {
-    keep_message("raptor: bad arguments", 2);
+    keep_message("bad arguments", 2);
     return 2;
   }
   rptr *h = rpd_xcalloc(1, sizeof *h);
   char **av = rpd_xcalloc((size_t)argc + 2, sizeof *av);
   av[0] = "raptor";
   for (int i = 0; i < argc; i++) av[i + 1] = (char *)(argv[i] ? argv[i] : "");
-
-  /* the engine reports on stderr: catch it for this call */
-  pthread_mutex_lock(&run_lock);
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  FILE *saved_err = stderr;
-  const char *saved_prog = rpd_progname;
-  if (mem) stderr = mem;
-  rpd_progname = "raptor";
   raptor_init(&h->R);
   int ret = run(&h->R, argc + 1, av);
-  rpd_progname = saved_prog;
-  stderr = saved_err;
-  pthread_mutex_unlock(&run_lock);
-  if (mem) fclose(mem);
-  keep_message(text, ret);
-  free(text);
+  keep_message(h->R.err, ret);
+  raptor_clear_err(&h->R);
   free(av);
   if (h->R.path) h->path = rpd_xstrdup(h->R.path);
   /* the path and option strings belong to the caller: drop them */
   h->R.path = h->R.cat_file = h->R.roi_start_s = h->R.roi_end_s = NULL;
   h->R.op_file = h->R.csv_dir = NULL;
   if (h->R.r) {
-    rpd_close(h->R.r, 0);
+    trace_close(h->R.r);
     h->R.r = NULL;
   }
   if (ret) {
@@ -124,7 +130,7 @@ int rptr_open(int argc, const char *const *argv, rptr **out)
 void rptr_close(rptr *h)
 {
   if (!h) return;
-  if (h->R.r) rpd_close(h->R.r, 0);
+  if (h->R.r) trace_close(h->R.r);
   raptor_free(&h->R);
   for (int64_t i = 0; i < h->noptypes; i++) free(h->optypes[i]);
   free(h->optypes);
@@ -314,11 +320,10 @@ int rptr_op_details(rptr *h, int64_t *index, int64_t *queue, int32_t *optype)
     optype[i] = -1;
   }
   if (!h->path) {
-    keep_message("raptor: no trace to read the op details from", 1);
+    keep_message("no trace to read the op details from", 1);
     return 1;
   }
-  pthread_mutex_lock(&run_lock);   /* the common layer's state is shared */
-  rc = rpd_open(&r, h->path, NULL, RPD_READ);
+  rc = trace_open(&r, h->path);
   if (rc == RPD_OK) {
     byid = rpd_xcalloc(R->n ? R->n : 1, sizeof *byid);
     for (size_t i = 0; i < R->n; i++) byid[i] = (idpos){R->ops[i].id, i};
@@ -327,8 +332,7 @@ int rptr_op_details(rptr *h, int64_t *index, int64_t *queue, int32_t *optype)
   }
   if (rc != RPD_OK) snprintf(errbuf, sizeof errbuf, "raptor: cannot read '%s': %s",
                              h->path, rpd_errmsg());
-  if (r) rpd_close(r, 0);
-  pthread_mutex_unlock(&run_lock);
+  if (r) trace_close(r);
   free(byid);
   return rc == RPD_OK ? 0 : 1;
 }

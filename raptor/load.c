@@ -1,4 +1,6 @@
-/* load.c - raptor: categories, kernel names, loading the ops, the ROI. */
+/* load.c - raptor's engine: loading the ops, time zero, the ROI; then the
+ * analysis (analyze.c).  Failures return an exit code with the message in
+ * R->err; progress goes through R->progress. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -6,117 +8,30 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xlsxwriter.h>
 
 #include "catfile.h"
 #include "opclass.h"
 #include "opmerge.h"
 #include "timeopt.h"
 #include "rpd.h"
-#include "report.h"
 #include "raptor.h"
-#include "xlsxfile.h"
 #include "util/map.h"
 
+/* ------------------------------------------------------------ progress */
 
-
-/* ------------------------------------------------------------ hashing */
-
-uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+static void progress_rows(raptor *R, const char *what, const char *table, int64_t id)
 {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) {
-    h ^= s[i];
-    h *= 1099511628211ULL;
-  }
-  return h;
+  if (R->progress) R->progress->rows(R->r, what, table, id);
 }
 
-void islots_init(islots *t, size_t cap)
+static void progress_count(raptor *R, const char *what, int64_t done, int64_t total)
 {
-  t->cap = cap;
-  t->v = rpd_xmalloc(cap * sizeof *t->v);
-  memset(t->v, 0xff, cap * sizeof *t->v);
+  if (R->progress) R->progress->count(what, done, total);
 }
 
-/* ------------------------------------------------------------ categories */
-
-/* Load the categories (built-in or file); returns 0 or an exit code. */
-int categories_load(raptor *R)
+static void progress_end(raptor *R)
 {
-  R->cats = rpd_xcalloc(1, sizeof *R->cats);
-  R->cats[0].name = rpd_xstrdup(IDLE_CAT);
-  R->cats[0].re = rpd_xmalloc(sizeof *R->cats[0].re);
-  if (rpd_regex_compile("^GAP ", &R->cats[0].re[0]) != RPD_OK)
-    return rpd_fail("internal regex: %s", rpd_errmsg());
-  R->cats[0].npat = 1;
-  R->ncats = 1;
-  int rc = category_load_or_builtin(&R->cats, &R->ncats, R->cat_file);
-  if (rc) return rpd_fail("%s", rpd_errmsg());
-  /* names: categories, then _Other and _Latency unless the file has them */
-  R->catname = rpd_xmalloc((R->ncats + 2) * sizeof *R->catname);
-  R->cat_other = R->cat_latency = -1;
-  for (int i = 0; i < R->ncats; i++) {
-    R->catname[i] = R->cats[i].name;
-    if (strcmp(R->cats[i].name, OTHER_CAT) == 0) R->cat_other = i;
-    if (strcmp(R->cats[i].name, LATENCY_CAT) == 0) R->cat_latency = i;
-  }
-  R->cat_comm = category_comm_index(R->cats, R->ncats);
-  int k = R->ncats;
-  if (R->cat_other < 0) { R->catname[k] = OTHER_CAT; R->cat_other = k++; }
-  if (R->cat_latency < 0) { R->catname[k] = LATENCY_CAT; R->cat_latency = k++; }
-  return 0;
-}
-
-/* Category of a kernel name: the last category with a matching pattern.
- * A search PCRE2 cannot finish is kept in R->cat_error (the run fails
- * with it after analyze) and counts as _Other until then. */
-int category_of(raptor *R, const char *name)
-{
-  int cat;
-  if (category_match(R->cats, R->ncats, name, &cat) != RPD_OK) {
-    if (!R->cat_error) R->cat_error = rpd_xstrdup(rpd_errmsg());
-    cat = -1;
-  }
-  return cat >= 0 ? cat : R->cat_other;
-}
-
-/* ------------------------------------------------------------ kernel names */
-
-static int32_t name_intern(raptor *R, const char *s)
-{
-  size_t len = strlen(s);
-  if (R->nnames * 2 >= R->name_slots.cap) {
-    free(R->name_slots.v);
-    islots_init(&R->name_slots, R->name_slots.cap ? R->name_slots.cap * 2 : 1024);
-    for (size_t i = 0; i < R->nnames; i++) {
-      size_t m = R->name_slots.cap - 1;
-      size_t h = hash_bytes(R->names[i], strlen(R->names[i]), 14695981039346656037ULL) & m;
-      while (R->name_slots.v[h] >= 0) h = (h + 1) & m;
-      R->name_slots.v[h] = (int32_t)i;
-    }
-  }
-  size_t m = R->name_slots.cap - 1;
-  size_t h = hash_bytes(s, len, 14695981039346656037ULL) & m;
-  while (R->name_slots.v[h] >= 0) {
-    if (strcmp(R->names[R->name_slots.v[h]], s) == 0) return R->name_slots.v[h];
-    h = (h + 1) & m;
-  }
-  if (R->nnames == R->capnames) {
-    R->capnames = R->capnames ? R->capnames * 2 : 256;
-    R->names = rpd_xrealloc(R->names, R->capnames * sizeof *R->names);
-  }
-  R->names[R->nnames] = rpd_xstrdup(s);
-  R->name_slots.v[h] = (int32_t)R->nnames;
-  return (int32_t)R->nnames++;
-}
-
-/* See raptor.h. */
-int32_t key_start_name(raptor *R)
-{
-  if (R->reference_ops || R->seqlen <= 0)
-    return -1;
-  return name_intern(R, "(trace start)");
+  if (R->progress) R->progress->end();
 }
 
 /* ------------------------------------------------------------ loading */
@@ -318,8 +233,8 @@ static int op_row(op_scan *sc, sqlite3_value **v)
   if (sc->sorted) did = sqlite3_value_int64(v[4]);
   else if (!op_pick(sc, v, &did)) return RPD_OK;   /* not an op of this scan */
   int64_t id = sqlite3_value_int64(v[0]);
-  if (!sc->sorted) rpd_progress_rows(R->r, "reading ops", "rocpd_op", id);
-  else rpd_progress("reading ops", ++sc->rows, -1);
+  if (!sc->sorted) progress_rows(R, "reading ops", "rocpd_op", id);
+  else progress_count(R, "reading ops", ++sc->rows, -1);
   int found;
   int64_t *slot = rpd_i64map_ref(&sc->dm, did, -2, &found);
   if (!found) {
@@ -421,8 +336,8 @@ static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink,
     rc = -s;
   if (sc.chk && rc == RPD_OK) R->fold->op_done = 1;
 cleanup:
-  if (rc == RPD_OK) rpd_progress_end();   /* read to the end: 100% */
-  else rpd_progress("reading ops", -1, -1);
+  if (rc == RPD_OK) progress_end(R);   /* read to the end: 100% */
+  else progress_count(R, "reading ops", -1, -1);
   sqlite3_finalize(st);
   sqlite3_finalize(sc.sst);
   rpd_i64map_free(&sc.dm);
@@ -452,7 +367,7 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, opmerge *pre)
     int s = 0;
     int64_t done = 0, total = opmerge_count(m);
     while (rc == RPD_OK && (s = opmerge_next(m, &o)) == 1) {
-      rpd_progress("merging ops", ++done, total);
+      progress_count(R, "merging ops", ++done, total);
       if (pre) {   /* the ROI's ops, times made relative as scan_ops does */
         if (o.start < R->first_abs + lo || o.start > R->first_abs + hi) continue;
         o.start -= R->first_abs;
@@ -461,7 +376,7 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, opmerge *pre)
       rc = deliver_op(R, &o, &streamed);
     }
     if (rc == RPD_OK && s < 0) rc = -s;
-    rpd_progress("merging ops", -1, -1);
+    progress_count(R, "merging ops", -1, -1);
   }
   opmerge_free(m);
   if (rc == RPD_ERANGE) {   /* no order to merge: let SQLite sort */
@@ -477,30 +392,24 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, opmerge *pre)
 /* ------------------------------------------------------------ ROI */
 
 /* Parse one ROI bound.  Sets *ns (relative) for times; for a kernel
- * regex sets *re.  Returns 0 or an exit code (message printed). */
+ * regex sets *re.  Returns 0 or an exit code (message in R->err). */
 static int roi_parse(raptor *R, const char *what, const char *s, int64_t *ns,
                      rpd_regex **re)
 {
   *re = NULL;
   int64_t abs;
-  if (!*s) {
-    rpd_fail("empty %s", what);
-    return 2;
-  }
+  if (!*s)
+    return raptor_fail(R, 2, "empty %s", what);
   if (rpd_timeopt_resolve(s, R->first_abs, R->last_abs, &abs) == RPD_OK) {
     *ns = abs - R->first_abs;  /* fits: both are inside int64 and abs is checked */
     return 0;
   }
   unsigned char c0 = (unsigned char)s[0];
   /* malformed values are usage errors (exit 2), on one line */
-  if (isdigit(c0) || c0 == '.' || c0 == '+' || c0 == '-' || strchr(s, '%')) {
-    rpd_fail("bad %s '%s': %s", what, s, rpd_errmsg());
-    return 2;
-  }
-  if (rpd_regex_compile(s, re) != RPD_OK) {
-    rpd_fail("bad %s kernel regex '%s': %s", what, s, rpd_errmsg());
-    return 2;
-  }
+  if (isdigit(c0) || c0 == '.' || c0 == '+' || c0 == '-' || strchr(s, '%'))
+    return raptor_fail(R, 2, "bad %s '%s': %s", what, s, rpd_errmsg());
+  if (rpd_regex_compile(s, re) != RPD_OK)
+    return raptor_fail(R, 2, "bad %s kernel regex '%s': %s", what, s, rpd_errmsg());
   return 0;
 }
 
@@ -596,18 +505,18 @@ static int roi_check(raptor *R, int64_t s, int64_t e)
 {
   int64_t span = R->last_abs - R->first_abs;
   if (s < 0 || s > span)
-    return rpd_fail("ROI start %.6f ms is outside the trace (0 .. %.6f ms)",
+    return raptor_fail(R, 1, "ROI start %.6f ms is outside the trace (0 .. %.6f ms)",
                     (double)s / 1e6, (double)span / 1e6);
   if (e < 0 || e > span)
-    return rpd_fail("ROI end %.6f ms is outside the trace (0 .. %.6f ms)",
+    return raptor_fail(R, 1, "ROI end %.6f ms is outside the trace (0 .. %.6f ms)",
                     (double)e / 1e6, (double)span / 1e6);
   if (s > e)
-    return rpd_fail("ROI start %.6f ms is after ROI end %.6f ms",
+    return raptor_fail(R, 1, "ROI start %.6f ms is after ROI end %.6f ms",
                     (double)s / 1e6, (double)e / 1e6);
   return 0;
 }
 
-/* An exit code and one line when the ROI (and --gpu-id) kept no op: asking
+/* An exit code and its message when the ROI (and --gpu-id) kept no op: asking
  * for what is not there is an error.  0 when there are ops. */
 static int check_have_ops(raptor *R, const char *after)
 {
@@ -616,14 +525,14 @@ static int check_have_ops(raptor *R, const char *after)
   if (R->n)
     return 0;
   if (rpd_opclass_gpus(R->r, RPD_OPCLASS_GPU_WORK, &gpus) != RPD_OK)
-    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+    return raptor_fail(R, 1, "cannot read '%s': %s", R->path, rpd_errmsg());
   if (!*gpus)
-    ret = rpd_fail("'%s' has no kernels or copies (GPU work)", R->path);
+    ret = raptor_fail(R, 1, "'%s' has no kernels or copies (GPU work)", R->path);
   else if (R->gpu_id != -1 && !gpu_listed(gpus, R->gpu_id))
-    ret = rpd_fail("'%s' has no kernels or copies on GPU %lld (GPUs present: %s)",
+    ret = raptor_fail(R, 1, "'%s' has no kernels or copies on GPU %lld (GPUs present: %s)",
                    R->path, (long long)R->gpu_id, gpus);
   else
-    ret = rpd_fail("'%s': no kernels or copies in the ROI %.6f .. %.6f ms%s", R->path,
+    ret = raptor_fail(R, 1, "'%s': no kernels or copies in the ROI %.6f .. %.6f ms%s", R->path,
                    (double)R->roi_s / 1e6, (double)R->roi_e / 1e6, after);
   free(gpus);
   return ret;
@@ -793,20 +702,20 @@ int setup_roi(raptor *R)
   int rc = api_span(R, &have, &scan);
   if (rc != RPD_OK || fold_failed(R)) {
     opmerge_free(pre);
-    return rc != RPD_OK ? rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg()) : 1;
+    return rc != RPD_OK ? raptor_fail(R, 1, "cannot read '%s': %s", R->path, rpd_errmsg()) : 1;
   }
   if (!have) {
     rc = rpd_prepare(r, "SELECT min(start), max(\"end\") FROM rocpd_op", &st);
     s = rc == RPD_OK ? rpd_step(r, st) : 0;
     if (rc != RPD_OK || s < 0) {
       sqlite3_finalize(st);
-      return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+      return raptor_fail(R, 1, "cannot read '%s': %s", R->path, rpd_errmsg());
     }
     have = sqlite3_column_type(st, 0) != SQLITE_NULL;
     R->first_abs = sqlite3_column_int64(st, 0);
     R->last_abs = sqlite3_column_int64(st, 1);
     sqlite3_finalize(st);
-    if (!have) return rpd_fail("'%s' has no api and no op rows", R->path);
+    if (!have) return raptor_fail(R, 1, "'%s' has no api and no op rows", R->path);
   }
   if (R->last_abs < R->first_abs) R->last_abs = R->first_abs;
   int64_t span = R->last_abs - R->first_abs;
@@ -821,7 +730,7 @@ int setup_roi(raptor *R)
   if (rxs || rxe) {   /* kernel regex bounds: find them first */
     int64_t hit[2];
     if ((rc = first_matches(R, rxs, rxe, hit)) != RPD_OK) {
-      ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+      ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->path, rpd_errmsg());
       goto out;
     }
     if (fold_failed(R)) {
@@ -829,11 +738,11 @@ int setup_roi(raptor *R)
       goto out;
     }
     if (rxs && (rs = hit[0]) < 0) {
-      ret = rpd_fail("ROI start: no op matches kernel regex '%s'", R->roi_start_s);
+      ret = raptor_fail(R, 1, "ROI start: no op matches kernel regex '%s'", R->roi_start_s);
       goto out;
     }
     if (rxe && (re_ = hit[1]) < 0) {
-      ret = rpd_fail("ROI end: no op matches kernel regex '%s'", R->roi_end_s);
+      ret = raptor_fail(R, 1, "ROI end: no op matches kernel regex '%s'", R->roi_end_s);
       goto out;
     }
     if ((ret = roi_check(R, rs, re_))) goto out;
@@ -843,7 +752,7 @@ int setup_roi(raptor *R)
   rc = load_ops(R, rs, re_, pre);
   pre = NULL;              /* load_ops freed it */
   if (rc != RPD_OK) {
-    ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+    ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->path, rpd_errmsg());
     goto out;
   }
   if (fold_failed(R)) {
@@ -861,7 +770,7 @@ int setup_roi(raptor *R)
       R->roi_s = R->rows[i].smin;
       R->roi_e = R->rows[i].smax;
       if ((rc = load_ops(R, R->roi_s, R->roi_e, NULL)) != RPD_OK) {
-        ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+        ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->path, rpd_errmsg());
         goto out;
       }
     }
@@ -873,14 +782,14 @@ int setup_roi(raptor *R)
     if (lo < R->roi_s) lo = R->roi_s;
     if (hi > R->roi_e) hi = R->roi_e;
     if (lo > hi) {
-      ret = rpd_fail("--roi-trim: the GPUs are never busy at the same time "
+      ret = raptor_fail(R, 1, "--roi-trim: the GPUs are never busy at the same time "
                      "(%.6f ms > %.6f ms)", (double)lo / 1e6, (double)hi / 1e6);
       goto out;
     }
     R->roi_s = lo;
     R->roi_e = hi;
     if ((rc = load_ops(R, lo, hi, NULL)) != RPD_OK) {
-      ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+      ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->path, rpd_errmsg());
       goto out;
     }
     if ((ret = check_have_ops(R, " (after --roi-trim)"))) goto out;
@@ -889,9 +798,9 @@ int setup_roi(raptor *R)
   if (!R->spill_failed && (ret = latency_bound(R))) goto out;
 spill:
   if (R->cat_error && !ret)
-    ret = rpd_fail("%s", R->cat_error);
+    ret = raptor_fail(R, 1, "%s", R->cat_error);
   if (R->spill_failed)
-    ret = rpd_fail("cannot read ops of '%s': reading the temp file failed", R->path);
+    ret = raptor_fail(R, 1, "cannot read ops of '%s': reading the temp file failed", R->path);
 out:
   if (ret && R->opfile) {  /* a streamed run that failed: no outputs */
     fclose(R->opfile);
