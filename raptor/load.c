@@ -41,9 +41,9 @@ static void progress_end(raptor *R)
  * --reference-ops: the reference raptor's KernelExecution, Task and
  * CopyDeviceToDevice ops named by description only.  The opType string ids
  * of those ops: the query behind types_sql's "id" column. */
-static char *types_sql(const raptor *R)
+static char *types_sql(const raptor_opts *opt)
 {
-  if (R->reference_ops)
+  if (opt->reference_ops)
     return rpd_xstrdup("SELECT id FROM rocpd_string WHERE string IN"
                        " ('KernelExecution','CopyDeviceToDevice','Task')");
   char *cond = rpd_opclass_condition("s.id", RPD_OPCLASS_GPU_WORK);
@@ -55,17 +55,17 @@ static char *types_sql(const raptor *R)
 /* The sorted scan's query: those ops with start in [?1, ?2] (and gpuId ?3),
  * columns id, gpuId, start, end, name id (the opType's when the
  * description is '' and not --reference-ops), by gpuId, start, id. */
-static char *sorted_ops_sql(const raptor *R)
+static char *sorted_ops_sql(const raptor_opts *opt)
 {
-  char *types = types_sql(R);
+  char *types = types_sql(opt);
   char *sql = rpd_xasprintf(
       "SELECT o.id, o.gpuId, o.start, o.\"end\", %s FROM rocpd_op o"
       " WHERE o.opType_id IN (%s) AND o.start >= ?1 AND o.start <= ?2%s"
       " ORDER BY o.gpuId, o.start, o.id",
-      R->reference_ops ? "o.description_id"
-                       : "CASE WHEN o.description_id IN (SELECT id FROM rocpd_string"
-                         " WHERE string = '') THEN o.opType_id ELSE o.description_id END",
-      types, R->gpu_id == -1 ? "" : " AND o.gpuId = ?3");
+      opt->reference_ops ? "o.description_id"
+                         : "CASE WHEN o.description_id IN (SELECT id FROM rocpd_string"
+                           " WHERE string = '') THEN o.opType_id ELSE o.description_id END",
+      types, opt->gpu_id == -1 ? "" : " AND o.gpuId = ?3");
   free(types);
   return sql;
 }
@@ -143,7 +143,7 @@ static int value_within(sqlite3_value *v, int64_t lo, int64_t hi)
   return 0;
 }
 
-/* 1 when $RPDTOOLS_RAPTOR_LOAD is mode: "memory" keeps the ops in R->ops,
+/* 1 when $RPDTOOLS_RAPTOR_LOAD is mode: "memory" keeps the ops in R->res.ops,
  * "sql" lets SQLite sort them instead of the merge -- for the tests that
  * compare the paths (docs/raptor.md, Performance). */
 static int load_mode_is(const char *mode)
@@ -154,7 +154,7 @@ static int load_mode_is(const char *mode)
 
 /* 1 unless the caller needs R->ops (the library API): the ops then stream
  * through the analysis in (gpu, start, id) order into a temp file that the
- * outputs read back, and R->ops stays empty -- memory flat in the number
+ * outputs read back, and R->res.ops stays empty -- memory flat in the number
  * of ops.  ROIs that depend on the ops (kernel regex, --auto-roi,
  * --roi-trim) read them again for the final ROI instead of keeping them. */
 static int can_stream(const raptor *R)
@@ -163,7 +163,7 @@ static int can_stream(const raptor *R)
 }
 
 /* Hand one op, in (gpu, start, id) order, to the analysis (streamed) or
- * to R->ops.  The first op of a streamed run opens the temp file. */
+ * to R->res.ops.  The first op of a streamed run opens the temp file. */
 static int deliver_op(raptor *R, const oprec *r, void *ctx)
 {
   int streamed = *(const int *)ctx;
@@ -177,14 +177,14 @@ static int deliver_op(raptor *R, const oprec *r, void *ctx)
     }
     if (stream_op(R, &o) != 0)
       return rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
-    R->n++;
+    R->res.n++;
     return RPD_OK;
   }
-  if (R->n == R->cap) {
-    R->cap = R->cap ? R->cap * 2 : 4096;
-    R->ops = rpd_xrealloc(R->ops, R->cap * sizeof *R->ops);
+  if (R->res.n == R->res.cap) {
+    R->res.cap = R->res.cap ? R->res.cap * 2 : 4096;
+    R->res.ops = rpd_xrealloc(R->res.ops, R->res.cap * sizeof *R->res.ops);
   }
-  R->ops[R->n++] = o;
+  R->res.ops[R->res.n++] = o;
   return RPD_OK;
 }
 
@@ -219,8 +219,8 @@ static int op_pick(const op_scan *sc, sqlite3_value **v, int64_t *name)
 {
   const raptor *R = sc->R;
   if (!idset_has(&sc->types, v[5]) || !value_within(v[2], sc->lo, sc->hi)) return 0;
-  if (R->gpu_id != -1 && !value_within(v[1], R->gpu_id, R->gpu_id)) return 0;
-  *name = sqlite3_value_int64(!R->reference_ops && idset_has(&sc->empty, v[4]) ? v[5] : v[4]);
+  if (R->opt.gpu_id != -1 && !value_within(v[1], R->opt.gpu_id, R->opt.gpu_id)) return 0;
+  *name = sqlite3_value_int64(!R->opt.reference_ops && idset_has(&sc->empty, v[4]) ? v[5] : v[4]);
   return 1;
 }
 
@@ -253,8 +253,8 @@ static int op_row(op_scan *sc, sqlite3_value **v)
   if (*slot < 0) return RPD_OK;
   oprec o = {.id = id,
              .gpu = (int32_t)sqlite3_value_int64(v[1]),
-             .start = sqlite3_value_int64(v[2]) - R->first_abs,
-             .end = sqlite3_value_int64(v[3]) - R->first_abs,
+             .start = sqlite3_value_int64(v[2]) - R->res.first_abs,
+             .end = sqlite3_value_int64(v[3]) - R->res.first_abs,
              .kern = (int32_t)*slot};
   return sc->sink(R, &o, sc->ctx);
 }
@@ -282,10 +282,10 @@ static void op_agg_final(sqlite3_context *cx)
 static int raw_scan_prepare(op_scan *sc, sqlite3_stmt **st)
 {
   rpd *r = sc->R->r;
-  char *types = types_sql(sc->R);
+  char *types = types_sql(&sc->R->opt);
   int rc = idset_load(r, types, &sc->types);
   free(types);
-  if (rc == RPD_OK && !sc->R->reference_ops)
+  if (rc == RPD_OK && !sc->R->opt.reference_ops)
     rc = idset_load(r, "SELECT id FROM rocpd_string WHERE string = ''", &sc->empty);
   if (rc == RPD_OK && sqlite3_create_function(r->db, "rptr_op_row", 6, SQLITE_UTF8, sc, NULL,
                                               op_agg_step, op_agg_final) != SQLITE_OK)
@@ -303,18 +303,18 @@ static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink,
   rpd *r = R->r;
   sqlite3_stmt *st = NULL;
   op_scan sc = {.R = R, .sorted = sorted, .sink = sink, .ctx = ctx,
-                .lo = R->first_abs + lo, .hi = R->first_abs + hi};
+                .lo = R->res.first_abs + lo, .hi = R->res.first_abs + hi};
   sc.chk = R->fold && !R->fold->op_done && !sorted ? &R->fold->op : NULL;
   if (sc.chk) memset(sc.chk, 0, sizeof *sc.chk);
   int rc, s = 0;
   if (sorted) {
-    char *sql = sorted_ops_sql(R);
+    char *sql = sorted_ops_sql(&R->opt);
     rc = rpd_prepare(r, sql, &st);
     free(sql);
     if (rc == RPD_OK) {
       sqlite3_bind_int64(st, 1, sc.lo);
       sqlite3_bind_int64(st, 2, sc.hi);
-      if (R->gpu_id != -1) sqlite3_bind_int64(st, 3, R->gpu_id);
+      if (R->opt.gpu_id != -1) sqlite3_bind_int64(st, 3, R->opt.gpu_id);
     }
   } else {
     rc = raw_scan_prepare(&sc, &st);
@@ -347,7 +347,7 @@ cleanup:
 }
 
 /* Read the ops with start in [first+lo, first+hi] (and --gpu-id) in
- * (gpuId, start, id) order into R->ops or, streamed (see can_stream),
+ * (gpuId, start, id) order into R->res.ops or, streamed (see can_stream),
  * through stream_op into R->opfile.  One scan in table order and a merge
  * of its sorted runs (opmerge.h: linear in the ops); a trace in no order
  * at all is read again sorted by SQLite.  pre (freed here; may be NULL):
@@ -359,7 +359,7 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, opmerge *pre)
     fclose(R->opfile);
     R->opfile = NULL;
   }
-  R->n = 0;
+  R->res.n = 0;
   opmerge *m = pre ? pre : opmerge_new();
   int rc = pre ? RPD_OK : load_mode_is("sql") ? RPD_ERANGE : scan_ops(R, lo, hi, 0, merge_op, m);
   if (rc == RPD_OK) {
@@ -369,9 +369,9 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, opmerge *pre)
     while (rc == RPD_OK && (s = opmerge_next(m, &o)) == 1) {
       progress_count(R, "merging ops", ++done, total);
       if (pre) {   /* the ROI's ops, times made relative as scan_ops does */
-        if (o.start < R->first_abs + lo || o.start > R->first_abs + hi) continue;
-        o.start -= R->first_abs;
-        o.end -= R->first_abs;
+        if (o.start < R->res.first_abs + lo || o.start > R->res.first_abs + hi) continue;
+        o.start -= R->res.first_abs;
+        o.end -= R->res.first_abs;
       }
       rc = deliver_op(R, &o, &streamed);
     }
@@ -381,7 +381,7 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, opmerge *pre)
   opmerge_free(m);
   if (rc == RPD_ERANGE) {   /* no order to merge: let SQLite sort */
     rpd_clearerr();
-    R->n = 0;
+    R->res.n = 0;
     rc = scan_ops(R, lo, hi, 1, deliver_op, &streamed);
   }
   if (rc == RPD_OK && streamed && R->opfile && fflush(R->opfile) != 0)
@@ -400,8 +400,8 @@ static int roi_parse(raptor *R, const char *what, const char *s, int64_t *ns,
   int64_t abs;
   if (!*s)
     return raptor_fail(R, 2, "empty %s", what);
-  if (rpd_timeopt_resolve(s, R->first_abs, R->last_abs, &abs) == RPD_OK) {
-    *ns = abs - R->first_abs;  /* fits: both are inside int64 and abs is checked */
+  if (rpd_timeopt_resolve(s, R->res.first_abs, R->res.last_abs, &abs) == RPD_OK) {
+    *ns = abs - R->res.first_abs;  /* fits: both are inside int64 and abs is checked */
     return 0;
   }
   unsigned char c0 = (unsigned char)s[0];
@@ -439,18 +439,18 @@ typedef struct roi_probe {
 static int probe_op(raptor *R, const oprec *o, void *ctx)
 {
   roi_probe *p = ctx;
-  if (p->nhit < R->nnames) {   /* new names: grow the caches */
+  if (p->nhit < R->res.nnames) {   /* new names: grow the caches */
     for (int k = 0; k < 2; k++) {
-      p->hit[k] = rpd_xrealloc(p->hit[k], R->capnames);
-      memset(p->hit[k] + p->nhit, -1, R->capnames - p->nhit);
+      p->hit[k] = rpd_xrealloc(p->hit[k], R->res.capnames);
+      memset(p->hit[k] + p->nhit, -1, R->res.capnames - p->nhit);
     }
-    p->nhit = R->capnames;
+    p->nhit = R->res.capnames;
   }
   for (int k = 0; k < 2; k++) {
     if (!p->re[k]) continue;
     signed char *h = &p->hit[k][o->kern];
     if (*h < 0) {
-      int m = rpd_regex_search(p->re[k], R->names[o->kern]);
+      int m = rpd_regex_search(p->re[k], R->res.names[o->kern]);
       if (m < 0) return -m;   /* an unfinished search is no "no match" */
       *h = (signed char)m;
     }
@@ -465,7 +465,7 @@ static int probe_op(raptor *R, const oprec *o, void *ctx)
 static int first_matches(raptor *R, rpd_regex *rxs, rpd_regex *rxe, int64_t first[2])
 {
   roi_probe p = {.re = {rxs, rxe}, .best = {-1, -1}};
-  int rc = scan_ops(R, 0, R->last_abs - R->first_abs, 0, probe_op, &p);
+  int rc = scan_ops(R, 0, R->res.last_abs - R->res.first_abs, 0, probe_op, &p);
   first[0] = p.best[0];
   first[1] = p.best[1];
   free(p.hit[0]);
@@ -503,7 +503,7 @@ static void busy_span(raptor *R, int64_t *lo, int64_t *hi)
 
 static int roi_check(raptor *R, int64_t s, int64_t e)
 {
-  int64_t span = R->last_abs - R->first_abs;
+  int64_t span = R->res.last_abs - R->res.first_abs;
   if (s < 0 || s > span)
     return raptor_fail(R, 1, "ROI start %.6f ms is outside the trace (0 .. %.6f ms)",
                     (double)s / 1e6, (double)span / 1e6);
@@ -522,18 +522,18 @@ static int check_have_ops(raptor *R, const char *after)
 {
   char *gpus = NULL;
   int ret;
-  if (R->n)
+  if (R->res.n)
     return 0;
   if (rpd_opclass_gpus(R->r, RPD_OPCLASS_GPU_WORK, &gpus) != RPD_OK)
-    return raptor_fail(R, 1, "cannot read '%s': %s", R->path, rpd_errmsg());
+    return raptor_fail(R, 1, "cannot read '%s': %s", R->opt.path, rpd_errmsg());
   if (!*gpus)
-    ret = raptor_fail(R, 1, "'%s' has no kernels or copies (GPU work)", R->path);
-  else if (R->gpu_id != -1 && !gpu_listed(gpus, R->gpu_id))
+    ret = raptor_fail(R, 1, "'%s' has no kernels or copies (GPU work)", R->opt.path);
+  else if (R->opt.gpu_id != -1 && !gpu_listed(gpus, R->opt.gpu_id))
     ret = raptor_fail(R, 1, "'%s' has no kernels or copies on GPU %lld (GPUs present: %s)",
-                   R->path, (long long)R->gpu_id, gpus);
+                   R->opt.path, (long long)R->opt.gpu_id, gpus);
   else
-    ret = raptor_fail(R, 1, "'%s': no kernels or copies in the ROI %.6f .. %.6f ms%s", R->path,
-                   (double)R->roi_s / 1e6, (double)R->roi_e / 1e6, after);
+    ret = raptor_fail(R, 1, "'%s': no kernels or copies in the ROI %.6f .. %.6f ms%s", R->opt.path,
+                   (double)R->res.roi_s / 1e6, (double)R->res.roi_e / 1e6, after);
   free(gpus);
   return ret;
 }
@@ -623,7 +623,7 @@ static int api_scan_start(raptor *R, api_scan *a)
   return a->threaded;
 }
 
-/* R->first_abs, R->last_abs = the first API start and the last API end;
+/* R->res.first_abs, R->res.last_abs = the first API start and the last API end;
  * *have = 0 when there are none.  Without R->fold an aggregate query (the
  * caller checked the trace); with it the scan above (joined when it runs
  * in its thread), its verdict into R->fold->api.  RPD_OK or an error. */
@@ -637,8 +637,8 @@ static int api_span(raptor *R, int *have, api_scan *a)
     s = rc == RPD_OK ? rpd_step(R->r, st) : 0;
     if (s == SQLITE_ROW) {
       *have = sqlite3_column_type(st, 0) != SQLITE_NULL;
-      R->first_abs = sqlite3_column_int64(st, 0);
-      R->last_abs = sqlite3_column_int64(st, 1);
+      R->res.first_abs = sqlite3_column_int64(st, 0);
+      R->res.last_abs = sqlite3_column_int64(st, 1);
     }
   } else {
     if (a->threaded) pthread_join(a->tid, NULL);
@@ -654,8 +654,8 @@ static int api_span(raptor *R, int *have, api_scan *a)
       R->fold->api = a->chk;
       R->fold->api_done = 1;
       *have = a->lo != INT64_MAX;
-      R->first_abs = a->lo;
-      R->last_abs = a->hi;
+      R->res.first_abs = a->lo;
+      R->res.last_abs = a->hi;
     }
   }
   if (rc == RPD_OK && s < 0) rc = -s;
@@ -671,7 +671,7 @@ static int api_span(raptor *R, int *have, api_scan *a)
 static opmerge *prescan_ops(raptor *R)
 {
   opmerge *m = opmerge_new();
-  R->first_abs = 0;      /* times stay absolute */
+  R->res.first_abs = 0;      /* times stay absolute */
   if (scan_ops(R, INT64_MIN, INT64_MAX, 0, merge_op, m) != RPD_OK) {
     opmerge_free(m);
     rpd_clearerr();
@@ -696,41 +696,41 @@ int setup_roi(raptor *R)
   int have, s;
   api_scan scan = {.threaded = 0};
   opmerge *pre = NULL;
-  if (R->fold && !R->roi_start_s && !R->roi_end_s && !load_mode_is("sql") &&
+  if (R->fold && !R->opt.roi_start_s && !R->opt.roi_end_s && !load_mode_is("sql") &&
       api_scan_start(R, &scan))
     pre = prescan_ops(R);
   int rc = api_span(R, &have, &scan);
   if (rc != RPD_OK || fold_failed(R)) {
     opmerge_free(pre);
-    return rc != RPD_OK ? raptor_fail(R, 1, "cannot read '%s': %s", R->path, rpd_errmsg()) : 1;
+    return rc != RPD_OK ? raptor_fail(R, 1, "cannot read '%s': %s", R->opt.path, rpd_errmsg()) : 1;
   }
   if (!have) {
     rc = rpd_prepare(r, "SELECT min(start), max(\"end\") FROM rocpd_op", &st);
     s = rc == RPD_OK ? rpd_step(r, st) : 0;
     if (rc != RPD_OK || s < 0) {
       sqlite3_finalize(st);
-      return raptor_fail(R, 1, "cannot read '%s': %s", R->path, rpd_errmsg());
+      return raptor_fail(R, 1, "cannot read '%s': %s", R->opt.path, rpd_errmsg());
     }
     have = sqlite3_column_type(st, 0) != SQLITE_NULL;
-    R->first_abs = sqlite3_column_int64(st, 0);
-    R->last_abs = sqlite3_column_int64(st, 1);
+    R->res.first_abs = sqlite3_column_int64(st, 0);
+    R->res.last_abs = sqlite3_column_int64(st, 1);
     sqlite3_finalize(st);
-    if (!have) return raptor_fail(R, 1, "'%s' has no api and no op rows", R->path);
+    if (!have) return raptor_fail(R, 1, "'%s' has no api and no op rows", R->opt.path);
   }
-  if (R->last_abs < R->first_abs) R->last_abs = R->first_abs;
-  int64_t span = R->last_abs - R->first_abs;
+  if (R->res.last_abs < R->res.first_abs) R->res.last_abs = R->res.first_abs;
+  int64_t span = R->res.last_abs - R->res.first_abs;
   int64_t rs = 0, re_ = span;
   rpd_regex *rxs = NULL, *rxe = NULL;
   int ret = 0;
-  if (R->roi_start_s && (ret = roi_parse(R, "ROI start", R->roi_start_s, &rs, &rxs)))
+  if (R->opt.roi_start_s && (ret = roi_parse(R, "ROI start", R->opt.roi_start_s, &rs, &rxs)))
     goto out;
-  if (R->roi_end_s && (ret = roi_parse(R, "ROI end", R->roi_end_s, &re_, &rxe)))
+  if (R->opt.roi_end_s && (ret = roi_parse(R, "ROI end", R->opt.roi_end_s, &re_, &rxe)))
     goto out;
   if (!rxs && !rxe && (ret = roi_check(R, rs, re_))) goto out;
   if (rxs || rxe) {   /* kernel regex bounds: find them first */
     int64_t hit[2];
     if ((rc = first_matches(R, rxs, rxe, hit)) != RPD_OK) {
-      ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->path, rpd_errmsg());
+      ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->opt.path, rpd_errmsg());
       goto out;
     }
     if (fold_failed(R)) {
@@ -738,21 +738,21 @@ int setup_roi(raptor *R)
       goto out;
     }
     if (rxs && (rs = hit[0]) < 0) {
-      ret = raptor_fail(R, 1, "ROI start: no op matches kernel regex '%s'", R->roi_start_s);
+      ret = raptor_fail(R, 1, "ROI start: no op matches kernel regex '%s'", R->opt.roi_start_s);
       goto out;
     }
     if (rxe && (re_ = hit[1]) < 0) {
-      ret = raptor_fail(R, 1, "ROI end: no op matches kernel regex '%s'", R->roi_end_s);
+      ret = raptor_fail(R, 1, "ROI end: no op matches kernel regex '%s'", R->opt.roi_end_s);
       goto out;
     }
     if ((ret = roi_check(R, rs, re_))) goto out;
   }
-  R->roi_s = rs;
-  R->roi_e = re_;
+  R->res.roi_s = rs;
+  R->res.roi_e = re_;
   rc = load_ops(R, rs, re_, pre);
   pre = NULL;              /* load_ops freed it */
   if (rc != RPD_OK) {
-    ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->path, rpd_errmsg());
+    ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->opt.path, rpd_errmsg());
     goto out;
   }
   if (fold_failed(R)) {
@@ -760,36 +760,36 @@ int setup_roi(raptor *R)
     goto out;
   }
   if ((ret = check_have_ops(R, ""))) goto out;
-  if (R->auto_roi) {   /* the top kernel sequence's span, read again */
+  if (R->opt.auto_roi) {   /* the top kernel sequence's span, read again */
     analyze(R);
     if (R->cat_error) goto spill;
     size_t i = 0;
-    while (i < R->nrows && R->rows[i].key < 0) i++;
+    while (i < R->res.nrows && R->res.rows[i].key < 0) i++;
     if (R->spill_failed) goto spill;
-    if (i < R->nrows) {
-      R->roi_s = R->rows[i].smin;
-      R->roi_e = R->rows[i].smax;
-      if ((rc = load_ops(R, R->roi_s, R->roi_e, NULL)) != RPD_OK) {
-        ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->path, rpd_errmsg());
+    if (i < R->res.nrows) {
+      R->res.roi_s = R->res.rows[i].smin;
+      R->res.roi_e = R->res.rows[i].smax;
+      if ((rc = load_ops(R, R->res.roi_s, R->res.roi_e, NULL)) != RPD_OK) {
+        ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->opt.path, rpd_errmsg());
         goto out;
       }
     }
   }
-  if (R->roi_trim && R->n) {
+  if (R->opt.roi_trim && R->res.n) {
     int64_t lo, hi;
     busy_span(R, &lo, &hi);
     if (R->spill_failed) goto spill;
-    if (lo < R->roi_s) lo = R->roi_s;
-    if (hi > R->roi_e) hi = R->roi_e;
+    if (lo < R->res.roi_s) lo = R->res.roi_s;
+    if (hi > R->res.roi_e) hi = R->res.roi_e;
     if (lo > hi) {
       ret = raptor_fail(R, 1, "--roi-trim: the GPUs are never busy at the same time "
                      "(%.6f ms > %.6f ms)", (double)lo / 1e6, (double)hi / 1e6);
       goto out;
     }
-    R->roi_s = lo;
-    R->roi_e = hi;
+    R->res.roi_s = lo;
+    R->res.roi_e = hi;
     if ((rc = load_ops(R, lo, hi, NULL)) != RPD_OK) {
-      ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->path, rpd_errmsg());
+      ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->opt.path, rpd_errmsg());
       goto out;
     }
     if ((ret = check_have_ops(R, " (after --roi-trim)"))) goto out;
@@ -800,7 +800,7 @@ spill:
   if (R->cat_error && !ret)
     ret = raptor_fail(R, 1, "%s", R->cat_error);
   if (R->spill_failed)
-    ret = raptor_fail(R, 1, "cannot read ops of '%s': reading the temp file failed", R->path);
+    ret = raptor_fail(R, 1, "cannot read ops of '%s': reading the temp file failed", R->opt.path);
 out:
   if (ret && R->opfile) {  /* a streamed run that failed: no outputs */
     fclose(R->opfile);

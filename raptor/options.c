@@ -123,72 +123,72 @@ static int apply_opt(raptor *R, const struct opt *o, const char *val)
 {
   int64_t x;
   switch (o->id) {
-  case O_CAT: R->categorize = 1; break;
-  case O_CATJSON: R->cat_file = val; break;
+  case O_CAT: R->opt.categorize = 1; break;
+  case O_CATJSON: R->opt.cat_file = val; break;
   case O_LAT:
     /* ns per call: 0 .. 2^62 (a sane time; calls x N is bounded by the
      * categories' own durations after the analysis, latency_bound) */
-    if (rpd_parse_i64(val, &R->latency_ns) || R->latency_ns < 0 ||
-        R->latency_ns >= RPD_TIME_LIMIT)
+    if (rpd_parse_i64(val, &R->opt.latency_ns) || R->opt.latency_ns < 0 ||
+        R->opt.latency_ns >= RPD_TIME_LIMIT)
       return raptor_usage(R, "bad --category-latency-ns '%s' (ns per call, 0 .. 2^62)", val);
     break;
-  case O_VAR: R->variability = 1; break;
-  case O_KSEQ: R->kernelseq = 1; break;
+  case O_VAR: R->opt.variability = 1; break;
+  case O_KSEQ: R->opt.kernelseq = 1; break;
   case O_KSEQLEN:
-    if (parse_int(val, &R->seqlen, 0) || R->seqlen > 1000)
+    if (parse_int(val, &R->opt.seqlen, 0) || R->opt.seqlen > 1000)
       return raptor_usage(R, "bad --kernelseq-len '%s' (0..1000)", val);
     break;
   case O_Z: {
     char *end;
-    R->zthr = strtod(val, &end);
-    if (!*val || *end || isnan(R->zthr))
+    R->opt.zthr = strtod(val, &end);
+    if (!*val || *end || isnan(R->opt.zthr))
       return raptor_usage(R, "bad --zscore_threshold '%s'", val);
     break;
   }
-  case O_OPTRACE: R->op_trace = 1; break;
-  case O_OPFILE: R->op_file = val; break;
+  case O_OPTRACE: R->opt.op_trace = 1; break;
+  case O_OPFILE: R->opt.op_file = val; break;
   case O_WIDTH:
-    if (parse_int(val, &R->op_width, 0))
+    if (parse_int(val, &R->opt.op_width, 0))
       return raptor_usage(R, "bad --op-trace-cmd-width '%s'", val);
     break;
   case O_INST:
-    if (rpd_parse_i64(val, &R->instance))
+    if (rpd_parse_i64(val, &R->opt.instance))
       return raptor_usage(R, "bad --instance-trace '%s'", val);
-    R->have_instance = 1;
+    R->opt.have_instance = 1;
     break;
-  case O_RSTART: R->roi_start_s = val; break;
-  case O_REND: R->roi_end_s = val; break;
-  case O_AUTO: R->auto_roi = 1; break;
-  case O_TRIM: R->roi_trim = 1; break;
+  case O_RSTART: R->opt.roi_start_s = val; break;
+  case O_REND: R->opt.roi_end_s = val; break;
+  case O_AUTO: R->opt.auto_roi = 1; break;
+  case O_TRIM: R->opt.roi_trim = 1; break;
   case O_GPU:
     if (rpd_parse_i64(val, &x) || x < -1 || x > INT32_MAX)
       return raptor_usage(R, "bad --gpu-id '%s'", val);
-    R->gpu_id = x;
+    R->opt.gpu_id = x;
     break;
   case O_DCOLS:
-    if (parse_int(val, &R->display_cols, 0))
+    if (parse_int(val, &R->opt.display_cols, 0))
       return raptor_usage(R, "bad --display-cols '%s'", val);
     break;
   case O_DROWS:
-    if (parse_int(val, &R->display_rows, 0))
+    if (parse_int(val, &R->opt.display_rows, 0))
       return raptor_usage(R, "bad --display-rows '%s'", val);
     break;
   case O_FDIG:
-    if (parse_int(val, &R->float_digits, 0) || R->float_digits > 17)
+    if (parse_int(val, &R->opt.float_digits, 0) || R->opt.float_digits > 17)
       return raptor_usage(R, "bad --float-digits '%s' (0..17)", val);
     break;
-  case O_XLS: R->write_xls = 1; break;
-  case O_XLSOP: R->xls_op_trace = R->write_xls = 1; break;
+  case O_XLS: R->opt.write_xls = 1; break;
+  case O_XLSOP: R->opt.xls_op_trace = R->opt.write_xls = 1; break;
   case O_FORMAT:
-    if (rpd_fmt_parse(val, &R->fmt) != RPD_OK)
+    if (rpd_fmt_parse(val, &R->opt.fmt) != RPD_OK)
       return raptor_usage(R, "bad --format '%s' (table, csv, json)", val);
     break;
-  case O_SAVE: R->save = 1; break;
-  case O_GPUSUM: R->gpu_summary = 1; break;
-  case O_REFOPS: R->reference_ops = 1; break;
+  case O_SAVE: R->opt.save = 1; break;
+  case O_GPUSUM: R->opt.gpu_summary = 1; break;
+  case O_REFOPS: R->opt.reference_ops = 1; break;
   case O_CSVDIR:
     if (!*val) return raptor_usage(R, "empty --csv-dir");
-    R->csv_dir = val;
+    R->opt.csv_dir = val;
     break;
   }
   return 0;
@@ -212,9 +212,9 @@ static const struct opt *find_long(const char *name, size_t len, int *ambiguous)
 /* --gaps takes one or more integers */
 static int take_gaps(raptor *R, int argc, char **argv, int *i, const char *first)
 {
-  free(R->gaps);
-  R->gaps = NULL;
-  R->ngaps = 0;
+  free(R->opt.gaps);
+  R->opt.gaps = NULL;
+  R->opt.ngaps = 0;
   int64_t x;
   const char *v = first;
   for (;;) {
@@ -224,16 +224,16 @@ static int take_gaps(raptor *R, int argc, char **argv, int *i, const char *first
     }
     if (rpd_parse_i64(v, &x) || x <= 0 || x > INT32_MAX / 2)
       return raptor_usage(R, "bad --gaps value '%s' (positive us)", v);
-    R->gaps = rpd_xrealloc(R->gaps, (R->ngaps + 1) * sizeof *R->gaps);
-    R->gaps[R->ngaps++] = (int)x;
+    R->opt.gaps = rpd_xrealloc(R->opt.gaps, (R->opt.ngaps + 1) * sizeof *R->opt.gaps);
+    R->opt.gaps[R->opt.ngaps++] = (int)x;
     v = NULL;
   }
-  if (!R->ngaps) return raptor_usage(R, "--gaps needs at least one value");
-  qsort(R->gaps, R->ngaps, sizeof *R->gaps, int_cmp);
+  if (!R->opt.ngaps) return raptor_usage(R, "--gaps needs at least one value");
+  qsort(R->opt.gaps, R->opt.ngaps, sizeof *R->opt.gaps, int_cmp);
   int k = 1;
-  for (int j = 1; j < R->ngaps; j++)
-    if (R->gaps[j] != R->gaps[k - 1]) R->gaps[k++] = R->gaps[j];
-  R->ngaps = k;
+  for (int j = 1; j < R->opt.ngaps; j++)
+    if (R->opt.gaps[j] != R->opt.gaps[k - 1]) R->opt.gaps[k++] = R->opt.gaps[j];
+  R->opt.ngaps = k;
   return 0;
 }
 
@@ -246,11 +246,11 @@ int raptor_parse_args(raptor *R, int argc, char **argv)
     if (!nomore && rpd_cli_quiet_opt(a)) continue;   /* rpd_cli_init set rpd_quiet */
     if (!nomore && rpd_cli_csv_raw_opt(a)) continue;
     if (nomore || a[0] != '-' || a[1] == 0) {
-      if (R->path) return raptor_usage(R, "unexpected argument '%s'", a);
-      R->path = a;
+      if (R->opt.path) return raptor_usage(R, "unexpected argument '%s'", a);
+      R->opt.path = a;
       continue;
     }
-    rpd_buf_printf(&R->optstr, "%s%s", R->optstr.len ? " " : "", a);
+    rpd_buf_printf(&R->opt.optstr, "%s%s", R->opt.optstr.len ? " " : "", a);
     if (a[1] == '-') {
       const char *eq = strchr(a + 2, '=');
       size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
@@ -269,7 +269,7 @@ int raptor_parse_args(raptor *R, int argc, char **argv)
         if (!v) {
           if (i + 1 >= argc) return raptor_usage(R, "option '--%s' needs a value", o->name);
           v = argv[++i];
-          rpd_buf_printf(&R->optstr, " %s", v);
+          rpd_buf_printf(&R->opt.optstr, " %s", v);
         }
         if (apply_opt(R, o, v)) return 2;
       }
@@ -289,13 +289,13 @@ int raptor_parse_args(raptor *R, int argc, char **argv)
       if (!v) {
         if (i + 1 >= argc) return raptor_usage(R, "option '-%c' needs a value", *p);
         v = argv[++i];
-        rpd_buf_printf(&R->optstr, " %s", v);
+        rpd_buf_printf(&R->opt.optstr, " %s", v);
       }
       if (apply_opt(R, o, v)) return 2;
       break;
     }
   }
-  if (!R->path) return raptor_usage(R, "missing FILE");
+  if (!R->opt.path) return raptor_usage(R, "missing FILE");
   return 0;
 }
 
@@ -305,56 +305,56 @@ int raptor_parse_args(raptor *R, int argc, char **argv)
 void raptor_init(raptor *R)
 {
   memset(R, 0, sizeof *R);
-  R->seqlen = 2;
-  R->zthr = -1;
-  R->gpu_id = -1;
-  R->display_cols = 60;
-  R->display_rows = 500;
-  R->float_digits = 1;
-  R->fmt = RPD_FMT_TABLE;
+  R->opt.seqlen = 2;
+  R->opt.zthr = -1;
+  R->opt.gpu_id = -1;
+  R->opt.display_cols = 60;
+  R->opt.display_rows = 500;
+  R->opt.float_digits = 1;
+  R->opt.fmt = RPD_FMT_TABLE;
 }
 
 void raptor_free(raptor *R)
 {
-  category_list_free(R->cats, R->ncats);
-  free(R->catname);
-  for (size_t i = 0; i < R->nnames; i++) free(R->names[i]);
-  free(R->names);
-  free(R->name_cat);
+  category_list_free(R->res.cats, R->res.ncats);
+  free(R->res.catname);
+  for (size_t i = 0; i < R->res.nnames; i++) free(R->res.names[i]);
+  free(R->res.names);
+  free(R->res.name_cat);
   free(R->cat_error);
   free(R->name_slots.v);
-  free(R->ops);
+  free(R->res.ops);
   if (R->opfile) fclose(R->opfile);
   R->opfile = NULL;
   free(R->stream.ring);
   free(R->stream.t);
-  free(R->keyk);
-  free(R->ks);
+  free(R->res.keyk);
+  free(R->res.ks);
   free(R->key_slots.v);
-  free(R->rows);
-  if (R->gap_labels)
-    for (int i = 0; i <= R->ngaps; i++) free(R->gap_labels[i]);
-  free(R->gap_labels);
-  free(R->crows);
-  free(R->grows);
-  free(R->gaps);
-  rpd_buf_free(&R->optstr);
+  free(R->res.rows);
+  if (R->opt.gap_labels)
+    for (int i = 0; i <= R->opt.ngaps; i++) free(R->opt.gap_labels[i]);
+  free(R->opt.gap_labels);
+  free(R->res.crows);
+  free(R->res.grows);
+  free(R->opt.gaps);
+  rpd_buf_free(&R->opt.optstr);
   free(R->err);
 }
 
 /* The default --gaps when none were given, then the gap row labels. */
 void make_gap_labels(raptor *R)
 {
-  if (!R->gaps) {
-    R->ngaps = (int)(sizeof default_gaps / sizeof *default_gaps);
-    R->gaps = rpd_xmalloc(sizeof default_gaps);
-    memcpy(R->gaps, default_gaps, sizeof default_gaps);
+  if (!R->opt.gaps) {
+    R->opt.ngaps = (int)(sizeof default_gaps / sizeof *default_gaps);
+    R->opt.gaps = rpd_xmalloc(sizeof default_gaps);
+    memcpy(R->opt.gaps, default_gaps, sizeof default_gaps);
   }
-  int n = R->ngaps;
-  R->gap_labels = rpd_xcalloc(n + 1, sizeof *R->gap_labels);
-  R->gap_labels[0] = rpd_xasprintf("GAP <=%dus", R->gaps[0]);
+  int n = R->opt.ngaps;
+  R->opt.gap_labels = rpd_xcalloc(n + 1, sizeof *R->opt.gap_labels);
+  R->opt.gap_labels[0] = rpd_xasprintf("GAP <=%dus", R->opt.gaps[0]);
   for (int i = 1; i < n; i++)
-    R->gap_labels[i] = rpd_xasprintf("GAP %dus-%dus", R->gaps[i - 1], R->gaps[i]);
-  R->gap_labels[n] = rpd_xasprintf("GAP >%dus", R->gaps[n - 1]);
+    R->opt.gap_labels[i] = rpd_xasprintf("GAP %dus-%dus", R->opt.gaps[i - 1], R->opt.gaps[i]);
+  R->opt.gap_labels[n] = rpd_xasprintf("GAP >%dus", R->opt.gaps[n - 1]);
 }
 

@@ -152,16 +152,16 @@ int main(int argc, char **argv)
   int ret = raptor_parse_args(&R, argc, argv);
   if (ret) goto done;
   make_gap_labels(&R);
-  if (!R.op_trace && !R.kernelseq && !R.categorize && !R.have_instance &&
-      !R.write_xls && !R.variability && !R.gpu_summary) {
-    if (R.fmt == RPD_FMT_TABLE)
+  if (!R.opt.op_trace && !R.opt.kernelseq && !R.opt.categorize && !R.opt.have_instance &&
+      !R.opt.write_xls && !R.opt.variability && !R.opt.gpu_summary) {
+    if (R.opt.fmt == RPD_FMT_TABLE)
       printf("info: setting --kernelseq --categorize --variability\n");
-    R.kernelseq = R.categorize = R.variability = 1;
+    R.opt.kernelseq = R.opt.categorize = R.opt.variability = 1;
   }
   {
     const char *names[8];
     int nt;
-    if (R.fmt == RPD_FMT_CSV && !R.csv_dir && stdout_tables(&R, names, &nt) > 1) {
+    if (R.opt.fmt == RPD_FMT_CSV && !R.opt.csv_dir && stdout_tables(&R, names, &nt) > 1) {
       ret = rpd_usage_error("--format csv writes one table per stream and %d are selected"
                             " (%s, %s%s): select one, or write one file per table with"
                             " --csv-dir DIR", nt, names[0], names[1], nt > 2 ? ", ..." : "");
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
     }
   }
   if ((ret = categories_load(&R))) goto done;
-  if (rpd_open_or_report(&R.r, R.path, NULL, R.save ? RPD_WRITE : RPD_READ) != RPD_OK) {
+  if (rpd_open_or_report(&R.r, R.opt.path, NULL, R.opt.save ? RPD_WRITE : RPD_READ) != RPD_OK) {
     ret = 1;
     goto done;
   }
@@ -177,8 +177,8 @@ int main(int argc, char **argv)
    * set before the trace check fills it; --save keeps the library's 64 MB
    * for its inserts */
   if (rpd_exec(R.r, "PRAGMA cache_size=-4096") != RPD_OK || check_ops_first(&R, &fold) != RPD_OK ||
-      (R.save && rpd_exec(R.r, "PRAGMA cache_size=-65536") != RPD_OK)) {
-    ret = rpd_fail("cannot read '%s': %s", R.path, rpd_errmsg());
+      (R.opt.save && rpd_exec(R.r, "PRAGMA cache_size=-65536") != RPD_OK)) {
+    ret = rpd_fail("cannot read '%s': %s", R.opt.path, rpd_errmsg());
     goto done;
   }
   if ((ret = check_outputs(&R))) goto done;
@@ -186,30 +186,30 @@ int main(int argc, char **argv)
   ret = report(&R, setup_roi(&R));
   R.fold = NULL;
   if (fold.api_done && rpd_check_rows_result(&fold.api, "rocpd_api") != RPD_OK) {
-    ret = rpd_fail("cannot read '%s': %s", R.path, rpd_errmsg());   /* the engine stopped silently */
+    ret = rpd_fail("cannot read '%s': %s", R.opt.path, rpd_errmsg());   /* the engine stopped silently */
     goto done;
   }
   if (ret) goto done;
-  if (R.have_instance && !instance_row(&R)) {  /* refuse before saving */
+  if (R.opt.have_instance && !instance_row(&R)) {  /* refuse before saving */
     ret = 1;
     goto done;
   }
-  if (R.save) {
+  if (R.opt.save) {
     if (save_results(&R) == RPD_OK) {
       saved = 1;
     } else {
-      ret = rpd_fail("cannot save results into '%s': %s", R.path, rpd_errmsg());
+      ret = rpd_fail("cannot save results into '%s': %s", R.opt.path, rpd_errmsg());
       goto done;
     }
   }
-  ret = R.csv_dir ? write_csv_dir(&R) : print_all(&R);
-  if (!ret && R.write_xls) ret = write_xls(&R);
-  if (!ret && saved) ret = rpd_fail_committed(R.path);   /* stdout rule */
+  ret = R.opt.csv_dir ? write_csv_dir(&R) : print_all(&R);
+  if (!ret && R.opt.write_xls) ret = write_xls(&R);
+  if (!ret && saved) ret = rpd_fail_committed(R.opt.path);   /* stdout rule */
 done:
   report(&R, ret);
   if (R.r) {
     if (rpd_close(R.r, saved) != RPD_OK && saved && !ret)
-      ret = rpd_fail("cannot write '%s': %s", R.path, rpd_errmsg());
+      ret = rpd_fail("cannot write '%s': %s", R.opt.path, rpd_errmsg());
   }
   raptor_free(&R);
   return ret;

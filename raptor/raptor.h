@@ -99,24 +99,79 @@ typedef struct stream_state {
   int32_t pad;             /* key_start_name: the missing earlier ops */
 } stream_state;
 
+/* A run of the engine is three parts: its options (raptor_opts: what the
+ * caller asked, set by raptor_parse_args and never changed by the
+ * engine), its results (raptor_res: what the outputs and the library API
+ * read) and the run state (the rest of struct raptor: the trace, the
+ * message, progress, caches, the streamed run's temp file).  The engine's
+ * files and api.c name the parts (R->opt.seqlen, R->res.rows); the writers
+ * (output.c, xlsx, the report) still read the fields by their own names
+ * (R->seqlen), which the unions below keep valid until they move to the
+ * one table path. */
+
+/* The options' fields (struct raptor_opts). */
+#define RAPTOR_OPTS_FIELDS                                                     \
+  int categorize, variability, kernelseq, op_trace, gpu_summary, save;         \
+  int write_xls, xls_op_trace, have_instance;                                  \
+  int64_t instance;                                                            \
+  int seqlen;                                                                  \
+  double zthr;                                                                 \
+  int64_t latency_ns;                                                          \
+  int *gaps, ngaps;                                                            \
+  char **gap_labels;       /* ngaps + 1, from gaps (make_gap_labels) */        \
+  int op_width;                                                                \
+  const char *op_file, *cat_file, *roi_start_s, *roi_end_s, *path;             \
+  int auto_roi, roi_trim;                                                      \
+  int reference_ops;       /* --reference-ops: the reference's op set */      \
+  const char *csv_dir;     /* --csv-dir: one CSV file per table */            \
+  int64_t gpu_id;                                                              \
+  int display_cols, display_rows, float_digits;                                \
+  rpd_fmt fmt;                                                                 \
+  rpd_buf optstr;          /* the options as given, for the outputs */
+
+/* The results' fields (struct raptor_res).  Times are ns relative to
+ * first_abs (time zero). */
+#define RAPTOR_RES_FIELDS                                                      \
+  int64_t first_abs, last_abs, roi_s, roi_e;                                   \
+  category *cats;          /* [0] = _GPU_Idle, then the JSON file's */         \
+  int ncats;                                                                   \
+  const char **catname;    /* ncats + 2: ..., _Other, _Latency */              \
+  int cat_other, cat_latency;                                                  \
+  int cat_comm;            /* _COMM or _Collective: variability; -1 none */    \
+  char **names;            /* kernel names */                                  \
+  size_t nnames, capnames;                                                     \
+  int *name_cat;                                                               \
+  size_t nname_cat;        /* names[0 .. nname_cat) have their name_cat */     \
+  op *ops;                 /* NULL in a streamed run (raptor.opfile) */        \
+  size_t n, cap;                                                               \
+  int32_t *keyk;           /* nkeys * (seqlen+1) */                            \
+  kstat *ks;                                                                   \
+  size_t nkeys, capkeys;                                                       \
+  krow *rows;                                                                  \
+  size_t nrows;                                                                \
+  catrow *crows;                                                               \
+  size_t ncrows;                                                               \
+  gpurow *grows;                                                               \
+  size_t ngrows;                                                               \
+  double total_ns, var_comm, var_other;
+
+typedef struct raptor_opts {
+  RAPTOR_OPTS_FIELDS
+} raptor_opts;
+
+typedef struct raptor_res {
+  RAPTOR_RES_FIELDS
+} raptor_res;
+
 typedef struct raptor {
-  /* options */
-  int categorize, variability, kernelseq, op_trace, gpu_summary, save;
-  int write_xls, xls_op_trace, have_instance;
-  int64_t instance;
-  int seqlen;
-  double zthr;
-  int64_t latency_ns;
-  int *gaps, ngaps;
-  int op_width;
-  const char *op_file, *cat_file, *roi_start_s, *roi_end_s, *path;
-  int auto_roi, roi_trim;
-  int reference_ops;
-  const char *csv_dir;     /* --csv-dir: one CSV file per table */       /* --reference-ops: the reference's op set */
-  int64_t gpu_id;
-  int display_cols, display_rows, float_digits;
-  rpd_fmt fmt;
-  rpd_buf optstr;
+  union {
+    raptor_opts opt;
+    struct { RAPTOR_OPTS_FIELDS };
+  };
+  union {
+    raptor_res res;
+    struct { RAPTOR_RES_FIELDS };
+  };
 
   /* run state */
   char *err;               /* the failure's message, one line per failure
@@ -124,46 +179,17 @@ typedef struct raptor {
   int err_usage;           /* 1: a bad option (the CLI adds "Try ... --help") */
   const raptor_progress *progress;   /* NULL: no progress */
   rpd *r;
-  int64_t first_abs, last_abs, roi_s, roi_e;
   fold_check *fold;        /* NULL: the caller checked the trace first (CLI) */
-
-  category *cats;          /* [0] = _GPU_Idle, then the JSON file's */
-  int ncats;
-  const char **catname;    /* ncats + 2: ..., _Other, _Latency */
-  int cat_other, cat_latency;
-  int cat_comm;            /* _COMM or _Collective: variability by_comm; -1 none */
-
-  /* kernel names */
-  char **names;
-  size_t nnames, capnames;
-  int *name_cat;
-  size_t nname_cat;        /* names[0 .. nname_cat) have their name_cat */
-  islots name_slots;
-
-  op *ops;
-  size_t n, cap;
-  /* streamed run (load.c can_stream): R->ops stays NULL, the n ops are in
-   * opfile (a temp file read through opiter, closed by raptor_free);
-   * keep_ops forbids it */
+  islots name_slots;       /* kernel name -> index into res.names */
+  islots key_slots;        /* key tuple -> index into res.keyk */
+  /* streamed run (load.c can_stream): res.ops stays NULL, the res.n ops
+   * are in opfile (a temp file read through opiter, closed by
+   * raptor_free); keep_ops forbids it */
   int keep_ops, spill_failed;
   char *cat_error;         /* the first category match PCRE2 could not
                             * finish (category_of), owned; NULL none */
   FILE *opfile;
   stream_state stream;
-
-  int32_t *keyk;           /* nkeys * (seqlen+1) */
-  kstat *ks;
-  size_t nkeys, capkeys;
-  islots key_slots;
-
-  krow *rows;
-  size_t nrows;
-  char **gap_labels;
-  catrow *crows;
-  size_t ncrows;
-  gpurow *grows;
-  size_t ngrows;
-  double total_ns, var_comm, var_other;
 } raptor;
 
 /* options.c (the engine's entry: raptor.c's main and api.c) */
