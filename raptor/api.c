@@ -19,6 +19,14 @@ struct rptr {
 
 static __thread char errbuf[1024];
 
+/* The library's own copy of the common layer (linked in, its symbols
+ * hidden) shows no progress line either: opening a .gz trace would draw
+ * one on the process's stderr. */
+__attribute__((constructor)) static void library_quiet(void)
+{
+  rpd_quiet = 1;
+}
+
 /* Runs go on in parallel threads, but common/'s list of temp files (the
  * decompressed copy of a .gz trace, outfile.c) is one list per process
  * without a lock of its own: opening and closing a trace take turns. */
