@@ -21,8 +21,11 @@ static __thread char errbuf[1024];
 
 /* The library's own copy of the common layer (linked in, its symbols
  * hidden) shows no progress line either: opening a .gz trace would draw
- * one on the process's stderr. */
-__attribute__((constructor)) static void library_quiet(void)
+ * one on the process's stderr.  Set on the first call of the API (never
+ * in a program that links these objects without calling it). */
+static pthread_once_t quiet_once = PTHREAD_ONCE_INIT;
+
+static void set_quiet(void)
 {
   rpd_quiet = 1;
 }
@@ -34,6 +37,7 @@ static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int trace_open(rpd **r, const char *path)
 {
+  pthread_once(&quiet_once, set_quiet);
   pthread_mutex_lock(&open_lock);
   int rc = rpd_open(r, path, NULL, RPD_READ);
   pthread_mutex_unlock(&open_lock);

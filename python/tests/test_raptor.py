@@ -354,7 +354,7 @@ def test_library_prints_nothing(synth, tmp_path):
               "rpdtools.RaptorParser(sys.argv[1]).get_kernelseq_df()\n"
               "try:\n    rpdtools.RaptorParser(sys.argv[2])\n"
               "except rpdtools.Error as e:\n    print(e)\n")
-    env = dict(os.environ, RPD_PROGRESS="1", RPD_PROGRESS_MS="0")
+    env = dict(os.environ, RPD_PROGRESS="1", RPD_PROGRESS_MS="0", PYTHONFAULTHANDLER="1")
     p = subprocess.run([sys.executable, "-c", script, gz, bad], env=env,
                        capture_output=True, text=True)
     assert (p.returncode, p.stderr) == (0, "")
