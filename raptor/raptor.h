@@ -11,7 +11,6 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <xlsxwriter.h>
 
 #include "catfile.h"
 #include "check.h"
