@@ -96,7 +96,7 @@ static const raptor_progress cli_progress = {rpd_progress_rows, rpd_progress,
 /* Print the engine's message (each line of R->err) as the CLI's one-line
  * messages, "raptor: ...", with "Try 'raptor --help'." after a bad option;
  * returns ret. */
-static int report(raptor *R, int ret)
+static int show_message(raptor *R, int ret)
 {
   for (const char *p = R->err; p && *p;) {
     size_t n = strcspn(p, "\n");
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
   }
   if ((ret = check_outputs(&R))) goto done;
   R.fold = &fold;
-  ret = report(&R, setup_roi(&R));
+  ret = show_message(&R, setup_roi(&R));
   R.fold = NULL;
   if (fold.api_done && rpd_check_rows_result(&fold.api, "rocpd_api") != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", R.opt.path, rpd_errmsg());   /* the engine stopped silently */
@@ -206,7 +206,7 @@ int main(int argc, char **argv)
   if (!ret && R.opt.write_xls) ret = write_xls(&R);
   if (!ret && saved) ret = rpd_fail_committed(R.opt.path);   /* stdout rule */
 done:
-  report(&R, ret);
+  show_message(&R, ret);
   if (R.r) {
     if (rpd_close(R.r, saved) != RPD_OK && saved && !ret)
       ret = rpd_fail("cannot write '%s': %s", R.opt.path, rpd_errmsg());
