@@ -63,7 +63,8 @@ TOOL_SRC   := $(wildcard tools/*.c)
 # a tool that grew into a folder: tools/NAME/*.c -> bin/NAME
 TOOL_DIRS  := $(patsubst %/,%,$(dir $(wildcard tools/*/*.c)))
 TOOL_DIR_BINS := $(patsubst tools/%,$(BIN)/%,$(sort $(TOOL_DIRS)))
-RAPTOR_SRC := $(wildcard raptor/*.c raptor/report/*.c)
+# raptor/api.c is the library API: only lib/librptor.so (mk/python.mk) links it
+RAPTOR_SRC := $(filter-out raptor/api.c,$(wildcard raptor/*.c raptor/report/*.c))
 SINGLE_BINS := $(patsubst augment/%.c,$(BIN)/%,$(AUG_SRC)) \
                $(patsubst tools/%.c,$(BIN)/%,$(TOOL_SRC)) $(TOOL_DIR_BINS)
 RAPTOR_BIN := $(if $(RAPTOR_SRC),$(BIN)/raptor)

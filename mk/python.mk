@@ -10,10 +10,12 @@ PY_SRC  := $(wildcard python/rpdtools/*.py python/rpdtools/*.json)
 
 EXTRA_ALL += $(RPTOR_SO)
 
-# every raptor object (main() included, unexported) and the common library
-$(RPTOR_SO): $(RAPTOR_OBJ) $(COMMON_LIB) mk/python.map
+# the engine (raptor.h: it never prints) and the API, with the common
+# library; no main(), no writers (output.c, xlsx, the report)
+RPTOR_OBJ := $(patsubst %,$(OBJ)/raptor/%.o,api options names load analyze opmerge catfile)
+$(RPTOR_SO): $(RPTOR_OBJ) $(COMMON_LIB) mk/python.map mk/python.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -shared $(RAPTOR_OBJ) $(COMMON_LIB) -Wl,--version-script=mk/python.map \
+	$(CC) $(LDFLAGS) -shared $(RPTOR_OBJ) $(COMMON_LIB) -Wl,--version-script=mk/python.map \
 	  $(LDLIBS) -o $@
 
 .PHONY: install-python

@@ -1,17 +1,16 @@
-/* analyze.c - raptor: gaps, sequence keys, statistics, the tables. */
+/* analyze.c - raptor's engine: gaps, sequence keys, statistics, the tables;
+ * the op source (the op array or a streamed run's temp file).  Uses
+ * names.c below it, never load.c above it. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xlsxwriter.h>
 
 #include "catfile.h"
 #include "rpd.h"
-#include "report.h"
 #include "raptor.h"
-#include "xlsxfile.h"
 
 
 /* ------------------------------------------------------------ analysis */
@@ -26,9 +25,9 @@ static void compute_pregaps(raptor *R)
 {
   int64_t runmax = 0;
   int32_t seq = 0;
-  for (size_t i = 0; i < R->n; i++) {
-    op *o = &R->ops[i];
-    if (i == 0 || o->gpu != R->ops[i - 1].gpu) {
+  for (size_t i = 0; i < R->res.n; i++) {
+    op *o = &R->res.ops[i];
+    if (i == 0 || o->gpu != R->res.ops[i - 1].gpu) {
       seq = 0;
       o->pregap = -1;
       runmax = o->end;
@@ -48,11 +47,11 @@ static size_t key_hash(const int32_t *t, int w)
 
 static void key_slots_rebuild(raptor *R, size_t cap)
 {
-  int w = R->seqlen + 1;
+  int w = R->opt.seqlen + 1;
   free(R->key_slots.v);
   islots_init(&R->key_slots, cap);
-  for (size_t k = 0; k < R->nkeys; k++) {
-    size_t h = key_hash(&R->keyk[k * w], w) & (cap - 1);
+  for (size_t k = 0; k < R->res.nkeys; k++) {
+    size_t h = key_hash(&R->res.keyk[k * w], w) & (cap - 1);
     while (R->key_slots.v[h] >= 0) h = (h + 1) & (cap - 1);
     R->key_slots.v[h] = (int32_t)k;
   }
@@ -60,30 +59,30 @@ static void key_slots_rebuild(raptor *R, size_t cap)
 
 static int32_t key_intern(raptor *R, const int32_t *t)
 {
-  int w = R->seqlen + 1;
-  if (R->nkeys * 2 >= R->key_slots.cap)
+  int w = R->opt.seqlen + 1;
+  if (R->res.nkeys * 2 >= R->key_slots.cap)
     key_slots_rebuild(R, R->key_slots.cap ? R->key_slots.cap * 2 : 1024);
   size_t m = R->key_slots.cap - 1;
   size_t h = key_hash(t, w) & m;
   while (R->key_slots.v[h] >= 0) {
     int32_t k = R->key_slots.v[h];
-    if (memcmp(&R->keyk[(size_t)k * w], t, w * sizeof *t) == 0) return k;
+    if (memcmp(&R->res.keyk[(size_t)k * w], t, w * sizeof *t) == 0) return k;
     h = (h + 1) & m;
   }
-  if (R->nkeys == R->capkeys) {
-    R->capkeys = R->capkeys ? R->capkeys * 2 : 256;
-    R->keyk = rpd_xrealloc(R->keyk, R->capkeys * w * sizeof *R->keyk);
+  if (R->res.nkeys == R->res.capkeys) {
+    R->res.capkeys = R->res.capkeys ? R->res.capkeys * 2 : 256;
+    R->res.keyk = rpd_xrealloc(R->res.keyk, R->res.capkeys * w * sizeof *R->res.keyk);
   }
-  memcpy(&R->keyk[R->nkeys * w], t, w * sizeof *t);
-  R->key_slots.v[h] = (int32_t)R->nkeys;
-  return (int32_t)R->nkeys++;
+  memcpy(&R->res.keyk[R->res.nkeys * w], t, w * sizeof *t);
+  R->key_slots.v[h] = (int32_t)R->res.nkeys;
+  return (int32_t)R->res.nkeys++;
 }
 
 /* zscore of an op's duration within its key (NAN: undefined). */
 double op_zscore(const raptor *R, const op *o)
 {
   if (o->key < 0) return NAN;
-  const kstat *k = &R->ks[o->key];
+  const kstat *k = &R->res.ks[o->key];
   if (k->nall == 1) return 0.0;
   if (k->pstd == 0) return NAN;
   return ((double)op_dur(o) - k->mean_all) / k->pstd;
@@ -91,9 +90,9 @@ double op_zscore(const raptor *R, const op *o)
 
 int op_outlier(const raptor *R, const op *o)
 {
-  if (R->zthr == -1) return 0;
+  if (R->opt.zthr == -1) return 0;
   double z = op_zscore(R, o);
-  return !isnan(z) && fabs(z) >= R->zthr;
+  return !isnan(z) && fabs(z) >= R->opt.zthr;
 }
 
 /* ------------------------------------------------------------ op source */
@@ -137,13 +136,13 @@ void opiter_free(opiter *it)
 const op *opiter_next(opiter *it)
 {
   raptor *R = it->R;
-  if (!R->opfile) return it->i < R->n ? &R->ops[it->i++] : NULL;
+  if (!R->opfile) return it->i < R->res.n ? &R->res.ops[it->i++] : NULL;
   if (it->pos == it->n) {
     spill_rec rec[SPILL_BLOCK];
     it->n = fread(rec, sizeof *rec, SPILL_BLOCK, R->opfile);
     it->pos = 0;
     if (it->n == 0) {
-      if (ferror(R->opfile) || it->i != R->n) R->spill_failed = 1;
+      if (ferror(R->opfile) || it->i != R->res.n) R->spill_failed = 1;
       return NULL;
     }
     for (size_t k = 0; k < it->n; k++)
@@ -155,32 +154,22 @@ const op *opiter_next(opiter *it)
   return &it->buf[it->pos++];
 }
 
-/* The state of a streamed run between ops (one run at a time). */
-static struct {
-  size_t i;                /* ops so far */
-  int32_t gpu, seq;
-  int64_t runmax;
-  int32_t *ring;           /* the last seqlen+1 kernels, newest at i % w */
-  int32_t *t;              /* the key being built */
-  int32_t pad;             /* key_start_name: the missing earlier ops */
-} st_run;
-
 void stream_begin(raptor *R)
 {
-  int w = R->seqlen + 1;
-  free(st_run.ring);
-  free(st_run.t);
-  st_run.i = 0;
-  st_run.ring = rpd_xcalloc((size_t)w, sizeof *st_run.ring);
-  st_run.t = rpd_xcalloc((size_t)w, sizeof *st_run.t);
-  st_run.pad = key_start_name(R);
-  R->nkeys = 0;
+  int w = R->opt.seqlen + 1;
+  free(R->stream.ring);
+  free(R->stream.t);
+  R->stream.i = 0;
+  R->stream.ring = rpd_xcalloc((size_t)w, sizeof *R->stream.ring);
+  R->stream.t = rpd_xcalloc((size_t)w, sizeof *R->stream.t);
+  R->stream.pad = key_start_name(R);
+  R->res.nkeys = 0;
   free(R->key_slots.v);
   R->key_slots.v = NULL;
   R->key_slots.cap = 0;
-  free(R->grows);
-  R->grows = NULL;
-  R->ngrows = 0;
+  free(R->res.grows);
+  R->res.grows = NULL;
+  R->res.ngrows = 0;
 }
 
 /* compute_pregaps, assign_keys and build_gpus for one op, in order; the
@@ -188,33 +177,34 @@ void stream_begin(raptor *R)
  * analyze turns them into the ROI margins. */
 int stream_op(raptor *R, op *o)
 {
-  int w = R->seqlen + 1;
-  size_t i = st_run.i++;
-  int first = i == 0 || o->gpu != st_run.gpu;
+  int w = R->opt.seqlen + 1;
+  size_t i = R->stream.i++;
+  int first = i == 0 || o->gpu != R->stream.gpu;
   if (first) {
-    st_run.seq = 0;
+    R->stream.seq = 0;
     o->pregap = -1;
-    st_run.runmax = o->end;
-    st_run.gpu = o->gpu;
-    if ((R->ngrows & (R->ngrows - 1)) == 0)
-      R->grows = rpd_xrealloc(R->grows, (R->ngrows ? 2 * R->ngrows : 1) * sizeof *R->grows);
-    R->grows[R->ngrows++] = (gpurow){.gpu = o->gpu, .lead = (double)o->start,
+    R->stream.runmax = o->end;
+    R->stream.gpu = o->gpu;
+    if ((R->res.ngrows & (R->res.ngrows - 1)) == 0)
+      R->res.grows = rpd_xrealloc(R->res.grows,
+                                  (R->res.ngrows ? 2 * R->res.ngrows : 1) * sizeof *R->res.grows);
+    R->res.grows[R->res.ngrows++] = (gpurow){.gpu = o->gpu, .lead = (double)o->start,
                                      .trail = (double)o->end};
   } else {
-    int64_t g = o->start - st_run.runmax;
+    int64_t g = o->start - R->stream.runmax;
     o->pregap = g > 0 ? g : 0;
-    if (o->end > st_run.runmax) st_run.runmax = o->end;
+    if (o->end > R->stream.runmax) R->stream.runmax = o->end;
   }
-  o->seq = ++st_run.seq;
-  st_run.ring[i % (size_t)w] = o->kern;
-  if (i < (size_t)R->seqlen && st_run.pad < 0) {
+  o->seq = ++R->stream.seq;
+  R->stream.ring[i % (size_t)w] = o->kern;
+  if (i < (size_t)R->opt.seqlen && R->stream.pad < 0) {
     o->key = -1;
   } else {
     for (int j = 0; j < w; j++)
-      st_run.t[j] = (size_t)j <= i ? st_run.ring[(i - (size_t)j) % (size_t)w] : st_run.pad;
-    o->key = key_intern(R, st_run.t);
+      R->stream.t[j] = (size_t)j <= i ? R->stream.ring[(i - (size_t)j) % (size_t)w] : R->stream.pad;
+    o->key = key_intern(R, R->stream.t);
   }
-  gpurow *g = &R->grows[R->ngrows - 1];
+  gpurow *g = &R->res.grows[R->res.ngrows - 1];
   if (o->pregap >= 0) g->pregap += (double)o->pregap;
   g->dur += (double)op_dur(o);
   if ((double)o->end > g->trail) g->trail = (double)o->end;
@@ -225,30 +215,30 @@ int stream_op(raptor *R, op *o)
 /* build_gpus' margins and idle share for the rows stream_op summed. */
 static void finish_stream_gpus(raptor *R)
 {
-  for (size_t i = 0; i < R->ngrows; i++) {
-    gpurow *g = &R->grows[i];
-    g->lead = g->lead - (double)R->roi_s;
-    g->trail = (double)R->roi_e - g->trail;
+  for (size_t i = 0; i < R->res.ngrows; i++) {
+    gpurow *g = &R->res.grows[i];
+    g->lead = g->lead - (double)R->res.roi_s;
+    g->trail = (double)R->res.roi_e - g->trail;
     g->idle_pct = g->pregap / (g->pregap + g->dur) * 100.0;
   }
-  free(st_run.ring);
-  free(st_run.t);
-  st_run.ring = st_run.t = NULL;
+  free(R->stream.ring);
+  free(R->stream.t);
+  R->stream.ring = R->stream.t = NULL;
 }
 
 static void assign_keys(raptor *R)
 {
-  int w = R->seqlen + 1;
+  int w = R->opt.seqlen + 1;
   int32_t *t = rpd_xmalloc(w * sizeof *t);
   int32_t pad = key_start_name(R);
-  R->nkeys = 0;
+  R->res.nkeys = 0;
   free(R->key_slots.v);
   R->key_slots.v = NULL;
   R->key_slots.cap = 0;
-  for (size_t i = 0; i < R->n; i++) {
-    if (i < (size_t)R->seqlen && pad < 0) { R->ops[i].key = -1; continue; }
-    for (int j = 0; j < w; j++) t[j] = (size_t)j <= i ? R->ops[i - j].kern : pad;
-    R->ops[i].key = key_intern(R, t);
+  for (size_t i = 0; i < R->res.n; i++) {
+    if (i < (size_t)R->opt.seqlen && pad < 0) { R->res.ops[i].key = -1; continue; }
+    for (int j = 0; j < w; j++) t[j] = (size_t)j <= i ? R->res.ops[i - j].kern : pad;
+    R->res.ops[i].key = key_intern(R, t);
   }
   free(t);
 }
@@ -256,9 +246,9 @@ static void assign_keys(raptor *R)
 static void key_stats(raptor *R)
 {
   opiter *it = opiter_new(R);
-  free(R->ks);
-  R->ks = rpd_xcalloc(R->nkeys ? R->nkeys : 1, sizeof *R->ks);
-  kstat *ks = R->ks;
+  free(R->res.ks);
+  R->res.ks = rpd_xcalloc(R->res.nkeys ? R->res.nkeys : 1, sizeof *R->res.ks);
+  kstat *ks = R->res.ks;
   /* pass 1: zscore mean */
   opiter_start(it, R);
   for (const op *o; (o = opiter_next(it));) {
@@ -266,7 +256,7 @@ static void key_stats(raptor *R)
     ks[o->key].nall++;
     ks[o->key].mean_all += (double)op_dur(o);
   }
-  for (size_t k = 0; k < R->nkeys; k++) ks[k].mean_all /= (double)ks[k].nall;
+  for (size_t k = 0; k < R->res.nkeys; k++) ks[k].mean_all /= (double)ks[k].nall;
   /* pass 2: population std */
   opiter_start(it, R);
   for (const op *o; (o = opiter_next(it));) {
@@ -274,7 +264,7 @@ static void key_stats(raptor *R)
     double d = (double)op_dur(o) - ks[o->key].mean_all;
     ks[o->key].pstd += d * d;
   }
-  for (size_t k = 0; k < R->nkeys; k++) {
+  for (size_t k = 0; k < R->res.nkeys; k++) {
     ks[k].pstd = sqrt(ks[k].pstd / (double)ks[k].nall);
     ks[k].pg_min = ks[k].d_min = INFINITY;
     ks[k].pg_max = ks[k].d_max = -INFINITY;
@@ -340,10 +330,10 @@ static void sort_rows(krow *rows, size_t n)
 
 static void build_rows(raptor *R)
 {
-  int w = R->seqlen + 1;
-  int nb = R->ngaps + 1;
-  free(R->rows);
-  R->rows = rpd_xcalloc(R->nkeys + nb + 1, sizeof *R->rows);
+  int w = R->opt.seqlen + 1;
+  int nb = R->opt.ngaps + 1;
+  free(R->res.rows);
+  R->res.rows = rpd_xcalloc(R->res.nkeys + nb + 1, sizeof *R->res.rows);
   size_t nr = 0;
   /* gap buckets */
   krow *gap = rpd_xcalloc(nb, sizeof *gap);
@@ -354,14 +344,14 @@ static void build_rows(raptor *R)
     gap[b].smin = INT64_MAX;
     gap[b].smax = INT64_MIN;
   }
-  for (size_t k = 0; k < R->nkeys; k++) {
-    kstat *s = &R->ks[k];
+  for (size_t k = 0; k < R->res.nkeys; k++) {
+    kstat *s = &R->res.ks[k];
     if (s->calls == 0)
       continue;  /* every instance an outlier (-z): no row, as the reference */
-    krow *row = &R->rows[nr++];
+    krow *row = &R->res.rows[nr++];
     row->key = (int32_t)k;
-    row->label = R->names[R->keyk[k * w]];
-    row->cat = R->name_cat[R->keyk[k * w]];
+    row->label = R->res.names[R->res.keyk[k * w]];
+    row->cat = R->res.name_cat[R->res.keyk[k * w]];
     row->calls = s->calls;
     row->outliers = s->nall - s->calls;
     row->smin = s->smin;
@@ -379,7 +369,7 @@ static void build_rows(raptor *R)
     /* bucket (lo, hi] over the PreGap sum, in us edges */
     if (row->pg_sum > 0) {
       int b = 0;
-      while (b < R->ngaps && row->pg_sum > (double)R->gaps[b] * 1000.0) b++;
+      while (b < R->opt.ngaps && row->pg_sum > (double)R->opt.gaps[b] * 1000.0) b++;
       krow *g = &gap[b];
       g->calls += row->calls;
       g->d_sum += row->pg_sum;
@@ -393,10 +383,10 @@ static void build_rows(raptor *R)
   }
   for (int b = 0; b < nb; b++) {
     if (!gap[b].outliers) continue;
-    krow *row = &R->rows[nr++];
+    krow *row = &R->res.rows[nr++];
     *row = gap[b];
     row->key = -1;
-    row->label = R->gap_labels[b];
+    row->label = R->opt.gap_labels[b];
     row->cat = category_of(R, row->label);
     row->outliers = -1;
     row->d_mean = gcnt[b] ? row->d_mean / (double)gcnt[b] : NAN;
@@ -405,23 +395,23 @@ static void build_rows(raptor *R)
   }
   free(gap);
   free(gcnt);
-  R->nrows = nr;
+  R->res.nrows = nr;
   double total = 0;
-  for (size_t i = 0; i < nr; i++) total += R->rows[i].d_sum;
-  R->total_ns = total;
-  R->var_comm = R->var_other = 0;
+  for (size_t i = 0; i < nr; i++) total += R->res.rows[i].d_sum;
+  R->res.total_ns = total;
+  R->res.var_comm = R->res.var_other = 0;
   for (size_t i = 0; i < nr; i++) {
-    krow *row = &R->rows[i];
+    krow *row = &R->res.rows[i];
     row->pct = total > 0 ? row->d_sum / total * 100.0 : NAN;
     double v = (row->d_mean - row->d_min) * (double)row->calls;
     /* truncated to whole ns as the reference; a NaN/Inf never becomes a number */
     row->varsum = (row->cat == 0 || !isfinite(v)) ? NAN : trunc(v);
     if (!isnan(row->varsum)) {
-      if (row->cat == R->cat_comm) R->var_comm += row->varsum;
-      else R->var_other += row->varsum;
+      if (row->cat == R->res.cat_comm) R->res.var_comm += row->varsum;
+      else R->res.var_other += row->varsum;
     }
   }
-  sort_rows(R->rows, nr);
+  sort_rows(R->res.rows, nr);
 }
 
 static int crow_name_cmp(const void *a, const void *b)
@@ -431,14 +421,14 @@ static int crow_name_cmp(const void *a, const void *b)
 
 static void build_categories(raptor *R)
 {
-  int nc = R->ncats + 2;
+  int nc = R->res.ncats + 2;
   catrow *c = rpd_xcalloc(nc + 1, sizeof *c);
   int *used = rpd_xcalloc(nc, sizeof *used);
-  for (size_t i = 0; i < R->nrows; i++) {
-    krow *row = &R->rows[i];
+  for (size_t i = 0; i < R->res.nrows; i++) {
+    krow *row = &R->res.rows[i];
     catrow *x = &c[row->cat];
     used[row->cat] = 1;
-    x->name = R->catname[row->cat];
+    x->name = R->res.catname[row->cat];
     x->uniq++;
     x->calls += row->calls;
     x->dur += row->d_sum;
@@ -448,16 +438,16 @@ static void build_categories(raptor *R)
   for (int i = 0; i < nc; i++)
     if (used[i]) c[n++] = c[i];
   qsort(c, n, sizeof *c, crow_name_cmp);  /* pandas groupby order */
-  if (R->latency_ns && n) {
+  if (R->opt.latency_ns && n) {
     catrow lat = {LATENCY_CAT, 0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < n; i++) {
       size_t l = strlen(c[i].name), il = strlen(IDLE_CAT);
       if (l >= il && strcmp(c[i].name + l - il, IDLE_CAT) == 0) continue;
       lat.uniq += c[i].uniq;
       lat.calls += c[i].calls;
-      c[i].dur -= (double)c[i].calls * (double)R->latency_ns;
+      c[i].dur -= (double)c[i].calls * (double)R->opt.latency_ns;
     }
-    lat.dur = (double)lat.calls * (double)R->latency_ns;
+    lat.dur = (double)lat.calls * (double)R->opt.latency_ns;
     /* replace an existing _Latency row (pandas .loc) or append */
     size_t j = 0;
     while (j < n && strcmp(c[j].name, LATENCY_CAT) != 0) j++;
@@ -478,23 +468,23 @@ static void build_categories(raptor *R)
     c[j] = t;
   }
   free(used);
-  free(R->crows);
-  R->crows = c;
-  R->ncrows = n;
+  free(R->res.crows);
+  R->res.crows = c;
+  R->res.ncrows = n;
 }
 
-int latency_bound(const raptor *R)
+int latency_bound(raptor *R)
 {
-  if (!R->latency_ns)
+  if (!R->opt.latency_ns)
     return 0;
-  for (size_t i = 0; i < R->ncrows; i++) {
-    const catrow *c = &R->crows[i];
+  for (size_t i = 0; i < R->res.ncrows; i++) {
+    const catrow *c = &R->res.crows[i];
     if (c->dur >= 0 || !strcmp(c->name, LATENCY_CAT))
       continue;
-    double moved = (double)c->calls * (double)R->latency_ns;
-    return rpd_fail("-l %" PRId64 ": category '%s' would move %" PRId64 " calls x %" PRId64
+    double moved = (double)c->calls * (double)R->opt.latency_ns;
+    return raptor_fail(R, 1, "-l %" PRId64 ": category '%s' would move %" PRId64 " calls x %" PRId64
                     " ns = %.0f ns, more than its %.0f ns of GPU time (at most %.0f ns"
-                    " per call here)", R->latency_ns, c->name, c->calls, R->latency_ns,
+                    " per call here)", R->opt.latency_ns, c->name, c->calls, R->opt.latency_ns,
                     moved, c->dur + moved, floor((c->dur + moved) / (double)c->calls));
   }
   return 0;
@@ -502,30 +492,30 @@ int latency_bound(const raptor *R)
 
 static void build_gpus(raptor *R)
 {
-  free(R->grows);
-  R->grows = rpd_xcalloc(R->n ? R->n : 1, sizeof *R->grows);
+  free(R->res.grows);
+  R->res.grows = rpd_xcalloc(R->res.n ? R->res.n : 1, sizeof *R->res.grows);
   size_t ng = 0;
   int64_t smin = 0, emax = 0;
-  for (size_t i = 0; i < R->n; i++) {
-    const op *o = &R->ops[i];
-    if (i == 0 || o->gpu != R->ops[i - 1].gpu) {
-      gpurow *g = &R->grows[ng++];
+  for (size_t i = 0; i < R->res.n; i++) {
+    const op *o = &R->res.ops[i];
+    if (i == 0 || o->gpu != R->res.ops[i - 1].gpu) {
+      gpurow *g = &R->res.grows[ng++];
       g->gpu = o->gpu;
       smin = o->start;
       emax = o->end;
     }
-    gpurow *g = &R->grows[ng - 1];
+    gpurow *g = &R->res.grows[ng - 1];
     if (o->pregap >= 0) g->pregap += (double)o->pregap;
     g->dur += (double)op_dur(o);
     if (o->start < smin) smin = o->start;
     if (o->end > emax) emax = o->end;
-    g->lead = (double)(smin - R->roi_s);
-    g->trail = (double)(R->roi_e - emax);
+    g->lead = (double)(smin - R->res.roi_s);
+    g->trail = (double)(R->res.roi_e - emax);
   }
   for (size_t i = 0; i < ng; i++)
-    R->grows[i].idle_pct =
-        R->grows[i].pregap / (R->grows[i].pregap + R->grows[i].dur) * 100.0;
-  R->ngrows = ng;
+    R->res.grows[i].idle_pct =
+        R->res.grows[i].pregap / (R->res.grows[i].pregap + R->res.grows[i].dur) * 100.0;
+  R->res.ngrows = ng;
 }
 
 /* Everything from the op array in its current ROI. */
@@ -534,10 +524,11 @@ void analyze(raptor *R)
   key_start_name(R);   /* interned before the names get their categories */
   /* one search per distinct name for the whole run (an ROI read again
    * only adds names): a costly pattern is paid once per name */
-  R->name_cat = rpd_xrealloc(R->name_cat, (R->nnames ? R->nnames : 1) * sizeof *R->name_cat);
-  for (size_t i = R->nname_cat; i < R->nnames; i++)
-    R->name_cat[i] = category_of(R, R->names[i]);
-  R->nname_cat = R->nnames;
+  R->res.name_cat = rpd_xrealloc(R->res.name_cat,
+                                 (R->res.nnames ? R->res.nnames : 1) * sizeof *R->res.name_cat);
+  for (size_t i = R->res.nname_cat; i < R->res.nnames; i++)
+    R->res.name_cat[i] = category_of(R, R->res.names[i]);
+  R->res.nname_cat = R->res.nnames;
   if (R->opfile) {  /* streamed: pregaps, keys and GPU rows are done; the
                       * file stays open for the outputs (raptor_free closes it) */
     key_stats(R);

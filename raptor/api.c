@@ -1,5 +1,6 @@
-/* api.c - the raptor engine behind lib/librptor.so (see api.h). */
-#define _GNU_SOURCE
+/* api.c - the raptor engine behind lib/librptor.so (see api.h): the
+ * engine's calls (options.c, load.c) and its results; the engine prints
+ * nothing, its message (raptor->err) is returned as it is. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,23 +18,53 @@ struct rptr {
 };
 
 static __thread char errbuf[1024];
-/* one engine run at a time: it swaps the process's stderr and program name */
-static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The library's own copy of the common layer (linked in, its symbols
+ * hidden) shows no progress line either: opening a .gz trace would draw
+ * one on the process's stderr.  Set on the first call of the API (never
+ * in a program that links these objects without calling it). */
+static pthread_once_t quiet_once = PTHREAD_ONCE_INIT;
+
+static void set_quiet(void)
+{
+  rpd_quiet = 1;
+}
+
+/* Runs go on in parallel threads, but common/'s list of temp files (the
+ * decompressed copy of a .gz trace, outfile.c) is one list per process
+ * without a lock of its own: opening and closing a trace take turns. */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int trace_open(rpd **r, const char *path)
+{
+  pthread_once(&quiet_once, set_quiet);
+  pthread_mutex_lock(&open_lock);
+  int rc = rpd_open(r, path, NULL, RPD_READ);
+  pthread_mutex_unlock(&open_lock);
+  return rc;
+}
+
+static void trace_close(rpd *r)
+{
+  pthread_mutex_lock(&open_lock);
+  rpd_close(r, 0);
+  pthread_mutex_unlock(&open_lock);
+}
 
 const char *rptr_errmsg(void)
 {
   return errbuf;
 }
 
-/* Keep the first line of what the engine printed on its stderr (the one-line
- * message; "Try 'raptor --help'." follows a usage error). */
+/* errbuf = "raptor: " and the first line of the engine's message (a bad
+ * option's line without the CLI's "Try 'raptor --help'."); a failure
+ * without one says its exit code. */
 static void keep_message(const char *text, int rc)
 {
   size_t n = text ? strcspn(text, "\n") : 0;
-  if (n >= sizeof errbuf) n = sizeof errbuf - 1;
-  if (n) memcpy(errbuf, text, n);
-  errbuf[n] = 0;
-  if (!n && rc) snprintf(errbuf, sizeof errbuf, "raptor: failed (exit %d)", rc);
+  if (n) snprintf(errbuf, sizeof errbuf, "raptor: %.*s", (int)n, text);
+  else if (rc) snprintf(errbuf, sizeof errbuf, "raptor: failed (exit %d)", rc);
+  else errbuf[0] = 0;
 }
 
 /* The check's verdict on a table: from the rows the engine's scan checked
@@ -48,19 +79,20 @@ static int check_verdict(raptor *R, const char *table, int done, const rpd_check
 /* The CLI's steps up to the analysis (raptor.c main without the outputs).
  * The trace check (the CLI's RPD_CHECKED) is folded into the engine's own
  * scans (raptor.h fold_check: no scan of its own); when it fails, its
- * message wins over whatever the engine said, as in the CLI, which checks
+ * message replaces whatever the engine said, as in the CLI, which checks
  * first. */
 static int run(raptor *R, int argc, char **argv)
 {
-  int ret = parse_args(R, argc, argv);
+  int ret = raptor_parse_args(R, argc, argv);
   if (ret) return ret;
   make_gap_labels(R);
   R->keep_ops = 1;       /* get_op_df and the instance tables need every op */
   if ((ret = categories_load(R))) return ret;
+  if (trace_open(&R->r, R->opt.path) != RPD_OK)
+    return raptor_fail(R, 1, "cannot open '%s': %s", R->opt.path, rpd_errmsg());
   /* a small page cache: a Python process keeps its memory for pandas */
-  if (rpd_open_or_report(&R->r, R->path, NULL, RPD_READ) != RPD_OK) return 1;
   if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK)
-    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+    return raptor_fail(R, 1, "cannot read '%s': %s", R->opt.path, rpd_errmsg());
   fold_check fold;
   memset(&fold, 0, sizeof fold);
   R->fold = &fold;
@@ -68,8 +100,8 @@ static int run(raptor *R, int argc, char **argv)
   R->fold = NULL;
   if (check_verdict(R, "rocpd_api", fold.api_done, &fold.api) != RPD_OK ||
       check_verdict(R, "rocpd_op", fold.op_done, &fold.op) != RPD_OK) {
-    rewind(stderr);    /* drop what the engine said: the check's line wins */
-    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+    raptor_clear_err(R);
+    return raptor_fail(R, 1, "cannot read '%s': %s", R->opt.path, rpd_errmsg());
   }
   return ret;
 }
@@ -79,38 +111,24 @@ int rptr_open(int argc, const char *const *argv, rptr **out)
   *out = NULL;
   errbuf[0] = 0;
   if (argc < 0 || (argc && !argv)) {
-    keep_message("raptor: bad arguments", 2);
+    keep_message("bad arguments", 2);
     return 2;
   }
   rptr *h = rpd_xcalloc(1, sizeof *h);
   char **av = rpd_xcalloc((size_t)argc + 2, sizeof *av);
   av[0] = "raptor";
   for (int i = 0; i < argc; i++) av[i + 1] = (char *)(argv[i] ? argv[i] : "");
-
-  /* the engine reports on stderr: catch it for this call */
-  pthread_mutex_lock(&run_lock);
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  FILE *saved_err = stderr;
-  const char *saved_prog = rpd_progname;
-  if (mem) stderr = mem;
-  rpd_progname = "raptor";
   raptor_init(&h->R);
   int ret = run(&h->R, argc + 1, av);
-  rpd_progname = saved_prog;
-  stderr = saved_err;
-  pthread_mutex_unlock(&run_lock);
-  if (mem) fclose(mem);
-  keep_message(text, ret);
-  free(text);
+  keep_message(h->R.err, ret);
+  raptor_clear_err(&h->R);
   free(av);
-  if (h->R.path) h->path = rpd_xstrdup(h->R.path);
+  if (h->R.opt.path) h->path = rpd_xstrdup(h->R.opt.path);
   /* the path and option strings belong to the caller: drop them */
-  h->R.path = h->R.cat_file = h->R.roi_start_s = h->R.roi_end_s = NULL;
-  h->R.op_file = h->R.csv_dir = NULL;
+  h->R.opt.path = h->R.opt.cat_file = h->R.opt.roi_start_s = h->R.opt.roi_end_s = NULL;
+  h->R.opt.op_file = h->R.opt.csv_dir = NULL;
   if (h->R.r) {
-    rpd_close(h->R.r, 0);
+    trace_close(h->R.r);
     h->R.r = NULL;
   }
   if (ret) {
@@ -124,7 +142,7 @@ int rptr_open(int argc, const char *const *argv, rptr **out)
 void rptr_close(rptr *h)
 {
   if (!h) return;
-  if (h->R.r) rpd_close(h->R.r, 0);
+  if (h->R.r) trace_close(h->R.r);
   raptor_free(&h->R);
   for (int64_t i = 0; i < h->noptypes; i++) free(h->optypes[i]);
   free(h->optypes);
@@ -135,45 +153,45 @@ void rptr_close(rptr *h)
 void rptr_info(const rptr *h, int64_t *out)
 {
   const raptor *R = &h->R;
-  out[RPTR_FIRST_ABS] = R->first_abs;
-  out[RPTR_LAST_ABS] = R->last_abs;
-  out[RPTR_ROI_START] = R->roi_s;
-  out[RPTR_ROI_END] = R->roi_e;
-  out[RPTR_SEQLEN] = R->seqlen;
-  out[RPTR_NOPS] = (int64_t)R->n;
-  out[RPTR_NKEYS] = (int64_t)R->nkeys;
-  out[RPTR_NROWS] = (int64_t)R->nrows;
-  out[RPTR_NCATROWS] = (int64_t)R->ncrows;
-  out[RPTR_NGPUROWS] = (int64_t)R->ngrows;
-  out[RPTR_NNAMES] = (int64_t)R->nnames;
-  out[RPTR_NCATS] = R->ncats + 2;
+  out[RPTR_FIRST_ABS] = R->res.first_abs;
+  out[RPTR_LAST_ABS] = R->res.last_abs;
+  out[RPTR_ROI_START] = R->res.roi_s;
+  out[RPTR_ROI_END] = R->res.roi_e;
+  out[RPTR_SEQLEN] = R->opt.seqlen;
+  out[RPTR_NOPS] = (int64_t)R->res.n;
+  out[RPTR_NKEYS] = (int64_t)R->res.nkeys;
+  out[RPTR_NROWS] = (int64_t)R->res.nrows;
+  out[RPTR_NCATROWS] = (int64_t)R->res.ncrows;
+  out[RPTR_NGPUROWS] = (int64_t)R->res.ngrows;
+  out[RPTR_NNAMES] = (int64_t)R->res.nnames;
+  out[RPTR_NCATS] = R->res.ncats + 2;
 }
 
 const char *rptr_name(const rptr *h, int64_t i)
 {
-  return i >= 0 && (size_t)i < h->R.nnames ? h->R.names[i] : NULL;
+  return i >= 0 && (size_t)i < h->R.res.nnames ? h->R.res.names[i] : NULL;
 }
 
 const char *rptr_catname(const rptr *h, int64_t i)
 {
-  return i >= 0 && i < h->R.ncats + 2 ? h->R.catname[i] : NULL;
+  return i >= 0 && i < h->R.res.ncats + 2 ? h->R.res.catname[i] : NULL;
 }
 
 const char *rptr_row_label(const rptr *h, int64_t i)
 {
-  return i >= 0 && (size_t)i < h->R.nrows ? h->R.rows[i].label : NULL;
+  return i >= 0 && (size_t)i < h->R.res.nrows ? h->R.res.rows[i].label : NULL;
 }
 
 const char *rptr_catrow_name(const rptr *h, int64_t i)
 {
-  return i >= 0 && (size_t)i < h->R.ncrows ? h->R.crows[i].name : NULL;
+  return i >= 0 && (size_t)i < h->R.res.ncrows ? h->R.res.crows[i].name : NULL;
 }
 
 void rptr_ops(const rptr *h, int64_t *i64, int32_t *i32, double *zscore, int8_t *outlier)
 {
   const raptor *R = &h->R;
-  for (size_t i = 0; i < R->n; i++) {
-    const op *o = &R->ops[i];
+  for (size_t i = 0; i < R->res.n; i++) {
+    const op *o = &R->res.ops[i];
     int64_t *a = i64 + 5 * i;
     int32_t *b = i32 + 4 * i;
     a[0] = o->id;
@@ -192,15 +210,15 @@ void rptr_ops(const rptr *h, int64_t *i64, int32_t *i32, double *zscore, int8_t 
 
 void rptr_keys(const rptr *h, int32_t *names)
 {
-  if (h->R.nkeys)
-    memcpy(names, h->R.keyk, h->R.nkeys * (size_t)(h->R.seqlen + 1) * sizeof *names);
+  if (h->R.res.nkeys)
+    memcpy(names, h->R.res.keyk, h->R.res.nkeys * (size_t)(h->R.opt.seqlen + 1) * sizeof *names);
 }
 
 void rptr_kernelseq(const rptr *h, int32_t *i32, int64_t *i64, double *f64)
 {
   const raptor *R = &h->R;
-  for (size_t i = 0; i < R->nrows; i++) {
-    const krow *x = &R->rows[i];
+  for (size_t i = 0; i < R->res.nrows; i++) {
+    const krow *x = &R->res.rows[i];
     i32[2 * i] = x->key;
     i32[2 * i + 1] = x->cat;
     int64_t a[] = {x->calls, x->outliers, x->smin, x->smax};
@@ -214,8 +232,8 @@ void rptr_kernelseq(const rptr *h, int32_t *i32, int64_t *i64, double *f64)
 void rptr_categories(const rptr *h, int64_t *i64, double *f64)
 {
   const raptor *R = &h->R;
-  for (size_t i = 0; i < R->ncrows; i++) {
-    const catrow *x = &R->crows[i];
+  for (size_t i = 0; i < R->res.ncrows; i++) {
+    const catrow *x = &R->res.crows[i];
     i64[2 * i] = x->uniq;
     i64[2 * i + 1] = x->calls;
     double v[] = {x->dur, x->varsum, x->avg_us, x->pct};
@@ -226,8 +244,8 @@ void rptr_categories(const rptr *h, int64_t *i64, double *f64)
 void rptr_gpus(const rptr *h, int32_t *gpu, double *f64)
 {
   const raptor *R = &h->R;
-  for (size_t i = 0; i < R->ngrows; i++) {
-    const gpurow *g = &R->grows[i];
+  for (size_t i = 0; i < R->res.ngrows; i++) {
+    const gpurow *g = &R->res.grows[i];
     gpu[i] = g->gpu;
     double v[] = {g->pregap, g->dur, g->idle_pct, g->lead, g->trail};
     memcpy(f64 + 5 * i, v, sizeof v);
@@ -236,12 +254,12 @@ void rptr_gpus(const rptr *h, int32_t *gpu, double *f64)
 
 void rptr_variability(const rptr *h, double *out)
 {
-  out[0] = h->R.var_comm;
-  out[1] = h->R.var_other;
-  out[2] = h->R.total_ns;
+  out[0] = h->R.res.var_comm;
+  out[1] = h->R.res.var_other;
+  out[2] = h->R.res.total_ns;
 }
 
-/* (op id, position in R->ops) pairs sorted by id, to find an op by id */
+/* (op id, position in R->res.ops) pairs sorted by id, to find an op by id */
 typedef struct idpos {
   int64_t id;
   size_t pos;
@@ -276,17 +294,17 @@ static int walk_op_view(rptr *h, rpd *r, const idpos *byid, int64_t *index,
       " JOIN rocpd_string A ON A.id = o.description_id"
       " JOIN rocpd_string B ON B.id = o.opType_id"
       " WHERE o.start >= ?1 AND o.start <= ?2%s ORDER BY o.start, o.id",
-      R->gpu_id == -1 ? "" : " AND o.gpuId = ?3");
+      R->opt.gpu_id == -1 ? "" : " AND o.gpuId = ?3");
   int rc = rpd_prepare(r, sql, &st), s;
   int64_t k = 0;
   free(sql);
   if (rc != RPD_OK) return rc;
-  sqlite3_bind_int64(st, 1, R->first_abs + R->roi_s);
-  sqlite3_bind_int64(st, 2, R->first_abs + R->roi_e);
-  if (R->gpu_id != -1) sqlite3_bind_int64(st, 3, R->gpu_id);
+  sqlite3_bind_int64(st, 1, R->res.first_abs + R->res.roi_s);
+  sqlite3_bind_int64(st, 2, R->res.first_abs + R->res.roi_e);
+  if (R->opt.gpu_id != -1) sqlite3_bind_int64(st, 3, R->opt.gpu_id);
   while ((s = rpd_step(r, st)) == SQLITE_ROW) {
     idpos key = {sqlite3_column_int64(st, 0), 0};
-    const idpos *hit = R->n ? bsearch(&key, byid, R->n, sizeof *byid, idpos_cmp) : NULL;
+    const idpos *hit = R->res.n ? bsearch(&key, byid, R->res.n, sizeof *byid, idpos_cmp) : NULL;
     if (hit) {
       const char *t = (const char *)sqlite3_column_text(st, 2);
       index[hit->pos] = k;
@@ -308,27 +326,25 @@ int rptr_op_details(rptr *h, int64_t *index, int64_t *queue, int32_t *optype)
   int rc;
 
   errbuf[0] = 0;
-  for (size_t i = 0; i < R->n; i++) {
+  for (size_t i = 0; i < R->res.n; i++) {
     index[i] = -1;
     queue[i] = 0;
     optype[i] = -1;
   }
   if (!h->path) {
-    keep_message("raptor: no trace to read the op details from", 1);
+    keep_message("no trace to read the op details from", 1);
     return 1;
   }
-  pthread_mutex_lock(&run_lock);   /* the common layer's state is shared */
-  rc = rpd_open(&r, h->path, NULL, RPD_READ);
+  rc = trace_open(&r, h->path);
   if (rc == RPD_OK) {
-    byid = rpd_xcalloc(R->n ? R->n : 1, sizeof *byid);
-    for (size_t i = 0; i < R->n; i++) byid[i] = (idpos){R->ops[i].id, i};
-    qsort(byid, R->n, sizeof *byid, idpos_cmp);
+    byid = rpd_xcalloc(R->res.n ? R->res.n : 1, sizeof *byid);
+    for (size_t i = 0; i < R->res.n; i++) byid[i] = (idpos){R->res.ops[i].id, i};
+    qsort(byid, R->res.n, sizeof *byid, idpos_cmp);
     rc = walk_op_view(h, r, byid, index, queue, optype);
   }
   if (rc != RPD_OK) snprintf(errbuf, sizeof errbuf, "raptor: cannot read '%s': %s",
                              h->path, rpd_errmsg());
-  if (r) rpd_close(r, 0);
-  pthread_mutex_unlock(&run_lock);
+  if (r) trace_close(r);
   free(byid);
   return rc == RPD_OK ? 0 : 1;
 }

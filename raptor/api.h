@@ -4,11 +4,11 @@
  * rptr_open() runs the engine once over a trace with raptor's own command
  * line options (parse, categories, open, ROI, analysis) and keeps the
  * results in memory; the accessors copy them into caller-owned arrays, so
- * no pointer into the engine outlives rptr_close().  Nothing is printed:
- * a failure's one-line message (the CLI's, "raptor: ...") is returned by
- * rptr_errmsg().  Times are ns, relative to the first API start (time 0).
- * Runs are serialized (a lock): while one runs, the process's C stderr
- * stream is redirected into memory to catch the engine's message.
+ * no pointer into the engine outlives rptr_close().  Nothing is printed
+ * (the engine never prints; no progress line): a failure's one-line
+ * message (the CLI's, "raptor: ...") is returned by rptr_errmsg().  Times
+ * are ns, relative to the first API start (time 0).  Runs in different
+ * threads go on in parallel; only opening and closing a trace take turns.
  */
 #ifndef RAPTOR_API_H
 #define RAPTOR_API_H

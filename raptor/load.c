@@ -1,4 +1,6 @@
-/* load.c - raptor: categories, kernel names, loading the ops, the ROI. */
+/* load.c - raptor's engine: loading the ops, time zero, the ROI; then the
+ * analysis (analyze.c).  Failures return an exit code with the message in
+ * R->err; progress goes through R->progress. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -6,117 +8,30 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xlsxwriter.h>
 
 #include "catfile.h"
 #include "opclass.h"
 #include "opmerge.h"
 #include "timeopt.h"
 #include "rpd.h"
-#include "report.h"
 #include "raptor.h"
-#include "xlsxfile.h"
 #include "util/map.h"
 
+/* ------------------------------------------------------------ progress */
 
-
-/* ------------------------------------------------------------ hashing */
-
-uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+static void progress_rows(raptor *R, const char *what, const char *table, int64_t id)
 {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) {
-    h ^= s[i];
-    h *= 1099511628211ULL;
-  }
-  return h;
+  if (R->progress) R->progress->rows(R->r, what, table, id);
 }
 
-void islots_init(islots *t, size_t cap)
+static void progress_count(raptor *R, const char *what, int64_t done, int64_t total)
 {
-  t->cap = cap;
-  t->v = rpd_xmalloc(cap * sizeof *t->v);
-  memset(t->v, 0xff, cap * sizeof *t->v);
+  if (R->progress) R->progress->count(what, done, total);
 }
 
-/* ------------------------------------------------------------ categories */
-
-/* Load the categories (built-in or file); returns 0 or an exit code. */
-int categories_load(raptor *R)
+static void progress_end(raptor *R)
 {
-  R->cats = rpd_xcalloc(1, sizeof *R->cats);
-  R->cats[0].name = rpd_xstrdup(IDLE_CAT);
-  R->cats[0].re = rpd_xmalloc(sizeof *R->cats[0].re);
-  if (rpd_regex_compile("^GAP ", &R->cats[0].re[0]) != RPD_OK)
-    return rpd_fail("internal regex: %s", rpd_errmsg());
-  R->cats[0].npat = 1;
-  R->ncats = 1;
-  int rc = category_load_or_builtin(&R->cats, &R->ncats, R->cat_file);
-  if (rc) return rpd_fail("%s", rpd_errmsg());
-  /* names: categories, then _Other and _Latency unless the file has them */
-  R->catname = rpd_xmalloc((R->ncats + 2) * sizeof *R->catname);
-  R->cat_other = R->cat_latency = -1;
-  for (int i = 0; i < R->ncats; i++) {
-    R->catname[i] = R->cats[i].name;
-    if (strcmp(R->cats[i].name, OTHER_CAT) == 0) R->cat_other = i;
-    if (strcmp(R->cats[i].name, LATENCY_CAT) == 0) R->cat_latency = i;
-  }
-  R->cat_comm = category_comm_index(R->cats, R->ncats);
-  int k = R->ncats;
-  if (R->cat_other < 0) { R->catname[k] = OTHER_CAT; R->cat_other = k++; }
-  if (R->cat_latency < 0) { R->catname[k] = LATENCY_CAT; R->cat_latency = k++; }
-  return 0;
-}
-
-/* Category of a kernel name: the last category with a matching pattern.
- * A search PCRE2 cannot finish is kept in R->cat_error (the run fails
- * with it after analyze) and counts as _Other until then. */
-int category_of(raptor *R, const char *name)
-{
-  int cat;
-  if (category_match(R->cats, R->ncats, name, &cat) != RPD_OK) {
-    if (!R->cat_error) R->cat_error = rpd_xstrdup(rpd_errmsg());
-    cat = -1;
-  }
-  return cat >= 0 ? cat : R->cat_other;
-}
-
-/* ------------------------------------------------------------ kernel names */
-
-static int32_t name_intern(raptor *R, const char *s)
-{
-  size_t len = strlen(s);
-  if (R->nnames * 2 >= R->name_slots.cap) {
-    free(R->name_slots.v);
-    islots_init(&R->name_slots, R->name_slots.cap ? R->name_slots.cap * 2 : 1024);
-    for (size_t i = 0; i < R->nnames; i++) {
-      size_t m = R->name_slots.cap - 1;
-      size_t h = hash_bytes(R->names[i], strlen(R->names[i]), 14695981039346656037ULL) & m;
-      while (R->name_slots.v[h] >= 0) h = (h + 1) & m;
-      R->name_slots.v[h] = (int32_t)i;
-    }
-  }
-  size_t m = R->name_slots.cap - 1;
-  size_t h = hash_bytes(s, len, 14695981039346656037ULL) & m;
-  while (R->name_slots.v[h] >= 0) {
-    if (strcmp(R->names[R->name_slots.v[h]], s) == 0) return R->name_slots.v[h];
-    h = (h + 1) & m;
-  }
-  if (R->nnames == R->capnames) {
-    R->capnames = R->capnames ? R->capnames * 2 : 256;
-    R->names = rpd_xrealloc(R->names, R->capnames * sizeof *R->names);
-  }
-  R->names[R->nnames] = rpd_xstrdup(s);
-  R->name_slots.v[h] = (int32_t)R->nnames;
-  return (int32_t)R->nnames++;
-}
-
-/* See raptor.h. */
-int32_t key_start_name(raptor *R)
-{
-  if (R->reference_ops || R->seqlen <= 0)
-    return -1;
-  return name_intern(R, "(trace start)");
+  if (R->progress) R->progress->end();
 }
 
 /* ------------------------------------------------------------ loading */
@@ -126,9 +41,9 @@ int32_t key_start_name(raptor *R)
  * --reference-ops: the reference raptor's KernelExecution, Task and
  * CopyDeviceToDevice ops named by description only.  The opType string ids
  * of those ops: the query behind types_sql's "id" column. */
-static char *types_sql(const raptor *R)
+static char *types_sql(const raptor_opts *opt)
 {
-  if (R->reference_ops)
+  if (opt->reference_ops)
     return rpd_xstrdup("SELECT id FROM rocpd_string WHERE string IN"
                        " ('KernelExecution','CopyDeviceToDevice','Task')");
   char *cond = rpd_opclass_condition("s.id", RPD_OPCLASS_GPU_WORK);
@@ -140,17 +55,17 @@ static char *types_sql(const raptor *R)
 /* The sorted scan's query: those ops with start in [?1, ?2] (and gpuId ?3),
  * columns id, gpuId, start, end, name id (the opType's when the
  * description is '' and not --reference-ops), by gpuId, start, id. */
-static char *sorted_ops_sql(const raptor *R)
+static char *sorted_ops_sql(const raptor_opts *opt)
 {
-  char *types = types_sql(R);
+  char *types = types_sql(opt);
   char *sql = rpd_xasprintf(
       "SELECT o.id, o.gpuId, o.start, o.\"end\", %s FROM rocpd_op o"
       " WHERE o.opType_id IN (%s) AND o.start >= ?1 AND o.start <= ?2%s"
       " ORDER BY o.gpuId, o.start, o.id",
-      R->reference_ops ? "o.description_id"
-                       : "CASE WHEN o.description_id IN (SELECT id FROM rocpd_string"
-                         " WHERE string = '') THEN o.opType_id ELSE o.description_id END",
-      types, R->gpu_id == -1 ? "" : " AND o.gpuId = ?3");
+      opt->reference_ops ? "o.description_id"
+                         : "CASE WHEN o.description_id IN (SELECT id FROM rocpd_string"
+                           " WHERE string = '') THEN o.opType_id ELSE o.description_id END",
+      types, opt->gpu_id == -1 ? "" : " AND o.gpuId = ?3");
   free(types);
   return sql;
 }
@@ -228,7 +143,7 @@ static int value_within(sqlite3_value *v, int64_t lo, int64_t hi)
   return 0;
 }
 
-/* 1 when $RPDTOOLS_RAPTOR_LOAD is mode: "memory" keeps the ops in R->ops,
+/* 1 when $RPDTOOLS_RAPTOR_LOAD is mode: "memory" keeps the ops in R->res.ops,
  * "sql" lets SQLite sort them instead of the merge -- for the tests that
  * compare the paths (docs/raptor.md, Performance). */
 static int load_mode_is(const char *mode)
@@ -239,7 +154,7 @@ static int load_mode_is(const char *mode)
 
 /* 1 unless the caller needs R->ops (the library API): the ops then stream
  * through the analysis in (gpu, start, id) order into a temp file that the
- * outputs read back, and R->ops stays empty -- memory flat in the number
+ * outputs read back, and R->res.ops stays empty -- memory flat in the number
  * of ops.  ROIs that depend on the ops (kernel regex, --auto-roi,
  * --roi-trim) read them again for the final ROI instead of keeping them. */
 static int can_stream(const raptor *R)
@@ -248,7 +163,7 @@ static int can_stream(const raptor *R)
 }
 
 /* Hand one op, in (gpu, start, id) order, to the analysis (streamed) or
- * to R->ops.  The first op of a streamed run opens the temp file. */
+ * to R->res.ops.  The first op of a streamed run opens the temp file. */
 static int deliver_op(raptor *R, const oprec *r, void *ctx)
 {
   int streamed = *(const int *)ctx;
@@ -262,14 +177,14 @@ static int deliver_op(raptor *R, const oprec *r, void *ctx)
     }
     if (stream_op(R, &o) != 0)
       return rpd_seterr(RPD_EIO, "cannot write a temp file: %s", strerror(errno));
-    R->n++;
+    R->res.n++;
     return RPD_OK;
   }
-  if (R->n == R->cap) {
-    R->cap = R->cap ? R->cap * 2 : 4096;
-    R->ops = rpd_xrealloc(R->ops, R->cap * sizeof *R->ops);
+  if (R->res.n == R->res.cap) {
+    R->res.cap = R->res.cap ? R->res.cap * 2 : 4096;
+    R->res.ops = rpd_xrealloc(R->res.ops, R->res.cap * sizeof *R->res.ops);
   }
-  R->ops[R->n++] = o;
+  R->res.ops[R->res.n++] = o;
   return RPD_OK;
 }
 
@@ -304,8 +219,8 @@ static int op_pick(const op_scan *sc, sqlite3_value **v, int64_t *name)
 {
   const raptor *R = sc->R;
   if (!idset_has(&sc->types, v[5]) || !value_within(v[2], sc->lo, sc->hi)) return 0;
-  if (R->gpu_id != -1 && !value_within(v[1], R->gpu_id, R->gpu_id)) return 0;
-  *name = sqlite3_value_int64(!R->reference_ops && idset_has(&sc->empty, v[4]) ? v[5] : v[4]);
+  if (R->opt.gpu_id != -1 && !value_within(v[1], R->opt.gpu_id, R->opt.gpu_id)) return 0;
+  *name = sqlite3_value_int64(!R->opt.reference_ops && idset_has(&sc->empty, v[4]) ? v[5] : v[4]);
   return 1;
 }
 
@@ -318,8 +233,8 @@ static int op_row(op_scan *sc, sqlite3_value **v)
   if (sc->sorted) did = sqlite3_value_int64(v[4]);
   else if (!op_pick(sc, v, &did)) return RPD_OK;   /* not an op of this scan */
   int64_t id = sqlite3_value_int64(v[0]);
-  if (!sc->sorted) rpd_progress_rows(R->r, "reading ops", "rocpd_op", id);
-  else rpd_progress("reading ops", ++sc->rows, -1);
+  if (!sc->sorted) progress_rows(R, "reading ops", "rocpd_op", id);
+  else progress_count(R, "reading ops", ++sc->rows, -1);
   int found;
   int64_t *slot = rpd_i64map_ref(&sc->dm, did, -2, &found);
   if (!found) {
@@ -338,8 +253,8 @@ static int op_row(op_scan *sc, sqlite3_value **v)
   if (*slot < 0) return RPD_OK;
   oprec o = {.id = id,
              .gpu = (int32_t)sqlite3_value_int64(v[1]),
-             .start = sqlite3_value_int64(v[2]) - R->first_abs,
-             .end = sqlite3_value_int64(v[3]) - R->first_abs,
+             .start = sqlite3_value_int64(v[2]) - R->res.first_abs,
+             .end = sqlite3_value_int64(v[3]) - R->res.first_abs,
              .kern = (int32_t)*slot};
   return sc->sink(R, &o, sc->ctx);
 }
@@ -367,10 +282,10 @@ static void op_agg_final(sqlite3_context *cx)
 static int raw_scan_prepare(op_scan *sc, sqlite3_stmt **st)
 {
   rpd *r = sc->R->r;
-  char *types = types_sql(sc->R);
+  char *types = types_sql(&sc->R->opt);
   int rc = idset_load(r, types, &sc->types);
   free(types);
-  if (rc == RPD_OK && !sc->R->reference_ops)
+  if (rc == RPD_OK && !sc->R->opt.reference_ops)
     rc = idset_load(r, "SELECT id FROM rocpd_string WHERE string = ''", &sc->empty);
   if (rc == RPD_OK && sqlite3_create_function(r->db, "rptr_op_row", 6, SQLITE_UTF8, sc, NULL,
                                               op_agg_step, op_agg_final) != SQLITE_OK)
@@ -388,18 +303,18 @@ static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink,
   rpd *r = R->r;
   sqlite3_stmt *st = NULL;
   op_scan sc = {.R = R, .sorted = sorted, .sink = sink, .ctx = ctx,
-                .lo = R->first_abs + lo, .hi = R->first_abs + hi};
+                .lo = R->res.first_abs + lo, .hi = R->res.first_abs + hi};
   sc.chk = R->fold && !R->fold->op_done && !sorted ? &R->fold->op : NULL;
   if (sc.chk) memset(sc.chk, 0, sizeof *sc.chk);
   int rc, s = 0;
   if (sorted) {
-    char *sql = sorted_ops_sql(R);
+    char *sql = sorted_ops_sql(&R->opt);
     rc = rpd_prepare(r, sql, &st);
     free(sql);
     if (rc == RPD_OK) {
       sqlite3_bind_int64(st, 1, sc.lo);
       sqlite3_bind_int64(st, 2, sc.hi);
-      if (R->gpu_id != -1) sqlite3_bind_int64(st, 3, R->gpu_id);
+      if (R->opt.gpu_id != -1) sqlite3_bind_int64(st, 3, R->opt.gpu_id);
     }
   } else {
     rc = raw_scan_prepare(&sc, &st);
@@ -421,8 +336,8 @@ static int scan_ops(raptor *R, int64_t lo, int64_t hi, int sorted, op_sink sink,
     rc = -s;
   if (sc.chk && rc == RPD_OK) R->fold->op_done = 1;
 cleanup:
-  if (rc == RPD_OK) rpd_progress_end();   /* read to the end: 100% */
-  else rpd_progress("reading ops", -1, -1);
+  if (rc == RPD_OK) progress_end(R);   /* read to the end: 100% */
+  else progress_count(R, "reading ops", -1, -1);
   sqlite3_finalize(st);
   sqlite3_finalize(sc.sst);
   rpd_i64map_free(&sc.dm);
@@ -432,7 +347,7 @@ cleanup:
 }
 
 /* Read the ops with start in [first+lo, first+hi] (and --gpu-id) in
- * (gpuId, start, id) order into R->ops or, streamed (see can_stream),
+ * (gpuId, start, id) order into R->res.ops or, streamed (see can_stream),
  * through stream_op into R->opfile.  One scan in table order and a merge
  * of its sorted runs (opmerge.h: linear in the ops); a trace in no order
  * at all is read again sorted by SQLite.  pre (freed here; may be NULL):
@@ -444,7 +359,7 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, opmerge *pre)
     fclose(R->opfile);
     R->opfile = NULL;
   }
-  R->n = 0;
+  R->res.n = 0;
   opmerge *m = pre ? pre : opmerge_new();
   int rc = pre ? RPD_OK : load_mode_is("sql") ? RPD_ERANGE : scan_ops(R, lo, hi, 0, merge_op, m);
   if (rc == RPD_OK) {
@@ -452,21 +367,21 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, opmerge *pre)
     int s = 0;
     int64_t done = 0, total = opmerge_count(m);
     while (rc == RPD_OK && (s = opmerge_next(m, &o)) == 1) {
-      rpd_progress("merging ops", ++done, total);
+      progress_count(R, "merging ops", ++done, total);
       if (pre) {   /* the ROI's ops, times made relative as scan_ops does */
-        if (o.start < R->first_abs + lo || o.start > R->first_abs + hi) continue;
-        o.start -= R->first_abs;
-        o.end -= R->first_abs;
+        if (o.start < R->res.first_abs + lo || o.start > R->res.first_abs + hi) continue;
+        o.start -= R->res.first_abs;
+        o.end -= R->res.first_abs;
       }
       rc = deliver_op(R, &o, &streamed);
     }
     if (rc == RPD_OK && s < 0) rc = -s;
-    rpd_progress("merging ops", -1, -1);
+    progress_count(R, "merging ops", -1, -1);
   }
   opmerge_free(m);
   if (rc == RPD_ERANGE) {   /* no order to merge: let SQLite sort */
     rpd_clearerr();
-    R->n = 0;
+    R->res.n = 0;
     rc = scan_ops(R, lo, hi, 1, deliver_op, &streamed);
   }
   if (rc == RPD_OK && streamed && R->opfile && fflush(R->opfile) != 0)
@@ -477,30 +392,24 @@ static int load_ops(raptor *R, int64_t lo, int64_t hi, opmerge *pre)
 /* ------------------------------------------------------------ ROI */
 
 /* Parse one ROI bound.  Sets *ns (relative) for times; for a kernel
- * regex sets *re.  Returns 0 or an exit code (message printed). */
+ * regex sets *re.  Returns 0 or an exit code (message in R->err). */
 static int roi_parse(raptor *R, const char *what, const char *s, int64_t *ns,
                      rpd_regex **re)
 {
   *re = NULL;
   int64_t abs;
-  if (!*s) {
-    rpd_fail("empty %s", what);
-    return 2;
-  }
-  if (rpd_timeopt_resolve(s, R->first_abs, R->last_abs, &abs) == RPD_OK) {
-    *ns = abs - R->first_abs;  /* fits: both are inside int64 and abs is checked */
+  if (!*s)
+    return raptor_fail(R, 2, "empty %s", what);
+  if (rpd_timeopt_resolve(s, R->res.first_abs, R->res.last_abs, &abs) == RPD_OK) {
+    *ns = abs - R->res.first_abs;  /* fits: both are inside int64 and abs is checked */
     return 0;
   }
   unsigned char c0 = (unsigned char)s[0];
   /* malformed values are usage errors (exit 2), on one line */
-  if (isdigit(c0) || c0 == '.' || c0 == '+' || c0 == '-' || strchr(s, '%')) {
-    rpd_fail("bad %s '%s': %s", what, s, rpd_errmsg());
-    return 2;
-  }
-  if (rpd_regex_compile(s, re) != RPD_OK) {
-    rpd_fail("bad %s kernel regex '%s': %s", what, s, rpd_errmsg());
-    return 2;
-  }
+  if (isdigit(c0) || c0 == '.' || c0 == '+' || c0 == '-' || strchr(s, '%'))
+    return raptor_fail(R, 2, "bad %s '%s': %s", what, s, rpd_errmsg());
+  if (rpd_regex_compile(s, re) != RPD_OK)
+    return raptor_fail(R, 2, "bad %s kernel regex '%s': %s", what, s, rpd_errmsg());
   return 0;
 }
 
@@ -530,18 +439,18 @@ typedef struct roi_probe {
 static int probe_op(raptor *R, const oprec *o, void *ctx)
 {
   roi_probe *p = ctx;
-  if (p->nhit < R->nnames) {   /* new names: grow the caches */
+  if (p->nhit < R->res.nnames) {   /* new names: grow the caches */
     for (int k = 0; k < 2; k++) {
-      p->hit[k] = rpd_xrealloc(p->hit[k], R->capnames);
-      memset(p->hit[k] + p->nhit, -1, R->capnames - p->nhit);
+      p->hit[k] = rpd_xrealloc(p->hit[k], R->res.capnames);
+      memset(p->hit[k] + p->nhit, -1, R->res.capnames - p->nhit);
     }
-    p->nhit = R->capnames;
+    p->nhit = R->res.capnames;
   }
   for (int k = 0; k < 2; k++) {
     if (!p->re[k]) continue;
     signed char *h = &p->hit[k][o->kern];
     if (*h < 0) {
-      int m = rpd_regex_search(p->re[k], R->names[o->kern]);
+      int m = rpd_regex_search(p->re[k], R->res.names[o->kern]);
       if (m < 0) return -m;   /* an unfinished search is no "no match" */
       *h = (signed char)m;
     }
@@ -556,7 +465,7 @@ static int probe_op(raptor *R, const oprec *o, void *ctx)
 static int first_matches(raptor *R, rpd_regex *rxs, rpd_regex *rxe, int64_t first[2])
 {
   roi_probe p = {.re = {rxs, rxe}, .best = {-1, -1}};
-  int rc = scan_ops(R, 0, R->last_abs - R->first_abs, 0, probe_op, &p);
+  int rc = scan_ops(R, 0, R->res.last_abs - R->res.first_abs, 0, probe_op, &p);
   first[0] = p.best[0];
   first[1] = p.best[1];
   free(p.hit[0]);
@@ -594,37 +503,37 @@ static void busy_span(raptor *R, int64_t *lo, int64_t *hi)
 
 static int roi_check(raptor *R, int64_t s, int64_t e)
 {
-  int64_t span = R->last_abs - R->first_abs;
+  int64_t span = R->res.last_abs - R->res.first_abs;
   if (s < 0 || s > span)
-    return rpd_fail("ROI start %.6f ms is outside the trace (0 .. %.6f ms)",
+    return raptor_fail(R, 1, "ROI start %.6f ms is outside the trace (0 .. %.6f ms)",
                     (double)s / 1e6, (double)span / 1e6);
   if (e < 0 || e > span)
-    return rpd_fail("ROI end %.6f ms is outside the trace (0 .. %.6f ms)",
+    return raptor_fail(R, 1, "ROI end %.6f ms is outside the trace (0 .. %.6f ms)",
                     (double)e / 1e6, (double)span / 1e6);
   if (s > e)
-    return rpd_fail("ROI start %.6f ms is after ROI end %.6f ms",
+    return raptor_fail(R, 1, "ROI start %.6f ms is after ROI end %.6f ms",
                     (double)s / 1e6, (double)e / 1e6);
   return 0;
 }
 
-/* An exit code and one line when the ROI (and --gpu-id) kept no op: asking
+/* An exit code and its message when the ROI (and --gpu-id) kept no op: asking
  * for what is not there is an error.  0 when there are ops. */
 static int check_have_ops(raptor *R, const char *after)
 {
   char *gpus = NULL;
   int ret;
-  if (R->n)
+  if (R->res.n)
     return 0;
   if (rpd_opclass_gpus(R->r, RPD_OPCLASS_GPU_WORK, &gpus) != RPD_OK)
-    return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+    return raptor_fail(R, 1, "cannot read '%s': %s", R->opt.path, rpd_errmsg());
   if (!*gpus)
-    ret = rpd_fail("'%s' has no kernels or copies (GPU work)", R->path);
-  else if (R->gpu_id != -1 && !gpu_listed(gpus, R->gpu_id))
-    ret = rpd_fail("'%s' has no kernels or copies on GPU %lld (GPUs present: %s)",
-                   R->path, (long long)R->gpu_id, gpus);
+    ret = raptor_fail(R, 1, "'%s' has no kernels or copies (GPU work)", R->opt.path);
+  else if (R->opt.gpu_id != -1 && !gpu_listed(gpus, R->opt.gpu_id))
+    ret = raptor_fail(R, 1, "'%s' has no kernels or copies on GPU %lld (GPUs present: %s)",
+                   R->opt.path, (long long)R->opt.gpu_id, gpus);
   else
-    ret = rpd_fail("'%s': no kernels or copies in the ROI %.6f .. %.6f ms%s", R->path,
-                   (double)R->roi_s / 1e6, (double)R->roi_e / 1e6, after);
+    ret = raptor_fail(R, 1, "'%s': no kernels or copies in the ROI %.6f .. %.6f ms%s", R->opt.path,
+                   (double)R->res.roi_s / 1e6, (double)R->res.roi_e / 1e6, after);
   free(gpus);
   return ret;
 }
@@ -714,7 +623,7 @@ static int api_scan_start(raptor *R, api_scan *a)
   return a->threaded;
 }
 
-/* R->first_abs, R->last_abs = the first API start and the last API end;
+/* R->res.first_abs, R->res.last_abs = the first API start and the last API end;
  * *have = 0 when there are none.  Without R->fold an aggregate query (the
  * caller checked the trace); with it the scan above (joined when it runs
  * in its thread), its verdict into R->fold->api.  RPD_OK or an error. */
@@ -728,8 +637,8 @@ static int api_span(raptor *R, int *have, api_scan *a)
     s = rc == RPD_OK ? rpd_step(R->r, st) : 0;
     if (s == SQLITE_ROW) {
       *have = sqlite3_column_type(st, 0) != SQLITE_NULL;
-      R->first_abs = sqlite3_column_int64(st, 0);
-      R->last_abs = sqlite3_column_int64(st, 1);
+      R->res.first_abs = sqlite3_column_int64(st, 0);
+      R->res.last_abs = sqlite3_column_int64(st, 1);
     }
   } else {
     if (a->threaded) pthread_join(a->tid, NULL);
@@ -745,8 +654,8 @@ static int api_span(raptor *R, int *have, api_scan *a)
       R->fold->api = a->chk;
       R->fold->api_done = 1;
       *have = a->lo != INT64_MAX;
-      R->first_abs = a->lo;
-      R->last_abs = a->hi;
+      R->res.first_abs = a->lo;
+      R->res.last_abs = a->hi;
     }
   }
   if (rc == RPD_OK && s < 0) rc = -s;
@@ -762,7 +671,7 @@ static int api_span(raptor *R, int *have, api_scan *a)
 static opmerge *prescan_ops(raptor *R)
 {
   opmerge *m = opmerge_new();
-  R->first_abs = 0;      /* times stay absolute */
+  R->res.first_abs = 0;      /* times stay absolute */
   if (scan_ops(R, INT64_MIN, INT64_MAX, 0, merge_op, m) != RPD_OK) {
     opmerge_free(m);
     rpd_clearerr();
@@ -787,41 +696,41 @@ int setup_roi(raptor *R)
   int have, s;
   api_scan scan = {.threaded = 0};
   opmerge *pre = NULL;
-  if (R->fold && !R->roi_start_s && !R->roi_end_s && !load_mode_is("sql") &&
+  if (R->fold && !R->opt.roi_start_s && !R->opt.roi_end_s && !load_mode_is("sql") &&
       api_scan_start(R, &scan))
     pre = prescan_ops(R);
   int rc = api_span(R, &have, &scan);
   if (rc != RPD_OK || fold_failed(R)) {
     opmerge_free(pre);
-    return rc != RPD_OK ? rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg()) : 1;
+    return rc != RPD_OK ? raptor_fail(R, 1, "cannot read '%s': %s", R->opt.path, rpd_errmsg()) : 1;
   }
   if (!have) {
     rc = rpd_prepare(r, "SELECT min(start), max(\"end\") FROM rocpd_op", &st);
     s = rc == RPD_OK ? rpd_step(r, st) : 0;
     if (rc != RPD_OK || s < 0) {
       sqlite3_finalize(st);
-      return rpd_fail("cannot read '%s': %s", R->path, rpd_errmsg());
+      return raptor_fail(R, 1, "cannot read '%s': %s", R->opt.path, rpd_errmsg());
     }
     have = sqlite3_column_type(st, 0) != SQLITE_NULL;
-    R->first_abs = sqlite3_column_int64(st, 0);
-    R->last_abs = sqlite3_column_int64(st, 1);
+    R->res.first_abs = sqlite3_column_int64(st, 0);
+    R->res.last_abs = sqlite3_column_int64(st, 1);
     sqlite3_finalize(st);
-    if (!have) return rpd_fail("'%s' has no api and no op rows", R->path);
+    if (!have) return raptor_fail(R, 1, "'%s' has no api and no op rows", R->opt.path);
   }
-  if (R->last_abs < R->first_abs) R->last_abs = R->first_abs;
-  int64_t span = R->last_abs - R->first_abs;
+  if (R->res.last_abs < R->res.first_abs) R->res.last_abs = R->res.first_abs;
+  int64_t span = R->res.last_abs - R->res.first_abs;
   int64_t rs = 0, re_ = span;
   rpd_regex *rxs = NULL, *rxe = NULL;
   int ret = 0;
-  if (R->roi_start_s && (ret = roi_parse(R, "ROI start", R->roi_start_s, &rs, &rxs)))
+  if (R->opt.roi_start_s && (ret = roi_parse(R, "ROI start", R->opt.roi_start_s, &rs, &rxs)))
     goto out;
-  if (R->roi_end_s && (ret = roi_parse(R, "ROI end", R->roi_end_s, &re_, &rxe)))
+  if (R->opt.roi_end_s && (ret = roi_parse(R, "ROI end", R->opt.roi_end_s, &re_, &rxe)))
     goto out;
   if (!rxs && !rxe && (ret = roi_check(R, rs, re_))) goto out;
   if (rxs || rxe) {   /* kernel regex bounds: find them first */
     int64_t hit[2];
     if ((rc = first_matches(R, rxs, rxe, hit)) != RPD_OK) {
-      ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+      ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->opt.path, rpd_errmsg());
       goto out;
     }
     if (fold_failed(R)) {
@@ -829,21 +738,21 @@ int setup_roi(raptor *R)
       goto out;
     }
     if (rxs && (rs = hit[0]) < 0) {
-      ret = rpd_fail("ROI start: no op matches kernel regex '%s'", R->roi_start_s);
+      ret = raptor_fail(R, 1, "ROI start: no op matches kernel regex '%s'", R->opt.roi_start_s);
       goto out;
     }
     if (rxe && (re_ = hit[1]) < 0) {
-      ret = rpd_fail("ROI end: no op matches kernel regex '%s'", R->roi_end_s);
+      ret = raptor_fail(R, 1, "ROI end: no op matches kernel regex '%s'", R->opt.roi_end_s);
       goto out;
     }
     if ((ret = roi_check(R, rs, re_))) goto out;
   }
-  R->roi_s = rs;
-  R->roi_e = re_;
+  R->res.roi_s = rs;
+  R->res.roi_e = re_;
   rc = load_ops(R, rs, re_, pre);
   pre = NULL;              /* load_ops freed it */
   if (rc != RPD_OK) {
-    ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+    ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->opt.path, rpd_errmsg());
     goto out;
   }
   if (fold_failed(R)) {
@@ -851,36 +760,36 @@ int setup_roi(raptor *R)
     goto out;
   }
   if ((ret = check_have_ops(R, ""))) goto out;
-  if (R->auto_roi) {   /* the top kernel sequence's span, read again */
+  if (R->opt.auto_roi) {   /* the top kernel sequence's span, read again */
     analyze(R);
     if (R->cat_error) goto spill;
     size_t i = 0;
-    while (i < R->nrows && R->rows[i].key < 0) i++;
+    while (i < R->res.nrows && R->res.rows[i].key < 0) i++;
     if (R->spill_failed) goto spill;
-    if (i < R->nrows) {
-      R->roi_s = R->rows[i].smin;
-      R->roi_e = R->rows[i].smax;
-      if ((rc = load_ops(R, R->roi_s, R->roi_e, NULL)) != RPD_OK) {
-        ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+    if (i < R->res.nrows) {
+      R->res.roi_s = R->res.rows[i].smin;
+      R->res.roi_e = R->res.rows[i].smax;
+      if ((rc = load_ops(R, R->res.roi_s, R->res.roi_e, NULL)) != RPD_OK) {
+        ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->opt.path, rpd_errmsg());
         goto out;
       }
     }
   }
-  if (R->roi_trim && R->n) {
+  if (R->opt.roi_trim && R->res.n) {
     int64_t lo, hi;
     busy_span(R, &lo, &hi);
     if (R->spill_failed) goto spill;
-    if (lo < R->roi_s) lo = R->roi_s;
-    if (hi > R->roi_e) hi = R->roi_e;
+    if (lo < R->res.roi_s) lo = R->res.roi_s;
+    if (hi > R->res.roi_e) hi = R->res.roi_e;
     if (lo > hi) {
-      ret = rpd_fail("--roi-trim: the GPUs are never busy at the same time "
+      ret = raptor_fail(R, 1, "--roi-trim: the GPUs are never busy at the same time "
                      "(%.6f ms > %.6f ms)", (double)lo / 1e6, (double)hi / 1e6);
       goto out;
     }
-    R->roi_s = lo;
-    R->roi_e = hi;
+    R->res.roi_s = lo;
+    R->res.roi_e = hi;
     if ((rc = load_ops(R, lo, hi, NULL)) != RPD_OK) {
-      ret = rpd_fail("cannot read ops of '%s': %s", R->path, rpd_errmsg());
+      ret = raptor_fail(R, 1, "cannot read ops of '%s': %s", R->opt.path, rpd_errmsg());
       goto out;
     }
     if ((ret = check_have_ops(R, " (after --roi-trim)"))) goto out;
@@ -889,9 +798,9 @@ int setup_roi(raptor *R)
   if (!R->spill_failed && (ret = latency_bound(R))) goto out;
 spill:
   if (R->cat_error && !ret)
-    ret = rpd_fail("%s", R->cat_error);
+    ret = raptor_fail(R, 1, "%s", R->cat_error);
   if (R->spill_failed)
-    ret = rpd_fail("cannot read ops of '%s': reading the temp file failed", R->path);
+    ret = raptor_fail(R, 1, "cannot read ops of '%s': reading the temp file failed", R->opt.path);
 out:
   if (ret && R->opfile) {  /* a streamed run that failed: no outputs */
     fclose(R->opfile);

@@ -1,11 +1,16 @@
 /* raptor.h - the shared state of the raptor tool (the raptor folder): options,
- * the op array, kernel sequence keys and the result tables. */
+ * the op array, kernel sequence keys and the result tables.
+ *
+ * The engine (options.c, names.c, load.c, analyze.c; lib/librptor.so with
+ * api.c) never prints: a failing call returns its exit code with the
+ * one-line message in R->err (raptor_fail), and progress goes through
+ * R->progress, which only the command line (raptor.c) sets.  Inside the
+ * engine the calls go down only: load.c -> analyze.c -> names.c. */
 #ifndef RAPTOR_H
 #define RAPTOR_H
 
 #include <stdint.h>
 #include <stdio.h>
-#include <xlsxwriter.h>
 
 #include "catfile.h"
 #include "check.h"
@@ -71,94 +76,162 @@ typedef struct fold_check {
   int api_done, op_done;
 } fold_check;
 
+/* Progress of the engine's long loops: the command line points
+ * R->progress at common/'s progress line (rpd_progress_rows, rpd_progress,
+ * rpd_progress_end); NULL (the library API) shows nothing. */
+typedef struct raptor_progress {
+  /* a loop over the rows of table in id order; id = the current row's */
+  void (*rows)(rpd *r, const char *what, const char *table, int64_t id);
+  /* done of total (total < 0: unknown; done < 0 too: the line ends) */
+  void (*count)(const char *what, int64_t done, int64_t total);
+  /* the line at 100%, then a newline */
+  void (*end)(void);
+} raptor_progress;
+
+/* A streamed run's state between ops (analyze.c stream_op). */
+typedef struct stream_state {
+  size_t i;                /* ops so far */
+  int32_t gpu, seq;
+  int64_t runmax;
+  int32_t *ring;           /* the last seqlen+1 kernels, newest at i % w */
+  int32_t *t;              /* the key being built */
+  int32_t pad;             /* key_start_name: the missing earlier ops */
+} stream_state;
+
+/* A run of the engine is three parts: its options (raptor_opts: what the
+ * caller asked, set by raptor_parse_args and never changed by the
+ * engine), its results (raptor_res: what the outputs and the library API
+ * read) and the run state (the rest of struct raptor: the trace, the
+ * message, progress, caches, the streamed run's temp file).  The engine's
+ * files and api.c name the parts (R->opt.seqlen, R->res.rows); the writers
+ * (output.c, xlsx, the report) still read the fields by their own names
+ * (R->seqlen), which the unions below keep valid until they move to the
+ * one table path. */
+
+/* The options' fields (struct raptor_opts). */
+#define RAPTOR_OPTS_FIELDS                                                     \
+  int categorize, variability, kernelseq, op_trace, gpu_summary, save;         \
+  int write_xls, xls_op_trace, have_instance;                                  \
+  int64_t instance;                                                            \
+  int seqlen;                                                                  \
+  double zthr;                                                                 \
+  int64_t latency_ns;                                                          \
+  int *gaps, ngaps;                                                            \
+  char **gap_labels;       /* ngaps + 1, from gaps (make_gap_labels) */        \
+  int op_width;                                                                \
+  const char *op_file, *cat_file, *roi_start_s, *roi_end_s, *path;             \
+  int auto_roi, roi_trim;                                                      \
+  int reference_ops;       /* --reference-ops: the reference's op set */      \
+  const char *csv_dir;     /* --csv-dir: one CSV file per table */            \
+  int64_t gpu_id;                                                              \
+  int display_cols, display_rows, float_digits;                                \
+  rpd_fmt fmt;                                                                 \
+  rpd_buf optstr;          /* the options as given, for the outputs */
+
+/* The results' fields (struct raptor_res).  Times are ns relative to
+ * first_abs (time zero). */
+#define RAPTOR_RES_FIELDS                                                      \
+  int64_t first_abs, last_abs, roi_s, roi_e;                                   \
+  category *cats;          /* [0] = _GPU_Idle, then the JSON file's */         \
+  int ncats;                                                                   \
+  const char **catname;    /* ncats + 2: ..., _Other, _Latency */              \
+  int cat_other, cat_latency;                                                  \
+  int cat_comm;            /* _COMM or _Collective: variability; -1 none */    \
+  char **names;            /* kernel names */                                  \
+  size_t nnames, capnames;                                                     \
+  int *name_cat;                                                               \
+  size_t nname_cat;        /* names[0 .. nname_cat) have their name_cat */     \
+  op *ops;                 /* NULL in a streamed run (raptor.opfile) */        \
+  size_t n, cap;                                                               \
+  int32_t *keyk;           /* nkeys * (seqlen+1) */                            \
+  kstat *ks;                                                                   \
+  size_t nkeys, capkeys;                                                       \
+  krow *rows;                                                                  \
+  size_t nrows;                                                                \
+  catrow *crows;                                                               \
+  size_t ncrows;                                                               \
+  gpurow *grows;                                                               \
+  size_t ngrows;                                                               \
+  double total_ns, var_comm, var_other;
+
+typedef struct raptor_opts {
+  RAPTOR_OPTS_FIELDS
+} raptor_opts;
+
+typedef struct raptor_res {
+  RAPTOR_RES_FIELDS
+} raptor_res;
+
 typedef struct raptor {
-  /* options */
-  int categorize, variability, kernelseq, op_trace, gpu_summary, save;
-  int write_xls, xls_op_trace, have_instance;
-  int64_t instance;
-  int seqlen;
-  double zthr;
-  int64_t latency_ns;
-  int *gaps, ngaps;
-  int op_width;
-  const char *op_file, *cat_file, *roi_start_s, *roi_end_s, *path;
-  int auto_roi, roi_trim;
-  int reference_ops;
-  const char *csv_dir;     /* --csv-dir: one CSV file per table */       /* --reference-ops: the reference's op set */
-  int64_t gpu_id;
-  int display_cols, display_rows, float_digits;
-  rpd_fmt fmt;
-  rpd_buf optstr;
+  union {
+    raptor_opts opt;
+    struct { RAPTOR_OPTS_FIELDS };
+  };
+  union {
+    raptor_res res;
+    struct { RAPTOR_RES_FIELDS };
+  };
 
+  /* run state */
+  char *err;               /* the failure's message, one line per failure
+                            * (control characters escaped), owned; NULL none */
+  int err_usage;           /* 1: a bad option (the CLI adds "Try ... --help") */
+  const raptor_progress *progress;   /* NULL: no progress */
   rpd *r;
-  int64_t first_abs, last_abs, roi_s, roi_e;
   fold_check *fold;        /* NULL: the caller checked the trace first (CLI) */
-
-  category *cats;          /* [0] = _GPU_Idle, then the JSON file's */
-  int ncats;
-  const char **catname;    /* ncats + 2: ..., _Other, _Latency */
-  int cat_other, cat_latency;
-  int cat_comm;            /* _COMM or _Collective: variability by_comm; -1 none */
-
-  /* kernel names */
-  char **names;
-  size_t nnames, capnames;
-  int *name_cat;
-  size_t nname_cat;        /* names[0 .. nname_cat) have their name_cat */
-  islots name_slots;
-
-  op *ops;
-  size_t n, cap;
-  /* streamed run (load.c can_stream): R->ops stays NULL, the n ops are in
-   * opfile (a temp file read through opiter, closed by raptor_free);
-   * keep_ops forbids it */
+  islots name_slots;       /* kernel name -> index into res.names */
+  islots key_slots;        /* key tuple -> index into res.keyk */
+  /* streamed run (load.c can_stream): res.ops stays NULL, the res.n ops
+   * are in opfile (a temp file read through opiter, closed by
+   * raptor_free); keep_ops forbids it */
   int keep_ops, spill_failed;
   char *cat_error;         /* the first category match PCRE2 could not
                             * finish (category_of), owned; NULL none */
   FILE *opfile;
-
-  int32_t *keyk;           /* nkeys * (seqlen+1) */
-  kstat *ks;
-  size_t nkeys, capkeys;
-  islots key_slots;
-
-  krow *rows;
-  size_t nrows;
-  char **gap_labels;
-  catrow *crows;
-  size_t ncrows;
-  gpurow *grows;
-  size_t ngrows;
-  double total_ns, var_comm, var_other;
+  stream_state stream;
 } raptor;
 
-/* raptor.c (also called by api.c, the shared-library entry points) */
+/* options.c (the engine's entry: raptor.c's main and api.c) */
 /* Zero R and set the option defaults. */
 void raptor_init(raptor *R);
 /* Parse raptor's command line into R (argv[0] is skipped).  0, or 2 with
- * the usage message printed. */
-int parse_args(raptor *R, int argc, char **argv);
+ * the message in R->err and R->err_usage set. */
+int raptor_parse_args(raptor *R, int argc, char **argv);
 /* The default --gaps if none were given, then the gap row labels. */
 void make_gap_labels(raptor *R);
 /* Free everything R owns (not R; the trace is closed by the caller). */
 void raptor_free(raptor *R);
+/* Add one line "fmt, ..." to R->err (the engine's message; the caller
+ * shows it) and return code. */
+int raptor_fail(raptor *R, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same for a bad option: R->err_usage = 1; returns 2. */
+int raptor_usage(raptor *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Forget R->err (a message that another one replaces). */
+void raptor_clear_err(raptor *R);
 
-/* load.c */
+/* names.c (the bottom of the engine) */
 /* FNV-1a of n bytes at p, continuing from h. */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t h);
 /* A new table of cap (a power of two) empty slots; the caller frees t->v. */
 void islots_init(islots *t, size_t cap);
 /* Load -C FILE or the built-in categories into R (cats, catname, the _Other,
- * _Latency and communication indexes).  0, or an exit code (message printed). */
+ * _Latency and communication indexes).  0, or 1 with the message in R->err. */
 int categories_load(raptor *R);
 /* Category index of a kernel name or gap label (last match wins; _Other). */
 int category_of(raptor *R, const char *name);
+/* The index of kernel name s in R->names, added when new (a copy, owned
+ * by R). */
+int32_t name_intern(raptor *R, const char *s);
 /* The name that stands for "no earlier op" in the kernel-sequence keys of
  * the first --kernelseq-len ops (interned into R->names), or -1 when they
  * get no key (--reference-ops, as the reference, or a key of one name). */
 int32_t key_start_name(raptor *R);
+
+/* load.c */
 /* Time zero, ROI, the ops, --auto-roi, --roi-trim, then analyze().  0, or an
- * exit code with one line printed (bad ROI, no ops in the ROI, no such GPU). */
+ * exit code (1, or 2 for a malformed ROI bound) with the message in R->err
+ * (bad ROI, no ops in the ROI, no such GPU, a read error). */
 int setup_roi(raptor *R);
 
 /* analyze.c */
@@ -172,9 +245,9 @@ int op_outlier(const raptor *R, const op *o);
  * in a streamed run, of R->opfile, which stays open for the outputs;
  * R->spill_failed = 1 if reading it failed). */
 void analyze(raptor *R);
-/* After analyze() with -l N: 0, or 1 after one line when some category
- * has fewer ns than its calls x N (its total would turn negative). */
-int latency_bound(const raptor *R);
+/* After analyze() with -l N: 0, or 1 with the message in R->err when some
+ * category has fewer ns than its calls x N (its total would turn negative). */
+int latency_bound(raptor *R);
 /* Streamed run: start the per-op state (keys, GPU rows) before the ops. */
 void stream_begin(raptor *R);
 /* Streamed run: PreGap, sequenceId, key and GPU row of the next op in

@@ -5,6 +5,8 @@ import hashlib
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -337,6 +339,26 @@ def test_synth_schema_v2_and_empty_roi(synth, tmp_path):
     with pytest.raises(rpdtools.Error) as e:
         rpdtools.RaptorParser(synth, roi_start="0ns", roi_end="1ns")
     assert str(e.value) == cli_message(synth, "--reference-ops", "-C", CATS, "-s", "0ns", "-e", "1ns")
+
+
+def test_library_prints_nothing(synth, tmp_path):
+    """The library writes nothing on stderr: no progress line (not even the
+    one of a .gz trace's decompression, which RPD_PROGRESS=1 would force),
+    and a failure's message only in the exception."""
+    gz = str(tmp_path / "s.rpd.gz")
+    with open(synth, "rb") as f, gzip.open(gz, "wb") as g:
+        shutil.copyfileobj(f, g)
+    bad = str(tmp_path / "bad.rpd")
+    open(bad, "wb").write(b"x" * 4096)
+    script = ("import sys, rpdtools\n"
+              "rpdtools.RaptorParser(sys.argv[1]).get_kernelseq_df()\n"
+              "try:\n    rpdtools.RaptorParser(sys.argv[2])\n"
+              "except rpdtools.Error as e:\n    print(e)\n")
+    env = dict(os.environ, RPD_PROGRESS="1", RPD_PROGRESS_MS="0", PYTHONFAULTHANDLER="1")
+    p = subprocess.run([sys.executable, "-c", script, gz, bad], env=env,
+                       capture_output=True, text=True)
+    assert (p.returncode, p.stderr) == (0, "")
+    assert p.stdout.strip() == cli_message(bad)
 
 
 def test_threads(synth, tmp_path):

@@ -7,6 +7,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$here/../.." && pwd)
 : "${RPD_LIB:?}"
 
+# librptor.so is raptor's engine and its API only: no main(), none of the
+# command line's writers
+if [ -e "$RPD_LIB/librptor.so" ] && command -v nm >/dev/null 2>&1; then
+  got=$(nm "$RPD_LIB/librptor.so" 2>/dev/null | awk '$3 ~ /^(main|print_all|write_xls|write_csv_dir|save_results|report_build|raptor_report_main|raptor_byrank_main)$/ {print $3}' | sort | tr '\n' ' ')
+  check_eq "python: librptor.so holds the engine and the API only (no main, no writers)" "" "$got"
+fi
+
 # a python3 with pandas and pytest: $PYTHON, python3, then Debian's
 PY=""
 for p in ${PYTHON:-} python3 /usr/bin/python3; do
