@@ -114,7 +114,7 @@ static int child_role(kstate *k)
   case P_EVENT:
     /* a python_function's args (its python ids) are not kept: skipped
      * unread (Kineto writes cat before args) */
-    return k->field == F_ARGS && strcmp(k->ev.cat, "python_function") ? P_ARGS : P_SKIP;
+    return k->field == F_ARGS && k->ev.ck != CK_PYTHON ? P_ARGS : P_SKIP;
   case P_ARGS: case P_META: return pr;
   default: return P_SKIP;
   }
@@ -123,6 +123,7 @@ static int child_role(kstate *k)
 static void ev_reset(kev *e)
 {
   e->ph[0] = e->cat[0] = e->pid[0] = e->tid[0] = '\0';
+  e->ck = CK_OTHER;
   rpd_buf_reset(&e->name);
   rpd_buf_add(&e->name, "", 0);
   e->has_ts = e->has_dur = e->ts_str = e->dur_str = e->has_name = e->lite = 0;
@@ -136,11 +137,10 @@ static void ev_reset(kev *e)
  * them the args are kept whole. */
 static int args_lite(const kev *e)
 {
-  const char *c = e->cat;
-  if (!strcmp(c, "kernel"))
+  if (e->ck == CK_KERNEL)
     return e->has_name && !kineto_is_collective(e->name.s);
-  return !strcmp(c, "cuda_runtime") || !strcmp(c, "cuda_driver") ||
-         !strcmp(c, "gpu_memcpy") || !strcmp(c, "gpu_memset") || !strcmp(c, "cuda_sync");
+  return e->ck == CK_RUNTIME || e->ck == CK_MEMCPY || e->ck == CK_MEMSET ||
+         e->ck == CK_SYNC;
 }
 
 static int open_c(kstate *k, int is_map)
@@ -309,6 +309,8 @@ static int scalar(kstate *k, const char *s, size_t len, int is_str)
     }
     memcpy(dst, s, len);
     dst[len] = '\0';
+    if (k->field == F_CAT)
+      e->ck = kineto_cat_kind(dst);
     return 1;
   }
   if (role == P_TOP) {
@@ -456,7 +458,9 @@ static int kineto_run(imp *m, json_read_fn rd, void *ctx)
     rc = rpd_seterr(RPD_EPARSE, "not a Kineto trace: no 'traceEvents' array");
     goto cleanup;
   }
-  rc = kineto_meta_derived(m);
+  rc = kineto_ext_flush(k);
+  if (!rc)
+    rc = kineto_meta_derived(m);
   if (!rc)
     rc = w_meta_add(m, "rpd-import::format", "kineto");
 
@@ -467,6 +471,7 @@ cleanup:
     if (!rc)
       rc = prc;
     sqlite3_finalize(k->st_ext);
+    sqlite3_finalize(k->st_ext_many);
     pipe_resume(m);
   }
   yajl_free(h);
@@ -474,6 +479,7 @@ cleanup:
   rpd_buf_free(&k->ev.args);
   rpd_buf_free(&k->meta);
   rpd_buf_free(&k->text);
+  rpd_buf_free(&k->extq);
   free(k);
   return rc;
 }

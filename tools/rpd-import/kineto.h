@@ -24,6 +24,13 @@ enum { P_NONE, P_TOP, P_EVENTS, P_EVENT, P_ARGS, P_META, P_SKIP };
 /* A top-level key of an event (the few that matter). */
 enum { F_OTHER, F_PH, F_CAT, F_NAME, F_PID, F_TID, F_TS, F_DUR, F_ID, F_ARGS };
 
+/* What an event's cat says, read once when the cat is (every later test
+ * of the cat is on this). */
+enum {
+  CK_OTHER, CK_KERNEL, CK_MEMCPY, CK_MEMSET, CK_RUNTIME, CK_SYNC, CK_CPU_OP,
+  CK_ANNOTATION, CK_PYTHON, CK_GPU_ANNOTATION, CK_FLOW
+};
+
 /* One args key of the current event and where its value's text is. */
 typedef struct karg {
   char key[40];
@@ -36,6 +43,7 @@ typedef struct kev {
   char ph[8], cat[32];
   rpd_buf name;
   char pid[32], tid[32], ts[48], dur[48];
+  int ck;                   /* CK_* of cat */
   int has_ts, has_dur, ts_str, dur_str, has_name;
   rpd_buf args;             /* the args object as JSON text */
   int lite;                 /* args kept as bare values only (see args_lite) */
@@ -62,7 +70,9 @@ typedef struct kstate {
   int64_t nev;              /* events read */
   int64_t next_marker;      /* odd api ids of markers */
   int64_t ext_id;
-  sqlite3_stmt *st_ext;     /* used on the writer thread only */
+  rpd_buf extq;             /* ext_kineto_event rows not yet handed over */
+  int n_extq;
+  sqlite3_stmt *st_ext, *st_ext_many;  /* used on the writer thread only */
   int64_t n_ext, n_flow;
 } kstate;
 
@@ -81,6 +91,13 @@ static inline void put(rpd_buf *b, const char *s, size_t n)
 /* kineto_event.c: the event just closed (k->ev) becomes its rows; an
  * RPD_* status, the message set on failure. */
 int kineto_event_end(kstate *k);
+
+/* kineto_event.c: the CK_* of a cat text. */
+int kineto_cat_kind(const char *cat);
+
+/* kineto_event.c: hand the ext_kineto_event rows collected so far to the
+ * writer (before the end of a run).  An RPD_* status. */
+int kineto_ext_flush(kstate *k);
 
 /* kineto_event.c: set the message "event N ('name'): what"; RPD_EPARSE. */
 int kineto_event_fail(kstate *k, const char *what);

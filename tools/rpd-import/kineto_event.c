@@ -139,66 +139,138 @@ static void arg_dim3(const kev *e, const char *key, int64_t v[3])
 
 /* ------------------------------------------------------------ writing */
 
-/* An ext_kineto_event row as handed to the writer thread: the fixed part,
- * then cat, name and args as NUL-terminated texts. */
-typedef struct extrow {
+/* ext_kineto_event rows go to the writer EXT_BATCH at a time, inserted
+ * with one multi-row INSERT (as writer.c's batches): a head, then per row
+ * an extrow and its cat, name and args as NUL-terminated texts, padded to
+ * 8 bytes. */
+enum { EXT_BATCH = 16, EXT_COLS = 10 };
+
+typedef struct exthead {
   kstate *k;
+  int64_t n;
+} exthead;
+
+typedef struct extrow {
   int64_t id, pid, tid, start, end, api_id, op_id;
-  size_t ncat, nname, nargs;
+  size_t ncat, nname, nargs, size;
 } extrow;
 
-/* Insert one ext_kineto_event row (on the writer thread, or here). */
-static int ext_insert(imp *m, const void *data)
+/* Bind one row at parameter offset base. */
+static void ext_bind(sqlite3_stmt *st, int base, const extrow *r)
 {
-  const extrow *r = data;
-  kstate *k = r->k;
   const char *t = (const char *)(r + 1);
-  int rc = RPD_OK;
-  if (!k->st_ext)
-    rc = rpd_prepare(m->r, "INSERT INTO ext_kineto_event(id, cat, name, pid, tid,"
-                     " start, end, api_id, op_id, args) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                     &k->st_ext);
-  if (rc)
-    return rc;
-  sqlite3_stmt *st = k->st_ext;
-  sqlite3_bind_int64(st, 1, r->id);
-  sqlite3_bind_text(st, 2, t, (int)r->ncat, SQLITE_STATIC);
-  sqlite3_bind_text(st, 3, t + r->ncat + 1, (int)r->nname, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 4, r->pid);
-  sqlite3_bind_int64(st, 5, r->tid);
-  sqlite3_bind_int64(st, 6, r->start);
-  sqlite3_bind_int64(st, 7, r->end);
+  sqlite3_bind_int64(st, base + 1, r->id);
+  sqlite3_bind_text(st, base + 2, t, (int)r->ncat, SQLITE_STATIC);
+  sqlite3_bind_text(st, base + 3, t + r->ncat + 1, (int)r->nname, SQLITE_STATIC);
+  sqlite3_bind_int64(st, base + 4, r->pid);
+  sqlite3_bind_int64(st, base + 5, r->tid);
+  sqlite3_bind_int64(st, base + 6, r->start);
+  sqlite3_bind_int64(st, base + 7, r->end);
   if (r->api_id > 0)
-    sqlite3_bind_int64(st, 8, r->api_id);
+    sqlite3_bind_int64(st, base + 8, r->api_id);
   else
-    sqlite3_bind_null(st, 8);
+    sqlite3_bind_null(st, base + 8);
   if (r->op_id > 0)
-    sqlite3_bind_int64(st, 9, r->op_id);
+    sqlite3_bind_int64(st, base + 9, r->op_id);
   else
-    sqlite3_bind_null(st, 9);
-  sqlite3_bind_text(st, 10, t + r->ncat + r->nname + 2, (int)r->nargs, SQLITE_STATIC);
+    sqlite3_bind_null(st, base + 9);
+  sqlite3_bind_text(st, base + 10, t + r->ncat + r->nname + 2, (int)r->nargs,
+                    SQLITE_STATIC);
+}
+
+static int ext_step(imp *m, sqlite3_stmt *st)
+{
   int s = rpd_step(m->r, st);
   sqlite3_reset(st);
   return s < 0 ? -s : RPD_OK;
 }
 
+/* Insert a batch of ext_kineto_event rows (on the writer thread, or here). */
+static int ext_insert(imp *m, const void *data)
+{
+  const exthead *h = data;
+  kstate *k = h->k;
+  const extrow *r = (const extrow *)(h + 1);
+  int rc = RPD_OK;
+  static const char head[] = "INSERT INTO ext_kineto_event(id, cat, name, pid, tid,"
+                             " start, end, api_id, op_id, args) VALUES ";
+  if (!k->st_ext) {
+    rpd_buf sql = {0};
+    rpd_buf_puts(&sql, head);
+    rpd_buf_puts(&sql, "(?,?,?,?,?,?,?,?,?,?)");
+    rc = rpd_prepare(m->r, sql.s, &k->st_ext);
+    for (int i = 1; i < EXT_BATCH; i++)
+      rpd_buf_puts(&sql, ",(?,?,?,?,?,?,?,?,?,?)");
+    if (!rc)
+      rc = rpd_prepare(m->r, sql.s, &k->st_ext_many);
+    rpd_buf_free(&sql);
+  }
+  if (rc)
+    return rc;
+  if (h->n == EXT_BATCH) {
+    for (int i = 0; i < EXT_BATCH; i++) {
+      ext_bind(k->st_ext_many, i * EXT_COLS, r);
+      r = (const extrow *)((const char *)r + r->size);
+    }
+    return ext_step(m, k->st_ext_many);
+  }
+  for (int64_t i = 0; i < h->n && !rc; i++) {
+    ext_bind(k->st_ext, 0, r);
+    rc = ext_step(m, k->st_ext);
+    r = (const extrow *)((const char *)r + r->size);
+  }
+  return rc;
+}
+
+int kineto_ext_flush(kstate *k)
+{
+  if (!k->n_extq)
+    return RPD_OK;
+  ((exthead *)k->extq.s)->n = k->n_extq;
+  int rc = pipe_call(k->m, ext_insert, k->extq.s, k->extq.len);
+  k->n_extq = 0;
+  rpd_buf_reset(&k->extq);
+  return rc;
+}
+
 static int w_ext(kstate *k, int64_t pid, int64_t tid, int64_t start, int64_t end,
                  int64_t api_id, int64_t op_id)
 {
+  static const char zeros[8];
   kev *e = &k->ev;
-  extrow r = { k, ++k->ext_id, pid, tid, start, end, api_id, op_id,
-               strlen(e->cat), e->name.len, e->args.len };
+  extrow r = { ++k->ext_id, pid, tid, start, end, api_id, op_id,
+               strlen(e->cat), e->name.len, e->args.len, 0 };
   size_t n = sizeof r + r.ncat + r.nname + r.nargs + 3;
-  rpd_buf *b = &k->text;
-  rpd_buf_reset(b);
-  rpd_buf_add(b, (const char *)&r, sizeof r);
-  rpd_buf_add(b, e->cat, r.ncat + 1);
-  rpd_buf_add(b, e->name.s ? e->name.s : "", r.nname);
-  rpd_buf_add(b, "", 1);
-  rpd_buf_add(b, e->args.s ? e->args.s : "", r.nargs);
-  rpd_buf_add(b, "", 1);
+  r.size = (n + 7) & ~(size_t)7;
+  rpd_buf *b = &k->extq;
+  if (!k->n_extq) {
+    exthead h = { k, 0 };
+    rpd_buf_reset(b);
+    rpd_buf_add(b, (const char *)&h, sizeof h);
+  }
+  put(b, (const char *)&r, sizeof r);
+  put(b, e->cat, r.ncat + 1);
+  put(b, e->name.s ? e->name.s : "", r.nname);
+  put(b, "", 1);
+  put(b, e->args.s ? e->args.s : "", r.nargs);
+  put(b, zeros, 1 + r.size - n);
   k->n_ext++;
-  return pipe_call(k->m, ext_insert, b->s, n);
+  return ++k->n_extq == EXT_BATCH ? kineto_ext_flush(k) : RPD_OK;
+}
+
+int kineto_cat_kind(const char *c)
+{
+  static const struct { const char *cat; int ck; } cats[] = {
+    { "kernel", CK_KERNEL }, { "gpu_memcpy", CK_MEMCPY }, { "gpu_memset", CK_MEMSET },
+    { "cuda_runtime", CK_RUNTIME }, { "cuda_driver", CK_RUNTIME }, { "cuda_sync", CK_SYNC },
+    { "cpu_op", CK_CPU_OP }, { "user_annotation", CK_ANNOTATION },
+    { "python_function", CK_PYTHON }, { "gpu_user_annotation", CK_GPU_ANNOTATION },
+    { "ac2g", CK_FLOW }, { "async_cpu_to_gpu", CK_FLOW },
+  };
+  for (size_t i = 0; i < sizeof cats / sizeof *cats; i++)
+    if (!strcmp(c, cats[i].cat))
+      return cats[i].ck;
+  return CK_OTHER;
 }
 
 /* pid / tid: a number, or a label ("Spans") -> 0. */
@@ -229,6 +301,21 @@ static int memcpy_kind(const char *s)
   return -1;
 }
 
+/* v in decimal (as printf's %lld). */
+static void put_int(rpd_buf *b, int64_t v)
+{
+  char t[24];
+  int n = sizeof t;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do {
+    t[--n] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0)
+    t[--n] = '-';
+  put(b, t + n, sizeof t - (size_t)n);
+}
+
 /* The autograd text of a cpu_op (docs/rpd-autograd.md's four forms). */
 static const char *autograd_text(kstate *k, int64_t op_id)
 {
@@ -238,9 +325,12 @@ static const char *autograd_text(kstate *k, int64_t op_id)
   const karg *dims = arg_find(e, "Input Dims");
   rpd_buf_reset(b);
   rpd_buf_add(b, e->name.s ? e->name.s : "", e->name.len);
-  if (seq >= 0)
-    rpd_buf_printf(b, ", seq = %" PRId64, seq);
-  rpd_buf_printf(b, ", op_id = %" PRId64, op_id);
+  if (seq >= 0) {
+    rpd_buf_puts(b, ", seq = ");
+    put_int(b, seq);
+  }
+  rpd_buf_puts(b, ", op_id = ");
+  put_int(b, op_id);
   if (dims && !dims->str) {
     rpd_buf_puts(b, ", sizes = ");
     rpd_buf_add(b, e->args.s + dims->off, dims->len);
@@ -327,7 +417,7 @@ static int ev_api(kstate *k, int64_t start, int64_t end)
   kev *e = &k->ev;
   apirec a = {0};
   /* a cuda_sync event repeats the correlation of its runtime call */
-  int64_t corr = strcmp(e->cat, "cuda_sync") ? arg_int(e, "correlation", 0) : 0;
+  int64_t corr = e->ck != CK_SYNC ? arg_int(e, "correlation", 0) : 0;
   const char *nm = e->name.s ? e->name.s : "";
   a.corr = corr > 0 ? 2 * corr : (k->next_marker += 2);
   a.pid = lane_id(e->pid);
@@ -348,8 +438,8 @@ static int ev_marker(kstate *k, int64_t start, int64_t end)
 {
   kev *e = &k->ev;
   apirec a = {0};
-  int cpu_op = !strcmp(e->cat, "cpu_op");
-  int python = !cpu_op && !strcmp(e->cat, "python_function");
+  int cpu_op = e->ck == CK_CPU_OP;
+  int python = e->ck == CK_PYTHON;
   a.corr = k->next_marker += 2;
   a.pid = lane_id(e->pid);
   a.tid = lane_id(e->tid);
@@ -361,7 +451,7 @@ static int ev_marker(kstate *k, int64_t start, int64_t end)
   a.args = cpu_op ? autograd_text(k, arg_int(e, "External id", a.corr))
                   : python ? "" : e->name.s;
   int rc = w_api(k->m, &a);
-  if (!rc && (cpu_op || !strcmp(e->cat, "user_annotation")) && e->args.len > 2)
+  if (!rc && (cpu_op || e->ck == CK_ANNOTATION) && e->args.len > 2)
     rc = w_ext(k, a.pid, a.tid, start, end, a.corr, 0);
   return rc;
 }
@@ -375,13 +465,11 @@ int kineto_event_end(kstate *k)
   int rc = RPD_OK;
   if (!strcmp(e->ph, "X")) {
     const char *c = e->cat;
-    int kind = !strcmp(c, "kernel") ? 1 : !strcmp(c, "gpu_memcpy") ? 2 :
-               !strcmp(c, "gpu_memset") ? 3 :
-               !strcmp(c, "cuda_runtime") || !strcmp(c, "cuda_driver") ||
-               !strcmp(c, "cuda_sync") ? 4 :
-               !strcmp(c, "cpu_op") || !strcmp(c, "user_annotation") ||
-               !strcmp(c, "python_function") ? 5 :
-               !strcmp(c, "gpu_user_annotation") ? 6 : 0;
+    int ck = e->ck;
+    int kind = ck == CK_KERNEL ? 1 : ck == CK_MEMCPY ? 2 : ck == CK_MEMSET ? 3 :
+               ck == CK_RUNTIME || ck == CK_SYNC ? 4 :
+               ck == CK_CPU_OP || ck == CK_ANNOTATION || ck == CK_PYTHON ? 5 :
+               ck == CK_GPU_ANNOTATION ? 6 : 0;
     if (!kind) {
       /* named by its cat in the summary when that is one plain word */
       int plain = *c != '\0';
@@ -407,7 +495,7 @@ int kineto_event_end(kstate *k)
   }
   if (!strcmp(e->ph, "s") || !strcmp(e->ph, "f")) {
     /* flow ends: their id is the correlation both ends carry in args */
-    int ac2g = !strcmp(e->cat, "ac2g") || !strcmp(e->cat, "async_cpu_to_gpu");
+    int ac2g = e->ck == CK_FLOW;
     count_read(m, ac2g ? "ac2g flow" : "other flow", ac2g);
     return RPD_OK;
   }
