@@ -158,6 +158,25 @@ if need_shared "$H100/trace.json.gz"; then
     "$(sed -n 's/^,total_time,\([^,]*\),.*/\1/p' rep/gpu_timeline.csv)"
 fi
 
+# The MI300 run of bert-small (not in /work/shared: in the TraceLens
+# repository beside its perf_report_csvs): TraceLens's gpu_timeline says
+# busy 0.39074853515625 ms, total 3.49597607421875 ms
+TL_REPO=${TRACELENS_MIRROR:-/work/.mirror/AMD-AGI+TraceLens/repo}
+tlb=tests/traces/mi300/gaunernst_bert-small-uncased__1016001
+if git -C "$TL_REPO" show "HEAD:$tlb.json.gz" >mi300bert.json.gz 2>/dev/null &&
+   git -C "$TL_REPO" show "HEAD:${tlb}_perf_report_csvs/gpu_timeline.csv" >mi300bert.csv 2>/dev/null; then
+  rpd-import -q mi300bert.json.gz mi300bert.rpd
+  rm -rf repb && raptor mi300bert.rpd --report --csv-dir repb -q
+  near "MI300 bert-small: GPU busy time = TraceLens gpu_timeline (0.39075 ms)" \
+    "$(sed -n 's/^busy_time,\([^,]*\),.*/\1/p' mi300bert.csv)" \
+    "$(sed -n 's/^,busy_time,\([^,]*\),.*/\1/p' repb/gpu_timeline.csv)" 0.000001
+  near "MI300 bert-small: total time = TraceLens gpu_timeline" \
+    "$(sed -n 's/^total_time,\([^,]*\),.*/\1/p' mi300bert.csv)" \
+    "$(sed -n 's/^,total_time,\([^,]*\),.*/\1/p' repb/gpu_timeline.csv)" 0.000001
+else
+  skip "MI300 bert-small against TraceLens: no TraceLens mirror at $TL_REPO (TRACELENS_MIRROR)"
+fi
+
 # kernel_summary of raptor and of TraceLens (its rows are per parent op and
 # stream: summed by kernel name they must be raptor's rows)
 ksum_cmp() { # NAME TRACE_DIR RPD
