@@ -304,6 +304,27 @@ if grep -q "output-format rocpd" "$TESTDIR/stderr" && ! grep -q "not rocprofv3" 
   ok "  which says what to run instead"
 else notok "  which says what to run instead" "$(cat "$TESTDIR/stderr")"; fi
 
+# --- the JSON reader (kjson.c): escapes decoded as yajl 2.1 decodes them
+# (pairs joined, a lone high surrogate '?'), strings and numbers cut by the
+# 256 KiB chunks of the file reader, long tokens
+python3 - <<'EOF' >kjson.json
+long = ("x" * 999 + "\\n") * 700            # 700 KB with escapes, over chunk ends
+num = "1" * 300000                          # one number over a chunk end
+print('{"schemaVersion": 1, "traceEvents": [')
+print('{"ph": "X", "cat": "kernel", "name": "k\\u00e9\\ud83d\\ude00\\/z", "pid": 0, "tid": 1, "ts": 1, "dur": 1, "args": {"device": 0, "stream": 1}},')
+print('{"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 1, "ts": 2, "dur": 1, "args": {"device": 0, "stream": 1}},' % long)
+print('{"ph": "X", "cat": "user_annotation", "name": "u", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": {"lone": "\\ud800xyz", "nul": "a\\u0000b", "n": %s, "t": true}}' % num)
+print(']}')
+EOF
+check_rc "escapes and long tokens: imported" 0 rpd-import -q kjson.json kjson.rpd
+check_eq "a surrogate pair, \\u00e9 and \\/ decoded" "ké😀/z" \
+  "$(q kjson.rpd "SELECT string FROM rocpd_string WHERE string LIKE 'k%z'")"
+check_eq "700 KB name with an escape every 1000 bytes, over chunk ends" "700000|700" \
+  "$(q kjson.rpd "SELECT length(string), length(string) - length(replace(string, char(10), '')) FROM rocpd_string WHERE string LIKE 'xxx%'")"
+check_eq "a lone high surrogate is '?', \\u0000 kept, a 300000-digit number whole" \
+  '?xyz|a\u0000b|1' \
+  "$(q kjson.rpd "SELECT json_extract(args, '\$.lone'), substr(args, instr(args, '\"nul\": \"') + 8, 8), instr(args, '\"n\": ' || printf('%.300000c', '1') || ', ') > 0 FROM ext_kineto_event WHERE name = 'u'")"
+
 # --- 6. bad input: one line, exit 1, nothing left behind
 bad() { # NAME FILE WORDS
   rm -rf out && mkdir out

@@ -1,7 +1,7 @@
 /* kineto.c - rpd-import: PyTorch profiler (Kineto) traces, the chrome-trace
  * JSON torch.profiler writes (*.pt.trace.json[.gz]: traceEvents,
  * deviceProperties, distributedInfo, baseTimeNanoseconds ...), streamed
- * through yajl with the bytes from jsonfile.c; memory flat in the number of
+ * through kjson.c (yajl's callback interface) with the bytes from jsonfile.c; memory flat in the number of
  * events (one event's fields at a time).
  *
  * Mapping (docs/rpd-import.md has the table):
@@ -31,6 +31,7 @@
 
 #include "kineto.h"
 #include "jsonread.h"
+#include "kjson.h"
 #include "pipe.h"
 
 /* ------------------------------------------------------------ JSON text */
@@ -400,12 +401,9 @@ static int kineto_run(imp *m, json_read_fn rd, void *ctx)
   k->m = m;
   k->next_marker = -1;
   k->argkey = -1;
-  yajl_handle h = yajl_alloc(&kcb, NULL, k);
-  yajl_config(h, yajl_dont_validate_strings, 1);
-  const unsigned char *buf = NULL;
   uint64_t fed = 0;
-  int rc, n;
-  yajl_status st;
+  const char *msg = NULL;
+  int rc;
 
   rc = pipe_pause(m);
   if (!rc)
@@ -413,41 +411,24 @@ static int kineto_run(imp *m, json_read_fn rd, void *ctx)
   pipe_resume(m);
   if (rc)
     goto cleanup;
-  while ((n = rd(ctx, &buf, fed)) > 0) {
-    st = yajl_parse(h, buf, (size_t)n);
-    if (st != yajl_status_ok) {
-      size_t at = yajl_get_bytes_consumed(h);
-      if (st == yajl_status_client_canceled) {
-        rc = k->rc ? k->rc : RPD_ERR;
-        if (rc == RPD_EPARSE || rc == RPD_ERR)
-          rc = rpd_seterr(RPD_EPARSE, "at byte %" PRIu64 ": %s", fed + at, rpd_errmsg());
-      } else {
-        unsigned char *msg = yajl_get_error(h, 0, buf, (size_t)n);
-        char one[200];
-        snprintf(one, sizeof one, "%s", msg ? (char *)msg : "parse error");
-        one[strcspn(one, "\n")] = '\0';
-        if (msg)
-          yajl_free_error(h, msg);
-        rc = rpd_seterr(RPD_EPARSE, "malformed JSON at byte %" PRIu64 ": %s",
-                        fed + at, one);
-      }
-      goto cleanup;
-    }
-    fed += (uint64_t)n;
-  }
-  if (n < 0) {
-    rc = RPD_EGZIP;
-    goto cleanup;
-  }
-  st = yajl_complete_parse(h);
-  if (st == yajl_status_client_canceled) {
+  switch (kjson_run(&kcb, k, rd, ctx, &fed, &msg)) {
+  case KJ_OK:
+    break;
+  case KJ_CANCELED:
     rc = k->rc ? k->rc : RPD_ERR;
+    if (rc == RPD_EPARSE || rc == RPD_ERR)
+      rc = rpd_seterr(RPD_EPARSE, "at byte %" PRIu64 ": %s", fed, rpd_errmsg());
     goto cleanup;
-  }
-  if (st != yajl_status_ok) {
+  case KJ_MALFORMED:
+    rc = rpd_seterr(RPD_EPARSE, "malformed JSON at byte %" PRIu64 ": %s", fed, msg);
+    goto cleanup;
+  case KJ_TRUNCATED:
     rc = rpd_seterr(RPD_EPARSE, "truncated JSON: input ends at byte %" PRIu64
                     " inside an open %s", fed,
                     k->depth > 0 && k->is_map[k->depth] ? "object" : "array");
+    goto cleanup;
+  default:
+    rc = RPD_EGZIP;
     goto cleanup;
   }
   if (!fed) {
@@ -474,7 +455,6 @@ cleanup:
     sqlite3_finalize(k->st_ext_many);
     pipe_resume(m);
   }
-  yajl_free(h);
   rpd_buf_free(&k->ev.name);
   rpd_buf_free(&k->ev.args);
   rpd_buf_free(&k->meta);
