@@ -84,15 +84,16 @@ static int bad(kj *k, const char *msg)
   return T_BAD;
 }
 
-/* 1 if one of the 8 bytes of w ends a plain string run: below 0x20, '"'
- * or '\\' (the has-zero-byte / has-less-than word tests; a false hit only
- * sends the scan to the byte loop). */
-static inline int word_stops(uint64_t w)
+/* The high bit of each of the 8 bytes of w (little-endian) that ends a
+ * plain string run: below 0x20, '"' or '\\' (the has-zero-byte /
+ * has-less-than word tests).  A borrow can only flag bytes above a real
+ * stop, so the lowest flag is exact. */
+static inline uint64_t word_stops(uint64_t w)
 {
   const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
   uint64_t q = w ^ (ones * '"'), e = w ^ (ones * '\\');
   uint64_t lt = (w - ones * 0x20) & ~w;
-  return ((((q - ones) & ~q) | ((e - ones) & ~e) | lt) & high) != 0;
+  return (((q - ones) & ~q) | ((e - ones) & ~e) | lt) & high;
 }
 
 static int hex4(const unsigned char *p, unsigned *v)
@@ -132,15 +133,23 @@ static long lex_string(kj *k, size_t p, const unsigned char **s, size_t *n)
 {
   const unsigned char *b = k->b;
   size_t i = p + 1, end = k->len;
-  while (i + 8 <= end) {
-    uint64_t w;
-    memcpy(&w, b + i, 8);
-    if (word_stops(w))
+  for (;;) {
+    if (i + 8 > end) {
+      while (i < end && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\')
+        i++;
       break;
+    }
+    uint64_t w, m;
+    memcpy(&w, b + i, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);   /* the first byte in the low bits */
+#endif
+    if ((m = word_stops(w))) {
+      i += (size_t)(__builtin_ctzll(m) >> 3);
+      break;
+    }
     i += 8;
   }
-  while (i < end && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\')
-    i++;
   if (i >= end)
     return T_MORE;
   if (b[i] == '"') {
