@@ -4,7 +4,7 @@
 # of reading and gunzipping the same bytes; (2) generated rocprofv3
 # databases (rpd-synth-rocpd) at 1x, 4x, 16x (~10M input rows): rows/s,
 # peak RSS, the 4x/1x time ratio; import + raptor --report against AMD's
-# `rocpd summary`; (3) a generated CSV set in MB/s; (4) raptor --report on
+# `rocpd summary` run in the same minute; (3) a generated CSV set in MB/s; (4) raptor --report on
 # a generated RPD trace against the SQLite floor.
 # ROCPD_1X sets the 1x dispatch count (default 94000: ~630k input rows).
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
@@ -90,21 +90,60 @@ ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN{ if (b > 0) printf "%.2f", a/
 echo "BENCH rpd-import(rocpd) 4x/1x time ratio=$(ratio "$secs_4" "$secs_1") cpu ratio=$(ratio "$cpu_4" "$cpu_1") (target <= 4.4)"
 echo "BENCH rpd-import(rocpd) 16x/4x time ratio=$(ratio "$secs_16" "$secs_4") cpu ratio=$(ratio "$cpu_16" "$cpu_4") (target <= 4.4)"
 
-# import + raptor --report against `rocpd summary` on a database the size of
-# the issue's 32x file (20k regions, 83k args).  rocpd (rocprofiler-sdk's
-# Python package) does not run here: its 0.68 s measured on that file is a
-# documented constant (issue 21).
-ROCPD_SUMMARY_SECS=0.68
-db=$(rocpd_db 16000) && {
+# import + raptor --report against AMD's `rocpd summary` (rocprofiler-sdk's
+# Python package) on the same database in the same run.  The package:
+# $ROCPD_PYTHON (a directory holding an installed rocpd), else extracted
+# from a ROCm/rocm-systems mirror ($ROCPD_MIRROR) with
+# tests/bench/rocpd-stub/libpyrocpd.py standing in for its compiled part
+# (which needs a ROCm build); skipped, with the reason, when neither.
+# Databases: the 32x-size one (16k dispatches) and one of the size of issue
+# 33's (38k dispatches, ~48k regions, ~170k args).
+rocpd_py() {
+  if [ -n "${ROCPD_PYTHON:-}" ]; then
+    [ -d "$ROCPD_PYTHON/rocpd" ] && echo "$ROCPD_PYTHON"
+    return 0
+  fi
+  _m=${ROCPD_MIRROR:-/work/.mirror/ROCm+rocm-systems/repo}
+  _d=$BENCHDIR/rocpd-py
+  _src=projects/rocprofiler-sdk/source
+  if [ ! -s "$_d/rocpd/summary.py" ] && [ -d "$_m" ]; then
+    rm -rf "$_d" && mkdir -p "$_d/x" &&
+      git -C "$_m" archive HEAD "$_src/lib/python/rocpd" "$_src/share/rocprofiler-sdk-rocpd" 2>/dev/null |
+        tar x -C "$_d/x" 2>/dev/null &&
+      mv "$_d/x/$_src/lib/python/rocpd" "$_d/rocpd" &&
+      mv "$_d/x/$_src/share/rocprofiler-sdk-rocpd" "$_d/rocpd/sql" &&
+      cp "$(dirname "$0")/rocpd-stub/libpyrocpd.py" "$_d/rocpd/" &&
+      sed -i 's/int("@[A-Z_]*@")/0/' "$_d/rocpd/__init__.py"   # what its configure step fills in
+    rm -rf "$_d/x"
+  fi
+  [ -s "$_d/rocpd/summary.py" ] && echo "$_d"
+  return 0
+}
+rp=$(rocpd_py)
+py=${PEER_PYTHON:-/usr/bin/python3}
+for disp in 16000 38000; do
+  db=$(rocpd_db "$disp") || continue
   r=$(rocpd_rows "$db")
   # a tenth of a second each: medians of 5, or one slow run decides the ratio
-  measure_median 5 "rpd-import(rocpd 32x-size)" "$r" rpd-import -q --force "$db" "$BENCHDIR/rocpd32.rpd"
+  measure_median 5 "rpd-import(rocpd $disp dispatches)" "$r" rpd-import -q --force "$db" "$BENCHDIR/rocpd32.rpd"
   t_imp=$MEASURED_SECS; c_imp=$MEASURED_CPU
-  measure_median 5 "raptor --report(rocpd 32x-size)" "$r" raptor "$BENCHDIR/rocpd32.rpd" --report -q --csv-dir "$BENCHDIR/report32"
+  measure_median 5 "raptor --report(rocpd $disp dispatches)" "$r" raptor "$BENCHDIR/rocpd32.rpd" --report -q --csv-dir "$BENCHDIR/report32"
   tot=$(awk -v a="$t_imp" -v b="$MEASURED_SECS" 'BEGIN{printf "%.2f", a+b}')
   ctot=$(awk -v a="$c_imp" -v b="$MEASURED_CPU" 'BEGIN{printf "%.2f", a+b}')
-  echo "BENCH import+report (medians) secs=$tot cpu_secs=$ctot vs rocpd summary $ROCPD_SUMMARY_SECS s (constant): speedup=$(ratio "$ROCPD_SUMMARY_SECS" "$tot")x wall, $(ratio "$ROCPD_SUMMARY_SECS" "$ctot")x cpu (target >= 5)"
-}
+  if [ -z "$rp" ]; then
+    echo "BENCH import+report (rocpd $disp dispatches) secs=$tot cpu_secs=$ctot; rocpd summary skipped: no rocpd package (set ROCPD_PYTHON, or a ROCm/rocm-systems mirror)"
+    continue
+  fi
+  if ! _e=$(PYTHONPATH="$rp" "$py" -c "from rocpd import summary" 2>&1); then
+    echo "BENCH import+report (rocpd $disp dispatches) secs=$tot cpu_secs=$ctot; rocpd summary skipped: $py cannot import it: $(echo "$_e" | tail -1)"
+    continue
+  fi
+  rm -rf "$BENCHDIR/rocpd-summary"
+  measure_median 3 "rocpd summary($disp dispatches)" "$r" env PYTHONPATH="$rp" "$py" -c \
+    "import sys; from rocpd import summary; summary.main(sys.argv[1:])" -i "$db" -d "$BENCHDIR/rocpd-summary" || continue
+  echo "BENCH import+report (rocpd $disp dispatches, medians) secs=$tot cpu_secs=$ctot vs rocpd summary secs=$MEASURED_SECS cpu_secs=$MEASURED_CPU: speedup=$(ratio "$MEASURED_SECS" "$tot")x wall, $(ratio "$MEASURED_CPU" "$ctot")x cpu (target >= 5)"
+done
+rm -rf "$BENCHDIR/rocpd-summary"
 
 # ---------------------------------------------------------------- CSV set
 cdir="$BENCHDIR/rocprofv3-csv-$n"

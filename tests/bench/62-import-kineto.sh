@@ -45,8 +45,8 @@ measure "rpd-import(kineto.gz)" "$ev" rpd-import -q --force "$j.gz" "$BENCHDIR/k
 q3mb=$(wc -c <"$q3" | awk '{printf "%.1f", $1 / 1e6}')
 measure "rpd-import(kineto 1/3x)" "$((ev / 3))" rpd-import -q --force "$q3" "$BENCHDIR/kineto.rpd" &&
   rate "rpd-import(kineto 1/3x)" "$q3mb" "(peak RSS should equal the 1x run's)"
-# TraceLens and HTA are pure Python from PyPI/GitHub (not in Debian): both
-# start with json.load of the whole file, measured here as their floor
+# TraceLens and HTA themselves run in 63-kineto-peers.sh; both start with
+# json.load of the whole file, measured here as their floor on this file
 if command -v python3 >/dev/null 2>&1; then
   measure "python json.load (TraceLens/HTA first step, 1/3x)" "$((ev / 3))" \
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$q3" &&

@@ -158,6 +158,25 @@ if need_shared "$H100/trace.json.gz"; then
     "$(sed -n 's/^,total_time,\([^,]*\),.*/\1/p' rep/gpu_timeline.csv)"
 fi
 
+# The MI300 run of bert-small (not in /work/shared: in the TraceLens
+# repository beside its perf_report_csvs): TraceLens's gpu_timeline says
+# busy 0.39074853515625 ms, total 3.49597607421875 ms
+TL_REPO=${TRACELENS_MIRROR:-/work/.mirror/AMD-AGI+TraceLens/repo}
+tlb=tests/traces/mi300/gaunernst_bert-small-uncased__1016001
+if git -C "$TL_REPO" show "HEAD:$tlb.json.gz" >mi300bert.json.gz 2>/dev/null &&
+   git -C "$TL_REPO" show "HEAD:${tlb}_perf_report_csvs/gpu_timeline.csv" >mi300bert.csv 2>/dev/null; then
+  rpd-import -q mi300bert.json.gz mi300bert.rpd
+  rm -rf repb && raptor mi300bert.rpd --report --csv-dir repb -q
+  near "MI300 bert-small: GPU busy time = TraceLens gpu_timeline (0.39075 ms)" \
+    "$(sed -n 's/^busy_time,\([^,]*\),.*/\1/p' mi300bert.csv)" \
+    "$(sed -n 's/^,busy_time,\([^,]*\),.*/\1/p' repb/gpu_timeline.csv)" 0.000001
+  near "MI300 bert-small: total time = TraceLens gpu_timeline" \
+    "$(sed -n 's/^total_time,\([^,]*\),.*/\1/p' mi300bert.csv)" \
+    "$(sed -n 's/^,total_time,\([^,]*\),.*/\1/p' repb/gpu_timeline.csv)" 0.000001
+else
+  skip "MI300 bert-small against TraceLens: no TraceLens mirror at $TL_REPO (TRACELENS_MIRROR)"
+fi
+
 # kernel_summary of raptor and of TraceLens (its rows are per parent op and
 # stream: summed by kernel name they must be raptor's rows)
 ksum_cmp() { # NAME TRACE_DIR RPD
@@ -284,6 +303,27 @@ check_one_line "  in one line"
 if grep -q "output-format rocpd" "$TESTDIR/stderr" && ! grep -q "not rocprofv3" "$TESTDIR/stderr"; then
   ok "  which says what to run instead"
 else notok "  which says what to run instead" "$(cat "$TESTDIR/stderr")"; fi
+
+# --- the JSON reader (kjson.c): escapes decoded as yajl 2.1 decodes them
+# (pairs joined, a lone high surrogate '?'), strings and numbers cut by the
+# 256 KiB chunks of the file reader, long tokens
+python3 - <<'EOF' >kjson.json
+long = ("x" * 999 + "\\n") * 700            # 700 KB with escapes, over chunk ends
+num = "1" * 300000                          # one number over a chunk end
+print('{"schemaVersion": 1, "traceEvents": [')
+print('{"ph": "X", "cat": "kernel", "name": "k\\u00e9\\ud83d\\ude00\\/z", "pid": 0, "tid": 1, "ts": 1, "dur": 1, "args": {"device": 0, "stream": 1}},')
+print('{"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 1, "ts": 2, "dur": 1, "args": {"device": 0, "stream": 1}},' % long)
+print('{"ph": "X", "cat": "user_annotation", "name": "u", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": {"lone": "\\ud800xyz", "nul": "a\\u0000b", "n": %s, "t": true}}' % num)
+print(']}')
+EOF
+check_rc "escapes and long tokens: imported" 0 rpd-import -q kjson.json kjson.rpd
+check_eq "a surrogate pair, \\u00e9 and \\/ decoded" "ké😀/z" \
+  "$(q kjson.rpd "SELECT string FROM rocpd_string WHERE string LIKE 'k%z'")"
+check_eq "700 KB name with an escape every 1000 bytes, over chunk ends" "700000|700" \
+  "$(q kjson.rpd "SELECT length(string), length(string) - length(replace(string, char(10), '')) FROM rocpd_string WHERE string LIKE 'xxx%'")"
+check_eq "a lone high surrogate is '?', \\u0000 kept, a 300000-digit number whole" \
+  '?xyz|a\u0000b|1' \
+  "$(q kjson.rpd "SELECT json_extract(args, '\$.lone'), substr(args, instr(args, '\"nul\": \"') + 8, 8), instr(args, '\"n\": ' || printf('%.300000c', '1') || ', ') > 0 FROM ext_kineto_event WHERE name = 'u'")"
 
 # --- 6. bad input: one line, exit 1, nothing left behind
 bad() { # NAME FILE WORDS

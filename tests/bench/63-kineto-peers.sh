@@ -1,0 +1,104 @@
+#!/bin/sh
+# Kineto traces against the Python tools their users run, on the same file
+# in the same run: (1) TraceLens's trace loading (TreePerfAnalyzer.from_file:
+# JSON load + call tree) and HTA's (TraceAnalysis: JSON load + DataFrames)
+# against rpd-import; (2) TraceLens's perf report
+# (generate_perf_report_pytorch.py --enable_kernel_summary
+# --short_kernel_study) against rpd-import + rpd-perfmodel + raptor --report.
+# CPU seconds (user + sys) and peak RSS of the whole process, interpreter
+# start included, since that is what a user pays.
+#
+# The file: $KINETO_PEER_TRACE, else the largest shared Kineto trace
+# (/work/shared/traces/kineto/hta_trace_diff_control_control.json.gz, 35 MB
+# of JSON); skipped without one.
+# The peers: $TRACELENS_SRC / $HTA_SRC (a checkout: the directory holding
+# TraceLens/ or hta/), else extracted from the mirrors under /work/.mirror
+# into $BENCHDIR; run with $PEER_PYTHON (default /usr/bin/python3, which
+# needs pandas, tqdm, tabulate, openpyxl, matplotlib, networkx, plotly,
+# psutil: all Debian packages).  A peer that cannot run is skipped with the
+# reason printed.
+. "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
+py=${PEER_PYTHON:-/usr/bin/python3}
+f=${KINETO_PEER_TRACE:-/work/shared/traces/kineto/hta_trace_diff_control_control.json.gz}
+[ -s "$f" ] || { echo "BENCH kineto peers skipped: no trace (set KINETO_PEER_TRACE)"; exit 0; }
+case $f in *.gz) mb=$(gzip -dc "$f" | wc -c) ;; *) mb=$(wc -c <"$f") ;; esac
+mb=$(awk -v b="$mb" 'BEGIN{printf "%.1f", b / 1e6}')
+echo "BENCH kineto peers: $f ($mb MB of JSON)"
+
+# peer_src NAME MIRROR DIR: print a directory holding DIR (from $NAME_SRC,
+# else git archive of the mirror into $BENCHDIR/peer-NAME), or nothing
+peer_src() {
+  _d="$BENCHDIR/peer-$1"
+  if [ ! -d "$_d/$3" ] && [ -d "$2" ]; then
+    mkdir -p "$_d" && git -C "$2" archive HEAD "$3" 2>/dev/null | tar x -C "$_d" 2>/dev/null
+  fi
+  [ -d "$_d/$3" ] && echo "$_d"
+}
+tl=${TRACELENS_SRC:-$(peer_src tracelens /work/.mirror/AMD-AGI+TraceLens/repo TraceLens)}
+hta=${HTA_SRC:-$(peer_src hta /work/.mirror/facebookresearch+HolisticTraceAnalysis/repo hta)}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.1f", a / b; else print "?" }'; }
+rss_of() { echo "$1" | sed -n 's/.*peak_rss_kb=\([0-9]*\).*/\1/p'; }
+
+# (1) loading
+# m LABEL CMD...: measure, its line in $line and on stdout (MEASURED_* kept:
+# no subshell)
+m() {
+  measure "$@" >"$BENCHDIR/.peer.$$"; _rc=$?
+  line=$(cat "$BENCHDIR/.peer.$$"); rm -f "$BENCHDIR/.peer.$$"
+  return $_rc
+}
+m "kineto load: rpd-import" 0 rpd-import -q --force "$f" "$BENCHDIR/peer.rpd" || { echo "$line"; exit 0; }
+echo "$line"
+c_imp=$MEASURED_CPU; r_imp=$(rss_of "$line")
+peer() { # LABEL SRC VAR IMPORT RUN: PEER_PYTHON running RUN with SRC on sys.path
+  if [ -z "$2" ]; then echo "BENCH $1 skipped: source not found (set $3)"; return 1; fi
+  if ! _e=$("$py" -c "import sys; sys.path.insert(0, sys.argv[1]); $4" "$2" 2>&1); then
+    echo "BENCH $1 skipped: $py cannot import it: $(echo "$_e" | tail -1)"; return 1
+  fi
+  m "$1" 0 "$py" -c "import sys; sys.path.insert(0, sys.argv[1]); $5" "$2" "$f" ||
+    { echo "BENCH $1 skipped: $(echo "$line" | tail -c 200)"; return 1; }
+  echo "$line"
+  echo "BENCH $1 vs rpd-import: $(ratio "$MEASURED_CPU" "$c_imp")x the CPU, $(ratio "$(rss_of "$line")" "$r_imp")x the peak RSS"
+}
+peer "kineto load: TraceLens TreePerfAnalyzer.from_file" "$tl" "TRACELENS_SRC" "from TraceLens import TreePerfAnalyzer" \
+  "from TraceLens import TreePerfAnalyzer; TreePerfAnalyzer.from_file(sys.argv[2])"
+hdir="$BENCHDIR/peer-hta-trace"
+rm -rf "$hdir" && mkdir -p "$hdir" && ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$hdir/rank0.json${f##*.json}"
+peer "kineto load: HTA TraceAnalysis" "$hta" "HTA_SRC" "from hta.trace_analysis import TraceAnalysis" \
+  "from hta.trace_analysis import TraceAnalysis; TraceAnalysis(trace_dir='$hdir')"
+
+# (2) TraceLens's perf report against import + perfmodel + report, on
+# $KINETO_PEER_REPORT_TRACE, else TraceLens's own MI300 Qwen trace (its
+# report stops on the HTA traces: "No GPU events found", their kernels not
+# linked to a launch by ac2g flows; with --include_unlinked_kernels a
+# KeyError in get_df_kernel_launchers_summary)
+f=${KINETO_PEER_REPORT_TRACE:-/work/shared/traces/kineto/tracelens_mi300_Qwen_Qwen1.5-0.5B-Chat__1016005/trace.json.gz}
+if [ ! -s "$f" ]; then
+  echo "BENCH kineto report vs TraceLens skipped: no trace (set KINETO_PEER_REPORT_TRACE)"
+elif [ -n "$tl" ] && [ -s "$tl/TraceLens/Reporting/generate_perf_report_pytorch.py" ]; then
+  rm -f "$BENCHDIR/peer-r.rpd"
+  m "kineto report: rpd-import" 0 rpd-import -q "$f" "$BENCHDIR/peer-r.rpd" &&
+    c1=$MEASURED_CPU && l1=$line &&
+    m "kineto report: rpd-perfmodel" 0 rpd-perfmodel "$BENCHDIR/peer-r.rpd" &&
+    c2=$MEASURED_CPU && l2=$line &&
+    m "kineto report: raptor --report" 0 raptor "$BENCHDIR/peer-r.rpd" --report -q --csv-dir "$BENCHDIR/peer-rcsv" &&
+    c3=$MEASURED_CPU && l3=$line && {
+    printf '%s\n%s\n%s\n' "$l1" "$l2" "$l3"
+    ours=$(awk -v a="$c1" -v b="$c2" -v c="$c3" 'BEGIN{printf "%.2f", a + b + c}')
+    rss=$(printf '%s\n%s\n%s\n' "$(rss_of "$l1")" "$(rss_of "$l2")" "$(rss_of "$l3")" | sort -n | tail -1)
+    echo "BENCH kineto report: ours (import + perfmodel + report) cpu_secs=$ours peak_rss_kb=$rss"
+    rm -rf "$BENCHDIR/peer-tlcsv"
+    if m "kineto report: TraceLens generate_perf_report_pytorch" 0 env PYTHONPATH="$tl" "$py" \
+        "$tl/TraceLens/Reporting/generate_perf_report_pytorch.py" --profile_json_path "$f" \
+        --output_csvs_dir "$BENCHDIR/peer-tlcsv" --enable_kernel_summary --short_kernel_study; then
+      echo "$line"
+      echo "BENCH kineto report vs TraceLens: $(ratio "$MEASURED_CPU" "$ours")x faster in CPU, $(ratio "$(rss_of "$line")" "$rss")x less peak RSS (target >= 20x, >= 5x)"
+    else
+      echo "BENCH kineto report: TraceLens skipped: $(echo "$line" | tail -c 200)"
+    fi
+  }
+else
+  echo "BENCH kineto report vs TraceLens skipped: TraceLens source not found (set TRACELENS_SRC)"
+fi
+rm -rf "$BENCHDIR/peer.rpd" "$BENCHDIR/peer-r.rpd" "$BENCHDIR/peer-rcsv" "$BENCHDIR/peer-tlcsv" "$hdir"
