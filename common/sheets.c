@@ -48,29 +48,11 @@ static int write_sheet(rpd_wb *w, sqlite3 *db, const char *name, const char *sql
 int rpd_sheets_write(const char *path, const char *input, sqlite3 *db, int n,
                      const char *const *names, const char *const *sql)
 {
-  rpd_outfile of;
-  lxw_workbook *wb;
   rpd_wb w;
-  lxw_error e;
-  int rc = rpd_outfile_begin(&of, path, input);
+  int rc = rpd_wb_open(&w, path, input);
   if (rc)
-    return rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
-  fclose(of.fp);               /* libxlsxwriter writes the temp by name */
-  of.fp = NULL;
-  wb = workbook_new(of.tmp);
-  if (!wb) {
-    rpd_outfile_abort(&of);
-    return rpd_seterr(RPD_EIO, "cannot create '%s'", path);
-  }
-  rpd_wb_init(&w, wb);
+    return rc;
   for (int i = 0; !rc && i < n; i++)
     rc = write_sheet(&w, db, names[i], sql[i]);
-  e = workbook_close(wb);
-  if (!rc && e != LXW_NO_ERROR)
-    rc = rpd_seterr(RPD_EIO, "cannot write '%s': %s", path, lxw_strerror(e));
-  if (rc)
-    rpd_outfile_abort(&of);
-  else if ((rc = rpd_outfile_commit(&of)))
-    rc = rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
-  return rc;
+  return rpd_wb_close(&w, rc);
 }

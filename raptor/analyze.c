@@ -11,7 +11,6 @@
 #include "rpd.h"
 #include "report.h"
 #include "raptor.h"
-#include "xlsxfile.h"
 
 
 /* ------------------------------------------------------------ analysis */

@@ -15,7 +15,6 @@
 #include "rpd.h"
 #include "report.h"
 #include "raptor.h"
-#include "xlsxfile.h"
 #include "util/map.h"
 
 

@@ -15,7 +15,6 @@
 #include "raptor.h"
 #include "version.h"
 #include "workbook.h"
-#include "xlsxfile.h"
 
 
 /* ------------------------------------------------------------ output sinks */
@@ -610,18 +609,16 @@ static int xls_chart(rpd_wb *w, const sink *k, int n, int cat_col, int val_col,
 int write_xls(raptor *R)
 {
   char *path = xls_path(R->path);
-  xlsxfile x;
+  rpd_wb w;
   int rc = 0;
-  if (xlsxfile_begin(&x, path, R->path) != RPD_OK) {
+  if (rpd_wb_open(&w, path, R->path) != RPD_OK) {
     rc = rpd_fail("%s", rpd_errmsg());
     free(path);
     return rc;
   }
   fprintf(stderr, "info: writing xls file '%s'\n", path);
-  rpd_wb w;
   sink k;
   int err;
-  rpd_wb_init(&w, x.wb);
   cur_wb = &w;
   err = xls_info(R, &w);
   if (!err) err = emit_kernelseq(R, &k, NULL, "kernelseq");
@@ -638,7 +635,7 @@ int write_xls(raptor *R)
     err = emit_trace(R, NULL, "op trace", NULL, 0, 0);
   }
   cur_wb = NULL;
-  if (xlsxfile_end(&x, err ? RPD_EIO : RPD_OK) != RPD_OK)
+  if (rpd_wb_close(&w, err ? RPD_EIO : RPD_OK) != RPD_OK)
     rc = rpd_fail("%s", rpd_errmsg());
   free(path);
   return rc;

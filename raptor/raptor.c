@@ -21,7 +21,6 @@
 #include "kstats.h"
 #include "byrank.h"
 #include "raptor.h"
-#include "xlsxfile.h"
 #include "util/num.h"
 
 static const char usage[] =

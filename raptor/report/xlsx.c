@@ -6,7 +6,6 @@
 #include <string.h>
 #include <xlsxwriter.h>
 
-#include "../xlsxfile.h"
 #include "internal.h"
 #include "workbook.h"
 
@@ -148,14 +147,12 @@ static int extra_chart(rpd_wb *w, const table *t, const rpd_wb_sheet *ws)
 int report_xlsx(const report *rep, const char *path, const char *input,
                 const char *const *info, int n)
 {
-  xlsxfile x;
   rpd_wb w;
   rpd_wb_sheet *ws;
-  int rc = xlsxfile_begin(&x, path, input);
+  int rc = rpd_wb_open(&w, path, input);
   if (rc)
     return rc;
   ws = rpd_xcalloc((size_t)rep->n, sizeof *ws);
-  rpd_wb_init(&w, x.wb);
   rc = rpd_wb_info(&w, "raptor --report", info, n);
   for (int i = 0; i < rep->n && !rc; i++)
     rc = t_xlsx(&rep->t[i], &w, &ws[i]);
@@ -164,5 +161,5 @@ int report_xlsx(const report *rep, const char *path, const char *input,
   for (int i = NT_ALL; i < rep->n && !rc; i++)
     rc = extra_chart(&w, &rep->t[i], &ws[i]);
   free(ws);
-  return xlsxfile_end(&x, rc);
+  return rpd_wb_close(&w, rc);
 }
