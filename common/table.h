@@ -5,7 +5,7 @@
  * appends cells row by row (rpd_table_int/dbl/str/null) or keeps a whole
  * query result (rpd_table_from_sql); the writers know nothing of what a
  * table means:
- *   stdout       rpd_tables_stdout   aligned text (names cut to the width),
+ *   stdout       rpd_tables_stdout   aligned text (fitted to a width),
  *                                    CSV, or one JSON object of tables
  *   one table    rpd_table_write     any rpd_fmt to a FILE
  *   --csv-dir    rpd_tables_csv_dir  DIR/<name>.csv each written atomically
@@ -109,7 +109,7 @@ void rpd_tables_free(rpd_tables *ts);
 
 /* t to f in fmt (rpd_out: aligned text, CSV, JSON array, ...).  width > 0:
  * the text table is fitted to width columns, long names cut in the middle
- * (rpd_out_fit); width 0: strings cut to 100 characters only.  Other
+ * where they differ from the others (rpd_out_fit); 0: no limit.  Other
  * formats carry the full text.  Returns RPD_OK or an error. */
 int rpd_table_write(const rpd_table *t, FILE *f, rpd_fmt fmt, size_t width);
 

@@ -8,12 +8,6 @@
 #include <sys/stat.h>
 
 #include "table.h"
-#include "textcut.h"
-
-/* Without a width, the aligned text table still cuts names longer than
- * this (in the middle: rpd_text_cut) so that one name cannot push every
- * column off the screen. */
-#define TABLE_TEXT_MAX 100
 
 /* One table (see table.h). */
 int rpd_table_write(const rpd_table *t, FILE *f, rpd_fmt fmt, size_t width)
@@ -27,9 +21,7 @@ int rpd_table_write(const rpd_table *t, FILE *f, rpd_fmt fmt, size_t width)
     return rc;
   }
   rpd_out *o = rpd_out_new(f, fmt, t->ncols, t->cols);
-  int cut = fmt == RPD_FMT_TABLE && !width;
-  rpd_buf b = {0};
-  if (width && fmt == RPD_FMT_TABLE)
+  if (fmt == RPD_FMT_TABLE)
     rpd_out_fit(o, width);
   for (size_t r = 0; r < t->nrows; r++) {
     for (int k = 0; k < t->ncols; k++) {
@@ -37,15 +29,12 @@ int rpd_table_write(const rpd_table *t, FILE *f, rpd_fmt fmt, size_t width)
       switch (c->t) {
       case RPD_CELL_INT: rpd_out_int(o, c->i); break;
       case RPD_CELL_DBL: rpd_out_double(o, c->d, c->digits); break;
-      case RPD_CELL_STR:
-        rpd_out_str(o, cut ? rpd_text_cut(&b, c->s, TABLE_TEXT_MAX) : c->s);
-        break;
+      case RPD_CELL_STR: rpd_out_str(o, c->s); break;
       default: rpd_out_null(o); break;
       }
     }
     rpd_out_endrow(o);
   }
-  rpd_buf_free(&b);
   return rpd_out_end(o);
 }
 

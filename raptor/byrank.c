@@ -18,6 +18,7 @@
 #include "ranks.h"
 #include "rpd.h"
 #include "table.h"
+#include "textcut.h"
 #include "util/num.h"
 
 static const char usage[] =
@@ -38,6 +39,10 @@ static const char usage[] =
 "  --top N             rows of kernels/sequences/collectives (default 50;\n"
 "                      0 = all)\n"
 "  --table NAME        only this table\n"
+"  --width N           text tables at most N columns wide (default: the\n"
+"                      terminal's width; 160 when stdout is not a terminal;\n"
+"                      0 = no limit): long names are cut in the middle;\n"
+"                      CSV, JSON, xlsx keep them whole\n"
 "  --format F          table (default), csv (needs --table) or json (one\n"
 "                      object of tables)\n"
 "  --csv-dir DIR       write DIR/<table>.csv for every table, no stdout\n"
@@ -59,6 +64,7 @@ typedef struct byrank {
   int table;               /* -1: all */
   int save;
   int64_t top;
+  int64_t width;           /* -1: the terminal's */
   rpd_fmt fmt;
   rpd *r;
   int64_t *ranks;
@@ -72,6 +78,7 @@ static int parse_args(byrank *b, int argc, char **argv)
 {
   b->table = -1;
   b->top = 50;
+  b->width = -1;
   b->fmt = RPD_FMT_TABLE;
   for (int i = 1, files_only = 0; i < argc; i++) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -93,7 +100,7 @@ static int parse_args(byrank *b, int argc, char **argv)
       takes = 0;
     } else if (!val && a[0] == '-' && a[1]) {
       if (!strcmp(a, "-C") || !strcmp(a, "--category-json") || !strcmp(a, "--top") ||
-          !strcmp(a, "--table") || !strcmp(a, "--format") || !strcmp(a, "--csv-dir") ||
+          !strcmp(a, "--width") || !strcmp(a, "--table") || !strcmp(a, "--format") || !strcmp(a, "--csv-dir") ||
           !strcmp(a, "--xlsx"))
         return rpd_usage_error("option '%s' needs a value", a);
       return rpd_usage_error("unknown option '%s' (with --by-rank)", a);
@@ -102,6 +109,9 @@ static int parse_args(byrank *b, int argc, char **argv)
     } else if (!strcmp(a, "--top")) {
       if (rpd_parse_i64_range(val, 0, INT64_MAX, &b->top))
         return rpd_usage_error("--top: '%s' is not a count", val);
+    } else if (!strcmp(a, "--width")) {
+      if (rpd_parse_i64_range(val, 0, INT64_MAX, &b->width))
+        return rpd_usage_error("--width: '%s' is not a number of columns", val);
     } else if (!strcmp(a, "--table")) {
       b->table = -1;
       for (int t = 0; t < T_N; t++)
@@ -326,7 +336,9 @@ static int print_stdout(byrank *b, const rpd_tables *ts)
     int rc = rpd_table_write(&ts->t[b->table], stdout, b->fmt, 0);
     return rc ? rc : rpd_finish_stdout();
   }
-  return rpd_tables_stdout(ts, b->fmt, b->table >= 0 ? table_names[b->table] : NULL, 0);
+  size_t width = b->width >= 0 ? (size_t)b->width
+                               : rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH);
+  return rpd_tables_stdout(ts, b->fmt, b->table >= 0 ? table_names[b->table] : NULL, width);
 }
 
 /* ext_byrank_<table> in the trace, replaced, in one transaction. */

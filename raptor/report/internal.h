@@ -33,6 +33,7 @@ typedef struct ropts {
   double threshold_us;
   int bins, topk, gpu, save, quiet, util_bins, topk_set, details;
   int64_t rank_top;          /* rows of the cross-rank top-N tables */
+  int64_t width;             /* text tables' width (--width); -1: the terminal's */
   const char *step_marker;   /* --step-marker REGEX (NULL: ProfilerStep#N) */
   int steady;                /* --steady-state */
   int64_t lo, hi;            /* ops starting in [lo, hi) count (--steady-state;

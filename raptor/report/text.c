@@ -6,12 +6,15 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "textcut.h"
 
 /* stdout (see internal.h): the chart tables (utilization, idle_gaps) only
- * by --table NAME. */
+ * by --table NAME; text tables fitted to --width or the terminal. */
 int report_stdout(const report *rep, const ropts *o)
 {
-  return rpd_tables_stdout(rep, o->fmt, o->only, 0);
+  size_t width = o->width >= 0 ? (size_t)o->width
+                               : rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH);
+  return rpd_tables_stdout(rep, o->fmt, o->only, width);
 }
 
 /* --csv-dir (see internal.h). */

@@ -101,13 +101,25 @@ static void test_text_cut(void **state)
   FILE *f = open_memstream(&buf, &n);
   (void)state;
   fill(&ts);
-  assert_int_equal(rpd_table_write(&ts.t[0], f, RPD_FMT_TABLE, 0), RPD_OK);
+  assert_int_equal(rpd_table_write(&ts.t[0], f, RPD_FMT_TABLE, 80), RPD_OK);
   fclose(f);
-  /* the long name is cut in the middle: head ... tail */
+  /* fitted to 80 columns: the long name is cut in the middle (head ...
+   * tail), every line at most 80 characters */
+  for (char *l = buf, *e; *l; l = e + 1) {
+    e = strchr(l, '\n');
+    assert_non_null(e);
+    assert_true(e - l <= 80);
+  }
   assert_non_null(strstr(buf, "Cijk_Alik_Bljk_"));
   assert_non_null(strstr(buf, "..."));
   assert_non_null(strstr(buf, "LBSPPA128_TAIL"));
   assert_null(strstr(buf, "ASEM1_CLR1_CADS0"));
+  free(buf);
+  /* width 0: no limit, the name whole */
+  f = open_memstream(&buf, &n);
+  assert_int_equal(rpd_table_write(&ts.t[0], f, RPD_FMT_TABLE, 0), RPD_OK);
+  fclose(f);
+  assert_non_null(strstr(buf, "ASEM1_CLR1_CADS0"));
   free(buf);
   rpd_tables_free(&ts);
 }
