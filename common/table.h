@@ -152,6 +152,42 @@ int rpd_tables_xlsx(const rpd_tables *ts, const char *path, const char *input,
                                   const struct rpd_wb_sheet *ws, void *ctx),
                     void *ctx);
 
+/* ------------------------------------------------------------ streamed */
+
+/* A streamed table: cells are appended to t with rpd_table_int/dbl/str/
+ * null as in any table, and each rpd_tstream_endrow() hands the completed
+ * rows to the one writer the stream was started for, then empties t; so a
+ * table of millions of rows (raptor's op trace) keeps memory flat. */
+typedef struct rpd_tstream {
+  rpd_table t;                 /* the row being filled */
+  rpd_out *o;                  /* text/CSV/JSON writer, or NULL */
+  struct rpd_wb_sheet *ws;     /* xlsx sheet (the caller's), or NULL */
+  rpd *r;                      /* trace table target, or NULL */
+  sqlite3_stmt *ins;           /* its INSERT */
+  size_t rows;                 /* rows written */
+  int rc;
+} rpd_tstream;
+
+/* A stream to f in fmt (as rpd_table_write: width fits the text table). */
+int rpd_tstream_out(rpd_tstream *s, const char *name, int ncols, const char *const *cols,
+                    FILE *f, rpd_fmt fmt, size_t width);
+/* A stream to a new sheet `name` of workbook w; ws is the caller's sheet
+ * (its `full` says the xlsx row limit was reached: further rows are
+ * dropped; charts read it after the end).  RPD_OK or an error, which
+ * rpd_tstream_end returns again (end the stream anyway). */
+int rpd_tstream_sheet(rpd_tstream *s, const char *name, int ncols, const char *const *cols,
+                      struct rpd_wb *w, struct rpd_wb_sheet *ws);
+/* A stream into the trace table `name` of r (dropped first when present)
+ * with column types types[] (NULL: none), inside the caller's
+ * transaction.  RPD_OK or an error, which rpd_tstream_end returns again. */
+int rpd_tstream_save(rpd_tstream *s, rpd *r, const char *name, int ncols,
+                     const char *const *cols, const char *const *types);
+/* Write the rows completed in s->t and empty it. */
+void rpd_tstream_endrow(rpd_tstream *s);
+/* Write what is left, finish the writer (the text table prints here), free.
+ * RPD_OK or the first error. */
+int rpd_tstream_end(rpd_tstream *s);
+
 /* ------------------------------------------------------------ HTML */
 
 #define RPD_HTML_NCOLORS 8

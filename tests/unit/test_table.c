@@ -1,6 +1,7 @@
 /* test_table.c - the one table path (common/table.h): the table model
  * (cells, column lookup, numbers), one table as CSV and aligned text,
- * --csv-dir (a file per table, refused over the trace), the xlsx
+ * --csv-dir (a file per table, refused over the trace), a streamed
+ * table writing what the whole table writes, the xlsx
  * workbook written whole, and the HTML page showing any table with its
  * strings escaped. */
 #define _GNU_SOURCE
@@ -124,6 +125,42 @@ static void test_text_cut(void **state)
   rpd_tables_free(&ts);
 }
 
+/* A streamed table writes what the whole table writes, row by row, and
+ * holds one row at a time. */
+static void test_stream_same_as_table(void **state)
+{
+  rpd_tables ts = {0};
+  rpd_tstream st;
+  char *a = NULL, *b = NULL;
+  size_t na = 0, nb = 0;
+  FILE *f;
+  (void)state;
+  fill(&ts);
+  f = open_memstream(&a, &na);
+  assert_int_equal(rpd_table_write(&ts.t[0], f, RPD_FMT_JSON, 0), RPD_OK);
+  fclose(f);
+  f = open_memstream(&b, &nb);
+  rpd_tstream_out(&st, "kernels", 3, cols, f, RPD_FMT_JSON, 0);
+  for (size_t r = 0; r < ts.t[0].nrows; r++) {
+    for (int k = 0; k < 3; k++) {
+      const rpd_cell *c = rpd_table_cell(&ts.t[0], r, k);
+      if (c->t == RPD_CELL_STR) rpd_table_str(&st.t, c->s);
+      else if (c->t == RPD_CELL_INT) rpd_table_int(&st.t, c->i);
+      else if (c->t == RPD_CELL_DBL) rpd_table_dbl(&st.t, c->d, c->digits);
+      else rpd_table_null(&st.t);
+    }
+    rpd_tstream_endrow(&st);
+    assert_int_equal(st.t.nrows, 0);   /* nothing kept */
+  }
+  assert_int_equal(st.rows, 2);
+  assert_int_equal(rpd_tstream_end(&st), RPD_OK);
+  fclose(f);
+  assert_string_equal(a, b);
+  free(a);
+  free(b);
+  rpd_tables_free(&ts);
+}
+
 static void test_xlsx_whole(void **state)
 {
   rpd_tables ts = {0};
@@ -190,6 +227,7 @@ int main(void)
     cmocka_unit_test(test_model),
     cmocka_unit_test(test_csv_full_names),
     cmocka_unit_test(test_text_cut),
+    cmocka_unit_test(test_stream_same_as_table),
     cmocka_unit_test(test_xlsx_whole),
     cmocka_unit_test(test_html_any_table),
   };
