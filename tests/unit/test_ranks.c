@@ -12,6 +12,7 @@
 #include "core_fixture.h"
 #include "ranks.h"
 #include "rpd.h"
+#include "sheets.h"
 #include "table.h"
 
 static int setup(void **state)
@@ -105,6 +106,21 @@ static int sheets_write(const char *path, const char *input, fx_trace *f, int n,
   return rc;
 }
 
+/* rpd_sheets_write, the shorthand over query tables, writes the same. */
+static void test_sheets_shorthand(void **state)
+{
+  fx_trace *f = *state;
+  char *xlsx = fx_path(f->dir, "short.xlsx");
+  const char *names[] = {"ops"};
+  const char *sqls[] = {"SELECT id, gpuId, start FROM rocpd_op ORDER BY id"};
+  const char *bad[] = {"SELECT nope FROM rocpd_op"};
+  assert_int_equal(rpd_sheets_write(xlsx, f->path, f->r->db, 1, names, sqls), RPD_OK);
+  assert_int_equal(access(xlsx, F_OK), 0);
+  assert_int_equal(rpd_sheets_write(xlsx, f->path, f->r->db, 1, names, bad), RPD_ESQL);
+  assert_int_equal(access(xlsx, F_OK), 0);   /* the earlier workbook stays */
+  free(xlsx);
+}
+
 static void test_sheets_written_whole(void **state)
 {
   fx_trace *f = *state;
@@ -145,6 +161,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_strides_default_and_tagged, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_no_metadata_table, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_sheets_written_whole, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_sheets_shorthand, setup, fx_trace_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
