@@ -43,4 +43,9 @@ int rpd__check_untrusted(sqlite3 *db, int schema);
  * or an error naming the damage. */
 int rpd__check_integrity(sqlite3 *db);
 
+/* table.c: a query table's rows read into the empty table t (name and
+ * flags of q; the writers that need every row first: HTML). */
+struct rpd_table;
+int rpd__table_load(const struct rpd_table *q, struct rpd_table *t);
+
 #endif

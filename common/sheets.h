@@ -1,7 +1,7 @@
 /* sheets.h - query results as an xlsx workbook: one sheet per SELECT, a
- * header row of column names, numbers as numbers.  Written like every named
- * output (rpd_outfile: temp file next to PATH, renamed when complete).
- * Used by rpd-diff --xlsx and raptor --by-rank --xlsx. */
+ * header row of column names, numbers as numbers.  A shorthand for query
+ * tables (common/table.h) written by rpd_tables_xlsx, the one workbook
+ * writer: temp file next to PATH, renamed when complete. */
 #ifndef RPD_SHEETS_H
 #define RPD_SHEETS_H
 

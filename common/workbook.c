@@ -1,9 +1,12 @@
 /* workbook.c - formatted xlsx tables and charts; see workbook.h. */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "textsafe.h"
 #include "textcut.h"
@@ -20,11 +23,42 @@ static const char *const num_format[RPD_WB_NKINDS] = {
   [RPD_WB_NUM] = "#,##0.000",
 };
 
-/* Make the formats (see workbook.h). */
-void rpd_wb_init(rpd_wb *w, lxw_workbook *wb)
+/* libxlsxwriter prints "[ERROR] ..." lines of its own on stderr when it
+ * fails; the tool reports the failure itself in one line.  Point fd 2 at
+ * /dev/null around such calls: returns the saved descriptor for quiet_end,
+ * or -1 (then nothing was changed). */
+static int quiet_begin(void)
 {
-  memset(w, 0, sizeof *w);
-  w->wb = wb;
+  int saved, null;
+
+  fflush(stderr);
+  saved = dup(STDERR_FILENO);
+  if (saved < 0)
+    return -1;
+  null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null < 0 || dup2(null, STDERR_FILENO) < 0) {
+    if (null >= 0)
+      close(null);
+    close(saved);
+    return -1;
+  }
+  close(null);
+  return saved;
+}
+
+static void quiet_end(int saved)
+{
+  if (saved < 0)
+    return;
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+}
+
+/* The formats of w->wb. */
+static void make_formats(rpd_wb *w)
+{
+  lxw_workbook *wb = w->wb;
   w->head = workbook_add_format(wb);
   format_set_bold(w->head);
   format_set_bottom(w->head, LXW_BORDER_THIN);
@@ -37,6 +71,58 @@ void rpd_wb_init(rpd_wb *w, lxw_workbook *wb)
     w->fmt[k] = workbook_add_format(wb);
     format_set_num_format(w->fmt[k], num_format[k]);
   }
+}
+
+/* Start the workbook (see workbook.h). */
+int rpd_wb_open(rpd_wb *w, const char *path, const char *input)
+{
+  const char *tmpdir = getenv("TMPDIR");
+  lxw_workbook_options opt = {0};
+  int rc, quiet;
+
+  memset(w, 0, sizeof *w);
+  w->path = path;
+  if ((rc = rpd_outfile_begin(&w->of, path, input)))
+    return rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
+  fclose(w->of.fp);             /* libxlsxwriter writes the temp by name */
+  w->of.fp = NULL;
+  if (tmpdir && *tmpdir)
+    opt.tmpdir = (char *)tmpdir;
+  quiet = quiet_begin();
+  w->wb = workbook_new_opt(w->of.tmp, &opt);
+  quiet_end(quiet);
+  if (!w->wb) {
+    rpd_outfile_abort(&w->of);
+    return rpd_seterr(RPD_EIO, "cannot create '%s'", path);
+  }
+  make_formats(w);
+  return RPD_OK;
+}
+
+/* Close, then commit or remove the temp file (see workbook.h). */
+int rpd_wb_close(rpd_wb *w, int rc)
+{
+  int quiet = quiet_begin(), err;
+  lxw_error e;
+
+  errno = 0;
+  e = workbook_close(w->wb);
+  err = errno;
+  quiet_end(quiet);
+  w->wb = NULL;
+  if (!rc && e != LXW_NO_ERROR) {
+    const char *why = lxw_strerror(e);
+    int n = (int)strlen(why);
+    if (n > 0 && why[n - 1] == '.')   /* "...file." then ": errno text" */
+      n--;
+    rc = rpd_seterr(RPD_EIO, "cannot write '%s': %.*s%s%s", w->path, n, why,
+                    err ? ": " : "", err ? strerror(err) : "");
+  }
+  if (rc)
+    rpd_outfile_abort(&w->of);
+  else if ((rc = rpd_outfile_commit(&w->of)))
+    rc = rpd_seterr(rc, "cannot write '%s': %s", w->path, rpd_errmsg());
+  return rc;
 }
 
 /* Characters of UTF-8 text s (continuation bytes not counted). */

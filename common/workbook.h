@@ -1,5 +1,6 @@
 /* workbook.h - the one xlsx table writer behind every workbook rpdtools
- * writes (raptor -x, raptor --report --xlsx).
+ * writes (raptor -x, raptor --report --xlsx, raptor --by-rank --xlsx,
+ * rpd-diff --xlsx).
  *
  * A sheet is a table: a bold header row, frozen, with an autofilter; each
  * column has a kind that picks its number format (µs with 3 decimals,
@@ -10,7 +11,12 @@
  * rpd_wb_bar()/rpd_wb_pie()/rpd_wb_line() add a libxlsxwriter chart next to
  * a table, reading its cells.
  *
- * The caller owns the lxw_workbook (create/close it, e.g. raptor/xlsxfile.h).
+ * rpd_wb_open() starts a workbook the way every named output is written:
+ * into a temp file next to its path, renamed into place by rpd_wb_close()
+ * only when complete, never over the trace itself, a device or a directory
+ * (rpd_outfile); libxlsxwriter's own temp files go to $TMPDIR when it is
+ * set, and its "[ERROR]" lines never reach stderr (a failure is one line
+ * in rpd_errmsg(), with the errno detail when there is one).
  * Nothing is printed; functions return RPD_OK or an error code with
  * rpd_errmsg() set. */
 #ifndef RPD_WORKBOOK_H
@@ -37,9 +43,11 @@ typedef enum {
   RPD_WB_NKINDS
 } rpd_wb_kind;
 
-/* The formats of one workbook. */
+/* One workbook and its formats. */
 typedef struct rpd_wb {
   lxw_workbook *wb;
+  rpd_outfile of;                   /* the temp file of rpd_wb_open */
+  const char *path;                 /* not owned */
   lxw_format *head;                 /* bold, bottom border */
   lxw_format *fmt[RPD_WB_NKINDS];   /* per column kind */
   lxw_format *key;                  /* bold, for the info sheet */
@@ -59,8 +67,17 @@ typedef struct rpd_wb_sheet {
   int no_labels;          /* set after begin: a sheet no chart reads needs no label column */
 } rpd_wb_sheet;
 
-/* Make the formats for wb.  Never fails (libxlsxwriter aborts on OOM). */
-void rpd_wb_init(rpd_wb *w, lxw_workbook *wb);
+/* Start the workbook `path` (`input`: the trace it must not replace; may
+ * be NULL) with its formats.  Returns RPD_OK, or an error code with
+ * "cannot write 'PATH': why" or "cannot create 'PATH'" in rpd_errmsg()
+ * (nothing is left behind, nothing to close). */
+int rpd_wb_open(rpd_wb *w, const char *path, const char *input);
+
+/* Close the workbook and, when rc is RPD_OK and it was written whole,
+ * rename it into place; otherwise remove the temp file.  Returns rc, or
+ * the error of the close/rename as one line ("cannot write 'PATH': why:
+ * errno text"). */
+int rpd_wb_close(rpd_wb *w, int rc);
 
 /* The first sheet "info": a title line, then one "key | value" row per
  * pair of kv (n pairs: kv[2*i] key, kv[2*i+1] value; NULL values skipped).

@@ -8,18 +8,17 @@
  * memory stays flat; the tables go to stdout (table/CSV/JSON), a CSV
  * folder, an xlsx workbook, or ext_byrank_* tables (--save).
  * See docs/scale-out.md "raptor --by-rank". */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "byrank.h"
 #include "catfile.h"
 #include "opclass.h"
 #include "ranks.h"
 #include "rpd.h"
-#include "sheets.h"
+#include "table.h"
+#include "textcut.h"
 #include "util/num.h"
 
 static const char usage[] =
@@ -40,6 +39,10 @@ static const char usage[] =
 "  --top N             rows of kernels/sequences/collectives (default 50;\n"
 "                      0 = all)\n"
 "  --table NAME        only this table\n"
+"  --width N           text tables at most N columns wide (default: the\n"
+"                      terminal's width; 160 when stdout is not a terminal;\n"
+"                      0 = no limit): long names are cut in the middle;\n"
+"                      CSV, JSON, xlsx keep them whole\n"
 "  --format F          table (default), csv (needs --table) or json (one\n"
 "                      object of tables)\n"
 "  --csv-dir DIR       write DIR/<table>.csv for every table, no stdout\n"
@@ -61,6 +64,7 @@ typedef struct byrank {
   int table;               /* -1: all */
   int save;
   int64_t top;
+  int64_t width;           /* -1: the terminal's */
   rpd_fmt fmt;
   rpd *r;
   int64_t *ranks;
@@ -74,6 +78,7 @@ static int parse_args(byrank *b, int argc, char **argv)
 {
   b->table = -1;
   b->top = 50;
+  b->width = -1;
   b->fmt = RPD_FMT_TABLE;
   for (int i = 1, files_only = 0; i < argc; i++) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -95,7 +100,7 @@ static int parse_args(byrank *b, int argc, char **argv)
       takes = 0;
     } else if (!val && a[0] == '-' && a[1]) {
       if (!strcmp(a, "-C") || !strcmp(a, "--category-json") || !strcmp(a, "--top") ||
-          !strcmp(a, "--table") || !strcmp(a, "--format") || !strcmp(a, "--csv-dir") ||
+          !strcmp(a, "--width") || !strcmp(a, "--table") || !strcmp(a, "--format") || !strcmp(a, "--csv-dir") ||
           !strcmp(a, "--xlsx"))
         return rpd_usage_error("option '%s' needs a value", a);
       return rpd_usage_error("unknown option '%s' (with --by-rank)", a);
@@ -104,6 +109,9 @@ static int parse_args(byrank *b, int argc, char **argv)
     } else if (!strcmp(a, "--top")) {
       if (rpd_parse_i64_range(val, 0, INT64_MAX, &b->top))
         return rpd_usage_error("--top: '%s' is not a count", val);
+    } else if (!strcmp(a, "--width")) {
+      if (rpd_parse_i64_range(val, 0, INT64_MAX, &b->width))
+        return rpd_usage_error("--width: '%s' is not a number of columns", val);
     } else if (!strcmp(a, "--table")) {
       b->table = -1;
       for (int t = 0; t < T_N; t++)
@@ -312,67 +320,36 @@ void byrank_sql_free(byrank_sql *s)
 
 /* ------------------------------------------------------------ output */
 
-static int print_one(byrank *b, int t, FILE *f, rpd_fmt fmt)
+/* The six tables as query tables over the trace (their rows stay in
+ * SQLite until a writer reads them). */
+static void make_tables(byrank *b, rpd_tables *ts)
 {
-  sqlite3_stmt *st = NULL;
-  int rc = rpd_prepare(b->r, b->sql[t], &st);
-  if (!rc)
-    rc = rpd_out_stmt(b->r, st, f, fmt);
-  sqlite3_finalize(st);
-  return rc;
+  for (int t = 0; t < T_N; t++)
+    rpd_table_query(rpd_tables_add(ts), table_names[t], b->r, b->r->db, b->sql[t]);
 }
 
-static int print_stdout(byrank *b)
+/* stdout through the common writer; one table in JSON (--table) is its
+ * bare array, as documented. */
+static int print_stdout(byrank *b, const rpd_tables *ts)
 {
-  int rc = RPD_OK, first = 1;
-  if (b->fmt == RPD_FMT_JSON && b->table < 0)
-    printf("{");
-  for (int t = 0; !rc && t < T_N; t++) {
-    if (b->table >= 0 && t != b->table)
-      continue;
-    if (b->table < 0 && b->fmt == RPD_FMT_JSON)
-      printf("%s\n\"%s\": ", first ? "" : ",", table_names[t]);
-    else if (b->fmt == RPD_FMT_TABLE)
-      printf("%s== %s ==\n", first ? "" : "\n", table_names[t]);
-    first = 0;
-    rc = print_one(b, t, stdout, b->fmt);
+  if (b->table >= 0 && b->fmt == RPD_FMT_JSON) {
+    int rc = rpd_table_write(&ts->t[b->table], stdout, b->fmt, 0);
+    return rc ? rc : rpd_finish_stdout();
   }
-  if (!rc && b->fmt == RPD_FMT_JSON && b->table < 0)
-    printf("\n}\n");
-  return rc;
-}
-
-static int write_csv_dir(byrank *b)
-{
-  int rc = RPD_OK;
-  if (mkdir(b->csv_dir, 0777) && errno != EEXIST)
-    return rpd_seterr(RPD_EIO, "cannot create '%s': %s", b->csv_dir, strerror(errno));
-  for (int t = 0; !rc && t < T_N; t++) {
-    rpd_outfile of;
-    char *path = rpd_xasprintf("%s/%s.csv", b->csv_dir, table_names[t]);
-    rc = rpd_outfile_begin(&of, path, b->path);
-    if (!rc) {
-      rc = print_one(b, t, of.fp, RPD_FMT_CSV);
-      if (rc)
-        rpd_outfile_abort(&of);
-      else
-        rc = rpd_outfile_commit(&of);
-    }
-    if (rc)
-      rc = rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
-    free(path);
-  }
-  return rc;
+  size_t width = b->width >= 0 ? (size_t)b->width
+                               : rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH);
+  return rpd_tables_stdout(ts, b->fmt, b->table >= 0 ? table_names[b->table] : NULL, width);
 }
 
 /* ext_byrank_<table> in the trace, replaced, in one transaction. */
-static int save_tables(byrank *b)
+static int save_tables(byrank *b, const rpd_tables *ts)
 {
   int rc = rpd_begin(b->r);
-  for (int t = 0; !rc && t < T_N; t++)
-    rc = rpd_execf(b->r, "DROP TABLE IF EXISTS main.\"ext_byrank_%w\";"
-                   " CREATE TABLE main.\"ext_byrank_%w\" AS %s", table_names[t],
-                   table_names[t], b->sql[t]);
+  for (int t = 0; !rc && t < T_N; t++) {
+    char *name = rpd_xasprintf("ext_byrank_%s", table_names[t]);
+    rc = rpd_table_save(&ts->t[t], b->r, name);
+    free(name);
+  }
   if (!rc)
     rc = rpd_meta_set(b->r, "raptor::byrank", "ext_byrank_*");
   if (!rc)
@@ -385,6 +362,7 @@ static int save_tables(byrank *b)
 int raptor_byrank_main(int argc, char **argv)
 {
   byrank b;
+  rpd_tables ts = {0};
   category *cats = NULL;
   int ncats = 0, ret = 0, saved = 0;
 
@@ -411,23 +389,22 @@ int raptor_byrank_main(int argc, char **argv)
   b.nranks = bs.nranks;
   for (int t = 0; t < T_N; t++)
     b.sql[t] = bs.sql[t];
+  make_tables(&b, &ts);
   if (b.save) {
-    if (save_tables(&b)) {
+    if (save_tables(&b, &ts)) {
       ret = rpd_fail("cannot save results into '%s': %s", b.path, rpd_errmsg());
       goto done;
     }
     saved = 1;
   }
-  if (b.xlsx && rpd_sheets_write(b.xlsx, b.path, b.r->db, T_N, table_names,
-                                 (const char *const *)b.sql)) {
+  if (b.xlsx && rpd_tables_xlsx(&ts, b.xlsx, b.path, NULL, NULL, 0, NULL, NULL)) {
     ret = rpd_fail("%s", rpd_errmsg());
     goto done;
   }
-  if (b.csv_dir ? write_csv_dir(&b) : print_stdout(&b))
-    ret = rpd_fail("%s", rpd_errmsg());
-  else if (!b.csv_dir && rpd_finish_stdout())
+  if (b.csv_dir ? rpd_tables_csv_dir(&ts, b.csv_dir, b.path) : print_stdout(&b, &ts))
     ret = rpd_fail("%s", rpd_errmsg());
 done:
+  rpd_tables_free(&ts);
   if (b.r && rpd_close(b.r, saved) && saved && !ret)
     ret = rpd_fail("cannot write '%s': %s", b.path, rpd_errmsg());
   for (int t = 0; t < T_N; t++)

@@ -14,22 +14,22 @@
 #include "textcut.h"
 #include "raptor.h"
 #include "version.h"
+#include "table.h"
 #include "workbook.h"
-#include "xlsxfile.h"
 
 
 /* ------------------------------------------------------------ output sinks */
 
-/* The workbook raptor -x is writing (write_xls), for the sinks. */
-static rpd_wb *cur_wb;
-
-/* A table destination: an rpd_out writer or an xlsx sheet (named ws, in
- * cur_wb, formatted by common/workbook). */
+/* A table destination: a streamed table (common/table.h) to an rpd_out
+ * writer or to an xlsx sheet of wb (formatted by common/workbook).  The
+ * cells a format shows differ (digits, NaN) and are chosen here; the
+ * writing is the common writers'. */
 typedef struct sink {
-  rpd_out *o;
+  rpd_tstream s;
+  rpd_wb *wb;        /* -x's workbook for a sheet; set before sk_begin */
   const char *ws;
   rpd_wb_sheet sh;
-  int row, col;
+  int row;           /* next sheet row (1 = first below the header) */
   int digits;        /* table format digits; -1 exact */
   int table;         /* text table: NaN shown as NaN */
 } sink;
@@ -37,14 +37,16 @@ typedef struct sink {
 static void sk_begin(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
                      const char *const *names)
 {
+  rpd_wb *wb = k->wb;
   memset(k, 0, sizeof *k);
+  k->wb = wb;
   k->ws = ws;
   if (ws) {
-    rpd_wb_begin(cur_wb, &k->sh, ws, ncols, names, NULL);   /* a failure: sk_end fails */
+    rpd_tstream_sheet(&k->s, ws, ncols, names, wb, &k->sh);   /* a failure: sk_end fails */
     k->row = 1;
     k->digits = -1;
   } else {
-    k->o = rpd_out_new(f, R->fmt, ncols, names);
+    rpd_tstream_out(&k->s, NULL, ncols, names, f, R->fmt, 0);
     k->table = R->fmt == RPD_FMT_TABLE;
     k->digits = k->table ? R->float_digits : -1;
   }
@@ -52,41 +54,34 @@ static void sk_begin(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
 
 static void sk_str(sink *k, const char *s)
 {
-  if (k->ws) {
-    rpd_wb_str(&k->sh, s);
-  } else {
-    rpd_out_str(k->o, s);
-  }
+  if (s) rpd_table_str(&k->s.t, s);
+  else rpd_table_null(&k->s.t);
 }
 
 static void sk_int(sink *k, int64_t v)
 {
-  if (k->ws) rpd_wb_int(&k->sh, v);
-  else rpd_out_int(k->o, v);
+  rpd_table_int(&k->s.t, v);
 }
 
 static void sk_dbl(sink *k, double v)
 {
   if (!isfinite(v)) {  /* NaN or Inf: never a number in any output */
-    if (k->ws) rpd_wb_null(&k->sh);
-    else if (k->table) rpd_out_str(k->o, "NaN");
-    else rpd_out_null(k->o);
+    if (k->table) rpd_table_str(&k->s.t, "NaN");
+    else rpd_table_null(&k->s.t);
     return;
   }
-  if (k->ws) rpd_wb_num(&k->sh, v);
-  else rpd_out_double(k->o, v, k->digits);
+  rpd_table_dbl(&k->s.t, v, k->digits);
 }
 
 static void sk_endrow(sink *k)
 {
-  if (k->ws) { rpd_wb_endrow(&k->sh); k->row++; }
-  else rpd_out_endrow(k->o);
+  rpd_tstream_endrow(&k->s);
+  if (k->ws) k->row++;
 }
 
 static int sk_end(sink *k)
 {
-  if (k->ws) return rpd_wb_end(&k->sh) == RPD_OK ? 0 : 1;
-  return rpd_out_end(k->o) == RPD_OK ? 0 : 1;
+  return rpd_tstream_end(&k->s) == RPD_OK ? 0 : 1;
 }
 
 /* Python "{:.1%}" */
@@ -166,25 +161,16 @@ static int emit_gpu(raptor *R, sink *k, FILE *f, const char *ws)
   return sk_end(k);
 }
 
-/* The full kernelseq table (csv/json/xlsx). */
-static int emit_kernelseq(raptor *R, sink *k, FILE *f, const char *ws)
+static const char *const kernelseq_tail[] = {
+  "category", "calls", "outliers", "start_min_ns", "start_max_ns",
+  "pregap_sum_ns", "pregap_min_ns", "pregap_mean_ns", "pregap_std_ns",
+  "pregap_max_ns", "dur_sum_ns", "dur_min_ns", "dur_mean_ns", "dur_std_ns",
+  "dur_max_ns", "pct_total", "varsum_ns"};
+
+/* The rows of the full kernelseq table (csv/json/xlsx and --save). */
+static void kernelseq_rows(raptor *R, sink *k)
 {
   int w = R->seqlen + 1;
-  static const char *const tail[] = {
-    "category", "calls", "outliers", "start_min_ns", "start_max_ns",
-    "pregap_sum_ns", "pregap_min_ns", "pregap_mean_ns", "pregap_std_ns",
-    "pregap_max_ns", "dur_sum_ns", "dur_min_ns", "dur_mean_ns", "dur_std_ns",
-    "dur_max_ns", "pct_total", "varsum_ns"};
-  int nt = (int)(sizeof tail / sizeof *tail);
-  const char **cols = rpd_xmalloc((1 + w + nt) * sizeof *cols);
-  char **kn = rpd_xmalloc(w * sizeof *kn);
-  cols[0] = "rank";
-  for (int j = 0; j < w; j++) {
-    kn[j] = j ? rpd_xasprintf("kernel_%d", j) : rpd_xstrdup("kernel");
-    cols[1 + j] = kn[j];
-  }
-  for (int j = 0; j < nt; j++) cols[1 + w + j] = tail[j];
-  sk_begin(k, R, f, ws, 1 + w + nt, cols);
   for (size_t i = 0; i < R->nrows; i++) {
     krow *x = &R->rows[i];
     sk_int(k, (int64_t)i);
@@ -211,6 +197,23 @@ static int emit_kernelseq(raptor *R, sink *k, FILE *f, const char *ws)
     sk_dbl(k, x->varsum);
     sk_endrow(k);
   }
+}
+
+/* The full kernelseq table (csv/json/xlsx). */
+static int emit_kernelseq(raptor *R, sink *k, FILE *f, const char *ws)
+{
+  int w = R->seqlen + 1;
+  int nt = (int)(sizeof kernelseq_tail / sizeof *kernelseq_tail);
+  const char **cols = rpd_xmalloc((1 + w + nt) * sizeof *cols);
+  char **kn = rpd_xmalloc(w * sizeof *kn);
+  cols[0] = "rank";
+  for (int j = 0; j < w; j++) {
+    kn[j] = j ? rpd_xasprintf("kernel_%d", j) : rpd_xstrdup("kernel");
+    cols[1 + j] = kn[j];
+  }
+  for (int j = 0; j < nt; j++) cols[1 + w + j] = kernelseq_tail[j];
+  sk_begin(k, R, f, ws, 1 + w + nt, cols);
+  kernelseq_rows(R, k);
   int rc = sk_end(k);
   for (int j = 0; j < w; j++) free(kn[j]);
   free(kn);
@@ -371,10 +374,10 @@ static void trace_line(raptor *R, FILE *f, sink *k, const op *o)
 
 /* Write the n ops of ops[] (or, ops NULL, every op through an opiter) as a
  * trace; 1 on a write or temp file read error. */
-static int emit_trace(raptor *R, FILE *f, const char *ws, const op *ops, size_t n,
-                      int text)
+static int emit_trace(raptor *R, FILE *f, rpd_wb *wb, const char *ws, const op *ops,
+                      size_t n, int text)
 {
-  sink k;
+  sink k = { .wb = wb };
   opiter *it = ops ? NULL : opiter_new(R);
   const op *o;
   int rc;
@@ -401,149 +404,132 @@ static int emit_trace(raptor *R, FILE *f, const char *ws, const op *ops, size_t 
 
 /* ------------------------------------------------------------ --save */
 
-/* A REAL parameter: NaN and Inf are NULL. */
-static void bind_real(sqlite3_stmt *st, int i, double v)
+/* A sink into the trace table `name` (common/table.h's streamed table:
+ * created with types[], one INSERT per row; NaN and Inf are NULL). */
+static void sk_begin_save(sink *k, raptor *R, const char *name, int ncols,
+                          const char *const *names, const char *const *types)
 {
-  if (!isfinite(v)) sqlite3_bind_null(st, i);
-  else sqlite3_bind_double(st, i, v);
+  memset(k, 0, sizeof *k);
+  rpd_tstream_save(&k->s, R->r, name, ncols, names, types);   /* a failure: sk_end */
+  k->digits = -1;
 }
 
-/* Run an INSERT once and reset it for the next row. */
-static int insert_row(rpd *r, sqlite3_stmt *st)
+static int save_ops(raptor *R)
 {
-  int s = rpd_step(r, st);
-  sqlite3_reset(st);
-  return s < 0 ? -s : RPD_OK;
+  static const char *const types[] = {"INTEGER", "INTEGER", "INTEGER", "INTEGER", "INTEGER",
+                                      "INTEGER", "INTEGER", "TEXT", "REAL", "INTEGER"};
+  sink k;
+  opiter *it = opiter_new(R);
+  sk_begin_save(&k, R, "ext_raptor_op", 10, optrace_cols, types);
+  for (const op *o; !k.s.rc && (o = opiter_next(it));)
+    trace_line(R, NULL, &k, o);
+  opiter_free(it);
+  if (sk_end(&k))
+    return RPD_ESQL;
+  if (R->spill_failed)
+    return rpd_seterr(RPD_EIO, "cannot read the ops back from a temp file");
+  return RPD_OK;
 }
 
+/* ext_raptor_kernelseq: the rows of the csv/json kernelseq table. */
+static int save_kernelseq(raptor *R)
+{
+  int w = R->seqlen + 1, nt = 17;
+  const char **cols = rpd_xmalloc((size_t)(1 + w + nt) * sizeof *cols);
+  const char **types = rpd_xmalloc((size_t)(1 + w + nt) * sizeof *types);
+  char **kn = rpd_xmalloc((size_t)w * sizeof *kn);
+  sink k;
+  int rc, c = 0;
+  static const char *const tail_types[] = {
+    "TEXT", "INTEGER", "INTEGER", "INTEGER", "INTEGER", "REAL", "REAL", "REAL", "REAL",
+    "REAL", "REAL", "REAL", "REAL", "REAL", "REAL", "REAL", "REAL"};
+  cols[c] = "rank";
+  types[c++] = "INTEGER";
+  for (int j = 0; j < w; j++, c++) {
+    kn[j] = j ? rpd_xasprintf("kernel_%d", j) : rpd_xstrdup("kernel");
+    cols[c] = kn[j];
+    types[c] = "TEXT";
+  }
+  for (int j = 0; j < nt; j++, c++) {
+    cols[c] = kernelseq_tail[j];
+    types[c] = tail_types[j];
+  }
+  sk_begin_save(&k, R, "ext_raptor_kernelseq", c, cols, types);
+  kernelseq_rows(R, &k);
+  rc = sk_end(&k) ? RPD_ESQL : RPD_OK;
+  for (int j = 0; j < w; j++)
+    free(kn[j]);
+  free(kn);
+  free(cols);
+  free(types);
+  return rc;
+}
+
+/* ext_raptor_category, _variability, _gpu: the printed tables' rows in
+ * the stored units (ns, percent as numbers). */
+static int save_small(raptor *R)
+{
+  static const char *const ccols[] = {"category", "uniq_kernels", "total_calls",
+                                      "total_dur_ns", "varsum_ns", "avg_dur_us", "pct"};
+  static const char *const ctypes[] = {"TEXT", "INTEGER", "INTEGER", "REAL", "REAL",
+                                       "REAL", "REAL"};
+  static const char *const vcols[] = {"name", "var_us", "var_pct"};
+  static const char *const vtypes[] = {"TEXT", "REAL", "REAL"};
+  static const char *const gcols[] = {"gpuId", "pregap_ns", "duration_ns", "idle_pct",
+                                      "leading_idle_ns", "trailing_idle_ns"};
+  static const char *const gtypes[] = {"INTEGER", "REAL", "REAL", "REAL", "REAL", "REAL"};
+  sink k;
+  int err;
+
+  sk_begin_save(&k, R, "ext_raptor_category", 7, ccols, ctypes);
+  for (size_t i = 0; i < R->ncrows; i++) {
+    catrow *x = &R->crows[i];
+    sk_str(&k, x->name);
+    sk_int(&k, x->uniq);
+    sk_int(&k, x->calls);
+    sk_dbl(&k, x->dur);
+    sk_dbl(&k, x->varsum);
+    sk_dbl(&k, x->avg_us);
+    sk_dbl(&k, x->pct);
+    sk_endrow(&k);
+  }
+  err = sk_end(&k);
+
+  sk_begin_save(&k, R, "ext_raptor_variability", 3, vcols, vtypes);
+  for (int i = 0; i < 2; i++) {
+    double v = i ? R->var_other : R->var_comm;
+    sk_str(&k, i ? "by_non_comm" : "by_comm");
+    sk_dbl(&k, v / 1000.0);
+    sk_dbl(&k, v / R->total_ns * 100.0);
+    sk_endrow(&k);
+  }
+  err |= sk_end(&k);
+
+  sk_begin_save(&k, R, "ext_raptor_gpu", 6, gcols, gtypes);
+  for (size_t i = 0; i < R->ngrows; i++) {
+    gpurow *g = &R->grows[i];
+    sk_int(&k, g->gpu);
+    sk_dbl(&k, g->pregap);
+    sk_dbl(&k, g->dur);
+    sk_dbl(&k, g->idle_pct);
+    sk_dbl(&k, g->lead);
+    sk_dbl(&k, g->trail);
+    sk_endrow(&k);
+  }
+  err |= sk_end(&k);
+  return err ? RPD_ESQL : RPD_OK;
+}
+
+/* --save: the tables as ext_raptor_* in the trace, one transaction. */
 int save_results(raptor *R)
 {
   rpd *r = R->r;
-  int w = R->seqlen + 1;
-  sqlite3_stmt *st = NULL;
-  rpd_buf b = {0};
   int rc = rpd_begin(r);
   if (rc != RPD_OK) return rc;
-  rc = rpd_exec(r,
-    "DROP TABLE IF EXISTS ext_raptor_op; DROP TABLE IF EXISTS ext_raptor_kernelseq;"
-    "DROP TABLE IF EXISTS ext_raptor_category; DROP TABLE IF EXISTS ext_raptor_variability;"
-    "DROP TABLE IF EXISTS ext_raptor_gpu;"
-    "CREATE TABLE ext_raptor_op(op_id INTEGER, gpuId INTEGER, sequenceId INTEGER,"
-    " start_ns INTEGER, end_ns INTEGER, duration_ns INTEGER, pregap_ns INTEGER,"
-    " kernel TEXT, duration_zscore REAL, outlier INTEGER);"
-    "CREATE TABLE ext_raptor_category(category TEXT, uniq_kernels INTEGER,"
-    " total_calls INTEGER, total_dur_ns REAL, varsum_ns REAL, avg_dur_us REAL, pct REAL);"
-    "CREATE TABLE ext_raptor_variability(name TEXT, var_us REAL, var_pct REAL);"
-    "CREATE TABLE ext_raptor_gpu(gpuId INTEGER, pregap_ns REAL, duration_ns REAL,"
-    " idle_pct REAL, leading_idle_ns REAL, trailing_idle_ns REAL);");
-  if (rc != RPD_OK) goto cleanup;
-  rpd_buf_puts(&b, "CREATE TABLE ext_raptor_kernelseq(rank INTEGER, kernel TEXT");
-  for (int j = 1; j < w; j++) rpd_buf_printf(&b, ", kernel_%d TEXT", j);
-  rpd_buf_puts(&b, ", category TEXT, calls INTEGER, outliers INTEGER,"
-               " start_min_ns INTEGER, start_max_ns INTEGER, pregap_sum_ns REAL,"
-               " pregap_min_ns REAL, pregap_mean_ns REAL, pregap_std_ns REAL,"
-               " pregap_max_ns REAL, dur_sum_ns REAL, dur_min_ns REAL, dur_mean_ns REAL,"
-               " dur_std_ns REAL, dur_max_ns REAL, pct_total REAL, varsum_ns REAL)");
-  if ((rc = rpd_exec(r, b.s)) != RPD_OK) goto cleanup;
-
-  /* ops */
-  rc = rpd_prepare(r, "INSERT INTO ext_raptor_op VALUES(?,?,?,?,?,?,?,?,?,?)", &st);
-  opiter *it = rc == RPD_OK ? opiter_new(R) : NULL;
-  for (const op *o; rc == RPD_OK && (o = opiter_next(it));) {
-    double z = op_zscore(R, o);
-    sqlite3_bind_int64(st, 1, o->id);
-    sqlite3_bind_int64(st, 2, o->gpu);
-    sqlite3_bind_int64(st, 3, o->seq);
-    sqlite3_bind_int64(st, 4, o->start);
-    sqlite3_bind_int64(st, 5, o->end);
-    sqlite3_bind_int64(st, 6, op_dur(o));
-    if (o->pregap >= 0) sqlite3_bind_int64(st, 7, o->pregap);
-    else sqlite3_bind_null(st, 7);
-    sqlite3_bind_text(st, 8, R->names[o->kern], -1, SQLITE_STATIC);
-    bind_real(st, 9, z);
-    sqlite3_bind_int(st, 10, op_outlier(R, o));
-    rc = insert_row(r, st);
-  }
-  opiter_free(it);
-  if (rc == RPD_OK && R->spill_failed)
-    rc = rpd_seterr(RPD_EIO, "cannot read the ops back from a temp file");
-  sqlite3_finalize(st);
-  st = NULL;
-  if (rc != RPD_OK) goto cleanup;
-
-  /* kernelseq */
-  rpd_buf_reset(&b);
-  rpd_buf_puts(&b, "INSERT INTO ext_raptor_kernelseq VALUES(?");
-  for (int j = 0; j < w + 17; j++) rpd_buf_puts(&b, ",?");
-  rpd_buf_puts(&b, ")");
-  rc = rpd_prepare(r, b.s, &st);
-  for (size_t i = 0; rc == RPD_OK && i < R->nrows; i++) {
-    krow *x = &R->rows[i];
-    int c = 1;
-    sqlite3_bind_int64(st, c++, (int64_t)i);
-    for (int j = 0; j < w; j++, c++) {
-      if (x->key >= 0)
-        sqlite3_bind_text(st, c, R->names[R->keyk[(size_t)x->key * w + j]], -1, SQLITE_STATIC);
-      else if (j == 0) sqlite3_bind_text(st, c, x->label, -1, SQLITE_STATIC);
-      else sqlite3_bind_null(st, c);
-    }
-    sqlite3_bind_text(st, c++, R->catname[x->cat], -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, c++, x->calls);
-    if (x->outliers >= 0) sqlite3_bind_int64(st, c++, x->outliers);
-    else sqlite3_bind_null(st, c++);
-    sqlite3_bind_int64(st, c++, x->smin);
-    sqlite3_bind_int64(st, c++, x->smax);
-    double v[] = {x->pg_sum, x->pg_min, x->pg_mean, x->pg_std, x->pg_max, x->d_sum,
-                  x->d_min, x->d_mean, x->d_std, x->d_max, x->pct, x->varsum};
-    for (size_t j = 0; j < sizeof v / sizeof *v; j++, c++) bind_real(st, c, v[j]);
-    rc = insert_row(r, st);
-  }
-  sqlite3_finalize(st);
-  st = NULL;
-  if (rc != RPD_OK) goto cleanup;
-
-  rc = rpd_prepare(r, "INSERT INTO ext_raptor_category VALUES(?,?,?,?,?,?,?)", &st);
-  for (size_t i = 0; rc == RPD_OK && i < R->ncrows; i++) {
-    catrow *x = &R->crows[i];
-    sqlite3_bind_text(st, 1, x->name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, x->uniq);
-    sqlite3_bind_int64(st, 3, x->calls);
-    sqlite3_bind_double(st, 4, x->dur);
-    sqlite3_bind_double(st, 5, x->varsum);
-    bind_real(st, 6, x->avg_us);
-    bind_real(st, 7, x->pct);
-    rc = insert_row(r, st);
-  }
-  sqlite3_finalize(st);
-  st = NULL;
-  if (rc != RPD_OK) goto cleanup;
-
-  rc = rpd_prepare(r, "INSERT INTO ext_raptor_variability VALUES(?,?,?)", &st);
-  for (int i = 0; rc == RPD_OK && i < 2; i++) {
-    double v = i ? R->var_other : R->var_comm;
-    double pct = v / R->total_ns * 100.0;
-    sqlite3_bind_text(st, 1, i ? "by_non_comm" : "by_comm", -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 2, v / 1000.0);
-    bind_real(st, 3, pct);
-    rc = insert_row(r, st);
-  }
-  sqlite3_finalize(st);
-  st = NULL;
-  if (rc != RPD_OK) goto cleanup;
-
-  rc = rpd_prepare(r, "INSERT INTO ext_raptor_gpu VALUES(?,?,?,?,?,?)", &st);
-  for (size_t i = 0; rc == RPD_OK && i < R->ngrows; i++) {
-    gpurow *g = &R->grows[i];
-    sqlite3_bind_int64(st, 1, g->gpu);
-    double v[] = {g->pregap, g->dur, g->idle_pct, g->lead, g->trail};
-    for (int j = 0; j < 5; j++) bind_real(st, 2 + j, v[j]);
-    rc = insert_row(r, st);
-  }
-  sqlite3_finalize(st);
-  st = NULL;
-  if (rc != RPD_OK) goto cleanup;
-
-  {
+  rc = save_ops(R);
+  if (rc == RPD_OK) rc = save_kernelseq(R);
+  if (rc == RPD_OK) rc = save_small(R);
+  if (rc == RPD_OK) {
     char v[64];
     struct { const char *tag; int64_t val; } m[] = {
       {"raptor_first_abs_ns", R->first_abs}, {"raptor_last_abs_ns", R->last_abs},
@@ -557,9 +543,6 @@ int save_results(raptor *R)
       rc = rpd_meta_set(r, "raptor_options", R->optstr.s ? R->optstr.s : "");
   }
   if (rc == RPD_OK) rc = rpd_commit(r);
-cleanup:
-  sqlite3_finalize(st);
-  rpd_buf_free(&b);
   if (rc != RPD_OK) rpd_rollback(r);
   return rc;
 }
@@ -610,19 +593,16 @@ static int xls_chart(rpd_wb *w, const sink *k, int n, int cat_col, int val_col,
 int write_xls(raptor *R)
 {
   char *path = xls_path(R->path);
-  xlsxfile x;
+  rpd_wb w;
   int rc = 0;
-  if (xlsxfile_begin(&x, path, R->path) != RPD_OK) {
+  if (rpd_wb_open(&w, path, R->path) != RPD_OK) {
     rc = rpd_fail("%s", rpd_errmsg());
     free(path);
     return rc;
   }
   fprintf(stderr, "info: writing xls file '%s'\n", path);
-  rpd_wb w;
-  sink k;
+  sink k = { .wb = &w };
   int err;
-  rpd_wb_init(&w, x.wb);
-  cur_wb = &w;
   err = xls_info(R, &w);
   if (!err) err = emit_kernelseq(R, &k, NULL, "kernelseq");
   if (!err) err = emit_pretty(R, &k, NULL, "pretty kernelseq", -1);
@@ -635,10 +615,9 @@ int write_xls(raptor *R)
     if (R->n >= 1048576)
       fprintf(stderr, "%s: warning: op trace truncated to the xlsx limit of 1048575 rows\n",
               rpd_progname);
-    err = emit_trace(R, NULL, "op trace", NULL, 0, 0);
+    err = emit_trace(R, NULL, &w, "op trace", NULL, 0, 0);
   }
-  cur_wb = NULL;
-  if (xlsxfile_end(&x, err ? RPD_EIO : RPD_OK) != RPD_OK)
+  if (rpd_wb_close(&w, err ? RPD_EIO : RPD_OK) != RPD_OK)
     rc = rpd_fail("%s", rpd_errmsg());
   free(path);
   return rc;
@@ -712,7 +691,7 @@ static int instance_trace(raptor *R, FILE *f)
   opiter_free(it);
   static const op none;
   if (n > 1) qsort(sel, n, sizeof *sel, op_dur_cmp);
-  int rc = R->spill_failed ? 1 : emit_trace(R, f, NULL, sel ? sel : &none, n,
+  int rc = R->spill_failed ? 1 : emit_trace(R, f, NULL, NULL, sel ? sel : &none, n,
                                             R->fmt == RPD_FMT_TABLE);
   free(sel);
   return rc;
@@ -742,7 +721,7 @@ static int csv_file(raptor *R, const char *name, emit_fn emit, int trace)
 {
   char *path = rpd_xasprintf("%s/%s.csv", R->csv_dir, name);
   rpd_outfile of = {0};
-  sink k;
+  sink k = {0};
   int rc;
   if (rpd_outfile_begin(&of, path, R->path) != RPD_OK) {
     rc = rpd_fail("cannot write '%s': %s", path, rpd_errmsg());
@@ -751,7 +730,7 @@ static int csv_file(raptor *R, const char *name, emit_fn emit, int trace)
   }
   rpd_fmt saved = R->fmt;
   R->fmt = RPD_FMT_CSV;
-  if (trace == 1) rc = emit_trace(R, of.fp, NULL, NULL, 0, 0);
+  if (trace == 1) rc = emit_trace(R, of.fp, NULL, NULL, NULL, 0, 0);
   else if (trace == 2) rc = instance_trace(R, of.fp);
   else rc = emit(R, &k, of.fp, NULL);
   R->fmt = saved;
@@ -785,7 +764,7 @@ int write_csv_dir(raptor *R)
 int print_all(raptor *R)
 {
   FILE *out = stdout;
-  sink k;
+  sink k = {0};
   int rc = 0, json = R->fmt == RPD_FMT_JSON, table = R->fmt == RPD_FMT_TABLE;
   int first = 1;
 #define SECTION(title, key)                                        \
@@ -847,7 +826,7 @@ int print_all(raptor *R)
   }
   if (R->op_trace) {
     if (!to_file && !table) SECTION("", "op_trace");
-    rc |= emit_trace(R, tf, NULL, NULL, 0, table);
+    rc |= emit_trace(R, tf, NULL, NULL, NULL, 0, table);
   }
   if (R->have_instance) {
     if (!to_file && !table) SECTION("", "instances");

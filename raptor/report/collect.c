@@ -11,6 +11,14 @@
 #include "internal.h"
 #include "opclass.h"
 
+
+/* qsort that accepts an empty or NULL array (qsort(NULL, 0) is undefined). */
+void report_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+  if (base && n > 1)
+    qsort(base, n, size, cmp);
+}
+
 /* *cat = category name of a kernel (last matching category, else
  * _Other; static string owned by c).  RPD_OK or the error of a search
  * PCRE2 could not finish (category_match). */

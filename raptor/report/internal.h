@@ -3,7 +3,6 @@
  *   collect.c   one scan of rocpd_op: statistics, top-K, intervals to sort
  *   order.c     intervals and kernels back in order (merged, SQL, memory)
  *   tables.c    the TraceLens tables from the collected data and the passes
- *   table.c     the in-memory table (cells) and tables read from SQL
  *   analysis.c  the rpd-analyze tables (ext_analysis_*) as report tables
  *   ranks.c     the cross-rank tables of raptor --by-rank (byrank.c)
  *   apistats.c  the HIP API summary (raptor --format api-stats, kstats.c)
@@ -11,9 +10,9 @@
  *   perf.c      the performance-model sheets (rpd-perfmodel's ext_perf_op)
  *   perfchart.c their roofline chart (HTML SVG, xlsx scatter)
  *   perfcoll.c  coll_analysis: the collectives' algorithm and bus bandwidth
- *   text.c      stdout (table/CSV/JSON), --csv-dir and --save
- *   xlsx.c      the --xlsx workbook and its charts
- *   html.c      the --html page and its SVG charts
+ *   text.c      stdout (table/CSV/JSON), --csv-dir and --save (common/table.h)
+ *   xlsx.c      the --xlsx workbook's charts (sheets: common/table_xlsx.c)
+ *   html.c      the --html page's sections and report charts (common/table_html.c)
  *   main.c      raptor_report_main: the run in order
  * See docs/report.md. */
 #ifndef RAPTOR_REPORT_INTERNAL_H
@@ -27,6 +26,7 @@
 #include "../report.h"
 #include "rpd.h"
 #include "steps.h"
+#include "table.h"
 #include "util/heap.h"
 #include "util/map.h"
 
@@ -37,6 +37,7 @@ typedef struct ropts {
   double threshold_us;
   int bins, topk, gpu, save, quiet, util_bins, topk_set, details;
   int64_t rank_top;          /* rows of the cross-rank top-N tables */
+  int64_t width;             /* text tables' width (--width); -1: the terminal's */
   const char *step_marker;   /* --step-marker REGEX (NULL: ProfilerStep#N) */
   int steady;                /* --steady-state */
   int64_t lo, hi;            /* ops starting in [lo, hi) count (--steady-state;
@@ -49,26 +50,14 @@ int report_parse_opts(int argc, char **argv, ropts *o);
 
 /* ------------------------------------------------------------ tables */
 
-/* A computed report table, kept in memory until written. */
-enum { C_NULL, C_INT, C_DBL, C_STR };
+/* The report's tables are common/table.h's tables; the names below are
+ * the report's builder API (t_init, t_int, ..., report_add), kept so that
+ * a new table file reads like the others.  Writers: common/table*.c. */
+enum { C_NULL = RPD_CELL_NULL, C_INT = RPD_CELL_INT, C_DBL = RPD_CELL_DBL,
+       C_STR = RPD_CELL_STR };
 
-typedef struct cell {
-  int t, digits;             /* digits after '.' of a C_DBL; -1 exact */
-  int64_t i;
-  double d;
-  char *s;
-} cell;
-
-typedef struct table {
-  const char *name;          /* sheet / csv / ext_report_<name>; static */
-  int ncols;
-  const char *const *cols;
-  const char *const *types;  /* SQL column types (core tables only) */
-  char **own_cols;           /* column names owned by a table read from SQL */
-  cell *c;
-  size_t nrows, cap;         /* cells used = nrows * ncols + col */
-  int col;
-} table;
+typedef rpd_cell cell;
+typedef rpd_table table;
 
 /* The core tables in report order, then the two chart-only tables; the
  * optional tables (analysis, cross-rank) follow from NT_ALL on. */
@@ -78,46 +67,50 @@ enum { T_TIMELINE, T_SUMMARY, T_CATEGORY, T_DETAILS, T_SHORT, T_HIST, NT,
 /* The cell at row r, column k of t. */
 static inline const cell *t_cell(const table *t, size_t r, int k)
 {
-  return &t->c[r * (size_t)t->ncols + (size_t)k];
+  return rpd_table_cell(t, r, k);
 }
 
 /* Start t empty (cols/types are static arrays, not copied). */
-void t_init(table *t, const char *name, int ncols, const char *const *cols,
-            const char *const *types);
+static inline void t_init(table *t, const char *name, int ncols, const char *const *cols,
+                          const char *const *types)
+{
+  rpd_table_init(t, name, ncols, cols, types);
+}
 /* Append one cell to the current row (rows fill left to right). */
-void t_int(table *t, int64_t v);
-void t_null(table *t);
-void t_str(table *t, const char *s);          /* copied; NULL -> "" */
-void t_dbl(table *t, double v, int digits);   /* non-finite -> NULL */
+static inline void t_int(table *t, int64_t v) { rpd_table_int(t, v); }
+static inline void t_null(table *t) { rpd_table_null(t); }
+/* copied; NULL -> "" */
+static inline void t_str(table *t, const char *s) { rpd_table_str(t, s); }
+/* non-finite -> NULL */
+static inline void t_dbl(table *t, double v, int digits) { rpd_table_dbl(t, v, digits); }
 /* Numeric value of a cell (C_INT or C_DBL), NaN otherwise. */
-double t_num(const cell *c);
+static inline double t_num(const cell *c) { return rpd_cell_num(c); }
 /* Column index of `col` in t, -1 when absent. */
-int t_col(const table *t, const char *col);
+static inline int t_col(const table *t, const char *col) { return rpd_table_col(t, col); }
 /* Free what t holds (t itself is the caller's). */
-void t_free(table *t);
+static inline void t_free(table *t) { rpd_table_free(t); }
 /* Run `sql` on r and keep its whole result as table `name` (static
  * string): column names from the statement, integers as C_INT, reals as
  * C_DBL printed exactly, text as C_STR.  Returns RPD_OK or an error. */
-int t_from_sql(table *t, rpd *r, const char *name, const char *sql);
+static inline int t_from_sql(table *t, rpd *r, const char *name, const char *sql)
+{
+  return rpd_table_from_sql(t, r, name, sql);
+}
 
-/* The report: the core tables t[0..NT_ALL) and n - NT_ALL optional ones. */
-typedef struct report {
-  table *t;
-  int n, cap;
-} report;
+/* The report: the core tables t[0..NT_ALL) and n - NT_ALL optional ones.
+ * Every table appended goes to every output (stdout, --csv-dir, --xlsx,
+ * --html) with no writer to edit. */
+typedef rpd_tables report;
 
 /* A new empty optional table at the end of rep (zeroed; fill it with
  * t_init or t_from_sql). */
-table *report_add(report *rep);
+static inline table *report_add(report *rep) { return rpd_tables_add(rep); }
 /* The table called name, NULL when the report has none. */
-const table *report_find(const report *rep, const char *name);
-/* 1 when t goes to stdout (all tables), xlsx and HTML as a table (the
- * chart tables utilization/idle_gaps go to stdout only by --table NAME,
- * and to xlsx and HTML as charts). */
-int report_is_listed(int index);
-/* 1 when t is written to --csv-dir (every table, the chart tables too). */
-int report_is_written(int index);
-void report_free(report *rep);
+static inline const table *report_find(const report *rep, const char *name)
+{
+  return rpd_tables_find(rep, name);
+}
+static inline void report_free(report *rep) { rpd_tables_free(rep); }
 
 /* ------------------------------------------------------------ data */
 

@@ -137,6 +137,9 @@ int report_build(report_run *run)
     return 1;
   }
   rc = report_core_tables(r, &run->d, o, run->rep.t);
+  /* drawn as charts; on stdout only by --table NAME */
+  run->rep.t[T_UTIL].flags |= RPD_TABLE_CHART_ONLY;
+  run->rep.t[T_GAPS].flags |= RPD_TABLE_CHART_ONLY;
   if (!rc)
     report_step_tables(&run->steps, &run->rep);
   if (!rc)

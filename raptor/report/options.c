@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "util/num.h"
 
 const char raptor_report_usage[] =
 "usage: raptor FILE --report [options]\n"
@@ -43,6 +44,11 @@ const char raptor_report_usage[] =
 "  --format table|csv|json         stdout format (default table); csv is one\n"
 "                                  table per stream: name it with --table\n"
 "  --table NAME                    print only that table (a name above)\n"
+"  --width N                       the text tables at most N columns wide\n"
+"                                  (default: the terminal's width; 160 when\n"
+"                                  stdout is not a terminal; 0 = no limit):\n"
+"                                  long names are cut in the middle; CSV,\n"
+"                                  JSON, xlsx, HTML keep them whole\n"
 "  --csv-dir D                     also write D/<table>.csv\n"
 "  --xlsx F                        also write an Excel workbook: an info sheet,\n"
 "                                  a sheet per table (formatted, frozen header,\n"
@@ -150,6 +156,7 @@ int report_parse_opts(int argc, char **argv, ropts *o)
   o->rank_top = 50;      /* raptor --by-rank --top's default */
   o->lo = INT64_MIN;
   o->hi = INT64_MAX;
+  o->width = -1;
   for (int i = 1; i < argc; i++) {
     const char *a = tracelens_name(argv[i]), *val = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = 1;
@@ -203,6 +210,9 @@ int report_parse_opts(int argc, char **argv, ropts *o)
                                " sheets (GEMM, SDPA_fwd, ..., perf_roofline, perf_peaks) or the"
                                " TraceLens sheet names");
       o->only = val;
+    } else if (!strcmp(a, "--width")) {
+      if (!val || rpd_parse_i64_range(val, 0, INT64_MAX, &o->width))
+        return rpd_usage_error("--width: '%s' is not a number of columns", val ? val : "");
     } else if (!strcmp(a, "--rank-top")) {
       int top;
       if (int_opt(a, val, 0, 1000000000, &top))

@@ -1,44 +1,14 @@
 /* xlsx.c - raptor --report --xlsx F: an info sheet, a formatted sheet per
- * table (frozen header, filter) and charts next to their tables; the
- * rpd-analyze and cross-rank sheets follow the core ones. */
+ * table (common/table_xlsx.c: frozen header, filter) and the report's
+ * charts next to their tables; the rpd-analyze and cross-rank sheets
+ * follow the core ones, and any other table appended gets its sheet. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xlsxwriter.h>
 
-#include "../xlsxfile.h"
 #include "internal.h"
 #include "workbook.h"
-
-#define XLSX_EXACT_INT ((int64_t)1 << 53)   /* larger integers lose digits */
-
-/* One table as a formatted sheet (common/workbook.h); *ws gets the sheet
- * for the charts.  Integers beyond 2^53 (absolute ns timestamps) are
- * written as text so that no digit is lost. */
-static int t_xlsx(const table *t, rpd_wb *w, rpd_wb_sheet *ws)
-{
-  int rc = rpd_wb_begin(w, ws, t->name, t->ncols, t->cols, NULL);
-  char big[32];
-  for (size_t r = 0; !rc && r < t->nrows; r++) {
-    for (int k = 0; k < t->ncols; k++) {
-      const cell *c = t_cell(t, r, k);
-      if (c->t == C_INT && (c->i > XLSX_EXACT_INT || c->i < -XLSX_EXACT_INT)) {
-        snprintf(big, sizeof big, "%lld", (long long)c->i);
-        rpd_wb_str(ws, big);
-      } else if (c->t == C_INT)
-        rpd_wb_int(ws, c->i);
-      else if (c->t == C_DBL)
-        rpd_wb_num(ws, c->d);
-      else if (c->t == C_STR)
-        rpd_wb_str(ws, c->s);
-      else
-        rpd_wb_null(ws);
-    }
-    rpd_wb_endrow(ws);
-  }
-  int end = rpd_wb_end(ws);   /* always: it frees what ws holds */
-  return rc ? rc : end;
-}
 
 /* utilization: busy % over time as straight lines through each bin's
  * start (x = time_ms), the x axis from 0 to the last bin's end_ms (the
@@ -146,25 +116,19 @@ static int extra_chart(rpd_wb *w, const table *t, const report *rep, const rpd_w
   return RPD_OK;
 }
 
+/* Every chart of the workbook, after its sheets are written. */
+static int charts(rpd_wb *w, const rpd_tables *rep, const rpd_wb_sheet *ws, void *ctx)
+{
+  int rc = core_charts(w, rep->t, ws);
+  (void)ctx;
+  for (int i = NT_ALL; i < rep->n && !rc; i++)
+    rc = extra_chart(w, &rep->t[i], rep, &ws[i]);
+  return rc;
+}
+
 /* --xlsx (see internal.h). */
 int report_xlsx(const report *rep, const char *path, const char *input,
                 const char *const *info, int n)
 {
-  xlsxfile x;
-  rpd_wb w;
-  rpd_wb_sheet *ws;
-  int rc = xlsxfile_begin(&x, path, input);
-  if (rc)
-    return rc;
-  ws = rpd_xcalloc((size_t)rep->n, sizeof *ws);
-  rpd_wb_init(&w, x.wb);
-  rc = rpd_wb_info(&w, "raptor --report", info, n);
-  for (int i = 0; i < rep->n && !rc; i++)
-    rc = t_xlsx(&rep->t[i], &w, &ws[i]);
-  if (!rc)
-    rc = core_charts(&w, rep->t, ws);
-  for (int i = NT_ALL; i < rep->n && !rc; i++)
-    rc = extra_chart(&w, &rep->t[i], rep, &ws[i]);
-  free(ws);
-  return xlsxfile_end(&x, rc);
+  return rpd_tables_xlsx(rep, path, input, "raptor --report", info, n, charts, NULL);
 }

@@ -203,6 +203,21 @@ if command -v rpd-synth >/dev/null 2>&1; then
       "$(q syn$schema.rpd "SELECT count(*) FROM op WHERE opType IN ('KernelExecution', 'Task')")" \
       "$(tr -d '\r' <syn$schema/kernel_summary.csv | tail -n +2 | awk -F, '{ n += $(NF-9) } END { print n }')"
   done
+  # the text tables fit the width: 160 columns when stdout is not a
+  # terminal, --width N, or no limit with --width 0; long names are cut in
+  # the middle, CSV keeps them whole
+  long=$(tr -d '\r' <syn3/kernel_summary.csv | tail -n +2 | cut -d, -f1 | awk '{ if (length($0) > length(m)) m = $0 } END { print m }')
+  check_rc "report text table, stdout a file" 0 raptor syn3.rpd --report --table kernel_summary
+  check_eq "text fits 160 columns when stdout is not a terminal; a long name cut" "160 1" \
+    "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' stdout) $(grep -c '\.\.\.' stdout | sed 's/^[1-9][0-9]*$/1/')"
+  check_rc "report --width 130" 0 raptor syn3.rpd --report --table kernel_summary --width 130
+  check "--width 130: no line wider" awk 'length($0) > 130 { exit 1 }' stdout
+  check_rc "report --width 0" 0 raptor syn3.rpd --report --table kernel_summary --width 0
+  check "--width 0: the longest name whole (${#long} characters)" grep -qF "$long" stdout
+  check_eq "csv keeps the longest name whole" 1 "$(grep -cF "$long" syn3/kernel_summary.csv)"
+  check_rc "bad --width" 2 raptor syn3.rpd --report --width x
+  check_rc "by-rank --width 90" 0 raptor syn3.rpd --by-rank --width 90
+  check "by-rank --width 90: no line wider" awk 'length($0) > 90 { exit 1 }' stdout
 else
   skip "rpd-synth not built"
 fi

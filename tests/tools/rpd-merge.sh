@@ -158,6 +158,10 @@ check_eq "SIGTERM: exit 143, nothing left, old OUT kept" "143|km.rpd|40000" \
 cd ..
 
 # ---------------------------------------------------------------- --by-rank
+check_rc "by-rank text" 0 raptor m.rpd --by-rank
+check_eq "by-rank text: each table under '# NAME', as --report's" \
+  "# ranks # categories # kernels # sequences # collectives # stragglers" \
+  "$(grep '^#' stdout | tr '\n' ' ' | sed 's/ $//')"
 check_rc "by-rank json" 0 raptor m.rpd --by-rank --top 0 --format json
 check "by-rank json parses" python3 -c "import json; d = json.load(open('stdout')); assert set(d) == {'ranks', 'categories', 'kernels', 'sequences', 'collectives', 'stragglers'}"
 check_eq "straggler: rank 3 last at every shared collective" "3|1" \

@@ -123,6 +123,14 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
   check_eq "full disk: -x: one error line, no [ERROR] lines" "1 0" \
     "$(grep -c '^raptor: ' "$TESTDIR/stderr") $(grep -c 'ERROR' "$TESTDIR/stderr")"
   check_eq "full disk: nothing left behind" "fill t.rpd" "$(ls -A full | tr '\n' ' ' | sed 's/ $//')"
+  # rpd-diff and --by-rank write through the same workbook writer
+  check_rc "full disk: rpd-diff --xlsx fails" 1 rpd-diff --xlsx full/d.xlsx t.rpd t.rpd
+  check_eq "full disk: rpd-diff: one line with the reason, no [ERROR] lines" "1 0" \
+    "$(grep -c '^rpd-diff: .*full/d.xlsx.*No space left on device' "$TESTDIR/stderr") $(grep -c 'ERROR' "$TESTDIR/stderr")"
+  check_rc "full disk: raptor --by-rank --xlsx fails" 1 raptor --by-rank t.rpd --xlsx full/b.xlsx
+  check_eq "full disk: --by-rank: one line with the reason, no [ERROR] lines" "1 0" \
+    "$(grep -c '^raptor: .*full/b.xlsx.*No space left on device' "$TESTDIR/stderr") $(grep -c 'ERROR' "$TESTDIR/stderr")"
+  check_eq "full disk: nothing left behind by either" "fill t.rpd" "$(ls -A full | tr '\n' ' ' | sed 's/ $//')"
   umount full
   trap - EXIT
 else

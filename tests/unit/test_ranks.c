@@ -1,6 +1,6 @@
 /* test_ranks.c - common/ranks.c (collective kernel names, strides and the
- * rank expression of merged traces) and common/sheets.c (SELECTs into an
- * xlsx workbook, written whole or not at all). */
+ * rank expression of merged traces) and query tables (common/table.h:
+ * SELECTs into an xlsx workbook, written whole or not at all). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +13,7 @@
 #include "ranks.h"
 #include "rpd.h"
 #include "sheets.h"
+#include "table.h"
 
 static int setup(void **state)
 {
@@ -91,6 +92,35 @@ static void test_no_metadata_table(void **state)
   assert_int_equal(rpd_pid_stride(f->r), 10000000);
 }
 
+/* Query tables (common/table.h) as sheets of one workbook, as raptor
+ * --by-rank --xlsx and rpd-diff --xlsx write them. */
+static int sheets_write(const char *path, const char *input, fx_trace *f, int n,
+                        const char *const *names, const char *const *sqls)
+{
+  rpd_tables ts = {0};
+  int rc;
+  for (int i = 0; i < n; i++)
+    rpd_table_query(rpd_tables_add(&ts), names[i], f->r, f->r->db, sqls[i]);
+  rc = rpd_tables_xlsx(&ts, path, input, NULL, NULL, 0, NULL, NULL);
+  rpd_tables_free(&ts);
+  return rc;
+}
+
+/* rpd_sheets_write, the shorthand over query tables, writes the same. */
+static void test_sheets_shorthand(void **state)
+{
+  fx_trace *f = *state;
+  char *xlsx = fx_path(f->dir, "short.xlsx");
+  const char *names[] = {"ops"};
+  const char *sqls[] = {"SELECT id, gpuId, start FROM rocpd_op ORDER BY id"};
+  const char *bad[] = {"SELECT nope FROM rocpd_op"};
+  assert_int_equal(rpd_sheets_write(xlsx, f->path, f->r->db, 1, names, sqls), RPD_OK);
+  assert_int_equal(access(xlsx, F_OK), 0);
+  assert_int_equal(rpd_sheets_write(xlsx, f->path, f->r->db, 1, names, bad), RPD_ESQL);
+  assert_int_equal(access(xlsx, F_OK), 0);   /* the earlier workbook stays */
+  free(xlsx);
+}
+
 static void test_sheets_written_whole(void **state)
 {
   fx_trace *f = *state;
@@ -101,7 +131,7 @@ static void test_sheets_written_whole(void **state)
   size_t len = 0;
   char *data;
 
-  assert_int_equal(rpd_sheets_write(xlsx, f->path, f->r->db, 2, names, sqls), RPD_OK);
+  assert_int_equal(sheets_write(xlsx, f->path, f, 2, names, sqls), RPD_OK);
   data = fx_slurp(xlsx, &len);
   assert_non_null(data);
   assert_true(len > 1000);
@@ -113,12 +143,12 @@ static void test_sheets_written_whole(void **state)
   /* a failing SELECT: an error, no workbook, no temp file */
   const char *bad[] = {"SELECT nope FROM rocpd_op"};
   char *xlsx2 = fx_path(f->dir, "bad.xlsx");
-  assert_int_equal(rpd_sheets_write(xlsx2, f->path, f->r->db, 1, names, bad), RPD_ESQL);
+  assert_int_equal(sheets_write(xlsx2, f->path, f, 1, names, bad), RPD_ESQL);
   assert_non_null(strstr(rpd_errmsg(), "no such column"));
   assert_int_equal(access(xlsx2, F_OK), -1);
   assert_int_equal(fx_count(f->dir, ".bad.xlsx"), 0);
   /* never over the trace itself */
-  assert_int_not_equal(rpd_sheets_write(f->path, f->path, f->r->db, 1, names, sqls), RPD_OK);
+  assert_int_not_equal(sheets_write(f->path, f->path, f, 1, names, sqls), RPD_OK);
   assert_non_null(strstr(rpd_errmsg(), "input"));
   free(xlsx);
   free(xlsx2);
@@ -131,6 +161,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_strides_default_and_tagged, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_no_metadata_table, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_sheets_written_whole, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_sheets_shorthand, setup, fx_trace_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,7 @@
 #include "check.h"
 #include "opclass.h"
 #include "ranks.h"
-#include "sheets.h"
+#include "table.h"
 #include "util/num.h"
 #include "textcut.h"
 #include "wfmode.h"
@@ -281,30 +281,32 @@ static char *result_sql(const diff *d)
       " ORDER BY abs(tb - ta) DESC, level, name%s", limit);
 }
 
+/* The result through the common table writers: stdout, then --xlsx with
+ * a second sheet that says which trace is A and which is B.  Both are
+ * query tables: the rows stream from the work database. */
 static int print_result(diff *d)
 {
-  char *sql = result_sql(d);
-  sqlite3_stmt *st = NULL;
-  int rc = RPD_OK;
-  if (sqlite3_prepare_v2(d->mem, sql, -1, &st, NULL) != SQLITE_OK)
-    rc = rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(d->mem));
-  if (!rc)
-    rc = rpd_out_stmt_fit(NULL, st, stdout, d->fmt,
-                          d->width >= 0 ? (size_t)d->width
-                                        : rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH));
-  sqlite3_finalize(st);
+  char *sql = result_sql(d), *sides = NULL;
+  rpd_tables ts = {0};
+  int rc;
+  rpd_table_query(rpd_tables_add(&ts), "diff", NULL, d->mem, sql);
+  rc = rpd_table_write(&ts.t[0], stdout, d->fmt,
+                       d->width >= 0 ? (size_t)d->width
+                                     : rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH));
   if (!rc && d->xlsx) {
-    /* a second sheet says which trace is A and which is B */
-    char *sides = sqlite3_mprintf(
+    sides = sqlite3_mprintf(
         "SELECT 'A' AS side, %Q AS trace, 'calls_a, total_a_us, mean_a_us' AS columns"
         " UNION ALL SELECT 'B', %Q, 'calls_b, total_b_us, mean_b_us;"
         " delta_us = B - A, pct_change = (B - A) / A'", d->s[0].path, d->s[1].path);
-    const char *names[] = {"diff", "traces"};
-    const char *sqls[] = {sql, sides};
-    rc = sides ? rpd_sheets_write(d->xlsx, d->s[1].path, d->mem, 2, names, sqls)
-               : rpd_seterr(RPD_ENOMEM, "out of memory");
-    sqlite3_free(sides);
+    if (!sides)
+      rc = rpd_seterr(RPD_ENOMEM, "out of memory");
+    else {
+      rpd_table_query(rpd_tables_add(&ts), "traces", NULL, d->mem, sides);
+      rc = rpd_tables_xlsx(&ts, d->xlsx, d->s[1].path, NULL, NULL, 0, NULL, NULL);
+    }
   }
+  rpd_tables_free(&ts);
+  sqlite3_free(sides);
   free(sql);
   return rc;
 }
