@@ -63,9 +63,13 @@ TOOL_SRC   := $(wildcard tools/*.c)
 # a tool that grew into a folder: tools/NAME/*.c -> bin/NAME
 TOOL_DIRS  := $(patsubst %/,%,$(dir $(wildcard tools/*/*.c)))
 TOOL_DIR_BINS := $(patsubst tools/%,$(BIN)/%,$(sort $(TOOL_DIRS)))
+# an augmenter that grew into a folder: augment/NAME/*.c -> bin/NAME
+AUG_DIRS   := $(patsubst %/,%,$(dir $(wildcard augment/*/*.c)))
+AUG_DIR_BINS := $(patsubst augment/%,$(BIN)/%,$(sort $(AUG_DIRS)))
 RAPTOR_SRC := $(wildcard raptor/*.c raptor/report/*.c)
 SINGLE_BINS := $(patsubst augment/%.c,$(BIN)/%,$(AUG_SRC)) \
-               $(patsubst tools/%.c,$(BIN)/%,$(TOOL_SRC)) $(TOOL_DIR_BINS)
+               $(patsubst tools/%.c,$(BIN)/%,$(TOOL_SRC)) $(TOOL_DIR_BINS) \
+               $(AUG_DIR_BINS)
 RAPTOR_BIN := $(if $(RAPTOR_SRC),$(BIN)/raptor)
 RAPTOR_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(RAPTOR_SRC))
 
@@ -131,11 +135,11 @@ $(BIN)/%: $(OBJ)/tools/%.o $(COMMON_LIB)
 	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) -o $@
 
 define tool_dir_rule
-$(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/$(1)/*.c)) $(COMMON_LIB)
+$(BIN)/$(notdir $(1)): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(1)/*.c)) $(COMMON_LIB)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(LDFLAGS) $$(filter %.o,$$^) $(COMMON_LIB) $$(LDLIBS) -o $$@
 endef
-$(foreach d,$(sort $(TOOL_DIRS)),$(eval $(call tool_dir_rule,$(notdir $(d)))))
+$(foreach d,$(sort $(TOOL_DIRS) $(AUG_DIRS)),$(eval $(call tool_dir_rule,$(d))))
 
 $(BIN)/raptor: $(RAPTOR_OBJ) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
