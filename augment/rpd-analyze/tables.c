@@ -154,7 +154,7 @@ static const char launch_sql[] =
   "CREATE TEMP TABLE an_k AS SELECT did, CASE WHEN own THEN api_end - launch END AS api,"
   " s - launch AS delay,"
   " e - s AS gpu FROM an_op WHERE cls = 'kernel';"
-  "CREATE INDEX temp.an_k_did ON an_k (did, gpu);"
+  "CREATE INDEX temp.an_k_did ON an_k (did, gpu, api, delay);"
   "CREATE TEMP TABLE an_kc AS SELECT did, count(*) AS n, count(api) AS na, count(delay) AS nd,"
   " avg(api) AS am, max(api) AS ax, avg(delay) AS dm, max(delay) AS dx,"
   " avg(gpu) AS gm, max(gpu) AS gx, sum(gpu) AS gs FROM an_k GROUP BY did;"
@@ -263,56 +263,99 @@ int an_launch_stats(rpd *r)
   return rc;
 }
 
-/* 1 when a and b are the same GROUP BY key (integers; NULL equals NULL). */
-static int same_key(sqlite3_value *a, sqlite3_value *b)
+/* A (gpu, queue, time) key of the queue-depth streams; NULL sorts first and
+ * equals NULL, as in ORDER BY and GROUP BY. */
+typedef struct qkey {
+  int64_t v[3];
+  unsigned char null[3];
+} qkey;
+
+static void qkey_read(sqlite3_stmt *st, qkey *k)
 {
-  int ta = sqlite3_value_type(a), tb = sqlite3_value_type(b);
-  if (ta == SQLITE_NULL || tb == SQLITE_NULL)
-    return ta == tb;
-  return sqlite3_value_int64(a) == sqlite3_value_int64(b);
+  for (int i = 0; i < 3; i++) {
+    k->null[i] = sqlite3_column_type(st, i) == SQLITE_NULL;
+    k->v[i] = k->null[i] ? 0 : sqlite3_column_int64(st, i);
+  }
 }
 
-/* Depth changes at each launch (+1; the op start when it has no api or
- * starts first) and end (-1), summed per queue and time by SQLite's sort;
- * the running depth per queue is added up here. */
+/* Compare the first n parts of a and b. */
+static int qkey_cmp(const qkey *a, const qkey *b, int n)
+{
+  for (int i = 0; i < n; i++) {
+    if (a->null[i] != b->null[i])
+      return a->null[i] ? -1 : 1;
+    if (a->v[i] != b->v[i])
+      return a->v[i] < b->v[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+/* Step st into *k; 1 on a row, 0 at the end, -rc on an error. */
+static int qkey_next(rpd *r, sqlite3_stmt *st, qkey *k)
+{
+  int s = rpd_step(r, st);
+  if (s == SQLITE_ROW) {
+    qkey_read(st, k);
+    return 1;
+  }
+  return s < 0 ? s : 0;
+}
+
+/* Queue depth: +1 at each launch (the op start when it has no api or
+ * starts first), -1 at each end; one row per queue and distinct time with
+ * the depth after every change at that time.  The launches and the ends
+ * come from two sorts of the ops (no GROUP BY over their union), merged
+ * here with the running depth per queue. */
 int an_queue_depth(rpd *r)
 {
-  sqlite3_stmt *st = NULL, *ins = NULL;
-  int rc = rpd_prepare(r,
-    "SELECT gpu, queue, t, sum(d)"
-    " FROM (SELECT gpu, queue, min(coalesce(launch, s), s) AS t, 1 AS d FROM an_op"
-    "  UNION ALL SELECT gpu, queue, e, -1 FROM an_op)"
-    " GROUP BY gpu, queue, t ORDER BY gpu, queue, t", &st);
-  int s = 0, have = 0;
-  sqlite3_value *gpu = NULL, *queue = NULL;
+  sqlite3_stmt *ls = NULL, *es = NULL, *ins = NULL;
+  qkey kl, ke, key, part = {{0}, {0}};
+  int hl = 0, he = 0, have = 0, s;
   int64_t depth = 0;
+  int rc = rpd_prepare(r, "SELECT gpu, queue, min(coalesce(launch, s), s) AS t FROM an_op"
+                          " ORDER BY gpu, queue, t", &ls);
+  if (!rc)
+    rc = rpd_prepare(r, "SELECT gpu, queue, e FROM an_op ORDER BY gpu, queue, e", &es);
   if (!rc)
     rc = rpd_prepare(r, "INSERT INTO ext_analysis_queue_depth VALUES (?,?,?,?)", &ins);
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    sqlite3_value *g = sqlite3_column_value(st, 0), *q = sqlite3_column_value(st, 1);
-    /* a new (gpu, queue) partition: NULL is a key of its own, as in GROUP BY */
-    if (!have || !same_key(gpu, g) || !same_key(queue, q)) {
-      sqlite3_value_free(gpu);
-      sqlite3_value_free(queue);
-      gpu = sqlite3_value_dup(g);
-      queue = sqlite3_value_dup(q);
+  if (!rc && (hl = qkey_next(r, ls, &kl)) < 0)
+    rc = -hl;
+  if (!rc && (he = qkey_next(r, es, &ke)) < 0)
+    rc = -he;
+  while (!rc && (hl > 0 || he > 0)) {
+    int64_t d = 0;
+    key = hl > 0 && (he <= 0 || qkey_cmp(&kl, &ke, 3) <= 0) ? kl : ke;
+    while (!rc && hl > 0 && qkey_cmp(&kl, &key, 3) == 0) {
+      d++;
+      if ((hl = qkey_next(r, ls, &kl)) < 0)
+        rc = -hl;
+    }
+    while (!rc && he > 0 && qkey_cmp(&ke, &key, 3) == 0) {
+      d--;
+      if ((he = qkey_next(r, es, &ke)) < 0)
+        rc = -he;
+    }
+    if (rc)
+      break;
+    if (!have || qkey_cmp(&part, &key, 2) != 0) {
+      part = key;
       depth = 0;
       have = 1;
     }
-    depth += sqlite3_column_int64(st, 3);
+    depth += d;
     sqlite3_reset(ins);
-    sqlite3_bind_value(ins, 1, gpu);
-    sqlite3_bind_value(ins, 2, queue);
-    sqlite3_bind_value(ins, 3, sqlite3_column_value(st, 2));
+    for (int i = 0; i < 3; i++) {
+      if (key.null[i])
+        sqlite3_bind_null(ins, i + 1);
+      else
+        sqlite3_bind_int64(ins, i + 1, key.v[i]);
+    }
     sqlite3_bind_int64(ins, 4, depth);
     if ((s = rpd_step(r, ins)) < 0)
       rc = -s;
   }
-  if (!rc && s < 0)
-    rc = -s;
-  sqlite3_value_free(gpu);
-  sqlite3_value_free(queue);
-  sqlite3_finalize(st);
+  sqlite3_finalize(ls);
+  sqlite3_finalize(es);
   sqlite3_finalize(ins);
   return rc;
 }
