@@ -381,7 +381,8 @@ static const char memcpy_sql[] =
   "   THEN 1.0 * sum(size) / sum(dur) END"
   " FROM b GROUP BY dir, bk ORDER BY dir, bk;";
 
-/* Findings from api calls: ?1 rule, ?2 severity, ?3 min_count, ?4 advice,
+/* Findings from api calls (the names matched once, in rocpd_string; each
+ * call is one integer test): ?1 rule, ?2 severity, ?3 min_count, ?4 advice,
  * ?5 the unit of the value. */
 static const char sync_memcpy_sql[] =
   "INSERT INTO ext_analysis_findings (rule, severity, gpuId, tid, start_ns, end_ns,"
@@ -389,9 +390,10 @@ static const char sync_memcpy_sql[] =
   " SELECT ?1, ?2, NULL, NULL, min(A.start), max(A.\"end\"), count(*),"
   "  sum(A.\"end\" - A.start) / 1e3, ?5, S.string || ': ' || count(*) || ' calls', ?4"
   " FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id"
-  " WHERE (S.string GLOB 'hipMemcpy*' OR S.string GLOB 'hipMemset*'"
-  "  OR S.string GLOB 'cudaMemcpy*' OR S.string GLOB 'cudaMemset*')"
-  "  AND S.string NOT GLOB '*Async*'"
+  " WHERE A.apiName_id IN (SELECT id FROM rocpd_string"
+  "  WHERE (string GLOB 'hipMemcpy*' OR string GLOB 'hipMemset*'"
+  "   OR string GLOB 'cudaMemcpy*' OR string GLOB 'cudaMemset*')"
+  "  AND string NOT GLOB '*Async*')"
   " GROUP BY S.string HAVING count(*) >= ?3 ORDER BY min(A.start);";
 
 static const char device_sync_sql[] =
@@ -400,8 +402,9 @@ static const char device_sync_sql[] =
   " SELECT ?1, ?2, NULL, A.tid, min(A.start), max(A.\"end\"), count(*),"
   "  sum(A.\"end\" - A.start) / 1e3, ?5,"
   "  'thread ' || A.tid || ': ' || count(*) || ' device synchronizations', ?4"
-  " FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id"
-  " WHERE S.string IN ('hipDeviceSynchronize', 'cudaDeviceSynchronize')"
+  " FROM rocpd_api A"
+  " WHERE A.apiName_id IN (SELECT id FROM rocpd_string"
+  "  WHERE string IN ('hipDeviceSynchronize', 'cudaDeviceSynchronize'))"
   " GROUP BY A.tid HAVING count(*) >= ?3 ORDER BY min(A.start);";
 
 int an_memcpy(rpd *r)
