@@ -9,7 +9,8 @@
 #   make deps            install the Debian -dev packages if pkg-config lacks them
 #
 # Files are discovered: common/*.c and common/util/*.c -> lib/librpdcommon.a; views/*.sql are
-# embedded into it; augment/*.c and tools/*.c -> one binary each in bin/;
+# embedded into it; augment/*.c and tools/*.c -> one binary each in bin/ (a folder
+# augment/NAME/*.c or tools/NAME/*.c -> bin/NAME);
 # raptor/*.c and raptor/report/*.c -> bin/raptor; tests/unit/test_*.c -> cmocka test programs.
 # Extra rules (shared libraries, ...) live in mk/*.mk.
 
