@@ -9,7 +9,8 @@
 #   make deps            install the Debian -dev packages if pkg-config lacks them
 #
 # Files are discovered: common/*.c, common/util/*.c and common/perfmodel/*.c -> lib/librpdcommon.a; views/*.sql are
-# embedded into it; augment/*.c and tools/*.c -> one binary each in bin/;
+# embedded into it; augment/*.c and tools/*.c -> one binary each in bin/ (a folder
+# augment/NAME/*.c or tools/NAME/*.c -> bin/NAME);
 # raptor/*.c and raptor/report/*.c -> bin/raptor; tests/unit/test_*.c -> cmocka test programs.
 # Extra rules (shared libraries, ...) live in mk/*.mk.
 
@@ -63,10 +64,14 @@ TOOL_SRC   := $(wildcard tools/*.c)
 # a tool that grew into a folder: tools/NAME/*.c -> bin/NAME
 TOOL_DIRS  := $(patsubst %/,%,$(dir $(wildcard tools/*/*.c)))
 TOOL_DIR_BINS := $(patsubst tools/%,$(BIN)/%,$(sort $(TOOL_DIRS)))
+# an augmenter that grew into a folder: augment/NAME/*.c -> bin/NAME
+AUG_DIRS   := $(patsubst %/,%,$(dir $(wildcard augment/*/*.c)))
+AUG_DIR_BINS := $(patsubst augment/%,$(BIN)/%,$(sort $(AUG_DIRS)))
 # raptor/api.c is the library API: only lib/librptor.so (mk/python.mk) links it
 RAPTOR_SRC := $(filter-out raptor/api.c,$(wildcard raptor/*.c raptor/report/*.c))
 SINGLE_BINS := $(patsubst augment/%.c,$(BIN)/%,$(AUG_SRC)) \
-               $(patsubst tools/%.c,$(BIN)/%,$(TOOL_SRC)) $(TOOL_DIR_BINS)
+               $(patsubst tools/%.c,$(BIN)/%,$(TOOL_SRC)) $(TOOL_DIR_BINS) \
+               $(AUG_DIR_BINS)
 RAPTOR_BIN := $(if $(RAPTOR_SRC),$(BIN)/raptor)
 RAPTOR_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(RAPTOR_SRC))
 
@@ -132,11 +137,11 @@ $(BIN)/%: $(OBJ)/tools/%.o $(COMMON_LIB)
 	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) -o $@
 
 define tool_dir_rule
-$(BIN)/$(1): $(patsubst %.c,$(OBJ)/%.o,$(wildcard tools/$(1)/*.c)) $(COMMON_LIB)
+$(BIN)/$(notdir $(1)): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(1)/*.c)) $(COMMON_LIB)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(LDFLAGS) $$(filter %.o,$$^) $(COMMON_LIB) $$(LDLIBS) -o $$@
 endef
-$(foreach d,$(sort $(TOOL_DIRS)),$(eval $(call tool_dir_rule,$(notdir $(d)))))
+$(foreach d,$(sort $(TOOL_DIRS) $(AUG_DIRS)),$(eval $(call tool_dir_rule,$(d))))
 
 $(BIN)/raptor: $(RAPTOR_OBJ) $(COMMON_LIB)
 	@mkdir -p $(dir $@)

@@ -1,32 +1,49 @@
 #!/bin/sh
-# tests/bench/75-analyze.sh - rpd-analyze at 1x ($BENCH_ROWS/4 api rows) and
-# 4x ($BENCH_ROWS) on generated traces: secs, rows/s, peak RSS, the 4x/1x
-# time ratio (linear: about 4) and RSS growth (flat: about 1), against the
-# SQLite floor: the op/api join and the sorted scan of the GPU work; then
-# raptor --report of the analysed 4x trace (its analysis_* tables).
+# tests/bench/75-analyze.sh - rpd-analyze on both trace shapes (benchlib.sh
+# BENCH_SHAPES: rpd-synth's default, and rows in completion order by 4
+# threads with 24-layer models) at 1x ($BENCH_ROWS/4 api rows) and 4x
+# ($BENCH_ROWS): secs, CPU secs, peak RSS, the 4x/1x CPU ratio (linear:
+# about 4) and RSS growth (flat: about 1), against its floor: one bare scan
+# of each table it reads (rocpd_api, rocpd_op, rocpd_api_ops,
+# rocpd_copyapi), CPU seconds of the same run; then raptor --report of the
+# analysed 4x synth trace (its analysis_* tables).
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
 q_rows=$((BENCH_ROWS / 4))
-t1=$(bench_trace "synth-$q_rows" --seed 1 --api "$q_rows" --gpus 2) ||
-  { echo "BENCH analyze FAILED (rpd-synth)"; exit 1; }
-t4=$(bench_trace "synth-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2) ||
-  { echo "BENCH analyze FAILED (rpd-synth)"; exit 1; }
 w="$BENCHDIR/analyze-work.rpd"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "inf" }'; }
+floor_sql='SELECT count(*), total(start), total("end"), total(apiName_id) FROM rocpd_api;
+  SELECT count(*), total(start), total("end"), total(gpuId + queueId + opType_id + description_id) FROM rocpd_op;
+  SELECT count(*), total(api_id + op_id) FROM rocpd_api_ops;
+  SELECT count(*), total(size) FROM rocpd_copyapi;'
 
-measure "analyze-floor(sql, 4x)" "$BENCH_ROWS" sqlite3 "$t4" \
-  "SELECT count(*), total(A.start) FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id;
-   SELECT total(s) FROM (SELECT gpuId, start AS s, \"end\" FROM rocpd_op ORDER BY gpuId, start, \"end\");"
-floor=$MEASURED_SECS
-fresh "$t1" "$w"
-measure "rpd-analyze(1x)" "$q_rows" rpd-analyze "$w" || exit 1
-s1=$MEASURED_SECS; r1=$_rss
-fresh "$t4" "$w"
-measure "rpd-analyze(4x)" "$BENCH_ROWS" rpd-analyze "$w" || exit 1
-s4=$MEASURED_SECS; r4=$_rss
-rm -rf "$BENCHDIR/report-analysis"
-measure "raptor --report with analysis_*(4x)" "$BENCH_ROWS" raptor "$w" --report -q \
-  --csv-dir "$BENCHDIR/report-analysis" --html "$BENCHDIR/report-analysis.html" || exit 1
-rm -rf "$BENCHDIR/report-analysis" "$BENCHDIR/report-analysis.html"
-echo "BENCH rpd-analyze linearity: 4x the rows takes $(ratio "$s4" "$s1")x the time; peak_rss_kb 1x=$r1 4x=$r4 growth=$(ratio "$r4" "$r1")x"
-echo "BENCH rpd-analyze floor secs=$floor ratio=$(ratio "$s4" "$floor")"
+for shape in $BENCH_SHAPES; do
+  if [ "$shape" = synth ]; then
+    t1=$(bench_trace "synth-$q_rows" --seed 1 --api "$q_rows" --gpus 2) &&
+      t4=$(bench_trace "synth-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2) ||
+      { echo "BENCH analyze FAILED (rpd-synth)"; exit 1; }
+  else
+    # shellcheck disable=SC2046
+    t1=$(bench_trace "cs-$shape-$q_rows" --seed 1 --api "$q_rows" --gpus 2 --schema 3 \
+      $(bench_shape_args "$shape")) &&
+      t4=$(bench_trace "cs-$shape-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2 --schema 3 \
+        $(bench_shape_args "$shape")) || { echo "BENCH analyze FAILED (rpd-synth $shape)"; exit 1; }
+  fi
+  L="[$shape]"
+  measure "analyze-floor(table scans, 4x) $L" "$BENCH_ROWS" sqlite3 "$t4" "$floor_sql"
+  floor_cpu=$MEASURED_CPU
+  fresh "$t1" "$w"
+  measure "rpd-analyze(1x) $L" "$q_rows" rpd-analyze "$w" || exit 1
+  c1=$MEASURED_CPU; r1=$_rss
+  fresh "$t4" "$w"
+  measure "rpd-analyze(4x) $L" "$BENCH_ROWS" rpd-analyze "$w" || exit 1
+  c4=$MEASURED_CPU; r4=$_rss
+  echo "BENCH rpd-analyze $L linearity: 4x the rows takes $(ratio "$c4" "$c1")x the CPU time; peak_rss_kb 1x=$r1 4x=$r4 growth=$(ratio "$r4" "$r1")x"
+  echo "BENCH rpd-analyze $L ratio to its floor (one scan per table, cpu, 4x): $(ratio "$c4" "$floor_cpu")x (floor $floor_cpu s)"
+  if [ "$shape" = synth ]; then
+    rm -rf "$BENCHDIR/report-analysis"
+    measure "raptor --report with analysis_*(4x)" "$BENCH_ROWS" raptor "$w" --report -q \
+      --csv-dir "$BENCHDIR/report-analysis" --html "$BENCHDIR/report-analysis.html" || exit 1
+    rm -rf "$BENCHDIR/report-analysis" "$BENCHDIR/report-analysis.html"
+  fi
+done
 rm -f "$w"

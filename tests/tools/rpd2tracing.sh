@@ -584,3 +584,35 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
   check_eq "--max-size .pftrace: every op in one file" "$(q my.rpd 'SELECT count(*) FROM rocpd_op')" \
     "$(for f in ms.*.pftrace; do "$PC" "$f"; done | awk '$1=="cat"&&$2~/^X\/(kernel|copy|barrier|other)$/{n+=$3} END{print n+0}')"
 fi
+
+# Marker frame labels travel from the api pass to the launch pass through a
+# temp file: labels of 70 KB (past its 64 KB write buffer) and 300 KB (past
+# its 256 KB read window) between short ones, each frame named by its own
+# marker's args, in JSON and protobuf.
+sqlite3 labels.rpd <"$ROOT/views/schema.sql"
+sqlite3 labels.rpd "
+INSERT INTO rocpd_string(id, string) VALUES (1, 'hipLaunchKernel'), (2, 'UserMarker'), (3, 'KernelExecution'), (4, 'k');
+INSERT INTO rocpd_ustring(id, string) VALUES (1, 'short one'),
+  (2, 'long70 ' || replace(hex(zeroblob(35000)), '0', 'a')),
+  (3, 'long300 ' || replace(hex(zeroblob(150000)), '0', 'b')), (4, 'short two'), (5, 'stream');
+INSERT INTO rocpd_api(id, pid, tid, start, end, apiName_id, category_id, domain_id, args_id) VALUES
+  (1, 1, 1, 2000, 3000, 1, 5, 5, 5), (2, 1, 1, 1000, 10000, 2, 5, 5, 1),
+  (3, 1, 1, 2002000, 2003000, 1, 5, 5, 5), (4, 1, 1, 2001000, 2010000, 2, 5, 5, 2),
+  (5, 1, 1, 4002000, 4003000, 1, 5, 5, 5), (6, 1, 1, 4001000, 4010000, 2, 5, 5, 3),
+  (7, 1, 1, 6002000, 6003000, 1, 5, 5, 5), (8, 1, 1, 6001000, 6010000, 2, 5, 5, 4);
+INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id, opType_id) VALUES
+  (1, 0, 0, 1, 4000, 5000, 4, 3), (2, 0, 0, 2, 2004000, 2005000, 4, 3),
+  (3, 0, 0, 3, 4004000, 4005000, 4, 3), (4, 0, 0, 4, 6004000, 6005000, 4, 3);
+INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (1, 1), (3, 2), (5, 3), (7, 4);"
+labels_want=$(sqlite3 labels.rpd "SELECT S.string FROM rocpd_api A JOIN rocpd_ustring S ON S.id = A.args_id WHERE A.apiName_id = 2 ORDER BY A.start" | cksum)
+if rpd2tracing labels.rpd labels.json -q 2>labels.err; then
+  check_eq "labels: four frames, each named by its marker's args (70 KB and 300 KB ones too)" "$labels_want" \
+    "$(python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+for e in sorted((e for e in ev if e.get("cat") == "marker_frame"), key=lambda e: e["ts"]): print(e["name"])' labels.json | cksum)"
+else notok "labels fixture converts" "$(cat labels.err)"; fi
+if rpd2tracing labels.rpd labels.pftrace -q 2>labels.err; then
+  check_eq "labels protobuf: the 300 KB label is there" yes \
+    "$(grep -q "long300 $(printf 'b%.0s' $(seq 1 64))" labels.pftrace && echo yes)"
+else notok "labels fixture converts to protobuf" "$(cat labels.err)"; fi

@@ -9,13 +9,12 @@
 int launch_add(conv *c, const lrec *r) { return sorter_add(c->launches, r); }
 
 typedef struct marker {
-  int64_t id, end, args_id;
+  int64_t id, end, label;
 } marker;
 
 typedef struct gpu_frame {
   int active;
-  size_t thread;        /* its thread's index (its label cursor) */
-  int64_t marker_id, args_id;
+  int64_t marker_id, label;   /* the marker's label in A's labelstore */
   int64_t start, end, ops;
   int32_t *queues;      /* indexes in conv.queues */
   size_t nqueues, cap;
@@ -43,52 +42,117 @@ typedef struct launch_pass {
   int32_t *queue_gpu;       /* conv.queues index -> gq index */
 } launch_pass;
 
-/* Cursors on the args table for the marker frame labels: the rows with id
- * >= ?1 in id order.  A thread's frames come in time order and their
- * markers' args ids mostly ascend: its cursor steps forward (up to
- * LABEL_STEPS rows) instead of a look-up from the root per frame, and is
- * bound again only when the id is behind it or far ahead.  Threads
- * interleave in time, so each has a cursor of its own (thread index modulo
- * LABEL_CURSORS; the statements are made on first use). */
-#define LABEL_STEPS 64
-#define LABEL_CURSORS 16
+/* ------------------------------------------------------------ labels */
 
-typedef struct label_cursor {
-  sqlite3_stmt *look;
-  int64_t at;           /* look is on this row (on) */
-  int on;
-} label_cursor;
+void labels_init(labelstore *ls, char *err) {
+  memset(ls, 0, sizeof *ls);
+  ls->err = err;
+  ls->fd = -1;
+}
 
-/* Move cursor k onto args row id: 1 when it is there, 0 when no row has
- * that id, -1 on error (in c->err). */
-static int label_seek(conv *c, size_t k, int64_t id) {
-  label_cursor *l = &c->labels[k % LABEL_CURSORS];
-  int s = SQLITE_ROW, steps = 0;
-  if (!l->look && conv_prepare(c, &l->look, "SELECT id, string FROM \"%w\" WHERE id >= ?1 ORDER BY id") != RPD_OK)
-    return -1;
-  if (!l->on || l->at > id || id - l->at > LABEL_STEPS) {
-    sqlite3_reset(l->look);
-    sqlite3_bind_int64(l->look, 1, id);
-    l->on = 0;
-    s = sqlite3_step(l->look);
-  } else if (l->at == id) {
-    return 1;
+/* Write the n bytes at p to the file at off; RPD_OK or RPD_EIO. */
+static int labels_write(labelstore *ls, const char *p, size_t n, off_t off) {
+  while (n) {
+    ssize_t w = pwrite(ls->fd, p, n, off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return cerr(ls->err, RPD_EIO, "temp file: %s", w < 0 ? strerror(errno) : "short write");
+    p += w;
+    off += w;
+    n -= (size_t)w;
+  }
+  return RPD_OK;
+}
+
+int labels_flush(labelstore *ls) {
+  int rc = ls->len ? labels_write(ls, ls->buf, ls->len, ls->size - (off_t)ls->len) : RPD_OK;
+  ls->len = 0;
+  return rc;
+}
+
+int labels_put(labelstore *ls, const char *s, size_t n, int64_t *off) {
+  uint32_t len = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+  int rc;
+  if (ls->fd < 0) {
+    if ((ls->fd = rpd_scratch_fd()) < 0)
+      return cerr(ls->err, RPD_EIO, "cannot create a temp file: %s", strerror(errno));
+    ls->buf = rpd_xmalloc(LABEL_BUF);
+  }
+  if (ls->len + sizeof len + len + 1 > LABEL_BUF && (rc = labels_flush(ls)) != RPD_OK) return rc;
+  *off = ls->size;
+  memcpy(ls->buf + ls->len, &len, sizeof len);
+  ls->len += sizeof len;
+  ls->size += (off_t)sizeof len;
+  if (ls->len + len + 1 > LABEL_BUF) {   /* a long label: written from where it is */
+    if ((rc = labels_flush(ls)) != RPD_OK) return rc;
+    if ((rc = labels_write(ls, s, len, ls->size)) == RPD_OK)
+      rc = labels_write(ls, "", 1, ls->size + (off_t)len);
+    ls->size += (off_t)len + 1;
+    return rc;
+  }
+  memcpy(ls->buf + ls->len, s, len);
+  ls->buf[ls->len + len] = '\0';
+  ls->len += len + 1;
+  ls->size += (off_t)len + 1;
+  return RPD_OK;
+}
+
+/* pread n bytes at off into dst; RPD_OK or RPD_EIO. */
+static int labels_read(labelstore *ls, char *dst, size_t n, off_t off) {
+  while (n) {
+    ssize_t g = pread(ls->fd, dst, n, off);
+    if (g < 0 && errno == EINTR) continue;
+    if (g <= 0) return cerr(ls->err, RPD_EIO, "temp file: %s", g < 0 ? strerror(errno) : "short read");
+    dst += g;
+    off += g;
+    n -= (size_t)g;
+  }
+  return RPD_OK;
+}
+
+/* The window holds [off, off + n) (n <= LABEL_WINDOW) after this. */
+static int labels_window(labelstore *ls, off_t off, size_t n) {
+  if (off >= ls->woff && off + (off_t)n <= ls->woff + (off_t)ls->wlen) return RPD_OK;
+  if (!ls->win) ls->win = rpd_xmalloc(LABEL_WINDOW);
+  size_t want = LABEL_WINDOW;
+  if ((off_t)want > ls->size - off) want = (size_t)(ls->size - off);
+  if (want < n) return cerr(ls->err, RPD_EIO, "temp file: a cut label");
+  ls->woff = off;
+  ls->wlen = 0;
+  int rc = labels_read(ls, ls->win, want, off);
+  if (rc == RPD_OK) ls->wlen = want;
+  return rc;
+}
+
+int labels_get(labelstore *ls, int64_t off, const char **s, size_t *n) {
+  uint32_t len;
+  int rc;
+  if (ls->fd < 0 || off < 0 || off + (int64_t)sizeof len > (int64_t)ls->size)
+    return cerr(ls->err, RPD_EIO, "temp file: no label at %lld", (long long)off);
+  if ((rc = labels_window(ls, off, sizeof len)) != RPD_OK) return rc;
+  memcpy(&len, ls->win + (off - ls->woff), sizeof len);
+  off += (int64_t)sizeof len;
+  if ((size_t)len + 1 <= LABEL_WINDOW) {
+    if ((rc = labels_window(ls, off, (size_t)len + 1)) != RPD_OK) return rc;
+    *s = ls->win + (off - ls->woff);
   } else {
-    s = sqlite3_step(l->look);
-  }
-  for (;;) {
-    if (s != SQLITE_ROW) {
-      l->on = 0;
-      if (s == SQLITE_DONE) return 0;
-      cerr(c->err, RPD_ESQL, "%s: %s", sqlite3_sql(l->look), sqlite3_errmsg(c->db));
-      return -1;
+    if ((size_t)len + 1 > ls->bigcap) {
+      free(ls->big);
+      ls->bigcap = (size_t)len + 1;
+      ls->big = rpd_xmalloc(ls->bigcap);
     }
-    l->on = 1;
-    l->at = sqlite3_column_int64(l->look, 0);
-    if (l->at >= id) return l->at == id;
-    if (++steps > LABEL_STEPS) return label_seek(c, k, id);   /* rebinds: the id is behind it */
-    s = sqlite3_step(l->look);
+    if ((rc = labels_read(ls, ls->big, (size_t)len + 1, off)) != RPD_OK) return rc;
+    *s = ls->big;
   }
+  *n = len;
+  return RPD_OK;
+}
+
+void labels_free(labelstore *ls) {
+  if (ls->fd >= 0) close(ls->fd);
+  free(ls->buf);
+  free(ls->win);
+  free(ls->big);
+  labels_init(ls, ls->err);
 }
 
 /* Write the frame once per GPU queue it touched, named by its marker label. */
@@ -96,15 +160,10 @@ static int frame_emit(conv *c, gpu_frame *f) {
   char desc[64];
   const char *name = "";
   size_t nlen = 0;
-  int k;
+  int rc;
   if (!f->active) return RPD_OK;
   f->active = 0;
-  if ((k = label_seek(c, f->thread, f->args_id)) < 0) return RPD_ESQL;
-  if (k) {
-    sqlite3_stmt *look = c->labels[f->thread % LABEL_CURSORS].look;
-    name = col_text(look, 1);
-    nlen = (size_t)sqlite3_column_bytes(look, 1);
-  }
+  if ((rc = labels_get(c->peer->marks, f->label, &name, &nlen)) != RPD_OK) return rc;
   memcpy(desc, "UserMarker frame: ", 18);
   memcpy(w_i64(desc + 18, f->ops), " ops", 5);
   txt label = txt_s(name, nlen);
@@ -151,7 +210,7 @@ static int frame_op(conv *c, thread_state *t, int32_t queue, int64_t start, int6
   if ((rc = frame_emit(c, f)) != RPD_OK) return rc;
   f->active = 1;
   f->marker_id = m->id;
-  f->args_id = m->args_id;
+  f->label = m->label;
   f->start = start;
   f->end = end;
   f->ops = 1;
@@ -246,9 +305,7 @@ int emit_launches(conv *c) {
     p.queue_gpu[i] = g ? (int32_t)(g - c->gpus) : 0;
   }
   p.threads = rpd_xcalloc(c->threads.n ? c->threads.n : 1, sizeof *p.threads);
-  for (size_t i = 0; i < c->threads.n; i++) p.threads[i].frame.thread = i;
-  label_cursor labels[LABEL_CURSORS] = {{0}};
-  c->labels = labels;
+  c->peer->marks->err = c->err;   /* A is done with it */
   rc = sorter_begin(a->launches);
   if (rc == RPD_OK) rc = sorter_begin(c->launches);
   const lrec *m = rc == RPD_OK ? sorter_next(a->launches, &rc) : NULL;
@@ -286,8 +343,6 @@ int emit_launches(conv *c) {
     }
     i64heap_free(&q->ends);
   }
-  for (size_t i = 0; i < LABEL_CURSORS; i++) sqlite3_finalize(labels[i].look);
-  c->labels = NULL;
   free(p.threads);
   free(p.gq);
   free(p.queue_gpu);

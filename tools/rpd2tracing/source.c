@@ -215,11 +215,12 @@ int emit_apis(conv *c) {
       c->n_api++;
     }
     if (name->marker && start != end) {   /* a range for the launch pass */
-      lrec r = {.ts = start, .e = end, .id = id,
-                .aux = sqlite3_column_int64(st, 6), .thread = (int32_t)th, .queue = -1};
+      lrec r = {.ts = start, .e = end, .id = id, .thread = (int32_t)th, .queue = -1};
+      if ((rc = labels_put(c->marks, args.s, args.n, &r.aux)) != RPD_OK) break;
       if ((rc = launch_add(c, &r)) != RPD_OK) break;
     }
   }
+  if (rc == RPD_OK) rc = labels_flush(c->marks);
   if (rc == RPD_OK && s != SQLITE_ROW && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
   sqlite3_finalize(l.st);

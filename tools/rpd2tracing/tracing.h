@@ -176,8 +176,8 @@ typedef struct conv {
   int has_api, has_op;
   struct conv *peer;        /* B: A (its gpus and t_end) */
   names strs;               /* rocpd_string */
-  /* B: cursors on the args table for the marker frame labels (launch.c) */
-  struct label_cursor *labels;
+  /* A: the labels of its UserMarker ranges (launch.c; B reads A's) */
+  struct labelstore *marks;
   pairmap threads;          /* (pid, tid) of every api call */
   pairmap queues;           /* (gpuId, queueId) of every op */
   pairmap gpuset;           /* (gpuId, 0) */
@@ -272,7 +272,8 @@ typedef struct lrec {
   int64_t ts;           /* api start */
   int64_t e;            /* marker end (0 for launches; sort key) */
   int64_t id;           /* api id */
-  int64_t aux;          /* marker: args id; launch: rocpd_api_ops id */
+  int64_t aux;          /* marker: its label's offset in A's labelstore;
+                         * launch: rocpd_api_ops id */
   int64_t ostart, oend; /* launches: the op */
   int32_t thread;       /* index in conv.threads */
   int32_t queue;        /* index in conv.queues; -1 for markers */
@@ -315,6 +316,41 @@ typedef struct sorter {
   size_t *heap, nh;     /* runs by their current row */
   lrec cur;             /* the row sorter_next returned */
 } sorter;
+
+/* The labels of the UserMarker ranges, for the names of the marker frames:
+ * A's api pass has each label in hand when it meets the range and appends
+ * it (a 4-byte length, the bytes and a NUL, as SQLite's text: the JSON
+ * escaper reads words up to it) to an unlinked temp file; the range's
+ * launch row carries its offset.  The launch pass reads them back through a
+ * window: frames come in time order and the labels were written in api
+ * order, which follows time closely, so most reads are a memcpy from the
+ * window and the file is read about once.  Memory is flat. */
+#define LABEL_BUF ((size_t)64 << 10)     /* write buffer */
+#define LABEL_WINDOW ((size_t)256 << 10) /* read window */
+
+typedef struct labelstore {
+  char *err;            /* the owner's error text */
+  int fd;               /* -1: nothing written yet */
+  char *buf;            /* writing: bytes not yet in the file */
+  size_t len;
+  off_t size;           /* bytes in the file and buf */
+  char *win;            /* reading: file bytes [woff, woff + wlen) */
+  off_t woff;
+  size_t wlen;
+  char *big;            /* a label longer than the window */
+  size_t bigcap;
+} labelstore;
+
+void labels_init(labelstore *ls, char *err);
+/* Append the n bytes of s; *off = where to read them back (labels_get).
+ * RPD_OK or RPD_EIO (text in err). */
+int labels_put(labelstore *ls, const char *s, size_t n, int64_t *off);
+/* Write what is buffered: before any labels_get.  RPD_OK or RPD_EIO. */
+int labels_flush(labelstore *ls);
+/* The label at off into *s (NUL-terminated), *n (valid until the next call); RPD_OK or
+ * RPD_EIO. */
+int labels_get(labelstore *ls, int64_t off, const char **s, size_t *n);
+void labels_free(labelstore *ls);
 
 /* ------------------------------------------------------------ two workers */
 

@@ -208,7 +208,10 @@ static int follow_b(conv *a, conv *b, job *j, pthread_t th) {
 int convert_sections(conv *a, conv *b) {
   job j = {.stage = 0};
   sorter markers;
+  labelstore marks;
   a->launches = &markers;
+  labels_init(&marks, a->err);
+  a->marks = &marks;
   worker_b_arg w;
   pthread_t th;
   int threaded, rc, rb = RPD_OK;
@@ -257,6 +260,7 @@ int convert_sections(conv *a, conv *b) {
   b->out.buf = NULL;
   rpd_buf_free(&b->out.scratch);
   sorter_free(&markers);
+  labels_free(&marks);
   pair_free(&a->threads);
   pair_free(&a->queues);
   if (a->w->done) {
