@@ -32,15 +32,6 @@ typedef struct opts {
   int64_t findings[NRULES];
 } opts;
 
-/* The idle cause of a gap, decided by the op that ends it (docs/rpd-analyze.md
- * "Idle-time breakdown"). */
-enum { AN_HOST_WAIT, AN_KERNEL_WAIT, AN_OTHER };
-
-/* The cause of a GPU idle gap of len ns that starts at gap_start and ends
- * with an op launched at launch (-1: no linked api call): host_wait when
- * launched after the GPU went idle, kernel_wait when queued before and the
- * gap is at most kernel_wait_ns, other otherwise. */
-int an_idle_cause(int64_t gap_start, int64_t len, int64_t launch, double kernel_wait_ns);
 
 /* tables.c: temp.an_launch, temp.an_shared and temp.an_op (one row per op
  * with its class, name, communication flag and launching call). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "waterfall.h"
 
 /* ------------------------------------------------------------ findings */
 
@@ -158,24 +159,16 @@ static int windows_feed(finder *f, gpu_state *g, int64_t a, int64_t b)
   return rc;
 }
 
-int an_idle_cause(int64_t gap_start, int64_t len, int64_t launch, double kernel_wait_ns)
-{
-  if (launch >= 0 && launch > gap_start)
-    return AN_HOST_WAIT;
-  if (launch >= 0 && (double)len <= kernel_wait_ns)
-    return AN_KERNEL_WAIT;
-  return AN_OTHER;
-}
-
 /* A gap [g0, g1) between busy intervals; launch = when the op that ends it
- * was launched (-1 unknown). */
+ * was launched (-1 unknown).  Its cause is the rule rpd-diff --waterfall
+ * shares (rpd_idle_classify, docs/rpd-analyze.md "Idle-time breakdown"). */
 static int gap(finder *f, gpu_state *g, int64_t g0, int64_t g1, int64_t launch)
 {
   int64_t len = g1 - g0;
   g->gaps++;
-  switch (an_idle_cause(g0, len, launch, f->o->kernel_wait_us * 1000)) {
-  case AN_HOST_WAIT: g->host += len; break;
-  case AN_KERNEL_WAIT: g->kwait += len; break;
+  switch (rpd_idle_classify(g0, g1, launch, f->o->kernel_wait_us)) {
+  case RPD_IDLE_HOST_WAIT: g->host += len; break;
+  case RPD_IDLE_KERNEL_WAIT: g->kwait += len; break;
   default: g->other += len; break;
   }
   if ((double)len > f->o->rules[R_STARVATION].threshold * 1000) {
