@@ -1,6 +1,7 @@
 /* augment.c - rpd_augment_main, the driver shared by every augmenter. */
 #include "rpd.h"
 #include "check.h"
+#include "opt.h"
 #include "progress.h"
 
 #include <stdlib.h>
@@ -11,49 +12,63 @@ typedef struct {
   int force;
 } aug_args;
 
+/* A leftover argument of the table: FILE, or one for the tool's option
+ * hook (a->option, for a tool without a table of its own).  Returns how
+ * many of pos[i ..] it used, or 0 after printing a usage error (*rc = 2). */
+static int leftover(const rpd_augment *a, int npos, char **pos, int i, aug_args *p,
+                    int dashdash, int *rc)
+{
+  const char *s = pos[i];
+  if (!p->file && (dashdash || s[0] != '-' || s[1] == 0)) {
+    p->file = s;
+    return 1;
+  }
+  int used = a->option ? a->option(a->ctx, npos, pos, i) : 0;
+  if (used <= 0) {
+    *rc = s[0] == '-' && s[1] && !dashdash ? rpd_usage_error("unknown option '%s'", s)
+                                           : rpd_usage_error("unexpected argument '%s'", s);
+    return 0;
+  }
+  if (i + used > npos) {
+    *rc = rpd_usage_error("option '%s' needs a value", s);
+    return 0;
+  }
+  return used;
+}
+
 /* Parse FILE, -o OUT / --output OUT / -oOUT / --output=OUT, --force and the
- * tool's options. Returns 0, or 2 after printing a usage error. */
+ * tool's options (its table a->opts, else its hook a->option). Returns 0,
+ * or 2 after printing a usage error. */
 static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
 {
-  int only_files = 0;
+  const rpd_opt opts[] = {
+    RPD_OPT_FILE("-o|--output", &p->out),
+    RPD_OPT_FLAG("--force", &p->force),
+    RPD_OPT_TABLE(a->opts),
+    RPD_OPT_END(),
+  };
+  /* where "--" was: the arguments after it are files, never options */
+  int dd = argc, rc = 0;
 
-  for (int i = 1; i < argc; i++) {
-    const char *s = argv[i];
-    if (!only_files && strcmp(s, "--") == 0) {
-      only_files = 1;
-      continue;
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--") == 0) {
+      dd = i;
+      break;
     }
-    if (!only_files && (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0)) {
-      if (i + 1 >= argc) return rpd_usage_error("option '%s' needs a file name", s);
-      p->out = argv[++i];
-      continue;
-    }
-    if (!only_files && strncmp(s, "-o", 2) == 0 && s[2]) {
-      p->out = s + 2;
-      continue;
-    }
-    if (!only_files && strncmp(s, "--output=", 9) == 0) {
-      p->out = s + 9;
-      continue;
-    }
-    if (!only_files && rpd_cli_quiet_opt(s)) continue;   /* rpd_cli_init set rpd_quiet */
-    if (!only_files && strcmp(s, "--force") == 0) {
-      p->force = 1;
-      continue;
-    }
-    if (only_files || s[0] != '-' || s[1] == 0) {
-      if (!p->file) {
-        p->file = s;
-        continue;
-      }
-    }
-    int used = a->option ? a->option(a->ctx, argc, argv, i) : 0;
-    if (used <= 0) {
-      if (s[0] == '-' && s[1] && !only_files) return rpd_usage_error("unknown option '%s'", s);
-      return rpd_usage_error("unexpected argument '%s'", s);
-    }
-    if (i + used > argc) return rpd_usage_error("option '%s' needs a value", s);
-    i += used - 1;
+  /* the hook sees the options the table does not know, in order */
+  char msg[1024];
+  int n = rpd_opt_parse(opts, a->option ? RPD_OPT_KEEP_UNKNOWN : 0, dd, argv, msg,
+                        sizeof msg);
+  if (n < 0) return rpd_usage_error("%s", msg);
+  for (int i = 0; i < n;) {
+    int used = leftover(a, n, argv, i, p, 0, &rc);
+    if (!used) return rc;
+    i += used;
+  }
+  for (int i = dd + 1; i < argc;) {
+    int used = leftover(a, argc, argv, i, p, 1, &rc);
+    if (!used) return rc;
+    i += used;
   }
   if (!p->file) return rpd_usage_error("missing FILE");
   if (p->out && !*p->out) return rpd_usage_error("empty output file name");
