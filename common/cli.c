@@ -193,3 +193,12 @@ int rpd_cli_options(const rpd_opt *opts, int flags, int *argc, char **argv)
   *argc = n;
   return 0;
 }
+
+int rpd_cli_one_file(int npos, char **pos, const char **file, const char *out)
+{
+  if (npos < 1) return rpd_usage_error("missing FILE");
+  if (npos > 1) return rpd_usage_error("unexpected argument '%s'", pos[1]);
+  if (out && !*out) return rpd_usage_error("empty output file name");
+  *file = pos[0];
+  return 0;
+}

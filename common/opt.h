@@ -126,6 +126,12 @@ int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *m
  * now argv[0 .. *argc). */
 int rpd_cli_options(const rpd_opt *opts, int flags, int *argc, char **argv);
 
+/* The positionals of a `FILE [-o OUT]` tool: exactly one (else "missing
+ * FILE" / "unexpected argument 'X'") into *file, and out (when not NULL)
+ * not empty ("empty output file name").  Returns 0, or 2 after printing
+ * the usage error. */
+int rpd_cli_one_file(int npos, char **pos, const char **file, const char *out);
+
 /* Free the array of a list (not the strings, which are argv's). */
 void rpd_opt_list_free(rpd_opt_list *l);
 
