@@ -55,7 +55,7 @@ static int has_short(const char *names, char c)
 
 static int takes_value(const rpd_opt *o)
 {
-  return o->kind != RPD_OPTK_FLAG && o->kind != RPD_OPTK_CALL0;
+  return o->kind != RPD_OPTK_FLAG && (o->kind != RPD_OPTK_CALL0 || o->ival);
 }
 
 /* The entry spelled name[0 .. len) in opts (or a table it includes). */
@@ -233,7 +233,26 @@ int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *m
       }
       return say(msg, msgsz, RPD_OPT_EUNKNOWN, "unknown option '%s'", a);
     }
-    if (!v && takes_value(o)) {
+    if (o->kind == RPD_OPTK_PAIR) {
+      /* two values: the first may come with '=' */
+      int need = v ? 1 : 2;
+      if (i + need >= argc)
+        return say(msg, msgsz, RPD_OPT_ENEEDVAL, "option '%s' needs %s", name,
+                   o->need ? o->need : "two values");
+      const char **two = o->value;
+      two[0] = v ? v : argv[++i];
+      two[1] = argv[++i];
+      if (o->fn && o->fn(o->ctx, name, two[0], msg, msgsz) != 0) {
+        if (msg && msgsz && !msg[0]) say(msg, msgsz, 0, "bad option '%s'", name);
+        return RPD_OPT_EBADVAL;
+      }
+      continue;
+    }
+    if (!v && o->kind == RPD_OPTK_CALL0 && o->ival) {
+      /* an optional value: the next argument unless it is an option */
+      const char *n = i + 1 < argc ? argv[i + 1] : NULL;
+      if (n && strcmp(n, "--") != 0 && !find(both, n, strlen(n))) v = argv[++i];
+    } else if (!v && takes_value(o)) {
       if (i + 1 >= argc)
         return say(msg, msgsz, RPD_OPT_ENEEDVAL, "option '%s' needs %s", name,
                    o->need ? o->need : "a value");

@@ -39,8 +39,13 @@ enum {
                       * RPD_TIMEOPT_DEFAULT or RPD_TIMEOPT_ABS_US) */
   RPD_OPTK_LIST,     /* repeatable: the text appended to *(rpd_opt_list *) */
   RPD_OPTK_CALL,     /* fn(ctx, name, value, ...) with a value */
-  RPD_OPTK_CALL0,    /* fn(ctx, name, NULL, ...): takes no value */
+  RPD_OPTK_CALL0,    /* fn(ctx, name, NULL, ...): takes no value, except
+                      * with ival = 1: then the next argument when it is not
+                      * an option of the table (`--info FILE`, `--info
+                      * -x.rpd`), or the text after '=' */
   RPD_OPTK_TABLE,    /* value = another table whose entries belong here */
+  RPD_OPTK_PAIR,     /* two values (`--set TAG VALUE`): (const char **)value
+                      * [0] and [1]; then fn(ctx, name, [0]) when fn is set */
 };
 
 /* Errors of rpd_opt_parse (negative; the message says which). */
@@ -70,7 +75,8 @@ typedef struct rpd_opt_list {
 
 /* A callback option: return 0, or non-zero with a one-line message written
  * into msg (at most msgsz bytes; left empty, the message is "bad value
- * 'VALUE' for option 'NAME'").  name is the spelling the user wrote. */
+ * 'VALUE' for option 'NAME'").  name is the spelling the user wrote (valid
+ * during the call only); value points into argv. */
 typedef int (*rpd_opt_fn)(void *ctx, const char *name, const char *value, char *msg,
                           size_t msgsz);
 
@@ -109,6 +115,10 @@ typedef struct rpd_opt {
 #define RPD_OPT_LIST(n, p) { .kind = RPD_OPTK_LIST, .names = (n), .value = (p) }
 #define RPD_OPT_CALL(n, f, c) { .kind = RPD_OPTK_CALL, .names = (n), .fn = (f), .ctx = (c) }
 #define RPD_OPT_CALL0(n, f, c) { .kind = RPD_OPTK_CALL0, .names = (n), .fn = (f), .ctx = (c) }
+#define RPD_OPT_PAIR(n, p, f, c, nd) \
+  { .kind = RPD_OPTK_PAIR, .names = (n), .value = (p), .fn = (f), .ctx = (c), .need = (nd) }
+#define RPD_OPT_CALL_OPTVAL(n, f, c) \
+  { .kind = RPD_OPTK_CALL0, .names = (n), .fn = (f), .ctx = (c), .ival = 1 }
 #define RPD_OPT_TABLE(t) { .kind = RPD_OPTK_TABLE, .value = (void *)(t) }
 
 /* Parse argv[1 .. argc) against opts (flags: RPD_OPT_*).  On success the

@@ -204,6 +204,43 @@ static void test_flags(void **state)
   assert_string_equal(a2[1], "x");
 }
 
+static int on_action(void *ctx, const char *name, const char *value, char *msg, size_t msgsz)
+{
+  char *got = ctx;
+  (void)msg, (void)msgsz;
+  snprintf(got, 64, "%s=%s", name, value ? value : "(none)");
+  return 0;
+}
+
+static void test_pair_optval(void **state)
+{
+  (void)state;
+  const char *pair[2] = { NULL, NULL };
+  char got[64] = "", msg[256];
+  int f = 0;
+  rpd_opt t[] = {
+    RPD_OPT_PAIR("--set", pair, NULL, NULL, "TAG and VALUE"),
+    RPD_OPT_CALL_OPTVAL("--info", on_action, got),
+    RPD_OPT_FLAG("--force", &f),
+    RPD_OPT_END(),
+  };
+  char *a1[] = { "prog", "--set", "k", "v", "--info", "-x.rpd", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 6, a1, msg, sizeof msg), 0);
+  assert_string_equal(pair[0], "k");
+  assert_string_equal(pair[1], "v");
+  assert_string_equal(got, "--info=-x.rpd");
+  /* the optional value is not taken when it is an option of the table */
+  char *a2[] = { "prog", "--info", "--force", "--set=a", "b", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 5, a2, msg, sizeof msg), 0);
+  assert_string_equal(got, "--info=(none)");
+  assert_int_equal(f, 1);
+  assert_string_equal(pair[0], "a");
+  assert_string_equal(pair[1], "b");
+  char *a3[] = { "prog", "--set", "k", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 3, a3, msg, sizeof msg), RPD_OPT_ENEEDVAL);
+  assert_string_equal(msg, "option '--set' needs TAG and VALUE");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -212,6 +249,7 @@ int main(void)
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_own_message),
     cmocka_unit_test(test_flags),
+    cmocka_unit_test(test_pair_optval),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
