@@ -272,3 +272,13 @@ void rpd_opt_list_free(rpd_opt_list *l)
   l->v = NULL;
   l->n = l->cap = 0;
 }
+
+int rpd_opt_peek(const rpd_opt *opts, int argc, char **argv, char *msg, size_t msgsz)
+{
+  char **copy = rpd_xmalloc(((size_t)argc + 1) * sizeof *copy);
+  memcpy(copy, argv, (size_t)argc * sizeof *copy);
+  copy[argc] = NULL;
+  int n = rpd_opt_parse(opts, RPD_OPT_KEEP_UNKNOWN, argc, copy, msg, msgsz);
+  free(copy);
+  return n < 0 ? n : 0;
+}

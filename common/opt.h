@@ -130,6 +130,12 @@ typedef struct rpd_opt {
 int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *msg,
                   size_t msgsz);
 
+/* Parse only the options of opts out of argv, leaving argv as it is and
+ * every other argument alone (RPD_OPT_KEEP_UNKNOWN on a copy): for an
+ * augmenter whose done tag depends on its options, read before the driver
+ * parses the whole command line.  Returns 0 or an RPD_OPT_E* code. */
+int rpd_opt_peek(const rpd_opt *opts, int argc, char **argv, char *msg, size_t msgsz);
+
 /* The CLI helper (common/cli.c): rpd_opt_parse, and on a bad command line
  * print its message as a usage error ("PROG: MESSAGE", "Try 'PROG
  * --help'.") and return 2; else 0 with *argc = the number of positionals,
