@@ -33,6 +33,7 @@ static const char usage[] =
 #include "check.h"
 #include "perfmodel.h"
 #include "rpd.h"
+#include "opt.h"
 
 #define DONE_TAG "PerfModel::Generated"
 #define ARCH_TAG "PerfModel::arch"
@@ -46,18 +47,16 @@ typedef struct ctx {
   const char *callstack;
 } ctx;
 
-static int option(void *vc, int argc, char **argv, int i)
+/* --arch NAME or --arch-file F, one of them, once. */
+static int on_arch(void *vc, const char *name, const char *val, char *msg, size_t msgsz)
 {
   ctx *c = vc;
-  if (i + 1 >= argc) return 0;
-  if (strcmp(argv[i], "--arch") == 0 && !c->arch_name && !c->arch_file) {
-    c->arch_name = argv[i + 1];
+  if (c->arch_name || c->arch_file) {
+    snprintf(msg, msgsz, "give one --arch or --arch-file ('%s' again)", name);
     return 2;
   }
-  if (strcmp(argv[i], "--arch-file") == 0 && !c->arch_name && !c->arch_file) {
-    c->arch_file = argv[i + 1];
-    return 2;
-  }
+  if (name[6]) c->arch_file = val;   /* "--arch-file" */
+  else c->arch_name = val;
   return 0;
 }
 
@@ -273,11 +272,12 @@ static void summary(void *vc)
 int main(int argc, char **argv)
 {
   ctx c = {0};
+  const rpd_opt opts[] = { RPD_OPT_CALL("--arch|--arch-file", on_arch, &c), RPD_OPT_END() };
   const rpd_augment a = {
     .usage = usage,
     .what = "the performance model",
     .done_tag = DONE_TAG,
-    .option = option,
+    .opts = opts,
     .drop = drop,
     .build = build,
     .ctx = &c,
