@@ -12,33 +12,9 @@ typedef struct {
   int force;
 } aug_args;
 
-/* A leftover argument of the table: FILE, or one for the tool's option
- * hook (a->option, for a tool without a table of its own).  Returns how
- * many of pos[i ..] it used, or 0 after printing a usage error (*rc = 2). */
-static int leftover(const rpd_augment *a, int npos, char **pos, int i, aug_args *p,
-                    int dashdash, int *rc)
-{
-  const char *s = pos[i];
-  if (!p->file && (dashdash || s[0] != '-' || s[1] == 0)) {
-    p->file = s;
-    return 1;
-  }
-  int used = a->option ? a->option(a->ctx, npos, pos, i) : 0;
-  if (used <= 0) {
-    *rc = s[0] == '-' && s[1] && !dashdash ? rpd_usage_error("unknown option '%s'", s)
-                                           : rpd_usage_error("unexpected argument '%s'", s);
-    return 0;
-  }
-  if (i + used > npos) {
-    *rc = rpd_usage_error("option '%s' needs a value", s);
-    return 0;
-  }
-  return used;
-}
-
 /* Parse FILE, -o OUT / --output OUT / -oOUT / --output=OUT, --force and the
- * tool's options (its table a->opts, else its hook a->option). Returns 0,
- * or 2 after printing a usage error. */
+ * tool's options (its table a->opts). Returns 0, or 2 after printing a
+ * usage error. */
 static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
 {
   const rpd_opt opts[] = {
@@ -47,32 +23,9 @@ static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
     RPD_OPT_TABLE(a->opts),
     RPD_OPT_END(),
   };
-  /* where "--" was: the arguments after it are files, never options */
-  int dd = argc, rc = 0;
+  int rc = rpd_cli_options(opts, 0, &argc, argv);
 
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--") == 0) {
-      dd = i;
-      break;
-    }
-  /* the hook sees the options the table does not know, in order */
-  char msg[1024];
-  int n = rpd_opt_parse(opts, a->option ? RPD_OPT_KEEP_UNKNOWN : 0, dd, argv, msg,
-                        sizeof msg);
-  if (n < 0) return rpd_usage_error("%s", msg);
-  for (int i = 0; i < n;) {
-    int used = leftover(a, n, argv, i, p, 0, &rc);
-    if (!used) return rc;
-    i += used;
-  }
-  for (int i = dd + 1; i < argc;) {
-    int used = leftover(a, argc, argv, i, p, 1, &rc);
-    if (!used) return rc;
-    i += used;
-  }
-  if (!p->file) return rpd_usage_error("missing FILE");
-  if (p->out && !*p->out) return rpd_usage_error("empty output file name");
-  return 0;
+  return rc ? rc : rpd_cli_one_file(argc, argv, &p->file, p->out);
 }
 
 /* Already done and no --force: say so; with -o still produce OUT. */
