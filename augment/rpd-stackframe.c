@@ -538,7 +538,7 @@ static int export_main(const char *path, const char *folded, const char *svg, in
   for (int k = 0; k < 2 && !rc; k++) {
     if (!outs[k])
       continue;
-    if (!strcmp(outs[k], "-")) {
+    if (rpd_cli_is_stdout(outs[k])) {
       k ? write_svg(stdout, e, f.n, path, value) : write_folded(stdout, e, f.n);
       if (fflush(stdout) || ferror(stdout))
         rc = rpd_fail("cannot write to stdout");
@@ -608,7 +608,7 @@ int main(int argc, char **argv)
   }
   if (!path)
     return rpd_usage_error("need FILE");
-  if (folded && svg && !strcmp(folded, "-") && !strcmp(svg, "-"))
+  if (rpd_cli_is_stdout(folded) && rpd_cli_is_stdout(svg))
     return rpd_usage_error("--folded and --svg cannot both go to stdout");
   return export_main(path, folded, svg, value);
 }

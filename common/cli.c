@@ -202,3 +202,8 @@ int rpd_cli_one_file(int npos, char **pos, const char **file, const char *out)
   *file = pos[0];
   return 0;
 }
+
+int rpd_cli_is_stdout(const char *name)
+{
+  return name && name[0] == '-' && name[1] == 0;
+}

@@ -148,6 +148,9 @@ int rpd_cli_options(const rpd_opt *opts, int flags, int *argc, char **argv);
  * the usage error. */
 int rpd_cli_one_file(int npos, char **pos, const char **file, const char *out);
 
+/* 1 when a file name given on the command line is "-": stdout (or stdin). */
+int rpd_cli_is_stdout(const char *name);
+
 /* Free the array of a list (not the strings, which are argv's). */
 void rpd_opt_list_free(rpd_opt_list *l);
 

@@ -178,7 +178,7 @@ int main(int argc, char **argv)
     return rpd_usage_error("need FILE.rpd and OUT.csv");
   }
   const char *path = pos[0], *out = pos[n - 1];
-  int to_stdout = !strcmp(out, "-");
+  int to_stdout = rpd_cli_is_stdout(out);
   if (!to_stdout && rpd_output_check(out, path, NULL)) {
     free(pos);
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
