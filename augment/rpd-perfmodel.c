@@ -33,7 +33,6 @@ static const char usage[] =
 #include "check.h"
 #include "perfmodel.h"
 #include "rpd.h"
-#include "opt.h"
 
 #define DONE_TAG "PerfModel::Generated"
 #define ARCH_TAG "PerfModel::arch"
@@ -47,16 +46,18 @@ typedef struct ctx {
   const char *callstack;
 } ctx;
 
-/* --arch NAME or --arch-file F, one of them, once. */
-static int on_arch(void *vc, const char *name, const char *val, char *msg, size_t msgsz)
+static int option(void *vc, int argc, char **argv, int i)
 {
   ctx *c = vc;
-  if (c->arch_name || c->arch_file) {
-    snprintf(msg, msgsz, "give one --arch or --arch-file ('%s' again)", name);
+  if (i + 1 >= argc) return 0;
+  if (strcmp(argv[i], "--arch") == 0 && !c->arch_name && !c->arch_file) {
+    c->arch_name = argv[i + 1];
     return 2;
   }
-  if (name[6]) c->arch_file = val;   /* "--arch-file" */
-  else c->arch_name = val;
+  if (strcmp(argv[i], "--arch-file") == 0 && !c->arch_name && !c->arch_file) {
+    c->arch_file = argv[i + 1];
+    return 2;
+  }
   return 0;
 }
 
@@ -272,12 +273,11 @@ static void summary(void *vc)
 int main(int argc, char **argv)
 {
   ctx c = {0};
-  const rpd_opt opts[] = { RPD_OPT_CALL("--arch|--arch-file", on_arch, &c), RPD_OPT_END() };
   const rpd_augment a = {
     .usage = usage,
     .what = "the performance model",
     .done_tag = DONE_TAG,
-    .opts = opts,
+    .option = option,
     .drop = drop,
     .build = build,
     .ctx = &c,
