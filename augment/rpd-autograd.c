@@ -33,6 +33,7 @@ static const char usage[] =
 #include "callstack.h"
 #include "check.h"
 #include "rpd.h"
+#include "opt.h"
 
 #define TABLE_TAG "Autograd::Table"
 #define DONE_TAG "Autograd::Generated"
@@ -84,17 +85,6 @@ typedef struct ctx {
   int64_t old_rows;       /* rows of an existing ext_autogradapi */
   rpd_callstack_stats cs;
 } ctx;
-
-static int option(void *vc, int argc, char **argv, int i) {
-  ctx *c = vc;
-  (void)argc;
-  if (strcmp(argv[i], "--skip-callstacks") == 0 ||
-      strcmp(argv[i], "--skip_callstacks") == 0) {
-    c->skip_callstacks = 1;
-    return 1;
-  }
-  return 0;
-}
 
 /* The columns of ext_autogradapi as table_sql creates them. */
 static const char *const table_cols[] = {
@@ -294,11 +284,15 @@ static void summary(void *vc) {
 
 int main(int argc, char **argv) {
   ctx c = {0};
+  const rpd_opt opts[] = {
+      RPD_OPT_FLAG("--skip-callstacks|--skip_callstacks", &c.skip_callstacks),
+      RPD_OPT_END(),
+  };
   const rpd_augment a = {
       .usage = usage,
       .what = "autograd data",
       .done_tag = DONE_TAG,
-      .option = option,
+      .opts = opts,
       .drop = drop,
       .build = build,
       .ctx = &c,

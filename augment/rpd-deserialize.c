@@ -23,6 +23,7 @@ static const char usage[] =
 #include "deser.h"
 #include "namelist.h"
 #include "rpd.h"
+#include "opt.h"
 
 #define ROWS "temp.rpd_deser_rows"
 #define DONE "temp.rpd_deser_done"
@@ -41,34 +42,29 @@ typedef struct ctx {
   sqlite3_stmt *ins_api, *ins_op, *mark_done, *relink;
 } ctx;
 
-/* Recognise --api NAMES / --api=NAMES at argv[i]. */
-static int api_option(int argc, char **argv, int i, const char **val)
+static int on_api(void *vc, const char *name, const char *val, char *msg, size_t msgsz)
 {
-  return rpd_option_value(argc, argv, i, "--api", val);
+  ctx *c = vc;
+  (void)name, (void)msg, (void)msgsz;
+  rpd_namelist_split(val, &c->apis, &c->napis);
+  return 0;
 }
 
 /* Parse --api before the driver runs (usage errors exit 2, the done tag
  * depends on it).  Returns 0 or the exit code. */
 static int parse_options(ctx *c, int argc, char **argv)
 {
-  const char *val;
+  const char *skip;
+  const rpd_opt opts[] = {
+    RPD_OPT_CALL("--api", on_api, c),
+    RPD_OPT_STRING("-o|--output", &skip),
+    RPD_OPT_END(),
+  };
   rpd_buf tag = {0};
+  char msg[512];
 
-  for (int i = 1; i < argc; i++) {
-    int n;
-    if (strcmp(argv[i], "--") == 0)
-      break;
-    if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-      i++;
-      continue;
-    }
-    if (!(n = api_option(argc, argv, i, &val)))
-      continue;
-    if (!val)
-      return rpd_usage_error("option '--api' needs a value");
-    rpd_namelist_split(val, &c->apis, &c->napis);
-    i += n - 1;
-  }
+  if (rpd_opt_peek(opts, argc, argv, msg, sizeof msg))
+    return rpd_usage_error("%s", msg);
   if (!c->napis)
     rpd_namelist_split("UserMarker", &c->apis, &c->napis);
   rpd_buf_puts(&tag, "Deserialize::");
@@ -78,13 +74,6 @@ static int parse_options(ctx *c, int argc, char **argv)
   }
   c->done_tag = tag.s;
   return 0;
-}
-
-static int skip_option(void *vc, int argc, char **argv, int i)
-{
-  const char *val;
-  (void)vc;
-  return api_option(argc, argv, i, &val);
 }
 
 /* Ids of the marker calls, in id order, into ROWS. */
@@ -290,12 +279,15 @@ int main(int argc, char **argv)
   if (rpd_cli_init(argc, argv, usage))
     return rpd_cli_status();
   rc = parse_options(&c, argc, argv);
+  const char *skip;
+  /* read above; the driver only steps over it */
+  const rpd_opt read_before[] = { RPD_OPT_STRING("--api", &skip), RPD_OPT_END() };
   if (!rc) {
     rpd_augment a = {
       .usage = usage,
       .what = "its markers deserialized",
       .done_tag = c.done_tag,
-      .option = skip_option,
+      .opts = read_before,
       .drop = NULL,
       .build = build,
       .ctx = &c,

@@ -80,12 +80,6 @@ static const char fill_kernels_sql[] =
   " WHERE A.\"end\" >= G.start AND A.\"end\" <= G.\"end\""
   " ORDER BY G.id, A.start, A.id";
 
-static int no_options(void *ctx, int argc, char **argv, int i)
-{
-  (void)ctx; (void)argc; (void)argv; (void)i;
-  return 0;
-}
-
 /* Remove everything rpd-graph creates (also leftovers of an interrupted
  * reference run, which never set the done tag). */
 static const char *const graph_cols[] = {
@@ -162,7 +156,6 @@ int main(int argc, char **argv)
     .usage = usage,
     .what = "the graph tables",
     .done_tag = "Graph::Generated",
-    .option = no_options,
     .drop = drop_graph,
     .build = build_graph,
     .ctx = &counts,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rpd.h"
+#include "opt.h"
 
 static const char usage[] =
 "usage: rpd-metadata FILE [--list] [--format table|csv|json]\n"
@@ -32,51 +33,39 @@ typedef struct opts {
   int op, nops;
 } opts;
 
+/* --list, --get TAG, --clear TAG, --set TAG VALUE: the action (one only). */
+static int on_action(void *ctx, const char *name, const char *tag, char *msg, size_t msgsz)
+{
+  opts *o = ctx;
+  (void)msg, (void)msgsz;
+  o->op = name[2] == 'l' ? OP_LIST : name[2] == 's' ? OP_SET : name[2] == 'g' ? OP_GET
+                                                                             : OP_CLEAR;
+  o->nops++;
+  if (o->op != OP_LIST) o->tag = tag;
+  return 0;
+}
+
 /* Parse argv into o; returns 0 or the usage exit code (message printed). */
 static int parse_args(int argc, char **argv, opts *o)
 {
-  int dashdash = 0;
+  const char *pair[2] = { NULL, NULL };
+  const rpd_opt table[] = {
+    RPD_OPT_CALL0("--list", on_action, o),
+    { .kind = RPD_OPTK_CALL, .names = "--get|--clear", .fn = on_action, .ctx = o,
+      .need = "an argument" },
+    RPD_OPT_PAIR("--set", pair, on_action, o, "TAG and VALUE"),
+    { .kind = RPD_OPTK_STRING, .names = "-o", .value = &o->out, .need = "an argument" },
+    { .kind = RPD_OPTK_STRING, .names = "--format", .value = &o->format,
+      .need = "an argument" },
+    RPD_OPT_END(),
+  };
+  int rc;
 
   memset(o, 0, sizeof *o);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int need = 0;
-    if (!dashdash && strcmp(a, "--") == 0) {
-      dashdash = 1;
-      continue;
-    }
-    if (dashdash || a[0] != '-' || a[1] == '\0') {
-      if (o->file)
-        return rpd_usage_error("unexpected argument '%s'", a);
-      o->file = a;
-      continue;
-    }
-    if (rpd_cli_quiet_opt(a)) continue;   /* -q: rpd_cli_init set rpd_quiet */
-    if (strcmp(a, "--list") == 0) {
-      o->op = OP_LIST;
-      o->nops++;
-      continue;
-    }
-    need = (strcmp(a, "--set") == 0) ? 2
-         : (strcmp(a, "--get") == 0 || strcmp(a, "--clear") == 0 ||
-            strcmp(a, "-o") == 0 || strcmp(a, "--format") == 0) ? 1 : -1;
-    if (need < 0)
-      return rpd_usage_error("unknown option '%s'", a);
-    if (i + need >= argc)
-      return rpd_usage_error("option '%s' needs %s", a,
-                             need == 2 ? "TAG and VALUE" : "an argument");
-    if (strcmp(a, "-o") == 0)
-      o->out = argv[++i];
-    else if (strcmp(a, "--format") == 0)
-      o->format = argv[++i];
-    else {
-      o->op = a[2] == 's' ? OP_SET : a[2] == 'g' ? OP_GET : OP_CLEAR;
-      o->nops++;
-      o->tag = argv[++i];
-      if (need == 2)
-        o->value = argv[++i];
-    }
-  }
+  if ((rc = rpd_cli_options(table, 0, &argc, argv))) return rc;
+  if (o->op == OP_SET) o->value = pair[1];
+  if (argc > 1) return rpd_usage_error("unexpected argument '%s'", argv[1]);
+  o->file = argc ? argv[0] : NULL;
   if (!o->file)
     return rpd_usage_error("no trace file given");
   if (o->nops > 1)

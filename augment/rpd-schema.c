@@ -1,6 +1,7 @@
 /* rpd-schema - create, describe, repair and upgrade RPD traces.
  * See docs/rpd-schema.md and docs/schema.md. */
 #include "rpd.h"
+#include "opt.h"
 #include "check.h"
 #include "schema.h"   /* rpd_utility_views, rpd_schema_install_view */
 
@@ -762,85 +763,75 @@ static int do_upgrade(const opts *o)
 
 /* ------------------------------------------------------------ main */
 
-static int set_action(opts *o, const char *a)
-{
-  if (o->action)
-    return rpd_usage_error("--%s and --%s cannot be combined", o->action, a);
-  o->action = a;
-  return 0;
-}
-
-/* 1 if a is one of our option names (so it is never taken as FILE). */
-static int is_option(const char *a)
-{
-  static const char *const names[] = {
-    "--create", "--info", "--views", "--upgrade", "--print", "-o", "--output",
-    "--schema", "--format", "--force", "--help", "-h", "--", NULL};
-  for (int k = 0; names[k]; k++)
-    if (!strcmp(a, names[k]))
-      return 1;
-  return 0;
-}
-
 /* FILE follows its action (--info FILE, also a name with a leading dash) or
  * comes as the one operand anywhere else (--views --force FILE, -- FILE). */
-static int set_file(opts *o, const char *f)
+static int set_file(opts *o, const char *f, char *msg, size_t msgsz)
 {
-  if (o->file)
-    return rpd_usage_error("unexpected argument '%s' (FILE is '%s')", f, o->file);
+  if (o->file) {
+    snprintf(msg, msgsz, "unexpected argument '%s' (FILE is '%s')", f, o->file);
+    return 2;
+  }
   o->file = f;
+  return 0;
+}
+
+/* --create, --info, --views, --upgrade [FILE]; --print */
+static int on_action(void *ctx, const char *name, const char *file, char *msg, size_t msgsz)
+{
+  static const char *const actions[] = {"create", "info", "views", "upgrade", "print"};
+  opts *o = ctx;
+  if (o->action) {
+    snprintf(msg, msgsz, "--%s and --%s cannot be combined", o->action, name + 2);
+    return 2;
+  }
+  for (int k = 0; k < 5; k++)   /* name lives only during the call */
+    if (!strcmp(name + 2, actions[k])) o->action = actions[k];
+  return file ? set_file(o, file, msg, msgsz) : 0;
+}
+
+static int on_schema(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  opts *o = ctx;
+  (void)name;
+  if (strcmp(v, "2") && strcmp(v, "3")) {
+    snprintf(msg, msgsz, "--schema must be 2 or 3");
+    return 2;
+  }
+  o->schema = v[0] - '0';
+  return 0;
+}
+
+static int on_format(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  opts *o = ctx;
+  (void)name;
+  if (rpd_fmt_parse(v, &o->fmt)) {
+    snprintf(msg, msgsz, "--format must be table, csv or json");
+    return 2;
+  }
   return 0;
 }
 
 static int parse_args(opts *o, int argc, char **argv)
 {
-  static const char *const file_actions[] = {"create", "info", "views", "upgrade"};
-  int rc = 0, operands = 0;
+  const rpd_opt table[] = {
+    RPD_OPT_CALL_OPTVAL("--create|--info|--views|--upgrade", on_action, o),
+    RPD_OPT_CALL0("--print", on_action, o),
+    RPD_OPT_FILE("-o|--output", &o->out),
+    RPD_OPT_CALL("--schema", on_schema, o),
+    RPD_OPT_CALL("--format", on_format, o),
+    RPD_OPT_FLAG("--force", &o->force),
+    RPD_OPT_END(),
+  };
+  char msg[512];
+  int rc = 0;
   o->schema = 3;
   o->fmt = RPD_FMT_TABLE;
-  for (int i = 1; i < argc && rc == 0; i++) {
-    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    int fa = -1;
-    if (operands) {
-      rc = set_file(o, a);
-      continue;
-    }
-    for (int k = 0; k < 4; k++)
-      if (strncmp(a, "--", 2) == 0 && strcmp(a + 2, file_actions[k]) == 0)
-        fa = k;
-    if (fa >= 0) {
-      rc = set_action(o, file_actions[fa]);
-      if (rc == 0 && val && !is_option(val)) {
-        rc = set_file(o, val);
-        i++;
-      }
-    } else if (!strcmp(a, "--")) {
-      operands = 1;
-    } else if (!strcmp(a, "--print")) {
-      rc = set_action(o, "print");
-    } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-      if (!val)
-        return rpd_usage_error("%s needs a file name", a);
-      o->out = val;
-      i++;
-    } else if (!strcmp(a, "--schema")) {
-      if (!val || (strcmp(val, "2") && strcmp(val, "3")))
-        return rpd_usage_error("--schema must be 2 or 3");
-      o->schema = val[0] - '0';
-      i++;
-    } else if (!strcmp(a, "--format")) {
-      if (!val || rpd_fmt_parse(val, &o->fmt))
-        return rpd_usage_error("--format must be table, csv or json");
-      i++;
-    } else if (!strcmp(a, "--force")) {
-      o->force = 1;
-    } else if (rpd_cli_quiet_opt(a)) {   /* -q: rpd_cli_init set rpd_quiet */
-    } else if (a[0] == '-' && a[1]) {
-      return rpd_usage_error("unknown argument '%s'", a);
-    } else {
-      rc = set_file(o, a);
-    }
-  }
+  if ((rc = rpd_cli_options(table, 0, &argc, argv)))
+    return rc;
+  for (int i = 0; i < argc && !rc; i++)
+    if (set_file(o, argv[i], msg, sizeof msg))
+      return rpd_usage_error("%s", msg);
   if (rc)
     return rc;
   if (!o->action)

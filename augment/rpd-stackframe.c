@@ -34,6 +34,7 @@ static const char usage[] =
 
 #include "opclass.h"
 #include "rpd.h"
+#include "opt.h"
 #include "textsafe.h"
 
 #define DONE_TAG "rpd-stackframe::done"
@@ -537,7 +538,7 @@ static int export_main(const char *path, const char *folded, const char *svg, in
   for (int k = 0; k < 2 && !rc; k++) {
     if (!outs[k])
       continue;
-    if (!strcmp(outs[k], "-")) {
+    if (rpd_cli_is_stdout(outs[k])) {
       k ? write_svg(stdout, e, f.n, path, value) : write_folded(stdout, e, f.n);
       if (fflush(stdout) || ferror(stdout))
         rc = rpd_fail("cannot write to stdout");
@@ -566,9 +567,19 @@ int main(int argc, char **argv)
   int value = V_CPU, exp = 0;
   if (rpd_cli_init(argc, argv, usage))
     return rpd_cli_status();
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "--folded") || !strcmp(argv[i], "--svg"))
-      exp = 1;
+  const char *vname = NULL;
+  const rpd_opt opts[] = {
+    RPD_OPT_STRING("--folded", &folded),
+    RPD_OPT_STRING("--svg", &svg),
+    RPD_OPT_STRING("--value", &vname),
+    RPD_OPT_END(),
+  };
+  /* --folded / --svg export; else the augmenter (the driver parses argv
+   * again, so this first pass works on a copy) */
+  char msg[512], *copy[argc + 1];
+  memcpy(copy, argv, ((size_t)argc + 1) * sizeof *copy);
+  int n = rpd_opt_parse(opts, RPD_OPT_KEEP_UNKNOWN, argc, copy, msg, sizeof msg);
+  exp = n < 0 || folded || svg;
   if (!exp) {
     actx c = {0};
     const rpd_augment a = {
@@ -577,24 +588,18 @@ int main(int argc, char **argv)
     };
     return rpd_augment_main(&a, argc, argv);
   }
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--folded") || !strcmp(a, "--svg") || !strcmp(a, "--value")) {
-      if (++i >= argc || !*argv[i])
-        return rpd_usage_error("%s needs a value", a);
-      if (a[2] == 'f')
-        folded = argv[i];
-      else if (a[2] == 's')
-        svg = argv[i];
-      else if (!strcmp(argv[i], "cpu"))
-        value = V_CPU;
-      else if (!strcmp(argv[i], "gpu"))
-        value = V_GPU;
-      else if (!strcmp(argv[i], "calls"))
-        value = V_CALLS;
-      else
-        return rpd_usage_error("bad --value '%s' (cpu, gpu, calls)", argv[i]);
-    } else if (a[0] == '-' && a[1])
+  if (n < 0)
+    return rpd_usage_error("%s", msg);
+  const char *empty = folded && !*folded ? "--folded" : svg && !*svg ? "--svg"
+                    : vname && !*vname ? "--value" : NULL;
+  if (empty)
+    return rpd_usage_error("%s needs a value", empty);
+  if (vname && strcmp(vname, "cpu") && strcmp(vname, "gpu") && strcmp(vname, "calls"))
+    return rpd_usage_error("bad --value '%s' (cpu, gpu, calls)", vname);
+  value = !vname || !strcmp(vname, "cpu") ? V_CPU : !strcmp(vname, "gpu") ? V_GPU : V_CALLS;
+  for (int i = 0; i < n; i++) {
+    const char *a = copy[i];
+    if (a[0] == '-' && a[1])
       return rpd_usage_error("unknown option '%s' with --folded/--svg", a);
     else if (!path)
       path = a;
@@ -603,7 +608,7 @@ int main(int argc, char **argv)
   }
   if (!path)
     return rpd_usage_error("need FILE");
-  if (folded && svg && !strcmp(folded, "-") && !strcmp(svg, "-"))
+  if (rpd_cli_is_stdout(folded) && rpd_cli_is_stdout(svg))
     return rpd_usage_error("--folded and --svg cannot both go to stdout");
   return export_main(path, folded, svg, value);
 }

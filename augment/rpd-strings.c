@@ -28,6 +28,7 @@ static const char usage[] =
 #include <strings.h>
 
 #include "rpd.h"
+#include "opt.h"
 
 typedef struct opts {
   const char *file, *out;
@@ -262,28 +263,18 @@ static int file_bytes(rpd *r, int64_t *n) {
 }
 
 static int parse(int argc, char **argv, opts *o) {
-  int only_files = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *s = argv[i];
-    if (only_files || s[0] != '-' || !s[1]) {
-      if (o->file) return rpd_usage_error("unexpected argument '%s'", s);
-      o->file = s;
-    } else if (!strcmp(s, "--")) only_files = 1;
-    else if (!strcmp(s, "--dedupe")) o->dedupe = 1;
-    else if (!strcmp(s, "--clean-autograd") || !strcmp(s, "--clean_autograd"))
-      o->clean = o->dedupe = 1;
-    else if (!strcmp(s, "--vacuum")) o->vacuum = 1;
-    else if (!strcmp(s, "-o") || !strcmp(s, "--output")) {
-      if (++i >= argc) return rpd_usage_error("option '%s' needs a file name", s);
-      o->out = argv[i];
-    } else if (!strncmp(s, "--output=", 9)) o->out = s + 9;
-    else if (!strncmp(s, "-o", 2)) o->out = s + 2;
-    else if (rpd_cli_quiet_opt(s)) {}   /* -q: rpd_cli_init set rpd_quiet */
-    else return rpd_usage_error("unknown option '%s'", s);
-  }
-  if (!o->file) return rpd_usage_error("missing FILE");
-  if (o->out && !*o->out) return rpd_usage_error("empty output file name");
-  return 0;
+  int clean_only = 0;
+  const rpd_opt table[] = {
+    RPD_OPT_FLAG("--dedupe", &o->dedupe),
+    RPD_OPT_FLAG("--clean-autograd|--clean_autograd", &clean_only),
+    RPD_OPT_FLAG("--vacuum", &o->vacuum),
+    RPD_OPT_FILE("-o|--output", &o->out),
+    RPD_OPT_END(),
+  };
+  int rc = rpd_cli_options(table, 0, &argc, argv);
+  if (rc) return rc;
+  if (clean_only) o->clean = o->dedupe = 1;   /* cleaning ends with a dedupe */
+  return rpd_cli_one_file(argc, argv, &o->file, o->out);
 }
 
 /* The changes are committed; a failed VACUUM (rpd_vacuum leaves the

@@ -27,6 +27,7 @@ static const char usage[] =
 
 #include "namelist.h"
 #include "rpd.h"
+#include "opt.h"
 #include "subclass.h"
 
 typedef struct opts {
@@ -62,19 +63,46 @@ static int add_type(opts *o, const char *spec)
   return 1;
 }
 
-/* Recognise one of our options at argv[i]: returns the number of entries
- * it takes (1 or 2) and its value in *val, or 0. */
-static int our_option(int argc, char **argv, int i, const char **opt, const char **val)
+/* --name, --events, --base, --type: checked as they come. */
+static int on_name(void *vo, const char *opt, const char *val, char *msg, size_t msgsz)
 {
-  static const char *const names[] = {"--name", "--events", "--base", "--type"};
-  for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
-    int n = rpd_option_value(argc, argv, i, names[k], val);
-    if (n) {
-      *opt = names[k];
-      return n;
-    }
+  opts *o = vo;
+  (void)opt;
+  if (!name_ok(val)) {
+    snprintf(msg, msgsz, "bad --name '%s': use letters, digits and '_'", val);
+    return 2;
   }
+  o->sc.name = val;
   return 0;
+}
+
+static int on_events(void *vo, const char *opt, const char *val, char *msg, size_t msgsz)
+{
+  opts *o = vo;
+  (void)opt, (void)msg, (void)msgsz;
+  rpd_namelist_split(val, &o->events, &o->nevents);
+  return 0;
+}
+
+static int on_base(void *vo, const char *opt, const char *val, char *msg, size_t msgsz)
+{
+  opts *o = vo;
+  (void)opt;
+  if (strcmp(val, "api") != 0 && strcmp(val, "op") != 0) {
+    snprintf(msg, msgsz, "bad --base '%s': use api or op", val);
+    return 2;
+  }
+  o->sc.base = strcmp(val, "api") == 0 ? "api" : "op";
+  return 0;
+}
+
+static int on_type(void *vo, const char *opt, const char *val, char *msg, size_t msgsz)
+{
+  (void)opt;
+  if (add_type(vo, val)) return 0;
+  snprintf(msg, msgsz, "bad --type '%s': use COL=SQLTYPE "
+           "(letters, digits, spaces, '_', '(', ')', ',')", val);
+  return 2;
 }
 
 /* Parse our options before the driver opens anything, so that bad values
@@ -82,37 +110,21 @@ static int our_option(int argc, char **argv, int i, const char **opt, const char
  * exit code. */
 static int parse_options(opts *o, int argc, char **argv)
 {
-  const char *name = NULL, *opt, *val;
+  const char *skip, *name;
+  const rpd_opt table[] = {
+    RPD_OPT_CALL("--name", on_name, o),
+    RPD_OPT_CALL("--events", on_events, o),
+    RPD_OPT_CALL("--base", on_base, o),
+    RPD_OPT_CALL("--type", on_type, o),
+    RPD_OPT_STRING("-o|--output", &skip),
+    RPD_OPT_END(),
+  };
+  char msg[512];
 
   o->sc.base = "api";
-  for (int i = 1; i < argc; i++) {
-    int n;
-    if (strcmp(argv[i], "--") == 0)
-      break;
-    if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-      i++;
-      continue;
-    }
-    if (!(n = our_option(argc, argv, i, &opt, &val)))
-      continue;
-    if (!val)
-      return rpd_usage_error("option '%s' needs a value", opt);
-    if (strcmp(opt, "--name") == 0) {
-      if (!name_ok(val))
-        return rpd_usage_error("bad --name '%s': use letters, digits and '_'", val);
-      name = val;
-    } else if (strcmp(opt, "--events") == 0) {
-      rpd_namelist_split(val, &o->events, &o->nevents);
-    } else if (strcmp(opt, "--base") == 0) {
-      if (strcmp(val, "api") != 0 && strcmp(val, "op") != 0)
-        return rpd_usage_error("bad --base '%s': use api or op", val);
-      o->sc.base = strcmp(val, "api") == 0 ? "api" : "op";
-    } else if (!add_type(o, val)) {
-      return rpd_usage_error("bad --type '%s': use COL=SQLTYPE "
-                             "(letters, digits, spaces, '_', '(', ')', ',')", val);
-    }
-    i += n - 1;
-  }
+  if (rpd_opt_peek(table, argc, argv, msg, sizeof msg))
+    return rpd_usage_error("%s", msg);
+  name = o->sc.name;
   if (!name)
     return rpd_usage_error("--name is required");
   if (!o->nevents)
@@ -126,13 +138,6 @@ static int parse_options(opts *o, int argc, char **argv)
 }
 
 /* Driver hook: our options were parsed already; just skip them. */
-static int skip_option(void *ctx, int argc, char **argv, int i)
-{
-  const char *opt, *val;
-  (void)ctx;
-  return our_option(argc, argv, i, &opt, &val);
-}
-
 /* --force: drop only what rpd-subclass made (its done tag is set), never a
  * table of the trace itself such as rocpd_copyapi. */
 static int drop_subclass(rpd *r, void *ctx)
@@ -183,12 +188,18 @@ int main(int argc, char **argv)
   if (rpd_cli_init(argc, argv, usage))
     return rpd_cli_status();
   rc = parse_options(&o, argc, argv);
+  const char *skip;
+  /* read above; the driver only steps over them */
+  const rpd_opt read_before[] = {
+    RPD_OPT_STRING("--name|--events|--base|--type", &skip),
+    RPD_OPT_END(),
+  };
   if (!rc) {
     rpd_augment a = {
       .usage = usage,
       .what = "the subclass table",
       .done_tag = o.done_tag,
-      .option = skip_option,
+      .opts = read_before,
       .drop = drop_subclass,
       .build = build_subclass,
       .ctx = &o,

@@ -25,6 +25,7 @@ static const char usage[] =
 
 #include "check.h"
 #include "rpd.h"
+#include "opt.h"
 #include "timeopt.h"
 
 typedef struct opts {
@@ -48,60 +49,18 @@ static const char *const string_users[][2] = {
   {"rocpd_stackframe", "name_id"}, {"rocpd_counter", "name_id"},
 };
 
-static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0)
-    return 0;
-  if (argv[*i][n] == '=') {
-    *val = argv[*i] + n + 1;
-    return 1;
-  }
-  if (argv[*i][n] != '\0')
-    return 0;
-  if (*i + 1 >= argc)
-    return -1;
-  *val = argv[++*i];
-  return 1;
-}
-
 /* Returns 0 or the exit code (2) after a usage message. */
 static int parse_args(opts *o, int argc, char **argv)
 {
-  int only_files = 0;
-
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int got;
-    if (only_files || a[0] != '-' || !a[1]) {
-      if (o->file)
-        return rpd_usage_error("unexpected argument '%s'", a);
-      o->file = a;
-    } else if (strcmp(a, "--") == 0) {
-      only_files = 1;
-    } else if ((got = opt_value(argc, argv, &i, "--start", &o->start)) ||
-        (got = opt_value(argc, argv, &i, "--end", &o->end)) ||
-        (got = opt_value(argc, argv, &i, "--output", &o->out))) {
-      if (got < 0)
-        return rpd_usage_error("option '%s' needs a value", a);
-    } else if (strcmp(a, "-o") == 0) {
-      if (i + 1 >= argc)
-        return rpd_usage_error("option '-o' needs a file name");
-      o->out = argv[++i];
-    } else if (strncmp(a, "-o", 2) == 0 && a[2] != '-') {
-      o->out = a + 2;
-    } else if (strcmp(a, "--dry-run") == 0 || strcmp(a, "--dryrun") == 0) {
-      o->dry_run = 1;
-    } else if (rpd_cli_quiet_opt(a)) {   /* -q: rpd_cli_init set rpd_quiet */
-    } else {
-      return rpd_usage_error("unknown option '%s'", a);
-    }
-  }
-  if (!o->file)
-    return rpd_usage_error("missing FILE");
-  if (o->out && !*o->out)
-    return rpd_usage_error("empty output file name");
-  return 0;
+  const rpd_opt table[] = {
+    RPD_OPT_STRING("--start", &o->start),
+    RPD_OPT_STRING("--end", &o->end),
+    RPD_OPT_FILE("-o|--output", &o->out),
+    RPD_OPT_FLAG("--dry-run|--dryrun", &o->dry_run),
+    RPD_OPT_END(),
+  };
+  int rc = rpd_cli_options(table, 0, &argc, argv);
+  return rc ? rc : rpd_cli_one_file(argc, argv, &o->file, o->out);
 }
 
 /* Resolve one time option (absent: dflt) with the common resolver

@@ -1,6 +1,7 @@
 /* augment.c - rpd_augment_main, the driver shared by every augmenter. */
 #include "rpd.h"
 #include "check.h"
+#include "opt.h"
 #include "progress.h"
 
 #include <stdlib.h>
@@ -11,53 +12,46 @@ typedef struct {
   int force;
 } aug_args;
 
-/* Parse FILE, -o OUT / --output OUT / -oOUT / --output=OUT, --force and the
- * tool's options. Returns 0, or 2 after printing a usage error. */
-static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
+/* The arguments no table knows, for a tool that still has an option hook
+ * instead of a table: the first non-option is FILE, the hook takes the
+ * rest (returning how many it used, 0 to refuse). */
+static int hook_args(const rpd_augment *a, int n, char **pos, aug_args *p)
 {
-  int only_files = 0;
-
-  for (int i = 1; i < argc; i++) {
-    const char *s = argv[i];
-    if (!only_files && strcmp(s, "--") == 0) {
-      only_files = 1;
+  for (int i = 0; i < n;) {
+    const char *s = pos[i];
+    if (!p->file && (s[0] != '-' || !s[1])) {
+      p->file = s;
+      i++;
       continue;
     }
-    if (!only_files && (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0)) {
-      if (i + 1 >= argc) return rpd_usage_error("option '%s' needs a file name", s);
-      p->out = argv[++i];
-      continue;
-    }
-    if (!only_files && strncmp(s, "-o", 2) == 0 && s[2]) {
-      p->out = s + 2;
-      continue;
-    }
-    if (!only_files && strncmp(s, "--output=", 9) == 0) {
-      p->out = s + 9;
-      continue;
-    }
-    if (!only_files && rpd_cli_quiet_opt(s)) continue;   /* rpd_cli_init set rpd_quiet */
-    if (!only_files && strcmp(s, "--force") == 0) {
-      p->force = 1;
-      continue;
-    }
-    if (only_files || s[0] != '-' || s[1] == 0) {
-      if (!p->file) {
-        p->file = s;
-        continue;
-      }
-    }
-    int used = a->option ? a->option(a->ctx, argc, argv, i) : 0;
-    if (used <= 0) {
-      if (s[0] == '-' && s[1] && !only_files) return rpd_usage_error("unknown option '%s'", s);
-      return rpd_usage_error("unexpected argument '%s'", s);
-    }
-    if (i + used > argc) return rpd_usage_error("option '%s' needs a value", s);
-    i += used - 1;
+    int used = a->option(a->ctx, n, pos, i);
+    if (used <= 0)
+      return s[0] == '-' && s[1] ? rpd_usage_error("unknown option '%s'", s)
+                                 : rpd_usage_error("unexpected argument '%s'", s);
+    if (i + used > n) return rpd_usage_error("option '%s' needs a value", s);
+    i += used;
   }
   if (!p->file) return rpd_usage_error("missing FILE");
   if (p->out && !*p->out) return rpd_usage_error("empty output file name");
   return 0;
+}
+
+/* Parse FILE, -o OUT / --output OUT / -oOUT / --output=OUT, --force and the
+ * tool's options (its table a->opts). Returns 0, or 2 after printing a
+ * usage error. */
+static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
+{
+  const rpd_opt opts[] = {
+    RPD_OPT_FILE("-o|--output", &p->out),
+    RPD_OPT_FLAG("--force", &p->force),
+    RPD_OPT_TABLE(a->opts),
+    RPD_OPT_END(),
+  };
+  int rc = rpd_cli_options(opts, a->option ? RPD_OPT_KEEP_UNKNOWN : 0, &argc, argv);
+
+  if (rc) return rc;
+  if (a->option) return hook_args(a, argc, argv, p);
+  return rpd_cli_one_file(argc, argv, &p->file, p->out);
 }
 
 /* Already done and no --force: say so; with -o still produce OUT. */

@@ -1,6 +1,7 @@
 /* cli.c - program name, --help, one-line messages. */
 #include "rpd.h"
 #include "check.h"
+#include "opt.h"
 #include "version.h"
 
 #include <errno.h>
@@ -181,4 +182,28 @@ int rpd_open_or_report(rpd **out, const char *path, const char *out_path, int fl
     *out = NULL;
   }
   return rc;
+}
+
+int rpd_cli_options(const rpd_opt *opts, int flags, int *argc, char **argv)
+{
+  char msg[1024];
+  int n = rpd_opt_parse(opts, flags, *argc, argv, msg, sizeof msg);
+
+  if (n < 0) return rpd_usage_error("%s", msg);
+  *argc = n;
+  return 0;
+}
+
+int rpd_cli_one_file(int npos, char **pos, const char **file, const char *out)
+{
+  if (npos < 1) return rpd_usage_error("missing FILE");
+  if (npos > 1) return rpd_usage_error("unexpected argument '%s'", pos[1]);
+  if (out && !*out) return rpd_usage_error("empty output file name");
+  *file = pos[0];
+  return 0;
+}
+
+int rpd_cli_is_stdout(const char *name)
+{
+  return name && name[0] == '-' && name[1] == 0;
 }

@@ -30,22 +30,6 @@ void rpd_namelist_free(char **names, size_t n)
   free(names);
 }
 
-int rpd_option_value(int argc, char **argv, int i, const char *opt, const char **val)
-{
-  size_t n = strlen(opt);
-  if (strncmp(argv[i], opt, n) != 0)
-    return 0;
-  if (argv[i][n] == '=') {
-    *val = argv[i] + n + 1;
-    return 1;
-  }
-  if (argv[i][n] == '\0') {
-    *val = i + 1 < argc ? argv[i + 1] : NULL;
-    return 2;
-  }
-  return 0;
-}
-
 int rpd_exec_in_names(rpd *r, const char *sql_head, const char *const *names, size_t n)
 {
   rpd_buf sql = {0};

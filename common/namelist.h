@@ -20,11 +20,6 @@ void rpd_namelist_split(const char *list, char ***names, size_t *n);
 /* Free the n strings of `names` and the array itself. */
 void rpd_namelist_free(char **names, size_t n);
 
-/* Recognise option `opt` ("--api") at argv[i] as "--api=VALUE" (returns 1)
- * or "--api VALUE" (returns 2; *val is NULL when argv ends there).  Any
- * other argument returns 0.  *val points into argv. */
-int rpd_option_value(int argc, char **argv, int i, const char *opt, const char **val);
-
 /* Run `sql_head` followed by one "?" per name and "))", binding names[0..n-1]
  * as the values: sql_head ends inside "... IN (SELECT id FROM rocpd_string
  * WHERE string IN (".  For statements that return no rows (INSERT ...

@@ -524,9 +524,9 @@ typedef struct rpd_augment {
   const char *usage;          /* the tool's usage text */
   const char *what;           /* "the call stack": used in messages */
   const char *done_tag;       /* metadata tag that marks it done */
-  /* Tool option hook: called for each argument that is not FILE, -o, or
-   * --force.  Return the number of argv entries consumed (1 or 2), or 0 to
-   * reject as a usage error. */
+  /* A tool without a table in `opts` (rpd-perfmodel, until ported): called
+   * with the arguments no table knows (FILE excepted); returns how many it
+   * used (1 or 2), or 0 to refuse one as a usage error. */
   int (*option)(void *ctx, int argc, char **argv, int i);
   int (*drop)(rpd *r, void *ctx);   /* remove old results (may be NULL) */
   int (*build)(rpd *r, void *ctx);  /* create tables/rows/views */
@@ -537,6 +537,9 @@ typedef struct rpd_augment {
   /* 1: build() applies rpd_check_trace's rule itself, folded into the
    * scans it makes anyway, so the driver skips its own check scans. */
   int checks_itself;
+  /* The tool's options as a table (common/opt.h; NULL: none), parsed
+   * with FILE, -o and --force. */
+  const struct rpd_opt *opts;
 } rpd_augment;
 int rpd_augment_main(const rpd_augment *a, int argc, char **argv);
 

@@ -3,6 +3,7 @@
  * rpd-autograd adds to a trace.  See docs/rpd-autograd-summary.md. */
 #include "opclass.h"
 #include "rpd.h"
+#include "opt.h"
 #include "textsafe.h"
 #include "timeopt.h"
 #include "util/num.h"
@@ -405,33 +406,17 @@ int main(int argc, char **argv) {
 
   if (rpd_cli_init(argc, argv, usage)) return rpd_cli_status();
   s.top = 20;
-  for (int i = 1, only_files = 0; i < argc; i++) {
-    const char *a = argv[i], **dst = NULL, *val;
-    if (!only_files && !strcmp(a, "--")) { only_files = 1; continue; }
-    if (only_files) {
-      if (!s.in) s.in = a;
-      else if (!out) out = a;
-      else return rpd_usage_error("unexpected argument '%s'", a);
-      continue;
-    }
-    if (!strcmp(a, "--start") || !strncmp(a, "--start=", 8)) dst = &start;
-    else if (!strcmp(a, "--end") || !strncmp(a, "--end=", 6)) dst = &end;
-    else if (!strcmp(a, "--top") || !strncmp(a, "--top=", 6)) dst = &val;
-    else if (rpd_cli_quiet_opt(a)) continue;   /* rpd_cli_init set rpd_quiet */
-    else if (a[0] == '-' && a[1]) return rpd_usage_error("unknown option '%s'", a);
-    else if (!s.in) { s.in = a; continue; }
-    else if (!out) { out = a; continue; }
-    else return rpd_usage_error("unexpected argument '%s'", a);
-    if (strchr(a, '=')) *dst = strchr(a, '=') + 1;
-    else if (i + 1 < argc) *dst = argv[++i];
-    else return rpd_usage_error("option '%s' needs a value", a);
-    if (dst == &val) {
-      int64_t n;
-      if (rpd_parse_i64_range(val, 1, 1000, &n))
-        return rpd_usage_error("--top must be a number from 1 to 1000, not '%s'", val);
-      s.top = (int)n;
-    }
-  }
+  const rpd_opt opts[] = {
+    RPD_OPT_STRING("--start", &start),
+    RPD_OPT_STRING("--end", &end),
+    RPD_OPT_INT("--top", &s.top, 1, 1000, "--top must be a number from 1 to 1000, not '%s'"),
+    RPD_OPT_END(),
+  };
+  int rc = rpd_cli_options(opts, 0, &argc, argv);
+  if (rc) return rc;
+  if (argc > 2) return rpd_usage_error("unexpected argument '%s'", argv[2]);
+  s.in = argc > 0 ? argv[0] : NULL;
+  out = argc > 1 ? argv[1] : NULL;
   if (!s.in || !out) return rpd_usage_error("need FILE and OUT.html");
   if (rpd_open_or_report(&s.r, s.in, NULL, RPD_READ | RPD_CHECKED) != RPD_OK) return 1;
   /* issue 19: a 16 MB page cache; SQLite's sorter (the autogradKernel

@@ -29,6 +29,7 @@ static const char usage[] =
 
 #include "health.h"
 #include "rpd.h"
+#include "opt.h"
 
 typedef struct opts {
   const char *path;
@@ -36,32 +37,30 @@ typedef struct opts {
   int strict;
 } opts;
 
+static int on_format(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  opts *o = ctx;
+  (void)name;
+  if (rpd_fmt_parse(v, &o->fmt) == RPD_OK)
+    return 0;
+  snprintf(msg, msgsz, "%s", rpd_errmsg());
+  return 2;
+}
+
 /* Parse argv into o; 0 or the usage exit code (message printed). */
 static int parse_args(int argc, char **argv, opts *o)
 {
-  int dashdash = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!dashdash && !strcmp(a, "--")) {
-      dashdash = 1;
-    } else if (!dashdash && rpd_cli_quiet_opt(a)) {
-      continue;
-    } else if (!dashdash && !strcmp(a, "--strict")) {
-      o->strict = 1;
-    } else if (!dashdash && (!strcmp(a, "--format") || !strncmp(a, "--format=", 9))) {
-      const char *v = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
-      if (!v)
-        return rpd_usage_error("--format needs a value");
-      if (rpd_fmt_parse(v, &o->fmt))
-        return rpd_usage_error("%s", rpd_errmsg());
-    } else if (!dashdash && a[0] == '-' && a[1]) {
-      return rpd_usage_error("unknown option '%s'", a);
-    } else if (o->path) {
-      return rpd_usage_error("one TRACE only ('%s' and '%s')", o->path, a);
-    } else {
-      o->path = a;
-    }
-  }
+  const rpd_opt opts[] = {
+    RPD_OPT_FLAG("--strict", &o->strict),
+    RPD_OPT_CALL("--format", on_format, o),
+    RPD_OPT_END(),
+  };
+  int rc = rpd_cli_options(opts, 0, &argc, argv);
+  if (rc)
+    return rc;
+  if (argc > 1)
+    return rpd_usage_error("one TRACE only ('%s' and '%s')", argv[0], argv[1]);
+  o->path = argc ? argv[0] : NULL;
   if (!o->path)
     return rpd_usage_error("need a TRACE");
   return 0;

@@ -9,6 +9,7 @@
  * rows stream through prepared statements, so memory does not grow with the
  * traces and time is linear in the total rows.  See docs/rpd-merge.md. */
 #include "rpd.h"
+#include "opt.h"
 #include "check.h"
 #include "ranks.h"
 #include "strictint.h"
@@ -99,64 +100,61 @@ static int in_list(const char *s, const char *const *list, size_t n)
 
 /* ------------------------------------------------------------ options */
 
-static int parse_offset(merge *m, const char *v)
+static int on_offset(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
 {
-  const char *eq = v ? strchr(v, '=') : NULL;
+  merge *m = ctx;
+  const char *eq = strchr(v, '=');
   char rank[32];
   offset_opt o;
-  if (!eq || eq == v || (size_t)(eq - v) >= sizeof rank)
-    return rpd_usage_error("--offset: expected R=NS, got '%s'", v ? v : "");
+  (void)name;
+  if (!eq || eq == v || (size_t)(eq - v) >= sizeof rank) {
+    snprintf(msg, msgsz, "--offset: expected R=NS, got '%s'", v);
+    return 2;
+  }
   memcpy(rank, v, (size_t)(eq - v));
   rank[eq - v] = 0;
-  if (rpd_parse_i64(rank, &o.rank) || o.rank < 0 || rpd_parse_i64(eq + 1, &o.ns))
-    return rpd_usage_error("--offset: expected R=NS (integers), got '%s'", v);
+  if (rpd_parse_i64(rank, &o.rank) || o.rank < 0 || rpd_parse_i64(eq + 1, &o.ns)) {
+    snprintf(msg, msgsz, "--offset: expected R=NS (integers), got '%s'", v);
+    return 2;
+  }
   m->offs = rpd_xrealloc(m->offs, (size_t)(m->noffs + 1) * sizeof *m->offs);
   m->offs[m->noffs++] = o;
   return 0;
 }
 
+static int on_align(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  static const char *const names[] = { "none", "meta", "collective" };
+  static const int aligns[] = { ALIGN_NONE, ALIGN_META, ALIGN_COLLECTIVE };
+  merge *m = ctx;
+  (void)name;
+  for (int k = 0; k < 3; k++)
+    if (!strcmp(v, names[k])) {
+      m->align = aligns[k];
+      return 0;
+    }
+  snprintf(msg, msgsz, "--align: '%s' is not none, meta or collective", v);
+  return 2;
+}
+
 static int parse_args(merge *m, int argc, char **argv, const char **out,
                       int *force, int *quiet)
 {
-  m->in = rpd_xcalloc((size_t)argc, sizeof *m->in);
+  const rpd_opt opts[] = {
+    RPD_OPT_STRING("-o|--output", out),
+    RPD_OPT_CALL("--align", on_align, m),
+    RPD_OPT_CALL("--offset", on_offset, m),
+    RPD_OPT_FLAG("--force", force),
+    RPD_OPT_END(),
+  };
+  int rc;
   m->align = ALIGN_META;
-  for (int i = 1, files_only = 0; i < argc; i++) {
-    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    int rc = 0;
-    if (files_only || (a[0] != '-' || !a[1])) {
-      m->in[m->n++].path = a;
-    } else if (!strcmp(a, "--")) {
-      files_only = 1;
-    } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-      if (!val)
-        return rpd_usage_error("option '%s' needs a value", a);
-      *out = val;
-      i++;
-    } else if (!strcmp(a, "--align")) {
-      if (!val)
-        return rpd_usage_error("option '%s' needs a value", a);
-      if (!strcmp(val, "none"))
-        m->align = ALIGN_NONE;
-      else if (!strcmp(val, "meta"))
-        m->align = ALIGN_META;
-      else if (!strcmp(val, "collective"))
-        m->align = ALIGN_COLLECTIVE;
-      else
-        return rpd_usage_error("--align: '%s' is not none, meta or collective", val);
-      i++;
-    } else if (!strcmp(a, "--offset")) {
-      rc = parse_offset(m, val);
-      i++;
-    } else if (!strcmp(a, "--force")) {
-      *force = 1;
-    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-      *quiet = 1;
-    } else {
-      return rpd_usage_error("unknown option '%s'", a);
-    }
-    if (rc)
-      return rc;
-  }
+  if ((rc = rpd_cli_options(opts, 0, &argc, argv)))
+    return rc;
+  *quiet = rpd_quiet;
+  m->in = rpd_xcalloc((size_t)argc + 1, sizeof *m->in);
+  for (int i = 0; i < argc; i++)
+    m->in[m->n++].path = argv[i];
   if (!*out)
     return rpd_usage_error("no output file (-o OUT.rpd)");
   if (!**out)

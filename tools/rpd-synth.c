@@ -6,6 +6,7 @@
  * sclk samples.  The same options always give the same file content.
  * What exactly is generated is documented in docs/rpd-synth.md. */
 #include "rpd.h"
+#include "opt.h"
 #include "util/num.h"
 
 #include <errno.h>
@@ -1168,75 +1169,50 @@ static int generate(synth *s)
  * common/ on exit or a fatal signal) and renamed into place when done. */
 static rpd_outfile outf;
 
-static int parse_num(const char *opt, const char *v, int64_t lo, int64_t hi,
-                     int64_t *out)
+static int on_order(void *ctx, const char *name, const char *val, char *msg, size_t msgsz)
 {
-  if (!v)
-    return rpd_usage_error("option '%s' needs a value", opt);
-  if (rpd_parse_i64_range(v, lo, hi, out))
-    return rpd_usage_error("option '%s': '%s' is not a number in %" PRId64
-                           "..%" PRId64, opt, v, lo, hi);
+  synth *s = ctx;
+  if (strcmp(val, "step") && strcmp(val, "end")) {
+    snprintf(msg, msgsz, "option '%s' needs 'step' or 'end'", name);
+    return 2;
+  }
+  s->order_end = !strcmp(val, "end");
   return 0;
 }
 
 static int parse_args(synth *s, int argc, char **argv, const char **out,
                       int *force)
 {
-  int64_t v;
-  int threads_set = 0, graphs_set = 0;
+  int no_autograd = 0;
+  const rpd_opt opts[] = {
+    RPD_OPT_STRING("-o|--output", out),
+    RPD_OPT_I64("--seed", &s->seed, 0, INT64_MAX / 2000000, NULL),
+    RPD_OPT_I64("--api", &s->api_want, 0, INT64_C(4000000000), NULL),
+    RPD_OPT_INT("--gpus", &s->gpus, 1, 64, NULL),
+    RPD_OPT_INT("--threads", &s->threads, 1, 4096, NULL),
+    RPD_OPT_INT("--schema", &s->schema, 2, 3, NULL),
+    RPD_OPT_INT("--graphs", &s->graphs, 0, 4096, NULL),
+    RPD_OPT_FLAG("--stackframes", &s->stackframes),
+    RPD_OPT_I64("--ranks", &s->ranks, 1, 100000, NULL),
+    RPD_OPT_I64("--rank", &s->rank, 0, 99999, NULL),
+    RPD_OPT_I64("--clock-skew", &s->clock_skew, 0, INT64_C(1000000000000), NULL),
+    RPD_OPT_CALL("--order", on_order, s),
+    RPD_OPT_INT("--layers", &s->layers, 1, MAXLAYERS, NULL),
+    RPD_OPT_FLAG("--no-autograd", &no_autograd),
+    RPD_OPT_FLAG("--force", force),
+    RPD_OPT_END(),
+  };
+  int rc;
   s->seed = 1;
   s->api_want = 10000;
   s->gpus = 2;
   s->schema = 3;
-  s->autograd = 1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    int rc = 0;
-    if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-      if (!val)
-        return rpd_usage_error("option '%s' needs a value", a);
-      *out = val;
-      i++;
-    } else if (!strcmp(a, "--seed")) {
-      rc = parse_num(a, val, 0, INT64_MAX / 2000000, &s->seed); i++;
-    } else if (!strcmp(a, "--api")) {
-      rc = parse_num(a, val, 0, INT64_C(4000000000), &s->api_want); i++;
-    } else if (!strcmp(a, "--gpus")) {
-      rc = parse_num(a, val, 1, 64, &v); s->gpus = (int)v; i++;
-    } else if (!strcmp(a, "--threads")) {
-      rc = parse_num(a, val, 1, 4096, &v); s->threads = (int)v; i++;
-      threads_set = 1;
-    } else if (!strcmp(a, "--schema")) {
-      rc = parse_num(a, val, 2, 3, &v); s->schema = (int)v; i++;
-    } else if (!strcmp(a, "--graphs")) {
-      rc = parse_num(a, val, 0, 4096, &v); s->graphs = (int)v; i++;
-      graphs_set = 1;
-    } else if (!strcmp(a, "--stackframes")) {
-      s->stackframes = 1;
-    } else if (!strcmp(a, "--ranks")) {
-      rc = parse_num(a, val, 1, 100000, &s->ranks); i++;
-    } else if (!strcmp(a, "--rank")) {
-      rc = parse_num(a, val, 0, 99999, &s->rank); i++;
-    } else if (!strcmp(a, "--clock-skew")) {
-      rc = parse_num(a, val, 0, INT64_C(1000000000000), &s->clock_skew); i++;
-    } else if (!strcmp(a, "--order")) {
-      if (!val || (strcmp(val, "step") && strcmp(val, "end")))
-        return rpd_usage_error("option '%s' needs 'step' or 'end'", a);
-      s->order_end = !strcmp(val, "end");
-      i++;
-    } else if (!strcmp(a, "--layers")) {
-      rc = parse_num(a, val, 1, MAXLAYERS, &v); s->layers = (int)v; i++;
-    } else if (!strcmp(a, "--no-autograd")) {
-      s->autograd = 0;
-    } else if (!strcmp(a, "--force")) {
-      *force = 1;
-    } else if (rpd_cli_quiet_opt(a)) {   /* -q: rpd_cli_init set rpd_quiet */
-    } else {
-      return rpd_usage_error("unknown argument '%s'", a);
-    }
-    if (rc)
-      return rc;
-  }
+  s->threads = s->graphs = -1;   /* not given: as many as GPUs / threads */
+  if ((rc = rpd_cli_options(opts, 0, &argc, argv)))
+    return rc;
+  if (argc > 0)
+    return rpd_usage_error("unknown argument '%s'", argv[0]);
+  s->autograd = !no_autograd;
   if (s->stackframes && s->schema != 3)
     return rpd_usage_error("--stackframes needs --schema 3 (v2 has no rocpd_stackframe)");
   if (!*out)
@@ -1251,12 +1227,12 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
                            s->rank);
   s->pid = PID + 1000 * s->rank;
   s->t0 = T0 + s->rank * s->clock_skew;
-  if (!threads_set)
+  if (s->threads < 0)
     s->threads = s->gpus;
   if (s->threads < s->gpus)
     return rpd_usage_error("--threads %d: need at least one thread per GPU (%d)",
                            s->threads, s->gpus);
-  if (!graphs_set)
+  if (s->graphs < 0)
     s->graphs = s->threads;
   if (s->graphs > 8 * s->threads)
     return rpd_usage_error("--graphs %d: at most 8 per thread", s->graphs);

@@ -24,6 +24,7 @@ static const char usage[] =
 #include <string.h>
 
 #include "rpd.h"
+#include "opt.h"
 #include "check.h"
 #include "textsafe.h"
 
@@ -166,28 +167,18 @@ int main(int argc, char **argv)
 {
   if (rpd_cli_init(argc, argv, usage))
     return rpd_cli_status();
+  const rpd_opt opts[] = { RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw), RPD_OPT_END() };
+  int n = argc;
+  if (rpd_cli_options(opts, 0, &n, argv))
+    return 2;
   char **pos = rpd_xcalloc((size_t)argc, sizeof *pos);
-  int n = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--")) {
-      while (++i < argc)
-        pos[n++] = argv[i];
-      break;
-    }
-    if (rpd_cli_quiet_opt(argv[i]) || rpd_cli_csv_raw_opt(argv[i]))
-      continue;
-    if (argv[i][0] == '-' && argv[i][1]) {
-      free(pos);
-      return rpd_usage_error("unknown option '%s'", argv[i]);
-    }
-    pos[n++] = argv[i];
-  }
+  memcpy(pos, argv, (size_t)n * sizeof *pos);
   if (n < 2) {
     free(pos);
     return rpd_usage_error("need FILE.rpd and OUT.csv");
   }
   const char *path = pos[0], *out = pos[n - 1];
-  int to_stdout = !strcmp(out, "-");
+  int to_stdout = rpd_cli_is_stdout(out);
   if (!to_stdout && rpd_output_check(out, path, NULL)) {
     free(pos);
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());

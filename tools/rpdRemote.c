@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "rpd.h"
+#include "opt.h"
 #include "util/num.h"
 
 static const char usage[] =
@@ -133,14 +134,19 @@ int main(int argc, char **argv)
 
   if (rpd_cli_init(argc, argv, usage))
     return rpd_cli_status();
-  if (argc != 3)
-    return rpd_usage_error(argc < 3 ? "expected a command and a PID"
+  /* no options but the common ones (-q, --) */
+  const rpd_opt opts[] = { RPD_OPT_END() };
+  int rc = rpd_cli_options(opts, 0, &argc, argv);
+  if (rc)
+    return rc;
+  if (argc != 2)
+    return rpd_usage_error(argc < 2 ? "expected a command and a PID"
                                     : "too many arguments");
-  cmd = argv[1];
+  cmd = argv[0];
   if (strcmp(cmd, "start") && strcmp(cmd, "stop") && strcmp(cmd, "status"))
     return rpd_usage_error("unknown command '%s' (use start, stop or status)", cmd);
-  if (!(pid = parse_pid(argv[2])))
-    return rpd_usage_error("bad PID '%s'", argv[2]);
+  if (!(pid = parse_pid(argv[1])))
+    return rpd_usage_error("bad PID '%s'", argv[1]);
 
   if (kill(pid, 0) != 0 && errno == ESRCH)
     return rpd_fail("no process with PID %d", (int)pid);

@@ -38,6 +38,7 @@ static const char usage[] =
 #include "check.h"
 #include "namelist.h"
 #include "progress.h"
+#include "opt.h"
 #define DONE_TAG "ext_analysis::done"
 
 /* ------------------------------------------------------------ rules */
@@ -68,19 +69,6 @@ static const rule default_rules[NRULES] = {
 
 /* ------------------------------------------------------------ options */
 
-static int our_option(int argc, char **argv, int i, const char **opt, const char **val)
-{
-  static const char *const names[] = {"--kernel-wait-us", "--rule"};
-  for (size_t k = 0; k < N(names); k++) {
-    int n = rpd_option_value(argc, argv, i, names[k], val);
-    if (n) {
-      *opt = names[k];
-      return n;
-    }
-  }
-  return 0;
-}
-
 static int parse_number(const char *s, double *v)
 {
   char *end;
@@ -91,57 +79,62 @@ static int parse_number(const char *s, double *v)
   return 1;
 }
 
-static int set_rule(opts *o, const char *spec)
+static int on_rule(void *ctx, const char *name, const char *spec, char *msg, size_t msgsz)
 {
+  opts *o = ctx;
   const char *eq = strchr(spec, '=');
   double v;
-  if (!eq || !parse_number(eq + 1, &v))
-    return rpd_usage_error("bad --rule '%s': use NAME=VALUE (a number >= 0)", spec);
+  (void)name;
+  if (!eq || !parse_number(eq + 1, &v)) {
+    snprintf(msg, msgsz, "bad --rule '%s': use NAME=VALUE (a number >= 0)", spec);
+    return 2;
+  }
   for (int k = 0; k < NRULES; k++)
     if (strlen(o->rules[k].name) == (size_t)(eq - spec) &&
         strncmp(o->rules[k].name, spec, (size_t)(eq - spec)) == 0) {
       o->rules[k].threshold = v;
       return 0;
     }
-  return rpd_usage_error("bad --rule '%s': unknown rule (see docs/rpd-analyze.md)", spec);
+  snprintf(msg, msgsz, "bad --rule '%s': unknown rule (see docs/rpd-analyze.md)", spec);
+  return 2;
+}
+
+static int on_kernel_wait(void *ctx, const char *name, const char *val, char *msg,
+                          size_t msgsz)
+{
+  opts *o = ctx;
+  (void)name;
+  if (parse_number(val, &o->kernel_wait_us))
+    return 0;
+  snprintf(msg, msgsz, "bad --kernel-wait-us '%s': use a number >= 0", val);
+  return 2;
 }
 
 /* Parse our options before the driver opens anything: bad values are usage
  * errors (exit 2).  Returns 0 or the exit code. */
 static int parse_options(opts *o, int argc, char **argv)
 {
-  const char *opt, *val;
+  const char *skip;
+  const rpd_opt table[] = {
+    RPD_OPT_CALL("--kernel-wait-us", on_kernel_wait, o),
+    RPD_OPT_CALL("--rule", on_rule, o),
+    RPD_OPT_STRING("-o|--output", &skip),
+    RPD_OPT_END(),
+  };
+  char msg[512];
   memcpy(o->rules, default_rules, sizeof o->rules);
   o->kernel_wait_us = 50;
-  for (int i = 1; i < argc; i++) {
-    int n, rc;
-    if (strcmp(argv[i], "--") == 0)
-      break;
-    if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-      i++;
-      continue;
-    }
-    if (!(n = our_option(argc, argv, i, &opt, &val)))
-      continue;
-    if (!val)
-      return rpd_usage_error("option '%s' needs a value", opt);
-    if (strcmp(opt, "--kernel-wait-us") == 0) {
-      if (!parse_number(val, &o->kernel_wait_us))
-        return rpd_usage_error("bad --kernel-wait-us '%s': use a number >= 0", val);
-    } else if ((rc = set_rule(o, val))) {
-      return rc;
-    }
-    i += n - 1;
-  }
+  if (rpd_opt_peek(table, argc, argv, msg, sizeof msg))
+    return rpd_usage_error("%s", msg);
   return 0;
 }
 
-static int skip_option(void *ctx, int argc, char **argv, int i)
-{
-  const char *opt, *val;
-  (void)ctx;
-  return our_option(argc, argv, i, &opt, &val);
-}
+/* The options parse_options read: the augmenter driver steps over them. */
+static const char *read_value;
+static const rpd_opt read_before[] = {
+  RPD_OPT_STRING("--kernel-wait-us|--rule", &read_value),
+  RPD_OPT_END(),
+};
 
 static int write_rules(rpd *r, const opts *o)
 {
@@ -319,7 +312,7 @@ int main(int argc, char **argv)
     .usage = usage,
     .what = "the analysis",
     .done_tag = DONE_TAG,
-    .option = skip_option,
+    .opts = read_before,
     .drop = drop_analysis,
     .build = build_analysis,
     .ctx = &o,

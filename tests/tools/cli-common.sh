@@ -84,3 +84,23 @@ check "rpd-callstack -- -q: says cannot open '-q'" grep -q "cannot open '-q'" "$
 cp s.rpd p.rpd
 rpd-callstack p.rpd >/dev/null 2>p.err
 check_eq "no progress line when stderr is not a terminal" "" "$(cat p.err)"
+
+# the option table (common/opt.h) of every tool outside raptor/ and
+# rpd-diff: one message for an unknown option, exit 2, and the same
+# spellings everywhere
+bad=
+for t in rpd-autograd rpd-callstack rpd-deserialize rpd-graph rpd-trim rpd-strings \
+         rpd-metadata rpd-subclass rpd-schema rpd-stackframe rpd-analyze rpd-perfmodel \
+         rpd-synth rpd-synth-rocpd rpd-merge rpd-import rpd2tracing rpd2table \
+         rpd-autograd-summary rpd-health rpdRemote; do
+  extra=; [ "$t" = rpd-subclass ] && extra="--name k --events e"   # checked first
+  "$t" $extra --no-such-option s.rpd >/dev/null 2>err.txt; rc=$?
+  [ "$rc" = 2 ] && [ "$(cat err.txt)" = "$t: unknown option '--no-such-option'
+Try '$t --help'." ] || bad="$bad $t[$rc:$(head -c 80 err.txt)]"
+done
+check_eq "every table tool: \"unknown option '--no-such-option'\", exit 2" "" "$bad"
+check_rc "rpd-synth --api=500 --output=eq.rpd: the = form" 0 rpd-synth -q --api=500 --output=eq.rpd
+check_eq "rpd-synth --api=500: 500 calls" 500 "$(q eq.rpd 'SELECT count(*) FROM rocpd_api')"
+check_rc "rpd-synth --gpus 0: a range error, exit 2" 2 rpd-synth --gpus 0 -o x.rpd
+check_eq "rpd-synth --gpus 0: the range in the message" \
+  "rpd-synth: option '--gpus': '0' is not a number in 1..64" "$(head -n 1 "$TESTDIR/stderr")"

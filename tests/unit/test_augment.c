@@ -10,6 +10,7 @@
 #include <fcntl.h>
 
 #include "core_fixture.h"
+#include "opt.h"
 
 static const char usage[] =
     "usage: rpd-fake FILE [-o OUT] [--force] [--fail] [--value N] [--no-tag]\n"
@@ -18,25 +19,6 @@ static const char usage[] =
 typedef struct {
   int fail, value, no_tag, drops, builds;
 } fake_ctx;
-
-static int fake_option(void *ctx, int argc, char **argv, int i)
-{
-  fake_ctx *c = ctx;
-
-  if (strcmp(argv[i], "--fail") == 0) {
-    c->fail = 1;
-    return 1;
-  }
-  if (strcmp(argv[i], "--no-tag") == 0) {
-    c->no_tag = 1;
-    return 1;
-  }
-  if (strcmp(argv[i], "--value") == 0) {
-    if (i + 1 < argc) c->value = atoi(argv[i + 1]);
-    return 2;
-  }
-  return 0;
-}
 
 static int fake_drop(rpd *r, void *ctx)
 {
@@ -60,6 +42,7 @@ typedef struct {
   char *dir, *path, *orig;
   fake_ctx ctx;
   rpd_augment a;
+  rpd_opt opts[4];
   char out[8192], err[8192];
 } fx;
 
@@ -75,7 +58,15 @@ static int setup(void **state)
   f->a.usage = usage;
   f->a.what = "the fake table";
   f->a.done_tag = "Fake::Generated";
-  f->a.option = fake_option;
+  /* the fake tool's options, a table pointing into its context */
+  const rpd_opt opts[] = {
+    RPD_OPT_FLAG("--fail", &f->ctx.fail),
+    RPD_OPT_FLAG("--no-tag", &f->ctx.no_tag),
+    RPD_OPT_INT("--value", &f->ctx.value, 0, 0, NULL),
+    RPD_OPT_END(),
+  };
+  memcpy(f->opts, opts, sizeof opts);
+  f->a.opts = f->opts;
   f->a.drop = fake_drop;
   f->a.build = fake_build;
   f->a.ctx = &f->ctx;

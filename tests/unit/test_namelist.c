@@ -1,4 +1,4 @@
-/* test_namelist.c - rpd_namelist_split, rpd_option_value and
+/* test_namelist.c - rpd_namelist_split and
  * rpd_exec_in_names (common/namelist.c). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,21 +27,6 @@ static void test_split(void **state)
   rpd_namelist_free(v, n);
 }
 
-static void test_option_value(void **state)
-{
-  char *argv[] = {"prog", "--api=X,Y", "--api", "Z", "--apix", "--api", NULL};
-  const char *val = NULL;
-  (void)state;
-  assert_int_equal(rpd_option_value(6, argv, 1, "--api", &val), 1);
-  assert_string_equal(val, "X,Y");
-  assert_int_equal(rpd_option_value(6, argv, 2, "--api", &val), 2);
-  assert_string_equal(val, "Z");
-  assert_int_equal(rpd_option_value(6, argv, 3, "--api", &val), 0);
-  assert_int_equal(rpd_option_value(6, argv, 4, "--api", &val), 0);
-  assert_int_equal(rpd_option_value(6, argv, 5, "--api", &val), 2);
-  assert_null(val);   /* last argument: no value */
-}
-
 static void test_exec_in_names(void **state)
 {
   const char *const names[] = {"hipLaunchKernel", "no'such\"name", "KernelExecution"};
@@ -64,7 +49,6 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_split),
-    cmocka_unit_test(test_option_value),
     cmocka_unit_test(test_exec_in_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,7 @@ static const char usage[] =
 #include <zlib.h>
 
 #include "rpd.h"
+#include "opt.h"
 #include "import.h"
 #include "kinds.h"   /* issue 16 */
 #include "check.h"
@@ -370,40 +371,34 @@ static int finish(imp *m)
 static int into_main(int argc, char **argv)
 {
   const char *trace = NULL;
-  char **files = rpd_xcalloc((size_t)argc, sizeof *files);
+  char **files;
   int n = 0, quiet = 0, has_off = 0, rc;
   int64_t off = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--into") || !strcmp(a, "--clock-offset")) {
-      if (++i >= argc || !*argv[i]) {
-        free(files);
-        return rpd_usage_error("%s needs a value", a);
-      }
-      if (a[2] == 'i')
-        trace = argv[i];
-      else {
-        if (rpd_int_text(argv[i], strlen(argv[i]), &off)) {
-          free(files);
-          return rpd_usage_error("bad --clock-offset '%s' (integer ns)", argv[i]);
-        }
-        has_off = 1;
-      }
-    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
-      quiet = 1;
-    else if (a[0] == '-' && a[1]) {
-      free(files);
-      return rpd_usage_error("unknown option '%s' with --into", a);
-    } else
-      files[n++] = argv[i];
-  }
-  if (!n) {
-    free(files);
+  const char *offtext = NULL;
+  const rpd_opt opts[] = {
+    RPD_OPT_STRING("--into", &trace),
+    RPD_OPT_STRING("--clock-offset", &offtext),
+    RPD_OPT_END(),
+  };
+  int npos = argc;
+  if ((rc = rpd_cli_options(opts, RPD_OPT_KEEP_UNKNOWN, &npos, argv)))
+    return rc;
+  if (!trace || !*trace)
+    return rpd_usage_error("--into needs a value");
+  if (offtext && !*offtext)
+    return rpd_usage_error("--clock-offset needs a value");
+  if (offtext && rpd_int_text(offtext, strlen(offtext), &off))
+    return rpd_usage_error("bad --clock-offset '%s' (integer ns)", offtext);
+  has_off = offtext != NULL;
+  quiet = rpd_quiet;
+  files = argv;
+  for (int i = 0; i < npos; i++)
+    if (argv[i][0] == '-' && argv[i][1])
+      return rpd_usage_error("unknown option '%s' with --into", argv[i]);
+  n = npos;
+  if (!n)
     return rpd_usage_error("--into needs the CSV files to add");
-  }
-  rc = import_into_main(trace, files, n, has_off, off, quiet);
-  free(files);
-  return rc;
+  return import_into_main(trace, files, n, has_off, off, quiet);
 }
 
 int main(int argc, char **argv)
@@ -418,36 +413,30 @@ int main(int argc, char **argv)
 
   if (rpd_cli_init(argc, argv, usage))
     return rpd_cli_status();
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "--into"))
-      return into_main(argc, argv);
+  /* --into TRACE CSV...: another command line (into_main) */
+  const char *into = NULL;
+  const rpd_opt peek[] = { RPD_OPT_STRING("--into", &into), RPD_OPT_END() };
+  if (rpd_opt_peek(peek, argc, argv, (char[8]){ 0 }, 8) || into)
+    return into_main(argc, argv);
   /* one thread on each connection: skip SQLite's mutexes */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--force"))
-      force = 1;
-    else if (!strcmp(argv[i], "--full-names"))
-      trunc = 0;
-    else if (!strcmp(argv[i], "--truncated-names"))
-      trunc = 1;
-    else if (!strcmp(argv[i], "--all-runs"))
-      all_runs = 1;
-    else if (!strcmp(argv[i], "--prefix")) {
-      if (++i >= argc || !*argv[i])
-        return rpd_usage_error("--prefix needs a run name");
-      prefix = argv[i];
-    }
-    else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
-      quiet = 1;
-    else if (argv[i][0] == '-' && argv[i][1])
-      return rpd_usage_error("unknown option '%s'", argv[i]);
-    else if (!in)
-      in = argv[i];
-    else if (!out)
-      out = argv[i];
-    else
-      return rpd_usage_error("too many arguments");
-  }
+  const rpd_opt opts[] = {
+    RPD_OPT_FLAG("--force", &force),
+    RPD_OPT_SET("--full-names", &trunc, 0),
+    RPD_OPT_SET("--truncated-names", &trunc, 1),
+    RPD_OPT_FLAG("--all-runs", &all_runs),
+    { .kind = RPD_OPTK_STRING, .names = "--prefix", .value = &prefix, .need = "a run name" },
+    RPD_OPT_END(),
+  };
+  if ((rc = rpd_cli_options(opts, 0, &argc, argv)))
+    return rc;
+  quiet = rpd_quiet;
+  if (prefix && !*prefix)
+    return rpd_usage_error("--prefix needs a run name");
+  if (argc > 2)
+    return rpd_usage_error("too many arguments");
+  in = argc > 0 ? argv[0] : NULL;
+  out = argc > 1 ? argv[1] : NULL;
   if (!in || !out)
     return rpd_usage_error("need INPUT and OUT.rpd");
   if (prefix && all_runs)

@@ -37,6 +37,7 @@ static const char usage[] =
 #include <unistd.h>
 
 #include "rpd.h"
+#include "opt.h"
 #include "synth.h"
 #include "util/num.h"
 
@@ -442,16 +443,6 @@ static int create_views(gen *g, uint64_t seed)
 
 /* ------------------------------------------------------------ main */
 
-static int parse_num(const char *opt, const char *v, int64_t lo, int64_t hi, int64_t *out)
-{
-  if (!v)
-    return rpd_usage_error("%s needs a value", opt);
-  if (rpd_parse_i64_range(v, lo, hi, out))
-    return rpd_usage_error("%s: '%s' is not a number in %lld..%lld", opt, v,
-                           (long long)lo, (long long)hi);
-  return 0;
-}
-
 int main(int argc, char **argv)
 {
   static gen g;
@@ -462,27 +453,21 @@ int main(int argc, char **argv)
 
   if (rpd_cli_init(argc, argv, usage))
     return rpd_cli_status();
-  for (int i = 1; i < argc && !rc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-      if (!v)
-        return rpd_usage_error("%s needs a file", a);
-      out = v; i++;
-    } else if (!strcmp(a, "--seed")) {
-      rc = parse_num(a, v, 0, INT64_MAX / 2, &seed); i++;
-    } else if (!strcmp(a, "--dispatches")) {
-      rc = parse_num(a, v, 1, INT64_C(100000000), &disp); i++;
-    } else if (!strcmp(a, "--guids")) {
-      rc = parse_num(a, v, 1, 64, &guids); i++;
-    } else if (!strcmp(a, "--force"))
-      force = 1;
-    else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
-      quiet = 1;
-    else
-      return rpd_usage_error("unknown argument '%s'", a);
-  }
-  if (rc)
+  const rpd_opt opts[] = {
+    { .kind = RPD_OPTK_STRING, .names = "-o|--output", .value = &out, .need = "a file" },
+    RPD_OPT_I64("--seed", &seed, 0, INT64_MAX / 2,
+                "--seed: '%s' is not a number in 0..4611686018427387903"),
+    RPD_OPT_I64("--dispatches", &disp, 1, INT64_C(100000000),
+                "--dispatches: '%s' is not a number in 1..100000000"),
+    RPD_OPT_I64("--guids", &guids, 1, 64, "--guids: '%s' is not a number in 1..64"),
+    RPD_OPT_FLAG("--force", &force),
+    RPD_OPT_END(),
+  };
+  if ((rc = rpd_cli_options(opts, 0, &argc, argv)))
     return rc;
+  if (argc > 0)
+    return rpd_usage_error("unknown argument '%s'", argv[0]);
+  quiet = rpd_quiet;
   if (!out)
     return rpd_usage_error("need -o OUT.db");
   if (rpd_output_check(out, NULL, NULL))

@@ -17,6 +17,7 @@
 #include "tracing.h"
 #include "check.h"
 #include "util/num.h"
+#include "opt.h"
 
 static const char usage[] =
 "usage: rpd2tracing FILE[.gz] [OUT] [--start T] [--end T] [--format F]\n"
@@ -67,48 +68,34 @@ typedef struct opts {
   int64_t max_size;         /* --max-size, 0: not given */
 } opts;
 
+static int on_format(void *ctx, const char *name, const char *val, char *msg, size_t msgsz) {
+  opts *o = ctx;
+  (void)name;
+  o->format_set = 1;
+  o->array = !strcmp(val, "array");
+  o->proto = !strcmp(val, "proto");
+  if (o->array || o->proto || !strcmp(val, "object") || !strcmp(val, "json")) return 0;
+  snprintf(msg, msgsz, "--format must be 'object', 'array', 'json' or 'proto', not '%s'", val);
+  return 2;
+}
+
 static int parse_args(int argc, char **argv, opts *o) {
-  int only_files = 0;   /* after "--" */
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *val = NULL, *split = NULL, *size = NULL;
-    const char **dst = NULL;
-    if (only_files) {
-      /* a file name, even if it starts with a dash */
-    }
-    else if (!strcmp(a, "--")) { only_files = 1; continue; }
-    else if (!strncmp(a, "--start", 7) && (a[7] == 0 || a[7] == '=')) dst = &o->start;
-    else if (!strncmp(a, "--end", 5) && (a[5] == 0 || a[5] == '=')) dst = &o->end;
-    else if (!strncmp(a, "--format", 8) && (a[8] == 0 || a[8] == '=')) dst = &val;
-    else if (!strncmp(a, "--split", 7) && (a[7] == 0 || a[7] == '=')) dst = &split;
-    else if (!strncmp(a, "--max-size", 10) && (a[10] == 0 || a[10] == '=')) dst = &size;
-    else if (!strcmp(a, "-q")) { o->quiet = 1; continue; }
-    else if (!strcmp(a, "--abs-us")) { o->abs_us = 1; continue; }
-    else if (a[0] == '-' && a[1]) return rpd_usage_error("unknown option '%s'", a);
-    if (dst) {
-      const char *eq = strchr(a, '=');
-      if (eq) *dst = eq + 1;
-      else if (i + 1 < argc) *dst = argv[++i];
-      else return rpd_usage_error("option '%s' needs a value", a);
-      if (dst == &val) {
-        o->format_set = 1;
-        o->array = o->proto = 0;
-        if (!strcmp(val, "array")) o->array = 1;
-        else if (!strcmp(val, "proto")) o->proto = 1;
-        else if (strcmp(val, "object") && strcmp(val, "json"))
-          return rpd_usage_error("--format must be 'object', 'array', 'json' or 'proto', not '%s'",
-                                 val);
-      }
-      if (dst == &split && rpd_parse_i64_range(split, 1, 100000, &o->split))
-        return rpd_usage_error("--split must be a number of files from 1 to 100000, not '%s'",
-                               split);
-      if (dst == &size && rpd_parse_size(size, &o->max_size))
-        return rpd_usage_error("--max-size must be a size like 500M or 2G, not '%s'", size);
-      continue;
-    }
-    if (!o->in) o->in = a;
-    else if (!o->out) o->out = a;
-    else return rpd_usage_error("unexpected argument '%s'", a);
-  }
+  const rpd_opt table[] = {
+    RPD_OPT_STRING("--start", &o->start),
+    RPD_OPT_STRING("--end", &o->end),
+    RPD_OPT_CALL("--format", on_format, o),
+    RPD_OPT_I64("--split", &o->split, 1, 100000,
+                "--split must be a number of files from 1 to 100000, not '%s'"),
+    RPD_OPT_SIZE("--max-size", &o->max_size, "--max-size must be a size like 500M or 2G, not '%s'"),
+    RPD_OPT_FLAG("--abs-us", &o->abs_us),
+    RPD_OPT_END(),
+  };
+  int rc = rpd_cli_options(table, 0, &argc, argv);
+  if (rc) return rc;
+  o->quiet = rpd_quiet;
+  if (argc > 2) return rpd_usage_error("unexpected argument '%s'", argv[2]);
+  o->in = argc > 0 ? argv[0] : NULL;
+  o->out = argc > 1 ? argv[1] : NULL;
   if (!o->in) return rpd_usage_error("missing FILE");
   if (o->split && o->max_size) return rpd_usage_error("--split and --max-size exclude each other");
   return 0;

@@ -1,0 +1,255 @@
+/* test_opt.c - rpd_opt_parse: each kind of value, the spellings, "--",
+ * positionals, ranges and the messages of a bad command line. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rpd.h"
+#include "opt.h"
+#include "timeopt.h"
+
+typedef struct vals {
+  int flag, level, n;
+  int64_t big, size;
+  double ratio;
+  const char *out, *start;
+  rpd_opt_list names;
+  int calls;
+  char last[64];
+} vals;
+
+static int on_rule(void *ctx, const char *name, const char *value, char *msg, size_t msgsz)
+{
+  vals *v = ctx;
+  (void)name;
+  if (strchr(value, '=') == NULL) {
+    snprintf(msg, msgsz, "bad --rule '%s': use NAME=VALUE", value);
+    return 1;
+  }
+  v->calls++;
+  snprintf(v->last, sizeof v->last, "%s", value);
+  return 0;
+}
+
+static int on_reset(void *ctx, const char *name, const char *value, char *msg, size_t msgsz)
+{
+  vals *v = ctx;
+  (void)msg, (void)msgsz;
+  assert_null(value);
+  assert_string_equal(name, "--reset");
+  v->calls = 100;
+  return 0;
+}
+
+/* The table of the tests, pointing into *v. */
+#define TABLE(v)                                                                 \
+  rpd_opt extra[] = { RPD_OPT_STRING("-o|--output", &(v)->out), RPD_OPT_END() }; \
+  rpd_opt t[] = {                                                                \
+    RPD_OPT_FLAG("-f|--force|--dryrun", &(v)->flag),                             \
+    RPD_OPT_SET("--verbose", &(v)->level, 3),                                    \
+    RPD_OPT_INT("-n|--top", &(v)->n, 1, 1000, NULL),                             \
+    RPD_OPT_I64("--seed", &(v)->big, 0, 0, NULL),                                \
+    RPD_OPT_SIZE("--max-size", &(v)->size, NULL),                                \
+    RPD_OPT_DOUBLE("--ratio", &(v)->ratio, 0, 0, NULL),                          \
+    RPD_OPT_TIME("--start", &(v)->start, RPD_TIMEOPT_DEFAULT),                   \
+    RPD_OPT_LIST("--name", &(v)->names),                                         \
+    RPD_OPT_CALL("--rule", on_rule, (v)),                                        \
+    RPD_OPT_CALL0("--reset", on_reset, (v)),                                     \
+    RPD_OPT_TABLE(extra),                                                        \
+    RPD_OPT_END(),                                                               \
+  }
+
+static int parse(vals *v, char *msg, int argc, char **argv)
+{
+  TABLE(v);
+  return rpd_opt_parse(t, 0, argc, argv, msg, 256);
+}
+
+static void test_kinds(void **state)
+{
+  (void)state;
+  vals v = { 0 };
+  char msg[256];
+  char *argv[] = { "prog", "a.rpd", "--dryrun", "--verbose", "--top", "64",
+                   "--seed=-9223372036854775808", "--max-size", "1.5K", "--ratio=0.25",
+                   "--start", "-8ms", "--name", "x", "--name=y", "--rule", "k=1",
+                   "-oOUT.rpd", "b.rpd", "-", "-q", NULL };
+  int argc = (int)(sizeof argv / sizeof *argv) - 1;
+
+  rpd_quiet = 0;
+  assert_int_equal(parse(&v, msg, argc, argv), 3);
+  assert_string_equal(argv[0], "a.rpd");
+  assert_string_equal(argv[1], "b.rpd");
+  assert_string_equal(argv[2], "-");
+  assert_null(argv[3]);
+  assert_int_equal(v.flag, 1);
+  assert_int_equal(v.level, 3);
+  assert_int_equal(v.n, 64);
+  assert_int_equal(v.big, INT64_MIN);
+  assert_int_equal(v.size, 1536);
+  assert_true(v.ratio == 0.25);
+  assert_string_equal(v.start, "-8ms");
+  assert_int_equal(v.names.n, 2);
+  assert_string_equal(v.names.v[0], "x");
+  assert_string_equal(v.names.v[1], "y");
+  assert_int_equal(v.calls, 1);
+  assert_string_equal(v.last, "k=1");
+  assert_string_equal(v.out, "OUT.rpd");
+  assert_int_equal(rpd_quiet, 1);
+  rpd_quiet = 0;
+  rpd_opt_list_free(&v.names);
+}
+
+static void test_spellings(void **state)
+{
+  (void)state;
+  vals v = { 0 };
+  char msg[256];
+  char *a1[] = { "prog", "--output", "x", "--top=7", "--reset", NULL };
+  assert_int_equal(parse(&v, msg, 5, a1), 0);
+  assert_string_equal(v.out, "x");
+  assert_int_equal(v.n, 7);
+  assert_int_equal(v.calls, 100);
+  char *a2[] = { "prog", "-o", "--x", "-n", "1000", "--output=", NULL };
+  assert_int_equal(parse(&v, msg, 6, a2), 0);
+  assert_string_equal(v.out, "");   /* --output= gives the empty value */
+  assert_int_equal(v.n, 1000);
+  /* "--" ends the options: what follows is positional */
+  char *a3[] = { "prog", "-f", "--", "--top", "-o", NULL };
+  v.flag = 0;
+  assert_int_equal(parse(&v, msg, 5, a3), 2);
+  assert_int_equal(v.flag, 1);
+  assert_string_equal(a3[0], "--top");
+  assert_string_equal(a3[1], "-o");
+}
+
+static void test_errors(void **state)
+{
+  (void)state;
+  vals v = { 0 };
+  char msg[256];
+  char *a1[] = { "prog", "--nope", NULL };
+  assert_int_equal(parse(&v, msg, 2, a1), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "unknown option '--nope'");
+  char *a2[] = { "prog", "a", "--top", NULL };
+  assert_int_equal(parse(&v, msg, 3, a2), RPD_OPT_ENEEDVAL);
+  assert_string_equal(msg, "option '--top' needs a value");
+  char *a3[] = { "prog", "--top", "0", NULL };
+  assert_int_equal(parse(&v, msg, 3, a3), RPD_OPT_EBADVAL);
+  assert_string_equal(msg, "option '--top': '0' is not a number in 1..1000");
+  char *a4[] = { "prog", "-n1001", NULL };
+  assert_int_equal(parse(&v, msg, 2, a4), RPD_OPT_EBADVAL);
+  assert_string_equal(msg, "option '-n': '1001' is not a number in 1..1000");
+  char *a5[] = { "prog", "--top=12x", NULL };
+  assert_int_equal(parse(&v, msg, 2, a5), RPD_OPT_EBADVAL);
+  assert_string_equal(msg, "option '--top': '12x' is not a number in 1..1000");
+  char *a6[] = { "prog", "--seed", "9223372036854775808", NULL };
+  assert_int_equal(parse(&v, msg, 3, a6), RPD_OPT_EBADVAL);
+  char *a7[] = { "prog", "--force=1", NULL };
+  assert_int_equal(parse(&v, msg, 2, a7), RPD_OPT_ENOVAL);
+  assert_string_equal(msg, "option '--force' takes no value");
+  char *a8[] = { "prog", "--ratio", "nan", NULL };
+  assert_int_equal(parse(&v, msg, 3, a8), RPD_OPT_EBADVAL);
+  assert_string_equal(msg, "option '--ratio': 'nan' is not a number");
+  char *a9[] = { "prog", "--start", "12parsecs", NULL };
+  assert_int_equal(parse(&v, msg, 3, a9), RPD_OPT_EBADVAL);
+  assert_non_null(strstr(msg, "option '--start': "));
+  char *a10[] = { "prog", "--rule", "k", NULL };
+  assert_int_equal(parse(&v, msg, 3, a10), RPD_OPT_EBADVAL);
+  assert_string_equal(msg, "bad --rule 'k': use NAME=VALUE");
+  char *a11[] = { "prog", "--max-size", "0", NULL };
+  assert_int_equal(parse(&v, msg, 3, a11), RPD_OPT_EBADVAL);
+  assert_string_equal(msg, "option '--max-size': '0' is not a size like 500M or 2G");
+  char *a12[] = { "prog", "-x", NULL };
+  assert_int_equal(parse(&v, msg, 2, a12), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "unknown option '-x'");
+}
+
+static void test_own_message(void **state)
+{
+  (void)state;
+  int top = 5;
+  char msg[256];
+  rpd_opt t[] = {
+    RPD_OPT_INT("--top", &top, 1, 1000, "--top must be a number from 1 to 1000, not '%s'"),
+    RPD_OPT_END(),
+  };
+  char *a[] = { "prog", "--top", "-3", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 3, a, msg, sizeof msg), RPD_OPT_EBADVAL);
+  assert_string_equal(msg, "--top must be a number from 1 to 1000, not '-3'");
+  assert_int_equal(top, 5);   /* untouched */
+}
+
+static void test_flags(void **state)
+{
+  (void)state;
+  int f = 0;
+  char msg[256];
+  rpd_opt t[] = { RPD_OPT_FLAG("-f", &f), RPD_OPT_END() };
+  /* a command word: what follows belongs to it */
+  char *a1[] = { "prog", "-f", "start", "-f", "--x", NULL };
+  assert_int_equal(rpd_opt_parse(t, RPD_OPT_STOP_AT_ARG, 5, a1, msg, sizeof msg), 3);
+  assert_string_equal(a1[0], "start");
+  assert_string_equal(a1[1], "-f");
+  assert_string_equal(a1[2], "--x");
+  /* unknown options kept for the caller */
+  char *a2[] = { "prog", "-inf", "-f", "x", NULL };
+  f = 0;
+  assert_int_equal(rpd_opt_parse(t, RPD_OPT_KEEP_UNKNOWN, 4, a2, msg, sizeof msg), 2);
+  assert_int_equal(f, 1);
+  assert_string_equal(a2[0], "-inf");
+  assert_string_equal(a2[1], "x");
+}
+
+static int on_action(void *ctx, const char *name, const char *value, char *msg, size_t msgsz)
+{
+  char *got = ctx;
+  (void)msg, (void)msgsz;
+  snprintf(got, 64, "%s=%s", name, value ? value : "(none)");
+  return 0;
+}
+
+static void test_pair_optval(void **state)
+{
+  (void)state;
+  const char *pair[2] = { NULL, NULL };
+  char got[64] = "", msg[256];
+  int f = 0;
+  rpd_opt t[] = {
+    RPD_OPT_PAIR("--set", pair, NULL, NULL, "TAG and VALUE"),
+    RPD_OPT_CALL_OPTVAL("--info", on_action, got),
+    RPD_OPT_FLAG("--force", &f),
+    RPD_OPT_END(),
+  };
+  char *a1[] = { "prog", "--set", "k", "v", "--info", "-x.rpd", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 6, a1, msg, sizeof msg), 0);
+  assert_string_equal(pair[0], "k");
+  assert_string_equal(pair[1], "v");
+  assert_string_equal(got, "--info=-x.rpd");
+  /* the optional value is not taken when it is an option of the table */
+  char *a2[] = { "prog", "--info", "--force", "--set=a", "b", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 5, a2, msg, sizeof msg), 0);
+  assert_string_equal(got, "--info=(none)");
+  assert_int_equal(f, 1);
+  assert_string_equal(pair[0], "a");
+  assert_string_equal(pair[1], "b");
+  char *a3[] = { "prog", "--set", "k", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 3, a3, msg, sizeof msg), RPD_OPT_ENEEDVAL);
+  assert_string_equal(msg, "option '--set' needs TAG and VALUE");
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_kinds),
+    cmocka_unit_test(test_spellings),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_own_message),
+    cmocka_unit_test(test_flags),
+    cmocka_unit_test(test_pair_optval),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
