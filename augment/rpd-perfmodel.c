@@ -40,6 +40,7 @@ static const char usage[] =
 
 #include "callstack.h"
 #include "check.h"
+#include "opt.h"
 #include "perfmodel.h"
 #include "rpd.h"
 
@@ -57,28 +58,48 @@ typedef struct ctx {
   const char *callstack;
 } ctx;
 
-static int option(void *vc, int argc, char **argv, int i)
+/* --arch NAME and --arch-file F: one of them, once. */
+static int set_arch(ctx *c, const char **slot, const char *val, char *msg, size_t msgsz)
+{
+  if (c->arch_name || c->arch_file) {
+    snprintf(msg, msgsz, "give one --arch or --arch-file");
+    return 2;
+  }
+  *slot = val;
+  return 0;
+}
+
+static int on_arch(void *vc, const char *name, const char *val, char *msg, size_t msgsz)
 {
   ctx *c = vc;
-  if (i + 1 >= argc) return 0;
-  if (strcmp(argv[i], "--arch") == 0 && !c->arch_name && !c->arch_file) {
-    c->arch_name = argv[i + 1];
-    return 2;
-  }
-  if (strcmp(argv[i], "--arch-file") == 0 && !c->arch_name && !c->arch_file) {
-    c->arch_file = argv[i + 1];
-    return 2;
-  }
-  if (strcmp(argv[i], "--dtype") == 0 && !c->dtype) {
-    static const char *const names[][2] = {
-      {"bf16", "c10::BFloat16"}, {"fp16", "c10::Half"}, {"fp32", "float"},
-      {"fp64", "double"}, {"fp8", "c10::Float8_e4m3fn"},
-    };
-    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-      if (strcmp(argv[i + 1], names[k][0]) == 0) c->dtype = names[k][1];
-    return c->dtype ? 2 : 0;
-  }
-  return 0;
+  (void)name;
+  return set_arch(c, &c->arch_name, val, msg, msgsz);
+}
+
+static int on_arch_file(void *vc, const char *name, const char *val, char *msg,
+                        size_t msgsz)
+{
+  ctx *c = vc;
+  (void)name;
+  return set_arch(c, &c->arch_file, val, msg, msgsz);
+}
+
+/* --dtype T: the profiler's name of the type T. */
+static int on_dtype(void *vc, const char *name, const char *val, char *msg, size_t msgsz)
+{
+  static const char *const names[][2] = {
+    {"bf16", "c10::BFloat16"}, {"fp16", "c10::Half"}, {"fp32", "float"},
+    {"fp64", "double"}, {"fp8", "c10::Float8_e4m3fn"},
+  };
+  ctx *c = vc;
+  (void)name;
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if (strcmp(val, names[k][0]) == 0) {
+      c->dtype = names[k][1];
+      return 0;
+    }
+  snprintf(msg, msgsz, "bad --dtype '%s': use bf16, fp16, fp32, fp64 or fp8", val);
+  return 2;
 }
 
 static const char table_sql[] =
@@ -331,11 +352,17 @@ static void summary(void *vc)
 int main(int argc, char **argv)
 {
   ctx c = {0};
+  const rpd_opt opts[] = {
+    RPD_OPT_CALL("--arch", on_arch, &c),
+    RPD_OPT_CALL("--arch-file", on_arch_file, &c),
+    RPD_OPT_CALL("--dtype", on_dtype, &c),
+    RPD_OPT_END(),
+  };
   const rpd_augment a = {
     .usage = usage,
     .what = "the performance model",
     .done_tag = DONE_TAG,
-    .option = option,
+    .opts = opts,
     .drop = drop,
     .build = build,
     .ctx = &c,

@@ -12,30 +12,6 @@ typedef struct {
   int force;
 } aug_args;
 
-/* The arguments no table knows, for a tool that still has an option hook
- * instead of a table: the first non-option is FILE, the hook takes the
- * rest (returning how many it used, 0 to refuse). */
-static int hook_args(const rpd_augment *a, int n, char **pos, aug_args *p)
-{
-  for (int i = 0; i < n;) {
-    const char *s = pos[i];
-    if (!p->file && (s[0] != '-' || !s[1])) {
-      p->file = s;
-      i++;
-      continue;
-    }
-    int used = a->option(a->ctx, n, pos, i);
-    if (used <= 0)
-      return s[0] == '-' && s[1] ? rpd_usage_error("unknown option '%s'", s)
-                                 : rpd_usage_error("unexpected argument '%s'", s);
-    if (i + used > n) return rpd_usage_error("option '%s' needs a value", s);
-    i += used;
-  }
-  if (!p->file) return rpd_usage_error("missing FILE");
-  if (p->out && !*p->out) return rpd_usage_error("empty output file name");
-  return 0;
-}
-
 /* Parse FILE, -o OUT / --output OUT / -oOUT / --output=OUT, --force and the
  * tool's options (its table a->opts). Returns 0, or 2 after printing a
  * usage error. */
@@ -47,10 +23,9 @@ static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
     RPD_OPT_TABLE(a->opts),
     RPD_OPT_END(),
   };
-  int rc = rpd_cli_options(opts, a->option ? RPD_OPT_KEEP_UNKNOWN : 0, &argc, argv);
+  int rc = rpd_cli_options(opts, 0, &argc, argv);
 
   if (rc) return rc;
-  if (a->option) return hook_args(a, argc, argv, p);
   return rpd_cli_one_file(argc, argv, &p->file, p->out);
 }
 

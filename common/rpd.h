@@ -524,10 +524,6 @@ typedef struct rpd_augment {
   const char *usage;          /* the tool's usage text */
   const char *what;           /* "the call stack": used in messages */
   const char *done_tag;       /* metadata tag that marks it done */
-  /* A tool without a table in `opts` (rpd-perfmodel, until ported): called
-   * with the arguments no table knows (FILE excepted); returns how many it
-   * used (1 or 2), or 0 to refuse one as a usage error. */
-  int (*option)(void *ctx, int argc, char **argv, int i);
   int (*drop)(rpd *r, void *ctx);   /* remove old results (may be NULL) */
   int (*build)(rpd *r, void *ctx);  /* create tables/rows/views */
   void *ctx;

@@ -128,3 +128,7 @@ check_rc "junk exits 1" 1 rpd-perfmodel junk.rpd
 check_one_line "junk: one line"
 check_eq "junk byte-identical" "not a database" "$(cat junk.rpd)"
 check_rc "bad option exits 2" 2 rpd-perfmodel --arch
+check_rc "--arch and --arch-file together: exit 2" 2 rpd-perfmodel junk.rpd --arch MI300X --arch-file x.arch
+check_eq "... says to give one" 1 "$(grep -c "give one --arch or --arch-file" "$TESTDIR/stderr")"
+check_rc "--dtype of an unknown type: exit 2" 2 rpd-perfmodel junk.rpd --dtype fp7
+check_eq "... names the types" 1 "$(grep -c "bad --dtype 'fp7': use bf16, fp16, fp32, fp64 or fp8" "$TESTDIR/stderr")"
