@@ -714,7 +714,7 @@ static int do_upgrade(const opts *o)
   }
   /* issue 19: a 16 MB page cache; SQLite's sorter (the rebuilt tables'
    * indexes) sizes itself by it, so the peak stays flat in trace size */
-  rc = rpd_exec(r, "PRAGMA cache_size = -16384");
+  rc = rpd_profile(r, RPD_OPEN_UPDATE);
   if (rc == RPD_OK)
     rc = rpd_begin(r);
   rpd_progress_sql_total(r, "upgrading", rpd_progress_rows_of(r, upgrade_scans));

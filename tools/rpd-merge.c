@@ -340,7 +340,7 @@ static int open_inputs(merge *m)
     src *s = &m->in[i];
     if (rpd_open_or_report(&s->r, s->path, NULL, RPD_READ))
       return 1;
-    if (rpd_exec(s->r, "PRAGMA cache_size = -2048"))
+    if (rpd_profile(s->r, RPD_OPEN_SIDE))
       return rpd_fail("cannot read '%s': %s", s->path, rpd_errmsg());
     if (i == 0)
       m->schema = s->r->schema;
