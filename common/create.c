@@ -49,9 +49,11 @@ int rpd_create(rpd **out, const char *path, const rpd_create_opts *o)
   if (o->schema != 0 && o->schema != 2 && o->schema != 3 && o->schema != RPD_SCHEMA_NONE)
     return rpd_seterr(RPD_ERR, "cannot create schema %d", o->schema);
   if ((rc = rpd__create_file(&r, path, o->input, o->force))) return rc;
-  rc = rpd_profile(r, RPD_OPEN_BULK);
-  /* before the first table: the page size of an empty file can change */
-  if (!rc && o->page_size) rc = rpd_execf(r, "PRAGMA page_size = %d", o->page_size);
+  /* before the first table: the page size of an empty file can change;
+   * and before the profile, whose cache size SQLite turns into a number of
+   * pages of the page size then in force */
+  if (o->page_size) rc = rpd_execf(r, "PRAGMA page_size = %d", o->page_size);
+  if (!rc) rc = rpd_profile(r, RPD_OPEN_BULK);
   if (o->schema == RPD_SCHEMA_NONE) {
     r->schema = 0;
   } else {
