@@ -118,17 +118,17 @@ static void say_skipped(rpd *r, const char *file)
 
 /* ------------------------------------------------------------ --create */
 
-/* --create: the new trace is built in a temp file next to FILE's target
- * (rpd_outfile: symlinks followed, a device, fifo or directory refused) and
- * renamed over it only once complete, so an existing FILE (--force) is
- * replaced atomically and a failure or kill leaves it as it was. */
+/* --create: rpd_create builds the new trace in a temp file next to FILE's
+ * target (symlinks followed, a device, fifo or directory refused) and
+ * rpd_close renames it over it only once complete (gzip'd for FILE.gz), so
+ * an existing FILE (--force) is replaced atomically and a failure or kill
+ * leaves it as it was. */
 static int do_create(const opts *o)
 {
   rpd *r = NULL;
-  rpd_outfile of;
+  rpd_create_opts co = { .schema = o->schema, .force = o->force };
   struct stat sb;
   char *target = NULL;
-  size_t n;
   int rc = rpd_output_check(o->file, NULL, &target);
 
   if (rc)
@@ -138,33 +138,7 @@ static int do_create(const opts *o)
   if (rc)
     return rpd_fail("cannot create '%s': file exists and is not empty (use --force to"
                     " replace it)", o->file);
-  if (rpd_outfile_begin(&of, o->file, NULL))
-    return report("create", o->file);
-  fclose(of.fp);               /* rpd_open writes the temp file by name */
-  of.fp = NULL;
-  rc = rpd_open(&r, of.tmp, NULL, RPD_WRITE | RPD_CREATE);
-  if (rc == RPD_OK) {
-    n = strlen(of.target);     /* FILE.gz: a compressed trace */
-    r->gz_out = n > 3 && strcmp(of.target + n - 3, ".gz") == 0;
-    r->schema = o->schema;
-    rc = rpd_begin(r);
-  }
-  if (rc == RPD_OK)
-    rc = rpd_schema_create(r);
-  if (rc == RPD_OK)
-    rc = rpd_commit(r);
-  if (rc) {
-    if (r)
-      rpd_close(r, 0);
-    rpd_outfile_abort(&of);
-    return report("create", o->file);
-  }
-  rc = rpd_close(r, 1);
-  if (rc == RPD_OK)
-    rc = rpd_outfile_commit(&of);
-  else
-    rpd_outfile_abort(&of);
-  if (rc)
+  if (rpd_create(&r, o->file, &co) || rpd_close(r, 1))
     return report("create", o->file);
   printf("rpd-schema: created '%s' (schema %d)\n", o->file, o->schema);
   return rpd_fail_committed(o->file);
@@ -741,7 +715,7 @@ static int do_upgrade(const opts *o)
   }
   /* issue 19: a 16 MB page cache; SQLite's sorter (the rebuilt tables'
    * indexes) sizes itself by it, so the peak stays flat in trace size */
-  rc = rpd_exec(r, "PRAGMA cache_size = -16384");
+  rc = rpd_profile(r, RPD_OPEN_UPDATE);
   if (rc == RPD_OK)
     rc = rpd_begin(r);
   rpd_progress_sql_total(r, "upgrading", rpd_progress_rows_of(r, upgrade_scans));

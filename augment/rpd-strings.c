@@ -306,7 +306,7 @@ int main(int argc, char **argv) {
   /* issue 19: a 16 MB page cache; SQLite's sorter (the window over the
    * strings) and VACUUM's copy size themselves by it, so the peak stays
    * flat in trace size */
-  rc = rpd_exec(r, "PRAGMA cache_size = -16384");
+  rc = rpd_profile(r, RPD_OPEN_UPDATE);
   if (rc == RPD_OK && write) rc = rpd_begin(r);
   if (rc == RPD_OK) rc = file_bytes(r, &before);
   if (rc == RPD_OK) rc = one_table(r, &o, "rocpd_string", &msg);

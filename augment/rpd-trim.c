@@ -565,7 +565,7 @@ int main(int argc, char **argv)
   /* issue 19: a 16 MB page cache (SQLite's sorter and VACUUM's copy take
    * the same again each) keeps the peak flat in trace size */
   if (!rc)
-    rc = rpd_exec(r, "PRAGMA cache_size = -16384");
+    rc = rpd_profile(r, RPD_OPEN_UPDATE);
   if (!rc)
     rc = rpd_query_int64(r, "SELECT min(start) FROM rocpd_api", &first);
   if (rc == RPD_ENOTFOUND)

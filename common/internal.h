@@ -35,6 +35,11 @@ void rpd__temp_reclaim(const char *tmpl);
  * tool now opens with rpd_open(RPD_CREATE)), else 0. */
 int rpd__temp_is_own(const char *path);
 
+/* open.c: the file of rpd_create (create.c): a temp file next to path's
+ * target, opened, published on rpd_close(r, 1). */
+struct rpd;
+int rpd__create_file(struct rpd **out, const char *path, const char *input, int force);
+
 /* harden.c: refuse what a trace must not hold (rocpd_ views, virtual
  * tables, generated columns, lying sqlite_stat1): RPD_OK or RPD_ENOTRPD
  * with one line.  schema: the detected RPD schema (2 or 3). */

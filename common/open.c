@@ -541,7 +541,7 @@ static int open_db(rpd *r, int writable, int is_temp)
   }
   sqlite3_extended_result_codes(r->db, 0);
   sqlite3_busy_timeout(r->db, busy_timeout_ms());
-  rc = rpd_exec(r, "PRAGMA cache_size=-65536");
+  rc = rpd_profile(r, RPD_OPEN_DEFAULT);
   if (rc) return rc;
   if (r->flags & RPD_CREATE) {
     r->schema = 3;
@@ -1004,6 +1004,46 @@ static void discard(rpd *r)
   free(r->final_path);
   free(r->uri);
   free(r);
+}
+
+/* rpd_create's file (create.c): a temp file next to path's target (the
+ * input refused, symlinks followed), opened by SQLite, published by
+ * rpd_close(r, 1) -- compressed when path ends in .gz, an existing file's
+ * mode and owner kept.  An existing non-empty target is refused unless
+ * force. */
+int rpd__create_file(rpd **out, const char *path, const char *input, int force)
+{
+  struct stat st;
+  rpd *r;
+  int rc, fd;
+  char *tmp = NULL;
+
+  *out = NULL;
+  rpd_clearerr();
+  if (!path || !*path) return rpd_seterr(RPD_ENOENT, "empty output file name");
+  rpd__install_cleanup();
+  r = rpd_xcalloc(1, sizeof *r);
+  r->lock_fd = -1;
+  r->flags = RPD_WRITE | RPD_CREATE;
+  r->path = rpd_xstrdup(path);
+  rc = rpd_output_check(path, input, &r->final_path);
+  if (!rc && !force && stat(r->final_path, &st) == 0 && st.st_size > 0)
+    rc = rpd_seterr(RPD_EEXIST, "file exists and is not empty");
+  if (!rc && !(rc = temp_next_to(r->final_path, &tmp, &fd))) {
+    close(fd);
+    r->work_path = tmp;
+    r->tmp_work = 1;
+    r->gz_out = ends_with(path, ".gz");
+    rc = open_db(r, 1, 1);
+  }
+  if (rc) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+    discard(r);
+    return rpd_seterr(rc, "%s", msg);
+  }
+  *out = r;
+  return RPD_OK;
 }
 
 int rpd_open(rpd **out, const char *path, const char *out_path, int flags)

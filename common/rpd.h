@@ -314,6 +314,65 @@ int rpd_vacuum(rpd *r);
  * RPD_EIO; tools call it before exiting 0 after printing results. */
 int rpd_finish_stdout(void);
 
+/* ------------------------------------------------------------ create */
+
+/* How a new trace is made (rpd_create).  Zero-initialise: schema 3, the
+ * output refused if it exists and is not empty, SQLite's page size. */
+typedef struct rpd_create_opts {
+  int schema;          /* 3 (0 means 3), 2, or RPD_SCHEMA_NONE: an empty
+                          database for a foreign layout (rpd-synth-rocpd's
+                          rocprofv3 tables); r->schema is then 0 */
+  const char *input;   /* the tool's input file, refused as the output
+                          (NULL: none) */
+  int force;           /* replace an existing non-empty file */
+  int page_size;       /* PRAGMA page_size before the first table (0:
+                          SQLite's default) */
+} rpd_create_opts;
+#define RPD_SCHEMA_NONE (-1)
+
+/* The one way to make a trace file.  Checks path as an output
+ * (rpd_output_check: never a directory, a device, the input; symlinks
+ * followed), refuses an existing non-empty file unless o->force
+ * (RPD_EEXIST), creates a temp file next to the target (removed on
+ * failure, exit or a fatal signal; reclaimed after a kill -9), opens it
+ * with the RPD_OPEN_BULK profile (no syncs, journal in memory: the file is
+ * private until published), sets the page size, and creates the schema
+ * (tables, indexes, metadata, utility views) in a committed transaction.
+ * The tool fills it through *out (its own transactions), then
+ * rpd_close(r, 1) publishes it atomically: gzip-compressed when path ends
+ * in .gz, fsynced, renamed onto the target, which keeps the mode and owner
+ * of a file it replaces (a new file: 0666 & ~umask); rpd_close(r, 0)
+ * removes it and leaves the target as it was.  o may be NULL (defaults).
+ * On failure *out is NULL and nothing is left behind. */
+int rpd_create(rpd **out, const char *path, const rpd_create_opts *o);
+
+/* Open profiles: the connection settings (page cache, temp storage,
+ * journal) for a kind of work, set only here so that tools do not
+ * hand-tune pragmas.  rpd_open gives RPD_OPEN_DEFAULT; rpd_create gives
+ * RPD_OPEN_BULK. */
+enum {
+  RPD_OPEN_DEFAULT = 0, /* 64 MB page cache: writes into a trace (raptor --save) */
+  RPD_OPEN_SCAN,        /* sequential reading passes: 4 MB page cache, temp
+                           tables in files with a 4 MB cache (raptor, the
+                           report, rpd2tracing, rpd-diff, importer inputs) */
+  RPD_OPEN_SIDE,        /* one of many connections open at once (merge
+                           inputs, a second reader): 2 MB page cache */
+  RPD_OPEN_UPDATE,      /* an augmenter or rewrite whose sorter and VACUUM
+                           size themselves by the cache: 16 MB, so the peak
+                           stays flat in trace size */
+  RPD_OPEN_SORT,        /* RPD_OPEN_UPDATE whose temp tables (big sorts)
+                           get 16 MB as well (rpd-analyze) */
+  RPD_OPEN_BULK,        /* filling a new private file: 16 MB page cache,
+                           journal in memory, no syncs, no foreign keys,
+                           temp tables in files (4 MB); only for a file
+                           nobody else sees until it is published */
+};
+/* Apply a profile to the trace's connection: RPD_OK or RPD_ESQL. */
+int rpd_profile(rpd *r, int profile);
+/* The same on a connection the caller opened (a worker's second reader,
+ * a scratch database): an SQLite result code. */
+int rpd_db_profile(sqlite3 *db, int profile);
+
 /* ------------------------------------------------------------ schema */
 
 /* Create the RPD tables, indexes, metadata rows (schema_version, gpu_stride,

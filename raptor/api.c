@@ -91,7 +91,7 @@ static int run(raptor *R, int argc, char **argv)
   if (trace_open(&R->r, R->opt.path) != RPD_OK)
     return raptor_fail(R, 1, "cannot open '%s': %s", R->opt.path, rpd_errmsg());
   /* a small page cache: a Python process keeps its memory for pandas */
-  if (rpd_exec(R->r, "PRAGMA cache_size=-4096") != RPD_OK)
+  if (rpd_profile(R->r, RPD_OPEN_SCAN) != RPD_OK)
     return raptor_fail(R, 1, "cannot read '%s': %s", R->opt.path, rpd_errmsg());
   fold_check fold;
   memset(&fold, 0, sizeof fold);

@@ -153,9 +153,9 @@ static int build_temp(byrank *b, const category *cats, int ncats)
   sqlite3_stmt *names = NULL, *ins = NULL;
   int rc, st = SQLITE_DONE;
 
-  rc = rpd_execf(b->r,
-      "PRAGMA temp_store = FILE; PRAGMA cache_size = -4096;"
-      " PRAGMA temp.cache_size = -4096;"
+  rc = rpd_profile(b->r, RPD_OPEN_SCAN);
+  if (!rc)
+    rc = rpd_execf(b->r,
       "CREATE TEMP TABLE br_kr AS SELECT O.description_id AS sid, O.opType_id AS tid,"
       " %s AS rank, count(*) AS calls, sum(O.\"end\" - O.start) AS total,"
       " min(O.start) AS first, max(O.\"end\") AS last, count(DISTINCT O.gpuId) AS gpus"

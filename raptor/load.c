@@ -599,7 +599,7 @@ static void *api_thread(void *arg)
   int s = SQLITE_ERROR;
   int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (a->uri ? SQLITE_OPEN_URI : 0);
   if (rpd_sqlite_open(a->path, &db, flags) == SQLITE_OK &&
-      sqlite3_exec(db, "PRAGMA cache_size=-1024", NULL, NULL, NULL) == SQLITE_OK &&
+      rpd_db_profile(db, RPD_OPEN_SIDE) == SQLITE_OK &&
       sqlite3_create_function(db, "rptr_api_row", 2, SQLITE_UTF8, a, NULL, api_agg_step,
                               api_agg_final) == SQLITE_OK &&
       sqlite3_prepare_v2(db, "SELECT rptr_api_row(start, \"end\") FROM rocpd_api", -1, &st,

@@ -176,8 +176,8 @@ int main(int argc, char **argv)
   /* the work is sequential scans: a small page cache keeps the RSS down,
    * set before the trace check fills it; --save keeps the library's 64 MB
    * for its inserts */
-  if (rpd_exec(R.r, "PRAGMA cache_size=-4096") != RPD_OK || check_ops_first(&R, &fold) != RPD_OK ||
-      (R.opt.save && rpd_exec(R.r, "PRAGMA cache_size=-65536") != RPD_OK)) {
+  if (rpd_profile(R.r, RPD_OPEN_SCAN) != RPD_OK || check_ops_first(&R, &fold) != RPD_OK ||
+      (R.opt.save && rpd_profile(R.r, RPD_OPEN_DEFAULT) != RPD_OK)) {
     ret = rpd_fail("cannot read '%s': %s", R.opt.path, rpd_errmsg());
     goto done;
   }

@@ -58,38 +58,20 @@ static int is_plain_sqlite(const char *path)
   return n == (ssize_t)sizeof hdr && memcmp(hdr, magic, sizeof hdr) == 0;
 }
 
-/* Create a new schema-v3 trace at path (which is missing or empty). */
-static int create_trace(const char *path)
+/* Create a new schema-v3 trace at path (rpd_create: built in a temp file
+ * next to it and renamed into place); force: replace the trace there
+ * atomically. */
+static int create_trace(const char *path, int force)
 {
   rpd *r = NULL;
-  int rc = rpd_open(&r, path, NULL, RPD_WRITE | RPD_CREATE);
+  rpd_create_opts o = { .schema = 3, .force = force };
+  int rc = rpd_create(&r, path, &o);
 
   if (!rc)
-    rc = rpd_schema_create(r);
-  if (r) {
-    int rc2 = rpd_close(r, rc == RPD_OK);
-    if (!rc)
-      rc = rc2;
-  }
+    rc = rpd_close(r, 1);
   if (rc)
     return fail("cannot create trace '%s': %s", path, rpd_errmsg());
   return 0;
-}
-
-/* Replace the RPD trace at path by a new empty one, atomically. */
-static int replace_trace(const char *path)
-{
-  char *tmp = rpd_xasprintf("%s.rpdctl-%d", path, (int)getpid());
-  int rc;
-
-  unlink(tmp);
-  rc = create_trace(tmp);
-  if (rc == 0 && rename(tmp, path) != 0)
-    rc = fail("cannot replace '%s': %s", path, strerror(errno));
-  if (rc)
-    unlink(tmp);
-  free(tmp);
-  return rc;
 }
 
 /* Make sure `path` is an RPD trace the tracer can append to. */
@@ -98,16 +80,22 @@ static int prepare_file(const char *path, int append)
   struct stat st;
   rpd *r = NULL;
   int plain;
+  size_t n = strlen(path);
+
+  /* the tracer appends to the file as SQLite while the program runs */
+  if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+    return fail("cannot use '%s': the tracer writes plain SQLite while the program "
+                "runs; name it .rpd and gzip it afterwards", path);
 
   if (stat(path, &st) != 0) {
     if (errno != ENOENT)
       return fail("cannot use '%s': %s", path, strerror(errno));
-    return create_trace(path);
+    return create_trace(path, 0);
   }
   if (S_ISDIR(st.st_mode))
     return fail("cannot use '%s': is a directory", path);
   if (st.st_size == 0)
-    return create_trace(path);
+    return create_trace(path, 0);
   plain = is_plain_sqlite(path);
   if (plain < 0)
     return fail("cannot read '%s': %s", path, strerror(errno));
@@ -118,7 +106,7 @@ static int prepare_file(const char *path, int append)
   rpd_close(r, 0);
   if (append)
     return 0;
-  return replace_trace(path);
+  return create_trace(path, 1);
 }
 
 /* Prepare the file and load the tracer (once). */

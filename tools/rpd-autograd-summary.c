@@ -421,7 +421,7 @@ int main(int argc, char **argv) {
   if (rpd_open_or_report(&s.r, s.in, NULL, RPD_READ | RPD_CHECKED) != RPD_OK) return 1;
   /* issue 19: a 16 MB page cache; SQLite's sorter (the autogradKernel
    * view's GROUP BY) sizes itself by it, so the peak stays flat */
-  if (rpd_exec(s.r, "PRAGMA cache_size = -16384") != RPD_OK) {
+  if (rpd_profile(s.r, RPD_OPEN_UPDATE) != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", s.in, rpd_errmsg());
     goto done;
   }

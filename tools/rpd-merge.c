@@ -159,8 +159,6 @@ static int parse_args(merge *m, int argc, char **argv, const char **out,
     return rpd_usage_error("no output file (-o OUT.rpd)");
   if (!**out)
     return rpd_usage_error("empty output file name");
-  if (strlen(*out) > 3 && !strcmp(*out + strlen(*out) - 3, ".gz"))
-    return rpd_usage_error("'%s': write an uncompressed .rpd (gzip it afterwards)", *out);
   if (m->n == 0)
     return rpd_usage_error("no input traces");
   return 0;
@@ -340,7 +338,7 @@ static int open_inputs(merge *m)
     src *s = &m->in[i];
     if (rpd_open_or_report(&s->r, s->path, NULL, RPD_READ))
       return 1;
-    if (rpd_exec(s->r, "PRAGMA cache_size = -2048"))
+    if (rpd_profile(s->r, RPD_OPEN_SIDE))
       return rpd_fail("cannot read '%s': %s", s->path, rpd_errmsg());
     if (i == 0)
       m->schema = s->r->schema;
@@ -597,51 +595,28 @@ static int merge_all(merge *m)
 
 /* ------------------------------------------------------------ main */
 
-static char *tmp_path;     /* the temp output, for the signal handler */
-
-static void on_signal(int sig)
+/* Create OUT with rpd_create (a temp file next to its target, removed on
+ * failure, exit or a fatal signal; bulk-load settings), fill it in one
+ * transaction and publish it (gzip'd for OUT.gz). */
+static int write_output(merge *m, const char *out, int force)
 {
-  if (tmp_path)
-    unlink(tmp_path);
-  rpd_cleanup_temps();
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-/* Create the output in of->tmp (the rpd_outfile temp, named after OUT and
- * locked, so a later run removes it after a kill -9), fill it in one
- * transaction, close it. */
-static int write_output(merge *m, rpd_outfile *of, const char *out)
-{
-  sqlite3 *db = NULL;
+  rpd_create_opts o = { .schema = m->schema, .input = m->in[0].path, .force = force };
   int rc;
-  if (sqlite3_open_v2(of->tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                      NULL) != SQLITE_OK) {
-    rc = rpd_fail("cannot create '%s': %s", out, sqlite3_errmsg(db));
-    sqlite3_close(db);
-    return rc;
-  }
-  m->out = rpd_attach(db, m->schema, RPD_WRITE | RPD_CREATE);
-  /* a private new file renamed into place only when complete: no journal
-   * or syncs needed until rpd_outfile_commit's fsync */
-  rc = rpd_exec(m->out, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
-                " PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;"
-                " PRAGMA temp.cache_size = -4096");
-  if (!rc)
-    rc = rpd_schema_create(m->out);
-  if (!rc)
-    rc = rpd_begin(m->out);
+  if (rpd_create(&m->out, out, &o))
+    return rpd_fail("cannot create '%s': %s", out, rpd_errmsg());
+  rc = rpd_begin(m->out);
   if (!rc)
     rc = merge_all(m);
   if (!rc)
     rc = rpd_commit(m->out);
   else
     rpd_rollback(m->out);
-  if (rc)
+  if (rc) {
     rpd_fail("cannot merge into '%s': %s", out, rpd_errmsg());
-  if (sqlite3_close(db) != SQLITE_OK && !rc)
-    rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(db));
-  rpd_detach(m->out);
+    rpd_close(m->out, 0);
+  } else if (rpd_close(m->out, 1)) {
+    rc = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  }
   m->out = NULL;
   return rc ? 1 : 0;
 }
@@ -664,7 +639,6 @@ static void summary(const merge *m, const char *out)
 int main(int argc, char **argv)
 {
   merge m;
-  rpd_outfile of = {0};
   const char *out = NULL;
   int force = 0, quiet = 0, rc;
 
@@ -681,22 +655,8 @@ int main(int argc, char **argv)
     rc = rpd_fail("'%s' exists; use --force to replace it", out);
   if (!rc)
     rc = open_inputs(&m);
-  if (!rc && rpd_outfile_begin(&of, out, m.in[0].path))
-    rc = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-  if (!rc) {
-    fclose(of.fp);
-    of.fp = NULL;
-    tmp_path = of.tmp;
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGHUP, on_signal);
-    rc = write_output(&m, &of, out);
-    tmp_path = NULL;
-    if (!rc && rpd_outfile_commit(&of))
-      rc = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-    if (rc)
-      rpd_outfile_abort(&of);
-  }
+  if (!rc)
+    rc = write_output(&m, out, force);
   if (!rc && !quiet)
     summary(&m, out);
   for (int i = 0; i < m.n; i++) {

@@ -1165,10 +1165,6 @@ static int generate(synth *s)
 
 /* ------------------------------------------------------------ main */
 
-/* The output, written into a temp file next to OUT's target (removed by
- * common/ on exit or a fatal signal) and renamed into place when done. */
-static rpd_outfile outf;
-
 static int on_order(void *ctx, const char *name, const char *val, char *msg, size_t msgsz)
 {
   synth *s = ctx;
@@ -1219,9 +1215,6 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
     return rpd_usage_error("no output file (-o OUT.rpd)");
   if (!**out)
     return rpd_usage_error("empty output file name");
-  if (strlen(*out) > 3 && strcmp(*out + strlen(*out) - 3, ".gz") == 0)
-    return rpd_usage_error("'%s': rpd-synth writes plain SQLite; gzip it "
-                           "afterwards", *out);
   if (s->rank >= s->ranks && (s->ranks || s->rank))
     return rpd_usage_error("--rank %" PRId64 ": need --ranks N with N > R",
                            s->rank);
@@ -1289,32 +1282,29 @@ static int write_rank_meta(synth *s)
   return rc;
 }
 
-static int create_db(synth *s, const char *path)
+/* The trace (rpd_create: a temp file next to OUT's target, removed by
+ * common/ on failure, exit or a fatal signal; schema, bulk-load settings;
+ * published by rpd_close, gzip'd when OUT ends in .gz). */
+static rpd *trace;
+
+static int create_db(synth *s, const char *out, int force)
 {
-  rpd *r;
-  int rc;
-  if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                      NULL) != SQLITE_OK)
-    return rpd_fail("cannot write '%s': %s", path, sqlite3_errmsg(s->db));
-  rc = sqlite3_exec(s->db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-                    "PRAGMA cache_size=-65536; BEGIN", NULL, NULL, NULL);
-  if (rc != SQLITE_OK)
-    return rpd_fail("cannot write '%s': %s", path, sqlite3_errmsg(s->db));
-  r = rpd_attach(s->db, s->schema, RPD_WRITE | RPD_CREATE);
-  rc = rpd_schema_create(r);
-  rpd_detach(r);
-  if (rc != RPD_OK)
-    return rpd_fail("cannot create the schema: %s", rpd_errmsg());
+  rpd_create_opts o = { .schema = s->schema, .force = force };
+  if (rpd_create(&trace, out, &o) != RPD_OK)
+    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  s->db = trace->db;
+  if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+    return rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(s->db));
   if (s->ranks && write_rank_meta(s) != SQLITE_OK)
-    return rpd_fail("cannot write '%s': %s", path, sqlite3_errmsg(s->db));
+    return rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(s->db));
   return defer_indexes(s);
 }
 
-/* Fill the temp file and rename it to its target (out is the user's name
- * for it, for messages); 0 or the exit code. */
-static int write_trace(synth *s, const char *out)
+/* Fill the trace and publish it (out is the user's name for it); 0 or the
+ * exit code. */
+static int write_trace(synth *s, const char *out, int force)
 {
-  int rc = create_db(s, outf.tmp);
+  int rc = create_db(s, out, force);
   if (rc == 0 && prepare_all(s) != SQLITE_OK)
     rc = rpd_fail("cannot prepare inserts: %s", sqlite3_errmsg(s->db));
   if (rc == 0 && generate(s) != SQLITE_OK)
@@ -1325,12 +1315,12 @@ static int write_trace(synth *s, const char *out)
     rc = rpd_fail("cannot index '%s': %s", out, sqlite3_errmsg(s->db));
   if (rc == 0 && sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
     rc = rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(s->db));
-  if (sqlite3_close(s->db) != SQLITE_OK && rc == 0)
-    rc = rpd_fail("cannot close '%s'", out);
-  if (rc == 0 && rpd_outfile_commit(&outf) != RPD_OK)
+  s->db = NULL;
+  if (rc == 0 && rpd_close(trace, 1) != RPD_OK)
     rc = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-  if (rc)
-    rpd_outfile_abort(&outf);
+  else if (rc)
+    rpd_close(trace, 0);
+  trace = NULL;
   return rc;
 }
 
@@ -1351,11 +1341,7 @@ int main(int argc, char **argv)
   free(target);
   if (rc)
     return rc;
-  if (rpd_outfile_begin(&outf, out, NULL) != RPD_OK)
-    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-  fclose(outf.fp);      /* SQLite writes the temp file by its name */
-  outf.fp = NULL;
-  rc = write_trace(&s, out);
+  rc = write_trace(&s, out, force);
   if (rc == 0) {
     printf("rpd-synth: wrote %s (schema v%d, seed %" PRId64 "): api %" PRId64
            ", op %" PRId64 ", api_ops %" PRId64 ", kernelapi %" PRId64

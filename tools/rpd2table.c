@@ -199,7 +199,7 @@ int main(int argc, char **argv)
   /* issue 19: a 16 MB page cache; SQLite's sorter (the GROUP BY and
    * ORDER BY) sizes itself by it, so the peak stays flat in trace size */
   if (!rc)
-    rc = rpd_exec(r, "PRAGMA cache_size = -16384");
+    rc = rpd_profile(r, RPD_OPEN_UPDATE);
   if (!rc)
     rc = make_markers(r, pos + 1, n - 2);
   if (!rc && !to_stdout && !(rc = rpd_outfile_begin(&of, out, path)))

@@ -225,7 +225,7 @@ static int build_analysis(rpd *r, void *ctx)
   opts *o = ctx;
   char params[96];
   /* sorts spill to temp files beyond this: memory stays flat in trace size */
-  int rc = rpd_exec(r, "PRAGMA cache_size=-16384; PRAGMA temp.cache_size=-16384");
+  int rc = rpd_profile(r, RPD_OPEN_SORT);
   if (!rc)
     rc = check_tables(r);
   if (!rc)

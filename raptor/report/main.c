@@ -127,8 +127,7 @@ int report_build(report_run *run)
    * (medians; ops in no order) spill to temp files, not memory; one read
    * transaction: every pass sees the same rocpd_op */
   rpd *r = run->r;
-  if ((rc = rpd_exec(r, "PRAGMA cache_size = -4096")) ||
-      (rc = rpd_exec(r, "PRAGMA temp_store = FILE")) || (rc = rpd_exec(r, "BEGIN")) ||
+  if ((rc = rpd_profile(r, RPD_OPEN_SCAN)) || (rc = rpd_exec(r, "BEGIN")) ||
       (rc = report_find_steps(r, o, &run->steps)) ||
       (rc = report_collect(r, o, &run->c, &run->d)))
     return rpd_fail("'%s': %s", o->path, rpd_errmsg());

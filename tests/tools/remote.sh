@@ -208,6 +208,12 @@ check "ctl: foreign SQLite refused" grep -q "^start rc=-1 .*not an RPD trace" "$
 same_file "ctl: foreign SQLite unchanged" other.orig other.db
 check_eq "ctl: tracer never loaded for refused files" "" "$(cat fake.log 2>/dev/null)"
 
+check_rc "ctl: .gz name" 0 "$HOST" ctl file:t.rpd.gz start
+check "ctl: .gz refused with the reason" grep -q "^start rc=-1 depth=0 err=cannot use 't.rpd.gz': the tracer writes plain SQLite" "$TESTDIR/stdout"
+check "ctl: .gz refused: no file" test ! -e t.rpd.gz
+chmod 640 new.rpd
+check_rc "ctl: replace a 0640 trace" 0 "$HOST" ctl file:new.rpd start stop
+check_eq "ctl: the replaced trace keeps its mode" "640" "$(stat -c %a new.rpd)"
 check_rc "ctl: flush before start" 0 "$HOST" ctl flush
 check "ctl: flush before start fails" grep -q "^flush rc=-1 .*not loaded" "$TESTDIR/stdout"
 RPDT_FILENAME=elsewhere.rpd check_rc "ctl: RPDT_FILENAME wins" 0 "$HOST" ctl file:mine.rpd start stop

@@ -97,6 +97,12 @@ gzip -c fx_results.json >fx_results.json.gz
 check_rc "json.gz imports" 0 rpd-import -q fx_results.json.gz fxgz.rpd
 check_eq "json.gz gives the same ops" "$(q fx.rpd 'SELECT * FROM op ORDER BY id')" \
   "$(q fxgz.rpd 'SELECT * FROM op ORDER BY id')"
+# OUT.gz: the trace written compressed (rpd_create), the same rows
+check_rc "OUT.gz is written" 0 rpd-import -q fx_results.json fxout.rpd.gz
+check "OUT.gz is gzip" gzip -t fxout.rpd.gz
+gzip -dc fxout.rpd.gz >fxout.rpd
+check_eq "OUT.gz: same ops as plain OUT" "$(q fx.rpd 'SELECT * FROM op ORDER BY id')" \
+  "$(q fxout.rpd 'SELECT * FROM op ORDER BY id')"
 
 # ---------------------------------------------------------------- bad input
 nothing_left() { # NAME OUTFILE

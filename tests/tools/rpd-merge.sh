@@ -83,6 +83,11 @@ check_eq "v2 merged rows" "1000|2|$(q v1.rpd 'select sum(length(args)) from api'
 gzip -c r1.rpd >g1.rpd.gz
 check_rc "gz input" 0 rpd-merge -o g.rpd r0.rpd g1.rpd.gz
 check_eq "gz input rows" "6000" "$(q g.rpd 'select count(*) from rocpd_api')"
+# .gz output: written compressed (rpd_create), byte-identical inside
+check_rc "gz output" 0 rpd-merge -q -o gout.rpd.gz r0.rpd g1.rpd.gz
+check "gz output is gzip" gzip -t gout.rpd.gz
+gzip -dc gout.rpd.gz >gout.rpd
+check_eq "gz output: same rows" "$(sqlite3 g.rpd .dump | cksum)" "$(sqlite3 gout.rpd .dump | cksum)"
 
 # ---------------------------------------------------------------- clocks
 for r in 0 1 2; do

@@ -37,6 +37,13 @@ if cmp -s g.db g3.db; then notok "another seed gives other bytes"; else ok "anot
 check_rc "an existing OUT is refused" 1 rpd-synth-rocpd -q --dispatches 3 -o g.db
 same_file "refused: OUT untouched" g.db g2.db
 
+# OUT.gz: written compressed (rpd_create), the same database inside,
+# which rpd-import reads as it is
+check_rc "OUT.gz" 0 rpd-synth-rocpd -q --dispatches 120 -o gz.db.gz
+check "OUT.gz is gzip" gzip -t gz.db.gz
+gzip -dc gz.db.gz >gz.db
+same_file "OUT.gz holds the same database" g.db gz.db
+check_rc "rpd-import reads OUT.gz" 0 rpd-import -q gz.db.gz gz.rpd
 check_rc "two guids" 0 rpd-synth-rocpd -q --guids 2 --dispatches 50 -o two.db
 check_eq "two guids: two table sets, views over both" "2|100|2" \
   "$(q two.db "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd\_region\_%' ESCAPE '\'), (SELECT count(*) FROM kernels), count(DISTINCT guid) FROM rocpd_region")"

@@ -139,7 +139,14 @@ check_rc "unknown option" 2 rpd-synth --bogus -o x.rpd
 check_rc "no -o" 2 rpd-synth --api 10
 check_rc "bad number" 2 rpd-synth --api 12x -o x.rpd
 check_rc "bad schema" 2 rpd-synth --schema 4 -o x.rpd
-check_rc ".gz output refused" 2 rpd-synth -o x.rpd.gz
+# OUT.gz: written compressed (rpd_create), the same rows as the plain file
+check_rc ".gz output" 0 rpd-synth -q --api 300 -o gz.rpd.gz
+check ".gz output is gzip" gzip -t gz.rpd.gz
+rpd-synth --api 300 -o plain300.rpd >/dev/null
+gzip -dc gz.rpd.gz >gz300.rpd
+check_eq ".gz output: same rows as plain" "$(sqlite3 plain300.rpd .dump | cksum)" \
+  "$(sqlite3 gz300.rpd .dump | cksum)"
+check_eq ".gz output: no temp left" "" "$(ls -a | grep rpdtools-)"
 check_rc "directory as OUT" 1 rpd-synth -o .
 check_rc "missing directory" 1 rpd-synth -o no/such/dir/x.rpd
 check_one_line "missing directory is one line"

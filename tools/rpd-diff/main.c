@@ -331,13 +331,12 @@ int main(int argc, char **argv)
       rc = 1;
     /* a text or out-of-range timestamp would be summed as a wrong number */
     else if (rpd_check_trace(d.s[k].r) ||
-             rpd_exec(d.s[k].r, "PRAGMA cache_size = -4096; PRAGMA temp_store = FILE"))
+             rpd_profile(d.s[k].r, RPD_OPEN_SCAN))
       rc = rpd_fail("cannot read '%s': %s", d.s[k].path, rpd_errmsg());
-  /* "": a private temp database on disk (pages cached up to cache_size),
+  /* "": a private temp database on disk (pages cached up to the profile's cache),
    * so many distinct keys (marker texts) do not grow the memory */
   if (!rc && (sqlite3_open("", &d.mem) != SQLITE_OK ||
-              sqlite3_exec(d.mem, "PRAGMA cache_size = -8192; PRAGMA temp_store ="
-                           " FILE", NULL, NULL, NULL) != SQLITE_OK ||
+              rpd_db_profile(d.mem, RPD_OPEN_SCAN) != SQLITE_OK ||
               sqlite3_exec(d.mem, "CREATE TABLE agg0(level TEXT, name TEXT,"
                            " calls INTEGER, total INTEGER, PRIMARY KEY (level, name));"
                            " CREATE TABLE agg1(level TEXT, name TEXT, calls INTEGER,"

@@ -678,11 +678,11 @@ int diff_waterfall_main(int argc, char **argv)
     if (rpd_open_or_report(&o.s[k].r, o.s[k].path, NULL, RPD_READ))
       rc = 1;
     else if (rpd_check_trace(o.s[k].r) ||
-             rpd_exec(o.s[k].r, "PRAGMA cache_size = -8192; PRAGMA temp_store = FILE"))
+             rpd_profile(o.s[k].r, RPD_OPEN_SCAN))
       rc = rpd_fail("cannot read '%s': %s", o.s[k].path, rpd_errmsg());
   if (!rc && (sqlite3_open("", &o.mem) != SQLITE_OK ||
-              mem_exec(&o, "PRAGMA cache_size = -4096; PRAGMA temp_store = FILE;"
-                       "CREATE TABLE part(side INTEGER, part TEXT, ns INTEGER,"
+              rpd_db_profile(o.mem, RPD_OPEN_SCAN) != SQLITE_OK ||
+              mem_exec(&o, "CREATE TABLE part(side INTEGER, part TEXT, ns INTEGER,"
                        " PRIMARY KEY (side, part));"
                        "CREATE TABLE kern(side INTEGER, part TEXT, name TEXT, ns INTEGER,"
                        " PRIMARY KEY (side, part, name));"

@@ -728,7 +728,7 @@ int import_db(imp *m, const char *path)
   if (rc)
     return rc;
   /* a streaming read: a small page cache keeps the peak RSS low */
-  rc = rpd_exec(in, "PRAGMA cache_size = -8192");
+  rc = rpd_profile(in, RPD_OPEN_SCAN);
   if (!rc && v1_is_db(in)) {
     prog_begin(m, "importing", 0, -1);   /* rows written */
     m->prog_rows = 1;

@@ -237,8 +237,6 @@ static int detect(const char *input, csvset *s, v1set *v, int *kind)
   return rpd_seterr(RPD_EPARSE, "not a rocprofv3 JSON, CSV set or database");
 }
 
-/* The temp file OUT is built in (rpd_outfile: next to OUT, removed by
- * common/ on exit or a fatal signal); its journal is ours to remove. */
 /* A rocprofv3 JSON with the writer thread (pipe.c) running beside the
  * parser: the same rows, ids and order as on one thread. */
 static int import_json_piped(imp *m, const char *in)
@@ -275,32 +273,6 @@ static int import_csv_piped(imp *m, csvset *set)
   if (!rc)
     rc = import_csv(m, set);
   return pipe_end(m, rc);
-}
-
-static char *tmp_path;
-
-/* Remove the temp OUT and its journal (a fatal signal, or exit on out of
- * memory: common/'s allocators exit(1), which runs this). */
-static void remove_tmp(void)
-{
-  if (tmp_path) {
-    size_t n = strlen(tmp_path);
-    char j[4096];
-    if (n + 9 < sizeof j) {
-      memcpy(j, tmp_path, n);
-      memcpy(j + n, "-journal", 9);
-      unlink(j);
-    }
-    unlink(tmp_path);
-  }
-}
-
-static void on_signal(int sig)
-{
-  remove_tmp();
-  rpd_cleanup_temps();
-  signal(sig, SIG_DFL);
-  raise(sig);
 }
 
 static void summary(const imp *m, const char *out, int64_t linked)
@@ -408,7 +380,6 @@ int main(int argc, char **argv)
   int force = 0, quiet = 0, trunc = 0, all_runs = 0, kind = 0, rc;
   csvset set;
   v1set v1 = {0};
-  rpd_outfile of = {0};
   imp m;
 
   if (rpd_cli_init(argc, argv, usage))
@@ -441,8 +412,6 @@ int main(int argc, char **argv)
     return rpd_usage_error("need INPUT and OUT.rpd");
   if (prefix && all_runs)
     return rpd_usage_error("--prefix and --all-runs exclude each other");
-  if (endswith(out, ".gz"))
-    return rpd_usage_error("'%s': write an uncompressed .rpd (gzip it afterwards)", out);
   /* never the input itself, a device, a fifo or a directory */
   if (rpd_output_check(out, in, NULL))
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
@@ -466,40 +435,19 @@ int main(int argc, char **argv)
   for (int i = 0; i < set.nskip; i++)
     fprintf(stderr, "%s: skipped %s\n", rpd_progname, set.skip[i]);
 
-  /* a temp file next to OUT's target (symlinks followed), written by
-   * SQLite and renamed into place by rpd_outfile_commit */
-  if (rpd_outfile_begin(&of, out, in)) {
-    set_free(&set);
-  v1_free(&v1);
-    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-  }
-  fclose(of.fp);
-  of.fp = NULL;
-  tmp_path = of.tmp;
-  atexit(remove_tmp);
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  signal(SIGHUP, on_signal);
-
-  rc = rpd_open(&m.r, tmp_path, NULL, RPD_WRITE | RPD_CREATE);
+  /* rpd_create: a temp file next to OUT's target (symlinks followed),
+   * removed on failure, exit or a fatal signal, renamed into place (gzip'd
+   * for OUT.gz) by rpd_close; 16 KiB pages (set before the first table):
+   * fewer, fuller B-tree pages for the appends below, ~7% less CPU than
+   * 4 KiB (docs).  Bulk-load settings: no syncs, the journal in memory
+   * (the db reader rolls back to a savepoint when it must re-read regions
+   * sorted) */
+  rpd_create_opts co = { .schema = 3, .input = in, .force = force, .page_size = 16384 };
+  rc = rpd_create(&m.r, out, &co);
   if (rc) {
     rpd_fail("cannot create '%s': %s", out, rpd_errmsg());
     goto fail_noclose;
   }
-  m.r->schema = 3;
-  /* 16 KiB pages (set before the first table): fewer, fuller B-tree
-   * pages for the appends below, ~7% less CPU than 4 KiB (docs) */
-  rc = rpd_exec(m.r, "PRAGMA page_size = 16384");
-  if (!rc)
-    rc = rpd_schema_create(m.r);
-  /* a private new file that is renamed into place only on success: no
-   * syncs needed (a failure deletes it); the journal stays in memory
-   * because the db reader rolls back to a savepoint when it must re-read
-   * regions sorted (it holds the few pages that existed before: the
-   * tables' pages are new) */
-  if (!rc)
-    rc = rpd_exec(m.r, "PRAGMA foreign_keys = OFF; PRAGMA journal_mode = MEMORY;"
-                  " PRAGMA synchronous = OFF; PRAGMA cache_size = -16384");
   if (!rc)
     rc = rpd_begin(m.r);
   if (!rc)
@@ -556,13 +504,6 @@ int main(int argc, char **argv)
     rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
     goto fail_noclose;
   }
-  tmp_path = NULL;
-  if (rpd_outfile_commit(&of)) {
-    rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-    set_free(&set);
-  v1_free(&v1);
-    return 1;
-  }
   if (!quiet)
     summary(&m, out, linked);
   set_free(&set);
@@ -576,13 +517,6 @@ fail:
   }
 fail_noclose:
   w_finalize(&m);
-  {
-    char *jn = rpd_xasprintf("%s-journal", of.tmp);
-    unlink(jn);
-    free(jn);
-  }
-  tmp_path = NULL;
-  rpd_outfile_abort(&of);
   set_free(&set);
   v1_free(&v1);
   return 1;

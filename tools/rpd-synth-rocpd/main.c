@@ -449,7 +449,11 @@ int main(int argc, char **argv)
   const char *out = NULL;
   int64_t seed = 1, disp = 1000, guids = 1;
   int force = 0, quiet = 0, rc = 0;
-  rpd_outfile of = {0};
+  rpd *r = NULL;
+  /* rpd_create's file without an RPD schema: the rocprofv3 tables are
+   * this tool's (a temp next to OUT, removed on failure, exit or a fatal
+   * signal; bulk-load settings; published gzip'd for OUT.gz) */
+  rpd_create_opts co = { .schema = RPD_SCHEMA_NONE, .force = 1 };
 
   if (rpd_cli_init(argc, argv, usage))
     return rpd_cli_status();
@@ -474,19 +478,15 @@ int main(int argc, char **argv)
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
   if (!force && !access(out, F_OK))
     return rpd_fail("'%s' exists; use --force to replace it", out);
-  if (rpd_outfile_begin(&of, out, NULL))
-    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-  fclose(of.fp);
-  of.fp = NULL;
-
   if (rocpd_ntables != T_ALLOC + 1 || rocpd_ntables > 32)
     return rpd_fail("internal error: schema table list out of step");
   g.r.s = (uint64_t)seed;
   g.dispatches = disp;
   g.guids = (int)guids;
-  rc = sqlite3_open_v2(of.tmp, &g.db, SQLITE_OPEN_READWRITE, NULL);
-  rc = exec(&g, rc, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
-            " PRAGMA cache_size = -32768; BEGIN");
+  if (rpd_create(&r, out, &co))
+    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  g.db = r->db;
+  rc = exec(&g, SQLITE_OK, "BEGIN");
   for (int k = 0; k < g.guids && !rc; k++)
     rc = write_guid(&g, (uint64_t)seed, k);
   if (!rc)
@@ -494,14 +494,13 @@ int main(int argc, char **argv)
   rc = exec(&g, rc, "COMMIT");
   if (rc)
     rpd_fail("cannot write '%s': %s", out, g.db ? sqlite3_errmsg(g.db) : "out of memory");
-  if (sqlite3_close(g.db) != SQLITE_OK && !rc)
-    rc = rpd_fail("cannot close '%s'", out);
-  if (!rc && rpd_outfile_commit(&of))
-    rc = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
+  g.db = NULL;
   if (rc) {
-    rpd_outfile_abort(&of);
+    rpd_close(r, 0);
     return 1;
   }
+  if (rpd_close(r, 1))
+    return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
   if (!quiet) {
     printf("rpd-synth-rocpd: wrote %s (seed %" PRId64 ", %d guid%s):", out, seed,
            g.guids, g.guids > 1 ? "s" : "");

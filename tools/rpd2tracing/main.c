@@ -430,7 +430,7 @@ int main(int argc, char **argv) {
   c.args_table = rpd_args_table(c.r);
   c.db = c.r->db;
   /* every scan is sequential: a small page cache keeps memory flat */
-  rpd_exec(c.r, "PRAGMA cache_size=-4096");
+  rpd_profile(c.r, RPD_OPEN_SCAN);
   c.t_from_scans = !o.start && !o.end;
   if ((rc = trace_span(c.r, !c.t_from_scans, &first, &last, &c.t_end)) != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", o.in, rpd_errmsg());

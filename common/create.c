@@ -1,0 +1,73 @@
+/* create.c - the one way to make a trace (rpd_create) and the open
+ * profiles: the connection settings every tool gets from here instead of
+ * its own pragmas. */
+#include "rpd.h"
+#include "internal.h"
+
+#include <stdio.h>
+
+/* One line of pragmas per profile (rpd.h says what each is for).  The
+ * cache sizes are in KiB (negative cache_size). */
+static const char *const profile_sql[] = {
+  [RPD_OPEN_DEFAULT] = "PRAGMA cache_size = -65536",
+  [RPD_OPEN_SCAN] = "PRAGMA cache_size = -4096; PRAGMA temp_store = FILE;"
+                    " PRAGMA temp.cache_size = -4096",
+  [RPD_OPEN_SIDE] = "PRAGMA cache_size = -2048",
+  [RPD_OPEN_UPDATE] = "PRAGMA cache_size = -16384",
+  [RPD_OPEN_SORT] = "PRAGMA cache_size = -16384; PRAGMA temp.cache_size = -16384",
+  /* a private new file renamed into place only when complete: nothing to
+   * sync; the journal stays in memory because a tool may roll back to a
+   * savepoint (rpd-import re-reads regions sorted), and it holds only the
+   * few pages that existed before (new pages are not journalled) */
+  [RPD_OPEN_BULK] = "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
+                    " PRAGMA foreign_keys = OFF; PRAGMA cache_size = -16384;"
+                    " PRAGMA temp_store = FILE; PRAGMA temp.cache_size = -4096",
+};
+
+int rpd_db_profile(sqlite3 *db, int profile)
+{
+  if (profile < 0 || profile >= (int)(sizeof profile_sql / sizeof profile_sql[0]))
+    return SQLITE_MISUSE;
+  return sqlite3_exec(db, profile_sql[profile], NULL, NULL, NULL);
+}
+
+int rpd_profile(rpd *r, int profile)
+{
+  if (profile < 0 || profile >= (int)(sizeof profile_sql / sizeof profile_sql[0]))
+    return rpd_seterr(RPD_ERR, "unknown open profile %d", profile);
+  return rpd_exec(r, profile_sql[profile]);
+}
+
+int rpd_create(rpd **out, const char *path, const rpd_create_opts *o)
+{
+  static const rpd_create_opts defaults;
+  rpd *r = NULL;
+  int rc;
+
+  if (!o) o = &defaults;
+  *out = NULL;
+  if (o->schema != 0 && o->schema != 2 && o->schema != 3 && o->schema != RPD_SCHEMA_NONE)
+    return rpd_seterr(RPD_ERR, "cannot create schema %d", o->schema);
+  if ((rc = rpd__create_file(&r, path, o->input, o->force))) return rc;
+  /* before the first table: the page size of an empty file can change;
+   * and before the profile, whose cache size SQLite turns into a number of
+   * pages of the page size then in force */
+  if (o->page_size) rc = rpd_execf(r, "PRAGMA page_size = %d", o->page_size);
+  if (!rc) rc = rpd_profile(r, RPD_OPEN_BULK);
+  if (o->schema == RPD_SCHEMA_NONE) {
+    r->schema = 0;
+  } else {
+    r->schema = o->schema == 2 ? 2 : 3;
+    if (!rc) rc = rpd_begin(r);
+    if (!rc) rc = rpd_schema_create(r);
+    if (!rc) rc = rpd_commit(r);
+  }
+  if (rc) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+    rpd_close(r, 0);
+    return rpd_seterr(rc, "%s", msg);
+  }
+  *out = r;
+  return RPD_OK;
+}
