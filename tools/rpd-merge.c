@@ -27,7 +27,7 @@ static const char usage[] =
 "Merge per-rank RPD traces (.rpd or .rpd.gz; rocprofv3 outputs: convert\n"
 "each with rpd-import first) into one multi-node trace.\n"
 "\n"
-"  -o, --output FILE   the merged trace (plain SQLite, schema of the inputs)\n"
+"  -o, --output FILE   the merged trace (schema of the inputs; .gz compresses)\n"
 "  --align MODE        clock alignment (default meta):\n"
 "                        none        keep every timestamp as it is\n"
 "                        meta        add each input's metadata tag\n"

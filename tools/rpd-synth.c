@@ -23,7 +23,7 @@ static const char usage[] =
 "HIP graph capture and launches, idle gaps and sclk samples.\n"
 "\n"
 "  -o, --output FILE  the trace to write (written to a temp file, renamed\n"
-"                     at the end)\n"
+"                     at the end; OUT.gz is written compressed)\n"
 "  --seed N           random seed (default 1); same options = same content\n"
 "  --api N            exact number of rocpd_api rows (default 10000)\n"
 "  --gpus N           number of GPUs (default 2, at most 64)\n"

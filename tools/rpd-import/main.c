@@ -12,7 +12,7 @@ static const char usage[] =
 "usage: rpd-import INPUT OUT.rpd [--force] [--truncated-names] [--prefix NAME]\n"
 "                  [--all-runs] [-q]\n"
 "\n"
-"Write a new RPD trace (schema v3) from rocprofv3, rocprof v1 or PyTorch\nprofiler output.  INPUT is one of:\n"
+"Write a new RPD trace (schema v3; an OUT ending in .gz is compressed) from\nrocprofv3, rocprof v1 or PyTorch profiler output.  INPUT is one of:\n"
 "  NAME_results.json[.gz]   rocprofiler-sdk-tool JSON (streamed, flat memory)\n"
 "  a CSV set                a directory, a file prefix (out/1234_) or one of\n"
 "                           its files (out/1234_kernel_trace.csv): kernel_trace,\n"
