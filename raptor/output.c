@@ -34,8 +34,22 @@ typedef struct sink {
   int table;         /* text table: NaN shown as NaN */
 } sink;
 
-static void sk_begin(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
-                     const char *const *names)
+static inline size_t zmin(size_t a, size_t b) { return a < b ? a : b; }
+static inline size_t zmax(size_t a, size_t b) { return a > b ? a : b; }
+
+/* The columns a text table on stdout may take (--width; by default the
+ * terminal's when stdout is one); 0: no limit (files, pipes, tests). */
+static size_t table_width(const raptor *R, FILE *f, const char *ws)
+{
+  if (ws || R->fmt != RPD_FMT_TABLE || f != stdout)
+    return 0;
+  return R->width >= 0 ? (size_t)R->width : rpd_term_width(1, 0);
+}
+
+/* A table to f (text: at most width columns, rpd_out_fit; 0 no limit) or
+ * to sheet ws of k->wb. */
+static void sk_begin_w(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
+                       const char *const *names, size_t width)
 {
   rpd_wb *wb = k->wb;
   memset(k, 0, sizeof *k);
@@ -46,10 +60,16 @@ static void sk_begin(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
     k->row = 1;
     k->digits = -1;
   } else {
-    rpd_tstream_out(&k->s, NULL, ncols, names, f, R->fmt, 0);
+    rpd_tstream_out(&k->s, NULL, ncols, names, f, R->fmt, width);
     k->table = R->fmt == RPD_FMT_TABLE;
     k->digits = k->table ? R->float_digits : -1;
   }
+}
+
+static void sk_begin(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
+                     const char *const *names)
+{
+  sk_begin_w(k, R, f, ws, ncols, names, table_width(R, f, ws));
 }
 
 static void sk_str(sink *k, const char *s)
@@ -272,66 +292,144 @@ static size_t *seq_apart(const raptor *R, size_t n, int w)
   return apart;
 }
 
-/* The pretty kernelseq table (text tables and xlsx). */
+/* The text of the pretty columns after "Kernel Sequence" for row x
+ * (c[0] First_ms .. c[10] PctTotal; the category is R->catname[x->cat]).
+ * c[6], Var_us, is written as a number cell; its text here is what the
+ * table shows, for measuring. */
+#define PRETTY_NUMS 11
+static void pretty_text(const raptor *R, const krow *x, double totvar,
+                        char c[PRETTY_NUMS][48])
+{
+  double var = x->varsum / 1000.0 / (double)x->calls;
+  snprintf(c[0], 48, "%+.3f", (double)x->smin / 1e6);
+  snprintf(c[1], 48, "%+.3f", (double)x->smax / 1e6);
+  if (isnan(x->pg_mean)) snprintf(c[2], 48, "nan");
+  else snprintf(c[2], 48, "%.1f", x->pg_mean / 1e3);
+  snprintf(c[3], 48, "%.1f", x->d_min / 1e3);
+  snprintf(c[4], 48, "%.1f", x->d_mean / 1e3);
+  snprintf(c[5], 48, "%.1f", x->d_max / 1e3);
+  if (isfinite(var)) snprintf(c[6], 48, "%.*f", R->float_digits, var);
+  else snprintf(c[6], 48, "NaN");
+  fmt_pct1(c[7], 48, x->varsum / totvar);
+  if (x->outliers >= 0) snprintf(c[8], 48, "%" PRId64, x->outliers);
+  else snprintf(c[8], 48, "nan");
+  snprintf(c[9], 48, "%" PRId64, x->calls);
+  snprintf(c[10], 48, "%.1f%%", x->pct);
+}
+
+/* The readable least of a kernel-sequence column fitted to --width. */
+#define SEQ_MIN 24
+
+/* Which pretty columns (1..12) a text table at most `width` columns wide
+ * keeps, and how wide its "Kernel Sequence" column is: the names shrink
+ * first (never below SEQ_MIN), then the least needed columns are left out
+ * (timestamps first; PctTotal stays), then the names take back the room
+ * left.  cw[k]: the widest text of column k (k = 0 the names, uncut). */
+static size_t pretty_fit(const size_t *cw, size_t width, int *keep)
+{
+  static const int drop_order[] = {1, 2, 3, 4, 6, 8, 7, 9, 5, 10, 12};
+  size_t others = 0;
+  for (int k = 1; k < 13; k++) {
+    keep[k] = 1;
+    others += cw[k] + 2;
+  }
+  keep[0] = 1;
+  for (size_t i = 0; i < sizeof drop_order / sizeof *drop_order &&
+                     others + zmin(cw[0], SEQ_MIN) > width; i++) {
+    keep[drop_order[i]] = 0;
+    others -= cw[drop_order[i]] + 2;
+  }
+  size_t room = width > others ? width - others : 0;
+  return zmax(zmin(cw[0], room), zmin(cw[0], SEQ_MIN));
+}
+
+/* The pretty kernelseq table (text tables and xlsx).  A text table on
+ * stdout is fitted to table_width (pretty_fit): names cut in the middle
+ * where rows differ (rpd_text_cut_apart), columns left out named after
+ * it. */
 static int emit_pretty(raptor *R, sink *k, FILE *f, const char *ws, int limit)
 {
   static const char *const cols[] = {
     "Kernel Sequence", "First_ms", "Last_ms", "PreGap_mean_us", "Dur_min_us",
     "Dur_mean_us", "Dur_max_us", "Var_us", "VarTotal_pct", "Outliers",
     "TotalCalls", "PctTotal", "Category"};
-  int w = R->seqlen + 1;
+  int w = R->seqlen + 1, keep[13], nk = 0;
+  const char *kcols[13];
   double totvar = 0;
+  char c[PRETTY_NUMS][48];
+  size_t width = table_width(R, f, ws);
+  size_t seqw = R->display_cols > 3 ? (size_t)R->display_cols : 0;   /* 0: whole */
   for (size_t i = 0; i < R->nrows; i++)
     if (!isnan(R->rows[i].varsum)) totvar += R->rows[i].varsum;
-  sk_begin(k, R, f, ws, 13, cols);
   rpd_buf seq = {0};
-  char b[128];
   size_t n = R->nrows;
   if (limit >= 0 && n > (size_t)limit) n = (size_t)limit;
-  size_t *apart = ws ? NULL : seq_apart(R, n, w);
+  size_t *apart = ws || width ? NULL : seq_apart(R, n, w);
+  char **labels = NULL, **cuts = NULL;   /* fitted: the names, as cut */
   rpd_buf cut = {0};
+  for (int j = 0; j < 13; j++)
+    keep[j] = 1;
+  if (width) {   /* measure the columns, then fit them */
+    size_t cw[13];
+    for (int j = 0; j < 13; j++)
+      cw[j] = rpd_text_width(cols[j]);
+    labels = rpd_xcalloc(n + 1, sizeof *labels);
+    for (size_t i = 0; i < n; i++) {
+      const krow *x = &R->rows[i];
+      seq_label(R, x, w, &seq);
+      labels[i] = rpd_xstrdup(seq.s ? seq.s : "");
+      size_t lw = rpd_text_width(labels[i]);
+      cw[0] = zmax(cw[0], seqw ? zmin(lw, seqw) : lw);
+      pretty_text(R, x, totvar, c);
+      for (int j = 0; j < PRETTY_NUMS; j++)
+        cw[1 + j] = zmax(cw[1 + j], rpd_text_width(c[j]));
+      cw[12] = zmax(cw[12], rpd_text_width(R->catname[x->cat]));
+    }
+    seqw = pretty_fit(cw, width, keep);
+    /* rows that would still read the same get a window where they differ */
+    cuts = rpd_text_cut_distinct((const char *const *)labels, n, seqw);
+  }
+  for (int j = 0; j < 13; j++)
+    if (keep[j]) kcols[nk++] = cols[j];
+  sk_begin_w(k, R, f, ws, nk, kcols, 0);   /* fitted here, never cut further */
   for (size_t i = 0; i < n; i++) {
     krow *x = &R->rows[i];
     seq_label(R, x, w, &seq);
-    if (ws || R->display_cols <= 3)
+    if (cuts)
+      sk_str(k, cuts[i]);
+    else if (ws || !seqw)
       sk_str(k, seq.s);
     else   /* pandas' max_colwidth, cut in the middle where rows differ */
-      sk_str(k, rpd_text_cut_apart(&cut, seq.s, (size_t)R->display_cols, apart[i]));
+      sk_str(k, rpd_text_cut_apart(&cut, seq.s, seqw, apart[i]));
     if (ws) {   /* xlsx: real numbers in formatted cells, never text */
       pretty_numbers(k, x, totvar);
       sk_str(k, R->catname[x->cat]);
       sk_endrow(k);
       continue;
     }
-    snprintf(b, sizeof b, "%+.3f", (double)x->smin / 1e6);
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%+.3f", (double)x->smax / 1e6);
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%.1f", x->pg_mean / 1e3);
-    sk_str(k, isnan(x->pg_mean) ? "nan" : b);
-    snprintf(b, sizeof b, "%.1f", x->d_min / 1e3);
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%.1f", x->d_mean / 1e3);
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%.1f", x->d_max / 1e3);
-    sk_str(k, b);
-    sk_dbl(k, x->varsum / 1000.0 / (double)x->calls);
-    fmt_pct1(b, sizeof b, x->varsum / totvar);
-    sk_str(k, b);
-    if (x->outliers >= 0) snprintf(b, sizeof b, "%" PRId64, x->outliers);
-    else snprintf(b, sizeof b, "nan");
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%" PRId64, x->calls);
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%.1f%%", x->pct);
-    sk_str(k, b);
-    sk_str(k, R->catname[x->cat]);
+    pretty_text(R, x, totvar, c);
+    for (int j = 1; j < 13; j++) {
+      if (!keep[j]) continue;
+      if (j == 7) sk_dbl(k, x->varsum / 1000.0 / (double)x->calls);
+      else if (j == 12) sk_str(k, R->catname[x->cat]);
+      else sk_str(k, c[j - 1]);
+    }
     sk_endrow(k);
   }
   rpd_buf_free(&seq);
   rpd_buf_free(&cut);
   free(apart);
-  return sk_end(k);
+  for (size_t i = 0; labels && i < n; i++) {
+    free(labels[i]);
+    free(cuts[i]);
+  }
+  free(labels);
+  free(cuts);
+  int rc = sk_end(k);
+  if (nk < 13)
+    fprintf(f, "(%d columns left out to fit --width %zu; --width 0 shows them)\n", 13 - nk,
+            width);
+  return rc;
 }
 
 /* "%8d.%06d" of the reference's pretty_ts */
