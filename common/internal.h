@@ -4,6 +4,7 @@
 #ifndef RPD_INTERNAL_H
 #define RPD_INTERNAL_H
 
+#include <stddef.h>
 #include <sqlite3.h>
 
 /* sql.c: map an SQLite result code to an rpd status and set the message
@@ -52,5 +53,9 @@ int rpd__check_integrity(sqlite3 *db);
  * flags of q; the writers that need every row first: HTML). */
 struct rpd_table;
 int rpd__table_load(const struct rpd_table *q, struct rpd_table *t);
+/* out.c: v as the shortest decimal that reads back exactly (Python's
+ * repr: 0.1, 3.0, 1e+16), the way every writer prints a double of
+ * digits -1. */
+void rpd__double_repr(char *out, size_t size, double v);
 
 #endif

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "rpd.h"
 #include "textcut.h"
 #include "textsafe.h"
@@ -244,7 +245,7 @@ static int round_digits(const char *d17, int e17, int p, char *out, int *eout)
  * to a distinct normal double (DBL_DIG), so if 15 digits read back, that
  * form without trailing zeros is the shortest; otherwise 16, else 17.
  * Subnormals carry fewer digits: every length is tried with printf. */
-static void double_repr(char *out, size_t size, double v)
+void rpd__double_repr(char *out, size_t size, double v)
 {
   char t[48], d17[24], digits[24];
   int neg, exp, e17, nd = 0, n = 0;
@@ -414,7 +415,8 @@ rpd_out *rpd_out_new(FILE *f, rpd_fmt fmt, int ncols, const char *const *names)
 {
   rpd_out *o = rpd_xcalloc(1, sizeof *o);
   o->f = f;
-  o->fmt = fmt;
+  o->fmt = fmt == RPD_FMT_MD ? RPD_FMT_TABLE : fmt;   /* Markdown: table.h's writers */
+  fmt = o->fmt;
   o->ncols = ncols > 0 ? ncols : 0;
   o->names = rpd_xcalloc((size_t)o->ncols + 1, sizeof *o->names);
   for (int i = 0; i < o->ncols; i++) {
@@ -461,6 +463,7 @@ static void cell(rpd_out *o, const char *s, int numeric)
   if (o->col >= o->ncols)
     return;  /* extra cells are ignored */
   switch (o->fmt) {
+  case RPD_FMT_MD:      /* never: rpd_out_new makes it TABLE */
   case RPD_FMT_TABLE:
     table_cell(o, s, numeric);
     break;
@@ -522,7 +525,7 @@ void rpd_out_double(rpd_out *o, double v, int digits)
   if (digits >= 0 && isfinite(v))
     snprintf(t, sizeof t, "%.*f", digits > 30 ? 30 : digits, v);
   else
-    double_repr(t, sizeof t, v);
+    rpd__double_repr(t, sizeof t, v);
   cell(o, t, 1);
 }
 
@@ -538,6 +541,7 @@ void rpd_out_endrow(rpd_out *o)
   while (o->col < o->ncols)
     cell(o, NULL, 0);
   switch (o->fmt) {
+  case RPD_FMT_MD:
   case RPD_FMT_TABLE:
     if (o->cells.len >= o->spill_at)
       table_spill(o);

@@ -449,7 +449,10 @@ void rpd_regex_free(rpd_regex *re);
 
 /* ------------------------------------------------------------ output */
 
-typedef enum { RPD_FMT_TABLE, RPD_FMT_CSV, RPD_FMT_JSON } rpd_fmt;
+/* RPD_FMT_MD (Markdown) is written by the table writers of table.h
+ * (rpd_table_write, rpd_tables_stdout) only: rpd_out and rpd_fmt_parse
+ * know the other three. */
+typedef enum { RPD_FMT_TABLE, RPD_FMT_CSV, RPD_FMT_JSON, RPD_FMT_MD } rpd_fmt;
 /* "table", "csv", "json" -> *fmt; RPD_EPARSE otherwise. */
 int rpd_fmt_parse(const char *s, rpd_fmt *fmt);
 

@@ -171,6 +171,12 @@ int rpd__table_load(const rpd_table *q, rpd_table *t)
   return from_stmt(t, q->r, st);
 }
 
+/* A query table's rows for a producer (see table.h). */
+int rpd_table_from_query(rpd_table *t, const rpd_table *q)
+{
+  return rpd__table_load(q, t);
+}
+
 /* A new table at the end of ts (see table.h). */
 rpd_table *rpd_tables_add(rpd_tables *ts)
 {

@@ -13,6 +13,7 @@
  *   ext_ tables  rpd_table_save      CREATE TABLE + INSERT into a trace
  *   xlsx         rpd_table_sheet     one formatted sheet (common/workbook.h)
  *   HTML         rpd_html_*          a self-contained page: tables, charts
+ *   Markdown     rpd_table_md        a GitHub-flavoured Markdown table
  * Full names go to CSV, JSON, xlsx, HTML and the trace; only the aligned
  * text table cuts them (common/textcut.h).  Nothing here prints except the
  * stdout writer's table text; functions return RPD_OK or an error code
@@ -93,6 +94,10 @@ int rpd_table_from_sql(rpd_table *t, rpd *r, const char *name, const char *sql);
  * for a database of the tool's own).  Nothing is run until a writer
  * writes t; every writer runs sql again (sql and name are not copied). */
 void rpd_table_query(rpd_table *t, const char *name, rpd *r, sqlite3 *db, const char *sql);
+/* The rows of query table q read into the empty table t (name and flags
+ * of q), for a producer that needs them itself (a chart's bars).  RPD_OK
+ * or RPD_ESQL; free t with rpd_table_free either way. */
+int rpd_table_from_query(rpd_table *t, const rpd_table *q);
 /* Prepare a query table's statement into *st.  RPD_OK or RPD_ESQL with
  * "SQL: why" in rpd_errmsg(). */
 int rpd_table_prepare(const rpd_table *t, sqlite3_stmt **st);
@@ -113,9 +118,21 @@ void rpd_tables_free(rpd_tables *ts);
  * formats carry the full text.  Returns RPD_OK or an error. */
 int rpd_table_write(const rpd_table *t, FILE *f, rpd_fmt fmt, size_t width);
 
+/* t as a GitHub-flavoured Markdown table to f: a header row of the column
+ * names, columns whose cells are all numbers (or text that reads as one,
+ * "+2,000,000") aligned right, text cells made safe (RPD_TEXT_PLAIN) with
+ * | \ ` * _ < escaped and leading blanks kept as &nbsp; (an indented row
+ * stays indented), NULL cells empty.  width > 0: text cells cut in the
+ * middle to width characters (rpd_text_cut); 0: full text.  rpd_table_write
+ * with RPD_FMT_MD writes the full text.  RPD_OK or RPD_EIO. */
+int rpd_table_md(const rpd_table *t, FILE *f, size_t width);
+/* s (NULL: "") as Markdown text to f, escaped as rpd_table_md's cells:
+ * a line of one's own around a table (a title, a note). */
+void rpd_md_text(FILE *f, const char *s);
+
 /* The tables to stdout in fmt: text tables each under "# name", separated
- * by an empty line; CSV tables one after another; JSON one object
- * {"name": [rows], ...}.  only != NULL: just the table of that name (any
+ * by an empty line; Markdown tables each under "### name"; CSV tables one
+ * after another; JSON one object {"name": [rows], ...}.  only != NULL: just the table of that name (any
  * flags); else every table but RPD_TABLE_CHART_ONLY ones.  width as
  * rpd_table_write.  Ends with rpd_finish_stdout (a closed pipe is not an
  * error). */
@@ -168,7 +185,9 @@ typedef struct rpd_tstream {
   int rc;
 } rpd_tstream;
 
-/* A stream to f in fmt (as rpd_table_write: width fits the text table). */
+/* A stream to f in fmt (as rpd_table_write: width fits the text table;
+ * RPD_FMT_MD cannot stream: its alignment needs every row first, and
+ * the stream fails). */
 int rpd_tstream_out(rpd_tstream *s, const char *name, int ncols, const char *const *cols,
                     FILE *f, rpd_fmt fmt, size_t width);
 /* A stream to a new sheet `name` of workbook w; ws is the caller's sheet
@@ -197,7 +216,7 @@ typedef struct rpd_html {
   rpd_outfile of;
   FILE *f;                   /* write custom SVG here (between chart_begin/end) */
   rpd_buf b;                 /* scratch of rpd_html_text */
-  const char *path;          /* not owned */
+  const char *path;          /* not owned; NULL: the caller's stream */
 } rpd_html;
 
 /* Start the page `path` (never over `input`): the title as <title> and
@@ -205,6 +224,11 @@ typedef struct rpd_html {
  * Returns RPD_OK or an error; after an error nothing is to be ended. */
 int rpd_html_begin(rpd_html *h, const char *path, const char *input, const char *title,
                    const char *const *info, int n);
+/* The same page written to the caller's stream f (stdout) as it goes:
+ * no temp file; rpd_html_end only checks f for write errors (f stays
+ * open). */
+void rpd_html_begin_file(rpd_html *h, FILE *f, const char *title, const char *const *info,
+                         int n);
 /* A heading (<h2>) and an optional note: the program's own HTML text. */
 void rpd_html_section(rpd_html *h, const char *heading, const char *note);
 /* The box that lays charts out in a grid: charts go between these two. */

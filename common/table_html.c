@@ -247,16 +247,9 @@ void rpd_html_table(rpd_html *h, const rpd_table *t)
   fputs("</tbody></table></div>\n", f);
 }
 
-/* The page's start (see table.h). */
-int rpd_html_begin(rpd_html *h, const char *path, const char *input, const char *title,
-                   const char *const *info, int n)
+/* The head of the page, its title and the info table. */
+static void page_begin(rpd_html *h, const char *title, const char *const *info, int n)
 {
-  int rc;
-  memset(h, 0, sizeof *h);
-  h->path = path;
-  if ((rc = rpd_outfile_begin(&h->of, path, input)))
-    return rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
-  h->f = h->of.fp;
   fprintf(h->f, page_head, rpd_text_safe_str(&h->b, title, RPD_TEXT_HTML));
   fputs("<h1>", h->f);
   rpd_html_text(h, title);
@@ -271,7 +264,29 @@ int rpd_html_begin(rpd_html *h, const char *path, const char *input, const char 
     fputs("</td></tr>\n", h->f);
   }
   fputs("</table>\n", h->f);
+}
+
+/* The page's start (see table.h). */
+int rpd_html_begin(rpd_html *h, const char *path, const char *input, const char *title,
+                   const char *const *info, int n)
+{
+  int rc;
+  memset(h, 0, sizeof *h);
+  h->path = path;
+  if ((rc = rpd_outfile_begin(&h->of, path, input)))
+    return rpd_seterr(rc, "cannot write '%s': %s", path, rpd_errmsg());
+  h->f = h->of.fp;
+  page_begin(h, title, info, n);
   return RPD_OK;
+}
+
+/* The page to the caller's stream (see table.h). */
+void rpd_html_begin_file(rpd_html *h, FILE *f, const char *title, const char *const *info,
+                         int n)
+{
+  memset(h, 0, sizeof *h);
+  h->f = f;
+  page_begin(h, title, info, n);
 }
 
 /* A heading and the charts box (see table.h). */
@@ -300,6 +315,8 @@ int rpd_html_end(rpd_html *h, int rc)
   fputs("</body></html>\n", h->f);
   rpd_buf_free(&h->b);
   err = ferror(h->f);
+  if (!h->path)   /* the caller's stream: nothing to commit */
+    return rc ? rc : err ? rpd_seterr(RPD_EIO, "write error") : RPD_OK;
   if (rc || err) {
     rpd_outfile_abort(&h->of);
     return rc ? rc : rpd_seterr(RPD_EIO, "cannot write '%s'", h->path);

@@ -22,6 +22,8 @@ int rpd_tstream_out(rpd_tstream *s, const char *name, int ncols, const char *con
                     FILE *f, rpd_fmt fmt, size_t width)
 {
   start(s, name, ncols, cols);
+  if (fmt == RPD_FMT_MD)
+    return s->rc = rpd_seterr(RPD_ERR, "%s: a Markdown table cannot be streamed", name);
   s->o = rpd_out_new(f, fmt, ncols, cols);
   if (fmt == RPD_FMT_TABLE)
     rpd_out_fit(s->o, width);

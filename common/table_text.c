@@ -12,6 +12,8 @@
 /* One table (see table.h). */
 int rpd_table_write(const rpd_table *t, FILE *f, rpd_fmt fmt, size_t width)
 {
+  if (fmt == RPD_FMT_MD)
+    return rpd_table_md(t, f, 0);
   if (t->sql) {   /* a query table: its rows straight from SQLite */
     sqlite3_stmt *st;
     int rc = rpd_table_prepare(t, &st);
@@ -52,6 +54,8 @@ int rpd_tables_stdout(const rpd_tables *ts, rpd_fmt fmt, const char *only, size_
       printf("%s\"%s\": ", n++ ? ",\n" : "", t->name);
     else if (fmt == RPD_FMT_TABLE)
       printf("%s# %s\n", n++ ? "\n" : "", t->name);
+    else if (fmt == RPD_FMT_MD)
+      printf("%s### %s\n\n", n++ ? "\n" : "", t->name);
     fflush(stdout);
     rc = rpd_table_write(t, stdout, fmt, width);
   }

@@ -168,6 +168,60 @@ void rpd_text_apart(const char *const *s, size_t n, size_t *apart)
   free(ord);
 }
 
+/* A cut name and the index of its string, sorted by the cut text. */
+typedef struct cut_ref {
+  const char *t;
+  size_t i;
+} cut_ref;
+
+static int cmp_cut(const void *a, const void *b)
+{
+  return strcmp(((const cut_ref *)a)->t, ((const cut_ref *)b)->t);
+}
+
+char **rpd_text_cut_distinct(const char *const *s, size_t n, size_t width)
+{
+  size_t *apart = rpd_xcalloc(n + 1, sizeof *apart);
+  cut_ref *ord = rpd_xcalloc(n + 1, sizeof *ord);
+  char **out = rpd_xcalloc(n + 1, sizeof *out);
+  rpd_buf b = {0};
+  rpd_text_apart(s, n, apart);
+  for (size_t i = 0; i < n; i++)
+    out[i] = rpd_xstrdup(rpd_text_cut_apart(&b, s[i], width, apart[i]));
+  /* a few rounds: where different names still read the same, move each
+   * one's window to where it differs from the others that read like it */
+  for (int round = 0, changed = 1; round < 3 && changed; round++) {
+    changed = 0;
+    for (size_t i = 0; i < n; i++)
+      ord[i] = (cut_ref){out[i], i};
+    qsort(ord, n, sizeof *ord, cmp_cut);
+    for (size_t g = 0, e; g < n; g = e) {
+      for (e = g + 1; e < n && !strcmp(ord[e].t, ord[g].t); e++)
+        ;
+      for (size_t x = g; e - g > 1 && x < e; x++) {
+        size_t i = ord[x].i, best = 0;
+        for (size_t y = g; y < e; y++)
+          if (strcmp(s[ord[y].i], s[i]) != 0) {
+            size_t p = common_prefix(s[i], s[ord[y].i]);
+            best = p > best ? p : best;
+          }
+        if (best && best != apart[i]) {
+          apart[i] = best;
+          changed = 1;
+        }
+      }
+    }
+    for (size_t i = 0; changed && i < n; i++) {
+      free(out[i]);
+      out[i] = rpd_xstrdup(rpd_text_cut_apart(&b, s[i], width, apart[i]));
+    }
+  }
+  rpd_buf_free(&b);
+  free(apart);
+  free(ord);
+  return out;
+}
+
 size_t rpd_term_width(int fd, size_t fallback)
 {
   struct winsize ws;

@@ -47,6 +47,14 @@ const char *rpd_text_cut_apart(rpd_buf *b, const char *s, size_t width, size_t a
  * not changed; O(n log n) comparisons. */
 void rpd_text_apart(const char *const *s, size_t n, size_t *apart);
 
+/* The n strings s[i] each cut to width (rpd_text_cut_apart at the place
+ * rpd_text_apart finds); where two different strings would still read the
+ * same, each one's window moves to where it differs from the others that
+ * read like it (a few rounds), so that a table's rows read differently.
+ * Returns n new strings in a new array (the caller frees each and the
+ * array). */
+char **rpd_text_cut_distinct(const char *const *s, size_t n, size_t width);
+
 /* Columns of the terminal on fd (TIOCGWINSZ), else $COLUMNS when fd is a
  * terminal, else fallback (not a terminal: output goes to a file or a
  * pipe). */

@@ -78,7 +78,7 @@ static const int default_gaps[] = {10, 20, 50, 100, 1000, 10000, 100000};
 enum {
   O_CAT = 1, O_CATJSON, O_LAT, O_VAR, O_KSEQ, O_KSEQLEN, O_GAPS, O_Z, O_OPTRACE,
   O_OPFILE, O_WIDTH, O_INST, O_RSTART, O_REND, O_AUTO, O_TRIM, O_GPU, O_DCOLS,
-  O_DROWS, O_FDIG, O_XLS, O_XLSOP, O_FORMAT, O_SAVE, O_GPUSUM, O_REFOPS, O_CSVDIR,
+  O_DROWS, O_FDIG, O_XLS, O_XLSOP, O_FORMAT, O_SAVE, O_GPUSUM, O_REFOPS, O_CSVDIR, O_TWIDTH,
 };
 
 static const struct opt {
@@ -101,7 +101,7 @@ static const struct opt {
   {"write-xls", 'x', 0, O_XLS}, {"write-xls-op-trace", 0, 0, O_XLSOP},
   {"format", 0, 1, O_FORMAT}, {"save", 0, 0, O_SAVE},
   {"gpu-summary", 0, 0, O_GPUSUM}, {"reference-ops", 0, 0, O_REFOPS},
-  {"csv-dir", 0, 1, O_CSVDIR},
+  {"csv-dir", 0, 1, O_CSVDIR}, {"width", 0, 1, O_TWIDTH},
 };
 #define NOPTS ((int)(sizeof opts / sizeof *opts))
 
@@ -189,6 +189,10 @@ static int apply_opt(raptor *R, const struct opt *o, const char *val)
   case O_CSVDIR:
     if (!*val) return raptor_usage(R, "empty --csv-dir");
     R->opt.csv_dir = val;
+    break;
+  case O_TWIDTH:
+    if (parse_int(val, &R->opt.width, 0))
+      return raptor_usage(R, "bad --width '%s' (columns; 0 = no limit)", val);
     break;
   }
   return 0;
@@ -309,6 +313,7 @@ void raptor_init(raptor *R)
   R->opt.zthr = -1;
   R->opt.gpu_id = -1;
   R->opt.display_cols = 60;
+  R->opt.width = -1;
   R->opt.display_rows = 500;
   R->opt.float_digits = 1;
   R->opt.fmt = RPD_FMT_TABLE;

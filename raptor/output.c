@@ -1,4 +1,5 @@
-/* output.c - raptor: table/csv/json sinks, traces, --save, xlsx, printing. */
+/* output.c - raptor: table/csv/json sinks (sink.h), traces, --save, xlsx,
+ * printing; the pretty kernelseq table is pretty.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -16,26 +17,24 @@
 #include "version.h"
 #include "table.h"
 #include "workbook.h"
+#include "sink.h"
 
 
 /* ------------------------------------------------------------ output sinks */
 
-/* A table destination: a streamed table (common/table.h) to an rpd_out
- * writer or to an xlsx sheet of wb (formatted by common/workbook).  The
- * cells a format shows differ (digits, NaN) and are chosen here; the
- * writing is the common writers'. */
-typedef struct sink {
-  rpd_tstream s;
-  rpd_wb *wb;        /* -x's workbook for a sheet; set before sk_begin */
-  const char *ws;
-  rpd_wb_sheet sh;
-  int row;           /* next sheet row (1 = first below the header) */
-  int digits;        /* table format digits; -1 exact */
-  int table;         /* text table: NaN shown as NaN */
-} sink;
+/* The columns a text table on stdout may take (--width; by default the
+ * terminal's when stdout is one); 0: no limit (files, pipes, tests). */
+size_t table_width(const raptor *R, FILE *f, const char *ws)
+{
+  if (ws || R->fmt != RPD_FMT_TABLE || f != stdout)
+    return 0;
+  return R->width >= 0 ? (size_t)R->width : rpd_term_width(1, 0);
+}
 
-static void sk_begin(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
-                     const char *const *names)
+/* A table to f (text: at most width columns, rpd_out_fit; 0 no limit) or
+ * to sheet ws of k->wb. */
+void sk_begin_w(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
+                const char *const *names, size_t width)
 {
   rpd_wb *wb = k->wb;
   memset(k, 0, sizeof *k);
@@ -46,24 +45,30 @@ static void sk_begin(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
     k->row = 1;
     k->digits = -1;
   } else {
-    rpd_tstream_out(&k->s, NULL, ncols, names, f, R->fmt, 0);
+    rpd_tstream_out(&k->s, NULL, ncols, names, f, R->fmt, width);
     k->table = R->fmt == RPD_FMT_TABLE;
     k->digits = k->table ? R->float_digits : -1;
   }
 }
 
-static void sk_str(sink *k, const char *s)
+void sk_begin(sink *k, raptor *R, FILE *f, const char *ws, int ncols,
+              const char *const *names)
+{
+  sk_begin_w(k, R, f, ws, ncols, names, table_width(R, f, ws));
+}
+
+void sk_str(sink *k, const char *s)
 {
   if (s) rpd_table_str(&k->s.t, s);
   else rpd_table_null(&k->s.t);
 }
 
-static void sk_int(sink *k, int64_t v)
+void sk_int(sink *k, int64_t v)
 {
   rpd_table_int(&k->s.t, v);
 }
 
-static void sk_dbl(sink *k, double v)
+void sk_dbl(sink *k, double v)
 {
   if (!isfinite(v)) {  /* NaN or Inf: never a number in any output */
     if (k->table) rpd_table_str(&k->s.t, "NaN");
@@ -73,19 +78,19 @@ static void sk_dbl(sink *k, double v)
   rpd_table_dbl(&k->s.t, v, k->digits);
 }
 
-static void sk_endrow(sink *k)
+void sk_endrow(sink *k)
 {
   rpd_tstream_endrow(&k->s);
   if (k->ws) k->row++;
 }
 
-static int sk_end(sink *k)
+int sk_end(sink *k)
 {
   return rpd_tstream_end(&k->s) == RPD_OK ? 0 : 1;
 }
 
 /* Python "{:.1%}" */
-static void fmt_pct1(char *b, size_t n, double v)
+void fmt_pct1(char *b, size_t n, double v)
 {
   if (isnan(v)) snprintf(b, n, "nan%%");
   else snprintf(b, n, "%.1f%%", v * 100.0);
@@ -219,119 +224,6 @@ static int emit_kernelseq(raptor *R, sink *k, FILE *f, const char *ws)
   free(kn);
   free(cols);
   return rc;
-}
-
-/* The numeric columns of a pretty kernelseq row for xlsx: First_ms ..
- * PctTotal as numbers (percent columns in 0..100), missing values empty. */
-static void pretty_numbers(sink *k, const krow *x, double totvar)
-{
-  sk_dbl(k, (double)x->smin / 1e6);
-  sk_dbl(k, (double)x->smax / 1e6);
-  sk_dbl(k, x->pg_mean / 1e3);
-  sk_dbl(k, x->d_min / 1e3);
-  sk_dbl(k, x->d_mean / 1e3);
-  sk_dbl(k, x->d_max / 1e3);
-  sk_dbl(k, x->varsum / 1000.0 / (double)x->calls);
-  sk_dbl(k, totvar > 0 ? x->varsum / totvar * 100.0 : NAN);
-  if (x->outliers >= 0) sk_int(k, x->outliers); else sk_dbl(k, NAN);
-  sk_int(k, x->calls);
-  sk_dbl(k, x->pct);
-}
-
-/* Row x's "Kernel Sequence" text into seq (reset first). */
-static void seq_label(const raptor *R, const krow *x, int w, rpd_buf *seq)
-{
-  rpd_buf_reset(seq);
-  if (x->key >= 0) {
-    for (int j = 0; j < w; j++) {
-      if (j) rpd_buf_puts(seq, " <- ");
-      rpd_buf_puts(seq, R->names[R->keyk[(size_t)x->key * w + j]]);
-    }
-  } else {
-    rpd_buf_puts(seq, x->label);
-  }
-}
-
-/* Text tables: where each of the first n rows' sequence text first
- * differs from the most similar other row's (rpd_text_apart), so that
- * the cut keeps it in view; caller frees. */
-static size_t *seq_apart(const raptor *R, size_t n, int w)
-{
-  char **labels = rpd_xcalloc(n + 1, sizeof *labels);
-  size_t *apart = rpd_xcalloc(n + 1, sizeof *apart);
-  rpd_buf seq = {0};
-  for (size_t i = 0; i < n; i++) {
-    seq_label(R, &R->rows[i], w, &seq);
-    labels[i] = rpd_xstrdup(seq.s ? seq.s : "");
-  }
-  rpd_text_apart((const char *const *)labels, n, apart);
-  for (size_t i = 0; i < n; i++)
-    free(labels[i]);
-  free(labels);
-  rpd_buf_free(&seq);
-  return apart;
-}
-
-/* The pretty kernelseq table (text tables and xlsx). */
-static int emit_pretty(raptor *R, sink *k, FILE *f, const char *ws, int limit)
-{
-  static const char *const cols[] = {
-    "Kernel Sequence", "First_ms", "Last_ms", "PreGap_mean_us", "Dur_min_us",
-    "Dur_mean_us", "Dur_max_us", "Var_us", "VarTotal_pct", "Outliers",
-    "TotalCalls", "PctTotal", "Category"};
-  int w = R->seqlen + 1;
-  double totvar = 0;
-  for (size_t i = 0; i < R->nrows; i++)
-    if (!isnan(R->rows[i].varsum)) totvar += R->rows[i].varsum;
-  sk_begin(k, R, f, ws, 13, cols);
-  rpd_buf seq = {0};
-  char b[128];
-  size_t n = R->nrows;
-  if (limit >= 0 && n > (size_t)limit) n = (size_t)limit;
-  size_t *apart = ws ? NULL : seq_apart(R, n, w);
-  rpd_buf cut = {0};
-  for (size_t i = 0; i < n; i++) {
-    krow *x = &R->rows[i];
-    seq_label(R, x, w, &seq);
-    if (ws || R->display_cols <= 3)
-      sk_str(k, seq.s);
-    else   /* pandas' max_colwidth, cut in the middle where rows differ */
-      sk_str(k, rpd_text_cut_apart(&cut, seq.s, (size_t)R->display_cols, apart[i]));
-    if (ws) {   /* xlsx: real numbers in formatted cells, never text */
-      pretty_numbers(k, x, totvar);
-      sk_str(k, R->catname[x->cat]);
-      sk_endrow(k);
-      continue;
-    }
-    snprintf(b, sizeof b, "%+.3f", (double)x->smin / 1e6);
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%+.3f", (double)x->smax / 1e6);
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%.1f", x->pg_mean / 1e3);
-    sk_str(k, isnan(x->pg_mean) ? "nan" : b);
-    snprintf(b, sizeof b, "%.1f", x->d_min / 1e3);
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%.1f", x->d_mean / 1e3);
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%.1f", x->d_max / 1e3);
-    sk_str(k, b);
-    sk_dbl(k, x->varsum / 1000.0 / (double)x->calls);
-    fmt_pct1(b, sizeof b, x->varsum / totvar);
-    sk_str(k, b);
-    if (x->outliers >= 0) snprintf(b, sizeof b, "%" PRId64, x->outliers);
-    else snprintf(b, sizeof b, "nan");
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%" PRId64, x->calls);
-    sk_str(k, b);
-    snprintf(b, sizeof b, "%.1f%%", x->pct);
-    sk_str(k, b);
-    sk_str(k, R->catname[x->cat]);
-    sk_endrow(k);
-  }
-  rpd_buf_free(&seq);
-  rpd_buf_free(&cut);
-  free(apart);
-  return sk_end(k);
 }
 
 /* "%8d.%06d" of the reference's pretty_ts */

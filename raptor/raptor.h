@@ -125,6 +125,8 @@ typedef struct stream_state {
   const char *csv_dir;     /* --csv-dir: one CSV file per table */            \
   int64_t gpu_id;                                                              \
   int display_cols, display_rows, float_digits;                                \
+  int width;               /* --width: text tables' columns; 0 no limit, -1 \
+                              the terminal's when stdout is one, else none */ \
   rpd_fmt fmt;                                                                 \
   rpd_buf optstr;          /* the options as given, for the outputs */
 

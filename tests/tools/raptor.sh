@@ -540,3 +540,27 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
   check_eq "mytrace -k: 12 rows, 12 different cut names" "12|12" "$(wc -l <cut.txt | tr -d ' ')|$(sort -u cut.txt | wc -l | tr -d ' ')"
   check "mytrace -k: a GEMM's tile size in view" grep -q 'MT64x32x256_' cut.txt
 fi
+
+# --width N: text tables at most N columns wide (names cut first, never
+# below 24, then the least needed columns left out and named in a note);
+# no --width and stdout not a terminal: today's layout, as --width 0
+raptor base.rpd -k -c >w-default.txt 2>/dev/null
+raptor base.rpd -k -c --width 0 >w-0.txt 2>/dev/null
+check "--width 0 = the layout when stdout is not a terminal" cmp -s w-default.txt w-0.txt
+check_rc "--width 90" 0 raptor base.rpd -k -c --width 90
+check_eq "--width 90: no line wider than 90" 0 "$(awk 'length($0) > 90' stdout | wc -l | tr -d ' ')"
+check "--width 90: Top Kernels keeps PctTotal, names the columns left out" sh -c \
+  "grep -q '^Kernel Sequence .*PctTotal' '$TESTDIR/stdout' && grep -q '^(.* columns left out to fit --width 90; --width 0 shows them)$' '$TESTDIR/stdout'"
+check_rc "--width 90 --format csv: full names, every column" 0 raptor base.rpd -k --width 90 --format csv
+check_eq "--width 90 --format csv: the csv of --width 0" "$(raptor base.rpd -k --format csv 2>/dev/null | md5sum)" \
+  "$(md5sum <stdout)"
+check_rc "bad --width" 2 raptor base.rpd --width -3
+if need_shared "$TRACES/mytrace.rpd.gz"; then
+  raptor mycut.rpd -q -k --kernelseq-len 0 --width 100 2>/dev/null | sed -n '/^Top Kernels:/,$p' >w100.txt
+  check_eq "mytrace --width 100: no line wider than 100" 0 "$(awk 'length($0) > 100' w100.txt | wc -l | tr -d ' ')"
+  check_eq "mytrace --width 100: its GEMM rows read as different names" "7|7" \
+    "$(grep -c 'GEMM *$' w100.txt)|$(grep 'GEMM *$' w100.txt | cut -c1-35 | sort -u | wc -l | tr -d ' ')"
+  raptor mycut.rpd -q -k --width 100 2>/dev/null | sed -n '/^Top Kernels:/,$p' | sed -n '4,81p' | grep -v '^(' | cut -c1-35 >w100s.txt
+  check_eq "mytrace --width 100, sequences: 78 rows, 78 different cut names" "78|78" \
+    "$(wc -l <w100s.txt | tr -d ' ')|$(sort -u w100s.txt | wc -l | tr -d ' ')"
+fi

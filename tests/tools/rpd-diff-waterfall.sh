@@ -92,6 +92,10 @@ check_eq "markdown: GEMM row, kernel row, check line" \
 | &nbsp;&nbsp;↳ gemm\\_kernel | 0.005 | 2.005 | +2.000 | +2,000,000 |
 sum of parts = span change: +2,650,000 ns" \
   "$(grep -e '^| GEMM' -e 'gemm' -e '^sum of parts' stdout)"
+check_eq "markdown: common's Markdown writer (header, numbers right-aligned, span row)" \
+"| part | A (ms) | B (ms) | change (ms) | change (ns) |
+|---|---:|---:|---:|---:|
+| GPU span | 0.024 | 2.674 | +2.650 | +2,650,000 |" "$(sed -n 5,7p stdout)"
 
 check_rc "html" 0 rpd-diff --waterfall -f html a.rpd b.rpd
 check "html: one page with an svg chart, a bar per part plus the two spans, the check" python3 -c "
@@ -103,7 +107,12 @@ rects = [e for e in root.iter() if e.tag.endswith('rect')]
 assert len(rects) == 10, len(rects)   # 2 spans + 8 parts
 assert 'sum of parts = span change: +2,650,000 ns' in h
 assert h.startswith('<!DOCTYPE html>') and h.rstrip().endswith('</html>')
-assert 'http' not in h.replace('http://www.w3.org/2000/svg', '')   # self-contained"
+assert 'http' not in h.replace('http://www.w3.org/2000/svg', '')   # self-contained
+# the common page: A and B in its info table, the rows as the sortable table
+assert '<tr><td>A</td><td>a.rpd</td></tr>' in h and '<tr><td>B</td><td>b.rpd</td></tr>' in h
+t = re.search(r'<table class=\"data\" id=\"t-waterfall\">.*?</table>', h, re.S).group(0)
+assert t.count('<tr>') == 15 and '<th>delta_ns</th>' in t, t   # header + 14 rows
+assert 'data-v=\"2000000\"' in t"
 cp stdout w.html
 if find_chrome; then
   chrome_run --screenshot="$TESTDIR/w.png" --window-size=1000,800 "file://$TESTDIR/w.html" \

@@ -2,8 +2,8 @@
  * (cells, column lookup, numbers), one table as CSV and aligned text,
  * --csv-dir (a file per table, refused over the trace), a streamed
  * table writing what the whole table writes, the xlsx
- * workbook written whole, and the HTML page showing any table with its
- * strings escaped. */
+ * workbook written whole, the HTML page showing any table with its
+ * strings escaped, and any table as Markdown. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +221,55 @@ static int teardown(void **state)
   return system(cmd) == 0 ? 0 : -1;
 }
 
+/* Markdown: numbers right-aligned (also text that reads as a number),
+ * Markdown characters escaped, leading blanks kept, full names unless
+ * cut; RPD_FMT_MD through rpd_table_write and under "### name" on stdout. */
+static void test_markdown(void **state)
+{
+  static const char *const mc[] = {"part", "ms", "change"};
+  rpd_tables ts = {0};
+  rpd_table *t;
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  (void)state;
+  fill(&ts);
+  t = rpd_tables_add(&ts);
+  rpd_table_init(t, "parts", 3, mc, NULL);
+  rpd_table_str(t, "GEMM|x");
+  rpd_table_dbl(t, 2.5, 3);
+  rpd_table_str(t, "+2,000,000");
+  rpd_table_str(t, "  ↳ gemm_kernel");
+  rpd_table_int(t, 7);
+  rpd_table_str(t, "-0.125");
+  assert_int_equal(rpd_table_write(t, f, RPD_FMT_MD, 80), RPD_OK);
+  fclose(f);
+  assert_string_equal(buf, "| part | ms | change |\n|---|---:|---:|\n"
+                      "| GEMM\\|x | 2.500 | +2,000,000 |\n"
+                      "| &nbsp;&nbsp;↳ gemm\\_kernel | 7 | -0.125 |\n");
+  free(buf);
+  /* the kernels table: text column left, numbers right, NULL empty, the
+   * long name whole (rpd_table_write) or cut (rpd_table_md width 40) */
+  f = open_memstream(&buf, &n);
+  assert_int_equal(rpd_table_write(&ts.t[0], f, RPD_FMT_MD, 0), RPD_OK);
+  fclose(f);
+  assert_non_null(strstr(buf, "| name | count | total\\_us |\n|---|---:|---:|\n"));
+  assert_non_null(strstr(buf, "ASEM1\\_CLR1\\_CADS0"));
+  assert_non_null(strstr(buf, "| \\<b>&\"x\" |  |  |\n"));
+  free(buf);
+  f = open_memstream(&buf, &n);
+  assert_int_equal(rpd_table_md(&ts.t[0], f, 40), RPD_OK);
+  fclose(f);
+  assert_null(strstr(buf, "ASEM1\\_CLR1\\_CADS0"));
+  assert_non_null(strstr(buf, "..."));
+  free(buf);
+  /* no stream for Markdown: the alignment needs every row */
+  rpd_tstream s;
+  rpd_tstream_out(&s, "x", 3, mc, stdout, RPD_FMT_MD, 0);
+  assert_int_not_equal(rpd_tstream_end(&s), RPD_OK);
+  rpd_tables_free(&ts);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -230,6 +279,7 @@ int main(void)
     cmocka_unit_test(test_stream_same_as_table),
     cmocka_unit_test(test_xlsx_whole),
     cmocka_unit_test(test_html_any_table),
+    cmocka_unit_test(test_markdown),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

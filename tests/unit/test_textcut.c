@@ -116,6 +116,43 @@ static char *fitted(rpd_fmt fmt, size_t width)
   return text;
 }
 
+/* Sequences "A <- B <- C": each row's nearest other differs in B, so one
+ * window from rpd_text_apart shows B for rows that differ only in A;
+ * rpd_text_cut_distinct moves the windows so every row reads differently
+ * (where one window and the tail can tell them apart). */
+static void test_cut_distinct(void **state)
+{
+  static const char *const seq[] = {
+    "Cijk_Alik_Bljk_F8HS_UserArgs_MT256x224x128_MI16x16x1_SN_LDSB1_AFC1_WGMXCCG0 <- vllm::rms_norm_kernel<c10::Half, 8>(float) <- tail_kernel_one",
+    "Cijk_Alik_Bljk_F8HS_UserArgs_MT256x224x128_MI16x16x1_SN_LDSB1_AFC1_WGMXCCG0 <- vllm::silu_kernel<c10::Half>(float) <- tail_kernel_two",
+    "Cijk_Alik_Bljk_F8HS_UserArgs_MT32x16x1024_MI16x16x1_SN_LDSB1_AFC1_WGMXCCG0 <- vllm::rms_norm_kernel<c10::Half, 8>(float) <- tail_kernel_one",
+    "Cijk_Alik_Bljk_F8HS_UserArgs_MT32x16x1024_MI16x16x1_SN_LDSB1_AFC1_WGMXCCG0 <- vllm::silu_kernel<c10::Half>(float) <- tail_kernel_two",
+    "Cijk_Alik_Bljk_F8HS_UserArgs_MT32x16x1024_MI16x16x1_SN_LDSB1_AFC1_WGMXCCG0 <- vllm::silu_kernel<c10::Half>(float) <- tail_kernel_two",
+  };
+  rpd_buf b = {0};
+  size_t apart[5];
+  char *one[5], **cut;
+  (void)state;
+  rpd_text_apart(seq, 5, apart);
+  for (int i = 0; i < 5; i++)
+    one[i] = rpd_xstrdup(rpd_text_cut_apart(&b, seq[i], 36, apart[i]));
+  assert_string_equal(one[0], one[2]);   /* one window: rows 0 and 2 read the same */
+  cut = rpd_text_cut_distinct(seq, 5, 36);
+  for (int i = 0; i < 5; i++) {
+    assert_true(rpd_text_width(cut[i]) <= 36);
+    for (int j = i + 1; j < 5; j++)
+      if (strcmp(seq[i], seq[j]))
+        assert_string_not_equal(cut[i], cut[j]);
+  }
+  assert_string_equal(cut[3], cut[4]);   /* the same name reads the same */
+  for (int i = 0; i < 5; i++) {
+    free(one[i]);
+    free(cut[i]);
+  }
+  free(cut);
+  rpd_buf_free(&b);
+}
+
 static void test_fit(void **state)
 {
   char *t = fitted(RPD_FMT_TABLE, 80), *line, *save = NULL;
@@ -149,6 +186,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cut),
     cmocka_unit_test(test_apart),
+    cmocka_unit_test(test_cut_distinct),
     cmocka_unit_test(test_fit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,15 +3,16 @@
  * communication not hidden behind compute, copies, idle by cause), each
  * part's change largest first, the kernels behind each category's change,
  * and the check that the parts add up to the span's change to the ns.
- * The split itself is common/waterfall.c; this file reads the traces and
- * writes table, CSV, JSON, Markdown, HTML (with an SVG chart) and xlsx.  See
- * docs/rpd-diff.md "Waterfall". */
+ * The split itself is common/waterfall.c; this file reads the traces,
+ * builds the table and hands it to the common writers (common/table.h:
+ * text, CSV, JSON, Markdown, the HTML page with the waterfall chart of its
+ * own, xlsx).  See docs/rpd-diff.md "Waterfall". */
 #include "rpd.h"
 #include "catfile.h"
 #include "check.h"
 #include "opclass.h"
 #include "ranks.h"
-#include "sheets.h"
+#include "table.h"
 #include "textcut.h"
 #include "textsafe.h"
 #include "util/num.h"
@@ -407,41 +408,21 @@ static const char *grouped(char *buf, size_t size, int64_t n, int sign)
   return buf;
 }
 
-/* The check: the parts' changes add up to the span's change. */
-static void check_line(FILE *f, int64_t sum, int64_t change)
+/* The check: the parts' changes add up to the span's change (one line,
+ * no newline, into buf). */
+static const char *check_text(char *buf, size_t size, int64_t sum, int64_t change)
 {
   char a[40], b[40];
-  fprintf(f, "sum of parts = span change: %s ns%s%s\n", grouped(a, sizeof a, sum, 1),
-          sum == change ? "" : " != ", sum == change ? "" : grouped(b, sizeof b, change, 1));
+  snprintf(buf, size, "sum of parts = span change: %s ns%s%s", grouped(a, sizeof a, sum, 1),
+           sum == change ? "" : " != ", sum == change ? "" : grouped(b, sizeof b, change, 1));
+  return buf;
 }
 
-/* rows of wf in order, for the writers */
+/* rows of wf in order: the table every writer shows */
 static const char rows_sql[] =
   "SELECT kind, part, kernel, a_ns, b_ns, b_ns - a_ns AS delta_ns,"
   " CASE WHEN a_ns > 0 THEN round(100.0 * (b_ns - a_ns) / a_ns, 2) END AS pct_change"
   " FROM wf ORDER BY seq";
-
-static void md_cell(FILE *f, const char *s, size_t cut)
-{
-  rpd_buf b = {0}, c = {0};
-  const char *t = rpd_text_safe_str(&b, s, RPD_TEXT_PLAIN);
-  if (cut)
-    t = rpd_text_cut(&c, t, cut);
-  for (; *t; t++) {
-    if (*t == '|' || *t == '\\' || *t == '`' || *t == '*' || *t == '_' || *t == '<')
-      fputc('\\', f);
-    fputc(*t, f);
-  }
-  rpd_buf_free(&b);
-  rpd_buf_free(&c);
-}
-
-static void html_text(FILE *f, const char *s)
-{
-  rpd_buf b = {0};
-  fputs(rpd_text_safe_str(&b, s, RPD_TEXT_HTML), f);
-  rpd_buf_free(&b);
-}
 
 static const char *ms(char *buf, size_t size, int64_t ns, int sign)
 {
@@ -451,35 +432,60 @@ static const char *ms(char *buf, size_t size, int64_t ns, int sign)
   return buf;
 }
 
-static int write_md(wopts *o, sqlite3_stmt *st, int64_t sum, int64_t change)
+/* The waterfall as one reads it in a PR comment: one column of parts with
+ * their kernels indented under them (names cut to 90 characters), times in
+ * ms and the change in ns with separators; no check row (the check line
+ * follows the table).  Built from the rows of table wf into *t. */
+static int reading_table(wopts *o, rpd_table *t)
 {
-  char x[40], y[40], z[40], w[40];
-  fputs("### GPU time waterfall\n\nA: ", stdout);
-  md_cell(stdout, o->s[0].path, 0);
-  fputs(", B: ", stdout);
-  md_cell(stdout, o->s[1].path, 0);
-  fputs("\n\n| part | A (ms) | B (ms) | change (ms) | change (ns) |\n"
-        "|---|---:|---:|---:|---:|\n", stdout);
+  static const char *const cols[] = {"part", "A (ms)", "B (ms)", "change (ms)",
+                                     "change (ns)"};
+  sqlite3_stmt *st = NULL;
+  char x[40];
+  rpd_buf name = {0}, cut = {0};
+  rpd_table_init(t, "waterfall", 5, cols, NULL);
+  if (sqlite3_prepare_v2(o->mem, rows_sql, -1, &st, NULL) != SQLITE_OK)
+    return rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
   while (sqlite3_step(st) == SQLITE_ROW) {
     const char *kind = (const char *)sqlite3_column_text(st, 0);
     int64_t a = sqlite3_column_int64(st, 3), b = sqlite3_column_int64(st, 4);
     if (!strcmp(kind, "check"))
       continue;
     if (!strcmp(kind, "kernel")) {
-      fputs("| &nbsp;&nbsp;↳ ", stdout);
-      md_cell(stdout, (const char *)sqlite3_column_text(st, 2), 90);
+      rpd_buf_reset(&name);
+      rpd_buf_printf(&name, "  ↳ %s",
+                   rpd_text_cut(&cut, (const char *)sqlite3_column_text(st, 2), 90));
+      rpd_table_str(t, name.s);
     } else {
-      fputs(!strcmp(kind, "span") ? "| **" : "| ", stdout);
-      md_cell(stdout, (const char *)sqlite3_column_text(st, 1), 0);
-      if (!strcmp(kind, "span"))
-        fputs("**", stdout);
+      rpd_table_str(t, (const char *)sqlite3_column_text(st, 1));
     }
-    printf(" | %s | %s | %s | %s |\n", ms(x, sizeof x, a, 0), ms(y, sizeof y, b, 0),
-           ms(z, sizeof z, b - a, 1), grouped(w, sizeof w, b - a, 1));
+    rpd_table_str(t, ms(x, sizeof x, a, 0));
+    rpd_table_str(t, ms(x, sizeof x, b, 0));
+    rpd_table_str(t, ms(x, sizeof x, b - a, 1));
+    rpd_table_str(t, grouped(x, sizeof x, b - a, 1));
   }
-  fputs("\n", stdout);
-  check_line(stdout, sum, change);
+  rpd_buf_free(&name);
+  rpd_buf_free(&cut);
+  sqlite3_finalize(st);
   return RPD_OK;
+}
+
+static int write_md(wopts *o, int64_t sum, int64_t change)
+{
+  rpd_table t;
+  char line[128];
+  int rc = reading_table(o, &t);
+  fputs("### GPU time waterfall\n\nA: ", stdout);
+  rpd_md_text(stdout, o->s[0].path);
+  fputs(", B: ", stdout);
+  rpd_md_text(stdout, o->s[1].path);
+  fputs("\n\n", stdout);
+  if (!rc)
+    rc = rpd_table_md(&t, stdout, 0);
+  if (!rc)
+    printf("\n%s\n", check_text(line, sizeof line, sum, change));
+  rpd_table_free(&t);
+  return rc;
 }
 
 /* One bar of the chart: the running total moves from v0 to v1. */
@@ -489,11 +495,18 @@ typedef struct bar {
   int total;
 } bar;
 
-static void svg_chart(FILE *f, const bar *bars, int n)
+#define CHART_ROW 26
+#define CHART_LEFT 260
+#define CHART_PLOT 560
+#define CHART_TOP 30
+
+/* The waterfall chart, a chart of the page: A's span, a bar per part
+ * from the running total by its change, B's span. */
+static void svg_chart(rpd_html *h, const bar *bars, int n)
 {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
-  const int row = 26, left = 260, plot = 560, top = 30;
-  int h = top + n * row + 40;
+  const int row = CHART_ROW, left = CHART_LEFT, plot = CHART_PLOT, top = CHART_TOP;
+  FILE *f = h->f;
   for (int i = 0; i < n; i++) {
     int64_t a = bars[i].total ? bars[i].v1 : bars[i].v0, b = bars[i].v1;
     if (a < lo) lo = a;
@@ -507,8 +520,7 @@ static void svg_chart(FILE *f, const bar *bars, int n)
   lo = lo - pad > 0 ? lo - pad : 0;
   hi += pad;
   double scale = (double)plot / (double)(hi - lo);
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-          "font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n", left + plot + 130, h);
+  rpd_html_chart_begin(h, "GPU span from A to B", left + plot + 130, top + n * row + 40);
   fprintf(f, "<text x=\"%d\" y=\"18\" fill=\"#555\">axis from %.3f ms to %.3f ms</text>\n",
           left, (double)lo / 1e6, (double)hi / 1e6);
   for (int i = 0; i < n; i++) {
@@ -519,18 +531,16 @@ static void svg_chart(FILE *f, const bar *bars, int n)
     const char *color = b->total ? "#5b6b7f" : b->v1 > b->v0 ? "#d1495b" : "#2e933c";
     char d[40], t[40];
     int y = top + i * row;
+    rpd_buf c = {0};
     if (pw < 1)
       pw = 1;
     fputs("<g><title>", f);
-    html_text(f, b->label);
+    rpd_html_text(h, b->label);
     fprintf(f, ": %s ms</title>\n", b->total ? ms(t, sizeof t, b->v1, 0)
                                              : ms(t, sizeof t, b->v1 - b->v0, 1));
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 8, y + 16);
-    {
-      rpd_buf c = {0};
-      html_text(f, rpd_text_cut(&c, b->label, 36));
-      rpd_buf_free(&c);
-    }
+    rpd_html_text(h, rpd_text_cut(&c, b->label, 36));
+    rpd_buf_free(&c);
     fprintf(f, "</text>\n<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
             "fill=\"%s\"/>\n", px, y + 3, pw, row - 6, color);
     if (i + 1 < n)   /* the connector to the next bar */
@@ -543,115 +553,85 @@ static void svg_chart(FILE *f, const bar *bars, int n)
   fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", left,
           left + plot, top + n * row + 4, top + n * row + 4);
   fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\">ms; red: B slower, green: B faster"
-          "</text>\n</svg>\n", left, top + n * row + 22);
+          "</text>\n", left, top + n * row + 22);
+  rpd_html_chart_end(h);
 }
 
-static int write_html(wopts *o, sqlite3_stmt *st, int64_t sum, int64_t change)
+/* The page: the two traces, the chart, the check, the table. */
+static int write_html(wopts *o, const rpd_table *wf, int64_t sum, int64_t change)
 {
+  const char *info[] = {"A", o->s[0].path, "B", o->s[1].path};
+  rpd_table t;
+  rpd_html h;
   bar *bars = NULL;
-  int n = 0, cap = 0;
+  int n = 0, rc;
   int64_t run = 0;
-  char x[40], y[40], z[40], w[40];
+  char line[128], *note;
 
-  fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
-        "<title>GPU time waterfall</title>\n<style>\n"
-        "body{font-family:sans-serif;margin:2em;color:#222}\n"
-        "table{border-collapse:collapse;margin-top:1em}\n"
-        "td,th{border:1px solid #ccc;padding:3px 8px}td.n{text-align:right;"
-        "font-variant-numeric:tabular-nums}\n"
-        "tr.kernel td:first-child{padding-left:2em;color:#555;font-size:90%}\n"
-        "tr.span td{font-weight:bold}.up{color:#b3261e}.down{color:#1e7b34}\n"
-        "</style></head><body>\n<h2>GPU time waterfall</h2>\n<p>A: <code>", stdout);
-  html_text(stdout, o->s[0].path);
-  fputs("</code><br>B: <code>", stdout);
-  html_text(stdout, o->s[1].path);
-  fputs("</code></p>\n", stdout);
   /* the bars: A's span, each part's change, B's span */
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    const char *kind = (const char *)sqlite3_column_text(st, 0);
-    int64_t a = sqlite3_column_int64(st, 3), b = sqlite3_column_int64(st, 4);
-    if (n + 2 > cap) {
-      cap = cap ? 2 * cap : 32;
-      bars = rpd_xrealloc(bars, (size_t)cap * sizeof *bars);
-    }
+  if ((rc = rpd_table_from_query(&t, wf)))
+    return rc;
+  bars = rpd_xcalloc(t.nrows + 2, sizeof *bars);
+  for (size_t r = 0; r < t.nrows; r++) {
+    const char *kind = rpd_table_cell(&t, r, 0)->s;
+    int64_t a = rpd_table_cell(&t, r, 3)->i, b = rpd_table_cell(&t, r, 4)->i;
     if (!strcmp(kind, "span")) {
       bars[n++] = (bar){"A: GPU span", 0, a, 1};
       run = a;
     } else if (!strcmp(kind, "part")) {
-      bars[n].label = rpd_xstrdup((const char *)sqlite3_column_text(st, 1));
-      bars[n].v0 = run;
-      bars[n].v1 = run + (b - a);
-      bars[n++].total = 0;
+      bars[n++] = (bar){rpd_table_cell(&t, r, 1)->s, run, run + (b - a), 0};
       run += b - a;
     }
   }
   if (n)
     bars[n++] = (bar){"B: GPU span", 0, run, 1};
-  svg_chart(stdout, bars, n);
-  for (int i = 0; i < n; i++)
-    if (!bars[i].total)
-      free((char *)bars[i].label);
+  rpd_html_begin_file(&h, stdout, "GPU time waterfall", info, 2);
+  svg_chart(&h, bars, n);
+  note = rpd_xasprintf("%s. Parts are exclusive: at each moment the GPU time goes to one"
+                       " part (docs/rpd-diff.md \"Waterfall\"), so they add up to the span.",
+                       check_text(line, sizeof line, sum, change));
+  rpd_html_section(&h, "Check", note);
+  free(note);
+  rpd_html_table(&h, &t);
   free(bars);
-  fputs("<p>", stdout);
-  check_line(stdout, sum, change);
-  fputs("</p>\n<table>\n<tr><th>part / kernel</th><th>A (ms)</th><th>B (ms)</th>"
-        "<th>change (ms)</th><th>change (ns)</th></tr>\n", stdout);
-  sqlite3_reset(st);
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    const char *kind = (const char *)sqlite3_column_text(st, 0);
-    int64_t a = sqlite3_column_int64(st, 3), b = sqlite3_column_int64(st, 4);
-    if (!strcmp(kind, "check"))
-      continue;
-    /* a long kernel name is cut in the cell; the whole name is its tooltip */
-    const char *name = (const char *)sqlite3_column_text(st, !strcmp(kind, "kernel") ? 2 : 1);
-    rpd_buf cut = {0};
-    printf("<tr class=\"%s\"><td title=\"", kind);
-    html_text(stdout, name);
-    fputs("\">", stdout);
-    html_text(stdout, rpd_text_cut(&cut, name, 72));
-    rpd_buf_free(&cut);
-    printf("</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-           "<td class=\"n %s\">%s</td><td class=\"n\">%s</td></tr>\n",
-           ms(x, sizeof x, a, 0), ms(y, sizeof y, b, 0),
-           b > a ? "up" : b < a ? "down" : "", ms(z, sizeof z, b - a, 1),
-           grouped(w, sizeof w, b - a, 1));
-  }
-  fputs("</table>\n<p>Parts are exclusive: at each moment the GPU time goes to one part"
-        " (docs/rpd-diff.md \"Waterfall\"), so they add up to the span.</p>\n"
-        "</body></html>\n", stdout);
-  return RPD_OK;
+  rc = rpd_html_end(&h, RPD_OK);
+  rpd_table_free(&t);
+  return rc;
 }
 
 static int write_out(wopts *o, int64_t sum, int64_t change)
 {
-  sqlite3_stmt *st = NULL;
+  rpd_tables ts = {0};
+  rpd_table *wf = rpd_tables_add(&ts);
+  char line[128];
   int rc = RPD_OK;
-  if (sqlite3_prepare_v2(o->mem, rows_sql, -1, &st, NULL) != SQLITE_OK)
-    return rpd_seterr(RPD_ESQL, "%s", sqlite3_errmsg(o->mem));
+  rpd_table_query(wf, "waterfall", NULL, o->mem, rows_sql);
   if (o->fmt == F_MD) {
-    rc = write_md(o, st, sum, change);
+    rc = write_md(o, sum, change);
   } else if (o->fmt == F_HTML) {
-    rc = write_html(o, st, sum, change);
+    rc = write_html(o, wf, sum, change);
   } else {
-    rc = rpd_out_stmt_fit(NULL, st, stdout, o->fmt == F_CSV ? RPD_FMT_CSV
-                          : o->fmt == F_JSON ? RPD_FMT_JSON : RPD_FMT_TABLE,
-                          o->width >= 0 ? (size_t)o->width
-                                        : rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH));
+    rc = rpd_table_write(wf, stdout, o->fmt == F_CSV ? RPD_FMT_CSV
+                         : o->fmt == F_JSON ? RPD_FMT_JSON : RPD_FMT_TABLE,
+                         o->width >= 0 ? (size_t)o->width
+                                       : rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH));
     if (!rc && o->fmt == F_TABLE)
-      check_line(stdout, sum, change);
+      printf("%s\n", check_text(line, sizeof line, sum, change));
   }
-  sqlite3_finalize(st);
   if (!rc && o->xlsx) {
     /* the same rows, and a sheet saying which trace is A and which is B */
     char *sides = sqlite3_mprintf("SELECT 'A' AS side, %Q AS trace, 'a_ns' AS columns"
                                   " UNION ALL SELECT 'B', %Q, 'b_ns; delta_ns = B - A'",
                                   o->s[0].path, o->s[1].path);
-    const char *names[] = {"waterfall", "traces"};
-    const char *sqls[] = {rows_sql, sides};
-    rc = sides ? rpd_sheets_write(o->xlsx, o->s[1].path, o->mem, 2, names, sqls)
-               : rpd_seterr(RPD_ENOMEM, "out of memory");
+    if (!sides) {
+      rc = rpd_seterr(RPD_ENOMEM, "out of memory");
+    } else {
+      rpd_table_query(rpd_tables_add(&ts), "traces", NULL, o->mem, sides);
+      rc = rpd_tables_xlsx(&ts, o->xlsx, o->s[1].path, NULL, NULL, 0, NULL, NULL);
+    }
     sqlite3_free(sides);
   }
+  rpd_tables_free(&ts);
   return rc;
 }
 
