@@ -104,7 +104,7 @@ static int list(rpd *r, const char *format)
   if (!rc)
     rc = rpd_finish_stdout();
   if (rc)
-    return rpd_fail("'%s': %s", r->path, rpd_errmsg());
+    return rpd_fail("'%s': %s", rpd_path(r), rpd_errmsg());
   return 0;
 }
 
@@ -115,9 +115,9 @@ static int get(rpd *r, const char *tag)
   int rc = rpd_meta_get(r, tag, &value);
 
   if (rc == RPD_ENOTFOUND)
-    return rpd_fail("'%s' has no metadata tag '%s'", r->path, tag);
+    return rpd_fail("'%s' has no metadata tag '%s'", rpd_path(r), tag);
   if (rc)
-    return rpd_fail("%s: %s", r->path, rpd_errmsg());
+    return rpd_fail("%s: %s", rpd_path(r), rpd_errmsg());
   puts(value);
   free(value);
   if (rpd_finish_stdout())

@@ -70,9 +70,9 @@ static char *view_state(rpd *r, const char *name)
   if (!rpd_table_exists(r, name))
     return rpd_xstrdup("missing");
   sql = sqlite3_mprintf("SELECT * FROM \"%w\" LIMIT 0", name);
-  src = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL);
+  src = sqlite3_prepare_v2(rpd_db(r), sql, -1, &st, NULL);
   state = src == SQLITE_OK ? rpd_xstrdup("ok")
-                           : rpd_xasprintf("broken: %s", sqlite3_errmsg(r->db));
+                           : rpd_xasprintf("broken: %s", sqlite3_errmsg(rpd_db(r)));
   sqlite3_finalize(st);
   sqlite3_free(sql);
   return state;
@@ -352,7 +352,7 @@ static int do_info(const opts *o)
     return 1;
   in.out = rpd_out_new(stdout, o->fmt, 2, cols);
   kv_str(&in, "file", o->file);
-  kv_int(&in, "schema", in.r->schema);
+  kv_int(&in, "schema", rpd_schema(in.r));
   rc = info_metadata(&in);
   if (rc == RPD_OK)
     rc = info_tables(&in, &ext);
@@ -682,7 +682,7 @@ static int upgrade(rpd *r, int *kept_signal)
   if (rc == RPD_OK)
     rc = meta_default(r, "pid_stride", "10000000");
   if (rc == RPD_OK) {
-    r->schema = 3;
+    rpd_set_schema(r, 3);
     rc = rpd_schema_install_views(r);
   }
   if (rc == RPD_OK && views.len)
@@ -706,7 +706,7 @@ static int do_upgrade(const opts *o)
 
   if (rpd_open_or_report(&r, o->file, o->out, RPD_WRITE))
     return 1;
-  if (r->schema == 3) {
+  if (rpd_schema(r) == 3) {
     printf("rpd-schema: '%s' is already schema 3; nothing to do\n", o->file);
     rc = rpd_close(r, o->out != NULL);   /* -o: still produce OUT */
     if (rc) return report("write", dest);

@@ -186,7 +186,7 @@ static int clean_autograd(rpd *r, const char *t, result *res) {
     rc = rpd_execf(r, "UPDATE \"%w\" SET string = substr(string, 1, "
                    "instr(string, %Q) - 1) WHERE instr(string, %Q) > 0",
                    t, tails[i], tails[i]);
-    res->cleaned += sqlite3_changes(r->db);
+    res->cleaned += sqlite3_changes(rpd_db(r));
   }
   return rc;
 }
@@ -202,7 +202,7 @@ static int dedupe(rpd *r, const char *t, const refs *l, const char *used,
     rc = rpd_execf(r, "INSERT INTO temp._rpd_strmap SELECT id, keep FROM "
                    "(SELECT id, min(id) OVER (PARTITION BY string) AS keep "
                    "FROM \"%w\") WHERE id <> keep", t);
-  if (rc == RPD_OK) res->merged = sqlite3_changes(r->db);
+  if (rc == RPD_OK) res->merged = sqlite3_changes(rpd_db(r));
   for (int i = 0; i < l->n && rc == RPD_OK && res->merged; i++)
     rc = rpd_execf(r, "UPDATE \"%w\" SET \"%w\" = (SELECT new FROM "
                    "temp._rpd_strmap WHERE old = \"%w\") WHERE \"%w\" IN "
@@ -310,7 +310,7 @@ int main(int argc, char **argv) {
   if (rc == RPD_OK && write) rc = rpd_begin(r);
   if (rc == RPD_OK) rc = file_bytes(r, &before);
   if (rc == RPD_OK) rc = one_table(r, &o, "rocpd_string", &msg);
-  if (rc == RPD_OK && r->schema == 3 && rpd_table_exists(r, "rocpd_ustring"))
+  if (rc == RPD_OK && rpd_schema(r) == 3 && rpd_table_exists(r, "rocpd_ustring"))
     rc = one_table(r, &o, "rocpd_ustring", &msg);
   if (rc == RPD_OK && o.dedupe) rc = rpd_record_version(r);   /* issue 15 */
   if (rc == RPD_OK && write) rc = rpd_commit(r);

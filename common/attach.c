@@ -1,6 +1,7 @@
 /* attach.c - rpd handles over connections the caller owns (rpd_attach),
  * so that no tool fills a struct rpd by hand. */
 #include "rpd.h"
+#include "internal.h"
 
 #include <stdlib.h>
 

@@ -22,6 +22,7 @@
 #include "callstack.h"
 #include "check.h"
 #include "progress.h"
+#include "internal.h"
 
 static const char table_sql[] =
     "CREATE TABLE IF NOT EXISTS \"ext_callstack\" ("

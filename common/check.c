@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include "internal.h"
 
 /* Counts per class, in the order of the query's columns. */
 enum { START_TYPE, END_TYPE, START_RANGE, END_RANGE, ORDER, GPU_BAD, NCLASS };

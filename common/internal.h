@@ -36,9 +36,27 @@ void rpd__temp_reclaim(const char *tmpl);
  * tool now opens with rpd_open(RPD_CREATE)), else 0. */
 int rpd__temp_is_own(const char *path);
 
+/* The open trace behind rpd.h's opaque rpd. */
+struct rpd {
+  sqlite3 *db;          /* the connection; use freely */
+  int schema;           /* 2 or 3 (0 with RPD_ANYDB on a non-RPD file) */
+  int flags;
+  char *path;           /* the user's input path (owned) */
+  char *work_path;      /* the file SQLite has open (owned) */
+  char *final_path;     /* where the result lands on commit (owned; NULL if
+                           work_path is final) */
+  int tmp_work;         /* work_path is a temp file we remove */
+  int gz_out;           /* final_path must be gzip-compressed */
+  int lock_fd;          /* flock(LOCK_EX) on a .gz rewritten in place (so
+                           writers exclude each other), or -1 */
+  char *uri;            /* "file:...?immutable=1" when a WAL trace on a
+                           read-only mount is read as immutable (owned) */
+  long long checked_at; /* rpd_check_trace passed when the connection's
+                           total changes were checked_at - 1 (0 = never) */
+};
+
 /* open.c: the file of rpd_create (create.c): a temp file next to path's
  * target, opened, published on rpd_close(r, 1). */
-struct rpd;
 int rpd__create_file(struct rpd **out, const char *path, const char *input, int force);
 
 /* harden.c: refuse what a trace must not hold (rocpd_ views, virtual

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "namelist.h"
+#include "internal.h"
 
 void rpd_namelist_split(const char *list, char ***names, size_t *n)
 {

@@ -1224,3 +1224,12 @@ int rpd_vacuum(rpd *r)
   r->db = NULL;
   return open_db(r, 1, 0);
 }
+
+/* ------------------------------------------------------------ accessors */
+
+sqlite3 *rpd_db(const rpd *r) { return r->db; }
+int rpd_schema(const rpd *r) { return r->schema; }
+void rpd_set_schema(rpd *r, int schema) { r->schema = schema; }
+const char *rpd_path(const rpd *r) { return r->path; }
+const char *rpd_work_path(const rpd *r) { return r->work_path; }
+const char *rpd_uri(const rpd *r) { return r->uri; }

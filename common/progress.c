@@ -23,6 +23,7 @@
 
 #include "progress.h"
 #include "rpd.h"
+#include "internal.h"
 
 static int64_t start_ms = -1;  /* first call of the current line */
 static int64_t last_ms = -1;   /* time of the last print */

@@ -96,23 +96,23 @@ enum {
                           (check.h), refusing garbage timestamps/gpuIds */
 };
 
-typedef struct rpd {
-  sqlite3 *db;          /* the connection; use freely */
-  int schema;           /* 2 or 3 (0 with RPD_ANYDB on a non-RPD file) */
-  int flags;
-  char *path;           /* the user's input path (owned) */
-  char *work_path;      /* the file SQLite has open (owned) */
-  char *final_path;     /* where the result lands on commit (owned; NULL if
-                           work_path is final) */
-  int tmp_work;         /* work_path is a temp file we remove */
-  int gz_out;           /* final_path must be gzip-compressed */
-  int lock_fd;          /* flock(LOCK_EX) on a .gz rewritten in place (so
-                           writers exclude each other), or -1 */
-  char *uri;            /* "file:...?immutable=1" when a WAL trace on a
-                           read-only mount is read as immutable (owned) */
-  long long checked_at; /* rpd_check_trace passed when the connection's
-                           total changes were checked_at - 1 (0 = never) */
-} rpd;
+/* An open trace.  Opaque: its connection, schema and files are read
+ * through the functions below. */
+typedef struct rpd rpd;
+
+/* The trace's SQLite connection (owned by r; use freely, never close it). */
+sqlite3 *rpd_db(const rpd *r);
+/* The trace's schema: 2 or 3 (0 with RPD_ANYDB on a non-RPD file). */
+int rpd_schema(const rpd *r);
+/* Record the schema a tool has just created or upgraded (2 or 3). */
+void rpd_set_schema(rpd *r, int schema);
+/* The path the trace was opened by, as the user gave it (owned by r). */
+const char *rpd_path(const rpd *r);
+/* The file SQLite has open (a temp copy for .gz or -o OUT; owned by r). */
+const char *rpd_work_path(const rpd *r);
+/* The URI the connection was opened with, NULL for a plain path (a WAL
+ * trace on a read-only mount is read as immutable; owned by r). */
+const char *rpd_uri(const rpd *r);
 
 /* Open the trace at `path`.
  *  flags: RPD_READ, RPD_WRITE, RPD_WRITE|RPD_CREATE, | RPD_ANYDB.

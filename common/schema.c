@@ -2,6 +2,7 @@
  * utility views.  The SQL text lives in views/ (schema.sql, schema.v2.sql,
  * api.sql, ...) and is embedded at build time; see docs/schema.md. */
 #include "rpd.h"
+#include "internal.h"
 #include "schema.h"
 
 #include <limits.h>

@@ -6,6 +6,7 @@
  * once instead so that lookups never scan it repeatedly.  New strings are
  * inserted with one prepared INSERT in the caller's transaction. */
 #include "rpd.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

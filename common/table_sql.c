@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "table.h"
+#include "internal.h"
 
 /* CREATE TABLE + INSERT (see table.h). */
 int rpd_table_save(const rpd_table *t, rpd *r, const char *name)

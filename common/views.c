@@ -1,6 +1,7 @@
 /* views.c - the SQL texts of views/ embedded at build time
  * (common/embed_views.sh generates rpd_view_table[]). */
 #include "rpd.h"
+#include "internal.h"
 
 #include <string.h>
 

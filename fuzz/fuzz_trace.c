@@ -16,6 +16,7 @@
 #include "callstack.h"
 #include "fuzz_input.h"
 #include "rpd.h"
+#include "internal.h"   /* white-box: the handle is filled by hand (path, flags) */
 #include "subclass.h"
 #if __has_include("check.h")   /* the value checks of rpd_open-level users */
 #include "check.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../tools/rpd-import/import.h"
+#include "internal.h"   /* white-box: one in-memory handle reused across inputs */
 
 /* The output trace: created once per process (schema creation is the
  * slow part); each input runs in a transaction that is rolled back. */

@@ -325,7 +325,7 @@ void byrank_sql_free(byrank_sql *s)
 static void make_tables(byrank *b, rpd_tables *ts)
 {
   for (int t = 0; t < T_N; t++)
-    rpd_table_query(rpd_tables_add(ts), table_names[t], b->r, b->r->db, b->sql[t]);
+    rpd_table_query(rpd_tables_add(ts), table_names[t], b->r, rpd_db(b->r), b->sql[t]);
 }
 
 /* stdout through the common writer; one table in JSON (--table) is its

@@ -190,7 +190,7 @@ static int ks_write(rpd *r, const char *src, FILE *f)
 int raptor_api_stats(rpd *r, const char *domain,
                      int (*fn)(void *ctx, const kstats_row *row), void *ctx)
 {
-  char *src = ks_source(KS_API, domain ? domain : "HIP", r->schema);
+  char *src = ks_source(KS_API, domain ? domain : "HIP", rpd_schema(r));
   int rc = src ? ks_rows(r, src, fn, ctx) : RPD_ENOMEM;
   sqlite3_free(src);
   return rc;
@@ -244,7 +244,7 @@ int raptor_kstats_main(int argc, char **argv)
     rc = rpd_outfile_begin(&of, out, path);
     f = of.fp;
   }
-  char *src = rc ? NULL : ks_source(which, domain, r->schema);
+  char *src = rc ? NULL : ks_source(which, domain, rpd_schema(r));
   if (!rc)
     rc = ks_write(r, src, f);
   sqlite3_free(src);

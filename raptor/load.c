@@ -287,9 +287,9 @@ static int raw_scan_prepare(op_scan *sc, sqlite3_stmt **st)
   free(types);
   if (rc == RPD_OK && !sc->R->opt.reference_ops)
     rc = idset_load(r, "SELECT id FROM rocpd_string WHERE string = ''", &sc->empty);
-  if (rc == RPD_OK && sqlite3_create_function(r->db, "rptr_op_row", 6, SQLITE_UTF8, sc, NULL,
+  if (rc == RPD_OK && sqlite3_create_function(rpd_db(r), "rptr_op_row", 6, SQLITE_UTF8, sc, NULL,
                                               op_agg_step, op_agg_final) != SQLITE_OK)
-    rc = rpd_seterr(RPD_ESQL, "cannot register a function: %s", sqlite3_errmsg(r->db));
+    rc = rpd_seterr(RPD_ESQL, "cannot register a function: %s", sqlite3_errmsg(rpd_db(r)));
   return rc == RPD_OK ? rpd_prepare(r, raw_ops_sql, st) : rc;
 }
 
@@ -616,8 +616,8 @@ static void *api_thread(void *arg)
  * then runs in api_span). */
 static int api_scan_start(raptor *R, api_scan *a)
 {
-  a->uri = R->r->uri != NULL;
-  a->path = a->uri ? R->r->uri : R->r->work_path;
+  a->uri = rpd_uri(R->r) != NULL;
+  a->path = a->uri ? rpd_uri(R->r) : rpd_work_path(R->r);
   api_scan_reset(a);
   a->threaded = a->path && pthread_create(&a->tid, NULL, api_thread, a) == 0;
   return a->threaded;

@@ -160,7 +160,7 @@ static int write_recs(void)
     rc = rpd_strtab_open(r, "rocpd_string", &names);
   if (!rc)
     rc = rpd_strtab_open(r, rpd_args_table(r), &args);
-  if (!rc && r->schema == 3)
+  if (!rc && rpd_schema(r) == 3)
     rc = rpd_prepare(r, "INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, "
                         "args_id, domain_id, category_id) "
                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &ins);
@@ -173,9 +173,9 @@ static int write_recs(void)
     rc = rpd_strtab_id(names, x->name, &name_id);
     if (!rc)
       rc = rpd_strtab_id(args, x->args, &args_id);
-    if (!rc && r->schema == 3)
+    if (!rc && rpd_schema(r) == 3)
       rc = rpd_strtab_id(names, x->domain, &dom_id);
-    if (!rc && r->schema == 3)
+    if (!rc && rpd_schema(r) == 3)
       rc = rpd_strtab_id(names, x->category, &cat_id);
     if (rc)
       break;
@@ -185,7 +185,7 @@ static int write_recs(void)
     sqlite3_bind_int64(ins, 4, x->end);
     sqlite3_bind_int64(ins, 5, name_id);
     sqlite3_bind_int64(ins, 6, args_id);
-    if (r->schema == 3) {
+    if (rpd_schema(r) == 3) {
       sqlite3_bind_int64(ins, 7, dom_id);
       sqlite3_bind_int64(ins, 8, cat_id);
     }

@@ -341,13 +341,13 @@ static int open_inputs(merge *m)
     if (rpd_profile(s->r, RPD_OPEN_SIDE))
       return rpd_fail("cannot read '%s': %s", s->path, rpd_errmsg());
     if (i == 0)
-      m->schema = s->r->schema;
-    else if (s->r->schema != m->schema)
+      m->schema = rpd_schema(s->r);
+    else if (rpd_schema(s->r) != m->schema)
       return rpd_fail("cannot merge '%s' (schema v%d) with '%s' (schema v%d)",
-                      s->path, s->r->schema, m->in[0].path, m->schema);
+                      s->path, rpd_schema(s->r), m->in[0].path, m->schema);
     if (survey(m, s))
       return rpd_fail("cannot read '%s': %s", s->path, rpd_errmsg());
-    sqlite3_db_release_memory(s->r->db);
+    sqlite3_db_release_memory(rpd_db(s->r));
   }
   if (assign_ranks(m))
     return 1;
@@ -579,7 +579,7 @@ static int merge_all(merge *m)
     rpd_progress("merging", i, m->n);
     rc = merge_one(m, &m->in[i]);
     /* memory stays flat in the number of ranks: drop its page cache */
-    sqlite3_db_release_memory(m->in[i].r->db);
+    sqlite3_db_release_memory(rpd_db(m->in[i].r));
   }
   rpd_progress("merging", m->n, m->n);
   snprintf(num, sizeof num, "%d", m->n);

@@ -1292,7 +1292,7 @@ static int create_db(synth *s, const char *out, int force)
   rpd_create_opts o = { .schema = s->schema, .force = force };
   if (rpd_create(&trace, out, &o) != RPD_OK)
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-  s->db = trace->db;
+  s->db = rpd_db(trace);
   if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
     return rpd_fail("cannot write '%s': %s", out, sqlite3_errmsg(s->db));
   if (s->ranks && write_rank_meta(s) != SQLITE_OK)

@@ -102,7 +102,7 @@ static int make_markers(rpd *r, char **names, int n)
   sqlite3_finalize(st);
   if (rc)
     return rc;
-  const char *args = r->schema == 3 ? "rocpd_ustring" : "rocpd_string";
+  const char *args = rpd_schema(r) == 3 ? "rocpd_ustring" : "rocpd_string";
   char *sql = sqlite3_mprintf(
     "INSERT INTO sel_marker SELECT A.id, A.pid, A.tid, G.string, A.start, A.end"
     " FROM rocpd_api A JOIN \"%w\" G ON G.id = A.args_id"

@@ -117,15 +117,15 @@ int an_build_op_table(rpd *r)
     " FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id"
     " LEFT JOIN rocpd_string N ON N.id = A.apiName_id GROUP BY X.op_id;");
   if (!rc)
-    rc = rpd_opclass_prepare_one(r->db, &fn.cls);
+    rc = rpd_opclass_prepare_one(rpd_db(r), &fn.cls);
   if (!rc)
     rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &fn.desc);
-  if (!rc && (sqlite3_create_function(r->db, "an_cls", 1, SQLITE_UTF8, &fn, fn_cls,
+  if (!rc && (sqlite3_create_function(rpd_db(r), "an_cls", 1, SQLITE_UTF8, &fn, fn_cls,
                                       NULL, NULL) != SQLITE_OK ||
-              sqlite3_create_function(r->db, "an_comm", 1, SQLITE_UTF8, &fn, fn_comm,
+              sqlite3_create_function(rpd_db(r), "an_comm", 1, SQLITE_UTF8, &fn, fn_comm,
                                       NULL, NULL) != SQLITE_OK))
     rc = rpd_seterr(RPD_ERR, "cannot register the op table's functions: %s",
-                    sqlite3_errmsg(r->db));
+                    sqlite3_errmsg(rpd_db(r)));
   if (!rc)
     rc = rpd_exec(r,
       "CREATE TEMP TABLE an_op AS SELECT O.id AS id, O.gpuId AS gpu,"
@@ -136,8 +136,8 @@ int an_build_op_table(rpd *r)
       " FROM rocpd_op O LEFT JOIN rocpd_string T ON T.id = O.opType_id"
       " LEFT JOIN an_launch L ON L.op_id = O.id;");
   /* the functions point at fn: gone before it is */
-  sqlite3_create_function(r->db, "an_cls", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
-  sqlite3_create_function(r->db, "an_comm", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+  sqlite3_create_function(rpd_db(r), "an_cls", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+  sqlite3_create_function(rpd_db(r), "an_comm", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
   sqlite3_finalize(fn.cls);
   sqlite3_finalize(fn.desc);
   rpd_i64map_free(&fn.cls_of);
@@ -426,7 +426,7 @@ int an_api_rule(rpd *r, opts *o, int k)
   sqlite3_bind_text(st, 5, ru->value_unit, -1, SQLITE_STATIC);
   if ((s = rpd_step(r, st)) < 0)
     rc = -s;
-  o->findings[k] += sqlite3_changes(r->db);
+  o->findings[k] += sqlite3_changes(rpd_db(r));
   sqlite3_finalize(st);
   return rc;
 }

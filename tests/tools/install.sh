@@ -38,11 +38,16 @@ int main(int argc, char **argv)
   }
   if (rpd_query_int64(r, "SELECT count(*) FROM rocpd_api", &n) != RPD_OK)
     n = -1;
-  printf("schema %d, %lld api rows\n", r->schema, (long long)n);
+  printf("schema %d, %lld api rows\n", rpd_schema(r), (long long)n);
   return rpd_close(r, 0) != RPD_OK;
 }
 PROG
-# under `make test SANITIZE=1` the library holds ASan/UBSan calls: the program
+# the handle is opaque: a program that reaches into it does not compile
+cat > peek.c <<'PROG'
+#include <rpd.h>
+int peek(rpd *r) { return r->schema; }
+PROG
+ the library holds ASan/UBSan calls: the program
 # is built with the same flags (RPD_SANFLAGS, from the Makefile)
 if command -v pkg-config >/dev/null && pkg-config --exists sqlite3 zlib libpcre2-8 yajl xlsxwriter; then
   check "a program compiles against the installed rpd.h alone (-std=c11 -Werror)" \
@@ -50,6 +55,8 @@ if command -v pkg-config >/dev/null && pkg-config --exists sqlite3 zlib libpcre2
   check "... and links with the installed librpdcommon.a" \
     ${CC:-cc} $RPD_SANFLAGS prog.o "$P/lib/librpdcommon.a" $(pkg-config --libs sqlite3 zlib libpcre2-8 yajl xlsxwriter) \
     -lm -lpthread -ldl -o prog
+  check_rc "struct rpd is opaque: r->schema does not compile" 1 \
+    ${CC:-cc} -std=c11 -Wall -Werror $RPD_SANFLAGS -c -I"$P/include" peek.c -o peek.o
   check_eq "the program reads a trace through the installed library" "schema 3, 300 api rows" "$(./prog t.rpd)"
   ./prog nosuch.rpd 2>err.txt
   check_eq "... and its errors come from the installed library" 1 "$?"

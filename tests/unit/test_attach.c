@@ -18,8 +18,8 @@ static void test_attach_schema_and_detach(void **state)
   assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
   r = rpd_attach(db, 2, RPD_WRITE | RPD_CREATE);
   assert_non_null(r);
-  assert_ptr_equal(r->db, db);
-  assert_int_equal(r->schema, 2);
+  assert_ptr_equal(rpd_db(r), db);
+  assert_int_equal(rpd_schema(r), 2);
   assert_int_equal(rpd_schema_create(r), RPD_OK);
   assert_int_equal(rpd_table_exists(r, "rocpd_api"), 1);
   assert_int_equal(rpd_table_exists(r, "rocpd_ustring"), 0);     /* v2 */

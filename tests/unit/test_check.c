@@ -147,9 +147,9 @@ static void test_check_cache(void **state)
 
   assert_int_equal(cache_size(f->r), -65536);   /* what rpd_open sets */
   *pragmas = 0;
-  sqlite3_trace_v2(f->r->db, SQLITE_TRACE_STMT, trace_cb, NULL);
+  sqlite3_trace_v2(rpd_db(f->r), SQLITE_TRACE_STMT, trace_cb, NULL);
   assert_int_equal(rpd_check_trace(f->r), RPD_OK);
-  sqlite3_trace_v2(f->r->db, 0, NULL, NULL);
+  sqlite3_trace_v2(rpd_db(f->r), 0, NULL, NULL);
   assert_string_equal(pragmas, "PRAGMA main.cache_size|PRAGMA main.cache_size = -4096|"
                                "PRAGMA main.cache_size = -65536");
   assert_int_equal(cache_size(f->r), -65536);

@@ -39,7 +39,7 @@ static void test_create_v3(void **state)
   char *v = NULL;
 
   assert_int_equal(rpd_create(&r, f->path, NULL), RPD_OK);
-  assert_int_equal(r->schema, 3);
+  assert_int_equal(rpd_schema(r), 3);
   /* nothing at the target until published, only the temp next to it */
   assert_int_equal(access(f->path, F_OK), -1);
   assert_int_equal(fx_count(f->dir, ".t.rpd.rpdtools-"), 1);
@@ -47,7 +47,7 @@ static void test_create_v3(void **state)
   assert_int_equal(rpd_close(r, 1), RPD_OK);
   assert_int_equal(fx_entries(f->dir), 1);
   assert_int_equal(rpd_open(&r, f->path, NULL, RPD_READ), RPD_OK);
-  assert_int_equal(r->schema, 3);
+  assert_int_equal(rpd_schema(r), 3);
   assert_int_equal(rpd_meta_get(r, "schema_version", &v), RPD_OK);
   assert_string_equal(v, "3");
   free(v);
@@ -68,11 +68,11 @@ static void test_create_options(void **state)
   assert_int_equal(q(r, "PRAGMA page_size"), 16384);
   assert_int_equal(rpd_close(r, 1), RPD_OK);
   assert_int_equal(rpd_open(&r, f->path, NULL, RPD_READ), RPD_OK);
-  assert_int_equal(r->schema, 2);
+  assert_int_equal(rpd_schema(r), 2);
   rpd_close(r, 0);
   o = (rpd_create_opts){ .schema = RPD_SCHEMA_NONE };
   assert_int_equal(rpd_create(&r, p2, &o), RPD_OK);
-  assert_int_equal(r->schema, 0);
+  assert_int_equal(rpd_schema(r), 0);
   assert_int_equal(q(r, "SELECT count(*) FROM sqlite_master"), 0);
   assert_int_equal(rpd_exec(r, "CREATE TABLE x(a)"), RPD_OK);
   assert_int_equal(rpd_close(r, 1), RPD_OK);
@@ -228,10 +228,10 @@ static void test_profiles(void **state)
   assert_int_equal(q(r, "PRAGMA cache_size"), -2048);
   assert_int_equal(rpd_profile(r, RPD_OPEN_SORT), RPD_OK);
   assert_int_equal(q(r, "PRAGMA temp.cache_size"), -16384);
-  assert_int_equal(rpd_db_profile(r->db, RPD_OPEN_DEFAULT), SQLITE_OK);
+  assert_int_equal(rpd_db_profile(rpd_db(r), RPD_OPEN_DEFAULT), SQLITE_OK);
   assert_int_equal(q(r, "PRAGMA cache_size"), -65536);
   assert_int_equal(rpd_profile(r, 99), RPD_ERR);
-  assert_int_equal(rpd_db_profile(r->db, -1), SQLITE_MISUSE);
+  assert_int_equal(rpd_db_profile(rpd_db(r), -1), SQLITE_MISUSE);
   rpd_close(r, 0);
 }
 

@@ -80,7 +80,7 @@ static void test_one_id(void **state)
 {
   fx_trace *f = *state;
   sqlite3_stmt *st = NULL;
-  assert_int_equal(rpd_opclass_prepare_one(f->r->db, &st), RPD_OK);
+  assert_int_equal(rpd_opclass_prepare_one(rpd_db(f->r), &st), RPD_OK);
   assert_int_equal(rpd_opclass_one(st, 3), RPD_OPCLASS_KERNEL);
   for (int i = 0; i < NTYPES; i++)
     if (rpd_opclass_one(st, 100 + i) != types[i].cls)

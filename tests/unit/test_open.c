@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "core_fixture.h"
+#include "internal.h"   /* white-box: final_path, gz_out of the handle */
 
 typedef struct {
   char *dir;      /* scratch dir for the test's files */
@@ -78,10 +79,10 @@ static void test_v2_v3_detected(void **state)
   assert_int_equal(fx_make_db(v3, fx_v3_ddl), 0);
   fx_copy(v2, copy);
   assert_int_equal(rpd_open(&r, v2, NULL, RPD_READ), RPD_OK);
-  assert_int_equal(r->schema, 2);
+  assert_int_equal(rpd_schema(r), 2);
   assert_string_equal(rpd_args_table(r), "rocpd_string");
-  assert_string_equal(r->path, v2);
-  assert_string_equal(r->work_path, v2);
+  assert_string_equal(rpd_path(r), v2);
+  assert_string_equal(rpd_work_path(r), v2);
   assert_null(r->final_path);
   assert_int_equal(rpd_query_int64(r, "SELECT count(*) FROM rocpd_api", &n), RPD_OK);
   assert_int_equal(n, 2);
@@ -89,7 +90,7 @@ static void test_v2_v3_detected(void **state)
   assert_true(fx_same_bytes(v2, copy));
 
   assert_int_equal(rpd_open(&r, v3, NULL, RPD_READ), RPD_OK);
-  assert_int_equal(r->schema, 3);
+  assert_int_equal(rpd_schema(r), 3);
   assert_string_equal(rpd_args_table(r), "rocpd_ustring");
   assert_int_equal(rpd_query_int64(r, "SELECT count(*) FROM rocpd_api", &n), RPD_OK);
   assert_int_equal(n, 3);
@@ -205,10 +206,10 @@ static void test_not_rpd(void **state)
 
   /* RPD_ANYDB opens anything SQLite */
   assert_int_equal(rpd_open(&r, p, NULL, RPD_READ | RPD_ANYDB), RPD_OK);
-  assert_int_equal(r->schema, 0);
+  assert_int_equal(rpd_schema(r), 0);
   assert_int_equal(rpd_close(r, 0), RPD_OK);
   assert_int_equal(rpd_open(&r, q, NULL, RPD_READ | RPD_ANYDB), RPD_OK);
-  assert_int_equal(r->schema, 0);
+  assert_int_equal(rpd_schema(r), 0);
   assert_int_equal(rpd_close(r, 0), RPD_OK);
   free(p);
   free(q);
@@ -242,8 +243,8 @@ static void test_rocprofv3(void **state)
   expect_fail(f, v, NULL, RPD_READ, RPD_EROCPROF, "rocprofv3");
   /* the detector on its own */
   assert_int_equal(rpd_open(&r, p, NULL, RPD_READ | RPD_ANYDB), RPD_OK);
-  assert_int_equal(r->schema, 0);
-  assert_int_equal(rpd_detect_schema(r->db, &why), 0);
+  assert_int_equal(rpd_schema(r), 0);
+  assert_int_equal(rpd_detect_schema(rpd_db(r), &why), 0);
   assert_int_equal(why, RPD_EROCPROF);
   assert_int_equal(rpd_close(r, 0), RPD_OK);
   free(p);
@@ -330,7 +331,7 @@ static void test_gz_read_no_temp(void **state)
   fx_gzip(v3, gz, 0);
   fx_copy(gz, copy);
   assert_int_equal(rpd_open(&r, gz, NULL, RPD_READ), RPD_OK);
-  assert_int_equal(r->schema, 3);
+  assert_int_equal(rpd_schema(r), 3);
   /* the private copy is already unlinked while in use */
   assert_int_equal(fx_entries(f->tmp), 0);
   assert_int_equal(rpd_query_int64(r, "SELECT sum(end - start) FROM rocpd_api", &n), RPD_OK);
@@ -341,7 +342,7 @@ static void test_gz_read_no_temp(void **state)
   /* detected by magic, not by name */
   fx_copy(gz, hidden);
   assert_int_equal(rpd_open(&r, hidden, NULL, RPD_READ), RPD_OK);
-  assert_int_equal(r->schema, 3);
+  assert_int_equal(rpd_schema(r), 3);
   assert_int_equal(rpd_close(r, 0), RPD_OK);
   assert_int_equal(fx_entries(f->tmp), 0);
   free(v3);
@@ -467,7 +468,7 @@ static void test_rollback_on_close(void **state)
   assert_int_equal(fx_make_db(p, fx_v2_ddl), 0);
   fx_copy(p, orig);
   assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
-  assert_string_equal(r->work_path, p);
+  assert_string_equal(rpd_work_path(r), p);
   assert_int_equal(rpd_begin(r), RPD_OK);
   assert_int_equal(rpd_exec(r, "DELETE FROM rocpd_api; DROP TABLE rocpd_op"), RPD_OK);
   assert_int_equal(rpd_close(r, 0), RPD_OK);
@@ -495,7 +496,7 @@ static void test_create(void **state)
   rpd *r;
 
   assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE | RPD_CREATE), RPD_OK);
-  assert_int_equal(r->schema, 3);
+  assert_int_equal(rpd_schema(r), 3);
   assert_int_equal(access(p, F_OK), -1);          /* appears on commit */
   assert_int_equal(rpd_exec(r, fx_v3_ddl), RPD_OK);
   assert_int_equal(rpd_close(r, 1), RPD_OK);
@@ -591,7 +592,7 @@ static void test_cleanup_temps_direct(void **state)
   assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
   fx_gzip(v2, gz, 0);
   assert_int_equal(rpd_open(&r, gz, NULL, RPD_WRITE), RPD_OK);
-  plain = rpd_xstrdup(r->work_path);
+  plain = rpd_xstrdup(rpd_work_path(r));
   assert_int_equal(access(plain, F_OK), 0);
   /* a forked child that exits does not take the parent's temp files */
   pid_t pid = fork();
@@ -800,8 +801,8 @@ static void test_stale_temps_reclaimed(void **state)
     close(fds[0]);
     if (rpd_open(&r, gz, NULL, RPD_WRITE)) _exit(3);
     if (rpd_exec(r, "BEGIN IMMEDIATE; DELETE FROM rocpd_api_ops")) _exit(4);
-    n = (ssize_t)strlen(r->work_path);
-    if (write(fds[1], r->work_path, (size_t)n) != n) _exit(5);
+    n = (ssize_t)strlen(rpd_work_path(r));
+    if (write(fds[1], rpd_work_path(r), (size_t)n) != n) _exit(5);
     close(fds[1]);
     for (;;) pause();
   }
@@ -821,7 +822,7 @@ static void test_stale_temps_reclaimed(void **state)
   close(fd);
   assert_false(sqlite_writable_elsewhere(tmp));
   assert_int_equal(rpd_open(&r, gz, NULL, RPD_READ), RPD_OK);
-  assert_int_equal(fx_q(r->work_path, "SELECT count(*) FROM rocpd_api_ops"), -1); /* unlinked */
+  assert_int_equal(fx_q(rpd_work_path(r), "SELECT count(*) FROM rocpd_api_ops"), -1); /* unlinked */
   rpd_close(r, 0);
   /* a second writer of the .gz waits for the first (flock on the .gz),
    * then fails with "locked" after the busy timeout */
@@ -849,11 +850,11 @@ static void test_stale_temps_reclaimed(void **state)
    * that open does not drop the SQLite locks on it */
   assert_int_equal(rpd_open(&r, gz, NULL, RPD_WRITE), RPD_OK);
   assert_int_equal(rpd_exec(r, "BEGIN IMMEDIATE; DELETE FROM rocpd_api_ops"), RPD_OK);
-  assert_false(sqlite_writable_elsewhere(r->work_path));
+  assert_false(sqlite_writable_elsewhere(rpd_work_path(r)));
   assert_int_equal(rpd_open(&r2, gz, NULL, RPD_READ), RPD_OK);
   rpd_close(r2, 0);
-  assert_int_equal(access(r->work_path, F_OK), 0);
-  assert_false(sqlite_writable_elsewhere(r->work_path));
+  assert_int_equal(access(rpd_work_path(r), F_OK), 0);
+  assert_false(sqlite_writable_elsewhere(rpd_work_path(r)));
   assert_int_equal(rpd_close(r, 1), RPD_OK);
   assert_int_equal(fx_entries(f->dir), 4);
   assert_false(fx_same_bytes(gz, orig));            /* the commit landed */
@@ -928,11 +929,11 @@ static void test_planted_triggers(void **state)
   int64_t dur = fx_q(p, "SELECT sum(\"end\" - start) FROM rocpd_op");
   assert_true(api > 0 && ops > 0);
   assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
-  assert_int_equal(sqlite3_db_config(r->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &v), SQLITE_OK);
+  assert_int_equal(sqlite3_db_config(rpd_db(r), SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &v), SQLITE_OK);
   assert_int_equal(v, 0);
-  assert_int_equal(sqlite3_db_config(r->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, -1, &v), SQLITE_OK);
+  assert_int_equal(sqlite3_db_config(rpd_db(r), SQLITE_DBCONFIG_TRUSTED_SCHEMA, -1, &v), SQLITE_OK);
   assert_int_equal(v, 0);
-  assert_int_equal(sqlite3_db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, -1, &v), SQLITE_OK);
+  assert_int_equal(sqlite3_db_config(rpd_db(r), SQLITE_DBCONFIG_DEFENSIVE, -1, &v), SQLITE_OK);
   assert_int_equal(v, 1);
   assert_int_equal(rpd_exec(r, "BEGIN; INSERT INTO rocpd_metadata(tag, value) VALUES ('a', 'b');"
                                "UPDATE rocpd_op SET \"end\" = \"end\" + 1;"

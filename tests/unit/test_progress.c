@@ -13,6 +13,7 @@
 #include "rpd.h"
 #include "version.h"
 #include "workbook.h"
+#include "internal.h"   /* white-box: a handle over an in-memory database */
 
 static void test_rows_known_total(void **state)
 {

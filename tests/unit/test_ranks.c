@@ -100,7 +100,7 @@ static int sheets_write(const char *path, const char *input, fx_trace *f, int n,
   rpd_tables ts = {0};
   int rc;
   for (int i = 0; i < n; i++)
-    rpd_table_query(rpd_tables_add(&ts), names[i], f->r, f->r->db, sqls[i]);
+    rpd_table_query(rpd_tables_add(&ts), names[i], f->r, rpd_db(f->r), sqls[i]);
   rc = rpd_tables_xlsx(&ts, path, input, NULL, NULL, 0, NULL, NULL);
   rpd_tables_free(&ts);
   return rc;
@@ -114,9 +114,9 @@ static void test_sheets_shorthand(void **state)
   const char *names[] = {"ops"};
   const char *sqls[] = {"SELECT id, gpuId, start FROM rocpd_op ORDER BY id"};
   const char *bad[] = {"SELECT nope FROM rocpd_op"};
-  assert_int_equal(rpd_sheets_write(xlsx, f->path, f->r->db, 1, names, sqls), RPD_OK);
+  assert_int_equal(rpd_sheets_write(xlsx, f->path, rpd_db(f->r), 1, names, sqls), RPD_OK);
   assert_int_equal(access(xlsx, F_OK), 0);
-  assert_int_equal(rpd_sheets_write(xlsx, f->path, f->r->db, 1, names, bad), RPD_ESQL);
+  assert_int_equal(rpd_sheets_write(xlsx, f->path, rpd_db(f->r), 1, names, bad), RPD_ESQL);
   assert_int_equal(access(xlsx, F_OK), 0);   /* the earlier workbook stays */
   free(xlsx);
 }

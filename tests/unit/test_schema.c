@@ -19,7 +19,7 @@ static void create(fx *f, int schema)
 {
   rpd *r = NULL;
   assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE | RPD_CREATE), RPD_OK);
-  r->schema = schema;
+  rpd_set_schema(r, schema);
   assert_int_equal(rpd_begin(r), RPD_OK);
   assert_int_equal(rpd_schema_create(r), RPD_OK);
   assert_int_equal(rpd_commit(r), RPD_OK);
@@ -47,7 +47,7 @@ static void test_create_v3(void **state)
   assert_int_equal(fx_q(f->path, "SELECT value FROM rocpd_metadata WHERE tag = 'pid_stride'"), 10000000);
   assert_int_equal(fx_q(f->path, "SELECT count(*) FROM pragma_table_info('rocpd_api')"), 9);
   assert_int_equal(rpd_open(&r, f->path, NULL, RPD_READ), RPD_OK);
-  assert_int_equal(r->schema, 3);
+  assert_int_equal(rpd_schema(r), 3);
   rpd_close(r, 0);
 }
 
@@ -63,7 +63,7 @@ static void test_create_v2(void **state)
   assert_int_equal(fx_q(f->path, "SELECT count(*) FROM pragma_table_info('rocpd_op') "
                                  "WHERE name = 'completionSignal'"), 1);
   assert_int_equal(rpd_open(&r, f->path, NULL, RPD_READ), RPD_OK);
-  assert_int_equal(r->schema, 2);
+  assert_int_equal(rpd_schema(r), 2);
   rpd_close(r, 0);
 }
 
@@ -147,7 +147,7 @@ static void test_locked(void **state)
   sqlite3 *other = NULL;
   create(f, 3);
   assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
-  sqlite3_busy_timeout(r->db, 50);
+  sqlite3_busy_timeout(rpd_db(r), 50);
   assert_int_equal(sqlite3_open(f->path, &other), SQLITE_OK);
   assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
   assert_int_equal(rpd_schema_install_views(r), RPD_EBUSY);

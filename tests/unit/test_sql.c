@@ -251,12 +251,12 @@ static void test_api_view_installs(void **state)
   fx *f = *state;
   int64_t n = 0;
 
-  if (!rpd_view_sql("api", f->r->schema)) skip();
+  if (!rpd_view_sql("api", rpd_schema(f->r))) skip();
   assert_int_equal(rpd_exec(f->r, "DROP VIEW IF EXISTS api"), RPD_OK);
   assert_int_equal(rpd_view_install(f->r, "api"), RPD_OK);
   assert_int_equal(rpd_query_int64(f->r, "SELECT count(*) FROM api WHERE apiName = "
                                          "'hipLaunchKernel'", &n), RPD_OK);
-  assert_int_equal(n, f->r->schema == 2 ? 2 : 3);
+  assert_int_equal(n, rpd_schema(f->r) == 2 ? 2 : 3);
   assert_int_equal(rpd_query_int64(f->r, "SELECT count(*) FROM api WHERE args = "
                                          "'stream = 0x1'", &n), RPD_OK);
   assert_int_equal(n, 2);

@@ -163,12 +163,12 @@ int w_rows(imp *m, batch *b, int rows, const int64_t *iv, const int *toff,
     for (int r = 0; r < rows; r++)
       bind_row(b->many, b->ncols, iv, toff, txt, r, r * b->ncols);
     rc = run(m, b->many);
-    done = sqlite3_changes(m->r->db);
+    done = sqlite3_changes(rpd_db(m->r));
   } else {
     for (int r = 0; r < rows && !rc; r++) {
       bind_row(b->one, b->ncols, iv, toff, txt, r, 0);
       rc = run(m, b->one);
-      done += sqlite3_changes(m->r->db);
+      done += sqlite3_changes(rpd_db(m->r));
     }
   }
   if (rc)

@@ -485,7 +485,7 @@ int main(int argc, char **argv)
   g.guids = (int)guids;
   if (rpd_create(&r, out, &co))
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
-  g.db = r->db;
+  g.db = rpd_db(r);
   rc = exec(&g, SQLITE_OK, "BEGIN");
   for (int k = 0; k < g.guids && !rc; k++)
     rc = write_guid(&g, (uint64_t)seed, k);

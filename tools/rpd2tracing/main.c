@@ -294,7 +294,7 @@ static int write_one(conv *c, conv *cb, const opts *o, const char *out, int64_t 
   memset(c, 0, sizeof *c);
   memset(cb, 0, sizeof *cb);
   c->r = r;
-  c->db = r->db;
+  c->db = rpd_db(r);
   c->args_table = rpd_args_table(r);
   c->lo = lo;
   c->hi = hi;
@@ -428,7 +428,7 @@ int main(int argc, char **argv) {
     goto done;
   }
   c.args_table = rpd_args_table(c.r);
-  c.db = c.r->db;
+  c.db = rpd_db(c.r);
   /* every scan is sequential: a small page cache keeps memory flat */
   rpd_profile(c.r, RPD_OPEN_SCAN);
   c.t_from_scans = !o.start && !o.end;

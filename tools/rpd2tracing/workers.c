@@ -125,7 +125,7 @@ static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th) {
   char *path;
   int fd;
   if (a->out.gz || (env && atoi(env) == 1) || (!env && !spare_cpu())) return -1;
-  if (rpd_sqlite_open(a->r->work_path, &b->db, SQLITE_OPEN_READONLY) != SQLITE_OK ||
+  if (rpd_sqlite_open(rpd_work_path(a->r), &b->db, SQLITE_OPEN_READONLY) != SQLITE_OK ||
       rpd_db_profile(b->db, RPD_OPEN_SCAN) != SQLITE_OK ||
       sqlite3_exec(b->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
     sqlite3_close(b->db);
