@@ -96,6 +96,7 @@ typedef struct thread {
   int64_t qi;             /* walk_reorder: 1 + index of its queue, 0 = none */
   int used, depth, cap;
   frame *stack;
+  int64_t *tags;          /* the visitor's tag of each open frame */
 } thread;
 
 /* The gpu time of each call, looked up when the call ends.  Calls end in
@@ -141,6 +142,7 @@ typedef struct walker {
   rpd_callstack_stats st;
   int64_t progress_total; /* api rows, for the progress line (-1 unknown) */
   int check;              /* apply rpd_check_trace's rule to the calls read */
+  const rpd_callstack_visitor *vis;  /* NULL: write ext_callstack */
 } walker;
 
 /* The virtual table ROWS_VTAB: the walker's pending rows (an eponymous
@@ -407,18 +409,27 @@ static int gpu_get(rpd *r, gpu_src *g, int64_t id, int64_t *gpu) {
   return RPD_OK;
 }
 
-/* Close the frame at index k: its row, then one per frame below it. */
+/* Close the frame at index k: its row, then one per frame below it (or,
+ * with a visitor, one call of its close). */
 static int close_frame(walker *w, thread *t, int k) {
   frame f = t->stack[k];
   int64_t cpu = f.end - f.start - f.child_cpu, gpu = 0;
   int rc = gpu_get(w->r, &w->gpu, f.id, &gpu);
-  if (rc == RPD_OK) rc = emit(w, f.id, f.id, 0, cpu, gpu);
-  for (int j = k - 1; j >= 0 && rc == RPD_OK; j--) {
+  if (rc == RPD_OK && w->vis) {
+    for (int j = k - 1; j >= 0; j--) t->stack[j].child_cpu += cpu;
+    rc = w->vis->close(w->vis->arg, t->tags, k, gpu);
+    w->st.rows += k + 1;
+  } else if (rc == RPD_OK) {
+    rc = emit(w, f.id, f.id, 0, cpu, gpu);
+  }
+  for (int j = k - 1; j >= 0 && rc == RPD_OK && !w->vis; j--) {
     t->stack[j].child_cpu += cpu;
     rc = emit(w, t->stack[j].id, f.id, k - j, cpu, gpu);
   }
   memmove(&t->stack[k], &t->stack[k + 1],
           (size_t)(t->depth - k - 1) * sizeof(frame));
+  memmove(&t->tags[k], &t->tags[k + 1],
+          (size_t)(t->depth - k - 1) * sizeof(int64_t));
   t->depth--;
   return rc;
 }
@@ -442,7 +453,9 @@ static int push(walker *w, thread *t, const frame *f) {
   if (t->depth == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 16;
     t->stack = rpd_xrealloc(t->stack, (size_t)t->cap * sizeof(frame));
+    t->tags = rpd_xrealloc(t->tags, (size_t)t->cap * sizeof(int64_t));
   }
+  t->tags[t->depth] = w->vis ? w->vis->tag(w->vis->arg, f->id) : -1;
   t->stack[t->depth++] = *f;
   if (t->depth > w->st.max_depth) w->st.max_depth = t->depth;
   /* a zero-length (or inverted) call starts and ends in place */
@@ -677,7 +690,11 @@ static int walk_sql(walker *w) {
 
 /* Forget every open frame, pending row and count (before a second walk). */
 static void walker_reset(walker *w) {
-  for (size_t i = 0; i < w->cap; i++) free(w->threads[i].stack);
+  for (size_t i = 0; i < w->cap; i++) {
+    free(w->threads[i].stack);
+    free(w->threads[i].tags);
+  }
+  if (w->vis && w->vis->reset) w->vis->reset(w->vis->arg);
   free(w->threads);
   w->threads = NULL, w->nthreads = w->cap = 0;
   w->npend = 0;
@@ -694,14 +711,14 @@ static int walk_once(walker *w, int sql, int *fallback) {
   w->progress_total = rpd_progress_on() ? rpd_progress_rows_of(w->r, progress_tables) : -1;
   int rc = gpu_open(w->r, &w->gpu);
   if (rc == RPD_OK) rc = gpu_next(w->r, &w->gpu);
-  if (rc == RPD_OK) rc = insert_open(w);
+  if (rc == RPD_OK && !w->vis) rc = insert_open(w);
   if (rc == RPD_OK) rc = sql ? walk_sql(w) : walk_reorder(w, fallback);
   for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback; i++)
     if (w->threads[i].used) rc = close_until(w, &w->threads[i], INT64_MAX);
-  if (rc == RPD_OK && !*fallback) rc = flush(w);
+  if (rc == RPD_OK && !*fallback && !w->vis) rc = flush(w);
   rpd_progress_end();
   w->st.threads = (int64_t)w->nthreads;
-  insert_close(w);
+  if (!w->vis) insert_close(w);
   if (rc == RPD_OK && !*fallback && w->gpu.lookup) {
     w->st.gpu_fallback = 1;
     sqlite3_finalize(w->gpu.lookup);
@@ -756,6 +773,36 @@ int rpd_callstack_owned(rpd *r) {
   return rpd_check_owned(r, "ext_callstack", callstack_cols);
 }
 
+/* The walk and, unless this handle passed the trace check, the check of
+ * rocpd_op that follows it. */
+static int walk_checked(walker *w) {
+  int rc = walk(w);
+  if (rc == RPD_OK && w->check) {   /* shown as the trace check's phase */
+    static const char *const op_table[] = {"rocpd_op", NULL};
+    rpd_progress_sql_total(w->r, "checking times", rpd_progress_rows_of(w->r, op_table));
+    rc = rpd_check_table(w->r, "rocpd_op", 1, NULL);
+    rpd_progress_end();
+  }
+  return rc;
+}
+
+static void walker_free(walker *w) {
+  for (size_t i = 0; i < w->cap; i++) {
+    free(w->threads[i].stack);
+    free(w->threads[i].tags);
+  }
+  free(w->threads);
+}
+
+int rpd_callstack_visit(rpd *r, const rpd_callstack_visitor *v,
+                        rpd_callstack_stats *st) {
+  walker w = {.r = r, .check = !rpd_check_passed(r), .vis = v};
+  int rc = walk_checked(&w);
+  walker_free(&w);
+  if (st) *st = w.st;
+  return rc;
+}
+
 int rpd_callstack_build(rpd *r, rpd_callstack_stats *st) {
   /* garbage timestamps would become negative times and absurd depths:
    * unless this handle passed the trace check, rocpd_api's half of it is
@@ -766,21 +813,14 @@ int rpd_callstack_build(rpd *r, rpd_callstack_stats *st) {
   int rc = rpd_callstack_owned(r);
   if (rc == RPD_OK) rc = rpd_exec(r, drop_sql);
   if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
-  if (rc == RPD_OK) rc = walk(&w);
-  if (rc == RPD_OK && w.check) {   /* shown as the trace check's phase */
-    static const char *const op_table[] = {"rocpd_op", NULL};
-    rpd_progress_sql_total(r, "checking times", rpd_progress_rows_of(r, op_table));
-    rc = rpd_check_table(r, "rocpd_op", 1, NULL);
-    rpd_progress_end();
-  }
+  if (rc == RPD_OK) rc = walk_checked(&w);
   /* the *_name views read the utility view `api`; add it if missing */
   if (rc == RPD_OK && !rpd_table_exists(r, "api") &&
       rpd_view_sql("api", r->schema))
     rc = rpd_view_install(r, "api");
   if (rc == RPD_OK) rc = rpd_view_install(r, "callstack");
   if (rc == RPD_OK) rc = rpd_meta_set(r, RPD_CALLSTACK_TABLE_TAG, "True");
-  for (size_t i = 0; i < w.cap; i++) free(w.threads[i].stack);
-  free(w.threads);
+  walker_free(&w);
   if (st) *st = w.st;
   return rc;
 }
