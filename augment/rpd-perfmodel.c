@@ -157,17 +157,16 @@ static int pick_arch(rpd *r, ctx *c)
 }
 
 /* The ops and their args, in table order (an ORDER BY would sort every
- * row's args: the per-op sums are found by binary search instead). */
+ * row's args: the per-op sums are found by binary search instead).  The
+ * args' members are found by rpd_perf_arg: json_extract would parse and
+ * re-render each. */
 static const char select_sql[] =
-  "SELECT E.api_id, E.name, json_extract(E.args, '$.\"Input Dims\"'),"
-  " json_extract(E.args, '$.\"Input type\"'),"
-  " json_extract(E.args, '$.\"Input Strides\"'),"
-  " json_extract(E.args, '$.\"Concrete Inputs\"')"
+  "SELECT E.api_id, E.name, E.args"
   " FROM ext_kineto_event E WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL";
 
-/* The same columns from the autograd markers: sizes only. */
+/* The autograd markers: their sizes are the Input Dims. */
 static const char select_autograd_sql[] =
-  "SELECT A.api_ptr_id, S.string, nullif(A.sizes, ''), NULL, NULL, NULL"
+  "SELECT A.api_ptr_id, S.string, nullif(A.sizes, '')"
   " FROM ext_autogradapi A JOIN rocpd_string S ON S.id = A.autogradName_id";
 
 static const char insert_sql[] =
@@ -206,16 +205,22 @@ static const char *assumed_types(const ctx *c, const char *dims, rpd_buf *b)
   return b->s;
 }
 
-/* Model the op of the current row of sel (a select_sql row) into *op. */
+/* Model the op of the current row of sel (a select_sql or
+ * select_autograd_sql row) into *op. */
 static void model_row(const ctx *c, sqlite3_stmt *sel, rpd_buf *types,
                       rpd_perf_op *op)
 {
-  const char *dims = (const char *)sqlite3_column_text(sel, 2);
-  const char *ty = c->autograd ? assumed_types(c, dims, types)
-                               : (const char *)sqlite3_column_text(sel, 3);
-  if (rpd_perf_model((const char *)sqlite3_column_text(sel, 1), dims, ty,
-                     (const char *)sqlite3_column_text(sel, 4),
-                     (const char *)sqlite3_column_text(sel, 5), op) != RPD_OK)
+  const char *name = (const char *)sqlite3_column_text(sel, 1),
+             *col = (const char *)sqlite3_column_text(sel, 2);
+  int rc;
+  if (c->autograd)
+    rc = rpd_perf_model(name, col, assumed_types(c, col, types), NULL, NULL, op);
+  else
+    rc = rpd_perf_model(name, rpd_perf_arg(col, "Input Dims"),
+                        rpd_perf_arg(col, "Input type"),
+                        rpd_perf_arg(col, "Input Strides"),
+                        rpd_perf_arg(col, "Concrete Inputs"), op);
+  if (rc != RPD_OK)
     rpd_perf_op_free(op);   /* dims that are not an array: no model */
 }
 

@@ -392,6 +392,38 @@ static void test_sdpa_bwd(void **state)
   rpd_perf_op_free(&o);
 }
 
+/* rpd_perf_arg: the first top-level member of that name, values (nested,
+ * strings with quotes and brackets) skipped; the addmm of test_addmm from
+ * an args object models the same as from its extracted arrays. */
+static void test_args(void **state)
+{
+  static const char args[] =
+    "{\"External id\": 7, \"Input Dims\\\"\": [[9]], \"note\": \"a \\\"[x\\\" ]}\","
+    " \"nested\": {\"Input Dims\": [[8]]}, \"Input Dims\": [[3], [2, 4], [4, 3], [], []],"
+    " \"Input type\": [\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"],"
+    " \"Input Dims\": [[1]], \"Input Strides\": [[1], [4, 1], [1, 4], [], []], \"ok\": null}";
+  const char *d = rpd_perf_arg(args, "Input Dims");
+  rpd_perf_op o;
+  (void)state;
+  assert_non_null(d);
+  assert_int_equal(strncmp(d, "[[3], [2, 4]", 12), 0);
+  assert_int_equal(strncmp(rpd_perf_arg(args, "ok"), "null}", 5), 0);
+  assert_int_equal(strncmp(rpd_perf_arg(args, "External id"), "7,", 2), 0);
+  assert_null(rpd_perf_arg(args, "Concrete Inputs"));
+  assert_null(rpd_perf_arg(args, "Input"));
+  assert_null(rpd_perf_arg("[1, 2]", "Input Dims"));
+  assert_null(rpd_perf_arg("{\"a\": [1, 2}", "b"));   /* broken: stops */
+  assert_null(rpd_perf_arg(NULL, "a"));
+  assert_int_equal(rpd_perf_model("aten::addmm", d, rpd_perf_arg(args, "Input type"),
+                                   rpd_perf_arg(args, "Input Strides"),
+                                   rpd_perf_arg(args, "Concrete Inputs"), &o), RPD_OK);
+  assert_string_equal(o.category, "GEMM");
+  assert_true(o.flops == 54);
+  assert_true(o.bytes == 58);
+  assert_non_null(strstr(o.params, "\"stride_A\":\"(4, 1)\""));
+  rpd_perf_op_free(&o);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -403,6 +435,7 @@ int main(void)
     cmocka_unit_test(test_layer_norm), cmocka_unit_test(test_batch_norm),
     cmocka_unit_test(test_layer_norm_bwd), cmocka_unit_test(test_rms_norm),
     cmocka_unit_test(test_reduce), cmocka_unit_test(test_conv), cmocka_unit_test(test_sdpa_bwd),
+    cmocka_unit_test(test_args),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
