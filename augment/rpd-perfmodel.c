@@ -56,7 +56,20 @@ typedef struct ctx {
   int64_t ops, modelled;
   struct op_sum *sums;      /* one per op, ascending api_id */
   size_t nsums;
+  struct model_memo *memo;  /* MEMO_SLOTS, or NULL before the first op */
+  rpd_buf key;              /* the key of the op being modelled */
 } ctx;
+
+/* Ops repeat with the same args (one layer's ops in every layer, every
+ * step): the models of the last distinct ones are kept, keyed by the op's
+ * name and its args' texts, in a direct-mapped table, so memory stays
+ * bounded whatever the trace. */
+#define MEMO_SLOTS 4096
+typedef struct model_memo {
+  char *key;                /* NULL: empty slot */
+  size_t klen;
+  rpd_perf_op op;           /* its own params */
+} model_memo;
 
 /* What the call stack gives one op: the gpu time of the calls under it
  * (kernel_ns), of those one level under it (direct_kernel_ns), how many of
@@ -205,23 +218,78 @@ static const char *assumed_types(const ctx *c, const char *dims, rpd_buf *b)
   return b->s;
 }
 
+/* Append a text to the memo key, its length first (NULL: "-"). */
+static void key_add(rpd_buf *k, const char *s, size_t n)
+{
+  if (!s) {
+    rpd_buf_puts(k, "-");
+    return;
+  }
+  rpd_buf_printf(k, "%zu:", n);
+  rpd_buf_add(k, s, n);
+}
+
+/* The memo slot of key k (FNV-1a). */
+static model_memo *memo_slot(ctx *c, const rpd_buf *k)
+{
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < k->len; i++) h = (h ^ (unsigned char)k->s[i]) * 1099511628211ULL;
+  if (!c->memo) c->memo = rpd_xcalloc(MEMO_SLOTS, sizeof *c->memo);
+  return &c->memo[h & (MEMO_SLOTS - 1)];
+}
+
+static void memo_free(ctx *c)
+{
+  for (size_t i = 0; c->memo && i < MEMO_SLOTS; i++) {
+    free(c->memo[i].key);
+    rpd_perf_op_free(&c->memo[i].op);
+  }
+  free(c->memo);
+  c->memo = NULL;
+  rpd_buf_free(&c->key);
+}
+
 /* Model the op of the current row of sel (a select_sql or
- * select_autograd_sql row) into *op. */
-static void model_row(const ctx *c, sqlite3_stmt *sel, rpd_buf *types,
-                      rpd_perf_op *op)
+ * select_autograd_sql row) into *op (its own params): from the memo when
+ * the same op with the same args was modelled last in its slot. */
+static void model_row(ctx *c, sqlite3_stmt *sel, rpd_buf *types, rpd_perf_op *op)
 {
   const char *name = (const char *)sqlite3_column_text(sel, 1),
-             *col = (const char *)sqlite3_column_text(sel, 2);
+             *col = (const char *)sqlite3_column_text(sel, 2), *a[4] = {NULL};
+  rpd_buf *k = &c->key;
+  model_memo *m;
   int rc;
+  k->len = 0;
+  key_add(k, name, name ? strlen(name) : 0);
+  if (c->autograd) {
+    key_add(k, col, col ? strlen(col) : 0);
+  } else {
+    static const char *const keys[4] = {"Input Dims", "Input type", "Input Strides",
+                                        "Concrete Inputs"};
+    for (int i = 0; i < 4; i++) {
+      a[i] = rpd_perf_arg(col, keys[i]);
+      key_add(k, a[i], rpd_perf_arg_len(a[i]));
+    }
+  }
+  m = memo_slot(c, k);
+  if (m->key && m->klen == k->len && memcmp(m->key, k->s, k->len) == 0) {
+    *op = m->op;
+    op->params = m->op.params ? rpd_xstrdup(m->op.params) : NULL;
+    return;
+  }
   if (c->autograd)
     rc = rpd_perf_model(name, col, assumed_types(c, col, types), NULL, NULL, op);
   else
-    rc = rpd_perf_model(name, rpd_perf_arg(col, "Input Dims"),
-                        rpd_perf_arg(col, "Input type"),
-                        rpd_perf_arg(col, "Input Strides"),
-                        rpd_perf_arg(col, "Concrete Inputs"), op);
+    rc = rpd_perf_model(name, a[0], a[1], a[2], a[3], op);
   if (rc != RPD_OK)
     rpd_perf_op_free(op);   /* dims that are not an array: no model */
+  free(m->key);
+  rpd_perf_op_free(&m->op);
+  m->key = rpd_xmalloc(k->len ? k->len : 1);
+  memcpy(m->key, k->s, k->len);
+  m->klen = k->len;
+  m->op = *op;
+  m->op.params = op->params ? rpd_xstrdup(op->params) : NULL;
 }
 
 /* The index in c->sums of the op of api call `id`, -1 if none. */
@@ -405,6 +473,7 @@ static int build(rpd *r, void *vc)
   free(c->sums);
   c->sums = NULL;
   c->nsums = 0;
+  memo_free(c);
   if (rc == RPD_OK) rc = rpd_exec(r, view_sql);
   if (rc == RPD_OK && c->arch) rc = rpd_meta_set(r, ARCH_TAG, c->arch->name);
   c->built = rc == RPD_OK;

@@ -8,6 +8,7 @@
 #ifndef RPD_PERFMODEL_H
 #define RPD_PERFMODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The model of one op instance. */
@@ -36,6 +37,9 @@ int rpd_perf_model(const char *name, const char *dims, const char *types,
  * the first member of that name; NULL if absent or ARGS is not an object.
  * Cheaper than SQLite's json_extract, which re-renders the value. */
 const char *rpd_perf_arg(const char *args, const char *key);
+/* The length of the JSON value at VALUE (from rpd_perf_arg) up to the
+ * comma or bracket that ends it; 0 if VALUE is NULL or broken. */
+size_t rpd_perf_arg_len(const char *value);
 /* Free the params of *op and reset it. */
 void rpd_perf_op_free(rpd_perf_op *op);
 

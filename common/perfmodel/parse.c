@@ -100,6 +100,13 @@ const char *rpd_perf_arg(const char *args, const char *key)
   return NULL;
 }
 
+/* See perfmodel.h. */
+size_t rpd_perf_arg_len(const char *value)
+{
+  const char *end = value ? skip_value(value) : NULL;
+  return end ? (size_t)(end - value) : 0;
+}
+
 /* Parse a JSON array (NULL text: empty).  Returns 0, or -1 if broken. */
 int pm_parse_arr(const char *t, arr *a)
 {

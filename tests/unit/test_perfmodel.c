@@ -499,6 +499,10 @@ static void test_args(void **state)
   (void)state;
   assert_non_null(d);
   assert_int_equal(strncmp(d, "[[3], [2, 4]", 12), 0);
+  assert_int_equal(rpd_perf_arg_len(d), strlen("[[3], [2, 4], [4, 3], [], []]"));
+  assert_int_equal(rpd_perf_arg_len(rpd_perf_arg(args, "note")),
+                   strlen("\"a \\\"[x\\\" ]}\""));
+  assert_int_equal(rpd_perf_arg_len(NULL), 0);
   assert_int_equal(strncmp(rpd_perf_arg(args, "ok"), "null}", 5), 0);
   assert_int_equal(strncmp(rpd_perf_arg(args, "External id"), "7,", 2), 0);
   assert_null(rpd_perf_arg(args, "Concrete Inputs"));
