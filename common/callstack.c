@@ -87,13 +87,20 @@ static const char insert_sql[] =
     "INSERT INTO ext_callstack(parent_id, child_id, depth, cpu_time, "
     "gpu_time) SELECT * FROM " ROWS_VTAB;
 
+/* A thread's calls may come as a few runs each in time order (a Kineto
+ * import stores a thread's ops, then its runtime calls): the reorder buffer
+ * keeps up to RUNS queues per thread, and a call that would go more than
+ * RUN_SHIFT calls back into every one of them starts another. */
+#define RUNS 4
+#define RUN_SHIFT 64
+
 typedef struct frame {
   int64_t id, start, end, child_cpu;
 } frame;
 
 typedef struct thread {
   int64_t pid, tid;
-  int64_t qi;             /* walk_reorder: 1 + index of its queue, 0 = none */
+  int64_t qi[RUNS];       /* walk_reorder: 1 + index of each of its queues, 0 = none */
   int used, depth, cap;
   frame *stack;
   int64_t *tags;          /* the visitor's tag of each open frame */
@@ -486,13 +493,15 @@ static inline int call_less(const call *x, const call *y) {
   return x->id < y->id;
 }
 
-/* The reorder buffer: the calls read but not walked, one queue per thread
- * kept in walking order (a ring: walked from the front, inserted from the
- * back), and a min-heap of the non-empty queues by their front call.
- * Walking the smallest front walks the smallest call held, in the order
- * SQLite's sort gives.  A tracer writes a thread's calls when they end: a
- * call goes in at the back, a caller just before its own callees, found
- * by a scan back over them (a call tree's size, not the buffer's). */
+/* The reorder buffer: the calls read but not walked, in queues of up to
+ * RUNS per thread, each kept in walking order (a ring: walked from the
+ * front, inserted from the back), and a min-heap of the non-empty queues
+ * by their front call.  Walking the smallest front walks the smallest call
+ * held, in the order SQLite's sort gives.  A tracer writes a thread's calls
+ * when they end: a call goes in at the back, a caller just before its own
+ * callees, found by a scan back over them (a call tree's size, not the
+ * buffer's); a call far back in every queue of its thread opens another
+ * (reorder_queue). */
 typedef struct queue {
   call *v;
   size_t head, n, cap;  /* calls v[head .. head + n) */
@@ -500,7 +509,7 @@ typedef struct queue {
 } queue;
 
 typedef struct reorder {
-  queue *q;             /* one per thread, in order of first sight */
+  queue *q;             /* up to RUNS per thread, in order of creation */
   size_t nq, capq;
   size_t *heap;         /* indexes into q, min-heap by front call */
   size_t nheap;
@@ -590,16 +599,35 @@ static call reorder_pop(reorder *o) {
   return c;
 }
 
-/* The queue of thread t, created on first sight (its index kept in t). */
-static size_t reorder_queue(reorder *o, thread *t) {
-  if (t->qi) return (size_t)t->qi - 1;
+/* How many calls of queue qi c must go before, counted up to cap + 1. */
+static size_t queue_depth(const reorder *o, size_t qi, const call *c, size_t cap) {
+  const queue *q = &o->q[qi];
+  const call *b = q->v + q->head;
+  size_t k = 0;
+  while (k < q->n && k <= cap && call_less(c, &b[q->n - 1 - k])) k++;
+  return k;
+}
+
+/* The queue of thread t for call c: the first of its queues where c goes
+ * at the back, else the one where it goes least far back if that is at
+ * most RUN_SHIFT calls, else a new queue while t has fewer than RUNS, else
+ * that least far one (queues created on demand, their indexes kept in t). */
+static size_t reorder_queue(reorder *o, thread *t, const call *c) {
+  size_t best = 0, best_k = SIZE_MAX;
+  int r;
+  for (r = 0; r < RUNS && t->qi[r]; r++) {
+    size_t qi = (size_t)t->qi[r] - 1, k = queue_depth(o, qi, c, RUN_SHIFT);
+    if (k == 0) return qi;
+    if (k < best_k) best = qi, best_k = k;
+  }
+  if (best_k <= RUN_SHIFT || r == RUNS) return best;
   if (o->nq == o->capq) {
     o->capq = o->capq ? 2 * o->capq : 16;
     o->q = rpd_xrealloc(o->q, o->capq * sizeof *o->q);
     o->heap = rpd_xrealloc(o->heap, o->capq * sizeof *o->heap);
   }
   o->q[o->nq] = (queue){.hpos = SIZE_MAX};
-  t->qi = (int64_t)++o->nq;
+  t->qi[r] = (int64_t)++o->nq;
   return o->nq - 1;
 }
 
@@ -649,7 +677,7 @@ static int walk_reorder(walker *w, int *fallback) {
       *fallback = 1;
       break;
     }
-    queue_insert(&o, reorder_queue(&o, thread_get(w, pid, tid)), &c);
+    queue_insert(&o, reorder_queue(&o, thread_get(w, pid, tid), &c), &c);
     if (o.moved > 64 * ++seen + 4096) {   /* far from rowid order: sort */
       *fallback = 1;
       break;

@@ -324,6 +324,37 @@ static void reversed_calls_sorted(void **state) {
   assert_int_equal(fx_q(f->path, "SELECT count(DISTINCT child_id) FROM ext_callstack WHERE depth = 0 AND cpu_time = 5"), 3000);
 }
 
+/* Calls stored as a Kineto import stores them: a thread's ops in time
+ * order, then its runtime calls (each inside one op) in time order.  Each
+ * runtime call would go hundreds of calls back into the ops' queue; it
+ * opens a second queue instead, so the walk needs no sort, and gives the
+ * rows SQLite's sort gives. */
+static void two_runs_merged(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  rpd_buf calls = {0};
+  for (int i = 0; i < 800; i++) {
+    char one[80];
+    int k = i % 400, rt = i >= 400;
+    snprintf(one, sizeof one, "%s(%d,1,1,%d,%d)", i ? "," : "", i + 1,
+             10 * k + rt, 10 * k + (rt ? 2 : 5));
+    rpd_buf_puts(&calls, one);
+  }
+  build(f, calls.s, &st);
+  assert_int_equal(st.sql_sort, 0);
+  assert_int_equal(st.rows, 1200);
+  assert_int_equal(st.max_depth, 2);
+  int64_t hash = fx_q(f->path, rows_hash);
+  assert_int_equal(fx_q(f->path, "SELECT count(*) FROM ext_callstack WHERE depth = 1"
+                                 " AND child_id = parent_id + 400"), 400);
+  rpd_callstack_set_sort_limit(1);
+  build(f, calls.s, &st);
+  rpd_callstack_set_sort_limit(0);
+  rpd_buf_free(&calls);
+  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(fx_q(f->path, rows_hash), hash);
+}
+
 /* The visitor walk sees what ext_callstack holds: every (parent, child,
  * depth, gpu_time) row, with ties, a zero-length call, an overlap, two
  * threads and linked ops; the same when SQLite must sort (the visitor is
@@ -412,6 +443,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(completion_order_agrees, setup, teardown),
       cmocka_unit_test_setup_teardown(reversed_calls_sorted, setup, teardown),
       cmocka_unit_test_setup_teardown(visit_agrees, setup, teardown),
+      cmocka_unit_test_setup_teardown(two_runs_merged, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
