@@ -60,25 +60,6 @@ typedef struct ctx {
   rpd_buf key;              /* the key of the op being modelled */
 } ctx;
 
-/* Ops repeat with the same args (one layer's ops in every layer, every
- * step): the models of the last distinct ones are kept, keyed by the op's
- * name and its args' texts, in a direct-mapped table, so memory stays
- * bounded whatever the trace. */
-#define MEMO_SLOTS 4096
-typedef struct model_memo {
-  char *key;                /* NULL: empty slot */
-  size_t klen;
-  rpd_perf_op op;           /* its own params */
-} model_memo;
-
-/* What the call stack gives one op: the gpu time of the calls under it
- * (kernel_ns), of those one level under it (direct_kernel_ns), how many of
- * them ran gpu work (kernels), and whether a modelled op is under it. */
-typedef struct op_sum {
-  int64_t api_id, k, d, n;
-  int modelled, inner;
-} op_sum;
-
 static int option(void *vc, int argc, char **argv, int i)
 {
   ctx *c = vc;
@@ -168,6 +149,25 @@ static int pick_arch(rpd *r, ctx *c)
   }
   return RPD_OK;
 }
+
+/* Ops repeat with the same args (one layer's ops in every layer, every
+ * step): the models of the last distinct ones are kept, keyed by the op's
+ * name and its args' texts, in a direct-mapped table, so memory stays
+ * bounded whatever the trace. */
+#define MEMO_SLOTS 4096
+typedef struct model_memo {
+  char *key;                /* NULL: empty slot */
+  size_t klen;
+  rpd_perf_op op;           /* its own params */
+} model_memo;
+
+/* What the call stack gives one op: the gpu time of the calls under it
+ * (kernel_ns), of those one level under it (direct_kernel_ns), how many of
+ * them ran gpu work (kernels), and whether a modelled op is under it. */
+typedef struct op_sum {
+  int64_t api_id, k, d, n;
+  int modelled, inner;
+} op_sum;
 
 /* The ops and their args, in table order (an ORDER BY would sort every
  * row's args: the per-op sums are found by binary search instead).  The
