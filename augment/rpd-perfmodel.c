@@ -31,7 +31,7 @@ static const char usage[] =
 "  --force           rebuild ext_perf_op if it exists\n"
 "  -h, --help        this text\n"
 "\n"
-"Builds the call stack when the trace has none.  See docs/rpd-perfmodel.md.\n";
+"See docs/rpd-perfmodel.md.\n";
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,7 +55,10 @@ typedef struct ctx {
   const rpd_perf_arch *arch;
   int built;
   int64_t ops, modelled;
-  const char *callstack;
+  struct op_sum *sums;      /* one per op, ascending api_id */
+  size_t nsums;
+  struct model_memo *memo;  /* MEMO_SLOTS, or NULL before the first op */
+  rpd_buf key;              /* the key of the op being modelled */
 } ctx;
 
 /* --arch NAME and --arch-file F: one of them, once. */
@@ -168,35 +171,43 @@ static int pick_arch(rpd *r, ctx *c)
   return RPD_OK;
 }
 
-static const char kernels_sql[] =
-  "DROP TABLE IF EXISTS temp._perf_k;"
-  "CREATE TEMP TABLE _perf_k(api_id INTEGER PRIMARY KEY, k INTEGER, d INTEGER,"
-  " n INTEGER);"
-  "INSERT INTO temp._perf_k SELECT parent_id, sum(gpu_time),"
-  " sum(CASE WHEN depth = 1 THEN gpu_time ELSE 0 END), sum(gpu_time > 0)"
-  " FROM ext_callstack WHERE depth > 0 GROUP BY parent_id";
+/* Ops repeat with the same args (one layer's ops in every layer, every
+ * step): the models of the last distinct ones are kept, keyed by the op's
+ * name and its args' texts, in a direct-mapped table, so memory stays
+ * bounded whatever the trace. */
+#define MEMO_SLOTS 4096
+typedef struct model_memo {
+  char *key;                /* NULL: empty slot */
+  size_t klen;
+  rpd_perf_op op;           /* its own params */
+} model_memo;
 
+/* What the call stack gives one op: the gpu time of the calls under it
+ * (kernel_ns), of those one level under it (direct_kernel_ns), how many of
+ * them ran gpu work (kernels), and whether a modelled op is under it. */
+typedef struct op_sum {
+  int64_t api_id, k, d, n;
+  int modelled, inner;
+} op_sum;
+
+/* The ops and their args, in table order (an ORDER BY would sort every
+ * row's args: the per-op sums are found by binary search instead).  The
+ * args' members are found by rpd_perf_arg: json_extract would parse and
+ * re-render each. */
 static const char select_sql[] =
-  "SELECT E.api_id, E.name, json_extract(E.args, '$.\"Input Dims\"'),"
-  " json_extract(E.args, '$.\"Input type\"'),"
-  " json_extract(E.args, '$.\"Input Strides\"'),"
-  " json_extract(E.args, '$.\"Concrete Inputs\"'),"
-  " coalesce(K.k, 0), coalesce(K.d, 0), coalesce(K.n, 0)"
-  " FROM ext_kineto_event E LEFT JOIN temp._perf_k K ON K.api_id = E.api_id"
-  " WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL ORDER BY E.api_id";
+  "SELECT E.api_id, E.name, E.args"
+  " FROM ext_kineto_event E WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL";
 
-/* The same columns from the autograd markers: sizes only. */
+/* The autograd markers: their sizes are the Input Dims. */
 static const char select_autograd_sql[] =
-  "SELECT A.api_ptr_id, S.string, nullif(A.sizes, ''), NULL, NULL, NULL,"
-  " coalesce(K.k, 0), coalesce(K.d, 0), coalesce(K.n, 0)"
-  " FROM ext_autogradapi A JOIN rocpd_string S ON S.id = A.autogradName_id"
-  " LEFT JOIN temp._perf_k K ON K.api_id = A.api_ptr_id ORDER BY A.api_ptr_id";
+  "SELECT A.api_ptr_id, S.string, nullif(A.sizes, '')"
+  " FROM ext_autogradapi A JOIN rocpd_string S ON S.id = A.autogradName_id";
 
 static const char insert_sql[] =
   "INSERT INTO ext_perf_op(api_id, name, category, spec, params, flops, bytes,"
   " kernel_ns, direct_kernel_ns, kernels, tflops_s, tb_s, flops_per_byte,"
-  " pct_peak_compute, pct_peak_bw, bound, roofline_ns, lost_ns)"
-  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+  " pct_peak_compute, pct_peak_bw, bound, roofline_ns, lost_ns, outer)"
+  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 /* A model figure, NULL when unknown (< 0). */
 static void bind_pos(sqlite3_stmt *s, int i, double v)
@@ -228,6 +239,168 @@ static const char *assumed_types(const ctx *c, const char *dims, rpd_buf *b)
   return b->s;
 }
 
+/* Append a text to the memo key, its length first (NULL: "-"). */
+static void key_add(rpd_buf *k, const char *s, size_t n)
+{
+  if (!s) {
+    rpd_buf_puts(k, "-");
+    return;
+  }
+  rpd_buf_printf(k, "%zu:", n);
+  rpd_buf_add(k, s, n);
+}
+
+/* The memo slot of key k (FNV-1a). */
+static model_memo *memo_slot(ctx *c, const rpd_buf *k)
+{
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < k->len; i++) h = (h ^ (unsigned char)k->s[i]) * 1099511628211ULL;
+  if (!c->memo) c->memo = rpd_xcalloc(MEMO_SLOTS, sizeof *c->memo);
+  return &c->memo[h & (MEMO_SLOTS - 1)];
+}
+
+static void memo_free(ctx *c)
+{
+  for (size_t i = 0; c->memo && i < MEMO_SLOTS; i++) {
+    free(c->memo[i].key);
+    rpd_perf_op_free(&c->memo[i].op);
+  }
+  free(c->memo);
+  c->memo = NULL;
+  rpd_buf_free(&c->key);
+}
+
+/* Model the op of the current row of sel (a select_sql or
+ * select_autograd_sql row) into *op (its own params): from the memo when
+ * the same op with the same args was modelled last in its slot. */
+static void model_row(ctx *c, sqlite3_stmt *sel, rpd_buf *types, rpd_perf_op *op)
+{
+  const char *name = (const char *)sqlite3_column_text(sel, 1),
+             *col = (const char *)sqlite3_column_text(sel, 2), *a[4] = {NULL};
+  rpd_buf *k = &c->key;
+  model_memo *m;
+  int rc;
+  k->len = 0;
+  key_add(k, name, name ? strlen(name) : 0);
+  if (c->autograd) {
+    key_add(k, col, col ? strlen(col) : 0);
+  } else {
+    static const char *const keys[4] = {"Input Dims", "Input type", "Input Strides",
+                                        "Concrete Inputs"};
+    for (int i = 0; i < 4; i++) {
+      a[i] = rpd_perf_arg(col, keys[i]);
+      key_add(k, a[i], rpd_perf_arg_len(a[i]));
+    }
+  }
+  m = memo_slot(c, k);
+  if (m->key && m->klen == k->len && memcmp(m->key, k->s, k->len) == 0) {
+    *op = m->op;
+    op->params = m->op.params ? rpd_xstrdup(m->op.params) : NULL;
+    return;
+  }
+  if (c->autograd)
+    rc = rpd_perf_model(name, col, assumed_types(c, col, types), NULL, NULL, op);
+  else
+    rc = rpd_perf_model(name, a[0], a[1], a[2], a[3], op);
+  if (rc != RPD_OK)
+    rpd_perf_op_free(op);   /* dims that are not an array: no model */
+  free(m->key);
+  rpd_perf_op_free(&m->op);
+  m->key = rpd_xmalloc(k->len ? k->len : 1);
+  memcpy(m->key, k->s, k->len);
+  m->klen = k->len;
+  m->op = *op;
+  m->op.params = op->params ? rpd_xstrdup(op->params) : NULL;
+}
+
+/* The index in c->sums of the op of api call `id`, -1 if none. */
+static int64_t sum_index(const ctx *c, int64_t id)
+{
+  size_t lo = 0, hi = c->nsums;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->sums[mid].api_id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < c->nsums && c->sums[lo].api_id == id ? (int64_t)lo : -1;
+}
+
+static int cmp_sum(const void *a, const void *b)
+{
+  int64_t x = ((const op_sum *)a)->api_id, y = ((const op_sum *)b)->api_id;
+  return (x > y) - (x < y);
+}
+
+/* First pass over the ops: which are modelled (an op with a modelled op
+ * under it is "outer"), into c->sums sorted by api_id. */
+static int collect(rpd *r, ctx *c)
+{
+  sqlite3_stmt *sel = NULL;
+  rpd_buf types = {0};
+  size_t cap = 0;
+  int sorted = 1, s = SQLITE_DONE,
+      rc = rpd_prepare(r, c->autograd ? select_autograd_sql : select_sql, &sel);
+  while (rc == RPD_OK && (s = rpd_step(r, sel)) == SQLITE_ROW) {
+    rpd_perf_op op;
+    model_row(c, sel, &types, &op);
+    if (c->nsums == cap) {
+      cap = cap ? 2 * cap : 1024;
+      c->sums = rpd_xrealloc(c->sums, cap * sizeof *c->sums);
+    }
+    c->sums[c->nsums] = (op_sum){.api_id = sqlite3_column_int64(sel, 0),
+                                 .modelled = strcmp(op.category, "none") != 0};
+    if (c->nsums && c->sums[c->nsums].api_id < c->sums[c->nsums - 1].api_id)
+      sorted = 0;
+    c->nsums++;
+    rpd_perf_op_free(&op);
+  }
+  if (rc == RPD_OK && s < 0) rc = -s;
+  sqlite3_finalize(sel);
+  rpd_buf_free(&types);
+  if (!sorted) qsort(c->sums, c->nsums, sizeof *c->sums, cmp_sum);
+  return rc;
+}
+
+/* The call stack visitor: each call's tag is its op's index in c->sums. */
+static int64_t visit_tag(void *vc, int64_t id)
+{
+  return sum_index(vc, id);
+}
+
+static void add_sat(int64_t *to, int64_t v)
+{
+  if (!rpd_ns_add(*to, v, to)) *to = INT64_MAX;
+}
+
+/* A call ends: its gpu time counts for every op below it (as the rows of
+ * ext_callstack of depth > 0 would), and a modelled op makes them outer. */
+static int visit_close(void *vc, const int64_t *tags, int depth, int64_t gpu)
+{
+  ctx *c = vc;
+  int inner = tags[depth] >= 0 && c->sums[tags[depth]].modelled;
+  if (gpu == 0 && !inner) return RPD_OK;
+  for (int j = 0; j < depth; j++) {
+    if (tags[j] < 0) continue;
+    op_sum *o = &c->sums[tags[j]];
+    add_sat(&o->k, gpu);
+    if (j == depth - 1) add_sat(&o->d, gpu);
+    if (gpu > 0) o->n++;
+    if (inner) o->inner = 1;
+  }
+  return RPD_OK;
+}
+
+static void visit_reset(void *vc)
+{
+  ctx *c = vc;
+  for (size_t i = 0; i < c->nsums; i++) {
+    c->sums[i].k = c->sums[i].d = c->sums[i].n = 0;
+    c->sums[i].inner = 0;
+  }
+}
+
+/* Second pass over the ops: model each again and write its row with the
+ * sums of the walk. */
 static int fill(rpd *r, ctx *c)
 {
   sqlite3_stmt *sel = NULL, *ins = NULL;
@@ -239,22 +412,14 @@ static int fill(rpd *r, ctx *c)
     rpd_perf_op op;
     rpd_perf_roof roof;
     const char *name = (const char *)sqlite3_column_text(sel, 1);
-    int64_t kns = sqlite3_column_int64(sel, 6);
-    const char *dims = (const char *)sqlite3_column_text(sel, 2);
-    const char *ty = c->autograd ? assumed_types(c, dims, &types)
-                                 : (const char *)sqlite3_column_text(sel, 3);
-    rc = rpd_perf_model(name, dims, ty,
-                        (const char *)sqlite3_column_text(sel, 4),
-                        (const char *)sqlite3_column_text(sel, 5), &op);
-    if (rc != RPD_OK) {
-      /* dims that are not an array: no model, not a failure */
-      rc = RPD_OK;
-      rpd_perf_op_free(&op);
-    }
+    int64_t id = sqlite3_column_int64(sel, 0), i = sum_index(c, id);
+    op_sum none = {0}, *sum = i >= 0 ? &c->sums[i] : &none;
+    int64_t kns = sum->k;
+    model_row(c, sel, &types, &op);
     rpd_perf_roofline(c->arch, op.spec, op.flops, op.bytes, (double)kns, &roof);
     c->ops++;
     if (strcmp(op.category, "none") != 0) c->modelled++;
-    sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 0));
+    sqlite3_bind_int64(ins, 1, id);
     sqlite3_bind_text(ins, 2, name ? name : "", -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(ins, 3, op.category, -1, SQLITE_STATIC);
     if (op.spec[0])
@@ -268,8 +433,8 @@ static int fill(rpd *r, ctx *c)
     bind_pos(ins, 6, op.flops);
     bind_pos(ins, 7, op.bytes);
     sqlite3_bind_int64(ins, 8, kns);
-    sqlite3_bind_int64(ins, 9, sqlite3_column_int64(sel, 7));
-    sqlite3_bind_int64(ins, 10, sqlite3_column_int64(sel, 8));
+    sqlite3_bind_int64(ins, 9, sum->d);
+    sqlite3_bind_int64(ins, 10, sum->n);
     bind_pos(ins, 11, roof.tflops_s);
     bind_pos(ins, 12, roof.tb_s);
     bind_pos(ins, 13, roof.flops_per_byte);
@@ -284,6 +449,10 @@ static int fill(rpd *r, ctx *c)
       sqlite3_bind_double(ins, 18, (double)kns - roof.roofline_ns);
     else
       sqlite3_bind_null(ins, 18);
+    /* ops with a modelled op inside them (linear around addmm, matmul
+     * around mm, scaled_dot_product_attention around the flash kernel's
+     * op) count once, as the inner op, in perf_op_summary */
+    sqlite3_bind_int(ins, 19, strcmp(op.category, "none") != 0 && sum->inner);
     s = rpd_step(r, ins);
     sqlite3_reset(ins);
     sqlite3_clear_bindings(ins);
@@ -298,18 +467,14 @@ static int fill(rpd *r, ctx *c)
   return rc;
 }
 
-/* One pass over ext_callstack (it has no index on parent_id).
- * Ops with a modelled op inside them (linear around addmm, matmul around
- * mm, scaled_dot_product_attention around the flash kernel's op) count
- * once, as the inner op, in perf_op_summary. */
-static const char outer_sql[] =
-  "UPDATE ext_perf_op SET outer = 1 WHERE category != 'none' AND api_id IN ("
-  " SELECT C.parent_id FROM ext_callstack C JOIN ext_perf_op P"
-  " ON P.api_id = C.child_id WHERE C.depth > 0 AND P.category != 'none')";
-
+/* The kernel time under each op comes from one walk of the call stack
+ * (rpd_callstack_visit: per thread, the calls in time order on a stack),
+ * never from ext_callstack: summing its closure rows per op costs more than
+ * the walk, and building it costs more again. */
 static int build(rpd *r, void *vc)
 {
   ctx *c = vc;
+  const rpd_callstack_visitor vis = {visit_tag, visit_close, visit_reset, c};
   int rc;
   c->autograd = !rpd_table_exists(r, "ext_kineto_event");
   if (c->autograd && !rpd_table_exists(r, "ext_autogradapi"))
@@ -318,19 +483,18 @@ static int build(rpd *r, void *vc)
                       "(rpd-autograd a trace with PyTorch autograd markers)");
   rc = pick_arch(r, c);
   if (rc == RPD_OK) rc = drop(r, c);
-  c->callstack = "reused";
-  if (rc == RPD_OK && !rpd_callstack_present(r)) {
-    c->callstack = "built";
-    rc = rpd_callstack_build(r, NULL);
-    if (rc == RPD_OK) rc = rpd_meta_set(r, RPD_CALLSTACK_DONE_TAG, "True");
-  }
   if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
   rpd_progress_sql(r, "ops", c->autograd ? "ext_autogradapi" : "ext_kineto_event");
-  if (rc == RPD_OK) rc = rpd_exec(r, kernels_sql);
+  if (rc == RPD_OK) rc = collect(r, c);
+  rpd_progress_end();
+  if (rc == RPD_OK) rc = rpd_callstack_visit(r, &vis, NULL);
+  rpd_progress_sql(r, "ops", c->autograd ? "ext_autogradapi" : "ext_kineto_event");
   if (rc == RPD_OK) rc = fill(r, c);
   rpd_progress_end();
-  if (rc == RPD_OK) rc = rpd_exec(r, "DROP TABLE temp._perf_k");
-  if (rc == RPD_OK) rc = rpd_exec(r, outer_sql);
+  free(c->sums);
+  c->sums = NULL;
+  c->nsums = 0;
+  memo_free(c);
   if (rc == RPD_OK) rc = rpd_exec(r, view_sql);
   if (rc == RPD_OK && c->arch) rc = rpd_meta_set(r, ARCH_TAG, c->arch->name);
   c->built = rc == RPD_OK;
@@ -341,9 +505,8 @@ static void summary(void *vc)
 {
   const ctx *c = vc;
   if (!c->built) return;
-  printf("%s: %" PRId64 " ops, %" PRId64 " modelled; peaks %s; call stack %s\n",
-         rpd_progname, c->ops, c->modelled, c->arch ? c->arch->name : "unknown",
-         c->callstack);
+  printf("%s: %" PRId64 " ops, %" PRId64 " modelled; peaks %s\n",
+         rpd_progname, c->ops, c->modelled, c->arch ? c->arch->name : "unknown");
   fflush(stdout);
   if (c->autograd && !c->modelled)
     rpd_note("the autograd markers carry no sizes: record with record_shapes=True");

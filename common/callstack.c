@@ -88,15 +88,23 @@ static const char insert_sql[] =
     "INSERT INTO ext_callstack(parent_id, child_id, depth, cpu_time, "
     "gpu_time) SELECT * FROM " ROWS_VTAB;
 
+/* A thread's calls may come as a few runs each in time order (a Kineto
+ * import stores a thread's ops, then its runtime calls): the reorder buffer
+ * keeps up to RUNS queues per thread, and a call that would go more than
+ * RUN_SHIFT calls back into every one of them starts another. */
+#define RUNS 4
+#define RUN_SHIFT 64
+
 typedef struct frame {
   int64_t id, start, end, child_cpu;
 } frame;
 
 typedef struct thread {
   int64_t pid, tid;
-  int64_t qi;             /* walk_reorder: 1 + index of its queue, 0 = none */
+  int64_t qi[RUNS];       /* walk_reorder: 1 + index of each of its queues, 0 = none */
   int used, depth, cap;
   frame *stack;
+  int64_t *tags;          /* the visitor's tag of each open frame */
 } thread;
 
 /* The gpu time of each call, looked up when the call ends.  Calls end in
@@ -142,6 +150,7 @@ typedef struct walker {
   rpd_callstack_stats st;
   int64_t progress_total; /* api rows, for the progress line (-1 unknown) */
   int check;              /* apply rpd_check_trace's rule to the calls read */
+  const rpd_callstack_visitor *vis;  /* NULL: write ext_callstack */
 } walker;
 
 /* The virtual table ROWS_VTAB: the walker's pending rows (an eponymous
@@ -408,18 +417,27 @@ static int gpu_get(rpd *r, gpu_src *g, int64_t id, int64_t *gpu) {
   return RPD_OK;
 }
 
-/* Close the frame at index k: its row, then one per frame below it. */
+/* Close the frame at index k: its row, then one per frame below it (or,
+ * with a visitor, one call of its close). */
 static int close_frame(walker *w, thread *t, int k) {
   frame f = t->stack[k];
   int64_t cpu = f.end - f.start - f.child_cpu, gpu = 0;
   int rc = gpu_get(w->r, &w->gpu, f.id, &gpu);
-  if (rc == RPD_OK) rc = emit(w, f.id, f.id, 0, cpu, gpu);
-  for (int j = k - 1; j >= 0 && rc == RPD_OK; j--) {
+  if (rc == RPD_OK && w->vis) {
+    for (int j = k - 1; j >= 0; j--) t->stack[j].child_cpu += cpu;
+    rc = w->vis->close(w->vis->arg, t->tags, k, gpu);
+    w->st.rows += k + 1;
+  } else if (rc == RPD_OK) {
+    rc = emit(w, f.id, f.id, 0, cpu, gpu);
+  }
+  for (int j = k - 1; j >= 0 && rc == RPD_OK && !w->vis; j--) {
     t->stack[j].child_cpu += cpu;
     rc = emit(w, t->stack[j].id, f.id, k - j, cpu, gpu);
   }
   memmove(&t->stack[k], &t->stack[k + 1],
           (size_t)(t->depth - k - 1) * sizeof(frame));
+  memmove(&t->tags[k], &t->tags[k + 1],
+          (size_t)(t->depth - k - 1) * sizeof(int64_t));
   t->depth--;
   return rc;
 }
@@ -443,7 +461,9 @@ static int push(walker *w, thread *t, const frame *f) {
   if (t->depth == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 16;
     t->stack = rpd_xrealloc(t->stack, (size_t)t->cap * sizeof(frame));
+    t->tags = rpd_xrealloc(t->tags, (size_t)t->cap * sizeof(int64_t));
   }
+  t->tags[t->depth] = w->vis ? w->vis->tag(w->vis->arg, f->id) : -1;
   t->stack[t->depth++] = *f;
   if (t->depth > w->st.max_depth) w->st.max_depth = t->depth;
   /* a zero-length (or inverted) call starts and ends in place */
@@ -474,13 +494,15 @@ static inline int call_less(const call *x, const call *y) {
   return x->id < y->id;
 }
 
-/* The reorder buffer: the calls read but not walked, one queue per thread
- * kept in walking order (a ring: walked from the front, inserted from the
- * back), and a min-heap of the non-empty queues by their front call.
- * Walking the smallest front walks the smallest call held, in the order
- * SQLite's sort gives.  A tracer writes a thread's calls when they end: a
- * call goes in at the back, a caller just before its own callees, found
- * by a scan back over them (a call tree's size, not the buffer's). */
+/* The reorder buffer: the calls read but not walked, in queues of up to
+ * RUNS per thread, each kept in walking order (a ring: walked from the
+ * front, inserted from the back), and a min-heap of the non-empty queues
+ * by their front call.  Walking the smallest front walks the smallest call
+ * held, in the order SQLite's sort gives.  A tracer writes a thread's calls
+ * when they end: a call goes in at the back, a caller just before its own
+ * callees, found by a scan back over them (a call tree's size, not the
+ * buffer's); a call far back in every queue of its thread opens another
+ * (reorder_queue). */
 typedef struct queue {
   call *v;
   size_t head, n, cap;  /* calls v[head .. head + n) */
@@ -488,7 +510,7 @@ typedef struct queue {
 } queue;
 
 typedef struct reorder {
-  queue *q;             /* one per thread, in order of first sight */
+  queue *q;             /* up to RUNS per thread, in order of creation */
   size_t nq, capq;
   size_t *heap;         /* indexes into q, min-heap by front call */
   size_t nheap;
@@ -578,16 +600,35 @@ static call reorder_pop(reorder *o) {
   return c;
 }
 
-/* The queue of thread t, created on first sight (its index kept in t). */
-static size_t reorder_queue(reorder *o, thread *t) {
-  if (t->qi) return (size_t)t->qi - 1;
+/* How many calls of queue qi c must go before, counted up to cap + 1. */
+static size_t queue_depth(const reorder *o, size_t qi, const call *c, size_t cap) {
+  const queue *q = &o->q[qi];
+  const call *b = q->v + q->head;
+  size_t k = 0;
+  while (k < q->n && k <= cap && call_less(c, &b[q->n - 1 - k])) k++;
+  return k;
+}
+
+/* The queue of thread t for call c: the first of its queues where c goes
+ * at the back, else the one where it goes least far back if that is at
+ * most RUN_SHIFT calls, else a new queue while t has fewer than RUNS, else
+ * that least far one (queues created on demand, their indexes kept in t). */
+static size_t reorder_queue(reorder *o, thread *t, const call *c) {
+  size_t best = 0, best_k = SIZE_MAX;
+  int r;
+  for (r = 0; r < RUNS && t->qi[r]; r++) {
+    size_t qi = (size_t)t->qi[r] - 1, k = queue_depth(o, qi, c, RUN_SHIFT);
+    if (k == 0) return qi;
+    if (k < best_k) best = qi, best_k = k;
+  }
+  if (best_k <= RUN_SHIFT || r == RUNS) return best;
   if (o->nq == o->capq) {
     o->capq = o->capq ? 2 * o->capq : 16;
     o->q = rpd_xrealloc(o->q, o->capq * sizeof *o->q);
     o->heap = rpd_xrealloc(o->heap, o->capq * sizeof *o->heap);
   }
   o->q[o->nq] = (queue){.hpos = SIZE_MAX};
-  t->qi = (int64_t)++o->nq;
+  t->qi[r] = (int64_t)++o->nq;
   return o->nq - 1;
 }
 
@@ -637,7 +678,7 @@ static int walk_reorder(walker *w, int *fallback) {
       *fallback = 1;
       break;
     }
-    queue_insert(&o, reorder_queue(&o, thread_get(w, pid, tid)), &c);
+    queue_insert(&o, reorder_queue(&o, thread_get(w, pid, tid), &c), &c);
     if (o.moved > 64 * ++seen + 4096) {   /* far from rowid order: sort */
       *fallback = 1;
       break;
@@ -678,7 +719,11 @@ static int walk_sql(walker *w) {
 
 /* Forget every open frame, pending row and count (before a second walk). */
 static void walker_reset(walker *w) {
-  for (size_t i = 0; i < w->cap; i++) free(w->threads[i].stack);
+  for (size_t i = 0; i < w->cap; i++) {
+    free(w->threads[i].stack);
+    free(w->threads[i].tags);
+  }
+  if (w->vis && w->vis->reset) w->vis->reset(w->vis->arg);
   free(w->threads);
   w->threads = NULL, w->nthreads = w->cap = 0;
   w->npend = 0;
@@ -695,14 +740,14 @@ static int walk_once(walker *w, int sql, int *fallback) {
   w->progress_total = rpd_progress_on() ? rpd_progress_rows_of(w->r, progress_tables) : -1;
   int rc = gpu_open(w->r, &w->gpu);
   if (rc == RPD_OK) rc = gpu_next(w->r, &w->gpu);
-  if (rc == RPD_OK) rc = insert_open(w);
+  if (rc == RPD_OK && !w->vis) rc = insert_open(w);
   if (rc == RPD_OK) rc = sql ? walk_sql(w) : walk_reorder(w, fallback);
   for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback; i++)
     if (w->threads[i].used) rc = close_until(w, &w->threads[i], INT64_MAX);
-  if (rc == RPD_OK && !*fallback) rc = flush(w);
+  if (rc == RPD_OK && !*fallback && !w->vis) rc = flush(w);
   rpd_progress_end();
   w->st.threads = (int64_t)w->nthreads;
-  insert_close(w);
+  if (!w->vis) insert_close(w);
   if (rc == RPD_OK && !*fallback && w->gpu.lookup) {
     w->st.gpu_fallback = 1;
     sqlite3_finalize(w->gpu.lookup);
@@ -757,6 +802,36 @@ int rpd_callstack_owned(rpd *r) {
   return rpd_check_owned(r, "ext_callstack", callstack_cols);
 }
 
+/* The walk and, unless this handle passed the trace check, the check of
+ * rocpd_op that follows it. */
+static int walk_checked(walker *w) {
+  int rc = walk(w);
+  if (rc == RPD_OK && w->check) {   /* shown as the trace check's phase */
+    static const char *const op_table[] = {"rocpd_op", NULL};
+    rpd_progress_sql_total(w->r, "checking times", rpd_progress_rows_of(w->r, op_table));
+    rc = rpd_check_table(w->r, "rocpd_op", 1, NULL);
+    rpd_progress_end();
+  }
+  return rc;
+}
+
+static void walker_free(walker *w) {
+  for (size_t i = 0; i < w->cap; i++) {
+    free(w->threads[i].stack);
+    free(w->threads[i].tags);
+  }
+  free(w->threads);
+}
+
+int rpd_callstack_visit(rpd *r, const rpd_callstack_visitor *v,
+                        rpd_callstack_stats *st) {
+  walker w = {.r = r, .check = !rpd_check_passed(r), .vis = v};
+  int rc = walk_checked(&w);
+  walker_free(&w);
+  if (st) *st = w.st;
+  return rc;
+}
+
 int rpd_callstack_build(rpd *r, rpd_callstack_stats *st) {
   /* garbage timestamps would become negative times and absurd depths:
    * unless this handle passed the trace check, rocpd_api's half of it is
@@ -767,21 +842,14 @@ int rpd_callstack_build(rpd *r, rpd_callstack_stats *st) {
   int rc = rpd_callstack_owned(r);
   if (rc == RPD_OK) rc = rpd_exec(r, drop_sql);
   if (rc == RPD_OK) rc = rpd_exec(r, table_sql);
-  if (rc == RPD_OK) rc = walk(&w);
-  if (rc == RPD_OK && w.check) {   /* shown as the trace check's phase */
-    static const char *const op_table[] = {"rocpd_op", NULL};
-    rpd_progress_sql_total(r, "checking times", rpd_progress_rows_of(r, op_table));
-    rc = rpd_check_table(r, "rocpd_op", 1, NULL);
-    rpd_progress_end();
-  }
+  if (rc == RPD_OK) rc = walk_checked(&w);
   /* the *_name views read the utility view `api`; add it if missing */
   if (rc == RPD_OK && !rpd_table_exists(r, "api") &&
       rpd_view_sql("api", r->schema))
     rc = rpd_view_install(r, "api");
   if (rc == RPD_OK) rc = rpd_view_install(r, "callstack");
   if (rc == RPD_OK) rc = rpd_meta_set(r, RPD_CALLSTACK_TABLE_TAG, "True");
-  for (size_t i = 0; i < w.cap; i++) free(w.threads[i].stack);
-  free(w.threads);
+  walker_free(&w);
   if (st) *st = w.st;
   return rc;
 }

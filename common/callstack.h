@@ -41,6 +41,32 @@ int rpd_callstack_build(rpd *r, rpd_callstack_stats *st);
  * RPD_EEXIST (a table the suite did not write: never dropped). */
 int rpd_callstack_owned(rpd *r);
 
+/* A walker of the call stack that writes nothing: the same walk as
+ * rpd_callstack_build (same order, same closing rule, same gpu times), each
+ * ending call handed to `close` instead of becoming rows. */
+typedef struct rpd_callstack_visitor {
+  /* The tag of api call `id`, asked once when it is pushed (-1 = none, or
+   * any value the visitor likes, e.g. an index into its own results). */
+  int64_t (*tag)(void *arg, int64_t id);
+  /* A call ends: tags[depth] is its tag, tags[0 .. depth) those of the
+   * frames below it, bottom first (its rows of depth depth - j in
+   * ext_callstack); gpu its own gpu time (sum of its ops' end - start).
+   * Returns RPD_OK or an error code, which stops the walk. */
+  int (*close)(void *arg, const int64_t *tags, int depth, int64_t gpu);
+  /* Forget everything seen: the walk starts over (it may, once, when
+   * SQLite must sort the calls).  May be NULL if the visitor has no
+   * state to forget. */
+  void (*reset)(void *arg);
+  void *arg;
+} rpd_callstack_visitor;
+
+/* Walk the call stack of the trace with visitor v, writing nothing
+ * (inside the caller's transaction; a savepoint is used and released).
+ * Memory: the open frames, as rpd_callstack_build.  *st (may be NULL)
+ * receives the counts (rows = those ext_callstack would hold). */
+int rpd_callstack_visit(rpd *r, const rpd_callstack_visitor *v,
+                        rpd_callstack_stats *st);
+
 /* Tests: wait for at most `entries` gpu times in the merge before falling
  * back to the temp table (0 restores the default, 2^20). */
 void rpd_callstack_set_merge_limit(size_t entries);

@@ -8,6 +8,7 @@
 #ifndef RPD_PERFMODEL_H
 #define RPD_PERFMODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The model of one op instance. */
@@ -22,12 +23,23 @@ typedef struct rpd_perf_op {
                             "param: X" names as keys), malloc'd; NULL if none */
 } rpd_perf_op;
 
-/* Model the op NAME from its profiler args (JSON texts, NULL = absent).
+/* Model the op NAME from its profiler args (JSON texts, NULL = absent;
+ * each is read up to the end of its first value, so a pointer into the
+ * args object from rpd_perf_arg will do).
  * Fills *out (free with rpd_perf_op_free); an op without a model, or
  * whose args do not fit its model, gets category "none".  Returns RPD_OK
  * (RPD_EPARSE only if dims is not a JSON array). */
 int rpd_perf_model(const char *name, const char *dims, const char *types,
                    const char *strides, const char *concrete, rpd_perf_op *out);
+/* The value of member KEY of the JSON object ARGS (a profiler event's
+ * args): a pointer into ARGS at the value's first character (the value is
+ * not NUL-terminated: pass it to rpd_perf_model, which reads one value),
+ * the first member of that name; NULL if absent or ARGS is not an object.
+ * Cheaper than SQLite's json_extract, which re-renders the value. */
+const char *rpd_perf_arg(const char *args, const char *key);
+/* The length of the JSON value at VALUE (from rpd_perf_arg) up to the
+ * comma or bracket that ends it; 0 if VALUE is NULL or broken. */
+size_t rpd_perf_arg_len(const char *value);
 /* Free the params of *op and reset it. */
 void rpd_perf_op_free(rpd_perf_op *op);
 

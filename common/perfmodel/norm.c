@@ -1,7 +1,8 @@
 /* norm.c - the Normalization model: layer, batch and RMS norm, forward and
- * backward, with TraceLens's parameters (op_shape, num_channels, has_bias,
- * is_affine, is_training, output_mask) and formulas; see
- * docs/rpd-perfmodel.md for the two places where we differ. */
+ * backward, group norm forward and backward, instance norm forward, with
+ * TraceLens's parameters (op_shape, num_channels, has_bias, is_affine,
+ * is_training, output_mask) and formulas; see docs/rpd-perfmodel.md for the
+ * places where we differ. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,83 @@ static void rms_bwd(double N, double C, int affine, const int *mask, int bi, int
 
 static const char *tf(int v) { return v ? "true" : "false"; }
 
+/* The params of a norm op of input x (index xi) in TraceLens's keys. */
+static char *norm_params(const elem *x, const char *tx, const arr *st, int xi, double C,
+                         int bias, int affine, int train, const int *mask, int nmask)
+{
+  rpd_buf b = {0};
+  rpd_buf_puts(&b, "{\"op_shape\":\"");
+  pm_put_tuple(&b, x);
+  rpd_buf_puts(&b, "\",\"dtype_in_out\":\"(");
+  pm_put_py_str(&b, tx);
+  rpd_buf_puts(&b, ", None)\"");
+  pm_put_key_tuple(&b, "stride_input", st, xi);
+  rpd_buf_printf(&b, ",\"stride_output\":\"\",\"num_channels\":%.0f,\"has_bias\":%s,"
+                 "\"is_affine\":%s,\"is_training\":%s", C, tf(bias), tf(affine), tf(train));
+  if (nmask > 0) {
+    rpd_buf_puts(&b, ",\"output_mask\":\"[");
+    for (int i = 0; i < nmask; i++)
+      rpd_buf_printf(&b, "%s%s", i ? ", " : "", mask[i] ? "True" : "False");
+    rpd_buf_puts(&b, "]\"");
+  }
+  rpd_buf_puts(&b, "}");
+  return b.s;
+}
+
+/* Group and instance norm: the channels are dim 1 of the input (for the
+ * group norm backward, per group: TraceLens's num_channels), the weight
+ * and bias where each op's signature has them, the statistics always
+ * computed (group norm) or when use_input_stats (instance norm: TraceLens's
+ * is_training).  Indexes: input, weight, bias (-1: none), the training
+ * flag (-1: always), the number of groups and the output mask (-1: none). */
+static const struct gop {
+  const char *name;
+  int bwd, x, w, b, train, groups, mask;
+} gops[] = {
+  {"aten::group_norm", 0, 0, 2, 3, -1, -1, -1},
+  {"aten::native_group_norm", 0, 0, 1, 2, -1, -1, -1},
+  {"aten::native_group_norm_backward", 1, 1, 4, -1, -1, 8, 9},
+  {"aten::instance_norm", 0, 0, 1, 2, 5, -1, -1},
+};
+
+static int model_group(const struct gop *op, const arr *d, const arr *t, const arr *st,
+                       const arr *c, rpd_perf_op *o)
+{
+  int mask[3] = {1, 1, 1}, nmask = 0, bias, affine, train, bpe;
+  double N, C;
+  if (!pm_given(d, op->x)) return 0;
+  const elem *x = &d->e[op->x];
+  const char *tx = pm_type_at(t, op->x);
+  if (x->n < 2 || x->v[1] <= 0) return 0;
+  N = (double)pm_numel(x);
+  C = (double)x->v[1];
+  if (op->groups >= 0) {
+    int64_t g = 0;
+    if (pm_concrete_ints(c, op->groups, &g, 1) != 1 || g <= 0) return 0;
+    C /= (double)g;
+  }
+  affine = pm_given(d, op->w);
+  if (op->mask >= 0) {
+    nmask = pm_concrete_bools(c, op->mask, mask, 3);
+    if (nmask < 1) {   /* no concrete inputs: the gradients of what is given */
+      mask[1] = mask[2] = affine;
+      nmask = 3;
+    }
+  }
+  bias = op->b >= 0 ? pm_given(d, op->b) : affine && (nmask < 3 || mask[2]);
+  train = op->train >= 0 ? pm_concrete_bool(c, op->train) : 1;
+  bpe = rpd_perf_dtype_bytes(tx);
+  o->category = "Normalization";
+  if (op->bwd)
+    norm_bwd(N, C, bias, affine, train, mask[0], bpe, bpe, &o->flops, &o->bytes);
+  else
+    norm_fwd(N, C, bias, affine, train, bpe, bpe, &o->flops, &o->bytes);
+  if (!bpe) o->bytes = -1;
+  pm_set_spec(o, "vector", tx);
+  o->params = norm_params(x, tx, st, op->x, C, bias, affine, train, mask, nmask);
+  return 1;
+}
+
 int pm_model_norm(const char *name, const arr *d, const arr *t, const arr *st,
                   const arr *c, rpd_perf_op *o)
 {
@@ -94,7 +172,8 @@ int pm_model_norm(const char *name, const arr *d, const arr *t, const arr *st,
   int64_t shp[MAXDIM];
   int mask[3] = {1, 1, 1}, nmask = 0, bias, affine, train, bpe;
   double N, C = 1;
-  rpd_buf b = {0};
+  for (size_t i = 0; i < sizeof gops / sizeof *gops; i++)
+    if (strcmp(name, gops[i].name) == 0) return model_group(&gops[i], d, t, st, c, o);
   for (size_t i = 0; i < sizeof nops / sizeof *nops; i++)
     if (strcmp(name, nops[i].name) == 0) op = &nops[i];
   if (!op || !pm_given(d, op->x)) return 0;
@@ -153,21 +232,6 @@ int pm_model_norm(const char *name, const arr *d, const arr *t, const arr *st,
     norm_fwd(N, C, bias, affine, train, bpe, bpe, &o->flops, &o->bytes);
   if (!bpe) o->bytes = -1;
   pm_set_spec(o, "vector", tx);
-  rpd_buf_puts(&b, "{\"op_shape\":\"");
-  pm_put_tuple(&b, x);
-  rpd_buf_puts(&b, "\",\"dtype_in_out\":\"(");
-  pm_put_py_str(&b, tx);
-  rpd_buf_puts(&b, ", None)\"");
-  pm_put_key_tuple(&b, "stride_input", st, op->x);
-  rpd_buf_printf(&b, ",\"stride_output\":\"\",\"num_channels\":%.0f,\"has_bias\":%s,"
-                 "\"is_affine\":%s,\"is_training\":%s", C, tf(bias), tf(affine), tf(train));
-  if (nmask > 0) {
-    rpd_buf_puts(&b, ",\"output_mask\":\"[");
-    for (int i = 0; i < nmask; i++)
-      rpd_buf_printf(&b, "%s%s", i ? ", " : "", mask[i] ? "True" : "False");
-    rpd_buf_puts(&b, "]\"");
-  }
-  rpd_buf_puts(&b, "}");
-  o->params = b.s;
+  o->params = norm_params(x, tx, st, op->x, C, bias, affine, train, mask, nmask);
   return 1;
 }

@@ -75,6 +75,38 @@ static const char *parse_elem(const char *p, elem *e)
   return end;
 }
 
+/* See perfmodel.h: one pass over the top-level members, values skipped. */
+const char *rpd_perf_arg(const char *args, const char *key)
+{
+  size_t klen = strlen(key);
+  const char *p;
+  if (!args) return NULL;
+  p = skip_ws(args);
+  if (*p != '{') return NULL;
+  p = skip_ws(p + 1);
+  while (*p == '"') {
+    const char *k = p + 1, *v;
+    for (p++; *p && *p != '"'; p++)
+      if (*p == '\\' && p[1]) p++;
+    if (*p != '"') return NULL;
+    v = skip_ws(p + 1);
+    if (*v != ':') return NULL;
+    v = skip_ws(v + 1);
+    if ((size_t)(p - k) == klen && memcmp(k, key, klen) == 0) return v;
+    p = skip_value(v);
+    if (!p || *p != ',') return NULL;
+    p = skip_ws(p + 1);
+  }
+  return NULL;
+}
+
+/* See perfmodel.h. */
+size_t rpd_perf_arg_len(const char *value)
+{
+  const char *end = value ? skip_value(value) : NULL;
+  return end ? (size_t)(end - value) : 0;
+}
+
 /* Parse a JSON array (NULL text: empty).  Returns 0, or -1 if broken. */
 int pm_parse_arr(const char *t, arr *a)
 {

@@ -49,6 +49,21 @@ if [ -f mi300.rpd ]; then
     "$(q mi300.rpd "SELECT count(*) FROM ext_perf_op")"
   check_eq "linear around addmm is outer" "0" \
     "$(q mi300.rpd "SELECT count(*) FROM ext_perf_op WHERE name = 'aten::linear' AND outer = 0")"
+  # the kernel times come from a walk of the call stack, not its closure
+  # table: none is left in the trace, and the sums are those of
+  # ext_callstack (built by rpd-callstack on a copy)
+  check_eq "no ext_callstack written" "0" \
+    "$(q mi300.rpd "SELECT count(*) FROM sqlite_master WHERE name = 'ext_callstack'")"
+  cp mi300.rpd cs.rpd && rpd-callstack cs.rpd >/dev/null 2>&1
+  check_eq "kernel_ns, direct_kernel_ns, kernels, outer = sums over ext_callstack" "4619 0 1813" \
+    "$(q cs.rpd "WITH K AS (SELECT parent_id AS id, sum(gpu_time) AS k,
+        sum(CASE WHEN depth = 1 THEN gpu_time ELSE 0 END) AS d, sum(gpu_time > 0) AS n,
+        max(C.child_id IN (SELECT api_id FROM ext_perf_op WHERE category != 'none')) AS i
+        FROM ext_callstack C WHERE depth > 0 GROUP BY parent_id)
+      SELECT count(*) || ' ' || sum(P.kernel_ns != coalesce(K.k, 0) OR P.direct_kernel_ns != coalesce(K.d, 0)
+        OR P.kernels != coalesce(K.n, 0) OR P.outer != (P.category != 'none' AND coalesce(K.i, 0)))
+        || ' ' || sum(P.kernel_ns > 0)
+      FROM ext_perf_op P LEFT JOIN K ON K.id = P.api_id")"
 
   # idempotent re-run, --force, -o
   before=$(sha mi300.rpd)

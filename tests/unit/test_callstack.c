@@ -324,6 +324,111 @@ static void reversed_calls_sorted(void **state) {
   assert_int_equal(fx_q(f->path, "SELECT count(DISTINCT child_id) FROM ext_callstack WHERE depth = 0 AND cpu_time = 5"), 3000);
 }
 
+/* Calls stored as a Kineto import stores them: a thread's ops in time
+ * order, then its runtime calls (each inside one op) in time order.  Each
+ * runtime call would go hundreds of calls back into the ops' queue; it
+ * opens a second queue instead, so the walk needs no sort, and gives the
+ * rows SQLite's sort gives. */
+static void two_runs_merged(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  rpd_buf calls = {0};
+  for (int i = 0; i < 800; i++) {
+    char one[80];
+    int k = i % 400, rt = i >= 400;
+    snprintf(one, sizeof one, "%s(%d,1,1,%d,%d)", i ? "," : "", i + 1,
+             10 * k + rt, 10 * k + (rt ? 2 : 5));
+    rpd_buf_puts(&calls, one);
+  }
+  build(f, calls.s, &st);
+  assert_int_equal(st.sql_sort, 0);
+  assert_int_equal(st.rows, 1200);
+  assert_int_equal(st.max_depth, 2);
+  int64_t hash = fx_q(f->path, rows_hash);
+  assert_int_equal(fx_q(f->path, "SELECT count(*) FROM ext_callstack WHERE depth = 1"
+                                 " AND child_id = parent_id + 400"), 400);
+  rpd_callstack_set_sort_limit(1);
+  build(f, calls.s, &st);
+  rpd_callstack_set_sort_limit(0);
+  rpd_buf_free(&calls);
+  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(fx_q(f->path, rows_hash), hash);
+}
+
+/* The visitor walk sees what ext_callstack holds: every (parent, child,
+ * depth, gpu_time) row, with ties, a zero-length call, an overlap, two
+ * threads and linked ops; the same when SQLite must sort (the visitor is
+ * reset once), and nothing is written. */
+typedef struct visit_sum {
+  int64_t hash, rows, resets;
+} visit_sum;
+
+static int64_t vs_tag(void *arg, int64_t id) {
+  (void)arg;
+  return id;
+}
+
+static int vs_close(void *arg, const int64_t *tags, int depth, int64_t gpu) {
+  visit_sum *v = arg;
+  for (int j = 0; j <= depth; j++, v->rows++)
+    v->hash += (tags[j] * 1009 + tags[depth]) * 31 + (depth - j) + gpu * 17;
+  return RPD_OK;
+}
+
+static void vs_reset(void *arg) {
+  visit_sum *v = arg;
+  v->hash = v->rows = 0;
+  v->resets++;
+}
+
+static void visit_agrees(void **state) {
+  fx *f = *state;
+  char *calls = rpd_xasprintf(mixed_calls, "2", "2", "2");
+  char *sql = rpd_xasprintf("%s DELETE FROM rocpd_api; DELETE FROM rocpd_api_ops;"
+                            " INSERT INTO rocpd_api SELECT column1, column2, column3,"
+                            " column4, column5, 2, 5 FROM (VALUES %s);"
+                            " INSERT INTO rocpd_api_ops(api_id, op_id) VALUES"
+                            " (2, 1), (4, 2), (7, 1), (7, 2), (11, 2), (13, 1);",
+                            fx_v2_ddl, calls);
+  free(calls);
+  unlink(f->path);
+  assert_int_equal(fx_make_db(f->path, sql), 0);
+  free(sql);
+  for (int run = 0; run < 2; run++) {
+    visit_sum v = {0};
+    const rpd_callstack_visitor vis = {vs_tag, vs_close, vs_reset, &v};
+    rpd_callstack_stats st;
+    rpd *r = NULL;
+    rpd_callstack_set_sort_limit(run ? 3 : 0);
+    assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
+    assert_int_equal(rpd_begin(r), RPD_OK);
+    assert_int_equal(rpd_callstack_visit(r, &vis, &st), RPD_OK);
+    assert_int_equal(rpd_commit(r), RPD_OK);
+    assert_int_equal(rpd_close(r, 1), RPD_OK);
+    rpd_callstack_set_sort_limit(0);
+    assert_int_equal(st.sql_sort, run);
+    assert_int_equal(v.resets, run);
+    assert_int_equal(fx_q(f->path, "SELECT count(*) FROM sqlite_master WHERE name = 'ext_callstack'"), 0);
+    /* the rows rpd_callstack_build writes */
+    rpd_callstack_stats bst;
+    assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
+    assert_int_equal(rpd_begin(r), RPD_OK);
+    assert_int_equal(rpd_callstack_build(r, &bst), RPD_OK);
+    assert_int_equal(rpd_commit(r), RPD_OK);
+    assert_int_equal(rpd_close(r, 1), RPD_OK);
+    assert_int_equal(v.rows, 26);
+    assert_int_equal(st.rows, 26);
+    assert_int_equal(fx_q(f->path, "SELECT count(*) FROM ext_callstack WHERE gpu_time > 0"), 12);
+    assert_int_equal(fx_q(f->path, "SELECT sum((parent_id * 1009 + child_id) * 31 + depth"
+                                   " + gpu_time * 17) FROM ext_callstack"), v.hash);
+    assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
+    assert_int_equal(rpd_begin(r), RPD_OK);
+    assert_int_equal(rpd_callstack_drop(r), RPD_OK);
+    assert_int_equal(rpd_commit(r), RPD_OK);
+    assert_int_equal(rpd_close(r, 1), RPD_OK);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(parse_forms),
@@ -337,6 +442,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(sorts_agree, setup, teardown),
       cmocka_unit_test_setup_teardown(completion_order_agrees, setup, teardown),
       cmocka_unit_test_setup_teardown(reversed_calls_sorted, setup, teardown),
+      cmocka_unit_test_setup_teardown(visit_agrees, setup, teardown),
+      cmocka_unit_test_setup_teardown(two_runs_merged, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
