@@ -12,7 +12,7 @@ EXTRA_ALL += $(RPTOR_SO)
 
 # the engine (raptor.h: it never prints) and the API, with the common
 # library; no main(), no writers (output.c, xlsx, the report)
-RPTOR_OBJ := $(patsubst %,$(OBJ)/raptor/%.o,api options names load analyze opmerge catfile)
+RPTOR_OBJ := $(patsubst %,$(OBJ)/raptor/%.o,api options names load analyze opmerge)
 $(RPTOR_SO): $(RPTOR_OBJ) $(COMMON_LIB) mk/python.map mk/python.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared $(RPTOR_OBJ) $(COMMON_LIB) -Wl,--version-script=mk/python.map \
