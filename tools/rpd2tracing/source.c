@@ -171,8 +171,8 @@ static int links_next(conv *c, links *l, const link_api *a) {
   return rc;
 }
 
-/* Every api call in id order (a plain rowid scan with the args joined; api
- * names from the cache).  Also collects the (pid, tid) of every call for
+/* Every api call in id order (a plain rowid scan; the args texts from
+ * argtext.c, the api names from the cache).  Also collects the (pid, tid) of every call for
  * the thread names, and the UserMarker ranges and the launches of the
  * in-order rocpd_api_ops rows (links_next) for the launch pass (A's
  * sorter). */
@@ -180,10 +180,12 @@ int emit_apis(conv *c) {
   sqlite3_stmt *st = NULL;
   links l = {0};
   size_t th = 0;
-  int s = SQLITE_DONE, rc = links_open(c, &l);
+  argtext *at = rpd_xmalloc(sizeof *at);
+  int s = SQLITE_DONE, rc = argtext_open(c, at);
+  if (rc == RPD_OK) rc = links_open(c, &l);
   if (rc == RPD_OK) rc = conv_prepare(c, &st,
-      "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
-      " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
+      "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id"
+      " FROM rocpd_api A ORDER BY A.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t start, end;
     if (!row_times(st, 3, 4, -1, c->check_rows, &start, &end, NULL)) { rc = bad_row(c); break; }
@@ -200,9 +202,10 @@ int emit_apis(conv *c) {
     names_trim(&c->strs);
     const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
     if (!name) { rc = name_error(c, &c->strs); break; }
-    sqlite3_value *va = sqlite3_column_value(st, 7);   /* one column call for both */
-    const char *as = (const char *)sqlite3_value_text(va);
-    txt args = txt_s(as ? as : "", (size_t)sqlite3_value_bytes(va));
+    const char *as;
+    size_t an;
+    if ((rc = argtext_get(c, at, sqlite3_column_value(st, 6), &as, &an)) != RPD_OK) break;
+    txt args = txt_s(as ? as : "", an);
     arg desc = {"desc", args, 0, 0};
     if (name->marker && start == end) {
       track_info t = {pid, tid, tid, TRACK_API, 0};
@@ -224,6 +227,8 @@ int emit_apis(conv *c) {
   if (rc == RPD_OK && s != SQLITE_ROW && s != SQLITE_DONE) rc = step_error(c, s);
   sqlite3_finalize(st);
   sqlite3_finalize(l.st);
+  argtext_close(at);
+  free(at);
   c->nflow_from = 0;
   free(c->flow_from);
   c->flow_from = NULL;
