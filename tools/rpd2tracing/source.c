@@ -134,6 +134,7 @@ typedef struct links {
   sqlite3_stmt *st;
   int row;                  /* st is on a row */
   int64_t max_api;
+  int64_t behind;           /* rows out of api order seen (B's) */
 } links;
 
 static int links_step(conv *c, links *l) {
@@ -162,7 +163,9 @@ static int links_next(conv *c, links *l, const link_api *a) {
   int64_t api;
   c->nflow_from = 0;
   while (rc == RPD_OK && l->row && (api = sqlite3_column_int64(st, 0)) <= a->id) {
-    if (link_in_order(api, &l->max_api) && api == a->id)
+    int in = link_in_order(api, &l->max_api);
+    l->behind += !in;
+    if (in && api == a->id)
       rc = link_row(c, 1, sqlite3_column_int64(st, 2), a, sqlite3_column_int64(st, 1),
                     sqlite3_column_value(st, 3), sqlite3_column_value(st, 4),
                     sqlite3_column_value(st, 5), sqlite3_column_int64(st, 6));
@@ -225,6 +228,14 @@ int emit_apis(conv *c) {
   }
   if (rc == RPD_OK) rc = labels_flush(c->marks);
   if (rc == RPD_OK && s != SQLITE_ROW && s != SQLITE_DONE) rc = step_error(c, s);
+  /* the links after the last call (to no call, or out of order) are only
+   * counted: B needs no scan of its own when none is out of order */
+  while (rc == RPD_OK && l.row) {
+    l.behind += !link_in_order(sqlite3_column_int64(l.st, 0), &l.max_api);
+    rc = links_step(c, &l);
+  }
+  c->links_seen = rc == RPD_OK;
+  c->links_behind = l.behind;
   sqlite3_finalize(st);
   sqlite3_finalize(l.st);
   argtext_close(at);

@@ -199,6 +199,10 @@ typedef struct conv {
   /* 1: the trace was opened unchecked and every rocpd_api / rocpd_op row
    * the scans read is checked on the way (row_sane); bad_row: one was not */
   int check_rows, bad_row;
+  /* A's walk of rocpd_api_ops beside the api pass: it read every row
+   * (links_seen) and found links_behind rows out of api order (B's) */
+  int links_seen;
+  int64_t links_behind;
 } conv;
 
 /* ------------------------------------------------------------ writers */
