@@ -13,6 +13,8 @@
 #include "opclass.h"
 #include "ranks.h"
 
+struct gpu_scan;
+
 typedef struct check_def {
   const char *name;
   const char *meaning;
@@ -20,7 +22,7 @@ typedef struct check_def {
   const char *example_sql;  /* one text, or no row */
   /* a faster way to the same count (NULL: count_sql); USE_SQL when the
    * data needs count_sql after all */
-  int (*count_fn)(rpd *r, const char *const sub[3], int64_t *n);
+  int (*count_fn)(rpd *r, const char *const sub[3], struct gpu_scan *g, int64_t *n);
 } check_def;
 
 /* An op on a queue "overlaps" when it starts before an op queued before it
@@ -58,44 +60,109 @@ typedef struct check_def {
   " AND NOT EXISTS (SELECT 1 FROM capture C WHERE C.pid = A.pid AND C.tid = A.tid" \
   "  AND A.start BETWEEN C.start AND C.end)"
 
-/* queue_overlap's count from one ordered read of the GPU ops: per queue,
- * the ops whose start is before the latest end of the ops before them.  The
- * window of QUEUE_ORDER does the same but costs four times as much.  Values
- * that are not integers are left to the SQL (USE_SQL), which compares
- * them as SQLite does. */
+/* The counts of queue_overlap and duplicate_op from one ordered read of
+ * the GPU ops (by gpuId, queueId, start, id), made once per run:
+ *  - overlaps: per queue, the ops whose start is before the latest end of
+ *    the ops before them (what the window of QUEUE_ORDER gives, at a
+ *    quarter of its cost);
+ *  - dups: per (gpuId, queueId, start), the ops whose (end, description_id)
+ *    an earlier op of the same start has (the GROUP BY's sum of n - 1).
+ * Values that are not integers are left to the SQL (USE_SQL), which
+ * compares them as SQLite does. */
 enum { USE_SQL = -1 };   /* a count_fn's "run count_sql instead" */
 
-static int queue_overlaps(rpd *r, const char *const sub[3], int64_t *n)
+typedef struct gpu_scan {
+  int state;                 /* 0 not read, 1 read, USE_SQL */
+  int64_t overlaps, dups;
+} gpu_scan;
+
+typedef struct end_desc {
+  int64_t end, desc;
+} end_desc;
+
+static int end_desc_cmp(const void *a, const void *b)
 {
-  char *sql = sqlite3_mprintf("SELECT O.gpuId, O.queueId, O.start, O.end FROM rocpd_op O"
-                              " WHERE %s ORDER BY O.gpuId, O.queueId, O.start, O.id", sub[0]);
+  const end_desc *x = a, *y = b;
+  if (x->end != y->end)
+    return x->end < y->end ? -1 : 1;
+  return (x->desc > y->desc) - (x->desc < y->desc);
+}
+
+/* The duplicates among the n ops of one start (sorted here). */
+static int64_t run_dups(end_desc *v, size_t n)
+{
+  int64_t d = 0;
+  if (n < 2)
+    return 0;
+  qsort(v, n, sizeof *v, end_desc_cmp);
+  for (size_t i = 1; i < n; i++)
+    d += !end_desc_cmp(&v[i - 1], &v[i]);
+  return d;
+}
+
+static int gpu_scan_read(rpd *r, const char *gpu_work, gpu_scan *g)
+{
+  char *sql = sqlite3_mprintf("SELECT O.gpuId, O.queueId, O.start, O.end, O.description_id"
+                              " FROM rocpd_op O WHERE %s ORDER BY O.gpuId, O.queueId, O.start, O.id",
+                              gpu_work);
   sqlite3_stmt *st = NULL;
   int rc = sql ? rpd_prepare(r, sql, &st) : RPD_ENOMEM, s = 0, first = 1;
-  int64_t gpu = 0, queue = 0, prev_end = 0;
-  *n = 0;
+  int64_t gpu = 0, queue = 0, start = 0, prev_end = 0;
+  end_desc *run = NULL;
+  size_t nrun = 0, cap = 0;
+  g->overlaps = g->dups = 0;
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    for (int c = 0; c < 4; c++)
+    for (int c = 0; c < 5; c++)
       if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
         rc = USE_SQL;
     if (rc)
       break;
-    int64_t g = sqlite3_column_int64(st, 0), q = sqlite3_column_int64(st, 1);
-    int64_t start = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
-    if (first || g != gpu || q != queue) {
-      gpu = g;
+    int64_t gi = sqlite3_column_int64(st, 0), q = sqlite3_column_int64(st, 1);
+    int64_t st0 = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
+    int same_queue = !first && gi == gpu && q == queue;
+    if (!same_queue || st0 != start) {
+      g->dups += run_dups(run, nrun);
+      nrun = 0;
+    }
+    if (nrun == cap) {
+      cap = cap ? 2 * cap : 16;
+      run = rpd_xrealloc(run, cap * sizeof *run);
+    }
+    run[nrun++] = (end_desc){ end, sqlite3_column_int64(st, 4) };
+    start = st0;
+    if (!same_queue) {
+      gpu = gi;
       queue = q;
       prev_end = end;
       first = 0;
       continue;
     }
-    *n += start < prev_end;
+    g->overlaps += st0 < prev_end;
     if (end > prev_end)
       prev_end = end;
   }
   if (!rc && s < 0)
     rc = -s;
+  if (!rc)
+    g->dups += run_dups(run, nrun);
+  free(run);
   sqlite3_finalize(st);
   sqlite3_free(sql);
+  g->state = rc == USE_SQL ? USE_SQL : 1;
+  return rc;
+}
+
+static int queue_overlaps(rpd *r, const char *const sub[3], gpu_scan *g, int64_t *n)
+{
+  int rc = g->state ? (g->state == USE_SQL ? USE_SQL : RPD_OK) : gpu_scan_read(r, sub[0], g);
+  *n = g->overlaps;
+  return rc;
+}
+
+static int duplicate_ops(rpd *r, const char *const sub[3], gpu_scan *g, int64_t *n)
+{
+  int rc = g->state ? (g->state == USE_SQL ? USE_SQL : RPD_OK) : gpu_scan_read(r, sub[0], g);
+  *n = g->dups;
   return rc;
 }
 
@@ -177,7 +244,7 @@ static const check_def checks[] = {
     " queueId, start) FROM (SELECT count(*) AS n, min(O.id) AS id, O.gpuId, O.queueId,"
     " O.start FROM rocpd_op O WHERE %K"
     " GROUP BY O.gpuId, O.queueId, O.start, O.end, O.description_id HAVING n > 1)"
-    " ORDER BY id LIMIT 1", NULL },
+    " ORDER BY id LIMIT 1", duplicate_ops },
   { "rank_clock_skew",
     "a merged trace's ranks start their GPU work more than 1 s apart: clocks not aligned",
     "WITH f AS (SELECT min(O.start) AS t FROM rocpd_op O JOIN rpd_rank R"
@@ -268,6 +335,7 @@ int rpd_health_run(rpd *r, rpd_health *out)
     rpd_rank_of_gpu(r, "O.gpuId"),
   };
   int rc = RPD_OK;
+  gpu_scan scan = {0};
 
   out->row = rpd_xcalloc(NCHECKS, sizeof *out->row);
   out->n = 0;
@@ -283,7 +351,7 @@ int rpd_health_run(rpd *r, rpd_health *out)
       row->example = rpd_xstrdup("");
       continue;
     }
-    rc = checks[i].count_fn ? checks[i].count_fn(r, (const char *const *)sub, &row->count)
+    rc = checks[i].count_fn ? checks[i].count_fn(r, (const char *const *)sub, &scan, &row->count)
                             : USE_SQL;
     if (rc == USE_SQL) {
       char *cq = expand(checks[i].count_sql, (const char *const *)sub);
