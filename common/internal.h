@@ -53,6 +53,9 @@ struct rpd {
                            read-only mount is read as immutable (owned) */
   long long checked_at; /* rpd_check_trace passed when the connection's
                            total changes were checked_at - 1 (0 = never) */
+  long long clean_at[4]; /* rpd_check_table found rocpd_api (0, 1) or
+                           rocpd_op (2, 3), without / with gpuId, clean at
+                           total changes clean_at[i] - 1 (0 = never) */
 };
 
 /* open.c: the file of rpd_create (create.c): a temp file next to path's

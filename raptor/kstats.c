@@ -36,6 +36,7 @@ static const char usage[] =
 
 #include "rpd.h"
 #include "opclass.h"
+#include "util/map.h"
 #include "textsafe.h"
 #include "kstats.h"
 
@@ -56,7 +57,8 @@ int raptor_kstats_format(const char *name)
 /* The api domain of each rocpd_api row A (joined with its name N): the
  * domain column on schema v3 when set, else from the name (schema v2 and
  * rpd_tracer traces leave it empty): UserMarker -> ROCTX, hsa_* -> HSA,
- * hip* and __hip* -> HIP, the rest (the tracer's own ranges) OTHER. */
+ * hip* and __hip* -> HIP, the rest (the tracer's own ranges) OTHER.  On
+ * schema v3 the source joins the domain's string as D (ks_domain_join). */
 static char *ks_domain(int schema)
 {
   const char *guess = "CASE WHEN N.string = 'UserMarker' THEN 'ROCTX'"
@@ -64,9 +66,14 @@ static char *ks_domain(int schema)
                       " OR N.string GLOB '__hip*' THEN 'HIP' ELSE 'OTHER' END";
   if (schema != 3)
     return sqlite3_mprintf("%s", guess);
-  return sqlite3_mprintf("CASE WHEN (SELECT string FROM rocpd_string WHERE id = A.domain_id)"
-                         " <> '' THEN (SELECT string FROM rocpd_string WHERE id = A.domain_id)"
-                         " ELSE %s END", guess);
+  return sqlite3_mprintf("CASE WHEN D.string <> '' THEN D.string ELSE %s END", guess);
+}
+
+/* The join giving ks_domain its D on schema v3: one look-up per row (two
+ * correlated sub-selects cost twice that). */
+static const char *ks_domain_join(int schema)
+{
+  return schema == 3 ? " LEFT JOIN rocpd_string D ON D.id = A.domain_id" : "";
 }
 
 /* The durations to aggregate, as "SELECT name, dur" SQL (new text, free
@@ -88,9 +95,9 @@ static char *ks_source(int which, const char *domain, int schema)
     break;
   case KS_API:
     sql = sqlite3_mprintf("SELECT N.string AS name, A.end - A.start AS dur FROM rocpd_api A"
-                          " JOIN rocpd_string N ON N.id = A.apiName_id"
+                          " JOIN rocpd_string N ON N.id = A.apiName_id%s"
                           " WHERE (%s) = %Q COLLATE NOCASE",
-                          dom, domain);
+                          ks_domain_join(schema), dom, domain);
     break;
   default:
     /* rocprofv3's domain names: HIP -> HIP_API, ROCTX -> MARKER_API */
@@ -99,7 +106,8 @@ static char *ks_source(int which, const char *domain, int schema)
       " UNION ALL SELECT 'MEMORY_COPY', O.end - O.start FROM rocpd_op O WHERE %s"
       " UNION ALL SELECT CASE (%s) WHEN 'ROCTX' THEN 'MARKER_API'"
       "   ELSE upper(%s) || '_API' END, A.end - A.start"
-      " FROM rocpd_api A JOIN rocpd_string N ON N.id = A.apiName_id", kern, copy, dom, dom);
+      " FROM rocpd_api A JOIN rocpd_string N ON N.id = A.apiName_id%s", kern, copy, dom, dom,
+      ks_domain_join(schema));
   }
   free(kern);
   free(copy);
@@ -118,39 +126,153 @@ static void ks_pct(FILE *f, double p)
     fprintf(f, "%.3e", p);
 }
 
-/* Hand each statistics row of the source query src to fn. */
-static int ks_rows(rpd *r, const char *src, int (*fn)(void *ctx, const kstats_row *row),
-                   void *ctx)
+/* One name's statistics while the source is read. */
+typedef struct ks_group {
+  char *name;
+  int64_t n, nv, isum, mn, mx;   /* rows, rows with a duration */
+  double rsum, ss;
+  int approx;   /* a duration was not an integer */
+} ks_group;
+
+/* The groups by name: a 64-bit hash of the name keys the map (the next key
+ * on a collision), the value is the group's index. */
+typedef struct ks_groups {
+  rpd_i64map by_hash;
+  ks_group *g;
+  size_t n, cap;
+} ks_groups;
+
+/* The group of name (added when new). */
+static ks_group *ks_group_of(ks_groups *G, const char *name, int add)
 {
-  int64_t total = 0;
-  char *tsql = sqlite3_mprintf("SELECT coalesce(sum(dur), 0) FROM (%s)", src);
-  char *sql = sqlite3_mprintf(
-    "WITH d AS (%s), g AS (SELECT name, count(*) AS n, sum(dur) AS tot, min(dur) AS mn,"
-    " max(dur) AS mx, avg(dur) AS av FROM d GROUP BY name)"
-    " SELECT g.name, g.n, g.tot, g.av, g.mn, g.mx,"
-    "  sum((d.dur - g.av) * (d.dur - g.av)) FROM g JOIN d ON d.name = g.name"
-    " GROUP BY g.name ORDER BY g.tot DESC, g.name", src);
+  uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    h = (h ^ *p) * 1099511628211ULL;
+  for (;; h++) {
+    int64_t idx;
+    if (!rpd_i64map_get(&G->by_hash, (int64_t)h, &idx))
+      break;
+    if (!strcmp(G->g[idx].name, name))
+      return &G->g[idx];
+  }
+  if (!add)
+    return NULL;
+  if (G->n == G->cap) {
+    G->cap = G->cap ? 2 * G->cap : 64;
+    G->g = rpd_xrealloc(G->g, G->cap * sizeof *G->g);
+  }
+  ks_group *g = &G->g[G->n];
+  memset(g, 0, sizeof *g);
+  g->name = rpd_xstrdup(name);
+  rpd_i64map_put(&G->by_hash, (int64_t)h, (int64_t)G->n++);
+  return g;
+}
+
+/* The mean as SQLite's avg() gives it: its double running sum over the
+ * count. */
+static double ks_mean(const ks_group *g)
+{
+  return g->nv ? g->rsum / (double)g->nv : 0.0;
+}
+
+/* Order of the rows: total descending, then name. */
+static int ks_cmp(const void *a, const void *b)
+{
+  const ks_group *x = a, *y = b;
+  int64_t tx = x->approx ? (int64_t)x->rsum : x->isum;
+  int64_t ty = y->approx ? (int64_t)y->rsum : y->isum;
+  if (tx != ty)
+    return tx > ty ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* Read the source query src once (pass 0: counts, sums, extremes) or again
+ * (pass 1: the squared deviations from each group's mean, summed in the
+ * same row order as the sums). */
+static int ks_pass(rpd *r, const char *src, ks_groups *G, int pass, int64_t *total, int *approx,
+                   double *rtotal)
+{
   sqlite3_stmt *st = NULL;
-  int rc = rpd_query_int64(r, tsql, &total), s = 0;
-  if (!rc)
-    rc = rpd_prepare(r, sql, &st);
+  int rc = rpd_prepare(r, src, &st), s = 0;
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    kstats_row row;
-    row.name = (const char *)sqlite3_column_text(st, 0);
-    row.calls = sqlite3_column_int64(st, 1);
-    row.total = sqlite3_column_int64(st, 2);
-    row.mean = sqlite3_column_double(st, 3);
-    row.min = sqlite3_column_int64(st, 4);
-    row.max = sqlite3_column_int64(st, 5);
-    row.std = row.calls > 1 ? sqrt(sqlite3_column_double(st, 6) / (double)(row.calls - 1)) : 0.0;
-    row.pct = total ? 100.0 * (double)row.total / (double)total : 0.0;
-    rc = fn(ctx, &row);
+    int ty = sqlite3_column_type(st, 1);
+    if (pass == 1) {
+      const char *name = (const char *)sqlite3_column_text(st, 0);
+      ks_group *g = name && ty != SQLITE_NULL ? ks_group_of(G, name, 0) : NULL;
+      if (g && g->n > 1) {
+        double d = sqlite3_column_double(st, 1) - ks_mean(g);
+        g->ss += d * d;
+      }
+      continue;
+    }
+    if (ty != SQLITE_NULL) {   /* the file's total counts every duration */
+      if (ty == SQLITE_INTEGER)
+        *total += sqlite3_column_int64(st, 1);
+      else
+        *approx = 1;
+      *rtotal += sqlite3_column_double(st, 1);
+    }
+    const char *name = (const char *)sqlite3_column_text(st, 0);
+    if (!name)   /* a NULL name is in the total but has no row */
+      continue;
+    ks_group *g = ks_group_of(G, name, 1);
+    g->n++;
+    if (ty == SQLITE_NULL)
+      continue;
+    int64_t v = sqlite3_column_int64(st, 1);
+    double dv = sqlite3_column_double(st, 1);
+    if (ty != SQLITE_INTEGER)
+      g->approx = 1;
+    g->nv++;
+    g->isum += v;
+    g->rsum += dv;
+    if (g->nv == 1 || v < g->mn)
+      g->mn = v;
+    if (g->nv == 1 || v > g->mx)
+      g->mx = v;
   }
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(st);
-  sqlite3_free(sql);
-  sqlite3_free(tsql);
+  return rc;
+}
+
+/* Hand each statistics row of the source query src ("SELECT name, dur") to
+ * fn.  Two plain reads of the source and no sort of its rows: the first
+ * aggregates per name, the second sums the squared deviations from each
+ * name's mean (the sample standard deviation, as a two-pass sum keeps it
+ * exact); only the groups are sorted.  A NULL name counts in the total but
+ * gives no row. */
+static int ks_rows(rpd *r, const char *src, int (*fn)(void *ctx, const kstats_row *row),
+                   void *ctx)
+{
+  ks_groups G = {0};
+  int64_t itotal = 0;
+  double rtotal = 0;
+  int approx = 0;
+  int rc = ks_pass(r, src, &G, 0, &itotal, &approx, &rtotal);
+  if (!rc)
+    rc = ks_pass(r, src, &G, 1, &itotal, &approx, &rtotal);
+  int64_t total = approx ? (int64_t)rtotal : itotal;
+  if (!rc && G.n)
+    qsort(G.g, G.n, sizeof *G.g, ks_cmp);
+  for (size_t i = 0; !rc && i < G.n; i++) {
+    const ks_group *g = &G.g[i];
+    kstats_row row;
+    row.name = g->name;
+    row.calls = g->n;
+    row.total = g->approx ? (int64_t)g->rsum : g->isum;
+    row.mean = ks_mean(g);
+    row.min = g->mn;
+    row.max = g->mx;
+    row.std = row.calls > 1 ? sqrt(g->ss / (double)(row.calls - 1)) : 0.0;
+    row.pct = total ? 100.0 * (double)row.total / (double)total : 0.0;
+    rc = fn(ctx, &row);
+  }
+  for (size_t i = 0; i < G.n; i++)
+    free(G.g[i].name);
+  free(G.g);
+  rpd_i64map_free(&G.by_hash);
   return rc;
 }
 

@@ -1,4 +1,7 @@
 #include "tracing.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* The JSON writer: trace-event JSON formatted straight into the sink. */
 
@@ -132,6 +135,42 @@ char *w_strn(sink *k, char *p, const char *s, size_t n) {
   char *start = ++p;
   size_t i = 0;
   p[-1] = '"';
+#ifdef __SSE2__
+  {   /* 16 bytes a step: below 0x20 or from 0x80 (signed: below 0x20), '"', '\\' */
+    const __m128i sp = _mm_set1_epi8(0x20), qu = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+    for (; i + 16 <= n; i += 16, p += 16) {
+      __m128i x = _mm_loadu_si128((const __m128i *)(u + i));
+      __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, sp),
+                                 _mm_or_si128(_mm_cmpeq_epi8(x, qu), _mm_cmpeq_epi8(x, bs)));
+      if (_mm_movemask_epi8(bad)) break;
+      _mm_storeu_si128((__m128i *)p, x);
+    }
+    /* the last n - i < 16 bytes in one step too: an overlapping load of the
+     * string's last 16, or (a string under 16 bytes, at least 3, so its
+     * ESC_MAX room holds a 16-byte store) a padded copy */
+    size_t r = n - i;
+    if (r && r < 16 && n >= 3) {
+      __m128i x;
+      unsigned m;
+      if (n >= 16) {
+        x = _mm_loadu_si128((const __m128i *)(u + n - 16));
+      } else {
+        unsigned char b[16] = {0};
+        memcpy(b, u, n);
+        x = _mm_loadu_si128((const __m128i *)b);
+      }
+      __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, sp),
+                                 _mm_or_si128(_mm_cmpeq_epi8(x, qu), _mm_cmpeq_epi8(x, bs)));
+      m = (unsigned)_mm_movemask_epi8(bad);
+      m = n >= 16 ? m >> (16 - r) : m & ((1u << n) - 1);
+      if (!m) {
+        _mm_storeu_si128((__m128i *)(start + n - (n >= 16 ? 16 : n)), x);
+        i = n;
+        p = start + n;
+      }
+    }
+  }
+#endif
   for (; i + 8 <= n; i += 8, p += 8) {
     uint64_t x;
     memcpy(&x, u + i, 8);

@@ -33,6 +33,36 @@ static void merge_sort(lrec *v, lrec *tmp, size_t n) {
   memcpy(v + k, tmp + i, (h - i) * sizeof *v);   /* what is left of v[j..n) is in place */
 }
 
+/* Sort v[0..n) with tmp (room for n rows).  The rows come as one ascending
+ * stream with some rows behind it (the markers, stored at their end, come
+ * after the calls inside them): the stream is kept in place, the rows
+ * behind it go to tmp and are sorted the same way (with v's free tail as
+ * their scratch), and the two are merged from the back.  When most rows
+ * are behind, a plain merge sort does better. */
+static void sort_rows(lrec *v, lrec *tmp, size_t n) {
+  size_t k = 0, r = 0;
+  if (n <= 16) {
+    merge_sort(v, tmp, n);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (!k || cmp_rows(&v[k - 1], &v[i]) <= 0) v[k++] = v[i];
+    else tmp[r++] = v[i];
+  }
+  if (!r) return;
+  if (r > k) {   /* undo: the kept rows and then the others, then sort them all */
+    memcpy(v + k, tmp, r * sizeof *v);
+    merge_sort(v, tmp, n);
+    return;
+  }
+  sort_rows(tmp, v + k, r);
+  size_t w = n;
+  while (r) {
+    if (k && cmp_rows(&v[k - 1], &tmp[r - 1]) > 0) v[--w] = v[--k];
+    else v[--w] = tmp[--r];
+  }
+}
+
 /* Sort the in-memory chunk; one comparison per row when it is in order
  * already.  cmp_rows is a total order, so any correct sort gives the same
  * rows. */
@@ -40,8 +70,8 @@ static void sort_chunk(sorter *so) {
   size_t i = 1;
   while (i < so->n && cmp_rows(&so->v[i - 1], &so->v[i]) <= 0) i++;
   if (i == so->n) return;
-  lrec *tmp = rpd_xmalloc((so->n / 2 + 1) * sizeof *tmp);
-  merge_sort(so->v, tmp, so->n);
+  lrec *tmp = rpd_xmalloc(so->n * sizeof *tmp);
+  sort_rows(so->v, tmp, so->n);
   free(tmp);
 }
 

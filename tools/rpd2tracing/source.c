@@ -88,7 +88,9 @@ static int link_row(conv *c, int in_order, int64_t xid, const link_api *a, int64
                     sqlite3_value *os, sqlite3_value *oe, sqlite3_value *og, int64_t queue) {
   int64_t ostart, oend, gpu = 0;
   if (sqlite3_value_type(os) == SQLITE_NULL) return RPD_OK;
-  if (!row_vals(os, oe, og, c->check_rows, &ostart, &oend, &gpu)) return bad_row(c);
+  /* A's op pass (same transaction, before the api pass) checked every op
+   * row already; B reads on its own connection and checks again */
+  if (!row_vals(os, oe, og, c->check_rows && !in_order, &ostart, &oend, &gpu)) return bad_row(c);
   int api_in = IN_WINDOW(c, a->ts), op_in = IN_WINDOW(c, ostart);
   if (!api_in && !op_in) return RPD_OK;
   if (api_in && op_in) {   /* both ends in the window (or file) */
@@ -134,6 +136,7 @@ typedef struct links {
   sqlite3_stmt *st;
   int row;                  /* st is on a row */
   int64_t max_api;
+  int64_t behind;           /* rows out of api order seen (B's) */
 } links;
 
 static int links_step(conv *c, links *l) {
@@ -162,7 +165,9 @@ static int links_next(conv *c, links *l, const link_api *a) {
   int64_t api;
   c->nflow_from = 0;
   while (rc == RPD_OK && l->row && (api = sqlite3_column_int64(st, 0)) <= a->id) {
-    if (link_in_order(api, &l->max_api) && api == a->id)
+    int in = link_in_order(api, &l->max_api);
+    l->behind += !in;
+    if (in && api == a->id)
       rc = link_row(c, 1, sqlite3_column_int64(st, 2), a, sqlite3_column_int64(st, 1),
                     sqlite3_column_value(st, 3), sqlite3_column_value(st, 4),
                     sqlite3_column_value(st, 5), sqlite3_column_int64(st, 6));
@@ -171,8 +176,8 @@ static int links_next(conv *c, links *l, const link_api *a) {
   return rc;
 }
 
-/* Every api call in id order (a plain rowid scan with the args joined; api
- * names from the cache).  Also collects the (pid, tid) of every call for
+/* Every api call in id order (a plain rowid scan; the args texts from
+ * argtext.c, the api names from the cache).  Also collects the (pid, tid) of every call for
  * the thread names, and the UserMarker ranges and the launches of the
  * in-order rocpd_api_ops rows (links_next) for the launch pass (A's
  * sorter). */
@@ -180,10 +185,12 @@ int emit_apis(conv *c) {
   sqlite3_stmt *st = NULL;
   links l = {0};
   size_t th = 0;
-  int s = SQLITE_DONE, rc = links_open(c, &l);
+  argtext *at = rpd_xmalloc(sizeof *at);
+  int s = SQLITE_DONE, rc = argtext_open(c, at);
+  if (rc == RPD_OK) rc = links_open(c, &l);
   if (rc == RPD_OK) rc = conv_prepare(c, &st,
-      "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id, S.string"
-      " FROM rocpd_api A LEFT JOIN \"%w\" S ON S.id = A.args_id ORDER BY A.id");
+      "SELECT A.id, A.pid, A.tid, A.start, A.end, A.apiName_id, A.args_id"
+      " FROM rocpd_api A ORDER BY A.id");
   while (rc == RPD_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t start, end;
     if (!row_times(st, 3, 4, -1, c->check_rows, &start, &end, NULL)) { rc = bad_row(c); break; }
@@ -200,9 +207,10 @@ int emit_apis(conv *c) {
     names_trim(&c->strs);
     const name_ent *name = names_get(&c->out, &c->strs, sqlite3_column_int64(st, 5));
     if (!name) { rc = name_error(c, &c->strs); break; }
-    sqlite3_value *va = sqlite3_column_value(st, 7);   /* one column call for both */
-    const char *as = (const char *)sqlite3_value_text(va);
-    txt args = txt_s(as ? as : "", (size_t)sqlite3_value_bytes(va));
+    const char *as;
+    size_t an;
+    if ((rc = argtext_get(c, at, sqlite3_column_value(st, 6), &as, &an)) != RPD_OK) break;
+    txt args = txt_s(as ? as : "", an);
     arg desc = {"desc", args, 0, 0};
     if (name->marker && start == end) {
       track_info t = {pid, tid, tid, TRACK_API, 0};
@@ -222,8 +230,18 @@ int emit_apis(conv *c) {
   }
   if (rc == RPD_OK) rc = labels_flush(c->marks);
   if (rc == RPD_OK && s != SQLITE_ROW && s != SQLITE_DONE) rc = step_error(c, s);
+  /* the links after the last call (to no call, or out of order) are only
+   * counted: B needs no scan of its own when none is out of order */
+  while (rc == RPD_OK && l.row) {
+    l.behind += !link_in_order(sqlite3_column_int64(l.st, 0), &l.max_api);
+    rc = links_step(c, &l);
+  }
+  c->links_seen = rc == RPD_OK;
+  c->links_behind = l.behind;
   sqlite3_finalize(st);
   sqlite3_finalize(l.st);
+  argtext_close(at);
+  free(at);
   c->nflow_from = 0;
   free(c->flow_from);
   c->flow_from = NULL;

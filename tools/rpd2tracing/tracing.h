@@ -199,6 +199,10 @@ typedef struct conv {
   /* 1: the trace was opened unchecked and every rocpd_api / rocpd_op row
    * the scans read is checked on the way (row_sane); bad_row: one was not */
   int check_rows, bad_row;
+  /* A's walk of rocpd_api_ops beside the api pass: it read every row
+   * (links_seen) and found links_behind rows out of api order (B's) */
+  int links_seen;
+  int64_t links_behind;
 } conv;
 
 /* ------------------------------------------------------------ writers */
@@ -445,6 +449,27 @@ int conv_prepare(conv *c, sqlite3_stmt **st, const char *fmt);
 int name_error(conv *c, names *t);
 /* The sections: each scans its table once and writes its events through
  * c->w; RPD_OK or an error in c->err. */
+/* argtext.c: the args text of the api pass's calls (a forward cursor over
+ * the args table and a small cache by id instead of a join's look-up per
+ * call; the same texts). */
+#define ARGTEXT_SLOTS 4096
+typedef struct argtext_slot {
+  int64_t id;
+  char *s;      /* NULL: no row (or a NULL string) */
+  size_t n;
+  int used;
+} argtext_slot;
+typedef struct argtext {
+  sqlite3_stmt *fwd, *one;   /* the forward cursor, the point look-up */
+  int64_t fid;               /* the cursor's id */
+  int seeked, at_end;
+  argtext_slot slot[ARGTEXT_SLOTS];
+} argtext;
+int argtext_open(conv *c, argtext *a);
+/* The text of args id v (*s NULL: none), valid until the next call. */
+int argtext_get(conv *c, argtext *a, sqlite3_value *v, const char **s, size_t *n);
+void argtext_close(argtext *a);
+
 int emit_apis(conv *c);
 int emit_hsa(conv *c);
 int emit_ops(conv *c);

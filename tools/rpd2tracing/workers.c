@@ -57,7 +57,8 @@ static int part_b(conv *c, conv *a) {
   c->launches = &launches;
   c->peer = a;
   job_wait(c->job, 1);   /* A's op lanes (for the flow ends) and gpus */
-  int rc = emit_links(c);
+  /* after A (no job): A's walk says whether any link is B's */
+  int rc = !c->job && a->links_seen && !a->links_behind ? RPD_OK : emit_links(c);
   c->gpus = a->gpus;
   c->ngpus = a->ngpus;
   if (rc == RPD_OK) rc = emit_launches(c);
