@@ -174,6 +174,14 @@ static void test_arch_and_roofline(void **state)
   assert_string_equal(rpd_perf_arch_find("NVIDIA H100 80GB HBM3")->name, "H100");
   assert_string_equal(rpd_perf_arch_find("mi325x")->name, "MI325X");
   assert_null(rpd_perf_arch_find("GeForce 256"));
+  /* GB200 (contains "B200") is its own row: 1200 W, 40 TFLOP/s fp64; the
+   * HGX B200 is 37 fp64, 75 vector fp32, 7.7 TB/s (NVIDIA's HGX page) */
+  assert_string_equal(rpd_perf_arch_find("NVIDIA GB200")->name, "GB200");
+  assert_true(rpd_perf_arch_find("NVIDIA GB200")->fp64 == 40);
+  assert_true(rpd_perf_arch_find("NVIDIA B200")->fp64 == 37);
+  assert_true(rpd_perf_arch_find("NVIDIA B200")->vec_fp32 == 75);
+  assert_true(rpd_perf_arch_find("NVIDIA B200")->hbm_tbs == 7.7);
+  assert_true(rpd_perf_arch_find("AMD Instinct MI355X")->fp64 == 78.6);
   assert_true(rpd_perf_peak_tflops(a, "matrix_bf16") == 1307.4);
   assert_true(rpd_perf_peak_tflops(a, "vector_bf16") == 163.4);
   /* 1.3074e12 FLOPs, 5.3e9 bytes on MI300X: 1000 us of compute, 1000 us of
@@ -210,6 +218,7 @@ static void test_link_peaks(void **state)
   assert_true(rpd_perf_arch_find("NVIDIA H100 80GB HBM3")->link_gbs == 450);
   assert_true(rpd_perf_arch_find("H200")->link_gbs == 450);
   assert_true(rpd_perf_arch_find("B200")->link_gbs == 900);
+  assert_true(rpd_perf_arch_find("GB200")->link_gbs == 900);
   assert_true(rpd_perf_arch_find("NVIDIA A100-PG509-200")->link_gbs == 300);
   fd = mkstemp(path);
   assert_true(fd >= 0);
