@@ -18,12 +18,15 @@ static const char usage[] =
 "                     roofline_ns (time at the roofline), lost_ns\n"
 "  view perf_op_summary  grouped by op name and parameters, with\n"
 "                     TraceLens's column names (GFLOPS_first, name_count, ...)\n"
+"  metadata PerfModel::arch, PerfModel::link_gbs  the arch and its link peak\n"
+"                     (raptor --report's coll_analysis compares bus bw to it)\n"
 "\n"
 "  --arch NAME       peaks of NAME (MI300X, MI325X, MI355X, MI250X, MI210,\n"
-"                    H100, H200, B200, A100); default: from the trace's\n"
-"                    device name (metadata kineto::gpu.0.name)\n"
+"                    H100, H200, GB200, B200, A100); default: from the\n"
+"                    trace's device name (metadata kineto::gpu.0.name)\n"
 "  --arch-file F     peaks from a file of 'key value' lines (name, bf16,\n"
-"                    fp16, fp8, fp32, tf32, fp64, vec_fp32, hbm_tbs)\n"
+"                    fp16, fp8, fp32, tf32, fp64, vec_fp32, hbm_tbs,\n"
+"                    link_gbs: GPU-GPU links, GB/s one way)\n"
 "  --dtype T         the element type of every tensor of an autograd marker\n"
 "                    (bf16, fp16, fp32, fp64, fp8); without it their bytes\n"
 "                    and % of peak are NULL\n"
@@ -46,6 +49,7 @@ static const char usage[] =
 
 #define DONE_TAG "PerfModel::Generated"
 #define ARCH_TAG "PerfModel::arch"
+#define LINK_TAG "PerfModel::link_gbs"   /* the arch's link peak, for coll_analysis */
 
 typedef struct ctx {
   const char *arch_name, *arch_file;
@@ -146,6 +150,7 @@ static int drop(rpd *r, void *vc)
     rc = rpd_exec(r, "DROP VIEW IF EXISTS perf_op_summary;"
                      "DROP TABLE IF EXISTS ext_perf_op;");
   if (rc == RPD_OK) rc = rpd_meta_clear(r, ARCH_TAG);
+  if (rc == RPD_OK) rc = rpd_meta_clear(r, LINK_TAG);
   return rc;
 }
 
@@ -497,6 +502,11 @@ static int build(rpd *r, void *vc)
   memo_free(c);
   if (rc == RPD_OK) rc = rpd_exec(r, view_sql);
   if (rc == RPD_OK && c->arch) rc = rpd_meta_set(r, ARCH_TAG, c->arch->name);
+  if (rc == RPD_OK && c->arch && c->arch->link_gbs > 0) {
+    char v[32];
+    snprintf(v, sizeof v, "%.17g", c->arch->link_gbs);
+    rc = rpd_meta_set(r, LINK_TAG, v);
+  }
   c->built = rc == RPD_OK;
   return rc;
 }

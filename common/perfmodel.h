@@ -48,12 +48,16 @@ void rpd_perf_op_free(rpd_perf_op *op);
 int rpd_perf_dtype_bytes(const char *type);
 
 /* One GPU's peaks: dense matrix TFLOP/s per dtype (0 = not supported),
- * vector fp32 TFLOP/s and HBM TB/s. */
+ * vector fp32 TFLOP/s, HBM TB/s and the GPU's peer link bandwidth: the sum
+ * over its GPU-GPU links (NVLink, Infinity Fabric) in ONE direction, in
+ * GB/s of 10^9 bytes, the figure NCCL's bus bandwidth is comparable with
+ * (0 = unknown). */
 typedef struct rpd_perf_arch {
   char name[32];
   double fp64, fp32, tf32, bf16, fp16, fp8;  /* matrix */
   double vec_fp32;
   double hbm_tbs;
+  double link_gbs;
 } rpd_perf_arch;
 
 /* The built-in arch whose name equals NAME (case-insensitive), or, failing
@@ -63,7 +67,7 @@ const rpd_perf_arch *rpd_perf_arch_find(const char *name);
 /* The i-th built-in arch (NULL past the end). */
 const rpd_perf_arch *rpd_perf_arch_at(int i);
 /* Read an arch file ("key value" lines, '#' comments; keys name, fp64,
- * fp32, tf32, bf16, fp16, fp8, vec_fp32, hbm_tbs) into *out.  Returns
+ * fp32, tf32, bf16, fp16, fp8, vec_fp32, hbm_tbs, link_gbs) into *out.  Returns
  * RPD_OK, RPD_EIO (unreadable) or RPD_EPARSE (bad line, or name/hbm_tbs
  * missing), with rpd_seterr's message. */
 int rpd_perf_arch_load(const char *path, rpd_perf_arch *out);

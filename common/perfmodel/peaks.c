@@ -9,18 +9,22 @@
 #include "pm.h"
 
 /* Dense (no sparsity) peaks from the vendors' datasheets, see
- * docs/rpd-perfmodel.md.  Longer names first where one contains another. */
+ * docs/rpd-perfmodel.md.  link GB/s: the GPU's peer links summed, one
+ * direction (half the datasheets' bidirectional figure); 0 where no single
+ * per-rank figure exists (an MI250X rank is one of its two dies, whose
+ * links differ).  Longer names first where one contains another. */
 static const rpd_perf_arch arches[] = {
-  /* name      fp64   fp32   tf32    bf16    fp16    fp8     vec32  TB/s */
-  {"MI355X", 78.6, 157.3, 0, 2516.6, 2516.6, 5033.2, 157.3, 8.0},
-  {"MI325X", 163.4, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 163.4, 6.0},
-  {"MI300X", 163.4, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 163.4, 5.3},
-  {"MI250X", 95.7, 95.7, 0, 383.0, 383.0, 0, 47.9, 3.2768},
-  {"MI210", 45.3, 45.3, 0, 181.0, 181.0, 0, 22.6, 1.6384},
-  {"H100", 66.9, 0, 494.7, 989.4, 989.4, 1978.9, 66.9, 3.35},
-  {"H200", 66.9, 0, 494.7, 989.4, 989.4, 1978.9, 66.9, 4.8},
-  {"B200", 40.0, 0, 1100.0, 2250.0, 2250.0, 4500.0, 80.0, 8.0},
-  {"A100", 19.5, 0, 156.0, 312.0, 312.0, 0, 19.5, 2.039},
+  /* name      fp64   fp32   tf32    bf16    fp16    fp8     vec32  TB/s  link GB/s */
+  {"MI355X", 78.6, 157.3, 0, 2516.6, 2516.6, 5033.2, 157.3, 8.0, 537.6},
+  {"MI325X", 163.4, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 163.4, 6.0, 448},
+  {"MI300X", 163.4, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 163.4, 5.3, 448},
+  {"MI250X", 95.7, 95.7, 0, 383.0, 383.0, 0, 47.9, 3.2768, 0},
+  {"MI210", 45.3, 45.3, 0, 181.0, 181.0, 0, 22.6, 1.6384, 150},
+  {"H100", 66.9, 0, 494.7, 989.4, 989.4, 1978.9, 66.9, 3.35, 450},
+  {"H200", 66.9, 0, 494.7, 989.4, 989.4, 1978.9, 66.9, 4.8, 450},
+  {"GB200", 40.0, 0, 1250.0, 2500.0, 2500.0, 5000.0, 80.0, 8.0, 900},
+  {"B200", 37.0, 0, 1100.0, 2250.0, 2250.0, 4500.0, 75.0, 7.7, 900},
+  {"A100", 19.5, 0, 156.0, 312.0, 312.0, 0, 19.5, 2.039, 300},
 };
 
 const rpd_perf_arch *rpd_perf_arch_at(int i)
@@ -54,6 +58,7 @@ int rpd_perf_arch_load(const char *path, rpd_perf_arch *out)
     {"fp64", &out->fp64}, {"fp32", &out->fp32}, {"tf32", &out->tf32},
     {"bf16", &out->bf16}, {"fp16", &out->fp16}, {"fp8", &out->fp8},
     {"vec_fp32", &out->vec_fp32}, {"hbm_tbs", &out->hbm_tbs},
+    {"link_gbs", &out->link_gbs},
   };
   char line[256];
   int lineno = 0, rc = RPD_OK;

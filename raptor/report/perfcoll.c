@@ -1,13 +1,15 @@
 /* perfcoll.c - raptor --report's coll_analysis sheet: the NCCL/RCCL
  * collectives of a Kineto import (kernels whose args name a "Collective
  * name") grouped as TraceLens's per-rank collective summary (same sheet
- * and column names), with the algorithm and bus bandwidth of each group.
+ * and column names), with the algorithm and bus bandwidth of each group
+ * and the bus bandwidth's share of the GPU's link peak.
  * See docs/report.md "Performance-model sheets". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "perfmodel.h"
 
 #define NKEY 11   /* rank .. stream: the group */
 
@@ -16,7 +18,7 @@ static const char *const coll_cols[] = {
   "dtype", "In msg nelems", "Out msg nelems", "In split size", "Out split size", "stream",
   "In msg size (MB)_first", "Out msg size (MB)_first", "dur_sum", "dur_mean", "dur_std",
   "dur_min", "dur_max", "operation_count", "Full msg size (MB)", "algo bw (GB/s)_mean",
-  "bus bw (GB/s)_mean"
+  "bus bw (GB/s)_mean", "bus bw (% of link peak)_mean"
 };
 
 static const char coll_sql[] =
@@ -65,6 +67,26 @@ static double bus_factor(const char *c, double n)
   return 0;
 }
 
+/* The GPU's link peak in GB/s (10^9 bytes) one way, 0 if unknown: the one
+ * rpd-perfmodel recorded when it ran (its --arch, --arch-file or device
+ * name), else the built-in arch of the trace's device name. */
+static double link_peak(rpd *r)
+{
+  char *v = NULL;
+  double gbs = 0;
+  if (rpd_meta_get(r, "PerfModel::arch", &v) == RPD_OK) {
+    free(v);
+    v = NULL;
+    if (rpd_meta_get(r, "PerfModel::link_gbs", &v) == RPD_OK)
+      gbs = strtod(v, NULL);
+  } else if (rpd_meta_get(r, "kineto::gpu.0.name", &v) == RPD_OK) {
+    const rpd_perf_arch *a = rpd_perf_arch_find(v);
+    gbs = a ? a->link_gbs : 0;
+  }
+  free(v);
+  return isfinite(gbs) && gbs > 0 ? gbs : 0;
+}
+
 /* One group being summed. */
 typedef struct cgroup {
   sqlite3_value *key[NKEY];   /* copies of the first row's key values */
@@ -99,7 +121,7 @@ static void t_val(table *t, sqlite3_value *v)
 }
 
 /* Write g's row into t and free its key values. */
-static void emit(table *t, cgroup *g)
+static void emit(table *t, cgroup *g, double link_gbs)
 {
   for (int k = 0; k < NKEY; k++)
     t_val(t, g->key[k]);
@@ -114,7 +136,10 @@ static void emit(table *t, cgroup *g)
   t_dbl(t, g->full_mb, -1);
   double alg = g->algn > 0 ? g->alg / g->algn : NAN, f = bus_factor(g->cname, g->gsize);
   t_dbl(t, alg, -1);
-  t_dbl(t, f > 0 ? alg * f : NAN, -1);
+  double bus = f > 0 ? alg * f : NAN;
+  t_dbl(t, bus, -1);
+  /* bus bw is in GB of 2^30 bytes (TraceLens's), the peak in 10^9 */
+  t_dbl(t, link_gbs > 0 ? 100 * bus * 1073741824.0 / (link_gbs * 1e9) : NAN, -1);
   for (int k = 0; k < NKEY; k++)
     sqlite3_value_free(g->key[k]);
 }
@@ -138,15 +163,17 @@ int report_coll_table(rpd *r, report *rep)
   cgroup g = {0};
   table raw;
   int rc, s = SQLITE_DONE, open = 0;
+  double link_gbs;
   if (!rpd_table_exists(r, "ext_kineto_event"))
     return RPD_OK;
+  link_gbs = link_peak(r);
   rc = rpd_prepare(r, coll_sql, &st);
   t_init(&raw, "coll_analysis", (int)(sizeof coll_cols / sizeof *coll_cols), coll_cols, NULL);
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
     double us = (double)sqlite3_column_int64(st, NKEY) / 1e3;
     if (!open || !same_key(&g, st)) {
       if (open)
-        emit(&raw, &g);
+        emit(&raw, &g, link_gbs);
       memset(&g, 0, sizeof g);
       for (int k = 0; k < NKEY; k++)
         g.key[k] = sqlite3_value_dup(sqlite3_column_value(st, k));
@@ -175,7 +202,7 @@ int report_coll_table(rpd *r, report *rep)
     }
   }
   if (open)
-    emit(&raw, &g);
+    emit(&raw, &g, link_gbs);
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(st);

@@ -110,7 +110,7 @@ if [ -f "$nccl" ]; then
   check "report of a trace with NCCL collectives" raptor nccl.rpd --report -q --csv-dir ncsv
   # TraceLens's per-rank coll_analysis columns (its tests/traces/.../coll_analysis.csv), then ours
   check_eq "coll_analysis: TraceLens's columns, then ours" \
-    "rank,Process Group Name,Process Group Ranks,Collective name,Group size,dtype,In msg nelems,Out msg nelems,In split size,Out split size,stream,In msg size (MB)_first,Out msg size (MB)_first,dur_sum,dur_mean,dur_std,dur_min,dur_max,operation_count,Full msg size (MB),algo bw (GB/s)_mean,bus bw (GB/s)_mean" \
+    "rank,Process Group Name,Process Group Ranks,Collective name,Group size,dtype,In msg nelems,Out msg nelems,In split size,Out split size,stream,In msg size (MB)_first,Out msg size (MB)_first,dur_sum,dur_mean,dur_std,dur_min,dur_max,operation_count,Full msg size (MB),algo bw (GB/s)_mean,bus bw (GB/s)_mean,bus bw (% of link peak)_mean" \
     "$(head -1 ncsv/coll_analysis.csv | tr -d '\r')"
   # each group from the kernels' args: 2049000 floats = 7.816 MB, three
   # instances; algo bw = MB/1024 / s per instance, averaged; an allreduce
@@ -130,7 +130,38 @@ ok = (len(durs) == int(r['operation_count']) == 3 and float(r['In msg size (MB)_
       and abs(float(r['algo bw (GB/s)_mean']) - alg) < 1e-9 * alg
       and r['algo bw (GB/s)_mean'] == r['bus bw (GB/s)_mean'])
 print('ok' if ok else 'bad %s %s' % (r, durs))")"
+  # % of link peak: the trace's device (NVIDIA A100-PG509-200) is an A100,
+  # whose NVLink 3 is 600 GB/s both ways = 300 GB/s (10^9) one way; bus bw
+  # is in GB of 2^30, so 100 * bus * 2^30 / 300e9.  With rpd-perfmodel's
+  # arch: an arch file's link_gbs (100 here); an arch without one (MI250X):
+  # empty.
+  linkpct() {  # $1: csv dir, $2: link GB/s or '' -> ok when every row matches
+    python3 -c "
+import csv, sys
+peak = float('$2') if '$2' else None
+bad = [r for r in csv.DictReader(open('$1/coll_analysis.csv', encoding='utf-8'))
+       if not ((peak is None and r['bus bw (% of link peak)_mean'] == '') or
+               (peak is not None and abs(float(r['bus bw (% of link peak)_mean'])
+                - 100 * float(r['bus bw (GB/s)_mean']) * 2**30 / (peak * 1e9)) < 1e-9))]
+print('ok' if not bad else bad[0])"
+  }
+  check_eq "coll_analysis: % of the A100's link peak (300 GB/s one way)" ok "$(linkpct ncsv 300)"
+  check_eq "coll_analysis: 2.2033573 GB/s on the bus = 0.7886123% of 300 GB/s" "0.7886123" \
+    "$(python3 -c "
+import csv
+r = [x for x in csv.DictReader(open('ncsv/coll_analysis.csv', encoding='utf-8'))
+     if x['In msg nelems'] == '2049000'][0]
+print('%.7f %.7f' % (float(r['bus bw (GB/s)_mean']), float(r['bus bw (% of link peak)_mean'])))" |
+      awk '$1 == "2.2033573" { print $2 }')"
+  printf 'name LINK1\nhbm_tbs 1\nlink_gbs 100\n' > link1.arch
+  check "rpd-perfmodel --arch-file with link_gbs" rpd-perfmodel -q --arch-file link1.arch -o nl.rpd nccl.rpd
+  check "report after it" raptor nl.rpd --report -q --csv-dir nlcsv
+  check_eq "coll_analysis: the arch file's link peak" ok "$(linkpct nlcsv 100)"
+  check "rpd-perfmodel --arch MI250X (no link peak)" rpd-perfmodel -q --arch MI250X -o n250.rpd nccl.rpd
+  check "report after it" raptor n250.rpd --report -q --csv-dir n250csv
+  check_eq "coll_analysis: no link peak, empty %" ok "$(linkpct n250csv '')"
   check "report --html of the collectives" raptor nccl.rpd --report -q --html n.html
+  check_eq "html: the % of link peak column" 1 "$(grep -c 'bus bw (% of link peak)_mean' n.html)"
   check_eq "html: the Collectives section and its table" "1 1" \
     "$(grep -c '<h2 id="perf">Collectives</h2>' n.html) $(grep -c '<h2 id="coll_analysis">' n.html)"
   check_eq "coll_analysis: sorted by dur_sum descending" "ok" "$(python3 -c "

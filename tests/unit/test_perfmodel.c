@@ -174,6 +174,14 @@ static void test_arch_and_roofline(void **state)
   assert_string_equal(rpd_perf_arch_find("NVIDIA H100 80GB HBM3")->name, "H100");
   assert_string_equal(rpd_perf_arch_find("mi325x")->name, "MI325X");
   assert_null(rpd_perf_arch_find("GeForce 256"));
+  /* GB200 (contains "B200") is its own row: 1200 W, 40 TFLOP/s fp64; the
+   * HGX B200 is 37 fp64, 75 vector fp32, 7.7 TB/s (NVIDIA's HGX page) */
+  assert_string_equal(rpd_perf_arch_find("NVIDIA GB200")->name, "GB200");
+  assert_true(rpd_perf_arch_find("NVIDIA GB200")->fp64 == 40);
+  assert_true(rpd_perf_arch_find("NVIDIA B200")->fp64 == 37);
+  assert_true(rpd_perf_arch_find("NVIDIA B200")->vec_fp32 == 75);
+  assert_true(rpd_perf_arch_find("NVIDIA B200")->hbm_tbs == 7.7);
+  assert_true(rpd_perf_arch_find("AMD Instinct MI355X")->fp64 == 78.6);
   assert_true(rpd_perf_peak_tflops(a, "matrix_bf16") == 1307.4);
   assert_true(rpd_perf_peak_tflops(a, "vector_bf16") == 163.4);
   /* 1.3074e12 FLOPs, 5.3e9 bytes on MI300X: 1000 us of compute, 1000 us of
@@ -189,6 +197,46 @@ static void test_arch_and_roofline(void **state)
   rpd_perf_roofline(NULL, "matrix_bf16", 1e6, 1e6, 1e3, &r);
   assert_null(r.bound);
   assert_true(r.tflops_s > 0.9999999 && r.tflops_s < 1.0000001);  /* 1e6 FLOPs in 1 us */
+}
+
+/* The link peaks: per GPU, one direction, GB/s (half the datasheets'
+ * bidirectional totals: 7 x 128 GB/s Infinity Fabric on MI300X, 900 GB/s
+ * NVLink 4 on H100); none for an MI250X rank (one die of two).  An arch
+ * file's link_gbs is read, and is optional. */
+static void test_link_peaks(void **state)
+{
+  rpd_perf_arch f;
+  char path[] = "/tmp/test_perfmodel_archXXXXXX";
+  int fd;
+  FILE *fp;
+  (void)state;
+  assert_true(rpd_perf_arch_find("MI300X")->link_gbs == 448);
+  assert_true(rpd_perf_arch_find("MI325X")->link_gbs == 448);
+  assert_true(rpd_perf_arch_find("MI355X")->link_gbs == 537.6);
+  assert_true(rpd_perf_arch_find("MI210")->link_gbs == 150);
+  assert_true(rpd_perf_arch_find("MI250X")->link_gbs == 0);
+  assert_true(rpd_perf_arch_find("NVIDIA H100 80GB HBM3")->link_gbs == 450);
+  assert_true(rpd_perf_arch_find("H200")->link_gbs == 450);
+  assert_true(rpd_perf_arch_find("B200")->link_gbs == 900);
+  assert_true(rpd_perf_arch_find("GB200")->link_gbs == 900);
+  assert_true(rpd_perf_arch_find("NVIDIA A100-PG509-200")->link_gbs == 300);
+  fd = mkstemp(path);
+  assert_true(fd >= 0);
+  fp = fdopen(fd, "w");
+  fputs("name X1\nhbm_tbs 2\nlink_gbs 123.5 # one way\n", fp);
+  fclose(fp);
+  assert_int_equal(rpd_perf_arch_load(path, &f), RPD_OK);
+  assert_true(f.link_gbs == 123.5 && f.hbm_tbs == 2);
+  fp = fopen(path, "w");
+  fputs("name X1\nhbm_tbs 2\n", fp);
+  fclose(fp);
+  assert_int_equal(rpd_perf_arch_load(path, &f), RPD_OK);
+  assert_true(f.link_gbs == 0);
+  fp = fopen(path, "w");
+  fputs("name X1\nhbm_tbs 2\nlink_gbs -1\n", fp);
+  fclose(fp);
+  assert_int_equal(rpd_perf_arch_load(path, &f), RPD_EPARSE);
+  unlink(path);
 }
 
 /* Model NAME from its args; the caller frees *o. */
@@ -528,6 +576,7 @@ int main(void)
     cmocka_unit_test(test_linear), cmocka_unit_test(test_binary),
     cmocka_unit_test(test_unary), cmocka_unit_test(test_sdpa),
     cmocka_unit_test(test_none_and_bad), cmocka_unit_test(test_arch_and_roofline),
+    cmocka_unit_test(test_link_peaks),
     cmocka_unit_test(test_layer_norm), cmocka_unit_test(test_batch_norm),
     cmocka_unit_test(test_layer_norm_bwd), cmocka_unit_test(test_rms_norm),
     cmocka_unit_test(test_reduce), cmocka_unit_test(test_conv), cmocka_unit_test(test_sdpa_bwd),
