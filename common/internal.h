@@ -15,10 +15,6 @@ int rpd__sqlerr(sqlite3 *db, int src, const char *sql);
  * output there and, if so, set a message saying how to convert it and
  * return RPD_EROCPROF; else return rc unchanged. */
 int rpd__explain_rocprof(const char *path, int rc);
-/* Make db, a rocprofv3 database opened read only, readable as an RPD trace
- * (schema 3) through TEMP views and tables (rocpdview.c); RPD_EROCPROF
- * with the reason when it cannot be. */
-int rpd__rocprof_view(sqlite3 *db);
 
 /* outfile.c: the list of this process's live temp files, removed by
  * rpd_cleanup_temps() (and by the signal handlers rpd__install_cleanup
@@ -44,7 +40,6 @@ int rpd__temp_is_own(const char *path);
 struct rpd {
   sqlite3 *db;          /* the connection; use freely */
   int schema;           /* 2 or 3 (0 with RPD_ANYDB on a non-RPD file) */
-  int rocprof_view;     /* a rocprofv3 database read through TEMP views */
   int flags;
   char *path;           /* the user's input path (owned) */
   char *work_path;      /* the file SQLite has open (owned) */

@@ -551,15 +551,7 @@ static int open_db(rpd *r, int writable, int is_temp)
     if (why && why != RPD_ENOTRPD && why != RPD_EROCPROF) return why;
     rpd_clearerr();
   } else if ((rc = detect(r->db, &r->schema))) {
-    /* a rocprofv3 database: with RPD_ROCPROF_VIEW=1 in the environment (a
-     * measured prototype) a reader sees it through TEMP views, no copy; a
-     * writer keeps refusing it (convert it with rpd-import) */
-    if (rc != RPD_EROCPROF || writable || !getenv("RPD_ROCPROF_VIEW")) return rc;
-    if ((rc = rpd__check_untrusted(r->db, 0)) || (rc = rpd__rocprof_view(r->db))) return rc;
-    r->schema = 3;
-    r->rocprof_view = 1;
-    rpd_clearerr();
-    return RPD_OK;
+    return rc;
   }
   /* a file we did not write: no view or virtual table in place of a
    * rocpd_ table, no planner statistics that lie */
