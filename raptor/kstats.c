@@ -235,8 +235,11 @@ int raptor_kstats_main(int argc, char **argv)
   for (int i = 0; ks_names[i]; i++)
     if (fmt && !strcmp(fmt, ks_names[i]))
       which = i;
+  if (!fmt)   /* `raptor stats FILE` without it */
+    return rpd_usage_error("stats needs --format kernel-stats, api-stats, copy-stats or "
+                           "domain-stats");
   if (which < 0)
-    return rpd_usage_error("bad --format '%s'", fmt ? fmt : "");
+    return rpd_usage_error("bad --format '%s'", fmt);
   if (out && rpd_output_check(out, path, NULL))
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
 
