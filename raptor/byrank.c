@@ -9,12 +9,14 @@
  * folder, an xlsx workbook, or ext_byrank_* tables (--save).
  * See docs/scale-out.md "raptor --by-rank". */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "byrank.h"
 #include "catfile.h"
 #include "opclass.h"
+#include "opt.h"
 #include "ranks.h"
 #include "rpd.h"
 #include "table.h"
@@ -74,66 +76,63 @@ typedef struct byrank {
 
 /* ------------------------------------------------------------ options */
 
+static int table_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  int *table = ctx;
+  (void)name;
+  *table = -1;
+  for (int t = 0; t < T_N; t++)
+    if (!strcmp(v, table_names[t]))
+      *table = t;
+  if (*table >= 0)
+    return 0;
+  snprintf(msg, msgsz, "--table: '%s' is not ranks, categories, kernels, "
+           "sequences, collectives or stragglers", v);
+  return -1;
+}
+
+static int format_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  (void)name;
+  if (rpd_fmt_parse(v, ctx) == 0)
+    return 0;
+  snprintf(msg, msgsz, "--format: expected table, csv or json");
+  return -1;
+}
+
 static int parse_args(byrank *b, int argc, char **argv)
 {
+  int mode = 0;
+  const rpd_opt opts[] = {
+    RPD_OPT_FLAG("--by-rank", &mode),
+    RPD_OPT_FLAG("--save", &b->save),
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
+    RPD_OPT_STRING("-C|--category-json", &b->cat_file),
+    RPD_OPT_I64("--top", &b->top, 0, INT64_MAX, "--top: '%s' is not a count"),
+    RPD_OPT_I64("--width", &b->width, 0, INT64_MAX, "--width: '%s' is not a number of columns"),
+    RPD_OPT_CALL("--table", table_opt, &b->table),
+    RPD_OPT_CALL("--format", format_opt, &b->fmt),
+    RPD_OPT_STRING("--csv-dir", &b->csv_dir),
+    RPD_OPT_STRING("--xlsx", &b->xlsx),
+    RPD_OPT_END(),
+  };
+  char msg[1024];
+  int n;
+
   b->table = -1;
   b->top = 50;
   b->width = -1;
   b->fmt = RPD_FMT_TABLE;
-  for (int i = 1, files_only = 0; i < argc; i++) {
-    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    int takes = 1;
-    if (files_only || a[0] != '-' || !a[1]) {
-      if (b->path)
-        return rpd_usage_error("unexpected argument '%s'", a);
-      b->path = a;
-      takes = 0;
-    } else if (!strcmp(a, "--")) {
-      files_only = 1;
-      takes = 0;
-    } else if (!strcmp(a, "--by-rank")) {
-      takes = 0;
-    } else if (!strcmp(a, "--save")) {
-      b->save = 1;
-      takes = 0;
-    } else if (rpd_cli_csv_raw_opt(a)) {
-      takes = 0;
-    } else if (!val && a[0] == '-' && a[1]) {
-      if (!strcmp(a, "-C") || !strcmp(a, "--category-json") || !strcmp(a, "--top") ||
-          !strcmp(a, "--width") || !strcmp(a, "--table") || !strcmp(a, "--format") || !strcmp(a, "--csv-dir") ||
-          !strcmp(a, "--xlsx"))
-        return rpd_usage_error("option '%s' needs a value", a);
-      return rpd_usage_error("unknown option '%s' (with --by-rank)", a);
-    } else if (!strcmp(a, "-C") || !strcmp(a, "--category-json")) {
-      b->cat_file = val;
-    } else if (!strcmp(a, "--top")) {
-      if (rpd_parse_i64_range(val, 0, INT64_MAX, &b->top))
-        return rpd_usage_error("--top: '%s' is not a count", val);
-    } else if (!strcmp(a, "--width")) {
-      if (rpd_parse_i64_range(val, 0, INT64_MAX, &b->width))
-        return rpd_usage_error("--width: '%s' is not a number of columns", val);
-    } else if (!strcmp(a, "--table")) {
-      b->table = -1;
-      for (int t = 0; t < T_N; t++)
-        if (!strcmp(val, table_names[t]))
-          b->table = t;
-      if (b->table < 0)
-        return rpd_usage_error("--table: '%s' is not ranks, categories, kernels, "
-                               "sequences, collectives or stragglers", val);
-    } else if (!strcmp(a, "--format")) {
-      if (rpd_fmt_parse(val, &b->fmt))
-        return rpd_usage_error("--format: expected table, csv or json");
-    } else if (!strcmp(a, "--csv-dir")) {
-      b->csv_dir = val;
-    } else if (!strcmp(a, "--xlsx")) {
-      b->xlsx = val;
-    } else {
-      return rpd_usage_error("unknown option '%s' (with --by-rank)", a);
-    }
-    i += takes;
-  }
-  if (!b->path)
+  n = rpd_opt_parse(opts, 0, argc, argv, msg, sizeof msg);
+  if (n == RPD_OPT_EUNKNOWN)
+    return rpd_usage_error("%s (with --by-rank)", msg);
+  if (n < 0)
+    return rpd_usage_error("%s", msg);
+  if (n > 1)
+    return rpd_usage_error("unexpected argument '%s'", argv[1]);
+  if (n < 1)
     return rpd_usage_error("no trace file");
+  b->path = argv[0];
   if (b->fmt == RPD_FMT_CSV && b->table < 0 && !b->csv_dir)
     return rpd_usage_error("--format csv writes one table: choose it with --table "
                            "NAME, or use --csv-dir DIR");

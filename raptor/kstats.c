@@ -36,6 +36,7 @@ static const char usage[] =
 
 #include "rpd.h"
 #include "opclass.h"
+#include "opt.h"
 #include "util/map.h"
 #include "textsafe.h"
 #include "kstats.h"
@@ -318,41 +319,49 @@ int raptor_api_stats(rpd *r, const char *domain,
   return rc;
 }
 
+/* A value that is not empty into *(const char **)ctx. */
+static int value_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  if (!*v) {
+    snprintf(msg, msgsz, "%s needs a value", name);
+    return -1;
+  }
+  *(const char **)ctx = v;
+  return 0;
+}
+
 int raptor_kstats_main(int argc, char **argv)
 {
   const char *path = NULL, *out = NULL, *domain = "HIP", *fmt = NULL;
+  const rpd_opt opts[] = {
+    RPD_OPT_CALL("--format", value_opt, &fmt),
+    RPD_OPT_CALL("-o|--output", value_opt, &out),
+    RPD_OPT_CALL("--domain", value_opt, &domain),
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
+    RPD_OPT_END(),
+  };
+  char msg[1024];
   if (rpd_cli_init(argc, argv, usage))
     return rpd_cli_status();
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
-        !strcmp(a, "--domain")) {
-      if (++i >= argc || !*argv[i])
-        return rpd_usage_error("%s needs a value", a);
-      if (a[2] == 'f')
-        fmt = argv[i];
-      else if (a[2] == 'd')
-        domain = argv[i];
-      else
-        out = argv[i];
-    } else if (rpd_cli_quiet_opt(a)) {
-      continue;                       /* rpd_cli_init set rpd_quiet */
-    } else if (rpd_cli_csv_raw_opt(a)) {
-    } else if (a[0] == '-' && a[1])
-      return rpd_usage_error("unknown option '%s' with --format %s", a, fmt ? fmt : "STATS");
-    else if (!path)
-      path = a;
-    else
-      return rpd_usage_error("too many arguments");
-  }
-  if (!path)
+  int n = rpd_opt_parse(opts, 0, argc, argv, msg, sizeof msg);
+  if (n == RPD_OPT_EUNKNOWN)   /* which format refused it (the one given so far) */
+    return rpd_usage_error("%s with --format %s", msg, fmt ? fmt : "STATS");
+  if (n < 0)
+    return rpd_usage_error("%s", msg);
+  if (n > 1)
+    return rpd_usage_error("too many arguments");
+  if (n < 1)
     return rpd_usage_error("need FILE.rpd");
+  path = argv[0];
   int which = -1;
   for (int i = 0; ks_names[i]; i++)
     if (fmt && !strcmp(fmt, ks_names[i]))
       which = i;
+  if (!fmt)   /* `raptor stats FILE` without it */
+    return rpd_usage_error("stats needs --format kernel-stats, api-stats, copy-stats or "
+                           "domain-stats");
   if (which < 0)
-    return rpd_usage_error("bad --format '%s'", fmt ? fmt : "");
+    return rpd_usage_error("bad --format '%s'", fmt);
   if (out && rpd_output_check(out, path, NULL))
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
 

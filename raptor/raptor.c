@@ -90,7 +90,12 @@ static const char usage[] =
 "  -q, --quiet                  no progress line, no Timestamps block\n"
 "      --csv-raw                CSV cells as they are (default: a text that\n"
 "                               starts with = + - @ TAB CR gets a leading ')\n"
-"      --version                print the rpdtools version\n";
+"      --version                print the rpdtools version\n"
+"Modes as subcommands (the same as the flags):\n"
+"  raptor report FILE [options]      = raptor FILE --report [options]\n"
+"  raptor by-rank FILE [options]     = raptor FILE --by-rank [options]\n"
+"  raptor stats FILE --format STATS  = raptor FILE --format STATS (kernel-stats,\n"
+"                                      api-stats, copy-stats, domain-stats)\n";
 
 /* ------------------------------------------------------------ main */
 
@@ -138,6 +143,17 @@ int main(int argc, char **argv)
   /* one binary, two names (as toybox): bin/rpd-budget is a link to raptor */
   const char *base = strrchr(argv[0], '/');
   if (!strcmp(base ? base + 1 : argv[0], "rpd-budget")) return raptor_budget_main(argc, argv);
+  /* a mode as its first word (`raptor report FILE ...`): the word goes, the
+   * mode's own parser reads the rest, as after its flag */
+  if (argc > 1) {
+    int (*mode)(int, char **) = !strcmp(argv[1], "report") ? raptor_report_main
+                              : !strcmp(argv[1], "by-rank") ? raptor_byrank_main
+                              : !strcmp(argv[1], "stats") ? raptor_kstats_main : NULL;
+    if (mode) {
+      memmove(argv + 1, argv + 2, (size_t)(argc - 1) * sizeof *argv);  /* with argv[argc] */
+      return mode(argc - 1, argv);
+    }
+  }
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) break;
     if (strcmp(argv[i], "--report") == 0) return raptor_report_main(argc, argv);

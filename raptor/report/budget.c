@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "opt.h"
 
 const char raptor_budget_usage[] =
 "usage: rpd-budget LIMITS TRACE [--category-json F] [--gpu-id N]\n"
@@ -303,50 +304,59 @@ static int evaluate(const report_run *run, const limits *ls)
   return over;
 }
 
+/* The report's options of rpd-budget, gathered in command-line order for
+ * the report's own parser (the strings are argv's). */
+typedef struct fwd {
+  char **argv;
+  int argc;
+} fwd;
+
+/* One forwarded option: its spelling for the report's parser. */
+typedef struct fwd_name {
+  fwd *f;
+  const char *name;
+} fwd_name;
+
+static int fwd_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  fwd_name *fn = ctx;
+  (void)name, (void)msg, (void)msgsz;
+  fn->f->argv[fn->f->argc++] = (char *)fn->name;
+  if (v)
+    fn->f->argv[fn->f->argc++] = (char *)v;
+  return 0;
+}
+
 /* Entry point of rpd-budget (raptor's main when invoked by that name). */
 int raptor_budget_main(int argc, char **argv)
 {
   if (rpd_cli_init(argc, argv, raptor_budget_usage))
     return rpd_cli_status();
-  const char *pos[2] = {0};
-  int npos = 0, dashdash = 0;
   report_run run;
   memset(&run, 0, sizeof run);
-  /* the report's options through its own parser: TRACE plus the options */
-  char **rargv = rpd_xcalloc((size_t)argc + 2, sizeof *rargv);
-  int rargc = 0;
-  rargv[rargc++] = argv[0];
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!dashdash && !strcmp(a, "--")) {
-      dashdash = 1;
-    } else if (!dashdash && (!strcmp(a, "--category-json") || !strcmp(a, "--gpu-id") ||
-                             !strcmp(a, "--step-marker"))) {
-      if (i + 1 >= argc) {
-        free(rargv);
-        return rpd_usage_error("%s needs a value", a);
-      }
-      rargv[rargc++] = argv[i++];
-      rargv[rargc++] = argv[i];
-    } else if (!dashdash && (!strcmp(a, "--steady-state") || rpd_cli_quiet_opt(a))) {
-      rargv[rargc++] = argv[i];
-    } else if (!dashdash && a[0] == '-' && a[1]) {
-      free(rargv);
-      return rpd_usage_error("unknown option '%s'", a);
-    } else if (npos < 2) {
-      pos[npos++] = a;
-    } else {
-      free(rargv);
-      return rpd_usage_error("unexpected argument '%s'", a);
-    }
+  /* the report's options through its own parser: the options plus TRACE */
+  fwd f = { rpd_xcalloc((size_t)argc + 2, sizeof(char *)), 0 };
+  f.argv[f.argc++] = argv[0];
+  fwd_name fn[] = { {&f, "--category-json"}, {&f, "--gpu-id"}, {&f, "--step-marker"},
+                    {&f, "--steady-state"} };
+  const rpd_opt opts[] = {
+    RPD_OPT_CALL("--category-json", fwd_opt, &fn[0]),
+    RPD_OPT_CALL("--gpu-id", fwd_opt, &fn[1]),
+    RPD_OPT_CALL("--step-marker", fwd_opt, &fn[2]),
+    RPD_OPT_CALL0("--steady-state", fwd_opt, &fn[3]),
+    RPD_OPT_END(),
+  };
+  int rc = rpd_cli_options(opts, 0, &argc, argv);
+  if (!rc && argc > 2)
+    rc = rpd_usage_error("unexpected argument '%s'", argv[2]);
+  if (!rc && argc < 2)
+    rc = rpd_usage_error("need LIMITS and TRACE");
+  const char *pos[2] = { argv[0], argv[1] };
+  if (!rc) {
+    f.argv[f.argc++] = (char *)pos[1];
+    rc = report_parse_opts(f.argc, f.argv, &run.o);
   }
-  if (npos < 2) {
-    free(rargv);
-    return rpd_usage_error("need LIMITS and TRACE");
-  }
-  rargv[rargc++] = (char *)pos[1];
-  int rc = report_parse_opts(rargc, rargv, &run.o);
-  free(rargv);
+  free(f.argv);
   if (rc)
     return rc;
   limits ls = {0};

@@ -1,11 +1,13 @@
 /* options.c - raptor --report: the usage text and the command line
  * (report options, TraceLens option and sheet names).  See docs/report.md. */
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "opt.h"
 #include "util/num.h"
 
 const char raptor_report_usage[] =
@@ -79,40 +81,38 @@ const char raptor_report_usage[] =
 "kernel_summary_by_category, short_kernels_summary, short_kernel_histogram.\n";
 
 
-static int parse_num(const char *opt, const char *s, double lo, double *v)
+/* A number option: its name in messages (ours, also when the TraceLens
+ * spelling was used), where it goes, and its range. */
+typedef struct numopt {
+  const char *name;
+  double lo, hi;
+  int *ival;             /* an integer option, else dval */
+  double *dval;
+  int *set;              /* when not NULL: set to 1 */
+} numopt;
+
+/* The value of a numopt: a number (strtod's spellings, "1e3" too) at
+ * least lo; an integer option also integral and at most hi. */
+static int num_opt(void *ctx, const char *name, const char *s, char *msg, size_t msgsz)
 {
+  const numopt *n = ctx;
   char *e;
+  double v;
+  (void)name;
   errno = 0;
-  *v = s ? strtod(s, &e) : 0;
-  if (!s || !*s || *e || errno || !isfinite(*v) || *v < lo)
-    return rpd_usage_error("%s: bad value '%s'", opt, s ? s : "");
+  v = strtod(s, &e);
+  if (!*s || *e || errno || !isfinite(v) || v < n->lo ||
+      (n->ival && (v != floor(v) || v > n->hi))) {
+    snprintf(msg, msgsz, "%s: bad value '%s'", n->name, s);
+    return -1;
+  }
+  if (n->ival)
+    *n->ival = (int)v;
+  else
+    *n->dval = v;
+  if (n->set)
+    *n->set = 1;
   return 0;
-}
-
-static int int_opt(const char *opt, const char *s, int lo, int hi, int *v)
-{
-  double x;
-  if (parse_num(opt, s, lo, &x))
-    return 2;
-  if (x != floor(x) || x > hi)
-    return rpd_usage_error("%s: bad value '%s'", opt, s);
-  *v = (int)x;
-  return 0;
-}
-
-/* TraceLens generate_perf_report_rocprof option names -> ours. */
-static const char *tracelens_name(const char *a)
-{
-  static const char *const map[][2] = {
-    {"--short_kernel_threshold_us", "--short-kernel-threshold-us"},
-    {"--output_xlsx_path", "--xlsx"},
-    {"--output_csvs_dir", "--csv-dir"},
-    {"--topk_kernels", "--topk"},
-  };
-  for (size_t k = 0; k < sizeof map / sizeof *map; k++)
-    if (!strcmp(a, map[k][0]))
-      return map[k][1];
-  return a;
 }
 
 /* TraceLens sheet names -> our table names (others unchanged; NULL stays). */
@@ -142,10 +142,37 @@ static int known_table(const char *v)
                report_api_name(v) || report_perf_name(v));
 }
 
-/* Parse argv into *o (see internal.h). */
+static int table_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  (void)name;
+  v = tracelens_sheet(v);
+  if (!known_table(v)) {
+    snprintf(msg, msgsz, "--table: use gpu_timeline, kernel_summary, category,"
+             " kernel_details, short_kernels, short_histogram,"
+             " utilization, idle_gaps, idle_definitions, api_stats, steps,"
+             " steps_summary, analysis_*, byrank_*, the performance-model"
+             " sheets (GEMM, SDPA_fwd, ..., perf_roofline, perf_peaks) or the"
+             " TraceLens sheet names");
+    return -1;
+  }
+  *(const char **)ctx = v;
+  return 0;
+}
+
+static int format_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  (void)name;
+  if (rpd_fmt_parse(v, ctx) == 0)
+    return 0;
+  snprintf(msg, msgsz, "--format: use table, csv or json");
+  return -1;
+}
+
+/* Parse argv into *o (see internal.h); argv itself is left as it is (the
+ * report's info sheet shows the command line). */
 int report_parse_opts(int argc, char **argv, ropts *o)
 {
-  double v;
+  int report = 0, rank_top = 50;   /* raptor --by-rank --top's default */
   memset(o, 0, sizeof *o);
   o->threshold_us = 10;
   o->bins = 100;
@@ -153,87 +180,53 @@ int report_parse_opts(int argc, char **argv, ropts *o)
   o->gpu = -1;
   o->fmt = RPD_FMT_TABLE;
   o->util_bins = 100;
-  o->rank_top = 50;      /* raptor --by-rank --top's default */
   o->lo = INT64_MIN;
   o->hi = INT64_MAX;
   o->width = -1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = tracelens_name(argv[i]), *val = i + 1 < argc ? argv[i + 1] : NULL;
-    int takes = 1;
-    if (!strcmp(a, "--report"))
-      takes = 0;
-    else if (!strcmp(a, "--kernel_details"))
-      o->details = 1, takes = 0;
-    else if (!strcmp(a, "--html"))
-      o->html = val;
-    else if (!strcmp(a, "--util-bins")) {
-      if (int_opt(a, val, 1, 100000, &o->util_bins))
-        return 2;
-    }
-    else if (!strcmp(a, "--save"))
-      o->save = 1, takes = 0;
-    else if (!strcmp(a, "--steady-state"))
-      o->steady = 1, takes = 0;
-    else if (!strcmp(a, "--step-marker"))
-      o->step_marker = val;
-    else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
-      o->quiet = 1, takes = 0;
-    else if (rpd_cli_csv_raw_opt(a))
-      takes = 0;
-    else if (!strcmp(a, "--short-kernel-threshold-us")) {
-      if (parse_num(a, val, 0, &v))
-        return 2;
-      o->threshold_us = v;
-    } else if (!strcmp(a, "--histogram-bins")) {
-      if (int_opt(a, val, 1, 1000000, &o->bins))
-        return 2;
-    } else if (!strcmp(a, "--topk")) {
-      if (int_opt(a, val, 0, 1000000000, &o->topk))
-        return 2;
-      o->topk_set = 1;
-    } else if (!strcmp(a, "--gpu-id")) {
-      if (int_opt(a, val, 0, 1000000000, &o->gpu))
-        return 2;
-    } else if (!strcmp(a, "--xlsx"))
-      o->xlsx = val;
-    else if (!strcmp(a, "--csv-dir"))
-      o->csv_dir = val;
-    else if (!strcmp(a, "--category-json"))
-      o->cat_json = val;
-    else if (!strcmp(a, "--table")) {
-      val = tracelens_sheet(val);
-      if (!known_table(val))
-        return rpd_usage_error("--table: use gpu_timeline, kernel_summary, category,"
-                               " kernel_details, short_kernels, short_histogram,"
-                               " utilization, idle_gaps, idle_definitions, api_stats, steps,"
-                               " steps_summary, analysis_*, byrank_*, the performance-model"
-                               " sheets (GEMM, SDPA_fwd, ..., perf_roofline, perf_peaks) or the"
-                               " TraceLens sheet names");
-      o->only = val;
-    } else if (!strcmp(a, "--width")) {
-      if (!val || rpd_parse_i64_range(val, 0, INT64_MAX, &o->width))
-        return rpd_usage_error("--width: '%s' is not a number of columns", val ? val : "");
-    } else if (!strcmp(a, "--rank-top")) {
-      int top;
-      if (int_opt(a, val, 0, 1000000000, &top))
-        return 2;
-      o->rank_top = top;
-    }
-    else if (!strcmp(a, "--format")) {
-      if (!val || rpd_fmt_parse(val, &o->fmt))
-        return rpd_usage_error("--format: use table, csv or json");
-    } else if (a[0] == '-' && a[1])
-      return rpd_usage_error("--report: unknown option '%s'", a);
-    else if (!o->path)
-      o->path = a, takes = 0;
-    else
-      return rpd_usage_error("--report: unexpected argument '%s'", a);
-    if (takes) {
-      if (!val)
-        return rpd_usage_error("%s needs a value", a);
-      i++;
-    }
-  }
+  numopt nums[] = {
+    { "--util-bins", 1, 100000, &o->util_bins, NULL, NULL },
+    { "--short-kernel-threshold-us", 0, 0, NULL, &o->threshold_us, NULL },
+    { "--histogram-bins", 1, 1000000, &o->bins, NULL, NULL },
+    { "--topk", 0, 1000000000, &o->topk, NULL, &o->topk_set },
+    { "--gpu-id", 0, 1000000000, &o->gpu, NULL, NULL },
+    { "--rank-top", 0, 1000000000, &rank_top, NULL, NULL },
+  };
+  /* the TraceLens generate_perf_report_rocprof names are aliases */
+  const rpd_opt opts[] = {
+    RPD_OPT_FLAG("--report", &report),
+    RPD_OPT_FLAG("--kernel_details", &o->details),
+    RPD_OPT_STRING("--html", &o->html),
+    RPD_OPT_CALL("--util-bins", num_opt, &nums[0]),
+    RPD_OPT_FLAG("--save", &o->save),
+    RPD_OPT_FLAG("--steady-state", &o->steady),
+    RPD_OPT_STRING("--step-marker", &o->step_marker),
+    RPD_OPT_FLAG("-q|--quiet", &o->quiet),   /* the report's own -q: no stdout tables */
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
+    RPD_OPT_CALL("--short-kernel-threshold-us|--short_kernel_threshold_us", num_opt, &nums[1]),
+    RPD_OPT_CALL("--histogram-bins", num_opt, &nums[2]),
+    RPD_OPT_CALL("--topk|--topk_kernels", num_opt, &nums[3]),
+    RPD_OPT_CALL("--gpu-id", num_opt, &nums[4]),
+    RPD_OPT_STRING("--xlsx|--output_xlsx_path", &o->xlsx),
+    RPD_OPT_STRING("--csv-dir|--output_csvs_dir", &o->csv_dir),
+    RPD_OPT_STRING("--category-json", &o->cat_json),
+    RPD_OPT_CALL("--table", table_opt, &o->only),
+    RPD_OPT_I64("--width", &o->width, 0, INT64_MAX, "--width: '%s' is not a number of columns"),
+    RPD_OPT_CALL("--rank-top", num_opt, &nums[5]),
+    RPD_OPT_CALL("--format", format_opt, &o->fmt),
+    RPD_OPT_END(),
+  };
+  char msg[1024];
+  char **args = rpd_xcalloc((size_t)argc + 1, sizeof *args);
+  memcpy(args, argv, (size_t)argc * sizeof *args);
+  int n = rpd_opt_parse(opts, 0, argc, args, msg, sizeof msg);
+  o->path = n >= 1 ? args[0] : NULL;
+  const char *extra = n > 1 ? args[1] : NULL;
+  free(args);
+  o->rank_top = rank_top;
+  if (n < 0)
+    return rpd_usage_error(n == RPD_OPT_EUNKNOWN ? "--report: %s" : "%s", msg);
+  if (extra)
+    return rpd_usage_error("--report: unexpected argument '%s'", extra);
   if (!o->path)
     return rpd_usage_error("--report needs a trace FILE");
   if (o->details && !o->topk_set)
@@ -244,4 +237,3 @@ int report_parse_opts(int argc, char **argv, ropts *o)
                            " --csv-dir D -q");
   return 0;
 }
-

@@ -356,6 +356,22 @@ check_rc "bad --format exits 2" 2 raptor base.rpd --format xml
 check_rc "bad -z exits 2" 2 raptor base.rpd -z abc
 check_rc "missing FILE exits 2" 2 raptor -c
 check_rc "prefix option --auto-roi and clustered -ck" 0 raptor base.rpd --auto-roi -ck -z3
+# the modes as subcommands: the same output as their flags
+raptor base.rpd --report --table kernel_summary --format csv >sub_flag.csv 2>/dev/null
+check_rc "raptor report FILE" 0 raptor report base.rpd --table kernel_summary --format csv
+check "raptor report = raptor FILE --report" cmp -s "$TESTDIR/stdout" sub_flag.csv
+raptor base.rpd --by-rank --format json >sub_flag.json 2>/dev/null
+check_rc "raptor by-rank FILE" 0 raptor by-rank base.rpd --format json
+check "raptor by-rank = raptor FILE --by-rank" cmp -s "$TESTDIR/stdout" sub_flag.json
+raptor base.rpd --format kernel-stats >sub_flag.stats 2>/dev/null
+check_rc "raptor stats FILE --format kernel-stats" 0 raptor stats base.rpd --format kernel-stats
+check "raptor stats = raptor FILE --format kernel-stats" cmp -s "$TESTDIR/stdout" sub_flag.stats
+check "stats output not empty" grep -q '^"Name","Calls"' sub_flag.stats
+check_rc "raptor report --help" 0 raptor report --help
+check "raptor report --help: the report's usage" grep -q "usage: raptor FILE --report" "$TESTDIR/stdout"
+check_rc "raptor stats without --format: exit 2" 2 raptor stats base.rpd
+check "raptor stats without --format: says so" grep -q "^raptor: stats needs --format kernel-stats" "$TESTDIR/stderr"
+check_rc "raptor report without FILE: exit 2" 2 raptor report
 printf 'not a database at all, just text\n' >junk.rpd
 check_rc "not SQLite exits 1" 1 raptor junk.rpd
 check_one_line "not SQLite: one line"

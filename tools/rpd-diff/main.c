@@ -7,6 +7,7 @@
  * See docs/rpd-diff.md. */
 #include "rpd.h"
 #include "check.h"
+#include "opt.h"
 #include "opclass.h"
 #include "ranks.h"
 #include "table.h"
@@ -15,6 +16,7 @@
 #include "wfmode.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,55 +103,62 @@ static int parse_levels(const char *v, unsigned *levels)
   return *levels ? 0 : -1;
 }
 
+static int by_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  (void)name;
+  if (parse_levels(v, ctx) == 0)
+    return 0;
+  snprintf(msg, msgsz, "--by: expected kernel,sequence,category,marker, got '%s'", v);
+  return -1;
+}
+
+static int format_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  if (rpd_fmt_parse(v, ctx) == 0)
+    return 0;
+  snprintf(msg, msgsz, "%s: expected table, csv or json", name);
+  return -1;
+}
+
+/* --xlsx FILE (not empty) into *(const char **)ctx; shared with --waterfall. */
+int diff_xlsx_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  (void)name;
+  if (!*v) {
+    snprintf(msg, msgsz, "--xlsx needs a file name");
+    return -1;
+  }
+  *(const char **)ctx = v;
+  return 0;
+}
+
 static int parse_args(diff *d, int argc, char **argv)
 {
-  int nfiles = 0;
+  const rpd_opt opts[] = {
+    RPD_OPT_CALL("--by", by_opt, &d->levels),
+    RPD_OPT_I64("--rank-a", &d->s[0].rank, 0, INT64_MAX, "--rank-a: '%s' is not a rank number"),
+    RPD_OPT_I64("--rank-b", &d->s[1].rank, 0, INT64_MAX, "--rank-b: '%s' is not a rank number"),
+    RPD_OPT_I64("--top", &d->top, 0, INT64_MAX, "--top: '%s' is not a count"),
+    RPD_OPT_CALL("-f|--format", format_opt, &d->fmt),
+    RPD_OPT_I64("--width", &d->width, 0, INT64_MAX, "--width: '%s' is not a number of columns"),
+    RPD_OPT_CALL("--xlsx", diff_xlsx_opt, &d->xlsx),
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
+    RPD_OPT_END(),
+  };
+  int rc;
+
   d->levels = L_KERNEL | L_SEQUENCE | L_CATEGORY | L_MARKER;
   d->s[0].rank = d->s[1].rank = -1;
   d->fmt = RPD_FMT_TABLE;
   d->width = -1;
-  for (int i = 1, files_only = 0; i < argc; i++) {
-    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (files_only || a[0] != '-' || !a[1]) {
-      if (nfiles == 2)
-        return rpd_usage_error("too many arguments: need exactly A and B");
-      d->s[nfiles++].path = a;
-    } else if (!strcmp(a, "--")) {
-      files_only = 1;
-    } else if (rpd_cli_quiet_opt(a) || rpd_cli_csv_raw_opt(a)) {
-      continue;
-    } else if (!strcmp(a, "--by")) {
-      if (parse_levels(val, &d->levels))
-        return rpd_usage_error("--by: expected kernel,sequence,category,marker, "
-                               "got '%s'", val ? val : "");
-      i++;
-    } else if (!strcmp(a, "--rank-a") || !strcmp(a, "--rank-b")) {
-      if (rpd_parse_i64_range(val, 0, INT64_MAX, &d->s[a[7] == 'b'].rank))
-        return rpd_usage_error("%s: '%s' is not a rank number", a, val ? val : "");
-      i++;
-    } else if (!strcmp(a, "--top")) {
-      if (rpd_parse_i64_range(val, 0, INT64_MAX, &d->top))
-        return rpd_usage_error("--top: '%s' is not a count", val ? val : "");
-      i++;
-    } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
-      if (!val || rpd_fmt_parse(val, &d->fmt))
-        return rpd_usage_error("%s: expected table, csv or json", a);
-      i++;
-    } else if (!strcmp(a, "--width")) {
-      if (rpd_parse_i64_range(val, 0, INT64_MAX, &d->width))
-        return rpd_usage_error("--width: '%s' is not a number of columns", val ? val : "");
-      i++;
-    } else if (!strcmp(a, "--xlsx")) {
-      if (!val || !*val)
-        return rpd_usage_error("--xlsx needs a file name");
-      d->xlsx = val;
-      i++;
-    } else {
-      return rpd_usage_error("unknown option '%s'", a);
-    }
-  }
-  if (nfiles < 2)
+  if ((rc = rpd_cli_options(opts, 0, &argc, argv)))
+    return rc;
+  if (argc > 2)
+    return rpd_usage_error("too many arguments: need exactly A and B");
+  if (argc < 2)
     return rpd_usage_error("need two traces: A.rpd B.rpd");
+  d->s[0].path = argv[0];
+  d->s[1].path = argv[1];
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "catfile.h"
 #include "check.h"
 #include "opclass.h"
+#include "opt.h"
 #include "ranks.h"
 #include "table.h"
 #include "textcut.h"
@@ -20,6 +21,7 @@
 #include "wfmode.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,13 +52,11 @@ typedef struct wopts {
 
 int diff_waterfall_wanted(int argc, char **argv)
 {
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--"))
-      return 0;
-    if (!strcmp(argv[i], "--waterfall"))
-      return 1;
-  }
-  return 0;
+  int wanted = 0;
+  const rpd_opt opts[] = { RPD_OPT_FLAG("--waterfall", &wanted), RPD_OPT_END() };
+
+  rpd_opt_peek(opts, argc, argv, NULL, 0);
+  return wanted;
 }
 
 static int parse_format(const char *v, int *fmt)
@@ -74,69 +74,66 @@ static int parse_format(const char *v, int *fmt)
   return -1;
 }
 
+static int format_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  if (parse_format(v, ctx) == 0)
+    return 0;
+  snprintf(msg, msgsz, "%s: expected table, csv, json, md or html", name);
+  return -1;
+}
+
+static int catjson_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  (void)name;
+  if (!*v) {
+    snprintf(msg, msgsz, "--category-json needs a file name");
+    return -1;
+  }
+  *(const char **)ctx = v;
+  return 0;
+}
+
 static int parse_args(wopts *o, int argc, char **argv)
 {
-  int nfiles = 0;
+  int waterfall = 0;
+  const rpd_opt opts[] = {
+    RPD_OPT_FLAG("--waterfall", &waterfall),
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
+    RPD_OPT_I64("--rank-a", &o->s[0].rank, 0, INT64_MAX, "--rank-a: '%s' is not a rank number"),
+    RPD_OPT_I64("--rank-b", &o->s[1].rank, 0, INT64_MAX, "--rank-b: '%s' is not a rank number"),
+    RPD_OPT_I64("--gpu", &o->gpu, 0, INT64_MAX, "--gpu: '%s' is not a GPU id"),
+    RPD_OPT_I64("--top", &o->top, 0, 1000000, "--top: '%s' is not a count"),
+    RPD_OPT_DOUBLE("--kernel-wait-us", &o->kwait_us, 0, 1000000000000000,
+                   "--kernel-wait-us: '%s' is not a number >= 0"),
+    RPD_OPT_CALL("--category-json", catjson_opt, &o->catjson),
+    RPD_OPT_CALL("--xlsx", diff_xlsx_opt, &o->xlsx),
+    RPD_OPT_CALL("-f|--format", format_opt, &o->fmt),
+    RPD_OPT_I64("--width", &o->width, 0, INT64_MAX, "--width: '%s' is not a number of columns"),
+    RPD_OPT_END(),
+  };
+  char msg[1024];
+  int n;
+
   o->s[0].rank = o->s[1].rank = -1;
   o->gpu = -1;
   o->top = 3;
   o->width = -1;
   o->kwait_us = 50;
-  for (int i = 1, files_only = 0; i < argc; i++) {
-    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (files_only || a[0] != '-' || !a[1]) {
-      if (nfiles == 2)
-        return rpd_usage_error("too many arguments: need exactly A and B");
-      o->s[nfiles++].path = a;
-    } else if (!strcmp(a, "--")) {
-      files_only = 1;
-    } else if (!strcmp(a, "--waterfall") || rpd_cli_quiet_opt(a) ||
-               rpd_cli_csv_raw_opt(a)) {
-      continue;
-    } else if (!strcmp(a, "--rank-a") || !strcmp(a, "--rank-b")) {
-      if (rpd_parse_i64_range(val, 0, INT64_MAX, &o->s[a[7] == 'b'].rank))
-        return rpd_usage_error("%s: '%s' is not a rank number", a, val ? val : "");
-      i++;
-    } else if (!strcmp(a, "--gpu")) {
-      if (rpd_parse_i64_range(val, 0, INT64_MAX, &o->gpu))
-        return rpd_usage_error("--gpu: '%s' is not a GPU id", val ? val : "");
-      i++;
-    } else if (!strcmp(a, "--top")) {
-      if (rpd_parse_i64_range(val, 0, 1000000, &o->top))
-        return rpd_usage_error("--top: '%s' is not a count", val ? val : "");
-      i++;
-    } else if (!strcmp(a, "--kernel-wait-us")) {
-      char *end = NULL;
-      double d = val ? strtod(val, &end) : -1;
-      if (!val || end == val || *end || !(d >= 0) || d > 1e15)
-        return rpd_usage_error("--kernel-wait-us: '%s' is not a number >= 0",
-                               val ? val : "");
-      o->kwait_us = d;
-      i++;
-    } else if (!strcmp(a, "--category-json")) {
-      if (!val || !*val)
-        return rpd_usage_error("--category-json needs a file name");
-      o->catjson = val;
-      i++;
-    } else if (!strcmp(a, "--xlsx")) {
-      if (!val || !*val)
-        return rpd_usage_error("--xlsx needs a file name");
-      o->xlsx = val;
-      i++;
-    } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
-      if (parse_format(val, &o->fmt))
-        return rpd_usage_error("%s: expected table, csv, json, md or html", a);
-      i++;
-    } else if (!strcmp(a, "--width")) {
-      if (rpd_parse_i64_range(val, 0, INT64_MAX, &o->width))
-        return rpd_usage_error("--width: '%s' is not a number of columns", val ? val : "");
-      i++;
-    } else {
-      return rpd_usage_error("--waterfall: option '%s' does not apply (see --help)", a);
-    }
+  n = rpd_opt_parse(opts, 0, argc, argv, msg, sizeof msg);
+  if (n == RPD_OPT_EUNKNOWN) {
+    /* the options of the per-key diff, or none at all: one message */
+    const char *q = strchr(msg, '\''), *e = strrchr(msg, '\'');
+    return rpd_usage_error("--waterfall: option '%.*s' does not apply (see --help)",
+                           q && e > q ? (int)(e - q - 1) : 0, q ? q + 1 : "");
   }
-  if (nfiles < 2)
+  if (n < 0)
+    return rpd_usage_error("%s", msg);
+  if (n > 2)
+    return rpd_usage_error("too many arguments: need exactly A and B");
+  if (n < 2)
     return rpd_usage_error("need two traces: A.rpd B.rpd");
+  o->s[0].path = argv[0];
+  o->s[1].path = argv[1];
   return 0;
 }
 
