@@ -154,7 +154,9 @@ $(BIN)/%: $(OBJ)/tools/%.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) -o $@
 
-# folder $(1) (tool $(notdir $(1))): its library, and the binary from main + library
+# folder $(1) (tool $(notdir $(1))): its library, and the binary from main + library.
+# The archive is always written afresh: members may share a base name
+# (raptor/options.o, raptor/report/options.o), which `ar r` on an old one would replace.
 define tool_dir_rule
 $(call tool_lib,$(OBJ),$(notdir $(1))): $(patsubst %.c,$(OBJ)/%.o,$(call tool_lib_src,$(1)))
 	rm -f $$@ && ar rcs $$@ $$^
