@@ -10,8 +10,12 @@
 #
 # Files are discovered: common/*.c, common/util/*.c and common/perfmodel/*.c -> lib/librpdcommon.a; views/*.sql are
 # embedded into it; augment/*.c and tools/*.c -> one binary each in bin/ (a folder
-# augment/NAME/*.c or tools/NAME/*.c -> bin/NAME);
-# raptor/*.c and raptor/report/*.c -> bin/raptor; tests/unit/test_*.c -> cmocka test programs.
+# augment/NAME/*.c or tools/NAME/*.c -> bin/NAME); raptor/ -> bin/raptor.
+# A tool folder is a static library plus a small main: every .c of the folder (and its
+# subfolders) except the one holding main() -- main.c, or NAME.c (raptor/raptor.c) --
+# goes into obj/FOLDER/libNAME.a, and bin/NAME = main's object + libNAME.a + librpdcommon.a.
+# tests/unit/test_*.c -> cmocka test programs; one whose first line is
+# "/* links: NAME ... */" also links those tools' libraries (and sees their headers).
 # Extra rules (shared libraries, ...) live in mk/*.mk.
 
 CC       ?= gcc
@@ -67,13 +71,27 @@ TOOL_DIR_BINS := $(patsubst tools/%,$(BIN)/%,$(sort $(TOOL_DIRS)))
 # an augmenter that grew into a folder: augment/NAME/*.c -> bin/NAME
 AUG_DIRS   := $(patsubst %/,%,$(dir $(wildcard augment/*/*.c)))
 AUG_DIR_BINS := $(patsubst augment/%,$(BIN)/%,$(sort $(AUG_DIRS)))
-# raptor/api.c is the library API: only lib/librptor.so (mk/python.mk) links it
-RAPTOR_SRC := $(filter-out raptor/api.c,$(wildcard raptor/*.c raptor/report/*.c))
 SINGLE_BINS := $(patsubst augment/%.c,$(BIN)/%,$(AUG_SRC)) \
                $(patsubst tools/%.c,$(BIN)/%,$(TOOL_SRC)) $(TOOL_DIR_BINS) \
                $(AUG_DIR_BINS)
-RAPTOR_BIN := $(if $(RAPTOR_SRC),$(BIN)/raptor)
-RAPTOR_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(RAPTOR_SRC))
+RAPTOR_BIN := $(if $(wildcard raptor/*.c),$(BIN)/raptor)
+
+# Tool folders: a static library plus a small main (so unit tests and fuzzers
+# link a tool's code directly).  TOOLDIR_NAME is the folder of tool NAME.
+TOOL_LIB_DIRS := $(sort $(TOOL_DIRS) $(AUG_DIRS)) $(if $(RAPTOR_BIN),raptor)
+# raptor/api.c is the library API: only lib/librptor.so (mk/python.mk) links it
+TOOL_LIB_SKIP := raptor/api.c
+$(foreach d,$(TOOL_LIB_DIRS),$(eval TOOLDIR_$(notdir $(d)) := $(d)))
+# the source holding main() of folder $(1): main.c, else NAME.c
+tool_main = $(firstword $(wildcard $(1)/main.c $(1)/$(notdir $(1)).c))
+# the library's sources of folder $(1): every other .c, subfolders included
+tool_lib_src = $(filter-out $(call tool_main,$(1)) $(TOOL_LIB_SKIP),$(sort $(wildcard $(1)/*.c $(1)/*/*.c)))
+# the static library of tool $(2) under the object root $(1)
+tool_lib = $(1)/$(TOOLDIR_$(2))/lib$(2).a
+# the tools named by the first line "/* links: NAME ... */" of file $(1)
+links_of = $(strip $(shell sed -n '1s|^/\* *links:\(.*\)\*/.*|\1|p' $(1)))
+# check that every tool named in $(2) (by file $(1)) is a tool folder
+links_check = $(foreach n,$(2),$(if $(TOOLDIR_$(n)),,$(error $(1): links: '$(n)' is not a tool folder ($(notdir $(TOOL_LIB_DIRS))))))
 
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(TESTBIN)/%,$(UNIT_SRC))
@@ -136,20 +154,33 @@ $(BIN)/%: $(OBJ)/tools/%.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) -o $@
 
+# folder $(1) (tool $(notdir $(1))): its library, and the binary from main + library.
+# The archive is always written afresh: members may share a base name
+# (raptor/options.o, raptor/report/options.o), which `ar r` on an old one would replace.
 define tool_dir_rule
-$(BIN)/$(notdir $(1)): $(patsubst %.c,$(OBJ)/%.o,$(wildcard $(1)/*.c)) $(COMMON_LIB)
+$(call tool_lib,$(OBJ),$(notdir $(1))): $(patsubst %.c,$(OBJ)/%.o,$(call tool_lib_src,$(1)))
+	rm -f $$@ && ar rcs $$@ $$^
+$(BIN)/$(notdir $(1)): $(patsubst %.c,$(OBJ)/%.o,$(call tool_main,$(1))) \
+  $(call tool_lib,$(OBJ),$(notdir $(1))) $(COMMON_LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS) $$(filter %.o,$$^) $(COMMON_LIB) $$(LDLIBS) -o $$@
+	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
 endef
-$(foreach d,$(sort $(TOOL_DIRS) $(AUG_DIRS)),$(eval $(call tool_dir_rule,$(d))))
-
-$(BIN)/raptor: $(RAPTOR_OBJ) $(COMMON_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $(RAPTOR_OBJ) $(COMMON_LIB) $(LDLIBS) -o $@
+$(foreach d,$(TOOL_LIB_DIRS),$(eval $(call tool_dir_rule,$(d))))
 
 $(TESTBIN)/%: $(OBJ)/tests/unit/%.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) $(CMOCKA_LIBS) -o $@
+
+# a unit test that links tools $(2): their libraries and header folders
+define unit_links_rule
+$(call links_check,tests/unit/$(1).c,$(2))
+$(TESTBIN)/$(1): $(OBJ)/tests/unit/$(1).o $(foreach n,$(2),$(call tool_lib,$(OBJ),$(n))) $(COMMON_LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) $$(CMOCKA_LIBS) -o $$@
+$(OBJ)/tests/unit/$(1).o: CFLAGS += $(foreach n,$(2),-I$(TOOLDIR_$(n)))
+endef
+$(foreach t,$(UNIT_SRC),$(if $(call links_of,$(t)),\
+  $(eval $(call unit_links_rule,$(basename $(notdir $(t))),$(call links_of,$(t))))))
 
 test: deps
 	@$(MAKE) --no-print-directory test-run

@@ -1,4 +1,3 @@
-/* fuzz-sources: */
 /* fuzz_args - the tracer's args text "k = v | k = v" (common/args.c):
  * every pair found must be retrievable, keys and values trimmed. */
 #include <stdint.h>

@@ -1,4 +1,3 @@
-/* fuzz-sources: */
 /* fuzz_autograd - the PyTorch autograd marker parser (common/autograd_parse.c):
  * a match's spans lie inside the text; candidate() agrees between its
  * NUL-terminated and counted forms. */

@@ -1,5 +1,4 @@
-/* fuzz-sources: common/catfile.c */
-/* fuzz_catfile - raptor's kernel category JSON (raptor/catfile.c): any
+/* fuzz_catfile - raptor's kernel category JSON (common/catfile.c): any
  * bytes parse or fail with one line; parsed categories match names. */
 #include <stdint.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/ext.c tools/rpd-import/csv.c */
+/* links: rpd-import */
 /* fuzz_import_csv - rpd-import's rocprofv3 CSV reader on arbitrary bytes.
  * The first byte picks the file kind (kernel_trace, hip/hsa/marker/rccl
  * api, memory_copy, agent_info, rocdecode/rocjpeg api, counter_collection,

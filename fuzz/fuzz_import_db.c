@@ -1,4 +1,4 @@
-/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/ext.c tools/rpd-import/db.c tools/rpd-import/db_kinds.c tools/rpd-import/v1.c tools/rpd-import/csv.c */
+/* links: rpd-import */
 /* fuzz_import_db - rpd-import's rocprofv3 database reader on arbitrary
  * bytes loaded as an in-memory SQLite database (sqlite3_deserialize):
  * corrupt pages, missing tables and odd column values must give a status. */

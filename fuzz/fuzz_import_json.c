@@ -1,4 +1,4 @@
-/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/ext.c tools/rpd-import/json.c tools/rpd-import/json_kinds.c */
+/* links: rpd-import */
 /* fuzz_import_json - rpd-import's rocprofv3 JSON reader on arbitrary
  * bytes: it must return a status (never crash, leak or overflow). */
 #include <stddef.h>

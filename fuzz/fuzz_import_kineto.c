@@ -1,4 +1,4 @@
-/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/ext.c tools/rpd-import/kineto.c tools/rpd-import/kineto_event.c tools/rpd-import/kineto_meta.c tools/rpd-import/kjson.c tools/rpd-import/jsonfile.c tools/rpd-import/json.c tools/rpd-import/json_kinds.c */
+/* links: rpd-import */
 /* fuzz_import_kineto - rpd-import's PyTorch profiler (Kineto) reader on
  * arbitrary bytes: it must return a status (never crash, leak or
  * overflow). */

@@ -1,4 +1,4 @@
-/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/ext.c tools/rpd-import/csv.c tools/rpd-import/madengine.c */
+/* links: rpd-import */
 /* fuzz_import_madengine - rpd-import --into's readers (madengine's
  * gpu_info power/vram CSVs and library_trace.csv) on arbitrary bytes.  The
  * readers take a path: the input is written to one temp file per process

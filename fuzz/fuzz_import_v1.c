@@ -1,4 +1,4 @@
-/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/ext.c tools/rpd-import/v1.c tools/rpd-import/csv.c */
+/* links: rpd-import */
 /* fuzz_import_v1 - rpd-import's rocprof v1 rpl text reader on arbitrary
  * bytes.  The first byte picks the file kind (hip_api, hcc_ops, hsa_api,
  * roctx trace), the rest is the file. */

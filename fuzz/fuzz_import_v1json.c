@@ -1,4 +1,4 @@
-/* fuzz-sources: tools/rpd-import/writer.c tools/rpd-import/ext.c tools/rpd-import/v1_json.c tools/rpd-import/v1.c tools/rpd-import/csv.c */
+/* links: rpd-import */
 /* fuzz_import_v1json - rpd-import's rocprof v1 results.json reader (a
  * chrome trace: lanes, slices, DataFlow flow pairs) on arbitrary bytes: it
  * must return a status (never crash, leak or overflow). */

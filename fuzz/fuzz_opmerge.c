@@ -1,4 +1,4 @@
-/* fuzz-sources: raptor/opmerge.c */
+/* links: raptor */
 /* fuzz_opmerge - raptor's run merger (raptor/opmerge.c): any sequence of
  * ops comes back as the same ops in (gpu, start, id) order, or is refused
  * with RPD_ERANGE (too many runs).  Input: 5 bytes an op (gpu 0..3, start

@@ -1,4 +1,3 @@
-/* fuzz-sources: */
 /* fuzz_regex - Python-syntax regular expressions over PCRE2 (common/regex.c):
  * input "PATTERN\0SUBJECT"; any pattern compiles or fails with one line
  * naming an offset inside it; a compiled pattern searches any subject

@@ -1,4 +1,3 @@
-/* fuzz-sources: */
 /* fuzz_trace - a small in-memory RPD trace (schema v2 or v3) whose every
  * column gets values from the input: NULLs, integers up to INT64_MIN/MAX,
  * reals, text (invalid UTF-8 included), blobs, and runs of increasing

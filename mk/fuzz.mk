@@ -5,13 +5,15 @@
 #   make fuzz FUZZ_TARGETS="deser trace" FUZZ_SECONDS=300
 #   make fuzz-build           only build them ($(OBJ)/fuzz/bin/fuzz_NAME)
 #
-# Convention: fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput; its first
-# line is a comment "/* fuzz-sources: path/a.c path/b.c */" naming the
-# extra sources (besides common/) compiled into it.  Seeds: fuzz/corpus/NAME/
+# Convention: fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput; a first
+# line "/* links: rpd-import */" names the tool libraries (the Makefile's
+# tool folders) it links besides common/, and adds their folders to the
+# include path.  Seeds: fuzz/corpus/NAME/
 # (small, committed) plus seeds fuzz/run.sh extracts from ../shared/traces at
 # run time; the working corpora and crash artifacts live in $(OBJ)/fuzz/.
-# common/ is compiled again with clang -fsanitize=fuzzer-no-link,address,
-# undefined (UBSan findings abort, as with SANITIZE=1).  Needs clang (Debian
+# common/ and the linked tool libraries are compiled again with clang
+# -fsanitize=fuzzer-no-link,address,undefined into $(OBJ)/fuzz/ (UBSan
+# findings abort, as with SANITIZE=1).  Needs clang (Debian
 # clang, in `make deps`); without it `make fuzz` says so and the in-test
 # slice (tests/tools/fuzz-smoke.sh) skips.
 
@@ -46,16 +48,23 @@ $(FUZZ_OUT)/obj/views_embed.o: $(OBJ)/views_embed.c
 $(FUZZ_LIB): $(FUZZ_LIBOBJ)
 	rm -f $@ && ar rcs $@ $^
 
-# extra sources of target $(1): the first line's "fuzz-sources:" list
-fuzz_sources = $(strip $(shell sed -n '1s|^/\* *fuzz-sources:\(.*\)\*/.*|\1|p' fuzz/fuzz_$(1).c))
-
-define fuzz_rule
-$(FUZZ_OUT)/bin/fuzz_$(1): fuzz/fuzz_$(1).c $(call fuzz_sources,$(1)) $(FUZZ_LIB) $(wildcard fuzz/*.h)
-	@mkdir -p $$(dir $$@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(addprefix -I,$(sort $(dir $(call fuzz_sources,$(1))))) \
-	  -fsanitize=fuzzer fuzz/fuzz_$(1).c $(call fuzz_sources,$(1)) $(FUZZ_LIB) $(LDLIBS) -o $$@
+# the clang build of tool $(1)'s library: $(OBJ)/fuzz/obj/FOLDER/libNAME.a
+define fuzz_tool_lib_rule
+$(call tool_lib,$(FUZZ_OUT)/obj,$(1)): $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(call tool_lib_src,$(TOOLDIR_$(1))))
+	rm -f $$@ && ar rcs $$@ $$^
 endef
-$(foreach t,$(FUZZ_ALL),$(eval $(call fuzz_rule,$(t))))
+$(foreach d,$(TOOL_LIB_DIRS),$(eval $(call fuzz_tool_lib_rule,$(notdir $(d)))))
+
+# target $(1) linking tools $(2)
+define fuzz_rule
+$(call links_check,fuzz/fuzz_$(1).c,$(2))
+$(FUZZ_OUT)/bin/fuzz_$(1): fuzz/fuzz_$(1).c $(foreach n,$(2),$(call tool_lib,$(FUZZ_OUT)/obj,$(n))) \
+  $(FUZZ_LIB) $(wildcard fuzz/*.h)
+	@mkdir -p $$(dir $$@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(foreach n,$(2),-I$(TOOLDIR_$(n))) -fsanitize=fuzzer \
+	  $$(filter %.c %.a,$$^) $(LDLIBS) -o $$@
+endef
+$(foreach t,$(FUZZ_ALL),$(eval $(call fuzz_rule,$(t),$(call links_of,fuzz/fuzz_$(t).c))))
 
 fuzz-build: $(FUZZ_BINS)
 
