@@ -128,11 +128,6 @@ static int resolve_time(const char *opt, const char *text, int abs_us, int64_t f
   return 0;
 }
 
-/* OUT as an atomic output (rpd_outfile: a locked temp file next to OUT's
- * target, renamed into place by close_sink and removed on failure, a fatal
- * signal or exit), or NULL when OUT is an existing special file. */
-rpd_outfile *ofile;
-
 /* Open OUT: a regular file (new, or replaced) goes through rpd_outfile; an
  * existing OUT that is not a regular file or a directory (/dev/null, a
  * FIFO, a terminal) is written directly, never replaced. */
@@ -203,14 +198,6 @@ static int same_file(const char *a, const char *b) {
   struct stat sa, sb;
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
          sa.st_ino == sb.st_ino;
-}
-
-/* The GPUs the op scan saw, ascending. */
-void collect_gpus(conv *c) {
-  c->ngpus = c->gpuset.n;
-  c->gpus = rpd_xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *c->gpus);
-  if (c->ngpus) memcpy(c->gpus, c->gpuset.a, c->ngpus * sizeof *c->gpus);
-  qsort(c->gpus, c->ngpus, sizeof *c->gpus, i64_qcmp);
 }
 
 int trace_span(rpd *r, int span, int64_t *first, int64_t *last, int64_t *t_end) {

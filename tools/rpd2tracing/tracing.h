@@ -505,10 +505,12 @@ int convert_sections(conv *a, conv *b);
 /* main.c */
 /* Flush and close OUT (renamed into place when ok); the exit code. */
 int close_sink(sink *s, const char *out, int ok);
+
+/* workers.c */
 /* c->gpus: the GPUs the op scan saw, ascending (owned by c). */
 void collect_gpus(conv *c);
-
-/* main.c: OUT as an atomic output, NULL when OUT is a special file */
+/* OUT as an atomic output (set by main.c's open_sink), NULL when OUT is a
+ * special file; the workers put their temp files next to its target. */
 extern rpd_outfile *ofile;
 
 #endif

@@ -1,5 +1,18 @@
 #include "tracing.h"
 
+/* OUT as an atomic output (rpd_outfile: a locked temp file next to OUT's
+ * target, renamed into place by close_sink and removed on failure, a fatal
+ * signal or exit), or NULL when OUT is an existing special file. */
+rpd_outfile *ofile;
+
+/* The GPUs the op scan saw, ascending. */
+void collect_gpus(conv *c) {
+  c->ngpus = c->gpuset.n;
+  c->gpus = rpd_xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *c->gpus);
+  if (c->ngpus) memcpy(c->gpus, c->gpuset.a, c->ngpus * sizeof *c->gpus);
+  qsort(c->gpus, c->ngpus, sizeof *c->gpus, i64_qcmp);
+}
+
 void job_wrote(job *j, size_t n) {
   pthread_mutex_lock(&j->mu);
   j->b_written += (off_t)n;
