@@ -713,7 +713,7 @@ static int do_upgrade(const opts *o)
     return o->out ? rpd_fail_committed(dest)
                   : rpd_finish_stdout() ? rpd_fail("%s", rpd_errmsg()) : 0;
   }
-  /* issue 19: a 16 MB page cache; SQLite's sorter (the rebuilt tables'
+  /* a 16 MB page cache; SQLite's sorter (the rebuilt tables'
    * indexes) sizes itself by it, so the peak stays flat in trace size */
   rc = rpd_profile(r, RPD_OPEN_UPDATE);
   if (rc == RPD_OK)

@@ -303,7 +303,7 @@ int main(int argc, char **argv) {
   if ((rc = parse(argc, argv, &o))) return rc;
   write = o.dedupe || o.vacuum || o.out;
   if (rpd_open_or_report(&r, o.file, o.out, write ? RPD_WRITE : RPD_READ)) return 1;
-  /* issue 19: a 16 MB page cache; SQLite's sorter (the window over the
+  /* a 16 MB page cache; SQLite's sorter (the window over the
    * strings) and VACUUM's copy size themselves by it, so the peak stays
    * flat in trace size */
   rc = rpd_profile(r, RPD_OPEN_UPDATE);
@@ -312,7 +312,7 @@ int main(int argc, char **argv) {
   if (rc == RPD_OK) rc = one_table(r, &o, "rocpd_string", &msg);
   if (rc == RPD_OK && rpd_schema(r) == 3 && rpd_table_exists(r, "rocpd_ustring"))
     rc = one_table(r, &o, "rocpd_ustring", &msg);
-  if (rc == RPD_OK && o.dedupe) rc = rpd_record_version(r);   /* issue 15 */
+  if (rc == RPD_OK && o.dedupe) rc = rpd_record_version(r);
   if (rc == RPD_OK && write) rc = rpd_commit(r);
   if (rc == RPD_OK && o.vacuum) vacuum(r, &o);
   if (rc == RPD_OK) rc = file_bytes(r, &after);

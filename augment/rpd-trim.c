@@ -562,7 +562,7 @@ int main(int argc, char **argv)
     return 1;
   /* garbage timestamps would wrap the range arithmetic: refuse them */
   rc = rpd_check_trace(r);
-  /* issue 19: a 16 MB page cache (SQLite's sorter and VACUUM's copy take
+  /* a 16 MB page cache (SQLite's sorter and VACUUM's copy take
    * the same again each) keeps the peak flat in trace size */
   if (!rc)
     rc = rpd_profile(r, RPD_OPEN_UPDATE);
@@ -619,7 +619,7 @@ int main(int argc, char **argv)
     rc = trim(r, start, end, &dropped, &rerun);
   rpd_progress_end();
   if (!rc)
-    rc = rpd_record_version(r);   /* issue 15 */
+    rc = rpd_record_version(r);
   if (!rc)
     rc = rpd_commit(r);
   if (rc)

@@ -419,7 +419,7 @@ int main(int argc, char **argv) {
   out = argc > 1 ? argv[1] : NULL;
   if (!s.in || !out) return rpd_usage_error("need FILE and OUT.html");
   if (rpd_open_or_report(&s.r, s.in, NULL, RPD_READ | RPD_CHECKED) != RPD_OK) return 1;
-  /* issue 19: a 16 MB page cache; SQLite's sorter (the autogradKernel
+  /* a 16 MB page cache; SQLite's sorter (the autogradKernel
    * view's GROUP BY) sizes itself by it, so the peak stays flat */
   if (rpd_profile(s.r, RPD_OPEN_UPDATE) != RPD_OK) {
     ret = rpd_fail("cannot read '%s': %s", s.in, rpd_errmsg());

@@ -196,7 +196,7 @@ int main(int argc, char **argv)
   int rc = rpd_check_trace(r);
   if (!rc)
     rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, progress_scans));
-  /* issue 19: a 16 MB page cache; SQLite's sorter (the GROUP BY and
+  /* a 16 MB page cache; SQLite's sorter (the GROUP BY and
    * ORDER BY) sizes itself by it, so the peak stays flat in trace size */
   if (!rc)
     rc = rpd_profile(r, RPD_OPEN_UPDATE);

@@ -123,7 +123,7 @@ int report_build(report_run *run)
   run->c.comm = category_comm_index(run->c.r, run->c.n);
   if (rpd_open_or_report(&run->r, o->path, NULL, (o->save ? RPD_WRITE : RPD_READ) | RPD_CHECKED))
     return 1;
-  /* issue 19: the scans need no 64 MB page cache, and SQLite's sorts
+  /* the scans need no 64 MB page cache, and SQLite's sorts
    * (medians; ops in no order) spill to temp files, not memory; one read
    * transaction: every pass sees the same rocpd_op */
   rpd *r = run->r;

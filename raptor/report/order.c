@@ -1,6 +1,6 @@
 /* order.c - raptor --report: the intervals of GPU work and the kernel
  * dispatches back in the order the tables need, without keeping them in
- * memory (issue 19):
+ * memory:
  *   - intervals in (gpu, start) order, or start order over every GPU: the
  *     scan hands them in table order to raptor's run merger (opmerge.h:
  *     a temp file and a block per sorted run); a table in no order (more

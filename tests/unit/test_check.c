@@ -138,7 +138,7 @@ static int trace_cb(unsigned what, void *ctx, void *p, void *x)
   return 0;
 }
 
-/* issue 19: the check scans with a 4 MB page cache and gives the caller
+/* the check scans with a 4 MB page cache and gives the caller
  * back its own cache_size after, passed or failed; a smaller cache is
  * never grown. */
 static void test_check_cache(void **state)

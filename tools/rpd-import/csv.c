@@ -11,7 +11,7 @@
 
 #include "rpd.h"
 #include "import.h"
-#include "pipe.h"    /* issue 21: the writer thread */
+#include "pipe.h"    /* the writer thread */
 #include "strictint.h"
 
 /* ------------------------------------------------------------ CSV input */

@@ -17,8 +17,8 @@
 
 #include "rpd.h"
 #include "import.h"
-#include "kinds.h"   /* issue 16 tables: db_kinds.c */
-#include "pipe.h"    /* issue 21: the writer thread, paused around savepoints */
+#include "kinds.h"   /* record-kind tables: db_kinds.c */
+#include "pipe.h"    /* the writer thread, paused around savepoints */
 
 /* The per-guid table set: name of table `base` for guid suffix `sfx`
  * ("" = the unsuffixed tables of a database without guids). */
@@ -288,7 +288,7 @@ static const char *db_domain(const char *cat, const char **kind)
   if (!strncmp(cat, "HSA", 3)) { *kind = "hsa_api"; return "HSA"; }
   if (!strncmp(cat, "MARKER", 6)) { *kind = "marker_api"; return "ROCTX"; }
   if (!strncmp(cat, "RCCL", 4)) { *kind = "rccl_api"; return "RCCL"; }
-  /* issue 16: the CSV and JSON readers' domains */
+  /* the CSV and JSON readers' domains */
   if (!strncmp(cat, "ROCDECODE", 9)) { *kind = "rocdecode_api"; return "ROCDECODE"; }
   if (!strncmp(cat, "ROCJPEG", 7)) { *kind = "rocjpeg_api"; return "ROCJPEG"; }
   *kind = "region"; return cat;
@@ -652,7 +652,7 @@ static int db_import_guid(imp *m, rpd *in, const char *sfx)
   if (!rc)
     rc = db_symbols(m, in, sfx, &sy);
   if (!rc)
-    rc = db_kinds_begin(m, in, sfx);   /* issue 16 */
+    rc = db_kinds_begin(m, in, sfx);
   if (!rc)
     rc = db_kernels(m, in, sfx, &sy);
   if (!rc)
@@ -660,7 +660,7 @@ static int db_import_guid(imp *m, rpd *in, const char *sfx)
   if (!rc)
     rc = db_copies(m, in, sfx);
   if (!rc)
-    rc = db_kinds(m, in, sfx);         /* issue 16 */
+    rc = db_kinds(m, in, sfx);
   symtab_free(&sy);
   return rc;
 }

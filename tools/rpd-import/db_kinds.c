@@ -1,4 +1,4 @@
-/* db_kinds.c - rpd-import: the rocprofv3 database tables of issue 16, into
+/* db_kinds.c - rpd-import: the rocprofv3 database tables, into
  * the same tables as the CSV and JSON readers:
  *   rocpd_pmc_event + rocpd_info_pmc  -> rocpd_counter (one row per dispatch
  *       and counter name: the instances summed, as the database's own
@@ -17,7 +17,7 @@
 
 #include "rpd.h"
 #include "kinds.h"
-#include "pipe.h"    /* issue 21: the writer thread, paused around savepoints */
+#include "pipe.h"    /* the writer thread, paused around savepoints */
 
 /* "<base>_<sfx>" quoted for SQL (sfx "" = the unsuffixed table); caller
  * sqlite3_free()s. */

@@ -10,7 +10,7 @@
 #include "rpd.h"
 #include "import.h"
 #include "kinds.h"
-#include "pipe.h"    /* issue 21: these rows are inserted with the writer thread paused */
+#include "pipe.h"    /* these rows are inserted with the writer thread paused */
 
 static const char ext_alloc_ddl[] =
   "CREATE TABLE IF NOT EXISTS ext_memory_allocation ("
@@ -177,7 +177,7 @@ void w_ext_finalize(imp *m)
 }
 
 /* ------------------------------------------------------------ public:
- * each runs its row(s) with the writer thread paused (issue 21) */
+ * each runs its row(s) with the writer thread paused */
 
 int w_counter(imp *m, int64_t op_id, const char *name, double value)
 {

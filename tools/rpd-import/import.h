@@ -63,11 +63,11 @@ typedef struct imp {
   int64_t n_bad_rows;       /* op/api rows rpd_check_trace would refuse
                              * (every such row goes through w_op/w_api) */
   rpd_buf args;             /* scratch */
-  struct jkstate *jk;       /* issue 16: json_kinds.c's state (kinds.h) */
-  struct wpipe *pipe;       /* issue 19: the writer thread (pipe.c), or NULL */
-  int64_t n_jk_orphan;      /* issue 16: db pmc events on no dispatch (skipped) */
-  int64_t jk_op_base;       /* issue 16: first op id of the db guid being read */
-  int64_t n_v1_unlinked_flow;  /* issue 16: v1 results.json flows without both ends */
+  struct jkstate *jk;       /* json_kinds.c's state (kinds.h) */
+  struct wpipe *pipe;       /* the writer thread (pipe.c), or NULL */
+  int64_t n_jk_orphan;      /* db pmc events on no dispatch (skipped) */
+  int64_t jk_op_base;       /* first op id of the db guid being read */
+  int64_t n_v1_unlinked_flow;  /* v1 results.json flows without both ends */
   /* the progress line (writer.c prog_*): what is counted, how far */
   const char *prog_what;
   int64_t prog_done, prog_total, prog_next, prog_step;
@@ -161,7 +161,7 @@ int w_meta_time(imp *m, int64_t init, int64_t fini);
 int w_meta_add(imp *m, const char *tag, const char *value);
 int w_meta_int(imp *m, const char *tag, int64_t v);
 
-/* --- the progress line (issue 15; common rpd_progress: on stderr only
+/* --- the progress line (common rpd_progress: on stderr only
  * when it is a terminal, silenced by -q) */
 /* Start a line counting `what`: bytes (unit "bytes", shown as MB) or
  * rows; total < 0 = unknown (count and rate only). */

@@ -8,8 +8,8 @@
 
 #include "rpd.h"
 #include "import.h"
-#include "kinds.h"   /* issue 16 record kinds: json_kinds.c */
-#include "pipe.h"    /* issue 19: the writer thread, paused for rare records */
+#include "kinds.h"   /* record kinds: json_kinds.c */
+#include "pipe.h"    /* the writer thread, paused for rare records */
 #include "jsonread.h"
 #include "strictint.h"
 
@@ -490,7 +490,7 @@ static void rec_marker(jstate *j)
   imap_put(&j->markmsg, id, j->nmarkers++);
 }
 
-/* --- issue 16: how json_kinds.c reads the current record (kinds.h) */
+/* --- how json_kinds.c reads the current record (kinds.h) */
 static int jk_field(void *c, int i, const char **k, const char **v)
 {
   jstate *j = c;
@@ -509,7 +509,7 @@ static int64_t jk_integer(void *c, const char *key, int64_t dflt)
   return jintn(c, key, strlen(key), dflt);
 }
 static const jk_access jk_acc = { jk_field, jk_gpu, jk_op, jk_kind, jk_sym, jk_integer };
-/* --- end of issue 16 block */
+/* --- end of the record-kinds block */
 
 /* A record of json_kinds.c's (or an agent): it may use the output
  * connection directly, so the writer thread is paused around it. */
@@ -523,7 +523,7 @@ static int rec_kinds(jstate *j, int *rc)
   }
   if (j->rec_kind == RK_AGENT) {
     rec_agent(j);
-    *rc = jk_agent(j->m, &jk_acc, j);   /* + issue 16 */
+    *rc = jk_agent(j->m, &jk_acc, j);
     hit = 1;
   } else
     hit = jk_record(j->m, j->recarr, &jk_acc, j, rc);
@@ -566,7 +566,7 @@ static int rec_end(jstate *j)
     count_read(j->m, s, 1);
     return rec_api(j, s);
   }
-  /* issue 16: counters, allocations, scratch, rocdecode, rocjpeg */
+  /* counters, allocations, scratch, rocdecode, rocjpeg */
   if (rec_kinds(j, &rc))
     return rc ? rc : jrec_check(j);
   count_read(j->m, s, 0);
@@ -596,7 +596,7 @@ static int child_role(jstate *j, int is_map, int *rec_kind)
     if (is_map && !strcmp(k, "metadata")) { *rec_kind = RK_META; return R_RECORD; }
     if (is_map && !strcmp(k, "strings")) return R_STRINGS;
     if (is_map && !strcmp(k, "buffer_records")) return R_BUFREC;
-    /* issue 16 (json_kinds.c): counter records and the counter list */
+    /* json_kinds.c: counter records and the counter list */
     if (is_map && !strcmp(k, "callback_records")) return R_BUFREC;
     if (!is_map && !strcmp(k, "counters")) { strcpy(j->recarr, "counters"); return R_RECARR; }
     if (!is_map && !strcmp(k, "agents")) return R_AGENTS;
@@ -637,7 +637,7 @@ static int j_open(jstate *j, int is_map)
   j->klen[j->depth] = 0;
   j->pbase[j->depth] = j->plen;
   if (role == R_SECTION) {
-    if (!j->rc && (j->rc = jk_flush_paused(j->m)))   /* issue 16: held counters */
+    if (!j->rc && (j->rc = jk_flush_paused(j->m)))   /* held counters */
       return 0;
     js_clear_section(j);
     new_section(j->m);
@@ -874,7 +874,7 @@ int json_run(imp *m, json_read_fn rd, void *ctx)
     }
     goto cleanup;
   }
-  if ((rc = jk_flush_paused(m)))   /* issue 16: held counters */
+  if ((rc = jk_flush_paused(m)))   /* held counters */
     goto cleanup;
   if (!fed) {
     rc = rpd_seterr(RPD_EPARSE, "empty file");
@@ -888,7 +888,7 @@ int json_run(imp *m, json_read_fn rd, void *ctx)
     rc = rpd_seterr(RPD_EPARSE, "not a rocprofv3 JSON: no 'rocprofiler-sdk-tool' key");
 
 cleanup:
-  jk_free(m);   /* issue 16 */
+  jk_free(m);
   yajl_free(h);
   rpd_buf_free(&pending);
   js_clear_section(&j);

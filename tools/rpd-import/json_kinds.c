@@ -1,4 +1,4 @@
-/* json_kinds.c - rpd-import: the rocprofv3 JSON record kinds of issue 16,
+/* json_kinds.c - rpd-import: the rocprofv3 JSON record kinds,
  * into the same tables as the CSV reader:
  *   counters (the section's counter list)  -> counter id -> name
  *   callback_records.counter_collection    -> rocpd_counter (+ the view)

@@ -48,7 +48,7 @@ int db_kinds(imp *m, rpd *in, const char *sfx);
  * (ext.c), for a reader that writes many in a row (db_kinds.c): the rows
  * and their ids are the ones w_counter would write, in the same order
  * (the name's string id is taken when the row is added).  A flushed batch
- * is inserted on the writer thread when one runs (pipe_call, issue 21):
+ * is inserted on the writer thread when one runs (pipe_call):
  * flush, then pause the pipe, before anything reads rocpd_counter; free
  * (finalize: it waits for the writer thread) when done. */
 enum { COUNTER_BATCH = 64 };

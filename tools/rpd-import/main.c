@@ -79,10 +79,10 @@ static const char usage[] =
 #include "rpd.h"
 #include "opt.h"
 #include "import.h"
-#include "kinds.h"   /* issue 16 */
+#include "kinds.h"
 #include "check.h"
 #include "strictint.h"
-#include "pipe.h"    /* issue 19: the JSON import's writer thread */
+#include "pipe.h"    /* the JSON import's writer thread */
 
 enum { IN_JSON, IN_CSV, IN_DB, IN_V1, IN_KINETO };
 
@@ -256,7 +256,7 @@ static int import_kineto_piped(imp *m, const char *in)
   return pipe_end(m, rc);
 }
 
-/* A rocprofv3 (or v1) database the same way (issue 21): the input is
+/* A rocprofv3 (or v1) database the same way: the input is
  * read on its own connection while the writer thread inserts. */
 static int import_db_piped(imp *m, const char *in)
 {
@@ -266,7 +266,7 @@ static int import_db_piped(imp *m, const char *in)
   return pipe_end(m, rc);
 }
 
-/* A CSV set the same way (issue 21). */
+/* A CSV set the same way. */
 static int import_csv_piped(imp *m, csvset *set)
 {
   int rc = pipe_begin(m);
@@ -295,10 +295,10 @@ static void summary(const imp *m, const char *out, int64_t linked)
     fprintf(stderr, "  wrote ext_memory_allocation %4" PRId64 "\n", m->n_alloc);
   if (m->n_scratch)
     fprintf(stderr, "  wrote ext_scratch_memory %7" PRId64 "\n", m->n_scratch);
-  if (m->n_v1_unlinked_flow)   /* issue 16 (v1_json.c) */
+  if (m->n_v1_unlinked_flow)
     fprintf(stderr, "  skipped %" PRId64 " flow arrows whose call or op was not found\n",
             m->n_v1_unlinked_flow);
-  if (m->n_jk_orphan)   /* issue 16 (db_kinds.c) */
+  if (m->n_jk_orphan)
     fprintf(stderr, "  skipped %" PRId64 " pmc events of no kernel dispatch\n", m->n_jk_orphan);
   if (m->n_dup_api)
     fprintf(stderr, "  skipped %" PRId64 " api records with a duplicate correlation id\n",
@@ -453,7 +453,7 @@ int main(int argc, char **argv)
   if (!rc)
     rc = w_prepare(&m);
   if (!rc) {
-    if (kind == IN_JSON)   /* issue 16: rocprof v1 results.json (v1_json.c) */
+    if (kind == IN_JSON)   /* rocprof v1 results.json (v1_json.c) */
       rc = v1_json_is(in) ? import_v1_json(&m, in) : import_json_piped(&m, in);
     else if (kind == IN_KINETO)
       rc = import_kineto_piped(&m, in);

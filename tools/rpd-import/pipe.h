@@ -12,7 +12,7 @@
 #include "import.h"
 
 /* Work run on the writer thread in order with the batches: fn(m, data)
- * on a copy of the caller's data (issue 21: db_kinds.c's counter rows). */
+ * on a copy of the caller's data (db_kinds.c's counter rows). */
 typedef int (*pipe_fn)(imp *m, const void *data);
 
 /* The head of pipe.c's state: what writer.c and the readers call. */

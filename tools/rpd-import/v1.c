@@ -17,7 +17,7 @@
 
 #include "rpd.h"
 #include "import.h"
-#include "kinds.h"   /* issue 16: args_size shared with v1_json.c */
+#include "kinds.h"   /* args_size shared with v1_json.c */
 
 enum { V_HIP, V_OPS, V_HSA, V_ROCTX, V_NKINDS };
 
@@ -82,7 +82,7 @@ typedef struct v1run {
 
 /* The value of "sizeBytes=N" (text) or "sizeBytes(N)" (results.db) in
  * args, or -1. */
-int64_t args_size(const char *args)   /* issue 16: v1_json.c uses it too */
+int64_t args_size(const char *args)   /* v1_json.c uses it too */
 {
   const char *p = args ? strstr(args, "sizeBytes") : NULL;
   if (!p || (p[9] != '=' && p[9] != '('))

@@ -1,5 +1,5 @@
 /* v1_json.c - rpd-import: rocprof v1's results.json, the chrome://tracing
- * file rocprof writes next to results.db (issue 16.3).
+ * file rocprof writes next to results.db.
  *
  * Layout (rocprofiler v1 tblextr): "M" process_name events name the lanes
  * ("CPU HIP API", "CPU HSA API", "COPY", "GPU<N>", "GPU Barriers<N>");

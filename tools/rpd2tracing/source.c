@@ -196,7 +196,7 @@ int emit_apis(conv *c) {
     if (!row_times(st, 3, 4, -1, c->check_rows, &start, &end, NULL)) { rc = bad_row(c); break; }
     int64_t id = sqlite3_column_int64(st, 0);
     int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
-    rpd_progress_rows(c->r, "api calls", "rocpd_api", id);   /* issue 15 */
+    rpd_progress_rows(c->r, "api calls", "rocpd_api", id);
     if (!c->has_api || end > c->api_end) c->api_end = end;
     c->has_api = 1;
     if (!c->threads.n || c->threads.a[th] != pid || c->threads.b[th] != tid)
@@ -316,7 +316,7 @@ int emit_ops(conv *c) {
     if (!row_times(st, 2, 3, 0, c->check_rows, &start, &end, &gpu)) { rc = bad_row(c); break; }
     int64_t queue = sqlite3_column_int64(st, 1);
     int64_t id = sqlite3_column_int64(st, 6);
-    rpd_progress_rows(c->r, "ops", "rocpd_op", id);   /* issue 15 */
+    rpd_progress_rows(c->r, "ops", "rocpd_op", id);
     if (!c->has_op || end > c->op_end) c->op_end = end;
     c->has_op = 1;
     if (c->gpuset.n == 0 || c->gpuset.a[c->gpuset.n - 1] != gpu) pair_get(&c->gpuset, gpu, 0);
