@@ -6,7 +6,6 @@
  * FULL OUTER JOIN pairs them.  Memory stays flat (small page caches).
  * See docs/rpd-diff.md. */
 #include "rpd.h"
-#include "check.h"
 #include "opt.h"
 #include "opclass.h"
 #include "ranks.h"
@@ -118,18 +117,6 @@ static int format_opt(void *ctx, const char *name, const char *v, char *msg, siz
     return 0;
   snprintf(msg, msgsz, "%s: expected table, csv or json", name);
   return -1;
-}
-
-/* --xlsx FILE (not empty) into *(const char **)ctx; shared with --waterfall. */
-int diff_xlsx_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
-{
-  (void)name;
-  if (!*v) {
-    snprintf(msg, msgsz, "--xlsx needs a file name");
-    return -1;
-  }
-  *(const char **)ctx = v;
-  return 0;
 }
 
 static int parse_args(diff *d, int argc, char **argv)
@@ -332,16 +319,10 @@ int main(int argc, char **argv)
   memset(&d, 0, sizeof d);
   if ((rc = parse_args(&d, argc, argv)))
     return rc;
-  if (d.xlsx && (rpd_output_check(d.xlsx, d.s[0].path, NULL) ||
-                 rpd_output_check(d.xlsx, d.s[1].path, NULL)))
-    return rpd_fail("cannot write '%s': %s", d.xlsx, rpd_errmsg());
+  if (diff_check_xlsx(d.xlsx, d.s[0].path, d.s[1].path))
+    return 1;
   for (int k = 0; k < 2 && !rc; k++)
-    if (rpd_open_or_report(&d.s[k].r, d.s[k].path, NULL, RPD_READ))
-      rc = 1;
-    /* a text or out-of-range timestamp would be summed as a wrong number */
-    else if (rpd_check_trace(d.s[k].r) ||
-             rpd_profile(d.s[k].r, RPD_OPEN_SCAN))
-      rc = rpd_fail("cannot read '%s': %s", d.s[k].path, rpd_errmsg());
+    rc = diff_open_trace(&d.s[k].r, d.s[k].path);
   /* "": a private temp database on disk (pages cached up to the profile's cache),
    * so many distinct keys (marker texts) do not grow the memory */
   if (!rc && (sqlite3_open("", &d.mem) != SQLITE_OK ||

@@ -9,7 +9,6 @@
  * own, xlsx).  See docs/rpd-diff.md "Waterfall". */
 #include "rpd.h"
 #include "catfile.h"
-#include "check.h"
 #include "opclass.h"
 #include "opt.h"
 #include "ranks.h"
@@ -641,9 +640,8 @@ int diff_waterfall_main(int argc, char **argv)
   memset(&o, 0, sizeof o);
   if ((rc = parse_args(&o, argc, argv)))
     return rc;
-  if (o.xlsx && (rpd_output_check(o.xlsx, o.s[0].path, NULL) ||
-                 rpd_output_check(o.xlsx, o.s[1].path, NULL)))
-    return rpd_fail("cannot write '%s': %s", o.xlsx, rpd_errmsg());
+  if (diff_check_xlsx(o.xlsx, o.s[0].path, o.s[1].path))
+    return 1;
   if (category_load_or_builtin(&o.cats, &o.ncats, o.catjson))
     rc = rpd_fail("%s", rpd_errmsg());
   if (!rc) {
@@ -652,11 +650,7 @@ int diff_waterfall_main(int argc, char **argv)
       o.catnames[i] = o.cats[i].name;
   }
   for (int k = 0; k < 2 && !rc; k++)
-    if (rpd_open_or_report(&o.s[k].r, o.s[k].path, NULL, RPD_READ))
-      rc = 1;
-    else if (rpd_check_trace(o.s[k].r) ||
-             rpd_profile(o.s[k].r, RPD_OPEN_SCAN))
-      rc = rpd_fail("cannot read '%s': %s", o.s[k].path, rpd_errmsg());
+    rc = diff_open_trace(&o.s[k].r, o.s[k].path);
   if (!rc && (sqlite3_open("", &o.mem) != SQLITE_OK ||
               rpd_db_profile(o.mem, RPD_OPEN_SCAN) != SQLITE_OK ||
               mem_exec(&o, "CREATE TABLE part(side INTEGER, part TEXT, ns INTEGER,"

@@ -12,9 +12,22 @@ int diff_waterfall_wanted(int argc, char **argv);
  * exit code (0 ok, 1 failure, 2 usage). */
 int diff_waterfall_main(int argc, char **argv);
 
-/* The option callback of --xlsx FILE (an rpd_opt_fn of common/opt.h, both
- * modes): a name that is not empty into *(const char **)ctx, else the
- * message "--xlsx needs a file name". */
+/* inputs.c, for both modes. */
+
+/* The option callback of --xlsx FILE (an rpd_opt_fn of common/opt.h): a
+ * name that is not empty into *(const char **)ctx, else the message
+ * "--xlsx needs a file name". */
 int diff_xlsx_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz);
+
+/* --xlsx FILE (NULL: none) must be writable and neither input a or b:
+ * 0, or 1 after printing "cannot write 'FILE': REASON". */
+int diff_check_xlsx(const char *xlsx, const char *a, const char *b);
+
+/* Open one input for reading, check its values (a text or out-of-range
+ * timestamp would be summed as a wrong number) and set the scan profile:
+ * 0, or 1 after printing the one-line reason (*r may then be open; the
+ * caller closes it). */
+struct rpd;
+int diff_open_trace(struct rpd **r, const char *path);
 
 #endif
