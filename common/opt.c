@@ -87,6 +87,62 @@ static const rpd_opt *find_short(const rpd_opt *opts, char c)
   return NULL;
 }
 
+/* The spelling of names that starts with the long name name[0 .. len) and
+ * is longer (an abbreviation of it), or NULL; *n = its length. */
+static const char *long_prefix(const char *names, const char *name, size_t len, size_t *n)
+{
+  for (const char *p = names; p && *p;) {
+    const char *e = strchr(p, '|');
+    *n = e ? (size_t)(e - p) : strlen(p);
+    if (*n > len && p[1] == '-' && memcmp(p, name, len) == 0) return p;
+    p = e ? e + 1 : NULL;
+  }
+  return NULL;
+}
+
+/* The entries of the RPD_OPT_ABBREV tables in opts (on: opts is one) with
+ * a long name that name[0 .. len) abbreviates: returns how many, *hit =
+ * the last and full its spelling (at most fullsz bytes). */
+static int find_abbrev(const rpd_opt *opts, int on, const char *name, size_t len,
+                       const rpd_opt **hit, char *full, size_t fullsz)
+{
+  int count = 0;
+  for (const rpd_opt *o = opts; o && o->kind != RPD_OPTK_END; o++) {
+    size_t n;
+    const char *p;
+    if (o->kind == RPD_OPTK_TABLE) {
+      count += find_abbrev(o->value, on || o->ival, name, len, hit, full, fullsz);
+    } else if (on && (p = long_prefix(o->names, name, len, &n))) {
+      count++;
+      *hit = o;
+      snprintf(full, fullsz, "%.*s", (int)n, p);
+    }
+  }
+  return count;
+}
+
+/* The entry of opts (not the built-in ones) with the one-letter spelling
+ * "-c", whatever its kind (a letter of a cluster). */
+static const rpd_opt *find_letter(const rpd_opt *opts, char c)
+{
+  for (const rpd_opt *o = opts; o && o->kind != RPD_OPTK_END; o++) {
+    if (o->kind == RPD_OPTK_TABLE) {
+      const rpd_opt *hit = find_letter(o->value, c);
+      if (hit) return hit;
+    } else if (has_short(o->names, c)) {
+      return o;
+    }
+  }
+  return NULL;
+}
+
+/* 1 when s reads as an integer (a further value of an RPD_OPTK_INTS). */
+static int is_int(const char *s)
+{
+  int64_t x;
+  return rpd_parse_i64(s, &x) == RPD_OK;
+}
+
 static int bad_value(const rpd_opt *o, const char *name, const char *v, const char *why,
                      char *msg, size_t msgsz)
 {
@@ -163,6 +219,21 @@ static int store(const rpd_opt *o, const char *name, const char *v, char *msg, s
     *(const char **)o->value = v;
     return 0;
   }
+  case RPD_OPTK_INTS: {
+    rpd_opt_ints *l = o->value;
+    int64_t lo = o->lo == o->hi ? INT64_MIN : o->lo, hi = o->lo == o->hi ? INT64_MAX : o->hi;
+    if (rpd_parse_i64_range(v, lo, hi, &n) != RPD_OK) {
+      snprintf(why, sizeof why, "'%s' is not a number in %lld..%lld", v, (long long)lo,
+               (long long)hi);
+      return bad_value(o, name, v, why, msg, msgsz);
+    }
+    if (l->n == l->cap) {
+      l->cap = l->cap ? 2 * l->cap : 8;
+      l->v = rpd_xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = n;
+    return 0;
+  }
   case RPD_OPTK_LIST: {
     rpd_opt_list *l = o->value;
     if (l->n == l->cap) {
@@ -208,16 +279,36 @@ int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *m
     const char *v = NULL;
     char name[128];
     snprintf(name, sizeof name, "%s", a);
-    if (!o && a[1] == '-' && strchr(a, '=')) {
-      /* --name=value */
-      size_t len = (size_t)(strchr(a, '=') - a);
-      o = find(both, a, len);
-      if (o) {
-        snprintf(name, sizeof name, "%.*s", (int)len, a);
+    if (!o && a[1] == '-') {
+      /* --name=value, or an abbreviated --name[=value] */
+      const char *eq = strchr(a, '=');
+      size_t len = eq ? (size_t)(eq - a) : strlen(a);
+      if (eq && (o = find(both, a, len))) snprintf(name, sizeof name, "%.*s", (int)len, a);
+      if (!o && find_abbrev(both, 0, a, len, &o, name, sizeof name) > 1)
+        return say(msg, msgsz, RPD_OPT_EAMBIG, "ambiguous option '%.*s'", (int)len, a);
+      if (o && eq) {
         if (!takes_value(o))
           return say(msg, msgsz, RPD_OPT_ENOVAL, "option '%s' takes no value", name);
-        v = a + len + 1;
+        v = eq + 1;
       }
+    } else if (!o && a[2] && (flags & RPD_OPT_CLUSTER)) {
+      /* -cv: flags, up to a letter that takes a value (the rest, or the
+       * next argument) */
+      for (const char *p = a + 1; *p && !o; p++) {
+        const rpd_opt *l = find_letter(opts, *p);
+        if (!l && p == a + 1 && (flags & RPD_OPT_KEEP_UNKNOWN)) break;
+        if (!l) return say(msg, msgsz, RPD_OPT_EUNKNOWN, "unknown option '-%c'", *p);
+        snprintf(name, sizeof name, "-%c", *p);
+        if (takes_value(l)) {
+          o = l;
+          if (p[1]) v = p[1] == '=' ? p + 2 : p + 1;
+        } else {
+          int rc = store(l, name, NULL, msg, msgsz);
+          if (rc) return rc;
+          if (!p[1]) break;
+        }
+      }
+      if (!o && find_letter(opts, a[1])) continue;   /* all flags */
     } else if (!o && a[1] != '-' && a[2]) {
       /* -cVALUE */
       o = find_short(both, a[1]);
@@ -248,6 +339,19 @@ int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *m
       }
       continue;
     }
+    if (o->kind == RPD_OPTK_INTS) {
+      /* one value or more: each use replaces the values before */
+      ((rpd_opt_ints *)o->value)->n = 0;
+      if (!v && (i + 1 >= argc || !is_int(argv[i + 1])))
+        return say(msg, msgsz, RPD_OPT_ENEEDVAL, "option '%s' needs %s", name,
+                   o->need ? o->need : "at least one value");
+      for (v = v ? v : argv[++i];; v = argv[++i]) {
+        int rc = store(o, name, v, msg, msgsz);
+        if (rc) return rc;
+        if (i + 1 >= argc || !is_int(argv[i + 1])) break;
+      }
+      continue;
+    }
     if (!v && o->kind == RPD_OPTK_CALL0 && o->ival) {
       /* an optional value: the next argument unless it is an option */
       const char *n = i + 1 < argc ? argv[i + 1] : NULL;
@@ -266,6 +370,14 @@ int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *m
 }
 
 void rpd_opt_list_free(rpd_opt_list *l)
+{
+  if (!l) return;
+  free(l->v);
+  l->v = NULL;
+  l->n = l->cap = 0;
+}
+
+void rpd_opt_ints_free(rpd_opt_ints *l)
 {
   if (!l) return;
   free(l->v);

@@ -13,6 +13,9 @@
  * The separate value is always the next argument, even when it starts with
  * '-' (`--start -8ms`).  "--" ends the options: everything after it is
  * positional.  "-" alone and anything not starting with '-' is positional.
+ * A table may also take abbreviated long names (RPD_OPT_ABBREV), clustered
+ * one-letter flags (RPD_OPT_CLUSTER) and several values (RPD_OPTK_INTS),
+ * the spellings of Python's argparse.
  * -q / --quiet (sets rpd_quiet) is accepted by every table; --help, -h and
  * --version are handled before parsing by rpd_cli_init and accepted here
  * (they never reach a tool that called rpd_cli_init).
@@ -46,6 +49,12 @@ enum {
   RPD_OPTK_TABLE,    /* value = another table whose entries belong here */
   RPD_OPTK_PAIR,     /* two values (`--set TAG VALUE`): (const char **)value
                       * [0] and [1]; then fn(ctx, name, [0]) when fn is set */
+  RPD_OPTK_INTS,     /* one or more integers (`--gaps 10 100 1000`, as
+                      * argparse's nargs='+'), each in [lo, hi] (lo == hi:
+                      * any): the text after '=' or the next argument, then
+                      * every following argument that reads as an integer;
+                      * into *(rpd_opt_ints *)value, which each use of the
+                      * option replaces */
 };
 
 /* Errors of rpd_opt_parse (negative; the message says which). */
@@ -54,6 +63,7 @@ enum {
   RPD_OPT_ENEEDVAL = -2,  /* "option '-x' needs a value" */
   RPD_OPT_EBADVAL = -3,   /* a value out of range or malformed */
   RPD_OPT_ENOVAL = -4,    /* "option '--flag' takes no value" (--flag=x) */
+  RPD_OPT_EAMBIG = -5,    /* "ambiguous option '--va'" (RPD_OPT_ABBREV) */
 };
 
 /* Flags of rpd_opt_parse. */
@@ -64,6 +74,12 @@ enum {
   /* an unknown option is kept as a positional instead of an error (the
    * caller has a second table or its own words, e.g. "-inf") */
   RPD_OPT_KEEP_UNKNOWN = 2,
+  /* one-letter flags of opts may be clustered, as getopt and argparse
+   * take them: `-cv` = `-c -v`; a letter that takes a value ends the
+   * cluster and the rest is its value (`-cvz3`, `-cvz=3`), else the next
+   * argument.  An unknown letter is "unknown option '-x'".  The built-in
+   * -q / -h are not clustered. */
+  RPD_OPT_CLUSTER = 4,
 };
 
 /* The values of a repeatable option, in command-line order; the strings
@@ -72,6 +88,13 @@ typedef struct rpd_opt_list {
   const char **v;
   int n, cap;
 } rpd_opt_list;
+
+/* The values of an RPD_OPTK_INTS option, in command-line order; the array
+ * is owned by the struct (rpd_opt_ints_free). */
+typedef struct rpd_opt_ints {
+  int64_t *v;
+  int n, cap;
+} rpd_opt_ints;
 
 /* A callback option: return 0, or non-zero with a one-line message written
  * into msg (at most msgsz bytes; left empty, the message is "bad value
@@ -120,6 +143,14 @@ typedef struct rpd_opt {
 #define RPD_OPT_CALL_OPTVAL(n, f, c) \
   { .kind = RPD_OPTK_CALL0, .names = (n), .fn = (f), .ctx = (c), .ival = 1 }
 #define RPD_OPT_TABLE(t) { .kind = RPD_OPTK_TABLE, .value = (void *)(t) }
+/* another table whose long names may also be abbreviated to a unique
+ * prefix, as argparse's allow_abbrev: `--variab` = `--variability`; an
+ * exact name always wins, a prefix of two entries' names is "ambiguous
+ * option '--va'", and messages name the option in full.  Names outside
+ * such a table (the built-in --quiet, --help) must be written whole. */
+#define RPD_OPT_ABBREV(t) { .kind = RPD_OPTK_TABLE, .value = (void *)(t), .ival = 1 }
+#define RPD_OPT_INTS(n, p, l, h, msg) \
+  { .kind = RPD_OPTK_INTS, .names = (n), .value = (p), .lo = (l), .hi = (h), .bad = (msg) }
 
 /* Parse argv[1 .. argc) against opts (flags: RPD_OPT_*).  On success the
  * positional arguments are moved, in order, to argv[0 .. n) (argv[n] =
@@ -153,5 +184,8 @@ int rpd_cli_is_stdout(const char *name);
 
 /* Free the array of a list (not the strings, which are argv's). */
 void rpd_opt_list_free(rpd_opt_list *l);
+
+/* Free the array of an RPD_OPTK_INTS option's values. */
+void rpd_opt_ints_free(rpd_opt_ints *l);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "catfile.h"
+#include "opt.h"
 #include "rpd.h"
 #include "raptor.h"
 #include "util/num.h"
@@ -75,42 +76,58 @@ static const int default_gaps[] = {10, 20, 50, 100, 1000, 10000, 100000};
 
 /* ------------------------------------------------------------ options */
 
-enum {
-  O_CAT = 1, O_CATJSON, O_LAT, O_VAR, O_KSEQ, O_KSEQLEN, O_GAPS, O_Z, O_OPTRACE,
-  O_OPFILE, O_WIDTH, O_INST, O_RSTART, O_REND, O_AUTO, O_TRIM, O_GPU, O_DCOLS,
-  O_DROWS, O_FDIG, O_XLS, O_XLSOP, O_FORMAT, O_SAVE, O_GPUSUM, O_REFOPS, O_CSVDIR, O_TWIDTH,
-};
-
-static const struct opt {
-  const char *name;
-  char shrt;
-  int arg;
-  int id;
-} opts[] = {
-  {"categorize", 'c', 0, O_CAT}, {"category-json", 'C', 1, O_CATJSON},
-  {"category-latency-ns", 'l', 1, O_LAT}, {"variability", 'v', 0, O_VAR},
-  {"kernelseq", 'k', 0, O_KSEQ}, {"top", 0, 0, O_KSEQ}, {"kernelseq-len", 0, 1, O_KSEQLEN},
-  {"prekernel-seq", 0, 1, O_KSEQLEN}, {"gaps", 0, 2, O_GAPS},
-  {"zscore_threshold", 'z', 1, O_Z}, {"zscore-threshold", 0, 1, O_Z},
-  {"op-trace", 'o', 0, O_OPTRACE}, {"op-trace-file", 0, 1, O_OPFILE},
-  {"op-trace-cmd-width", 'W', 1, O_WIDTH}, {"instance-trace", 'i', 1, O_INST},
-  {"roi-start", 's', 1, O_RSTART}, {"roi-end", 'e', 1, O_REND},
-  {"auto-roi-top", 0, 0, O_AUTO}, {"auto-roi", 0, 0, O_AUTO}, {"roi-trim", 0, 0, O_TRIM},
-  {"gpu-id", 0, 1, O_GPU}, {"display-cols", 0, 1, O_DCOLS},
-  {"display-rows", 0, 1, O_DROWS}, {"float-digits", 0, 1, O_FDIG},
-  {"write-xls", 'x', 0, O_XLS}, {"write-xls-op-trace", 0, 0, O_XLSOP},
-  {"format", 0, 1, O_FORMAT}, {"save", 0, 0, O_SAVE},
-  {"gpu-summary", 0, 0, O_GPUSUM}, {"reference-ops", 0, 0, O_REFOPS},
-  {"csv-dir", 0, 1, O_CSVDIR}, {"width", 0, 1, O_TWIDTH},
-};
-#define NOPTS ((int)(sizeof opts / sizeof *opts))
-
-static int parse_int(const char *s, int *v, int lo)
+/* The options with a check of their own (opt.h callbacks, ctx = the run):
+ * each writes its message into msg and returns 1 on a bad value. */
+static int set_zscore(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
 {
-  int64_t x;
-  if (rpd_parse_i64_range(s, lo, INT32_MAX, &x)) return -1;
-  *v = (int)x;
+  raptor *R = ctx;
+  char *end;
+  (void)name;
+  R->opt.zthr = strtod(v, &end);   /* inf too: no op is an outlier */
+  if (*v && !*end && !isnan(R->opt.zthr)) return 0;
+  snprintf(msg, msgsz, "bad --zscore_threshold '%s'", v);
+  return 1;
+}
+
+static int set_instance(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  raptor *R = ctx;
+  (void)name;
+  if (rpd_parse_i64(v, &R->opt.instance) == RPD_OK) {
+    R->opt.have_instance = 1;
+    return 0;
+  }
+  snprintf(msg, msgsz, "bad --instance-trace '%s'", v);
+  return 1;
+}
+
+static int set_xls_op(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  raptor *R = ctx;
+  (void)name, (void)v, (void)msg, (void)msgsz;
+  R->opt.xls_op_trace = R->opt.write_xls = 1;
   return 0;
+}
+
+static int set_format(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  raptor *R = ctx;
+  (void)name;
+  if (rpd_fmt_parse(v, &R->opt.fmt) == RPD_OK) return 0;
+  snprintf(msg, msgsz, "bad --format '%s' (table, csv, json)", v);
+  return 1;
+}
+
+static int set_csv_dir(void *ctx, const char *name, const char *v, char *msg, size_t msgsz)
+{
+  raptor *R = ctx;
+  (void)name;
+  if (*v) {
+    R->opt.csv_dir = v;
+    return 0;
+  }
+  snprintf(msg, msgsz, "empty --csv-dir");
+  return 1;
 }
 
 static int int_cmp(const void *a, const void *b)
@@ -119,188 +136,104 @@ static int int_cmp(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-static int apply_opt(raptor *R, const struct opt *o, const char *val)
-{
-  int64_t x;
-  switch (o->id) {
-  case O_CAT: R->opt.categorize = 1; break;
-  case O_CATJSON: R->opt.cat_file = val; break;
-  case O_LAT:
-    /* ns per call: 0 .. 2^62 (a sane time; calls x N is bounded by the
-     * categories' own durations after the analysis, latency_bound) */
-    if (rpd_parse_i64(val, &R->opt.latency_ns) || R->opt.latency_ns < 0 ||
-        R->opt.latency_ns >= RPD_TIME_LIMIT)
-      return raptor_usage(R, "bad --category-latency-ns '%s' (ns per call, 0 .. 2^62)", val);
-    break;
-  case O_VAR: R->opt.variability = 1; break;
-  case O_KSEQ: R->opt.kernelseq = 1; break;
-  case O_KSEQLEN:
-    if (parse_int(val, &R->opt.seqlen, 0) || R->opt.seqlen > 1000)
-      return raptor_usage(R, "bad --kernelseq-len '%s' (0..1000)", val);
-    break;
-  case O_Z: {
-    char *end;
-    R->opt.zthr = strtod(val, &end);
-    if (!*val || *end || isnan(R->opt.zthr))
-      return raptor_usage(R, "bad --zscore_threshold '%s'", val);
-    break;
-  }
-  case O_OPTRACE: R->opt.op_trace = 1; break;
-  case O_OPFILE: R->opt.op_file = val; break;
-  case O_WIDTH:
-    if (parse_int(val, &R->opt.op_width, 0))
-      return raptor_usage(R, "bad --op-trace-cmd-width '%s'", val);
-    break;
-  case O_INST:
-    if (rpd_parse_i64(val, &R->opt.instance))
-      return raptor_usage(R, "bad --instance-trace '%s'", val);
-    R->opt.have_instance = 1;
-    break;
-  case O_RSTART: R->opt.roi_start_s = val; break;
-  case O_REND: R->opt.roi_end_s = val; break;
-  case O_AUTO: R->opt.auto_roi = 1; break;
-  case O_TRIM: R->opt.roi_trim = 1; break;
-  case O_GPU:
-    if (rpd_parse_i64(val, &x) || x < -1 || x > INT32_MAX)
-      return raptor_usage(R, "bad --gpu-id '%s'", val);
-    R->opt.gpu_id = x;
-    break;
-  case O_DCOLS:
-    if (parse_int(val, &R->opt.display_cols, 0))
-      return raptor_usage(R, "bad --display-cols '%s'", val);
-    break;
-  case O_DROWS:
-    if (parse_int(val, &R->opt.display_rows, 0))
-      return raptor_usage(R, "bad --display-rows '%s'", val);
-    break;
-  case O_FDIG:
-    if (parse_int(val, &R->opt.float_digits, 0) || R->opt.float_digits > 17)
-      return raptor_usage(R, "bad --float-digits '%s' (0..17)", val);
-    break;
-  case O_XLS: R->opt.write_xls = 1; break;
-  case O_XLSOP: R->opt.xls_op_trace = R->opt.write_xls = 1; break;
-  case O_FORMAT:
-    if (rpd_fmt_parse(val, &R->opt.fmt) != RPD_OK)
-      return raptor_usage(R, "bad --format '%s' (table, csv, json)", val);
-    break;
-  case O_SAVE: R->opt.save = 1; break;
-  case O_GPUSUM: R->opt.gpu_summary = 1; break;
-  case O_REFOPS: R->opt.reference_ops = 1; break;
-  case O_CSVDIR:
-    if (!*val) return raptor_usage(R, "empty --csv-dir");
-    R->opt.csv_dir = val;
-    break;
-  case O_TWIDTH:
-    if (parse_int(val, &R->opt.width, 0))
-      return raptor_usage(R, "bad --width '%s' (columns; 0 = no limit)", val);
-    break;
-  }
-  return 0;
-}
-
-static const struct opt *find_long(const char *name, size_t len, int *ambiguous)
-{
-  const struct opt *hit = NULL;
-  *ambiguous = 0;
-  for (int i = 0; i < NOPTS; i++)
-    if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
-      return &opts[i];
-  for (int i = 0; i < NOPTS; i++) {
-    if (strncmp(opts[i].name, name, len) != 0) continue;
-    if (hit && hit->id != opts[i].id) { *ambiguous = 1; return NULL; }
-    hit = &opts[i];
-  }
-  return hit;
-}
-
-/* --gaps takes one or more integers */
-static int take_gaps(raptor *R, int argc, char **argv, int *i, const char *first)
+/* The --gaps values, sorted and without repeats, as R->opt.gaps (none
+ * given: NULL, make_gap_labels sets the default). */
+static void set_gaps(raptor *R, const rpd_opt_ints *g)
 {
   free(R->opt.gaps);
   R->opt.gaps = NULL;
   R->opt.ngaps = 0;
-  int64_t x;
-  const char *v = first;
-  for (;;) {
-    if (!v) {
-      if (*i + 1 >= argc || rpd_parse_i64(argv[*i + 1], &x)) break;
-      v = argv[++*i];
-    }
-    if (rpd_parse_i64(v, &x) || x <= 0 || x > INT32_MAX / 2)
-      return raptor_usage(R, "bad --gaps value '%s' (positive us)", v);
-    R->opt.gaps = rpd_xrealloc(R->opt.gaps, (R->opt.ngaps + 1) * sizeof *R->opt.gaps);
-    R->opt.gaps[R->opt.ngaps++] = (int)x;
-    v = NULL;
-  }
-  if (!R->opt.ngaps) return raptor_usage(R, "--gaps needs at least one value");
-  qsort(R->opt.gaps, R->opt.ngaps, sizeof *R->opt.gaps, int_cmp);
+  if (!g->n) return;
+  R->opt.gaps = rpd_xmalloc((size_t)g->n * sizeof *R->opt.gaps);
+  for (int i = 0; i < g->n; i++) R->opt.gaps[i] = (int)g->v[i];   /* in 1 .. INT32_MAX / 2 */
+  qsort(R->opt.gaps, (size_t)g->n, sizeof *R->opt.gaps, int_cmp);
   int k = 1;
-  for (int j = 1; j < R->opt.ngaps; j++)
+  for (int j = 1; j < g->n; j++)
     if (R->opt.gaps[j] != R->opt.gaps[k - 1]) R->opt.gaps[k++] = R->opt.gaps[j];
   R->opt.ngaps = k;
-  return 0;
 }
 
-int raptor_parse_args(raptor *R, int argc, char **argv)
+/* The options as given, for the outputs (the info sheet, raptor_options):
+ * every argument but the trace, "--" and the options that change no result
+ * (-q, --quiet, --csv-raw). */
+static void record_options(raptor *R, int argc, char **argv)
 {
-  int nomore = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!nomore && strcmp(a, "--") == 0) { nomore = 1; continue; }
-    if (!nomore && rpd_cli_quiet_opt(a)) continue;   /* rpd_cli_init set rpd_quiet */
-    if (!nomore && rpd_cli_csv_raw_opt(a)) continue;
-    if (nomore || a[0] != '-' || a[1] == 0) {
-      if (R->opt.path) return raptor_usage(R, "unexpected argument '%s'", a);
-      R->opt.path = a;
+    if (a == R->opt.path || (a[0] == '-' && a[1] == '-' && !a[2]) || rpd_cli_quiet_opt(a) ||
+        rpd_cli_csv_raw_opt(a))
       continue;
-    }
     rpd_buf_printf(&R->opt.optstr, "%s%s", R->opt.optstr.len ? " " : "", a);
-    if (a[1] == '-') {
-      const char *eq = strchr(a + 2, '=');
-      size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-      int amb;
-      const struct opt *o = find_long(a + 2, len, &amb);
-      if (amb) return raptor_usage(R, "ambiguous option '%.*s'", (int)len + 2, a);
-      if (!o) return raptor_usage(R, "unknown option '%.*s'", (int)len + 2, a);
-      if (o->arg == 0) {
-        if (eq) return raptor_usage(R, "option '--%s' takes no value", o->name);
-        if (apply_opt(R, o, NULL)) return 2;
-      } else if (o->arg == 2) {
-        int rc = take_gaps(R, argc, argv, &i, eq ? eq + 1 : NULL);
-        if (rc) return rc;
-      } else {
-        const char *v = eq ? eq + 1 : NULL;
-        if (!v) {
-          if (i + 1 >= argc) return raptor_usage(R, "option '--%s' needs a value", o->name);
-          v = argv[++i];
-          rpd_buf_printf(&R->opt.optstr, " %s", v);
-        }
-        if (apply_opt(R, o, v)) return 2;
-      }
-      continue;
-    }
-    for (const char *p = a + 1; *p; p++) {
-      const struct opt *o = NULL;
-      for (int j = 0; j < NOPTS; j++)
-        if (opts[j].shrt == *p) o = &opts[j];
-      if (!o) return raptor_usage(R, "unknown option '-%c'", *p);
-      if (!o->arg) {
-        if (apply_opt(R, o, NULL)) return 2;
-        continue;
-      }
-      const char *v = p[1] ? p + 1 : NULL;
-      if (v && *v == '=') v++;
-      if (!v) {
-        if (i + 1 >= argc) return raptor_usage(R, "option '-%c' needs a value", *p);
-        v = argv[++i];
-        rpd_buf_printf(&R->opt.optstr, " %s", v);
-      }
-      if (apply_opt(R, o, v)) return 2;
-      break;
-    }
   }
-  if (!R->opt.path) return raptor_usage(R, "missing FILE");
-  return 0;
+}
+
+/* Classic raptor's options: the reference raptor.py's argparse spellings
+ * (long names abbreviated to a unique prefix, clustered one-letter flags,
+ * --gaps with several values), parsed by opt.h. */
+int raptor_parse_args(raptor *R, int argc, char **argv)
+{
+  rpd_opt_ints gaps = {0};
+  const rpd_opt table[] = {
+    RPD_OPT_FLAG("-c|--categorize", &R->opt.categorize),
+    RPD_OPT_STRING("-C|--category-json", &R->opt.cat_file),
+    /* ns per call: 0 .. 2^62 (a sane time; calls x N is bounded by the
+     * categories' own durations after the analysis, latency_bound) */
+    RPD_OPT_I64("-l|--category-latency-ns", &R->opt.latency_ns, 0, RPD_TIME_LIMIT - 1,
+                "bad --category-latency-ns '%s' (ns per call, 0 .. 2^62)"),
+    RPD_OPT_FLAG("-v|--variability", &R->opt.variability),
+    RPD_OPT_FLAG("-k|--kernelseq|--top", &R->opt.kernelseq),
+    RPD_OPT_INT("--kernelseq-len|--prekernel-seq", &R->opt.seqlen, 0, 1000,
+                "bad --kernelseq-len '%s' (0..1000)"),
+    RPD_OPT_INTS("--gaps", &gaps, 1, INT32_MAX / 2, "bad --gaps value '%s' (positive us)"),
+    RPD_OPT_CALL("-z|--zscore_threshold|--zscore-threshold", set_zscore, R),
+    RPD_OPT_FLAG("-o|--op-trace", &R->opt.op_trace),
+    RPD_OPT_STRING("--op-trace-file", &R->opt.op_file),
+    RPD_OPT_INT("-W|--op-trace-cmd-width", &R->opt.op_width, 0, INT32_MAX,
+                "bad --op-trace-cmd-width '%s'"),
+    RPD_OPT_CALL("-i|--instance-trace", set_instance, R),
+    RPD_OPT_STRING("-s|--roi-start", &R->opt.roi_start_s),
+    RPD_OPT_STRING("-e|--roi-end", &R->opt.roi_end_s),
+    RPD_OPT_FLAG("--auto-roi-top|--auto-roi", &R->opt.auto_roi),
+    RPD_OPT_FLAG("--roi-trim", &R->opt.roi_trim),
+    RPD_OPT_I64("--gpu-id", &R->opt.gpu_id, -1, INT32_MAX, "bad --gpu-id '%s'"),
+    RPD_OPT_INT("--display-cols", &R->opt.display_cols, 0, INT32_MAX, "bad --display-cols '%s'"),
+    RPD_OPT_INT("--display-rows", &R->opt.display_rows, 0, INT32_MAX, "bad --display-rows '%s'"),
+    RPD_OPT_INT("--float-digits", &R->opt.float_digits, 0, 17, "bad --float-digits '%s' (0..17)"),
+    RPD_OPT_FLAG("-x|--write-xls", &R->opt.write_xls),
+    RPD_OPT_CALL0("--write-xls-op-trace", set_xls_op, R),
+    RPD_OPT_CALL("--format", set_format, R),
+    RPD_OPT_FLAG("--save", &R->opt.save),
+    RPD_OPT_FLAG("--gpu-summary", &R->opt.gpu_summary),
+    RPD_OPT_FLAG("--reference-ops", &R->opt.reference_ops),
+    RPD_OPT_CALL("--csv-dir", set_csv_dir, R),
+    RPD_OPT_INT("--width", &R->opt.width, 0, INT32_MAX, "bad --width '%s' (columns; 0 = no limit)"),
+    RPD_OPT_END(),
+  };
+  /* --csv-raw as every tool's: whole, not abbreviated (--csv = --csv-dir) */
+  const rpd_opt opts[] = {
+    RPD_OPT_ABBREV(table),
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
+    RPD_OPT_END(),
+  };
+  char msg[512];
+  /* a copy: the parser moves the positionals to its front, and the
+   * caller's argv (the library API's) stays as it was */
+  char **av = rpd_xmalloc(((size_t)argc + 1) * sizeof *av);
+  memcpy(av, argv, (size_t)argc * sizeof *av);
+  av[argc] = NULL;
+  int n = rpd_opt_parse(opts, RPD_OPT_CLUSTER, argc, av, msg, sizeof msg);
+  int ret = 0;
+  if (n < 0) ret = raptor_usage(R, "%s", msg);
+  else if (n > 1) ret = raptor_usage(R, "unexpected argument '%s'", av[1]);
+  else if (n == 0) ret = raptor_usage(R, "missing FILE");
+  else R->opt.path = av[0];
+  free(av);
+  if (!ret) {
+    set_gaps(R, &gaps);
+    record_options(R, argc, argv);
+  }
+  rpd_opt_ints_free(&gaps);
+  return ret;
 }
 
 /* ------------------------------------------------------------ state */

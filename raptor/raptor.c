@@ -18,6 +18,7 @@
 #include "kstats.h"
 #include "byrank.h"
 #include "raptor.h"
+#include "opt.h"
 
 static const char usage[] =
 "usage: raptor FILE[.gz] [options]\n"
@@ -138,28 +139,71 @@ static int check_ops_first(raptor *R, fold_check *fold)
   return rc;
 }
 
+/* raptor's modes: each a word (`raptor report FILE ...`) and a flag kept
+ * as its alias (`raptor FILE --report ...`); the mode's own main parses
+ * the rest. */
+typedef int (*mode_main)(int, char **);
+static const struct mode {
+  const char *word;
+  const char *flag;
+  int flag_value;       /* the flag takes a value: --format STATS */
+  mode_main main;
+} modes[] = {
+  {"report", "--report", 0, raptor_report_main},
+  {"by-rank", "--by-rank", 0, raptor_byrank_main},
+  {"stats", "--format", 1, raptor_kstats_main},
+};
+#define NMODES ((int)(sizeof modes / sizeof *modes))
+
+/* The mode flag's callback: the first mode flag given picks the mode
+ * (--format only with a STATS value: table, csv, json are classic's). */
+typedef struct mode_pick {
+  const struct mode *mode;
+  const struct mode **chosen;
+} mode_pick;
+
+static int pick_mode(void *ctx, const char *name, const char *value, char *msg, size_t msgsz)
+{
+  const mode_pick *p = ctx;
+  (void)name, (void)msg, (void)msgsz;
+  if (!*p->chosen && (!value || raptor_kstats_format(value))) *p->chosen = p->mode;
+  return 0;
+}
+
+/* The mode of a command line: its first word, else the first mode flag
+ * before any "--" (a flag anywhere: `raptor FILE -q --report`); NULL =
+ * classic raptor.  A word is taken out of argv. */
+static const struct mode *find_mode(int *argc, char **argv)
+{
+  const struct mode *chosen = NULL;
+  if (*argc > 1)
+    for (int i = 0; i < NMODES; i++)
+      if (!strcmp(argv[1], modes[i].word)) {
+        memmove(argv + 1, argv + 2, (size_t)(*argc - 1) * sizeof *argv);  /* with argv[argc] */
+        --*argc;
+        return &modes[i];
+      }
+  mode_pick pick[NMODES];
+  rpd_opt flags[NMODES + 1];
+  for (int i = 0; i < NMODES; i++) {
+    pick[i] = (mode_pick){&modes[i], &chosen};
+    flags[i] = (rpd_opt)RPD_OPT_CALL(modes[i].flag, pick_mode, &pick[i]);
+    if (!modes[i].flag_value) flags[i].kind = RPD_OPTK_CALL0;
+  }
+  flags[NMODES] = (rpd_opt)RPD_OPT_END();
+  /* every other option is classic raptor's (or a mode's): left alone; a
+   * bad mode flag (--report=x) is no mode, and classic raptor says so */
+  rpd_opt_peek(flags, *argc, argv, NULL, 0);
+  return chosen;
+}
+
 int main(int argc, char **argv)
 {
   /* one binary, two names (as toybox): bin/rpd-budget is a link to raptor */
   const char *base = strrchr(argv[0], '/');
   if (!strcmp(base ? base + 1 : argv[0], "rpd-budget")) return raptor_budget_main(argc, argv);
-  /* a mode as its first word (`raptor report FILE ...`): the word goes, the
-   * mode's own parser reads the rest, as after its flag */
-  if (argc > 1) {
-    int (*mode)(int, char **) = !strcmp(argv[1], "report") ? raptor_report_main
-                              : !strcmp(argv[1], "by-rank") ? raptor_byrank_main
-                              : !strcmp(argv[1], "stats") ? raptor_kstats_main : NULL;
-    if (mode) {
-      memmove(argv + 1, argv + 2, (size_t)(argc - 1) * sizeof *argv);  /* with argv[argc] */
-      return mode(argc - 1, argv);
-    }
-  }
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--") == 0) break;
-    if (strcmp(argv[i], "--report") == 0) return raptor_report_main(argc, argv);
-    if (strcmp(argv[i], "--format") == 0 && i + 1 < argc && raptor_kstats_format(argv[i + 1])) return raptor_kstats_main(argc, argv);
-    if (strcmp(argv[i], "--by-rank") == 0) return raptor_byrank_main(argc, argv);
-  }
+  const struct mode *mode = find_mode(&argc, argv);
+  if (mode) return mode->main(argc, argv);
   /* --help lists the report's options too (one text, in report.c) */
   char *help = rpd_xasprintf("%s\n%s", usage, raptor_report_usage);
   int done = rpd_cli_init(argc, argv, help);

@@ -58,6 +58,8 @@ check_eq "python csv reads kernel-stats: 2 rows, names unquoted" "2|gemm(int, fl
 check_rc "bad file: exit 1" 1 raptor nosuch.rpd --format kernel-stats
 check_one_line "bad file: one line"
 check_rc "unknown option: exit 2" 2 raptor t.rpd --format kernel-stats --bogus
+check_eq "--format=kernel-stats = --format kernel-stats" "$(raptor t.rpd --format kernel-stats | md5sum)" \
+  "$(raptor t.rpd --format=kernel-stats 2>&1 | md5sum)"
 for f in kernel-stats api-stats copy-stats domain-stats; do
   raptor -q t.rpd --format $f --quiet >q.csv 2>q.err; rc=$?
   check_eq "$f takes -q and --quiet: exit 0, nothing on stderr" "0|" "$rc|$(cat q.err)"

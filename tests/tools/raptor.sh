@@ -115,6 +115,13 @@ check_eq "seq0: one row per kernel name" "$(q s0.rpd "SELECT count(DISTINCT kern
   "$(q s0.rpd "SELECT count(*) FROM ext_raptor_kernelseq WHERE category != '_GPU_Idle'")"
 check_eq "seq0: no kernel_1 column" 0 "$(q s0.rpd "SELECT count(*) FROM pragma_table_info('ext_raptor_kernelseq') WHERE name = 'kernel_1'")"
 check_eq "--gaps 100: two buckets" "GAP <=100us|GAP >100us" "$(q s0.rpd "SELECT group_concat(kernel, '|') FROM (SELECT kernel FROM ext_raptor_kernelseq WHERE category = '_GPU_Idle' ORDER BY kernel)")"
+# several --gaps values, then the trace (argparse's nargs='+', but only integers
+# are taken): sorted, repeats dropped, and recorded with their values
+saved g3 base.rpd --gaps 1000 10 1000 -k
+check_eq "--gaps 1000 10 1000: three buckets" "GAP 10us-1000us|GAP <=10us|GAP >1000us" \
+  "$(q g3.rpd "SELECT group_concat(kernel, '|') FROM (SELECT kernel FROM ext_raptor_kernelseq WHERE category = '_GPU_Idle' ORDER BY kernel)")"
+check_eq "--gaps: the options recorded with its values" "--save --gaps 1000 10 1000 -k" \
+  "$(q g3.rpd "SELECT value FROM rocpd_metadata WHERE tag = 'raptor_options'")"
 
 # latency
 saved lat base.rpd -l 1000
@@ -356,6 +363,18 @@ check_rc "bad --format exits 2" 2 raptor base.rpd --format xml
 check_rc "bad -z exits 2" 2 raptor base.rpd -z abc
 check_rc "missing FILE exits 2" 2 raptor -c
 check_rc "prefix option --auto-roi and clustered -ck" 0 raptor base.rpd --auto-roi -ck -z3
+# argparse's spellings through common/opt.h: prefixes, clusters, messages
+check_eq "-cvz3 = -c -v -z 3" "$(raptor base.rpd -c -v -z 3 2>&1 | md5sum)" "$(raptor base.rpd -cvz3 2>&1 | md5sum)"
+check_eq "--categori --var --prek 1 = full names" "$(raptor base.rpd --categorize --variability --prekernel-seq 1 2>&1 | md5sum)" \
+  "$(raptor base.rpd --categori --var --prek 1 2>&1 | md5sum)"
+check_rc "ambiguous prefix exits 2" 2 raptor base.rpd --ke
+check_eq "ambiguous prefix: one line, the hint" "raptor: ambiguous option '--ke'|Try 'raptor --help'." "$(paste -sd'|' "$TESTDIR/stderr")"
+check_rc "unknown letter of a cluster exits 2" 2 raptor base.rpd -cw
+check_eq "unknown letter of a cluster: named" "raptor: unknown option '-w'" "$(head -1 "$TESTDIR/stderr")"
+check_rc "--gaps without a number exits 2" 2 raptor base.rpd --gaps -c
+check_eq "--gaps without a number: the message" "raptor: option '--gaps' needs at least one value" "$(head -1 "$TESTDIR/stderr")"
+check_rc "abbreviated value option without its value exits 2" 2 raptor base.rpd --prekernel
+check_eq "the message names it in full" "raptor: option '--prekernel-seq' needs a value" "$(head -1 "$TESTDIR/stderr")"
 # the modes as subcommands: the same output as their flags
 raptor base.rpd --report --table kernel_summary --format csv >sub_flag.csv 2>/dev/null
 check_rc "raptor report FILE" 0 raptor report base.rpd --table kernel_summary --format csv

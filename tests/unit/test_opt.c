@@ -1,5 +1,6 @@
 /* test_opt.c - rpd_opt_parse: each kind of value, the spellings, "--",
- * positionals, ranges and the messages of a bad command line. */
+ * positionals, ranges and the messages of a bad command line; argparse's
+ * spellings (abbreviations, clusters, several values). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -241,6 +242,154 @@ static void test_pair_optval(void **state)
   assert_string_equal(msg, "option '--set' needs TAG and VALUE");
 }
 
+/* Abbreviated long names (RPD_OPT_ABBREV): a unique prefix, aliases of one
+ * entry are one, an exact name wins, the message names the option in full;
+ * names outside the abbreviable table must be whole. */
+static void test_abbrev(void **state)
+{
+  (void)state;
+  int var = 0, seq = 0, keep = 0, raw = 0;
+  int64_t len = -1;
+  char msg[256];
+  rpd_opt inner[] = {
+    RPD_OPT_FLAG("-v|--variability", &var),
+    RPD_OPT_FLAG("-k|--kernelseq|--top", &seq),
+    RPD_OPT_I64("--kernelseq-len|--prekernel-seq", &len, 0, 1000, NULL),
+    RPD_OPT_FLAG("--keep", &keep),
+    RPD_OPT_END(),
+  };
+  rpd_opt t[] = { RPD_OPT_ABBREV(inner), RPD_OPT_FLAG("--csv-raw", &raw), RPD_OPT_END() };
+  char *a1[] = { "prog", "--var", "--to", "--prek", "7", "f", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 6, a1, msg, sizeof msg), 1);
+  assert_int_equal(var, 1);
+  assert_int_equal(seq, 1);
+  assert_int_equal(len, 7);
+  assert_string_equal(a1[0], "f");
+  /* the exact name, though it is a prefix of another; then --name=value */
+  seq = 0;
+  char *a2[] = { "prog", "--kernelseq", "--kernelseq-l=3", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 3, a2, msg, sizeof msg), 0);
+  assert_int_equal(seq, 1);
+  assert_int_equal(len, 3);
+  char *a3[] = { "prog", "--ke", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a3, msg, sizeof msg), RPD_OPT_EAMBIG);
+  assert_string_equal(msg, "ambiguous option '--ke'");
+  char *a4[] = { "prog", "--kernels=2", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a4, msg, sizeof msg), RPD_OPT_EAMBIG);
+  assert_string_equal(msg, "ambiguous option '--kernels'");
+  /* messages name the option in full */
+  char *a5[] = { "prog", "--prekernel", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a5, msg, sizeof msg), RPD_OPT_ENEEDVAL);
+  assert_string_equal(msg, "option '--prekernel-seq' needs a value");
+  char *a6[] = { "prog", "--vari=1", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a6, msg, sizeof msg), RPD_OPT_ENOVAL);
+  assert_string_equal(msg, "option '--variability' takes no value");
+  /* outside the table: whole names only (--csv-raw, the built-in --quiet) */
+  char *a7[] = { "prog", "--csv", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a7, msg, sizeof msg), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "unknown option '--csv'");
+  char *a8[] = { "prog", "--qui", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a8, msg, sizeof msg), RPD_OPT_EUNKNOWN);
+  /* a plain table takes no abbreviation */
+  char *a9[] = { "prog", "--var", NULL };
+  assert_int_equal(rpd_opt_parse(inner, 0, 2, a9, msg, sizeof msg), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "unknown option '--var'");
+}
+
+/* Clustered one-letter flags (RPD_OPT_CLUSTER), a value letter ending the
+ * cluster; without the flag a cluster is one unknown option. */
+static void test_cluster(void **state)
+{
+  (void)state;
+  int c = 0, v = 0, x = 0;
+  const char *file = NULL;
+  char msg[256];
+  rpd_opt t[] = {
+    RPD_OPT_FLAG("-c|--categorize", &c),
+    RPD_OPT_FLAG("-v", &v),
+    RPD_OPT_SET("-x", &x, 5),
+    RPD_OPT_STRING("-C|--category-json", &file),
+    RPD_OPT_END(),
+  };
+  char *a1[] = { "prog", "-cv", "t.rpd", NULL };
+  assert_int_equal(rpd_opt_parse(t, RPD_OPT_CLUSTER, 3, a1, msg, sizeof msg), 1);
+  assert_int_equal(c, 1);
+  assert_int_equal(v, 1);
+  assert_int_equal(x, 0);
+  assert_string_equal(a1[0], "t.rpd");
+  char *a2[] = { "prog", "-xC", "cats.json", "-vCa.json", "-C=b.json", NULL };
+  assert_int_equal(rpd_opt_parse(t, RPD_OPT_CLUSTER, 5, a2, msg, sizeof msg), 0);
+  assert_int_equal(x, 5);
+  assert_string_equal(file, "b.json");
+  char *a3[] = { "prog", "-xvCa.json", NULL };
+  assert_int_equal(rpd_opt_parse(t, RPD_OPT_CLUSTER, 2, a3, msg, sizeof msg), 0);
+  assert_string_equal(file, "a.json");
+  char *a4[] = { "prog", "-cxC", NULL };
+  assert_int_equal(rpd_opt_parse(t, RPD_OPT_CLUSTER, 2, a4, msg, sizeof msg), RPD_OPT_ENEEDVAL);
+  assert_string_equal(msg, "option '-C' needs a value");
+  /* an unknown letter is named; the built-in -q is not clustered */
+  char *a5[] = { "prog", "-cwv", NULL };
+  assert_int_equal(rpd_opt_parse(t, RPD_OPT_CLUSTER, 2, a5, msg, sizeof msg), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "unknown option '-w'");
+  char *a6[] = { "prog", "-cq", NULL };
+  assert_int_equal(rpd_opt_parse(t, RPD_OPT_CLUSTER, 2, a6, msg, sizeof msg), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "unknown option '-q'");
+  /* kept as it is when its first letter is unknown */
+  char *a7[] = { "prog", "-inf", "-cv", NULL };
+  c = v = 0;
+  assert_int_equal(rpd_opt_parse(t, RPD_OPT_CLUSTER | RPD_OPT_KEEP_UNKNOWN, 3, a7, msg,
+                                 sizeof msg), 1);
+  assert_string_equal(a7[0], "-inf");
+  assert_int_equal(c + v, 2);
+  /* without RPD_OPT_CLUSTER: one option, unknown */
+  char *a8[] = { "prog", "-cv", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a8, msg, sizeof msg), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "unknown option '-cv'");
+}
+
+/* Several values (RPD_OPTK_INTS): every following integer, stopping at the
+ * first other argument; each use replaces; range and missing value. */
+static void test_ints(void **state)
+{
+  (void)state;
+  rpd_opt_ints g = {0};
+  int f = 0;
+  char msg[256];
+  rpd_opt t[] = {
+    RPD_OPT_INTS("--gaps", &g, 1, 1000000, "bad --gaps value '%s' (positive us)"),
+    RPD_OPT_FLAG("-f", &f),
+    RPD_OPT_END(),
+  };
+  char *a1[] = { "prog", "--gaps", "10", "100", "1000", "t.rpd", "-f", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 7, a1, msg, sizeof msg), 1);
+  assert_int_equal(g.n, 3);
+  assert_int_equal(g.v[0], 10);
+  assert_int_equal(g.v[1], 100);
+  assert_int_equal(g.v[2], 1000);
+  assert_string_equal(a1[0], "t.rpd");
+  assert_int_equal(f, 1);
+  /* '=' gives the first value; a later use replaces the values */
+  char *a2[] = { "prog", "--gaps=5", "7", "-f", "--gaps", "3", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 6, a2, msg, sizeof msg), 0);
+  assert_int_equal(g.n, 1);
+  assert_int_equal(g.v[0], 3);
+  /* a negative integer is a value, checked against the range */
+  char *a3[] = { "prog", "--gaps", "10", "-5", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 4, a3, msg, sizeof msg), RPD_OPT_EBADVAL);
+  assert_string_equal(msg, "bad --gaps value '-5' (positive us)");
+  char *a4[] = { "prog", "--gaps", "t.rpd", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 3, a4, msg, sizeof msg), RPD_OPT_ENEEDVAL);
+  assert_string_equal(msg, "option '--gaps' needs at least one value");
+  char *a5[] = { "prog", "--gaps", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a5, msg, sizeof msg), RPD_OPT_ENEEDVAL);
+  char *a6[] = { "prog", "--gaps=x", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a6, msg, sizeof msg), RPD_OPT_EBADVAL);
+  assert_string_equal(msg, "bad --gaps value 'x' (positive us)");
+  rpd_opt_ints_free(&g);
+  assert_null(g.v);
+  assert_int_equal(g.n, 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -250,6 +399,9 @@ int main(void)
     cmocka_unit_test(test_own_message),
     cmocka_unit_test(test_flags),
     cmocka_unit_test(test_pair_optval),
+    cmocka_unit_test(test_abbrev),
+    cmocka_unit_test(test_cluster),
+    cmocka_unit_test(test_ints),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
