@@ -583,7 +583,10 @@ int rpd_open_or_report(rpd **out, const char *path, const char *out_path,
  * commits and closes. SQLite runs single-threaded (no mutexes): an augmenter
  * is one thread on one connection. Returns the process exit code. */
 typedef struct rpd_augment {
-  const char *usage;          /* the tool's usage text */
+  /* the text of --help around the option list generated from opts (the
+   * driver's -o and --force first); NULL: usage, written whole */
+  const struct rpd_help *help;
+  const char *usage;
   const char *what;           /* "the call stack": used in messages */
   const char *done_tag;       /* metadata tag that marks it done */
   int (*drop)(rpd *r, void *ctx);   /* remove old results (may be NULL) */
