@@ -13,7 +13,8 @@
 cd "$TESTDIR" || exit 1
 Z=--zz-not-an-option-zz
 
-TOOLS="rpd-trim"
+TOOLS="rpd-trim rpd-callstack rpd-autograd rpd-graph rpd-perfmodel rpd-stackframe
+  rpd-deserialize rpd-subclass rpd-analyze rpd-strings rpd-schema rpd-metadata"
 
 for t in $TOOLS; do
   if ! "$t" --list-options >names.txt 2>err.txt; then
