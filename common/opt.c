@@ -59,18 +59,28 @@ static int takes_value(const rpd_opt *o)
   return o->kind != RPD_OPTK_FLAG && (o->kind != RPD_OPTK_CALL0 || o->ival);
 }
 
-/* The entry spelled name[0 .. len) in opts (or a table it includes). */
-static const rpd_opt *find(const rpd_opt *opts, const char *name, size_t len)
+/* The entry spelled name[0 .. len) in opts (or a table it includes); when
+ * found through a table of RPD_OPT_ONLY_WITH, *refused = its reason. */
+static const rpd_opt *find_in(const rpd_opt *opts, const char *name, size_t len,
+                              const char **refused)
 {
   for (const rpd_opt *o = opts; o && o->kind != RPD_OPTK_END; o++) {
     if (o->kind == RPD_OPTK_TABLE) {
-      const rpd_opt *hit = find(o->value, name, len);
-      if (hit) return hit;
+      const rpd_opt *hit = find_in(o->value, name, len, refused);
+      if (hit) {
+        if (o->need && refused && !*refused) *refused = o->need;
+        return hit;
+      }
     } else if (has_name(o->names, name, len)) {
       return o;
     }
   }
   return NULL;
+}
+
+static const rpd_opt *find(const rpd_opt *opts, const char *name, size_t len)
+{
+  return find_in(opts, name, len, NULL);
 }
 
 /* The entry with the one-letter spelling "-c" that takes a value (for the
@@ -205,14 +215,15 @@ int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *m
       rest = 1;
       continue;
     }
-    const rpd_opt *o = find(both, a, strlen(a));
+    const char *refused = NULL;
+    const rpd_opt *o = find_in(both, a, strlen(a), &refused);
     const char *v = NULL;
     char name[128];
     snprintf(name, sizeof name, "%s", a);
     if (!o && a[1] == '-' && strchr(a, '=')) {
       /* --name=value */
       size_t len = (size_t)(strchr(a, '=') - a);
-      o = find(both, a, len);
+      o = find_in(both, a, len, &refused);
       if (o) {
         snprintf(name, sizeof name, "%.*s", (int)len, a);
         if (!takes_value(o))
@@ -234,6 +245,8 @@ int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *m
       }
       return say(msg, msgsz, RPD_OPT_EUNKNOWN, "unknown option '%s'", a);
     }
+    if (refused)
+      return say(msg, msgsz, RPD_OPT_EUNKNOWN, "option '%s' %s", name, refused);
     if (o->kind == RPD_OPTK_PAIR) {
       /* two values: the first may come with '=' */
       int need = v ? 1 : 2;
@@ -345,12 +358,14 @@ static void put_wrapped(FILE *f, const char *text, int col)
       continue;
     }
     if (*p == ' ' && at > col) {
-      /* a space between words: break when the next word does not fit */
-      size_t w = strcspn(p + 1, " \n");
-      if (at + 1 + (int)w > HELP_WIDTH - 1) {
+      /* spaces between words: break (dropping them) when the next word
+       * does not fit */
+      size_t sp = strspn(p, " ");
+      size_t w = strcspn(p + sp, " \n");
+      if (w && at + (int)(sp + w) > HELP_WIDTH - 1) {
         fprintf(f, "\n%*s", col, "");
         at = col;
-        p++;
+        p += sp;
         continue;
       }
     }

@@ -149,6 +149,10 @@ typedef struct rpd_opt {
 #define RPD_OPT_CALL_OPTVAL(n, f, c, ...) \
   { .kind = RPD_OPTK_CALL0, .names = (n), .fn = (f), .ctx = (c), .ival = 1, __VA_ARGS__ }
 #define RPD_OPT_TABLE(t) { .kind = RPD_OPTK_TABLE, .value = (void *)(t) }
+/* the entries of t are listed by --help but refused here with "option
+ * '--gpu' WHY" (why: "goes with --waterfall"): the options of another
+ * mode of the tool, whose own table parses them */
+#define RPD_OPT_ONLY_WITH(t, why) { .kind = RPD_OPTK_TABLE, .value = (void *)(t), .need = (why) }
 /* a heading in --help before the entries that follow ("Output:") */
 #define RPD_OPT_GROUP(title) { .kind = RPD_OPTK_GROUP, .help = (title) }
 

@@ -16,7 +16,7 @@ Z=--zz-not-an-option-zz
 TOOLS="rpd-trim rpd-callstack rpd-autograd rpd-graph rpd-perfmodel rpd-stackframe
   rpd-deserialize rpd-subclass rpd-analyze rpd-strings rpd-schema rpd-metadata
   rpd2table rpd-health rpdRemote rpd-merge rpd-autograd-summary rpd-synth-rocpd
-  rpd-import rpd-synth"
+  rpd-import rpd-synth rpd2tracing rpd-diff"
 
 for t in $TOOLS; do
   if ! "$t" --list-options >names.txt 2>err.txt; then

@@ -339,6 +339,40 @@ static void test_help_missing(void **state)
   rpd_clearerr();
 }
 
+/* The options of another mode: listed by --help, refused with a reason. */
+static void test_only_with(void **state)
+{
+  (void)state;
+  int flag = 0, gpu = 0;
+  char msg[256];
+  const rpd_opt other[] = {
+    RPD_OPT_INT("--gpu", &gpu, 0, 9, NULL, .help = "GPU N"),
+    RPD_OPT_END(),
+  };
+  const rpd_opt t[] = {
+    RPD_OPT_FLAG("--fine", &flag, .help = "documented"),
+    RPD_OPT_ONLY_WITH(other, "goes with --waterfall"),
+    RPD_OPT_END(),
+  };
+  char *a1[] = { "prog", "--fine", "--gpu", "3", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 4, a1, msg, sizeof msg), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "option '--gpu' goes with --waterfall");
+  assert_int_equal(gpu, 0);
+  char *a2[] = { "prog", "--gpu=3", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a2, msg, sizeof msg), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "option '--gpu' goes with --waterfall");
+  /* the mode's own table parses it */
+  char *a3[] = { "prog", "--gpu", "3", NULL };
+  assert_int_equal(rpd_opt_parse(other, 0, 3, a3, msg, sizeof msg), 0);
+  assert_int_equal(gpu, 3);
+  const rpd_help h = { .usage = "usage: prog" };
+  int rc;
+  char *text = help_text(&h, t, &rc);
+  assert_int_equal(rc, RPD_OK);
+  assert_non_null(strstr(text, "\n    --gpu N               GPU N\n"));
+  free(text);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -350,6 +384,7 @@ int main(void)
     cmocka_unit_test(test_pair_optval),
     cmocka_unit_test(test_help),
     cmocka_unit_test(test_help_missing),
+    cmocka_unit_test(test_only_with),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
