@@ -92,11 +92,17 @@ static int cli_start(int argc, char **argv, const char *usage, const rpd_help *h
     }
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       if (opts) {
-        /* an incomplete table is a bug: say so rather than print half */
-        if (rpd_opt_help(stdout, h, opts) == RPD_ERR) {
-          cli_status = rpd_fail("%s", rpd_errmsg());
-          return 1;
-        }
+        /* rendered whole first: an incomplete table (a bug) prints one
+         * line saying so, not half a help */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        int rc = mem ? rpd_opt_help(mem, h, opts) : RPD_EIO;
+        if (mem && fclose(mem) != 0 && rc == RPD_OK) rc = RPD_EIO;
+        if (rc == RPD_OK) fwrite(text, 1, len, stdout);
+        else cli_status = rpd_fail("%s", rc == RPD_ERR ? rpd_errmsg() : "cannot render --help");
+        free(text);
+        if (rc != RPD_OK) return 1;
       } else if (usage) {
         fputs(usage, stdout);
         size_t n = strlen(usage);

@@ -210,7 +210,8 @@ int rpd_cli_options(const rpd_opt *opts, int flags, int *argc, char **argv);
 
 /* rpd_cli_init for a tool whose --help is generated: set rpd_progname and
  * rpd_quiet as rpd_cli_init does; on --help / -h print rpd_opt_help(h,
- * opts) to stdout, on --version the version, on --list-options (the first
+ * opts) to stdout (rendered whole first: a table without help prints only
+ * that one line, exit 1), on --version the version, on --list-options (the first
  * argument) rpd_opt_list_names; then return 1 and the tool returns
  * rpd_cli_status() (0, or 1 after "cannot write to stdout" or a table
  * without help).  Else 0. */
