@@ -4,6 +4,7 @@
 #   - --help exits 0 (a table entry without help text makes it fail);
 #   - every spelling the table accepts and does not hide is shown by --help;
 #   - every option --help shows is accepted by the tool (no "unknown option");
+#   - the option lines fit 79 columns;
 #   - --help >/dev/full exits 1.
 # The list of tools below must all answer: a tool that went back to a
 # hand-written usage text fails here.
@@ -41,6 +42,9 @@ for tool in $TOOLS; do
     grep -q "unknown option '$o'" err.txt && unknown="$unknown $o"
   done
   check_eq "$t: every option --help shows is accepted" "" "$unknown"
+  # the generated option lines fit 79 columns and end without a space
+  wide=$(grep -E '^    -|^ {26}' help.txt | grep -cE '.{80}| $')
+  check_eq "$t: option lines within 79 columns, no trailing space" 0 "$wide"
   check_rc "$t --help >/dev/full: exit 1" 1 sh -c "$t --help >/dev/full"
 done
 
