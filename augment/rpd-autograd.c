@@ -1,7 +1,9 @@
 /* rpd-autograd - add the PyTorch autograd subclass table ext_autogradapi. */
-static const char usage[] =
-    "usage: rpd-autograd FILE [-o OUT] [--skip-callstacks] [--force]\n"
-    "\n"
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-autograd FILE [-o OUT] [--skip-callstacks] [--force]",
+  .about =
     "Parse the UserMarker ranges PyTorch's emit_nvtx() writes\n"
     "  NAME, seq = N, op_id = N, sizes = S, input_op_ids = I\n"
     "  NAME, op_id = N, sizes = S, input_op_ids = I\n"
@@ -13,17 +15,13 @@ static const char usage[] =
     "call stack is built too (or reused when the trace has one) and the views\n"
     "_callstack_autograd_kernel, _callstack_autograd_kernel_exclusive,\n"
     "_autogradKernel and autogradKernel(autogradName, kernelName, sizes, calls,\n"
-    "avg_gpu, total_gpu) are added.\n"
-    "\n"
-    "  -o OUT             write the result to OUT (.gz compresses)\n"
-    "  --skip-callstacks  no call stack and no autogradKernel views\n"
-    "  --force            rebuild ext_autogradapi when it exists\n"
-    "  -h, --help         this text\n"
-    "\n"
+    "avg_gpu, total_gpu) are added.",
+  .notes =
     "Prints one summary line, with the number of marker calls that carry\n"
     "autograd fields but match none of the forms.\n"
     "Example: rpd-autograd trace.rpd && sqlite3 trace.rpd \\\n"
-    "  'select * from autogradKernel order by total_gpu desc limit 10'\n";
+    "  'select * from autogradKernel order by total_gpu desc limit 10'\n",
+};
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -285,11 +283,12 @@ static void summary(void *vc) {
 int main(int argc, char **argv) {
   ctx c = {0};
   const rpd_opt opts[] = {
-      RPD_OPT_FLAG("--skip-callstacks|--skip_callstacks", &c.skip_callstacks),
+      RPD_OPT_FLAG("--skip-callstacks|--skip_callstacks", &c.skip_callstacks,
+                   .help = "no call stack and no autogradKernel views"),
       RPD_OPT_END(),
   };
   const rpd_augment a = {
-      .usage = usage,
+      .help = &help,
       .what = "autograd data",
       .done_tag = DONE_TAG,
       .opts = opts,

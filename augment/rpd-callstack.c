@@ -1,24 +1,23 @@
 /* rpd-callstack - add the call stack table ext_callstack and its views. */
-static const char usage[] =
-    "usage: rpd-callstack FILE [-o OUT] [--force]\n"
-    "\n"
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-callstack FILE [-o OUT] [--force]",
+  .about =
     "Add the caller/callee table ext_callstack(id, parent_id, child_id, depth,\n"
     "cpu_time, gpu_time) and the views callStack_inclusive, callStack_exclusive,\n"
     "callStack_inclusive_name, callStack_exclusive_name to an RPD trace, in one\n"
     "transaction.  Per (pid, tid) the api calls are walked as a stack; each\n"
     "call's exclusive cpu time and its ops' gpu time are written once for the\n"
     "call itself (depth 0) and once for every caller above it, so inclusive\n"
-    "time is SUM(...) GROUP BY parent_id.\n"
-    "\n"
-    "  -o OUT    write the result to OUT (.gz compresses) instead of FILE\n"
-    "  --force   rebuild when the trace already has a call stack\n"
-    "  -h, --help  this text\n"
-    "\n"
+    "time is SUM(...) GROUP BY parent_id.",
+  .notes =
     "Prints one summary line: calls, rows, threads, max depth, and the number\n"
     "of calls that overlap another call on their thread without nesting.\n"
     "Example: rpd-callstack trace.rpd && sqlite3 trace.rpd \\\n"
     "  'select apiName, args, cpu_time, gpu_time from callStack_inclusive_name\n"
-    "   order by cpu_time desc limit 10'\n";
+    "   order by cpu_time desc limit 10'\n",
+};
 
 #include <inttypes.h>
 
@@ -55,7 +54,7 @@ static void summary(void *vc) {
 int main(int argc, char **argv) {
   ctx c = {0};
   const rpd_augment a = {
-      .usage = usage,
+      .help = &help,
       .what = "a call stack",
       .done_tag = RPD_CALLSTACK_DONE_TAG,
       .drop = drop,

@@ -1,21 +1,19 @@
 /* rpd-deserialize - promote serialized roctx markers to real api/op rows. */
-static const char usage[] =
-"usage: rpd-deserialize FILE [-o OUT] [--force] [--api NAME[,NAME...]]\n"
-"\n"
-"Turn roctx messages that describe an api call or an op into real rows:\n"
-"a marker call (apiName UserMarker by default) whose args carry\n"
-"  s_api = NAME   becomes a rocpd_api row named NAME (same pid, tid, start,\n"
-"                 end and args);\n"
-"  s_op = NAME    becomes a rocpd_op row of opType NAME, description = the\n"
-"                 args text, gpuId/queueId/sequenceId (default 0) and\n"
-"                 start/end (default the marker's) from the args.\n"
-"The marker rows are removed.  Markers without s_api/s_op are kept.\n"
-"\n"
-"  --api NAMES  marker apiNames to read, comma separated (default UserMarker)\n"
-"  -o OUT       write the result to OUT, leave FILE untouched\n"
-"  --force      run again even if the trace was deserialized before\n"
-"\n"
-"See docs/rpd-deserialize.md.\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-deserialize FILE [-o OUT] [--force] [--api NAME[,NAME...]]",
+  .about =
+    "Turn roctx messages that describe an api call or an op into real rows:\n"
+    "a marker call (apiName UserMarker by default) whose args carry\n"
+    "  s_api = NAME   becomes a rocpd_api row named NAME (same pid, tid, start,\n"
+    "                 end and args);\n"
+    "  s_op = NAME    becomes a rocpd_op row of opType NAME, description = the\n"
+    "                 args text, gpuId/queueId/sequenceId (default 0) and\n"
+    "                 start/end (default the marker's) from the args.\n"
+    "The marker rows are removed.  Markers without s_api/s_op are kept.",
+  .notes = "See docs/rpd-deserialize.md.\n",
+};
 
 #include <stdlib.h>
 #include <string.h>
@@ -276,22 +274,26 @@ int main(int argc, char **argv)
   ctx c = {0};
   int rc;
 
-  if (rpd_cli_init(argc, argv, usage))
+  const char *skip;
+  /* read by parse_options; the driver only steps over it */
+  const rpd_opt read_before[] = {
+    RPD_OPT_STRING("--api", &skip, .arg = "NAMES",
+                   .help = "marker apiNames to read, comma separated (default UserMarker)"),
+    RPD_OPT_END(),
+  };
+  rpd_augment a = {
+    .help = &help,
+    .what = "its markers deserialized",
+    .opts = read_before,
+    .drop = NULL,
+    .build = build,
+    .ctx = &c,
+  };
+  if (rpd_augment_init(&a, argc, argv))
     return rpd_cli_status();
   rc = parse_options(&c, argc, argv);
-  const char *skip;
-  /* read above; the driver only steps over it */
-  const rpd_opt read_before[] = { RPD_OPT_STRING("--api", &skip), RPD_OPT_END() };
   if (!rc) {
-    rpd_augment a = {
-      .usage = usage,
-      .what = "its markers deserialized",
-      .done_tag = c.done_tag,
-      .opts = read_before,
-      .drop = NULL,
-      .build = build,
-      .ctx = &c,
-    };
+    a.done_tag = c.done_tag;
     rc = rpd_augment_main(&a, argc, argv);
   }
   rpd_namelist_free(c.apis, c.napis);

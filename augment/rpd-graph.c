@@ -1,20 +1,19 @@
 /* rpd-graph - HIP/CUDA graph captures, their kernels and their launches. */
-static const char usage[] =
-"usage: rpd-graph FILE [-o OUT] [--force]\n"
-"\n"
-"Find the graphs captured in an RPD trace, the kernels of each graph and\n"
-"every graph launch:\n"
-"  rocpd_graphapi, rocpd_graphLaunchapi   args of the capture/instantiate\n"
-"                                         and launch calls as columns\n"
-"  ext_graph                              one row per captured graph\n"
-"  ext_graph_kernelapis                   its kernel launches, in order\n"
-"  view graphLaunch                       per launch: api, op and gpu time (us)\n"
-"  view graphKernel                       per graph: kernel names and dims\n"
-"\n"
-"  -o OUT     write the result to OUT, leave FILE untouched\n"
-"  --force    rebuild the graph tables if they exist\n"
-"\n"
-"Works on schema v2 and v3 traces; FILE may be .gz.  See docs/rpd-graph.md.\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-graph FILE [-o OUT] [--force]",
+  .about =
+    "Find the graphs captured in an RPD trace, the kernels of each graph and\n"
+    "every graph launch:\n"
+    "  rocpd_graphapi, rocpd_graphLaunchapi   args of the capture/instantiate\n"
+    "                                         and launch calls as columns\n"
+    "  ext_graph                              one row per captured graph\n"
+    "  ext_graph_kernelapis                   its kernel launches, in order\n"
+    "  view graphLaunch                       per launch: api, op and gpu time (us)\n"
+    "  view graphKernel                       per graph: kernel names and dims",
+  .notes = "Works on schema v2 and v3 traces; FILE may be .gz.  See docs/rpd-graph.md.\n",
+};
 
 #include <stdio.h>
 
@@ -153,7 +152,7 @@ int main(int argc, char **argv)
 {
   graph_counts counts = { 0 };
   rpd_augment a = {
-    .usage = usage,
+    .help = &help,
     .what = "the graph tables",
     .done_tag = "Graph::Generated",
     .drop = drop_graph,

@@ -6,25 +6,17 @@
 #include "rpd.h"
 #include "opt.h"
 
-static const char usage[] =
-"usage: rpd-metadata FILE [--list] [--format table|csv|json]\n"
-"       rpd-metadata FILE --get TAG\n"
-"       rpd-metadata FILE --set TAG VALUE [-o OUT]\n"
-"       rpd-metadata FILE --clear TAG [-o OUT]\n"
-"\n"
-"Show or change the rocpd_metadata (tag, value) rows of an RPD trace.\n"
-"\n"
-"  --list          every row, sorted by tag (the default)\n"
-"  --format F      output of --list: table (default), csv or json\n"
-"  --get TAG       print the value of TAG; exit 1 if the trace has no TAG\n"
-"  --set TAG VALUE replace every TAG row by one row (TAG, VALUE)\n"
-"  --clear TAG     delete every TAG row\n"
-"  -o OUT          write the changed trace to OUT and leave FILE as it is\n"
-"                  (OUT ending in .gz is compressed)\n"
-"\n"
-"FILE may be gzip-compressed (.gz); --set/--clear then rewrite it compressed.\n"
-"Changes are made in one transaction: interrupted, the file is as before.\n"
-"Exit status: 0 ok, 1 failure (or --get of a missing tag), 2 usage.\n";
+static const rpd_help help = {
+  .usage = "usage: rpd-metadata FILE [--list] [--format table|csv|json]\n"
+           "       rpd-metadata FILE --get TAG\n"
+           "       rpd-metadata FILE --set TAG VALUE [-o OUT]\n"
+           "       rpd-metadata FILE --clear TAG [-o OUT]",
+  .about = "Show or change the rocpd_metadata (tag, value) rows of an RPD trace.",
+  .notes =
+    "FILE may be gzip-compressed (.gz); --set/--clear then rewrite it compressed.\n"
+    "Changes are made in one transaction: interrupted, the file is as before.\n"
+    "Exit status: 0 ok, 1 failure (or --get of a missing tag), 2 usage.\n",
+};
 
 enum { OP_LIST, OP_GET, OP_SET, OP_CLEAR };
 
@@ -50,18 +42,24 @@ static int parse_args(int argc, char **argv, opts *o)
 {
   const char *pair[2] = { NULL, NULL };
   const rpd_opt table[] = {
-    RPD_OPT_CALL0("--list", on_action, o),
-    { .kind = RPD_OPTK_CALL, .names = "--get|--clear", .fn = on_action, .ctx = o,
-      .need = "an argument" },
-    RPD_OPT_PAIR("--set", pair, on_action, o, "TAG and VALUE"),
-    { .kind = RPD_OPTK_STRING, .names = "-o", .value = &o->out, .need = "an argument" },
-    { .kind = RPD_OPTK_STRING, .names = "--format", .value = &o->format,
-      .need = "an argument" },
+    RPD_OPT_CALL0("--list", on_action, o, .help = "every row, sorted by tag (the default)"),
+    RPD_OPT_STRING("--format", &o->format, .need = "an argument", .arg = "F",
+                   .help = "output of --list: table (default), csv or json"),
+    RPD_OPT_CALL("--get", on_action, o, .need = "an argument", .arg = "TAG",
+                 .help = "print the value of TAG; exit 1 if the trace has no TAG"),
+    RPD_OPT_PAIR("--set", pair, on_action, o, "TAG and VALUE", .arg = "TAG VALUE",
+                 .help = "replace every TAG row by one row (TAG, VALUE)"),
+    RPD_OPT_CALL("--clear", on_action, o, .need = "an argument", .arg = "TAG",
+                 .help = "delete every TAG row"),
+    RPD_OPT_STRING("-o", &o->out, .need = "an argument", .arg = "OUT",
+                   .help = "write the changed trace to OUT and leave FILE as it is (OUT "
+                           "ending in .gz is compressed)"),
     RPD_OPT_END(),
   };
   int rc;
 
   memset(o, 0, sizeof *o);
+  if (rpd_cli_init_opts(argc, argv, &help, table)) return -1;
   if ((rc = rpd_cli_options(table, 0, &argc, argv))) return rc;
   if (o->op == OP_SET) o->value = pair[1];
   if (argc > 1) return rpd_usage_error("unexpected argument '%s'", argv[1]);
@@ -196,10 +194,8 @@ int main(int argc, char **argv)
   rpd *r = NULL;
   int rc;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   if ((rc = parse_args(argc, argv, &o)))
-    return rc;
+    return rc < 0 ? rpd_cli_status() : rc;
   if (o.op == OP_SET || o.op == OP_CLEAR)
     return change(&o);
   if (o.format) {

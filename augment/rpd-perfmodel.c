@@ -1,40 +1,29 @@
 /* rpd-perfmodel - FLOPs, bytes and roofline of every PyTorch op with shapes. */
-static const char usage[] =
-"usage: rpd-perfmodel FILE [--arch NAME | --arch-file F] [--dtype T] [-o OUT]\n"
-"                     [--force]\n"
-"\n"
-"Model every PyTorch op of a Kineto import (rpd-import of a PyTorch profiler\n"
-"trace recorded with record_shapes) from its shapes and dtypes; or, in an\n"
-"RPD trace with PyTorch autograd markers, of every marker with sizes\n"
-"(after rpd-autograd: ext_autogradapi; the sizes carry no dtypes, see\n"
-"--dtype):\n"
-"  ext_perf_op        one row per op instance: category (GEMM, SDPA_fwd,\n"
-"                     SDPA_bwd, CONV_fwd, CONV_bwd, Normalization,\n"
-"                     Reduce_fwd, BinaryElementwise, UnaryElementwise, or\n"
-"                     'none'),\n"
-"                     params (JSON), flops, bytes, kernel_ns (kernels of the\n"
-"                     op and the ops it calls), tflops_s, tb_s,\n"
-"                     flops_per_byte, pct_peak_compute, pct_peak_bw, bound,\n"
-"                     roofline_ns (time at the roofline), lost_ns\n"
-"  view perf_op_summary  grouped by op name and parameters, with\n"
-"                     TraceLens's column names (GFLOPS_first, name_count, ...)\n"
-"  metadata PerfModel::arch, PerfModel::link_gbs  the arch and its link peak\n"
-"                     (raptor --report's coll_analysis compares bus bw to it)\n"
-"\n"
-"  --arch NAME       peaks of NAME (MI300X, MI325X, MI355X, MI250X, MI210,\n"
-"                    H100, H200, GB200, B200, A100); default: from the\n"
-"                    trace's device name (metadata kineto::gpu.0.name)\n"
-"  --arch-file F     peaks from a file of 'key value' lines (name, bf16,\n"
-"                    fp16, fp8, fp32, tf32, fp64, vec_fp32, hbm_tbs,\n"
-"                    link_gbs: GPU-GPU links, GB/s one way)\n"
-"  --dtype T         the element type of every tensor of an autograd marker\n"
-"                    (bf16, fp16, fp32, fp64, fp8); without it their bytes\n"
-"                    and % of peak are NULL\n"
-"  -o OUT            write the result to OUT (.gz compresses)\n"
-"  --force           rebuild ext_perf_op if it exists\n"
-"  -h, --help        this text\n"
-"\n"
-"See docs/rpd-perfmodel.md.\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-perfmodel FILE [--arch NAME | --arch-file F] [--dtype T] [-o OUT]\n"
+           "                     [--force]",
+  .about =
+    "Model every PyTorch op of a Kineto import (rpd-import of a PyTorch profiler\n"
+    "trace recorded with record_shapes) from its shapes and dtypes; or, in an\n"
+    "RPD trace with PyTorch autograd markers, of every marker with sizes\n"
+    "(after rpd-autograd: ext_autogradapi; the sizes carry no dtypes, see\n"
+    "--dtype):\n"
+    "  ext_perf_op        one row per op instance: category (GEMM, SDPA_fwd,\n"
+    "                     SDPA_bwd, CONV_fwd, CONV_bwd, Normalization,\n"
+    "                     Reduce_fwd, BinaryElementwise, UnaryElementwise, or\n"
+    "                     'none'),\n"
+    "                     params (JSON), flops, bytes, kernel_ns (kernels of the\n"
+    "                     op and the ops it calls), tflops_s, tb_s,\n"
+    "                     flops_per_byte, pct_peak_compute, pct_peak_bw, bound,\n"
+    "                     roofline_ns (time at the roofline), lost_ns\n"
+    "  view perf_op_summary  grouped by op name and parameters, with\n"
+    "                     TraceLens's column names (GFLOPS_first, name_count, ...)\n"
+    "  metadata PerfModel::arch, PerfModel::link_gbs  the arch and its link peak\n"
+    "                     (raptor --report's coll_analysis compares bus bw to it)",
+  .notes = "See docs/rpd-perfmodel.md.\n",
+};
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,7 +32,6 @@ static const char usage[] =
 
 #include "callstack.h"
 #include "check.h"
-#include "opt.h"
 #include "perfmodel.h"
 #include "rpd.h"
 
@@ -526,13 +514,22 @@ int main(int argc, char **argv)
 {
   ctx c = {0};
   const rpd_opt opts[] = {
-    RPD_OPT_CALL("--arch", on_arch, &c),
-    RPD_OPT_CALL("--arch-file", on_arch_file, &c),
-    RPD_OPT_CALL("--dtype", on_dtype, &c),
+    RPD_OPT_CALL("--arch", on_arch, &c, .arg = "NAME",
+                 .help = "peaks of NAME (MI300X, MI325X, MI355X, MI250X, MI210, H100, H200, "
+                         "GB200, B200, A100); default: from the trace's device name "
+                         "(metadata kineto::gpu.0.name)"),
+    RPD_OPT_CALL("--arch-file", on_arch_file, &c, .arg = "F",
+                 .help = "peaks from a file of 'key value' lines (name, bf16, fp16, fp8, "
+                         "fp32, tf32, fp64, vec_fp32, hbm_tbs, link_gbs: GPU-GPU links, "
+                         "GB/s one way)"),
+    RPD_OPT_CALL("--dtype", on_dtype, &c, .arg = "T",
+                 .help = "the element type of every tensor of an autograd marker (bf16, "
+                         "fp16, fp32, fp64, fp8); without it their bytes and % of peak "
+                         "are NULL"),
     RPD_OPT_END(),
   };
   const rpd_augment a = {
-    .usage = usage,
+    .help = &help,
     .what = "the performance model",
     .done_tag = DONE_TAG,
     .opts = opts,

@@ -11,37 +11,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage[] =
-"usage: rpd-schema --create FILE [--schema 2|3] [--force]\n"
-"       rpd-schema --print [--schema 2|3]\n"
-"       rpd-schema --info FILE [--format table|csv|json]\n"
-"       rpd-schema --views FILE [-o OUT] [--force]\n"
-"       rpd-schema --upgrade FILE [-o OUT]\n"
-"\n"
-"  --create FILE   write an empty trace ready for rpd_tracer to append to:\n"
-"                  every RPD table, the string indexes, metadata\n"
-"                  (schema_version, gpu_stride, pid_stride) and the utility\n"
-"                  views. Refuses an existing non-empty FILE unless --force.\n"
-"  --print         print the DDL and the view definitions (default v3)\n"
-"  --info FILE     schema version, metadata, row count of every table, GPUs,\n"
-"                  threads, time span, augmentations (ext_* tables) and the\n"
-"                  state of every utility view; read-only, .gz is fine\n"
-"  --views FILE    reinstall the utility views that are missing or broken\n"
-"                  (--force: all of them); views whose base tables are\n"
-"                  absent (stackframe on v2) are left out and reported\n"
-"  --upgrade FILE  convert a schema 2 trace to schema 3 in one transaction:\n"
-"                  rocpd_api gets domain/category ('' as v2 has none), args\n"
-"                  move to rocpd_ustring, rocpd_op loses the empty\n"
-"                  completionSignal column, missing v3 tables are added,\n"
-"                  schema_version=3, views reinstalled. Rows and view\n"
-"                  results are preserved.\n"
-"  -o OUT          with --views/--upgrade: write the result to OUT and\n"
-"                  leave FILE untouched (OUT may end in .gz)\n"
-"  --schema 2|3    layout for --create/--print (default 3)\n"
-"  --format F      --info output: table (default), csv or json\n"
-"\n"
-"Exit: 0 ok (also: nothing to do), 1 failure, 2 usage.\n"
-"Environment: RPD_BUSY_TIMEOUT_MS (default 5000) for locked files.\n";
+static const rpd_help help = {
+  .usage = "usage: rpd-schema --create FILE [--schema 2|3] [--force]\n"
+           "       rpd-schema --print [--schema 2|3]\n"
+           "       rpd-schema --info FILE [--format table|csv|json]\n"
+           "       rpd-schema --views FILE [-o OUT] [--force]\n"
+           "       rpd-schema --upgrade FILE [-o OUT]",
+  .about = "Create, describe, repair or upgrade the schema of an RPD trace.",
+  .notes =
+    "Exit: 0 ok (also: nothing to do), 1 failure, 2 usage.\n"
+    "Environment: RPD_BUSY_TIMEOUT_MS (default 5000) for locked files.\n",
+};
 
 
 typedef struct opts {
@@ -789,14 +769,41 @@ static int on_format(void *ctx, const char *name, const char *v, char *msg, size
 static int parse_args(opts *o, int argc, char **argv)
 {
   const rpd_opt table[] = {
-    RPD_OPT_CALL_OPTVAL("--create|--info|--views|--upgrade", on_action, o),
-    RPD_OPT_CALL0("--print", on_action, o),
-    RPD_OPT_FILE("-o|--output", &o->out),
-    RPD_OPT_CALL("--schema", on_schema, o),
-    RPD_OPT_CALL("--format", on_format, o),
-    RPD_OPT_FLAG("--force", &o->force),
+    RPD_OPT_CALL_OPTVAL("--create", on_action, o, .arg = "FILE",
+                        .help = "write an empty trace ready for rpd_tracer to append to: "
+                                "every RPD table, the string indexes, metadata "
+                                "(schema_version, gpu_stride, pid_stride) and the utility "
+                                "views. Refuses an existing non-empty FILE unless --force."),
+    RPD_OPT_CALL0("--print", on_action, o,
+                  .help = "print the DDL and the view definitions (default v3)"),
+    RPD_OPT_CALL_OPTVAL("--info", on_action, o, .arg = "FILE",
+                        .help = "schema version, metadata, row count of every table, GPUs, "
+                                "threads, time span, augmentations (ext_* tables) and the "
+                                "state of every utility view; read-only, .gz is fine"),
+    RPD_OPT_CALL_OPTVAL("--views", on_action, o, .arg = "FILE",
+                        .help = "reinstall the utility views that are missing or broken "
+                                "(--force: all of them); views whose base tables are absent "
+                                "(stackframe on v2) are left out and reported"),
+    RPD_OPT_CALL_OPTVAL("--upgrade", on_action, o, .arg = "FILE",
+                        .help = "convert a schema 2 trace to schema 3 in one transaction: "
+                                "rocpd_api gets domain/category ('' as v2 has none), args "
+                                "move to rocpd_ustring, rocpd_op loses the empty "
+                                "completionSignal column, missing v3 tables are added, "
+                                "schema_version=3, views reinstalled. Rows and view results "
+                                "are preserved."),
+    RPD_OPT_FILE("-o|--output", &o->out, .arg = "OUT",
+                 .help = "with --views/--upgrade: write the result to OUT and leave FILE "
+                         "untouched (OUT may end in .gz)"),
+    RPD_OPT_CALL("--schema", on_schema, o, .arg = "2|3",
+                 .help = "layout for --create/--print (default 3)"),
+    RPD_OPT_CALL("--format", on_format, o, .arg = "F",
+                 .help = "--info output: table (default), csv or json"),
+    RPD_OPT_FLAG("--force", &o->force,
+                 .help = "--create: over an existing non-empty FILE; --views: all views"),
     RPD_OPT_END(),
   };
+  if (rpd_cli_init_opts(argc, argv, &help, table))
+    return -1;
   char msg[512];
   int rc = 0;
   o->schema = 3;
@@ -829,10 +836,8 @@ int main(int argc, char **argv)
   opts o = {0};
   int rc;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   if ((rc = parse_args(&o, argc, argv)) != 0)
-    return rc;
+    return rc < 0 ? rpd_cli_status() : rc;
   if (!strcmp(o.action, "create"))
     return do_create(&o);
   if (!strcmp(o.action, "print"))

@@ -1,31 +1,27 @@
 /* rpd-stackframe - per call site accounting of the host stacks rpd_tracer
  * records with RPDT_STACKFRAMES=1 (rocpd_stackframe), folded stacks and a
  * self-contained SVG flame graph. */
-static const char usage[] =
-"usage: rpd-stackframe FILE [-o OUT] [--force]\n"
-"       rpd-stackframe FILE --folded OUT.txt|- [--value cpu|gpu|calls]\n"
-"       rpd-stackframe FILE --svg OUT.svg [--value cpu|gpu|calls]\n"
-"\n"
-"The first form adds, in one transaction, the tables ext_stackframe_stack\n"
-"(id, string = the whole stack folded 'outer;...;inner') and\n"
-"ext_stackframe_call(api_id, stack_id, leaf_id, cpu_time, gpu_time) and the\n"
-"views stackframe_site (per call site = innermost frame: calls, cpu and gpu\n"
-"time), stackframe_stack (per whole stack), stackframe_frame (per frame at\n"
-"any depth, inclusive), stackframe_top (the 20 call sites with the most gpu\n"
-"time) and, when rpd-callstack ran, stackframe_site_inclusive (the sites with\n"
-"the inclusive times of ext_callstack).  cpu_time = the api call's duration,\n"
-"gpu_time = the kernels and copies it launched.\n"
-"\n"
-"The other forms only read FILE: --folded writes one line per distinct\n"
-"stack, 'outer;...;inner;apiName VALUE' (flamegraph.pl, speedscope,\n"
-"inferno read it), --svg a flame graph (no script, no external files).\n"
-"\n"
-"  -o OUT          write the augmented trace to OUT instead of FILE\n"
-"  --force         rebuild when the trace already has the tables\n"
-"  --folded OUT    folded stacks to OUT ('-' = stdout)\n"
-"  --svg OUT       the flame graph\n"
-"  --value V       what a stack weighs: cpu (ns, default), gpu (ns), calls\n"
-"  -h, --help      this text\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-stackframe FILE [-o OUT] [--force]\n"
+           "       rpd-stackframe FILE --folded OUT.txt|- [--value cpu|gpu|calls]\n"
+           "       rpd-stackframe FILE --svg OUT.svg [--value cpu|gpu|calls]",
+  .about =
+    "The first form adds, in one transaction, the tables ext_stackframe_stack\n"
+    "(id, string = the whole stack folded 'outer;...;inner') and\n"
+    "ext_stackframe_call(api_id, stack_id, leaf_id, cpu_time, gpu_time) and the\n"
+    "views stackframe_site (per call site = innermost frame: calls, cpu and gpu\n"
+    "time), stackframe_stack (per whole stack), stackframe_frame (per frame at\n"
+    "any depth, inclusive), stackframe_top (the 20 call sites with the most gpu\n"
+    "time) and, when rpd-callstack ran, stackframe_site_inclusive (the sites with\n"
+    "the inclusive times of ext_callstack).  cpu_time = the api call's duration,\n"
+    "gpu_time = the kernels and copies it launched.\n"
+    "\n"
+    "The other forms only read FILE: --folded writes one line per distinct\n"
+    "stack, 'outer;...;inner;apiName VALUE' (flamegraph.pl, speedscope,\n"
+    "inferno read it), --svg a flame graph (no script, no external files).",
+};
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -565,29 +561,34 @@ int main(int argc, char **argv)
 {
   const char *folded = NULL, *svg = NULL, *path = NULL;
   int value = V_CPU, exp = 0;
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   const char *vname = NULL;
   const rpd_opt opts[] = {
-    RPD_OPT_STRING("--folded", &folded),
-    RPD_OPT_STRING("--svg", &svg),
-    RPD_OPT_STRING("--value", &vname),
+    RPD_OPT_STRING("--folded", &folded, .arg = "OUT",
+                   .help = "folded stacks to OUT ('-' = stdout)"),
+    RPD_OPT_STRING("--svg", &svg, .arg = "OUT", .help = "the flame graph"),
+    RPD_OPT_STRING("--value", &vname, .arg = "V",
+                   .help = "what a stack weighs: cpu (ns, default), gpu (ns), calls"),
     RPD_OPT_END(),
   };
+  actx c = {0};
+  /* the driver's table includes the export options for --help only: it
+   * runs when none of them was given */
+  const rpd_augment a = {
+    .help = &help, .what = "stackframe tables", .done_tag = DONE_TAG,
+    .drop = drop, .build = build, .ctx = &c, .summary = summary, .opts = opts,
+  };
+  if (rpd_augment_init(&a, argc, argv))
+    return rpd_cli_status();
   /* --folded / --svg export; else the augmenter (the driver parses argv
    * again, so this first pass works on a copy) */
   char msg[512], *copy[argc + 1];
   memcpy(copy, argv, ((size_t)argc + 1) * sizeof *copy);
   int n = rpd_opt_parse(opts, RPD_OPT_KEEP_UNKNOWN, argc, copy, msg, sizeof msg);
   exp = n < 0 || folded || svg;
-  if (!exp) {
-    actx c = {0};
-    const rpd_augment a = {
-      .usage = usage, .what = "stackframe tables", .done_tag = DONE_TAG,
-      .drop = drop, .build = build, .ctx = &c, .summary = summary,
-    };
+  if (!exp && vname)
+    return rpd_usage_error("--value needs --folded or --svg");
+  if (!exp)
     return rpd_augment_main(&a, argc, argv);
-  }
   if (n < 0)
     return rpd_usage_error("%s", msg);
   const char *empty = folded && !*folded ? "--folded" : svg && !*svg ? "--svg"

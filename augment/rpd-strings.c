@@ -1,26 +1,20 @@
 /* rpd-strings - drop unreferenced and duplicate strings, remap references. */
-static const char usage[] =
-    "usage: rpd-strings FILE [-o OUT] [--dedupe] [--clean-autograd] [--vacuum]\n"
-    "\n"
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-strings FILE [-o OUT] [--dedupe] [--clean-autograd] [--vacuum]",
+  .about =
     "Tidy the string tables of an RPD trace (rocpd_string, and rocpd_ustring\n"
     "on schema 3) in one transaction.  Every column that references a string\n"
     "table is found (the well-known ones, foreign keys declared in the\n"
     "schema, and pairs declared in rocpd_metadata 'references::rocpd_string.id')\n"
-    "and remapped; ids of the strings kept do not change.\n"
-    "\n"
-    "  --dedupe          merge duplicate strings (the lowest id is kept) and\n"
-    "                    delete strings nothing references\n"
-    "  --clean-autograd  first cut the ', seq', ', op_id', ', sizes',\n"
-    "                    ', input_op_ids' tails off the api args strings (then\n"
-    "                    dedupe); ext_autogradapi keeps the parsed fields\n"
-    "  --vacuum          VACUUM afterwards so the file shrinks\n"
-    "  -o OUT            write the result to OUT instead of FILE\n"
-    "  -h, --help        this text\n"
-    "\n"
+    "and remapped; ids of the strings kept do not change.",
+  .notes =
     "Without an action it only reports what --dedupe would remove.\n"
     "Prints one line: rows removed and string bytes saved per table (and the\n"
     "file size before and after with --vacuum).\n"
-    "Example: rpd-strings trace.rpd --clean-autograd --vacuum\n";
+    "Example: rpd-strings trace.rpd --clean-autograd --vacuum\n",
+};
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -265,12 +259,19 @@ static int file_bytes(rpd *r, int64_t *n) {
 static int parse(int argc, char **argv, opts *o) {
   int clean_only = 0;
   const rpd_opt table[] = {
-    RPD_OPT_FLAG("--dedupe", &o->dedupe),
-    RPD_OPT_FLAG("--clean-autograd|--clean_autograd", &clean_only),
-    RPD_OPT_FLAG("--vacuum", &o->vacuum),
-    RPD_OPT_FILE("-o|--output", &o->out),
+    RPD_OPT_FLAG("--dedupe", &o->dedupe,
+                 .help = "merge duplicate strings (the lowest id is kept) and delete "
+                         "strings nothing references"),
+    RPD_OPT_FLAG("--clean-autograd|--clean_autograd", &clean_only,
+                 .help = "first cut the tails ', seq', ', op_id', ', sizes',\n', input_op_ids' "
+                         "off the api args strings (then dedupe); ext_autogradapi "
+                         "keeps the parsed fields"),
+    RPD_OPT_FLAG("--vacuum", &o->vacuum, .help = "VACUUM afterwards so the file shrinks"),
+    RPD_OPT_FILE("-o|--output", &o->out, .arg = "OUT",
+                 .help = "write the result to OUT instead of FILE"),
     RPD_OPT_END(),
   };
+  if (rpd_cli_init_opts(argc, argv, &help, table)) return -1;
   int rc = rpd_cli_options(table, 0, &argc, argv);
   if (rc) return rc;
   if (clean_only) o->clean = o->dedupe = 1;   /* cleaning ends with a dedupe */
@@ -299,8 +300,7 @@ int main(int argc, char **argv) {
   int rc, write;
   /* one thread, one connection: skip SQLite's mutexes (~9% of the run) */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
-  if (rpd_cli_init(argc, argv, usage)) return rpd_cli_status();
-  if ((rc = parse(argc, argv, &o))) return rc;
+  if ((rc = parse(argc, argv, &o))) return rc < 0 ? rpd_cli_status() : rc;
   write = o.dedupe || o.vacuum || o.out;
   if (rpd_open_or_report(&r, o.file, o.out, write ? RPD_WRITE : RPD_READ)) return 1;
   /* a 16 MB page cache; SQLite's sorter (the window over the

@@ -1,25 +1,18 @@
 /* rpd-subclass - expose the args of chosen api calls (or op descriptions) as
  * the columns of a subclass table. */
-static const char usage[] =
-"usage: rpd-subclass FILE [-o OUT] [--force] --name NAME --events A,B,...\n"
-"                    [--base api|op] [--type COL=SQLTYPE ...]\n"
-"\n"
-"Create table rocpd_<NAME><base> with one row per api call named A, B, ...\n"
-"(or per op of opType A, B, ... with --base op) and one column per key of\n"
-"their args text `key = value | key = value` (the op's description for\n"
-"ops); a call without a key gets ''.  The view <NAME><base> joins it to the\n"
-"api (op) view.\n"
-"\n"
-"  --name NAME         letters, digits and '_'\n"
-"  --events A,B,...    apiName (opType) values, comma separated\n"
-"  --base api|op       default api\n"
-"  --type COL=SQLTYPE  column type, a plain SQL type name such as integer\n"
-"                      or varchar(18), no constraints (default\n"
-"                      varchar(255)); repeatable\n"
-"  -o OUT              write the result to OUT, leave FILE untouched\n"
-"  --force             rebuild the table if it exists\n"
-"\n"
-"See docs/rpd-subclass.md.\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-subclass FILE [-o OUT] [--force] --name NAME --events A,B,...\n"
+           "                    [--base api|op] [--type COL=SQLTYPE ...]",
+  .about =
+    "Create table rocpd_<NAME><base> with one row per api call named A, B, ...\n"
+    "(or per op of opType A, B, ... with --base op) and one column per key of\n"
+    "their args text `key = value | key = value` (the op's description for\n"
+    "ops); a call without a key gets ''.  The view <NAME><base> joins it to the\n"
+    "api (op) view.",
+  .notes = "See docs/rpd-subclass.md.\n",
+};
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -185,26 +178,32 @@ int main(int argc, char **argv)
   opts o = {0};
   int rc;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
-  rc = parse_options(&o, argc, argv);
   const char *skip;
-  /* read above; the driver only steps over them */
+  /* read by parse_options; the driver only steps over them */
   const rpd_opt read_before[] = {
-    RPD_OPT_STRING("--name|--events|--base|--type", &skip),
+    RPD_OPT_STRING("--name", &skip, .arg = "NAME", .help = "letters, digits and '_'"),
+    RPD_OPT_STRING("--events", &skip, .arg = "A,B,...",
+                   .help = "apiName (opType) values, comma separated"),
+    RPD_OPT_STRING("--base", &skip, .arg = "api|op", .help = "default api"),
+    RPD_OPT_STRING("--type", &skip, .arg = "COL=SQLTYPE",
+                   .help = "column type, a plain SQL type name such as integer or "
+                           "varchar(18), no constraints (default varchar(255)); repeatable"),
     RPD_OPT_END(),
   };
+  rpd_augment a = {
+    .help = &help,
+    .what = "the subclass table",
+    .opts = read_before,
+    .drop = drop_subclass,
+    .build = build_subclass,
+    .ctx = &o,
+    .summary = summary,
+  };
+  if (rpd_augment_init(&a, argc, argv))
+    return rpd_cli_status();
+  rc = parse_options(&o, argc, argv);
   if (!rc) {
-    rpd_augment a = {
-      .usage = usage,
-      .what = "the subclass table",
-      .done_tag = o.done_tag,
-      .opts = read_before,
-      .drop = drop_subclass,
-      .build = build_subclass,
-      .ctx = &o,
-      .summary = summary,
-    };
+    a.done_tag = o.done_tag;
     rc = rpd_augment_main(&a, argc, argv);
   }
   free_opts(&o);

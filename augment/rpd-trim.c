@@ -1,24 +1,4 @@
 /* rpd-trim - remove everything outside a time range from an RPD trace. */
-static const char usage[] =
-"usage: rpd-trim FILE [-o OUT] [--start T] [--end T] [--dry-run]\n"
-"\n"
-"Keep only the api calls that start inside [start, end], the ops, links\n"
-"and subclass rows that belong to them and the monitor samples inside the\n"
-"range; drop strings nothing refers to any more, then VACUUM.  Prints the\n"
-"range and the row counts before and after.\n"
-"\n"
-"Times (default: the first api start / the last api end; docs/time.md):\n"
-"  200                a bare number is ms from the first api call\n"
-"  +200ms, 200ms      from the first api call (units ns, us, ms, s)\n"
-"  -50ms              back from the last api end (write --start=-50ms)\n"
-"  25%                a fraction of the trace's span\n"
-"A range reaching outside the trace is an error.\n"
-"\n"
-"  -o OUT      write the trimmed trace to OUT, leave FILE untouched\n"
-"  --dry-run   print the range and what would be removed; write nothing\n"
-"\n"
-"See docs/rpd-trim.md.\n";
-
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +7,26 @@ static const char usage[] =
 #include "rpd.h"
 #include "opt.h"
 #include "timeopt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-trim FILE [-o OUT] [--start T] [--end T] [--dry-run]",
+  .about =
+    "Keep only the api calls that start inside [start, end], the ops, links\n"
+    "and subclass rows that belong to them and the monitor samples inside the\n"
+    "range; drop strings nothing refers to any more, then VACUUM.  Prints the\n"
+    "range and the row counts before and after.",
+  .quiet = "no summary (a --dry-run still prints its answer)",
+  .notes =
+    "Times (default: the first api start / the last api end; docs/time.md):\n"
+    "  200                a bare number is ms from the first api call\n"
+    "  +200ms, 200ms      from the first api call (units ns, us, ms, s)\n"
+    "  -50ms              back from the last api end (write --start=-50ms)\n"
+    "  25%                a fraction of the trace's span\n"
+    "A range reaching outside the trace is an error.\n"
+    "\n"
+    "See docs/rpd-trim.md.\n",
+};
+
 
 typedef struct opts {
   const char *file, *out, *start, *end;
@@ -49,16 +49,22 @@ static const char *const string_users[][2] = {
   {"rocpd_stackframe", "name_id"}, {"rocpd_counter", "name_id"},
 };
 
-/* Returns 0 or the exit code (2) after a usage message. */
+/* Returns 0, -1 after --help or --version, or the exit code (2) after a
+ * usage message. */
 static int parse_args(opts *o, int argc, char **argv)
 {
   const rpd_opt table[] = {
-    RPD_OPT_STRING("--start", &o->start),
-    RPD_OPT_STRING("--end", &o->end),
-    RPD_OPT_FILE("-o|--output", &o->out),
-    RPD_OPT_FLAG("--dry-run|--dryrun", &o->dry_run),
+    RPD_OPT_FILE("-o|--output", &o->out, .arg = "OUT",
+                 .help = "write the trimmed trace to OUT, leave FILE untouched"),
+    RPD_OPT_STRING("--start", &o->start, .arg = "T",
+                   .help = "keep from T (default: the first api start)"),
+    RPD_OPT_STRING("--end", &o->end, .arg = "T",
+                   .help = "keep up to T (default: the last api end)"),
+    RPD_OPT_FLAG("--dry-run|--dryrun", &o->dry_run,
+                 .help = "print the range and what would be removed; write nothing"),
     RPD_OPT_END(),
   };
+  if (rpd_cli_init_opts(argc, argv, &help, table)) return -1;
   int rc = rpd_cli_options(table, 0, &argc, argv);
   return rc ? rc : rpd_cli_one_file(argc, argv, &o->file, o->out);
 }
@@ -551,10 +557,8 @@ int main(int argc, char **argv)
   rpd_buf dropped = {0}, rerun = {0};
   int rc;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   if ((rc = parse_args(&o, argc, argv)))
-    return rc;
+    return rc < 0 ? rpd_cli_status() : rc;
   if (!time_ok(o.start) || !time_ok(o.end))
     return rpd_usage_error("%s", rpd_errmsg());
   if (rpd_open_or_report(&r, o.file, o.dry_run ? NULL : o.out,

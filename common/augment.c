@@ -12,20 +12,47 @@ typedef struct {
   int force;
 } aug_args;
 
-/* Parse FILE, -o OUT / --output OUT / -oOUT / --output=OUT, --force and the
- * tool's options (its table a->opts). Returns 0, or 2 after printing a
- * usage error. */
-static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
+/* The driver's table: -o OUT, --force (its help naming a->what, written
+ * into force_help) and the tool's own options. */
+static void driver_table(const rpd_augment *a, aug_args *p, char *force_help, size_t n,
+                         rpd_opt t[4])
 {
-  const rpd_opt opts[] = {
-    RPD_OPT_FILE("-o|--output", &p->out),
-    RPD_OPT_FLAG("--force", &p->force),
+  snprintf(force_help, n, "rebuild when the trace already has %s",
+           a->what ? a->what : a->done_tag ? a->done_tag : "the result");
+  const rpd_opt opts[4] = {
+    RPD_OPT_FILE("-o|--output", &p->out, .arg = "OUT",
+                 .help = "write the result to OUT (.gz compresses), not FILE"),
+    RPD_OPT_FLAG("--force", &p->force, .help = force_help),
     RPD_OPT_TABLE(a->opts),
     RPD_OPT_END(),
   };
-  int rc = rpd_cli_options(opts, 0, &argc, argv);
+  memcpy(t, opts, sizeof opts);
+}
 
-  if (rc) return rc;
+int rpd_augment_init(const rpd_augment *a, int argc, char **argv)
+{
+  aug_args p = { 0 };
+  char force_help[160];
+  rpd_opt opts[4];
+
+  if (!a->help) return rpd_cli_init(argc, argv, a->usage);
+  driver_table(a, &p, force_help, sizeof force_help, opts);
+  return rpd_cli_init_opts(argc, argv, a->help, opts);
+}
+
+/* Answer --help / --version, then parse FILE, -o OUT / --output OUT /
+ * -oOUT / --output=OUT, --force and the tool's options (its table
+ * a->opts).  Returns 0, -1 when --help or --version was answered (exit
+ * with rpd_cli_status()), or 2 after printing a usage error. */
+static int parse_args(const rpd_augment *a, int argc, char **argv, aug_args *p)
+{
+  char force_help[160];
+  rpd_opt opts[4];
+  int rc;
+
+  if (rpd_augment_init(a, argc, argv)) return -1;
+  driver_table(a, p, force_help, sizeof force_help, opts);
+  if ((rc = rpd_cli_options(opts, 0, &argc, argv))) return rc;
   return rpd_cli_one_file(argc, argv, &p->file, p->out);
 }
 
@@ -45,8 +72,7 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
   char *done = NULL;
   int rc;
 
-  if (rpd_cli_init(argc, argv, a->usage)) return rpd_cli_status();
-  if ((rc = parse_args(a, argc, argv, &p))) return rc;
+  if ((rc = parse_args(a, argc, argv, &p))) return rc < 0 ? rpd_cli_status() : rc;
   /* an augmenter is one thread on one connection: skip SQLite's mutexes
    * (~9% of a call-stack build); harmless if SQLite is already set up */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);

@@ -70,11 +70,18 @@ int rpd_cli_quiet_opt(const char *s)
   return s && (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0);
 }
 
-int rpd_cli_init(int argc, char **argv, const char *usage)
+/* rpd_cli_init and rpd_cli_init_opts: the help is the text usage, or the
+ * one generated from h and opts. */
+static int cli_start(int argc, char **argv, const char *usage, const rpd_help *h,
+                     const rpd_opt *opts)
 {
   if (argc > 0 && argv[0] && *argv[0]) {
     const char *slash = strrchr(argv[0], '/');
     rpd_progname = slash && slash[1] ? slash + 1 : argv[0];
+  }
+  if (opts && argc > 1 && strcmp(argv[1], "--list-options") == 0) {
+    rpd_opt_list_names(stdout, opts);
+    return cli_printed();
   }
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) break;
@@ -84,7 +91,19 @@ int rpd_cli_init(int argc, char **argv, const char *usage)
       return cli_printed();
     }
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      if (usage) {
+      if (opts) {
+        /* rendered whole first: an incomplete table (a bug) prints one
+         * line saying so, not half a help */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        int rc = mem ? rpd_opt_help(mem, h, opts) : RPD_EIO;
+        if (mem && fclose(mem) != 0 && rc == RPD_OK) rc = RPD_EIO;
+        if (rc == RPD_OK) fwrite(text, 1, len, stdout);
+        else cli_status = rpd_fail("%s", rc == RPD_ERR ? rpd_errmsg() : "cannot render --help");
+        free(text);
+        if (rc != RPD_OK) return 1;
+      } else if (usage) {
         fputs(usage, stdout);
         size_t n = strlen(usage);
         if (n && usage[n - 1] != '\n') putchar('\n');
@@ -93,6 +112,16 @@ int rpd_cli_init(int argc, char **argv, const char *usage)
     }
   }
   return 0;
+}
+
+int rpd_cli_init(int argc, char **argv, const char *usage)
+{
+  return cli_start(argc, argv, usage, NULL, NULL);
+}
+
+int rpd_cli_init_opts(int argc, char **argv, const rpd_help *h, const rpd_opt *opts)
+{
+  return cli_start(argc, argv, NULL, h, opts);
 }
 
 /* Write s to f with every control character escaped (\n, \r, \t, \xNN), so

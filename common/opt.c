@@ -15,7 +15,8 @@
  * answered by rpd_cli_init before any parsing. */
 static const rpd_opt builtin[] = {
   RPD_OPT_FLAG("-q|--quiet", &rpd_quiet),
-  RPD_OPT_CALL0("-h|--help|--version", NULL, NULL),
+  RPD_OPT_CALL0("-h|--help", NULL, NULL),
+  RPD_OPT_CALL0("--version", NULL, NULL),
   RPD_OPT_END(),
 };
 
@@ -58,18 +59,28 @@ static int takes_value(const rpd_opt *o)
   return o->kind != RPD_OPTK_FLAG && (o->kind != RPD_OPTK_CALL0 || o->ival);
 }
 
-/* The entry spelled name[0 .. len) in opts (or a table it includes). */
-static const rpd_opt *find(const rpd_opt *opts, const char *name, size_t len)
+/* The entry spelled name[0 .. len) in opts (or a table it includes); when
+ * found through a table of RPD_OPT_ONLY_WITH, *refused = its reason. */
+static const rpd_opt *find_in(const rpd_opt *opts, const char *name, size_t len,
+                              const char **refused)
 {
   for (const rpd_opt *o = opts; o && o->kind != RPD_OPTK_END; o++) {
     if (o->kind == RPD_OPTK_TABLE) {
-      const rpd_opt *hit = find(o->value, name, len);
-      if (hit) return hit;
+      const rpd_opt *hit = find_in(o->value, name, len, refused);
+      if (hit) {
+        if (o->need && refused && !*refused) *refused = o->need;
+        return hit;
+      }
     } else if (has_name(o->names, name, len)) {
       return o;
     }
   }
   return NULL;
+}
+
+static const rpd_opt *find(const rpd_opt *opts, const char *name, size_t len)
+{
+  return find_in(opts, name, len, NULL);
 }
 
 /* The entry with the one-letter spelling "-c" that takes a value (for the
@@ -275,7 +286,8 @@ int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *m
       rest = 1;
       continue;
     }
-    const rpd_opt *o = find(both, a, strlen(a));
+    const char *refused = NULL;
+    const rpd_opt *o = find_in(both, a, strlen(a), &refused);
     const char *v = NULL;
     char name[128];
     snprintf(name, sizeof name, "%s", a);
@@ -283,7 +295,7 @@ int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *m
       /* --name=value, or an abbreviated --name[=value] */
       const char *eq = strchr(a, '=');
       size_t len = eq ? (size_t)(eq - a) : strlen(a);
-      if (eq && (o = find(both, a, len))) snprintf(name, sizeof name, "%.*s", (int)len, a);
+      if (eq && (o = find_in(both, a, len, &refused))) snprintf(name, sizeof name, "%.*s", (int)len, a);
       if (!o && find_abbrev(both, 0, a, len, &o, name, sizeof name) > 1)
         return say(msg, msgsz, RPD_OPT_EAMBIG, "ambiguous option '%.*s'", (int)len, a);
       if (o && eq) {
@@ -324,6 +336,8 @@ int rpd_opt_parse(const rpd_opt *opts, int flags, int argc, char **argv, char *m
       }
       return say(msg, msgsz, RPD_OPT_EUNKNOWN, "unknown option '%s'", a);
     }
+    if (refused)
+      return say(msg, msgsz, RPD_OPT_EUNKNOWN, "option '%s' %s", name, refused);
     if (o->kind == RPD_OPTK_PAIR) {
       /* two values: the first may come with '=' */
       int need = v ? 1 : 2;
@@ -393,4 +407,190 @@ int rpd_opt_peek(const rpd_opt *opts, int argc, char **argv, char *msg, size_t m
   int n = rpd_opt_parse(opts, RPD_OPT_KEEP_UNKNOWN, argc, copy, msg, msgsz);
   free(copy);
   return n < 0 ? n : 0;
+}
+
+/* ------------------------------------------------------------ --help */
+
+#define HELP_INDENT 4    /* options start here, as in git */
+#define HELP_COL 26      /* help starts here */
+#define HELP_WIDTH 80    /* and wraps before this */
+
+/* The spelling of names --help shows: the first one-letter spelling and
+ * the first long one ("-o, --output"); into buf. */
+static void shown_names(const char *names, char *buf, size_t bufsz)
+{
+  const char *shrt = NULL, *lng = NULL;
+  size_t ns = 0, nl = 0;
+
+  for (const char *p = names; p && *p;) {
+    const char *e = strchr(p, '|');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n == 2 && p[0] == '-' && p[1] != '-' && !shrt) shrt = p, ns = n;
+    else if (n > 2 && !lng) lng = p, nl = n;
+    p = e ? e + 1 : NULL;
+  }
+  if (shrt && lng) snprintf(buf, bufsz, "%.*s, %.*s", (int)ns, shrt, (int)nl, lng);
+  else if (shrt) snprintf(buf, bufsz, "%.*s", (int)ns, shrt);
+  else snprintf(buf, bufsz, "%.*s", (int)nl, lng ? lng : "");
+}
+
+/* The name of an entry's value in --help ("" when it takes none). */
+static const char *arg_name(const rpd_opt *o)
+{
+  if (o->arg) return o->arg;
+  switch (o->kind) {
+  case RPD_OPTK_INT:
+  case RPD_OPTK_I64: return "N";
+  case RPD_OPTK_SIZE: return "SIZE";
+  case RPD_OPTK_DOUBLE: return "X";
+  case RPD_OPTK_STRING: return o->need && strstr(o->need, "file") ? "FILE" : "TEXT";
+  case RPD_OPTK_TIME: return "T";
+  case RPD_OPTK_LIST:
+  case RPD_OPTK_CALL: return "VALUE";
+  case RPD_OPTK_CALL0: return o->ival ? "[VALUE]" : "";
+  case RPD_OPTK_PAIR: return "NAME VALUE";
+  }
+  return "";
+}
+
+/* Write text from column col (the cursor is there), wrapped before
+ * HELP_WIDTH with continuation lines at column col; '\n' breaks a line
+ * (the spaces after it are kept: an indented list stays indented). */
+static void put_wrapped(FILE *f, const char *text, int col)
+
+{
+  int at = col;
+
+  for (const char *p = text; *p;) {
+    if (*p == '\n') {
+      fprintf(f, "\n%*s", col, "");
+      at = col;
+      p++;
+      while (*p == ' ') fputc(*p++, f), at++;
+      continue;
+    }
+    if (*p == ' ' && at > col) {
+      /* spaces between words: break (dropping them) when the next word
+       * does not fit */
+      size_t sp = strspn(p, " ");
+      size_t w = strcspn(p + sp, " \n");
+      if (w && at + (int)(sp + w) > HELP_WIDTH - 1) {
+        fprintf(f, "\n%*s", col, "");
+        at = col;
+        p += sp;
+        continue;
+      }
+    }
+    fputc(*p++, f);
+    at++;
+  }
+  fputc('\n', f);
+}
+
+/* One option's lines. */
+static void put_option(FILE *f, const char *names, const char *arg, const char *help)
+{
+  char shown[160];
+  int n;
+
+  shown_names(names, shown, sizeof shown);
+  n = fprintf(f, "%*s%s%s%s", HELP_INDENT, "", shown, *arg ? " " : "", arg);
+  if (n < 0) return;
+  if (n + 2 > HELP_COL) {
+    fputc('\n', f);
+    n = 0;
+  }
+  fprintf(f, "%*s", HELP_COL - n, "");
+  put_wrapped(f, help, HELP_COL);
+}
+
+/* Every entry of opts and of its included tables, in order: RPD_OK or
+ * RPD_ERR at an entry without help.  *groups counts the headings. */
+static int put_options(FILE *f, const rpd_opt *opts, int *groups)
+{
+  for (const rpd_opt *o = opts; o && o->kind != RPD_OPTK_END; o++) {
+    if (o->kind == RPD_OPTK_TABLE) {
+      int rc = put_options(f, o->value, groups);
+      if (rc) return rc;
+    } else if (o->kind == RPD_OPTK_GROUP) {
+      fprintf(f, "\n%s\n", o->help ? o->help : "");
+      ++*groups;
+    } else if (!o->hidden) {
+      if (!o->help || !*o->help)
+        return rpd_seterr(RPD_ERR, "option '%s' has no help text in its table", o->names);
+      put_option(f, o->names, arg_name(o), o->help);
+    }
+  }
+  return RPD_OK;
+}
+
+/* Write s, ending it with a newline when it has none. */
+static void put_text(FILE *f, const char *s)
+{
+  size_t n = strlen(s);
+  fputs(s, f);
+  if (n && s[n - 1] != '\n') fputc('\n', f);
+}
+
+int rpd_opt_help(FILE *f, const rpd_help *h, const rpd_opt *opts)
+{
+  int rc, groups = 0;
+
+  if (h && h->usage) put_text(f, h->usage);
+  if (h && h->about && *h->about) {
+    fputc('\n', f);
+    put_text(f, h->about);
+  }
+  fputc('\n', f);
+  if ((rc = put_options(f, opts, &groups))) return rc;
+  /* after headings the common options stand apart, not under the last */
+  if (groups) fputc('\n', f);
+  put_option(f, "-q|--quiet", "", h && h->quiet ? h->quiet : "no progress line");
+  put_option(f, "-h|--help", "", "this text");
+  put_option(f, "--version", "", "print the version");
+  if (h && h->notes && *h->notes) {
+    fputc('\n', f);
+    put_text(f, h->notes);
+  }
+  return ferror(f) ? rpd_seterr(RPD_EIO, "write error") : RPD_OK;
+}
+
+/* The spellings of opts, shown ones (hidden = 0) or hidden aliases (1). */
+static void put_names(FILE *f, const rpd_opt *opts, int hidden)
+{
+  char shown[160];
+
+  for (const rpd_opt *o = opts; o && o->kind != RPD_OPTK_END; o++) {
+    if (o->kind == RPD_OPTK_TABLE) {
+      put_names(f, o->value, hidden);
+      continue;
+    }
+    if (o->kind == RPD_OPTK_GROUP || !o->names) continue;
+    shown_names(o->names, shown, sizeof shown);
+    for (const char *p = o->names; *p;) {
+      const char *e = strchr(p, '|');
+      int n = e ? (int)(e - p) : (int)strlen(p);
+      /* a spelling is shown when --help prints it: "-o" in "-o, --output" */
+      int is_shown = 0;
+      if (!o->hidden) {
+        for (const char *s = shown; (s = strstr(s, "-")) != NULL;) {
+          size_t k = strcspn(s, ", ");
+          if ((int)k == n && memcmp(s, p, k) == 0) is_shown = 1;
+          s += k;
+        }
+      }
+      if (is_shown != hidden) fprintf(f, "%.*s\n", n, p);
+      if (!e) break;
+      p = e + 1;
+    }
+  }
+}
+
+int rpd_opt_list_names(FILE *f, const rpd_opt *opts)
+{
+  rpd_opt all[] = { RPD_OPT_TABLE(opts), RPD_OPT_TABLE(builtin), RPD_OPT_END() };
+  put_names(f, all, 0);
+  fputs("hidden:\n", f);
+  put_names(f, all, 1);
+  return ferror(f) ? rpd_seterr(RPD_EIO, "write error") : RPD_OK;
 }

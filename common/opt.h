@@ -20,14 +20,17 @@
  * --version are handled before parsing by rpd_cli_init and accepted here
  * (they never reach a tool that called rpd_cli_init).
  *
- * The --help text stays each tool's `usage[]` data (rpd_cli_init prints
- * it); the table only parses.
+ * Each entry also carries its help line (.help, and .arg, the name of its
+ * value: "-o, --output FILE"), so --help is generated from the table that
+ * parses (rpd_opt_help): a tool keeps only its synopsis, one paragraph and
+ * its notes as text (rpd_help), never the option list a second time.
  */
 #ifndef RPD_OPT_H
 #define RPD_OPT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum {
   RPD_OPTK_END = 0,
@@ -55,6 +58,7 @@ enum {
                       * every following argument that reads as an integer;
                       * into *(rpd_opt_ints *)value, which each use of the
                       * option replaces */
+  RPD_OPTK_GROUP,    /* no option: .help is a heading in --help ("Output:") */
 };
 
 /* Errors of rpd_opt_parse (negative; the message says which). */
@@ -117,31 +121,56 @@ typedef struct rpd_opt {
   /* what a missing value is called: "option '-o' needs NEED" (default
    * "a value") */
   const char *need;
+  /* --help: what the option does (wrapped to the terminal's 80 columns; a
+   * '\n' starts a new line), and the name of its value ("FILE"; default
+   * by kind: N, SIZE, X, TEXT (FILE for RPD_OPT_FILE), T, VALUE).  Every entry that is not hidden
+   * must have help: rpd_opt_help refuses a table without it. */
+  const char *help;
+  const char *arg;
+  /* 1: accepted but not listed by --help (an old spelling kept working) */
+  int hidden;
 } rpd_opt;
 
-/* The table entries (designated initializers, so fields can be added). */
+/* The table entries (designated initializers, so fields can be added).
+ * Each takes, after its own arguments, more fields as designated
+ * initializers, the help above all:
+ *   RPD_OPT_FILE("-o|--output", &out, .arg = "OUT", .help = "write to OUT"),
+ * --help lists the first one-letter and the first long spelling of names;
+ * further spellings are hidden aliases. */
 #define RPD_OPT_END() { .kind = RPD_OPTK_END }
-#define RPD_OPT_FLAG(n, p) { .kind = RPD_OPTK_FLAG, .names = (n), .value = (p), .ival = 1 }
-#define RPD_OPT_SET(n, p, v) { .kind = RPD_OPTK_FLAG, .names = (n), .value = (p), .ival = (v) }
-#define RPD_OPT_INT(n, p, l, h, msg) \
-  { .kind = RPD_OPTK_INT, .names = (n), .value = (p), .lo = (l), .hi = (h), .bad = (msg) }
-#define RPD_OPT_I64(n, p, l, h, msg) \
-  { .kind = RPD_OPTK_I64, .names = (n), .value = (p), .lo = (l), .hi = (h), .bad = (msg) }
-#define RPD_OPT_SIZE(n, p, msg) { .kind = RPD_OPTK_SIZE, .names = (n), .value = (p), .bad = (msg) }
-#define RPD_OPT_DOUBLE(n, p, l, h, msg) \
-  { .kind = RPD_OPTK_DOUBLE, .names = (n), .value = (p), .lo = (l), .hi = (h), .bad = (msg) }
-#define RPD_OPT_STRING(n, p) { .kind = RPD_OPTK_STRING, .names = (n), .value = (p) }
+#define RPD_OPT_FLAG(n, p, ...) \
+  { .kind = RPD_OPTK_FLAG, .names = (n), .value = (p), .ival = 1, __VA_ARGS__ }
+#define RPD_OPT_SET(n, p, v, ...) \
+  { .kind = RPD_OPTK_FLAG, .names = (n), .value = (p), .ival = (v), __VA_ARGS__ }
+#define RPD_OPT_INT(n, p, l, h, msg, ...) \
+  { .kind = RPD_OPTK_INT, .names = (n), .value = (p), .lo = (l), .hi = (h), .bad = (msg), \
+    __VA_ARGS__ }
+#define RPD_OPT_I64(n, p, l, h, msg, ...) \
+  { .kind = RPD_OPTK_I64, .names = (n), .value = (p), .lo = (l), .hi = (h), .bad = (msg), \
+    __VA_ARGS__ }
+#define RPD_OPT_SIZE(n, p, msg, ...) \
+  { .kind = RPD_OPTK_SIZE, .names = (n), .value = (p), .bad = (msg), __VA_ARGS__ }
+#define RPD_OPT_DOUBLE(n, p, l, h, msg, ...) \
+  { .kind = RPD_OPTK_DOUBLE, .names = (n), .value = (p), .lo = (l), .hi = (h), .bad = (msg), \
+    __VA_ARGS__ }
+#define RPD_OPT_STRING(n, p, ...) \
+  { .kind = RPD_OPTK_STRING, .names = (n), .value = (p), __VA_ARGS__ }
 /* a file name: a STRING whose missing value "needs a file name" */
-#define RPD_OPT_FILE(n, p) \
-  { .kind = RPD_OPTK_STRING, .names = (n), .value = (p), .need = "a file name" }
-#define RPD_OPT_TIME(n, p, mode) { .kind = RPD_OPTK_TIME, .names = (n), .value = (p), .ival = (mode) }
-#define RPD_OPT_LIST(n, p) { .kind = RPD_OPTK_LIST, .names = (n), .value = (p) }
-#define RPD_OPT_CALL(n, f, c) { .kind = RPD_OPTK_CALL, .names = (n), .fn = (f), .ctx = (c) }
-#define RPD_OPT_CALL0(n, f, c) { .kind = RPD_OPTK_CALL0, .names = (n), .fn = (f), .ctx = (c) }
-#define RPD_OPT_PAIR(n, p, f, c, nd) \
-  { .kind = RPD_OPTK_PAIR, .names = (n), .value = (p), .fn = (f), .ctx = (c), .need = (nd) }
-#define RPD_OPT_CALL_OPTVAL(n, f, c) \
-  { .kind = RPD_OPTK_CALL0, .names = (n), .fn = (f), .ctx = (c), .ival = 1 }
+#define RPD_OPT_FILE(n, p, ...) \
+  { .kind = RPD_OPTK_STRING, .names = (n), .value = (p), .need = "a file name", \
+    __VA_ARGS__ }
+#define RPD_OPT_TIME(n, p, mode, ...) \
+  { .kind = RPD_OPTK_TIME, .names = (n), .value = (p), .ival = (mode), __VA_ARGS__ }
+#define RPD_OPT_LIST(n, p, ...) { .kind = RPD_OPTK_LIST, .names = (n), .value = (p), __VA_ARGS__ }
+#define RPD_OPT_CALL(n, f, c, ...) \
+  { .kind = RPD_OPTK_CALL, .names = (n), .fn = (f), .ctx = (c), __VA_ARGS__ }
+#define RPD_OPT_CALL0(n, f, c, ...) \
+  { .kind = RPD_OPTK_CALL0, .names = (n), .fn = (f), .ctx = (c), __VA_ARGS__ }
+#define RPD_OPT_PAIR(n, p, f, c, nd, ...) \
+  { .kind = RPD_OPTK_PAIR, .names = (n), .value = (p), .fn = (f), .ctx = (c), .need = (nd), \
+    __VA_ARGS__ }
+#define RPD_OPT_CALL_OPTVAL(n, f, c, ...) \
+  { .kind = RPD_OPTK_CALL0, .names = (n), .fn = (f), .ctx = (c), .ival = 1, __VA_ARGS__ }
 #define RPD_OPT_TABLE(t) { .kind = RPD_OPTK_TABLE, .value = (void *)(t) }
 /* another table whose long names may also be abbreviated to a unique
  * prefix, as argparse's allow_abbrev: `--variab` = `--variability`; an
@@ -149,8 +178,46 @@ typedef struct rpd_opt {
  * option '--va'", and messages name the option in full.  Names outside
  * such a table (the built-in --quiet, --help) must be written whole. */
 #define RPD_OPT_ABBREV(t) { .kind = RPD_OPTK_TABLE, .value = (void *)(t), .ival = 1 }
-#define RPD_OPT_INTS(n, p, l, h, msg) \
-  { .kind = RPD_OPTK_INTS, .names = (n), .value = (p), .lo = (l), .hi = (h), .bad = (msg) }
+#define RPD_OPT_INTS(n, p, l, h, msg, ...) \
+  { .kind = RPD_OPTK_INTS, .names = (n), .value = (p), .lo = (l), .hi = (h), .bad = (msg), \
+    __VA_ARGS__ }
+/* the entries of t are listed by --help but refused here with "option
+ * '--gpu' WHY" (why: "goes with --waterfall"): the options of another
+ * mode of the tool, whose own table parses them */
+#define RPD_OPT_ONLY_WITH(t, why) { .kind = RPD_OPTK_TABLE, .value = (void *)(t), .need = (why) }
+/* a heading in --help before the entries that follow ("Output:") */
+#define RPD_OPT_GROUP(title) { .kind = RPD_OPTK_GROUP, .help = (title) }
+
+/* The text of a tool's --help around its generated option list. */
+typedef struct rpd_help {
+  /* the synopsis, one or more lines: "usage: rpd-trim FILE [-o OUT]\n" */
+  const char *usage;
+  /* one paragraph: what the tool does (printed as written) */
+  const char *about;
+  /* after the options, as written: notes, examples, exit codes (or NULL) */
+  const char *notes;
+  /* the line of -q, --quiet (every tool takes it); NULL: "no progress line" */
+  const char *quiet;
+} rpd_help;
+
+/* Write the --help text of a tool to f: h->usage, a blank line, h->about,
+ * a blank line, the options of opts (its included tables too, then -q,
+ * --quiet, -h, --help and --version) one per line in the style of git,
+ *     -o, --output FILE     write to FILE
+ *         --start T         ...
+ * (help from column 27, wrapped at 80; a name too long for the column puts
+ * its help on the next line), then h->notes after a blank line.  Never
+ * prints anywhere else.  Returns RPD_OK, RPD_ERR (rpd_errmsg says which
+ * entry) when an entry that is not hidden has no help: the table is
+ * incomplete, a bug the tests catch; or RPD_EIO when f failed. */
+int rpd_opt_help(FILE *f, const rpd_help *h, const rpd_opt *opts);
+
+/* Every spelling opts accepts (its included tables, -q, -h, --help and
+ * --version too),
+ * one a line: first the ones --help lists, then "hidden:" and the hidden
+ * aliases.  For the drift test and shell completion (`TOOL --list-options`).
+ * Returns RPD_OK or RPD_EIO. */
+int rpd_opt_list_names(FILE *f, const rpd_opt *opts);
 
 /* Parse argv[1 .. argc) against opts (flags: RPD_OPT_*).  On success the
  * positional arguments are moved, in order, to argv[0 .. n) (argv[n] =
@@ -172,6 +239,15 @@ int rpd_opt_peek(const rpd_opt *opts, int argc, char **argv, char *msg, size_t m
  * --help'.") and return 2; else 0 with *argc = the number of positionals,
  * now argv[0 .. *argc). */
 int rpd_cli_options(const rpd_opt *opts, int flags, int *argc, char **argv);
+
+/* rpd_cli_init for a tool whose --help is generated: set rpd_progname and
+ * rpd_quiet as rpd_cli_init does; on --help / -h print rpd_opt_help(h,
+ * opts) to stdout (rendered whole first: a table without help prints only
+ * that one line, exit 1), on --version the version, on --list-options (the first
+ * argument) rpd_opt_list_names; then return 1 and the tool returns
+ * rpd_cli_status() (0, or 1 after "cannot write to stdout" or a table
+ * without help).  Else 0. */
+int rpd_cli_init_opts(int argc, char **argv, const rpd_help *h, const rpd_opt *opts);
 
 /* The positionals of a `FILE [-o OUT]` tool: exactly one (else "missing
  * FILE" / "unexpected argument 'X'") into *file, and out (when not NULL)

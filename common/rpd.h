@@ -583,7 +583,10 @@ int rpd_open_or_report(rpd **out, const char *path, const char *out_path,
  * commits and closes. SQLite runs single-threaded (no mutexes): an augmenter
  * is one thread on one connection. Returns the process exit code. */
 typedef struct rpd_augment {
-  const char *usage;          /* the tool's usage text */
+  /* the text of --help around the option list generated from opts (the
+   * driver's -o and --force first); NULL: usage, written whole */
+  const struct rpd_help *help;   /* (common/opt.h) */
+  const char *usage;
   const char *what;           /* "the call stack": used in messages */
   const char *done_tag;       /* metadata tag that marks it done */
   int (*drop)(rpd *r, void *ctx);   /* remove old results (may be NULL) */
@@ -599,6 +602,12 @@ typedef struct rpd_augment {
    * with FILE, -o and --force. */
   const struct rpd_opt *opts;
 } rpd_augment;
+/* What rpd_augment_main does first, for a tool that reads some options
+ * before building its rpd_augment: set rpd_progname, answer --help (the
+ * help generated from a->help and the driver's table with a->opts) and
+ * --version.  Returns 1 when answered (exit with rpd_cli_status()), else
+ * 0.  rpd_augment_main calls it again, harmlessly. */
+int rpd_augment_init(const rpd_augment *a, int argc, char **argv);
 int rpd_augment_main(const rpd_augment *a, int argc, char **argv);
 
 #include "progress.h"   /* progress phases over SQL work, rpd_progress_end */

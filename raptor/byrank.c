@@ -23,37 +23,21 @@
 #include "textcut.h"
 #include "util/num.h"
 
-static const char usage[] =
-"usage: raptor FILE[.gz] --by-rank [options]\n"
-"Cross-rank analysis of a merged multi-rank trace (rpd-merge; rank =\n"
-"gpuId / gpu_stride; an unmerged trace is rank 0).  Tables:\n"
-"  ranks        per rank: GPUs, ops, busy time, span\n"
-"  categories   per category (raptor's categories) and rank: total time,\n"
-"               mean, max, slowest rank, imbalance = max/mean\n"
-"  kernels      the same per kernel name\n"
-"  sequences    the same per kernel sequence (previous kernel -> kernel\n"
-"               on the same GPU): the slowest rank per sequence\n"
-"  collectives  per collective (the k-th collective kernel of each rank on\n"
-"               the same local GPU): start skew and the rank that is last\n"
-"  stragglers   per rank: collectives, times last, mean/max lateness\n"
-"\n"
-"  -C, --category-json FILE  categories (as raptor -C; default built in)\n"
-"  --top N             rows of kernels/sequences/collectives (default 50;\n"
-"                      0 = all)\n"
-"  --table NAME        only this table\n"
-"  --width N           text tables at most N columns wide (default: the\n"
-"                      terminal's width; 160 when stdout is not a terminal;\n"
-"                      0 = no limit): long names are cut in the middle;\n"
-"                      CSV, JSON, xlsx keep them whole\n"
-"  --format F          table (default), csv (needs --table) or json (one\n"
-"                      object of tables)\n"
-"  --csv-dir DIR       write DIR/<table>.csv for every table, no stdout\n"
-"  --xlsx FILE         write every table as a sheet of FILE\n"
-"  --save              store the tables as ext_byrank_<table> in the trace\n"
-"                      (replaced on each run, one transaction)\n"
-"  --csv-raw           CSV cells as they are (default: a text that starts\n"
-"                      with = + - @ TAB CR gets a leading ')\n"
-"  -h, --help          this text\n";
+static const rpd_help help = {
+  .usage = "usage: raptor FILE[.gz] --by-rank [options]",
+  .about =
+    "Cross-rank analysis of a merged multi-rank trace (rpd-merge; rank =\n"
+    "gpuId / gpu_stride; an unmerged trace is rank 0).  Tables:\n"
+    "  ranks        per rank: GPUs, ops, busy time, span\n"
+    "  categories   per category (raptor's categories) and rank: total time,\n"
+    "               mean, max, slowest rank, imbalance = max/mean\n"
+    "  kernels      the same per kernel name\n"
+    "  sequences    the same per kernel sequence (previous kernel -> kernel\n"
+    "               on the same GPU): the slowest rank per sequence\n"
+    "  collectives  per collective (the k-th collective kernel of each rank on\n"
+    "               the same local GPU): start skew and the rank that is last\n"
+    "  stragglers   per rank: collectives, times last, mean/max lateness",
+};
 
 enum { T_RANKS, T_CATS, T_KERNELS, T_SEQS, T_COLLS, T_STRAG, T_N };
 const char *const byrank_table_names[BYRANK_NT] = {
@@ -104,20 +88,36 @@ static int parse_args(byrank *b, int argc, char **argv)
 {
   int mode = 0;
   const rpd_opt opts[] = {
-    RPD_OPT_FLAG("--by-rank", &mode),
-    RPD_OPT_FLAG("--save", &b->save),
-    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
-    RPD_OPT_STRING("-C|--category-json", &b->cat_file),
-    RPD_OPT_I64("--top", &b->top, 0, INT64_MAX, "--top: '%s' is not a count"),
-    RPD_OPT_I64("--width", &b->width, 0, INT64_MAX, "--width: '%s' is not a number of columns"),
-    RPD_OPT_CALL("--table", table_opt, &b->table),
-    RPD_OPT_CALL("--format", format_opt, &b->fmt),
-    RPD_OPT_STRING("--csv-dir", &b->csv_dir),
-    RPD_OPT_STRING("--xlsx", &b->xlsx),
+    RPD_OPT_FLAG("--by-rank", &mode,
+                 .help = "this analysis (`raptor by-rank FILE` is the same)"),
+    RPD_OPT_STRING("-C|--category-json", &b->cat_file, .arg = "FILE",
+                   .help = "categories (as raptor -C; default built in)"),
+    RPD_OPT_I64("--top", &b->top, 0, INT64_MAX, "--top: '%s' is not a count",
+                .help = "rows of kernels/sequences/collectives (default 50; 0 = all)"),
+    RPD_OPT_CALL("--table", table_opt, &b->table, .arg = "NAME", .help = "only this table"),
+    RPD_OPT_I64("--width", &b->width, 0, INT64_MAX, "--width: '%s' is not a number of columns",
+                .help = "text tables at most N columns wide (default: the terminal's width; "
+                        "160 when stdout is not a terminal; 0 = no limit): long names are cut "
+                        "in the middle; CSV, JSON, xlsx keep them whole"),
+    RPD_OPT_CALL("--format", format_opt, &b->fmt, .arg = "F",
+                 .help = "table (default), csv (needs --table) or json (one object of tables)"),
+    RPD_OPT_STRING("--csv-dir", &b->csv_dir, .arg = "DIR",
+                   .help = "write DIR/<table>.csv for every table, no stdout"),
+    RPD_OPT_STRING("--xlsx", &b->xlsx, .arg = "FILE",
+                   .help = "write every table as a sheet of FILE"),
+    RPD_OPT_FLAG("--save", &b->save,
+                 .help = "store the tables as ext_byrank_<table> in the trace (replaced on "
+                         "each run, one transaction)"),
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,
+                 .help = "CSV cells as they are (default: a text that starts with = + - @ "
+                         "TAB CR gets a leading ')"),
     RPD_OPT_END(),
   };
   char msg[1024];
   int n;
+
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
+    return -1;
 
   b->table = -1;
   b->top = 50;
@@ -365,11 +365,9 @@ int raptor_byrank_main(int argc, char **argv)
   category *cats = NULL;
   int ncats = 0, ret = 0, saved = 0;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   memset(&b, 0, sizeof b);
   if ((ret = parse_args(&b, argc, argv)))
-    return ret;
+    return ret < 0 ? rpd_cli_status() : ret;
   if (b.xlsx && rpd_output_check(b.xlsx, b.path, NULL))
     return rpd_fail("cannot write '%s': %s", b.xlsx, rpd_errmsg());
   if (category_load_or_builtin(&cats, &ncats, b.cat_file)) {

@@ -10,24 +10,21 @@
  * %.3e; StdDev the sample standard deviation (n - 1), %.6f, or %.8e below
  * 0.01 (so 0 prints 0.00000000e+00, as rocprofv3 does).  Reached from
  * raptor.c's main (one hook line) when --format names one of these. */
-static const char usage[] =
-"usage: raptor FILE.rpd --format STATS [-o OUT.csv] [--domain NAME] [-q]\n"
-"\n"
-"Write one of rocprofv3's --stats files from an RPD trace, in exactly\n"
-"rocprofv3's CSV layout (\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\n"
-"\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"):\n"
-"  kernel-stats   kernel_stats.csv: kernels (op class kernel) by name\n"
-"  copy-stats     memory_copy_stats.csv: copies by opType\n"
-"  api-stats      hip_api_stats.csv: api calls by name (--domain HIP, the\n"
-"                 default; HSA, ROCTX, RCCL, ... for the others)\n"
-"  domain-stats   domain_stats.csv: one row per domain (KERNEL_DISPATCH,\n"
-"                 MEMORY_COPY, HIP_API, HSA_API, MARKER_API, ...)\n"
-"\n"
-"  -o OUT.csv     write to OUT.csv (default: stdout)\n"
-"  --domain NAME  api-stats: the rocpd_api domain to count (default HIP)\n"
-"  -q, --quiet    no progress line\n"
-"  --csv-raw      names as they are (default: a name that starts with\n"
-"                 = + - @ TAB CR gets a leading ', not run as a formula)\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: raptor FILE.rpd --format STATS [-o OUT.csv] [--domain NAME] [-q]",
+  .about =
+    "Write one of rocprofv3's --stats files from an RPD trace, in exactly\n"
+    "rocprofv3's CSV layout (\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\n"
+    "\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"):\n"
+    "  kernel-stats   kernel_stats.csv: kernels (op class kernel) by name\n"
+    "  copy-stats     memory_copy_stats.csv: copies by opType\n"
+    "  api-stats      hip_api_stats.csv: api calls by name (--domain HIP, the\n"
+    "                 default; HSA, ROCTX, RCCL, ... for the others)\n"
+    "  domain-stats   domain_stats.csv: one row per domain (KERNEL_DISPATCH,\n"
+    "                 MEMORY_COPY, HIP_API, HSA_API, MARKER_API, ...)",
+};
 
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +33,6 @@ static const char usage[] =
 
 #include "rpd.h"
 #include "opclass.h"
-#include "opt.h"
 #include "util/map.h"
 #include "textsafe.h"
 #include "kstats.h"
@@ -334,14 +330,19 @@ int raptor_kstats_main(int argc, char **argv)
 {
   const char *path = NULL, *out = NULL, *domain = "HIP", *fmt = NULL;
   const rpd_opt opts[] = {
-    RPD_OPT_CALL("--format", value_opt, &fmt),
-    RPD_OPT_CALL("-o|--output", value_opt, &out),
-    RPD_OPT_CALL("--domain", value_opt, &domain),
-    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
+    RPD_OPT_CALL("--format", value_opt, &fmt, .arg = "STATS",
+                 .help = "kernel-stats, copy-stats, api-stats or domain-stats (above)"),
+    RPD_OPT_CALL("-o|--output", value_opt, &out, .arg = "OUT.csv",
+                 .help = "write to OUT.csv (default: stdout)"),
+    RPD_OPT_CALL("--domain", value_opt, &domain, .arg = "NAME",
+                 .help = "api-stats: the rocpd_api domain to count (default HIP)"),
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,
+                 .help = "names as they are (default: a name that starts with = + - @ TAB "
+                         "CR gets a leading ', not run as a formula)"),
     RPD_OPT_END(),
   };
   char msg[1024];
-  if (rpd_cli_init(argc, argv, usage))
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
     return rpd_cli_status();
   int n = rpd_opt_parse(opts, 0, argc, argv, msg, sizeof msg);
   if (n == RPD_OPT_EUNKNOWN)   /* which format refused it (the one given so far) */

@@ -17,6 +17,5 @@ extern const char raptor_report_usage[];
  * tables (budget.c).  raptor's main() runs it when invoked as rpd-budget;
  * returns the exit code (0 within budget, 1 over, 2 bad limits/usage). */
 int raptor_budget_main(int argc, char **argv);
-extern const char raptor_budget_usage[];
 
 #endif

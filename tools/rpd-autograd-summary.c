@@ -13,24 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-"usage: rpd-autograd-summary FILE[.gz] OUT.html [--start T] [--end T] [--top N]\n"
-"\n"
-"Write one self-contained HTML page (no network access, no external files)\n"
-"from the autogradKernel data of FILE (run 'rpd-autograd FILE' first): a bar\n"
-"chart of the operators with the most GPU time, a table per operator, and a\n"
-"table of the kernels each operator launched with their tensor sizes, calls,\n"
-"average and total GPU time.  Tables sort by clicking a column header and\n"
-"filter with the search box (also from the URL: page.html#q=aten::mm).\n"
-"\n"
-"  --start T, --end T   count only kernels launched in [start, end]: a bare\n"
-"                       number is ms from the first api call, or with a unit\n"
-"                       (ns, us, ms, s); +T from the first api call, -T back\n"
-"                       from the last api end, N% of the span (docs/time.md).\n"
-"                       A window outside the trace is an error\n"
-"  --top N              operators in the bar chart (default 20)\n"
-"  -q, --quiet          no progress line\n"
-"  --version            print the rpdtools version\n";
+static const rpd_help help = {
+  .usage = "usage: rpd-autograd-summary FILE[.gz] OUT.html [--start T] [--end T] [--top N]",
+  .about =
+    "Write one self-contained HTML page (no network access, no external files)\n"
+    "from the autogradKernel data of FILE (run 'rpd-autograd FILE' first): a bar\n"
+    "chart of the operators with the most GPU time, a table per operator, and a\n"
+    "table of the kernels each operator launched with their tensor sizes, calls,\n"
+    "average and total GPU time.  Tables sort by clicking a column header and\n"
+    "filter with the search box (also from the URL: page.html#q=aten::mm).",
+  .notes =
+    "--start T, --end T: count only kernels launched in [start, end]: a bare\n"
+    "number is ms from the first api call, or with a unit (ns, us, ms, s); +T\n"
+    "from the first api call, -T back from the last api end, N% of the span\n"
+    "(docs/time.md).  A window outside the trace is an error.\n",
+};
 
 /* ------------------------------------------------------------ escaping */
 
@@ -404,14 +401,16 @@ int main(int argc, char **argv) {
   const char *out = NULL, *start = NULL, *end = NULL;
   int ret = 1;
 
-  if (rpd_cli_init(argc, argv, usage)) return rpd_cli_status();
   s.top = 20;
   const rpd_opt opts[] = {
-    RPD_OPT_STRING("--start", &start),
-    RPD_OPT_STRING("--end", &end),
-    RPD_OPT_INT("--top", &s.top, 1, 1000, "--top must be a number from 1 to 1000, not '%s'"),
+    RPD_OPT_STRING("--start", &start, .arg = "T",
+                   .help = "count only kernels launched from T (see below)"),
+    RPD_OPT_STRING("--end", &end, .arg = "T", .help = "and up to T"),
+    RPD_OPT_INT("--top", &s.top, 1, 1000, "--top must be a number from 1 to 1000, not '%s'",
+                .help = "operators in the bar chart (default 20)"),
     RPD_OPT_END(),
   };
+  if (rpd_cli_init_opts(argc, argv, &help, opts)) return rpd_cli_status();
   int rc = rpd_cli_options(opts, 0, &argc, argv);
   if (rc) return rc;
   if (argc > 2) return rpd_usage_error("unexpected argument '%s'", argv[2]);

@@ -1,35 +1,34 @@
 /* rpd-health - what in a trace cannot be trusted, before any number is
  * read from it: one row per check (common/health.h).  Read-only.
  * See docs/rpd-health.md. */
-static const char usage[] =
-"usage: rpd-health TRACE [--format table|csv|json] [--strict] [-q]\n"
-"\n"
-"Check what in TRACE cannot be trusted and print one row per check:\n"
-"check, count (offending rows; 0 = fine), example (the first case).\n"
-"  bad_timestamp       start/end not integers, out of range, end < start\n"
-"  queue_overlap       ops overlapping on one gpuId+queueId (in-order queue)\n"
-"  op_before_launch    an op starting before the api call linked to it\n"
-"  dangling_link       rocpd_api_ops rows whose api or op row is missing\n"
-"  outside_span        ops more than 1 s outside the api calls' span\n"
-"  op_without_launch   kernels/copies no api call is linked to\n"
-"  launch_without_op   kernel launch calls with no op linked\n"
-"  zero_length_kernel  kernels with end = start\n"
-"  unnamed_kernel      kernels with an empty or missing name\n"
-"  duplicate_op        ops recorded twice\n"
-"  rank_clock_skew     ranks of a merged trace starting > 1 s apart\n"
-"\n"
-"  --format F   table (default), csv or json\n"
-"  --strict     exit 1 when any count is non-zero\n"
-"  -q           no progress line\n"
-"TRACE (.rpd or .rpd.gz) is only read.  Exit status: 0 ok (also with\n"
-"findings, unless --strict), 1 failure or --strict findings, 2 usage.\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-health TRACE [--format table|csv|json] [--strict] [-q]",
+  .about =
+    "Check what in TRACE cannot be trusted and print one row per check:\n"
+    "check, count (offending rows; 0 = fine), example (the first case).\n"
+    "  bad_timestamp       start/end not integers, out of range, end < start\n"
+    "  queue_overlap       ops overlapping on one gpuId+queueId (in-order queue)\n"
+    "  op_before_launch    an op starting before the api call linked to it\n"
+    "  dangling_link       rocpd_api_ops rows whose api or op row is missing\n"
+    "  outside_span        ops more than 1 s outside the api calls' span\n"
+    "  op_without_launch   kernels/copies no api call is linked to\n"
+    "  launch_without_op   kernel launch calls with no op linked\n"
+    "  zero_length_kernel  kernels with end = start\n"
+    "  unnamed_kernel      kernels with an empty or missing name\n"
+    "  duplicate_op        ops recorded twice\n"
+    "  rank_clock_skew     ranks of a merged trace starting > 1 s apart",
+  .notes =
+    "TRACE (.rpd or .rpd.gz) is only read.  Exit status: 0 ok (also with\n"
+    "findings, unless --strict), 1 failure or --strict findings, 2 usage.\n",
+};
 
 #include <stdio.h>
 #include <string.h>
 
 #include "health.h"
 #include "rpd.h"
-#include "opt.h"
 
 typedef struct opts {
   const char *path;
@@ -47,14 +46,17 @@ static int on_format(void *ctx, const char *name, const char *v, char *msg, size
   return 2;
 }
 
-/* Parse argv into o; 0 or the usage exit code (message printed). */
+/* Parse argv into o; 0, -1 after --help/--version, or the usage exit code
+ * (message printed). */
 static int parse_args(int argc, char **argv, opts *o)
 {
   const rpd_opt opts[] = {
-    RPD_OPT_FLAG("--strict", &o->strict),
-    RPD_OPT_CALL("--format", on_format, o),
+    RPD_OPT_CALL("--format", on_format, o, .arg = "F", .help = "table (default), csv or json"),
+    RPD_OPT_FLAG("--strict", &o->strict, .help = "exit 1 when any count is non-zero"),
     RPD_OPT_END(),
   };
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
+    return -1;
   int rc = rpd_cli_options(opts, 0, &argc, argv);
   if (rc)
     return rc;
@@ -92,12 +94,10 @@ static int print_health(const rpd_health *h, rpd_fmt fmt)
 
 int main(int argc, char **argv)
 {
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   opts o = { .fmt = RPD_FMT_TABLE };
   int urc = parse_args(argc, argv, &o);
   if (urc)
-    return urc;
+    return urc < 0 ? rpd_cli_status() : urc;
   rpd *r = NULL;
   if (rpd_open_or_report(&r, o.path, NULL, RPD_READ) != RPD_OK)
     return 1;

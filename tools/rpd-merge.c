@@ -22,28 +22,17 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-"usage: rpd-merge [OPTIONS] -o OUT.rpd RANK0.rpd RANK1.rpd ...\n"
-"Merge per-rank RPD traces (.rpd or .rpd.gz; rocprofv3 outputs: convert\n"
-"each with rpd-import first) into one multi-node trace.\n"
-"\n"
-"  -o, --output FILE   the merged trace (schema of the inputs; .gz compresses)\n"
-"  --align MODE        clock alignment (default meta):\n"
-"                        none        keep every timestamp as it is\n"
-"                        meta        add each input's metadata tag\n"
-"                                    clock_offset_ns (if present)\n"
-"                        collective  shift each rank so that its first\n"
-"                                    collective kernel starts when the\n"
-"                                    lowest rank's does\n"
-"  --offset R=NS       add NS nanoseconds (may be negative) to rank R's\n"
-"                      timestamps, on top of --align; repeatable\n"
-"  --force             replace an existing OUT\n"
-"  -q, --quiet         no summary on stderr\n"
-"  -h, --help          this text\n"
-"\n"
-"Rank numbers: the inputs' metadata tag 'rank' when every input has a\n"
-"distinct one, else the position on the command line (0, 1, ...).\n"
-"Example: rpd-merge -o job.rpd rank*.rpd && raptor job.rpd --by-rank\n";
+static const rpd_help help = {
+  .usage = "usage: rpd-merge [OPTIONS] -o OUT.rpd RANK0.rpd RANK1.rpd ...",
+  .about =
+    "Merge per-rank RPD traces (.rpd or .rpd.gz; rocprofv3 outputs: convert\n"
+    "each with rpd-import first) into one multi-node trace.",
+  .quiet = "no summary on stderr",
+  .notes =
+    "Rank numbers: the inputs' metadata tag 'rank' when every input has a\n"
+    "distinct one, else the position on the command line (0, 1, ...).\n"
+    "Example: rpd-merge -o job.rpd rank*.rpd && raptor job.rpd --by-rank\n",
+};
 
 enum { ALIGN_NONE, ALIGN_META, ALIGN_COLLECTIVE };
 
@@ -141,13 +130,25 @@ static int parse_args(merge *m, int argc, char **argv, const char **out,
                       int *force, int *quiet)
 {
   const rpd_opt opts[] = {
-    RPD_OPT_STRING("-o|--output", out),
-    RPD_OPT_CALL("--align", on_align, m),
-    RPD_OPT_CALL("--offset", on_offset, m),
-    RPD_OPT_FLAG("--force", force),
+    RPD_OPT_STRING("-o|--output", out, .arg = "FILE",
+                   .help = "the merged trace (schema of the inputs; .gz compresses)"),
+    RPD_OPT_CALL("--align", on_align, m, .arg = "MODE",
+                 .help = "clock alignment (default meta):\n"
+                         "  none        keep every timestamp as it is\n"
+                         "  meta        add each input's metadata tag\n"
+                         "              clock_offset_ns (if present)\n"
+                         "  collective  shift each rank so that its first\n"
+                         "              collective kernel starts when the\n"
+                         "              lowest rank's does"),
+    RPD_OPT_CALL("--offset", on_offset, m, .arg = "R=NS",
+                 .help = "add NS nanoseconds (may be negative) to rank R's timestamps, on "
+                         "top of --align; repeatable"),
+    RPD_OPT_FLAG("--force", force, .help = "replace an existing OUT"),
     RPD_OPT_END(),
   };
   int rc;
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
+    return -1;
   m->align = ALIGN_META;
   if ((rc = rpd_cli_options(opts, 0, &argc, argv)))
     return rc;
@@ -642,12 +643,14 @@ int main(int argc, char **argv)
   const char *out = NULL;
   int force = 0, quiet = 0, rc;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   memset(&m, 0, sizeof m);
   m.pid_stride = 10000000;
   m.gpu_stride = 1000;
   rc = parse_args(&m, argc, argv, &out, &force, &quiet);
+  if (rc < 0) {
+    free(m.in);
+    return rpd_cli_status();
+  }
   for (int i = 0; !rc && i < m.n; i++)
     if (rpd_output_check(out, m.in[i].path, NULL))
       rc = rpd_fail("cannot write '%s': %s", out, rpd_errmsg());

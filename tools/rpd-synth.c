@@ -16,45 +16,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage[] =
-"usage: rpd-synth [OPTIONS] -o OUT.rpd\n"
-"Write a deterministic synthetic RPD trace: threads driving GPUs, nested\n"
-"roctx ranges, PyTorch autograd markers, kernel launches, async copies,\n"
-"HIP graph capture and launches, idle gaps and sclk samples.\n"
-"\n"
-"  -o, --output FILE  the trace to write (written to a temp file, renamed\n"
-"                     at the end; OUT.gz is written compressed)\n"
-"  --seed N           random seed (default 1); same options = same content\n"
-"  --api N            exact number of rocpd_api rows (default 10000)\n"
-"  --gpus N           number of GPUs (default 2, at most 64)\n"
-"  --threads N        host threads; thread k drives GPU k %% gpus\n"
-"                     (default: one per GPU; at least one per GPU)\n"
-"  --schema 2|3       table layout (default 3)\n"
-"  --graphs N         HIP graphs captured, round-robin over threads\n"
-"                     (default: one per thread; 0 = no graphs)\n"
-"  --stackframes      fill rocpd_stackframe (schema 3): a host stack of 4-6\n"
-"                     frames per api call, as RPDT_STACKFRAMES=1 records\n"
-"  --order step|end   how api rows are stored: step (default) writes each\n"
-"                     thread's step whole, rows in end order within it;\n"
-"                     end writes every row of every thread in completion\n"
-"                     order (by end time), as rpd_tracer does\n"
-"  --layers N         model steps are forward passes: a model.forward range\n"
-"                     around N layer.I ranges (1..128; default: single layers)\n"
-"  --no-autograd      markers carry plain op names (\"aten::mm\") instead of\n"
-"                     autograd args (\"aten::mm, seq = 3, op_id = 5, ...\")\n"
-"  --ranks N          one rank of an N-rank job (with --rank R, default 0):\n"
-"                     every rank has the same structure (same seed), pid\n"
-"                     4242+1000*R, metadata rank/world_size/hostname; the\n"
-"                     last rank is a planted straggler (each collective\n"
-"                     kernel starts 200 us late) and on rank N/2 the kernel\n"
-"                     attn_fwd runs 3x longer (the planted slow kernel)\n"
-"  --rank R           which rank to write (0..N-1)\n"
-"  --clock-skew NS    shift rank R's clock by R*NS ns (tests clock alignment)\n"
-"  --force            overwrite an existing non-empty OUT\n"
-"  -h, --help         this text\n"
-"\n"
-"Prints one summary line (rows per table) on stdout.\n"
-"Example: rpd-synth --seed 7 --api 1000000 -o big.rpd\n";
+static const rpd_help help = {
+  .usage = "usage: rpd-synth [OPTIONS] -o OUT.rpd",
+  .about =
+    "Write a deterministic synthetic RPD trace: threads driving GPUs, nested\n"
+    "roctx ranges, PyTorch autograd markers, kernel launches, async copies,\n"
+    "HIP graph capture and launches, idle gaps and sclk samples.",
+  .quiet = "accepted; the summary line is printed anyway",
+  .notes =
+    "Prints one summary line (rows per table) on stdout.\n"
+    "Example: rpd-synth --seed 7 --api 1000000 -o big.rpd\n",
+};
 
 /* ------------------------------------------------------------ random */
 
@@ -1181,24 +1153,52 @@ static int parse_args(synth *s, int argc, char **argv, const char **out,
 {
   int no_autograd = 0;
   const rpd_opt opts[] = {
-    RPD_OPT_STRING("-o|--output", out),
-    RPD_OPT_I64("--seed", &s->seed, 0, INT64_MAX / 2000000, NULL),
-    RPD_OPT_I64("--api", &s->api_want, 0, INT64_C(4000000000), NULL),
-    RPD_OPT_INT("--gpus", &s->gpus, 1, 64, NULL),
-    RPD_OPT_INT("--threads", &s->threads, 1, 4096, NULL),
-    RPD_OPT_INT("--schema", &s->schema, 2, 3, NULL),
-    RPD_OPT_INT("--graphs", &s->graphs, 0, 4096, NULL),
-    RPD_OPT_FLAG("--stackframes", &s->stackframes),
-    RPD_OPT_I64("--ranks", &s->ranks, 1, 100000, NULL),
-    RPD_OPT_I64("--rank", &s->rank, 0, 99999, NULL),
-    RPD_OPT_I64("--clock-skew", &s->clock_skew, 0, INT64_C(1000000000000), NULL),
-    RPD_OPT_CALL("--order", on_order, s),
-    RPD_OPT_INT("--layers", &s->layers, 1, MAXLAYERS, NULL),
-    RPD_OPT_FLAG("--no-autograd", &no_autograd),
-    RPD_OPT_FLAG("--force", force),
+    RPD_OPT_STRING("-o|--output", out, .arg = "FILE",
+                   .help = "the trace to write (written to a temp file, renamed at the end; "
+                           "OUT.gz is written compressed)"),
+    RPD_OPT_I64("--seed", &s->seed, 0, INT64_MAX / 2000000, NULL,
+                .help = "random seed (default 1); same options = same content"),
+    RPD_OPT_I64("--api", &s->api_want, 0, INT64_C(4000000000), NULL,
+                .help = "exact number of rocpd_api rows (default 10000)"),
+    RPD_OPT_INT("--gpus", &s->gpus, 1, 64, NULL,
+                .help = "number of GPUs (default 2, at most 64)"),
+    RPD_OPT_INT("--threads", &s->threads, 1, 4096, NULL,
+                .help = "host threads; thread k drives GPU k % gpus (default: one per GPU; "
+                        "at least one per GPU)"),
+    RPD_OPT_INT("--schema", &s->schema, 2, 3, NULL, .arg = "2|3",
+                .help = "table layout (default 3)"),
+    RPD_OPT_INT("--graphs", &s->graphs, 0, 4096, NULL,
+                .help = "HIP graphs captured, round-robin over threads (default: one per "
+                        "thread; 0 = no graphs)"),
+    RPD_OPT_FLAG("--stackframes", &s->stackframes,
+                 .help = "fill rocpd_stackframe (schema 3): a host stack of 4-6 frames per "
+                         "api call, as RPDT_STACKFRAMES=1 records"),
+    RPD_OPT_CALL("--order", on_order, s, .arg = "step|end",
+                 .help = "how api rows are stored: step (default) writes each thread's step "
+                         "whole, rows in end order within it; end writes every row of every "
+                         "thread in completion order (by end time), as rpd_tracer does"),
+    RPD_OPT_INT("--layers", &s->layers, 1, MAXLAYERS, NULL,
+                .help = "model steps are forward passes: a model.forward range around N "
+                        "layer.I ranges (1..128; default: single layers)"),
+    RPD_OPT_FLAG("--no-autograd", &no_autograd,
+                 .help = "markers carry plain op names (\"aten::mm\") instead of autograd "
+                         "args (\"aten::mm, seq = 3, op_id = 5, ...\")"),
+    RPD_OPT_I64("--ranks", &s->ranks, 1, 100000, NULL,
+                .help = "one rank of an N-rank job (with --rank R, default 0): every rank "
+                        "has the same structure (same seed), pid 4242+1000*R, metadata "
+                        "rank/world_size/hostname; the last rank is a planted straggler "
+                        "(each collective kernel starts 200 us late) and on rank N/2 the "
+                        "kernel attn_fwd runs 3x longer (the planted slow kernel)"),
+    RPD_OPT_I64("--rank", &s->rank, 0, 99999, NULL, .arg = "R",
+                .help = "which rank to write (0..N-1)"),
+    RPD_OPT_I64("--clock-skew", &s->clock_skew, 0, INT64_C(1000000000000), NULL,
+                .arg = "NS", .help = "shift rank R's clock by R*NS ns (tests clock alignment)"),
+    RPD_OPT_FLAG("--force", force, .help = "overwrite an existing non-empty OUT"),
     RPD_OPT_END(),
   };
   int rc;
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
+    return -1;
   s->seed = 1;
   s->api_want = 10000;
   s->gpus = 2;
@@ -1331,10 +1331,8 @@ int main(int argc, char **argv)
   char *target = NULL;
   int force = 0, rc;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   if ((rc = parse_args(&s, argc, argv, &out, &force)) != 0)
-    return rc;
+    return rc < 0 ? rpd_cli_status() : rc;
   if (rpd_output_check(out, NULL, &target) != RPD_OK)
     return rpd_fail("cannot write '%s': %s", out, rpd_errmsg());
   rc = check_out(out, target, force);

@@ -1,22 +1,23 @@
 /* rpd2table - the reference's kernel summary table: per UserMarker range,
  * per GPU, per kernel name: calls, total/avg/min/max duration and the share
  * of the marker's GPU time, as CSV.  See docs/rpd2table.md. */
-static const char usage[] =
-"usage: rpd2table FILE.rpd [MARKER ...] OUT.csv\n"
-"\n"
-"Summarise the ops launched inside UserMarker (roctx) ranges whose text is\n"
-"one of MARKER, per marker text, GPU and op name, into OUT.csv ('-' =\n"
-"stdout) with the reference's columns:\n"
-"  marker_name,gpuid,kernel_name,marker_count,kernel_count,total_dur,\n"
-"  avg_dur,min_dur,max_dur,kernel_percentage\n"
-"An op counts for a marker when the api call that launched it started\n"
-"inside the marker's range on the marker's thread.  One MARKER argument\n"
-"holding \"a, b\" names both (as the reference splits it).  Without MARKER\n"
-"the whole trace is one range, marker_name \"\".  kernel_percentage is the\n"
-"share of total_dur within (marker, gpu).  Durations in ns.  FILE is only\n"
-"read (the reference adds indexes to it).  -q: no progress line.\n"
-"A marker or kernel name that starts with = + - @ TAB or CR gets a leading '\n"
-"(a spreadsheet would run it as a formula); --csv-raw writes it as it is.\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd2table FILE.rpd [MARKER ...] OUT.csv",
+  .about =
+    "Summarise the ops launched inside UserMarker (roctx) ranges whose text is\n"
+    "one of MARKER, per marker text, GPU and op name, into OUT.csv ('-' =\n"
+    "stdout) with the reference's columns:\n"
+    "  marker_name,gpuid,kernel_name,marker_count,kernel_count,total_dur,\n"
+    "  avg_dur,min_dur,max_dur,kernel_percentage\n"
+    "An op counts for a marker when the api call that launched it started\n"
+    "inside the marker's range on the marker's thread.  One MARKER argument\n"
+    "holding \"a, b\" names both (as the reference splits it).  Without MARKER\n"
+    "the whole trace is one range, marker_name \"\".  kernel_percentage is the\n"
+    "share of total_dur within (marker, gpu).  Durations in ns.  FILE is only\n"
+    "read (the reference adds indexes to it).",
+};
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,7 +25,6 @@ static const char usage[] =
 #include <string.h>
 
 #include "rpd.h"
-#include "opt.h"
 #include "check.h"
 #include "textsafe.h"
 
@@ -165,9 +165,15 @@ static const char *const progress_scans[] = {
 
 int main(int argc, char **argv)
 {
-  if (rpd_cli_init(argc, argv, usage))
+  const rpd_opt opts[] = {
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,
+                 .help = "write a marker or kernel name that starts with = + - @ TAB or CR "
+                         "as it is (by default it gets a leading ', as a spreadsheet would "
+                         "run it as a formula)"),
+    RPD_OPT_END(),
+  };
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
     return rpd_cli_status();
-  const rpd_opt opts[] = { RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw), RPD_OPT_END() };
   int n = argc;
   if (rpd_cli_options(opts, 0, &n, argv))
     return 2;

@@ -11,25 +11,27 @@
 #include "opt.h"
 #include "util/num.h"
 
-static const char usage[] =
-"usage: rpdRemote start|stop|status PID\n"
-"\n"
-"Control recording in a running process started with librpd_remote.so\n"
-"(LD_PRELOAD=librpd_remote.so PROGRAM, or linked with it).\n"
-"\n"
-"  start PID   start recording (SIGUSR1); the first start loads the tracer\n"
-"  stop PID    stop recording and flush the trace file (SIGUSR2)\n"
-"  status PID  say whether librpd_remote.so is loaded and ready in PID\n"
-"\n"
-"Before signalling, rpdRemote checks that PID exists, that librpd_remote.so\n"
-"is mapped in it (/proc/PID/maps) and that its handlers are installed\n"
-"(/proc/PID/status): SIGUSR1 would kill a process without them.\n"
-"rpdRemote returns when the process has taken the signal, so commands given\n"
-"one after the other arrive in order.  The process reports what it did on\n"
-"its own stderr (\"rpdRemote: ...\").\n"
-"\n"
-"Exit status: 0 ok (status: the shim is ready), 1 failure (status: not\n"
-"loaded or not ready), 2 usage.\n";
+static const rpd_help help = {
+  .usage = "usage: rpdRemote start|stop|status PID",
+  .about =
+    "Control recording in a running process started with librpd_remote.so\n"
+    "(LD_PRELOAD=librpd_remote.so PROGRAM, or linked with it).\n"
+    "\n"
+    "  start PID   start recording (SIGUSR1); the first start loads the tracer\n"
+    "  stop PID    stop recording and flush the trace file (SIGUSR2)\n"
+    "  status PID  say whether librpd_remote.so is loaded and ready in PID",
+  .quiet = "accepted; the one line of the answer is printed anyway",
+  .notes =
+    "Before signalling, rpdRemote checks that PID exists, that librpd_remote.so\n"
+    "is mapped in it (/proc/PID/maps) and that its handlers are installed\n"
+    "(/proc/PID/status): SIGUSR1 would kill a process without them.\n"
+    "rpdRemote returns when the process has taken the signal, so commands given\n"
+    "one after the other arrive in order.  The process reports what it did on\n"
+    "its own stderr (\"rpdRemote: ...\").\n"
+    "\n"
+    "Exit status: 0 ok (status: the shim is ready), 1 failure (status: not\n"
+    "loaded or not ready), 2 usage.\n",
+};
 
 #define SHIM "librpd_remote"
 
@@ -132,10 +134,10 @@ int main(int argc, char **argv)
   pid_t pid;
   int ready, sig;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   /* no options but the common ones (-q, --) */
   const rpd_opt opts[] = { RPD_OPT_END() };
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
+    return rpd_cli_status();
   int rc = rpd_cli_options(opts, 0, &argc, argv);
   if (rc)
     return rc;

@@ -1,35 +1,31 @@
 /* rpd-analyze - why is the GPU idle: idle-time breakdown, launch statistics,
  * queue depth, comm/compute overlap, memcpy bandwidth and rule findings,
  * written into the trace as ext_analysis_* tables (views/analysis.sql). */
-static const char usage[] =
-"usage: rpd-analyze FILE [-o OUT] [--force] [--kernel-wait-us X]\n"
-"                   [--rule NAME=VALUE ...]\n"
-"\n"
-"Analyse why the GPUs are idle and write the results into FILE:\n"
-"  ext_analysis_idle         per GPU: span, busy, idle = host_wait +\n"
-"                            kernel_wait + other (ns)\n"
-"  ext_analysis_launch       per kernel: api duration, launch delay, GPU\n"
-"                            duration (mean, median, p95, max), outliers,\n"
-"                            launch_bound\n"
-"  ext_analysis_queue_depth  per GPU queue: ops launched and not finished\n"
-"  ext_analysis_overlap      per GPU: communication overlapped by compute\n"
-"                            and exposed; copies not overlapped by kernels\n"
-"  ext_analysis_memcpy       memcpy bandwidth by direction and size bucket\n"
-"  ext_analysis_rules        the rules of the findings and their thresholds\n"
-"  ext_analysis_findings     one row per hit: rule, severity, time range,\n"
-"                            count, value (in the unit value_unit says),\n"
-"                            advice\n"
-"A summary is printed on stdout.\n"
-"\n"
-"  --kernel-wait-us X   an idle gap of at most X us between queued work is\n"
-"                       kernel-wait (default 50)\n"
-"  --rule NAME=VALUE    set the threshold of rule NAME (see\n"
-"                       ext_analysis_rules; repeatable)\n"
-"  -o OUT               write the result to OUT, leave FILE untouched\n"
-"  --force              rebuild the analysis if FILE has one\n"
-"\n"
-"Works on schema v2 and v3 traces and rpd-import output; FILE may be .gz.\n"
-"See docs/rpd-analyze.md.\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-analyze FILE [-o OUT] [--force] [--kernel-wait-us X]\n"
+           "                   [--rule NAME=VALUE ...]",
+  .about =
+    "Analyse why the GPUs are idle and write the results into FILE:\n"
+    "  ext_analysis_idle         per GPU: span, busy, idle = host_wait +\n"
+    "                            kernel_wait + other (ns)\n"
+    "  ext_analysis_launch       per kernel: api duration, launch delay, GPU\n"
+    "                            duration (mean, median, p95, max), outliers,\n"
+    "                            launch_bound\n"
+    "  ext_analysis_queue_depth  per GPU queue: ops launched and not finished\n"
+    "  ext_analysis_overlap      per GPU: communication overlapped by compute\n"
+    "                            and exposed; copies not overlapped by kernels\n"
+    "  ext_analysis_memcpy       memcpy bandwidth by direction and size bucket\n"
+    "  ext_analysis_rules        the rules of the findings and their thresholds\n"
+    "  ext_analysis_findings     one row per hit: rule, severity, time range,\n"
+    "                            count, value (in the unit value_unit says),\n"
+    "                            advice\n"
+    "A summary is printed on stdout.",
+  .notes =
+    "Works on schema v2 and v3 traces and rpd-import output; FILE may be .gz.\n"
+    "See docs/rpd-analyze.md.\n",
+};
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +128,12 @@ static int parse_options(opts *o, int argc, char **argv)
 /* The options parse_options read: the augmenter driver steps over them. */
 static const char *read_value;
 static const rpd_opt read_before[] = {
-  RPD_OPT_STRING("--kernel-wait-us|--rule", &read_value),
+  RPD_OPT_STRING("--kernel-wait-us", &read_value, .arg = "X",
+                 .help = "an idle gap of at most X us between queued work is kernel-wait "
+                         "(default 50)"),
+  RPD_OPT_STRING("--rule", &read_value, .arg = "NAME=VALUE",
+                 .help = "set the threshold of rule NAME (see ext_analysis_rules; "
+                         "repeatable)"),
   RPD_OPT_END(),
 };
 
@@ -304,12 +305,8 @@ int main(int argc, char **argv)
   int rc;
 
   memset(&o, 0, sizeof o);
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
-  if ((rc = parse_options(&o, argc, argv)))
-    return rc;
   rpd_augment a = {
-    .usage = usage,
+    .help = &help,
     .what = "the analysis",
     .done_tag = DONE_TAG,
     .opts = read_before,
@@ -318,5 +315,9 @@ int main(int argc, char **argv)
     .ctx = &o,
     .summary = summary,
   };
+  if (rpd_augment_init(&a, argc, argv))
+    return rpd_cli_status();
+  if ((rc = parse_options(&o, argc, argv)))
+    return rc;
   return rpd_augment_main(&a, argc, argv);
 }

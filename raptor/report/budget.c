@@ -12,25 +12,27 @@
 #include "internal.h"
 #include "opt.h"
 
-const char raptor_budget_usage[] =
-"usage: rpd-budget LIMITS TRACE [--category-json F] [--gpu-id N]\n"
-"                  [--step-marker REGEX] [--steady-state] [-q]\n"
-"\n"
-"Check TRACE against the limits in the text file LIMITS, one per line\n"
-"('#' starts a comment):\n"
-"  kernel REGEX total_ms <= N     kernels whose name matches REGEX (PCRE2;\n"
-"  kernel REGEX mean_us <= N        \"double quotes\" for spaces): total / mean\n"
-"  category NAME pct <= N         share of kernel time (raptor's categories)\n"
-"  idle pct <= N                  GPU idle share of the run (all GPUs)\n"
-"  busy_ms >= N                   GPU busy time (all GPUs)\n"
-"  step median_ms <= N            median steady step (ProfilerStep#N markers,\n"
-"                                 --step-marker, or the kernel period)\n"
-"Any measure takes <= or >=.  The numbers are those of raptor --report\n"
-"(gpu_timeline, kernel_summary, category, steps_summary) with the same\n"
-"options.  Prints one Markdown table: limit, measured, ok/over.\n"
-"Exit status: 0 every limit holds, 1 one is over or measures nothing (a\n"
-"REGEX matching no kernel, no steps) or the trace cannot be read, 2 a bad\n"
-"LIMITS file (one line naming its line number) or usage.\n";
+static const rpd_help help = {
+  .usage = "usage: rpd-budget LIMITS TRACE [--category-json F] [--gpu-id N]\n"
+           "                  [--step-marker REGEX] [--steady-state] [-q]",
+  .about =
+    "Check TRACE against the limits in the text file LIMITS, one per line\n"
+    "('#' starts a comment):\n"
+    "  kernel REGEX total_ms <= N     kernels whose name matches REGEX (PCRE2;\n"
+    "  kernel REGEX mean_us <= N        \"double quotes\" for spaces): total / mean\n"
+    "  category NAME pct <= N         share of kernel time (raptor's categories)\n"
+    "  idle pct <= N                  GPU idle share of the run (all GPUs)\n"
+    "  busy_ms >= N                   GPU busy time (all GPUs)\n"
+    "  step median_ms <= N            median steady step (ProfilerStep#N markers,\n"
+    "                                 --step-marker, or the kernel period)\n"
+    "Any measure takes <= or >=.  The numbers are those of raptor --report\n"
+    "(gpu_timeline, kernel_summary, category, steps_summary) with the same\n"
+    "options.  Prints one Markdown table: limit, measured, ok/over.",
+  .notes =
+    "Exit status: 0 every limit holds, 1 one is over or measures nothing (a\n"
+    "REGEX matching no kernel, no steps) or the trace cannot be read, 2 a bad\n"
+    "LIMITS file (one line naming its line number) or usage.\n",
+};
 
 enum { M_KERNEL_TOTAL, M_KERNEL_MEAN, M_CATEGORY, M_IDLE, M_BUSY, M_STEP };
 
@@ -330,8 +332,6 @@ static int fwd_opt(void *ctx, const char *name, const char *v, char *msg, size_t
 /* Entry point of rpd-budget (raptor's main when invoked by that name). */
 int raptor_budget_main(int argc, char **argv)
 {
-  if (rpd_cli_init(argc, argv, raptor_budget_usage))
-    return rpd_cli_status();
   report_run run;
   memset(&run, 0, sizeof run);
   /* the report's options through its own parser: the options plus TRACE */
@@ -340,12 +340,19 @@ int raptor_budget_main(int argc, char **argv)
   fwd_name fn[] = { {&f, "--category-json"}, {&f, "--gpu-id"}, {&f, "--step-marker"},
                     {&f, "--steady-state"} };
   const rpd_opt opts[] = {
-    RPD_OPT_CALL("--category-json", fwd_opt, &fn[0]),
-    RPD_OPT_CALL("--gpu-id", fwd_opt, &fn[1]),
-    RPD_OPT_CALL("--step-marker", fwd_opt, &fn[2]),
-    RPD_OPT_CALL0("--steady-state", fwd_opt, &fn[3]),
+    RPD_OPT_CALL("--category-json", fwd_opt, &fn[0], .arg = "F",
+                 .help = "raptor categories, as raptor --report --category-json"),
+    RPD_OPT_CALL("--gpu-id", fwd_opt, &fn[1], .arg = "N", .help = "only GPU N"),
+    RPD_OPT_CALL("--step-marker", fwd_opt, &fn[2], .arg = "REGEX",
+                 .help = "the step markers (default ^ProfilerStep#[0-9]+$)"),
+    RPD_OPT_CALL0("--steady-state", fwd_opt, &fn[3],
+                  .help = "every measure covers only the steady steps"),
     RPD_OPT_END(),
   };
+  if (rpd_cli_init_opts(argc, argv, &help, opts)) {
+    free(f.argv);
+    return rpd_cli_status();
+  }
   int rc = rpd_cli_options(opts, 0, &argc, argv);
   if (!rc && argc > 2)
     rc = rpd_usage_error("unexpected argument '%s'", argv[2]);

@@ -45,7 +45,8 @@ typedef struct ropts {
   rpd_fmt fmt;
 } ropts;
 
-/* Parse argv into *o.  Returns 0, or 2 after printing the usage error. */
+/* Answer --help / --version (returns -1: exit with rpd_cli_status()), else
+ * parse argv into *o.  Returns 0, or 2 after printing the usage error. */
 int report_parse_opts(int argc, char **argv, ropts *o);
 
 /* ------------------------------------------------------------ tables */

@@ -184,11 +184,9 @@ int raptor_report_main(int argc, char **argv)
   char *info_opts = NULL, gpu_s[32], thr_s[64], ranks_s[96];
   int rc, ret = 1;
 
-  if (rpd_cli_init(argc, argv, raptor_report_usage))
-    return rpd_cli_status();
   memset(&run, 0, sizeof run);
   if ((rc = report_parse_opts(argc, argv, &run.o)))
-    return rc;
+    return rc < 0 ? rpd_cli_status() : rc;
   const ropts *o = &run.o;
   if (report_build(&run))
     goto out;

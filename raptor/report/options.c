@@ -10,6 +10,43 @@
 #include "opt.h"
 #include "util/num.h"
 
+static const rpd_help help = {
+  .usage = "usage: raptor FILE --report [options]",
+  .about =
+    "The TraceLens-style rocprofv3 report, from any RPD trace (see rpd-import\n"
+    "for rocprofv3 JSON/CSV/database input):\n"
+    "  gpu_timeline      per GPU and for all GPUs (gpuId empty): total_time,\n"
+    "                    kernel, memory, busy_time, idle, computation,\n"
+    "                    exposed_comm, exposed_memcpy (time_ms, percent)\n"
+    "  kernel_summary    per kernel name: count, total/mean/median/std/min/max\n"
+    "                    in us, percent, cumulative_percent, category\n"
+    "  category          per category: kernels, count, total_ms, percent, ...\n"
+    "  kernel_details    the top K dispatches by duration with grid/block\n"
+    "  short_kernels     kernels shorter than the threshold, per name\n"
+    "  short_histogram   histogram of the short kernels' durations (us)\n"
+    "  analysis_*        the rpd-analyze tables when the trace has them: idle,\n"
+    "                    launch, queue, overlap, memcpy, findings, rules\n"
+    "  byrank_*          on a trace of several ranks (rpd-merge): the tables of\n"
+    "                    raptor --by-rank: ranks, categories, kernels, sequences,\n"
+    "                    collectives, stragglers\n"
+    "  steps             one row per step (ProfilerStep#N markers, --step-marker,\n"
+    "                    else the period of the kernel sequence): step, start_ms,\n"
+    "                    dur_ms, gpu_busy_ms, idle_ms, kernels, steady\n"
+    "  steps_summary     the steady state: steps, warm-up steps left out, median,\n"
+    "                    p10, p90 step time and their spread",
+  .quiet = "no stdout tables (with --save/--csv-dir/--xlsx/--html); no progress line",
+  .notes =
+    "TraceLens names are accepted too: --short_kernel_threshold_us X,\n"
+    "--output_xlsx_path F (= --xlsx), --output_csvs_dir D (= --csv-dir),\n"
+    "--topk_kernels N (= --topk), --kernel_details (kernel_details of every\n"
+    "dispatch: --topk 0), and for --table the sheet names\n"
+    "kernel_summary_by_category, short_kernels_summary, short_kernel_histogram.\n",
+};
+
+/* Classic raptor's --help appends this text (raptor/raptor.c, whose help
+ * is still written by hand); `raptor report --help` is generated from the
+ * table below.  tests/tools/opt-help.sh checks this text names every
+ * option of that table. */
 const char raptor_report_usage[] =
 "usage: raptor FILE --report [options]\n"
 "\n"
@@ -168,8 +205,9 @@ static int format_opt(void *ctx, const char *name, const char *v, char *msg, siz
   return -1;
 }
 
-/* Parse argv into *o (see internal.h); argv itself is left as it is (the
- * report's info sheet shows the command line). */
+/* Answer --help / --version (-1: exit with rpd_cli_status()), else parse
+ * argv into *o (see internal.h): 0 or the usage exit code.  argv itself
+ * is left as it is (the report's info sheet shows the command line). */
 int report_parse_opts(int argc, char **argv, ropts *o)
 {
   int report = 0, rank_top = 50;   /* raptor --by-rank --top's default */
@@ -193,29 +231,63 @@ int report_parse_opts(int argc, char **argv, ropts *o)
   };
   /* the TraceLens generate_perf_report_rocprof names are aliases */
   const rpd_opt opts[] = {
-    RPD_OPT_FLAG("--report", &report),
-    RPD_OPT_FLAG("--kernel_details", &o->details),
-    RPD_OPT_STRING("--html", &o->html),
-    RPD_OPT_CALL("--util-bins", num_opt, &nums[0]),
-    RPD_OPT_FLAG("--save", &o->save),
-    RPD_OPT_FLAG("--steady-state", &o->steady),
-    RPD_OPT_STRING("--step-marker", &o->step_marker),
-    RPD_OPT_FLAG("-q|--quiet", &o->quiet),   /* the report's own -q: no stdout tables */
-    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
-    RPD_OPT_CALL("--short-kernel-threshold-us|--short_kernel_threshold_us", num_opt, &nums[1]),
-    RPD_OPT_CALL("--histogram-bins", num_opt, &nums[2]),
-    RPD_OPT_CALL("--topk|--topk_kernels", num_opt, &nums[3]),
-    RPD_OPT_CALL("--gpu-id", num_opt, &nums[4]),
-    RPD_OPT_STRING("--xlsx|--output_xlsx_path", &o->xlsx),
-    RPD_OPT_STRING("--csv-dir|--output_csvs_dir", &o->csv_dir),
-    RPD_OPT_STRING("--category-json", &o->cat_json),
-    RPD_OPT_CALL("--table", table_opt, &o->only),
-    RPD_OPT_I64("--width", &o->width, 0, INT64_MAX, "--width: '%s' is not a number of columns"),
-    RPD_OPT_CALL("--rank-top", num_opt, &nums[5]),
-    RPD_OPT_CALL("--format", format_opt, &o->fmt),
+    RPD_OPT_FLAG("--report", &report,
+                 .help = "this report (`raptor report FILE` is the same)"),
+    RPD_OPT_CALL("--short-kernel-threshold-us|--short_kernel_threshold_us", num_opt, &nums[1],
+                 .arg = "X", .help = "short-kernel threshold (default 10)"),
+    RPD_OPT_CALL("--histogram-bins", num_opt, &nums[2], .arg = "N",
+                 .help = "bins of the histogram (default 100)"),
+    RPD_OPT_CALL("--topk|--topk_kernels", num_opt, &nums[3], .arg = "N",
+                 .help = "kernel_details rows (default 20; 0 = all)"),
+    RPD_OPT_FLAG("--kernel_details", &o->details, .hidden = 1),
+    RPD_OPT_CALL("--gpu-id", num_opt, &nums[4], .arg = "N", .help = "only GPU N"),
+    RPD_OPT_STRING("--category-json", &o->cat_json, .arg = "F",
+                   .help = "raptor categories {\"name\": [regex..]} (last match wins; "
+                           "default: the built-in set that raptor -c uses, "
+                           "raptor/categories.json); _COMM (or _Collective) is "
+                           "communication"),
+    RPD_OPT_CALL("--format", format_opt, &o->fmt, .arg = "table|csv|json",
+                 .help = "stdout format (default table); csv is one table per stream: name "
+                         "it with --table"),
+    RPD_OPT_CALL("--table", table_opt, &o->only, .arg = "NAME",
+                 .help = "print only that table (a name above)"),
+    RPD_OPT_I64("--width", &o->width, 0, INT64_MAX, "--width: '%s' is not a number of columns",
+                .help = "the text tables at most N columns wide (default: the terminal's "
+                        "width; 160 when stdout is not a terminal; 0 = no limit): long names "
+                        "are cut in the middle; CSV, JSON, xlsx, HTML keep them whole"),
+    RPD_OPT_STRING("--csv-dir|--output_csvs_dir", &o->csv_dir, .arg = "D",
+                   .help = "also write D/<table>.csv"),
+    RPD_OPT_STRING("--xlsx|--output_xlsx_path", &o->xlsx, .arg = "F",
+                   .help = "also write an Excel workbook: an info sheet, a sheet per table "
+                           "(formatted, frozen header, filter) with charts, plus utilization "
+                           "and idle_gaps sheets"),
+    RPD_OPT_STRING("--html", &o->html, .arg = "F",
+                   .help = "also write one self-contained HTML page: SVG charts, sortable "
+                           "and filterable tables"),
+    RPD_OPT_CALL("--util-bins", num_opt, &nums[0], .arg = "N",
+                 .help = "utilization-over-time bins (default 100)"),
+    RPD_OPT_CALL("--rank-top", num_opt, &nums[5], .arg = "N",
+                 .help = "rows of byrank_kernels, _sequences and _collectives (default 50, "
+                         "as --by-rank --top; 0 = all)"),
+    RPD_OPT_STRING("--step-marker", &o->step_marker, .arg = "REGEX",
+                   .help = "the step markers: UserMarker ranges whose text matches (default "
+                           "^ProfilerStep#[0-9]+$)"),
+    RPD_OPT_FLAG("--steady-state", &o->steady,
+                 .help = "every table covers only the steady steps (ops starting from the "
+                         "first steady step's start to the last one's end)"),
+    RPD_OPT_FLAG("--save", &o->save,
+                 .help = "store ext_report_* tables in FILE (one transaction; replaces an "
+                         "earlier report)"),
+    /* the report's own -q (no stdout tables): help.quiet says it */
+    RPD_OPT_FLAG("-q|--quiet", &o->quiet, .hidden = 1),
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,
+                 .help = "CSV cells as they are (default: a text that starts with = + - @ "
+                         "TAB CR gets a leading ')"),
     RPD_OPT_END(),
   };
   char msg[1024];
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
+    return -1;
   char **args = rpd_xcalloc((size_t)argc + 1, sizeof *args);
   memcpy(args, argv, (size_t)argc * sizeof *args);
   int n = rpd_opt_parse(opts, 0, argc, args, msg, sizeof msg);

@@ -211,3 +211,7 @@ if need_shared "$TRACES/synth-small.rpd"; then
     "$(tail -1 stdout)"
   idle_vs_analyze "real: idle split = rpd-analyze's per GPU of synth-small" "$TRACES/synth-small.rpd"
 fi
+# an option of the waterfall in the per-key diff: says which mode it needs
+check_rc "--gpu without --waterfall: usage error" 2 rpd-diff --gpu 1 a.rpd b.rpd
+check_eq "--gpu without --waterfall: says so" \
+  "rpd-diff: option '--gpu' goes with --waterfall" "$(head -1 "$TESTDIR/stderr")"

@@ -91,3 +91,6 @@ printf 'jobid,created_date,model,library,config,calls\r\n0,d,m,rocblas,x,many\r\
 check_rc "library_trace bad count: exit 1" 1 rpd-import --into l.rpd bad_lib.csv
 check_eq "library_trace bad count: one line, says where" \
   "rpd-import: cannot import into 'l.rpd': bad_lib.csv: line 2: calls: not a count: 'many'" "$(cat "$TESTDIR/stderr")"
+check_rc "--clock-offset without --into: usage error" 2 rpd-import --clock-offset 5 a.json b.rpd
+check_eq "--clock-offset without --into: says so" \
+  "rpd-import: --clock-offset goes with --into" "$(head -1 "$TESTDIR/stderr")"

@@ -67,3 +67,5 @@ same_file "schema v2: input byte-identical" v2.orig v2.rpd
 printf 'not sqlite' >junk.rpd
 check_rc "not a trace: exit 1" 1 rpd-stackframe junk.rpd --folded -
 check_one_line "not a trace: one line"
+check_rc "--value without --folded/--svg: usage error" 2 rpd-stackframe x.rpd --value gpu
+check "--value without --folded/--svg: says so" grep -q -- "--value needs --folded or --svg" "$TESTDIR/stderr"

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -390,6 +392,136 @@ static void test_ints(void **state)
   assert_int_equal(g.n, 0);
 }
 
+/* The text rpd_opt_help writes for h and t (caller frees), *rc its code. */
+static char *help_text(const rpd_help *h, const rpd_opt *t, int *rc)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  *rc = rpd_opt_help(f, h, t);
+  fclose(f);
+  return buf;
+}
+
+/* --help is generated from the table: names, value names, alignment,
+ * wrapping, headings, included tables, hidden entries and aliases. */
+static void test_help(void **state)
+{
+  (void)state;
+  int flag = 0, n = 0;
+  const char *out = NULL;
+  const rpd_opt inner[] = {
+    RPD_OPT_FLAG("--dry-run|--dryrun", &flag, .help = "print what would change"),
+    RPD_OPT_END(),
+  };
+  const rpd_opt t[] = {
+    RPD_OPT_FILE("-o|--output", &out, .arg = "OUT", .help = "write to OUT"),
+    RPD_OPT_INT("--top", &n, 1, 9, NULL, .help = "keep the N biggest"),
+    RPD_OPT_TABLE(inner),
+    RPD_OPT_GROUP("Rare:"),
+    RPD_OPT_STRING("--a-very-long-option-name", &out, .arg = "NAME",
+                   .help = "a help line long enough to be wrapped at the eightieth column "
+                           "by the generator\n  - and an indented item"),
+    RPD_OPT_FLAG("--old", &flag, .hidden = 1),
+    RPD_OPT_END(),
+  };
+  const rpd_help h = { .usage = "usage: prog FILE [-o OUT]", .about = "Does a thing.",
+                       .notes = "Exit codes: 0 ok, 1 failure, 2 usage.\n",
+                       .quiet = "no summary" };
+  int rc;
+  char *text = help_text(&h, t, &rc);
+  assert_int_equal(rc, RPD_OK);
+  assert_string_equal(text,
+    "usage: prog FILE [-o OUT]\n"
+    "\n"
+    "Does a thing.\n"
+    "\n"
+    "    -o, --output OUT      write to OUT\n"
+    "    --top N               keep the N biggest\n"
+    "    --dry-run             print what would change\n"
+    "\n"
+    "Rare:\n"
+    "    --a-very-long-option-name NAME\n"
+    "                          a help line long enough to be wrapped at the\n"
+    "                          eightieth column by the generator\n"
+    "                            - and an indented item\n"
+    "\n"
+    "    -q, --quiet           no summary\n"
+    "    -h, --help            this text\n"
+    "    --version             print the version\n"
+    "\n"
+    "Exit codes: 0 ok, 1 failure, 2 usage.\n");
+  free(text);
+
+  /* every spelling, the shown ones first */
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_int_equal(rpd_opt_list_names(f, t), RPD_OK);
+  fclose(f);
+  assert_string_equal(buf, "-o\n--output\n--top\n--dry-run\n--a-very-long-option-name\n"
+                           "-q\n--quiet\n-h\n--help\n--version\nhidden:\n--dryrun\n--old\n");
+  free(buf);
+}
+
+/* An option without help text is a bug the generator refuses, naming it. */
+static void test_help_missing(void **state)
+{
+  (void)state;
+  int flag = 0;
+  const rpd_opt inner[] = {
+    RPD_OPT_FLAG("--undocumented", &flag),
+    RPD_OPT_END(),
+  };
+  const rpd_opt t[] = {
+    RPD_OPT_FLAG("--fine", &flag, .help = "documented"),
+    RPD_OPT_TABLE(inner),
+    RPD_OPT_END(),
+  };
+  const rpd_help h = { .usage = "usage: prog" };
+  int rc;
+  char *text = help_text(&h, t, &rc);
+  assert_int_equal(rc, RPD_ERR);
+  assert_string_equal(rpd_errmsg(), "option '--undocumented' has no help text in its table");
+  free(text);
+  rpd_clearerr();
+}
+
+/* The options of another mode: listed by --help, refused with a reason. */
+static void test_only_with(void **state)
+{
+  (void)state;
+  int flag = 0, gpu = 0;
+  char msg[256];
+  const rpd_opt other[] = {
+    RPD_OPT_INT("--gpu", &gpu, 0, 9, NULL, .help = "GPU N"),
+    RPD_OPT_END(),
+  };
+  const rpd_opt t[] = {
+    RPD_OPT_FLAG("--fine", &flag, .help = "documented"),
+    RPD_OPT_ONLY_WITH(other, "goes with --waterfall"),
+    RPD_OPT_END(),
+  };
+  char *a1[] = { "prog", "--fine", "--gpu", "3", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 4, a1, msg, sizeof msg), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "option '--gpu' goes with --waterfall");
+  assert_int_equal(gpu, 0);
+  char *a2[] = { "prog", "--gpu=3", NULL };
+  assert_int_equal(rpd_opt_parse(t, 0, 2, a2, msg, sizeof msg), RPD_OPT_EUNKNOWN);
+  assert_string_equal(msg, "option '--gpu' goes with --waterfall");
+  /* the mode's own table parses it */
+  char *a3[] = { "prog", "--gpu", "3", NULL };
+  assert_int_equal(rpd_opt_parse(other, 0, 3, a3, msg, sizeof msg), 0);
+  assert_int_equal(gpu, 3);
+  const rpd_help h = { .usage = "usage: prog" };
+  int rc;
+  char *text = help_text(&h, t, &rc);
+  assert_int_equal(rc, RPD_OK);
+  assert_non_null(strstr(text, "\n    --gpu N               GPU N\n"));
+  free(text);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -402,6 +534,9 @@ int main(void)
     cmocka_unit_test(test_abbrev),
     cmocka_unit_test(test_cluster),
     cmocka_unit_test(test_ints),
+    cmocka_unit_test(test_help),
+    cmocka_unit_test(test_help_missing),
+    cmocka_unit_test(test_only_with),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

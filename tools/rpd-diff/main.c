@@ -20,48 +20,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-"usage: rpd-diff [OPTIONS] A.rpd B.rpd\n"
-"Compare two traces (two runs, two ranks, or two merged traces): per\n"
-"kernel, kernel sequence (previous kernel -> kernel on the same GPU),\n"
-"category (op class: kernel, copy, barrier, other) and UserMarker text:\n"
-"calls, total and mean time, delta and % change of B against A, and\n"
-"whether the row was added (only in B) or removed (only in A); sorted by\n"
-"|delta| (the impact on the total time), largest first.\n"
-"\n"
-"  --by LEVELS         comma-separated subset of kernel,sequence,category,\n"
-"                      marker (default: all four)\n"
-"  --rank-a R          only rank R of A (a merged trace; see rpd-merge)\n"
-"  --rank-b R          only rank R of B (A and B may be the same file)\n"
-"  --top N             only the N rows of largest impact (0 = all; default)\n"
-"  -f, --format FMT    table (default), csv or json on stdout\n"
-"  --width N           the table at most N columns wide (default: the\n"
-"                      terminal's width; 160 when stdout is not a terminal;\n"
-"                      0 = no limit): long names are cut in the middle,\n"
-"                      CSV, JSON and xlsx keep them whole\n"
-"  --xlsx FILE         also write the rows to an xlsx workbook\n"
-"  -q, --quiet         no progress line\n"
-"  --csv-raw           CSV cells as they are (default: a text that starts\n"
-"                      with = + - @ TAB CR gets a leading ')\n"
-"  -h, --help          this text\n"
-"\n"
-"rpd-diff --waterfall [--gpu N] [--top N] [--category-json F]\n"
-"         [--kernel-wait-us X] [-f table|csv|json|md|html] A.rpd B.rpd\n"
-"  the change of the GPU span (first to last GPU op) from A to B as a sum of\n"
-"  exclusive parts: raptor's kernel categories (when several run at once\n"
-"  the later category of the file wins), other kernels, communication not\n"
-"  hidden behind compute, copies, and idle as rpd-analyze splits it\n"
-"  (host_wait, kernel_wait, other); largest change first, each category\n"
-"  with its top N kernels (default 3; 0 = all), and the check line 'sum of parts =\n"
-"  span change'.  All GPUs form one span (a moment counts once, for the\n"
-"  highest part running on any GPU); --gpu N: GPU N of both traces.\n"
-"  --rank-a/--rank-b, --xlsx, -q, --width, --csv-raw apply; md: Markdown\n"
-"  for a PR comment; html: a page with an SVG waterfall chart.\n"
-"\n"
-"Columns: level, name, calls_a, calls_b, total_a_us, total_b_us,\n"
-"mean_a_us, mean_b_us, delta_us (total_b - total_a), pct_change (NULL when\n"
-"A has none), status (added, removed, changed, same).\n"
-"Example: rpd-diff --by kernel base.rpd new.rpd\n";
+static const rpd_help help = {
+  .usage = "usage: rpd-diff [OPTIONS] A.rpd B.rpd\n"
+           "       rpd-diff --waterfall [--gpu N] [--top N] [--category-json F]\n"
+           "                [--kernel-wait-us X] [-f table|csv|json|md|html] A.rpd B.rpd",
+  .about =
+    "Compare two traces (two runs, two ranks, or two merged traces): per\n"
+    "kernel, kernel sequence (previous kernel -> kernel on the same GPU),\n"
+    "category (op class: kernel, copy, barrier, other) and UserMarker text:\n"
+    "calls, total and mean time, delta and % change of B against A, and\n"
+    "whether the row was added (only in B) or removed (only in A); sorted by\n"
+    "|delta| (the impact on the total time), largest first.",
+  .notes =
+    "Columns: level, name, calls_a, calls_b, total_a_us, total_b_us,\n"
+    "mean_a_us, mean_b_us, delta_us (total_b - total_a), pct_change (NULL when\n"
+    "A has none), status (added, removed, changed, same).\n"
+    "Example: rpd-diff --by kernel base.rpd new.rpd\n",
+};
 
 enum { L_KERNEL = 1, L_SEQUENCE = 2, L_CATEGORY = 4, L_MARKER = 8 };
 
@@ -119,20 +94,42 @@ static int format_opt(void *ctx, const char *name, const char *v, char *msg, siz
   return -1;
 }
 
+/* Answer --help, read the options of the per-key diff: 0, the exit code
+ * of a usage error, -1 after --help or --version, or -2 when argv asks for
+ * the waterfall (diff_waterfall_main reads it). */
 static int parse_args(diff *d, int argc, char **argv)
 {
   const rpd_opt opts[] = {
-    RPD_OPT_CALL("--by", by_opt, &d->levels),
-    RPD_OPT_I64("--rank-a", &d->s[0].rank, 0, INT64_MAX, "--rank-a: '%s' is not a rank number"),
-    RPD_OPT_I64("--rank-b", &d->s[1].rank, 0, INT64_MAX, "--rank-b: '%s' is not a rank number"),
-    RPD_OPT_I64("--top", &d->top, 0, INT64_MAX, "--top: '%s' is not a count"),
-    RPD_OPT_CALL("-f|--format", format_opt, &d->fmt),
-    RPD_OPT_I64("--width", &d->width, 0, INT64_MAX, "--width: '%s' is not a number of columns"),
-    RPD_OPT_CALL("--xlsx", diff_xlsx_opt, &d->xlsx),
-    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
+    RPD_OPT_CALL("--by", by_opt, &d->levels, .arg = "LEVELS",
+                 .help = "comma-separated subset of kernel,sequence,category,marker "
+                         "(default: all four)"),
+    RPD_OPT_I64("--rank-a", &d->s[0].rank, 0, INT64_MAX, "--rank-a: '%s' is not a rank number",
+                .arg = "R", .help = "only rank R of A (a merged trace; see rpd-merge)"),
+    RPD_OPT_I64("--rank-b", &d->s[1].rank, 0, INT64_MAX, "--rank-b: '%s' is not a rank number",
+                .arg = "R", .help = "only rank R of B (A and B may be the same file)"),
+    RPD_OPT_I64("--top", &d->top, 0, INT64_MAX, "--top: '%s' is not a count",
+                .help = "only the N rows of largest impact (0 = all; default)"),
+    RPD_OPT_CALL("-f|--format", format_opt, &d->fmt, .arg = "FMT",
+                 .help = "table (default), csv or json on stdout"),
+    RPD_OPT_I64("--width", &d->width, 0, INT64_MAX, "--width: '%s' is not a number of columns",
+                .help = "the table at most N columns wide (default: the terminal's width; "
+                        "160 when stdout is not a terminal; 0 = no limit): long names are "
+                        "cut in the middle, CSV, JSON and xlsx keep them whole"),
+    RPD_OPT_CALL("--xlsx", diff_xlsx_opt, &d->xlsx, .arg = "FILE",
+                 .help = "also write the rows to an xlsx workbook"),
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,
+                 .help = "CSV cells as they are (default: a text that starts with = + - @ "
+                         "TAB CR gets a leading ')"),
+    RPD_OPT_GROUP("The waterfall (rpd-diff --waterfall ... A.rpd B.rpd):"),
+    RPD_OPT_ONLY_WITH(diff_waterfall_opts, "goes with --waterfall"),
     RPD_OPT_END(),
   };
   int rc;
+
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
+    return -1;
+  if (diff_waterfall_wanted(argc, argv))
+    return -2;
 
   d->levels = L_KERNEL | L_SEQUENCE | L_CATEGORY | L_MARKER;
   d->s[0].rank = d->s[1].rank = -1;
@@ -312,13 +309,11 @@ int main(int argc, char **argv)
   diff d;
   int rc;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
-  if (diff_waterfall_wanted(argc, argv))
-    return diff_waterfall_main(argc, argv);
   memset(&d, 0, sizeof d);
-  if ((rc = parse_args(&d, argc, argv)))
-    return rc;
+  if ((rc = parse_args(&d, argc, argv)) == -2)
+    return diff_waterfall_main(argc, argv);
+  if (rc)
+    return rc < 0 ? rpd_cli_status() : rc;
   if (diff_check_xlsx(d.xlsx, d.s[0].path, d.s[1].path))
     return 1;
   for (int k = 0; k < 2 && !rc; k++)

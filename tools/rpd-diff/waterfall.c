@@ -92,19 +92,44 @@ static int catjson_opt(void *ctx, const char *name, const char *v, char *msg, si
   return 0;
 }
 
+/* The options of the waterfall run (one a process): the values of the
+ * options only it takes go here, so that their table is static and
+ * rpd-diff's --help lists it (diff_waterfall_opts). */
+static wopts wf;
+static int wf_flag;
+static const rpd_opt only_opts[] = {
+  RPD_OPT_FLAG("--waterfall", &wf_flag,
+               .help = "the change of the GPU span (first to last GPU op) from A to B as a "
+                       "sum of exclusive parts: raptor's kernel categories (when several run "
+                       "at once the later category of the file wins), other kernels, "
+                       "communication not hidden behind compute, copies, and idle as "
+                       "rpd-analyze splits it (host_wait, kernel_wait, other); largest change "
+                       "first, each category with its top N kernels (--top, default 3; 0 = "
+                       "all), and the check line 'sum of parts = span change'.  All GPUs form "
+                       "one span (a moment counts once, for the highest part running on any "
+                       "GPU).  --rank-a/--rank-b, --xlsx, -q, --width, --csv-raw apply; -f "
+                       "also takes md (Markdown for a PR comment) and html (a page with an "
+                       "SVG waterfall chart)"),
+  RPD_OPT_I64("--gpu", &wf.gpu, 0, INT64_MAX, "--gpu: '%s' is not a GPU id",
+              .help = "GPU N of both traces"),
+  RPD_OPT_CALL("--category-json", catjson_opt, &wf.catjson, .arg = "F",
+               .help = "raptor's kernel categories from F (as raptor --category-json)"),
+  RPD_OPT_DOUBLE("--kernel-wait-us", &wf.kwait_us, 0, 1000000000000000,
+                 "--kernel-wait-us: '%s' is not a number >= 0",
+                 .help = "an idle gap of at most X us between queued work is kernel_wait "
+                         "(default 50, as rpd-analyze)"),
+  RPD_OPT_END(),
+};
+const rpd_opt *const diff_waterfall_opts = only_opts;
+
 static int parse_args(wopts *o, int argc, char **argv)
 {
-  int waterfall = 0;
   const rpd_opt opts[] = {
-    RPD_OPT_FLAG("--waterfall", &waterfall),
+    RPD_OPT_TABLE(only_opts),
     RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
     RPD_OPT_I64("--rank-a", &o->s[0].rank, 0, INT64_MAX, "--rank-a: '%s' is not a rank number"),
     RPD_OPT_I64("--rank-b", &o->s[1].rank, 0, INT64_MAX, "--rank-b: '%s' is not a rank number"),
-    RPD_OPT_I64("--gpu", &o->gpu, 0, INT64_MAX, "--gpu: '%s' is not a GPU id"),
     RPD_OPT_I64("--top", &o->top, 0, 1000000, "--top: '%s' is not a count"),
-    RPD_OPT_DOUBLE("--kernel-wait-us", &o->kwait_us, 0, 1000000000000000,
-                   "--kernel-wait-us: '%s' is not a number >= 0"),
-    RPD_OPT_CALL("--category-json", catjson_opt, &o->catjson),
     RPD_OPT_CALL("--xlsx", diff_xlsx_opt, &o->xlsx),
     RPD_OPT_CALL("-f|--format", format_opt, &o->fmt),
     RPD_OPT_I64("--width", &o->width, 0, INT64_MAX, "--width: '%s' is not a number of columns"),
@@ -637,9 +662,10 @@ int diff_waterfall_main(int argc, char **argv)
   int rc;
   int64_t sum = 0;
 
-  memset(&o, 0, sizeof o);
-  if ((rc = parse_args(&o, argc, argv)))
+  memset(&wf, 0, sizeof wf);
+  if ((rc = parse_args(&wf, argc, argv)))
     return rc;
+  o = wf;
   if (diff_check_xlsx(o.xlsx, o.s[0].path, o.s[1].path))
     return 1;
   if (category_load_or_builtin(&o.cats, &o.ncats, o.catjson))

@@ -12,6 +12,11 @@ int diff_waterfall_wanted(int argc, char **argv);
  * exit code (0 ok, 1 failure, 2 usage). */
 int diff_waterfall_main(int argc, char **argv);
 
+/* The options only the waterfall takes (--waterfall, --gpu, ...), with
+ * their help: rpd-diff's --help lists them, its per-key mode refuses them. */
+struct rpd_opt;
+extern const struct rpd_opt *const diff_waterfall_opts;
+
 /* inputs.c, for both modes. */
 
 /* The option callback of --xlsx FILE (an rpd_opt_fn of common/opt.h): a

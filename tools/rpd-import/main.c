@@ -8,63 +8,49 @@
  * in the number of records.  See docs/rpd-import.md for the field mapping.
  * One reader per format (json.c, csv.c, db.c) feeds writer.c.
  */
-static const char usage[] =
-"usage: rpd-import INPUT OUT.rpd [--force] [--truncated-names] [--prefix NAME]\n"
-"                  [--all-runs] [-q]\n"
-"\n"
-"Write a new RPD trace (schema v3; an OUT ending in .gz is compressed) from\nrocprofv3, rocprof v1 or PyTorch profiler output.  INPUT is one of:\n"
-"  NAME_results.json[.gz]   rocprofiler-sdk-tool JSON (streamed, flat memory)\n"
-"  a CSV set                a directory, a file prefix (out/1234_) or one of\n"
-"                           its files (out/1234_kernel_trace.csv): kernel_trace,\n"
-"                           hip_api_trace, hsa_api_trace, marker_api_trace,\n"
-"                           rccl_api_trace, memory_copy_trace, agent_info,\n"
-"                           rocdecode_api_trace, rocjpeg_api_trace,\n"
-"                           counter_collection, memory_allocation_trace,\n"
-"                           scratch_memory_trace; a CSV with another name\n"
-"                           (hip_trace.csv, rocpd-to-csv output) by its\n"
-"                           header; a file of a directory not imported is\n"
-"                           named on stderr (also with -q)\n"
-"  NAME_results.db          rocprofv3 SQLite database (rocprofiler-sdk rocpd)\n"
-"  rocprof v1 output        a directory of rpl text traces (NNN_hip_api_trace.txt,\n"
-"                           NNN_hcc_ops_trace.txt, hsa_api, roctx) or one of\n"
-"                           them; results.db (tables HIP, HSA, OPS, COPY, or\n"
-"                           KERN alone);\n"
-"                           results.csv (per-dispatch counters); results.json\n"
-"                           (chrome trace, linked by its flow arrows)\n"
-"  NAME.pt.trace.json[.gz]  PyTorch profiler (Kineto) trace, as TraceLens and\n"
-"                           HTA read it (streamed): kernels, copies, runtime\n"
-"                           calls linked by correlation, cpu ops as autograd\n"
-"                           markers, devices and rank in rocpd_metadata\n"
-"\n"
-"  --force        replace OUT.rpd if it exists (default: refuse)\n"
-"  --truncated-names\n"
-"                 op description = rocprofv3's truncated kernel name (the\n"
-"                 grouping TraceLens uses); default: the full demangled name,\n"
-"                 the kernel's identity.  Both are kept in ext_kernel_name;\n"
-"                 --full-names (the default) is still accepted\n"
-"  --prefix NAME  a directory holding several runs (decode_*, prefill_*):\n"
-"                 import the files of run NAME (default: refuse, listing them)\n"
-"  --all-runs     import every run of the directory into one trace\n"
-"  -q, --quiet    do not print the summary or the progress line (shown\n"
-"                 on a terminal: bytes read, or input rows of a database)\n"
-"\n"
-"  rpd-import --into TRACE.rpd CSV... [--clock-offset NS]\n"
-"                 add madengine's gpu_info_power_profiler_output.csv /\n"
-"                 gpu_info_vram_profiler_output.csv samples to TRACE.rpd as\n"
-"                 rocpd_monitor rows (madengine:power_W, madengine:vram_pct),\n"
-"                 in one transaction, replacing earlier ones; the first\n"
-"                 sample is put 1 s before the trace's first event (madengine\n"
-"                 samples from 1 s before the workload) unless --clock-offset\n"
-"                 NS gives trace_ns = sample time (UTC epoch ns) + NS\n"
-"\n"
-"Kernel dispatches become rocpd_op 'KernelExecution' rows, memory copies\n"
-"Copy* rows, API records rocpd_api rows linked through rocpd_api_ops by\n"
-"correlation id (rocpd_api.id = correlation id).  A summary of records\n"
-"read per kind and rows written per table goes to stderr.\n"
-"\n"
-"Environment: RPDTOOLS_IMPORT_THREADS=1 imports on one thread; by default,\n"
-"with more than one CPU, rocprofv3 JSON, database and CSV imports read on\n"
-"one thread and write on another (same rows and ids).\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-import INPUT OUT.rpd [--force] [--truncated-names] [--prefix NAME]\n"
+           "                  [--all-runs] [-q]\n"
+           "       rpd-import --into TRACE.rpd CSV... [--clock-offset NS]",
+  .about =
+    "Write a new RPD trace (schema v3; an OUT ending in .gz is compressed) from\n"
+    "rocprofv3, rocprof v1 or PyTorch profiler output.  INPUT is one of:\n"
+    "  NAME_results.json[.gz]   rocprofiler-sdk-tool JSON (streamed, flat memory)\n"
+    "  a CSV set                a directory, a file prefix (out/1234_) or one of\n"
+    "                           its files (out/1234_kernel_trace.csv): kernel_trace,\n"
+    "                           hip_api_trace, hsa_api_trace, marker_api_trace,\n"
+    "                           rccl_api_trace, memory_copy_trace, agent_info,\n"
+    "                           rocdecode_api_trace, rocjpeg_api_trace,\n"
+    "                           counter_collection, memory_allocation_trace,\n"
+    "                           scratch_memory_trace; a CSV with another name\n"
+    "                           (hip_trace.csv, rocpd-to-csv output) by its\n"
+    "                           header; a file of a directory not imported is\n"
+    "                           named on stderr (also with -q)\n"
+    "  NAME_results.db          rocprofv3 SQLite database (rocprofiler-sdk rocpd)\n"
+    "  rocprof v1 output        a directory of rpl text traces (NNN_hip_api_trace.txt,\n"
+    "                           NNN_hcc_ops_trace.txt, hsa_api, roctx) or one of\n"
+    "                           them; results.db (tables HIP, HSA, OPS, COPY, or\n"
+    "                           KERN alone);\n"
+    "                           results.csv (per-dispatch counters); results.json\n"
+    "                           (chrome trace, linked by its flow arrows)\n"
+    "  NAME.pt.trace.json[.gz]  PyTorch profiler (Kineto) trace, as TraceLens and\n"
+    "                           HTA read it (streamed): kernels, copies, runtime\n"
+    "                           calls linked by correlation, cpu ops as autograd\n"
+    "                           markers, devices and rank in rocpd_metadata",
+  .quiet = "do not print the summary or the progress line (shown on a terminal: "
+           "bytes read, or input rows of a database)",
+  .notes =
+    "Kernel dispatches become rocpd_op 'KernelExecution' rows, memory copies\n"
+    "Copy* rows, API records rocpd_api rows linked through rocpd_api_ops by\n"
+    "correlation id (rocpd_api.id = correlation id).  A summary of records\n"
+    "read per kind and rows written per table goes to stderr.\n"
+    "\n"
+    "Environment: RPDTOOLS_IMPORT_THREADS=1 imports on one thread; by default,\n"
+    "with more than one CPU, rocprofv3 JSON, database and CSV imports read on\n"
+    "one thread and write on another (same rows and ids).\n",
+};
 
 #include <ctype.h>
 #include <errno.h>
@@ -77,7 +63,6 @@ static const char usage[] =
 #include <zlib.h>
 
 #include "rpd.h"
-#include "opt.h"
 #include "import.h"
 #include "kinds.h"
 #include "check.h"
@@ -339,22 +324,20 @@ static int finish(imp *m)
   return rc;
 }
 
-/* rpd-import --into TRACE CSV...: the madengine monitor CSVs (madengine.c). */
-static int into_main(int argc, char **argv)
+/* rpd-import --into TRACE CSV...: the madengine monitor CSVs (madengine.c);
+ * opts, main's table of this command line, sets *into and *offset. */
+static int into_main(int argc, char **argv, const rpd_opt *opts, const char **into,
+                     const char **offset)
 {
-  const char *trace = NULL;
+  const char *trace, *offtext;
   char **files;
   int n = 0, quiet = 0, has_off = 0, rc;
   int64_t off = 0;
-  const char *offtext = NULL;
-  const rpd_opt opts[] = {
-    RPD_OPT_STRING("--into", &trace),
-    RPD_OPT_STRING("--clock-offset", &offtext),
-    RPD_OPT_END(),
-  };
   int npos = argc;
   if ((rc = rpd_cli_options(opts, RPD_OPT_KEEP_UNKNOWN, &npos, argv)))
     return rc;
+  trace = *into;
+  offtext = *offset;
   if (!trace || !*trace)
     return rpd_usage_error("--into needs a value");
   if (offtext && !*offtext)
@@ -382,25 +365,48 @@ int main(int argc, char **argv)
   v1set v1 = {0};
   imp m;
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   /* --into TRACE CSV...: another command line (into_main) */
-  const char *into = NULL;
-  const rpd_opt peek[] = { RPD_OPT_STRING("--into", &into), RPD_OPT_END() };
-  if (rpd_opt_peek(peek, argc, argv, (char[8]){ 0 }, 8) || into)
-    return into_main(argc, argv);
-  /* one thread on each connection: skip SQLite's mutexes */
-  sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
-  const rpd_opt opts[] = {
-    RPD_OPT_FLAG("--force", &force),
-    RPD_OPT_SET("--full-names", &trunc, 0),
-    RPD_OPT_SET("--truncated-names", &trunc, 1),
-    RPD_OPT_FLAG("--all-runs", &all_runs),
-    { .kind = RPD_OPTK_STRING, .names = "--prefix", .value = &prefix, .need = "a run name" },
+  const char *into = NULL, *offtext = NULL;
+  const rpd_opt into_opts[] = {
+    RPD_OPT_STRING("--into", &into, .arg = "TRACE.rpd",
+                   .help = "add madengine's gpu_info_power_profiler_output.csv / "
+                           "gpu_info_vram_profiler_output.csv samples (the CSV... "
+                           "arguments) to TRACE.rpd as rocpd_monitor rows (madengine:power_W, "
+                           "madengine:vram_pct), in one transaction, replacing earlier ones; "
+                           "the first sample is put 1 s before the trace's first event "
+                           "(madengine samples from 1 s before the workload) unless "
+                           "--clock-offset"),
+    RPD_OPT_STRING("--clock-offset", &offtext, .arg = "NS",
+                   .help = "with --into: trace_ns = sample time (UTC epoch ns) + NS"),
     RPD_OPT_END(),
   };
+  const rpd_opt opts[] = {
+    RPD_OPT_FLAG("--force", &force, .help = "replace OUT.rpd if it exists (default: refuse)"),
+    RPD_OPT_SET("--truncated-names", &trunc, 1,
+                .help = "op description = rocprofv3's truncated kernel name (the grouping "
+                        "TraceLens uses); default: the full demangled name, the kernel's "
+                        "identity.  Both are kept in ext_kernel_name; --full-names (the "
+                        "default) is still accepted"),
+    RPD_OPT_SET("--full-names", &trunc, 0, .hidden = 1),
+    RPD_OPT_STRING("--prefix", &prefix, .need = "a run name", .arg = "NAME",
+                   .help = "a directory holding several runs (decode_*, prefill_*): import "
+                           "the files of run NAME (default: refuse, listing them)"),
+    RPD_OPT_FLAG("--all-runs", &all_runs,
+                 .help = "import every run of the directory into one trace"),
+    RPD_OPT_GROUP("Adding madengine samples to a trace:"),
+    RPD_OPT_TABLE(into_opts),
+    RPD_OPT_END(),
+  };
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
+    return rpd_cli_status();
+  if (rpd_opt_peek(into_opts, argc, argv, (char[8]){ 0 }, 8) || into)
+    return into_main(argc, argv, into_opts, &into, &offtext);
+  /* one thread on each connection: skip SQLite's mutexes */
+  sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
   if ((rc = rpd_cli_options(opts, 0, &argc, argv)))
     return rc;
+  if (offtext)
+    return rpd_usage_error("--clock-offset goes with --into");
   quiet = rpd_quiet;
   if (prefix && !*prefix)
     return rpd_usage_error("--prefix needs a run name");

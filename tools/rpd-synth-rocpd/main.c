@@ -10,26 +10,18 @@
  * events with args, HIP/HSA/marker/RCCL regions, kernel dispatches, memory
  * copies, allocations, samples, PMC counters and events.  The same options
  * always give the same bytes.  See docs/rpd-synth-rocpd.md. */
-static const char usage[] =
-"usage: rpd-synth-rocpd [OPTIONS] -o OUT.db\n"
-"Write a deterministic synthetic rocprofv3 database (rocpd schema).\n"
-"\n"
-"  -o, --output FILE   the database to write (temp file, renamed at the end)\n"
-"  --seed N            random seed (default 1): same options = same bytes\n"
-"  --dispatches N      kernel dispatches per process (default 1000); each\n"
-"                      has its hipLaunchKernel region with 4 args; every 8th\n"
-"                      an HSA region, every 16th a marker, every 32nd an RCCL\n"
-"                      call and a hipMemcpyAsync with its memory copy, every\n"
-"                      64th an allocation\n"
-"  --guids N           processes, one table set (guid) each (default 1)\n"
-"  --force             replace an existing OUT\n"
-"  -q, --quiet         no summary line\n"
-"  -h, --help          this text\n"
-"\n"
-"Kernel identity case: dispatch i runs symbol i %% 12 (symbols 0..8 are\n"
-"ordinary kernels); i %% 12 = 9 or 10 runs ck_tile kentry A, i %% 12 = 11\n"
-"runs kentry B: different full names, the same truncated name 'kentry'.\n"
-"Prints one summary line (rows per table) on stdout.\n";
+#include "opt.h"
+
+static const rpd_help help = {
+  .usage = "usage: rpd-synth-rocpd [OPTIONS] -o OUT.db",
+  .about = "Write a deterministic synthetic rocprofv3 database (rocpd schema).",
+  .quiet = "no summary line",
+  .notes =
+    "Kernel identity case: dispatch i runs symbol i % 12 (symbols 0..8 are\n"
+    "ordinary kernels); i % 12 = 9 or 10 runs ck_tile kentry A, i % 12 = 11\n"
+    "runs kentry B: different full names, the same truncated name 'kentry'.\n"
+    "Prints one summary line (rows per table) on stdout.\n",
+};
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -37,7 +29,6 @@ static const char usage[] =
 #include <unistd.h>
 
 #include "rpd.h"
-#include "opt.h"
 #include "synth.h"
 #include "util/num.h"
 
@@ -455,18 +446,25 @@ int main(int argc, char **argv)
    * signal; bulk-load settings; published gzip'd for OUT.gz) */
   rpd_create_opts co = { .schema = RPD_SCHEMA_NONE, .force = 1 };
 
-  if (rpd_cli_init(argc, argv, usage))
-    return rpd_cli_status();
   const rpd_opt opts[] = {
-    { .kind = RPD_OPTK_STRING, .names = "-o|--output", .value = &out, .need = "a file" },
+    RPD_OPT_STRING("-o|--output", &out, .need = "a file", .arg = "FILE",
+                   .help = "the database to write (temp file, renamed at the end)"),
     RPD_OPT_I64("--seed", &seed, 0, INT64_MAX / 2,
-                "--seed: '%s' is not a number in 0..4611686018427387903"),
+                "--seed: '%s' is not a number in 0..4611686018427387903",
+                .help = "random seed (default 1): same options = same bytes"),
     RPD_OPT_I64("--dispatches", &disp, 1, INT64_C(100000000),
-                "--dispatches: '%s' is not a number in 1..100000000"),
-    RPD_OPT_I64("--guids", &guids, 1, 64, "--guids: '%s' is not a number in 1..64"),
-    RPD_OPT_FLAG("--force", &force),
+                "--dispatches: '%s' is not a number in 1..100000000",
+                .help = "kernel dispatches per process (default 1000); each has its "
+                        "hipLaunchKernel region with 4 args; every 8th an HSA region, every "
+                        "16th a marker, every 32nd an RCCL call and a hipMemcpyAsync with "
+                        "its memory copy, every 64th an allocation"),
+    RPD_OPT_I64("--guids", &guids, 1, 64, "--guids: '%s' is not a number in 1..64",
+                .help = "processes, one table set (guid) each (default 1)"),
+    RPD_OPT_FLAG("--force", &force, .help = "replace an existing OUT"),
     RPD_OPT_END(),
   };
+  if (rpd_cli_init_opts(argc, argv, &help, opts))
+    return rpd_cli_status();
   if ((rc = rpd_cli_options(opts, 0, &argc, argv)))
     return rc;
   if (argc > 0)

@@ -19,47 +19,31 @@
 #include "util/num.h"
 #include "opt.h"
 
-static const char usage[] =
-"usage: rpd2tracing FILE[.gz] [OUT] [--start T] [--end T] [--format F]\n"
-"                   [--max-size SIZE | --split N] [--abs-us] [-q]\n"
-"\n"
-"Convert an RPD trace for ui.perfetto.dev or chrome://tracing.  OUT ending\n"
-"in .json writes trace-event JSON, in .pftrace or .perfetto-trace Perfetto's\n"
-"native protobuf (2.5-4x smaller, faster to load); a further .gz\n"
-"compresses it (on every CPU).  OUT defaults to FILE with its .rpd[.gz]\n"
-"suffix replaced by .json (.pftrace with --format proto).\n"
-"\n"
-"Events: GPU<n> process and 'Hip <tid>' thread names; every op (pid gpuId,\n"
-"tid queueId; overlapping ops of a queue on extra 'Queue <q> (2)' lanes);\n"
-"every api call on its pid/tid (zero-length UserMarker calls as instant\n"
-"events); HSA api calls (rocpd_hsaApi); api->op flow arrows; one frame per\n"
-"graph launch (rocpd_graphLaunchapi) on 'Graphs <q>'; QueueDepth and Idle\n"
-"counters per GPU; every rocpd_monitor series; UserMarker ranges projected\n"
-"onto the GPU queues they launched work on ('Markers <q>').  Slices nest\n"
-"strictly on every track, as Perfetto requires.\n"
-"\n"
-"  --start T, --end T   keep events starting in [start, end].  T is a bare\n"
-"                       number of ms from the first api call (as every\n"
-"                       tool: docs/time.md), a number with a unit (ns, us,\n"
-"                       ms, s), +T from the first api call, -T back from\n"
-"                       the last, or N% of the trace span\n"
-"  --abs-us             a bare --start/--end number is an absolute timestamp\n"
-"                       in microseconds, as the reference rpd2tracing.py\n"
-"  --format object      JSON {\"traceEvents\": [...]} (default; also 'json')\n"
-"  --format array       JSON, a bare [...] array\n"
-"  --format proto       Perfetto protobuf (the default for .pftrace OUT)\n"
-"  --split N            write N files of consecutive equal time windows,\n"
-"                       OUT.0001.json, OUT.0002.json, ...\n"
-"  --max-size SIZE      write consecutive time windows, each file at most\n"
-"                       SIZE bytes (suffix K, M or G: powers of 1024), named\n"
-"                       as with --split; a window that cannot shrink below\n"
-"                       SIZE (one instant of events) is kept with a warning\n"
-"  -q                   do not print the summary line\n"
-"\n"
-"A file above 2 GB gets a warning: the Perfetto UI loads about 2 GB.\n"
-"\n"
-"Environment: RPD2TRACING_THREADS=1 or 2 (one worker or two; default two\n"
-"when a CPU is idle), RPD_GZIP_LEVEL (default 6).\n";
+static const rpd_help help = {
+  .usage = "usage: rpd2tracing FILE[.gz] [OUT] [--start T] [--end T] [--format F]\n"
+           "                   [--max-size SIZE | --split N] [--abs-us] [-q]",
+  .about =
+    "Convert an RPD trace for ui.perfetto.dev or chrome://tracing.  OUT ending\n"
+    "in .json writes trace-event JSON, in .pftrace or .perfetto-trace Perfetto's\n"
+    "native protobuf (2.5-4x smaller, faster to load); a further .gz\n"
+    "compresses it (on every CPU).  OUT defaults to FILE with its .rpd[.gz]\n"
+    "suffix replaced by .json (.pftrace with --format proto).\n"
+    "\n"
+    "Events: GPU<n> process and 'Hip <tid>' thread names; every op (pid gpuId,\n"
+    "tid queueId; overlapping ops of a queue on extra 'Queue <q> (2)' lanes);\n"
+    "every api call on its pid/tid (zero-length UserMarker calls as instant\n"
+    "events); HSA api calls (rocpd_hsaApi); api->op flow arrows; one frame per\n"
+    "graph launch (rocpd_graphLaunchapi) on 'Graphs <q>'; QueueDepth and Idle\n"
+    "counters per GPU; every rocpd_monitor series; UserMarker ranges projected\n"
+    "onto the GPU queues they launched work on ('Markers <q>').  Slices nest\n"
+    "strictly on every track, as Perfetto requires.",
+  .quiet = "do not print the summary line",
+  .notes =
+    "A file above 2 GB gets a warning: the Perfetto UI loads about 2 GB.\n"
+    "\n"
+    "Environment: RPD2TRACING_THREADS=1 or 2 (one worker or two; default two\n"
+    "when a CPU is idle), RPD_GZIP_LEVEL (default 6).\n",
+};
 
 typedef struct opts {
   const char *in, *out, *start, *end;
@@ -81,15 +65,31 @@ static int on_format(void *ctx, const char *name, const char *val, char *msg, si
 
 static int parse_args(int argc, char **argv, opts *o) {
   const rpd_opt table[] = {
-    RPD_OPT_STRING("--start", &o->start),
-    RPD_OPT_STRING("--end", &o->end),
-    RPD_OPT_CALL("--format", on_format, o),
+    RPD_OPT_STRING("--start", &o->start, .arg = "T",
+                   .help = "keep events starting in [start, end].  T is a bare number of ms "
+                           "from the first api call (as every tool: docs/time.md), a number "
+                           "with a unit (ns, us, ms, s), +T from the first api call, -T back "
+                           "from the last, or N% of the trace span"),
+    RPD_OPT_STRING("--end", &o->end, .arg = "T", .help = "(see --start)"),
+    RPD_OPT_FLAG("--abs-us", &o->abs_us,
+                 .help = "a bare --start/--end number is an absolute timestamp in "
+                         "microseconds, as the reference rpd2tracing.py"),
+    RPD_OPT_CALL("--format", on_format, o, .arg = "F",
+                 .help = "object: JSON {\"traceEvents\": [...]} (default; also 'json')\n"
+                         "array: JSON, a bare [...] array\n"
+                         "proto: Perfetto protobuf (the default for .pftrace OUT)"),
     RPD_OPT_I64("--split", &o->split, 1, 100000,
-                "--split must be a number of files from 1 to 100000, not '%s'"),
-    RPD_OPT_SIZE("--max-size", &o->max_size, "--max-size must be a size like 500M or 2G, not '%s'"),
-    RPD_OPT_FLAG("--abs-us", &o->abs_us),
+                "--split must be a number of files from 1 to 100000, not '%s'",
+                .help = "write N files of consecutive equal time windows, OUT.0001.json, "
+                        "OUT.0002.json, ..."),
+    RPD_OPT_SIZE("--max-size", &o->max_size, "--max-size must be a size like 500M or 2G, not '%s'",
+                 .help = "write consecutive time windows, each file at most SIZE bytes "
+                         "(suffix K, M or G: powers of 1024), named as with --split; a "
+                         "window that cannot shrink below SIZE (one instant of events) is "
+                         "kept with a warning"),
     RPD_OPT_END(),
   };
+  if (rpd_cli_init_opts(argc, argv, &help, table)) return -1;
   int rc = rpd_cli_options(table, 0, &argc, argv);
   if (rc) return rc;
   o->quiet = rpd_quiet;
@@ -402,8 +402,7 @@ int main(int argc, char **argv) {
    * precede any other SQLite call; harmless if the library refuses) */
   sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);   /* no allocation statistics */
-  if (rpd_cli_init(argc, argv, usage)) return rpd_cli_status();
-  if ((ret = parse_args(argc, argv, &o))) return ret;
+  if ((ret = parse_args(argc, argv, &o))) return ret < 0 ? rpd_cli_status() : ret;
   out = o.out ? rpd_xstrdup(o.out) : default_out(o.in, o.proto ? ".pftrace" : ".json");
   if (same_file(o.in, out)) {
     ret = rpd_usage_error("output '%s' is the input file", out);
