@@ -247,11 +247,16 @@ static const char *assumed_types(const ctx *c, const char *dims, rpd_buf *b)
 /* Append a text to the memo key, its length first (NULL: "-"). */
 static void key_add(rpd_buf *k, const char *s, size_t n)
 {
+  char len[24];
+  int i = (int)sizeof len;
+  size_t m = n;
   if (!s) {
     rpd_buf_puts(k, "-");
     return;
   }
-  rpd_buf_printf(k, "%zu:", n);
+  len[--i] = ':';   /* "N:" without printf, which cost more than the rest */
+  do len[--i] = (char)('0' + m % 10); while ((m /= 10) > 0);
+  rpd_buf_add(k, len + i, sizeof len - (size_t)i);
   rpd_buf_add(k, s, n);
 }
 
@@ -292,10 +297,9 @@ static void model_row(ctx *c, sqlite3_stmt *sel, rpd_buf *types, rpd_perf_op *op
   } else {
     static const char *const keys[4] = {"Input Dims", "Input type", "Input Strides",
                                         "Concrete Inputs"};
-    for (int i = 0; i < 4; i++) {
-      a[i] = rpd_perf_arg(col, keys[i]);
+    rpd_perf_args(col, keys, 4, a);
+    for (int i = 0; i < 4; i++)
       key_add(k, a[i], rpd_perf_arg_len(a[i]));
-    }
   }
   m = memo_slot(c, k);
   if (m->key && m->klen == k->len && memcmp(m->key, k->s, k->len) == 0) {

@@ -76,28 +76,45 @@ static const char *parse_elem(const char *p, elem *e)
 }
 
 /* See perfmodel.h: one pass over the top-level members, values skipped. */
-const char *rpd_perf_arg(const char *args, const char *key)
+void rpd_perf_args(const char *args, const char *const *keys, int n, const char **out)
 {
-  size_t klen = strlen(key);
+  size_t klen[8];
+  int left = n;
   const char *p;
-  if (!args) return NULL;
+  for (int i = 0; i < n; i++) {
+    out[i] = NULL;
+    klen[i] = i < 8 ? strlen(keys[i]) : 0;
+  }
+  if (!args || n <= 0 || n > 8) return;
   p = skip_ws(args);
-  if (*p != '{') return NULL;
+  if (*p != '{') return;
   p = skip_ws(p + 1);
   while (*p == '"') {
     const char *k = p + 1, *v;
     for (p++; *p && *p != '"'; p++)
       if (*p == '\\' && p[1]) p++;
-    if (*p != '"') return NULL;
+    if (*p != '"') return;
     v = skip_ws(p + 1);
-    if (*v != ':') return NULL;
+    if (*v != ':') return;
     v = skip_ws(v + 1);
-    if ((size_t)(p - k) == klen && memcmp(k, key, klen) == 0) return v;
+    for (int i = 0; i < n; i++)
+      if (!out[i] && (size_t)(p - k) == klen[i] && memcmp(k, keys[i], klen[i]) == 0) {
+        out[i] = v;
+        if (--left == 0) return;
+        break;
+      }
     p = skip_value(v);
-    if (!p || *p != ',') return NULL;
+    if (!p || *p != ',') return;
     p = skip_ws(p + 1);
   }
-  return NULL;
+}
+
+/* See perfmodel.h. */
+const char *rpd_perf_arg(const char *args, const char *key)
+{
+  const char *v;
+  rpd_perf_args(args, &key, 1, &v);
+  return v;
 }
 
 /* See perfmodel.h. */
