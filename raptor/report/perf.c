@@ -244,7 +244,12 @@ static char *py_list(const char *json)
 
 /* The innermost modelled ops that ran kernels (perf_op_summary's rows),
  * in group order, with the first instance's profiler args: a Kineto
- * import's args, or an autograd marker's sizes. */
+ * import's args, or an autograd marker's sizes.  Every op of a Kineto
+ * import's ext_perf_op is a cpu_op event (rpd-perfmodel reads them), so
+ * the events are scanned and each finds its op by primary key: the other
+ * way round SQLite builds an automatic index of every event's args.  The
+ * event's args are read for the first op of each group only (first_args_sql
+ * by the event's id): json_extract parses the whole args object. */
 #define GROUPS_HEAD                                                              \
   "SELECT P.category, P.name, coalesce(P.params, ''), P.spec, P.flops, P.bytes," \
   " P.flops_per_byte, P.kernel_ns, P.tflops_s, P.tb_s, P.pct_peak_compute,"      \
@@ -253,15 +258,18 @@ static char *py_list(const char *json)
   " WHERE P.category != 'none' AND P.outer = 0 AND P.kernels > 0"      \
   " ORDER BY P.category, P.name, P.params, P.api_id"
 static const char groups_kineto_sql[] = GROUPS_HEAD
-  "json_extract(E.args, '$.\"Input Dims\"'), json_extract(E.args, '$.\"Input type\"'),"
-  " json_extract(E.args, '$.\"Input Strides\"'),"
-  " json_extract(E.args, '$.\"Concrete Inputs\"')"
-  " FROM ext_perf_op P LEFT JOIN ext_kineto_event E"
-  " ON E.api_id = P.api_id AND E.cat = 'cpu_op'" GROUPS_TAIL;
+  "E.id, NULL, NULL, NULL"
+  " FROM ext_kineto_event E CROSS JOIN ext_perf_op P"
+  " ON P.api_id = E.api_id AND E.cat = 'cpu_op'" GROUPS_TAIL;
 static const char groups_autograd_sql[] = GROUPS_HEAD
   "nullif(A.sizes, ''), NULL, NULL, NULL"
   " FROM ext_perf_op P LEFT JOIN ext_autogradapi A ON A.api_ptr_id = P.api_id"
   GROUPS_TAIL;
+
+static const char first_args_sql[] =
+  "SELECT json_extract(args, '$.\"Input Dims\"'), json_extract(args, '$.\"Input type\"'),"
+  " json_extract(args, '$.\"Input Strides\"'),"
+  " json_extract(args, '$.\"Concrete Inputs\"') FROM ext_kineto_event WHERE id = ?1";
 
 enum { V_TB, V_TF, V_K, V_PC, V_PB, NV };
 
@@ -280,12 +288,14 @@ static void group_close(group *g, dvec *v)
 /* Read every group of ext_perf_op into *gv (category, name, params order). */
 static int read_groups(rpd *r, gvec *gv)
 {
-  sqlite3_stmt *st = NULL;
+  sqlite3_stmt *st = NULL, *first = NULL;
   dvec v[NV] = {{0}};
   group *g = NULL;
-  int rc = rpd_prepare(r, rpd_table_exists(r, "ext_kineto_event") ? groups_kineto_sql
-                                                                  : groups_autograd_sql, &st);
+  int kineto = rpd_table_exists(r, "ext_kineto_event");
+  int rc = rpd_prepare(r, kineto ? groups_kineto_sql : groups_autograd_sql, &st);
   int s = SQLITE_DONE;
+  if (!rc && kineto)
+    rc = rpd_prepare(r, first_args_sql, &first);
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
     const char *cat = (const char *)sqlite3_column_text(st, 0);
     const char *name = (const char *)sqlite3_column_text(st, 1);
@@ -314,8 +324,21 @@ static int read_groups(rpd *r, gvec *gv)
       g->bytes = col_num(st, 5);
       g->fpb = col_num(st, 6);
       g->uid = sqlite3_column_int64(st, 15);
-      for (int i = 0; i < 4; i++)
-        g->first[i] = py_list((const char *)sqlite3_column_text(st, 16 + i));
+      sqlite3_stmt *a = st;
+      int col = 16;
+      if (first) {
+        sqlite3_bind_int64(first, 1, sqlite3_column_int64(st, 16));
+        int fs = rpd_step(r, first);
+        if (fs < 0) {
+          rc = -fs;
+          break;
+        }
+        a = fs == SQLITE_ROW ? first : NULL, col = 0;
+      }
+      for (int i = 0; a && i < 4; i++)
+        g->first[i] = py_list((const char *)sqlite3_column_text(a, col + i));
+      if (first)
+        sqlite3_reset(first);
     }
     double kns = col_num(st, 7);
     g->count++;
@@ -334,6 +357,7 @@ static int read_groups(rpd *r, gvec *gv)
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(st);
+  sqlite3_finalize(first);
   for (int i = 0; i < NV; i++)
     free(v[i].v);
   return rc;
