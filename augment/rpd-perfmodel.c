@@ -297,9 +297,10 @@ static void model_row(ctx *c, sqlite3_stmt *sel, rpd_buf *types, rpd_perf_op *op
   } else {
     static const char *const keys[4] = {"Input Dims", "Input type", "Input Strides",
                                         "Concrete Inputs"};
-    rpd_perf_args(col, keys, 4, a);
+    size_t len[4];
+    rpd_perf_args(col, keys, 4, a, len);
     for (int i = 0; i < 4; i++)
-      key_add(k, a[i], rpd_perf_arg_len(a[i]));
+      key_add(k, a[i], len[i]);
   }
   m = memo_slot(c, k);
   if (m->key && m->klen == k->len && memcmp(m->key, k->s, k->len) == 0) {

@@ -76,13 +76,15 @@ static const char *parse_elem(const char *p, elem *e)
 }
 
 /* See perfmodel.h: one pass over the top-level members, values skipped. */
-void rpd_perf_args(const char *args, const char *const *keys, int n, const char **out)
+void rpd_perf_args(const char *args, const char *const *keys, int n, const char **out,
+                   size_t *lens)
 {
   size_t klen[8];
   int left = n;
   const char *p;
   for (int i = 0; i < n; i++) {
     out[i] = NULL;
+    if (lens) lens[i] = 0;
     klen[i] = i < 8 ? strlen(keys[i]) : 0;
   }
   if (!args || n <= 0 || n > 8) return;
@@ -97,13 +99,16 @@ void rpd_perf_args(const char *args, const char *const *keys, int n, const char 
     v = skip_ws(p + 1);
     if (*v != ':') return;
     v = skip_ws(v + 1);
+    int hit = -1;
     for (int i = 0; i < n; i++)
       if (!out[i] && (size_t)(p - k) == klen[i] && memcmp(k, keys[i], klen[i]) == 0) {
         out[i] = v;
-        if (--left == 0) return;
+        hit = i;
         break;
       }
     p = skip_value(v);
+    if (hit >= 0 && lens && p) lens[hit] = (size_t)(p - v);
+    if (hit >= 0 && --left == 0) return;
     if (!p || *p != ',') return;
     p = skip_ws(p + 1);
   }
@@ -113,7 +118,7 @@ void rpd_perf_args(const char *args, const char *const *keys, int n, const char 
 const char *rpd_perf_arg(const char *args, const char *key)
 {
   const char *v;
-  rpd_perf_args(args, &key, 1, &v);
+  rpd_perf_args(args, &key, 1, &v, NULL);
   return v;
 }
 
