@@ -10,16 +10,14 @@ command -v python3 >/dev/null 2>&1 || { skip "rpd-perfmodel: needs python3"; exi
 KT="$TRACES/kineto"
 need_shared "$KT" || exit 0
 
-for t in mi300 h100; do
-  dir=$(ls -d "$KT"/tracelens_${t}_*/ 2>/dev/null | head -1)
-  [ -n "$dir" ] || { skip "rpd-perfmodel: no tracelens_$t trace"; continue; }
-  rpd-import -q "$dir/trace.json.gz" $t.rpd >/dev/null 2>&1 || rpd-import "$dir/trace.json.gz" $t.rpd >/dev/null 2>&1
-  check "rpd-perfmodel $t runs" rpd-perfmodel $t.rpd
-  for c in GEMM BinaryElementwise SDPA_fwd UnaryElementwise; do
-    [ -f "$dir/perf_report_csvs/$c.csv" ] || continue
-    python3 "$HERE/perfmodel_compare.py" $t.rpd "$dir/perf_report_csvs/$c.csv" $c $t
+# with_tracelens T DIR: the model, then each sheet's rows against TraceLens's
+with_tracelens() {
+  check "rpd-perfmodel $1 runs" rpd-perfmodel $1.rpd
+  for c in $(tracelens_sheets "$2" GEMM BinaryElementwise SDPA_fwd UnaryElementwise); do
+    python3 "$HERE/perfmodel_compare.py" $1.rpd "$2/perf_report_csvs/$c.csv" $c $1
   done
-done
+}
+tracelens_each rpd-perfmodel with_tracelens
 
 if [ -f mi300.rpd ]; then
   d=$(ls -d "$KT"/tracelens_mi300_*/)
