@@ -632,6 +632,14 @@ static size_t queue_depth(const reorder *o, size_t qi, const call *c, size_t cap
 static size_t reorder_queue(reorder *o, thread *t, const call *c) {
   size_t best = 0, best_k = SIZE_MAX;
   int r;
+  /* first a queue c extends at the back (one compare each): a call of the
+   * second run would otherwise count its depth in the first, up to
+   * RUN_SHIFT compares */
+  for (r = 0; r < RUNS && t->qi[r]; r++) {
+    const queue *q = &o->q[t->qi[r] - 1];
+    if (q->n == 0 || !call_less(c, &q->v[q->head + q->n - 1]))
+      return (size_t)t->qi[r] - 1;
+  }
   for (r = 0; r < RUNS && t->qi[r]; r++) {
     size_t qi = (size_t)t->qi[r] - 1, k = queue_depth(o, qi, c, RUN_SHIFT);
     if (k == 0) return qi;
