@@ -173,6 +173,7 @@ typedef struct model_memo {
   char *key;                /* NULL: empty slot */
   size_t klen;
   rpd_perf_op op;           /* its own params */
+  uint32_t gen;             /* bumped each time the slot takes a new key */
 } model_memo;
 
 /* What the call stack gives one op: the gpu time of the calls under it
@@ -181,6 +182,8 @@ typedef struct model_memo {
 typedef struct op_sum {
   int64_t api_id, k, d, n;
   int modelled, inner;
+  int64_t event;            /* its ext_kineto_event id (a Kineto import) */
+  uint32_t slot, gen;       /* its model: memo slot `slot` while its gen is `gen` */
 } op_sum;
 
 /* The ops and their args, in table order (an ORDER BY would sort every
@@ -188,8 +191,16 @@ typedef struct op_sum {
  * args' members are found by rpd_perf_arg: json_extract would parse and
  * re-render each. */
 static const char select_sql[] =
-  "SELECT E.api_id, E.name, E.args"
+  "SELECT E.api_id, E.name, E.args, E.id"
   " FROM ext_kineto_event E WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL";
+
+/* The second pass over a Kineto import's ops: an op whose model is still in
+ * the memo needs no args; the others are read again by event id. */
+static const char fill_sql[] =
+  "SELECT E.api_id, E.name, E.id"
+  " FROM ext_kineto_event E WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL";
+static const char event_sql[] =
+  "SELECT E.api_id, E.name, E.args FROM ext_kineto_event E WHERE E.id = ?1";
 
 /* The autograd markers: their sizes are the Input Dims. */
 static const char select_autograd_sql[] =
@@ -235,11 +246,16 @@ static const char *assumed_types(const ctx *c, const char *dims, rpd_buf *b)
 /* Append a text to the memo key, its length first (NULL: "-"). */
 static void key_add(rpd_buf *k, const char *s, size_t n)
 {
+  char len[24];
+  int i = (int)sizeof len;
+  size_t m = n;
   if (!s) {
     rpd_buf_puts(k, "-");
     return;
   }
-  rpd_buf_printf(k, "%zu:", n);
+  len[--i] = ':';   /* "N:" without printf, which cost more than the rest */
+  do len[--i] = (char)('0' + m % 10); while ((m /= 10) > 0);
+  rpd_buf_add(k, len + i, sizeof len - (size_t)i);
   rpd_buf_add(k, s, n);
 }
 
@@ -263,10 +279,12 @@ static void memo_free(ctx *c)
   rpd_buf_free(&c->key);
 }
 
-/* Model the op of the current row of sel (a select_sql or
+/* Model the op of the current row of sel (a select_sql, event_sql or
  * select_autograd_sql row) into *op (its own params): from the memo when
- * the same op with the same args was modelled last in its slot. */
-static void model_row(ctx *c, sqlite3_stmt *sel, rpd_buf *types, rpd_perf_op *op)
+ * the same op with the same args was modelled last in its slot.  *slot:
+ * the memo slot that now holds its model. */
+static void model_row(ctx *c, sqlite3_stmt *sel, rpd_buf *types, rpd_perf_op *op,
+                      uint32_t *slot)
 {
   const char *name = (const char *)sqlite3_column_text(sel, 1),
              *col = (const char *)sqlite3_column_text(sel, 2), *a[4] = {NULL};
@@ -280,12 +298,13 @@ static void model_row(ctx *c, sqlite3_stmt *sel, rpd_buf *types, rpd_perf_op *op
   } else {
     static const char *const keys[4] = {"Input Dims", "Input type", "Input Strides",
                                         "Concrete Inputs"};
-    for (int i = 0; i < 4; i++) {
-      a[i] = rpd_perf_arg(col, keys[i]);
-      key_add(k, a[i], rpd_perf_arg_len(a[i]));
-    }
+    size_t len[4];
+    rpd_perf_args(col, keys, 4, a, len);
+    for (int i = 0; i < 4; i++)
+      key_add(k, a[i], len[i]);
   }
   m = memo_slot(c, k);
+  *slot = (uint32_t)(m - c->memo);
   if (m->key && m->klen == k->len && memcmp(m->key, k->s, k->len) == 0) {
     *op = m->op;
     op->params = m->op.params ? rpd_xstrdup(m->op.params) : NULL;
@@ -302,6 +321,7 @@ static void model_row(ctx *c, sqlite3_stmt *sel, rpd_buf *types, rpd_perf_op *op
   m->key = rpd_xmalloc(k->len ? k->len : 1);
   memcpy(m->key, k->s, k->len);
   m->klen = k->len;
+  m->gen++;
   m->op = *op;
   m->op.params = op->params ? rpd_xstrdup(op->params) : NULL;
 }
@@ -335,13 +355,16 @@ static int collect(rpd *r, ctx *c)
       rc = rpd_prepare(r, c->autograd ? select_autograd_sql : select_sql, &sel);
   while (rc == RPD_OK && (s = rpd_step(r, sel)) == SQLITE_ROW) {
     rpd_perf_op op;
-    model_row(c, sel, &types, &op);
+    uint32_t slot;
+    model_row(c, sel, &types, &op, &slot);
     if (c->nsums == cap) {
       cap = cap ? 2 * cap : 1024;
       c->sums = rpd_xrealloc(c->sums, cap * sizeof *c->sums);
     }
     c->sums[c->nsums] = (op_sum){.api_id = sqlite3_column_int64(sel, 0),
-                                 .modelled = strcmp(op.category, "none") != 0};
+                                 .modelled = strcmp(op.category, "none") != 0,
+                                 .event = c->autograd ? -1 : sqlite3_column_int64(sel, 3),
+                                 .slot = slot, .gen = c->memo[slot].gen};
     if (c->nsums && c->sums[c->nsums].api_id < c->sums[c->nsums - 1].api_id)
       sorted = 0;
     c->nsums++;
@@ -396,19 +419,35 @@ static void visit_reset(void *vc)
  * sums of the walk. */
 static int fill(rpd *r, ctx *c)
 {
-  sqlite3_stmt *sel = NULL, *ins = NULL;
+  sqlite3_stmt *sel = NULL, *ins = NULL, *ev = NULL;
   rpd_buf types = {0};
-  int rc = rpd_prepare(r, c->autograd ? select_autograd_sql : select_sql, &sel),
+  int rc = rpd_prepare(r, c->autograd ? select_autograd_sql : fill_sql, &sel),
       s = SQLITE_DONE;
   if (rc == RPD_OK) rc = rpd_prepare(r, insert_sql, &ins);
+  if (rc == RPD_OK && !c->autograd) rc = rpd_prepare(r, event_sql, &ev);
   while (rc == RPD_OK && (s = rpd_step(r, sel)) == SQLITE_ROW) {
     rpd_perf_op op;
     rpd_perf_roof roof;
     const char *name = (const char *)sqlite3_column_text(sel, 1);
     int64_t id = sqlite3_column_int64(sel, 0), i = sum_index(c, id);
-    op_sum none = {0}, *sum = i >= 0 ? &c->sums[i] : &none;
+    op_sum none = {.event = -1}, *sum = i >= 0 ? &c->sums[i] : &none;
     int64_t kns = sum->k;
-    model_row(c, sel, &types, &op);
+    uint32_t slot;
+    if (c->autograd) {
+      model_row(c, sel, &types, &op, &slot);
+    } else if (sum->event == sqlite3_column_int64(sel, 2) &&
+               c->memo[sum->slot].gen == sum->gen) {
+      op = c->memo[sum->slot].op;   /* modelled in the first pass, still kept */
+      op.params = op.params ? rpd_xstrdup(op.params) : NULL;
+    } else {
+      sqlite3_bind_int64(ev, 1, sqlite3_column_int64(sel, 2));
+      if ((s = rpd_step(r, ev)) != SQLITE_ROW) {
+        rc = s < 0 ? -s : rpd_seterr(RPD_ENOTRPD, "ext_kineto_event changed while read");
+        break;
+      }
+      model_row(c, ev, &types, &op, &slot);
+      sqlite3_reset(ev);
+    }
     rpd_perf_roofline(c->arch, op.spec, op.flops, op.bytes, (double)kns, &roof);
     c->ops++;
     if (strcmp(op.category, "none") != 0) c->modelled++;
@@ -456,6 +495,7 @@ static int fill(rpd *r, ctx *c)
   if (rc == RPD_OK && s < 0) rc = -s;
   sqlite3_finalize(sel);
   sqlite3_finalize(ins);
+  sqlite3_finalize(ev);
   rpd_buf_free(&types);
   return rc;
 }

@@ -103,6 +103,8 @@ typedef struct thread {
   int64_t pid, tid;
   int64_t qi[RUNS];       /* walk_reorder: 1 + index of each of its queues, 0 = none */
   int used, depth, cap;
+  int nested;             /* 1: the open frames' ends never rise from the
+                             bottom up, so the top one ends first */
   frame *stack;
   int64_t *tags;          /* the visitor's tag of each open frame */
 } thread;
@@ -442,22 +444,36 @@ static int close_frame(walker *w, thread *t, int k) {
   return rc;
 }
 
+/* 1 if no open frame of t ends after the one below it. */
+static int ends_nested(const thread *t) {
+  for (int j = 1; j < t->depth; j++)
+    if (t->stack[j].end > t->stack[j - 1].end) return 0;
+  return 1;
+}
+
 /* Close every open frame of t whose end is <= time, earliest end first; on
  * equal ends the frame nearer the top (the inner one) first. */
 static int close_until(walker *w, thread *t, int64_t time) {
   int rc = RPD_OK;
   while (t->depth > 0 && rc == RPD_OK) {
     int k = t->depth - 1;
-    for (int j = k - 1; j >= 0; j--)
-      if (t->stack[j].end < t->stack[k].end) k = j;
+    if (!t->nested)
+      for (int j = k - 1; j >= 0; j--)
+        if (t->stack[j].end < t->stack[k].end) k = j;
     if (t->stack[k].end > time) break;
     rc = close_frame(w, t, k);
+    if (!t->nested) t->nested = ends_nested(t);
   }
   return rc;
 }
 
 static int push(walker *w, thread *t, const frame *f) {
-  if (t->depth > 0 && f->end > t->stack[t->depth - 1].end) w->st.overlaps++;
+  if (t->depth > 0 && f->end > t->stack[t->depth - 1].end) {
+    w->st.overlaps++;
+    t->nested = 0;
+  } else if (t->depth == 0) {
+    t->nested = 1;
+  }
   if (t->depth == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 16;
     t->stack = rpd_xrealloc(t->stack, (size_t)t->cap * sizeof(frame));
@@ -616,6 +632,14 @@ static size_t queue_depth(const reorder *o, size_t qi, const call *c, size_t cap
 static size_t reorder_queue(reorder *o, thread *t, const call *c) {
   size_t best = 0, best_k = SIZE_MAX;
   int r;
+  /* first a queue c extends at the back (one compare each): a call of the
+   * second run would otherwise count its depth in the first, up to
+   * RUN_SHIFT compares */
+  for (r = 0; r < RUNS && t->qi[r]; r++) {
+    const queue *q = &o->q[t->qi[r] - 1];
+    if (q->n == 0 || !call_less(c, &q->v[q->head + q->n - 1]))
+      return (size_t)t->qi[r] - 1;
+  }
   for (r = 0; r < RUNS && t->qi[r]; r++) {
     size_t qi = (size_t)t->qi[r] - 1, k = queue_depth(o, qi, c, RUN_SHIFT);
     if (k == 0) return qi;

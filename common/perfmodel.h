@@ -37,6 +37,11 @@ int rpd_perf_model(const char *name, const char *dims, const char *types,
  * the first member of that name; NULL if absent or ARGS is not an object.
  * Cheaper than SQLite's json_extract, which re-renders the value. */
 const char *rpd_perf_arg(const char *args, const char *key);
+/* rpd_perf_arg of each of the N (at most 8) KEYS into OUT[i], in one pass
+ * over ARGS: each the same pointer rpd_perf_arg would return; with LENS,
+ * LENS[i] = rpd_perf_arg_len(OUT[i]). */
+void rpd_perf_args(const char *args, const char *const *keys, int n, const char **out,
+                   size_t *lens);
 /* The length of the JSON value at VALUE (from rpd_perf_arg) up to the
  * comma or bracket that ends it; 0 if VALUE is NULL or broken. */
 size_t rpd_perf_arg_len(const char *value);

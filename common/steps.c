@@ -32,18 +32,35 @@ static void add_step(rpd_steps *st, size_t *cap, int64_t num, int64_t start, int
   st->s[st->n++] = (rpd_step_row){ .step = num, .start = start, .end = end };
 }
 
+/* A matching marker, before the markers are put in time order. */
+typedef struct marker {
+  int64_t start, end, id, num;
+} marker;
+
+static int cmp_marker(const void *a, const void *b)
+{
+  const marker *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
 /* The marker ranges whose text matches re: the whole text, or the name
  * before ", " of an autograd-formatted marker ("ProfilerStep#3, op_id = 7").
- * Numbered by their trailing digits when every one has them. */
+ * Numbered by their trailing digits when every one has them.  Only the
+ * matches are sorted (by start, then id): every op of a Kineto import is
+ * a marker, and SQLite would sort them all with their texts. */
 static int find_markers(rpd *r, const rpd_regex *re, rpd_steps *st)
 {
   char *sql = sqlite3_mprintf(
-    "SELECT A.start, A.end, G.string FROM rocpd_api A JOIN \"%w\" G ON G.id = A.args_id"
+    "SELECT A.start, A.end, G.string, A.id FROM rocpd_api A JOIN \"%w\" G ON G.id = A.args_id"
     " WHERE A.apiName_id IN (SELECT id FROM rocpd_string WHERE string = 'UserMarker')"
-    " AND typeof(A.start) = 'integer' AND typeof(A.end) = 'integer' AND A.end >= A.start"
-    " ORDER BY A.start, A.id", rpd_args_table(r));
+    " AND typeof(A.start) = 'integer' AND typeof(A.end) = 'integer' AND A.end >= A.start",
+    rpd_args_table(r));
   sqlite3_stmt *q = NULL;
-  size_t cap = 0;
+  size_t cap = 0, n = 0, mcap = 0;
+  marker *m = NULL;
+  rpd_buf name = {0};
   int rc = rpd_prepare(r, sql, &q), s, numbered = 1;
   sqlite3_free(sql);
   while (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
@@ -54,10 +71,10 @@ static int find_markers(rpd *r, const rpd_regex *re, rpd_steps *st)
     size_t len = strlen(text);
     int hit = rpd_regex_search(re, text);
     if (hit == 0 && comma) {
-      char *name = rpd_xasprintf("%.*s", (int)(comma - text), text);
-      hit = rpd_regex_search(re, name);
+      rpd_buf_reset(&name);
+      rpd_buf_add(&name, text, (size_t)(comma - text));
+      hit = rpd_regex_search(re, name.s);
       len = (size_t)(comma - text);
-      free(name);
     }
     if (hit < 0) {        /* a search PCRE2 could not finish: an error */
       rc = -hit;
@@ -65,15 +82,23 @@ static int find_markers(rpd *r, const rpd_regex *re, rpd_steps *st)
     }
     if (!hit)
       continue;
-    int64_t num = trailing_number(text, len);
-    numbered &= num >= 0;
-    add_step(st, &cap, num, sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1));
+    if (n == mcap) {
+      mcap = mcap ? 2 * mcap : 64;
+      m = rpd_xrealloc(m, mcap * sizeof *m);
+    }
+    m[n++] = (marker){ .start = sqlite3_column_int64(q, 0), .end = sqlite3_column_int64(q, 1),
+                       .id = sqlite3_column_int64(q, 3), .num = trailing_number(text, len) };
+    numbered &= m[n - 1].num >= 0;
   }
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(q);
-  for (size_t i = 0; !numbered && i < st->n; i++)
-    st->s[i].step = (int64_t)i;
+  rpd_buf_free(&name);
+  if (n)
+    qsort(m, n, sizeof *m, cmp_marker);
+  for (size_t i = 0; !rc && i < n; i++)
+    add_step(st, &cap, numbered ? m[i].num : (int64_t)i, m[i].start, m[i].end);
+  free(m);
   return rc;
 }
 
@@ -296,6 +321,43 @@ static int measure(rpd *r, int gpu, rpd_steps *st)
 
 /* ------------------------------------------------------------ API */
 
+/* *v = the least integer start of table, *found = 1; *found = 0 if it
+ * has none.  A plain min() first: when it is an integer no real is below
+ * it (and texts sort above numbers), and it costs half the filtered scan. */
+static int min_start(rpd *r, const char *table, int64_t *v, int *found)
+{
+  sqlite3_stmt *q = NULL;
+  char *sql = sqlite3_mprintf("SELECT min(start), typeof(min(start)) FROM \"%w\"", table);
+  int rc = rpd_prepare(r, sql, &q), s = SQLITE_DONE, filtered = 0;
+  sqlite3_free(sql);
+  *found = 0;
+  if (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
+    const char *ty = (const char *)sqlite3_column_text(q, 1);
+    if (ty && !strcmp(ty, "integer")) {
+      *v = sqlite3_column_int64(q, 0);
+      *found = 1;
+    } else {
+      filtered = ty && strcmp(ty, "null") != 0;
+    }
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(q);
+  if (rc || !filtered)
+    return rc;
+  sql = sqlite3_mprintf("SELECT min(start) FROM \"%w\" WHERE typeof(start) = 'integer'", table);
+  rc = rpd_prepare(r, sql, &q);
+  sqlite3_free(sql);
+  if (!rc && (s = rpd_step(r, q)) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
+    *v = sqlite3_column_int64(q, 0);
+    *found = 1;
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(q);
+  return rc;
+}
+
 /* Find the steps (steps.h). */
 int rpd_steps_find(rpd *r, const char *marker, int gpu, rpd_steps *out)
 {
@@ -304,9 +366,10 @@ int rpd_steps_find(rpd *r, const char *marker, int gpu, rpd_steps *out)
   int rc = rpd_regex_compile(marker ? marker : RPD_STEP_MARKER_DEFAULT, &re);
   if (rc)
     return rc;
-  rc = rpd_query_int64(r, "SELECT coalesce((SELECT min(start) FROM rocpd_api"
-                       " WHERE typeof(start) = 'integer'), (SELECT min(start) FROM rocpd_op"
-                       " WHERE typeof(start) = 'integer'), 0)", &out->origin);
+  int found = 0;
+  rc = min_start(r, "rocpd_api", &out->origin, &found);
+  if (!rc && !found)
+    rc = min_start(r, "rocpd_op", &out->origin, &found);
   if (!rc)
     rc = find_markers(r, re, out);
   rpd_regex_free(re);

@@ -303,3 +303,26 @@ INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id,
  (5, 0, 0, 0, 14500, 15000, 9004, 9002), (6, 0, 0, 0, 16000, 16500, 9003, 9002);
 SQL
 }
+
+# tracelens_each NAME FN: for each of TraceLens's public traces among the
+# shared Kineto traces (tracelens_mi300_*, tracelens_h100_*), import it into
+# T.rpd (T = mi300, h100) and run FN T DIR, DIR holding its trace.json.gz
+# and TraceLens's perf_report_csvs/; a missing one is a skip named NAME.
+tracelens_each() {
+  for _tl_t in mi300 h100; do
+    _tl_d=$(ls -d "$TRACES/kineto"/tracelens_${_tl_t}_*/ 2>/dev/null | head -1)
+    [ -n "$_tl_d" ] || { skip "$1: no tracelens_$_tl_t trace"; continue; }
+    rpd-import -q "$_tl_d/trace.json.gz" $_tl_t.rpd >/dev/null 2>&1
+    "$2" $_tl_t "$_tl_d"
+  done
+}
+
+# tracelens_sheets DIR SHEET...: the SHEETs TraceLens's report in DIR has
+# (DIR/perf_report_csvs/SHEET.csv), one a line.
+tracelens_sheets() {
+  _tl_d=$1; shift
+  for _tl_c in "$@"; do
+    [ -f "$_tl_d/perf_report_csvs/$_tl_c.csv" ] && echo "$_tl_c"
+  done
+  return 0
+}

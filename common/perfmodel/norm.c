@@ -9,7 +9,7 @@
 
 #include "pm.h"
 
-enum { LAYER, BATCH, RMS };
+enum { LAYER, BATCH, RMS, GROUP };
 
 /* The ops: kind, backward, index of the input, of the normalized shape
  * (layer/RMS) or -1, of the training flag or -1, of the output mask or -1. */
@@ -117,6 +117,30 @@ static char *norm_params(const elem *x, const char *tx, const arr *st, int xi, d
  * computed (group norm) or when use_input_stats (instance norm: TraceLens's
  * is_training).  Indexes: input, weight, bias (-1: none), the training
  * flag (-1: always), the number of groups and the output mask (-1: none). */
+/* The model of a normalization of x (type tx, dims index xi) over N
+ * elements in groups of C, from its flags bat = {bias, affine, train} and
+ * the gradients it computes (mask, nmask): the same for every kind but
+ * RMS, which has no mean. */
+static int finish(rpd_perf_op *o, int kind, int bwd, const elem *x, const char *tx,
+                  const arr *st, int xi, double N, double C, const int *bat,
+                  const int *mask, int nmask)
+{
+  int bias = bat[0], affine = bat[1], train = bat[2], bpe = rpd_perf_dtype_bytes(tx);
+  o->category = "Normalization";
+  if (kind == RMS && bwd)
+    rms_bwd(N, C, affine, mask, bpe, bpe, &o->flops, &o->bytes);
+  else if (kind == RMS)
+    rms_fwd(N, C, affine, bpe, bpe, &o->flops, &o->bytes);
+  else if (bwd)
+    norm_bwd(N, C, bias, affine, train, mask[0], bpe, bpe, &o->flops, &o->bytes);
+  else
+    norm_fwd(N, C, bias, affine, train, bpe, bpe, &o->flops, &o->bytes);
+  if (!bpe) o->bytes = -1;
+  pm_set_spec(o, "vector", tx);
+  o->params = norm_params(x, tx, st, xi, C, bias, affine, train, mask, nmask);
+  return 1;
+}
+
 static const struct gop {
   const char *name;
   int bwd, x, w, b, train, groups, mask;
@@ -130,7 +154,7 @@ static const struct gop {
 static int model_group(const struct gop *op, const arr *d, const arr *t, const arr *st,
                        const arr *c, rpd_perf_op *o)
 {
-  int mask[3] = {1, 1, 1}, nmask = 0, bias, affine, train, bpe;
+  int mask[3] = {1, 1, 1}, nmask = 0, bias, affine, train;
   double N, C;
   if (!pm_given(d, op->x)) return 0;
   const elem *x = &d->e[op->x];
@@ -153,16 +177,8 @@ static int model_group(const struct gop *op, const arr *d, const arr *t, const a
   }
   bias = op->b >= 0 ? pm_given(d, op->b) : affine && (nmask < 3 || mask[2]);
   train = op->train >= 0 ? pm_concrete_bool(c, op->train) : 1;
-  bpe = rpd_perf_dtype_bytes(tx);
-  o->category = "Normalization";
-  if (op->bwd)
-    norm_bwd(N, C, bias, affine, train, mask[0], bpe, bpe, &o->flops, &o->bytes);
-  else
-    norm_fwd(N, C, bias, affine, train, bpe, bpe, &o->flops, &o->bytes);
-  if (!bpe) o->bytes = -1;
-  pm_set_spec(o, "vector", tx);
-  o->params = norm_params(x, tx, st, op->x, C, bias, affine, train, mask, nmask);
-  return 1;
+  return finish(o, GROUP, op->bwd, x, tx, st, op->x, N, C,
+                (int[]){bias, affine, train}, mask, nmask);
 }
 
 int pm_model_norm(const char *name, const arr *d, const arr *t, const arr *st,
@@ -170,7 +186,7 @@ int pm_model_norm(const char *name, const arr *d, const arr *t, const arr *st,
 {
   const struct nop *op = NULL;
   int64_t shp[MAXDIM];
-  int mask[3] = {1, 1, 1}, nmask = 0, bias, affine, train, bpe;
+  int mask[3] = {1, 1, 1}, nmask = 0, bias, affine, train;
   double N, C = 1;
   for (size_t i = 0; i < sizeof gops / sizeof *gops; i++)
     if (strcmp(name, gops[i].name) == 0) return model_group(&gops[i], d, t, st, c, o);
@@ -220,18 +236,6 @@ int pm_model_norm(const char *name, const arr *d, const arr *t, const arr *st,
     affine = pm_given(d, op->bwd ? 4 : 2);
     bias = 0;
   }
-  bpe = rpd_perf_dtype_bytes(tx);
-  o->category = "Normalization";
-  if (op->kind == RMS && op->bwd)
-    rms_bwd(N, C, affine, mask, bpe, bpe, &o->flops, &o->bytes);
-  else if (op->kind == RMS)
-    rms_fwd(N, C, affine, bpe, bpe, &o->flops, &o->bytes);
-  else if (op->bwd)
-    norm_bwd(N, C, bias, affine, train, mask[0], bpe, bpe, &o->flops, &o->bytes);
-  else
-    norm_fwd(N, C, bias, affine, train, bpe, bpe, &o->flops, &o->bytes);
-  if (!bpe) o->bytes = -1;
-  pm_set_spec(o, "vector", tx);
-  o->params = norm_params(x, tx, st, op->x, C, bias, affine, train, mask, nmask);
-  return 1;
+  return finish(o, op->kind, op->bwd, x, tx, st, op->x, N, C,
+                (int[]){bias, affine, train}, mask, nmask);
 }

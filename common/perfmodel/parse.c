@@ -76,28 +76,50 @@ static const char *parse_elem(const char *p, elem *e)
 }
 
 /* See perfmodel.h: one pass over the top-level members, values skipped. */
-const char *rpd_perf_arg(const char *args, const char *key)
+void rpd_perf_args(const char *args, const char *const *keys, int n, const char **out,
+                   size_t *lens)
 {
-  size_t klen = strlen(key);
+  size_t klen[8];
+  int left = n;
   const char *p;
-  if (!args) return NULL;
+  for (int i = 0; i < n; i++) {
+    out[i] = NULL;
+    if (lens) lens[i] = 0;
+    klen[i] = i < 8 ? strlen(keys[i]) : 0;
+  }
+  if (!args || n <= 0 || n > 8) return;
   p = skip_ws(args);
-  if (*p != '{') return NULL;
+  if (*p != '{') return;
   p = skip_ws(p + 1);
   while (*p == '"') {
     const char *k = p + 1, *v;
     for (p++; *p && *p != '"'; p++)
       if (*p == '\\' && p[1]) p++;
-    if (*p != '"') return NULL;
+    if (*p != '"') return;
     v = skip_ws(p + 1);
-    if (*v != ':') return NULL;
+    if (*v != ':') return;
     v = skip_ws(v + 1);
-    if ((size_t)(p - k) == klen && memcmp(k, key, klen) == 0) return v;
+    int hit = -1;
+    for (int i = 0; i < n; i++)
+      if (!out[i] && (size_t)(p - k) == klen[i] && memcmp(k, keys[i], klen[i]) == 0) {
+        out[i] = v;
+        hit = i;
+        break;
+      }
     p = skip_value(v);
-    if (!p || *p != ',') return NULL;
+    if (hit >= 0 && lens && p) lens[hit] = (size_t)(p - v);
+    if (hit >= 0 && --left == 0) return;
+    if (!p || *p != ',') return;
     p = skip_ws(p + 1);
   }
-  return NULL;
+}
+
+/* See perfmodel.h. */
+const char *rpd_perf_arg(const char *args, const char *key)
+{
+  const char *v;
+  rpd_perf_args(args, &key, 1, &v, NULL);
+  return v;
 }
 
 /* See perfmodel.h. */

@@ -243,8 +243,12 @@ static char *py_list(const char *json)
 }
 
 /* The innermost modelled ops that ran kernels (perf_op_summary's rows),
- * in group order, with the first instance's profiler args: a Kineto
- * import's args, or an autograd marker's sizes. */
+ * in group order, with the first instance's profiler args: an autograd
+ * marker's sizes, joined here; a Kineto import's args, read afterwards for
+ * the first op of each group only (kineto_first_args).  A join with the
+ * events would make SQLite build an automatic index of every event's args
+ * (ext_kineto_event has no index on api_id), and json_extract parses the
+ * whole args object of each row. */
 #define GROUPS_HEAD                                                              \
   "SELECT P.category, P.name, coalesce(P.params, ''), P.spec, P.flops, P.bytes," \
   " P.flops_per_byte, P.kernel_ns, P.tflops_s, P.tb_s, P.pct_peak_compute,"      \
@@ -253,15 +257,18 @@ static char *py_list(const char *json)
   " WHERE P.category != 'none' AND P.outer = 0 AND P.kernels > 0"      \
   " ORDER BY P.category, P.name, P.params, P.api_id"
 static const char groups_kineto_sql[] = GROUPS_HEAD
-  "json_extract(E.args, '$.\"Input Dims\"'), json_extract(E.args, '$.\"Input type\"'),"
-  " json_extract(E.args, '$.\"Input Strides\"'),"
-  " json_extract(E.args, '$.\"Concrete Inputs\"')"
-  " FROM ext_perf_op P LEFT JOIN ext_kineto_event E"
-  " ON E.api_id = P.api_id AND E.cat = 'cpu_op'" GROUPS_TAIL;
+  "NULL, NULL, NULL, NULL FROM ext_perf_op P" GROUPS_TAIL;
 static const char groups_autograd_sql[] = GROUPS_HEAD
   "nullif(A.sizes, ''), NULL, NULL, NULL"
   " FROM ext_perf_op P LEFT JOIN ext_autogradapi A ON A.api_ptr_id = P.api_id"
   GROUPS_TAIL;
+
+static const char op_events_sql[] =
+  "SELECT api_id, json_extract(args, '$.\"Input Dims\"'), json_extract(args, '$.\"Input type\"'),"
+  " json_extract(args, '$.\"Input Strides\"'),"
+  " json_extract(args, '$.\"Concrete Inputs\"') FROM ext_kineto_event WHERE id = ?1";
+static const char op_event_ids_sql[] =
+  "SELECT api_id, id FROM ext_kineto_event WHERE cat = 'cpu_op' AND api_id IS NOT NULL";
 
 enum { V_TB, V_TF, V_K, V_PC, V_PB, NV };
 
@@ -277,14 +284,49 @@ static void group_close(group *g, dvec *v)
     v[i].n = 0;
 }
 
+/* The first instance's args of each group of gv, from a Kineto import's
+ * events: one scan of the cpu_op events' ids, then each first op's event
+ * by id.  A group whose op has no event keeps NULL args. */
+static int kineto_first_args(rpd *r, gvec *gv)
+{
+  sqlite3_stmt *ids = NULL, *ev = NULL;
+  rpd_i64map want = {0};
+  size_t left = gv->n;
+  int rc = rpd_prepare(r, op_event_ids_sql, &ids), s = SQLITE_DONE;
+  if (!rc)
+    rc = rpd_prepare(r, op_events_sql, &ev);
+  for (size_t i = 0; i < gv->n; i++)
+    rpd_i64map_put(&want, gv->g[i].uid, (int64_t)i);
+  while (!rc && left && (s = rpd_step(r, ids)) == SQLITE_ROW) {
+    int64_t gi;
+    if (!rpd_i64map_get(&want, sqlite3_column_int64(ids, 0), &gi) || gi < 0)
+      continue;
+    rpd_i64map_put(&want, sqlite3_column_int64(ids, 0), -1);   /* the first event wins */
+    left--;
+    sqlite3_bind_int64(ev, 1, sqlite3_column_int64(ids, 1));
+    int es = rpd_step(r, ev);
+    if (es < 0)
+      rc = -es;
+    for (int k = 0; es == SQLITE_ROW && k < 4; k++)
+      gv->g[gi].first[k] = py_list((const char *)sqlite3_column_text(ev, 1 + k));
+    sqlite3_reset(ev);
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(ids);
+  sqlite3_finalize(ev);
+  rpd_i64map_free(&want);
+  return rc;
+}
+
 /* Read every group of ext_perf_op into *gv (category, name, params order). */
 static int read_groups(rpd *r, gvec *gv)
 {
   sqlite3_stmt *st = NULL;
   dvec v[NV] = {{0}};
   group *g = NULL;
-  int rc = rpd_prepare(r, rpd_table_exists(r, "ext_kineto_event") ? groups_kineto_sql
-                                                                  : groups_autograd_sql, &st);
+  int kineto = rpd_table_exists(r, "ext_kineto_event");
+  int rc = rpd_prepare(r, kineto ? groups_kineto_sql : groups_autograd_sql, &st);
   int s = SQLITE_DONE;
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
     const char *cat = (const char *)sqlite3_column_text(st, 0);
@@ -314,7 +356,7 @@ static int read_groups(rpd *r, gvec *gv)
       g->bytes = col_num(st, 5);
       g->fpb = col_num(st, 6);
       g->uid = sqlite3_column_int64(st, 15);
-      for (int i = 0; i < 4; i++)
+      for (int i = 0; !kineto && i < 4; i++)
         g->first[i] = py_list((const char *)sqlite3_column_text(st, 16 + i));
     }
     double kns = col_num(st, 7);
@@ -336,6 +378,8 @@ static int read_groups(rpd *r, gvec *gv)
   sqlite3_finalize(st);
   for (int i = 0; i < NV; i++)
     free(v[i].v);
+  if (!rc && kineto && gv->n)
+    rc = kineto_first_args(r, gv);
   return rc;
 }
 

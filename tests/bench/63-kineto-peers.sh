@@ -8,7 +8,10 @@
 # CPU seconds (user + sys) and peak RSS of the whole process, interpreter
 # start included, since that is what a user pays.
 #
-# The file: $KINETO_PEER_TRACE, else the largest shared Kineto trace
+# The file of (2): $KINETO_PEER_REPORT_TRACE, else TraceLens's MI300 Qwen
+# trace (../shared) and the issue's MI300 owlv2-large one (61 MB of JSON,
+# from the TraceLens mirror with git show).
+# The file of (1): $KINETO_PEER_TRACE, else the largest shared Kineto trace
 # (/work/shared/traces/kineto/hta_trace_diff_control_control.json.gz, 35 MB
 # of JSON); skipped without one.
 # The peers: $TRACELENS_SRC / $HTA_SRC (a checkout: the directory holding
@@ -72,44 +75,61 @@ peer "kineto load: HTA TraceAnalysis" "$hta" "HTA_SRC" "from hta.trace_analysis 
 # $KINETO_PEER_REPORT_TRACE, else TraceLens's own MI300 Qwen trace (its
 # report stops on the HTA traces: "No GPU events found", their kernels not
 # linked to a launch by ac2g flows; with --include_unlinked_kernels a
-# KeyError in get_df_kernel_launchers_summary)
-f=${KINETO_PEER_REPORT_TRACE:-/work/shared/traces/kineto/tracelens_mi300_Qwen_Qwen1.5-0.5B-Chat__1016005/trace.json.gz}
-if [ ! -s "$f" ]; then
-  echo "BENCH kineto report vs TraceLens skipped: no trace (set KINETO_PEER_REPORT_TRACE)"
-elif [ -n "$tl" ] && [ -s "$tl/TraceLens/Reporting/generate_perf_report_pytorch.py" ]; then
+# KeyError in get_df_kernel_launchers_summary) and the issue's 61 MB MI300
+# owlv2-large trace, taken from the TraceLens mirror into $BENCHDIR.
+# report_vs_tracelens FILE TAG: TAG names the trace in the labels
+report_vs_tracelens() {
+  f=$1 k="kineto report ($2)"
+  if [ ! -s "$f" ]; then
+    echo "BENCH kineto report vs TraceLens skipped: no trace $f (set KINETO_PEER_REPORT_TRACE)"
+    return 0
+  fi
+  if [ -z "$tl" ] || [ ! -s "$tl/TraceLens/Reporting/generate_perf_report_pytorch.py" ]; then
+    echo "BENCH kineto report vs TraceLens skipped: TraceLens source not found (set TRACELENS_SRC)"
+    return 0
+  fi
+  echo "BENCH $k vs TraceLens: $f"
   rm -f "$BENCHDIR/peer-r.rpd"
-  m "kineto report: rpd-import" 0 rpd-import -q "$f" "$BENCHDIR/peer-r.rpd" &&
+  m "$k: rpd-import" 0 rpd-import -q "$f" "$BENCHDIR/peer-r.rpd" &&
     c1=$MEASURED_CPU && l1=$line &&
-    m "kineto report: rpd-perfmodel" 0 rpd-perfmodel "$BENCHDIR/peer-r.rpd" &&
+    m "$k: rpd-perfmodel" 0 rpd-perfmodel "$BENCHDIR/peer-r.rpd" &&
     c2=$MEASURED_CPU && l2=$line &&
-    m "kineto report: raptor --report" 0 raptor "$BENCHDIR/peer-r.rpd" --report -q --csv-dir "$BENCHDIR/peer-rcsv" &&
-    c3=$MEASURED_CPU && l3=$line && {
-    printf '%s\n%s\n%s\n' "$l1" "$l2" "$l3"
-    sum=$(awk -v a="$c1" -v b="$c2" -v c="$c3" 'BEGIN{printf "%.2f", a + b + c}')
-    rss=$(printf '%s\n%s\n%s\n' "$(rss_of "$l1")" "$(rss_of "$l2")" "$(rss_of "$l3")" | sort -n | tail -1)
-    # the three again under one shell, timed once: each tool's figure is
-    # rounded to 10 ms, which is 10% of ours on this trace
-    rm -f "$BENCHDIR/peer-r2.rpd"
-    ours=$sum
-    if m "kineto report: ours, the three in one shell" 0 sh -c \
-        'rpd-import -q "$1" "$2" && rpd-perfmodel -q "$2" && raptor "$2" --report -q --csv-dir "$3"' \
-        sh "$f" "$BENCHDIR/peer-r2.rpd" "$BENCHDIR/peer-rcsv2"; then
-      echo "$line"
-      ours=$MEASURED_CPU
-    fi
-    echo "BENCH kineto report: ours (import + perfmodel + report) cpu_secs=$ours (sum of the three: $sum) peak_rss_kb=$rss"
-    rm -rf "$BENCHDIR/peer-tlcsv"
-    if m "kineto report: TraceLens generate_perf_report_pytorch" 0 env PYTHONPATH="$tl" "$py" \
-        "$tl/TraceLens/Reporting/generate_perf_report_pytorch.py" --profile_json_path "$f" \
-        --output_csvs_dir "$BENCHDIR/peer-tlcsv" --enable_kernel_summary --short_kernel_study; then
-      echo "$line"
-      echo "BENCH kineto report vs TraceLens: $(ratio "$MEASURED_CPU" "$ours")x faster in CPU, $(ratio "$(rss_of "$line")" "$rss")x less peak RSS (target >= 20x, >= 5x)"
-    else
-      echo "BENCH kineto report: TraceLens skipped: $(echo "$line" | tail -c 200)"
-    fi
-  }
+    m "$k: raptor --report" 0 raptor "$BENCHDIR/peer-r.rpd" --report -q --csv-dir "$BENCHDIR/peer-rcsv" &&
+    c3=$MEASURED_CPU && l3=$line || { echo "$line"; return 0; }
+  printf '%s\n%s\n%s\n' "$l1" "$l2" "$l3"
+  sum=$(awk -v a="$c1" -v b="$c2" -v c="$c3" 'BEGIN{printf "%.2f", a + b + c}')
+  rss=$(printf '%s\n%s\n%s\n' "$(rss_of "$l1")" "$(rss_of "$l2")" "$(rss_of "$l3")" | sort -n | tail -1)
+  # the three again under one shell, timed once: each tool's figure is
+  # rounded to 10 ms, which is 10% of ours on the Qwen trace
+  rm -f "$BENCHDIR/peer-r2.rpd"
+  ours=$sum
+  if m "$k: ours, the three in one shell" 0 sh -c \
+      'rpd-import -q "$1" "$2" && rpd-perfmodel -q "$2" && raptor "$2" --report -q --csv-dir "$3"' \
+      sh "$f" "$BENCHDIR/peer-r2.rpd" "$BENCHDIR/peer-rcsv2"; then
+    echo "$line"
+    ours=$MEASURED_CPU
+  fi
+  echo "BENCH $k: ours (import + perfmodel + report) cpu_secs=$ours (sum of the three: $sum) peak_rss_kb=$rss"
+  rm -rf "$BENCHDIR/peer-tlcsv"
+  if m "$k: TraceLens generate_perf_report_pytorch" 0 env PYTHONPATH="$tl" "$py" \
+      "$tl/TraceLens/Reporting/generate_perf_report_pytorch.py" --profile_json_path "$f" \
+      --output_csvs_dir "$BENCHDIR/peer-tlcsv" --enable_kernel_summary --short_kernel_study; then
+    echo "$line"
+    echo "BENCH $k vs TraceLens: $(ratio "$MEASURED_CPU" "$ours")x faster in CPU, $(ratio "$(rss_of "$line")" "$rss")x less peak RSS (target >= 20x, >= 5x)"
+  else
+    echo "BENCH $k: TraceLens skipped: $(echo "$line" | tail -c 200)"
+  fi
+  rm -rf "$BENCHDIR/peer-r.rpd" "$BENCHDIR/peer-rcsv" "$BENCHDIR/peer-tlcsv" "$BENCHDIR/peer-r2.rpd" \
+    "$BENCHDIR/peer-rcsv2"
+}
+if [ -n "${KINETO_PEER_REPORT_TRACE:-}" ]; then
+  report_vs_tracelens "$KINETO_PEER_REPORT_TRACE" "$(basename "$KINETO_PEER_REPORT_TRACE")"
 else
-  echo "BENCH kineto report vs TraceLens skipped: TraceLens source not found (set TRACELENS_SRC)"
+  report_vs_tracelens /work/shared/traces/kineto/tracelens_mi300_Qwen_Qwen1.5-0.5B-Chat__1016005/trace.json.gz qwen
+  owl="$BENCHDIR/peer-owlv2.json.gz"
+  owl_path=tests/traces/mi300/google_owlv2-large-patch14-ensemble__1016001.json.gz
+  [ -s "$owl" ] || git --git-dir=/work/.mirror/AMD-AGI+TraceLens/repo show "HEAD:$owl_path" \
+    >"$owl" 2>/dev/null || rm -f "$owl"
+  report_vs_tracelens "$owl" owlv2
 fi
-rm -rf "$BENCHDIR/peer.rpd" "$BENCHDIR/peer-r.rpd" "$BENCHDIR/peer-rcsv" "$BENCHDIR/peer-tlcsv" "$hdir" \
-  "$BENCHDIR/peer-r2.rpd" "$BENCHDIR/peer-rcsv2"
+rm -rf "$BENCHDIR/peer.rpd" "$hdir"

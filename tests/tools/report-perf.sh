@@ -11,10 +11,10 @@ command -v python3 >/dev/null 2>&1 || { skip "report-perf: needs python3"; exit 
 KT="$TRACES/kineto"
 need_shared "$KT" || exit 0
 
-for t in mi300 h100; do
-  dir=$(ls -d "$KT"/tracelens_${t}_*/ 2>/dev/null | head -1)
-  [ -n "$dir" ] || { skip "report-perf: no tracelens_$t trace"; continue; }
-  rpd-import -q "$dir/trace.json.gz" $t.rpd >/dev/null 2>&1
+# with_tracelens T DIR: before and after rpd-perfmodel, and each sheet
+# against TraceLens's
+with_tracelens() {
+  t=$1 dir=$2
   # before rpd-perfmodel: no perf sheet, and asking for one says what to run
   check "report $t without the model" raptor $t.rpd --report -q --csv-dir plain$t
   check_eq "no perf sheet without ext_perf_op ($t)" "" "$(ls plain$t | grep -E '^(GEMM|perf_)')"
@@ -22,8 +22,8 @@ for t in mi300 h100; do
   check_eq "--table GEMM without the model names rpd-perfmodel" 1 "$(grep -c 'rpd-perfmodel' "$TESTDIR/stderr")"
   rpd-perfmodel $t.rpd >/dev/null 2>&1
   check "report $t --csv-dir" raptor $t.rpd --report -q --csv-dir csv$t
-  for c in GEMM SDPA_fwd BinaryElementwise UnaryElementwise Normalization Reduce_fwd; do
-    [ -f "$dir/perf_report_csvs/$c.csv" ] || continue
+  for c in $(tracelens_sheets "$dir" GEMM SDPA_fwd BinaryElementwise UnaryElementwise \
+               Normalization Reduce_fwd); do
     # on purpose (docs/rpd-perfmodel.md "Against TraceLens"): aten::layer_norm
     # runs native_layer_norm and is counted once, as the inner op; a mean
     # over dim -1 has 16*559 outputs, not 1
@@ -39,7 +39,8 @@ for t in mi300 h100; do
       notok "report $t writes $c.csv"
     fi
   done
-done
+}
+tracelens_each report-perf with_tracelens
 
 if [ -f csvmi300/GEMM.csv ]; then
   # the comparison fails on a planted difference in a key column

@@ -24,6 +24,14 @@ check_eq "steps_summary: markers, 1 warm-up left out, median/p10/p90 of the stea
 markers,4,1,3,0.003000,0.002900,0.003100,6.667," "$(tr -d '\r' <out/steps_summary.csv)"
 same_file "the trace is only read" s.orig s.rpd
 
+# the markers in time order whatever their ids (the first and last swapped)
+cp s.rpd o.rpd
+sqlite3 o.rpd "UPDATE rocpd_api SET id = id + 100 WHERE id IN (1, 4); UPDATE rocpd_api SET id = 1 WHERE id = 104;
+  UPDATE rocpd_api SET id = 4 WHERE id = 101"
+raptor o.rpd --report -q --csv-dir oout >/dev/null 2>&1
+check_eq "steps in time order whatever the marker ids" \
+  "$(tr -d '\r' <out/steps.csv)" "$(tr -d '\r' <oout/steps.csv)"
+
 # --steady-state: every table covers the ops starting in [10000, 19000)
 raptor s.rpd --report -q --steady-state --csv-dir steady >/dev/null 2>&1
 check_eq "--steady-state: kernel_summary counts the 4 kernels of steps 6-8" \

@@ -6,20 +6,32 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../lib.sh"
 
+# 5000 mm of distinct shapes: more than the model memo's slots, so the
+# second pass finds models evicted and reads their args again; each row
+# keeps its own op's shape and flops (2 * M * 4 * 8)
+awk 'BEGIN { printf "{\"traceEvents\": [\n"
+  for (i = 1; i <= 5000; i++)
+    printf "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 5, \"args\": {\"External id\": %d, \"Input Dims\": [[%d, 8], [8, 4]], \"Input type\": [\"float\", \"float\"], \"Input Strides\": [[8, 1], [4, 1]]}}%s\n", 10 * i, i, i, i < 5000 ? "," : ""
+  print "]}" }' >mm.json
+rpd-import -q mm.json mm.rpd >/dev/null 2>&1
+check "rpd-perfmodel: 5000 distinct ops" rpd-perfmodel -q mm.rpd
+check_eq "each of 5000 distinct ops keeps its own model" "5000|5000|5000" \
+  "$(q mm.rpd "SELECT count(*), sum(P.flops = 64 * json_extract(P.params, '\$.M')),
+       sum(json_extract(P.params, '\$.M') = json_extract(E.args, '\$.\"External id\"'))
+     FROM ext_perf_op P JOIN ext_kineto_event E ON E.api_id = P.api_id AND E.cat = 'cpu_op'")"
+
 command -v python3 >/dev/null 2>&1 || { skip "rpd-perfmodel: needs python3"; exit 0; }
 KT="$TRACES/kineto"
 need_shared "$KT" || exit 0
 
-for t in mi300 h100; do
-  dir=$(ls -d "$KT"/tracelens_${t}_*/ 2>/dev/null | head -1)
-  [ -n "$dir" ] || { skip "rpd-perfmodel: no tracelens_$t trace"; continue; }
-  rpd-import -q "$dir/trace.json.gz" $t.rpd >/dev/null 2>&1 || rpd-import "$dir/trace.json.gz" $t.rpd >/dev/null 2>&1
-  check "rpd-perfmodel $t runs" rpd-perfmodel $t.rpd
-  for c in GEMM BinaryElementwise SDPA_fwd UnaryElementwise; do
-    [ -f "$dir/perf_report_csvs/$c.csv" ] || continue
-    python3 "$HERE/perfmodel_compare.py" $t.rpd "$dir/perf_report_csvs/$c.csv" $c $t
+# with_tracelens T DIR: the model, then each sheet's rows against TraceLens's
+with_tracelens() {
+  check "rpd-perfmodel $1 runs" rpd-perfmodel $1.rpd
+  for c in $(tracelens_sheets "$2" GEMM BinaryElementwise SDPA_fwd UnaryElementwise); do
+    python3 "$HERE/perfmodel_compare.py" $1.rpd "$2/perf_report_csvs/$c.csv" $c $1
   done
-done
+}
+tracelens_each rpd-perfmodel with_tracelens
 
 if [ -f mi300.rpd ]; then
   d=$(ls -d "$KT"/tracelens_mi300_*/)

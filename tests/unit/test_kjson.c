@@ -125,6 +125,10 @@ static void test_values(void **state)
   expect("{\"a\":[1,-2.5e+3,true,false,null],\"b\":{},\"c\":[]}", KJ_OK,
          "{ K(a) [ N(1) N(-2.5e+3) T F Z ] K(b) { } K(c) [ ] }");
   expect(" \t\r\n[ {} , [[]] , \"\" ]\n ", KJ_OK, "[ { } [ [ ] ] S() ]");
+  /* long blank runs (pretty-printed traces), cut at every chunk size */
+  expect("{\n                                    \"a\":\n\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t[\r\n"
+         "       1,                    2   \n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n ]\n}      "
+         "                                         ", KJ_OK, "{ K(a) [ N(1) N(2) ] }");
   /* numbers are handed over as their text */
   expect("[0,-0,12.50,1E5,-1e-7,0.0e0,123456789012345678901234567890]", KJ_OK,
          "[ N(0) N(-0) N(12.50) N(1E5) N(-1e-7) N(0.0e0) N(123456789012345678901234567890) ]");
@@ -216,6 +220,9 @@ static void test_errors(void **state)
   expect_err("{\"a\":1]", KJ_MALFORMED, 6, "expected ',' or '}' after an object member", "{ K(a) N(1)");
   expect_err("[1] x", KJ_MALFORMED, 4, "more text after the JSON value", "[ N(1) ]");
   expect_err("[1,]", KJ_MALFORMED, 3, "a value expected here", "[ N(1)");
+  /* a control character among blanks ends them */
+  expect_err("[1,                        \v    2]", KJ_MALFORMED, 27, "a value expected here",
+             "[ N(1)");
   /* a leading zero ends the number; the next digit is a second token */
   expect_err("[01]", KJ_MALFORMED, 2, "expected ',' or ']' after an array element", "[ N(0)");
   expect_err("[-]", KJ_MALFORMED, 1, "a number without a digit after its minus sign", "[");

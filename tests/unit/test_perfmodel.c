@@ -558,6 +558,23 @@ static void test_args(void **state)
   assert_null(rpd_perf_arg("[1, 2]", "Input Dims"));
   assert_null(rpd_perf_arg("{\"a\": [1, 2}", "b"));   /* broken: stops */
   assert_null(rpd_perf_arg(NULL, "a"));
+  {  /* the four at once: the same pointers, the first of each name */
+    static const char *const keys[4] = {"Input Dims", "Concrete Inputs", "ok", "Input type"};
+    const char *v[4];
+    size_t len[4];
+    rpd_perf_args(args, keys, 4, v, len);
+    assert_ptr_equal(v[0], d);
+    assert_int_equal(len[0], rpd_perf_arg_len(d));
+    assert_null(v[1]);
+    assert_int_equal(len[1], 0);
+    assert_ptr_equal(v[2], rpd_perf_arg(args, "ok"));
+    assert_int_equal(len[2], 4);
+    assert_ptr_equal(v[3], rpd_perf_arg(args, "Input type"));
+    assert_int_equal(len[3], rpd_perf_arg_len(v[3]));
+    rpd_perf_args("{\"ok\": 1, \"x\" 5, \"Input Dims\": [2]}", keys, 4, v, NULL);  /* broken after ok */
+    assert_null(v[0]);
+    assert_int_equal(strncmp(v[2], "1,", 2), 0);
+  }
   assert_int_equal(rpd_perf_model("aten::addmm", d, rpd_perf_arg(args, "Input type"),
                                    rpd_perf_arg(args, "Input Strides"),
                                    rpd_perf_arg(args, "Concrete Inputs"), &o), RPD_OK);
