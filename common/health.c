@@ -329,12 +329,13 @@ static int applies(rpd *r, const check_def *c)
 /* Run every check (health.h). */
 int rpd_health_run(rpd *r, rpd_health *out)
 {
-  char *sub[3] = {
-    rpd_opclass_condition("O.opType_id", RPD_OPCLASS_GPU_WORK),
-    rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL)),
-    rpd_rank_of_gpu(r, "O.gpuId"),
-  };
-  int rc = RPD_OK;
+  char *sub[3] = { NULL, NULL, NULL };
+  int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_GPU_WORK, &sub[0]);
+  if (!rc)
+    rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
+                                   &sub[1]);
+  if (!rc)
+    sub[2] = rpd_rank_of_gpu(r, "O.gpuId");
   gpu_scan scan = {0};
 
   out->row = rpd_xcalloc(NCHECKS, sizeof *out->row);

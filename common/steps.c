@@ -154,9 +154,12 @@ static int pick_gpu(rpd *r, const char *kern, int gpu, int64_t *pick)
  * kernel to its next run. */
 static int find_period(rpd *r, int gpu, rpd_steps *st)
 {
-  char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
+  char *kern = NULL;
   int64_t g = -1;
-  int rc = pick_gpu(r, kern, gpu, &g), s = 0;
+  int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
+                                     &kern), s = 0;
+  if (!rc)
+    rc = pick_gpu(r, kern, gpu, &g);
   sqlite3_stmt *q = NULL;
   int64_t *name = NULL, *start = NULL, *end = NULL;
   size_t n = 0, cap = 0, first = 0;
@@ -254,16 +257,24 @@ static void add_busy(rpd_steps *st, size_t *j, int64_t a, int64_t b)
  * clipped to each step, and the kernels starting in each step. */
 static int measure(rpd *r, int gpu, rpd_steps *st)
 {
-  char *work = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_GPU_WORK);
-  char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
+  char *work = NULL, *kern = NULL;
+  int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_GPU_WORK, &work);
+  if (!rc)
+    rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
+                                   &kern);
+  if (rc) {
+    free(work);
+    return rc;
+  }
   char *sql = rpd_xasprintf("SELECT start, end, %s FROM rocpd_op O WHERE %s%s"
                             " AND typeof(start) = 'integer' AND typeof(end) = 'integer'"
                             " AND end >= start ORDER BY start", kern, work,
                             gpu >= 0 ? " AND gpuId = ?" : "");
   sqlite3_stmt *q = NULL;
-  int rc = rpd_prepare(r, sql, &q), s = 0, have = 0;
+  int s = 0, have = 0;
   int64_t cs = 0, ce = 0;
   size_t j = 0;
+  rc = rpd_prepare(r, sql, &q);
   free(sql);
   if (!rc && gpu >= 0)
     sqlite3_bind_int(q, 1, gpu);

@@ -77,14 +77,28 @@ static const char *ks_domain_join(int schema)
   return schema == 3 ? " LEFT JOIN rocpd_string D ON D.id = A.domain_id" : "";
 }
 
-/* The durations to aggregate, as "SELECT name, dur" SQL (new text, free
- * with sqlite3_free). */
-static char *ks_source(int which, const char *domain, int schema)
+/* The durations to aggregate, as "SELECT name, dur" SQL in *out (new
+ * text, free with sqlite3_free).  RPD_OK or an error. */
+static int ks_source(rpd *r, int which, const char *domain, char **out)
 {
+  int schema = rpd_schema(r);
+  char *kern = NULL, *copy = NULL, *sql = NULL;
+  *out = NULL;
+  if (which == KS_API) {
+    kern = rpd_xstrdup("0");   /* not used */
+    copy = rpd_xstrdup("0");
+  } else {
+    int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
+                                       &kern);
+    if (!rc)
+      rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_COPY),
+                                     &copy);
+    if (rc) {
+      free(kern);
+      return rc;
+    }
+  }
   char *dom = ks_domain(schema);
-  char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
-  char *copy = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_COPY));
-  char *sql = NULL;
   switch (which) {
   case KS_KERNEL:
     sql = sqlite3_mprintf("SELECT S.string AS name, O.end - O.start AS dur FROM rocpd_op O"
@@ -113,7 +127,8 @@ static char *ks_source(int which, const char *domain, int schema)
   free(kern);
   free(copy);
   sqlite3_free(dom);
-  return sql;
+  *out = sql;
+  return sql ? RPD_OK : RPD_ENOMEM;
 }
 
 /* Percentage as rocprofv3 prints it. */
@@ -313,8 +328,10 @@ static int ks_write(rpd *r, const char *src, FILE *f)
 int raptor_api_stats(rpd *r, const char *domain,
                      int (*fn)(void *ctx, const kstats_row *row), void *ctx)
 {
-  char *src = ks_source(KS_API, domain ? domain : "HIP", rpd_schema(r));
-  int rc = src ? ks_rows(r, src, fn, ctx) : RPD_ENOMEM;
+  char *src = NULL;
+  int rc = ks_source(r, KS_API, domain ? domain : "HIP", &src);
+  if (!rc)
+    rc = ks_rows(r, src, fn, ctx);
   sqlite3_free(src);
   return rc;
 }
@@ -375,7 +392,9 @@ int raptor_kstats_main(int argc, char **argv)
     rc = rpd_outfile_begin(&of, out, path);
     f = of.fp;
   }
-  char *src = rc ? NULL : ks_source(which, domain, rpd_schema(r));
+  char *src = NULL;
+  if (!rc)
+    rc = ks_source(r, which, domain, &src);
   if (!rc)
     rc = ks_write(r, src, f);
   sqlite3_free(src);
