@@ -79,7 +79,7 @@ static const char *ks_domain_join(int schema)
 
 /* The durations to aggregate, as "SELECT name, dur" SQL in *out (new
  * text, free with sqlite3_free).  RPD_OK or an error. */
-static int ks_source(rpd *r, int which, const char *domain, char **out)
+static int ks_source(rpd *r, int which, char **out)
 {
   int schema = rpd_schema(r);
   char *kern = NULL, *copy = NULL, *sql = NULL;
@@ -109,10 +109,11 @@ static int ks_source(rpd *r, int which, const char *domain, char **out)
                           " JOIN rocpd_string S ON S.id = O.opType_id WHERE %s", copy);
     break;
   case KS_API:
-    sql = sqlite3_mprintf("SELECT N.string AS name, A.end - A.start AS dur FROM rocpd_api A"
-                          " JOIN rocpd_string N ON N.id = A.apiName_id%s"
-                          " WHERE (%s) = %Q COLLATE NOCASE",
-                          ks_domain_join(schema), dom, domain);
+    /* the ids and durations only: ks_api resolves each (name, domain)
+     * pair once instead of two string look-ups and the domain's CASE per
+     * row; same rows in the same (rowid) order as the join gave them */
+    sql = sqlite3_mprintf("SELECT A.apiName_id, %s, A.end - A.start FROM rocpd_api A",
+                          schema == 3 ? "A.domain_id" : "NULL");
     break;
   default:
     /* rocprofv3's domain names: HIP -> HIP_API, ROCTX -> MARKER_API */
@@ -202,41 +203,146 @@ static int ks_cmp(const void *a, const void *b)
   return strcmp(x->name, y->name);
 }
 
+/* The api calls of one domain read by ids (the KS_API source: apiName_id,
+ * domain_id, dur): what the join of the names and the domain's CASE gives
+ * a row, (name, in the domain or not), asked once per pair of integer ids
+ * and kept; other ids are asked per row (the same statement, the values
+ * bound as the row holds them, so the joins compare as the SQL would). */
+typedef struct ks_memo {
+  int64_t dom, next;         /* domain id; next entry of its apiName_id + 1 */
+  int dom_null, in;          /* domain id NULL; 0 out of the domain, 1 in */
+  char *name;                /* NULL: a NULL name (in the total, no row) */
+} ks_memo;
+
+typedef struct ks_api {
+  sqlite3_stmt *q;           /* (N.string, selected) of (?1, ?2) */
+  rpd_i64map first;          /* apiName_id -> first entry + 1 */
+  ks_memo *m;
+  size_t n, cap;
+  char *once;                /* the name of an id pair not kept */
+} ks_api;
+
+static int ks_api_init(rpd *r, ks_api *a, const char *domain)
+{
+  int schema = rpd_schema(r);
+  char *dom = ks_domain(schema);
+  char *sql = sqlite3_mprintf("SELECT N.string, (%s) = %Q COLLATE NOCASE"
+                              " FROM (SELECT ?1 AS apiName_id, ?2 AS domain_id) A"
+                              " JOIN rocpd_string N ON N.id = A.apiName_id%s",
+                              dom, domain, ks_domain_join(schema));
+  memset(a, 0, sizeof *a);
+  int rc = sql ? rpd_prepare(r, sql, &a->q) : RPD_ENOMEM;
+  sqlite3_free(sql);
+  sqlite3_free(dom);
+  return rc;
+}
+
+static void ks_api_free(ks_api *a)
+{
+  sqlite3_finalize(a->q);
+  for (size_t i = 0; i < a->n; i++)
+    free(a->m[i].name);
+  free(a->m);
+  free(a->once);
+  rpd_i64map_free(&a->first);
+  memset(a, 0, sizeof *a);
+}
+
+/* Ask the statement about the ids of row st: *in (0/1) and *name (new
+ * memory or NULL). */
+static int ks_api_ask(rpd *r, ks_api *a, sqlite3_stmt *st, int *in, char **name)
+{
+  sqlite3_bind_value(a->q, 1, sqlite3_column_value(st, 0));
+  sqlite3_bind_value(a->q, 2, sqlite3_column_value(st, 1));
+  int s = rpd_step(r, a->q);
+  *in = s == SQLITE_ROW && sqlite3_column_int(a->q, 1);
+  const char *t = *in ? (const char *)sqlite3_column_text(a->q, 0) : NULL;
+  *name = t ? rpd_xstrdup(t) : NULL;
+  sqlite3_reset(a->q);
+  return s < 0 ? -s : RPD_OK;
+}
+
+/* Whether the api row st is in the domain (1) or not (0), its name in
+ * *name (valid until the next call); -rc on an error. */
+static int ks_api_row(rpd *r, ks_api *a, sqlite3_stmt *st, const char **name)
+{
+  int tn = sqlite3_column_type(st, 0), td = sqlite3_column_type(st, 1), in = 0, rc;
+  if (tn != SQLITE_INTEGER || (td != SQLITE_INTEGER && td != SQLITE_NULL)) {
+    free(a->once);
+    rc = ks_api_ask(r, a, st, &in, &a->once);
+    *name = a->once;
+    return rc ? -rc : in;
+  }
+  int64_t id = sqlite3_column_int64(st, 0), dom = td == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 1);
+  int64_t e = 0;
+  rpd_i64map_get(&a->first, id, &e);
+  for (; e; e = a->m[e - 1].next) {
+    const ks_memo *k = &a->m[e - 1];
+    if (k->dom_null == (td == SQLITE_NULL) && k->dom == dom) {
+      *name = k->name;
+      return k->in;
+    }
+  }
+  char *nm = NULL;
+  if ((rc = ks_api_ask(r, a, st, &in, &nm)))
+    return -rc;
+  if (a->n == a->cap) {
+    a->cap = a->cap ? 2 * a->cap : 16;
+    a->m = rpd_xrealloc(a->m, a->cap * sizeof *a->m);
+  }
+  int64_t head = 0;
+  rpd_i64map_get(&a->first, id, &head);
+  a->m[a->n] = (ks_memo){ .dom = dom, .next = head, .dom_null = td == SQLITE_NULL, .in = in,
+                          .name = nm };
+  rpd_i64map_put(&a->first, id, (int64_t)++a->n);
+  *name = nm;
+  return in;
+}
+
 /* Read the source query src once (pass 0: counts, sums, extremes) or again
  * (pass 1: the squared deviations from each group's mean, summed in the
- * same row order as the sums). */
-static int ks_pass(rpd *r, const char *src, ks_groups *G, int pass, int64_t *total, int *approx,
-                   double *rtotal)
+ * same row order as the sums).  With api, src is the KS_API id source
+ * (name and domain from ks_api_row, the duration in column 2). */
+static int ks_pass(rpd *r, const char *src, ks_api *api, ks_groups *G, int pass,
+                   int64_t *total, int *approx, double *rtotal)
 {
   sqlite3_stmt *st = NULL;
-  int rc = rpd_prepare(r, src, &st), s = 0;
+  int rc = rpd_prepare(r, src, &st), s = 0, dc = api ? 2 : 1;
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int ty = sqlite3_column_type(st, 1);
+    const char *name = NULL;
+    if (api) {
+      int in = ks_api_row(r, api, st, &name);
+      if (in < 0)
+        rc = -in;
+      if (in <= 0)
+        continue;
+    } else {
+      name = (const char *)sqlite3_column_text(st, 0);
+    }
+    int ty = sqlite3_column_type(st, dc);
     if (pass == 1) {
-      const char *name = (const char *)sqlite3_column_text(st, 0);
       ks_group *g = name && ty != SQLITE_NULL ? ks_group_of(G, name, 0) : NULL;
       if (g && g->n > 1) {
-        double d = sqlite3_column_double(st, 1) - ks_mean(g);
+        double d = sqlite3_column_double(st, dc) - ks_mean(g);
         g->ss += d * d;
       }
       continue;
     }
     if (ty != SQLITE_NULL) {   /* the file's total counts every duration */
       if (ty == SQLITE_INTEGER)
-        *total += sqlite3_column_int64(st, 1);
+        *total += sqlite3_column_int64(st, dc);
       else
         *approx = 1;
-      *rtotal += sqlite3_column_double(st, 1);
+      *rtotal += sqlite3_column_double(st, dc);
     }
-    const char *name = (const char *)sqlite3_column_text(st, 0);
     if (!name)   /* a NULL name is in the total but has no row */
       continue;
     ks_group *g = ks_group_of(G, name, 1);
     g->n++;
     if (ty == SQLITE_NULL)
       continue;
-    int64_t v = sqlite3_column_int64(st, 1);
-    double dv = sqlite3_column_double(st, 1);
+    int64_t v = sqlite3_column_int64(st, dc);
+    double dv = sqlite3_column_double(st, dc);
     if (ty != SQLITE_INTEGER)
       g->approx = 1;
     g->nv++;
@@ -259,16 +365,21 @@ static int ks_pass(rpd *r, const char *src, ks_groups *G, int pass, int64_t *tot
  * name's mean (the sample standard deviation, as a two-pass sum keeps it
  * exact); only the groups are sorted.  A NULL name counts in the total but
  * gives no row. */
-static int ks_rows(rpd *r, const char *src, int (*fn)(void *ctx, const kstats_row *row),
-                   void *ctx)
+static int ks_rows(rpd *r, const char *src, const char *api_domain,
+                   int (*fn)(void *ctx, const kstats_row *row), void *ctx)
 {
   ks_groups G = {0};
+  ks_api api;
   int64_t itotal = 0;
   double rtotal = 0;
   int approx = 0;
-  int rc = ks_pass(r, src, &G, 0, &itotal, &approx, &rtotal);
+  int rc = api_domain ? ks_api_init(r, &api, api_domain) : RPD_OK;
   if (!rc)
-    rc = ks_pass(r, src, &G, 1, &itotal, &approx, &rtotal);
+    rc = ks_pass(r, src, api_domain ? &api : NULL, &G, 0, &itotal, &approx, &rtotal);
+  if (!rc)
+    rc = ks_pass(r, src, api_domain ? &api : NULL, &G, 1, &itotal, &approx, &rtotal);
+  if (api_domain)
+    ks_api_free(&api);
   int64_t total = approx ? (int64_t)rtotal : itotal;
   if (!rc && G.n)
     qsort(G.g, G.n, sizeof *G.g, ks_cmp);
@@ -314,12 +425,12 @@ static int ks_print(void *ctx, const kstats_row *row)
 }
 
 /* Write the statistics rows of the source query src to f. */
-static int ks_write(rpd *r, const char *src, FILE *f)
+static int ks_write(rpd *r, const char *src, const char *api_domain, FILE *f)
 {
   ks_out o = {f, {0}};
   fputs("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\","
         "\"MinNs\",\"MaxNs\",\"StdDev\"\n", f);
-  int rc = ks_rows(r, src, ks_print, &o);
+  int rc = ks_rows(r, src, api_domain, ks_print, &o);
   rpd_buf_free(&o.b);
   return rc;
 }
@@ -329,9 +440,11 @@ int raptor_api_stats(rpd *r, const char *domain,
                      int (*fn)(void *ctx, const kstats_row *row), void *ctx)
 {
   char *src = NULL;
-  int rc = ks_source(r, KS_API, domain ? domain : "HIP", &src);
+  if (!domain)
+    domain = "HIP";
+  int rc = ks_source(r, KS_API, &src);
   if (!rc)
-    rc = ks_rows(r, src, fn, ctx);
+    rc = ks_rows(r, src, domain, fn, ctx);
   sqlite3_free(src);
   return rc;
 }
@@ -394,9 +507,9 @@ int raptor_kstats_main(int argc, char **argv)
   }
   char *src = NULL;
   if (!rc)
-    rc = ks_source(r, which, domain, &src);
+    rc = ks_source(r, which, &src);
   if (!rc)
-    rc = ks_write(r, src, f);
+    rc = ks_write(r, src, which == KS_API ? domain : NULL, f);
   sqlite3_free(src);
   rpd_close(r, 0);
   if (out) {
