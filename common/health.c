@@ -74,6 +74,12 @@ enum { USE_SQL = -1 };   /* a count_fn's "run count_sql instead" */
 typedef struct gpu_scan {
   int state;                 /* 0 not read, 1 read, USE_SQL */
   int64_t overlaps, dups;
+  /* the checks that read the same rows, counted in one query each: the
+   * links (op_before_launch, dangling_link) and the ops (outside_span,
+   * op_without_launch, zero_length_kernel, unnamed_kernel) */
+  int links_read, ops_read;
+  int64_t before, dangling;
+  int64_t outside, unlaunched, zero_len, unnamed;
 } gpu_scan;
 
 typedef struct end_desc {
@@ -166,6 +172,73 @@ static int duplicate_ops(rpd *r, const char *const sub[3], gpu_scan *g, int64_t 
   return rc;
 }
 
+/* op_before_launch and dangling_link in one pass over the links: a link
+ * whose api or op row is missing has NULL for it (the ids are primary
+ * keys: one row or none), and a NULL start compares to nothing, as in
+ * the inner join of op_before_launch's own query. */
+static const char links_sql[] =
+  "SELECT count(CASE WHEN O.start < A.start THEN 1 END),"
+  " count(CASE WHEN A.id IS NULL OR O.id IS NULL THEN 1 END)"
+  " FROM rocpd_api_ops L LEFT JOIN rocpd_api A ON A.id = L.api_id"
+  " LEFT JOIN rocpd_op O ON O.id = L.op_id";
+
+/* outside_span, op_without_launch, zero_length_kernel and unnamed_kernel
+ * in one pass over the ops: each count's own condition in a CASE (the
+ * name looked up only for kernels). */
+static const char ops_sql[] =
+  "WITH s AS (SELECT min(start) AS lo, max(end) AS hi FROM rocpd_api)"
+  " SELECT count(CASE WHEN s.lo IS NOT NULL"
+  "   AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000) THEN 1 END),"
+  " count(CASE WHEN %K AND O.id NOT IN " LINKED_OPS " THEN 1 END),"
+  " count(CASE WHEN %N AND O.end = O.start THEN 1 END),"
+  " count(CASE WHEN %N AND coalesce((SELECT S.string FROM rocpd_string S"
+  "   WHERE S.id = O.description_id), '') = '' THEN 1 END)"
+  " FROM rocpd_op O, s";
+
+static char *expand(const char *q, const char *const sub[3]);
+
+/* Run links_sql or ops_sql once per run (which: 0 links, 1 ops). */
+static int shared_counts(rpd *r, const char *const sub[3], gpu_scan *g, int which)
+{
+  if (which ? g->ops_read : g->links_read)
+    return RPD_OK;
+  char *sql = expand(which ? ops_sql : links_sql, sub);
+  sqlite3_stmt *st = NULL;
+  int rc = rpd_prepare(r, sql, &st), s = 0;
+  free(sql);
+  if (!rc && (s = rpd_step(r, st)) < 0)
+    rc = -s;
+  if (!rc && s == SQLITE_ROW && !which) {
+    g->before = sqlite3_column_int64(st, 0);
+    g->dangling = sqlite3_column_int64(st, 1);
+    g->links_read = 1;
+  } else if (!rc && s == SQLITE_ROW) {
+    g->outside = sqlite3_column_int64(st, 0);
+    g->unlaunched = sqlite3_column_int64(st, 1);
+    g->zero_len = sqlite3_column_int64(st, 2);
+    g->unnamed = sqlite3_column_int64(st, 3);
+    g->ops_read = 1;
+  } else if (!rc) {
+    rc = USE_SQL;   /* no row: not expected of an aggregate */
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+#define SHARED_COUNT(fn, which, field) \
+  static int fn(rpd *r, const char *const sub[3], gpu_scan *g, int64_t *n) \
+  { \
+    int rc = shared_counts(r, sub, g, which); \
+    *n = rc ? 0 : g->field; \
+    return rc; \
+  }
+SHARED_COUNT(op_before_launch, 0, before)
+SHARED_COUNT(dangling_links, 0, dangling)
+SHARED_COUNT(outside_span, 1, outside)
+SHARED_COUNT(op_without_launch, 1, unlaunched)
+SHARED_COUNT(zero_length_kernels, 1, zero_len)
+SHARED_COUNT(unnamed_kernels, 1, unnamed)
+
 static const check_def checks[] = {
   { "bad_timestamp",
     "start/end not integers, outside 0..2^62 ns, or end before start",
@@ -185,7 +258,7 @@ static const check_def checks[] = {
     " A.start - O.start, A.id, coalesce(S.string, '?'))"
     " FROM rocpd_api_ops L JOIN rocpd_api A ON A.id = L.api_id"
     " JOIN rocpd_op O ON O.id = L.op_id LEFT JOIN rocpd_string S ON S.id = A.apiName_id"
-    " WHERE O.start < A.start ORDER BY L.id LIMIT 1", NULL },
+    " WHERE O.start < A.start ORDER BY L.id LIMIT 1", op_before_launch },
   { "dangling_link",
     "rocpd_api_ops rows whose api or op row is missing",
     "SELECT count(*) FROM rocpd_api_ops L WHERE NOT EXISTS"
@@ -196,7 +269,7 @@ static const check_def checks[] = {
     " THEN printf('api %%s is missing', L.api_id) ELSE printf('op %%s is missing', L.op_id) END)"
     " FROM rocpd_api_ops L WHERE NOT EXISTS"
     " (SELECT 1 FROM rocpd_api A WHERE A.id = L.api_id)"
-    " OR NOT EXISTS (SELECT 1 FROM rocpd_op O WHERE O.id = L.op_id) ORDER BY L.id LIMIT 1", NULL },
+    " OR NOT EXISTS (SELECT 1 FROM rocpd_op O WHERE O.id = L.op_id) ORDER BY L.id LIMIT 1", dangling_links },
   { "outside_span",
     "ops more than 1 s outside the span of the api calls: two clock domains",
     "WITH s AS (SELECT min(start) AS lo, max(end) AS hi FROM rocpd_api)"
@@ -207,7 +280,7 @@ static const check_def checks[] = {
     " THEN printf('starts %%.3f s before the first api call', (s.lo - O.start) / 1e9)"
     " ELSE printf('ends %%.3f s after the last api call', (O.end - s.hi) / 1e9) END)"
     " FROM rocpd_op O, s WHERE s.lo IS NOT NULL"
-    " AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000) ORDER BY O.id LIMIT 1", NULL },
+    " AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000) ORDER BY O.id LIMIT 1", outside_span },
   { "op_without_launch",
     "GPU ops (kernels, copies) no api call is linked to: launch records dropped",
     "SELECT count(*) FROM rocpd_op O WHERE %K"
@@ -215,7 +288,7 @@ static const check_def checks[] = {
     "SELECT printf('op %%d (gpu %%d queue %%d) %%s', O.id, O.gpuId, O.queueId,"
     " coalesce(S.string, '?')) FROM rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
     " WHERE %K AND O.id NOT IN " LINKED_OPS
-    " ORDER BY O.id LIMIT 1", NULL },
+    " ORDER BY O.id LIMIT 1", op_without_launch },
   { "launch_without_op",
     "kernel launch calls with no op linked: GPU records dropped",
     CAPTURES "SELECT count(*) FROM rocpd_api A WHERE " UNLINKED_LAUNCH,
@@ -227,7 +300,7 @@ static const check_def checks[] = {
     "SELECT count(*) FROM rocpd_op O WHERE %N AND O.end = O.start",
     "SELECT printf('op %%d (gpu %%d) %%s', O.id, O.gpuId, coalesce(S.string, '?'))"
     " FROM rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
-    " WHERE %N AND O.end = O.start ORDER BY O.id LIMIT 1", NULL },
+    " WHERE %N AND O.end = O.start ORDER BY O.id LIMIT 1", zero_length_kernels },
   { "unnamed_kernel",
     "kernels whose name is empty or missing from rocpd_string",
     "SELECT count(*) FROM rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
@@ -235,7 +308,7 @@ static const check_def checks[] = {
     "SELECT printf('op %%d (gpu %%d queue %%d), description_id %%s', O.id, O.gpuId,"
     " O.queueId, O.description_id) FROM rocpd_op O"
     " LEFT JOIN rocpd_string S ON S.id = O.description_id"
-    " WHERE %N AND (S.string IS NULL OR S.string = '') ORDER BY O.id LIMIT 1", NULL },
+    " WHERE %N AND (S.string IS NULL OR S.string = '') ORDER BY O.id LIMIT 1", unnamed_kernels },
   { "duplicate_op",
     "ops recorded twice (same GPU, queue, start, end and name)",
     "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM rocpd_op O WHERE %K"
