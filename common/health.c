@@ -184,16 +184,15 @@ static const char links_sql[] =
 
 /* outside_span, op_without_launch, zero_length_kernel and unnamed_kernel
  * in one pass over the ops: each count's own condition in a CASE (the
- * name looked up only for kernels). */
+ * name's join is a primary-key look-up: one row or none per op). */
 static const char ops_sql[] =
   "WITH s AS (SELECT min(start) AS lo, max(end) AS hi FROM rocpd_api)"
   " SELECT count(CASE WHEN s.lo IS NOT NULL"
   "   AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000) THEN 1 END),"
   " count(CASE WHEN %K AND O.id NOT IN " LINKED_OPS " THEN 1 END),"
   " count(CASE WHEN %N AND O.end = O.start THEN 1 END),"
-  " count(CASE WHEN %N AND coalesce((SELECT S.string FROM rocpd_string S"
-  "   WHERE S.id = O.description_id), '') = '' THEN 1 END)"
-  " FROM rocpd_op O, s";
+  " count(CASE WHEN %N AND (S.string IS NULL OR S.string = '') THEN 1 END)"
+  " FROM s, rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id";
 
 static char *expand(const char *q, const char *const sub[3]);
 
