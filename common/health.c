@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "util/map.h"
 #include "health.h"
 #include "opclass.h"
 #include "ranks.h"
@@ -106,8 +107,105 @@ static int64_t run_dups(end_desc *v, size_t n)
   return d;
 }
 
+/* One queue's state in the read in rowid order (gpu_scan_rowid). */
+typedef struct qstate {
+  int64_t gpu, queue, start, prev_end, next;   /* next: chain in the map + 1 */
+  end_desc *run;
+  size_t nrun, cap;
+} qstate;
+
+static void run_add(end_desc **run, size_t *nrun, size_t *cap, int64_t end, int64_t desc)
+{
+  if (*nrun == *cap) {
+    *cap = *cap ? 2 * *cap : 16;
+    *run = rpd_xrealloc(*run, *cap * sizeof **run);
+  }
+  (*run)[(*nrun)++] = (end_desc){ end, desc };
+}
+
+/* The same counts from the ops in rowid order, when each queue's ops
+ * come in (start, id) order already (tracers and rpd-import write a
+ * queue's ops as they ran): the walk of gpu_scan_read per queue, with no
+ * sort.  *done = 1 counted, 0 a queue out of order (nothing counted: the
+ * sorted read does it).  RPD_OK, USE_SQL or an error. */
+static int gpu_scan_rowid(rpd *r, const char *gpu_work, gpu_scan *g, int *done)
+{
+  char *sql = sqlite3_mprintf("SELECT O.gpuId, O.queueId, O.start, O.end, O.description_id"
+                              " FROM rocpd_op O WHERE %s ORDER BY O.id", gpu_work);
+  sqlite3_stmt *st = NULL;
+  int rc = sql ? rpd_prepare(r, sql, &st) : RPD_ENOMEM, s = 0, sorted = 1;
+  rpd_i64map first = {0};     /* hash of (gpu, queue) -> first queue + 1 */
+  qstate *qs = NULL;
+  size_t nq = 0, capq = 0;
+  int64_t overlaps = 0, dups = 0;
+  while (!rc && sorted && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    for (int c = 0; c < 5; c++)
+      if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+        rc = USE_SQL;
+    if (rc)
+      break;
+    int64_t gi = sqlite3_column_int64(st, 0), q = sqlite3_column_int64(st, 1);
+    int64_t st0 = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
+    int64_t desc = sqlite3_column_int64(st, 4);
+    int64_t key = (int64_t)((uint64_t)gi * 0x9E3779B97F4A7C15ULL ^ (uint64_t)q), e = 0;
+    rpd_i64map_get(&first, key, &e);
+    while (e && (qs[e - 1].gpu != gi || qs[e - 1].queue != q))
+      e = qs[e - 1].next;
+    if (!e) {   /* a new queue: its first op */
+      if (nq == capq) {
+        capq = capq ? 2 * capq : 16;
+        qs = rpd_xrealloc(qs, capq * sizeof *qs);
+      }
+      int64_t head = 0;
+      rpd_i64map_get(&first, key, &head);
+      qs[nq] = (qstate){ .gpu = gi, .queue = q, .start = st0, .prev_end = end, .next = head };
+      run_add(&qs[nq].run, &qs[nq].nrun, &qs[nq].cap, end, desc);
+      rpd_i64map_put(&first, key, (int64_t)++nq);
+      continue;
+    }
+    qstate *x = &qs[e - 1];
+    if (st0 < x->start) {
+      sorted = 0;
+      break;
+    }
+    if (st0 != x->start) {
+      dups += run_dups(x->run, x->nrun);
+      x->nrun = 0;
+    }
+    run_add(&x->run, &x->nrun, &x->cap, end, desc);
+    x->start = st0;
+    overlaps += st0 < x->prev_end;
+    if (end > x->prev_end)
+      x->prev_end = end;
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  for (size_t i = 0; i < nq; i++) {
+    if (!rc && sorted)
+      dups += run_dups(qs[i].run, qs[i].nrun);
+    free(qs[i].run);
+  }
+  free(qs);
+  rpd_i64map_free(&first);
+  sqlite3_finalize(st);
+  sqlite3_free(sql);
+  if (!rc && sorted) {
+    g->overlaps = overlaps;
+    g->dups = dups;
+  }
+  *done = !rc && sorted;
+  return rc;
+}
+
 static int gpu_scan_read(rpd *r, const char *gpu_work, gpu_scan *g)
 {
+  int done = 0, rc0 = gpu_scan_rowid(r, gpu_work, g, &done);
+  if (rc0 == USE_SQL || (!rc0 && done)) {
+    g->state = rc0 ? USE_SQL : 1;
+    return rc0;
+  }
+  if (rc0)
+    return rc0;
   char *sql = sqlite3_mprintf("SELECT O.gpuId, O.queueId, O.start, O.end, O.description_id"
                               " FROM rocpd_op O WHERE %s ORDER BY O.gpuId, O.queueId, O.start, O.id",
                               gpu_work);
