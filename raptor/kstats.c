@@ -299,12 +299,54 @@ static int ks_api_row(rpd *r, ks_api *a, sqlite3_stmt *st, const char **name)
   return in;
 }
 
-/* Read the source query src once (pass 0: counts, sums, extremes) or again
- * (pass 1: the squared deviations from each group's mean, summed in the
- * same row order as the sums).  With api, src is the KS_API id source
- * (name and domain from ks_api_row, the duration in column 2). */
+/* What pass 1 needs of each row, kept by pass 0 up to KS_KEEP rows (12
+ * bytes each) so that pass 1 need not read the source again; past that
+ * pass 1 reads it (memory stays bounded). */
+enum { KS_KEEP = 1 << 20 };
+
+typedef struct ks_kept {
+  double *dur;               /* the row's duration as a double */
+  int32_t *grp;              /* its group, -1 for none (NULL name or duration) */
+  size_t n;
+  int over;                  /* more than KS_KEEP rows: not kept */
+} ks_kept;
+
+static void ks_keep(ks_kept *k, int32_t grp, double dur)
+{
+  if (k->over)
+    return;
+  if (k->n == KS_KEEP) {
+    k->over = 1;
+    return;
+  }
+  if (!(k->n & (k->n - 1))) {   /* 0, 1, 2, 4, ...: grow */
+    size_t cap = k->n ? 2 * k->n : 1;
+    k->dur = rpd_xrealloc(k->dur, cap * sizeof *k->dur);
+    k->grp = rpd_xrealloc(k->grp, cap * sizeof *k->grp);
+  }
+  k->dur[k->n] = dur;
+  k->grp[k->n++] = grp;
+}
+
+/* Pass 1 over the kept rows: as ks_pass's, in the same row order. */
+static void ks_kept_pass(const ks_kept *k, ks_groups *G)
+{
+  for (size_t i = 0; i < k->n; i++) {
+    ks_group *g = k->grp[i] >= 0 ? &G->g[k->grp[i]] : NULL;
+    if (g && g->n > 1) {
+      double d = k->dur[i] - ks_mean(g);
+      g->ss += d * d;
+    }
+  }
+}
+
+/* Read the source query src once (pass 0: counts, sums, extremes; the rows
+ * kept in *kept when not NULL) or again (pass 1: the squared deviations
+ * from each group's mean, summed in the same row order as the sums).  With
+ * api, src is the KS_API id source (name and domain from ks_api_row, the
+ * duration in column 2). */
 static int ks_pass(rpd *r, const char *src, ks_api *api, ks_groups *G, int pass,
-                   int64_t *total, int *approx, double *rtotal)
+                   int64_t *total, int *approx, double *rtotal, ks_kept *kept)
 {
   sqlite3_stmt *st = NULL;
   int rc = rpd_prepare(r, src, &st), s = 0, dc = api ? 2 : 1;
@@ -335,12 +377,18 @@ static int ks_pass(rpd *r, const char *src, ks_api *api, ks_groups *G, int pass,
         *approx = 1;
       *rtotal += sqlite3_column_double(st, dc);
     }
+    if (!name || ty == SQLITE_NULL) {
+      if (kept)
+        ks_keep(kept, -1, 0);
+    }
     if (!name)   /* a NULL name is in the total but has no row */
       continue;
     ks_group *g = ks_group_of(G, name, 1);
     g->n++;
     if (ty == SQLITE_NULL)
       continue;
+    if (kept)
+      ks_keep(kept, (int32_t)(g - G->g), sqlite3_column_double(st, dc));
     int64_t v = sqlite3_column_int64(st, dc);
     double dv = sqlite3_column_double(st, dc);
     if (ty != SQLITE_INTEGER)
@@ -373,11 +421,16 @@ static int ks_rows(rpd *r, const char *src, const char *api_domain,
   int64_t itotal = 0;
   double rtotal = 0;
   int approx = 0;
+  ks_kept kept = {0};
   int rc = api_domain ? ks_api_init(r, &api, api_domain) : RPD_OK;
   if (!rc)
-    rc = ks_pass(r, src, api_domain ? &api : NULL, &G, 0, &itotal, &approx, &rtotal);
-  if (!rc)
-    rc = ks_pass(r, src, api_domain ? &api : NULL, &G, 1, &itotal, &approx, &rtotal);
+    rc = ks_pass(r, src, api_domain ? &api : NULL, &G, 0, &itotal, &approx, &rtotal, &kept);
+  if (!rc && !kept.over)
+    ks_kept_pass(&kept, &G);
+  else if (!rc)
+    rc = ks_pass(r, src, api_domain ? &api : NULL, &G, 1, &itotal, &approx, &rtotal, NULL);
+  free(kept.dur);
+  free(kept.grp);
   if (api_domain)
     ks_api_free(&api);
   int64_t total = approx ? (int64_t)rtotal : itotal;
