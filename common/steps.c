@@ -143,9 +143,50 @@ static int pick_gpu(rpd *r, const char *kern, int gpu, int64_t *pick)
   *pick = gpu;
   if (gpu >= 0)
     return RPD_OK;
+  /* counted here over a plain read when the GPU ids are integers and few
+   * (the query's GROUP BY sorts every kernel); else by the query */
+  enum { FEW = 64 };
+  int64_t id[FEW], n[FEW];
+  int ng = 0, plain = 1, s = 0;
+  char *scan = rpd_xasprintf("SELECT gpuId FROM rocpd_op O WHERE %s", kern);
+  sqlite3_stmt *q = NULL;
+  int rc = rpd_prepare(r, scan, &q);
+  free(scan);
+  while (!rc && plain && (s = rpd_step(r, q)) == SQLITE_ROW) {
+    if (sqlite3_column_type(q, 0) != SQLITE_INTEGER) {
+      plain = 0;
+      break;
+    }
+    int64_t g = sqlite3_column_int64(q, 0);
+    int i = 0;
+    while (i < ng && id[i] != g)
+      i++;
+    if (i == ng) {
+      if (ng == FEW) {
+        plain = 0;
+        break;
+      }
+      id[ng] = g;
+      n[ng++] = 0;
+    }
+    n[i]++;
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(q);
+  if (rc)
+    return rc;
+  if (plain) {   /* the most kernels, then the lowest id; -1 when none */
+    int best = -1;
+    for (int i = 0; i < ng; i++)
+      if (best < 0 || n[i] > n[best] || (n[i] == n[best] && id[i] < id[best]))
+        best = i;
+    *pick = best < 0 ? -1 : id[best];
+    return RPD_OK;
+  }
   char *sql = rpd_xasprintf("SELECT coalesce((SELECT gpuId FROM rocpd_op O WHERE %s"
                             " GROUP BY gpuId ORDER BY count(*) DESC, gpuId LIMIT 1), -1)", kern);
-  int rc = rpd_query_int64(r, sql, pick);
+  rc = rpd_query_int64(r, sql, pick);
   free(sql);
   return rc;
 }
@@ -163,10 +204,16 @@ static int find_period(rpd *r, int gpu, rpd_steps *st)
   sqlite3_stmt *q = NULL;
   int64_t *name = NULL, *start = NULL, *end = NULL;
   size_t n = 0, cap = 0, first = 0;
-  if (!rc && g >= 0) {
+  /* the kernels by (start, id): first in rowid order, which is that order
+   * when the GPU's kernels were written as they ran (no sort); read again
+   * sorted by SQLite when one starts before the one before it */
+  for (int sorted = 0; !rc && g >= 0 && sorted < 2; sorted++) {
     char *sql = rpd_xasprintf("SELECT description_id, start, end FROM rocpd_op O"
                               " WHERE %s AND gpuId = ? AND typeof(start) = 'integer'"
-                              " AND typeof(end) = 'integer' ORDER BY start, id", kern);
+                              " AND typeof(end) = 'integer' ORDER BY %s", kern,
+                              sorted ? "start, id" : "id");
+    int in_order = 1;
+    n = 0;
     rc = rpd_prepare(r, sql, &q);
     free(sql);
     if (!rc)
@@ -180,11 +227,19 @@ static int find_period(rpd *r, int gpu, rpd_steps *st)
       }
       name[n] = sqlite3_column_int64(q, 0);
       start[n] = sqlite3_column_int64(q, 1);
-      end[n++] = sqlite3_column_int64(q, 2);
+      end[n] = sqlite3_column_int64(q, 2);
+      if (!sorted && n && start[n] < start[n - 1]) {
+        in_order = 0;
+        break;
+      }
+      n++;
     }
     if (!rc && s < 0)
       rc = -s;
     sqlite3_finalize(q);
+    q = NULL;
+    if (in_order)
+      break;
   }
   int64_t p = !rc && n ? rpd_steps_period(name, n, &first) : 0;
   if (p > 0) {
