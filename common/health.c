@@ -72,6 +72,80 @@ typedef struct check_def {
  * compares them as SQLite does. */
 enum { USE_SQL = -1 };   /* a count_fn's "run count_sql instead" */
 
+/* The ids the links name, as two bit sets read from one scan of
+ * rocpd_api_ops, and the SQL function rpd_linked(which, id) (which 0: an
+ * op id, 1: an api id) that the count queries call instead of "NOT IN
+ * LINKED_OPS / LINKED_APIS", for which SQLite builds an index of every
+ * link per query.  Ids past LINKED_MAX bits, a value neither an integer
+ * nor NULL, or a failed read: no function, and the queries with NOT IN
+ * run instead. */
+enum { LINKED_MAX = 1 << 27 };   /* 16 MB per set at most */
+
+typedef struct linked {
+  uint64_t *bits[2];
+  int64_t nbits[2];
+  int use;                  /* 1 the sets are read and the function set */
+} linked;
+
+static int linked_set(linked *l, int which, int64_t v)
+{
+  if (v < 0 || v >= LINKED_MAX)
+    return 0;
+  if (v >= l->nbits[which]) {
+    int64_t n = l->nbits[which] ? l->nbits[which] : 4096;
+    while (n <= v)
+      n *= 2;
+    l->bits[which] = rpd_xrealloc(l->bits[which], (size_t)(n / 64) * sizeof(uint64_t));
+    memset(l->bits[which] + l->nbits[which] / 64, 0,
+           (size_t)((n - l->nbits[which]) / 64) * sizeof(uint64_t));
+    l->nbits[which] = n;
+  }
+  l->bits[which][v / 64] |= 1ULL << (v % 64);
+  return 1;
+}
+
+static void linked_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+  const linked *l = sqlite3_user_data(cx);
+  int which = sqlite3_value_int(argv[0]) != 0, hit = 0;
+  (void)argc;
+  if (sqlite3_value_type(argv[1]) == SQLITE_INTEGER) {
+    int64_t v = sqlite3_value_int64(argv[1]);
+    hit = v >= 0 && v < l->nbits[which] && (l->bits[which][v / 64] >> (v % 64) & 1);
+  }
+  sqlite3_result_int(cx, hit);
+}
+
+/* Read the sets and set the function; l->use = 0 when they cannot serve. */
+static void linked_read(rpd *r, linked *l)
+{
+  sqlite3_stmt *st = NULL;
+  int s = 0, ok = rpd_prepare(r, "SELECT op_id, api_id FROM rocpd_api_ops", &st) == RPD_OK;
+  while (ok && (s = rpd_step(r, st)) == SQLITE_ROW)
+    for (int c = 0; c < 2 && ok; c++) {
+      int t = sqlite3_column_type(st, c);
+      if (t == SQLITE_INTEGER)
+        ok = linked_set(l, c, sqlite3_column_int64(st, c));
+      else   /* NULL is left out by both; any other value to the SQL, which */
+        ok = t == SQLITE_NULL;   /* compares it with the column's affinity */
+    }
+  sqlite3_finalize(st);
+  ok = ok && s == SQLITE_DONE &&
+       sqlite3_create_function(rpd_db(r), "rpd_linked", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                               l, linked_fn, NULL, NULL) == SQLITE_OK;
+  rpd_clearerr();
+  l->use = ok;
+}
+
+static void linked_free(rpd *r, linked *l)
+{
+  if (l->use)
+    sqlite3_create_function(rpd_db(r), "rpd_linked", 2, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+  free(l->bits[0]);
+  free(l->bits[1]);
+  memset(l, 0, sizeof *l);
+}
+
 typedef struct gpu_scan {
   int state;                 /* 0 not read, 1 read, USE_SQL */
   int64_t overlaps, dups;
@@ -81,6 +155,8 @@ typedef struct gpu_scan {
   int links_read, ops_read;
   int64_t before, dangling;
   int64_t outside, unlaunched, zero_len, unnamed;
+  int linked_tried;          /* lk read (or found unusable) */
+  linked lk;
 } gpu_scan;
 
 typedef struct end_desc {
@@ -283,14 +359,16 @@ static const char links_sql[] =
 /* outside_span, op_without_launch, zero_length_kernel and unnamed_kernel
  * in one pass over the ops: each count's own condition in a CASE (the
  * name's join is a primary-key look-up: one row or none per op). */
-static const char ops_sql[] =
-  "WITH s AS (SELECT min(start) AS lo, max(end) AS hi FROM rocpd_api)"
-  " SELECT count(CASE WHEN s.lo IS NOT NULL"
-  "   AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000) THEN 1 END),"
-  " count(CASE WHEN %K AND O.id NOT IN " LINKED_OPS " THEN 1 END),"
-  " count(CASE WHEN %N AND O.end = O.start THEN 1 END),"
-  " count(CASE WHEN %N AND (S.string IS NULL OR S.string = '') THEN 1 END)"
-  " FROM s, rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id";
+#define OPS_SQL(UNLINKED) \
+  "WITH s AS (SELECT min(start) AS lo, max(end) AS hi FROM rocpd_api)" \
+  " SELECT count(CASE WHEN s.lo IS NOT NULL" \
+  "   AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000) THEN 1 END)," \
+  " count(CASE WHEN %K AND " UNLINKED " THEN 1 END)," \
+  " count(CASE WHEN %N AND O.end = O.start THEN 1 END)," \
+  " count(CASE WHEN %N AND (S.string IS NULL OR S.string = '') THEN 1 END)" \
+  " FROM s, rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
+static const char ops_sql[] = OPS_SQL("O.id NOT IN " LINKED_OPS);
+static const char ops_sql_fn[] = OPS_SQL("NOT rpd_linked(0, O.id)");
 
 static char *expand(const char *q, const char *const sub[3]);
 
@@ -299,7 +377,11 @@ static int shared_counts(rpd *r, const char *const sub[3], gpu_scan *g, int whic
 {
   if (which ? g->ops_read : g->links_read)
     return RPD_OK;
-  char *sql = expand(which ? ops_sql : links_sql, sub);
+  if (which && !g->linked_tried) {
+    linked_read(r, &g->lk);
+    g->linked_tried = 1;
+  }
+  char *sql = expand(!which ? links_sql : g->lk.use ? ops_sql_fn : ops_sql, sub);
   sqlite3_stmt *st = NULL;
   int rc = rpd_prepare(r, sql, &st), s = 0;
   free(sql);
@@ -329,6 +411,23 @@ static int shared_counts(rpd *r, const char *const sub[3], gpu_scan *g, int whic
     *n = rc ? 0 : g->field; \
     return rc; \
   }
+/* launch_without_op's count with rpd_linked for "A.id NOT IN LINKED_APIS"
+ * (the same query otherwise). */
+static int unlinked_launches(rpd *r, const char *const sub[3], gpu_scan *g, int64_t *n)
+{
+  (void)sub;
+  if (!g->linked_tried) {
+    linked_read(r, &g->lk);
+    g->linked_tried = 1;
+  }
+  if (!g->lk.use)
+    return USE_SQL;
+  return rpd_query_int64(r, CAPTURES "SELECT count(*) FROM rocpd_api A WHERE"
+                         " A.apiName_id IN " LAUNCH_NAMES " AND NOT rpd_linked(1, A.id)"
+                         " AND NOT EXISTS (SELECT 1 FROM capture C WHERE C.pid = A.pid"
+                         "  AND C.tid = A.tid AND A.start BETWEEN C.start AND C.end)", n);
+}
+
 SHARED_COUNT(op_before_launch, 0, before)
 SHARED_COUNT(dangling_links, 0, dangling)
 SHARED_COUNT(outside_span, 1, outside)
@@ -391,7 +490,7 @@ static const check_def checks[] = {
     CAPTURES "SELECT count(*) FROM rocpd_api A WHERE " UNLINKED_LAUNCH,
     CAPTURES "SELECT printf('call %%d (%%s, pid %%d tid %%d)', A.id, S.string, A.pid, A.tid)"
     " FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id"
-    " WHERE " UNLINKED_LAUNCH " ORDER BY A.id LIMIT 1", NULL },
+    " WHERE " UNLINKED_LAUNCH " ORDER BY A.id LIMIT 1", unlinked_launches },
   { "zero_length_kernel",
     "kernels with end = start: no duration was recorded",
     "SELECT count(*) FROM rocpd_op O WHERE %N AND O.end = O.start",
@@ -537,6 +636,7 @@ int rpd_health_run(rpd *r, rpd_health *out)
       row->example = rpd_xstrdup("");
     }
   }
+  linked_free(r, &scan.lk);
   for (int i = 0; i < 3; i++)
     free(sub[i]);
   if (rc)
