@@ -308,68 +308,8 @@ static void add_busy(rpd_steps *st, size_t *j, int64_t a, int64_t b)
   }
 }
 
-/* The union of the GPU work's intervals clipped to each step, and the
- * kernels starting in each step, from the rows in start order (the order
- * of equal starts changes neither). */
-typedef struct sweep {
-  int have;
-  int64_t cs, ce;           /* the merged interval so far */
-  size_t j;                 /* first step that can still overlap */
-} sweep;
-
-static void sweep_row(rpd_steps *st, sweep *w, int64_t a, int64_t b, int kernel)
-{
-  if (kernel) {
-    ssize_t k = step_at(st, a);
-    if (k >= 0)
-      st->s[k].kernels++;
-  }
-  if (w->have && a <= w->ce) {
-    w->ce = b > w->ce ? b : w->ce;
-    return;
-  }
-  if (w->have)
-    add_busy(st, &w->j, w->cs, w->ce);
-  w->cs = a;
-  w->ce = b;
-  w->have = 1;
-}
-
-/* The rows in start order without a sort: runs of rowids whose starts do
- * not go down (tracers and rpd-import write each kind of op in the order
- * it ran, so a trace holds a few), read by rowid range and merged.  More
- * than MAX_RUNS runs: *n = 0 and SQLite sorts. */
-enum { MAX_RUNS = 16 };
-
-static int find_runs(rpd *r, const char *where, int gpu, int64_t lo[], int64_t hi[], int *n)
-{
-  char *sql = rpd_xasprintf("SELECT O.id, start FROM rocpd_op O WHERE %s ORDER BY O.id", where);
-  sqlite3_stmt *q = NULL;
-  int rc = rpd_prepare(r, sql, &q), s = 0;
-  int64_t prev = 0;
-  free(sql);
-  *n = 0;
-  if (!rc && gpu >= 0)
-    sqlite3_bind_int(q, 1, gpu);
-  while (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(q, 0), a = sqlite3_column_int64(q, 1);
-    if (!*n || a < prev) {
-      if (*n == MAX_RUNS) {
-        *n = 0;
-        break;
-      }
-      lo[(*n)++] = id;
-    }
-    hi[*n - 1] = id;
-    prev = a;
-  }
-  if (!rc && s < 0)
-    rc = -s;
-  sqlite3_finalize(q);
-  return rc;
-}
-
-/* One pass over the GPU work in start order (sweep_row). */
+/* One pass over the GPU work in start order: the union of its intervals
+ * clipped to each step, and the kernels starting in each step. */
 static int measure(rpd *r, int gpu, rpd_steps *st)
 {
   char *work = NULL, *kern = NULL;
@@ -381,50 +321,40 @@ static int measure(rpd *r, int gpu, rpd_steps *st)
     free(work);
     return rc;
   }
-  char *where = rpd_xasprintf("%s%s AND typeof(start) = 'integer' AND typeof(end) = 'integer'"
-                              " AND end >= start", work, gpu >= 0 ? " AND gpuId = ?1" : "");
-  int64_t lo[MAX_RUNS], hi[MAX_RUNS];
-  int nruns = 0;
-  rc = find_runs(r, where, gpu, lo, hi, &nruns);
-  sqlite3_stmt *q[MAX_RUNS] = {0};
-  int live[MAX_RUNS] = {0}, nq = nruns ? nruns : 1, s = 0;
-  for (int i = 0; !rc && i < nq; i++) {
-    char *sql = rpd_xasprintf("SELECT start, end, %s FROM rocpd_op O WHERE %s%s", kern, where,
-                              nruns ? " AND O.id >= ?2 AND O.id <= ?3 ORDER BY O.id"
-                                    : " ORDER BY start");
-    rc = rpd_prepare(r, sql, &q[i]);
-    free(sql);
-    if (!rc && gpu >= 0)
-      sqlite3_bind_int(q[i], 1, gpu);
-    if (!rc && nruns) {
-      sqlite3_bind_int64(q[i], 2, lo[i]);
-      sqlite3_bind_int64(q[i], 3, hi[i]);
+  char *sql = rpd_xasprintf("SELECT start, end, %s FROM rocpd_op O WHERE %s%s"
+                            " AND typeof(start) = 'integer' AND typeof(end) = 'integer'"
+                            " AND end >= start ORDER BY start", kern, work,
+                            gpu >= 0 ? " AND gpuId = ?" : "");
+  sqlite3_stmt *q = NULL;
+  int s = 0, have = 0;
+  int64_t cs = 0, ce = 0;
+  size_t j = 0;
+  rc = rpd_prepare(r, sql, &q);
+  free(sql);
+  if (!rc && gpu >= 0)
+    sqlite3_bind_int(q, 1, gpu);
+  while (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
+    int64_t a = sqlite3_column_int64(q, 0), b = sqlite3_column_int64(q, 1);
+    if (sqlite3_column_int(q, 2)) {
+      ssize_t k = step_at(st, a);
+      if (k >= 0)
+        st->s[k].kernels++;
     }
-    if (!rc && (s = rpd_step(r, q[i])) < 0)
-      rc = -s;
-    live[i] = s == SQLITE_ROW;
+    if (have && a <= ce) {
+      ce = b > ce ? b : ce;
+      continue;
+    }
+    if (have)
+      add_busy(st, &j, cs, ce);
+    cs = a;
+    ce = b;
+    have = 1;
   }
-  sweep w = {0};
-  while (!rc) {
-    int best = -1;
-    for (int i = 0; i < nq; i++)
-      if (live[i] && (best < 0 || sqlite3_column_int64(q[i], 0) <
-                                  sqlite3_column_int64(q[best], 0)))
-        best = i;
-    if (best < 0)
-      break;
-    sqlite3_stmt *b = q[best];
-    sweep_row(st, &w, sqlite3_column_int64(b, 0), sqlite3_column_int64(b, 1),
-              sqlite3_column_int(b, 2));
-    if ((s = rpd_step(r, b)) < 0)
-      rc = -s;
-    live[best] = s == SQLITE_ROW;
-  }
-  if (!rc && w.have)
-    add_busy(st, &w.j, w.cs, w.ce);
-  for (int i = 0; i < nq; i++)
-    sqlite3_finalize(q[i]);
-  free(where);
+  if (!rc && s < 0)
+    rc = -s;
+  if (!rc && have)
+    add_busy(st, &j, cs, ce);
+  sqlite3_finalize(q);
   free(work);
   free(kern);
   return rc;
