@@ -18,5 +18,7 @@ rpd *rpd_attach(sqlite3 *db, int schema, int flags)
 
 void rpd_detach(rpd *r)
 {
+  if (r)
+    rpd__opclass_drop(r);
   free(r);
 }

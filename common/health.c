@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "util/map.h"
 #include "health.h"
 #include "opclass.h"
 #include "ranks.h"
@@ -71,9 +72,91 @@ typedef struct check_def {
  * compares them as SQLite does. */
 enum { USE_SQL = -1 };   /* a count_fn's "run count_sql instead" */
 
+/* The ids the links name, as two bit sets read from one scan of
+ * rocpd_api_ops, and the SQL function rpd_linked(which, id) (which 0: an
+ * op id, 1: an api id) that the count queries call instead of "NOT IN
+ * LINKED_OPS / LINKED_APIS", for which SQLite builds an index of every
+ * link per query.  Ids past LINKED_MAX bits, a value neither an integer
+ * nor NULL, or a failed read: no function, and the queries with NOT IN
+ * run instead. */
+enum { LINKED_MAX = 1 << 27 };   /* 16 MB per set at most */
+
+typedef struct linked {
+  uint64_t *bits[2];
+  int64_t nbits[2];
+  int use;                  /* 1 the sets are read and the function set */
+} linked;
+
+static int linked_set(linked *l, int which, int64_t v)
+{
+  if (v < 0 || v >= LINKED_MAX)
+    return 0;
+  if (v >= l->nbits[which]) {
+    int64_t n = l->nbits[which] ? l->nbits[which] : 4096;
+    while (n <= v)
+      n *= 2;
+    l->bits[which] = rpd_xrealloc(l->bits[which], (size_t)(n / 64) * sizeof(uint64_t));
+    memset(l->bits[which] + l->nbits[which] / 64, 0,
+           (size_t)((n - l->nbits[which]) / 64) * sizeof(uint64_t));
+    l->nbits[which] = n;
+  }
+  l->bits[which][v / 64] |= 1ULL << (v % 64);
+  return 1;
+}
+
+static void linked_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+  const linked *l = sqlite3_user_data(cx);
+  int which = sqlite3_value_int(argv[0]) != 0, hit = 0;
+  (void)argc;
+  if (sqlite3_value_type(argv[1]) == SQLITE_INTEGER) {
+    int64_t v = sqlite3_value_int64(argv[1]);
+    hit = v >= 0 && v < l->nbits[which] && (l->bits[which][v / 64] >> (v % 64) & 1);
+  }
+  sqlite3_result_int(cx, hit);
+}
+
+/* Read the sets and set the function; l->use = 0 when they cannot serve. */
+static void linked_read(rpd *r, linked *l)
+{
+  sqlite3_stmt *st = NULL;
+  int s = 0, ok = rpd_prepare(r, "SELECT op_id, api_id FROM rocpd_api_ops", &st) == RPD_OK;
+  while (ok && (s = rpd_step(r, st)) == SQLITE_ROW)
+    for (int c = 0; c < 2 && ok; c++) {
+      int t = sqlite3_column_type(st, c);
+      if (t == SQLITE_INTEGER)
+        ok = linked_set(l, c, sqlite3_column_int64(st, c));
+      else   /* NULL is left out by both; any other value to the SQL, which */
+        ok = t == SQLITE_NULL;   /* compares it with the column's affinity */
+    }
+  sqlite3_finalize(st);
+  ok = ok && s == SQLITE_DONE &&
+       sqlite3_create_function(rpd_db(r), "rpd_linked", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                               l, linked_fn, NULL, NULL) == SQLITE_OK;
+  rpd_clearerr();
+  l->use = ok;
+}
+
+static void linked_free(rpd *r, linked *l)
+{
+  if (l->use)
+    sqlite3_create_function(rpd_db(r), "rpd_linked", 2, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+  free(l->bits[0]);
+  free(l->bits[1]);
+  memset(l, 0, sizeof *l);
+}
+
 typedef struct gpu_scan {
   int state;                 /* 0 not read, 1 read, USE_SQL */
   int64_t overlaps, dups;
+  /* the checks that read the same rows, counted in one query each: the
+   * links (op_before_launch, dangling_link) and the ops (outside_span,
+   * op_without_launch, zero_length_kernel, unnamed_kernel) */
+  int links_read, ops_read;
+  int64_t before, dangling;
+  int64_t outside, unlaunched, zero_len, unnamed;
+  int linked_tried;          /* lk read (or found unusable) */
+  linked lk;
 } gpu_scan;
 
 typedef struct end_desc {
@@ -100,8 +183,105 @@ static int64_t run_dups(end_desc *v, size_t n)
   return d;
 }
 
+/* One queue's state in the read in rowid order (gpu_scan_rowid). */
+typedef struct qstate {
+  int64_t gpu, queue, start, prev_end, next;   /* next: chain in the map + 1 */
+  end_desc *run;
+  size_t nrun, cap;
+} qstate;
+
+static void run_add(end_desc **run, size_t *nrun, size_t *cap, int64_t end, int64_t desc)
+{
+  if (*nrun == *cap) {
+    *cap = *cap ? 2 * *cap : 16;
+    *run = rpd_xrealloc(*run, *cap * sizeof **run);
+  }
+  (*run)[(*nrun)++] = (end_desc){ end, desc };
+}
+
+/* The same counts from the ops in rowid order, when each queue's ops
+ * come in (start, id) order already (tracers and rpd-import write a
+ * queue's ops as they ran): the walk of gpu_scan_read per queue, with no
+ * sort.  *done = 1 counted, 0 a queue out of order (nothing counted: the
+ * sorted read does it).  RPD_OK, USE_SQL or an error. */
+static int gpu_scan_rowid(rpd *r, const char *gpu_work, gpu_scan *g, int *done)
+{
+  char *sql = sqlite3_mprintf("SELECT O.gpuId, O.queueId, O.start, O.end, O.description_id"
+                              " FROM rocpd_op O WHERE %s ORDER BY O.id", gpu_work);
+  sqlite3_stmt *st = NULL;
+  int rc = sql ? rpd_prepare(r, sql, &st) : RPD_ENOMEM, s = 0, sorted = 1;
+  rpd_i64map first = {0};     /* hash of (gpu, queue) -> first queue + 1 */
+  qstate *qs = NULL;
+  size_t nq = 0, capq = 0;
+  int64_t overlaps = 0, dups = 0;
+  while (!rc && sorted && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    for (int c = 0; c < 5; c++)
+      if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+        rc = USE_SQL;
+    if (rc)
+      break;
+    int64_t gi = sqlite3_column_int64(st, 0), q = sqlite3_column_int64(st, 1);
+    int64_t st0 = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
+    int64_t desc = sqlite3_column_int64(st, 4);
+    int64_t key = (int64_t)((uint64_t)gi * 0x9E3779B97F4A7C15ULL ^ (uint64_t)q), e = 0;
+    rpd_i64map_get(&first, key, &e);
+    while (e && (qs[e - 1].gpu != gi || qs[e - 1].queue != q))
+      e = qs[e - 1].next;
+    if (!e) {   /* a new queue: its first op */
+      if (nq == capq) {
+        capq = capq ? 2 * capq : 16;
+        qs = rpd_xrealloc(qs, capq * sizeof *qs);
+      }
+      int64_t head = 0;
+      rpd_i64map_get(&first, key, &head);
+      qs[nq] = (qstate){ .gpu = gi, .queue = q, .start = st0, .prev_end = end, .next = head };
+      run_add(&qs[nq].run, &qs[nq].nrun, &qs[nq].cap, end, desc);
+      rpd_i64map_put(&first, key, (int64_t)++nq);
+      continue;
+    }
+    qstate *x = &qs[e - 1];
+    if (st0 < x->start) {
+      sorted = 0;
+      break;
+    }
+    if (st0 != x->start) {
+      dups += run_dups(x->run, x->nrun);
+      x->nrun = 0;
+    }
+    run_add(&x->run, &x->nrun, &x->cap, end, desc);
+    x->start = st0;
+    overlaps += st0 < x->prev_end;
+    if (end > x->prev_end)
+      x->prev_end = end;
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  for (size_t i = 0; i < nq; i++) {
+    if (!rc && sorted)
+      dups += run_dups(qs[i].run, qs[i].nrun);
+    free(qs[i].run);
+  }
+  free(qs);
+  rpd_i64map_free(&first);
+  sqlite3_finalize(st);
+  sqlite3_free(sql);
+  if (!rc && sorted) {
+    g->overlaps = overlaps;
+    g->dups = dups;
+  }
+  *done = !rc && sorted;
+  return rc;
+}
+
 static int gpu_scan_read(rpd *r, const char *gpu_work, gpu_scan *g)
 {
+  int done = 0, rc0 = gpu_scan_rowid(r, gpu_work, g, &done);
+  if (rc0 == USE_SQL || (!rc0 && done)) {
+    g->state = rc0 ? USE_SQL : 1;
+    return rc0;
+  }
+  if (rc0)
+    return rc0;
   char *sql = sqlite3_mprintf("SELECT O.gpuId, O.queueId, O.start, O.end, O.description_id"
                               " FROM rocpd_op O WHERE %s ORDER BY O.gpuId, O.queueId, O.start, O.id",
                               gpu_work);
@@ -166,6 +346,95 @@ static int duplicate_ops(rpd *r, const char *const sub[3], gpu_scan *g, int64_t 
   return rc;
 }
 
+/* op_before_launch and dangling_link in one pass over the links: a link
+ * whose api or op row is missing has NULL for it (the ids are primary
+ * keys: one row or none), and a NULL start compares to nothing, as in
+ * the inner join of op_before_launch's own query. */
+static const char links_sql[] =
+  "SELECT count(CASE WHEN O.start < A.start THEN 1 END),"
+  " count(CASE WHEN A.id IS NULL OR O.id IS NULL THEN 1 END)"
+  " FROM rocpd_api_ops L LEFT JOIN rocpd_api A ON A.id = L.api_id"
+  " LEFT JOIN rocpd_op O ON O.id = L.op_id";
+
+/* outside_span, op_without_launch, zero_length_kernel and unnamed_kernel
+ * in one pass over the ops: each count's own condition in a CASE (the
+ * name's join is a primary-key look-up: one row or none per op). */
+#define OPS_SQL(UNLINKED) \
+  "WITH s AS (SELECT min(start) AS lo, max(end) AS hi FROM rocpd_api)" \
+  " SELECT count(CASE WHEN s.lo IS NOT NULL" \
+  "   AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000) THEN 1 END)," \
+  " count(CASE WHEN %K AND " UNLINKED " THEN 1 END)," \
+  " count(CASE WHEN %N AND O.end = O.start THEN 1 END)," \
+  " count(CASE WHEN %N AND (S.string IS NULL OR S.string = '') THEN 1 END)" \
+  " FROM s, rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
+static const char ops_sql[] = OPS_SQL("O.id NOT IN " LINKED_OPS);
+static const char ops_sql_fn[] = OPS_SQL("NOT rpd_linked(0, O.id)");
+
+static char *expand(const char *q, const char *const sub[3]);
+
+/* Run links_sql or ops_sql once per run (which: 0 links, 1 ops). */
+static int shared_counts(rpd *r, const char *const sub[3], gpu_scan *g, int which)
+{
+  if (which ? g->ops_read : g->links_read)
+    return RPD_OK;
+  if (which && !g->linked_tried) {
+    linked_read(r, &g->lk);
+    g->linked_tried = 1;
+  }
+  char *sql = expand(!which ? links_sql : g->lk.use ? ops_sql_fn : ops_sql, sub);
+  sqlite3_stmt *st = NULL;
+  int rc = rpd_prepare(r, sql, &st), s = 0;
+  free(sql);
+  if (!rc && (s = rpd_step(r, st)) < 0)
+    rc = -s;
+  if (!rc && s == SQLITE_ROW && !which) {
+    g->before = sqlite3_column_int64(st, 0);
+    g->dangling = sqlite3_column_int64(st, 1);
+    g->links_read = 1;
+  } else if (!rc && s == SQLITE_ROW) {
+    g->outside = sqlite3_column_int64(st, 0);
+    g->unlaunched = sqlite3_column_int64(st, 1);
+    g->zero_len = sqlite3_column_int64(st, 2);
+    g->unnamed = sqlite3_column_int64(st, 3);
+    g->ops_read = 1;
+  } else if (!rc) {
+    rc = USE_SQL;   /* no row: not expected of an aggregate */
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+#define SHARED_COUNT(fn, which, field) \
+  static int fn(rpd *r, const char *const sub[3], gpu_scan *g, int64_t *n) \
+  { \
+    int rc = shared_counts(r, sub, g, which); \
+    *n = rc ? 0 : g->field; \
+    return rc; \
+  }
+/* launch_without_op's count with rpd_linked for "A.id NOT IN LINKED_APIS"
+ * (the same query otherwise). */
+static int unlinked_launches(rpd *r, const char *const sub[3], gpu_scan *g, int64_t *n)
+{
+  (void)sub;
+  if (!g->linked_tried) {
+    linked_read(r, &g->lk);
+    g->linked_tried = 1;
+  }
+  if (!g->lk.use)
+    return USE_SQL;
+  return rpd_query_int64(r, CAPTURES "SELECT count(*) FROM rocpd_api A WHERE"
+                         " A.apiName_id IN " LAUNCH_NAMES " AND NOT rpd_linked(1, A.id)"
+                         " AND NOT EXISTS (SELECT 1 FROM capture C WHERE C.pid = A.pid"
+                         "  AND C.tid = A.tid AND A.start BETWEEN C.start AND C.end)", n);
+}
+
+SHARED_COUNT(op_before_launch, 0, before)
+SHARED_COUNT(dangling_links, 0, dangling)
+SHARED_COUNT(outside_span, 1, outside)
+SHARED_COUNT(op_without_launch, 1, unlaunched)
+SHARED_COUNT(zero_length_kernels, 1, zero_len)
+SHARED_COUNT(unnamed_kernels, 1, unnamed)
+
 static const check_def checks[] = {
   { "bad_timestamp",
     "start/end not integers, outside 0..2^62 ns, or end before start",
@@ -185,7 +454,7 @@ static const check_def checks[] = {
     " A.start - O.start, A.id, coalesce(S.string, '?'))"
     " FROM rocpd_api_ops L JOIN rocpd_api A ON A.id = L.api_id"
     " JOIN rocpd_op O ON O.id = L.op_id LEFT JOIN rocpd_string S ON S.id = A.apiName_id"
-    " WHERE O.start < A.start ORDER BY L.id LIMIT 1", NULL },
+    " WHERE O.start < A.start ORDER BY L.id LIMIT 1", op_before_launch },
   { "dangling_link",
     "rocpd_api_ops rows whose api or op row is missing",
     "SELECT count(*) FROM rocpd_api_ops L WHERE NOT EXISTS"
@@ -196,7 +465,7 @@ static const check_def checks[] = {
     " THEN printf('api %%s is missing', L.api_id) ELSE printf('op %%s is missing', L.op_id) END)"
     " FROM rocpd_api_ops L WHERE NOT EXISTS"
     " (SELECT 1 FROM rocpd_api A WHERE A.id = L.api_id)"
-    " OR NOT EXISTS (SELECT 1 FROM rocpd_op O WHERE O.id = L.op_id) ORDER BY L.id LIMIT 1", NULL },
+    " OR NOT EXISTS (SELECT 1 FROM rocpd_op O WHERE O.id = L.op_id) ORDER BY L.id LIMIT 1", dangling_links },
   { "outside_span",
     "ops more than 1 s outside the span of the api calls: two clock domains",
     "WITH s AS (SELECT min(start) AS lo, max(end) AS hi FROM rocpd_api)"
@@ -207,7 +476,7 @@ static const check_def checks[] = {
     " THEN printf('starts %%.3f s before the first api call', (s.lo - O.start) / 1e9)"
     " ELSE printf('ends %%.3f s after the last api call', (O.end - s.hi) / 1e9) END)"
     " FROM rocpd_op O, s WHERE s.lo IS NOT NULL"
-    " AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000) ORDER BY O.id LIMIT 1", NULL },
+    " AND (O.start < s.lo - 1000000000 OR O.end > s.hi + 1000000000) ORDER BY O.id LIMIT 1", outside_span },
   { "op_without_launch",
     "GPU ops (kernels, copies) no api call is linked to: launch records dropped",
     "SELECT count(*) FROM rocpd_op O WHERE %K"
@@ -215,19 +484,19 @@ static const check_def checks[] = {
     "SELECT printf('op %%d (gpu %%d queue %%d) %%s', O.id, O.gpuId, O.queueId,"
     " coalesce(S.string, '?')) FROM rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
     " WHERE %K AND O.id NOT IN " LINKED_OPS
-    " ORDER BY O.id LIMIT 1", NULL },
+    " ORDER BY O.id LIMIT 1", op_without_launch },
   { "launch_without_op",
     "kernel launch calls with no op linked: GPU records dropped",
     CAPTURES "SELECT count(*) FROM rocpd_api A WHERE " UNLINKED_LAUNCH,
     CAPTURES "SELECT printf('call %%d (%%s, pid %%d tid %%d)', A.id, S.string, A.pid, A.tid)"
     " FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id"
-    " WHERE " UNLINKED_LAUNCH " ORDER BY A.id LIMIT 1", NULL },
+    " WHERE " UNLINKED_LAUNCH " ORDER BY A.id LIMIT 1", unlinked_launches },
   { "zero_length_kernel",
     "kernels with end = start: no duration was recorded",
     "SELECT count(*) FROM rocpd_op O WHERE %N AND O.end = O.start",
     "SELECT printf('op %%d (gpu %%d) %%s', O.id, O.gpuId, coalesce(S.string, '?'))"
     " FROM rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
-    " WHERE %N AND O.end = O.start ORDER BY O.id LIMIT 1", NULL },
+    " WHERE %N AND O.end = O.start ORDER BY O.id LIMIT 1", zero_length_kernels },
   { "unnamed_kernel",
     "kernels whose name is empty or missing from rocpd_string",
     "SELECT count(*) FROM rocpd_op O LEFT JOIN rocpd_string S ON S.id = O.description_id"
@@ -235,7 +504,7 @@ static const check_def checks[] = {
     "SELECT printf('op %%d (gpu %%d queue %%d), description_id %%s', O.id, O.gpuId,"
     " O.queueId, O.description_id) FROM rocpd_op O"
     " LEFT JOIN rocpd_string S ON S.id = O.description_id"
-    " WHERE %N AND (S.string IS NULL OR S.string = '') ORDER BY O.id LIMIT 1", NULL },
+    " WHERE %N AND (S.string IS NULL OR S.string = '') ORDER BY O.id LIMIT 1", unnamed_kernels },
   { "duplicate_op",
     "ops recorded twice (same GPU, queue, start, end and name)",
     "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM rocpd_op O WHERE %K"
@@ -329,12 +598,13 @@ static int applies(rpd *r, const check_def *c)
 /* Run every check (health.h). */
 int rpd_health_run(rpd *r, rpd_health *out)
 {
-  char *sub[3] = {
-    rpd_opclass_condition("O.opType_id", RPD_OPCLASS_GPU_WORK),
-    rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL)),
-    rpd_rank_of_gpu(r, "O.gpuId"),
-  };
-  int rc = RPD_OK;
+  char *sub[3] = { NULL, NULL, NULL };
+  int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_GPU_WORK, &sub[0]);
+  if (!rc)
+    rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
+                                   &sub[1]);
+  if (!rc)
+    sub[2] = rpd_rank_of_gpu(r, "O.gpuId");
   gpu_scan scan = {0};
 
   out->row = rpd_xcalloc(NCHECKS, sizeof *out->row);
@@ -366,6 +636,7 @@ int rpd_health_run(rpd *r, rpd_health *out)
       row->example = rpd_xstrdup("");
     }
   }
+  linked_free(r, &scan.lk);
   for (int i = 0; i < 3; i++)
     free(sub[i]);
   if (rc)

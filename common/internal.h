@@ -56,6 +56,10 @@ struct rpd {
   long long clean_at[4]; /* rpd_check_table found rocpd_api (0, 1) or
                            rocpd_op (2, 3), without / with gpuId, clean at
                            total changes clean_at[i] - 1 (0 = never) */
+  struct rpd_opclass_map *opclass; /* the classes of the opTypes of
+                           rocpd_op (rpd_opclass_condition_now), read when the
+                           connection's total changes were opclass_at - 1 */
+  long long opclass_at;
 };
 
 /* open.c: the file of rpd_create (create.c): a temp file next to path's
@@ -69,6 +73,9 @@ int rpd__check_untrusted(sqlite3 *db, int schema);
 /* harden.c: PRAGMA quick_check(1) before a writer changes the file: RPD_OK
  * or an error naming the damage. */
 int rpd__check_integrity(sqlite3 *db);
+
+/* opclass.c: free the handle's cached op classes (rpd_close, rpd_detach). */
+void rpd__opclass_drop(struct rpd *r);
 
 /* table.c: a query table's rows read into the empty table t (name and
  * flags of q; the writers that need every row first: HTML). */

@@ -1,6 +1,8 @@
 /* opclass.c - op classes from views/opClass.sql; see opclass.h. */
 #include "opclass.h"
+#include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +61,47 @@ char *rpd_opclass_condition(const char *column, unsigned mask)
     return rpd_xstrdup("0");
   return rpd_xasprintf("%s IN (SELECT opType_id FROM (%s) WHERE class IN (%s))",
                        column, sel, list);
+}
+
+int rpd_opclass_condition_now(rpd *r, const char *column, unsigned mask, char **out)
+{
+  long long now = sqlite3_total_changes64(rpd_db(r));
+  *out = NULL;
+  if (!r->opclass || r->opclass_at != now + 1) {
+    rpd__opclass_drop(r);
+    rpd_opclass_map *m = rpd_xcalloc(1, sizeof *m);
+    int rc = rpd_opclass_load(r, m);
+    if (rc) {
+      free(m);
+      return rc;
+    }
+    r->opclass = m;
+    r->opclass_at = now + 1;
+  }
+  rpd_buf b = {0};
+  rpd_buf_puts(&b, column);
+  rpd_buf_puts(&b, " IN (");
+  int first = 1;
+  for (size_t i = 0; i < r->opclass->n; i++) {
+    if (!(mask & RPD_OPCLASS_BIT(r->opclass->cls[i])))
+      continue;
+    char num[24];
+    snprintf(num, sizeof num, "%s%lld", first ? "" : ",", (long long)r->opclass->id[i]);
+    rpd_buf_puts(&b, num);
+    first = 0;
+  }
+  rpd_buf_add(&b, ")", 2);
+  *out = b.s;
+  return RPD_OK;
+}
+
+void rpd__opclass_drop(struct rpd *r)
+{
+  if (r->opclass)
+    rpd_opclass_free(r->opclass);
+  free(r->opclass);
+  r->opclass = NULL;
+  r->opclass_at = 0;
 }
 
 static int cmp_id(const void *a, const void *b)

@@ -60,6 +60,15 @@ const char *rpd_opclass_select(void);
  * written by the caller (not data).  Caller frees with free(). */
 char *rpd_opclass_condition(const char *column, unsigned mask);
 
+/* The same condition for SQL run on r's connection now, as the list of
+ * the trace's opType ids in the classes of mask: "COLUMN IN (22,37)".
+ * rpd_opclass_condition's subquery reads every row of rocpd_op each time a
+ * query runs it; this reads them once per handle (rpd_opclass_load, kept
+ * until the connection changes the file).  True for the same rows of
+ * rocpd_op; never store it in a view.  *out: new text, free().  RPD_OK or
+ * an error (message in rpd_errmsg()). */
+int rpd_opclass_condition_now(rpd *r, const char *column, unsigned mask, char **out);
+
 /* The GPU ids that have ops of a class in mask, as new text "0, 1, 2"
  * ("" when none), for messages that name the GPUs present.  The caller
  * frees *list with free().  RPD_OK or an error. */

@@ -1003,6 +1003,7 @@ static void discard(rpd *r)
   free(r->work_path);
   free(r->final_path);
   free(r->uri);
+  rpd__opclass_drop(r);
   free(r);
 }
 

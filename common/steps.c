@@ -168,9 +168,50 @@ static int pick_gpu(rpd *r, const char *kern, int gpu, int64_t *pick)
   *pick = gpu;
   if (gpu >= 0)
     return RPD_OK;
+  /* counted here over a plain read when the GPU ids are integers and few
+   * (the query's GROUP BY sorts every kernel); else by the query */
+  enum { FEW = 64 };
+  int64_t id[FEW], n[FEW];
+  int ng = 0, plain = 1, s = 0;
+  char *scan = rpd_xasprintf("SELECT gpuId FROM rocpd_op O WHERE %s", kern);
+  sqlite3_stmt *q = NULL;
+  int rc = rpd_prepare(r, scan, &q);
+  free(scan);
+  while (!rc && plain && (s = rpd_step(r, q)) == SQLITE_ROW) {
+    if (sqlite3_column_type(q, 0) != SQLITE_INTEGER) {
+      plain = 0;
+      break;
+    }
+    int64_t g = sqlite3_column_int64(q, 0);
+    int i = 0;
+    while (i < ng && id[i] != g)
+      i++;
+    if (i == ng) {
+      if (ng == FEW) {
+        plain = 0;
+        break;
+      }
+      id[ng] = g;
+      n[ng++] = 0;
+    }
+    n[i]++;
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(q);
+  if (rc)
+    return rc;
+  if (plain) {   /* the most kernels, then the lowest id; -1 when none */
+    int best = -1;
+    for (int i = 0; i < ng; i++)
+      if (best < 0 || n[i] > n[best] || (n[i] == n[best] && id[i] < id[best]))
+        best = i;
+    *pick = best < 0 ? -1 : id[best];
+    return RPD_OK;
+  }
   char *sql = rpd_xasprintf("SELECT coalesce((SELECT gpuId FROM rocpd_op O WHERE %s"
                             " GROUP BY gpuId ORDER BY count(*) DESC, gpuId LIMIT 1), -1)", kern);
-  int rc = rpd_query_int64(r, sql, pick);
+  rc = rpd_query_int64(r, sql, pick);
   free(sql);
   return rc;
 }
@@ -179,16 +220,25 @@ static int pick_gpu(rpd *r, const char *kern, int gpu, int64_t *pick)
  * kernel to its next run. */
 static int find_period(rpd *r, int gpu, rpd_steps *st)
 {
-  char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
+  char *kern = NULL;
   int64_t g = -1;
-  int rc = pick_gpu(r, kern, gpu, &g), s = 0;
+  int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
+                                     &kern), s = 0;
+  if (!rc)
+    rc = pick_gpu(r, kern, gpu, &g);
   sqlite3_stmt *q = NULL;
   int64_t *name = NULL, *start = NULL, *end = NULL;
   size_t n = 0, cap = 0, first = 0;
-  if (!rc && g >= 0) {
+  /* the kernels by (start, id): first in rowid order, which is that order
+   * when the GPU's kernels were written as they ran (no sort); read again
+   * sorted by SQLite when one starts before the one before it */
+  for (int sorted = 0; !rc && g >= 0 && sorted < 2; sorted++) {
     char *sql = rpd_xasprintf("SELECT description_id, start, end FROM rocpd_op O"
                               " WHERE %s AND gpuId = ? AND typeof(start) = 'integer'"
-                              " AND typeof(end) = 'integer' ORDER BY start, id", kern);
+                              " AND typeof(end) = 'integer' ORDER BY %s", kern,
+                              sorted ? "start, id" : "id");
+    int in_order = 1;
+    n = 0;
     rc = rpd_prepare(r, sql, &q);
     free(sql);
     if (!rc)
@@ -202,11 +252,19 @@ static int find_period(rpd *r, int gpu, rpd_steps *st)
       }
       name[n] = sqlite3_column_int64(q, 0);
       start[n] = sqlite3_column_int64(q, 1);
-      end[n++] = sqlite3_column_int64(q, 2);
+      end[n] = sqlite3_column_int64(q, 2);
+      if (!sorted && n && start[n] < start[n - 1]) {
+        in_order = 0;
+        break;
+      }
+      n++;
     }
     if (!rc && s < 0)
       rc = -s;
     sqlite3_finalize(q);
+    q = NULL;
+    if (in_order)
+      break;
   }
   int64_t p = !rc && n ? rpd_steps_period(name, n, &first) : 0;
   if (p > 0) {
@@ -275,45 +333,146 @@ static void add_busy(rpd_steps *st, size_t *j, int64_t a, int64_t b)
   }
 }
 
-/* One pass over the GPU work in start order: the union of its intervals
- * clipped to each step, and the kernels starting in each step. */
+/* The union of the GPU work's intervals clipped to each step, and the
+ * kernels starting in each step, from the rows in start order (the order
+ * of equal starts changes neither). */
+typedef struct sweep {
+  int have;
+  int64_t cs, ce;           /* the merged interval so far */
+  size_t j;                 /* first step that can still overlap */
+} sweep;
+
+static void sweep_row(rpd_steps *st, sweep *w, int64_t a, int64_t b, int kernel)
+{
+  if (kernel) {
+    ssize_t k = step_at(st, a);
+    if (k >= 0)
+      st->s[k].kernels++;
+  }
+  if (w->have && a <= w->ce) {
+    w->ce = b > w->ce ? b : w->ce;
+    return;
+  }
+  if (w->have)
+    add_busy(st, &w->j, w->cs, w->ce);
+  w->cs = a;
+  w->ce = b;
+  w->have = 1;
+}
+
+/* The GPU work of a trace of up to KEEP_OPS ops is read in table order and
+ * put in start order here: the table holds it as a few runs already in
+ * that order (tracers and rpd-import write each kind of op as it ran), and
+ * merging runs costs a pass per doubling of their number, not a sort of
+ * every row.  A larger trace (by max(rowid), or rows met) is sorted by
+ * SQLite (memory stays bounded: 48 bytes an op here at most). */
+enum { KEEP_OPS = 1 << 19 };
+
+typedef struct wrow {
+  int64_t a, b;
+  int64_t kernel;
+} wrow;
+
+/* Merge the runs of v[0..n) (each in start order; run k starts at
+ * runs[k]) into start order; returns v or tmp, whichever holds it. */
+static wrow *merge_runs(wrow *v, wrow *tmp, size_t n, size_t *runs, size_t nruns)
+{
+  while (nruns > 1) {
+    size_t out = 0, k = 0;
+    for (; k + 1 < nruns; k += 2) {
+      size_t lo = runs[k], mid = runs[k + 1], hi = k + 2 < nruns ? runs[k + 2] : n;
+      size_t x = lo, y = mid, o = lo;
+      while (x < mid && y < hi)
+        tmp[o++] = v[y].a < v[x].a ? v[y++] : v[x++];
+      while (x < mid)
+        tmp[o++] = v[x++];
+      while (y < hi)
+        tmp[o++] = v[y++];
+      runs[out++] = lo;
+    }
+    if (k < nruns) {   /* an odd run out: copied as it is */
+      memcpy(tmp + runs[k], v + runs[k], (n - runs[k]) * sizeof *v);
+      runs[out++] = runs[k];
+    }
+    nruns = out;
+    wrow *t = v;
+    v = tmp;
+    tmp = t;
+  }
+  return v;
+}
+
+/* One pass over the GPU work in start order (sweep_row). */
 static int measure(rpd *r, int gpu, rpd_steps *st)
 {
-  char *work = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_GPU_WORK);
-  char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
-  char *sql = rpd_xasprintf("SELECT start, end, %s FROM rocpd_op O WHERE %s%s"
-                            " AND typeof(start) = 'integer' AND typeof(end) = 'integer'"
-                            " AND end >= start ORDER BY start", kern, work,
-                            gpu >= 0 ? " AND gpuId = ?" : "");
-  sqlite3_stmt *q = NULL;
-  int rc = rpd_prepare(r, sql, &q), s = 0, have = 0;
-  int64_t cs = 0, ce = 0;
-  size_t j = 0;
-  free(sql);
-  if (!rc && gpu >= 0)
-    sqlite3_bind_int(q, 1, gpu);
-  while (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
-    int64_t a = sqlite3_column_int64(q, 0), b = sqlite3_column_int64(q, 1);
-    if (sqlite3_column_int(q, 2)) {
-      ssize_t k = step_at(st, a);
-      if (k >= 0)
-        st->s[k].kernels++;
-    }
-    if (have && a <= ce) {
-      ce = b > ce ? b : ce;
-      continue;
-    }
-    if (have)
-      add_busy(st, &j, cs, ce);
-    cs = a;
-    ce = b;
-    have = 1;
+  char *work = NULL, *kern = NULL;
+  int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_GPU_WORK, &work);
+  if (!rc)
+    rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
+                                   &kern);
+  if (rc) {
+    free(work);
+    return rc;
   }
-  if (!rc && s < 0)
-    rc = -s;
-  if (!rc && have)
-    add_busy(st, &j, cs, ce);
-  sqlite3_finalize(q);
+  wrow *v = NULL;
+  size_t n = 0, cap = 0, *runs = NULL, nruns = 0, capr = 0;
+  sweep w = {0};
+  int64_t maxid = 0;   /* a bound on the rows, without a scan */
+  rc = rpd_query_int64(r, "SELECT coalesce(max(rowid), 0) FROM rocpd_op", &maxid);
+  for (int sorted = maxid > KEEP_OPS; !rc && sorted < 2; sorted++) {
+    char *sql = rpd_xasprintf("SELECT start, end, %s FROM rocpd_op O WHERE %s%s"
+                              " AND typeof(start) = 'integer' AND typeof(end) = 'integer'"
+                              " AND end >= start ORDER BY %s", kern, work,
+                              gpu >= 0 ? " AND gpuId = ?" : "", sorted ? "start" : "O.id");
+    sqlite3_stmt *q = NULL;
+    int s = 0, kept = 1;
+    rc = rpd_prepare(r, sql, &q);
+    free(sql);
+    if (!rc && gpu >= 0)
+      sqlite3_bind_int(q, 1, gpu);
+    while (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
+      int64_t a = sqlite3_column_int64(q, 0), b = sqlite3_column_int64(q, 1);
+      int k = sqlite3_column_int(q, 2);
+      if (sorted) {
+        sweep_row(st, &w, a, b, k);
+        continue;
+      }
+      if (n == KEEP_OPS) {
+        kept = 0;
+        break;
+      }
+      if (n == cap) {
+        cap = cap ? 2 * cap : 1024;
+        v = rpd_xrealloc(v, cap * sizeof *v);
+      }
+      if (!n || a < v[n - 1].a) {
+        if (nruns == capr) {
+          capr = capr ? 2 * capr : 16;
+          runs = rpd_xrealloc(runs, capr * sizeof *runs);
+        }
+        runs[nruns++] = n;
+      }
+      v[n++] = (wrow){ a, b, k };
+    }
+    if (!rc && s < 0)
+      rc = -s;
+    sqlite3_finalize(q);
+    if (!rc && !sorted && kept) {
+      wrow *tmp = nruns > 1 ? rpd_xmalloc(n * sizeof *tmp) : NULL;
+      wrow *o = merge_runs(v, tmp, n, runs, nruns);
+      for (size_t i = 0; i < n; i++)
+        sweep_row(st, &w, o[i].a, o[i].b, (int)o[i].kernel);
+      free(tmp);
+      break;
+    }
+    free(v);   /* too many ops to keep: SQLite sorts them */
+    v = NULL;
+    n = cap = 0;
+  }
+  if (!rc && w.have)
+    add_busy(st, &w.j, w.cs, w.ce);
+  free(v);
+  free(runs);
   free(work);
   free(kern);
   return rc;

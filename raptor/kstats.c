@@ -73,14 +73,28 @@ static const char *ks_domain_join(int schema)
   return schema == 3 ? " LEFT JOIN rocpd_string D ON D.id = A.domain_id" : "";
 }
 
-/* The durations to aggregate, as "SELECT name, dur" SQL (new text, free
- * with sqlite3_free). */
-static char *ks_source(int which, const char *domain, int schema)
+/* The durations to aggregate, as "SELECT name, dur" SQL in *out (new
+ * text, free with sqlite3_free).  RPD_OK or an error. */
+static int ks_source(rpd *r, int which, char **out)
 {
+  int schema = rpd_schema(r);
+  char *kern = NULL, *copy = NULL, *sql = NULL;
+  *out = NULL;
+  if (which == KS_API) {
+    kern = rpd_xstrdup("0");   /* not used */
+    copy = rpd_xstrdup("0");
+  } else {
+    int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
+                                       &kern);
+    if (!rc)
+      rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_COPY),
+                                     &copy);
+    if (rc) {
+      free(kern);
+      return rc;
+    }
+  }
   char *dom = ks_domain(schema);
-  char *kern = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
-  char *copy = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_COPY));
-  char *sql = NULL;
   switch (which) {
   case KS_KERNEL:
     sql = sqlite3_mprintf("SELECT S.string AS name, O.end - O.start AS dur FROM rocpd_op O"
@@ -91,10 +105,11 @@ static char *ks_source(int which, const char *domain, int schema)
                           " JOIN rocpd_string S ON S.id = O.opType_id WHERE %s", copy);
     break;
   case KS_API:
-    sql = sqlite3_mprintf("SELECT N.string AS name, A.end - A.start AS dur FROM rocpd_api A"
-                          " JOIN rocpd_string N ON N.id = A.apiName_id%s"
-                          " WHERE (%s) = %Q COLLATE NOCASE",
-                          ks_domain_join(schema), dom, domain);
+    /* the ids and durations only: ks_api resolves each (name, domain)
+     * pair once instead of two string look-ups and the domain's CASE per
+     * row; same rows in the same (rowid) order as the join gave them */
+    sql = sqlite3_mprintf("SELECT A.apiName_id, %s, A.end - A.start FROM rocpd_api A",
+                          schema == 3 ? "A.domain_id" : "NULL");
     break;
   default:
     /* rocprofv3's domain names: HIP -> HIP_API, ROCTX -> MARKER_API */
@@ -109,7 +124,8 @@ static char *ks_source(int which, const char *domain, int schema)
   free(kern);
   free(copy);
   sqlite3_free(dom);
-  return sql;
+  *out = sql;
+  return sql ? RPD_OK : RPD_ENOMEM;
 }
 
 /* Percentage as rocprofv3 prints it. */
@@ -183,41 +199,194 @@ static int ks_cmp(const void *a, const void *b)
   return strcmp(x->name, y->name);
 }
 
-/* Read the source query src once (pass 0: counts, sums, extremes) or again
- * (pass 1: the squared deviations from each group's mean, summed in the
- * same row order as the sums). */
-static int ks_pass(rpd *r, const char *src, ks_groups *G, int pass, int64_t *total, int *approx,
-                   double *rtotal)
+/* The api calls of one domain read by ids (the KS_API source: apiName_id,
+ * domain_id, dur): what the join of the names and the domain's CASE gives
+ * a row, (name, in the domain or not), asked once per pair of integer ids
+ * and kept; other ids are asked per row (the same statement, the values
+ * bound as the row holds them, so the joins compare as the SQL would). */
+typedef struct ks_memo {
+  int64_t dom, next;         /* domain id; next entry of its apiName_id + 1 */
+  int dom_null, in;          /* domain id NULL; 0 out of the domain, 1 in */
+  char *name;                /* NULL: a NULL name (in the total, no row) */
+} ks_memo;
+
+typedef struct ks_api {
+  sqlite3_stmt *q;           /* (N.string, selected) of (?1, ?2) */
+  rpd_i64map first;          /* apiName_id -> first entry + 1 */
+  ks_memo *m;
+  size_t n, cap;
+  char *once;                /* the name of an id pair not kept */
+} ks_api;
+
+static int ks_api_init(rpd *r, ks_api *a, const char *domain)
+{
+  int schema = rpd_schema(r);
+  char *dom = ks_domain(schema);
+  char *sql = sqlite3_mprintf("SELECT N.string, (%s) = %Q COLLATE NOCASE"
+                              " FROM (SELECT ?1 AS apiName_id, ?2 AS domain_id) A"
+                              " JOIN rocpd_string N ON N.id = A.apiName_id%s",
+                              dom, domain, ks_domain_join(schema));
+  memset(a, 0, sizeof *a);
+  int rc = sql ? rpd_prepare(r, sql, &a->q) : RPD_ENOMEM;
+  sqlite3_free(sql);
+  sqlite3_free(dom);
+  return rc;
+}
+
+static void ks_api_free(ks_api *a)
+{
+  sqlite3_finalize(a->q);
+  for (size_t i = 0; i < a->n; i++)
+    free(a->m[i].name);
+  free(a->m);
+  free(a->once);
+  rpd_i64map_free(&a->first);
+  memset(a, 0, sizeof *a);
+}
+
+/* Ask the statement about the ids of row st: *in (0/1) and *name (new
+ * memory or NULL). */
+static int ks_api_ask(rpd *r, ks_api *a, sqlite3_stmt *st, int *in, char **name)
+{
+  sqlite3_bind_value(a->q, 1, sqlite3_column_value(st, 0));
+  sqlite3_bind_value(a->q, 2, sqlite3_column_value(st, 1));
+  int s = rpd_step(r, a->q);
+  *in = s == SQLITE_ROW && sqlite3_column_int(a->q, 1);
+  const char *t = *in ? (const char *)sqlite3_column_text(a->q, 0) : NULL;
+  *name = t ? rpd_xstrdup(t) : NULL;
+  sqlite3_reset(a->q);
+  return s < 0 ? -s : RPD_OK;
+}
+
+/* Whether the api row st is in the domain (1) or not (0), its name in
+ * *name (valid until the next call); -rc on an error. */
+static int ks_api_row(rpd *r, ks_api *a, sqlite3_stmt *st, const char **name)
+{
+  int tn = sqlite3_column_type(st, 0), td = sqlite3_column_type(st, 1), in = 0, rc;
+  if (tn != SQLITE_INTEGER || (td != SQLITE_INTEGER && td != SQLITE_NULL)) {
+    free(a->once);
+    rc = ks_api_ask(r, a, st, &in, &a->once);
+    *name = a->once;
+    return rc ? -rc : in;
+  }
+  int64_t id = sqlite3_column_int64(st, 0), dom = td == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 1);
+  int64_t e = 0;
+  rpd_i64map_get(&a->first, id, &e);
+  for (; e; e = a->m[e - 1].next) {
+    const ks_memo *k = &a->m[e - 1];
+    if (k->dom_null == (td == SQLITE_NULL) && k->dom == dom) {
+      *name = k->name;
+      return k->in;
+    }
+  }
+  char *nm = NULL;
+  if ((rc = ks_api_ask(r, a, st, &in, &nm)))
+    return -rc;
+  if (a->n == a->cap) {
+    a->cap = a->cap ? 2 * a->cap : 16;
+    a->m = rpd_xrealloc(a->m, a->cap * sizeof *a->m);
+  }
+  int64_t head = 0;
+  rpd_i64map_get(&a->first, id, &head);
+  a->m[a->n] = (ks_memo){ .dom = dom, .next = head, .dom_null = td == SQLITE_NULL, .in = in,
+                          .name = nm };
+  rpd_i64map_put(&a->first, id, (int64_t)++a->n);
+  *name = nm;
+  return in;
+}
+
+/* What pass 1 needs of each row, kept by pass 0 up to KS_KEEP rows (12
+ * bytes each) so that pass 1 need not read the source again; past that
+ * pass 1 reads it (memory stays bounded). */
+enum { KS_KEEP = 1 << 20 };
+
+typedef struct ks_kept {
+  double *dur;               /* the row's duration as a double */
+  int32_t *grp;              /* its group, -1 for none (NULL name or duration) */
+  size_t n;
+  int over;                  /* more than KS_KEEP rows: not kept */
+} ks_kept;
+
+static void ks_keep(ks_kept *k, int32_t grp, double dur)
+{
+  if (k->over)
+    return;
+  if (k->n == KS_KEEP) {
+    k->over = 1;
+    return;
+  }
+  if (!(k->n & (k->n - 1))) {   /* 0, 1, 2, 4, ...: grow */
+    size_t cap = k->n ? 2 * k->n : 1;
+    k->dur = rpd_xrealloc(k->dur, cap * sizeof *k->dur);
+    k->grp = rpd_xrealloc(k->grp, cap * sizeof *k->grp);
+  }
+  k->dur[k->n] = dur;
+  k->grp[k->n++] = grp;
+}
+
+/* Pass 1 over the kept rows: as ks_pass's, in the same row order. */
+static void ks_kept_pass(const ks_kept *k, ks_groups *G)
+{
+  for (size_t i = 0; i < k->n; i++) {
+    ks_group *g = k->grp[i] >= 0 ? &G->g[k->grp[i]] : NULL;
+    if (g && g->n > 1) {
+      double d = k->dur[i] - ks_mean(g);
+      g->ss += d * d;
+    }
+  }
+}
+
+/* Read the source query src once (pass 0: counts, sums, extremes; the rows
+ * kept in *kept when not NULL) or again (pass 1: the squared deviations
+ * from each group's mean, summed in the same row order as the sums).  With
+ * api, src is the KS_API id source (name and domain from ks_api_row, the
+ * duration in column 2). */
+static int ks_pass(rpd *r, const char *src, ks_api *api, ks_groups *G, int pass,
+                   int64_t *total, int *approx, double *rtotal, ks_kept *kept)
 {
   sqlite3_stmt *st = NULL;
-  int rc = rpd_prepare(r, src, &st), s = 0;
+  int rc = rpd_prepare(r, src, &st), s = 0, dc = api ? 2 : 1;
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int ty = sqlite3_column_type(st, 1);
+    const char *name = NULL;
+    if (api) {
+      int in = ks_api_row(r, api, st, &name);
+      if (in < 0)
+        rc = -in;
+      if (in <= 0)
+        continue;
+    } else {
+      name = (const char *)sqlite3_column_text(st, 0);
+    }
+    int ty = sqlite3_column_type(st, dc);
     if (pass == 1) {
-      const char *name = (const char *)sqlite3_column_text(st, 0);
       ks_group *g = name && ty != SQLITE_NULL ? ks_group_of(G, name, 0) : NULL;
       if (g && g->n > 1) {
-        double d = sqlite3_column_double(st, 1) - ks_mean(g);
+        double d = sqlite3_column_double(st, dc) - ks_mean(g);
         g->ss += d * d;
       }
       continue;
     }
     if (ty != SQLITE_NULL) {   /* the file's total counts every duration */
       if (ty == SQLITE_INTEGER)
-        *total += sqlite3_column_int64(st, 1);
+        *total += sqlite3_column_int64(st, dc);
       else
         *approx = 1;
-      *rtotal += sqlite3_column_double(st, 1);
+      *rtotal += sqlite3_column_double(st, dc);
     }
-    const char *name = (const char *)sqlite3_column_text(st, 0);
+    if (!name || ty == SQLITE_NULL) {
+      if (kept)
+        ks_keep(kept, -1, 0);
+    }
     if (!name)   /* a NULL name is in the total but has no row */
       continue;
     ks_group *g = ks_group_of(G, name, 1);
     g->n++;
     if (ty == SQLITE_NULL)
       continue;
-    int64_t v = sqlite3_column_int64(st, 1);
-    double dv = sqlite3_column_double(st, 1);
+    if (kept)
+      ks_keep(kept, (int32_t)(g - G->g), sqlite3_column_double(st, dc));
+    int64_t v = sqlite3_column_int64(st, dc);
+    double dv = sqlite3_column_double(st, dc);
     if (ty != SQLITE_INTEGER)
       g->approx = 1;
     g->nv++;
@@ -240,16 +409,26 @@ static int ks_pass(rpd *r, const char *src, ks_groups *G, int pass, int64_t *tot
  * name's mean (the sample standard deviation, as a two-pass sum keeps it
  * exact); only the groups are sorted.  A NULL name counts in the total but
  * gives no row. */
-static int ks_rows(rpd *r, const char *src, int (*fn)(void *ctx, const kstats_row *row),
-                   void *ctx)
+static int ks_rows(rpd *r, const char *src, const char *api_domain,
+                   int (*fn)(void *ctx, const kstats_row *row), void *ctx)
 {
   ks_groups G = {0};
+  ks_api api;
   int64_t itotal = 0;
   double rtotal = 0;
   int approx = 0;
-  int rc = ks_pass(r, src, &G, 0, &itotal, &approx, &rtotal);
+  ks_kept kept = {0};
+  int rc = api_domain ? ks_api_init(r, &api, api_domain) : RPD_OK;
   if (!rc)
-    rc = ks_pass(r, src, &G, 1, &itotal, &approx, &rtotal);
+    rc = ks_pass(r, src, api_domain ? &api : NULL, &G, 0, &itotal, &approx, &rtotal, &kept);
+  if (!rc && !kept.over)
+    ks_kept_pass(&kept, &G);
+  else if (!rc)
+    rc = ks_pass(r, src, api_domain ? &api : NULL, &G, 1, &itotal, &approx, &rtotal, NULL);
+  free(kept.dur);
+  free(kept.grp);
+  if (api_domain)
+    ks_api_free(&api);
   int64_t total = approx ? (int64_t)rtotal : itotal;
   if (!rc && G.n)
     qsort(G.g, G.n, sizeof *G.g, ks_cmp);
@@ -295,12 +474,12 @@ static int ks_print(void *ctx, const kstats_row *row)
 }
 
 /* Write the statistics rows of the source query src to f. */
-static int ks_write(rpd *r, const char *src, FILE *f)
+static int ks_write(rpd *r, const char *src, const char *api_domain, FILE *f)
 {
   ks_out o = {f, {0}};
   fputs("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\","
         "\"MinNs\",\"MaxNs\",\"StdDev\"\n", f);
-  int rc = ks_rows(r, src, ks_print, &o);
+  int rc = ks_rows(r, src, api_domain, ks_print, &o);
   rpd_buf_free(&o.b);
   return rc;
 }
@@ -309,8 +488,12 @@ static int ks_write(rpd *r, const char *src, FILE *f)
 int raptor_api_stats(rpd *r, const char *domain,
                      int (*fn)(void *ctx, const kstats_row *row), void *ctx)
 {
-  char *src = ks_source(KS_API, domain ? domain : "HIP", rpd_schema(r));
-  int rc = src ? ks_rows(r, src, fn, ctx) : RPD_ENOMEM;
+  char *src = NULL;
+  if (!domain)
+    domain = "HIP";
+  int rc = ks_source(r, KS_API, &src);
+  if (!rc)
+    rc = ks_rows(r, src, domain, fn, ctx);
   sqlite3_free(src);
   return rc;
 }
@@ -376,9 +559,11 @@ int raptor_kstats_main(int argc, char **argv)
     rc = rpd_outfile_begin(&of, out, path);
     f = of.fp;
   }
-  char *src = rc ? NULL : ks_source(which, domain, rpd_schema(r));
+  char *src = NULL;
   if (!rc)
-    rc = ks_write(r, src, f);
+    rc = ks_source(r, which, &src);
+  if (!rc)
+    rc = ks_write(r, src, which == KS_API ? domain : NULL, f);
   sqlite3_free(src);
   rpd_close(r, 0);
   if (out) {

@@ -93,13 +93,16 @@ static int cmp_start(const void *a, const void *b)
 /* The query that reads the intervals sorted by SQLite. */
 static int prepare_sorted(ivsort *s, rpd *r, const ropts *o)
 {
-  char *cond = rpd_opclass_condition("opType_id", RPD_OPCLASS_GPU_WORK);
+  char *cond = NULL;
+  int rc = rpd_opclass_condition_now(r, "opType_id", RPD_OPCLASS_GPU_WORK, &cond);
+  if (rc)
+    return rc;
   char *sql = rpd_xasprintf("SELECT gpuId, start, \"end\", opType_id, description_id"
                             " FROM rocpd_op WHERE %s AND \"end\" >= start%s"
                             " AND start >= ?2 AND start < ?3 ORDER BY %s",
                             cond, o->gpu >= 0 ? " AND gpuId = ?1" : "",
                             s->by_gpu ? "gpuId, start, id" : "start, id");
-  int rc = rpd_opclass_load(r, &s->ocm);
+  rc = rpd_opclass_load(r, &s->ocm);
   s->have_ocm = !rc;
   if (!rc)
     rc = rpd_prepare(r, sql, &s->st);
@@ -222,12 +225,16 @@ static int cmp_dn(const void *a, const void *b)
  * value sqlite3_column_int64 gave the scan, so each name is one run. */
 static int prepare_kernels(kdsort *s, rpd *r, const ropts *o)
 {
-  char *cond = rpd_opclass_condition("opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL));
+  char *cond = NULL;
+  int rc = rpd_opclass_condition_now(r, "opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
+                                     &cond);
+  if (rc)
+    return rc;
   char *sql = rpd_xasprintf("SELECT CAST(description_id AS INTEGER) AS k, \"end\" - start AS d"
                             " FROM rocpd_op WHERE %s AND \"end\" >= start%s"
                             " AND start >= ?2 AND start < ?3 ORDER BY k, d",
                             cond, o->gpu >= 0 ? " AND gpuId = ?1" : "");
-  int rc = rpd_prepare(r, sql, &s->st);
+  rc = rpd_prepare(r, sql, &s->st);
   if (!rc && o->gpu >= 0)
     sqlite3_bind_int(s->st, 1, o->gpu);
   if (!rc) {

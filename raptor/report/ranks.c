@@ -29,12 +29,15 @@ int report_rank_name(const char *name)
  * a sort (min and max of the rank). */
 static int several_ranks(rpd *r, int *several)
 {
+  char *work = NULL;
+  int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_GPU_WORK, &work);
+  if (rc)
+    return rc;
   char *rank = rpd_rank_of_gpu(r, "O.gpuId");
-  char *work = rpd_opclass_condition("O.opType_id", RPD_OPCLASS_GPU_WORK);
   char *sql = rpd_xasprintf("SELECT max(%s) > min(%s) FROM rocpd_op O WHERE %s", rank,
                             rank, work);
   int64_t v = 0;
-  int rc = rpd_query_int64(r, sql, &v);
+  rc = rpd_query_int64(r, sql, &v);
   if (rc == RPD_ENOTFOUND) {
     rpd_clearerr();
     rc = RPD_OK;

@@ -120,6 +120,49 @@ static void test_condition_and_view_agree(void **state)
   assert_int_equal(fx_q(f->path, "SELECT count(*) FROM opClass WHERE class = 'other'"), 5);
 }
 
+/* count of rocpd_op rows matching cond(mask) on r */
+static int64_t count_where(rpd *r, const char *cond)
+{
+  char *sql = rpd_xasprintf("SELECT count(*) FROM rocpd_op WHERE %s", cond);
+  int64_t n = -1;
+  assert_int_equal(rpd_query_int64(r, sql, &n), RPD_OK);
+  free(sql);
+  return n;
+}
+
+/* The list form (rpd_opclass_condition_now) selects the same ops as the
+ * subquery for every mask, and is read again once the connection has
+ * changed the file (a new opType is classified). */
+static void test_condition_now(void **state)
+{
+  fx_trace *f = *state;
+  rpd *w = NULL;
+  assert_int_equal(rpd_open(&w, f->path, NULL, RPD_WRITE), RPD_OK);
+  for (int pass = 0; pass < 2; pass++) {
+    for (unsigned mask = 0; mask < 16; mask++) {
+      char *sub = rpd_opclass_condition("opType_id", mask), *now = NULL;
+      assert_int_equal(rpd_opclass_condition_now(w, "opType_id", mask, &now), RPD_OK);
+      assert_non_null(strstr(now, "opType_id IN ("));
+      assert_int_equal(count_where(w, now), count_where(w, sub));
+      free(sub);
+      free(now);
+    }
+    char *now = NULL;
+    assert_int_equal(rpd_opclass_condition_now(w, "opType_id", RPD_OPCLASS_GPU_WORK, &now),
+                     RPD_OK);
+    assert_int_equal(count_where(w, now), pass ? 15 : 14);
+    free(now);
+    if (pass)
+      break;
+    /* a copy of a type no op had: the cached list must not miss it */
+    int rc = rpd_exec(w, "INSERT INTO rocpd_string(id, string) VALUES (600, 'CopyBuffer');"
+                              "INSERT INTO rocpd_op VALUES (600, 0, 0, 0, 1, 2, 4, 600)");
+    if (rc)
+      fail_msg("%s", rpd_errmsg());
+  }
+  rpd_close(w, 0);
+}
+
 static void test_gpus(void **state)
 {
   fx_trace *f = *state;
@@ -153,6 +196,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_every_type, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_one_id, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_condition_and_view_agree, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_condition_now, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_gpus, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_read_only_untouched, setup, fx_trace_teardown),
   };
