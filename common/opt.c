@@ -506,19 +506,24 @@ static void put_option(FILE *f, const char *names, const char *arg, const char *
 
 /* Every entry of opts and of its included tables, in order: RPD_OK or
  * RPD_ERR at an entry without help.  *groups counts the headings. */
-static int put_options(FILE *f, const rpd_opt *opts, int *groups)
+/* The option lines of opts and its tables; *groups counts the headings,
+ * *lines is set once anything is written (a heading first in the list
+ * needs no blank line before it: the one after the about text is there). */
+static int put_options(FILE *f, const rpd_opt *opts, int *groups, int *lines)
 {
   for (const rpd_opt *o = opts; o && o->kind != RPD_OPTK_END; o++) {
     if (o->kind == RPD_OPTK_TABLE) {
-      int rc = put_options(f, o->value, groups);
+      int rc = put_options(f, o->value, groups, lines);
       if (rc) return rc;
     } else if (o->kind == RPD_OPTK_GROUP) {
-      fprintf(f, "\n%s\n", o->help ? o->help : "");
+      fprintf(f, "%s%s\n", *lines ? "\n" : "", o->help ? o->help : "");
       ++*groups;
+      *lines = 1;
     } else if (!o->hidden) {
       if (!o->help || !*o->help)
         return rpd_seterr(RPD_ERR, "option '%s' has no help text in its table", o->names);
       put_option(f, o->names, arg_name(o), o->help);
+      *lines = 1;
     }
   }
   return RPD_OK;
@@ -534,7 +539,7 @@ static void put_text(FILE *f, const char *s)
 
 int rpd_opt_help(FILE *f, const rpd_help *h, const rpd_opt *opts)
 {
-  int rc, groups = 0;
+  int rc, groups = 0, lines = 0;
 
   if (h && h->usage) put_text(f, h->usage);
   if (h && h->about && *h->about) {
@@ -542,7 +547,7 @@ int rpd_opt_help(FILE *f, const rpd_help *h, const rpd_opt *opts)
     put_text(f, h->about);
   }
   fputc('\n', f);
-  if ((rc = put_options(f, opts, &groups))) return rc;
+  if ((rc = put_options(f, opts, &groups, &lines))) return rc;
   /* after headings the common options stand apart, not under the last */
   if (groups) fputc('\n', f);
   put_option(f, "-q|--quiet", "", h && h->quiet ? h->quiet : "no progress line");

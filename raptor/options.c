@@ -167,54 +167,137 @@ static void record_options(raptor *R, int argc, char **argv)
   }
 }
 
-/* Classic raptor's options: the reference raptor.py's argparse spellings
- * (long names abbreviated to a unique prefix, clustered one-letter flags,
- * --gaps with several values), parsed by opt.h. */
-int raptor_parse_args(raptor *R, int argc, char **argv)
+/* Classic raptor's option rows, storing into R and *gaps: the reference
+ * raptor.py's argparse spellings (long names abbreviated to a unique prefix,
+ * clustered one-letter flags, --gaps with several values).  The help text
+ * of each row is classic raptor's --help (raptor.c). */
+static rpd_opt *classic_rows(raptor *R, rpd_opt_ints *gaps)
 {
-  rpd_opt_ints gaps = {0};
-  const rpd_opt table[] = {
-    RPD_OPT_FLAG("-c|--categorize", &R->opt.categorize),
-    RPD_OPT_STRING("-C|--category-json", &R->opt.cat_file),
+  const rpd_opt t[] = {
+    RPD_OPT_GROUP("Tables:"),
+    RPD_OPT_FLAG("-c|--categorize", &R->opt.categorize, .help = "category table"),
+    RPD_OPT_STRING("-C|--category-json", &R->opt.cat_file, .arg = "FILE",
+                   .help = "categories: {\"NAME\": [\"regex\", ...], ...}; the LAST "
+                           "matching category wins (default: built in, the same as "
+                           "raptor/categories.json)"),
     /* ns per call: 0 .. 2^62 (a sane time; calls x N is bounded by the
      * categories' own durations after the analysis, latency_bound) */
     RPD_OPT_I64("-l|--category-latency-ns", &R->opt.latency_ns, 0, RPD_TIME_LIMIT - 1,
-                "bad --category-latency-ns '%s' (ns per call, 0 .. 2^62)"),
-    RPD_OPT_FLAG("-v|--variability", &R->opt.variability),
-    RPD_OPT_FLAG("-k|--kernelseq|--top", &R->opt.kernelseq),
+                "bad --category-latency-ns '%s' (ns per call, 0 .. 2^62)",
+                .help = "move calls*N ns of every category to _Latency"),
+    RPD_OPT_FLAG("-v|--variability", &R->opt.variability,
+                 .help = "variability by communication (_COMM or _Collective) / "
+                         "other kernels"),
+    RPD_OPT_FLAG("-k|--kernelseq|--top", &R->opt.kernelseq,
+                 .help = "kernel sequences sorted by total duration (also --top)"),
     RPD_OPT_INT("--kernelseq-len|--prekernel-seq", &R->opt.seqlen, 0, 1000,
-                "bad --kernelseq-len '%s' (0..1000)"),
-    RPD_OPT_INTS("--gaps", &gaps, 1, INT32_MAX / 2, "bad --gaps value '%s' (positive us)"),
-    RPD_OPT_CALL("-z|--zscore_threshold|--zscore-threshold", set_zscore, R),
-    RPD_OPT_FLAG("-o|--op-trace", &R->opt.op_trace),
-    RPD_OPT_STRING("--op-trace-file", &R->opt.op_file),
+                "bad --kernelseq-len '%s' (0..1000)",
+                .help = "preceding kernels in a sequence key (default 2; 0 = kernel "
+                        "name only; also --prekernel-seq N)"),
+    RPD_OPT_INTS("--gaps", &gaps[0], 1, INT32_MAX / 2, "bad --gaps value '%s' (positive us)",
+                 .arg = "US...",
+                 .help = "idle-gap buckets in us (default 10 20 50 100 1000 10000 "
+                         "100000)"),
+    RPD_OPT_CALL("-z|--zscore_threshold|--zscore-threshold", set_zscore, R, .arg = "Z",
+                 .help = "ops with |zscore| >= Z are outliers, left out of the "
+                         "statistics (default -1 = off; also --zscore-threshold)"),
+    RPD_OPT_FLAG("--gpu-summary", &R->opt.gpu_summary,
+                 .help = "per-GPU busy, idle, leading/trailing idle"),
+    RPD_OPT_GROUP("Traces:"),
+    RPD_OPT_FLAG("-o|--op-trace", &R->opt.op_trace, .help = "one line per op"),
+    RPD_OPT_STRING("--op-trace-file", &R->opt.op_file, .arg = "FILE",
+                   .help = "write the op/instance trace to FILE"),
     RPD_OPT_INT("-W|--op-trace-cmd-width", &R->opt.op_width, 0, INT32_MAX,
-                "bad --op-trace-cmd-width '%s'"),
-    RPD_OPT_CALL("-i|--instance-trace", set_instance, R),
-    RPD_OPT_STRING("-s|--roi-start", &R->opt.roi_start_s),
-    RPD_OPT_STRING("-e|--roi-end", &R->opt.roi_end_s),
-    RPD_OPT_FLAG("--auto-roi-top|--auto-roi", &R->opt.auto_roi),
-    RPD_OPT_FLAG("--roi-trim", &R->opt.roi_trim),
-    RPD_OPT_I64("--gpu-id", &R->opt.gpu_id, -1, INT32_MAX, "bad --gpu-id '%s'"),
-    RPD_OPT_INT("--display-cols", &R->opt.display_cols, 0, INT32_MAX, "bad --display-cols '%s'"),
-    RPD_OPT_INT("--display-rows", &R->opt.display_rows, 0, INT32_MAX, "bad --display-rows '%s'"),
-    RPD_OPT_INT("--float-digits", &R->opt.float_digits, 0, 17, "bad --float-digits '%s' (0..17)"),
-    RPD_OPT_FLAG("-x|--write-xls", &R->opt.write_xls),
-    RPD_OPT_CALL0("--write-xls-op-trace", set_xls_op, R),
-    RPD_OPT_CALL("--format", set_format, R),
-    RPD_OPT_FLAG("--save", &R->opt.save),
-    RPD_OPT_FLAG("--gpu-summary", &R->opt.gpu_summary),
-    RPD_OPT_FLAG("--reference-ops", &R->opt.reference_ops),
-    RPD_OPT_CALL("--csv-dir", set_csv_dir, R),
-    RPD_OPT_INT("--width", &R->opt.width, 0, INT32_MAX, "bad --width '%s' (columns; 0 = no limit)"),
+                "bad --op-trace-cmd-width '%s'",
+                .help = "kernel name width in traces (0 = all)"),
+    RPD_OPT_CALL("-i|--instance-trace", set_instance, R, .arg = "N",
+                 .help = "every op of kernelseq row N (negative: from the end), "
+                         "sorted by duration"),
+    RPD_OPT_GROUP("Region of interest (time 0 = first api start):"),
+    RPD_OPT_STRING("-s|--roi-start", &R->opt.roi_start_s, .arg = "T",
+                   .help = "123.45 (ms), 123.45ms, 123450ns, .12345s, +10ms, -8ms "
+                           "(from the end), 50%, or a kernel regex (its first op's "
+                           "start)"),
+    RPD_OPT_STRING("-e|--roi-end", &R->opt.roi_end_s, .arg = "T",
+                   .help = "the end, written as --roi-start"),
+    RPD_OPT_FLAG("--auto-roi|--auto-roi-top", &R->opt.auto_roi,
+                 .help = "ROI = first..last start of the hottest sequence (also "
+                         "--auto-roi-top)"),
+    RPD_OPT_FLAG("--roi-trim", &R->opt.roi_trim,
+                 .help = "cut leading/trailing idle time (all GPUs busy)"),
+    RPD_OPT_I64("--gpu-id", &R->opt.gpu_id, -1, INT32_MAX, "bad --gpu-id '%s'",
+                .help = "only this GPU (default -1 = all)"),
+    RPD_OPT_GROUP("Ops:"),
+    RPD_OPT_FLAG("--reference-ops", &R->opt.reference_ops,
+                 .help = "the reference raptor's ops instead: KernelExecution, Task, "
+                         "CopyDeviceToDevice, named by description only, and its "
+                         "tables, which leave out the first --kernelseq-len ops "
+                         "(default: every op is counted)"),
+    RPD_OPT_GROUP("Output:"),
+    RPD_OPT_CALL("--format", set_format, R, .arg = "F",
+                 .help = "table (default), csv or json; csv is ONE table per "
+                         "stream: select one table"),
+    RPD_OPT_CALL("--csv-dir", set_csv_dir, R, .arg = "DIR",
+                 .help = "write DIR/<table>.csv, one file per selected table "
+                         "(categories, variability, gpus, kernelseq, op_trace, "
+                         "instances), no stdout"),
+    RPD_OPT_INT("--display-cols", &R->opt.display_cols, 0, INT32_MAX,
+                "bad --display-cols '%s'",
+                .help = "width of kernel names in tables (default 60)"),
+    RPD_OPT_INT("--width", &R->opt.width, 0, INT32_MAX,
+                "bad --width '%s' (columns; 0 = no limit)",
+                .help = "text tables at most N columns wide: kernel names cut first "
+                        "(not below 24), then the least needed columns left out; 0 "
+                        "= no limit (default: the terminal's width when stdout is a "
+                        "terminal, else no limit)"),
+    RPD_OPT_INT("--display-rows", &R->opt.display_rows, 0, INT32_MAX,
+                "bad --display-rows '%s'", .help = "rows shown per table (default 500)"),
+    RPD_OPT_INT("--float-digits", &R->opt.float_digits, 0, 17,
+                "bad --float-digits '%s' (0..17)",
+                .help = "digits after '.' in tables (default 1)"),
+    RPD_OPT_FLAG("-x|--write-xls", &R->opt.write_xls,
+                 .help = "write FILE.xlsx: info (trace, ROI, options, units), "
+                         "kernelseq, pretty kernelseq, category, variability; "
+                         "formatted numbers, fitted widths, frozen header, filter, "
+                         "charts"),
+    RPD_OPT_CALL0("--write-xls-op-trace", set_xls_op, R,
+                  .help = "also the op trace (implies -x)"),
+    RPD_OPT_FLAG("--save", &R->opt.save,
+                 .help = "store the results as ext_raptor_* tables in the trace "
+                         "(replaced on each run)"),
     RPD_OPT_END(),
   };
+  rpd_opt *rows = rpd_xmalloc(sizeof t);
+  memcpy(rows, t, sizeof t);
+  return rows;
+}
+
+rpd_opt *raptor_opt_table(raptor *R, rpd_opt_ints *gaps)
+{
   /* --csv-raw as every tool's: whole, not abbreviated (--csv = --csv-dir) */
-  const rpd_opt opts[] = {
-    RPD_OPT_ABBREV(table),
-    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
+  const rpd_opt top[] = {
+    RPD_OPT_ABBREV(classic_rows(R, gaps)),
+    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,
+                 .help = "CSV cells as they are (default: a text that starts with = "
+                         "+ - @ TAB CR gets a leading ')"),
     RPD_OPT_END(),
   };
+  rpd_opt *opts = rpd_xmalloc(sizeof top);
+  memcpy(opts, top, sizeof top);
+  return opts;
+}
+
+void raptor_opt_table_free(rpd_opt *opts)
+{
+  if (!opts) return;
+  free((void *)opts[0].value);
+  free(opts);
+}
+
+int raptor_parse_args(raptor *R, int argc, char **argv)
+{
+  rpd_opt_ints gaps = {0};
+  rpd_opt *opts = raptor_opt_table(R, &gaps);
   char msg[512];
   /* a copy: the parser moves the positionals to its front, and the
    * caller's argv (the library API's) stays as it was */
@@ -228,6 +311,7 @@ int raptor_parse_args(raptor *R, int argc, char **argv)
   else if (n == 0) ret = raptor_usage(R, "missing FILE");
   else R->opt.path = av[0];
   free(av);
+  raptor_opt_table_free(opts);
   if (!ret) {
     set_gaps(R, &gaps);
     record_options(R, argc, argv);

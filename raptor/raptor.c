@@ -20,83 +20,27 @@
 #include "raptor.h"
 #include "opt.h"
 
-static const char usage[] =
-"usage: raptor FILE[.gz] [options]\n"
-"Summarize the GPU ops of an RPD trace: kernel sequences, categories, idle\n"
-"gaps, variability, outliers, op traces.  No table option = -k -c -v.\n"
-"\n"
-"Tables:\n"
-"  -c, --categorize             category table\n"
-"  -C, --category-json FILE     categories: {\"NAME\": [\"regex\", ...], ...}; the\n"
-"                               LAST matching category wins (default: built in,\n"
-"                               the same as raptor/categories.json)\n"
-"  -l, --category-latency-ns N  move calls*N ns of every category to _Latency\n"
-"  -v, --variability            variability by communication (_COMM or\n"
-"                               _Collective) / other kernels\n"
-"  -k, --kernelseq, --top       kernel sequences sorted by total duration\n"
-"      --kernelseq-len N, --prekernel-seq N\n"
-"                               preceding kernels in a sequence key (default 2;\n"
-"                               0 = kernel name only)\n"
-"      --gaps US...             idle-gap buckets in us (default 10 20 50 100\n"
-"                               1000 10000 100000)\n"
-"  -z, --zscore_threshold Z     ops with |zscore| >= Z are outliers, left out\n"
-"                               of the statistics (default -1 = off)\n"
-"      --gpu-summary            per-GPU busy, idle, leading/trailing idle\n"
-"Traces:\n"
-"  -o, --op-trace               one line per op\n"
-"      --op-trace-file FILE     write the op/instance trace to FILE\n"
-"  -W, --op-trace-cmd-width N   kernel name width in traces (0 = all)\n"
-"  -i, --instance-trace N       every op of kernelseq row N (negative: from the\n"
-"                               end), sorted by duration\n"
-"Region of interest (time 0 = first api start):\n"
-"  -s, --roi-start T            123.45 (ms), 123.45ms, 123450ns, .12345s,\n"
-"  -e, --roi-end T              +10ms, -8ms (from the end), 50%, or a kernel\n"
-"                               regex (its first op's start)\n"
-"      --auto-roi, --auto-roi-top\n"
-"                               ROI = first..last start of the hottest sequence\n"
-"      --roi-trim               cut leading/trailing idle time (all GPUs busy)\n"
-"      --gpu-id N               only this GPU (default -1 = all)\n"
-"Ops: GPU work = kernels (KernelExecution, graph-replayed Task) and copies\n"
-"(docs/schema.md \"Op classes\"); an op without a description is named by\n"
-"its opType (CopyDeviceToDevice, ...).\n"
-"      --reference-ops          the reference raptor's ops instead:\n"
-"                               KernelExecution, Task, CopyDeviceToDevice,\n"
-"                               named by description only, and its tables,\n"
-"                               which leave out the first --kernelseq-len\n"
-"                               ops (default: every op is counted)\n"
-"Output:\n"
-"      --format F               table (default), csv or json; csv is ONE\n"
-"                               table per stream: select one table\n"
-"      --csv-dir DIR            write DIR/<table>.csv, one file per selected\n"
-"                               table (categories, variability, gpus,\n"
-"                               kernelseq, op_trace, instances), no stdout\n"
-"      --display-cols N         width of kernel names in tables (default 60)\n"
-"      --width N                text tables at most N columns wide: kernel\n"
-"                               names cut first (not below 24), then the\n"
-"                               least needed columns left out; 0 = no\n"
-"                               limit (default: the terminal's width when\n"
-"                               stdout is a terminal, else no limit)\n"
-"      --display-rows N         rows shown per table (default 500)\n"
-"      --float-digits N         digits after '.' in tables (default 1)\n"
-"  -x, --write-xls              write FILE.xlsx: info (trace, ROI, options,\n"
-"                               units), kernelseq, pretty kernelseq, category,\n"
-"                               variability; formatted numbers, fitted widths,\n"
-"                               frozen header, filter, charts\n"
-"      --write-xls-op-trace     also the op trace (implies -x)\n"
-"      --save                   store the results as ext_raptor_* tables in the\n"
-"                               trace (replaced on each run)\n"
-"      --report ...             the rocprofv3-style report: options below\n"
-"      --by-rank ...            cross-rank analysis of a merged trace (raptor FILE\n"
-"                               --by-rank --help)\n"
-"  -q, --quiet                  no progress line, no Timestamps block\n"
-"      --csv-raw                CSV cells as they are (default: a text that\n"
-"                               starts with = + - @ TAB CR gets a leading ')\n"
-"      --version                print the rpdtools version\n"
-"Modes as subcommands (the same as the flags):\n"
-"  raptor report FILE [options]      = raptor FILE --report [options]\n"
-"  raptor by-rank FILE [options]     = raptor FILE --by-rank [options]\n"
-"  raptor stats FILE --format STATS  = raptor FILE --format STATS (kernel-stats,\n"
-"                                      api-stats, copy-stats, domain-stats)\n";
+static const rpd_help help = {
+  .usage = "usage: raptor FILE[.gz] [options]\n"
+           "       raptor report FILE [options]      (= raptor FILE --report)\n"
+           "       raptor by-rank FILE [options]     (= raptor FILE --by-rank)\n"
+           "       raptor stats FILE --format STATS  (= raptor FILE --format STATS)",
+  .about =
+    "Summarize the GPU ops of an RPD trace: kernel sequences, categories, idle\n"
+    "gaps, variability, outliers, op traces.  No table option = -k -c -v.\n"
+    "Long options may be abbreviated to a unique prefix and one-letter flags\n"
+    "clustered (-cv), as the reference raptor.py's.  GPU work = kernels\n"
+    "(KernelExecution, graph-replayed Task) and copies (docs/schema.md \"Op\n"
+    "classes\"); an op without a description is named by its opType\n"
+    "(CopyDeviceToDevice, ...).",
+  .quiet = "no progress line, no Timestamps block",
+  .notes =
+    "Modes, each with its own --help:\n"
+    "  raptor report --help    the TraceLens-style rocprofv3 report (--report)\n"
+    "  raptor by-rank --help   cross-rank analysis of a merged trace (--by-rank)\n"
+    "  raptor stats --help     kernel-stats, api-stats, copy-stats, domain-stats\n"
+    "                          tables (--format STATS)\n",
+};
 
 /* ------------------------------------------------------------ main */
 
@@ -204,10 +148,16 @@ int main(int argc, char **argv)
   if (!strcmp(base ? base + 1 : argv[0], "rpd-budget")) return raptor_budget_main(argc, argv);
   const struct mode *mode = find_mode(&argc, argv);
   if (mode) return mode->main(argc, argv);
-  /* --help lists the report's options too (one text, in report.c) */
-  char *help = rpd_xasprintf("%s\n%s", usage, raptor_report_usage);
-  int done = rpd_cli_init(argc, argv, help);
-  free(help);
+  /* --help and --list-options from the table raptor_parse_args parses
+   * (built on a scratch run state: it only stores into it) */
+  raptor scratch;
+  rpd_opt_ints scratch_gaps = {0};
+  raptor_init(&scratch);
+  rpd_opt *opts = raptor_opt_table(&scratch, &scratch_gaps);
+  int done = rpd_cli_init_opts(argc, argv, &help, opts);
+  raptor_opt_table_free(opts);
+  rpd_opt_ints_free(&scratch_gaps);
+  raptor_free(&scratch);
   if (done) return rpd_cli_status();
   raptor R;
   raptor_init(&R);

@@ -14,6 +14,7 @@
 
 #include "catfile.h"
 #include "check.h"
+#include "opt.h"
 #include "rpd.h"
 
 #define IDLE_CAT "_GPU_Idle"
@@ -198,6 +199,11 @@ typedef struct raptor {
 void raptor_init(raptor *R);
 /* Parse raptor's command line into R (argv[0] is skipped).  0, or 2 with
  * the message in R->err and R->err_usage set. */
+/* Classic raptor's option table (common/opt.h), storing into R and *gaps:
+ * what raptor_parse_args parses and classic raptor's --help lists.  The
+ * caller frees it with raptor_opt_table_free (R and gaps stay its own). */
+rpd_opt *raptor_opt_table(raptor *R, rpd_opt_ints *gaps);
+void raptor_opt_table_free(rpd_opt *opts);
 int raptor_parse_args(raptor *R, int argc, char **argv);
 /* The default --gaps if none were given, then the gap row labels. */
 void make_gap_labels(raptor *R);

@@ -9,10 +9,6 @@
  * report's options) and returns the process exit code (0, 1, 2). */
 int raptor_report_main(int argc, char **argv);
 
-/* The report's usage text (raptor --report --help; raptor --help shows it
- * after its own). */
-extern const char raptor_report_usage[];
-
 /* rpd-budget: the limits of a performance budget checked on the report's
  * tables (budget.c).  raptor's main() runs it when invoked as rpd-budget;
  * returns the exit code (0 within budget, 1 over, 2 bad limits/usage). */

@@ -18,7 +18,7 @@ TOOLS="rpd-trim rpd-callstack rpd-autograd rpd-graph rpd-perfmodel rpd-stackfram
   rpd-deserialize rpd-subclass rpd-analyze rpd-strings rpd-schema rpd-metadata
   rpd2table rpd-health rpdRemote rpd-merge rpd-autograd-summary rpd-synth-rocpd
   rpd-import rpd-synth rpd2tracing rpd-diff rpd-budget
-  raptor:report raptor:by-rank raptor:stats"
+  raptor raptor:report raptor:by-rank raptor:stats"
 
 for tool in $TOOLS; do
   t=$(echo "$tool" | tr ':' ' ')   # raptor:report = `raptor report`
@@ -48,13 +48,3 @@ for tool in $TOOLS; do
   check_rc "$t --help >/dev/full: exit 1" 1 sh -c "$t --help >/dev/full"
 done
 
-# classic raptor's --help still appends the report's hand-written text
-# (raptor/report/options.c raptor_report_usage): it must name every option
-# of the report's table
-raptor --help >classic.txt
-missing=''
-for o in $(raptor report --list-options | sed '/^hidden:$/,$d'); do
-  case $o in -h|--help|--version|--report) continue ;; esac
-  grep -q -- "$o" classic.txt || missing="$missing $o"
-done
-check_eq "raptor --help names every option of raptor report" "" "$missing"

@@ -10,7 +10,7 @@ SPEC="$SHARED/spec/raptor-README.md"
 
 check_rc "raptor --help" 0 raptor --help
 check "--help names --top, --auto-roi and --prekernel-seq" sh -c \
-  "grep -q -- '--top' '$TESTDIR/stdout' && grep -q -- '--auto-roi,' '$TESTDIR/stdout' && grep -q -- '--prekernel-seq' '$TESTDIR/stdout'"
+  "grep -q -- '--top' '$TESTDIR/stdout' && grep -q -- '--auto-roi ' '$TESTDIR/stdout' && grep -q -- '--prekernel-seq' '$TESTDIR/stdout'"
 
 # the shipped example file is the README's (compared as JSON, in order)
 check "raptor_cat_vllm.json is valid JSON" python3 -c "import json; json.load(open('$CATS'))"

@@ -37,10 +37,10 @@ check_eq "--table kernel_summary_by_category = category" "$(cat cat1.csv)" "$(ca
 raptor rep.rpd --report --table short_kernels_summary --format json >sk.json
 check "--table short_kernels_summary prints short_kernels" grep -q '"short_kernels"' sk.json
 check_rc "--table short_kernel_histogram" 0 raptor rep.rpd --report --table short_kernel_histogram
-raptor --help >help.txt
+raptor report --help >help.txt
 for o in --html --xlsx --short-kernel-threshold-us --output_xlsx_path --topk_kernels --kernel_details \
          kernel_summary_by_category --quiet --version; do
-  check "raptor --help lists $o" grep -q -- "$o" help.txt
+  check "raptor report --help lists $o" grep -q -- "$o" help.txt
 done
 
 # ---------------------------------------------------------------- xlsx
