@@ -382,13 +382,7 @@ static void emit_packet(conv *c, pstate *s) {
   size_t h = put_varint(hdr, F_TRACE_PACKET << 3 | WIRE_LEN);
   h += put_varint(hdr + h, s->pkt.len);
   size_t need = h + s->pkt.len;
-  if (k->len + need > k->cap) {
-    sink_flush(k);
-    if (need > k->cap) {
-      k->cap = need;
-      k->buf = rpd_xrealloc(k->buf, k->cap);
-    }
-  }
+  sink_reserve(k, need);
   memcpy(k->buf + k->len, hdr, h);
   memcpy(k->buf + k->len + h, s->pkt.p, s->pkt.len);
   k->len += need;
@@ -474,13 +468,7 @@ static void pkt_event(conv *c, pstate *s) {
   size_t body = s->pkt.len + tn + s->te.len + in + s->interned.len;
   size_t h = put_varint(hdr, F_TRACE_PACKET << 3 | WIRE_LEN);
   h += put_varint(hdr + h, body);
-  if (k->len + h + body > k->cap) {
-    sink_flush(k);
-    if (h + body > k->cap) {
-      k->cap = h + body;
-      k->buf = rpd_xrealloc(k->buf, k->cap);
-    }
-  }
+  sink_reserve(k, h + body);
   char *p = k->buf + k->len;
   memcpy(p, hdr, h);
   p += h;
@@ -525,7 +513,7 @@ static void end_packet(conv *c, pseq *q, int64_t e) {
   size_t body = (size_t)(p - b - 2);   /* < 128: a one-byte length */
   b[0] = F_TRACE_PACKET << 3 | WIRE_LEN;
   b[1] = (uint8_t)body;
-  if (k->len + body + 2 > k->cap) sink_flush(k);
+  sink_reserve(k, body + 2);
   memcpy(k->buf + k->len, b, body + 2);
   k->len += body + 2;
 }

@@ -180,7 +180,8 @@ static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th) {
   return 0;
 }
 
-/* While B runs, append what it has written so far to OUT; then join it.
+/* While B runs, append what it has written so far to OUT (through A's sink
+ * when it writes directly: after A's last bytes); then join it.
  * The temp file's pages already copied are punched out (freed, never
  * written to the disk; whole pages only): its page cache stays small and
  * B's next writes reuse them (see sink_writeback). */
@@ -194,7 +195,8 @@ static int follow_b(conv *a, conv *b, job *j, pthread_t th) {
     int done = j->b_done;
     pthread_mutex_unlock(&j->mu);
     if (avail && !failed && !a->out.failed &&
-        append_file(a->out.fd, b->out.fd, &off, (size_t)avail, a->out.buf, a->out.cap)) {
+        (a->out.dio ? sink_copy_from(&a->out, b->out.fd, &off, (size_t)avail)
+                    : append_file(a->out.fd, b->out.fd, &off, (size_t)avail, a->out.buf, a->out.cap))) {
       failed = 1;
       a->out.err = errno;
     }
@@ -258,12 +260,12 @@ int convert_sections(conv *a, conv *b) {
   b->out.wb = -1;
   threaded = start_b(a, b, &j, &w, &th) == 0;
   rc = part_a(a);
-  sink_flush(&a->out);
+  /* B's bytes go through A's sink in direct mode, else straight to OUT */
+  if (rc != RPD_OK || (threaded && !a->out.dio)) sink_flush(&a->out);
   if (threaded) {
     rb = follow_b(a, b, &j, th);
   } else if (rc == RPD_OK) {
-    b->out.wb = a->out.wb;   /* B appends to OUT itself: its disk writes too */
-    b->out.dropped = a->out.dropped;
+    sink_pass(&a->out, &b->out);   /* B appends to OUT itself: its disk writes too */
     rb = part_b(b, a);
     if (rb == RPD_OK) sink_flush(&b->out);
   }
@@ -271,6 +273,7 @@ int convert_sections(conv *a, conv *b) {
     a->out.failed = 1;
     a->out.err = b->out.err;
   }
+  sink_stop(&b->out);
   free(b->out.buf);
   b->out.buf = NULL;
   rpd_buf_free(&b->out.scratch);
