@@ -1,5 +1,6 @@
 #include "tracing.h"
 #include "textsafe.h"
+#include "pb.h"
 
 /* Perfetto's native protobuf trace (perfetto.protos.Trace), written with a
  * small wire encoder: varints, fixed64, doubles and length-delimited
@@ -82,60 +83,6 @@
 #define F_ID_EVENT_NAMES 2
 #define F_ID_ANN_NAMES 3
 #define F_ID_ANN_STRINGS 29
-
-#define WIRE_VARINT 0
-#define WIRE_FIXED64 1
-#define WIRE_LEN 2
-
-/* ------------------------------------------------------------ encoder */
-
-/* A growable byte buffer for one message being built. */
-typedef struct pb {
-  uint8_t *p;
-  size_t len, cap;
-} pb;
-
-static inline __attribute__((always_inline)) void pb_room(pb *b, size_t n) {
-  if (b->len + n <= b->cap) return;
-  b->cap = (b->len + n) * 2 + 64;
-  b->p = rpd_xrealloc(b->p, b->cap);
-}
-
-static inline __attribute__((always_inline)) size_t put_varint(uint8_t *q, uint64_t v) {
-  size_t n = 0;
-  while (v >= 0x80) {
-    q[n++] = (uint8_t)(v | 0x80);
-    v >>= 7;
-  }
-  q[n++] = (uint8_t)v;
-  return n;
-}
-
-static inline __attribute__((always_inline)) void pb_varint(pb *b, unsigned field, uint64_t v) {
-  pb_room(b, 20);
-  b->len += put_varint(b->p + b->len, (uint64_t)field << 3 | WIRE_VARINT);
-  b->len += put_varint(b->p + b->len, v);
-}
-
-static void pb_fixed64(pb *b, unsigned field, uint64_t v) {
-  pb_room(b, 20);
-  b->len += put_varint(b->p + b->len, (uint64_t)field << 3 | WIRE_FIXED64);
-  for (int i = 0; i < 8; i++) b->p[b->len++] = (uint8_t)(v >> (8 * i));
-}
-
-static void pb_double(pb *b, unsigned field, double d) {
-  uint64_t v;
-  memcpy(&v, &d, sizeof v);
-  pb_fixed64(b, field, v);
-}
-
-static void pb_bytes(pb *b, unsigned field, const void *s, size_t n) {
-  pb_room(b, n + 20);
-  b->len += put_varint(b->p + b->len, (uint64_t)field << 3 | WIRE_LEN);
-  b->len += put_varint(b->p + b->len, n);
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-}
 
 static void pb_msg(pb *b, unsigned field, const pb *inner) { pb_bytes(b, field, inner->p, inner->len); }
 
