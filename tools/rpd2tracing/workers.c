@@ -69,9 +69,12 @@ static int part_b(conv *c, conv *a) {
   sorter_init(&launches, c->err);
   c->launches = &launches;
   c->peer = a;
-  job_wait(c->job, 1);   /* A's op lanes (for the flow ends) and gpus */
-  /* after A (no job): A's walk says whether any link is B's */
-  int rc = !c->job && a->links_seen && !a->links_behind ? RPD_OK : emit_links(c);
+  /* A's op lanes (for the flow ends) and gpus, and its walk of the links
+   * beside the api pass, which says whether any link is B's (none in
+   * ordinary traces: no scan of B's own; the launch pass waits for A's api
+   * pass anyway) */
+  job_wait(c->job, 2);
+  int rc = a->links_seen && !a->links_behind ? RPD_OK : emit_links(c);
   c->gpus = a->gpus;
   c->ngpus = a->ngpus;
   if (rc == RPD_OK) rc = emit_launches(c);
