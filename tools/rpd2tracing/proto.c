@@ -411,7 +411,7 @@ static void pkt_ts(pstate *s, pseq *q, int64_t ts) {
  * the interned data, each copied once, straight into the sink. */
 static void pkt_event(conv *c, pstate *s) {
   sink *k = &c->out;
-  uint8_t th[12], ih[12], hdr[12];
+  uint8_t th[16], ih[16], hdr[16];   /* 16: copied whole (constant-size copies) */
   size_t tn = put_varint(th, F_PKT_TRACK_EVENT << 3 | WIRE_LEN), in = 0;
   tn += put_varint(th + tn, s->te.len);
   if (s->interned.len) {
@@ -421,13 +421,18 @@ static void pkt_event(conv *c, pstate *s) {
   size_t body = s->pkt.len + tn + s->te.len + in + s->interned.len;
   size_t h = put_varint(hdr, F_TRACE_PACKET << 3 | WIRE_LEN);
   h += put_varint(hdr + h, body);
-  sink_reserve(k, h + body);
+  /* the small pieces are copied as whole 16- or 32-byte blocks (the bytes
+   * past each piece are overwritten by the next, or lie past k->len) */
+  sink_reserve(k, h + body + 32);
   char *p = k->buf + k->len;
-  memcpy(p, hdr, h);
+  memcpy(p, hdr, 16);
   p += h;
-  memcpy(p, s->pkt.p, s->pkt.len);
+  if (s->pkt.len <= 32 && s->pkt.cap >= 32)
+    memcpy(p, s->pkt.p, 32);
+  else
+    memcpy(p, s->pkt.p, s->pkt.len);
   p += s->pkt.len;
-  memcpy(p, th, tn);
+  memcpy(p, th, 16);
   p += tn;
   memcpy(p, s->te.p, s->te.len);
   p += s->te.len;
@@ -466,8 +471,8 @@ static void end_packet(conv *c, pseq *q, int64_t e) {
   size_t body = (size_t)(p - b - 2);   /* < 128: a one-byte length */
   b[0] = F_TRACE_PACKET << 3 | WIRE_LEN;
   b[1] = (uint8_t)body;
-  sink_reserve(k, body + 2);
-  memcpy(k->buf + k->len, b, body + 2);
+  sink_reserve(k, sizeof b);
+  memcpy(k->buf + k->len, b, sizeof b);   /* constant size: past body + 2, k->len ends it */
   k->len += body + 2;
 }
 
@@ -636,7 +641,8 @@ static const char *txt_bytes(txt t, size_t *n) {
  * JSON writes it, as the reference does; the protobuf leaves it out. */
 static int arg_redundant(const arg *a, txt name) {
   size_t an, nn;
-  if (a->is_int || a->key[0] != 'd' || strcmp(a->key, "desc")) return 0;
+  const char *k = a->key;   /* "desc", without a call */
+  if (a->is_int || k[0] != 'd' || k[1] != 'e' || k[2] != 's' || k[3] != 'c' || k[4]) return 0;
   const char *ap = txt_bytes(a->text, &an), *np = txt_bytes(name, &nn);
   return !an || (an == nn && (ap == np || !memcmp(ap, np, an)));
 }
