@@ -58,9 +58,9 @@ static const char usage[] =
 "\n"
 "A file above 2 GB gets a warning: the Perfetto UI loads about 2 GB.\n"
 "\n"
-"Environment: RPD2TRACING_THREADS=1 or 2 (one worker or two; default two\n"
-"when a CPU is idle), RPD2TRACING_DIRECT=0 (OUT written through the page\n"
-"cache, not with O_DIRECT), RPD_GZIP_LEVEL (default 6).\n";
+"Environment: RPD2TRACING_THREADS=2 (two workers; default one),\n"
+"RPD2TRACING_DIRECT=0 (OUT written through the page cache, not with\n"
+"O_DIRECT), RPD_GZIP_LEVEL (default 6).\n";
 
 typedef struct opts {
   const char *in, *out, *start, *end;

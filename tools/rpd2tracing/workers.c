@@ -126,22 +126,16 @@ static int append_file(int to, int from, off_t *off, size_t n, char *buf, size_t
   return 0;
 }
 
-/* A second worker pays only with a CPU to spare: two or more CPUs and a
- * 1-minute load average at least one below their number (as make -l).  On
- * a busy machine the thread's temp file and copy would only add work. */
-static int spare_cpu(void) {
-  double load;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n >= 2 && getloadavg(&load, 1) == 1 && load + 1 <= (double)n;
-}
-
 /* Start B in a thread with its own connection and temp file; 0 when it
  * runs, -1 to run it after A instead. */
 static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th) {
   const char *env = getenv("RPD2TRACING_THREADS");
   char *path;
   int fd;
-  if (a->out.gz || (env && atoi(env) == 1) || (!env && !spare_cpu())) return -1;
+  /* one worker unless asked: B's launch pass needs all of A's api pass, so
+   * a second worker overlaps little (A's last sections) and its temp file
+   * and copy cost ~10% more CPU (docs/rpd2tracing.md "Two workers") */
+  if (a->out.gz || !env || atoi(env) != 2) return -1;
   if (rpd_sqlite_open(rpd_work_path(a->r), &b->db, SQLITE_OPEN_READONLY) != SQLITE_OK ||
       rpd_db_profile(b->db, RPD_OPEN_SCAN) != SQLITE_OK ||
       sqlite3_exec(b->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
