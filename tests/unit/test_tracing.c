@@ -44,7 +44,7 @@ static void test_w_i64(void **state)
   check_i64(INT64_MIN, "-9223372036854775808");
   /* every power of ten and the number before it (the digit count) */
   int64_t p = 1;
-  for (int k = 0; k <= 18; k++, p *= 10) {
+  for (int k = 0; k <= 18; k++, p = k <= 18 ? p * 10 : p) {
     char want[32];
     snprintf(want, sizeof want, "%lld", (long long)p);
     check_i64(p, want);
