@@ -67,6 +67,12 @@ static const char select_fmt[] =
     "SELECT A.id, S.string FROM rocpd_api A JOIN \"%w\" S ON S.id = A.args_id "
     "WHERE A.apiName_id IN (SELECT id FROM rocpd_string "
     "WHERE string = 'UserMarker') ORDER BY A.id";
+/* The same when 'UserMarker' has one id (as always but in a hand-merged
+ * trace), bound as ?1: a comparison per call instead of a look-up in the
+ * subquery's temporary index. */
+static const char select_one_fmt[] =
+    "SELECT A.id, S.string FROM rocpd_api A JOIN \"%w\" S ON S.id = A.args_id "
+    "WHERE A.apiName_id = ?1 ORDER BY A.id";
 
 /* Rows are inserted BATCH at a time through one multi-row statement (the
  * per-statement overhead dominates one-row INSERTs); the tail one by one. */
@@ -168,16 +174,48 @@ static int flush(batch *b) {
   return rc;
 }
 
+/* The autograd names seen last, by a hash of their bytes: a model's few
+ * hundred op names repeat on every step, so most markers find theirs here
+ * instead of copying it for the interning table's look-up. */
+#define NAME_SLOTS 512
+typedef struct name_slot {
+  char *s;                 /* NULL: empty */
+  size_t n;
+  int64_t id;
+} name_slot;
+
+static size_t name_hash(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull ^ n;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return (size_t)(h ^ h >> 29) & (NAME_SLOTS - 1);
+}
+
+/* The rocpd_string id of the n bytes at s (interned when new). */
+static int name_id(name_slot *cache, rpd_strtab *names, const char *s, size_t n, int64_t *id) {
+  name_slot *e = &cache[name_hash(s, n)];
+  if (e->s && e->n == n && !memcmp(e->s, s, n)) {
+    *id = e->id;
+    return RPD_OK;
+  }
+  char *name = rpd_xmalloc(n + 1);
+  memcpy(name, s, n);
+  name[n] = 0;
+  int rc = rpd_strtab_id(names, name, id);
+  if (rc != RPD_OK) {
+    free(name);
+    return rc;
+  }
+  free(e->s);
+  *e = (name_slot){name, n, *id};
+  return RPD_OK;
+}
+
 /* Queue one parsed marker; autogradName interned in rocpd_string. */
-static int add_row(batch *b, rpd_strtab *names, int64_t api_id,
+static int add_row(batch *b, rpd_strtab *names, name_slot *cache, int64_t api_id,
                    const rpd_autograd_fields *f) {
   const rpd_span *sp[4] = {&f->seq, &f->op_id, &f->sizes, &f->input_op_ids};
   pending *p = &b->rows[b->n];
-  char *name = rpd_xmalloc(f->name.n + 1);
-  memcpy(name, f->name.p, f->name.n);
-  name[f->name.n] = 0;
-  int rc = rpd_strtab_id(names, name, &p->name_id);
-  free(name);
+  int rc = name_id(cache, names, f->name.p, f->name.n, &p->name_id);
   if (rc != RPD_OK) return rc;
   p->api_id = api_id;
   for (int k = 0; k < 4; k++) {
@@ -193,8 +231,16 @@ static int fill(rpd *r, ctx *c) {
   batch b = {.r = r};
   rpd_strtab *names = NULL;
   rpd_autograd_parser *parser = NULL;
-  char *sql = sqlite3_mprintf(select_fmt, rpd_args_table(r));
-  int rc = sql ? rpd_prepare(r, sql, &sel) : RPD_ENOMEM;
+  name_slot *cache = rpd_xcalloc(NAME_SLOTS, sizeof *cache);
+  int64_t nmarker = 0, marker = 0;
+  int rc = rpd_query_int64(r, "SELECT count(*) FROM rocpd_string WHERE string = 'UserMarker'",
+                           &nmarker);
+  if (rc == RPD_OK && nmarker == 1)
+    rc = rpd_query_int64(r, "SELECT id FROM rocpd_string WHERE string = 'UserMarker'", &marker);
+  char *sql = rc != RPD_OK ? NULL
+              : sqlite3_mprintf(nmarker == 1 ? select_one_fmt : select_fmt, rpd_args_table(r));
+  if (rc == RPD_OK) rc = sql ? rpd_prepare(r, sql, &sel) : RPD_ENOMEM;
+  if (rc == RPD_OK && nmarker == 1) sqlite3_bind_int64(sel, 1, marker);
   int s = SQLITE_DONE;
   sqlite3_free(sql);
   if (rc == RPD_OK) rc = prepare_insert(r, BATCH, &b.many);
@@ -209,7 +255,7 @@ static int fill(rpd *r, ctx *c) {
     if (!text || !rpd_autograd_candidate_n(text, len)) continue;
     c->markers++;
     if (rpd_autograd_parse(parser, text, len, &f)) {
-      rc = add_row(&b, names, id, &f);
+      rc = add_row(&b, names, cache, id, &f);
       c->rows++;
     } else if (c->unmatched++ == 0) {
       c->first_unmatched = id;
@@ -218,6 +264,8 @@ static int fill(rpd *r, ctx *c) {
   if (rc == RPD_OK && s < 0) rc = -s;
   if (rc == RPD_OK) rc = flush(&b);
   rpd_autograd_parser_free(parser);
+  for (size_t i = 0; i < NAME_SLOTS; i++) free(cache[i].s);
+  free(cache);
   rpd_strtab_free(names);
   sqlite3_finalize(b.many);
   sqlite3_finalize(b.one);

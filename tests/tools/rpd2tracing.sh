@@ -284,6 +284,39 @@ if command -v rpd-synth >/dev/null 2>&1; then
     same_file "synth: spilled sort runs give the same JSON" synth-a.json synth-b.json
     RPD2TRACING_THREADS=1 RPD2TRACING_MEM_MAX=20000 rpd2tracing synth.rpd synth-c.json -q
     same_file "synth: one worker, a few runs: the same JSON" synth-a.json synth-c.json
+    # OUT written with O_DIRECT (whole 4 KB blocks from a writer thread; B's
+    # temp file copied through A's buffers) or through the page cache
+    # (RPD2TRACING_DIRECT=0): the same bytes, one or two workers, JSON and
+    # protobuf; an event over the 1 MB buffer (a 1.2 MB args text) ends direct mode
+    rpd2tracing synth.rpd synth-p.pftrace -q
+    cp synth.rpd synthbig.rpd
+    q synthbig.rpd "UPDATE rocpd_ustring SET string = replace(hex(zeroblob(600000)), '0', 'y')
+      WHERE id = (SELECT args_id FROM rocpd_api ORDER BY id LIMIT 1 OFFSET 1000)"
+    RPD2TRACING_DIRECT=0 rpd2tracing synthbig.rpd synthbig-a.json -q
+    for _w in 1 2; do
+      for _f in synth-a.json synth-p.pftrace synthbig-a.json; do
+        _in=synth.rpd; case $_f in synthbig*) _in=synthbig.rpd ;; esac
+        RPD2TRACING_THREADS=$_w rpd2tracing $_in d.$_f -q
+        RPD2TRACING_THREADS=$_w RPD2TRACING_DIRECT=0 rpd2tracing $_in nd.$_f -q
+        same_file "$_f, $_w worker(s): direct writes give the same bytes" $_f d.$_f
+        same_file "$_f, $_w worker(s): page-cache writes give the same bytes" $_f nd.$_f
+      done
+    done
+    check_eq "synthbig: the 1.2 MB args text is in the JSON" yes \
+      "$(tr -cd y <synthbig-a.json | wc -c | awk '{ print ($1 >= 1200000 ? "yes" : $1) }')"
+    # a write that fails on the direct writer thread (EFBIG past ulimit -f:
+    # 1000 blocks of 512 bytes, the JSON is 1.6 MB) is reported, no OUT left
+    printf 'trap "" XFSZ\nulimit -f 1000\nexec "$@"\n' >fsz.sh
+    check_rc "direct write failure: exit 1" 1 env RPD2TRACING_THREADS=1 sh fsz.sh rpd2tracing synth.rpd fsz.json -q
+    check_eq "direct write failure: message" "rpd2tracing: cannot write 'fsz.json': File too large" "$(cat "$TESTDIR/stderr")"
+    check "direct write failure: no output file" test ! -e fsz.json
+    rm -f fsz.sh
+    if [ -d /dev/shm ] && [ -w /dev/shm ]; then   # tmpfs: O_DIRECT or its refusal
+      _shm=/dev/shm/rpd2tracing-test-$$.json
+      RPD2TRACING_THREADS=1 rpd2tracing synth.rpd "$_shm" -q
+      same_file "OUT on tmpfs: the same JSON" synth-a.json "$_shm"
+      rm -f "$_shm"
+    fi
     # several 1 MB chunks compressed in parallel: one gzip member, same bytes
     check_eq "synth .json.gz: more than one 1 MB chunk" yes "$([ "$(wc -c <synth-a.json)" -gt 1048576 ] && echo yes)"
     check "synth .json.gz: gzip -t" gzip -t synth.json.gz

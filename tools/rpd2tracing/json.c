@@ -8,14 +8,7 @@
 /* Start an event with room for `extra` bytes of strings on top of the fixed
  * part; returns the cursor (after the separator). */
 char *ev_begin(sink *s, size_t extra) {
-  size_t need = EV_FIXED + extra;
-  if (s->len + need > s->cap) {
-    sink_flush(s);
-    if (need > s->cap) {
-      s->cap = need;
-      s->buf = rpd_xrealloc(s->buf, s->cap);
-    }
-  }
+  sink_reserve(s, EV_FIXED + extra);
   char *p = s->buf + s->len;
   if (s->nevents++) p = W(p, ",\n");
   return p;

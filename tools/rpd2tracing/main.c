@@ -41,8 +41,9 @@ static const rpd_help help = {
   .notes =
     "A file above 2 GB gets a warning: the Perfetto UI loads about 2 GB.\n"
     "\n"
-    "Environment: RPD2TRACING_THREADS=1 or 2 (one worker or two; default two\n"
-    "when a CPU is idle), RPD_GZIP_LEVEL (default 6).\n",
+    "Environment: RPD2TRACING_THREADS=2 (two workers; default one),\n"
+    "RPD2TRACING_DIRECT=0 (OUT written through the page cache, not with\n"
+    "O_DIRECT), RPD_GZIP_LEVEL (default 6).\n",
 };
 
 typedef struct opts {
@@ -164,6 +165,7 @@ static int open_sink(sink *s, const char *out, const char *in) {
   s->buf = rpd_xmalloc(s->cap);
   s->prealloc = ofile && !s->gz ? 0 : -1;   /* a new regular file only */
   s->wb = s->prealloc;
+  sink_try_direct(s);
   return 0;
 }
 
@@ -171,6 +173,7 @@ static int open_sink(sink *s, const char *out, const char *in) {
 int close_sink(sink *s, const char *out, int ok) {
   int failed = !ok, err = 0;
   if (ok) sink_flush(s);
+  else sink_stop(s);
   failed |= s->failed;
   if (s->failed) err = s->err;
   if (s->prealloc == 1) {   /* drop what was allocated ahead */

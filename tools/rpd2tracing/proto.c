@@ -1,5 +1,9 @@
 #include "tracing.h"
 #include "textsafe.h"
+#include "pb.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Perfetto's native protobuf trace (perfetto.protos.Trace), written with a
  * small wire encoder: varints, fixed64, doubles and length-delimited
@@ -83,60 +87,6 @@
 #define F_ID_ANN_NAMES 3
 #define F_ID_ANN_STRINGS 29
 
-#define WIRE_VARINT 0
-#define WIRE_FIXED64 1
-#define WIRE_LEN 2
-
-/* ------------------------------------------------------------ encoder */
-
-/* A growable byte buffer for one message being built. */
-typedef struct pb {
-  uint8_t *p;
-  size_t len, cap;
-} pb;
-
-static inline __attribute__((always_inline)) void pb_room(pb *b, size_t n) {
-  if (b->len + n <= b->cap) return;
-  b->cap = (b->len + n) * 2 + 64;
-  b->p = rpd_xrealloc(b->p, b->cap);
-}
-
-static inline __attribute__((always_inline)) size_t put_varint(uint8_t *q, uint64_t v) {
-  size_t n = 0;
-  while (v >= 0x80) {
-    q[n++] = (uint8_t)(v | 0x80);
-    v >>= 7;
-  }
-  q[n++] = (uint8_t)v;
-  return n;
-}
-
-static inline __attribute__((always_inline)) void pb_varint(pb *b, unsigned field, uint64_t v) {
-  pb_room(b, 20);
-  b->len += put_varint(b->p + b->len, (uint64_t)field << 3 | WIRE_VARINT);
-  b->len += put_varint(b->p + b->len, v);
-}
-
-static void pb_fixed64(pb *b, unsigned field, uint64_t v) {
-  pb_room(b, 20);
-  b->len += put_varint(b->p + b->len, (uint64_t)field << 3 | WIRE_FIXED64);
-  for (int i = 0; i < 8; i++) b->p[b->len++] = (uint8_t)(v >> (8 * i));
-}
-
-static void pb_double(pb *b, unsigned field, double d) {
-  uint64_t v;
-  memcpy(&v, &d, sizeof v);
-  pb_fixed64(b, field, v);
-}
-
-static void pb_bytes(pb *b, unsigned field, const void *s, size_t n) {
-  pb_room(b, n + 20);
-  b->len += put_varint(b->p + b->len, (uint64_t)field << 3 | WIRE_LEN);
-  b->len += put_varint(b->p + b->len, n);
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-}
-
 static void pb_msg(pb *b, unsigned field, const pb *inner) { pb_bytes(b, field, inner->p, inner->len); }
 
 /* ------------------------------------------------------------ state */
@@ -146,11 +96,16 @@ static void pb_msg(pb *b, unsigned field, const pb *inner) { pb_bytes(b, field, 
 #define INTERN_MAX 16384
 #define INTERN_LONGEST 4096   /* longer strings are written inline */
 
+/* One slot of an index: its fields side by side, so that a probe reads one
+ * cache line, not one per field. */
+typedef struct islot {
+  uint64_t hash;        /* 0 = empty slot */
+  uint32_t iid, len;
+  char *text;
+} islot;
+
 typedef struct intern {
-  uint64_t *hash;       /* 0 = empty slot */
-  uint32_t *iid;
-  char **text;
-  uint32_t *len;
+  islot *slot;
   size_t n, cap;
   uint64_t next;        /* next iid */
   /* strings that are not string-table entries are interned only while
@@ -288,11 +243,13 @@ static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int eage
   uint64_t h = text_hash(s, n);
   t->raw_lookups += raw;
   if (t->cap) {
-    for (j = h & (t->cap - 1); t->hash[j]; j = (j + 1) & (t->cap - 1))
-      if (t->hash[j] == h && t->len[j] == n && !memcmp(t->text[j], s, n)) {
+    for (j = h & (t->cap - 1); t->slot[j].hash; j = (j + 1) & (t->cap - 1)) {
+      const islot *e = &t->slot[j];
+      if (e->hash == h && e->len == n && !memcmp(e->text, s, n)) {
         t->raw_hits += raw;
-        return t->iid[j];
+        return e->iid;
       }
+    }
   }
   if (t->n >= INTERN_MAX) return 0;
   if (!t->seen) t->seen = rpd_xcalloc(SEEN_SLOTS, sizeof *t->seen);
@@ -303,33 +260,23 @@ static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int eage
   }
   if (2 * (t->n + 1) > t->cap) {
     size_t ncap = t->cap ? t->cap * 2 : 1024;
-    uint64_t *nh = rpd_xcalloc(ncap, sizeof *nh);
-    uint32_t *ni = rpd_xmalloc(ncap * sizeof *ni), *nl = rpd_xmalloc(ncap * sizeof *nl);
-    char **nt = rpd_xmalloc(ncap * sizeof *nt);
+    islot *ns = rpd_xcalloc(ncap, sizeof *ns);
     for (size_t i = 0; i < t->cap; i++) {
-      if (!t->hash[i]) continue;
-      for (j = t->hash[i] & (ncap - 1); nh[j]; j = (j + 1) & (ncap - 1)) {}
-      nh[j] = t->hash[i];
-      ni[j] = t->iid[i];
-      nl[j] = t->len[i];
-      nt[j] = t->text[i];
+      if (!t->slot[i].hash) continue;
+      for (j = t->slot[i].hash & (ncap - 1); ns[j].hash; j = (j + 1) & (ncap - 1)) {}
+      ns[j] = t->slot[i];
     }
-    free(t->hash);
-    free(t->iid);
-    free(t->len);
-    free(t->text);
-    t->hash = nh;
-    t->iid = ni;
-    t->len = nl;
-    t->text = nt;
+    free(t->slot);
+    t->slot = ns;
     t->cap = ncap;
   }
-  for (j = h & (t->cap - 1); t->hash[j]; j = (j + 1) & (t->cap - 1)) {}
-  t->hash[j] = h;
-  t->iid[j] = (uint32_t)t->next;
-  t->len[j] = (uint32_t)n;
-  t->text[j] = intern_alloc(t, n);   /* n <= INTERN_LONGEST < CHUNK */
-  memcpy(t->text[j], s, n);
+  for (j = h & (t->cap - 1); t->slot[j].hash; j = (j + 1) & (t->cap - 1)) {}
+  islot *e = &t->slot[j];
+  e->hash = h;
+  e->iid = (uint32_t)t->next;
+  e->len = (uint32_t)n;
+  e->text = intern_alloc(t, n);   /* n <= INTERN_LONGEST < CHUNK */
+  memcpy(e->text, s, n);
   t->n++;
   *fresh = 1;
   return t->next++;
@@ -338,10 +285,7 @@ static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int eage
 static void intern_free(intern *t) {
   for (size_t i = 0; i < t->nchunks; i++) free(t->chunks[i]);
   free(t->chunks);
-  free(t->hash);
-  free(t->iid);
-  free(t->len);
-  free(t->text);
+  free(t->slot);
   free(t->seen);
 }
 
@@ -360,6 +304,15 @@ static txt valid_utf8(pstate *s, txt t) {
   const unsigned char *u = (const unsigned char *)p;
   size_t i = 0;
   if (t.e && t.e->clean) return txt_s(p, n);
+#ifdef __SSE2__
+  {   /* 16 bytes a step: no high bit (movemask), no NUL */
+    const __m128i zero = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16) {
+      __m128i x = _mm_loadu_si128((const __m128i *)(u + i));
+      if (_mm_movemask_epi8(_mm_or_si128(x, _mm_cmpeq_epi8(x, zero)))) break;
+    }
+  }
+#endif
   for (; i + 8 <= n; i += 8) {   /* 8 bytes at a time: no high bit, no NUL */
     uint64_t w;
     memcpy(&w, u + i, 8);
@@ -382,13 +335,7 @@ static void emit_packet(conv *c, pstate *s) {
   size_t h = put_varint(hdr, F_TRACE_PACKET << 3 | WIRE_LEN);
   h += put_varint(hdr + h, s->pkt.len);
   size_t need = h + s->pkt.len;
-  if (k->len + need > k->cap) {
-    sink_flush(k);
-    if (need > k->cap) {
-      k->cap = need;
-      k->buf = rpd_xrealloc(k->buf, k->cap);
-    }
-  }
+  sink_reserve(k, need);
   memcpy(k->buf + k->len, hdr, h);
   memcpy(k->buf + k->len + h, s->pkt.p, s->pkt.len);
   k->len += need;
@@ -464,7 +411,7 @@ static void pkt_ts(pstate *s, pseq *q, int64_t ts) {
  * the interned data, each copied once, straight into the sink. */
 static void pkt_event(conv *c, pstate *s) {
   sink *k = &c->out;
-  uint8_t th[12], ih[12], hdr[12];
+  uint8_t th[16], ih[16], hdr[16];   /* 16: copied whole (constant-size copies) */
   size_t tn = put_varint(th, F_PKT_TRACK_EVENT << 3 | WIRE_LEN), in = 0;
   tn += put_varint(th + tn, s->te.len);
   if (s->interned.len) {
@@ -474,19 +421,18 @@ static void pkt_event(conv *c, pstate *s) {
   size_t body = s->pkt.len + tn + s->te.len + in + s->interned.len;
   size_t h = put_varint(hdr, F_TRACE_PACKET << 3 | WIRE_LEN);
   h += put_varint(hdr + h, body);
-  if (k->len + h + body > k->cap) {
-    sink_flush(k);
-    if (h + body > k->cap) {
-      k->cap = h + body;
-      k->buf = rpd_xrealloc(k->buf, k->cap);
-    }
-  }
+  /* the small pieces are copied as whole 16- or 32-byte blocks (the bytes
+   * past each piece are overwritten by the next, or lie past k->len) */
+  sink_reserve(k, h + body + 32);
   char *p = k->buf + k->len;
-  memcpy(p, hdr, h);
+  memcpy(p, hdr, 16);
   p += h;
-  memcpy(p, s->pkt.p, s->pkt.len);
+  if (s->pkt.len <= 32 && s->pkt.cap >= 32)
+    memcpy(p, s->pkt.p, 32);
+  else
+    memcpy(p, s->pkt.p, s->pkt.len);
   p += s->pkt.len;
-  memcpy(p, th, tn);
+  memcpy(p, th, 16);
   p += tn;
   memcpy(p, s->te.p, s->te.len);
   p += s->te.len;
@@ -525,8 +471,8 @@ static void end_packet(conv *c, pseq *q, int64_t e) {
   size_t body = (size_t)(p - b - 2);   /* < 128: a one-byte length */
   b[0] = F_TRACE_PACKET << 3 | WIRE_LEN;
   b[1] = (uint8_t)body;
-  if (k->len + body + 2 > k->cap) sink_flush(k);
-  memcpy(k->buf + k->len, b, body + 2);
+  sink_reserve(k, sizeof b);
+  memcpy(k->buf + k->len, b, sizeof b);   /* constant size: past body + 2, k->len ends it */
   k->len += body + 2;
 }
 
@@ -643,11 +589,11 @@ static pseq *describe_track(conv *c, pstate *s, const track_info *t, int64_t ts)
   return q;
 }
 
-/* A string as an iid of index t (sent along when new on sequence q: set
- * bit in *sent) into field f_iid of m, or inline into field f_str.  A
- * string-table entry remembers its iid in *cache. */
-static void put_interned(pstate *s, pb *m, intern *t, bits *sent, unsigned id_field, txt v0,
-                         uint32_t *cache, unsigned f_iid, unsigned f_str) {
+/* The iid of a string in index t (sent along when new on sequence q: set
+ * bit in *sent), or 0 and the text to write inline in *inl (valid until the
+ * next call).  A string-table entry remembers its iid in *cache. */
+static uint64_t interned_iid(pstate *s, intern *t, bits *sent, unsigned id_field, txt v0,
+                             uint32_t *cache, txt *inl) {
   uint64_t iid = cache ? *cache : 0;
   int fresh, have = 0;
   txt v = {0};
@@ -657,15 +603,25 @@ static void put_interned(pstate *s, pb *m, intern *t, bits *sent, unsigned id_fi
     iid = intern_get(t, v.s, v.n, !v0.e, v0.e && v0.e->common, &fresh);
     if (cache) *cache = (uint32_t)iid;
     if (!iid) {
-      pb_bytes(m, f_str, v.s, v.n);
-      return;
+      *inl = v;
+      return 0;
     }
   }
   if (!bits_test_set(sent, iid)) {
     if (!have) v = valid_utf8(s, v0);
     interned_add(s, id_field, iid, v.s, v.n);
   }
-  pb_varint(m, f_iid, iid);
+  return iid;
+}
+
+/* interned_iid's iid into field f_iid of m, or the text inline into field
+ * f_str. */
+static void put_interned(pstate *s, pb *m, intern *t, bits *sent, unsigned id_field, txt v0,
+                         uint32_t *cache, unsigned f_iid, unsigned f_str) {
+  txt v;
+  uint64_t iid = interned_iid(s, t, sent, id_field, v0, cache, &v);
+  if (iid) pb_varint(m, f_iid, iid);
+  else pb_bytes(m, f_str, v.s, v.n);
 }
 
 /* The event name: an iid or inline. */
@@ -685,27 +641,59 @@ static const char *txt_bytes(txt t, size_t *n) {
  * JSON writes it, as the reference does; the protobuf leaves it out. */
 static int arg_redundant(const arg *a, txt name) {
   size_t an, nn;
-  if (a->is_int || strcmp(a->key, "desc")) return 0;
+  const char *k = a->key;   /* "desc", without a call */
+  if (a->is_int || k[0] != 'd' || k[1] != 'e' || k[2] != 's' || k[3] != 'c' || k[4]) return 0;
   const char *ap = txt_bytes(a->text, &an), *np = txt_bytes(name, &nn);
   return !an || (an == nn && (ap == np || !memcmp(ap, np, an)));
 }
 
-/* The event's argument as a DebugAnnotation (none when redundant). */
+/* The event's argument as a DebugAnnotation (none when redundant), written
+ * straight into the TrackEvent: its length is known before its bytes (the
+ * args text is copied once here, not into a message of its own first). */
 static void te_arg(pstate *s, pseq *q, const arg *a, txt name) {
   if (!a || arg_redundant(a, name)) return;
-  s->ann.len = 0;
+  uint8_t head[32];
+  size_t hn = 0;
   uint64_t k = small_iid(s, s->anns, &s->nanns, &q->anns, a->key, F_ID_ANN_NAMES);
-  if (k) pb_varint(&s->ann, F_DA_NAME_IID, k);
-  else pb_bytes(&s->ann, F_DA_NAME, a->key, strlen(a->key));
-  if (a->is_int)
-    pb_varint(&s->ann, F_DA_INT, (uint64_t)a->ival);
-  else
-    put_interned(s, &s->ann, &s->values, &q->values, F_ID_ANN_STRINGS, a->text,
-                 a->text.e ? &((name_ent *)a->text.e)->value_iid : NULL, F_DA_STRING_IID,
-                 F_DA_STRING);
-  pb_msg(&s->te, F_TE_DEBUG_ANN, &s->ann);
+  if (!k) {   /* the key inline: never with the writer's few keys */
+    s->ann.len = 0;
+    pb_bytes(&s->ann, F_DA_NAME, a->key, strlen(a->key));
+    if (a->is_int)
+      pb_varint(&s->ann, F_DA_INT, (uint64_t)a->ival);
+    else
+      put_interned(s, &s->ann, &s->values, &q->values, F_ID_ANN_STRINGS, a->text,
+                   a->text.e ? &((name_ent *)a->text.e)->value_iid : NULL, F_DA_STRING_IID,
+                   F_DA_STRING);
+    pb_msg(&s->te, F_TE_DEBUG_ANN, &s->ann);
+    return;
+  }
+  hn += put_varint(head + hn, F_DA_NAME_IID << 3 | WIRE_VARINT);
+  hn += put_varint(head + hn, k);
+  txt v = {0};
+  if (a->is_int) {
+    hn += put_varint(head + hn, F_DA_INT << 3 | WIRE_VARINT);
+    hn += put_varint(head + hn, (uint64_t)a->ival);
+  } else {
+    uint64_t iid = interned_iid(s, &s->values, &q->values, F_ID_ANN_STRINGS, a->text,
+                                a->text.e ? &((name_ent *)a->text.e)->value_iid : NULL, &v);
+    if (iid) {
+      hn += put_varint(head + hn, F_DA_STRING_IID << 3 | WIRE_VARINT);
+      hn += put_varint(head + hn, iid);
+    } else {
+      hn += put_varint(head + hn, F_DA_STRING << 3 | WIRE_LEN);
+      hn += put_varint(head + hn, v.n);
+    }
+  }
+  size_t len = hn + v.n;
+  pb *te = &s->te;
+  pb_room(te, 2 * 10 + len);
+  te->len += put_varint(te->p + te->len, F_TE_DEBUG_ANN << 3 | WIRE_LEN);
+  te->len += put_varint(te->p + te->len, len);
+  memcpy(te->p + te->len, head, hn);
+  te->len += hn;
+  if (v.n) memcpy(te->p + te->len, v.s, v.n);
+  te->len += v.n;
 }
-
 
 /* A slice, an instant (dur < 0) or a flow end point (flow != 0). */
 static void event(conv *c, const char *cat, const track_info *t, txt name, int64_t ts,

@@ -253,7 +253,7 @@ int gzpipe_close(gzpipe *g, int *err) {
  * at once). */
 void sink_writeback(sink *s) {
   off_t end;
-  if (s->wb < 0 || (end = lseek(s->fd, 0, SEEK_CUR)) < s->wb + WRITEBACK) return;
+  if (s->dio || s->wb < 0 || (end = lseek(s->fd, 0, SEEK_CUR)) < s->wb + WRITEBACK) return;
   sync_file_range(s->fd, s->wb, end - s->wb, SYNC_FILE_RANGE_WRITE);
   if (s->wb - WRITEBACK > s->dropped) {
     off_t n = s->wb - WRITEBACK - s->dropped;
@@ -265,9 +265,103 @@ void sink_writeback(sink *s) {
   s->wb = end;
 }
 
+void sink_try_direct(sink *s) {
+  const char *env = getenv("RPD2TRACING_DIRECT");
+  char *buf;
+  if (s->gz || s->prealloc != 0 || s->len || (env && !strcmp(env, "0"))) return;
+  if (!(buf = dio_alloc(s->cap))) return;
+  if (!(s->dio = dio_start(s->fd, s->cap))) {
+    free(buf);
+    return;
+  }
+  free(s->buf);
+  s->buf = buf;
+}
+
+/* Allocate OUT's blocks ahead of n more bytes: a block reservation per
+ * page saved; close_sink cuts the file to its length. */
+static void sink_prealloc(sink *s, size_t n) {
+  if (s->prealloc >= 0 && s->pos + (off_t)n > s->alloc) {
+    if (fallocate(s->fd, 0, s->alloc, PREALLOC) == 0) {
+      s->alloc += PREALLOC;
+      s->prealloc = 1;
+    } else {
+      s->prealloc = -1;
+    }
+  }
+  s->pos += (off_t)n;
+}
+
+/* Direct mode: hand the whole blocks of the buffer to the writer thread
+ * (direct.c) and go on in the buffer it wrote before, the rest (under
+ * DIRECT_ALIGN bytes) copied to its start. */
+static void direct_spill(sink *s) {
+  char tail[DIRECT_ALIGN];
+  size_t n = s->len & ~(DIRECT_ALIGN - 1), r = s->len - n;
+  if (!n || s->failed) return;
+  s->total += (int64_t)n;
+  sink_prealloc(s, n);
+  memcpy(tail, s->buf + n, r);
+  s->buf = dio_swap(s->dio, s->buf, n, &s->err);
+  memcpy(s->buf, tail, r);
+  s->len = r;
+  if (s->err) s->failed = 1;
+}
+
+/* Wait for the writer thread's last write and stop it: OUT goes through
+ * the page cache again, its writeback from here (sink_writeback). */
+static void direct_end(sink *s) {
+  int e = dio_stop(s->dio);
+  s->dio = NULL;
+  if (e && !s->failed) {
+    s->failed = 1;
+    s->err = e;
+  }
+  s->wb = s->dropped = lseek(s->fd, 0, SEEK_CUR);
+  if (s->wb < 0) s->wb = s->dropped = 0;
+}
+
+int sink_copy_from(sink *s, int from, off_t *off, size_t n) {
+  while (n) {
+    sink_reserve(s, DIRECT_ALIGN);
+    size_t room = s->cap - s->len;
+    ssize_t k = pread(from, s->buf + s->len, room < n ? room : n, *off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return -1;
+    s->len += (size_t)k;
+    s->total -= k;   /* counted by the sink that wrote them */
+    *off += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+void sink_stop(sink *s) {
+  if (s->dio) direct_end(s);
+}
+
+void sink_reserve(sink *s, size_t need) {
+  if (s->len + need <= s->cap) return;
+  if (s->dio) {
+    direct_spill(s);
+    if (s->len + need <= s->cap) return;
+  }
+  sink_flush(s);
+  if (need > s->cap) {
+    s->cap = need;
+    s->buf = rpd_xrealloc(s->buf, s->cap);
+  }
+}
+
 void sink_flush(sink *s) {
-  char *p = s->buf;
-  size_t n = s->len;
+  char *p;
+  size_t n;
+  if (s->dio) {   /* the whole blocks directly, the tail through the cache */
+    direct_spill(s);
+    direct_end(s);
+  }
+  p = s->buf;
+  n = s->len;
   s->len = 0;
   if (!n || s->failed) return;
   s->total += (int64_t)n;
@@ -278,17 +372,7 @@ void sink_flush(sink *s) {
     if (gzpipe_failed(s->gz, &s->err)) s->failed = 1;
     return;
   }
-  /* Allocating the file 64 MB ahead saves the filesystem a block
-   * reservation per page; close_sink cuts the file to its length. */
-  if (s->prealloc >= 0 && s->pos + (off_t)n > s->alloc) {
-    if (fallocate(s->fd, 0, s->alloc, PREALLOC) == 0) {
-      s->alloc += PREALLOC;
-      s->prealloc = 1;
-    } else {
-      s->prealloc = -1;
-    }
-  }
-  s->pos += (off_t)n;
+  sink_prealloc(s, n);
   while (n) {
     ssize_t w = write(s->fd, p, n);
     if (w < 0 && errno == EINTR) continue;
@@ -304,10 +388,35 @@ void sink_flush(sink *s) {
   sink_writeback(s);
 }
 
+void sink_pass(sink *from, sink *to) {
+  if (!from->dio || from->failed || from->prealloc != 1 || to->fd != from->fd || to->gz ||
+      to->len || from->len > to->cap) {
+    sink_flush(from);
+    to->wb = from->wb;
+    to->dropped = from->dropped;
+    return;
+  }
+  char *buf = to->buf;   /* to takes from's aligned buffers and its writer */
+  size_t cap = to->cap;
+  to->buf = from->buf;
+  to->cap = from->cap;
+  to->len = from->len;
+  from->buf = buf;
+  from->cap = cap;
+  from->len = 0;
+  to->dio = from->dio;
+  from->dio = NULL;
+  to->prealloc = from->prealloc;
+  to->alloc = from->alloc;
+  to->pos = from->pos;
+  to->wb = from->wb;
+  to->dropped = from->dropped;
+}
+
 /* Append raw text (the array's brackets). */
 void sink_raw(sink *s, const char *t) {
   size_t n = strlen(t);
-  if (s->len + n > s->cap) sink_flush(s);
+  sink_reserve(s, n);
   memcpy(s->buf + s->len, t, n);
   s->len += n;
 }

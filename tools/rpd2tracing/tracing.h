@@ -38,6 +38,7 @@ typedef struct sink {
   off_t pos, alloc;     /* bytes written, bytes allocated */
   off_t wb;             /* OUT's bytes sent to the disk so far, -1: not OUT */
   off_t dropped;        /* OUT's bytes written and dropped from the page cache */
+  struct dio *dio;      /* OUT written with O_DIRECT by this thread (direct.c) */
   int64_t nevents;
   int64_t total;        /* bytes written (before compression) */
   rpd_buf scratch;      /* slow-path JSON escaping */
@@ -375,6 +376,23 @@ typedef struct job {
   off_t b_written;      /* bytes B has written to its temp file */
 } job;
 
+/* direct.c: OUT's writer thread in direct mode (O_DIRECT) */
+#define DIRECT_ALIGN ((size_t)4096)
+typedef struct dio dio;
+/* A buffer of cap bytes aligned for direct writes (free() frees it); NULL
+ * when there is no memory. */
+char *dio_alloc(size_t cap);
+/* Turn O_DIRECT on for fd and start its writer thread, whose buffers are
+ * cap bytes; NULL (fd as it was) when the file or the system refuses. */
+dio *dio_start(int fd, size_t cap);
+/* Hand the n bytes of buf (aligned, n a multiple of DIRECT_ALIGN) to the
+ * thread once it wrote the buffer before, which is returned (the caller's
+ * now); the errno of a failed write into *err if that is 0. */
+char *dio_swap(dio *d, char *buf, size_t n, int *err);
+/* Wait for the last write, stop the thread, O_DIRECT off; 0 or the errno
+ * of the first failed write.  NULL: nothing. */
+int dio_stop(dio *d);
+
 /* sink.c */
 /* Compressor threads writing one gzip member (deflate level 0-9) to fd,
  * which the pipe then owns (gzpipe_close closes it); NULL on failure. */
@@ -388,8 +406,24 @@ int gzpipe_failed(gzpipe *g, int *err);
 int gzpipe_close(gzpipe *g, int *err);
 /* Start the disk writes of what OUT got since the last call (every 16 MB). */
 void sink_writeback(sink *s);
-/* Write the buffered bytes (or hand them to the gzip threads). */
+/* Write the buffered bytes (or hand them to the gzip threads); ends direct
+ * mode. */
 void sink_flush(sink *s);
+/* Room for need more bytes in s->buf (written out or grown as needed). */
+void sink_reserve(sink *s, size_t need);
+/* Write OUT (a new regular file, not .gz) with O_DIRECT from here on when
+ * the file takes it; RPD2TRACING_DIRECT=0: never. */
+void sink_try_direct(sink *s);
+/* Worker B goes on writing OUT (its fd) after A: to takes over the bytes
+ * from holds and its direct mode (else from is flushed); to's final
+ * sink_flush ends the mode.  close_sink(from) still cuts and closes OUT. */
+void sink_pass(sink *from, sink *to);
+/* Append the n bytes of file from at *off (advanced) through the sink (in
+ * direct mode: worker B's temp file); they do not count in s->total.  0, or
+ * -1 when a read fails (errno). */
+int sink_copy_from(sink *s, int from, off_t *off, size_t n);
+/* Stop direct mode without writing what is buffered (a failed run). */
+void sink_stop(sink *s);
 /* Append raw text (the JSON array's brackets). */
 void sink_raw(sink *s, const char *t);
 

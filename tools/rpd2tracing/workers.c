@@ -69,9 +69,12 @@ static int part_b(conv *c, conv *a) {
   sorter_init(&launches, c->err);
   c->launches = &launches;
   c->peer = a;
-  job_wait(c->job, 1);   /* A's op lanes (for the flow ends) and gpus */
-  /* after A (no job): A's walk says whether any link is B's */
-  int rc = !c->job && a->links_seen && !a->links_behind ? RPD_OK : emit_links(c);
+  /* A's op lanes (for the flow ends) and gpus, and its walk of the links
+   * beside the api pass, which says whether any link is B's (none in
+   * ordinary traces: no scan of B's own; the launch pass waits for A's api
+   * pass anyway) */
+  job_wait(c->job, 2);
+  int rc = a->links_seen && !a->links_behind ? RPD_OK : emit_links(c);
   c->gpus = a->gpus;
   c->ngpus = a->ngpus;
   if (rc == RPD_OK) rc = emit_launches(c);
@@ -123,22 +126,16 @@ static int append_file(int to, int from, off_t *off, size_t n, char *buf, size_t
   return 0;
 }
 
-/* A second worker pays only with a CPU to spare: two or more CPUs and a
- * 1-minute load average at least one below their number (as make -l).  On
- * a busy machine the thread's temp file and copy would only add work. */
-static int spare_cpu(void) {
-  double load;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n >= 2 && getloadavg(&load, 1) == 1 && load + 1 <= (double)n;
-}
-
 /* Start B in a thread with its own connection and temp file; 0 when it
  * runs, -1 to run it after A instead. */
 static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th) {
   const char *env = getenv("RPD2TRACING_THREADS");
   char *path;
   int fd;
-  if (a->out.gz || (env && atoi(env) == 1) || (!env && !spare_cpu())) return -1;
+  /* one worker unless asked: B's launch pass needs all of A's api pass, so
+   * a second worker overlaps little (A's last sections) and its temp file
+   * and copy cost ~10% more CPU (docs/rpd2tracing.md "Two workers") */
+  if (a->out.gz || !env || atoi(env) != 2) return -1;
   if (rpd_sqlite_open(rpd_work_path(a->r), &b->db, SQLITE_OPEN_READONLY) != SQLITE_OK ||
       rpd_db_profile(b->db, RPD_OPEN_SCAN) != SQLITE_OK ||
       sqlite3_exec(b->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
@@ -180,7 +177,8 @@ static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th) {
   return 0;
 }
 
-/* While B runs, append what it has written so far to OUT; then join it.
+/* While B runs, append what it has written so far to OUT (through A's sink
+ * when it writes directly: after A's last bytes); then join it.
  * The temp file's pages already copied are punched out (freed, never
  * written to the disk; whole pages only): its page cache stays small and
  * B's next writes reuse them (see sink_writeback). */
@@ -194,7 +192,8 @@ static int follow_b(conv *a, conv *b, job *j, pthread_t th) {
     int done = j->b_done;
     pthread_mutex_unlock(&j->mu);
     if (avail && !failed && !a->out.failed &&
-        append_file(a->out.fd, b->out.fd, &off, (size_t)avail, a->out.buf, a->out.cap)) {
+        (a->out.dio ? sink_copy_from(&a->out, b->out.fd, &off, (size_t)avail)
+                    : append_file(a->out.fd, b->out.fd, &off, (size_t)avail, a->out.buf, a->out.cap))) {
       failed = 1;
       a->out.err = errno;
     }
@@ -258,12 +257,12 @@ int convert_sections(conv *a, conv *b) {
   b->out.wb = -1;
   threaded = start_b(a, b, &j, &w, &th) == 0;
   rc = part_a(a);
-  sink_flush(&a->out);
+  /* B's bytes go through A's sink in direct mode, else straight to OUT */
+  if (rc != RPD_OK || (threaded && !a->out.dio)) sink_flush(&a->out);
   if (threaded) {
     rb = follow_b(a, b, &j, th);
   } else if (rc == RPD_OK) {
-    b->out.wb = a->out.wb;   /* B appends to OUT itself: its disk writes too */
-    b->out.dropped = a->out.dropped;
+    sink_pass(&a->out, &b->out);   /* B appends to OUT itself: its disk writes too */
     rb = part_b(b, a);
     if (rb == RPD_OK) sink_flush(&b->out);
   }
@@ -271,6 +270,7 @@ int convert_sections(conv *a, conv *b) {
     a->out.failed = 1;
     a->out.err = b->out.err;
   }
+  sink_stop(&b->out);
   free(b->out.buf);
   b->out.buf = NULL;
   rpd_buf_free(&b->out.scratch);
