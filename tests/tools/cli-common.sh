@@ -5,8 +5,8 @@
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-want=$(sed -n 's/^#define RPDTOOLS_VERSION "\(.*\)"$/\1/p' "$SRC/common/version.h")
-check "common/version.h holds the version" test -n "$want"
+want=$(sed -n 's/^#define RPDTOOLS_VERSION "\(.*\)"$/\1/p' "$SRC/common/cli/version.h")
+check "common/cli/version.h holds the version" test -n "$want"
 
 n=0; bad=
 for t in "$RPD_BIN"/*; do
