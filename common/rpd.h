@@ -513,7 +513,7 @@ void rpd_progress_format(char *buf, size_t n, const char *what, const char *unit
 extern const char *rpd_progname;
 /* Set by -q / --quiet (rpd_cli_init): no progress line. */
 extern int rpd_quiet;
-/* The rpdtools version ("0.15.0"; common/version.h).  Static string. */
+/* The rpdtools version ("0.15.0"; common/cli/version.h).  Static string. */
 const char *rpd_version(void);
 /* Record "rpdtools_version::PROG" = rpd_version() in rocpd_metadata, inside
  * the caller's transaction (every tool that writes ext_ tables or rewrites

@@ -40,6 +40,9 @@
 #include "textcut.h"
 #include "textsafe.h"
 
+/* --csv-raw: CSV cells written as they are (rpd_cli_csv_raw_opt sets it). */
+int rpd_csv_raw;
+
 struct rpd_out {
   FILE *f;
   rpd_fmt fmt;

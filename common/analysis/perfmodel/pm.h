@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "../perfmodel.h"
-#include "../rpd.h"
+#include "rpd.h"
 
 #define MAXIN 16   /* inputs looked at */
 #define MAXDIM 8   /* dims of one shape */
