@@ -1,4 +1,4 @@
-/* fuzz_autograd - the PyTorch autograd marker parser (common/autograd_parse.c):
+/* fuzz_autograd - the PyTorch autograd marker parser (common/analysis/autograd_parse.c):
  * a match's spans lie inside the text; candidate() agrees between its
  * NUL-terminated and counted forms. */
 #include <stdint.h>

@@ -29,7 +29,7 @@ static int cli_printed(void)
   return 1;
 }
 
-/* The version string every tool prints (common/version.h); static. */
+/* The version string every tool prints (common/cli/version.h); static. */
 const char *rpd_version(void)
 {
   return RPDTOOLS_VERSION;

@@ -1,5 +1,5 @@
 /* pm.h - what the files of the performance model share (common/perfmodel/,
- * behind common/perfmodel.h):
+ * behind common/analysis/perfmodel.h):
  *   parse.c        the profiler args as arrays; TraceLens's texts of them
  *   gemm.c         GEMM            sdpa.c   SDPA forward
  *   elementwise.c  unary / binary  peaks.c  GPU peaks, arch files, roofline
