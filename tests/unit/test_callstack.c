@@ -1,4 +1,5 @@
-/* test_callstack.c - common/analysis/autograd_parse.c (the four marker forms, the
+/* links: rpd-autograd */
+/* test_callstack.c - augment/rpd-autograd/autograd_parse.c (the four marker forms, the
  * reference's regex corner cases) and common/analysis/callstack.c (rows, ties,
  * zero-length and overlapping calls, gpu time, rebuild) on tiny v2 traces. */
 #include <stdarg.h>
