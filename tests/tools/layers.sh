@@ -67,9 +67,16 @@ if ! command -v nm >/dev/null; then
 elif [ ! -d "$OBJ/common" ]; then
   skip "symbols by layer" "no objects in $OBJ/common"
 else
+  # the objects of the sources under folders $@ (objects of files that
+  # were moved or removed may still lie in $OBJ: not looked at)
+  objs() {
+    (cd "$SRC" && find "$@" -name '*.c' | sort) | while read -r c; do
+      [ -f "$OBJ/${c%.c}.o" ] && echo "$OBJ/${c%.c}.o"
+    done
+  }
   defs=$TESTDIR/defs; : >"$defs"
   for l in $LAYERS; do
-    for o in $(find "$OBJ/common/$l" -name '*.o' | sort); do
+    for o in $(objs "common/$l"); do
       nm -g --defined-only "$o" | awk -v l="$l" -v o="${o#$OBJ/}" 'NF == 3 { print $3, l, o }'
     done
   done | sort -k1,1 >"$defs"
@@ -77,7 +84,7 @@ else
   up=
   for l in $LAYERS; do
     r=$(rank "$l")
-    for o in $(find "$OBJ/common/$l" -name '*.o' | sort); do
+    for o in $(objs "common/$l"); do
       for hit in $(nm -u "$o" | awk '{ print $2 }' | sort -u | join - "$defs" | awk '{ print $2 ":" $1 }'); do
         [ "$(rank "${hit%%:*}")" -gt "$r" ] && up="$up ${o#$OBJ/}->${hit}"
       done
@@ -86,11 +93,11 @@ else
   check_eq "no object of common/ uses a symbol of a layer above it" "" "$up"
   # symbols of tools: defined by their objects, not by common/
   tooldefs=$TESTDIR/tooldefs
-  for o in $(find "$OBJ/tools" "$OBJ/augment" "$OBJ/raptor" -name '*.o' 2>/dev/null); do
+  for o in $(objs tools augment raptor); do
     nm -g --defined-only "$o" | awk 'NF == 3 { print $3 }'
   done | sort -u | join -v1 - "$defs" >"$tooldefs"
   uses=
-  for o in $(find "$OBJ/common" -name '*.o' | sort); do
+  for o in $(objs common); do
     for s in $(nm -u "$o" | awk '{ print $2 }' | sort -u | join - "$tooldefs"); do
       uses="$uses ${o#$OBJ/}->$s"
     done
