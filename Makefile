@@ -8,7 +8,7 @@
 #   make install PREFIX=/usr/local
 #   make deps            install the Debian -dev packages if pkg-config lacks them
 #
-# Files are discovered: common/*.c, common/util/*.c and common/perfmodel/*.c -> lib/librpdcommon.a; views/*.sql are
+# Files are discovered: common/LAYER/*.c (and their subfolders) -> lib/librpdcommon.a; views/*.sql are
 # embedded into it; augment/*.c and tools/*.c -> one binary each in bin/ (a folder
 # augment/NAME/*.c or tools/NAME/*.c -> bin/NAME); raptor/ -> bin/raptor.
 # A tool folder is a static library plus a small main: every .c of the folder (and its
@@ -46,7 +46,11 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -Wall -Wextra -std=gnu11 -fPIC $(SANFLAGS) $(PKG_CFLAGS) -Icommon -I$(O)/obj
+# common/ is layered (docs/architecture.md): util, trace, out, analysis, cli;
+# each folder is on the include path so that "rpd.h", "opt.h" stay the names
+COMMON_LAYERS := util trace out analysis cli
+COMMON_INC := -Icommon $(addprefix -Icommon/,$(COMMON_LAYERS))
+CFLAGS   += -Wall -Wextra -std=gnu11 -fPIC $(SANFLAGS) $(PKG_CFLAGS) $(COMMON_INC) -I$(O)/obj
 LDFLAGS  += $(SANFLAGS)
 LDLIBS   := $(PKG_LIBS) -lm -lpthread -ldl
 
@@ -55,12 +59,12 @@ LIB := $(O)/lib
 OBJ := $(O)/obj
 TESTBIN := $(OBJ)/testbin
 
-COMMON_SRC := $(wildcard common/*.c common/util/*.c common/perfmodel/*.c)
+COMMON_SRC := $(wildcard $(foreach l,$(COMMON_LAYERS),common/$(l)/*.c common/$(l)/*/*.c))
 COMMON_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(COMMON_SRC)) $(OBJ)/views_embed.o
 COMMON_LIB := $(LIB)/librpdcommon.a
 # the installed API: rpd.h and the headers it includes (it must compile
 # alone against them; tests/tools/install.sh builds a program with it)
-PUBLIC_HEADERS := common/rpd.h common/progress.h
+PUBLIC_HEADERS := common/rpd.h common/trace/progress.h
 VIEWS      := $(sort $(wildcard views/*.sql))
 
 AUG_SRC    := $(wildcard augment/*.c)
@@ -135,9 +139,9 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OBJ)/views_embed.c: $(VIEWS) common/embed_views.sh
+$(OBJ)/views_embed.c: $(VIEWS) common/trace/embed_views.sh
 	@mkdir -p $(dir $@)
-	sh common/embed_views.sh $(VIEWS) > $@.tmp && mv $@.tmp $@
+	sh common/trace/embed_views.sh $(VIEWS) > $@.tmp && mv $@.tmp $@
 
 $(OBJ)/views_embed.o: $(OBJ)/views_embed.c
 	$(CC) $(CFLAGS) -c $< -o $@

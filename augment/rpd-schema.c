@@ -673,7 +673,7 @@ static int upgrade(rpd *r, int *kept_signal)
 }
 
 /* The rows the upgrade's full scans read (the args moved, then both
- * tables rebuilt and counted), for the progress line (common/progress.h). */
+ * tables rebuilt and counted), for the progress line (common/trace/progress.h). */
 static const char *const upgrade_scans[] = {
   "rocpd_api", "rocpd_api", "rocpd_api", "rocpd_op", "rocpd_op", NULL
 };

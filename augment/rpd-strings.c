@@ -210,7 +210,7 @@ static int dedupe(rpd *r, const char *t, const refs *l, const char *used,
 }
 
 /* One string table: clean, dedupe (or just measure), print its part. */
-/* The progress line of one string table (common/progress.h): the rows its
+/* The progress line of one string table (common/trace/progress.h): the rows its
  * statements scan, every referencing column's table twice and the string
  * table three times (duplicates, remap, delete). */
 static void progress_phase(rpd *r, const char *t, const refs *l) {

@@ -70,7 +70,7 @@ static int parse_args(opts *o, int argc, char **argv)
 }
 
 /* Resolve one time option (absent: dflt) with the common resolver
- * (common/timeopt.h, docs/time.md): a bare number is ms from the first api
+ * (common/cli/timeopt.h, docs/time.md): a bare number is ms from the first api
  * call; units, +T, -T from the last api end, N%; beyond 2^63 ns refused. */
 static int resolve_time(const char *text, int64_t dflt, int64_t first, int64_t last,
                         int64_t *out)
@@ -488,7 +488,7 @@ static int drop_results(rpd *r, rpd_buf *dropped, rpd_buf *rerun)
   return rc;
 }
 
-/* The rows the progress line counts (common/progress.h): the full scans
+/* The rows the progress line counts (common/trace/progress.h): the full scans
  * of the trim (about every table twice: the deletes, then the string
  * references) and the rows VACUUM copies (every table once). */
 static const char *const trim_scans[] = {

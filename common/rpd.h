@@ -379,10 +379,10 @@ int rpd_db_profile(sqlite3 *db, int profile);
  * pid_stride) and utility views in an empty database opened with
  * RPD_WRITE|RPD_CREATE.  r->schema selects the layout: 3 (default for new
  * files) or 2 (views/schema.v2.sql, for tests and rpd-synth --schema 2).
- * (common/schema.c) */
+ * (common/trace/schema.c) */
 int rpd_schema_create(rpd *r);
 /* Drop and recreate the utility views (api, op, busy, top, ktop, kernel,
- * copy, copyop, stackframe, napi, nop) for r->schema. (common/schema.c) */
+ * copy, copyop, stackframe, napi, nop) for r->schema. (common/trace/schema.c) */
 int rpd_schema_install_views(rpd *r);
 
 /* ------------------------------------------------------------ args parser */
@@ -513,7 +513,7 @@ void rpd_progress_format(char *buf, size_t n, const char *what, const char *unit
 extern const char *rpd_progname;
 /* Set by -q / --quiet (rpd_cli_init): no progress line. */
 extern int rpd_quiet;
-/* The rpdtools version ("0.15.0"; common/version.h).  Static string. */
+/* The rpdtools version ("0.15.0"; common/cli/version.h).  Static string. */
 const char *rpd_version(void);
 /* Record "rpdtools_version::PROG" = rpd_version() in rocpd_metadata, inside
  * the caller's transaction (every tool that writes ext_ tables or rewrites
@@ -598,7 +598,7 @@ typedef struct rpd_augment {
   /* 1: build() applies rpd_check_trace's rule itself, folded into the
    * scans it makes anyway, so the driver skips its own check scans. */
   int checks_itself;
-  /* The tool's options as a table (common/opt.h; NULL: none), parsed
+  /* The tool's options as a table (common/cli/opt.h; NULL: none), parsed
    * with FILE, -o and --force. */
   const struct rpd_opt *opts;
 } rpd_augment;

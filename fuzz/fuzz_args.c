@@ -1,4 +1,4 @@
-/* fuzz_args - the tracer's args text "k = v | k = v" (common/args.c):
+/* fuzz_args - the tracer's args text "k = v | k = v" (common/trace/args.c):
  * every pair found must be retrievable, keys and values trimmed. */
 #include <stdint.h>
 #include <string.h>

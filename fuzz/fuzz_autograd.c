@@ -1,4 +1,5 @@
-/* fuzz_autograd - the PyTorch autograd marker parser (common/autograd_parse.c):
+/* links: rpd-autograd */
+/* fuzz_autograd - the PyTorch autograd marker parser (augment/rpd-autograd/autograd_parse.c):
  * a match's spans lie inside the text; candidate() agrees between its
  * NUL-terminated and counted forms. */
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* fuzz_catfile - raptor's kernel category JSON (common/catfile.c): any
+/* fuzz_catfile - raptor's kernel category JSON (common/analysis/catfile.c): any
  * bytes parse or fail with one line; parsed categories match names. */
 #include <stdint.h>
 #include <string.h>

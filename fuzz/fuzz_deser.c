@@ -1,5 +1,6 @@
+/* links: rpd-deserialize */
 /* fuzz_deser - the s_api/s_op marker parser of rpd-deserialize
- * (common/deser.c): whatever the text, an accepted op has its ids and
+ * (augment/rpd-deserialize/deser.c): whatever the text, an accepted op has its ids and
  * times in range and end >= start; a refusal has a one-line reason. */
 #include <stdint.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* fuzz_regex - Python-syntax regular expressions over PCRE2 (common/regex.c):
+/* fuzz_regex - Python-syntax regular expressions over PCRE2 (common/util/regex.c):
  * input "PATTERN\0SUBJECT"; any pattern compiles or fails with one line
  * naming an offset inside it; a compiled pattern searches any subject
  * (invalid UTF-8 included) and gives the same answer twice (a search

@@ -1,4 +1,4 @@
-/* fuzz_textsafe - common/textsafe.c: for every output kind the result is
+/* fuzz_textsafe - common/out/textsafe.c: for every output kind the result is
  * valid UTF-8 without the characters that kind forbids; xlsx cells within
  * 32767 UTF-16 units; safe text passes unchanged. */
 #include <stdint.h>

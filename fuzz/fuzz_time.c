@@ -1,4 +1,4 @@
-/* fuzz_time - time/ROI option values (common/time.c rpd_time_parse, then
+/* fuzz_time - time/ROI option values (common/trace/time.c rpd_time_parse, then
  * rpd_time_resolve over a span): any text is parsed or refused; a parsed
  * value is finite and resolves without overflow. */
 #include <math.h>

@@ -3,9 +3,9 @@
  * reals, text (invalid UTF-8 included), blobs, and runs of increasing
  * timestamps so that calls nest.  Then the readers of common/ run on it:
  * schema detection and value checks, the call stack builder
- * (common/callstack.c) and subclass tables of the first strings as event
- * names (common/subclass.c), inside a transaction that is rolled back, the
- * utility views streamed through the table/CSV/JSON writers (common/out.c),
+ * (common/analysis/callstack.c) and subclass tables of the first strings as event
+ * names (common/analysis/subclass.c), inside a transaction that is rolled back, the
+ * utility views streamed through the table/CSV/JSON writers (common/out/out.c),
  * metadata and string lookups.
  * Any result is fine; a crash, a leak or undefined behaviour is not. */
 #include <stdint.h>

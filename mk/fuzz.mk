@@ -24,7 +24,7 @@ FUZZ_ALL     := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer
-FUZZ_CFLAGS  := -g -O1 -std=gnu11 $(FUZZ_SAN) $(PKG_CFLAGS) -Icommon -Ifuzz -I$(OBJ)
+FUZZ_CFLAGS  := -g -O1 -std=gnu11 $(FUZZ_SAN) $(PKG_CFLAGS) $(COMMON_INC) -Ifuzz -I$(OBJ)
 FUZZ_LIB     := $(FUZZ_OUT)/librpdcommon.a
 FUZZ_LIBOBJ  := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(COMMON_SRC)) $(FUZZ_OUT)/obj/views_embed.o
 FUZZ_BINS    := $(patsubst %,$(FUZZ_OUT)/bin/fuzz_%,$(FUZZ_ALL))

@@ -296,7 +296,7 @@ static int emit_trace(raptor *R, FILE *f, rpd_wb *wb, const char *ws, const op *
 
 /* ------------------------------------------------------------ --save */
 
-/* A sink into the trace table `name` (common/table.h's streamed table:
+/* A sink into the trace table `name` (common/out/table.h's streamed table:
  * created with types[], one INSERT per row; NaN and Inf are NULL). */
 static void sk_begin_save(sink *k, raptor *R, const char *name, int ncols,
                           const char *const *names, const char *const *types)

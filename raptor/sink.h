@@ -9,7 +9,7 @@
 #include "table.h"
 #include "workbook.h"
 
-/* A table destination: a streamed table (common/table.h) to an rpd_out
+/* A table destination: a streamed table (common/out/table.h) to an rpd_out
  * writer or to an xlsx sheet of wb (formatted by common/workbook).  The
  * cells a format shows differ (digits, NaN) and are chosen here; the
  * writing is the common writers'. */

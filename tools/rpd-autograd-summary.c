@@ -132,7 +132,7 @@ static const char rows_window[] =
 
 /* The rows the page's full scans read (the call stack under the autograd
  * view, then the kernel ops of the trace), for the progress line
- * (common/progress.h). */
+ * (common/trace/progress.h). */
 static const char *const progress_scans[] = {"ext_callstack", "rocpd_op", "rocpd_kernelapi",
                                              NULL};
 

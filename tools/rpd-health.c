@@ -1,5 +1,5 @@
 /* rpd-health - what in a trace cannot be trusted, before any number is
- * read from it: one row per check (common/health.h).  Read-only.
+ * read from it: one row per check (common/analysis/health.h).  Read-only.
  * See docs/rpd-health.md. */
 #include "opt.h"
 

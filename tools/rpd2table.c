@@ -158,7 +158,7 @@ static int write_table(rpd *r, FILE *o, int64_t *rows)
 }
 
 /* The rows the summary's full scans read, for the progress line
- * (common/progress.h). */
+ * (common/trace/progress.h). */
 static const char *const progress_scans[] = {
   "rocpd_api", "rocpd_api_ops", "rocpd_op", NULL
 };

@@ -213,7 +213,7 @@ static int drop_analysis(rpd *r, void *ctx)
   return rpd_meta_clear(r, DONE_TAG);
 }
 
-/* The rows the phases of the progress line scan (common/progress.h): each
+/* The rows the phases of the progress line scan (common/trace/progress.h): each
  * statement's full scans, the temp tables counted as the rows they copy. */
 static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_op", "rocpd_op", NULL};
 static const char *const gap_tables[] = {"rocpd_api", "rocpd_api", "rocpd_op", NULL};

@@ -1,5 +1,5 @@
 /* html.c - raptor --report --html FILE: one self-contained page written
- * through the common HTML writer (common/table_html.c): the report's
+ * through the common HTML writer (common/out/table_html.c): the report's
  * charts, the core tables, then the rpd-analyze tables (with the idle
  * breakdown chart), the steps and the cross-rank tables (with per-rank
  * and imbalance charts) when the trace has them, and after them every

@@ -10,9 +10,9 @@
  *   perf.c      the performance-model sheets (rpd-perfmodel's ext_perf_op)
  *   perfchart.c their roofline chart (HTML SVG, xlsx scatter)
  *   perfcoll.c  coll_analysis: the collectives' algorithm and bus bandwidth
- *   text.c      stdout (table/CSV/JSON), --csv-dir and --save (common/table.h)
- *   xlsx.c      the --xlsx workbook's charts (sheets: common/table_xlsx.c)
- *   html.c      the --html page's sections and report charts (common/table_html.c)
+ *   text.c      stdout (table/CSV/JSON), --csv-dir and --save (common/out/table.h)
+ *   xlsx.c      the --xlsx workbook's charts (sheets: common/out/table_xlsx.c)
+ *   html.c      the --html page's sections and report charts (common/out/table_html.c)
  *   main.c      raptor_report_main: the run in order
  * See docs/report.md. */
 #ifndef RAPTOR_REPORT_INTERNAL_H
@@ -51,7 +51,7 @@ int report_parse_opts(int argc, char **argv, ropts *o);
 
 /* ------------------------------------------------------------ tables */
 
-/* The report's tables are common/table.h's tables; the names below are
+/* The report's tables are common/out/table.h's tables; the names below are
  * the report's builder API (t_init, t_int, ..., report_add), kept so that
  * a new table file reads like the others.  Writers: common/table*.c. */
 enum { C_NULL = RPD_CELL_NULL, C_INT = RPD_CELL_INT, C_DBL = RPD_CELL_DBL,
@@ -292,7 +292,7 @@ int report_rank_tables(rpd *r, const cats *c, const ropts *o, report *rep, int *
 /* 1 if name is one of the byrank_* table names. */
 int report_rank_name(const char *name);
 
-/* The steps of the trace (steps.c, common/steps.h): report_find_steps
+/* The steps of the trace (steps.c, common/analysis/steps.h): report_find_steps
  * finds them (and with o->steady sets the window o->lo/hi, an error when
  * there are no steps); report_step_tables appends the steps and
  * steps_summary tables (none without steps). */

@@ -74,7 +74,7 @@ static void fail_no_work(rpd *r, const ropts *o)
   free(gpus);
 }
 
-/* The trace-health banner (common/health.h): the non-zero checks as one
+/* The trace-health banner (common/analysis/health.h): the non-zero checks as one
  * line into buf ("" when none); main prints it after the outputs. */
 static int health_banner(rpd *r, char *buf, size_t n)
 {

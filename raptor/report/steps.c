@@ -1,4 +1,4 @@
-/* steps.c - raptor --report's steps tables (common/steps.h): one row per
+/* steps.c - raptor --report's steps tables (common/analysis/steps.h): one row per
  * step and the steady-state summary; with --steady-state the window that
  * every other table of the report then covers.  See docs/steps.md. */
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* text.c - raptor --report's text outputs through the common writers
- * (common/table.h): stdout as aligned tables, CSV or one JSON object of
+ * (common/out/table.h): stdout as aligned tables, CSV or one JSON object of
  * tables; --csv-dir (a file per table); --save (ext_report_* tables in the
  * trace). */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* xlsx.c - raptor --report --xlsx F: an info sheet, a formatted sheet per
- * table (common/table_xlsx.c: frozen header, filter) and the report's
+ * table (common/out/table_xlsx.c: frozen header, filter) and the report's
  * charts next to their tables; the rpd-analyze and cross-rank sheets
  * follow the core ones, and any other table appended gets its sheet. */
 #include <math.h>

@@ -669,7 +669,7 @@ for m in $KILL_MODES; do
 
   # in-place .gz: the .gz stays byte-identical; the work copy next to it is
   # what kill -9 cannot remove (named .k.rpd.gz.rpdtools-XXXXXX by
-  # common/open.c); the next run removes it
+  # common/trace/open.c); the next run removes it
   GZDONE=
   for t in 0.1 0.3; do
     rm -rf "$W/k"; mkdir "$W/k"; cp "$W/mid.rpd.gz" "$W/k/k.rpd.gz"

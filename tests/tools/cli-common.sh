@@ -1,12 +1,12 @@
 #!/bin/sh
-# tests/tools/cli-common.sh - what every tool takes (common/cli.c): --version
-# (one version for all, from common/version.h), -q / --quiet, and the
+# tests/tools/cli-common.sh - what every tool takes (common/cli/cli.c): --version
+# (one version for all, from common/cli/version.h), -q / --quiet, and the
 # version an augmenter records in rocpd_metadata.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-want=$(sed -n 's/^#define RPDTOOLS_VERSION "\(.*\)"$/\1/p' "$SRC/common/version.h")
-check "common/version.h holds the version" test -n "$want"
+want=$(sed -n 's/^#define RPDTOOLS_VERSION "\(.*\)"$/\1/p' "$SRC/common/cli/version.h")
+check "common/cli/version.h holds the version" test -n "$want"
 
 n=0; bad=
 for t in "$RPD_BIN"/*; do
@@ -85,7 +85,7 @@ cp s.rpd p.rpd
 rpd-callstack p.rpd >/dev/null 2>p.err
 check_eq "no progress line when stderr is not a terminal" "" "$(cat p.err)"
 
-# the option table (common/opt.h) of every tool outside raptor/ and
+# the option table (common/cli/opt.h) of every tool outside raptor/ and
 # rpd-diff: one message for an unknown option, exit 2, and the same
 # spellings everywhere
 bad=

@@ -1,5 +1,5 @@
 #!/bin/sh
-# progress.sh - the one progress line (common/progress.c) of every tool
+# progress.sh - the one progress line (common/trace/progress.c) of every tool
 # that can run long: under a pseudo-terminal it shows percent of a known
 # total, rate and ETA and ends at 100%; it is absent when stderr is not a
 # terminal and with -q; stdout is the same either way.  RPD_PROGRESS_MS=0

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/tools/report-steps.sh - raptor --report's steps and steps_summary
-# tables (common/steps.c): planted ProfilerStep#N markers (durations to the
+# tables (common/analysis/steps.c): planted ProfilerStep#N markers (durations to the
 # ns, busy/idle/kernels by hand), --step-marker, autograd-formatted marker
 # text, the kernel-period fallback, warm-up, --steady-state, formats, errors.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"

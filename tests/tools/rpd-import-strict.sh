@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/tools/rpd-import-strict.sh - every importer reads its integers with
-# the one strict reader (common/strictint.h): a timestamp that is not an
+# the one strict reader (common/util/strictint.h): a timestamp that is not an
 # integer (a fraction, an exponent, out of range, true, null, missing, an
 # empty CSV cell, a text or blob in a database) is refused with one line
 # and leaves no output, never turned into a wrong integer.  Duplicate JSON

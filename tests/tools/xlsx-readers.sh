@@ -1,7 +1,7 @@
 #!/bin/sh
 # xlsx-readers: trace strings that real readers choke on (invalid UTF-8,
 # control characters XML forbids, names longer than an xlsx cell) go
-# through common/textsafe.c: raptor -x and raptor --report --xlsx workbooks
+# through common/out/textsafe.c: raptor -x and raptor --report --xlsx workbooks
 # open in openpyxl, raptor's CSV is valid UTF-8 that python's csv (and
 # pandas) parse, its JSON parses; on a full disk an xlsx writer fails with
 # one line of its own (libxlsxwriter's "[ERROR]" lines never show).

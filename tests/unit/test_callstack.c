@@ -1,5 +1,6 @@
-/* test_callstack.c - common/autograd_parse.c (the four marker forms, the
- * reference's regex corner cases) and common/callstack.c (rows, ties,
+/* links: rpd-autograd */
+/* test_callstack.c - augment/rpd-autograd/autograd_parse.c (the four marker forms, the
+ * reference's regex corner cases) and common/analysis/callstack.c (rows, ties,
  * zero-length and overlapping calls, gpu time, rebuild) on tiny v2 traces. */
 #include <stdarg.h>
 #include <stddef.h>

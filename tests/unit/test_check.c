@@ -1,4 +1,4 @@
-/* test_check.c - common/check.c: value checks of start/end/gpuId per table
+/* test_check.c - common/trace/check.c: value checks of start/end/gpuId per table
  * (types, range, order), ownership of ext_* tables by shape, and the
  * checked ns arithmetic of check.h. */
 #include <stdarg.h>

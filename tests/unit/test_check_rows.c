@@ -1,4 +1,4 @@
-/* test_check_rows.c - common/check.c rpd_check_values: the trace check row
+/* test_check_rows.c - common/trace/check.c rpd_check_values: the trace check row
  * by row (what raptor's library API folds into its own scans) must give
  * exactly rpd_check_table's verdict: code, message and bad-row count, for
  * every class of garbage, mixed classes, and columns without INTEGER

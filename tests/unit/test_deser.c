@@ -1,3 +1,4 @@
+/* links: rpd-deserialize */
 /* test_deser.c - rpd_deser_parse: serialized s_api/s_op markers, defaults,
  * and every kind of hostile field refused with its reason. */
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* test_namelist.c - rpd_namelist_split and
- * rpd_exec_in_names (common/namelist.c). */
+ * rpd_exec_in_names (common/analysis/namelist.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

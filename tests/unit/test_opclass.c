@@ -1,4 +1,4 @@
-/* test_opclass.c - the one op classification (common/opclass.c over
+/* test_opclass.c - the one op classification (common/trace/opclass.c over
  * views/opClass.sql): every opType the writers use, the SQL condition, the
  * GPU list, and that a read-only trace is classified without being changed. */
 #include <stdarg.h>

@@ -1,5 +1,5 @@
-/* test_ranks.c - common/ranks.c (collective kernel names, strides and the
- * rank expression of merged traces) and query tables (common/table.h:
+/* test_ranks.c - common/analysis/ranks.c (collective kernel names, strides and the
+ * rank expression of merged traces) and query tables (common/out/table.h:
  * SELECTs into an xlsx workbook, written whole or not at all). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,7 +92,7 @@ static void test_no_metadata_table(void **state)
   assert_int_equal(rpd_pid_stride(f->r), 10000000);
 }
 
-/* Query tables (common/table.h) as sheets of one workbook, as raptor
+/* Query tables (common/out/table.h) as sheets of one workbook, as raptor
  * --by-rank --xlsx and rpd-diff --xlsx write them. */
 static int sheets_write(const char *path, const char *input, fx_trace *f, int n,
                         const char *const *names, const char *const *sqls)

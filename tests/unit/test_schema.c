@@ -1,5 +1,5 @@
 /* test_schema.c - rpd_schema_create, rpd_schema_install_views and
- * rpd_schema_install_view (common/schema.c). */
+ * rpd_schema_install_view (common/trace/schema.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* test_table.c - the one table path (common/table.h): the table model
+/* test_table.c - the one table path (common/out/table.h): the table model
  * (cells, column lookup, numbers), one table as CSV and aligned text,
  * --csv-dir (a file per table, refused over the trace), a streamed
  * table writing what the whole table writes, the xlsx

@@ -1,4 +1,4 @@
-/* test_timeopt.c - rpd_timeopt_resolve (common/timeopt.c): the one meaning
+/* test_timeopt.c - rpd_timeopt_resolve (common/cli/timeopt.c): the one meaning
  * of a command-line time value (docs/time.md), the reference rpd2tracing's
  * absolute-us form behind RPD_TIMEOPT_ABS_US, and out-of-range values. */
 #include <stdarg.h>

@@ -193,7 +193,7 @@ static char *level_sql(const side *s, unsigned level)
   return sql;
 }
 
-/* The progress line of side k (common/progress.h): the rows its levels
+/* The progress line of side k (common/trace/progress.h): the rows its levels
  * scan, rocpd_op and rocpd_api_ops once per op level and rocpd_api for the
  * markers. */
 static void progress_phase(diff *d, int k)

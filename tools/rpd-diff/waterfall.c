@@ -3,8 +3,8 @@
  * communication not hidden behind compute, copies, idle by cause), each
  * part's change largest first, the kernels behind each category's change,
  * and the check that the parts add up to the span's change to the ns.
- * The split itself is common/waterfall.c; this file reads the traces,
- * builds the table and hands it to the common writers (common/table.h:
+ * The split itself is common/analysis/waterfall.c; this file reads the traces,
+ * builds the table and hands it to the common writers (common/out/table.h:
  * text, CSV, JSON, Markdown, the HTML page with the waterfall chart of its
  * own, xlsx).  See docs/rpd-diff.md "Waterfall". */
 #include "rpd.h"

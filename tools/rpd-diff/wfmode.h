@@ -19,7 +19,7 @@ extern const struct rpd_opt *const diff_waterfall_opts;
 
 /* inputs.c, for both modes. */
 
-/* The option callback of --xlsx FILE (an rpd_opt_fn of common/opt.h): a
+/* The option callback of --xlsx FILE (an rpd_opt_fn of common/cli/opt.h): a
  * name that is not empty into *(const char **)ctx, else the message
  * "--xlsx needs a file name". */
 int diff_xlsx_opt(void *ctx, const char *name, const char *v, char *msg, size_t msgsz);

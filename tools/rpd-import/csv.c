@@ -229,7 +229,7 @@ static const char *cval(const csv *c, int col)
   return col >= 0 && col < c->nfld ? c->rec + c->off[col] : "";
 }
 
-/* Integer field, read by the strict reader (common/strictint.h) after an
+/* Integer field, read by the strict reader (common/util/strictint.h) after an
  * "Agent 3" style prefix and before trailing spaces.  An empty cell is 0,
  * except in a *_Timestamp column: a time that is not there is refused. */
 static int cint(const csv *c, int col, int64_t *v)

@@ -213,7 +213,7 @@ int import_db(imp *m, const char *path);
 int import_db_handle(imp *m, rpd *in);
 /* Timestamp column i of a row of `table` (named in the message): RPD_OK
  * and *out when it is an INTEGER value, else RPD_EPARSE (text, real, blob
- * and null are refused, never read as 0: common/strictint.h).  (writer.c: db.c and
+ * and null are refused, never read as 0: common/util/strictint.h).  (writer.c: db.c and
  * v1.c use it) */
 int db_time(sqlite3_stmt *st, int i, const char *table, int64_t *out);
 

@@ -144,7 +144,7 @@ static const char *jstrn(jstate *j, const char *key, size_t len)
 }
 
 /* The integer field key: its value when it is an integer (a JSON number
- * or string holding exactly a decimal int64: common/strictint.h); dflt
+ * or string holding exactly a decimal int64: common/util/strictint.h); dflt
  * when it is absent or null, where dflt = JREQ makes that an error too.
  * An error (a fraction, an exponent, true/false, an array, out of range)
  * is remembered in j->ibad (the first one wins) and dflt returned: the

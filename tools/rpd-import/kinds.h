@@ -18,7 +18,7 @@ typedef struct jk_access {
   const char *(*kind_name)(void *ctx, int64_t kind);             /* or NULL */
   /* the string ids of kernel symbol kernel_id (an RPD_* status) */
   int (*sym)(void *ctx, int64_t kernel_id, int64_t *desc_id, int64_t *name_id);
-  /* the integer field key read strictly (common/strictint.h): dflt when
+  /* the integer field key read strictly (common/util/strictint.h): dflt when
    * absent (INT64_MIN: required); a bad value is remembered by json.c,
    * which refuses the record after the handler returns */
   int64_t (*integer)(void *ctx, const char *key, int64_t dflt);

@@ -67,7 +67,7 @@ static int64_t obj_int(yajl_val o, const char *key, int64_t dflt)
 }
 
 /* A timestamp of the args (BeginNs, EndNs): 0 when absent; a value that
- * is not exactly an integer (common/strictint.h) is remembered in j->bad
+ * is not exactly an integer (common/util/strictint.h) is remembered in j->bad
  * and the import refused, never read as a wrong number. */
 static int64_t obj_time(v1j *j, yajl_val o, const char *key)
 {

@@ -28,7 +28,7 @@ static int step_error(conv *c, int s) {
 }
 /* A row's start and end (the column values vs, ve) and, unless vg is NULL,
  * its gpuId into *start, *end, *gpu (each column is read once, as a value);
- * with check, 0 when they fail rpd_check_trace's rule (common/check.c: one
+ * with check, 0 when they fail rpd_check_trace's rule (common/trace/check.c: one
  * definition), checked here on the scans' way instead of by a scan of its
  * own before them (the types are seen before the values are read as
  * integers). */

@@ -1,4 +1,4 @@
-/* schema.h - per-view helpers of common/schema.c beyond the rpd.h contract
+/* schema.h - per-view helpers of common/trace/schema.c beyond the rpd.h contract
  * (used by rpd-schema --views). */
 #ifndef RPD_SCHEMA_H
 #define RPD_SCHEMA_H

@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *rpd_progname = "rpdtools";
-int rpd_quiet;
-int rpd_csv_raw;
+/* rpd_progname and rpd_quiet live in util/error.c and rpd_csv_raw in
+ * out/out.c, the layers that read them; the CLI only sets them. */
 static int cli_status;   /* exit code after --help / --version */
 
 int rpd_cli_status(void)
@@ -30,7 +29,7 @@ static int cli_printed(void)
   return 1;
 }
 
-/* The version string every tool prints (common/version.h); static. */
+/* The version string every tool prints (common/cli/version.h); static. */
 const char *rpd_version(void)
 {
   return RPDTOOLS_VERSION;

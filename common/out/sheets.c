@@ -1,5 +1,5 @@
 /* sheets.c - SELECT results into xlsx sheets: query tables through the one
- * table path (common/table.h).  See sheets.h. */
+ * table path (common/out/table.h).  See sheets.h. */
 #include "sheets.h"
 #include "table.h"
 

@@ -1,5 +1,5 @@
 /* views.c - the SQL texts of views/ embedded at build time
- * (common/embed_views.sh generates rpd_view_table[]). */
+ * (common/trace/embed_views.sh generates rpd_view_table[]). */
 #include "rpd.h"
 #include "internal.h"
 

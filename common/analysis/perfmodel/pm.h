@@ -1,5 +1,5 @@
 /* pm.h - what the files of the performance model share (common/perfmodel/,
- * behind common/perfmodel.h):
+ * behind common/analysis/perfmodel.h):
  *   parse.c        the profiler args as arrays; TraceLens's texts of them
  *   gemm.c         GEMM            sdpa.c   SDPA forward
  *   elementwise.c  unary / binary  peaks.c  GPU peaks, arch files, roofline
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "../perfmodel.h"
-#include "../rpd.h"
+#include "rpd.h"
 
 #define MAXIN 16   /* inputs looked at */
 #define MAXDIM 8   /* dims of one shape */

@@ -98,7 +98,7 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
   }
   if (!rc && p.force && a->drop) rc = a->drop(r, a->ctx);
   if (!rc) rc = a->build(r, a->ctx);
-  rpd_progress_end();   /* the last phase of the build (common/progress.h) */
+  rpd_progress_end();   /* the last phase of the build (common/trace/progress.h) */
   if (!rc && a->done_tag) {
     /* safety net: a build that forgot its tag would rebuild every run */
     rc = rpd_meta_get(r, a->done_tag, &done);

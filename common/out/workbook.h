@@ -6,7 +6,7 @@
  * column has a kind that picks its number format (µs with 3 decimals,
  * percent, integers with thousands separators, ...) and its width is fitted
  * to the longest cell (capped at RPD_WB_MAX_WIDTH characters).  Strings are
- * made safe for xlsx (common/textsafe.h); NaN/inf become empty cells.
+ * made safe for xlsx (common/out/textsafe.h); NaN/inf become empty cells.
  * rpd_wb_info() writes the first sheet: which trace, ROI, options, units.
  * rpd_wb_bar()/rpd_wb_pie()/rpd_wb_line() add a libxlsxwriter chart next to
  * a table, reading its cells.

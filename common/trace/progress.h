@@ -1,4 +1,4 @@
-/* progress.h - the progress line over SQL work (common/progress.c).
+/* progress.h - the progress line over SQL work (common/trace/progress.c).
  *
  * rpd_progress() and rpd_progress_rows() (rpd.h) serve loops in C.  Work
  * that runs inside SQLite (one INSERT ... SELECT, a DELETE, VACUUM) shows

@@ -8,6 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Process settings every layer reads (the OOM message and the progress
+ * line name the program; -q silences progress); cli.c sets them. */
+const char *rpd_progname = "rpdtools";
+int rpd_quiet;
+
 /* The message of the last failure, one per thread (a helper thread's
  * failure never overwrites what another thread is reporting; code that
  * fails on one thread and reports on another copies the text across).

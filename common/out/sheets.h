@@ -1,6 +1,6 @@
 /* sheets.h - query results as an xlsx workbook: one sheet per SELECT, a
  * header row of column names, numbers as numbers.  A shorthand for query
- * tables (common/table.h) written by rpd_tables_xlsx, the one workbook
+ * tables (common/out/table.h) written by rpd_tables_xlsx, the one workbook
  * writer: temp file next to PATH, renamed when complete. */
 #ifndef RPD_SHEETS_H
 #define RPD_SHEETS_H

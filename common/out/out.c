@@ -17,7 +17,7 @@
  *         module and the sqlite3 shell), fields quoted when they contain a
  *         comma, a quote, CR or LF, quotes doubled; NULL is an empty field.
  * Every format writes valid UTF-8: invalid bytes become U+FFFD
- * (common/textsafe.c, shared with the xlsx, HTML and JSON writers).
+ * (common/out/textsafe.c, shared with the xlsx, HTML and JSON writers).
  *  json   an array of objects, one object per line, streamed; strings
  *         escaped per RFC 8259 (invalid UTF-8 becomes U+FFFD); NULL, NaN and
  *         infinities are null.
@@ -39,6 +39,9 @@
 #include "rpd.h"
 #include "textcut.h"
 #include "textsafe.h"
+
+/* --csv-raw: CSV cells written as they are (rpd_cli_csv_raw_opt sets it). */
+int rpd_csv_raw;
 
 struct rpd_out {
   FILE *f;

@@ -2,7 +2,7 @@
  * rows of a table whose name string is one of them.
  *
  * Used by rpd-subclass (--events), rpd-deserialize (--api) and
- * common/subclass.c.
+ * common/analysis/subclass.c.
  */
 #ifndef RPD_NAMELIST_H
 #define RPD_NAMELIST_H
