@@ -1,6 +1,7 @@
 /* analyze.h - the parts of rpd-analyze (docs/rpd-analyze.md): main.c (options,
- * rules, the driver), tables.c (the SQL side), sweep.c (the ordered pass
- * over the GPU work).  Internal to the tool. */
+ * rules, the driver), tables.c (the SQL side, launch statistics and queue
+ * depth), sweep.c (the ordered pass over the GPU work), xsort.c (the sort
+ * in bounded memory).  Internal to the tool. */
 #ifndef RPD_ANALYZE_H
 #define RPD_ANALYZE_H
 
@@ -36,7 +37,7 @@ typedef struct opts {
 /* tables.c: temp.an_launch, temp.an_shared and temp.an_op (one row per op
  * with its class, name, communication flag and launching call). */
 int an_build_op_table(rpd *r);
-/* ext_analysis_launch from temp.an_op (temp tables an_k, an_kc, an_p). */
+/* ext_analysis_launch from temp.an_op (through temp.an_kr). */
 int an_launch_stats(rpd *r);
 /* ext_analysis_queue_depth from temp.an_op. */
 int an_queue_depth(rpd *r);

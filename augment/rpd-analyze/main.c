@@ -263,8 +263,8 @@ static int build_analysis(rpd *r, void *ctx)
   if (!rc)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_findings", &o->nfindings);
   if (!rc)
-    rc = rpd_exec(r, "DROP TABLE temp.an_op; DROP TABLE temp.an_launch; DROP TABLE temp.an_k;"
-                     " DROP TABLE temp.an_kc; DROP TABLE temp.an_p; DROP TABLE temp.an_shared;");
+    rc = rpd_exec(r, "DROP TABLE temp.an_op; DROP TABLE temp.an_launch;"
+                     " DROP TABLE temp.an_shared;");
   snprintf(params, sizeof params, "kernel_wait_us=%g", o->kernel_wait_us);
   if (!rc)
     rc = rpd_meta_set(r, DONE_TAG, params);

@@ -8,6 +8,7 @@
 #include "analyze.h"
 #include "opclass.h"
 #include "util/map.h"
+#include "xsort.h"
 
 /* ------------------------------------------------------------ op table */
 
@@ -104,8 +105,7 @@ int an_build_op_table(rpd *r)
   memset(&fn, 0, sizeof fn);
   int rc = rpd_exec(r,
     "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_op;"
-    "DROP TABLE IF EXISTS temp.an_k; DROP TABLE IF EXISTS temp.an_kc;"
-    "DROP TABLE IF EXISTS temp.an_p; DROP TABLE IF EXISTS temp.an_shared;"
+    "DROP TABLE IF EXISTS temp.an_shared;"
     "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
     "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
     " HAVING count(*) > 1;"
@@ -147,197 +147,302 @@ int an_build_op_table(rpd *r)
 
 /* ------------------------------------------------------------ SQL parts */
 
-/* Per kernel (description id): count, mean and max of each metric (an_kc);
- * its nearest-rank median and p95 come from one sorted pass per metric
- * (percentiles below), so memory stays within SQLite's cache. */
-static const char launch_sql[] =
-  "CREATE TEMP TABLE an_k AS SELECT did, CASE WHEN own THEN api_end - launch END AS api,"
-  " s - launch AS delay,"
-  " e - s AS gpu FROM an_op WHERE cls = 'kernel';"
-  "CREATE INDEX temp.an_k_did ON an_k (did, gpu, api, delay);"
-  "CREATE TEMP TABLE an_kc AS SELECT did, count(*) AS n, count(api) AS na, count(delay) AS nd,"
-  " avg(api) AS am, max(api) AS ax, avg(delay) AS dm, max(delay) AS dx,"
-  " avg(gpu) AS gm, max(gpu) AS gx, sum(gpu) AS gs FROM an_k GROUP BY did;"
-  "CREATE TEMP TABLE an_p (did INTEGER, metric INTEGER, med INTEGER, p95 INTEGER,"
-  " PRIMARY KEY (did, metric));";
+/* The sort buffer of each bounded sort (xsort.h): beyond it, sorted runs
+ * go to a scratch file, so memory stays flat in trace size. */
+#define SORT_BYTES (8u << 20)
+
+/* ------------------------------------------------------------ launch stats */
+
+enum { M_API, M_DELAY, M_GPU, NMETRICS };
+
+/* One value of one metric of one kernel dispatch, in (did, metric, NULL
+ * first, value) order: the values of each kernel and metric come sorted,
+ * so the nearest-rank median and p95 are picked as they go by. */
+typedef struct kval {
+  int64_t did, v;
+  int32_t metric, null;
+} kval;
+
+static int kval_cmp(const void *pa, const void *pb)
+{
+  const kval *a = pa, *b = pb;
+  if (a->did != b->did)
+    return a->did < b->did ? -1 : 1;
+  if (a->metric != b->metric)
+    return a->metric < b->metric ? -1 : 1;
+  if (a->null != b->null)
+    return a->null ? -1 : 1;
+  return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/* A metric of one kernel: its values counted (n), summed and the largest;
+ * then its median and p95 (a rank's value: none, NULL or v). */
+typedef struct kmetric {
+  int64_t n, sum, max;
+  int64_t med, p95;
+  int has_med, has_p95, med_null, p95_null;
+} kmetric;
+
+typedef struct kstat {
+  int64_t did, count, outliers;
+  kmetric m[NMETRICS];
+} kstat;
+
+static void bind_rank(sqlite3_stmt *st, int col, int has, int null, int64_t v)
+{
+  if (!has || null)
+    sqlite3_bind_null(st, col);
+  else
+    sqlite3_bind_int64(st, col, v);
+}
+
+/* Write one kernel's row to temp.an_kr. */
+static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k)
+{
+  int col = 1, s;
+  sqlite3_reset(ins);
+  sqlite3_bind_int64(ins, col++, k->did);
+  sqlite3_bind_int64(ins, col++, k->count);
+  for (int m = 0; m < NMETRICS; m++) {
+    const kmetric *km = &k->m[m];
+    /* avg() and max() of the non-NULL values (NULL when none): the sum is
+     * exact, so the mean is the one SQLite's avg() gives below 2^53 */
+    if (km->n)
+      sqlite3_bind_double(ins, col++, (double)km->sum / (double)km->n);
+    else
+      sqlite3_bind_null(ins, col++);
+    bind_rank(ins, col++, km->has_med, km->med_null, km->med);
+    bind_rank(ins, col++, km->has_p95, km->p95_null, km->p95);
+    bind_rank(ins, col++, km->n > 0, 0, km->max);
+  }
+  sqlite3_bind_int64(ins, col++, k->outliers);
+  sqlite3_bind_int64(ins, col++, k->m[M_GPU].sum);
+  s = rpd_step(r, ins);
+  return s < 0 ? -s : RPD_OK;
+}
+
+/* Per kernel (description id): count, and mean, nearest-rank median and
+ * p95 (the value at rank (n+1)/2 and (95n+99)/100 of the n sorted values)
+ * and max of each metric; outliers = dispatches longer than 3x the median
+ * GPU duration.  One scan of the kernels into a bounded sort (xsort.h);
+ * the per-kernel rows go to temp.an_kr in description-id order, and one
+ * statement orders them into ext_analysis_launch. */
+static const char kr_sql[] =
+  "DROP TABLE IF EXISTS temp.an_kr;"
+  "CREATE TEMP TABLE an_kr (did INTEGER, n INTEGER,"
+  " am REAL, amed INTEGER, ap95 INTEGER, ax INTEGER,"
+  " dm REAL, dmed INTEGER, dp95 INTEGER, dx INTEGER,"
+  " gm REAL, gmed INTEGER, gp95 INTEGER, gx INTEGER, outliers INTEGER, gs INTEGER);";
 
 static const char launch_insert_sql[] =
-  "INSERT INTO ext_analysis_launch SELECT coalesce(S.string, ''), c.n,"
-  " c.am, pa.med, pa.p95, c.ax, c.dm, pd.med, pd.p95, c.dx, c.gm, pg.med, pg.p95, c.gx,"
-  " (SELECT count(*) FROM an_k k WHERE k.did = c.did AND k.gpu > 3 * pg.med),"
-  " coalesce(c.gm < c.am, 0)"
-  " FROM an_kc c LEFT JOIN rocpd_string S ON S.id = c.did"
-  " LEFT JOIN an_p pa ON pa.did = c.did AND pa.metric = 0"
-  " LEFT JOIN an_p pd ON pd.did = c.did AND pd.metric = 1"
-  " JOIN an_p pg ON pg.did = c.did AND pg.metric = 2"
-  " ORDER BY c.gs DESC, S.string;";
+  "INSERT INTO ext_analysis_launch SELECT coalesce(S.string, ''), k.n,"
+  " k.am, k.amed, k.ap95, k.ax, k.dm, k.dmed, k.dp95, k.dx, k.gm, k.gmed, k.gp95, k.gx,"
+  " k.outliers, coalesce(k.gm < k.am, 0)"
+  " FROM an_kr k LEFT JOIN rocpd_string S ON S.id = k.did"
+  " ORDER BY k.gs DESC, S.string;"
+  "DROP TABLE temp.an_kr;";
 
-/* The metrics of an_k: column, and the an_kc column counting its values
- * (api and delay are NULL for a dispatch without them and not ranked). */
-static const struct {
-  const char *sorted, *count;
-} metrics[] = {
-  {"SELECT did, api FROM an_k WHERE api IS NOT NULL AND did IS NOT NULL ORDER BY did, api",
-   "na"},
-  {"SELECT did, delay FROM an_k WHERE delay IS NOT NULL AND did IS NOT NULL"
-   " ORDER BY did, delay", "nd"},
-  {"SELECT did, gpu FROM an_k WHERE did IS NOT NULL ORDER BY did, gpu", "n"},
-};
-
-/* an_p rows of metric m: the values of each kernel in order, the one at
- * rank (n+1)/2 its median and at (95n+99)/100 its p95 (n from an_kc). */
-static int percentiles(rpd *r, int m, sqlite3_stmt *ins)
+/* Rank the sorted values of one kernel (did) from *p on; *got as
+ * xsort_next.  The counts and sums of k were added up in the scan. */
+static void kstat_rank(xsort *x, kstat *k, const void **p, int *got)
 {
-  sqlite3_stmt *st = NULL, *cnt = NULL;
-  rpd_i64map count = {0};
-  char *sql = sqlite3_mprintf("SELECT did, %s FROM an_kc WHERE did IS NOT NULL",
-                              metrics[m].count);
-  int rc = sql ? rpd_prepare(r, sql, &cnt) : rpd_seterr(RPD_ENOMEM, "out of memory");
-  int s = 0, have = 0;
-  int64_t did = 0, n = 0, rank = 0;
-  sqlite3_value *med = NULL, *p95 = NULL;
-  sqlite3_free(sql);
-  while (!rc && (s = rpd_step(r, cnt)) == SQLITE_ROW)
-    rpd_i64map_put(&count, sqlite3_column_int64(cnt, 0), sqlite3_column_int64(cnt, 1));
-  if (!rc && s < 0)
-    rc = -s;
-  if (!rc)
-    rc = rpd_prepare(r, metrics[m].sorted, &st);
-  for (;;) {
-    int row = 0;
-    if (!rc) {
-      if ((s = rpd_step(r, st)) == SQLITE_ROW)
-        row = 1;
-      else if (s < 0)
-        rc = -s;
-    }
-    if (have && (rc || !row || sqlite3_column_int64(st, 0) != did)) {
-      if (!rc) {
-        sqlite3_reset(ins);
-        sqlite3_bind_int64(ins, 1, did);
-        sqlite3_bind_int(ins, 2, m);
-        sqlite3_bind_value(ins, 3, med);
-        sqlite3_bind_value(ins, 4, p95);
-        if ((s = rpd_step(r, ins)) < 0)
-          rc = -s;
-      }
-      sqlite3_value_free(med);
-      sqlite3_value_free(p95);
-      med = p95 = NULL;
-      have = 0;
-    }
-    if (rc || !row)
+  int64_t rank = 0;
+  int metric = -1;
+  kmetric *km = NULL;
+  while (*got > 0) {
+    const kval *v = *p;
+    if (v->did != k->did)
       break;
-    if (!have) {
-      did = sqlite3_column_int64(st, 0);
-      if (!rpd_i64map_get(&count, did, &n))
-        n = 0;
+    if (v->metric != metric) {
+      metric = v->metric;
+      km = &k->m[metric];
       rank = 0;
-      have = 1;
     }
     rank++;
-    if (rank == (n + 1) / 2)
-      med = sqlite3_value_dup(sqlite3_column_value(st, 1));
-    if (rank == (95 * n + 99) / 100)
-      p95 = sqlite3_value_dup(sqlite3_column_value(st, 1));
+    /* the GPU duration ranks every dispatch, NULL first (ORDER BY), the
+     * api and delay only their values */
+    int64_t n = metric == M_GPU ? k->count : km->n;
+    if (rank == (n + 1) / 2) {
+      km->has_med = 1;
+      km->med_null = v->null;
+      km->med = v->v;
+    }
+    if (rank == (95 * n + 99) / 100) {
+      km->has_p95 = 1;
+      km->p95_null = v->null;
+      km->p95 = v->v;
+    }
+    /* values after the median are at least the median: an outlier is one
+     * past 3x it (exact, no overflow) */
+    if (metric == M_GPU && km->has_med && !km->med_null && !v->null &&
+        (__int128)v->v > (__int128)3 * km->med)
+      k->outliers++;
+    *got = xsort_next(x, p);
   }
-  sqlite3_value_free(med);
-  sqlite3_value_free(p95);
-  sqlite3_finalize(st);
-  sqlite3_finalize(cnt);
-  rpd_i64map_free(&count);
-  return rc;
 }
 
 int an_launch_stats(rpd *r)
 {
-  sqlite3_stmt *ins = NULL;
-  int rc = rpd_exec(r, launch_sql);
+  sqlite3_stmt *st = NULL, *ins = NULL;
+  xsort *x = xsort_new(sizeof(kval), kval_cmp, SORT_BYTES);
+  rpd_i64map at = {0};
+  kstat *ks = NULL;
+  size_t nk = 0, cap = 0;
+  const void *p;
+  int s = 0, got = 0;
+  int rc = rpd_exec(r, kr_sql);
   if (!rc)
-    rc = rpd_prepare(r, "INSERT INTO an_p VALUES (?,?,?,?)", &ins);
-  for (int m = 0; !rc && m < (int)N(metrics); m++)
-    rc = percentiles(r, m, ins);
+    rc = rpd_prepare(r, "SELECT did, CASE WHEN own THEN api_end - launch END,"
+                        " s - launch, e - s FROM an_op WHERE cls = 'kernel' AND did IS NOT NULL",
+                     &st);
+  if (!rc)
+    rc = rpd_prepare(r, "INSERT INTO an_kr VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    int64_t did = sqlite3_column_int64(st, 0), i;
+    int found;
+    int64_t *slot = rpd_i64map_ref(&at, did, (int64_t)nk, &found);
+    if (!found) {
+      if (nk == cap) {
+        cap = cap ? 2 * cap : 64;
+        ks = rpd_xrealloc(ks, cap * sizeof *ks);
+      }
+      memset(&ks[nk], 0, sizeof *ks);
+      ks[nk++].did = did;
+    }
+    i = *slot;
+    ks[i].count++;
+    for (int m = 0; !rc && m < NMETRICS; m++) {
+      kval v = {did, 0, m, 0};
+      if (sqlite3_column_type(st, m + 1) == SQLITE_NULL) {
+        if (m != M_GPU)
+          continue;
+        v.null = 1;
+      } else {
+        kmetric *km = &ks[i].m[m];
+        v.v = sqlite3_column_int64(st, m + 1);
+        if (!km->n || v.v > km->max)
+          km->max = v.v;
+        km->n++;
+        km->sum += v.v;
+      }
+      rc = xsort_add(x, &v);
+    }
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  if (!rc)
+    rc = xsort_done(x);
+  if (!rc && (got = xsort_next(x, &p)) < 0)
+    rc = -got;
+  while (!rc && got > 0) {
+    int64_t i;
+    if (!rpd_i64map_get(&at, ((const kval *)p)->did, &i)) {
+      rc = rpd_seterr(RPD_ERR, "internal error: a kernel the scan did not count");
+      break;
+    }
+    kstat_rank(x, &ks[i], &p, &got);
+    if (got < 0)
+      rc = -got;
+    if (!rc)
+      rc = kstat_write(r, ins, &ks[i]);
+  }
+  xsort_free(x);
+  free(ks);
+  rpd_i64map_free(&at);
+  sqlite3_finalize(st);
   sqlite3_finalize(ins);
   if (!rc)
     rc = rpd_exec(r, launch_insert_sql);
   return rc;
 }
 
-/* A (gpu, queue, time) key of the queue-depth streams; NULL sorts first and
- * equals NULL, as in ORDER BY and GROUP BY. */
-typedef struct qkey {
-  int64_t v[3];
-  unsigned char null[3];
-} qkey;
+/* One change of a queue's depth: +1 at a launch, -1 at an end.  NULLs sort
+ * first and equal NULL, as in ORDER BY and GROUP BY (bit i of nulls: part
+ * i is NULL). */
+typedef struct qev {
+  int64_t v[3];                /* gpu, queue, time */
+  int32_t nulls, d;
+} qev;
 
-static void qkey_read(sqlite3_stmt *st, qkey *k)
+/* (gpu, queue, time) order; d is summed, not ordered. */
+static int qev_cmp(const void *pa, const void *pb)
 {
+  const qev *a = pa, *b = pb;
   for (int i = 0; i < 3; i++) {
-    k->null[i] = sqlite3_column_type(st, i) == SQLITE_NULL;
-    k->v[i] = k->null[i] ? 0 : sqlite3_column_int64(st, i);
-  }
-}
-
-/* Compare the first n parts of a and b. */
-static int qkey_cmp(const qkey *a, const qkey *b, int n)
-{
-  for (int i = 0; i < n; i++) {
-    if (a->null[i] != b->null[i])
-      return a->null[i] ? -1 : 1;
-    if (a->v[i] != b->v[i])
+    int na = a->nulls >> i & 1, nb = b->nulls >> i & 1;
+    if (na != nb)
+      return na ? -1 : 1;
+    if (!na && a->v[i] != b->v[i])
       return a->v[i] < b->v[i] ? -1 : 1;
   }
   return 0;
 }
 
-/* Step st into *k; 1 on a row, 0 at the end, -rc on an error. */
-static int qkey_next(rpd *r, sqlite3_stmt *st, qkey *k)
+/* Is part i of a and b the same for i < n (NULL equals NULL)? */
+static int qev_same(const qev *a, const qev *b, int n)
 {
-  int s = rpd_step(r, st);
-  if (s == SQLITE_ROW) {
-    qkey_read(st, k);
-    return 1;
+  for (int i = 0; i < n; i++) {
+    int na = a->nulls >> i & 1;
+    if (na != (b->nulls >> i & 1) || (!na && a->v[i] != b->v[i]))
+      return 0;
   }
-  return s < 0 ? s : 0;
+  return 1;
+}
+
+/* The event of column c (the time) of row st at depth change d. */
+static qev qev_of(sqlite3_stmt *st, int c, int d)
+{
+  qev ev;
+  int col[3] = {0, 1, c};
+  memset(&ev, 0, sizeof ev);
+  for (int i = 0; i < 3; i++) {
+    if (sqlite3_column_type(st, col[i]) == SQLITE_NULL)
+      ev.nulls |= 1 << i;
+    else
+      ev.v[i] = sqlite3_column_int64(st, col[i]);
+  }
+  ev.d = d;
+  return ev;
 }
 
 /* Queue depth: +1 at each launch (the op start when it has no api or
  * starts first), -1 at each end; one row per queue and distinct time with
- * the depth after every change at that time.  The launches and the ends
- * come from two sorts of the ops (no GROUP BY over their union), merged
- * here with the running depth per queue. */
+ * the depth after every change at that time.  One scan of the ops feeds
+ * both changes of each op to a bounded sort (xsort.h); the sorted stream
+ * is summed per time and run per queue here. */
 int an_queue_depth(rpd *r)
 {
-  sqlite3_stmt *ls = NULL, *es = NULL, *ins = NULL;
-  qkey kl, ke, key, part = {{0}, {0}};
-  int hl = 0, he = 0, have = 0, s;
+  sqlite3_stmt *st = NULL, *ins = NULL;
+  xsort *x = xsort_new(sizeof(qev), qev_cmp, SORT_BYTES);
+  const void *p;
+  qev key, part;
+  int have = 0, s = 0, got;
   int64_t depth = 0;
-  int rc = rpd_prepare(r, "SELECT gpu, queue, min(coalesce(launch, s), s) AS t FROM an_op"
-                          " ORDER BY gpu, queue, t", &ls);
-  if (!rc)
-    rc = rpd_prepare(r, "SELECT gpu, queue, e FROM an_op ORDER BY gpu, queue, e", &es);
+  int rc = rpd_prepare(r, "SELECT gpu, queue, min(coalesce(launch, s), s), e FROM an_op", &st);
   if (!rc)
     rc = rpd_prepare(r, "INSERT INTO ext_analysis_queue_depth VALUES (?,?,?,?)", &ins);
-  if (!rc && (hl = qkey_next(r, ls, &kl)) < 0)
-    rc = -hl;
-  if (!rc && (he = qkey_next(r, es, &ke)) < 0)
-    rc = -he;
-  while (!rc && (hl > 0 || he > 0)) {
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    qev l = qev_of(st, 2, 1), e = qev_of(st, 3, -1);
+    if (!(rc = xsort_add(x, &l)))
+      rc = xsort_add(x, &e);
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  if (!rc)
+    rc = xsort_done(x);
+  got = rc ? 0 : xsort_next(x, &p);
+  while (!rc && got > 0) {
     int64_t d = 0;
-    key = hl > 0 && (he <= 0 || qkey_cmp(&kl, &ke, 3) <= 0) ? kl : ke;
-    while (!rc && hl > 0 && qkey_cmp(&kl, &key, 3) == 0) {
-      d++;
-      if ((hl = qkey_next(r, ls, &kl)) < 0)
-        rc = -hl;
+    key = *(const qev *)p;
+    while (got > 0 && qev_same((const qev *)p, &key, 3)) {
+      d += ((const qev *)p)->d;
+      got = xsort_next(x, &p);
     }
-    while (!rc && he > 0 && qkey_cmp(&ke, &key, 3) == 0) {
-      d--;
-      if ((he = qkey_next(r, es, &ke)) < 0)
-        rc = -he;
-    }
-    if (rc)
+    if (got < 0) {
+      rc = -got;
       break;
-    if (!have || qkey_cmp(&part, &key, 2) != 0) {
+    }
+    if (!have || !qev_same(&part, &key, 2)) {
       part = key;
       depth = 0;
       have = 1;
@@ -345,7 +450,7 @@ int an_queue_depth(rpd *r)
     depth += d;
     sqlite3_reset(ins);
     for (int i = 0; i < 3; i++) {
-      if (key.null[i])
+      if (key.nulls >> i & 1)
         sqlite3_bind_null(ins, i + 1);
       else
         sqlite3_bind_int64(ins, i + 1, key.v[i]);
@@ -354,8 +459,10 @@ int an_queue_depth(rpd *r)
     if ((s = rpd_step(r, ins)) < 0)
       rc = -s;
   }
-  sqlite3_finalize(ls);
-  sqlite3_finalize(es);
+  if (!rc && got < 0)
+    rc = -got;
+  xsort_free(x);
+  sqlite3_finalize(st);
   sqlite3_finalize(ins);
   return rc;
 }

@@ -139,6 +139,26 @@ check_eq "low_utilization: the window 10-20 ms at 10%" "10000000|20000000|1|10.0
 run low.rpd --force --rule low_utilization=5
 check_eq "low_utilization: threshold 5% -> no finding" 0 "$(nf low.rpd low_utilization)"
 
+# ---------------------------------------------------------------- exact launch statistics and queue depth
+# kA: 7 dispatches on queue 0 (api 5..11 ns, delay 100..390, GPU 10..1000):
+# nearest-rank median = rank 4, p95 = rank 7; outliers = GPU > 3 x 40.
+# kB: 3 dispatches on queue 1, one without an api call (no api or delay
+# value); at 400 one op ends as another is launched (one row, depth kept).
+mk stats.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e, name_id) VALUES
+  (1, 0, 0, 0, 5, 100, 110, 105), (2, 0, 0, 10, 16, 110, 130, 105),
+  (3, 0, 0, 20, 27, 130, 160, 105), (4, 0, 0, 30, 38, 160, 200, 105),
+  (5, 0, 0, 40, 49, 200, 250, 105), (6, 0, 0, 50, 60, 250, 450, 105),
+  (7, 0, 0, 60, 71, 450, 1450, 105), (8, 0, 1, NULL, NULL, 300, 400, 109),
+  (9, 0, 1, 100, 150, 400, 420, 109), (10, 0, 1, 400, 410, 420, 430, 109)"
+run stats.rpd
+check_eq "launch stats: every column of both kernels, by GPU time" \
+"kA|7|8.0|8|11|11|170.0|130|390|390|192.857142857143|40|1000|1000|2|0
+kB|3|30.0|10|50|50|160.0|20|300|300|43.3333333333333|20|100|100|1|0" \
+  "$(q stats.rpd 'SELECT * FROM ext_analysis_launch')"
+check_eq "queue depth: every row of both queues" \
+"0|0|0|1 0|0|10|2 0|0|20|3 0|0|30|4 0|0|40|5 0|0|50|6 0|0|60|7 0|0|110|6 0|0|130|5 0|0|160|4 0|0|200|3 0|0|250|2 0|0|450|1 0|0|1450|0 0|1|100|1 0|1|300|2 0|1|400|2 0|1|420|1 0|1|430|0" \
+  "$(q stats.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
+
 # ---------------------------------------------------------------- independent SQL on real-shaped traces
 # gaps between the union of GPU work (kernel + copy classes of opClass),
 # classified by the earliest launch of the op that ends the gap
@@ -255,6 +275,18 @@ check_all synth-v3 v3.rpd
 rpd-synth --seed 3 --api 4000 --gpus 2 --schema 2 -o v2.rpd >/dev/null
 run v2.rpd
 check_all synth-v2 v2.rpd
+# the bounded sorts of the launch statistics and queue depth spill sorted
+# runs to a scratch file past their buffer: a 64-byte buffer (thousands of
+# runs) gives the same tables
+dump() { for _t in idle launch queue_depth overlap memcpy findings; do
+  q "$1" "SELECT * FROM ext_analysis_$_t"; done; }
+cp v3.rpd spill.rpd
+check_rc "runs with sorts spilled to runs of 2 records" 0 env RPD_ANALYZE_SORT_BYTES=64 \
+  rpd-analyze spill.rpd --force
+check_eq "spilled sorts: every table the same as in memory" "$(dump v3.rpd | cksum)" \
+  "$(dump spill.rpd | cksum)"
+check_eq "spilled sorts: the trace has launch and queue rows to sort" 1 \
+  "$(q spill.rpd 'SELECT (SELECT count(*) FROM ext_analysis_launch) > 5 AND (SELECT count(*) FROM ext_analysis_queue_depth) > 1000')"
 check_eq "v2 and v3 of the same seed give the same idle table" \
   "$(ours_idle v3.rpd)" "$(ours_idle v2.rpd)"
 
