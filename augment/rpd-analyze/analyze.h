@@ -27,6 +27,7 @@ typedef struct rule {
 typedef struct opts {
   rule rules[NRULES];
   double kernel_wait_us;
+  int format;           /* summary: -1 text, else an rpd_fmt */
   /* results for the summary */
   int64_t ngpus, nkernels, nlaunch_bound, nqueue_points, nmemcpy, nfindings;
   int64_t idle_ns, host_ns, kwait_ns, other_ns, busy_ns;

@@ -21,6 +21,9 @@ static const char usage[] =
 "                            advice\n"
 "A summary is printed on stdout.\n"
 "\n"
+"  -f, --format FMT     the summary as text (default: two lines and the\n"
+"                       rules that fired), or as two tables, summary and\n"
+"                       findings: table, csv, json or md\n"
 "  --kernel-wait-us X   an idle gap of at most X us between queued work is\n"
 "                       kernel-wait (default 50)\n"
 "  --rule NAME=VALUE    set the threshold of rule NAME (see\n"
@@ -39,6 +42,8 @@ static const char usage[] =
 #include "namelist.h"
 #include "progress.h"
 #include "opt.h"
+#include "table.h"
+#include "textcut.h"
 #define DONE_TAG "ext_analysis::done"
 
 /* ------------------------------------------------------------ rules */
@@ -110,6 +115,25 @@ static int on_kernel_wait(void *ctx, const char *name, const char *val, char *ms
   return 2;
 }
 
+/* --format: text (-1, today's lines) or a table format. */
+static int on_format(void *ctx, const char *name, const char *val, char *msg, size_t msgsz)
+{
+  int *fmt = ctx;
+  rpd_fmt f;
+  (void)name;
+  if (strcmp(val, "text") == 0)
+    *fmt = -1;
+  else if (strcmp(val, "md") == 0)
+    *fmt = RPD_FMT_MD;
+  else if (rpd_fmt_parse(val, &f) == RPD_OK)
+    *fmt = (int)f;
+  else {
+    snprintf(msg, msgsz, "bad --format '%s': use text, table, csv, json or md", val);
+    return 2;
+  }
+  return 0;
+}
+
 /* Parse our options before the driver opens anything: bad values are usage
  * errors (exit 2).  Returns 0 or the exit code. */
 static int parse_options(opts *o, int argc, char **argv)
@@ -118,12 +142,14 @@ static int parse_options(opts *o, int argc, char **argv)
   const rpd_opt table[] = {
     RPD_OPT_CALL("--kernel-wait-us", on_kernel_wait, o),
     RPD_OPT_CALL("--rule", on_rule, o),
+    RPD_OPT_CALL("-f|--format", on_format, &o->format),
     RPD_OPT_STRING("-o|--output", &skip),
     RPD_OPT_END(),
   };
   char msg[512];
   memcpy(o->rules, default_rules, sizeof o->rules);
   o->kernel_wait_us = 50;
+  o->format = -1;
   if (rpd_opt_peek(table, argc, argv, msg, sizeof msg))
     return rpd_usage_error("%s", msg);
   return 0;
@@ -132,7 +158,7 @@ static int parse_options(opts *o, int argc, char **argv)
 /* The options parse_options read: the augmenter driver steps over them. */
 static const char *read_value;
 static const rpd_opt read_before[] = {
-  RPD_OPT_STRING("--kernel-wait-us|--rule", &read_value),
+  RPD_OPT_STRING("--kernel-wait-us|--rule|-f|--format", &read_value),
   RPD_OPT_END(),
 };
 
@@ -216,9 +242,8 @@ static int drop_analysis(rpd *r, void *ctx)
  * statement's full scans, the temp tables counted as the rows they copy. */
 static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_op", "rocpd_op", NULL};
 static const char *const gap_tables[] = {"rocpd_api", "rocpd_api", "rocpd_op", NULL};
-static const char *const stats_tables[] = {"rocpd_op", "rocpd_op", "rocpd_op", "rocpd_op",
-                                           "rocpd_op", NULL};
-static const char *const queue_tables[] = {"rocpd_op", "rocpd_op", "rocpd_op", NULL};
+static const char *const stats_tables[] = {"rocpd_op", NULL};
+static const char *const queue_tables[] = {"rocpd_op", "rocpd_op", NULL};
 
 static int build_analysis(rpd *r, void *ctx)
 {
@@ -276,26 +301,88 @@ static double pct(int64_t part, int64_t whole)
   return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static void summary(void *ctx)
+/* The summary as two tables: `summary` (one row: the idle breakdown of
+ * every GPU together, in ns and percent of idle, and the row counts of the
+ * tables written; the idle columns NULL without GPU work) and `findings`
+ * (one row per rule that fired). */
+static const char *const summary_cols[] = {"gpus", "busy_ns", "idle_ns", "host_wait_ns",
+  "host_wait_pct", "kernel_wait_ns", "kernel_wait_pct", "other_ns", "other_pct", "kernels",
+  "launch_bound", "queue_depth_points", "memcpy_buckets", "findings"};
+static const char *const fired_cols[] = {"rule", "severity", "count", "advice"};
+enum { S_GPUS, S_BUSY, S_IDLE, S_HOST, S_HOST_PCT, S_KWAIT, S_KWAIT_PCT, S_OTHER,
+       S_OTHER_PCT, S_KERNELS, S_LB, S_QUEUE, S_MEMCPY, S_FINDINGS };
+
+static void summary_tables(const opts *o, rpd_tables *ts)
 {
-  const opts *o = ctx;
-  if (!o->ngpus)
+  rpd_table *t = rpd_tables_add(ts);
+  const int64_t part[3] = {o->host_ns, o->kwait_ns, o->other_ns};
+  rpd_table_init(t, "summary", (int)N(summary_cols), summary_cols, NULL);
+  rpd_table_int(t, o->ngpus);
+  if (o->ngpus) {
+    rpd_table_int(t, o->busy_ns);
+    rpd_table_int(t, o->idle_ns);
+    for (int k = 0; k < 3; k++) {
+      rpd_table_int(t, part[k]);
+      rpd_table_dbl(t, pct(part[k], o->idle_ns), 1);
+    }
+  } else {
+    for (int k = S_BUSY; k <= S_OTHER_PCT; k++)
+      rpd_table_null(t);
+  }
+  rpd_table_int(t, o->nkernels);
+  rpd_table_int(t, o->nlaunch_bound);
+  rpd_table_int(t, o->nqueue_points);
+  rpd_table_int(t, o->nmemcpy);
+  rpd_table_int(t, o->nfindings);
+  t = rpd_tables_add(ts);
+  rpd_table_init(t, "findings", (int)N(fired_cols), fired_cols, NULL);
+  for (int k = 0; k < NRULES; k++)
+    if (o->findings[k]) {
+      rpd_table_str(t, o->rules[k].name);
+      rpd_table_str(t, o->rules[k].severity);
+      rpd_table_int(t, o->findings[k]);
+      rpd_table_str(t, o->rules[k].advice);
+    }
+}
+
+/* The text summary: the two tables as two lines and a line per rule that
+ * fired (ms from the ns cells). */
+static void summary_text(const rpd_tables *ts)
+{
+  const rpd_table *s = &ts->t[0], *f = &ts->t[1];
+#define I(k) ((long long)rpd_table_cell(s, 0, (k))->i)
+#define MS(k) ((double)rpd_table_cell(s, 0, (k))->i / 1e6)
+#define D(k) (rpd_table_cell(s, 0, (k))->d)
+  if (!I(S_GPUS))
     printf("%s: no GPU work (kernels or copies): no idle breakdown\n", rpd_progname);
   else
     printf("%s: %lld GPUs: busy %.3f ms, idle %.3f ms = host-wait %.3f ms (%.1f%%)"
          " + kernel-wait %.3f ms (%.1f%%) + other %.3f ms (%.1f%%)\n",
-         rpd_progname, (long long)o->ngpus, (double)o->busy_ns / 1e6,
-         (double)o->idle_ns / 1e6, (double)o->host_ns / 1e6, pct(o->host_ns, o->idle_ns),
-         (double)o->kwait_ns / 1e6, pct(o->kwait_ns, o->idle_ns),
-         (double)o->other_ns / 1e6, pct(o->other_ns, o->idle_ns));
+         rpd_progname, I(S_GPUS), MS(S_BUSY), MS(S_IDLE), MS(S_HOST), D(S_HOST_PCT),
+         MS(S_KWAIT), D(S_KWAIT_PCT), MS(S_OTHER), D(S_OTHER_PCT));
   printf("%s: %lld kernels (%lld launch-bound), %lld queue-depth points,"
          " %lld memcpy buckets, %lld findings\n",
-         rpd_progname, (long long)o->nkernels, (long long)o->nlaunch_bound,
-         (long long)o->nqueue_points, (long long)o->nmemcpy, (long long)o->nfindings);
-  for (int k = 0; k < NRULES; k++)
-    if (o->findings[k])
-      printf("  %-18s %-8s %5lld  %s\n", o->rules[k].name, o->rules[k].severity,
-             (long long)o->findings[k], o->rules[k].advice);
+         rpd_progname, I(S_KERNELS), I(S_LB), I(S_QUEUE), I(S_MEMCPY), I(S_FINDINGS));
+  for (size_t r = 0; r < f->nrows; r++)
+    printf("  %-18s %-8s %5lld  %s\n", rpd_table_cell(f, r, 0)->s,
+           rpd_table_cell(f, r, 1)->s, (long long)rpd_table_cell(f, r, 2)->i,
+           rpd_table_cell(f, r, 3)->s);
+#undef I
+#undef MS
+#undef D
+}
+
+static void summary(void *ctx)
+{
+  const opts *o = ctx;
+  rpd_tables ts = {0};
+  summary_tables(o, &ts);
+  if (o->format < 0)
+    summary_text(&ts);
+  else
+    (void)rpd_tables_stdout(&ts, (rpd_fmt)o->format, NULL,
+                            rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH));
+  rpd_tables_free(&ts);
 }
 
 int main(int argc, char **argv)

@@ -30,6 +30,9 @@ INSERT INTO rocpd_api_ops (api_id, op_id) SELECT id, id FROM k
 # run FILE ARGS...: rpd-analyze, its stdout kept in $TESTDIR/stdout
 run() { check_rc "rpd-analyze $(basename "$1") $2 $3 $4 runs" 0 rpd-analyze "$@"; }
 nf() { q "$1" "SELECT count(*) FROM ext_analysis_findings WHERE rule = '$2'"; }
+# dump FILE: every ext_analysis_ table (but the rules)
+dump() { for _t in idle launch queue_depth overlap memcpy findings; do
+  q "$1" "SELECT * FROM ext_analysis_$_t"; done; }
 f1() { q "$1" "SELECT start_ns, end_ns, count FROM ext_analysis_findings WHERE rule = '$2'"; }
 
 # ---------------------------------------------------------------- idle breakdown
@@ -53,6 +56,38 @@ check_eq "starvation: --force rebuilt, no duplicates (idle, findings, rules)" "1
   "$(q idle.rpd 'SELECT (SELECT count(*) FROM ext_analysis_idle), (SELECT count(*) FROM ext_analysis_findings), (SELECT count(*) FROM ext_analysis_rules)')"
 check_eq "--force: one done tag with the kernel-wait threshold used" "kernel_wait_us=50" \
   "$(q idle.rpd "SELECT group_concat(value) FROM rocpd_metadata WHERE tag = 'ext_analysis::done'")"
+# the summary: today's text by default, two tables in the common formats
+cp idle.rpd fmt.rpd
+run idle.rpd --force --kernel-wait-us 0.05 --rule gpu_starvation=0.15
+check_eq "summary text: two lines and the rule that fired" \
+"rpd-analyze: 1 GPUs: busy 0.000 ms, idle 0.000 ms = host-wait 0.000 ms (64.5%) + kernel-wait 0.000 ms (3.2%) + other 0.000 ms (32.3%)
+rpd-analyze: 1 kernels (0 launch-bound), 8 queue-depth points, 0 memcpy buckets, 1 findings
+  gpu_starvation     warning      1  the GPU waits for the host: overlap host work, prefetch, use graphs" \
+  "$(cat "$TESTDIR/stdout")"
+run fmt.rpd --force --kernel-wait-us 0.05 --rule gpu_starvation=0.15 -f csv
+check_eq "summary --format csv: the summary and findings tables" \
+"gpus,busy_ns,idle_ns,host_wait_ns,host_wait_pct,kernel_wait_ns,kernel_wait_pct,other_ns,other_pct,kernels,launch_bound,queue_depth_points,memcpy_buckets,findings
+1,390,310,200,64.5,10,3.2,100,32.3,1,0,8,0,1
+rule,severity,count,advice
+gpu_starvation,warning,1,\"the GPU waits for the host: overlap host work, prefetch, use graphs\"" \
+  "$(tr -d '\r' <"$TESTDIR/stdout")"
+check_eq "summary --format csv: the same tables written" "$(dump idle.rpd | cksum)" "$(dump fmt.rpd | cksum)"
+run fmt.rpd --force --kernel-wait-us 0.05 --rule gpu_starvation=0.15 -f json
+check_eq "summary --format json: one object, the idle split and the rule" "310|200|10|100|gpu_starvation" \
+  "$(python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["summary"][0]; print("%d|%d|%d|%d|%s" % (s["idle_ns"], s["host_wait_ns"], s["kernel_wait_ns"], s["other_ns"], ",".join(f["rule"] for f in d["findings"])))' <"$TESTDIR/stdout")"
+run fmt.rpd --force --format md
+check_eq "summary --format md: two Markdown tables" "### summary|### findings" \
+  "$(grep '^###' "$TESTDIR/stdout" | tr '\n' '|' | sed 's/|$//')"
+run fmt.rpd --force -f table
+check_eq "summary --format table: two text tables" "# summary|# findings" \
+  "$(grep '^# ' "$TESTDIR/stdout" | tr '\n' '|' | sed 's/|$//')"
+check_rc "bad --format is a usage error" 2 rpd-analyze fmt.rpd --force -f xml
+check_eq "bad --format: names the problem" 1 \
+  "$(grep -c "^rpd-analyze: bad --format 'xml': use text, table, csv, json or md" "$TESTDIR/stderr")"
+mk nogpu.rpd "SELECT 1"
+run nogpu.rpd -f csv
+check_eq "summary --format csv without GPU work: idle columns empty" "0,,,,,,,,,0,0,0,0,0" \
+  "$(sed -n 2p "$TESTDIR/stdout" | tr -d '\r')"
 
 # ---------------------------------------------------------------- overlap
 mk overlap.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e, name_id, type_id) VALUES
@@ -278,8 +313,6 @@ check_all synth-v2 v2.rpd
 # the bounded sorts of the launch statistics and queue depth spill sorted
 # runs to a scratch file past their buffer: a 64-byte buffer (thousands of
 # runs) gives the same tables
-dump() { for _t in idle launch queue_depth overlap memcpy findings; do
-  q "$1" "SELECT * FROM ext_analysis_$_t"; done; }
 cp v3.rpd spill.rpd
 check_rc "runs with sorts spilled to runs of 2 records" 0 env RPD_ANALYZE_SORT_BYTES=64 \
   rpd-analyze spill.rpd --force
