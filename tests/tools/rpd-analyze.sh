@@ -310,6 +310,21 @@ check_all synth-v3 v3.rpd
 rpd-synth --seed 3 --api 4000 --gpus 2 --schema 2 -o v2.rpd >/dev/null
 run v2.rpd
 check_all synth-v2 v2.rpd
+# an op linked to two calls (not one after the other in rocpd_api_ops):
+# its launch is the call that started first, wherever its link is; op 2's
+# later second call (start 90) does not move its launch (70)
+mk links.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 50, 60, 100, 200), (2, 0, 0, 70, 80, 200, 300)"
+q links.rpd "INSERT INTO rocpd_api (id, pid, tid, start, \"end\", apiName_id, category_id,
+  domain_id, args_id) VALUES (3, 1, 1, 20, 25, 102, 107, 107, 1), (4, 1, 1, 90, 99, 102, 107, 107, 1);
+  INSERT INTO rocpd_api_ops (api_id, op_id) VALUES (3, 1), (4, 2)"
+run links.rpd
+check_eq "launch: the earliest linked call of each op (api 5 and 10 ns, delay 80 and 130)" \
+  "kA|2|7.5|5|10|10|105.0|80|130|130|100.0|100|100|100|0|0" \
+  "$(q links.rpd 'SELECT * FROM ext_analysis_launch')"
+check_eq "launch: queue depth from the earliest calls" "0|0|20|1 0|0|70|2 0|0|200|1 0|0|300|0" \
+  "$(q links.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
+
 # the bounded sorts of the launch statistics and queue depth spill sorted
 # runs to a scratch file past their buffer: a 64-byte buffer (thousands of
 # runs) gives the same tables
