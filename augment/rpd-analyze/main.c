@@ -3,7 +3,7 @@
  * written into the trace as ext_analysis_* tables (views/analysis.sql). */
 static const char usage[] =
 "usage: rpd-analyze FILE [-o OUT] [--force] [--kernel-wait-us X]\n"
-"                   [--rule NAME=VALUE ...]\n"
+"                   [--rule NAME=VALUE ...] [-f FMT]\n"
 "\n"
 "Analyse why the GPUs are idle and write the results into FILE:\n"
 "  ext_analysis_idle         per GPU: span, busy, idle = host_wait +\n"
