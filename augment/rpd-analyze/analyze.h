@@ -35,19 +35,33 @@ typedef struct opts {
 } opts;
 
 
-/* tables.c: temp.an_launch, temp.an_shared and temp.an_op (one row per op
- * with its class, name, communication flag and launching call). */
-int an_build_op_table(rpd *r);
-/* ext_analysis_launch from temp.an_op (through temp.an_kr). */
-int an_launch_stats(rpd *r);
-/* ext_analysis_queue_depth from temp.an_op. */
-int an_queue_depth(rpd *r);
-/* ext_analysis_memcpy from temp.an_op and rocpd_copyapi. */
+/* tables.c: the ops read once (temp.an_shared, temp.an_launch: the
+ * launching call of each op; temp.an_copy: the copies) into three bounded
+ * sorts (xsort.h): the GPU work for the sweep, the kernels' values for the
+ * launch statistics, the queues' depth changes.  *sc is set even on an
+ * error; free it with an_scan_free. */
+typedef struct an_scan an_scan;
+int an_scan_ops(rpd *r, an_scan **sc);
+void an_scan_free(an_scan *sc);
+/* One GPU-work op (kernel or copy) of the sweep, in (gpu, start, end, id)
+ * order; NULL numbers read as 0 (a NULL gpu sorts first). */
+typedef struct an_work {
+  int64_t gpu, s, e, launch, api_end, id;
+  int32_t flags, pad;
+} an_work;
+enum { AN_W_GPU_NULL = 1, AN_W_KERNEL = 2, AN_W_COMM = 4, AN_W_API = 8, AN_W_OWN = 16 };
+/* The next op of the sweep into *w: 1, 0 at the end, or minus an error. */
+int an_scan_work(an_scan *sc, const an_work **w);
+/* ext_analysis_launch from the kernels' sort (through temp.an_kr). */
+int an_launch_stats(rpd *r, an_scan *sc);
+/* ext_analysis_queue_depth from the queues' sort. */
+int an_queue_depth(rpd *r, an_scan *sc);
+/* ext_analysis_memcpy from temp.an_copy and rocpd_copyapi. */
 int an_memcpy(rpd *r);
 /* The findings of rule k over api calls (sync_memcpy, device_sync). */
 int an_api_rule(rpd *r, opts *o, int k);
 /* sweep.c: the ordered pass over the GPU work (ext_analysis_idle,
  * ext_analysis_overlap and the findings of the GPU rules). */
-int an_sweep(rpd *r, opts *o);
+int an_sweep(rpd *r, opts *o, an_scan *sc);
 
 #endif

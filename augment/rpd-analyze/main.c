@@ -242,12 +242,12 @@ static int drop_analysis(rpd *r, void *ctx)
  * statement's full scans, the temp tables counted as the rows they copy. */
 static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_op", "rocpd_op", NULL};
 static const char *const gap_tables[] = {"rocpd_api", "rocpd_api", "rocpd_op", NULL};
-static const char *const stats_tables[] = {"rocpd_op", NULL};
-static const char *const queue_tables[] = {"rocpd_op", "rocpd_op", NULL};
+static const char *const memcpy_tables[] = {"rocpd_api_ops", NULL};
 
 static int build_analysis(rpd *r, void *ctx)
 {
   opts *o = ctx;
+  an_scan *sc = NULL;
   char params[96];
   /* sorts spill to temp files beyond this: memory stays flat in trace size */
   int rc = rpd_profile(r, RPD_OPEN_SORT);
@@ -257,7 +257,7 @@ static int build_analysis(rpd *r, void *ctx)
     rc = rpd_view_install(r, "analysis");
   rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, op_tables));
   if (!rc)
-    rc = an_build_op_table(r);
+    rc = an_scan_ops(r, &sc);
   if (!rc)
     rc = write_rules(r, o);
   rpd_progress_sql_total(r, "idle gaps", rpd_progress_rows_of(r, gap_tables));
@@ -266,13 +266,15 @@ static int build_analysis(rpd *r, void *ctx)
   if (!rc)
     rc = an_api_rule(r, o, R_DEVICE_SYNC);
   if (!rc)
-    rc = an_sweep(r, o);
-  rpd_progress_sql_total(r, "kernel statistics", rpd_progress_rows_of(r, stats_tables));
+    rc = an_sweep(r, o, sc);
+  /* the statistics and the queue depth merge their sorts in C: progress
+   * over the sorted records (rpd_progress) */
+  rpd_progress_end();
   if (!rc)
-    rc = an_launch_stats(r);
-  rpd_progress_sql_total(r, "queue depth", rpd_progress_rows_of(r, queue_tables));
+    rc = an_launch_stats(r, sc);
   if (!rc)
-    rc = an_queue_depth(r);
+    rc = an_queue_depth(r, sc);
+  rpd_progress_sql_total(r, "memcpy", rpd_progress_rows_of(r, memcpy_tables));
   if (!rc)
     rc = an_memcpy(r);
   if (!rc)
@@ -288,8 +290,9 @@ static int build_analysis(rpd *r, void *ctx)
   if (!rc)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_findings", &o->nfindings);
   if (!rc)
-    rc = rpd_exec(r, "DROP TABLE temp.an_op; DROP TABLE temp.an_launch;"
+    rc = rpd_exec(r, "DROP TABLE temp.an_copy; DROP TABLE temp.an_launch;"
                      " DROP TABLE temp.an_shared;");
+  an_scan_free(sc);
   snprintf(params, sizeof params, "kernel_wait_us=%g", o->kernel_wait_us);
   if (!rc)
     rc = rpd_meta_set(r, DONE_TAG, params);

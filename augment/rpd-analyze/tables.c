@@ -43,37 +43,33 @@ static int is_comm(const char *name)
   return hit;
 }
 
-/* an_cls(opType_id): 'kernel', 'copy', 'barrier' or 'other' (views/opClass.sql). */
-static void fn_cls(sqlite3_context *cx, int argc, sqlite3_value **argv)
+/* The class of an op by its opType id (views/opClass.sql; NULL: other),
+ * looked up once per id.  -1 on an SQL error (*rc set). */
+static int op_class(op_funcs *fn, sqlite3_value *type, int *rc)
 {
-  op_funcs *fn = sqlite3_user_data(cx);
-  int64_t id = sqlite3_value_int64(argv[0]), k;
-  (void)argc;
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
-    sqlite3_result_text(cx, "other", -1, SQLITE_STATIC);
-    return;
-  }
+  int64_t id, k;
+  if (sqlite3_value_type(type) == SQLITE_NULL)
+    return RPD_OPCLASS_OTHER;
+  id = sqlite3_value_int64(type);
   if (!rpd_i64map_get(&fn->cls_of, id, &k)) {
     if ((k = rpd_opclass_one(fn->cls, id)) < 0) {
-      sqlite3_result_error(cx, sqlite3_errmsg(sqlite3_db_handle(fn->cls)), -1);
-      return;
+      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(fn->cls)));
+      return -1;
     }
     rpd_i64map_put(&fn->cls_of, id, k);
   }
-  sqlite3_result_text(cx, rpd_opclass_name((int)k), -1, SQLITE_STATIC);
+  return (int)k;
 }
 
-/* an_comm(description_id): 1 for a collective's name, 0 for another name,
- * NULL when no string has that id. */
-static void fn_comm(sqlite3_context *cx, int argc, sqlite3_value **argv)
+/* 1 when the name of description id `did` is a collective's, 0 for another
+ * name or no name (as SQL's NULL, which the sweep reads as 0); looked up
+ * once per id. */
+static int op_comm(op_funcs *fn, sqlite3_value *did, int *rc)
 {
-  op_funcs *fn = sqlite3_user_data(cx);
-  int64_t id = sqlite3_value_int64(argv[0]), v;
-  (void)argc;
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
-    sqlite3_result_null(cx);
-    return;
-  }
+  int64_t id, v;
+  if (sqlite3_value_type(did) == SQLITE_NULL)
+    return 0;
+  id = sqlite3_value_int64(did);
   if (!rpd_i64map_get(&fn->comm_of, id, &v)) {
     int s;
     sqlite3_reset(fn->desc);
@@ -81,75 +77,47 @@ static void fn_comm(sqlite3_context *cx, int argc, sqlite3_value **argv)
     s = sqlite3_step(fn->desc);
     if (s == SQLITE_ROW) {
       const char *name = (const char *)sqlite3_column_text(fn->desc, 0);
-      v = name ? is_comm(name) : -1;
+      v = name ? is_comm(name) : 0;
     } else if (s == SQLITE_DONE) {
-      v = -1;
+      v = 0;
     } else {
-      sqlite3_result_error(cx, sqlite3_errmsg(sqlite3_db_handle(fn->desc)), -1);
-      return;
+      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(fn->desc)));
+      return 0;
     }
     sqlite3_reset(fn->desc);
     rpd_i64map_put(&fn->comm_of, id, v);
   }
-  if (v < 0)
-    sqlite3_result_null(cx);
-  else
-    sqlite3_result_int(cx, (int)v);
+  return (int)v;
 }
-
-/* temp.an_op: one row per op with its class, name, communication flag and
- * the api call that launched it (earliest linked call). */
-int an_build_op_table(rpd *r)
-{
-  op_funcs fn;
-  memset(&fn, 0, sizeof fn);
-  int rc = rpd_exec(r,
-    "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_op;"
-    "DROP TABLE IF EXISTS temp.an_shared;"
-    "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
-    "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
-    " HAVING count(*) > 1;"
-    "CREATE TEMP TABLE an_launch (op_id INTEGER PRIMARY KEY, launch INTEGER,"
-    " api_end INTEGER, tid INTEGER, own INTEGER);"
-    "INSERT INTO an_launch SELECT X.op_id, min(A.start), A.\"end\", A.tid,"
-    " A.id NOT IN (SELECT api_id FROM an_shared)"
-    "  AND coalesce(N.string NOT GLOB '*GraphLaunch*', 1)"
-    " FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id"
-    " LEFT JOIN rocpd_string N ON N.id = A.apiName_id GROUP BY X.op_id;");
-  if (!rc)
-    rc = rpd_opclass_prepare_one(rpd_db(r), &fn.cls);
-  if (!rc)
-    rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &fn.desc);
-  if (!rc && (sqlite3_create_function(rpd_db(r), "an_cls", 1, SQLITE_UTF8, &fn, fn_cls,
-                                      NULL, NULL) != SQLITE_OK ||
-              sqlite3_create_function(rpd_db(r), "an_comm", 1, SQLITE_UTF8, &fn, fn_comm,
-                                      NULL, NULL) != SQLITE_OK))
-    rc = rpd_seterr(RPD_ERR, "cannot register the op table's functions: %s",
-                    sqlite3_errmsg(rpd_db(r)));
-  if (!rc)
-    rc = rpd_exec(r,
-      "CREATE TEMP TABLE an_op AS SELECT O.id AS id, O.gpuId AS gpu,"
-      " O.queueId AS queue, O.start AS s, O.\"end\" AS e,"
-      " an_cls(O.opType_id) AS cls, O.description_id AS did,"
-      " T.string AS optype, L.launch AS launch, L.api_end AS api_end, L.own AS own,"
-      " an_comm(O.description_id) AS comm"
-      " FROM rocpd_op O LEFT JOIN rocpd_string T ON T.id = O.opType_id"
-      " LEFT JOIN an_launch L ON L.op_id = O.id;");
-  /* the functions point at fn: gone before it is */
-  sqlite3_create_function(rpd_db(r), "an_cls", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
-  sqlite3_create_function(rpd_db(r), "an_comm", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
-  sqlite3_finalize(fn.cls);
-  sqlite3_finalize(fn.desc);
-  rpd_i64map_free(&fn.cls_of);
-  rpd_i64map_free(&fn.comm_of);
-  return rc;
-}
-
-/* ------------------------------------------------------------ SQL parts */
 
 /* The sort buffer of each bounded sort (xsort.h): beyond it, sorted runs
  * go to a scratch file, so memory stays flat in trace size. */
 #define SORT_BYTES (8u << 20)
+
+/* (gpu, start, end, id) with a NULL gpu first: the sweep's order (ties
+ * of start and end in op id order). */
+static int work_cmp(const void *pa, const void *pb)
+{
+  const an_work *a = pa, *b = pb;
+  int na = a->flags & AN_W_GPU_NULL, nb = b->flags & AN_W_GPU_NULL;
+  if (na != nb)
+    return na ? -1 : 1;
+  if (!na && a->gpu != b->gpu)
+    return a->gpu < b->gpu ? -1 : 1;
+  if (a->s != b->s)
+    return a->s < b->s ? -1 : 1;
+  if (a->e != b->e)
+    return a->e < b->e ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* xsort_next with the progress line `what` over the records of x. */
+static int next_shown(xsort *x, const void **p, const char *what)
+{
+  int got = xsort_next(x, p);
+  rpd_progress(what, (int64_t)xsort_taken(x), (int64_t)xsort_added(x));
+  return got;
+}
 
 /* ------------------------------------------------------------ launch stats */
 
@@ -277,79 +245,78 @@ static void kstat_rank(xsort *x, kstat *k, const void **p, int *got)
     if (metric == M_GPU && km->has_med && !km->med_null && !v->null &&
         (__int128)v->v > (__int128)3 * km->med)
       k->outliers++;
-    *got = xsort_next(x, p);
+    *got = next_shown(x, p, "kernel statistics");
   }
 }
 
-int an_launch_stats(rpd *r)
+/* The ops read once (an_scan_ops): the sorts of the sweep, the launch
+ * statistics and the queue depth, and the per-kernel sums. */
+struct an_scan {
+  xsort *work, *kern, *queue;
+  rpd_i64map at;               /* description id -> index in ks */
+  kstat *ks;
+  size_t nk, cap;
+};
+
+/* One kernel dispatch of the op scan (its description id not NULL): the
+ * count, sum and max of each metric and its values into the sort.  api is
+ * NULL unless the dispatch has a launch call of its own. */
+static int kstat_add(an_scan *sc, int64_t did, sqlite3_value *const v[NMETRICS])
 {
-  sqlite3_stmt *st = NULL, *ins = NULL;
-  xsort *x = xsort_new(sizeof(kval), kval_cmp, SORT_BYTES);
-  rpd_i64map at = {0};
-  kstat *ks = NULL;
-  size_t nk = 0, cap = 0;
+  int found, rc = RPD_OK;
+  int64_t i = *rpd_i64map_ref(&sc->at, did, (int64_t)sc->nk, &found);
+  if (!found) {
+    if (sc->nk == sc->cap) {
+      sc->cap = sc->cap ? 2 * sc->cap : 64;
+      sc->ks = rpd_xrealloc(sc->ks, sc->cap * sizeof *sc->ks);
+    }
+    memset(&sc->ks[sc->nk], 0, sizeof *sc->ks);
+    sc->ks[sc->nk++].did = did;
+  }
+  sc->ks[i].count++;
+  for (int m = 0; !rc && m < NMETRICS; m++) {
+    kval kv = {did, 0, m, 0};
+    if (!v[m]) {
+      if (m != M_GPU)
+        continue;
+      kv.null = 1;
+    } else {
+      kmetric *km = &sc->ks[i].m[m];
+      kv.v = sqlite3_value_int64(v[m]);
+      if (!km->n || kv.v > km->max)
+        km->max = kv.v;
+      km->n++;
+      km->sum += kv.v;
+    }
+    rc = xsort_add(sc->kern, &kv);
+  }
+  return rc;
+}
+
+int an_launch_stats(rpd *r, an_scan *sc)
+{
+  sqlite3_stmt *ins = NULL;
   const void *p;
-  int s = 0, got = 0;
+  int got = 0;
   int rc = rpd_exec(r, kr_sql);
   if (!rc)
-    rc = rpd_prepare(r, "SELECT did, CASE WHEN own THEN api_end - launch END,"
-                        " s - launch, e - s FROM an_op WHERE cls = 'kernel' AND did IS NOT NULL",
-                     &st);
-  if (!rc)
     rc = rpd_prepare(r, "INSERT INTO an_kr VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int64_t did = sqlite3_column_int64(st, 0), i;
-    int found;
-    int64_t *slot = rpd_i64map_ref(&at, did, (int64_t)nk, &found);
-    if (!found) {
-      if (nk == cap) {
-        cap = cap ? 2 * cap : 64;
-        ks = rpd_xrealloc(ks, cap * sizeof *ks);
-      }
-      memset(&ks[nk], 0, sizeof *ks);
-      ks[nk++].did = did;
-    }
-    i = *slot;
-    ks[i].count++;
-    for (int m = 0; !rc && m < NMETRICS; m++) {
-      kval v = {did, 0, m, 0};
-      if (sqlite3_column_type(st, m + 1) == SQLITE_NULL) {
-        if (m != M_GPU)
-          continue;
-        v.null = 1;
-      } else {
-        kmetric *km = &ks[i].m[m];
-        v.v = sqlite3_column_int64(st, m + 1);
-        if (!km->n || v.v > km->max)
-          km->max = v.v;
-        km->n++;
-        km->sum += v.v;
-      }
-      rc = xsort_add(x, &v);
-    }
-  }
-  if (!rc && s < 0)
-    rc = -s;
   if (!rc)
-    rc = xsort_done(x);
-  if (!rc && (got = xsort_next(x, &p)) < 0)
+    rc = xsort_done(sc->kern);
+  if (!rc && (got = next_shown(sc->kern, &p, "kernel statistics")) < 0)
     rc = -got;
   while (!rc && got > 0) {
     int64_t i;
-    if (!rpd_i64map_get(&at, ((const kval *)p)->did, &i)) {
+    if (!rpd_i64map_get(&sc->at, ((const kval *)p)->did, &i)) {
       rc = rpd_seterr(RPD_ERR, "internal error: a kernel the scan did not count");
       break;
     }
-    kstat_rank(x, &ks[i], &p, &got);
+    kstat_rank(sc->kern, &sc->ks[i], &p, &got);
     if (got < 0)
       rc = -got;
     if (!rc)
-      rc = kstat_write(r, ins, &ks[i]);
+      rc = kstat_write(r, ins, &sc->ks[i]);
   }
-  xsort_free(x);
-  free(ks);
-  rpd_i64map_free(&at);
-  sqlite3_finalize(st);
   sqlite3_finalize(ins);
   if (!rc)
     rc = rpd_exec(r, launch_insert_sql);
@@ -389,17 +356,17 @@ static int qev_same(const qev *a, const qev *b, int n)
   return 1;
 }
 
-/* The event of column c (the time) of row st at depth change d. */
-static qev qev_of(sqlite3_stmt *st, int c, int d)
+/* The event of gpu, queue and time t at depth change d. */
+static qev qev_of(sqlite3_value *gpu, sqlite3_value *queue, sqlite3_value *t, int d)
 {
   qev ev;
-  int col[3] = {0, 1, c};
+  sqlite3_value *v[3] = {gpu, queue, t};
   memset(&ev, 0, sizeof ev);
   for (int i = 0; i < 3; i++) {
-    if (sqlite3_column_type(st, col[i]) == SQLITE_NULL)
+    if (sqlite3_value_type(v[i]) == SQLITE_NULL)
       ev.nulls |= 1 << i;
     else
-      ev.v[i] = sqlite3_column_int64(st, col[i]);
+      ev.v[i] = sqlite3_value_int64(v[i]);
   }
   ev.d = d;
   return ev;
@@ -407,36 +374,26 @@ static qev qev_of(sqlite3_stmt *st, int c, int d)
 
 /* Queue depth: +1 at each launch (the op start when it has no api or
  * starts first), -1 at each end; one row per queue and distinct time with
- * the depth after every change at that time.  One scan of the ops feeds
- * both changes of each op to a bounded sort (xsort.h); the sorted stream
- * is summed per time and run per queue here. */
-int an_queue_depth(rpd *r)
+ * the depth after every change at that time.  The op scan put both
+ * changes of each op into a bounded sort (xsort.h); the sorted stream is
+ * summed per time and run per queue here. */
+int an_queue_depth(rpd *r, an_scan *sc)
 {
-  sqlite3_stmt *st = NULL, *ins = NULL;
-  xsort *x = xsort_new(sizeof(qev), qev_cmp, SORT_BYTES);
+  sqlite3_stmt *ins = NULL;
   const void *p;
   qev key, part;
-  int have = 0, s = 0, got;
+  int have = 0, s, got = 0;
   int64_t depth = 0;
-  int rc = rpd_prepare(r, "SELECT gpu, queue, min(coalesce(launch, s), s), e FROM an_op", &st);
+  int rc = rpd_prepare(r, "INSERT INTO ext_analysis_queue_depth VALUES (?,?,?,?)", &ins);
   if (!rc)
-    rc = rpd_prepare(r, "INSERT INTO ext_analysis_queue_depth VALUES (?,?,?,?)", &ins);
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    qev l = qev_of(st, 2, 1), e = qev_of(st, 3, -1);
-    if (!(rc = xsort_add(x, &l)))
-      rc = xsort_add(x, &e);
-  }
-  if (!rc && s < 0)
-    rc = -s;
-  if (!rc)
-    rc = xsort_done(x);
-  got = rc ? 0 : xsort_next(x, &p);
+    rc = xsort_done(sc->queue);
+  got = rc ? 0 : next_shown(sc->queue, &p, "queue depth");
   while (!rc && got > 0) {
     int64_t d = 0;
     key = *(const qev *)p;
     while (got > 0 && qev_same((const qev *)p, &key, 3)) {
       d += ((const qev *)p)->d;
-      got = xsort_next(x, &p);
+      got = next_shown(sc->queue, &p, "queue depth");
     }
     if (got < 0) {
       rc = -got;
@@ -461,10 +418,152 @@ int an_queue_depth(rpd *r)
   }
   if (!rc && got < 0)
     rc = -got;
-  xsort_free(x);
-  sqlite3_finalize(st);
   sqlite3_finalize(ins);
   return rc;
+}
+
+/* ------------------------------------------------------------ op scan */
+
+static const char launch_sql[] =
+  "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_copy;"
+  "DROP TABLE IF EXISTS temp.an_shared;"
+  "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
+  "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
+  " HAVING count(*) > 1;"
+  "CREATE TEMP TABLE an_launch (op_id INTEGER PRIMARY KEY, launch INTEGER,"
+  " api_end INTEGER, tid INTEGER, own INTEGER);"
+  "INSERT INTO an_launch SELECT X.op_id, min(A.start), A.\"end\", A.tid,"
+  " A.id NOT IN (SELECT api_id FROM an_shared)"
+  "  AND coalesce(N.string NOT GLOB '*GraphLaunch*', 1)"
+  " FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id"
+  " LEFT JOIN rocpd_string N ON N.id = A.apiName_id GROUP BY X.op_id;"
+  "CREATE TEMP TABLE an_copy (id INTEGER PRIMARY KEY, s INTEGER, e INTEGER,"
+  " type INTEGER);";
+
+/* The columns of the op scan. */
+enum { C_ID, C_GPU, C_QUEUE, C_S, C_E, C_TYPE, C_DID, C_LAUNCH, C_API_END, C_OWN,
+       C_START_LAUNCH, C_API, C_DELAY, C_GPU_NS };
+
+/* One op of the scan into the sorts (and temp.an_copy for a copy). */
+static int scan_op(an_scan *sc, op_funcs *fn, sqlite3_stmt *st, sqlite3_stmt *copy)
+{
+  sqlite3_value *c[C_GPU_NS + 1];
+  int rc = RPD_OK, cls, s;
+  for (int i = 0; i <= C_GPU_NS; i++)
+    c[i] = sqlite3_column_value(st, i);
+  qev l = qev_of(c[C_GPU], c[C_QUEUE], c[C_START_LAUNCH], 1);
+  qev e = qev_of(c[C_GPU], c[C_QUEUE], c[C_E], -1);
+  if ((rc = xsort_add(sc->queue, &l)) || (rc = xsort_add(sc->queue, &e)))
+    return rc;
+  if ((cls = op_class(fn, c[C_TYPE], &rc)) < 0)
+    return rc;
+  if (cls == RPD_OPCLASS_KERNEL && sqlite3_value_type(c[C_DID]) != SQLITE_NULL) {
+    sqlite3_value *v[NMETRICS];
+    for (int m = 0; m < NMETRICS; m++)
+      v[m] = sqlite3_value_type(c[C_API + m]) == SQLITE_NULL ? NULL : c[C_API + m];
+    if ((rc = kstat_add(sc, sqlite3_value_int64(c[C_DID]), v)))
+      return rc;
+  }
+  if (cls != RPD_OPCLASS_KERNEL && cls != RPD_OPCLASS_COPY)
+    return RPD_OK;
+  /* the sweep reads NULL numbers as 0, as sqlite3_column_int64 did */
+  an_work w;
+  memset(&w, 0, sizeof w);
+  w.id = sqlite3_value_int64(c[C_ID]);
+  if (sqlite3_value_type(c[C_GPU]) == SQLITE_NULL)
+    w.flags |= AN_W_GPU_NULL;
+  w.gpu = sqlite3_value_int64(c[C_GPU]);
+  w.s = sqlite3_value_int64(c[C_S]);
+  w.e = sqlite3_value_int64(c[C_E]);
+  if (sqlite3_value_type(c[C_LAUNCH]) != SQLITE_NULL &&
+      sqlite3_value_type(c[C_API_END]) != SQLITE_NULL) {
+    w.flags |= AN_W_API;
+    w.launch = sqlite3_value_int64(c[C_LAUNCH]);
+    w.api_end = sqlite3_value_int64(c[C_API_END]);
+    if (sqlite3_value_int(c[C_OWN]))
+      w.flags |= AN_W_OWN;
+  }
+  if (cls == RPD_OPCLASS_KERNEL) {
+    w.flags |= AN_W_KERNEL;
+    if (op_comm(fn, c[C_DID], &rc))
+      w.flags |= AN_W_COMM;
+    if (rc)
+      return rc;
+  } else {
+    sqlite3_reset(copy);
+    sqlite3_bind_value(copy, 1, c[C_ID]);
+    sqlite3_bind_value(copy, 2, c[C_S]);
+    sqlite3_bind_value(copy, 3, c[C_E]);
+    sqlite3_bind_value(copy, 4, c[C_TYPE]);
+    if ((s = sqlite3_step(copy)) != SQLITE_DONE)
+      return rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(copy)));
+  }
+  return xsort_add(sc->work, &w);
+}
+
+int an_scan_ops(rpd *r, an_scan **out)
+{
+  an_scan *sc = rpd_xcalloc(1, sizeof *sc);
+  sqlite3_stmt *st = NULL, *copy = NULL;
+  op_funcs fn;
+  int rc, s = 0;
+  memset(&fn, 0, sizeof fn);
+  sc->work = xsort_new(sizeof(an_work), work_cmp, SORT_BYTES);
+  sc->kern = xsort_new(sizeof(kval), kval_cmp, SORT_BYTES);
+  sc->queue = xsort_new(sizeof(qev), qev_cmp, SORT_BYTES);
+  *out = sc;
+  rc = rpd_exec(r, launch_sql);
+  if (!rc)
+    rc = rpd_opclass_prepare_one(rpd_db(r), &fn.cls);
+  if (!rc)
+    rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &fn.desc);
+  if (!rc)
+    rc = rpd_prepare(r, "INSERT INTO an_copy VALUES (?,?,?,?)", &copy);
+  /* the values each consumer reads, computed as the temp op table's
+   * readers did: the queue's launch time, api duration of a dispatch
+   * with a call of its own, launch delay, GPU time */
+  if (!rc)
+    rc = rpd_prepare(r,
+      "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
+      " O.description_id, L.launch, L.api_end, L.own,"
+      " min(coalesce(L.launch, O.start), O.start),"
+      " CASE WHEN L.own THEN L.api_end - L.launch END, O.start - L.launch,"
+      " O.\"end\" - O.start"
+      " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW)
+    rc = scan_op(sc, &fn, st, copy);
+  if (!rc && s < 0)
+    rc = -s;
+  if (!rc)
+    rc = xsort_done(sc->work);
+  sqlite3_finalize(st);
+  sqlite3_finalize(copy);
+  sqlite3_finalize(fn.cls);
+  sqlite3_finalize(fn.desc);
+  rpd_i64map_free(&fn.cls_of);
+  rpd_i64map_free(&fn.comm_of);
+  return rc;
+}
+
+int an_scan_work(an_scan *sc, const an_work **w)
+{
+  const void *p;
+  int got = xsort_next(sc->work, &p);
+  if (got > 0)
+    *w = p;
+  return got;
+}
+
+void an_scan_free(an_scan *sc)
+{
+  if (!sc)
+    return;
+  xsort_free(sc->work);
+  xsort_free(sc->kern);
+  xsort_free(sc->queue);
+  rpd_i64map_free(&sc->at);
+  free(sc->ks);
+  free(sc);
 }
 
 static const char memcpy_sql[] =
@@ -478,7 +577,8 @@ static const char memcpy_sql[] =
   "   WHEN C.kind = 3 THEN 'DtoD' WHEN C.kind = 0 THEN 'HtoH' ELSE 'other' END AS dir,"
   "   C.size AS size, O.e - O.s AS dur"
   "   FROM rocpd_copyapi C JOIN rocpd_api_ops X ON X.api_id = C.api_ptr_id"
-  "   JOIN an_op O ON O.id = X.op_id WHERE O.cls = 'copy'),"
+  "   JOIN (SELECT P.id, P.s, P.e, T.string AS optype FROM an_copy P"
+  "    LEFT JOIN rocpd_string T ON T.id = P.type) O ON O.id = X.op_id),"
   " b AS (SELECT dir, CASE WHEN size < 4096 THEN 1 WHEN size < 65536 THEN 2"
   "   WHEN size < 1048576 THEN 3 WHEN size < 16777216 THEN 4 ELSE 5 END AS bk,"
   "   size, dur FROM c)"

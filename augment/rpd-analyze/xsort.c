@@ -43,6 +43,7 @@ struct xsort {
   size_t nruns;
   head_heap heap;
   int merging;
+  size_t added, taken;
 };
 
 static size_t cap_bytes(size_t dflt)
@@ -112,6 +113,7 @@ int xsort_add(xsort *x, const void *rec)
   }
   memcpy(x->buf + x->n * x->rec, rec, x->rec);
   x->n++;
+  x->added++;
   return RPD_OK;
 }
 
@@ -181,6 +183,7 @@ int xsort_next(xsort *x, const void **rec)
     if (x->next >= x->n)
       return 0;
     *rec = x->buf + x->next++ * x->rec;
+    x->taken++;
     return 1;
   }
   if (!x->heap.n)
@@ -201,12 +204,23 @@ int xsort_next(xsort *x, const void **rec)
   }
   x->next = 1;
   *rec = x->heap.v[0].rec;
+  x->taken++;
   return 1;
 }
 
 size_t xsort_runs(const xsort *x)
 {
   return x->nruns;
+}
+
+size_t xsort_added(const xsort *x)
+{
+  return x->added;
+}
+
+size_t xsort_taken(const xsort *x)
+{
+  return x->taken;
 }
 
 void xsort_free(xsort *x)

@@ -27,6 +27,9 @@ int xsort_done(xsort *x);
 int xsort_next(xsort *x, const void **rec);
 /* The number of runs written to the scratch file (0: all in memory). */
 size_t xsort_runs(const xsort *x);
+/* Records added, and records xsort_next has returned (for progress). */
+size_t xsort_added(const xsort *x);
+size_t xsort_taken(const xsort *x);
 void xsort_free(xsort *x);
 
 #endif

@@ -325,9 +325,23 @@ check_eq "launch: the earliest linked call of each op (api 5 and 10 ns, delay 80
 check_eq "launch: queue depth from the earliest calls" "0|0|20|1 0|0|70|2 0|0|200|1 0|0|300|0" \
   "$(q links.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
 
-# the bounded sorts of the launch statistics and queue depth spill sorted
-# runs to a scratch file past their buffer: a 64-byte buffer (thousands of
-# runs) gives the same tables
+# two ops with the same start and end end the gap 200-500: the one with
+# the lower id decides its cause (launched at 100, before the gap:
+# kernel-wait; at 450, after it began: host-wait), both id orders
+mk tie.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES (1, 0, 0, 0, 10, 100, 200),
+  (2, 0, 0, 100, 110, 500, 600), (3, 0, 0, 450, 460, 500, 600)"
+run tie.rpd
+check_eq "tie of start and end: the lower id (launched before the gap) -> kernel-wait" "300|0" \
+  "$(q tie.rpd 'SELECT kernel_wait_ns, host_wait_ns FROM ext_analysis_idle')"
+mk tie.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES (1, 0, 0, 0, 10, 100, 200),
+  (2, 0, 0, 450, 460, 500, 600), (3, 0, 0, 100, 110, 500, 600)"
+run tie.rpd
+check_eq "tie of start and end: the lower id (launched after the gap began) -> host-wait" "0|300" \
+  "$(q tie.rpd 'SELECT kernel_wait_ns, host_wait_ns FROM ext_analysis_idle')"
+
+# the bounded sorts of the sweep, the launch statistics and the queue depth
+# spill sorted runs to a scratch file past their buffer: a 64-byte buffer
+# (thousands of runs) gives the same tables
 cp v3.rpd spill.rpd
 check_rc "runs with sorts spilled to runs of 2 records" 0 env RPD_ANALYZE_SORT_BYTES=64 \
   rpd-analyze spill.rpd --force
