@@ -290,7 +290,7 @@ static int build_analysis(rpd *r, void *ctx)
   if (!rc)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_findings", &o->nfindings);
   if (!rc)
-    rc = rpd_exec(r, "DROP TABLE temp.an_copy; DROP TABLE temp.an_launch;"
+    rc = rpd_exec(r, "DROP TABLE temp.an_copy; DROP TABLE IF EXISTS temp.an_launch;"
                      " DROP TABLE temp.an_shared;");
   an_scan_free(sc);
   snprintf(params, sizeof params, "kernel_wait_us=%g", o->kernel_wait_us);

@@ -259,9 +259,11 @@ struct an_scan {
 };
 
 /* One kernel dispatch of the op scan (its description id not NULL): the
- * count, sum and max of each metric and its values into the sort.  api is
- * NULL unless the dispatch has a launch call of its own. */
-static int kstat_add(an_scan *sc, int64_t did, sqlite3_value *const v[NMETRICS])
+ * count, sum and max of each metric and its values into the sort.  has[m]
+ * says metric m has a value (api: a launch call of its own; delay: a
+ * launch call; the GPU time always). */
+static int kstat_add(an_scan *sc, int64_t did, const int64_t v[NMETRICS],
+                     const int has[NMETRICS])
 {
   int found, rc = RPD_OK;
   int64_t i = *rpd_i64map_ref(&sc->at, did, (int64_t)sc->nk, &found);
@@ -275,19 +277,14 @@ static int kstat_add(an_scan *sc, int64_t did, sqlite3_value *const v[NMETRICS])
   }
   sc->ks[i].count++;
   for (int m = 0; !rc && m < NMETRICS; m++) {
-    kval kv = {did, 0, m, 0};
-    if (!v[m]) {
-      if (m != M_GPU)
-        continue;
-      kv.null = 1;
-    } else {
-      kmetric *km = &sc->ks[i].m[m];
-      kv.v = sqlite3_value_int64(v[m]);
-      if (!km->n || kv.v > km->max)
-        km->max = kv.v;
-      km->n++;
-      km->sum += kv.v;
-    }
+    kval kv = {did, v[m], m, 0};
+    kmetric *km = &sc->ks[i].m[m];
+    if (!has[m])
+      continue;
+    if (!km->n || kv.v > km->max)
+      km->max = kv.v;
+    km->n++;
+    km->sum += kv.v;
     rc = xsort_add(sc->kern, &kv);
   }
   return rc;
@@ -356,18 +353,19 @@ static int qev_same(const qev *a, const qev *b, int n)
   return 1;
 }
 
-/* The event of gpu, queue and time t at depth change d. */
-static qev qev_of(sqlite3_value *gpu, sqlite3_value *queue, sqlite3_value *t, int d)
+/* The event of gpu, queue (NULL or not) and time t at depth change d. */
+static qev qev_of(sqlite3_value *gpu, sqlite3_value *queue, int64_t t, int d)
 {
   qev ev;
-  sqlite3_value *v[3] = {gpu, queue, t};
+  sqlite3_value *v[2] = {gpu, queue};
   memset(&ev, 0, sizeof ev);
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 2; i++) {
     if (sqlite3_value_type(v[i]) == SQLITE_NULL)
       ev.nulls |= 1 << i;
     else
       ev.v[i] = sqlite3_value_int64(v[i]);
   }
+  ev.v[2] = t;
   ev.d = d;
   return ev;
 }
@@ -424,120 +422,278 @@ int an_queue_depth(rpd *r, an_scan *sc)
 
 /* ------------------------------------------------------------ op scan */
 
-static const char launch_sql[] =
+static const char scan_sql[] =
   "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_copy;"
   "DROP TABLE IF EXISTS temp.an_shared;"
   "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
   "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
   " HAVING count(*) > 1;"
+  "CREATE TEMP TABLE an_copy (id INTEGER PRIMARY KEY, s INTEGER, e INTEGER,"
+  " type INTEGER);";
+
+/* When the links are not in op order: per op, the linked call that started
+ * first (its start, end, thread) and whether it is the op's own launch. */
+static const char launch_sql[] =
   "CREATE TEMP TABLE an_launch (op_id INTEGER PRIMARY KEY, launch INTEGER,"
   " api_end INTEGER, tid INTEGER, own INTEGER);"
   "INSERT INTO an_launch SELECT X.op_id, min(A.start), A.\"end\", A.tid,"
   " A.id NOT IN (SELECT api_id FROM an_shared)"
   "  AND coalesce(N.string NOT GLOB '*GraphLaunch*', 1)"
   " FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id"
-  " LEFT JOIN rocpd_string N ON N.id = A.apiName_id GROUP BY X.op_id;"
-  "CREATE TEMP TABLE an_copy (id INTEGER PRIMARY KEY, s INTEGER, e INTEGER,"
-  " type INTEGER);";
+  " LEFT JOIN rocpd_string N ON N.id = A.apiName_id GROUP BY X.op_id;";
 
-/* The columns of the op scan. */
-enum { C_ID, C_GPU, C_QUEUE, C_S, C_E, C_TYPE, C_DID, C_LAUNCH, C_API_END, C_OWN,
-       C_START_LAUNCH, C_API, C_DELAY, C_GPU_NS };
+/* One op of the scan: its row of rocpd_op and its launching call. */
+typedef struct opv {
+  sqlite3_value *id, *gpu, *queue, *type, *did;
+  int64_t s, e;                /* never NULL (the driver's time check) */
+  int has_launch, own;
+  int64_t launch, api_end;
+} opv;
 
-/* One op of the scan into the sorts (and temp.an_copy for a copy). */
-static int scan_op(an_scan *sc, op_funcs *fn, sqlite3_stmt *st, sqlite3_stmt *copy)
+/* One op into the sorts (and temp.an_copy for a copy), with the values the
+ * temp op table's readers computed: the queue's launch time
+ * min(coalesce(launch, s), s), the api duration of a dispatch with a call
+ * of its own, the launch delay s - launch, the GPU time e - s. */
+static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy)
 {
-  sqlite3_value *c[C_GPU_NS + 1];
   int rc = RPD_OK, cls, s;
-  for (int i = 0; i <= C_GPU_NS; i++)
-    c[i] = sqlite3_column_value(st, i);
-  qev l = qev_of(c[C_GPU], c[C_QUEUE], c[C_START_LAUNCH], 1);
-  qev e = qev_of(c[C_GPU], c[C_QUEUE], c[C_E], -1);
+  int64_t t = o->has_launch && o->launch < o->s ? o->launch : o->s;
+  qev l = qev_of(o->gpu, o->queue, t, 1);
+  qev e = qev_of(o->gpu, o->queue, o->e, -1);
   if ((rc = xsort_add(sc->queue, &l)) || (rc = xsort_add(sc->queue, &e)))
     return rc;
-  if ((cls = op_class(fn, c[C_TYPE], &rc)) < 0)
+  if ((cls = op_class(fn, o->type, &rc)) < 0)
     return rc;
-  if (cls == RPD_OPCLASS_KERNEL && sqlite3_value_type(c[C_DID]) != SQLITE_NULL) {
-    sqlite3_value *v[NMETRICS];
-    for (int m = 0; m < NMETRICS; m++)
-      v[m] = sqlite3_value_type(c[C_API + m]) == SQLITE_NULL ? NULL : c[C_API + m];
-    if ((rc = kstat_add(sc, sqlite3_value_int64(c[C_DID]), v)))
+  if (cls == RPD_OPCLASS_KERNEL && sqlite3_value_type(o->did) != SQLITE_NULL) {
+    int64_t v[NMETRICS] = {o->api_end - o->launch, o->s - o->launch, o->e - o->s};
+    int has[NMETRICS] = {o->has_launch && o->own, o->has_launch, 1};
+    if ((rc = kstat_add(sc, sqlite3_value_int64(o->did), v, has)))
       return rc;
   }
   if (cls != RPD_OPCLASS_KERNEL && cls != RPD_OPCLASS_COPY)
     return RPD_OK;
-  /* the sweep reads NULL numbers as 0, as sqlite3_column_int64 did */
+  /* the sweep reads a NULL gpu as 0, as sqlite3_column_int64 did */
   an_work w;
   memset(&w, 0, sizeof w);
-  w.id = sqlite3_value_int64(c[C_ID]);
-  if (sqlite3_value_type(c[C_GPU]) == SQLITE_NULL)
+  w.id = sqlite3_value_int64(o->id);
+  if (sqlite3_value_type(o->gpu) == SQLITE_NULL)
     w.flags |= AN_W_GPU_NULL;
-  w.gpu = sqlite3_value_int64(c[C_GPU]);
-  w.s = sqlite3_value_int64(c[C_S]);
-  w.e = sqlite3_value_int64(c[C_E]);
-  if (sqlite3_value_type(c[C_LAUNCH]) != SQLITE_NULL &&
-      sqlite3_value_type(c[C_API_END]) != SQLITE_NULL) {
+  w.gpu = sqlite3_value_int64(o->gpu);
+  w.s = o->s;
+  w.e = o->e;
+  if (o->has_launch) {
     w.flags |= AN_W_API;
-    w.launch = sqlite3_value_int64(c[C_LAUNCH]);
-    w.api_end = sqlite3_value_int64(c[C_API_END]);
-    if (sqlite3_value_int(c[C_OWN]))
+    w.launch = o->launch;
+    w.api_end = o->api_end;
+    if (o->own)
       w.flags |= AN_W_OWN;
   }
   if (cls == RPD_OPCLASS_KERNEL) {
     w.flags |= AN_W_KERNEL;
-    if (op_comm(fn, c[C_DID], &rc))
+    if (op_comm(fn, o->did, &rc))
       w.flags |= AN_W_COMM;
     if (rc)
       return rc;
   } else {
     sqlite3_reset(copy);
-    sqlite3_bind_value(copy, 1, c[C_ID]);
-    sqlite3_bind_value(copy, 2, c[C_S]);
-    sqlite3_bind_value(copy, 3, c[C_E]);
-    sqlite3_bind_value(copy, 4, c[C_TYPE]);
+    sqlite3_bind_value(copy, 1, o->id);
+    sqlite3_bind_int64(copy, 2, o->s);
+    sqlite3_bind_int64(copy, 3, o->e);
+    sqlite3_bind_value(copy, 4, o->type);
     if ((s = sqlite3_step(copy)) != SQLITE_DONE)
       return rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(copy)));
   }
   return xsort_add(sc->work, &w);
 }
 
+/* The links joined to their calls, in the order links_in_op_order checks
+ * and the merge reads (the same statement). */
+static const char links_sql[] =
+  "SELECT X.op_id, A.start, A.\"end\", A.id, A.apiName_id"
+  " FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id";
+
+/* 1 when the op ids of the links (NULLs aside) never go down in their
+ * order, as tracers write them: then the links merge with the ops in id
+ * order, no GROUP BY. */
+static int links_in_op_order(rpd *r, int *rc)
+{
+  sqlite3_stmt *st = NULL;
+  int64_t last = INT64_MIN;
+  int in_order = 1, s = 0;
+  if ((*rc = rpd_prepare(r, links_sql, &st)))
+    return 0;
+  while (in_order && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    int64_t op;
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+      continue;
+    op = sqlite3_column_int64(st, 0);
+    in_order = op >= last;
+    last = op;
+  }
+  if (s < 0)
+    *rc = -s;
+  sqlite3_finalize(st);
+  return in_order;
+}
+
+/* Is the call named by string id `name` a graph launch (GLOB
+ * '*GraphLaunch*'; no such string: not one)?  Looked up once per name. */
+static int graph_launch(sqlite3_stmt *str, rpd_i64map *seen, sqlite3_value *name, int *rc)
+{
+  int64_t id, v;
+  if (sqlite3_value_type(name) == SQLITE_NULL)
+    return 0;
+  id = sqlite3_value_int64(name);
+  if (!rpd_i64map_get(seen, id, &v)) {
+    int s;
+    sqlite3_reset(str);
+    sqlite3_bind_int64(str, 1, id);
+    s = sqlite3_step(str);
+    if (s == SQLITE_ROW) {
+      const char *t = (const char *)sqlite3_column_text(str, 0);
+      v = t && strstr(t, "GraphLaunch") != NULL;
+    } else if (s == SQLITE_DONE) {
+      v = 0;
+    } else {
+      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(str)));
+      return 0;
+    }
+    sqlite3_reset(str);
+    rpd_i64map_put(seen, id, v);
+  }
+  return (int)v;
+}
+
+/* The links in op order, joined to their calls, read along with the ops. */
+typedef struct links {
+  sqlite3_stmt *st, *str;
+  rpd_i64map shared, graph;
+  int have;                    /* st is on a row */
+} links;
+
+static int links_next(rpd *r, links *k)
+{
+  int s = rpd_step(r, k->st);
+  k->have = s == SQLITE_ROW;
+  return s < 0 ? -s : RPD_OK;
+}
+
+/* The launch of op `id` from the links: the linked call that started first
+ * (the first of equal starts), as min() of a GROUP BY gives it. */
+static int links_launch(rpd *r, links *k, int64_t id, opv *o)
+{
+  int rc = RPD_OK;
+  o->has_launch = 0;
+  while (!rc && k->have && (sqlite3_column_type(k->st, 0) == SQLITE_NULL ||
+                            sqlite3_column_int64(k->st, 0) < id))
+    rc = links_next(r, k);
+  while (!rc && k->have && sqlite3_column_type(k->st, 0) != SQLITE_NULL &&
+         sqlite3_column_int64(k->st, 0) == id) {
+    int64_t start = sqlite3_column_int64(k->st, 1);
+    if (!o->has_launch || start < o->launch) {
+      o->has_launch = 1;
+      o->launch = start;
+      o->api_end = sqlite3_column_int64(k->st, 2);
+      o->own = !rpd_i64map_get(&k->shared, sqlite3_column_int64(k->st, 3), NULL) &&
+               !graph_launch(k->str, &k->graph, sqlite3_column_value(k->st, 4), &rc);
+    }
+    if (!rc)
+      rc = links_next(r, k);
+  }
+  return rc;
+}
+
 int an_scan_ops(rpd *r, an_scan **out)
 {
   an_scan *sc = rpd_xcalloc(1, sizeof *sc);
-  sqlite3_stmt *st = NULL, *copy = NULL;
+  sqlite3_stmt *st = NULL, *copy = NULL, *sh = NULL;
+  links k;
   op_funcs fn;
-  int rc, s = 0;
+  int rc, s = 0, merge = 0, have_last = 0;
+  int64_t last_id = 0;
+  opv last;
   memset(&fn, 0, sizeof fn);
+  memset(&k, 0, sizeof k);
+  memset(&last, 0, sizeof last);
   sc->work = xsort_new(sizeof(an_work), work_cmp, SORT_BYTES);
   sc->kern = xsort_new(sizeof(kval), kval_cmp, SORT_BYTES);
   sc->queue = xsort_new(sizeof(qev), qev_cmp, SORT_BYTES);
   *out = sc;
-  rc = rpd_exec(r, launch_sql);
+  rc = rpd_exec(r, scan_sql);
+  if (!rc)
+    merge = links_in_op_order(r, &rc);
+  if (!rc && !merge)
+    rc = rpd_exec(r, launch_sql);
+  if (!rc && merge) {
+    rc = rpd_prepare(r, "SELECT api_id FROM an_shared", &sh);
+    while (!rc && (s = rpd_step(r, sh)) == SQLITE_ROW)
+      rpd_i64map_put(&k.shared, sqlite3_column_int64(sh, 0), 1);
+    if (!rc && s < 0)
+      rc = -s;
+    if (!rc)
+      rc = rpd_prepare(r, links_sql, &k.st);
+    if (!rc)
+      rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &k.str);
+    if (!rc)
+      rc = links_next(r, &k);
+  }
   if (!rc)
     rc = rpd_opclass_prepare_one(rpd_db(r), &fn.cls);
   if (!rc)
     rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &fn.desc);
   if (!rc)
     rc = rpd_prepare(r, "INSERT INTO an_copy VALUES (?,?,?,?)", &copy);
-  /* the values each consumer reads, computed as the temp op table's
-   * readers did: the queue's launch time, api duration of a dispatch
-   * with a call of its own, launch delay, GPU time */
   if (!rc)
-    rc = rpd_prepare(r,
-      "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
-      " O.description_id, L.launch, L.api_end, L.own,"
-      " min(coalesce(L.launch, O.start), O.start),"
-      " CASE WHEN L.own THEN L.api_end - L.launch END, O.start - L.launch,"
-      " O.\"end\" - O.start"
-      " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW)
-    rc = scan_op(sc, &fn, st, copy);
+    rc = rpd_prepare(r, merge
+      ? "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
+        " O.description_id FROM rocpd_op O ORDER BY O.id"
+      : "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
+        " O.description_id, L.launch, L.api_end, L.own"
+        " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    opv o;
+    memset(&o, 0, sizeof o);
+    o.id = sqlite3_column_value(st, 0);
+    o.gpu = sqlite3_column_value(st, 1);
+    o.queue = sqlite3_column_value(st, 2);
+    o.s = sqlite3_column_int64(st, 3);
+    o.e = sqlite3_column_int64(st, 4);
+    o.type = sqlite3_column_value(st, 5);
+    o.did = sqlite3_column_value(st, 6);
+    if (merge) {
+      int64_t id = sqlite3_column_int64(st, 0);
+      if (have_last && id == last_id) {
+        /* an op id seen again (a view): the same launch, as a join gives */
+        o.has_launch = last.has_launch;
+        o.launch = last.launch;
+        o.api_end = last.api_end;
+        o.own = last.own;
+      } else if ((rc = links_launch(r, &k, id, &o))) {
+        break;
+      }
+      last_id = id;
+      last = o;
+      have_last = 1;
+    } else if (sqlite3_column_type(st, 7) != SQLITE_NULL &&
+               sqlite3_column_type(st, 8) != SQLITE_NULL) {
+      o.has_launch = 1;
+      o.launch = sqlite3_column_int64(st, 7);
+      o.api_end = sqlite3_column_int64(st, 8);
+      o.own = sqlite3_column_int(st, 9) != 0;
+    }
+    rc = scan_op(sc, &fn, &o, copy);
+  }
   if (!rc && s < 0)
     rc = -s;
   if (!rc)
     rc = xsort_done(sc->work);
   sqlite3_finalize(st);
   sqlite3_finalize(copy);
+  sqlite3_finalize(sh);
+  sqlite3_finalize(k.st);
+  sqlite3_finalize(k.str);
+  rpd_i64map_free(&k.shared);
+  rpd_i64map_free(&k.graph);
   sqlite3_finalize(fn.cls);
   sqlite3_finalize(fn.desc);
   rpd_i64map_free(&fn.cls_of);

@@ -325,6 +325,17 @@ check_eq "launch: the earliest linked call of each op (api 5 and 10 ns, delay 80
 check_eq "launch: queue depth from the earliest calls" "0|0|20|1 0|0|70|2 0|0|200|1 0|0|300|0" \
   "$(q links.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
 
+# the same links in op order (as tracers write them: merged with the ops,
+# no GROUP BY): the same launches
+cp links.rpd links2.rpd
+q links2.rpd "CREATE TEMP TABLE l AS SELECT api_id, op_id FROM rocpd_api_ops ORDER BY op_id, api_id DESC;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM l"
+run links2.rpd --force
+check_eq "launch, links in op order: the earliest linked call of each op" \
+  "$(q links.rpd 'SELECT * FROM ext_analysis_launch')" "$(q links2.rpd 'SELECT * FROM ext_analysis_launch')"
+check_eq "launch, links in op order: the same queue depth" \
+  "$(q links.rpd 'SELECT * FROM ext_analysis_queue_depth')" "$(q links2.rpd 'SELECT * FROM ext_analysis_queue_depth')"
+
 # two ops with the same start and end end the gap 200-500: the one with
 # the lower id decides its cause (launched at 100, before the gap:
 # kernel-wait; at 450, after it began: host-wait), both id orders
