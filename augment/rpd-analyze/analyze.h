@@ -35,8 +35,9 @@ typedef struct opts {
 } opts;
 
 
-/* tables.c: the ops read once (temp.an_shared, temp.an_launch: the
- * launching call of each op; temp.an_copy: the copies) into three bounded
+/* tables.c: the ops read once with the launching call of each op (the
+ * links merged in op order, or temp.an_launch when they are not in it;
+ * temp.an_shared: calls of several ops; temp.an_copy: the copies) into three bounded
  * sorts (xsort.h): the GPU work for the sweep, the kernels' values for the
  * launch statistics, the queues' depth changes.  *sc is set even on an
  * error; free it with an_scan_free. */
