@@ -1,7 +1,8 @@
 /* analyze.h - the parts of rpd-analyze (docs/rpd-analyze.md): main.c (options,
- * rules, the driver), tables.c (the SQL side, launch statistics and queue
- * depth), sweep.c (the ordered pass over the GPU work), xsort.c (the sort
- * in bounded memory).  Internal to the tool. */
+ * rules, the driver), tables.c (the op scan, launch statistics and queue
+ * depth), calls.c (the SQL over api calls: memcpy buckets, sync rules),
+ * sweep.c (the ordered pass over the GPU work), xsort.c (the sort in
+ * bounded memory).  Internal to the tool. */
 #ifndef RPD_ANALYZE_H
 #define RPD_ANALYZE_H
 
@@ -57,7 +58,7 @@ int an_scan_work(an_scan *sc, const an_work **w);
 int an_launch_stats(rpd *r, an_scan *sc);
 /* ext_analysis_queue_depth from the queues' sort. */
 int an_queue_depth(rpd *r, an_scan *sc);
-/* ext_analysis_memcpy from temp.an_copy and rocpd_copyapi. */
+/* calls.c: ext_analysis_memcpy from temp.an_copy and rocpd_copyapi. */
 int an_memcpy(rpd *r);
 /* The findings of rule k over api calls (sync_memcpy, device_sync). */
 int an_api_rule(rpd *r, opts *o, int k);
