@@ -240,7 +240,8 @@ static int drop_analysis(rpd *r, void *ctx)
 
 /* The rows the phases of the progress line scan (common/progress.h): each
  * statement's full scans, the temp tables counted as the rows they copy. */
-static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_op", "rocpd_op", NULL};
+static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_api_ops", "rocpd_api_ops",
+                                        "rocpd_op", NULL};
 static const char *const gap_tables[] = {"rocpd_api", "rocpd_api", "rocpd_op", NULL};
 static const char *const memcpy_tables[] = {"rocpd_api_ops", NULL};
 
