@@ -1,6 +1,8 @@
 /* analyze.h - the parts of rpd-analyze (docs/rpd-analyze.md): main.c (options,
- * rules, the driver), tables.c (the SQL side), sweep.c (the ordered pass
- * over the GPU work).  Internal to the tool. */
+ * rules, the driver), tables.c (the op scan, launch statistics and queue
+ * depth), calls.c (the SQL over api calls: memcpy buckets, sync rules),
+ * sweep.c (the ordered pass over the GPU work), xsort.c (the sort in
+ * bounded memory).  Internal to the tool. */
 #ifndef RPD_ANALYZE_H
 #define RPD_ANALYZE_H
 
@@ -26,6 +28,7 @@ typedef struct rule {
 typedef struct opts {
   rule rules[NRULES];
   double kernel_wait_us;
+  int format;           /* summary: -1 text, else an rpd_fmt */
   /* results for the summary */
   int64_t ngpus, nkernels, nlaunch_bound, nqueue_points, nmemcpy, nfindings;
   int64_t idle_ns, host_ns, kwait_ns, other_ns, busy_ns;
@@ -33,19 +36,34 @@ typedef struct opts {
 } opts;
 
 
-/* tables.c: temp.an_launch, temp.an_shared and temp.an_op (one row per op
- * with its class, name, communication flag and launching call). */
-int an_build_op_table(rpd *r);
-/* ext_analysis_launch from temp.an_op (temp tables an_k, an_kc, an_p). */
-int an_launch_stats(rpd *r);
-/* ext_analysis_queue_depth from temp.an_op. */
-int an_queue_depth(rpd *r);
-/* ext_analysis_memcpy from temp.an_op and rocpd_copyapi. */
+/* tables.c: the ops read once with the launching call of each op (the
+ * links merged in op order, or temp.an_launch when they are not in it;
+ * temp.an_shared: calls of several ops; temp.an_copy: the copies) into three bounded
+ * sorts (xsort.h): the GPU work for the sweep, the kernels' values for the
+ * launch statistics, the queues' depth changes.  *sc is set even on an
+ * error; free it with an_scan_free. */
+typedef struct an_scan an_scan;
+int an_scan_ops(rpd *r, an_scan **sc);
+void an_scan_free(an_scan *sc);
+/* One GPU-work op (kernel or copy) of the sweep, in (gpu, start, end, id)
+ * order; NULL numbers read as 0 (a NULL gpu sorts first). */
+typedef struct an_work {
+  int64_t gpu, s, e, launch, api_end, id;
+  int32_t flags, pad;
+} an_work;
+enum { AN_W_GPU_NULL = 1, AN_W_KERNEL = 2, AN_W_COMM = 4, AN_W_API = 8, AN_W_OWN = 16 };
+/* The next op of the sweep into *w: 1, 0 at the end, or minus an error. */
+int an_scan_work(an_scan *sc, const an_work **w);
+/* ext_analysis_launch from the kernels' sort (through temp.an_kr). */
+int an_launch_stats(rpd *r, an_scan *sc);
+/* ext_analysis_queue_depth from the queues' sort. */
+int an_queue_depth(rpd *r, an_scan *sc);
+/* calls.c: ext_analysis_memcpy from temp.an_copy and rocpd_copyapi. */
 int an_memcpy(rpd *r);
 /* The findings of rule k over api calls (sync_memcpy, device_sync). */
 int an_api_rule(rpd *r, opts *o, int k);
 /* sweep.c: the ordered pass over the GPU work (ext_analysis_idle,
  * ext_analysis_overlap and the findings of the GPU rules). */
-int an_sweep(rpd *r, opts *o);
+int an_sweep(rpd *r, opts *o, an_scan *sc);
 
 #endif

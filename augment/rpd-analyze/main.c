@@ -5,7 +5,7 @@
 
 static const rpd_help help = {
   .usage = "usage: rpd-analyze FILE [-o OUT] [--force] [--kernel-wait-us X]\n"
-           "                   [--rule NAME=VALUE ...]",
+           "                   [--rule NAME=VALUE ...] [-f FMT]",
   .about =
     "Analyse why the GPUs are idle and write the results into FILE:\n"
     "  ext_analysis_idle         per GPU: span, busy, idle = host_wait +\n"
@@ -35,6 +35,8 @@ static const rpd_help help = {
 #include "namelist.h"
 #include "progress.h"
 #include "opt.h"
+#include "table.h"
+#include "textcut.h"
 #define DONE_TAG "ext_analysis::done"
 
 /* ------------------------------------------------------------ rules */
@@ -106,6 +108,25 @@ static int on_kernel_wait(void *ctx, const char *name, const char *val, char *ms
   return 2;
 }
 
+/* --format: text (-1, today's lines) or a table format. */
+static int on_format(void *ctx, const char *name, const char *val, char *msg, size_t msgsz)
+{
+  int *fmt = ctx;
+  rpd_fmt f;
+  (void)name;
+  if (strcmp(val, "text") == 0)
+    *fmt = -1;
+  else if (strcmp(val, "md") == 0)
+    *fmt = RPD_FMT_MD;
+  else if (rpd_fmt_parse(val, &f) == RPD_OK)
+    *fmt = (int)f;
+  else {
+    snprintf(msg, msgsz, "bad --format '%s': use text, table, csv, json or md", val);
+    return 2;
+  }
+  return 0;
+}
+
 /* Parse our options before the driver opens anything: bad values are usage
  * errors (exit 2).  Returns 0 or the exit code. */
 static int parse_options(opts *o, int argc, char **argv)
@@ -114,12 +135,14 @@ static int parse_options(opts *o, int argc, char **argv)
   const rpd_opt table[] = {
     RPD_OPT_CALL("--kernel-wait-us", on_kernel_wait, o),
     RPD_OPT_CALL("--rule", on_rule, o),
+    RPD_OPT_CALL("-f|--format", on_format, &o->format),
     RPD_OPT_STRING("-o|--output", &skip),
     RPD_OPT_END(),
   };
   char msg[512];
   memcpy(o->rules, default_rules, sizeof o->rules);
   o->kernel_wait_us = 50;
+  o->format = -1;
   if (rpd_opt_peek(table, argc, argv, msg, sizeof msg))
     return rpd_usage_error("%s", msg);
   return 0;
@@ -128,6 +151,10 @@ static int parse_options(opts *o, int argc, char **argv)
 /* The options parse_options read: the augmenter driver steps over them. */
 static const char *read_value;
 static const rpd_opt read_before[] = {
+  RPD_OPT_STRING("-f|--format", &read_value, .arg = "FMT",
+                 .help = "the summary as text (default: two lines and the rules that "
+                         "fired), or as two tables, summary and findings: table, csv, "
+                         "json or md"),
   RPD_OPT_STRING("--kernel-wait-us", &read_value, .arg = "X",
                  .help = "an idle gap of at most X us between queued work is kernel-wait "
                          "(default 50)"),
@@ -215,15 +242,15 @@ static int drop_analysis(rpd *r, void *ctx)
 
 /* The rows the phases of the progress line scan (common/trace/progress.h): each
  * statement's full scans, the temp tables counted as the rows they copy. */
-static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_op", "rocpd_op", NULL};
+static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_api_ops", "rocpd_api_ops",
+                                        "rocpd_op", NULL};
 static const char *const gap_tables[] = {"rocpd_api", "rocpd_api", "rocpd_op", NULL};
-static const char *const stats_tables[] = {"rocpd_op", "rocpd_op", "rocpd_op", "rocpd_op",
-                                           "rocpd_op", NULL};
-static const char *const queue_tables[] = {"rocpd_op", "rocpd_op", "rocpd_op", NULL};
+static const char *const memcpy_tables[] = {"rocpd_api_ops", NULL};
 
 static int build_analysis(rpd *r, void *ctx)
 {
   opts *o = ctx;
+  an_scan *sc = NULL;
   char params[96];
   /* sorts spill to temp files beyond this: memory stays flat in trace size */
   int rc = rpd_profile(r, RPD_OPEN_SORT);
@@ -233,7 +260,7 @@ static int build_analysis(rpd *r, void *ctx)
     rc = rpd_view_install(r, "analysis");
   rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, op_tables));
   if (!rc)
-    rc = an_build_op_table(r);
+    rc = an_scan_ops(r, &sc);
   if (!rc)
     rc = write_rules(r, o);
   rpd_progress_sql_total(r, "idle gaps", rpd_progress_rows_of(r, gap_tables));
@@ -242,13 +269,15 @@ static int build_analysis(rpd *r, void *ctx)
   if (!rc)
     rc = an_api_rule(r, o, R_DEVICE_SYNC);
   if (!rc)
-    rc = an_sweep(r, o);
-  rpd_progress_sql_total(r, "kernel statistics", rpd_progress_rows_of(r, stats_tables));
+    rc = an_sweep(r, o, sc);
+  /* the statistics and the queue depth merge their sorts in C: progress
+   * over the sorted records (rpd_progress) */
+  rpd_progress_end();
   if (!rc)
-    rc = an_launch_stats(r);
-  rpd_progress_sql_total(r, "queue depth", rpd_progress_rows_of(r, queue_tables));
+    rc = an_launch_stats(r, sc);
   if (!rc)
-    rc = an_queue_depth(r);
+    rc = an_queue_depth(r, sc);
+  rpd_progress_sql_total(r, "memcpy", rpd_progress_rows_of(r, memcpy_tables));
   if (!rc)
     rc = an_memcpy(r);
   if (!rc)
@@ -264,8 +293,9 @@ static int build_analysis(rpd *r, void *ctx)
   if (!rc)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_findings", &o->nfindings);
   if (!rc)
-    rc = rpd_exec(r, "DROP TABLE temp.an_op; DROP TABLE temp.an_launch; DROP TABLE temp.an_k;"
-                     " DROP TABLE temp.an_kc; DROP TABLE temp.an_p; DROP TABLE temp.an_shared;");
+    rc = rpd_exec(r, "DROP TABLE temp.an_copy; DROP TABLE IF EXISTS temp.an_launch;"
+                     " DROP TABLE temp.an_shared;");
+  an_scan_free(sc);
   snprintf(params, sizeof params, "kernel_wait_us=%g", o->kernel_wait_us);
   if (!rc)
     rc = rpd_meta_set(r, DONE_TAG, params);
@@ -277,26 +307,88 @@ static double pct(int64_t part, int64_t whole)
   return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static void summary(void *ctx)
+/* The summary as two tables: `summary` (one row: the idle breakdown of
+ * every GPU together, in ns and percent of idle, and the row counts of the
+ * tables written; the idle columns NULL without GPU work) and `findings`
+ * (one row per rule that fired). */
+static const char *const summary_cols[] = {"gpus", "busy_ns", "idle_ns", "host_wait_ns",
+  "host_wait_pct", "kernel_wait_ns", "kernel_wait_pct", "other_ns", "other_pct", "kernels",
+  "launch_bound", "queue_depth_points", "memcpy_buckets", "findings"};
+static const char *const fired_cols[] = {"rule", "severity", "count", "advice"};
+enum { S_GPUS, S_BUSY, S_IDLE, S_HOST, S_HOST_PCT, S_KWAIT, S_KWAIT_PCT, S_OTHER,
+       S_OTHER_PCT, S_KERNELS, S_LB, S_QUEUE, S_MEMCPY, S_FINDINGS };
+
+static void summary_tables(const opts *o, rpd_tables *ts)
 {
-  const opts *o = ctx;
-  if (!o->ngpus)
+  rpd_table *t = rpd_tables_add(ts);
+  const int64_t part[3] = {o->host_ns, o->kwait_ns, o->other_ns};
+  rpd_table_init(t, "summary", (int)N(summary_cols), summary_cols, NULL);
+  rpd_table_int(t, o->ngpus);
+  if (o->ngpus) {
+    rpd_table_int(t, o->busy_ns);
+    rpd_table_int(t, o->idle_ns);
+    for (int k = 0; k < 3; k++) {
+      rpd_table_int(t, part[k]);
+      rpd_table_dbl(t, pct(part[k], o->idle_ns), 1);
+    }
+  } else {
+    for (int k = S_BUSY; k <= S_OTHER_PCT; k++)
+      rpd_table_null(t);
+  }
+  rpd_table_int(t, o->nkernels);
+  rpd_table_int(t, o->nlaunch_bound);
+  rpd_table_int(t, o->nqueue_points);
+  rpd_table_int(t, o->nmemcpy);
+  rpd_table_int(t, o->nfindings);
+  t = rpd_tables_add(ts);
+  rpd_table_init(t, "findings", (int)N(fired_cols), fired_cols, NULL);
+  for (int k = 0; k < NRULES; k++)
+    if (o->findings[k]) {
+      rpd_table_str(t, o->rules[k].name);
+      rpd_table_str(t, o->rules[k].severity);
+      rpd_table_int(t, o->findings[k]);
+      rpd_table_str(t, o->rules[k].advice);
+    }
+}
+
+/* The text summary: the two tables as two lines and a line per rule that
+ * fired (ms from the ns cells). */
+static void summary_text(const rpd_tables *ts)
+{
+  const rpd_table *s = &ts->t[0], *f = &ts->t[1];
+#define I(k) ((long long)rpd_table_cell(s, 0, (k))->i)
+#define MS(k) ((double)rpd_table_cell(s, 0, (k))->i / 1e6)
+#define D(k) (rpd_table_cell(s, 0, (k))->d)
+  if (!I(S_GPUS))
     printf("%s: no GPU work (kernels or copies): no idle breakdown\n", rpd_progname);
   else
     printf("%s: %lld GPUs: busy %.3f ms, idle %.3f ms = host-wait %.3f ms (%.1f%%)"
          " + kernel-wait %.3f ms (%.1f%%) + other %.3f ms (%.1f%%)\n",
-         rpd_progname, (long long)o->ngpus, (double)o->busy_ns / 1e6,
-         (double)o->idle_ns / 1e6, (double)o->host_ns / 1e6, pct(o->host_ns, o->idle_ns),
-         (double)o->kwait_ns / 1e6, pct(o->kwait_ns, o->idle_ns),
-         (double)o->other_ns / 1e6, pct(o->other_ns, o->idle_ns));
+         rpd_progname, I(S_GPUS), MS(S_BUSY), MS(S_IDLE), MS(S_HOST), D(S_HOST_PCT),
+         MS(S_KWAIT), D(S_KWAIT_PCT), MS(S_OTHER), D(S_OTHER_PCT));
   printf("%s: %lld kernels (%lld launch-bound), %lld queue-depth points,"
          " %lld memcpy buckets, %lld findings\n",
-         rpd_progname, (long long)o->nkernels, (long long)o->nlaunch_bound,
-         (long long)o->nqueue_points, (long long)o->nmemcpy, (long long)o->nfindings);
-  for (int k = 0; k < NRULES; k++)
-    if (o->findings[k])
-      printf("  %-18s %-8s %5lld  %s\n", o->rules[k].name, o->rules[k].severity,
-             (long long)o->findings[k], o->rules[k].advice);
+         rpd_progname, I(S_KERNELS), I(S_LB), I(S_QUEUE), I(S_MEMCPY), I(S_FINDINGS));
+  for (size_t r = 0; r < f->nrows; r++)
+    printf("  %-18s %-8s %5lld  %s\n", rpd_table_cell(f, r, 0)->s,
+           rpd_table_cell(f, r, 1)->s, (long long)rpd_table_cell(f, r, 2)->i,
+           rpd_table_cell(f, r, 3)->s);
+#undef I
+#undef MS
+#undef D
+}
+
+static void summary(void *ctx)
+{
+  const opts *o = ctx;
+  rpd_tables ts = {0};
+  summary_tables(o, &ts);
+  if (o->format < 0)
+    summary_text(&ts);
+  else
+    (void)rpd_tables_stdout(&ts, (rpd_fmt)o->format, NULL,
+                            rpd_term_width(1, RPD_TEXT_DEFAULT_WIDTH));
+  rpd_tables_free(&ts);
 }
 
 int main(int argc, char **argv)

@@ -229,16 +229,15 @@ static int gpu_finish(finder *f, gpu_state *g, sqlite3_stmt *ins_idle, sqlite3_s
 }
 
 /* One GPU-work op, in (gpu, start) order. */
-static int gpu_op(finder *f, gpu_state *g, sqlite3_stmt *st)
+static int gpu_op(finder *f, gpu_state *g, const an_work *w)
 {
-  int64_t s = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
-  int kernel = strcmp((const char *)sqlite3_column_text(st, 3), "kernel") == 0;
-  int comm = sqlite3_column_int(st, 4);
-  int has_api = sqlite3_column_type(st, 5) != SQLITE_NULL &&
-                sqlite3_column_type(st, 6) != SQLITE_NULL;
-  int64_t launch = has_api ? sqlite3_column_int64(st, 5) : -1;
-  int64_t api_end = has_api ? sqlite3_column_int64(st, 6) : -1;
-  int own = has_api && sqlite3_column_int(st, 7);
+  int64_t s = w->s, e = w->e;
+  int kernel = (w->flags & AN_W_KERNEL) != 0;
+  int comm = (w->flags & AN_W_COMM) != 0;
+  int has_api = (w->flags & AN_W_API) != 0;
+  int64_t launch = has_api ? w->launch : -1;
+  int64_t api_end = has_api ? w->api_end : -1;
+  int own = has_api && (w->flags & AN_W_OWN);
   /* the GPU had nothing queued when this op was launched: it waited for
    * the host (or this is its first work) */
   int starved = !g->busy.on || (s > g->busy.e && launch > g->busy.e);
@@ -275,46 +274,42 @@ static int gpu_op(finder *f, gpu_state *g, sqlite3_stmt *st)
   return rc;
 }
 
-/* Stream the GPU work of every GPU in start order: idle breakdown, overlap,
- * and the findings starvation, low_utilization, tiny_kernel_storm and
- * launch_bound.  Memory is one state per GPU at a time. */
-int an_sweep(rpd *r, opts *o)
+/* Stream the GPU work of every GPU in start order (the op scan's sort):
+ * idle breakdown, overlap, and the findings starvation, low_utilization,
+ * tiny_kernel_storm and launch_bound.  Memory is one state per GPU at a
+ * time. */
+int an_sweep(rpd *r, opts *o, an_scan *sc)
 {
-  sqlite3_stmt *st = NULL, *idle = NULL, *ov = NULL;
+  sqlite3_stmt *idle = NULL, *ov = NULL;
   finder fs = {r, o, NULL}, *f = &fs;
+  const an_work *w;
   gpu_state g;
-  int have = 0, s;
+  int have = 0, got = 0;
   int rc = rpd_prepare(r, "INSERT INTO ext_analysis_findings (rule, severity, gpuId,"
                           " start_ns, end_ns, count, value, value_unit, detail, advice)"
                           " VALUES (?,?,?,?,?,?,?,?,?,?)", &f->ins);
   if (!rc)
-    rc = rpd_prepare(f->r,
-    "SELECT gpu, s, e, cls, comm, launch, api_end, own FROM an_op"
-    " WHERE cls IN ('kernel', 'copy') ORDER BY gpu, s, e", &st);
-  if (!rc)
     rc = rpd_prepare(f->r, "INSERT INTO ext_analysis_idle VALUES (?,?,?,?,?,?,?,?)", &idle);
   if (!rc)
     rc = rpd_prepare(f->r, "INSERT INTO ext_analysis_overlap VALUES (?,?,?,?,?,?,?)", &ov);
-  while (!rc && (s = rpd_step(f->r, st)) == SQLITE_ROW) {
-    int64_t gpu = sqlite3_column_int64(st, 0);
-    if (have && gpu != g.gpu) {
+  while (!rc && (got = an_scan_work(sc, &w)) > 0) {
+    if (have && w->gpu != g.gpu) {
       rc = gpu_finish(f, &g, idle, ov);
       have = 0;
     }
     if (!rc && !have) {
       memset(&g, 0, sizeof g);
-      g.gpu = gpu;
-      g.first = g.last = g.ws = sqlite3_column_int64(st, 1);
+      g.gpu = w->gpu;
+      g.first = g.last = g.ws = w->s;
       have = 1;
     }
     if (!rc)
-      rc = gpu_op(f, &g, st);
+      rc = gpu_op(f, &g, w);
   }
-  if (!rc && s < 0)
-    rc = -s;
+  if (!rc && got < 0)
+    rc = -got;
   if (!rc && have)
     rc = gpu_finish(f, &g, idle, ov);
-  sqlite3_finalize(st);
   sqlite3_finalize(idle);
   sqlite3_finalize(ov);
   sqlite3_finalize(f->ins);

@@ -1,6 +1,6 @@
-/* tables.c - rpd-analyze's SQL side: the per-op working table, the launch
- * statistics, queue depth, memcpy bandwidth and the findings of api
- * calls. */
+/* tables.c - rpd-analyze's op side: the one scan of the ops (with their
+ * launching calls) into three bounded sorts, the launch statistics and the
+ * queue depth. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include "analyze.h"
 #include "opclass.h"
 #include "util/map.h"
+#include "xsort.h"
 
 /* ------------------------------------------------------------ op table */
 
@@ -42,37 +43,33 @@ static int is_comm(const char *name)
   return hit;
 }
 
-/* an_cls(opType_id): 'kernel', 'copy', 'barrier' or 'other' (views/opClass.sql). */
-static void fn_cls(sqlite3_context *cx, int argc, sqlite3_value **argv)
+/* The class of an op by its opType id (views/opClass.sql; NULL: other),
+ * looked up once per id.  -1 on an SQL error (*rc set). */
+static int op_class(op_funcs *fn, sqlite3_value *type, int *rc)
 {
-  op_funcs *fn = sqlite3_user_data(cx);
-  int64_t id = sqlite3_value_int64(argv[0]), k;
-  (void)argc;
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
-    sqlite3_result_text(cx, "other", -1, SQLITE_STATIC);
-    return;
-  }
+  int64_t id, k;
+  if (sqlite3_value_type(type) == SQLITE_NULL)
+    return RPD_OPCLASS_OTHER;
+  id = sqlite3_value_int64(type);
   if (!rpd_i64map_get(&fn->cls_of, id, &k)) {
     if ((k = rpd_opclass_one(fn->cls, id)) < 0) {
-      sqlite3_result_error(cx, sqlite3_errmsg(sqlite3_db_handle(fn->cls)), -1);
-      return;
+      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(fn->cls)));
+      return -1;
     }
     rpd_i64map_put(&fn->cls_of, id, k);
   }
-  sqlite3_result_text(cx, rpd_opclass_name((int)k), -1, SQLITE_STATIC);
+  return (int)k;
 }
 
-/* an_comm(description_id): 1 for a collective's name, 0 for another name,
- * NULL when no string has that id. */
-static void fn_comm(sqlite3_context *cx, int argc, sqlite3_value **argv)
+/* 1 when the name of description id `did` is a collective's, 0 for another
+ * name or no name (as SQL's NULL, which the sweep reads as 0); looked up
+ * once per id. */
+static int op_comm(op_funcs *fn, sqlite3_value *did, int *rc)
 {
-  op_funcs *fn = sqlite3_user_data(cx);
-  int64_t id = sqlite3_value_int64(argv[0]), v;
-  (void)argc;
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
-    sqlite3_result_null(cx);
-    return;
-  }
+  int64_t id, v;
+  if (sqlite3_value_type(did) == SQLITE_NULL)
+    return 0;
+  id = sqlite3_value_int64(did);
   if (!rpd_i64map_get(&fn->comm_of, id, &v)) {
     int s;
     sqlite3_reset(fn->desc);
@@ -80,264 +77,327 @@ static void fn_comm(sqlite3_context *cx, int argc, sqlite3_value **argv)
     s = sqlite3_step(fn->desc);
     if (s == SQLITE_ROW) {
       const char *name = (const char *)sqlite3_column_text(fn->desc, 0);
-      v = name ? is_comm(name) : -1;
+      v = name ? is_comm(name) : 0;
     } else if (s == SQLITE_DONE) {
-      v = -1;
+      v = 0;
     } else {
-      sqlite3_result_error(cx, sqlite3_errmsg(sqlite3_db_handle(fn->desc)), -1);
-      return;
+      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(fn->desc)));
+      return 0;
     }
     sqlite3_reset(fn->desc);
     rpd_i64map_put(&fn->comm_of, id, v);
   }
-  if (v < 0)
-    sqlite3_result_null(cx);
-  else
-    sqlite3_result_int(cx, (int)v);
+  return (int)v;
 }
 
-/* temp.an_op: one row per op with its class, name, communication flag and
- * the api call that launched it (earliest linked call). */
-int an_build_op_table(rpd *r)
+/* The sort buffer of each bounded sort (xsort.h): beyond it, sorted runs
+ * go to a scratch file, so memory stays flat in trace size. */
+#define SORT_BYTES (8u << 20)
+
+/* (gpu, start, end, id) with a NULL gpu first: the sweep's order (ties
+ * of start and end in op id order). */
+static int work_cmp(const void *pa, const void *pb)
 {
-  op_funcs fn;
-  memset(&fn, 0, sizeof fn);
-  int rc = rpd_exec(r,
-    "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_op;"
-    "DROP TABLE IF EXISTS temp.an_k; DROP TABLE IF EXISTS temp.an_kc;"
-    "DROP TABLE IF EXISTS temp.an_p; DROP TABLE IF EXISTS temp.an_shared;"
-    "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
-    "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
-    " HAVING count(*) > 1;"
-    "CREATE TEMP TABLE an_launch (op_id INTEGER PRIMARY KEY, launch INTEGER,"
-    " api_end INTEGER, tid INTEGER, own INTEGER);"
-    "INSERT INTO an_launch SELECT X.op_id, min(A.start), A.\"end\", A.tid,"
-    " A.id NOT IN (SELECT api_id FROM an_shared)"
-    "  AND coalesce(N.string NOT GLOB '*GraphLaunch*', 1)"
-    " FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id"
-    " LEFT JOIN rocpd_string N ON N.id = A.apiName_id GROUP BY X.op_id;");
-  if (!rc)
-    rc = rpd_opclass_prepare_one(rpd_db(r), &fn.cls);
-  if (!rc)
-    rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &fn.desc);
-  if (!rc && (sqlite3_create_function(rpd_db(r), "an_cls", 1, SQLITE_UTF8, &fn, fn_cls,
-                                      NULL, NULL) != SQLITE_OK ||
-              sqlite3_create_function(rpd_db(r), "an_comm", 1, SQLITE_UTF8, &fn, fn_comm,
-                                      NULL, NULL) != SQLITE_OK))
-    rc = rpd_seterr(RPD_ERR, "cannot register the op table's functions: %s",
-                    sqlite3_errmsg(rpd_db(r)));
-  if (!rc)
-    rc = rpd_exec(r,
-      "CREATE TEMP TABLE an_op AS SELECT O.id AS id, O.gpuId AS gpu,"
-      " O.queueId AS queue, O.start AS s, O.\"end\" AS e,"
-      " an_cls(O.opType_id) AS cls, O.description_id AS did,"
-      " T.string AS optype, L.launch AS launch, L.api_end AS api_end, L.own AS own,"
-      " an_comm(O.description_id) AS comm"
-      " FROM rocpd_op O LEFT JOIN rocpd_string T ON T.id = O.opType_id"
-      " LEFT JOIN an_launch L ON L.op_id = O.id;");
-  /* the functions point at fn: gone before it is */
-  sqlite3_create_function(rpd_db(r), "an_cls", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
-  sqlite3_create_function(rpd_db(r), "an_comm", 1, SQLITE_UTF8, NULL, NULL, NULL, NULL);
-  sqlite3_finalize(fn.cls);
-  sqlite3_finalize(fn.desc);
-  rpd_i64map_free(&fn.cls_of);
-  rpd_i64map_free(&fn.comm_of);
-  return rc;
+  const an_work *a = pa, *b = pb;
+  int na = a->flags & AN_W_GPU_NULL, nb = b->flags & AN_W_GPU_NULL;
+  if (na != nb)
+    return na ? -1 : 1;
+  if (!na && a->gpu != b->gpu)
+    return a->gpu < b->gpu ? -1 : 1;
+  if (a->s != b->s)
+    return a->s < b->s ? -1 : 1;
+  if (a->e != b->e)
+    return a->e < b->e ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* ------------------------------------------------------------ SQL parts */
+/* xsort_next with the progress line `what` over the records of x. */
+static int next_shown(xsort *x, const void **p, const char *what)
+{
+  int got = xsort_next(x, p);
+  rpd_progress(what, (int64_t)xsort_taken(x), (int64_t)xsort_added(x));
+  return got;
+}
 
-/* Per kernel (description id): count, mean and max of each metric (an_kc);
- * its nearest-rank median and p95 come from one sorted pass per metric
- * (percentiles below), so memory stays within SQLite's cache. */
-static const char launch_sql[] =
-  "CREATE TEMP TABLE an_k AS SELECT did, CASE WHEN own THEN api_end - launch END AS api,"
-  " s - launch AS delay,"
-  " e - s AS gpu FROM an_op WHERE cls = 'kernel';"
-  "CREATE INDEX temp.an_k_did ON an_k (did, gpu, api, delay);"
-  "CREATE TEMP TABLE an_kc AS SELECT did, count(*) AS n, count(api) AS na, count(delay) AS nd,"
-  " avg(api) AS am, max(api) AS ax, avg(delay) AS dm, max(delay) AS dx,"
-  " avg(gpu) AS gm, max(gpu) AS gx, sum(gpu) AS gs FROM an_k GROUP BY did;"
-  "CREATE TEMP TABLE an_p (did INTEGER, metric INTEGER, med INTEGER, p95 INTEGER,"
-  " PRIMARY KEY (did, metric));";
+/* ------------------------------------------------------------ launch stats */
+
+enum { M_API, M_DELAY, M_GPU, NMETRICS };
+
+/* One value of one metric of one kernel dispatch, in (did, metric, NULL
+ * first, value) order: the values of each kernel and metric come sorted,
+ * so the nearest-rank median and p95 are picked as they go by. */
+typedef struct kval {
+  int64_t did, v;
+  int32_t metric, null;
+} kval;
+
+static int kval_cmp(const void *pa, const void *pb)
+{
+  const kval *a = pa, *b = pb;
+  if (a->did != b->did)
+    return a->did < b->did ? -1 : 1;
+  if (a->metric != b->metric)
+    return a->metric < b->metric ? -1 : 1;
+  if (a->null != b->null)
+    return a->null ? -1 : 1;
+  return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/* A metric of one kernel: its values counted (n), summed and the largest;
+ * then its median and p95 (a rank's value: none, NULL or v). */
+typedef struct kmetric {
+  int64_t n, sum, max;
+  int64_t med, p95;
+  int has_med, has_p95, med_null, p95_null;
+} kmetric;
+
+typedef struct kstat {
+  int64_t did, count, outliers;
+  kmetric m[NMETRICS];
+} kstat;
+
+static void bind_rank(sqlite3_stmt *st, int col, int has, int null, int64_t v)
+{
+  if (!has || null)
+    sqlite3_bind_null(st, col);
+  else
+    sqlite3_bind_int64(st, col, v);
+}
+
+/* Write one kernel's row to temp.an_kr. */
+static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k)
+{
+  int col = 1, s;
+  sqlite3_reset(ins);
+  sqlite3_bind_int64(ins, col++, k->did);
+  sqlite3_bind_int64(ins, col++, k->count);
+  for (int m = 0; m < NMETRICS; m++) {
+    const kmetric *km = &k->m[m];
+    /* avg() and max() of the non-NULL values (NULL when none): the sum is
+     * exact, so the mean is the one SQLite's avg() gives below 2^53 */
+    if (km->n)
+      sqlite3_bind_double(ins, col++, (double)km->sum / (double)km->n);
+    else
+      sqlite3_bind_null(ins, col++);
+    bind_rank(ins, col++, km->has_med, km->med_null, km->med);
+    bind_rank(ins, col++, km->has_p95, km->p95_null, km->p95);
+    bind_rank(ins, col++, km->n > 0, 0, km->max);
+  }
+  sqlite3_bind_int64(ins, col++, k->outliers);
+  sqlite3_bind_int64(ins, col++, k->m[M_GPU].sum);
+  s = rpd_step(r, ins);
+  return s < 0 ? -s : RPD_OK;
+}
+
+/* Per kernel (description id): count, and mean, nearest-rank median and
+ * p95 (the value at rank (n+1)/2 and (95n+99)/100 of the n sorted values)
+ * and max of each metric; outliers = dispatches longer than 3x the median
+ * GPU duration.  One scan of the kernels into a bounded sort (xsort.h);
+ * the per-kernel rows go to temp.an_kr in description-id order, and one
+ * statement orders them into ext_analysis_launch. */
+static const char kr_sql[] =
+  "DROP TABLE IF EXISTS temp.an_kr;"
+  "CREATE TEMP TABLE an_kr (did INTEGER, n INTEGER,"
+  " am REAL, amed INTEGER, ap95 INTEGER, ax INTEGER,"
+  " dm REAL, dmed INTEGER, dp95 INTEGER, dx INTEGER,"
+  " gm REAL, gmed INTEGER, gp95 INTEGER, gx INTEGER, outliers INTEGER, gs INTEGER);";
 
 static const char launch_insert_sql[] =
-  "INSERT INTO ext_analysis_launch SELECT coalesce(S.string, ''), c.n,"
-  " c.am, pa.med, pa.p95, c.ax, c.dm, pd.med, pd.p95, c.dx, c.gm, pg.med, pg.p95, c.gx,"
-  " (SELECT count(*) FROM an_k k WHERE k.did = c.did AND k.gpu > 3 * pg.med),"
-  " coalesce(c.gm < c.am, 0)"
-  " FROM an_kc c LEFT JOIN rocpd_string S ON S.id = c.did"
-  " LEFT JOIN an_p pa ON pa.did = c.did AND pa.metric = 0"
-  " LEFT JOIN an_p pd ON pd.did = c.did AND pd.metric = 1"
-  " JOIN an_p pg ON pg.did = c.did AND pg.metric = 2"
-  " ORDER BY c.gs DESC, S.string;";
+  "INSERT INTO ext_analysis_launch SELECT coalesce(S.string, ''), k.n,"
+  " k.am, k.amed, k.ap95, k.ax, k.dm, k.dmed, k.dp95, k.dx, k.gm, k.gmed, k.gp95, k.gx,"
+  " k.outliers, coalesce(k.gm < k.am, 0)"
+  " FROM an_kr k LEFT JOIN rocpd_string S ON S.id = k.did"
+  " ORDER BY k.gs DESC, S.string;"
+  "DROP TABLE temp.an_kr;";
 
-/* The metrics of an_k: column, and the an_kc column counting its values
- * (api and delay are NULL for a dispatch without them and not ranked). */
-static const struct {
-  const char *sorted, *count;
-} metrics[] = {
-  {"SELECT did, api FROM an_k WHERE api IS NOT NULL AND did IS NOT NULL ORDER BY did, api",
-   "na"},
-  {"SELECT did, delay FROM an_k WHERE delay IS NOT NULL AND did IS NOT NULL"
-   " ORDER BY did, delay", "nd"},
-  {"SELECT did, gpu FROM an_k WHERE did IS NOT NULL ORDER BY did, gpu", "n"},
-};
-
-/* an_p rows of metric m: the values of each kernel in order, the one at
- * rank (n+1)/2 its median and at (95n+99)/100 its p95 (n from an_kc). */
-static int percentiles(rpd *r, int m, sqlite3_stmt *ins)
+/* Rank the sorted values of one kernel (did) from *p on; *got as
+ * xsort_next.  The counts and sums of k were added up in the scan. */
+static void kstat_rank(xsort *x, kstat *k, const void **p, int *got)
 {
-  sqlite3_stmt *st = NULL, *cnt = NULL;
-  rpd_i64map count = {0};
-  char *sql = sqlite3_mprintf("SELECT did, %s FROM an_kc WHERE did IS NOT NULL",
-                              metrics[m].count);
-  int rc = sql ? rpd_prepare(r, sql, &cnt) : rpd_seterr(RPD_ENOMEM, "out of memory");
-  int s = 0, have = 0;
-  int64_t did = 0, n = 0, rank = 0;
-  sqlite3_value *med = NULL, *p95 = NULL;
-  sqlite3_free(sql);
-  while (!rc && (s = rpd_step(r, cnt)) == SQLITE_ROW)
-    rpd_i64map_put(&count, sqlite3_column_int64(cnt, 0), sqlite3_column_int64(cnt, 1));
-  if (!rc && s < 0)
-    rc = -s;
-  if (!rc)
-    rc = rpd_prepare(r, metrics[m].sorted, &st);
-  for (;;) {
-    int row = 0;
-    if (!rc) {
-      if ((s = rpd_step(r, st)) == SQLITE_ROW)
-        row = 1;
-      else if (s < 0)
-        rc = -s;
-    }
-    if (have && (rc || !row || sqlite3_column_int64(st, 0) != did)) {
-      if (!rc) {
-        sqlite3_reset(ins);
-        sqlite3_bind_int64(ins, 1, did);
-        sqlite3_bind_int(ins, 2, m);
-        sqlite3_bind_value(ins, 3, med);
-        sqlite3_bind_value(ins, 4, p95);
-        if ((s = rpd_step(r, ins)) < 0)
-          rc = -s;
-      }
-      sqlite3_value_free(med);
-      sqlite3_value_free(p95);
-      med = p95 = NULL;
-      have = 0;
-    }
-    if (rc || !row)
+  int64_t rank = 0;
+  int metric = -1;
+  kmetric *km = NULL;
+  while (*got > 0) {
+    const kval *v = *p;
+    if (v->did != k->did)
       break;
-    if (!have) {
-      did = sqlite3_column_int64(st, 0);
-      if (!rpd_i64map_get(&count, did, &n))
-        n = 0;
+    if (v->metric != metric) {
+      metric = v->metric;
+      km = &k->m[metric];
       rank = 0;
-      have = 1;
     }
     rank++;
-    if (rank == (n + 1) / 2)
-      med = sqlite3_value_dup(sqlite3_column_value(st, 1));
-    if (rank == (95 * n + 99) / 100)
-      p95 = sqlite3_value_dup(sqlite3_column_value(st, 1));
+    /* the GPU duration ranks every dispatch, NULL first (ORDER BY), the
+     * api and delay only their values */
+    int64_t n = metric == M_GPU ? k->count : km->n;
+    if (rank == (n + 1) / 2) {
+      km->has_med = 1;
+      km->med_null = v->null;
+      km->med = v->v;
+    }
+    if (rank == (95 * n + 99) / 100) {
+      km->has_p95 = 1;
+      km->p95_null = v->null;
+      km->p95 = v->v;
+    }
+    /* values after the median are at least the median: an outlier is one
+     * past 3x it (exact, no overflow) */
+    if (metric == M_GPU && km->has_med && !km->med_null && !v->null &&
+        (__int128)v->v > (__int128)3 * km->med)
+      k->outliers++;
+    *got = next_shown(x, p, "kernel statistics");
   }
-  sqlite3_value_free(med);
-  sqlite3_value_free(p95);
-  sqlite3_finalize(st);
-  sqlite3_finalize(cnt);
-  rpd_i64map_free(&count);
+}
+
+/* The ops read once (an_scan_ops): the sorts of the sweep, the launch
+ * statistics and the queue depth, and the per-kernel sums. */
+struct an_scan {
+  xsort *work, *kern, *queue;
+  rpd_i64map at;               /* description id -> index in ks */
+  kstat *ks;
+  size_t nk, cap;
+};
+
+/* One kernel dispatch of the op scan (its description id not NULL): the
+ * count, sum and max of each metric and its values into the sort.  has[m]
+ * says metric m has a value (api: a launch call of its own; delay: a
+ * launch call; the GPU time always). */
+static int kstat_add(an_scan *sc, int64_t did, const int64_t v[NMETRICS],
+                     const int has[NMETRICS])
+{
+  int found, rc = RPD_OK;
+  int64_t i = *rpd_i64map_ref(&sc->at, did, (int64_t)sc->nk, &found);
+  if (!found) {
+    if (sc->nk == sc->cap) {
+      sc->cap = sc->cap ? 2 * sc->cap : 64;
+      sc->ks = rpd_xrealloc(sc->ks, sc->cap * sizeof *sc->ks);
+    }
+    memset(&sc->ks[sc->nk], 0, sizeof *sc->ks);
+    sc->ks[sc->nk++].did = did;
+  }
+  sc->ks[i].count++;
+  for (int m = 0; !rc && m < NMETRICS; m++) {
+    kval kv = {did, v[m], m, 0};
+    kmetric *km = &sc->ks[i].m[m];
+    if (!has[m])
+      continue;
+    if (!km->n || kv.v > km->max)
+      km->max = kv.v;
+    km->n++;
+    km->sum += kv.v;
+    rc = xsort_add(sc->kern, &kv);
+  }
   return rc;
 }
 
-int an_launch_stats(rpd *r)
+int an_launch_stats(rpd *r, an_scan *sc)
 {
   sqlite3_stmt *ins = NULL;
-  int rc = rpd_exec(r, launch_sql);
+  const void *p;
+  int got = 0;
+  int rc = rpd_exec(r, kr_sql);
   if (!rc)
-    rc = rpd_prepare(r, "INSERT INTO an_p VALUES (?,?,?,?)", &ins);
-  for (int m = 0; !rc && m < (int)N(metrics); m++)
-    rc = percentiles(r, m, ins);
+    rc = rpd_prepare(r, "INSERT INTO an_kr VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
+  if (!rc)
+    rc = xsort_done(sc->kern);
+  if (!rc && (got = next_shown(sc->kern, &p, "kernel statistics")) < 0)
+    rc = -got;
+  while (!rc && got > 0) {
+    int64_t i;
+    if (!rpd_i64map_get(&sc->at, ((const kval *)p)->did, &i)) {
+      rc = rpd_seterr(RPD_ERR, "internal error: a kernel the scan did not count");
+      break;
+    }
+    kstat_rank(sc->kern, &sc->ks[i], &p, &got);
+    if (got < 0)
+      rc = -got;
+    if (!rc)
+      rc = kstat_write(r, ins, &sc->ks[i]);
+  }
   sqlite3_finalize(ins);
   if (!rc)
     rc = rpd_exec(r, launch_insert_sql);
   return rc;
 }
 
-/* A (gpu, queue, time) key of the queue-depth streams; NULL sorts first and
- * equals NULL, as in ORDER BY and GROUP BY. */
-typedef struct qkey {
-  int64_t v[3];
-  unsigned char null[3];
-} qkey;
+/* One change of a queue's depth: +1 at a launch, -1 at an end.  NULLs sort
+ * first and equal NULL, as in ORDER BY and GROUP BY (bit i of nulls: part
+ * i is NULL). */
+typedef struct qev {
+  int64_t v[3];                /* gpu, queue, time */
+  int32_t nulls, d;
+} qev;
 
-static void qkey_read(sqlite3_stmt *st, qkey *k)
+/* (gpu, queue, time) order; d is summed, not ordered. */
+static int qev_cmp(const void *pa, const void *pb)
 {
+  const qev *a = pa, *b = pb;
   for (int i = 0; i < 3; i++) {
-    k->null[i] = sqlite3_column_type(st, i) == SQLITE_NULL;
-    k->v[i] = k->null[i] ? 0 : sqlite3_column_int64(st, i);
-  }
-}
-
-/* Compare the first n parts of a and b. */
-static int qkey_cmp(const qkey *a, const qkey *b, int n)
-{
-  for (int i = 0; i < n; i++) {
-    if (a->null[i] != b->null[i])
-      return a->null[i] ? -1 : 1;
-    if (a->v[i] != b->v[i])
+    int na = a->nulls >> i & 1, nb = b->nulls >> i & 1;
+    if (na != nb)
+      return na ? -1 : 1;
+    if (!na && a->v[i] != b->v[i])
       return a->v[i] < b->v[i] ? -1 : 1;
   }
   return 0;
 }
 
-/* Step st into *k; 1 on a row, 0 at the end, -rc on an error. */
-static int qkey_next(rpd *r, sqlite3_stmt *st, qkey *k)
+/* Is part i of a and b the same for i < n (NULL equals NULL)? */
+static int qev_same(const qev *a, const qev *b, int n)
 {
-  int s = rpd_step(r, st);
-  if (s == SQLITE_ROW) {
-    qkey_read(st, k);
-    return 1;
+  for (int i = 0; i < n; i++) {
+    int na = a->nulls >> i & 1;
+    if (na != (b->nulls >> i & 1) || (!na && a->v[i] != b->v[i]))
+      return 0;
   }
-  return s < 0 ? s : 0;
+  return 1;
+}
+
+/* The event of gpu, queue (NULL or not) and time t at depth change d. */
+static qev qev_of(sqlite3_value *gpu, sqlite3_value *queue, int64_t t, int d)
+{
+  qev ev;
+  sqlite3_value *v[2] = {gpu, queue};
+  memset(&ev, 0, sizeof ev);
+  for (int i = 0; i < 2; i++) {
+    if (sqlite3_value_type(v[i]) == SQLITE_NULL)
+      ev.nulls |= 1 << i;
+    else
+      ev.v[i] = sqlite3_value_int64(v[i]);
+  }
+  ev.v[2] = t;
+  ev.d = d;
+  return ev;
 }
 
 /* Queue depth: +1 at each launch (the op start when it has no api or
  * starts first), -1 at each end; one row per queue and distinct time with
- * the depth after every change at that time.  The launches and the ends
- * come from two sorts of the ops (no GROUP BY over their union), merged
- * here with the running depth per queue. */
-int an_queue_depth(rpd *r)
+ * the depth after every change at that time.  The op scan put both
+ * changes of each op into a bounded sort (xsort.h); the sorted stream is
+ * summed per time and run per queue here. */
+int an_queue_depth(rpd *r, an_scan *sc)
 {
-  sqlite3_stmt *ls = NULL, *es = NULL, *ins = NULL;
-  qkey kl, ke, key, part = {{0}, {0}};
-  int hl = 0, he = 0, have = 0, s;
+  sqlite3_stmt *ins = NULL;
+  const void *p;
+  qev key, part;
+  int have = 0, s, got = 0;
   int64_t depth = 0;
-  int rc = rpd_prepare(r, "SELECT gpu, queue, min(coalesce(launch, s), s) AS t FROM an_op"
-                          " ORDER BY gpu, queue, t", &ls);
+  int rc = rpd_prepare(r, "INSERT INTO ext_analysis_queue_depth VALUES (?,?,?,?)", &ins);
   if (!rc)
-    rc = rpd_prepare(r, "SELECT gpu, queue, e FROM an_op ORDER BY gpu, queue, e", &es);
-  if (!rc)
-    rc = rpd_prepare(r, "INSERT INTO ext_analysis_queue_depth VALUES (?,?,?,?)", &ins);
-  if (!rc && (hl = qkey_next(r, ls, &kl)) < 0)
-    rc = -hl;
-  if (!rc && (he = qkey_next(r, es, &ke)) < 0)
-    rc = -he;
-  while (!rc && (hl > 0 || he > 0)) {
+    rc = xsort_done(sc->queue);
+  got = rc ? 0 : next_shown(sc->queue, &p, "queue depth");
+  while (!rc && got > 0) {
     int64_t d = 0;
-    key = hl > 0 && (he <= 0 || qkey_cmp(&kl, &ke, 3) <= 0) ? kl : ke;
-    while (!rc && hl > 0 && qkey_cmp(&kl, &key, 3) == 0) {
-      d++;
-      if ((hl = qkey_next(r, ls, &kl)) < 0)
-        rc = -hl;
+    key = *(const qev *)p;
+    while (got > 0 && qev_same((const qev *)p, &key, 3)) {
+      d += ((const qev *)p)->d;
+      got = next_shown(sc->queue, &p, "queue depth");
     }
-    while (!rc && he > 0 && qkey_cmp(&ke, &key, 3) == 0) {
-      d--;
-      if ((he = qkey_next(r, es, &ke)) < 0)
-        rc = -he;
-    }
-    if (rc)
+    if (got < 0) {
+      rc = -got;
       break;
-    if (!have || qkey_cmp(&part, &key, 2) != 0) {
+    }
+    if (!have || !qev_same(&part, &key, 2)) {
       part = key;
       depth = 0;
       have = 1;
@@ -345,7 +405,7 @@ int an_queue_depth(rpd *r)
     depth += d;
     sqlite3_reset(ins);
     for (int i = 0; i < 3; i++) {
-      if (key.null[i])
+      if (key.nulls >> i & 1)
         sqlite3_bind_null(ins, i + 1);
       else
         sqlite3_bind_int64(ins, i + 1, key.v[i]);
@@ -354,80 +414,310 @@ int an_queue_depth(rpd *r)
     if ((s = rpd_step(r, ins)) < 0)
       rc = -s;
   }
-  sqlite3_finalize(ls);
-  sqlite3_finalize(es);
+  if (!rc && got < 0)
+    rc = -got;
   sqlite3_finalize(ins);
   return rc;
 }
 
-static const char memcpy_sql[] =
-  "INSERT INTO ext_analysis_memcpy"
-  " WITH c AS (SELECT CASE"
-  "   WHEN O.optype GLOB '*HostToDevice*' THEN 'HtoD'"
-  "   WHEN O.optype GLOB '*DeviceToHost*' THEN 'DtoH'"
-  "   WHEN O.optype GLOB '*DeviceToDevice*' THEN 'DtoD'"
-  "   WHEN O.optype GLOB '*HostToHost*' THEN 'HtoH'"
-  "   WHEN C.kind = 1 THEN 'HtoD' WHEN C.kind = 2 THEN 'DtoH'"
-  "   WHEN C.kind = 3 THEN 'DtoD' WHEN C.kind = 0 THEN 'HtoH' ELSE 'other' END AS dir,"
-  "   C.size AS size, O.e - O.s AS dur"
-  "   FROM rocpd_copyapi C JOIN rocpd_api_ops X ON X.api_id = C.api_ptr_id"
-  "   JOIN an_op O ON O.id = X.op_id WHERE O.cls = 'copy'),"
-  " b AS (SELECT dir, CASE WHEN size < 4096 THEN 1 WHEN size < 65536 THEN 2"
-  "   WHEN size < 1048576 THEN 3 WHEN size < 16777216 THEN 4 ELSE 5 END AS bk,"
-  "   size, dur FROM c)"
-  " SELECT dir, CASE bk WHEN 1 THEN '<4KB' WHEN 2 THEN '4KB-64KB'"
-  "   WHEN 3 THEN '64KB-1MB' WHEN 4 THEN '1MB-16MB' ELSE '>=16MB' END,"
-  "  count(*), sum(size), sum(dur), CASE WHEN sum(dur) > 0"
-  "   THEN 1.0 * sum(size) / sum(dur) END"
-  " FROM b GROUP BY dir, bk ORDER BY dir, bk;";
+/* ------------------------------------------------------------ op scan */
 
-/* Findings from api calls (the names matched once, in rocpd_string; each
- * call is one integer test): ?1 rule, ?2 severity, ?3 min_count, ?4 advice,
- * ?5 the unit of the value. */
-static const char sync_memcpy_sql[] =
-  "INSERT INTO ext_analysis_findings (rule, severity, gpuId, tid, start_ns, end_ns,"
-  " count, value, value_unit, detail, advice)"
-  " SELECT ?1, ?2, NULL, NULL, min(A.start), max(A.\"end\"), count(*),"
-  "  sum(A.\"end\" - A.start) / 1e3, ?5, S.string || ': ' || count(*) || ' calls', ?4"
-  " FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id"
-  " WHERE A.apiName_id IN (SELECT id FROM rocpd_string"
-  "  WHERE (string GLOB 'hipMemcpy*' OR string GLOB 'hipMemset*'"
-  "   OR string GLOB 'cudaMemcpy*' OR string GLOB 'cudaMemset*')"
-  "  AND string NOT GLOB '*Async*')"
-  " GROUP BY S.string HAVING count(*) >= ?3 ORDER BY min(A.start);";
+static const char scan_sql[] =
+  "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_copy;"
+  "DROP TABLE IF EXISTS temp.an_shared;"
+  "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
+  "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
+  " HAVING count(*) > 1;"
+  "CREATE TEMP TABLE an_copy (id INTEGER PRIMARY KEY, s INTEGER, e INTEGER,"
+  " type INTEGER);";
 
-static const char device_sync_sql[] =
-  "INSERT INTO ext_analysis_findings (rule, severity, gpuId, tid, start_ns, end_ns,"
-  " count, value, value_unit, detail, advice)"
-  " SELECT ?1, ?2, NULL, A.tid, min(A.start), max(A.\"end\"), count(*),"
-  "  sum(A.\"end\" - A.start) / 1e3, ?5,"
-  "  'thread ' || A.tid || ': ' || count(*) || ' device synchronizations', ?4"
-  " FROM rocpd_api A"
-  " WHERE A.apiName_id IN (SELECT id FROM rocpd_string"
-  "  WHERE string IN ('hipDeviceSynchronize', 'cudaDeviceSynchronize'))"
-  " GROUP BY A.tid HAVING count(*) >= ?3 ORDER BY min(A.start);";
+/* When the links are not in op order: per op, the linked call that started
+ * first (its start, end, thread) and whether it is the op's own launch. */
+static const char launch_sql[] =
+  "CREATE TEMP TABLE an_launch (op_id INTEGER PRIMARY KEY, launch INTEGER,"
+  " api_end INTEGER, tid INTEGER, own INTEGER);"
+  "INSERT INTO an_launch SELECT X.op_id, min(A.start), A.\"end\", A.tid,"
+  " A.id NOT IN (SELECT api_id FROM an_shared)"
+  "  AND coalesce(N.string NOT GLOB '*GraphLaunch*', 1)"
+  " FROM rocpd_api_ops X JOIN rocpd_api A ON A.id = X.api_id"
+  " LEFT JOIN rocpd_string N ON N.id = A.apiName_id GROUP BY X.op_id;";
 
-int an_memcpy(rpd *r)
+/* One op of the scan: its row of rocpd_op and its launching call. */
+typedef struct opv {
+  sqlite3_value *id, *gpu, *queue, *type, *did;
+  int64_t s, e;                /* never NULL (the driver's time check) */
+  int has_launch, own;
+  int64_t launch, api_end;
+} opv;
+
+/* One op into the sorts (and temp.an_copy for a copy), with the values the
+ * temp op table's readers computed: the queue's launch time
+ * min(coalesce(launch, s), s), the api duration of a dispatch with a call
+ * of its own, the launch delay s - launch, the GPU time e - s. */
+static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy)
 {
-  return rpd_exec(r, memcpy_sql);
+  int rc = RPD_OK, cls, s;
+  int64_t t = o->has_launch && o->launch < o->s ? o->launch : o->s;
+  qev l = qev_of(o->gpu, o->queue, t, 1);
+  qev e = qev_of(o->gpu, o->queue, o->e, -1);
+  if ((rc = xsort_add(sc->queue, &l)) || (rc = xsort_add(sc->queue, &e)))
+    return rc;
+  if ((cls = op_class(fn, o->type, &rc)) < 0)
+    return rc;
+  if (cls == RPD_OPCLASS_KERNEL && sqlite3_value_type(o->did) != SQLITE_NULL) {
+    int64_t v[NMETRICS] = {o->api_end - o->launch, o->s - o->launch, o->e - o->s};
+    int has[NMETRICS] = {o->has_launch && o->own, o->has_launch, 1};
+    if ((rc = kstat_add(sc, sqlite3_value_int64(o->did), v, has)))
+      return rc;
+  }
+  if (cls != RPD_OPCLASS_KERNEL && cls != RPD_OPCLASS_COPY)
+    return RPD_OK;
+  /* the sweep reads a NULL gpu as 0, as sqlite3_column_int64 did */
+  an_work w;
+  memset(&w, 0, sizeof w);
+  w.id = sqlite3_value_int64(o->id);
+  if (sqlite3_value_type(o->gpu) == SQLITE_NULL)
+    w.flags |= AN_W_GPU_NULL;
+  w.gpu = sqlite3_value_int64(o->gpu);
+  w.s = o->s;
+  w.e = o->e;
+  if (o->has_launch) {
+    w.flags |= AN_W_API;
+    w.launch = o->launch;
+    w.api_end = o->api_end;
+    if (o->own)
+      w.flags |= AN_W_OWN;
+  }
+  if (cls == RPD_OPCLASS_KERNEL) {
+    w.flags |= AN_W_KERNEL;
+    if (op_comm(fn, o->did, &rc))
+      w.flags |= AN_W_COMM;
+    if (rc)
+      return rc;
+  } else {
+    sqlite3_reset(copy);
+    sqlite3_bind_value(copy, 1, o->id);
+    sqlite3_bind_int64(copy, 2, o->s);
+    sqlite3_bind_int64(copy, 3, o->e);
+    sqlite3_bind_value(copy, 4, o->type);
+    if ((s = sqlite3_step(copy)) != SQLITE_DONE)
+      return rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(copy)));
+  }
+  return xsort_add(sc->work, &w);
 }
 
-int an_api_rule(rpd *r, opts *o, int k)
+/* The links joined to their calls, in the order links_in_op_order checks
+ * and the merge reads (the same statement). */
+static const char links_sql[] =
+  "SELECT X.op_id, A.start, A.\"end\", A.id, A.apiName_id"
+  " FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id";
+
+/* 1 when the op ids of the links (NULLs aside) never go down in their
+ * order, as tracers write them: then the links merge with the ops in id
+ * order, no GROUP BY. */
+static int links_in_op_order(rpd *r, int *rc)
 {
   sqlite3_stmt *st = NULL;
-  const rule *ru = &o->rules[k];
-  int rc = rpd_prepare(r, k == R_SYNC_MEMCPY ? sync_memcpy_sql : device_sync_sql, &st), s;
-  if (rc)
-    return rc;
-  sqlite3_bind_text(st, 1, ru->name, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, ru->severity, -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 3, ru->min_count);
-  sqlite3_bind_text(st, 4, ru->advice, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 5, ru->value_unit, -1, SQLITE_STATIC);
-  if ((s = rpd_step(r, st)) < 0)
-    rc = -s;
-  o->findings[k] += sqlite3_changes(rpd_db(r));
+  int64_t last = INT64_MIN;
+  int in_order = 1, s = 0;
+  if ((*rc = rpd_prepare(r, links_sql, &st)))
+    return 0;
+  while (in_order && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    int64_t op;
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+      continue;
+    op = sqlite3_column_int64(st, 0);
+    in_order = op >= last;
+    last = op;
+  }
+  if (s < 0)
+    *rc = -s;
   sqlite3_finalize(st);
+  return in_order;
+}
+
+/* Is the call named by string id `name` a graph launch (GLOB
+ * '*GraphLaunch*'; no such string: not one)?  Looked up once per name. */
+static int graph_launch(sqlite3_stmt *str, rpd_i64map *seen, sqlite3_value *name, int *rc)
+{
+  int64_t id, v;
+  if (sqlite3_value_type(name) == SQLITE_NULL)
+    return 0;
+  id = sqlite3_value_int64(name);
+  if (!rpd_i64map_get(seen, id, &v)) {
+    int s;
+    sqlite3_reset(str);
+    sqlite3_bind_int64(str, 1, id);
+    s = sqlite3_step(str);
+    if (s == SQLITE_ROW) {
+      const char *t = (const char *)sqlite3_column_text(str, 0);
+      v = t && strstr(t, "GraphLaunch") != NULL;
+    } else if (s == SQLITE_DONE) {
+      v = 0;
+    } else {
+      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(str)));
+      return 0;
+    }
+    sqlite3_reset(str);
+    rpd_i64map_put(seen, id, v);
+  }
+  return (int)v;
+}
+
+/* The links in op order, joined to their calls, read along with the ops. */
+typedef struct links {
+  sqlite3_stmt *st, *str;
+  rpd_i64map shared, graph;
+  int have;                    /* st is on a row */
+} links;
+
+static int links_next(rpd *r, links *k)
+{
+  int s = rpd_step(r, k->st);
+  k->have = s == SQLITE_ROW;
+  return s < 0 ? -s : RPD_OK;
+}
+
+/* The launch of op `id` from the links: the linked call that started first
+ * (the first of equal starts), as min() of a GROUP BY gives it. */
+static int links_launch(rpd *r, links *k, int64_t id, opv *o)
+{
+  int rc = RPD_OK;
+  o->has_launch = 0;
+  while (!rc && k->have && (sqlite3_column_type(k->st, 0) == SQLITE_NULL ||
+                            sqlite3_column_int64(k->st, 0) < id))
+    rc = links_next(r, k);
+  while (!rc && k->have && sqlite3_column_type(k->st, 0) != SQLITE_NULL &&
+         sqlite3_column_int64(k->st, 0) == id) {
+    int64_t start = sqlite3_column_int64(k->st, 1);
+    if (!o->has_launch || start < o->launch) {
+      o->has_launch = 1;
+      o->launch = start;
+      o->api_end = sqlite3_column_int64(k->st, 2);
+      o->own = !rpd_i64map_get(&k->shared, sqlite3_column_int64(k->st, 3), NULL) &&
+               !graph_launch(k->str, &k->graph, sqlite3_column_value(k->st, 4), &rc);
+    }
+    if (!rc)
+      rc = links_next(r, k);
+  }
   return rc;
 }
 
+int an_scan_ops(rpd *r, an_scan **out)
+{
+  an_scan *sc = rpd_xcalloc(1, sizeof *sc);
+  sqlite3_stmt *st = NULL, *copy = NULL, *sh = NULL;
+  links k;
+  op_funcs fn;
+  int rc, s = 0, merge = 0, have_last = 0;
+  int64_t last_id = 0;
+  opv last;
+  memset(&fn, 0, sizeof fn);
+  memset(&k, 0, sizeof k);
+  memset(&last, 0, sizeof last);
+  sc->work = xsort_new(sizeof(an_work), work_cmp, SORT_BYTES);
+  sc->kern = xsort_new(sizeof(kval), kval_cmp, SORT_BYTES);
+  sc->queue = xsort_new(sizeof(qev), qev_cmp, SORT_BYTES);
+  *out = sc;
+  rc = rpd_exec(r, scan_sql);
+  if (!rc)
+    merge = links_in_op_order(r, &rc);
+  if (!rc && !merge)
+    rc = rpd_exec(r, launch_sql);
+  if (!rc && merge) {
+    rc = rpd_prepare(r, "SELECT api_id FROM an_shared", &sh);
+    while (!rc && (s = rpd_step(r, sh)) == SQLITE_ROW)
+      rpd_i64map_put(&k.shared, sqlite3_column_int64(sh, 0), 1);
+    if (!rc && s < 0)
+      rc = -s;
+    if (!rc)
+      rc = rpd_prepare(r, links_sql, &k.st);
+    if (!rc)
+      rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &k.str);
+    if (!rc)
+      rc = links_next(r, &k);
+  }
+  if (!rc)
+    rc = rpd_opclass_prepare_one(rpd_db(r), &fn.cls);
+  if (!rc)
+    rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &fn.desc);
+  if (!rc)
+    rc = rpd_prepare(r, "INSERT INTO an_copy VALUES (?,?,?,?)", &copy);
+  if (!rc)
+    rc = rpd_prepare(r, merge
+      ? "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
+        " O.description_id FROM rocpd_op O ORDER BY O.id"
+      : "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
+        " O.description_id, L.launch, L.api_end, L.own"
+        " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    opv o;
+    memset(&o, 0, sizeof o);
+    o.id = sqlite3_column_value(st, 0);
+    o.gpu = sqlite3_column_value(st, 1);
+    o.queue = sqlite3_column_value(st, 2);
+    o.s = sqlite3_column_int64(st, 3);
+    o.e = sqlite3_column_int64(st, 4);
+    o.type = sqlite3_column_value(st, 5);
+    o.did = sqlite3_column_value(st, 6);
+    if (merge) {
+      int64_t id = sqlite3_column_int64(st, 0);
+      if (have_last && id == last_id) {
+        /* an op id seen again (a view): the same launch, as a join gives */
+        o.has_launch = last.has_launch;
+        o.launch = last.launch;
+        o.api_end = last.api_end;
+        o.own = last.own;
+      } else if ((rc = links_launch(r, &k, id, &o))) {
+        break;
+      }
+      last_id = id;
+      last = o;
+      have_last = 1;
+    } else if (sqlite3_column_type(st, 7) != SQLITE_NULL &&
+               sqlite3_column_type(st, 8) != SQLITE_NULL) {
+      o.has_launch = 1;
+      o.launch = sqlite3_column_int64(st, 7);
+      o.api_end = sqlite3_column_int64(st, 8);
+      o.own = sqlite3_column_int(st, 9) != 0;
+    }
+    rc = scan_op(sc, &fn, &o, copy);
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  if (!rc)
+    rc = xsort_done(sc->work);
+  sqlite3_finalize(st);
+  sqlite3_finalize(copy);
+  sqlite3_finalize(sh);
+  sqlite3_finalize(k.st);
+  sqlite3_finalize(k.str);
+  rpd_i64map_free(&k.shared);
+  rpd_i64map_free(&k.graph);
+  sqlite3_finalize(fn.cls);
+  sqlite3_finalize(fn.desc);
+  rpd_i64map_free(&fn.cls_of);
+  rpd_i64map_free(&fn.comm_of);
+  return rc;
+}
+
+int an_scan_work(an_scan *sc, const an_work **w)
+{
+  const void *p;
+  int got = xsort_next(sc->work, &p);
+  if (got > 0)
+    *w = p;
+  return got;
+}
+
+void an_scan_free(an_scan *sc)
+{
+  if (!sc)
+    return;
+  xsort_free(sc->work);
+  xsort_free(sc->kern);
+  xsort_free(sc->queue);
+  rpd_i64map_free(&sc->at);
+  free(sc->ks);
+  free(sc);
+}

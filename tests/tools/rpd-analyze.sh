@@ -30,6 +30,9 @@ INSERT INTO rocpd_api_ops (api_id, op_id) SELECT id, id FROM k
 # run FILE ARGS...: rpd-analyze, its stdout kept in $TESTDIR/stdout
 run() { check_rc "rpd-analyze $(basename "$1") $2 $3 $4 runs" 0 rpd-analyze "$@"; }
 nf() { q "$1" "SELECT count(*) FROM ext_analysis_findings WHERE rule = '$2'"; }
+# dump FILE: every ext_analysis_ table (but the rules)
+dump() { for _t in idle launch queue_depth overlap memcpy findings; do
+  q "$1" "SELECT * FROM ext_analysis_$_t"; done; }
 f1() { q "$1" "SELECT start_ns, end_ns, count FROM ext_analysis_findings WHERE rule = '$2'"; }
 
 # ---------------------------------------------------------------- idle breakdown
@@ -53,6 +56,38 @@ check_eq "starvation: --force rebuilt, no duplicates (idle, findings, rules)" "1
   "$(q idle.rpd 'SELECT (SELECT count(*) FROM ext_analysis_idle), (SELECT count(*) FROM ext_analysis_findings), (SELECT count(*) FROM ext_analysis_rules)')"
 check_eq "--force: one done tag with the kernel-wait threshold used" "kernel_wait_us=50" \
   "$(q idle.rpd "SELECT group_concat(value) FROM rocpd_metadata WHERE tag = 'ext_analysis::done'")"
+# the summary: today's text by default, two tables in the common formats
+cp idle.rpd fmt.rpd
+run idle.rpd --force --kernel-wait-us 0.05 --rule gpu_starvation=0.15
+check_eq "summary text: two lines and the rule that fired" \
+"rpd-analyze: 1 GPUs: busy 0.000 ms, idle 0.000 ms = host-wait 0.000 ms (64.5%) + kernel-wait 0.000 ms (3.2%) + other 0.000 ms (32.3%)
+rpd-analyze: 1 kernels (0 launch-bound), 8 queue-depth points, 0 memcpy buckets, 1 findings
+  gpu_starvation     warning      1  the GPU waits for the host: overlap host work, prefetch, use graphs" \
+  "$(cat "$TESTDIR/stdout")"
+run fmt.rpd --force --kernel-wait-us 0.05 --rule gpu_starvation=0.15 -f csv
+check_eq "summary --format csv: the summary and findings tables" \
+"gpus,busy_ns,idle_ns,host_wait_ns,host_wait_pct,kernel_wait_ns,kernel_wait_pct,other_ns,other_pct,kernels,launch_bound,queue_depth_points,memcpy_buckets,findings
+1,390,310,200,64.5,10,3.2,100,32.3,1,0,8,0,1
+rule,severity,count,advice
+gpu_starvation,warning,1,\"the GPU waits for the host: overlap host work, prefetch, use graphs\"" \
+  "$(tr -d '\r' <"$TESTDIR/stdout")"
+check_eq "summary --format csv: the same tables written" "$(dump idle.rpd | cksum)" "$(dump fmt.rpd | cksum)"
+run fmt.rpd --force --kernel-wait-us 0.05 --rule gpu_starvation=0.15 -f json
+check_eq "summary --format json: one object, the idle split and the rule" "310|200|10|100|gpu_starvation" \
+  "$(python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["summary"][0]; print("%d|%d|%d|%d|%s" % (s["idle_ns"], s["host_wait_ns"], s["kernel_wait_ns"], s["other_ns"], ",".join(f["rule"] for f in d["findings"])))' <"$TESTDIR/stdout")"
+run fmt.rpd --force --format md
+check_eq "summary --format md: two Markdown tables" "### summary|### findings" \
+  "$(grep '^###' "$TESTDIR/stdout" | tr '\n' '|' | sed 's/|$//')"
+run fmt.rpd --force -f table
+check_eq "summary --format table: two text tables" "# summary|# findings" \
+  "$(grep '^# ' "$TESTDIR/stdout" | tr '\n' '|' | sed 's/|$//')"
+check_rc "bad --format is a usage error" 2 rpd-analyze fmt.rpd --force -f xml
+check_eq "bad --format: names the problem" 1 \
+  "$(grep -c "^rpd-analyze: bad --format 'xml': use text, table, csv, json or md" "$TESTDIR/stderr")"
+mk nogpu.rpd "SELECT 1"
+run nogpu.rpd -f csv
+check_eq "summary --format csv without GPU work: idle columns empty" "0,,,,,,,,,0,0,0,0,0" \
+  "$(sed -n 2p "$TESTDIR/stdout" | tr -d '\r')"
 
 # ---------------------------------------------------------------- overlap
 mk overlap.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e, name_id, type_id) VALUES
@@ -138,6 +173,26 @@ check_eq "low_utilization: the window 10-20 ms at 10%" "10000000|20000000|1|10.0
   "$(q low.rpd "SELECT start_ns, end_ns, count, value FROM ext_analysis_findings WHERE rule = 'low_utilization'")"
 run low.rpd --force --rule low_utilization=5
 check_eq "low_utilization: threshold 5% -> no finding" 0 "$(nf low.rpd low_utilization)"
+
+# ---------------------------------------------------------------- exact launch statistics and queue depth
+# kA: 7 dispatches on queue 0 (api 5..11 ns, delay 100..390, GPU 10..1000):
+# nearest-rank median = rank 4, p95 = rank 7; outliers = GPU > 3 x 40.
+# kB: 3 dispatches on queue 1, one without an api call (no api or delay
+# value); at 400 one op ends as another is launched (one row, depth kept).
+mk stats.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e, name_id) VALUES
+  (1, 0, 0, 0, 5, 100, 110, 105), (2, 0, 0, 10, 16, 110, 130, 105),
+  (3, 0, 0, 20, 27, 130, 160, 105), (4, 0, 0, 30, 38, 160, 200, 105),
+  (5, 0, 0, 40, 49, 200, 250, 105), (6, 0, 0, 50, 60, 250, 450, 105),
+  (7, 0, 0, 60, 71, 450, 1450, 105), (8, 0, 1, NULL, NULL, 300, 400, 109),
+  (9, 0, 1, 100, 150, 400, 420, 109), (10, 0, 1, 400, 410, 420, 430, 109)"
+run stats.rpd
+check_eq "launch stats: every column of both kernels, by GPU time" \
+"kA|7|8.0|8|11|11|170.0|130|390|390|192.857142857143|40|1000|1000|2|0
+kB|3|30.0|10|50|50|160.0|20|300|300|43.3333333333333|20|100|100|1|0" \
+  "$(q stats.rpd 'SELECT * FROM ext_analysis_launch')"
+check_eq "queue depth: every row of both queues" \
+"0|0|0|1 0|0|10|2 0|0|20|3 0|0|30|4 0|0|40|5 0|0|50|6 0|0|60|7 0|0|110|6 0|0|130|5 0|0|160|4 0|0|200|3 0|0|250|2 0|0|450|1 0|0|1450|0 0|1|100|1 0|1|300|2 0|1|400|2 0|1|420|1 0|1|430|0" \
+  "$(q stats.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
 
 # ---------------------------------------------------------------- independent SQL on real-shaped traces
 # gaps between the union of GPU work (kernel + copy classes of opClass),
@@ -255,6 +310,56 @@ check_all synth-v3 v3.rpd
 rpd-synth --seed 3 --api 4000 --gpus 2 --schema 2 -o v2.rpd >/dev/null
 run v2.rpd
 check_all synth-v2 v2.rpd
+# an op linked to two calls (not one after the other in rocpd_api_ops):
+# its launch is the call that started first, wherever its link is; op 2's
+# later second call (start 90) does not move its launch (70)
+mk links.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 50, 60, 100, 200), (2, 0, 0, 70, 80, 200, 300)"
+q links.rpd "INSERT INTO rocpd_api (id, pid, tid, start, \"end\", apiName_id, category_id,
+  domain_id, args_id) VALUES (3, 1, 1, 20, 25, 102, 107, 107, 1), (4, 1, 1, 90, 99, 102, 107, 107, 1);
+  INSERT INTO rocpd_api_ops (api_id, op_id) VALUES (3, 1), (4, 2)"
+run links.rpd
+check_eq "launch: the earliest linked call of each op (api 5 and 10 ns, delay 80 and 130)" \
+  "kA|2|7.5|5|10|10|105.0|80|130|130|100.0|100|100|100|0|0" \
+  "$(q links.rpd 'SELECT * FROM ext_analysis_launch')"
+check_eq "launch: queue depth from the earliest calls" "0|0|20|1 0|0|70|2 0|0|200|1 0|0|300|0" \
+  "$(q links.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
+
+# the same links in op order (as tracers write them: merged with the ops,
+# no GROUP BY): the same launches
+cp links.rpd links2.rpd
+q links2.rpd "CREATE TEMP TABLE l AS SELECT api_id, op_id FROM rocpd_api_ops ORDER BY op_id, api_id DESC;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM l"
+run links2.rpd --force
+check_eq "launch, links in op order: the earliest linked call of each op" \
+  "$(q links.rpd 'SELECT * FROM ext_analysis_launch')" "$(q links2.rpd 'SELECT * FROM ext_analysis_launch')"
+check_eq "launch, links in op order: the same queue depth" \
+  "$(q links.rpd 'SELECT * FROM ext_analysis_queue_depth')" "$(q links2.rpd 'SELECT * FROM ext_analysis_queue_depth')"
+
+# two ops with the same start and end end the gap 200-500: the one with
+# the lower id decides its cause (launched at 100, before the gap:
+# kernel-wait; at 450, after it began: host-wait), both id orders
+mk tie.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES (1, 0, 0, 0, 10, 100, 200),
+  (2, 0, 0, 100, 110, 500, 600), (3, 0, 0, 450, 460, 500, 600)"
+run tie.rpd
+check_eq "tie of start and end: the lower id (launched before the gap) -> kernel-wait" "300|0" \
+  "$(q tie.rpd 'SELECT kernel_wait_ns, host_wait_ns FROM ext_analysis_idle')"
+mk tie.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES (1, 0, 0, 0, 10, 100, 200),
+  (2, 0, 0, 450, 460, 500, 600), (3, 0, 0, 100, 110, 500, 600)"
+run tie.rpd
+check_eq "tie of start and end: the lower id (launched after the gap began) -> host-wait" "0|300" \
+  "$(q tie.rpd 'SELECT kernel_wait_ns, host_wait_ns FROM ext_analysis_idle')"
+
+# the bounded sorts of the sweep, the launch statistics and the queue depth
+# spill sorted runs to a scratch file past their buffer: a 64-byte buffer
+# (thousands of runs) gives the same tables
+cp v3.rpd spill.rpd
+check_rc "runs with sorts spilled to runs of 2 records" 0 env RPD_ANALYZE_SORT_BYTES=64 \
+  rpd-analyze spill.rpd --force
+check_eq "spilled sorts: every table the same as in memory" "$(dump v3.rpd | cksum)" \
+  "$(dump spill.rpd | cksum)"
+check_eq "spilled sorts: the trace has launch and queue rows to sort" 1 \
+  "$(q spill.rpd 'SELECT (SELECT count(*) FROM ext_analysis_launch) > 5 AND (SELECT count(*) FROM ext_analysis_queue_depth) > 1000')"
 check_eq "v2 and v3 of the same seed give the same idle table" \
   "$(ours_idle v3.rpd)" "$(ours_idle v2.rpd)"
 
