@@ -5,7 +5,9 @@
 # 4 threads with 24-layer models), against the SQLite floor of the call
 # stack: the bare scans rpd-callstack needs, with no ORDER BY (the calls;
 # the op links joined to their ops), plus inserting the same ext_callstack
-# rows with one INSERT ... SELECT.  Every figure is the median of
+# rows with one INSERT ... SELECT, SQLite numbering them as it does for the
+# tool (same ids, 1..N: a `SELECT *` that copies the ids costs a uniqueness
+# seek per row, 0.1-0.15 CPU s per million rows more than the tool pays).  Every figure is the median of
 # $BENCH_REPEAT (default 3) back-to-back runs on a fresh copy, wall and CPU
 # (user + sys: steadier on a shared machine).  When the reference's Python
 # modules are there (benchlib.sh bench_ref_python: $RPD_REF_PYTHON or the
@@ -64,7 +66,8 @@ cat >"$BENCHDIR/cs-insert.sql" <<'EOF2'
 PRAGMA cache_size=-65536;
 BEGIN;
 CREATE TABLE floor_callstack ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "parent_id" integer NOT NULL REFERENCES "rocpd_api" ("id") DEFERRABLE INITIALLY DEFERRED, "child_id" integer NOT NULL REFERENCES "rocpd_api" ("id") DEFERRABLE INITIALLY DEFERRED, "depth" integer NOT NULL, "cpu_time" integer NOT NULL DEFAULT 0, "gpu_time" integer NOT NULL DEFAULT 0);
-INSERT INTO floor_callstack SELECT * FROM ext_callstack;
+INSERT INTO floor_callstack(parent_id, child_id, depth, cpu_time, gpu_time)
+  SELECT parent_id, child_id, depth, cpu_time, gpu_time FROM ext_callstack;
 COMMIT;
 EOF2
 sql_read='sqlite3 "$1" <"$0"'
