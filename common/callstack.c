@@ -44,8 +44,19 @@ static const char drop_sql[] =
 
 /* The gpu time of the calls: one row per linked op, in api_id order.  When
  * rocpd_api_ops is already in api_id order by rowid (tracers write the link
- * right after the call; checked first) this streams without a sort. */
-static const char gpu_order_sql[] = "SELECT api_id FROM rocpd_api_ops";
+ * right after the call; checked first) this streams without a sort.  When
+ * its op_ids also rise strictly (a tracer writes an op's link with the op)
+ * and rocpd_op's id is its rowid, the links are merged with a scan of
+ * rocpd_op in id order (gpu_links_sql, gpu_ops_sql) instead of a seek per
+ * link, and that scan applies the trace check's rule to every op, so
+ * rocpd_op needs no check scan of its own. */
+static const char gpu_order_sql[] = "SELECT api_id, op_id FROM rocpd_api_ops";
+static const char gpu_links_sql[] = "SELECT api_id, op_id FROM rocpd_api_ops";
+static const char gpu_ops_sql[] =
+    "SELECT id, start, end, gpuId FROM rocpd_op ORDER BY id";
+static const char op_rowid_sql[] =
+    "SELECT count(*) = 1 AND max(name = 'id' AND upper(type) = 'INTEGER') "
+    "FROM pragma_table_info('rocpd_op') WHERE pk > 0";
 static const char gpu_stream_sql[] =
     "SELECT A.api_id, B.end - B.start FROM rocpd_api_ops A "
     "CROSS JOIN rocpd_op B ON B.id = A.op_id";
@@ -135,6 +146,12 @@ typedef struct gpu_src {
   sqlite3_stmt *stream, *lookup;
   int64_t next_id, next_gpu;  /* the stream's row read ahead */
   int more;                   /* next_* is valid */
+  sqlite3_stmt *ops;          /* the merge with rocpd_op (NULL: stream joins) */
+  int64_t op_id, op_gpu;      /* ops' current row */
+  int ops_more;               /* op_* is valid */
+  int check;                  /* apply the trace check's rule to each op */
+  int ops_bad;                /* an op failed it */
+  int ops_clean;              /* every op was read, checked and passed */
   gpu_entry *e;               /* read-ahead entries, ascending id */
   size_t head, n, cap;        /* live range e[head..n) */
 } gpu_src;
@@ -150,6 +167,7 @@ typedef struct walker {
   rpd_callstack_stats st;
   int64_t progress_total; /* api rows, for the progress line (-1 unknown) */
   int check;              /* apply rpd_check_trace's rule to the calls read */
+  int ops_clean;          /* the walk's merge checked every op of rocpd_op */
   const rpd_callstack_visitor *vis;  /* NULL: write ext_callstack */
 } walker;
 
@@ -311,51 +329,103 @@ static thread *thread_get(walker *w, int64_t pid, int64_t tid) {
   return t;
 }
 
-/* 1 if rocpd_api_ops is in api_id order by rowid. */
-static int gpu_in_order(rpd *r, int *sorted) {
+/* *sorted = 1 if rocpd_api_ops is in api_id order by rowid; *merge = 1
+ * if its op_ids also rise strictly, all integers. */
+static int gpu_in_order(rpd *r, int *sorted, int *merge) {
   sqlite3_stmt *st = NULL;
-  int64_t last = INT64_MIN;
+  int64_t last = INT64_MIN, last_op = INT64_MIN;
   int s = SQLITE_DONE, rc = rpd_prepare(r, gpu_order_sql, &st);
-  *sorted = 1;
+  *sorted = *merge = 1;
   while (rc == RPD_OK && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0);
+    int64_t id = sqlite3_column_int64(st, 0), op = sqlite3_column_int64(st, 1);
     if (id < last) {
-      *sorted = 0;
+      *sorted = *merge = 0;
       break;
     }
-    last = id;
+    if (*merge && (op <= last_op || sqlite3_column_type(st, 1) != SQLITE_INTEGER))
+      *merge = 0;
+    last = id, last_op = op;
   }
   if (rc == RPD_OK && s < 0) rc = -s;
   sqlite3_finalize(st);
   return rc;
 }
 
-static int gpu_open(rpd *r, gpu_src *g) {
-  int sorted = 0, rc = gpu_in_order(r, &sorted);
-  if (rc == RPD_OK)
+/* Advance the merge's scan of rocpd_op by one row into op_*. */
+static int ops_next(rpd *r, gpu_src *g) {
+  int s = rpd_step(r, g->ops);
+  if (s < 0) return -s;
+  g->ops_more = s == SQLITE_ROW;
+  if (g->ops_more) {
+    sqlite3_stmt *o = g->ops;
+    g->op_id = sqlite3_column_int64(o, 0);
+    if (g->check && !rpd_check_row_ok(sqlite3_column_value(o, 1),
+                                      sqlite3_column_value(o, 2),
+                                      sqlite3_column_value(o, 3)))
+      g->ops_bad = 1;   /* the message comes from the check's query */
+    /* wraps instead of overflowing on a bad row (the run fails anyway) */
+    g->op_gpu = (int64_t)((uint64_t)sqlite3_column_int64(o, 2) -
+                          (uint64_t)sqlite3_column_int64(o, 1));
+  }
+  return RPD_OK;
+}
+
+static int gpu_open(rpd *r, gpu_src *g, int check) {
+  int sorted = 0, merge = 0, rc = gpu_in_order(r, &sorted, &merge);
+  int64_t id_key = 0;   /* rocpd_op's key is its integer id */
+  if (rc == RPD_OK && merge) rc = rpd_query_int64(r, op_rowid_sql, &id_key);
+  merge = merge && id_key == 1 && rpd_column_exists(r, "rocpd_op", "gpuId");
+  if (rc == RPD_OK && merge) {
+    g->check = check;
+    rc = rpd_prepare(r, gpu_links_sql, &g->stream);
+    if (rc == RPD_OK) rc = rpd_prepare(r, gpu_ops_sql, &g->ops);
+    if (rc == RPD_OK) rc = ops_next(r, g);
+  } else if (rc == RPD_OK) {
     rc = rpd_prepare(r, sorted ? gpu_stream_sql : gpu_stream_sort_sql,
                      &g->stream);
+  }
   g->more = 1;
   g->next_id = INT64_MIN;
+  return rc;
+}
+
+/* After the walk: read the rest of rocpd_op through the check, and say
+ * whether every op passed it (ops_clean). */
+static int gpu_finish(rpd *r, gpu_src *g) {
+  int rc = RPD_OK;
+  while (rc == RPD_OK && g->ops && g->ops_more) rc = ops_next(r, g);
+  g->ops_clean = rc == RPD_OK && g->ops && g->check && !g->ops_bad;
   return rc;
 }
 
 static void gpu_close(gpu_src *g) {
   sqlite3_finalize(g->stream);
   sqlite3_finalize(g->lookup);
+  sqlite3_finalize(g->ops);
   free(g->e);
 }
 
-/* Advance the stream by one row into next_*. */
+/* Advance the stream by one row into next_*.  Merging, a link whose op
+ * is not in rocpd_op is skipped, as the join skips it. */
 static int gpu_next(rpd *r, gpu_src *g) {
-  int s = rpd_step(r, g->stream);
-  if (s < 0) return -s;
-  g->more = s == SQLITE_ROW;
-  if (g->more) {
+  for (;;) {
+    int s = rpd_step(r, g->stream), rc = RPD_OK;
+    if (s < 0) return -s;
+    g->more = s == SQLITE_ROW;
+    if (!g->more) return RPD_OK;
     g->next_id = sqlite3_column_int64(g->stream, 0);
-    g->next_gpu = sqlite3_column_int64(g->stream, 1);
+    if (!g->ops) {
+      g->next_gpu = sqlite3_column_int64(g->stream, 1);
+      return RPD_OK;
+    }
+    int64_t op = sqlite3_column_int64(g->stream, 1);
+    while (rc == RPD_OK && g->ops_more && g->op_id < op) rc = ops_next(r, g);
+    if (rc != RPD_OK) return rc;
+    if (g->ops_more && g->op_id == op) {
+      g->next_gpu = g->op_gpu;
+      return ops_next(r, g);
+    }
   }
-  return RPD_OK;
 }
 
 /* Append an entry: drop taken ones first, grow, or give up the merge. */
@@ -370,7 +440,8 @@ static int gpu_push(rpd *r, gpu_src *g, int64_t id, int64_t gpu) {
         int rc = rpd_exec(r, gpu_table_sql);
         if (rc == RPD_OK) rc = rpd_prepare(r, gpu_lookup_sql, &g->lookup);
         sqlite3_finalize(g->stream);
-        g->stream = NULL, g->more = 0;
+        sqlite3_finalize(g->ops);   /* rocpd_op is checked by its query */
+        g->stream = g->ops = NULL, g->more = g->ops_more = 0;
         free(g->e);
         g->e = NULL, g->n = g->cap = g->head = 0;
         return rc;
@@ -738,13 +809,15 @@ static const char *const progress_tables[] = {"rocpd_api", NULL};
 static int walk_once(walker *w, int sql, int *fallback) {
   *fallback = 0;
   w->progress_total = rpd_progress_on() ? rpd_progress_rows_of(w->r, progress_tables) : -1;
-  int rc = gpu_open(w->r, &w->gpu);
+  int rc = gpu_open(w->r, &w->gpu, w->check);
   if (rc == RPD_OK) rc = gpu_next(w->r, &w->gpu);
   if (rc == RPD_OK && !w->vis) rc = insert_open(w);
   if (rc == RPD_OK) rc = sql ? walk_sql(w) : walk_reorder(w, fallback);
   for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback; i++)
     if (w->threads[i].used) rc = close_until(w, &w->threads[i], INT64_MAX);
   if (rc == RPD_OK && !*fallback && !w->vis) rc = flush(w);
+  if (rc == RPD_OK && !*fallback) rc = gpu_finish(w->r, &w->gpu);
+  w->ops_clean = w->gpu.ops_clean;
   rpd_progress_end();
   w->st.threads = (int64_t)w->nthreads;
   if (!w->vis) insert_close(w);
@@ -802,11 +875,12 @@ int rpd_callstack_owned(rpd *r) {
   return rpd_check_owned(r, "ext_callstack", callstack_cols);
 }
 
-/* The walk and, unless this handle passed the trace check, the check of
- * rocpd_op that follows it. */
+/* The walk and, unless this handle passed the trace check or the walk's
+ * merge with rocpd_op found every op sane, the check of rocpd_op that
+ * follows it (its message, if an op is bad). */
 static int walk_checked(walker *w) {
   int rc = walk(w);
-  if (rc == RPD_OK && w->check) {   /* shown as the trace check's phase */
+  if (rc == RPD_OK && w->check && !w->ops_clean) {   /* shown as the trace check's phase */
     static const char *const op_table[] = {"rocpd_op", NULL};
     rpd_progress_sql_total(w->r, "checking times", rpd_progress_rows_of(w->r, op_table));
     rc = rpd_check_table(w->r, "rocpd_op", 1, NULL);

@@ -256,6 +256,36 @@ sqlite3 g.rpd "UPDATE rocpd_api SET start = -1 WHERE id = 2"
 check_rc "garbage in both tables: exit 1" 1 rpd-callstack g.rpd
 check_eq "garbage in both tables: rocpd_api's message" "rpd-callstack: 'g.rpd': rocpd_api.start: 1 row outside 0 .. 2^62 ns; fix or delete it" \
   "$(cat "$TESTDIR/stderr")"
+# the gpu time comes from merging the op links with a scan of rocpd_op
+# when the links' op ids rise (that scan checks every op), else from a
+# join: both give the same rows, a link to a missing op counts nothing, and
+# a bad op no call links is still found, in the middle or a few ops after
+# the last link
+cp in.rpd m.rpd; sqlite3 m.rpd "DELETE FROM rocpd_op WHERE id IN
+  (SELECT op_id FROM rocpd_api_ops WHERE rowid % 13 = 5)"
+cp m.rpd j.rpd; sqlite3 j.rpd "BEGIN; CREATE TEMP TABLE l AS SELECT * FROM rocpd_api_ops;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops(api_id, op_id) SELECT api_id, op_id FROM l ORDER BY op_id DESC;
+  COMMIT"
+check_eq "merge path taken (op ids rise in m.rpd, not in j.rpd)" "0 1" \
+  "$(q m.rpd "SELECT count(*) FROM (SELECT op_id <= lag(op_id) OVER (ORDER BY rowid) AS d FROM rocpd_api_ops) WHERE d") $(q j.rpd "SELECT count(*) > 0 FROM (SELECT op_id <= lag(op_id) OVER (ORDER BY rowid) AS d FROM rocpd_api_ops) WHERE d")"
+rpd-callstack m.rpd >/dev/null 2>&1; rpd-callstack j.rpd >/dev/null 2>&1
+check_eq "merge and join: same rows" \
+  "$(q j.rpd "SELECT count(*), sum(gpu_time), sum(id * (parent_id + 3 * child_id + 5 * depth + 7 * cpu_time + 11 * gpu_time)) FROM ext_callstack")" \
+  "$(q m.rpd "SELECT count(*), sum(gpu_time), sum(id * (parent_id + 3 * child_id + 5 * depth + 7 * cpu_time + 11 * gpu_time)) FROM ext_callstack")"
+check_eq "merge: a link to a missing op counts nothing" \
+  "$(q m.rpd "SELECT sum(B.end - B.start) FROM rocpd_api_ops A JOIN rocpd_op B ON B.id = A.op_id")" \
+  "$(q m.rpd "SELECT sum(gpu_time) FROM ext_callstack WHERE depth = 0")"
+for c in "after the last link:id = (SELECT max(id) FROM rocpd_op):op_id >= (SELECT max(id) - 2 FROM rocpd_op)" \
+         "in the middle:id = (SELECT min(op_id) FROM rocpd_api_ops WHERE api_id > 100):op_id IN (SELECT id FROM rocpd_op WHERE start > end)"; do
+  what=${c%%:*}; rest=${c#*:}; where=${rest%%:*}; unlink=${rest#*:}
+  cp in.rpd g.rpd; sqlite3 g.rpd "UPDATE rocpd_op SET start = end + 1 WHERE $where;
+    DELETE FROM rocpd_api_ops WHERE $unlink"
+  before=$(sha g.rpd)
+  check_rc "an unlinked bad op $what: exit 1" 1 rpd-callstack g.rpd
+  check_eq "an unlinked bad op $what: message" "rpd-callstack: 'g.rpd': rocpd_op.end: 1 row ends before it starts; fix or delete it" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "an unlinked bad op $what: unchanged" "$before" "$(sha g.rpd)"
+done
 # stdout full after the commit: exit 1, one line, the call stack committed
 if [ -c /dev/full ]; then
   cp in.rpd full.rpd
