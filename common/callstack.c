@@ -658,6 +658,15 @@ static call reorder_pop(reorder *o) {
   call c = q->v[q->head++];
   q->n--;
   o->held--;
+  /* a queue much emptier than its buffer gives half back: all buffers
+   * stay within about 4x the calls held (2^18 at most), whichever queues
+   * held them before, so memory is flat in the trace's length */
+  if (q->cap > 1024 && q->n < q->cap / 4) {
+    memmove(q->v, q->v + q->head, q->n * sizeof *q->v);
+    q->head = 0;
+    q->cap /= 2;
+    q->v = rpd_xrealloc(q->v, q->cap * sizeof *q->v);
+  }
   if (q->n == 0) {
     q->head = 0;
     q->hpos = SIZE_MAX;
