@@ -49,7 +49,10 @@ static const char drop_sql[] =
  * and rocpd_op's id is its rowid, the links are merged with a scan of
  * rocpd_op in id order (gpu_links_sql, gpu_ops_sql) instead of a seek per
  * link, and that scan applies the trace check's rule to every op, so
- * rocpd_op needs no check scan of its own. */
+ * rocpd_op needs no check scan of its own.  The first walk assumes that
+ * order and checks it as the links stream by (no scan first); links out of
+ * it stop the walk, which is rolled back and run again with their order
+ * checked first (gpu_in_order), as a call out of order does. */
 static const char gpu_order_sql[] = "SELECT api_id, op_id FROM rocpd_api_ops";
 static const char gpu_links_sql[] = "SELECT api_id, op_id FROM rocpd_api_ops";
 static const char gpu_ops_sql[] =
@@ -152,6 +155,9 @@ typedef struct gpu_src {
   int check;                  /* apply the trace check's rule to each op */
   int ops_bad;                /* an op failed it */
   int ops_clean;              /* every op was read, checked and passed */
+  int assumed;                /* merging without gpu_in_order's scan: */
+  int64_t last_api, last_op;  /* the last link, to check the order */
+  int redo;                   /* a link out of order: walk again */
   gpu_entry *e;               /* read-ahead entries, ascending id */
   size_t head, n, cap;        /* live range e[head..n) */
 } gpu_src;
@@ -168,6 +174,7 @@ typedef struct walker {
   int64_t progress_total; /* api rows, for the progress line (-1 unknown) */
   int check;              /* apply rpd_check_trace's rule to the calls read */
   int ops_clean;          /* the walk's merge checked every op of rocpd_op */
+  int gpu_checked;        /* check the op links' order before merging */
   const rpd_callstack_visitor *vis;  /* NULL: write ext_callstack */
 } walker;
 
@@ -330,13 +337,14 @@ static thread *thread_get(walker *w, int64_t pid, int64_t tid) {
 }
 
 /* *sorted = 1 if rocpd_api_ops is in api_id order by rowid; *merge = 1
- * if its op_ids also rise strictly, all integers. */
-static int gpu_in_order(rpd *r, int *sorted, int *merge) {
+ * if its op_ids also rise strictly, all integers.  Only the first `rows`
+ * links are read if rows >= 0. */
+static int gpu_in_order(rpd *r, int *sorted, int *merge, int64_t rows) {
   sqlite3_stmt *st = NULL;
   int64_t last = INT64_MIN, last_op = INT64_MIN;
   int s = SQLITE_DONE, rc = rpd_prepare(r, gpu_order_sql, &st);
   *sorted = *merge = 1;
-  while (rc == RPD_OK && (s = rpd_step(r, st)) == SQLITE_ROW) {
+  while (rc == RPD_OK && rows-- != 0 && (s = rpd_step(r, st)) == SQLITE_ROW) {
     int64_t id = sqlite3_column_int64(st, 0), op = sqlite3_column_int64(st, 1);
     if (id < last) {
       *sorted = *merge = 0;
@@ -370,13 +378,25 @@ static int ops_next(rpd *r, gpu_src *g) {
   return RPD_OK;
 }
 
-static int gpu_open(rpd *r, gpu_src *g, int check) {
-  int sorted = 0, merge = 0, rc = gpu_in_order(r, &sorted, &merge);
+/* Open the gpu stream: the merge when the links' order allows it, checked
+ * first (checked) or as they stream (assumed: gpu_next sets redo). */
+static int gpu_open(rpd *r, gpu_src *g, int check, int checked) {
+  int sorted = 1, merge = 1, rc = RPD_OK;
   int64_t id_key = 0;   /* rocpd_op's key is its integer id */
-  if (rc == RPD_OK && merge) rc = rpd_query_int64(r, op_rowid_sql, &id_key);
-  merge = merge && id_key == 1 && rpd_column_exists(r, "rocpd_op", "gpuId");
+  rc = rpd_query_int64(r, op_rowid_sql, &id_key);
+  if (rc == RPD_OK && !(id_key == 1 && rpd_column_exists(r, "rocpd_op", "gpuId")))
+    checked = 1, merge = 0;   /* the join: its stream needs the order known */
+  /* links out of order are most often so from the start (a tracer that
+   * writes them as ops complete): a look at the first ones spares most
+   * such traces a walk run twice */
+  if (rc == RPD_OK && !checked) rc = gpu_in_order(r, &sorted, &merge, 4096);
+  if (rc == RPD_OK && !merge) checked = 1;
+  if (rc == RPD_OK && checked) rc = gpu_in_order(r, &sorted, &merge, -1);
+  merge = merge && id_key == 1;
   if (rc == RPD_OK && merge) {
     g->check = check;
+    g->assumed = !checked;
+    g->last_api = g->last_op = INT64_MIN;
     rc = rpd_prepare(r, gpu_links_sql, &g->stream);
     if (rc == RPD_OK) rc = rpd_prepare(r, gpu_ops_sql, &g->ops);
     if (rc == RPD_OK) rc = ops_next(r, g);
@@ -419,6 +439,14 @@ static int gpu_next(rpd *r, gpu_src *g) {
       return RPD_OK;
     }
     int64_t op = sqlite3_column_int64(g->stream, 1);
+    if (g->assumed) {   /* api_ids must not fall, op_ids must rise */
+      if (g->next_id < g->last_api || op <= g->last_op ||
+          sqlite3_column_type(g->stream, 1) != SQLITE_INTEGER) {
+        g->redo = 1, g->more = 0;
+        return RPD_OK;
+      }
+      g->last_api = g->next_id, g->last_op = op;
+    }
     while (rc == RPD_OK && g->ops_more && g->op_id < op) rc = ops_next(r, g);
     if (rc != RPD_OK) return rc;
     if (g->ops_more && g->op_id == op) {
@@ -464,6 +492,7 @@ static int gpu_get(rpd *r, gpu_src *g, int64_t id, int64_t *gpu) {
       if (!rpd_ns_add(sum, g->next_gpu, &sum)) sum = INT64_MAX;   /* saturate */
       rc = gpu_next(r, g);
     }
+    if (g->redo) return rc;   /* the walk stops and is run again */
     if (rc == RPD_OK) rc = gpu_push(r, g, eid, sum);
   }
   if (rc != RPD_OK) return rc;
@@ -739,7 +768,7 @@ static int walk_reorder(walker *w, int *fallback) {
   int64_t seen = 0;
   int rc = rpd_prepare(w->r, scan_sql, &st);
   *fallback = 0;
-  while (rc == RPD_OK && (s = rpd_step(w->r, st)) == SQLITE_ROW) {
+  while (rc == RPD_OK && !w->gpu.redo && (s = rpd_step(w->r, st)) == SQLITE_ROW) {
     int64_t pid = sqlite3_column_int64(st, 0), tid = sqlite3_column_int64(st, 1);
     if (pid != (int32_t)pid || tid != (int32_t)tid ||
         sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
@@ -771,7 +800,7 @@ static int walk_reorder(walker *w, int *fallback) {
   }
   if (rc == RPD_OK && !*fallback && s < 0) rc = -s;
   sqlite3_finalize(st);
-  while (rc == RPD_OK && !*fallback && o.held) {
+  while (rc == RPD_OK && !*fallback && !w->gpu.redo && o.held) {
     call c = reorder_pop(&o);
     rc = step_held_call(w, &c);
   }
@@ -813,17 +842,19 @@ static void walker_reset(walker *w) {
 
 static const char *const progress_tables[] = {"rocpd_api", NULL};
 
-/* One walk: through the heap (sql = 0; *fallback set when it cannot) or
- * SQLite's sort. */
+/* One walk: through the reorder buffer (sql = 0; *fallback set when it
+ * cannot, or when the op links are not in the order assumed: then
+ * w->gpu_checked is set for the next walk) or SQLite's sort. */
 static int walk_once(walker *w, int sql, int *fallback) {
   *fallback = 0;
   w->progress_total = rpd_progress_on() ? rpd_progress_rows_of(w->r, progress_tables) : -1;
-  int rc = gpu_open(w->r, &w->gpu, w->check);
+  int rc = gpu_open(w->r, &w->gpu, w->check, sql || w->gpu_checked);
   if (rc == RPD_OK) rc = gpu_next(w->r, &w->gpu);
   if (rc == RPD_OK && !w->vis) rc = insert_open(w);
   if (rc == RPD_OK) rc = sql ? walk_sql(w) : walk_reorder(w, fallback);
-  for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback; i++)
+  for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback && !w->gpu.redo; i++)
     if (w->threads[i].used) rc = close_until(w, &w->threads[i], INT64_MAX);
+  if (w->gpu.redo) *fallback = 1, w->gpu_checked = 1;
   if (rc == RPD_OK && !*fallback && !w->vis) rc = flush(w);
   if (rc == RPD_OK && !*fallback) rc = gpu_finish(w->r, &w->gpu);
   w->ops_clean = w->gpu.ops_clean;
@@ -847,6 +878,13 @@ static int walk(walker *w) {
   int rc = rpd_exec(w->r, "SAVEPOINT rpd_callstack_walk");
   if (rc != RPD_OK) return rc;
   rc = walk_once(w, 0, &fallback);
+  /* the op links were not in the order the first walk assumed: again,
+   * with their order checked first */
+  if (rc == RPD_OK && fallback && w->gpu_checked) {
+    rc = rpd_exec(w->r, "ROLLBACK TO rpd_callstack_walk");
+    walker_reset(w);
+    if (rc == RPD_OK) rc = walk_once(w, 0, &fallback);
+  }
   /* the walk stopped early: the calls not read are checked by the query
    * (a bad row fails the build with its message) */
   if (rc == RPD_OK && fallback && w->check)

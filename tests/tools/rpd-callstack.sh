@@ -258,9 +258,11 @@ check_eq "garbage in both tables: rocpd_api's message" "rpd-callstack: 'g.rpd': 
   "$(cat "$TESTDIR/stderr")"
 # the gpu time comes from merging the op links with a scan of rocpd_op
 # when the links' op ids rise (that scan checks every op), else from a
-# join: both give the same rows, a link to a missing op counts nothing, and
-# a bad op no call links is still found, in the middle or a few ops after
-# the last link
+# join: both give the same rows, a link to a missing op counts nothing,
+# links out of order found late (past the first 4096, which are looked at
+# first: the walk assumes the order and is run again) give every call its
+# ops' time, and a bad op no call links is
+# still found, in the middle or a few ops after the last link
 cp in.rpd m.rpd; sqlite3 m.rpd "DELETE FROM rocpd_op WHERE id IN
   (SELECT op_id FROM rocpd_api_ops WHERE rowid % 13 = 5)"
 cp m.rpd j.rpd; sqlite3 j.rpd "BEGIN; CREATE TEMP TABLE l AS SELECT * FROM rocpd_api_ops;
@@ -268,7 +270,20 @@ cp m.rpd j.rpd; sqlite3 j.rpd "BEGIN; CREATE TEMP TABLE l AS SELECT * FROM rocpd
   COMMIT"
 check_eq "merge path taken (op ids rise in m.rpd, not in j.rpd)" "0 1" \
   "$(q m.rpd "SELECT count(*) FROM (SELECT op_id <= lag(op_id) OVER (ORDER BY rowid) AS d FROM rocpd_api_ops) WHERE d") $(q j.rpd "SELECT count(*) > 0 FROM (SELECT op_id <= lag(op_id) OVER (ORDER BY rowid) AS d FROM rocpd_api_ops) WHERE d")"
+rpd-synth --seed 7 --api 12000 --schema 2 -o late.rpd >/dev/null
+check_eq "late.rpd: over 4096 links (past the first look at their order)" 1 \
+  "$(q late.rpd "SELECT count(*) > 4096 FROM rocpd_api_ops")"
+sqlite3 late.rpd "CREATE TEMP TABLE l AS SELECT rowid AS r, op_id FROM rocpd_api_ops ORDER BY rowid DESC LIMIT 2;
+  UPDATE rocpd_api_ops SET op_id = (SELECT op_id FROM l WHERE r <> rocpd_api_ops.rowid)
+  WHERE rowid IN (SELECT r FROM l)"
 rpd-callstack m.rpd >/dev/null 2>&1; rpd-callstack j.rpd >/dev/null 2>&1
+check_rc "links out of order at the end: exit 0" 0 rpd-callstack late.rpd
+for f in m j late; do
+  check_eq "$f.rpd: every call's gpu_time is its ops' time" "0 $(q $f.rpd "SELECT count(*) FROM rocpd_api")" \
+    "$(q $f.rpd "SELECT count(*) FROM ext_callstack C LEFT JOIN (SELECT A.api_id, sum(B.end - B.start) AS g
+      FROM rocpd_api_ops A JOIN rocpd_op B ON B.id = A.op_id GROUP BY A.api_id) G ON G.api_id = C.child_id
+      WHERE C.depth = 0 AND C.gpu_time <> coalesce(G.g, 0)") $(q $f.rpd "SELECT count(*) FROM ext_callstack WHERE depth = 0")"
+done
 check_eq "merge and join: same rows" \
   "$(q j.rpd "SELECT count(*), sum(gpu_time), sum(id * (parent_id + 3 * child_id + 5 * depth + 7 * cpu_time + 11 * gpu_time)) FROM ext_callstack")" \
   "$(q m.rpd "SELECT count(*), sum(gpu_time), sum(id * (parent_id + 3 * child_id + 5 * depth + 7 * cpu_time + 11 * gpu_time)) FROM ext_callstack")"
