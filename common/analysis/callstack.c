@@ -44,8 +44,22 @@ static const char drop_sql[] =
 
 /* The gpu time of the calls: one row per linked op, in api_id order.  When
  * rocpd_api_ops is already in api_id order by rowid (tracers write the link
- * right after the call; checked first) this streams without a sort. */
-static const char gpu_order_sql[] = "SELECT api_id FROM rocpd_api_ops";
+ * right after the call; checked first) this streams without a sort.  When
+ * its op_ids also rise strictly (a tracer writes an op's link with the op)
+ * and rocpd_op's id is its rowid, the links are merged with a scan of
+ * rocpd_op in id order (gpu_links_sql, gpu_ops_sql) instead of a seek per
+ * link, and that scan applies the trace check's rule to every op, so
+ * rocpd_op needs no check scan of its own.  The first walk assumes that
+ * order and checks it as the links stream by (no scan first); links out of
+ * it stop the walk, which is rolled back and run again with their order
+ * checked first (gpu_in_order), as a call out of order does. */
+static const char gpu_order_sql[] = "SELECT api_id, op_id FROM rocpd_api_ops";
+static const char gpu_links_sql[] = "SELECT api_id, op_id FROM rocpd_api_ops";
+static const char gpu_ops_sql[] =
+    "SELECT id, start, end, gpuId FROM rocpd_op ORDER BY id";
+static const char op_rowid_sql[] =
+    "SELECT count(*) = 1 AND max(name = 'id' AND upper(type) = 'INTEGER') "
+    "FROM pragma_table_info('rocpd_op') WHERE pk > 0";
 static const char gpu_stream_sql[] =
     "SELECT A.api_id, B.end - B.start FROM rocpd_api_ops A "
     "CROSS JOIN rocpd_op B ON B.id = A.op_id";
@@ -137,6 +151,15 @@ typedef struct gpu_src {
   sqlite3_stmt *stream, *lookup;
   int64_t next_id, next_gpu;  /* the stream's row read ahead */
   int more;                   /* next_* is valid */
+  sqlite3_stmt *ops;          /* the merge with rocpd_op (NULL: stream joins) */
+  int64_t op_id, op_gpu;      /* ops' current row */
+  int ops_more;               /* op_* is valid */
+  int check;                  /* apply the trace check's rule to each op */
+  int ops_bad;                /* an op failed it */
+  int ops_clean;              /* every op was read, checked and passed */
+  int assumed;                /* merging without gpu_in_order's scan: */
+  int64_t last_api, last_op;  /* the last link, to check the order */
+  int redo;                   /* a link out of order: walk again */
   gpu_entry *e;               /* read-ahead entries, ascending id */
   size_t head, n, cap;        /* live range e[head..n) */
 } gpu_src;
@@ -152,6 +175,8 @@ typedef struct walker {
   rpd_callstack_stats st;
   int64_t progress_total; /* api rows, for the progress line (-1 unknown) */
   int check;              /* apply rpd_check_trace's rule to the calls read */
+  int ops_clean;          /* the walk's merge checked every op of rocpd_op */
+  int gpu_checked;        /* check the op links' order before merging */
   const rpd_callstack_visitor *vis;  /* NULL: write ext_callstack */
 } walker;
 
@@ -313,51 +338,124 @@ static thread *thread_get(walker *w, int64_t pid, int64_t tid) {
   return t;
 }
 
-/* 1 if rocpd_api_ops is in api_id order by rowid. */
-static int gpu_in_order(rpd *r, int *sorted) {
+/* *sorted = 1 if rocpd_api_ops is in api_id order by rowid; *merge = 1
+ * if its op_ids also rise strictly, all integers.  Only the first `rows`
+ * links are read if rows >= 0. */
+static int gpu_in_order(rpd *r, int *sorted, int *merge, int64_t rows) {
   sqlite3_stmt *st = NULL;
-  int64_t last = INT64_MIN;
+  int64_t last = INT64_MIN, last_op = INT64_MIN;
   int s = SQLITE_DONE, rc = rpd_prepare(r, gpu_order_sql, &st);
-  *sorted = 1;
-  while (rc == RPD_OK && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0);
+  *sorted = *merge = 1;
+  while (rc == RPD_OK && rows-- != 0 && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0), op = sqlite3_column_int64(st, 1);
     if (id < last) {
-      *sorted = 0;
+      *sorted = *merge = 0;
       break;
     }
-    last = id;
+    if (*merge && (op <= last_op || sqlite3_column_type(st, 1) != SQLITE_INTEGER))
+      *merge = 0;
+    last = id, last_op = op;
   }
   if (rc == RPD_OK && s < 0) rc = -s;
   sqlite3_finalize(st);
   return rc;
 }
 
-static int gpu_open(rpd *r, gpu_src *g) {
-  int sorted = 0, rc = gpu_in_order(r, &sorted);
-  if (rc == RPD_OK)
+/* Advance the merge's scan of rocpd_op by one row into op_*. */
+static int ops_next(rpd *r, gpu_src *g) {
+  int s = rpd_step(r, g->ops);
+  if (s < 0) return -s;
+  g->ops_more = s == SQLITE_ROW;
+  if (g->ops_more) {
+    sqlite3_stmt *o = g->ops;
+    g->op_id = sqlite3_column_int64(o, 0);
+    if (g->check && !rpd_check_row_ok(sqlite3_column_value(o, 1),
+                                      sqlite3_column_value(o, 2),
+                                      sqlite3_column_value(o, 3)))
+      g->ops_bad = 1;   /* the message comes from the check's query */
+    /* wraps instead of overflowing on a bad row (the run fails anyway) */
+    g->op_gpu = (int64_t)((uint64_t)sqlite3_column_int64(o, 2) -
+                          (uint64_t)sqlite3_column_int64(o, 1));
+  }
+  return RPD_OK;
+}
+
+/* Open the gpu stream: the merge when the links' order allows it, checked
+ * first (checked) or as they stream (assumed: gpu_next sets redo). */
+static int gpu_open(rpd *r, gpu_src *g, int check, int checked) {
+  int sorted = 1, merge = 1, rc = RPD_OK;
+  int64_t id_key = 0;   /* rocpd_op's key is its integer id */
+  rc = rpd_query_int64(r, op_rowid_sql, &id_key);
+  if (rc == RPD_OK && !(id_key == 1 && rpd_column_exists(r, "rocpd_op", "gpuId")))
+    checked = 1, merge = 0;   /* the join: its stream needs the order known */
+  /* links out of order are most often so from the start (a tracer that
+   * writes them as ops complete): a look at the first ones spares most
+   * such traces a walk run twice */
+  if (rc == RPD_OK && !checked) rc = gpu_in_order(r, &sorted, &merge, 4096);
+  if (rc == RPD_OK && !merge) checked = 1;
+  if (rc == RPD_OK && checked) rc = gpu_in_order(r, &sorted, &merge, -1);
+  merge = merge && id_key == 1;
+  if (rc == RPD_OK && merge) {
+    g->check = check;
+    g->assumed = !checked;
+    g->last_api = g->last_op = INT64_MIN;
+    rc = rpd_prepare(r, gpu_links_sql, &g->stream);
+    if (rc == RPD_OK) rc = rpd_prepare(r, gpu_ops_sql, &g->ops);
+    if (rc == RPD_OK) rc = ops_next(r, g);
+  } else if (rc == RPD_OK) {
     rc = rpd_prepare(r, sorted ? gpu_stream_sql : gpu_stream_sort_sql,
                      &g->stream);
+  }
   g->more = 1;
   g->next_id = INT64_MIN;
+  return rc;
+}
+
+/* After the walk: read the rest of rocpd_op through the check, and say
+ * whether every op passed it (ops_clean). */
+static int gpu_finish(rpd *r, gpu_src *g) {
+  int rc = RPD_OK;
+  while (rc == RPD_OK && g->ops && g->ops_more) rc = ops_next(r, g);
+  g->ops_clean = rc == RPD_OK && g->ops && g->check && !g->ops_bad;
   return rc;
 }
 
 static void gpu_close(gpu_src *g) {
   sqlite3_finalize(g->stream);
   sqlite3_finalize(g->lookup);
+  sqlite3_finalize(g->ops);
   free(g->e);
 }
 
-/* Advance the stream by one row into next_*. */
+/* Advance the stream by one row into next_*.  Merging, a link whose op
+ * is not in rocpd_op is skipped, as the join skips it. */
 static int gpu_next(rpd *r, gpu_src *g) {
-  int s = rpd_step(r, g->stream);
-  if (s < 0) return -s;
-  g->more = s == SQLITE_ROW;
-  if (g->more) {
+  for (;;) {
+    int s = rpd_step(r, g->stream), rc = RPD_OK;
+    if (s < 0) return -s;
+    g->more = s == SQLITE_ROW;
+    if (!g->more) return RPD_OK;
     g->next_id = sqlite3_column_int64(g->stream, 0);
-    g->next_gpu = sqlite3_column_int64(g->stream, 1);
+    if (!g->ops) {
+      g->next_gpu = sqlite3_column_int64(g->stream, 1);
+      return RPD_OK;
+    }
+    int64_t op = sqlite3_column_int64(g->stream, 1);
+    if (g->assumed) {   /* api_ids must not fall, op_ids must rise */
+      if (g->next_id < g->last_api || op <= g->last_op ||
+          sqlite3_column_type(g->stream, 1) != SQLITE_INTEGER) {
+        g->redo = 1, g->more = 0;
+        return RPD_OK;
+      }
+      g->last_api = g->next_id, g->last_op = op;
+    }
+    while (rc == RPD_OK && g->ops_more && g->op_id < op) rc = ops_next(r, g);
+    if (rc != RPD_OK) return rc;
+    if (g->ops_more && g->op_id == op) {
+      g->next_gpu = g->op_gpu;
+      return ops_next(r, g);
+    }
   }
-  return RPD_OK;
 }
 
 /* Append an entry: drop taken ones first, grow, or give up the merge. */
@@ -372,7 +470,8 @@ static int gpu_push(rpd *r, gpu_src *g, int64_t id, int64_t gpu) {
         int rc = rpd_exec(r, gpu_table_sql);
         if (rc == RPD_OK) rc = rpd_prepare(r, gpu_lookup_sql, &g->lookup);
         sqlite3_finalize(g->stream);
-        g->stream = NULL, g->more = 0;
+        sqlite3_finalize(g->ops);   /* rocpd_op is checked by its query */
+        g->stream = g->ops = NULL, g->more = g->ops_more = 0;
         free(g->e);
         g->e = NULL, g->n = g->cap = g->head = 0;
         return rc;
@@ -395,6 +494,7 @@ static int gpu_get(rpd *r, gpu_src *g, int64_t id, int64_t *gpu) {
       if (!rpd_ns_add(sum, g->next_gpu, &sum)) sum = INT64_MAX;   /* saturate */
       rc = gpu_next(r, g);
     }
+    if (g->redo) return rc;   /* the walk stops and is run again */
     if (rc == RPD_OK) rc = gpu_push(r, g, eid, sum);
   }
   if (rc != RPD_OK) return rc;
@@ -603,6 +703,15 @@ static call reorder_pop(reorder *o) {
   call c = q->v[q->head++];
   q->n--;
   o->held--;
+  /* a queue much emptier than its buffer gives half back: all buffers
+   * stay within about 4x the calls held (2^18 at most), whichever queues
+   * held them before, so memory is flat in the trace's length */
+  if (q->cap > 1024 && q->n < q->cap / 4) {
+    memmove(q->v, q->v + q->head, q->n * sizeof *q->v);
+    q->head = 0;
+    q->cap /= 2;
+    q->v = rpd_xrealloc(q->v, q->cap * sizeof *q->v);
+  }
   if (q->n == 0) {
     q->head = 0;
     q->hpos = SIZE_MAX;
@@ -683,7 +792,7 @@ static int walk_reorder(walker *w, int *fallback) {
   int64_t seen = 0;
   int rc = rpd_prepare(w->r, scan_sql, &st);
   *fallback = 0;
-  while (rc == RPD_OK && (s = rpd_step(w->r, st)) == SQLITE_ROW) {
+  while (rc == RPD_OK && !w->gpu.redo && (s = rpd_step(w->r, st)) == SQLITE_ROW) {
     int64_t pid = sqlite3_column_int64(st, 0), tid = sqlite3_column_int64(st, 1);
     if (pid != (int32_t)pid || tid != (int32_t)tid ||
         sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
@@ -715,7 +824,7 @@ static int walk_reorder(walker *w, int *fallback) {
   }
   if (rc == RPD_OK && !*fallback && s < 0) rc = -s;
   sqlite3_finalize(st);
-  while (rc == RPD_OK && !*fallback && o.held) {
+  while (rc == RPD_OK && !*fallback && !w->gpu.redo && o.held) {
     call c = reorder_pop(&o);
     rc = step_held_call(w, &c);
   }
@@ -757,18 +866,22 @@ static void walker_reset(walker *w) {
 
 static const char *const progress_tables[] = {"rocpd_api", NULL};
 
-/* One walk: through the heap (sql = 0; *fallback set when it cannot) or
- * SQLite's sort. */
+/* One walk: through the reorder buffer (sql = 0; *fallback set when it
+ * cannot, or when the op links are not in the order assumed: then
+ * w->gpu_checked is set for the next walk) or SQLite's sort. */
 static int walk_once(walker *w, int sql, int *fallback) {
   *fallback = 0;
   w->progress_total = rpd_progress_on() ? rpd_progress_rows_of(w->r, progress_tables) : -1;
-  int rc = gpu_open(w->r, &w->gpu);
+  int rc = gpu_open(w->r, &w->gpu, w->check, sql || w->gpu_checked);
   if (rc == RPD_OK) rc = gpu_next(w->r, &w->gpu);
   if (rc == RPD_OK && !w->vis) rc = insert_open(w);
   if (rc == RPD_OK) rc = sql ? walk_sql(w) : walk_reorder(w, fallback);
-  for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback; i++)
+  for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback && !w->gpu.redo; i++)
     if (w->threads[i].used) rc = close_until(w, &w->threads[i], INT64_MAX);
+  if (w->gpu.redo) *fallback = 1, w->gpu_checked = 1;
   if (rc == RPD_OK && !*fallback && !w->vis) rc = flush(w);
+  if (rc == RPD_OK && !*fallback) rc = gpu_finish(w->r, &w->gpu);
+  w->ops_clean = w->gpu.ops_clean;
   rpd_progress_end();
   w->st.threads = (int64_t)w->nthreads;
   if (!w->vis) insert_close(w);
@@ -789,6 +902,13 @@ static int walk(walker *w) {
   int rc = rpd_exec(w->r, "SAVEPOINT rpd_callstack_walk");
   if (rc != RPD_OK) return rc;
   rc = walk_once(w, 0, &fallback);
+  /* the op links were not in the order the first walk assumed: again,
+   * with their order checked first */
+  if (rc == RPD_OK && fallback && w->gpu_checked) {
+    rc = rpd_exec(w->r, "ROLLBACK TO rpd_callstack_walk");
+    walker_reset(w);
+    if (rc == RPD_OK) rc = walk_once(w, 0, &fallback);
+  }
   /* the walk stopped early: the calls not read are checked by the query
    * (a bad row fails the build with its message) */
   if (rc == RPD_OK && fallback && w->check)
@@ -826,11 +946,12 @@ int rpd_callstack_owned(rpd *r) {
   return rpd_check_owned(r, "ext_callstack", callstack_cols);
 }
 
-/* The walk and, unless this handle passed the trace check, the check of
- * rocpd_op that follows it. */
+/* The walk and, unless this handle passed the trace check or the walk's
+ * merge with rocpd_op found every op sane, the check of rocpd_op that
+ * follows it (its message, if an op is bad). */
 static int walk_checked(walker *w) {
   int rc = walk(w);
-  if (rc == RPD_OK && w->check) {   /* shown as the trace check's phase */
+  if (rc == RPD_OK && w->check && !w->ops_clean) {   /* shown as the trace check's phase */
     static const char *const op_table[] = {"rocpd_op", NULL};
     rpd_progress_sql_total(w->r, "checking times", rpd_progress_rows_of(w->r, op_table));
     rc = rpd_check_table(w->r, "rocpd_op", 1, NULL);

@@ -4,16 +4,20 @@
 # BENCH_SHAPES: rpd-synth's default, and rows stored in completion order by
 # 4 threads with 24-layer models), against the SQLite floor of the call
 # stack: the bare scans rpd-callstack needs, with no ORDER BY (the calls;
-# the op links joined to their ops), plus inserting the same ext_callstack
-# rows with one INSERT ... SELECT.  Every figure is the median of
-# $BENCH_REPEAT (default 3) back-to-back runs on a fresh copy, wall and CPU
-# (user + sys: steadier on a shared machine).  When the reference's Python
-# modules are there (benchlib.sh bench_ref_python: $RPD_REF_PYTHON or the
-# rocmProfileData mirror) rocpd.call_stacks and rocpd.autograd run on the
-# same trace in the same run ($BENCH_REF_REPEAT runs, default 1) and the
-# speedups printed are of that run.  rpd-autograd's floor is the call
-# stack's plus reading its marker calls and inserting the same
-# ext_autogradapi rows.
+# the op links joined to their ops), reading every column the tool reads (a
+# subquery's unused columns are never decoded: the old floor read `end`
+# only, 0.05 CPU s per million calls less), plus inserting the same
+# ext_callstack rows with one INSERT ... SELECT, SQLite numbering them as it
+# does for the tool (same ids, 1..N: a `SELECT *` that copies the ids costs
+# a uniqueness seek per row, 0.1-0.15 CPU s per million rows more than the
+# tool pays).  Every figure is the median of $BENCH_REPEAT (default 3)
+# back-to-back runs on a fresh copy, wall and CPU (user + sys: steadier on a
+# shared machine).  When the reference's Python modules are there
+# (benchlib.sh bench_ref_python: $RPD_REF_PYTHON or the rocmProfileData
+# mirror) rocpd.call_stacks and rocpd.autograd run on the same trace in the
+# same run ($BENCH_REF_REPEAT runs, default 1) and the speedups printed are
+# of that run.  rpd-autograd's floor is the call stack's plus reading its
+# marker calls and inserting the same ext_autogradapi rows.
 . "$(cd "$(dirname "$0")" && pwd)/../benchlib.sh"
 
 w="$BENCHDIR/cs-work.rpd"
@@ -53,20 +57,23 @@ ratio() {  # ratio LABEL A B: A / B
   awk -v l="$1" -v a="$2" -v b="$3" 'BEGIN { printf "BENCH %s=%.2f\n", l, (b > 0 ? a / b : 0) }'
 }
 add() { awk -v a="$1" -v b="$2" 'BEGIN { print a + b }'; }
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { print a - b }'; }
 
 cat >"$BENCHDIR/cs-read.sql" <<'EOF2'
 PRAGMA cache_size=-65536;
-SELECT count(*), total(end) FROM (SELECT pid, tid, id, start, end FROM rocpd_api);
-SELECT count(*), total(g) FROM (SELECT A.api_id, B.end - B.start AS g FROM rocpd_api_ops A
-  CROSS JOIN rocpd_op B ON B.id = A.op_id);
+SELECT count(*), total(pid + tid + id + start + end) FROM rocpd_api;
+SELECT count(*), total(A.api_id + B.end - B.start) FROM rocpd_api_ops A
+  CROSS JOIN rocpd_op B ON B.id = A.op_id;
 EOF2
 cat >"$BENCHDIR/cs-insert.sql" <<'EOF2'
 PRAGMA cache_size=-65536;
 BEGIN;
 CREATE TABLE floor_callstack ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "parent_id" integer NOT NULL REFERENCES "rocpd_api" ("id") DEFERRABLE INITIALLY DEFERRED, "child_id" integer NOT NULL REFERENCES "rocpd_api" ("id") DEFERRABLE INITIALLY DEFERRED, "depth" integer NOT NULL, "cpu_time" integer NOT NULL DEFAULT 0, "gpu_time" integer NOT NULL DEFAULT 0);
-INSERT INTO floor_callstack SELECT * FROM ext_callstack;
+INSERT INTO floor_callstack(parent_id, child_id, depth, cpu_time, gpu_time)
+  SELECT parent_id, child_id, depth, cpu_time, gpu_time FROM ext_callstack;
 COMMIT;
 EOF2
+echo "PRAGMA quick_check(1);" >"$BENCHDIR/cs-qc.sql"
 sql_read='sqlite3 "$1" <"$0"'
 
 for shape in $BENCH_SHAPES; do
@@ -86,6 +93,11 @@ for shape in $BENCH_SHAPES; do
   echo "BENCH rpd-callstack $L floor secs=$floor_wall cpu_secs=$floor_cpu"
   ratio "rpd-callstack $L ratio to floor (wall)" "$cs_wall" "$floor_wall"
   ratio "rpd-callstack $L ratio to floor (cpu)" "$cs_cpu" "$floor_cpu"
+  # every writer runs PRAGMA quick_check before it writes (common/open.c):
+  # not part of the floor; the ratio without it says what the walk costs
+  timed "pre-write quick_check $L" "$BENCH_ROWS" "$t" sh -c "$sql_read" "$BENCHDIR/cs-qc.sql" || exit 1
+  ratio "rpd-callstack $L ratio to floor without the pre-write quick_check (cpu)" \
+    "$(sub "$cs_cpu" "$T_CPU")" "$floor_cpu"
 
   timed "rpd-autograd $L" "$BENCH_ROWS" "$t" rpd-autograd || exit 1
   ag_wall=$T_WALL ag_cpu=$T_CPU
@@ -125,4 +137,4 @@ EOF2
     REPEAT=$REPEAT_SAVED
   fi
 done
-rm -f "$w" "$built" "$BENCHDIR/ag-floor.sql"
+rm -f "$w" "$built" "$BENCHDIR/ag-floor.sql" "$BENCHDIR/cs-qc.sql"

@@ -256,6 +256,51 @@ sqlite3 g.rpd "UPDATE rocpd_api SET start = -1 WHERE id = 2"
 check_rc "garbage in both tables: exit 1" 1 rpd-callstack g.rpd
 check_eq "garbage in both tables: rocpd_api's message" "rpd-callstack: 'g.rpd': rocpd_api.start: 1 row outside 0 .. 2^62 ns; fix or delete it" \
   "$(cat "$TESTDIR/stderr")"
+# the gpu time comes from merging the op links with a scan of rocpd_op
+# when the links' op ids rise (that scan checks every op), else from a
+# join: both give the same rows, a link to a missing op counts nothing,
+# links out of order found late (past the first 4096, which are looked at
+# first: the walk assumes the order and is run again) give every call its
+# ops' time, and a bad op no call links is
+# still found, in the middle or a few ops after the last link
+cp in.rpd m.rpd; sqlite3 m.rpd "DELETE FROM rocpd_op WHERE id IN
+  (SELECT op_id FROM rocpd_api_ops WHERE rowid % 13 = 5)"
+cp m.rpd j.rpd; sqlite3 j.rpd "BEGIN; CREATE TEMP TABLE l AS SELECT * FROM rocpd_api_ops;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops(api_id, op_id) SELECT api_id, op_id FROM l ORDER BY op_id DESC;
+  COMMIT"
+check_eq "merge path taken (op ids rise in m.rpd, not in j.rpd)" "0 1" \
+  "$(q m.rpd "SELECT count(*) FROM (SELECT op_id <= lag(op_id) OVER (ORDER BY rowid) AS d FROM rocpd_api_ops) WHERE d") $(q j.rpd "SELECT count(*) > 0 FROM (SELECT op_id <= lag(op_id) OVER (ORDER BY rowid) AS d FROM rocpd_api_ops) WHERE d")"
+rpd-synth --seed 7 --api 12000 --schema 2 -o late.rpd >/dev/null
+check_eq "late.rpd: over 4096 links (past the first look at their order)" 1 \
+  "$(q late.rpd "SELECT count(*) > 4096 FROM rocpd_api_ops")"
+sqlite3 late.rpd "CREATE TEMP TABLE l AS SELECT rowid AS r, op_id FROM rocpd_api_ops ORDER BY rowid DESC LIMIT 2;
+  UPDATE rocpd_api_ops SET op_id = (SELECT op_id FROM l WHERE r <> rocpd_api_ops.rowid)
+  WHERE rowid IN (SELECT r FROM l)"
+rpd-callstack m.rpd >/dev/null 2>&1; rpd-callstack j.rpd >/dev/null 2>&1
+check_rc "links out of order at the end: exit 0" 0 rpd-callstack late.rpd
+for f in m j late; do
+  check_eq "$f.rpd: every call's gpu_time is its ops' time" "0 $(q $f.rpd "SELECT count(*) FROM rocpd_api")" \
+    "$(q $f.rpd "SELECT count(*) FROM ext_callstack C LEFT JOIN (SELECT A.api_id, sum(B.end - B.start) AS g
+      FROM rocpd_api_ops A JOIN rocpd_op B ON B.id = A.op_id GROUP BY A.api_id) G ON G.api_id = C.child_id
+      WHERE C.depth = 0 AND C.gpu_time <> coalesce(G.g, 0)") $(q $f.rpd "SELECT count(*) FROM ext_callstack WHERE depth = 0")"
+done
+check_eq "merge and join: same rows" \
+  "$(q j.rpd "SELECT count(*), sum(gpu_time), sum(id * (parent_id + 3 * child_id + 5 * depth + 7 * cpu_time + 11 * gpu_time)) FROM ext_callstack")" \
+  "$(q m.rpd "SELECT count(*), sum(gpu_time), sum(id * (parent_id + 3 * child_id + 5 * depth + 7 * cpu_time + 11 * gpu_time)) FROM ext_callstack")"
+check_eq "merge: a link to a missing op counts nothing" \
+  "$(q m.rpd "SELECT sum(B.end - B.start) FROM rocpd_api_ops A JOIN rocpd_op B ON B.id = A.op_id")" \
+  "$(q m.rpd "SELECT sum(gpu_time) FROM ext_callstack WHERE depth = 0")"
+for c in "after the last link:id = (SELECT max(id) FROM rocpd_op):op_id >= (SELECT max(id) - 2 FROM rocpd_op)" \
+         "in the middle:id = (SELECT min(op_id) FROM rocpd_api_ops WHERE api_id > 100):op_id IN (SELECT id FROM rocpd_op WHERE start > end)"; do
+  what=${c%%:*}; rest=${c#*:}; where=${rest%%:*}; unlink=${rest#*:}
+  cp in.rpd g.rpd; sqlite3 g.rpd "UPDATE rocpd_op SET start = end + 1 WHERE $where;
+    DELETE FROM rocpd_api_ops WHERE $unlink"
+  before=$(sha g.rpd)
+  check_rc "an unlinked bad op $what: exit 1" 1 rpd-callstack g.rpd
+  check_eq "an unlinked bad op $what: message" "rpd-callstack: 'g.rpd': rocpd_op.end: 1 row ends before it starts; fix or delete it" \
+    "$(cat "$TESTDIR/stderr")"
+  check_eq "an unlinked bad op $what: unchanged" "$before" "$(sha g.rpd)"
+done
 # stdout full after the commit: exit 1, one line, the call stack committed
 if [ -c /dev/full ]; then
   cp in.rpd full.rpd
