@@ -592,7 +592,7 @@ static int step_call(walker *w, int64_t pid, int64_t tid, const frame *f) {
   thread *t = thread_get(w, pid, tid);
   int rc = close_until(w, t, f->start);
   if (rc == RPD_OK) rc = push(w, t, f);
-  if ((++w->st.calls & 0xffff) == 0)
+  if ((++w->st.calls & 0xfff) == 0)
     rpd_progress("call stack", w->st.calls < w->progress_total ? w->st.calls
                  : w->progress_total - 1, w->progress_total);
   return rc;

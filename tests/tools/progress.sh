@@ -88,8 +88,8 @@ tool rpd-autograd-summary "operators" rpd-autograd-summary ag.rpd o.html
 tool raptor "reading ops" raptor t.rpd
 tool rpd2tracing "api calls" rpd2tracing t.rpd o.json
 # (rpd-import's lines, in MB of input: tests/tools/rpd-import-progress.sh)
-# (the call stack's own line shows from 64k calls on: here the time check)
-tool rpd-callstack "checking times" rpd-callstack t.rpd -o o.rpd
+# (the call stack's own line: every 4096 calls)
+tool rpd-callstack "call stack" rpd-callstack t.rpd -o o.rpd
 
 # copying a trace for -o, compressing OUT.gz, decompressing a .gz input:
 # a bytes line in MB that ends at the file's size
