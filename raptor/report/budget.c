@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "opt.h"
+#include "table.h"
 
 static const rpd_help help = {
   .usage = "usage: rpd-budget LIMITS TRACE [--category-json F] [--gpu-id N]\n"
@@ -269,39 +270,37 @@ static int check_categories(const report_run *run, const limits *ls, const char 
   return RPD_OK;
 }
 
-/* A Markdown cell: '|' escaped, no line breaks. */
-static void md_cell(const char *s)
-{
-  for (; *s; s++) {
-    if (*s == '|')
-      fputs("\\|", stdout);
-    else if (*s == '\n' || *s == '\r')
-      fputc(' ', stdout);
-    else
-      fputc(*s, stdout);
-  }
-}
-
-/* Evaluate and print; returns the number of limits not met. */
+/* Evaluate into the table `limits` (limit, measured, result) and write it
+ * with the common Markdown writer, then the closing line.  Returns the
+ * number of limits not met, or -1 when stdout cannot be written. */
 static int evaluate(const report_run *run, const limits *ls)
 {
+  static const char *const cols[] = { "limit", "measured", "result" };
+  rpd_table t;
   int over = 0;
-  fputs("| limit | measured | result |\n|---|---:|---|\n", stdout);
+  rpd_table_init(&t, "limits", 3, cols, NULL);
   for (int i = 0; i < ls->n; i++) {
     const limit *l = &ls->l[i];
     const char *why;
+    char num[128];
     double v = measure(run, l, &why);
     int ok = !isnan(v) && (l->le ? v <= l->bound : v >= l->bound);
     over += !ok;
-    fputs("| `", stdout);
-    md_cell(l->text);
-    fputs("` | ", stdout);
-    if (isnan(v))
-      fputs(why ? why : "n/a", stdout);
-    else
-      printf("%.6g", v);
-    printf(" | %s |\n", ok ? "ok" : "**over**");
+    rpd_table_str(&t, l->text);
+    if (isnan(v)) {   /* measured stays all numbers: the reason goes with the result */
+      rpd_table_null(&t);
+      snprintf(num, sizeof num, "over: %s", why ? why : "n/a");
+      rpd_table_str(&t, num);
+    } else {
+      snprintf(num, sizeof num, "%.6g", v);
+      rpd_table_str(&t, num);
+      rpd_table_str(&t, ok ? "ok" : "over");
+    }
   }
+  int rc = rpd_table_md(&t, stdout, 0);
+  rpd_table_free(&t);
+  if (rc)
+    return -1;
   printf("\n%d of %d limits hold%s\n", ls->n - over, ls->n, over ? "" : ": within budget");
   return over;
 }
@@ -378,8 +377,9 @@ int raptor_budget_main(int argc, char **argv)
     ret = 2;
   }
   if (!ret) {
-    ret = evaluate(&run, &ls) ? 1 : 0;
-    if (fflush(stdout) || ferror(stdout))
+    int over = evaluate(&run, &ls);
+    ret = over ? 1 : 0;
+    if (over < 0 || fflush(stdout) || ferror(stdout))
       ret = rpd_fail("cannot write to stdout");
   }
   report_run_free(&run, 0);

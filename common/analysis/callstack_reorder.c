@@ -1,0 +1,249 @@
+/* callstack_reorder.c - the call-stack walk's reorder buffer (see
+ * callstack_int.h): rocpd_api read in rowid order, walked in time order. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "callstack_int.h"
+#include "check.h"
+
+static const char scan_sql[] = "SELECT pid, tid, id, start, end FROM rocpd_api";
+
+static size_t sort_max = (size_t)1 << 18;   /* 8 MB of calls held */
+
+void rpd_callstack_set_sort_limit(size_t calls) {
+  sort_max = calls ? calls : (size_t)1 << 18;
+}
+
+typedef struct call {
+  int64_t start, end, id;
+  int32_t pid, tid;
+} call;
+
+/* Walking order: start, end DESC, id (ids are unique: a total order). */
+static inline int call_less(const call *x, const call *y) {
+  if (x->start != y->start) return x->start < y->start;
+  if (x->end != y->end) return x->end > y->end;
+  return x->id < y->id;
+}
+
+/* The reorder buffer: the calls read but not walked, in queues of up to
+ * RUNS per thread, each kept in walking order (a ring: walked from the
+ * front, inserted from the back), and a min-heap of the non-empty queues
+ * by their front call.  Walking the smallest front walks the smallest call
+ * held, in the order SQLite's sort gives.  A tracer writes a thread's calls
+ * when they end: a call goes in at the back, a caller just before its own
+ * callees, found by a scan back over them (a call tree's size, not the
+ * buffer's); a call far back in every queue of its thread opens another
+ * (reorder_queue). */
+typedef struct queue {
+  call *v;
+  size_t head, n, cap;  /* calls v[head .. head + n) */
+  size_t hpos;          /* index in the heap of queues; SIZE_MAX if not in it */
+} queue;
+
+typedef struct reorder {
+  queue *q;             /* up to RUNS per thread, in order of creation */
+  size_t nq, capq;
+  size_t *heap;         /* indexes into q, min-heap by front call */
+  size_t nheap;
+  size_t held;          /* calls in all queues */
+  int64_t moved;        /* calls shifted by insertions, against worst cases */
+} reorder;
+
+static inline const call *front(const reorder *o, size_t qi) {
+  return &o->q[qi].v[o->q[qi].head];
+}
+
+static void heap_set(reorder *o, size_t i, size_t qi) {
+  o->heap[i] = qi;
+  o->q[qi].hpos = i;
+}
+
+static void heap_up(reorder *o, size_t i) {
+  size_t qi = o->heap[i];
+  while (i > 0 && call_less(front(o, qi), front(o, o->heap[(i - 1) / 2]))) {
+    heap_set(o, i, o->heap[(i - 1) / 2]);
+    i = (i - 1) / 2;
+  }
+  heap_set(o, i, qi);
+}
+
+static void heap_down(reorder *o, size_t i) {
+  size_t qi = o->heap[i];
+  for (;;) {
+    size_t k = 2 * i + 1;
+    if (k >= o->nheap) break;
+    if (k + 1 < o->nheap && call_less(front(o, o->heap[k + 1]), front(o, o->heap[k]))) k++;
+    if (!call_less(front(o, o->heap[k]), front(o, qi))) break;
+    heap_set(o, i, o->heap[k]);
+    i = k;
+  }
+  heap_set(o, i, qi);
+}
+
+/* Put c into queue qi at its place in walking order. */
+static void queue_insert(reorder *o, size_t qi, const call *c) {
+  queue *q = &o->q[qi];
+  if (q->head + q->n == q->cap) {
+    if (q->head >= q->cap / 2 && q->head > 0) {  /* room at the front: slide */
+      memmove(q->v, q->v + q->head, q->n * sizeof *q->v);
+      q->head = 0;
+    } else {
+      q->cap = q->cap ? 2 * q->cap : 256;
+      q->v = rpd_xrealloc(q->v, q->cap * sizeof *q->v);
+    }
+  }
+  call *b = q->v + q->head;
+  size_t at = q->n;
+  while (at > 0 && call_less(c, &b[at - 1])) at--;
+  if (at < q->n) {
+    memmove(&b[at + 1], &b[at], (q->n - at) * sizeof *b);
+    o->moved += (int64_t)(q->n - at);
+  }
+  b[at] = *c;
+  q->n++;
+  o->held++;
+  if (q->hpos == SIZE_MAX) {  /* the heap has room for every queue */
+    o->heap[o->nheap] = qi;
+    q->hpos = o->nheap++;
+    heap_up(o, q->hpos);
+  } else if (at == 0) {
+    heap_up(o, q->hpos);
+  }
+}
+
+/* Take the smallest call held (o->held > 0). */
+static call reorder_pop(reorder *o) {
+  size_t qi = o->heap[0];
+  queue *q = &o->q[qi];
+  call c = q->v[q->head++];
+  q->n--;
+  o->held--;
+  /* a queue much emptier than its buffer gives half back: all buffers
+   * stay within about 4x the calls held (2^18 at most), whichever queues
+   * held them before, so memory is flat in the trace's length */
+  if (q->cap > 1024 && q->n < q->cap / 4) {
+    memmove(q->v, q->v + q->head, q->n * sizeof *q->v);
+    q->head = 0;
+    q->cap /= 2;
+    q->v = rpd_xrealloc(q->v, q->cap * sizeof *q->v);
+  }
+  if (q->n == 0) {
+    q->head = 0;
+    q->hpos = SIZE_MAX;
+    if (--o->nheap > 0) {
+      heap_set(o, 0, o->heap[o->nheap]);
+      heap_down(o, 0);
+    }
+  } else {
+    heap_down(o, 0);
+  }
+  return c;
+}
+
+/* How many calls of queue qi c must go before, counted up to cap + 1. */
+static size_t queue_depth(const reorder *o, size_t qi, const call *c, size_t cap) {
+  const queue *q = &o->q[qi];
+  const call *b = q->v + q->head;
+  size_t k = 0;
+  while (k < q->n && k <= cap && call_less(c, &b[q->n - 1 - k])) k++;
+  return k;
+}
+
+/* The queue of thread t for call c: the first of its queues where c goes
+ * at the back, else the one where it goes least far back if that is at
+ * most RUN_SHIFT calls, else a new queue while t has fewer than RUNS, else
+ * that least far one (queues created on demand, their indexes kept in t). */
+static size_t reorder_queue(reorder *o, thread *t, const call *c) {
+  size_t best = 0, best_k = SIZE_MAX;
+  int r;
+  /* first a queue c extends at the back (one compare each): a call of the
+   * second run would otherwise count its depth in the first, up to
+   * RUN_SHIFT compares */
+  for (r = 0; r < RUNS && t->qi[r]; r++) {
+    const queue *q = &o->q[t->qi[r] - 1];
+    if (q->n == 0 || !call_less(c, &q->v[q->head + q->n - 1]))
+      return (size_t)t->qi[r] - 1;
+  }
+  for (r = 0; r < RUNS && t->qi[r]; r++) {
+    size_t qi = (size_t)t->qi[r] - 1, k = queue_depth(o, qi, c, RUN_SHIFT);
+    if (k == 0) return qi;
+    if (k < best_k) best = qi, best_k = k;
+  }
+  if (best_k <= RUN_SHIFT || r == RUNS) return best;
+  if (o->nq == o->capq) {
+    o->capq = o->capq ? 2 * o->capq : 16;
+    o->q = rpd_xrealloc(o->q, o->capq * sizeof *o->q);
+    o->heap = rpd_xrealloc(o->heap, o->capq * sizeof *o->heap);
+  }
+  o->q[o->nq] = (queue){.hpos = SIZE_MAX};
+  t->qi[r] = (int64_t)++o->nq;
+  return o->nq - 1;
+}
+
+static void reorder_free(reorder *o) {
+  for (size_t i = 0; i < o->nq; i++) free(o->q[i].v);
+  free(o->q);
+  free(o->heap);
+}
+
+static int step_held_call(walker *w, const call *c) {
+  frame f = {c->id, c->start, c->end, 0};
+  return cs_step_call(w, c->pid, c->tid, &f);
+}
+
+/* Feed every call to step_call in walking order, reading rocpd_api in
+ * rowid order through the reorder buffer of at most sort_max calls
+ * (tracers write a call when it ends: rowid order is time order but for
+ * the calls open meanwhile).  *fallback = 1 (and the walk is partial) when
+ * a call arrives after one that must follow it has been walked, a value
+ * does not fit (a non-integer time, a 64-bit pid/tid), or the calls come so
+ * far out of order that placing them would cost more than a sort: SQLite
+ * must sort. */
+int cs_walk_reorder(walker *w, int *fallback) {
+  sqlite3_stmt *st = NULL;
+  reorder o = {0};
+  call last = {0};
+  int have_last = 0, s = SQLITE_DONE;
+  int64_t seen = 0;
+  int rc = rpd_prepare(w->r, scan_sql, &st);
+  *fallback = 0;
+  while (rc == RPD_OK && !w->gpu.redo && (s = rpd_step(w->r, st)) == SQLITE_ROW) {
+    int64_t pid = sqlite3_column_int64(st, 0), tid = sqlite3_column_int64(st, 1);
+    if (pid != (int32_t)pid || tid != (int32_t)tid ||
+        sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
+        sqlite3_column_type(st, 4) != SQLITE_INTEGER) {
+      *fallback = 1;
+      break;
+    }
+    call c = {sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
+              sqlite3_column_int64(st, 2), (int32_t)pid, (int32_t)tid};
+    /* the trace check's rule (check.h); the message comes from its query */
+    if (w->check && !(rpd_ns_sane(c.start) && rpd_ns_sane(c.end) && c.end >= c.start)) {
+      *fallback = 1;
+      break;
+    }
+    if (have_last && call_less(&c, &last)) {
+      *fallback = 1;
+      break;
+    }
+    queue_insert(&o, reorder_queue(&o, cs_thread_get(w, pid, tid), &c), &c);
+    if (o.moved > 64 * ++seen + 4096) {   /* far from rowid order: sort */
+      *fallback = 1;
+      break;
+    }
+    if (o.held > sort_max) {
+      last = reorder_pop(&o);
+      have_last = 1;
+      rc = step_held_call(w, &last);
+    }
+  }
+  if (rc == RPD_OK && !*fallback && s < 0) rc = -s;
+  sqlite3_finalize(st);
+  while (rc == RPD_OK && !*fallback && !w->gpu.redo && o.held) {
+    call c = reorder_pop(&o);
+    rc = step_held_call(w, &c);
+  }
+  reorder_free(&o);
+  return rc;
+}
