@@ -299,6 +299,11 @@ static long lex_word(kj *k, size_t p, const char *w)
  * with SSE2, 16 bytes a compare. */
 static size_t skip_space(const unsigned char *b, size_t pos, size_t len)
 {
+#define KJ_BLANK(c) ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
+  /* most tokens follow no blank or one (", " and ": " in compact
+   * files): two scalar looks before the 16-byte compares */
+  if (pos >= len || !KJ_BLANK(b[pos])) return pos;
+  if (++pos >= len || !KJ_BLANK(b[pos])) return pos;
 #ifdef __SSE2__
   const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'),
                 cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
@@ -312,9 +317,9 @@ static size_t skip_space(const unsigned char *b, size_t pos, size_t len)
     pos += 16;
   }
 #endif
-  while (pos < len && (b[pos] == ' ' || b[pos] == '\n' || b[pos] == '\r' || b[pos] == '\t'))
-    pos++;
+  while (pos < len && KJ_BLANK(b[pos])) pos++;
   return pos;
+#undef KJ_BLANK
 }
 
 int kjson_run(const yajl_callbacks *cb, void *ctx, json_read_fn rd, void *rdctx,
