@@ -89,6 +89,10 @@ printf 'not sqlite, not at all\n' >junk.rpd
 check_rc "not a trace: exit 1" 1 rpd-budget ok.txt junk.rpd
 check_one_line "not a trace: one line"
 check_rc "usage: one argument, exit 2" 2 rpd-budget ok.txt
+check_rc "the trace given first: exit 2" 2 rpd-budget s.rpd ok.txt
+check "the trace given first: says the limits come first" grep -q \
+  "'s.rpd' is a trace, not a limits file: the limits come first (rpd-budget LIMITS TRACE)" "$TESTDIR/stderr"
+check_one_line "the trace given first: one line"
 check_rc "usage: unknown option, exit 2" 2 rpd-budget ok.txt s.rpd --frob
 check_rc "--help: exit 0" 0 rpd-budget --help
 case "$(cat "$TESTDIR/stdout")" in
