@@ -134,7 +134,9 @@ for disp in 16000 38000; do
     echo "BENCH import+report (rocpd $disp dispatches) secs=$tot cpu_secs=$ctot; rocpd summary skipped: no rocpd package (set ROCPD_PYTHON, or a ROCm/rocm-systems mirror)"
     continue
   fi
-  if ! _e=$(PYTHONPATH="$rp" "$py" -c "from rocpd import summary" 2>&1); then
+  # rocpd imports pandas only when it summarises, then prints "Error: No
+  # module named 'pandas'" and exits 0: ask for both up front
+  if ! _e=$(PYTHONPATH="$rp" "$py" -c "import pandas; from rocpd import summary" 2>&1); then
     echo "BENCH import+report (rocpd $disp dispatches) secs=$tot cpu_secs=$ctot; rocpd summary skipped: $py cannot import it: $(echo "$_e" | tail -1)"
     continue
   fi
