@@ -183,20 +183,59 @@ static int64_t run_dups(end_desc *v, size_t n)
   return d;
 }
 
-/* One queue's state in the read in rowid order (gpu_scan_rowid). */
+/* One queue's state as its ops are read in (start, id) order: the run of
+ * ops sharing the last start (their ends and names) and the latest end. */
 typedef struct qstate {
   int64_t gpu, queue, start, prev_end, next;   /* next: chain in the map + 1 */
   end_desc *run;
   size_t nrun, cap;
 } qstate;
 
-static void run_add(end_desc **run, size_t *nrun, size_t *cap, int64_t end, int64_t desc)
+static void run_add(qstate *x, int64_t end, int64_t desc)
 {
-  if (*nrun == *cap) {
-    *cap = *cap ? 2 * *cap : 16;
-    *run = rpd_xrealloc(*run, *cap * sizeof **run);
+  if (x->nrun == x->cap) {
+    x->cap = x->cap ? 2 * x->cap : 16;
+    x->run = rpd_xrealloc(x->run, x->cap * sizeof *x->run);
   }
-  (*run)[(*nrun)++] = (end_desc){ end, desc };
+  x->run[x->nrun++] = (end_desc){ end, desc };
+}
+
+/* The queue's first op (x keeps its run buffer). */
+static void queue_first(qstate *x, const int64_t op[5])
+{
+  x->gpu = op[0];
+  x->queue = op[1];
+  x->start = op[2];
+  x->prev_end = op[3];
+  x->nrun = 0;
+  run_add(x, op[3], op[4]);
+}
+
+/* The queue's next op: a new start closes the run of the last one (its
+ * duplicates counted); an op starting before the latest end overlaps. */
+static void queue_next(qstate *x, const int64_t op[5], int64_t *overlaps, int64_t *dups)
+{
+  if (op[2] != x->start) {
+    *dups += run_dups(x->run, x->nrun);
+    x->nrun = 0;
+  }
+  run_add(x, op[3], op[4]);
+  x->start = op[2];
+  *overlaps += op[2] < x->prev_end;
+  if (op[3] > x->prev_end)
+    x->prev_end = op[3];
+}
+
+/* The op row gpuId, queueId, start, end, description_id into op[]: RPD_OK,
+ * or USE_SQL when a value is not an integer. */
+static int op_row(sqlite3_stmt *st, int64_t op[5])
+{
+  for (int c = 0; c < 5; c++) {
+    if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+      return USE_SQL;
+    op[c] = sqlite3_column_int64(st, c);
+  }
+  return RPD_OK;
 }
 
 /* The same counts from the ops in rowid order, when each queue's ops
@@ -213,19 +252,13 @@ static int gpu_scan_rowid(rpd *r, const char *gpu_work, gpu_scan *g, int *done)
   rpd_i64map first = {0};     /* hash of (gpu, queue) -> first queue + 1 */
   qstate *qs = NULL;
   size_t nq = 0, capq = 0;
-  int64_t overlaps = 0, dups = 0;
+  int64_t overlaps = 0, dups = 0, op[5];
   while (!rc && sorted && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    for (int c = 0; c < 5; c++)
-      if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
-        rc = USE_SQL;
-    if (rc)
+    if ((rc = op_row(st, op)))
       break;
-    int64_t gi = sqlite3_column_int64(st, 0), q = sqlite3_column_int64(st, 1);
-    int64_t st0 = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
-    int64_t desc = sqlite3_column_int64(st, 4);
-    int64_t key = (int64_t)((uint64_t)gi * 0x9E3779B97F4A7C15ULL ^ (uint64_t)q), e = 0;
+    int64_t key = (int64_t)((uint64_t)op[0] * 0x9E3779B97F4A7C15ULL ^ (uint64_t)op[1]), e = 0;
     rpd_i64map_get(&first, key, &e);
-    while (e && (qs[e - 1].gpu != gi || qs[e - 1].queue != q))
+    while (e && (qs[e - 1].gpu != op[0] || qs[e - 1].queue != op[1]))
       e = qs[e - 1].next;
     if (!e) {   /* a new queue: its first op */
       if (nq == capq) {
@@ -234,25 +267,16 @@ static int gpu_scan_rowid(rpd *r, const char *gpu_work, gpu_scan *g, int *done)
       }
       int64_t head = 0;
       rpd_i64map_get(&first, key, &head);
-      qs[nq] = (qstate){ .gpu = gi, .queue = q, .start = st0, .prev_end = end, .next = head };
-      run_add(&qs[nq].run, &qs[nq].nrun, &qs[nq].cap, end, desc);
+      qs[nq] = (qstate){ .next = head };
+      queue_first(&qs[nq], op);
       rpd_i64map_put(&first, key, (int64_t)++nq);
       continue;
     }
-    qstate *x = &qs[e - 1];
-    if (st0 < x->start) {
+    if (op[2] < qs[e - 1].start) {
       sorted = 0;
       break;
     }
-    if (st0 != x->start) {
-      dups += run_dups(x->run, x->nrun);
-      x->nrun = 0;
-    }
-    run_add(&x->run, &x->nrun, &x->cap, end, desc);
-    x->start = st0;
-    overlaps += st0 < x->prev_end;
-    if (end > x->prev_end)
-      x->prev_end = end;
+    queue_next(&qs[e - 1], op, &overlaps, &dups);
   }
   if (!rc && s < 0)
     rc = -s;
@@ -287,45 +311,25 @@ static int gpu_scan_read(rpd *r, const char *gpu_work, gpu_scan *g)
                               gpu_work);
   sqlite3_stmt *st = NULL;
   int rc = sql ? rpd_prepare(r, sql, &st) : RPD_ENOMEM, s = 0, first = 1;
-  int64_t gpu = 0, queue = 0, start = 0, prev_end = 0;
-  end_desc *run = NULL;
-  size_t nrun = 0, cap = 0;
+  qstate x = {0};            /* the queue being read */
+  int64_t op[5];
   g->overlaps = g->dups = 0;
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    for (int c = 0; c < 5; c++)
-      if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
-        rc = USE_SQL;
-    if (rc)
+    if ((rc = op_row(st, op)))
       break;
-    int64_t gi = sqlite3_column_int64(st, 0), q = sqlite3_column_int64(st, 1);
-    int64_t st0 = sqlite3_column_int64(st, 2), end = sqlite3_column_int64(st, 3);
-    int same_queue = !first && gi == gpu && q == queue;
-    if (!same_queue || st0 != start) {
-      g->dups += run_dups(run, nrun);
-      nrun = 0;
-    }
-    if (nrun == cap) {
-      cap = cap ? 2 * cap : 16;
-      run = rpd_xrealloc(run, cap * sizeof *run);
-    }
-    run[nrun++] = (end_desc){ end, sqlite3_column_int64(st, 4) };
-    start = st0;
-    if (!same_queue) {
-      gpu = gi;
-      queue = q;
-      prev_end = end;
+    if (first || op[0] != x.gpu || op[1] != x.queue) {
+      g->dups += run_dups(x.run, x.nrun);
+      queue_first(&x, op);
       first = 0;
-      continue;
+    } else {
+      queue_next(&x, op, &g->overlaps, &g->dups);
     }
-    g->overlaps += st0 < prev_end;
-    if (end > prev_end)
-      prev_end = end;
   }
   if (!rc && s < 0)
     rc = -s;
   if (!rc)
-    g->dups += run_dups(run, nrun);
-  free(run);
+    g->dups += run_dups(x.run, x.nrun);
+  free(x.run);
   sqlite3_finalize(st);
   sqlite3_free(sql);
   g->state = rc == USE_SQL ? USE_SQL : 1;
