@@ -108,9 +108,7 @@ static int parse_args(byrank *b, int argc, char **argv)
     RPD_OPT_FLAG("--save", &b->save,
                  .help = "store the tables as ext_byrank_<table> in the trace (replaced on "
                          "each run, one transaction)"),
-    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,
-                 .help = "CSV cells as they are (default: a text that starts with = + - @ "
-                         "TAB CR gets a leading ')"),
+    RPD_OPT_CSV_RAW(),
     RPD_OPT_END(),
   };
   char msg[1024];

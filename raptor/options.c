@@ -167,6 +167,15 @@ static void record_options(raptor *R, int argc, char **argv)
   }
 }
 
+/* A heap copy of the option rows t (size bytes): the tables are built on
+ * the stack, with the addresses they store into. */
+static rpd_opt *rows_dup(const rpd_opt *t, size_t size)
+{
+  rpd_opt *rows = rpd_xmalloc(size);
+  memcpy(rows, t, size);
+  return rows;
+}
+
 /* Classic raptor's option rows, storing into R and *gaps: the reference
  * raptor.py's argparse spellings (long names abbreviated to a unique prefix,
  * clustered one-letter flags, --gaps with several values).  The help text
@@ -267,9 +276,7 @@ static rpd_opt *classic_rows(raptor *R, rpd_opt_ints *gaps)
                          "(replaced on each run)"),
     RPD_OPT_END(),
   };
-  rpd_opt *rows = rpd_xmalloc(sizeof t);
-  memcpy(rows, t, sizeof t);
-  return rows;
+  return rows_dup(t, sizeof t);
 }
 
 rpd_opt *raptor_opt_table(raptor *R, rpd_opt_ints *gaps)
@@ -277,14 +284,10 @@ rpd_opt *raptor_opt_table(raptor *R, rpd_opt_ints *gaps)
   /* --csv-raw as every tool's: whole, not abbreviated (--csv = --csv-dir) */
   const rpd_opt top[] = {
     RPD_OPT_ABBREV(classic_rows(R, gaps)),
-    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,
-                 .help = "CSV cells as they are (default: a text that starts with = "
-                         "+ - @ TAB CR gets a leading ')"),
+    RPD_OPT_CSV_RAW(),
     RPD_OPT_END(),
   };
-  rpd_opt *opts = rpd_xmalloc(sizeof top);
-  memcpy(opts, top, sizeof top);
-  return opts;
+  return rows_dup(top, sizeof top);
 }
 
 void raptor_opt_table_free(rpd_opt *opts)

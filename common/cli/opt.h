@@ -172,6 +172,12 @@ typedef struct rpd_opt {
 #define RPD_OPT_CALL_OPTVAL(n, f, c, ...) \
   { .kind = RPD_OPTK_CALL0, .names = (n), .fn = (f), .ctx = (c), .ival = 1, __VA_ARGS__ }
 #define RPD_OPT_TABLE(t) { .kind = RPD_OPTK_TABLE, .value = (void *)(t) }
+/* --csv-raw, the switch of every CSV writer (rpd_csv_raw, common/out/out.c),
+ * with its usual help */
+#define RPD_OPT_CSV_RAW()                                                                  \
+  RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,                                                  \
+               .help = "CSV cells as they are (default: a text that starts with = + - @ " \
+                       "TAB CR gets a leading ')")
 /* another table whose long names may also be abbreviated to a unique
  * prefix, as argparse's allow_abbrev: `--variab` = `--variability`; an
  * exact name always wins, a prefix of two entries' names is "ambiguous

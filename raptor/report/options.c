@@ -205,9 +205,7 @@ int report_parse_opts(int argc, char **argv, ropts *o)
                          "earlier report)"),
     /* the report's own -q (no stdout tables): help.quiet says it */
     RPD_OPT_FLAG("-q|--quiet", &o->quiet, .hidden = 1),
-    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,
-                 .help = "CSV cells as they are (default: a text that starts with = + - @ "
-                         "TAB CR gets a leading ')"),
+    RPD_OPT_CSV_RAW(),
     RPD_OPT_END(),
   };
   char msg[1024];

@@ -117,9 +117,7 @@ static int parse_args(diff *d, int argc, char **argv)
                         "cut in the middle, CSV, JSON and xlsx keep them whole"),
     RPD_OPT_CALL("--xlsx", diff_xlsx_opt, &d->xlsx, .arg = "FILE",
                  .help = "also write the rows to an xlsx workbook"),
-    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw,
-                 .help = "CSV cells as they are (default: a text that starts with = + - @ "
-                         "TAB CR gets a leading ')"),
+    RPD_OPT_CSV_RAW(),
     RPD_OPT_GROUP("The waterfall (rpd-diff --waterfall ... A.rpd B.rpd):"),
     RPD_OPT_ONLY_WITH(diff_waterfall_opts, "goes with --waterfall"),
     RPD_OPT_END(),

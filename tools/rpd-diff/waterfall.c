@@ -126,7 +126,7 @@ static int parse_args(wopts *o, int argc, char **argv)
 {
   const rpd_opt opts[] = {
     RPD_OPT_TABLE(only_opts),
-    RPD_OPT_FLAG("--csv-raw", &rpd_csv_raw),
+    RPD_OPT_CSV_RAW(),
     RPD_OPT_I64("--rank-a", &o->s[0].rank, 0, INT64_MAX, "--rank-a: '%s' is not a rank number"),
     RPD_OPT_I64("--rank-b", &o->s[1].rank, 0, INT64_MAX, "--rank-b: '%s' is not a rank number"),
     RPD_OPT_I64("--top", &o->top, 0, 1000000, "--top: '%s' is not a count"),
