@@ -154,6 +154,13 @@ void rpd_detach(rpd *r);
  * from atexit() and from a fatal signal handler.  rpd_open installs it. */
 void rpd_cleanup_temps(void);
 
+/* What the first bytes of the file at path say: *is_trace = 1 for an SQLite
+ * database or gzip data (what rpd_open would take), else 0 (an empty file
+ * too).  RPD_OK, or the error of reading it (no such file, not a regular
+ * file, ...).  For a tool that takes a text file beside a trace and wants
+ * to say which argument is which. */
+int rpd_looks_like_trace(const char *path, int *is_trace);
+
 /* Detect the schema of an open connection without opening through rpd_open:
  * returns 2, 3, or 0 (not RPD; reason in rpd_errmsg(), RPD_EROCPROF
  * distinguished by *why if not NULL). */

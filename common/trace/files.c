@@ -142,6 +142,18 @@ int sniff(const char *path, int *kind)
   return rpd_seterr(RPD_ENOTDB, "not an SQLite database");
 }
 
+int rpd_looks_like_trace(const char *path, int *is_trace)
+{
+  struct stat st;
+  int kind = 0, rc = stat_input(path, &st);
+
+  *is_trace = 0;
+  if (rc) return rc;
+  rc = sniff(path, &kind);
+  *is_trace = !rc && kind != 0;
+  return rc == RPD_ENOTDB ? RPD_OK : rc;   /* not a trace: an answer, not an error */
+}
+
 /* 0 if we may write `path` (a file), else RPD_EROFS with msg.  Root passes
  * access(2) on 0444 files, so the mode bits are checked as well. */
 int check_writable_file(const char *path, const struct stat *st, const char *msg)

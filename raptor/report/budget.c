@@ -139,15 +139,12 @@ static int read_limits(const char *path, limits *ls)
     return rpd_seterr(RPD_ENOENT, "cannot open limits file '%s': %s", path, strerror(errno));
   /* a trace given first (rpd-budget TRACE LIMITS) reads as binary lines:
    * say which argument is which instead */
-  char head[16] = {0};
-  size_t got = fread(head, 1, sizeof head, f);
-  if ((got >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b) ||
-      (got == sizeof head && memcmp(head, "SQLite format 3", 16) == 0)) {
+  int is_trace = 0;
+  if (rpd_looks_like_trace(path, &is_trace) == RPD_OK && is_trace) {
     fclose(f);
     return rpd_seterr(RPD_EPARSE, "'%s' is a trace, not a limits file: the limits come first "
                       "(rpd-budget LIMITS TRACE)", path);
   }
-  rewind(f);
   char *line = NULL;
   size_t cap = 0;
   int lineno = 0, rc = RPD_OK;

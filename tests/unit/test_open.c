@@ -151,6 +151,37 @@ static void test_not_sqlite(void **state)
   free(out);
 }
 
+/* rpd_looks_like_trace: the first bytes, as rpd_open reads them. */
+static void test_looks_like_trace(void **state)
+{
+  fx *f = *state;
+  char *empty = fx_path(f->dir, "e.txt"), *text = fx_path(f->dir, "t.txt"),
+       *sq = fx_path(f->dir, "s.rpd"), *gz = fx_path(f->dir, "g.rpd.gz"),
+       *none = fx_path(f->dir, "missing.txt");
+  int t = -1;
+
+  fx_write(empty, "", 0);
+  fx_write(text, "idle pct <= 5\n", 14);
+  fx_write(sq, "SQLite format 3", 16);
+  fx_write(gz, "\x1f\x8b\x08", 3);
+  assert_int_equal(rpd_looks_like_trace(empty, &t), RPD_OK);
+  assert_int_equal(t, 0);
+  assert_int_equal(rpd_looks_like_trace(text, &t), RPD_OK);
+  assert_int_equal(t, 0);
+  assert_int_equal(rpd_looks_like_trace(sq, &t), RPD_OK);
+  assert_int_equal(t, 1);
+  assert_int_equal(rpd_looks_like_trace(gz, &t), RPD_OK);
+  assert_int_equal(t, 1);
+  assert_int_not_equal(rpd_looks_like_trace(none, &t), RPD_OK);
+  assert_int_equal(t, 0);
+  assert_int_not_equal(rpd_looks_like_trace(f->dir, &t), RPD_OK);
+  free(empty);
+  free(text);
+  free(sq);
+  free(gz);
+  free(none);
+}
+
 static void test_gzip_errors(void **state)
 {
   fx *f = *state;
@@ -1135,6 +1166,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_planted_stat1, setup, teardown),
     cmocka_unit_test_setup_teardown(test_gzip_untrusted, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_integrity, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_looks_like_trace, setup, teardown),
   };
   /* the signal tests kill children with SIGTERM, SIGINT and SIGHUP and
    * rely on rpd_open's handler, which it installs only over the default
