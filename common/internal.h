@@ -70,7 +70,9 @@ int rpd__create_file(struct rpd **out, const char *path, const char *input, int 
  * tables, generated columns, lying sqlite_stat1): RPD_OK or RPD_ENOTRPD
  * with one line.  schema: the detected RPD schema (2 or 3). */
 int rpd__check_untrusted(sqlite3 *db, int schema);
-/* harden.c: PRAGMA quick_check(1) before a writer changes the file: RPD_OK
+/* pages.c: before a writer changes the file, every page accounted for
+ * (b-trees through dbstat, the freelist, no page twice; PRAGMA quick_check
+ * where that walk cannot see the whole file): RPD_OK
  * or an error naming the damage. */
 int rpd__check_integrity(sqlite3 *db);
 

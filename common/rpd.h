@@ -129,7 +129,10 @@ const char *rpd_uri(const rpd *r);
  *  hardened (rpd_db_harden), a rocpd_ view, virtual table or generated
  *  column and planner statistics that lie are refused (RPD_ENOTRPD), a
  *  .gz is checked as it inflates (RPD_EGZIP/RPD_ENOTDB), and RPD_WRITE
- *  refuses a file that fails PRAGMA quick_check (RPD_ENOTDB).
+ *  refuses a file whose pages do not account for themselves (a page
+ *  used twice, on the freelist and in use, owned by nobody, or that does
+ *  not parse; PRAGMA quick_check where that walk cannot see the whole
+ *  file) with RPD_ENOTDB.
  * On success *out is a new handle the caller releases with rpd_close().
  * On failure *out is NULL, nothing was modified and no temp file is left. */
 int rpd_open(rpd **out, const char *path, const char *out_path, int flags);

@@ -149,14 +149,3 @@ int rpd__check_untrusted(sqlite3 *db, int schema)
   if (!rc) rc = check_stat1(db);
   return rc;
 }
-
-int rpd__check_integrity(sqlite3 *db)
-{
-  char res[400];
-  int rc = first_text(db, "PRAGMA quick_check(1)", NULL, res, sizeof res);
-
-  if (rc) return rc;
-  if (strcmp(res, "ok") == 0) return RPD_OK;
-  return rpd_seterr(RPD_ENOTDB, "corrupt SQLite database (quick_check: %s); nothing was "
-                    "written", res);
-}

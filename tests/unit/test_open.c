@@ -1136,6 +1136,129 @@ static void test_writer_integrity(void **state)
   free(out);
 }
 
+/* A v2 trace with a 2000-row filler table, a dropped 2000-row table on the
+ * freelist (a trunk page listing its leaves), in path; returns its bytes
+ * (*n long, caller frees). */
+static char *make_freelist_trace(const char *path, size_t *n)
+{
+  make_v2(path, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x); CREATE TABLE gone(x);"
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+                " INSERT INTO filler SELECT randomblob(100) FROM n;"
+                "INSERT INTO gone SELECT x FROM filler; DROP TABLE gone");
+  return fx_slurp(path, n);
+}
+
+static uint32_t get_be32(const char *b)
+{
+  const unsigned char *u = (const unsigned char *)b;
+  return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+}
+
+static void put_be32(char *b, uint32_t v)
+{
+  b[0] = (char)(v >> 24);
+  b[1] = (char)(v >> 16);
+  b[2] = (char)(v >> 8);
+  b[3] = (char)v;
+}
+
+/* The page walk that replaced quick_check for writers: a freelist that
+ * lists a live page (the write that would land on another table), pages
+ * nobody owns, a freelist count that lies, an interior page that does not
+ * parse: each refused, the file byte-identical.  The intact file opens. */
+static void test_writer_page_walk(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "fl.rpd"), *good = fx_path(f->dir, "good.rpd");
+  size_t n;
+  char *b = make_freelist_trace(p, &n);
+  uint32_t trunk = get_be32(b + 32), free_n = get_be32(b + 36), leaf;
+  char *t;
+  rpd *r;
+
+  assert_true(trunk > 1);
+  assert_true(free_n > 10);
+  fx_copy(p, good);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+
+  /* a freelist leaf pointing at page 2 (sqlite_master's, or a table's) */
+  t = b + (size_t)(trunk - 1) * 4096;
+  leaf = get_be32(t + 8);
+  assert_true(leaf > 2);
+  put_be32(t + 8, 2);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "page 2 is on the freelist and in use");
+  put_be32(t + 8, leaf);
+
+  /* the header forgets the freelist: its pages belong to nobody */
+  put_be32(b + 32, 0);
+  put_be32(b + 36, 0);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "is never used");
+  /* a reader still reads what is intact */
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  rpd_close(r, 0);
+  put_be32(b + 32, trunk);
+
+  /* the header's count does not match the list */
+  put_be32(b + 36, free_n + 1);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "the header says");
+  put_be32(b + 36, free_n);
+
+  /* a trunk page listing more pages than it can hold */
+  put_be32(t + 4, 5000);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "listing too many pages");
+  put_be32(t + 4, free_n - 1);
+
+  /* a freelist that loops back on its own trunk */
+  put_be32(t, trunk);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "is on the freelist and in use");
+  put_be32(t, 0);
+
+  /* restored: the same bytes as the intact file, which opens */
+  fx_write(p, b, n);
+  assert_true(fx_same_bytes(p, good));
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+  free(b);
+  free(p);
+  free(good);
+}
+
+/* Where the walk cannot see the whole file, the full quick_check runs:
+ * a file object named dbstat (it would hide SQLite's page table behind
+ * the author's rows) and a file in WAL mode. */
+static void test_writer_check_fallbacks(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "ds.rpd");
+  size_t n;
+  int page = 0;
+  char *b;
+  rpd *r;
+
+  /* intact: opens (the walk would read the author's empty DBSTAT and
+   * call every page unused) */
+  make_v2(p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+             " INSERT INTO filler SELECT randomblob(100) FROM n;"
+             "CREATE TABLE DBSTAT(pageno, pagetype)");
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+  b = fx_slurp(p, &n);
+  /* garbage over the last page (DBSTAT's root): quick_check finds it */
+  page = (int)(n / 4096);
+  memset(b + (size_t)(page - 1) * 4096, 'Z', 4096);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "quick_check");
+  free(b);
+  free(p);
+}
+
 int main(void)
 {
   fx_default_signals();
@@ -1166,6 +1289,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_planted_stat1, setup, teardown),
     cmocka_unit_test_setup_teardown(test_gzip_untrusted, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_integrity, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_writer_page_walk, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_writer_check_fallbacks, setup, teardown),
     cmocka_unit_test_setup_teardown(test_looks_like_trace, setup, teardown),
   };
   /* the signal tests kill children with SIGTERM, SIGINT and SIGHUP and
