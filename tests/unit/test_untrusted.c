@@ -1,0 +1,398 @@
+/* test_untrusted.c - rpd_open on a file from a stranger: code of the
+ * file's author never runs (triggers, views and virtual tables in place of
+ * tables, lying planner statistics, gzip bombs), and a writer never builds
+ * on damaged pages (the page walk of common/trace/pages.c and its
+ * quick_check fallback). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+
+#include "core_fixture.h"
+#include "open_fixture.h"
+#include "internal.h"
+
+
+/* fx_v2_ddl plus sql, in path. */
+static void make_v2(const char *path, const char *sql)
+{
+  assert_int_equal(fx_make_db(path, fx_v2_ddl), 0);
+  assert_int_equal(fx_make_db(path, sql), 0);
+}
+
+/* An FTS5 and an R-tree table keep prepared statements of their own on the
+ * connection: rpd_close must leave them to SQLite (finalizing every
+ * statement of the connection freed those twice: abort or worse). */
+static void test_close_with_virtual_tables(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "fts.rpd");
+  sqlite3_stmt *st = NULL;
+  rpd *r;
+
+  make_v2(p, "CREATE VIRTUAL TABLE notes USING fts5(body);"
+             "INSERT INTO notes VALUES ('hello kernel'), ('other');"
+             "CREATE VIRTUAL TABLE boxes USING rtree(id, x0, x1);"
+             "INSERT INTO boxes VALUES (1, 0, 10), (2, 5, 20);");
+  for (int flags = RPD_READ; flags <= RPD_WRITE; flags++) {
+    assert_int_equal(rpd_open(&r, p, NULL, flags), RPD_OK);
+    assert_int_equal(rpd_prepare(r, "SELECT (SELECT count(*) FROM notes WHERE notes MATCH"
+                                    " 'hello'), (SELECT count(*) FROM boxes WHERE x1 > 12)",
+                                 &st), RPD_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 1);
+    assert_int_equal(sqlite3_column_int(st, 1), 1);
+    sqlite3_finalize(st);
+    if (flags == RPD_WRITE) {
+      assert_int_equal(rpd_exec(r, "BEGIN; INSERT INTO notes VALUES ('hello again');"
+                                   "INSERT INTO boxes VALUES (3, 1, 30)"), RPD_OK);
+    } else {
+      /* a statement left running at close is stopped, not freed twice */
+      assert_int_equal(rpd_prepare(r, "SELECT rowid FROM notes WHERE notes MATCH 'hello'", &st),
+                       RPD_OK);
+      assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+      sqlite3_finalize(st);
+    }
+    assert_int_equal(rpd_close(r, 1), RPD_OK);
+  }
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM notes WHERE notes MATCH 'hello'"), 2);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM boxes"), 3);
+  free(p);
+}
+
+/* Triggers of the file never fire on our writes; the connection is
+ * defensive and does not trust the schema. */
+static void test_planted_triggers(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "trig.rpd");
+  rpd *r;
+  int v = -1;
+
+  make_v2(p, "CREATE TRIGGER evil AFTER INSERT ON rocpd_metadata BEGIN"
+             " DELETE FROM rocpd_op; DELETE FROM rocpd_api; END;"
+             "CREATE TRIGGER times10 AFTER UPDATE ON rocpd_op BEGIN"
+             " UPDATE rocpd_op SET \"end\" = start + (\"end\" - start) * 10 WHERE id = new.id; END;"
+             "CREATE TABLE victim(x); INSERT INTO victim VALUES (1);"
+             "CREATE TRIGGER wipe BEFORE DELETE ON rocpd_api_ops BEGIN DELETE FROM victim; END;");
+  int64_t api = fx_q(p, "SELECT count(*) FROM rocpd_api"), ops = fx_q(p, "SELECT count(*) FROM rocpd_op");
+  int64_t dur = fx_q(p, "SELECT sum(\"end\" - start) FROM rocpd_op");
+  assert_true(api > 0 && ops > 0);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  assert_int_equal(sqlite3_db_config(rpd_db(r), SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &v), SQLITE_OK);
+  assert_int_equal(v, 0);
+  assert_int_equal(sqlite3_db_config(rpd_db(r), SQLITE_DBCONFIG_TRUSTED_SCHEMA, -1, &v), SQLITE_OK);
+  assert_int_equal(v, 0);
+  assert_int_equal(sqlite3_db_config(rpd_db(r), SQLITE_DBCONFIG_DEFENSIVE, -1, &v), SQLITE_OK);
+  assert_int_equal(v, 1);
+  assert_int_equal(rpd_exec(r, "BEGIN; INSERT INTO rocpd_metadata(tag, value) VALUES ('a', 'b');"
+                               "UPDATE rocpd_op SET \"end\" = \"end\" + 1;"
+                               "DELETE FROM rocpd_api_ops WHERE api_id = 999"), RPD_OK);
+  /* defensive: the schema cannot be edited behind SQLite's back */
+  assert_int_not_equal(rpd_exec(r, "PRAGMA writable_schema = ON; UPDATE sqlite_master SET"
+                                   " sql = 'x' WHERE name = 'victim'"), RPD_OK);
+  assert_int_equal(rpd_close(r, 1), RPD_OK);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM rocpd_api"), api);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM rocpd_op"), ops);
+  assert_int_equal(fx_q(p, "SELECT sum(\"end\" - start) FROM rocpd_op"), dur + ops);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM victim"), 1);
+  assert_int_equal(fx_q(p, "SELECT count(*) FROM rocpd_metadata WHERE tag = 'a'"), 1);
+  free(p);
+}
+
+/* A rocpd_ table that is a view (here an endless recursive one), a virtual
+ * table or has a generated column is refused at open, before any query of
+ * the tool runs into it; the message names the object. */
+static void test_core_views_refused(void **state)
+{
+  fx *f = *state;
+  static const struct { const char *sql, *msg; } cases[] = {
+    { "ALTER TABLE rocpd_op RENAME TO op_data;"
+      "CREATE VIEW rocpd_op AS SELECT * FROM op_data", "rocpd_op is a view" },
+    { "DROP TABLE rocpd_api_ops; CREATE VIEW rocpd_api_ops AS WITH RECURSIVE n(i) AS"
+      " (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i AS id, i AS api_id, i AS op_id FROM n",
+      "rocpd_api_ops is a view" },
+    { "DROP TABLE rocpd_string; CREATE VIRTUAL TABLE rocpd_string USING fts5(id, string)",
+      "rocpd_string is a virtual table" },
+    { "CREATE TABLE rocpd_monitor(id INTEGER PRIMARY KEY, v INTEGER,"
+      " w AS (length(printf('%.*c', 100000000, 'x'))))", "rocpd_monitor.w is a generated column" },
+  };
+  char *p = fx_path(f->dir, "view.rpd");
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    unlink(p);
+    make_v2(p, cases[i].sql);
+    for (int flags = RPD_READ; flags <= RPD_WRITE; flags++)
+      expect_fail(f, p, NULL, flags, RPD_ENOTRPD, cases[i].msg);
+  }
+  free(p);
+}
+
+/* 200 strings, then ANALYZE: true statistics are fine; planted ones that
+ * make the planner scan a big table once per row are refused. */
+static void test_planted_stat1(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "stat.rpd");
+  rpd *r;
+
+  make_v2(p, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)"
+             " INSERT INTO rocpd_string(string) SELECT 'k' || i FROM n; ANALYZE");
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  rpd_close(r, 0);
+  /* stale statistics of a trace that lost rows claim more: harmless */
+  assert_int_equal(fx_make_db(p, "DELETE FROM rocpd_string WHERE id > 150"), 0);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  rpd_close(r, 0);
+  assert_int_equal(fx_make_db(p, "UPDATE sqlite_stat1 SET stat = '1 1'"), 0);
+  for (int flags = RPD_READ; flags <= RPD_WRITE; flags++)
+    expect_fail(f, p, NULL, flags, RPD_ENOTRPD,
+                "sqlite_stat1 says rocpd_string has 1 row, it has 150");
+  free(p);
+}
+
+/* gzip `parts` (file, or NULL for `zeros` zero bytes) into one .gz. */
+static void gzip_parts(const char *dst, const char *src, int64_t zeros)
+{
+  gzFile g = gzopen(dst, "wb1");
+  size_t n = 0;
+  char *b = src ? fx_slurp(src, &n) : NULL, *z = calloc(1, 1 << 20);
+
+  assert_non_null(g);
+  if (b) assert_int_equal(gzwrite(g, b, (unsigned)n), (int)n);
+  for (int64_t left = zeros; left > 0; left -= 1 << 20)
+    assert_true(gzwrite(g, z, left < (1 << 20) ? (unsigned)left : 1u << 20) > 0);
+  assert_int_equal(gzclose(g), Z_OK);
+  free(b);
+  free(z);
+}
+
+/* A .gz is checked as it inflates: the SQLite header first, the inflate
+ * ratio (a gzip bomb never fills $TMPDIR), nothing after the stream. */
+static void test_gzip_untrusted(void **state)
+{
+  fx *f = *state;
+  char *v2 = fx_path(f->dir, "v2.rpd"), *gz = fx_path(f->dir, "t.rpd.gz"),
+       *two = fx_path(f->dir, "two.rpd.gz");
+  size_t n;
+  char *b;
+  rpd *r;
+
+  assert_int_equal(fx_make_db(v2, fx_v2_ddl), 0);
+  /* trailing garbage after a valid stream */
+  fx_gzip(v2, gz, 0);
+  b = fx_slurp(gz, &n);
+  b = realloc(b, n + 7);
+  memcpy(b + n, "garbage", 7);
+  fx_write(gz, b, n + 7);
+  expect_fail(f, gz, NULL, RPD_READ, RPD_EGZIP, "data after the end of the gzip stream (7 bytes)");
+  expect_fail(f, gz, NULL, RPD_WRITE, RPD_EGZIP, "data after the end of the gzip stream");
+  /* two members (cat a.gz b.gz) are one valid stream */
+  fx_write(two, b, n);
+  b = realloc(b, 2 * n);
+  memcpy(b + n, b, n);
+  fx_write(two, b, 2 * n);
+  free(b);
+  assert_int_equal(rpd_open(&r, two, NULL, RPD_READ), RPD_OK);
+  rpd_close(r, 0);
+  /* 100 MB of zeros: not SQLite, refused at its first bytes */
+  unlink(gz);
+  gzip_parts(gz, NULL, (int64_t)100 << 20);
+  expect_fail(f, gz, NULL, RPD_READ, RPD_ENOTDB, "the gzip data holds something else");
+  /* a trace followed by 100 MB of zeros: the ratio cap */
+  unlink(gz);
+  gzip_parts(gz, v2, (int64_t)100 << 20);
+  expect_fail(f, gz, NULL, RPD_READ, RPD_EGZIP, "gzip bomb");
+  expect_fail(f, gz, NULL, RPD_WRITE, RPD_EGZIP, "gzip bomb");
+  /* a header that claims 4 GiB in a few kilobytes: refused before it
+   * inflates further */
+  b = fx_slurp(v2, &n);
+  b[28] = 0; b[29] = 0x10; b[30] = 0; b[31] = 0;       /* 1 Mi pages */
+  b[16] = 0x10; b[17] = 0;                              /* of 4096 bytes */
+  fx_write(v2, b, n);
+  free(b);
+  unlink(gz);
+  fx_gzip(v2, gz, 0);
+  expect_fail(f, gz, NULL, RPD_READ, RPD_EGZIP, "gzip bomb");
+  free(v2);
+  free(gz);
+  free(two);
+}
+
+/* A writer never builds on a file with corrupt pages; a reader may read
+ * what is intact. */
+static void test_writer_integrity(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "bad.rpd"), *out = fx_path(f->dir, "o.rpd");
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  int page = 0;
+  rpd *r;
+
+  make_v2(p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+             " INSERT INTO filler SELECT randomblob(100) FROM n");
+  /* overwrite a leaf page of filler with garbage */
+  assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT max(pageno) FROM dbstat WHERE name = 'filler'"
+                                          " AND pagetype = 'leaf'", -1, &st, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+  page = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  assert_true(page > 2);
+  size_t n;
+  char *b = fx_slurp(p, &n);
+  memset(b + (size_t)(page - 1) * 4096, 'Z', 4096);
+  fx_write(p, b, n);
+  free(b);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  rpd_close(r, 0);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "corrupt SQLite database");
+  expect_fail(f, p, out, RPD_WRITE, RPD_ENOTDB, "corrupt SQLite database");
+  free(p);
+  free(out);
+}
+
+/* A v2 trace with a 2000-row filler table, a dropped 2000-row table on the
+ * freelist (a trunk page listing its leaves), in path; returns its bytes
+ * (*n long, caller frees). */
+static char *make_freelist_trace(const char *path, size_t *n)
+{
+  make_v2(path, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x); CREATE TABLE gone(x);"
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+                " INSERT INTO filler SELECT randomblob(100) FROM n;"
+                "INSERT INTO gone SELECT x FROM filler; DROP TABLE gone");
+  return fx_slurp(path, n);
+}
+
+static uint32_t get_be32(const char *b)
+{
+  const unsigned char *u = (const unsigned char *)b;
+  return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+}
+
+static void put_be32(char *b, uint32_t v)
+{
+  b[0] = (char)(v >> 24);
+  b[1] = (char)(v >> 16);
+  b[2] = (char)(v >> 8);
+  b[3] = (char)v;
+}
+
+/* The page walk that replaced quick_check for writers: a freelist that
+ * lists a live page (the write that would land on another table), pages
+ * nobody owns, a freelist count that lies, an interior page that does not
+ * parse: each refused, the file byte-identical.  The intact file opens. */
+static void test_writer_page_walk(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "fl.rpd"), *good = fx_path(f->dir, "good.rpd");
+  size_t n;
+  char *b = make_freelist_trace(p, &n);
+  uint32_t trunk = get_be32(b + 32), free_n = get_be32(b + 36), leaf;
+  char *t;
+  rpd *r;
+
+  assert_true(trunk > 1);
+  assert_true(free_n > 10);
+  fx_copy(p, good);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+
+  /* a freelist leaf pointing at page 2 (sqlite_master's, or a table's) */
+  t = b + (size_t)(trunk - 1) * 4096;
+  leaf = get_be32(t + 8);
+  assert_true(leaf > 2);
+  put_be32(t + 8, 2);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "page 2 is on the freelist and in use");
+  put_be32(t + 8, leaf);
+
+  /* the header forgets the freelist: its pages belong to nobody */
+  put_be32(b + 32, 0);
+  put_be32(b + 36, 0);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "is never used");
+  /* a reader still reads what is intact */
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  rpd_close(r, 0);
+  put_be32(b + 32, trunk);
+
+  /* the header's count does not match the list */
+  put_be32(b + 36, free_n + 1);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "the header says");
+  put_be32(b + 36, free_n);
+
+  /* a trunk page listing more pages than it can hold */
+  put_be32(t + 4, 5000);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "listing too many pages");
+  put_be32(t + 4, free_n - 1);
+
+  /* a freelist that loops back on its own trunk */
+  put_be32(t, trunk);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "is on the freelist and in use");
+  put_be32(t, 0);
+
+  /* restored: the same bytes as the intact file, which opens */
+  fx_write(p, b, n);
+  assert_true(fx_same_bytes(p, good));
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+  free(b);
+  free(p);
+  free(good);
+}
+
+/* Where the walk cannot see the whole file, the full quick_check runs:
+ * a file object named dbstat (it would hide SQLite's page table behind
+ * the author's rows) and a file in WAL mode. */
+static void test_writer_check_fallbacks(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "ds.rpd");
+  size_t n;
+  int page = 0;
+  char *b;
+  rpd *r;
+
+  /* intact: opens (the walk would read the author's empty DBSTAT and
+   * call every page unused) */
+  make_v2(p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+             " INSERT INTO filler SELECT randomblob(100) FROM n;"
+             "CREATE TABLE DBSTAT(pageno, pagetype)");
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+  b = fx_slurp(p, &n);
+  /* garbage over the last page (DBSTAT's root): quick_check finds it */
+  page = (int)(n / 4096);
+  memset(b + (size_t)(page - 1) * 4096, 'Z', 4096);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "quick_check");
+  free(b);
+  free(p);
+}
+
+int main(void)
+{
+  fx_default_signals();
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_close_with_virtual_tables, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_planted_triggers, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_core_views_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_planted_stat1, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_gzip_untrusted, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_writer_integrity, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_writer_page_walk, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_writer_check_fallbacks, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
