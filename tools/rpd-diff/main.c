@@ -103,21 +103,12 @@ static int parse_args(diff *d, int argc, char **argv)
     RPD_OPT_CALL("--by", by_opt, &d->levels, .arg = "LEVELS",
                  .help = "comma-separated subset of kernel,sequence,category,marker "
                          "(default: all four)"),
-    RPD_OPT_I64("--rank-a", &d->s[0].rank, 0, INT64_MAX, "--rank-a: '%s' is not a rank number",
-                .arg = "R", .help = "only rank R of A (a merged trace; see rpd-merge)"),
-    RPD_OPT_I64("--rank-b", &d->s[1].rank, 0, INT64_MAX, "--rank-b: '%s' is not a rank number",
-                .arg = "R", .help = "only rank R of B (A and B may be the same file)"),
+    DIFF_OPTS_RANKS(d),
     RPD_OPT_I64("--top", &d->top, 0, INT64_MAX, "--top: '%s' is not a count",
                 .help = "only the N rows of largest impact (0 = all; default)"),
     RPD_OPT_CALL("-f|--format", format_opt, &d->fmt, .arg = "FMT",
                  .help = "table (default), csv or json on stdout"),
-    RPD_OPT_I64("--width", &d->width, 0, INT64_MAX, "--width: '%s' is not a number of columns",
-                .help = "the table at most N columns wide (default: the terminal's width; "
-                        "160 when stdout is not a terminal; 0 = no limit): long names are "
-                        "cut in the middle, CSV, JSON and xlsx keep them whole"),
-    RPD_OPT_CALL("--xlsx", diff_xlsx_opt, &d->xlsx, .arg = "FILE",
-                 .help = "also write the rows to an xlsx workbook"),
-    RPD_OPT_CSV_RAW(),
+    DIFF_OPTS_OUTPUT(d),
     RPD_OPT_GROUP("The waterfall (rpd-diff --waterfall ... A.rpd B.rpd):"),
     RPD_OPT_ONLY_WITH(diff_waterfall_opts, "goes with --waterfall"),
     RPD_OPT_END(),

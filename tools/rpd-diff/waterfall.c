@@ -126,13 +126,12 @@ static int parse_args(wopts *o, int argc, char **argv)
 {
   const rpd_opt opts[] = {
     RPD_OPT_TABLE(only_opts),
-    RPD_OPT_CSV_RAW(),
-    RPD_OPT_I64("--rank-a", &o->s[0].rank, 0, INT64_MAX, "--rank-a: '%s' is not a rank number"),
-    RPD_OPT_I64("--rank-b", &o->s[1].rank, 0, INT64_MAX, "--rank-b: '%s' is not a rank number"),
+    DIFF_OPTS_RANKS(o),
+    /* kernels shown per part: its own bound (the per-key diff's --top
+     * counts rows) */
     RPD_OPT_I64("--top", &o->top, 0, 1000000, "--top: '%s' is not a count"),
-    RPD_OPT_CALL("--xlsx", diff_xlsx_opt, &o->xlsx),
     RPD_OPT_CALL("-f|--format", format_opt, &o->fmt),
-    RPD_OPT_I64("--width", &o->width, 0, INT64_MAX, "--width: '%s' is not a number of columns"),
+    DIFF_OPTS_OUTPUT(o),
     RPD_OPT_END(),
   };
   char msg[1024];
