@@ -116,8 +116,8 @@ int cs_gpu_open(rpd *r, gpu_src *g, int check, int checked) {
     g->assumed = !checked;
     g->last_api = g->last_op = INT64_MIN;
     g->merge = 1;
-    rc = rpd_intscan_open(r, &g->links, gpu_links_sql, 2);
-    if (rc == RPD_OK) rc = rpd_intscan_open(r, &g->ops, gpu_ops_sql, 4);
+    rc = rpd_intscan_open(r, &g->links, gpu_links_sql, 2, 1u << 1);
+    if (rc == RPD_OK) rc = rpd_intscan_open(r, &g->ops, gpu_ops_sql, 4, 0xeu);
     if (rc == RPD_OK) rc = ops_next(r, g);
   } else if (rc == RPD_OK) {
     rc = rpd_prepare(r, sorted ? gpu_stream_sql : gpu_stream_sort_sql,

@@ -13,8 +13,12 @@
  * filters, and its rows would come in a wrong order. */
 static void intscan_row(sqlite3_context *cx, int argc, sqlite3_value **v)
 {
-  rpd_intscan *s = sqlite3_value_pointer(v[0], PTR_TYPE);
+  /* ?1 is a constant: SQLite keeps the scan as the argument's auxiliary
+   * data from row to row (sqlite3_value_pointer compares its type name) */
+  rpd_intscan *s = sqlite3_get_auxdata(cx, 0);
 
+  if (!s && (s = sqlite3_value_pointer(v[0], PTR_TYPE)) != NULL)
+    sqlite3_set_auxdata(cx, 0, s, NULL);
   if (!s || argc - 1 != s->ncols) {
     sqlite3_result_error(cx, "rpd_intscan: wrong arguments", -1);
     return;
@@ -26,15 +30,16 @@ static void intscan_row(sqlite3_context *cx, int argc, sqlite3_value **v)
   }
   int64_t *o = s->v + (size_t)s->n * (size_t)s->ncols;
   unsigned ints = 0;
-  for (int c = 0; c < s->ncols; c++) {
+  for (unsigned t = s->typed; t; t &= t - 1) {   /* the type first: reading converts */
+    int c = __builtin_ctz(t);
     ints |= (unsigned)(sqlite3_value_type(v[c + 1]) == SQLITE_INTEGER) << c;
-    o[c] = sqlite3_value_int64(v[c + 1]);
   }
+  for (int c = 0; c < s->ncols; c++) o[c] = sqlite3_value_int64(v[c + 1]);
   s->ints[s->n] = (uint16_t)ints;
   sqlite3_result_int(cx, ++s->n == RPD_INTSCAN_ROWS);
 }
 
-int rpd_intscan_open(rpd *r, rpd_intscan *s, const char *sql, int ncols)
+int rpd_intscan_open(rpd *r, rpd_intscan *s, const char *sql, int ncols, unsigned typed)
 {
   *s = (rpd_intscan){0};
   if (ncols < 1 || ncols > RPD_INTSCAN_MAXCOLS)
@@ -59,6 +64,7 @@ int rpd_intscan_open(rpd *r, rpd_intscan *s, const char *sql, int ncols)
     return rc;
   }
   s->ncols = ncols;
+  s->typed = typed & ((1u << ncols) - 1);
   s->v = rpd_xmalloc(sizeof *s->v * RPD_INTSCAN_ROWS * (size_t)ncols);
   s->ints = rpd_xmalloc(sizeof *s->ints * RPD_INTSCAN_ROWS);
   return RPD_OK;

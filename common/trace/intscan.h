@@ -35,16 +35,19 @@ typedef struct rpd_intscan {
   int n;              /* rows in the batch */
   int64_t *v;         /* the batch's cells, row by row: v[i * ncols + c] */
   uint16_t *ints;     /* bit c of ints[i]: column c of row i is an INTEGER
-                         (else v holds sqlite3_value_int64 of it) */
+                         (else v holds sqlite3_value_int64 of it); only
+                         the columns asked for (typed), the others 0 */
+  unsigned typed;     /* bit c: column c's type is looked at */
   int pos;            /* rpd_intscan_row: the next row of the batch */
   int done;           /* the statement has returned its last row */
 } rpd_intscan;
 
 /* Prepare sql (see above; ncols columns after ?1, at most
- * RPD_INTSCAN_MAXCOLS) on r and bind the scan to it.  RPD_OK or an error
- * with its message; on error s holds nothing to free, on success call
- * rpd_intscan_close. */
-int rpd_intscan_open(rpd *r, rpd_intscan *s, const char *sql, int ncols);
+ * RPD_INTSCAN_MAXCOLS) on r and bind the scan to it; typed: bit c asks
+ * whether column c is an INTEGER (a call per value, so only those a caller
+ * needs).  RPD_OK or an error with its message; on error s holds nothing
+ * to free, on success call rpd_intscan_close. */
+int rpd_intscan_open(rpd *r, rpd_intscan *s, const char *sql, int ncols, unsigned typed);
 
 /* The next batch into s->v, s->ints, s->n: RPD_OK with s->n = 0 when the
  * rows are all read, or an error (its message) from SQLite. */

@@ -56,7 +56,7 @@ static int fold(rpd *r, const char *table, int gpu, int64_t *bad)
   unsigned ints = 0;
   sql = sqlite3_mprintf("SELECT 1 FROM \"%w\" WHERE rpd_intscan(?1, start, \"end\", gpuId)"
                         " ORDER BY id", table);
-  assert_int_equal(rpd_intscan_open(r, &sc, sql, 3), RPD_OK);
+  assert_int_equal(rpd_intscan_open(r, &sc, sql, 3, 7), RPD_OK);
   sqlite3_free(sql);
   while (rpd_step(r, st) == SQLITE_ROW) {
     int64_t before = c.bad;

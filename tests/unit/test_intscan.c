@@ -37,7 +37,7 @@ static void test_rows_equal_stepped(void **state)
 
   assert_int_equal(rpd_prepare(f->r, "SELECT a, b, c, id FROM t", &st), RPD_OK);
   assert_int_equal(rpd_intscan_open(f->r, &sc, "SELECT 1 FROM t WHERE rpd_intscan(?1, a, b, c, id)",
-                                    4), RPD_OK);
+                                    4, 0xf), RPD_OK);
   while (rpd_step(f->r, st) == SQLITE_ROW) {
     if (sc.pos == sc.n) batches++;
     assert_int_equal(rpd_intscan_row(f->r, &sc, &v, &ints), 1);
@@ -56,15 +56,17 @@ static void test_rows_equal_stepped(void **state)
 
   /* ORDER BY the rowid is read in that order: no sort */
   assert_int_equal(rpd_intscan_open(f->r, &sc,
-                                    "SELECT 1 FROM t WHERE rpd_intscan(?1, id) ORDER BY id", 1),
+                                    "SELECT 1 FROM t WHERE rpd_intscan(?1, id, c) ORDER BY id", 2, 0),
                    RPD_OK);
-  for (rows = 0; rpd_intscan_row(f->r, &sc, &v, &ints) == 1; rows++)
+  for (rows = 0; rpd_intscan_row(f->r, &sc, &v, &ints) == 1; rows++) {
     assert_int_equal(v[0], rows + 1);
+    assert_int_equal(ints, 0);   /* no type asked for */
+  }
   assert_int_equal(rows, 2500);
   rpd_intscan_close(&sc);
 
   /* no rows */
-  assert_int_equal(rpd_intscan_open(f->r, &sc, "SELECT 1 FROM empty WHERE rpd_intscan(?1, a)", 1),
+  assert_int_equal(rpd_intscan_open(f->r, &sc, "SELECT 1 FROM empty WHERE rpd_intscan(?1, a)", 1, 1),
                    RPD_OK);
   assert_int_equal(rpd_intscan_row(f->r, &sc, &v, &ints), 0);
   rpd_intscan_close(&sc);
@@ -85,7 +87,7 @@ static void test_sort_refused(void **state)
     const int64_t *v = NULL;
     unsigned ints = 0;
     int rc = 1;
-    assert_int_equal(rpd_intscan_open(f->r, &sc, sorted[i], 1), RPD_OK);
+    assert_int_equal(rpd_intscan_open(f->r, &sc, sorted[i], 1, 0), RPD_OK);
     while ((rc = rpd_intscan_row(f->r, &sc, &v, &ints)) == 1) {}
     assert_int_equal(rc, -RPD_ESQL);
     assert_non_null(strstr(rpd_errmsg(), "rpd_intscan"));
@@ -93,7 +95,7 @@ static void test_sort_refused(void **state)
   }
   /* and a wrong column count */
   rpd_intscan sc;
-  assert_int_equal(rpd_intscan_open(f->r, &sc, "SELECT 1 FROM t WHERE rpd_intscan(?1, id)", 0),
+  assert_int_equal(rpd_intscan_open(f->r, &sc, "SELECT 1 FROM t WHERE rpd_intscan(?1, id)", 0, 0),
                    RPD_ERR);
 }
 
