@@ -44,15 +44,17 @@ int rpd_intscan_open(rpd *r, rpd_intscan *s, const char *sql, int ncols, unsigne
   *s = (rpd_intscan){0};
   if (ncols < 1 || ncols > RPD_INTSCAN_MAXCOLS)
     return rpd_seterr(RPD_ERR, "rpd_intscan: %d columns", ncols);
-  /* once per connection: registering it again while a statement runs
-   * fails, and otherwise expires every prepared statement */
+  /* once per handle: registering it again while a statement runs fails,
+   * and otherwise expires every prepared statement.  SQLITE_BUSY says it
+   * is there already (another handle over the same connection) */
   if (!r->intscan_fn) {
     int flags = SQLITE_UTF8;
 #ifdef SQLITE_DIRECTONLY
     flags |= SQLITE_DIRECTONLY;   /* never from a trace's own views or triggers */
 #endif
-    if (sqlite3_create_function(r->db, "rpd_intscan", -1, flags, NULL, intscan_row, NULL,
-                                NULL) != SQLITE_OK)
+    int src = sqlite3_create_function(r->db, "rpd_intscan", -1, flags, NULL, intscan_row,
+                                      NULL, NULL);
+    if (src != SQLITE_OK && src != SQLITE_BUSY)
       return rpd_seterr(RPD_ESQL, "cannot register a function: %s", sqlite3_errmsg(r->db));
     r->intscan_fn = 1;
   }
