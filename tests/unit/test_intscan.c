@@ -1,7 +1,8 @@
 /* test_intscan.c - common/trace/intscan.c: a query's integer rows a batch
  * at a time equal the rows stepped one by one (values, INTEGER bits,
  * order), across batch boundaries and on an empty table; a query that
- * sorts is refused instead of returning its rows in scan order. */
+ * sorts is refused instead of returning its rows in scan order; two
+ * handles over one connection scan side by side. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -99,11 +100,37 @@ static void test_sort_refused(void **state)
                    RPD_ERR);
 }
 
+/* A second handle over the same connection, while the first one's scan
+ * runs: the function is there already, and both scans read their rows. */
+static void test_two_handles(void **state)
+{
+  fx *f = *state;
+  rpd_intscan a, b;
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  rpd *r2 = rpd_attach(rpd_db(f->r), rpd_schema(f->r), 0);
+
+  assert_non_null(r2);
+  assert_int_equal(rpd_intscan_open(f->r, &a, "SELECT 1 FROM t WHERE rpd_intscan(?1, id)", 1, 0),
+                   RPD_OK);
+  assert_int_equal(rpd_intscan_row(f->r, &a, &v, &ints), 1);   /* a's statement runs */
+  assert_int_equal(rpd_intscan_open(r2, &b, "SELECT 1 FROM t WHERE rpd_intscan(?1, a)", 1, 0),
+                   RPD_OK);
+  assert_int_equal(rpd_intscan_row(r2, &b, &v, &ints), 1);
+  assert_int_equal(v[0], 1000003);
+  assert_int_equal(rpd_intscan_row(f->r, &a, &v, &ints), 1);
+  assert_int_equal(v[0], 2);
+  rpd_intscan_close(&b);
+  rpd_intscan_close(&a);
+  rpd_detach(r2);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_rows_equal_stepped, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_sort_refused, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_two_handles, setup, fx_trace_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
