@@ -16,7 +16,6 @@
  * order and checks it as the links stream by (no scan first); links out of
  * it stop the walk, which is rolled back and run again with their order
  * checked first (gpu_in_order), as a call out of order does. */
-static const char gpu_order_sql[] = "SELECT api_id, op_id FROM rocpd_api_ops";
 static const char gpu_links_sql[] =
     "SELECT 1 FROM rocpd_api_ops WHERE rpd_intscan(?1, api_id, op_id)";
 static const char gpu_ops_sql[] =
@@ -59,22 +58,23 @@ void rpd_callstack_set_merge_limit(size_t entries) {
  * if its op_ids also rise strictly, all integers.  Only the first `rows`
  * links are read if rows >= 0. */
 static int gpu_in_order(rpd *r, int *sorted, int *merge, int64_t rows) {
-  sqlite3_stmt *st = NULL;
+  rpd_intscan sc;
+  const int64_t *l = NULL;
+  unsigned ints = 0;
   int64_t last = INT64_MIN, last_op = INT64_MIN;
-  int s = SQLITE_DONE, rc = rpd_prepare(r, gpu_order_sql, &st);
+  int s = 0, rc = rpd_intscan_open(r, &sc, gpu_links_sql, 2, 1u << 1);
   *sorted = *merge = 1;
-  while (rc == RPD_OK && rows-- != 0 && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0), op = sqlite3_column_int64(st, 1);
+  while (rc == RPD_OK && rows-- != 0 && (s = rpd_intscan_row(r, &sc, &l, &ints)) > 0) {
+    int64_t id = l[0], op = l[1];
     if (id < last) {
       *sorted = *merge = 0;
       break;
     }
-    if (*merge && (op <= last_op || sqlite3_column_type(st, 1) != SQLITE_INTEGER))
-      *merge = 0;
+    if (*merge && (op <= last_op || !(ints & 2u))) *merge = 0;
     last = id, last_op = op;
   }
   if (rc == RPD_OK && s < 0) rc = -s;
-  sqlite3_finalize(st);
+  rpd_intscan_close(&sc);
   return rc;
 }
 
