@@ -87,6 +87,7 @@ static int ops_next(rpd *r, gpu_src *g) {
   g->ops_more = s;
   if (g->ops_more) {
     g->op_id = o[0];
+    /* columns 1..3 (start, end, gpuId): bits RPD_CHECK_START/END/GPU_INT */
     if (g->check && !rpd_check_ints_ok(o[1], o[2], o[3],
                                        (ints >> 1) | RPD_CHECK_WITH_GPU))
       g->ops_bad = 1;   /* the message comes from the check's query */
@@ -116,8 +117,9 @@ int cs_gpu_open(rpd *r, gpu_src *g, int check, int checked) {
     g->assumed = !checked;
     g->last_api = g->last_op = INT64_MIN;
     g->merge = 1;
-    rc = rpd_intscan_open(r, &g->links, gpu_links_sql, 2, 1u << 1);
-    if (rc == RPD_OK) rc = rpd_intscan_open(r, &g->ops, gpu_ops_sql, 4, 0xeu);
+    rc = rpd_intscan_open(r, &g->links, gpu_links_sql, 2, 1u << 1);   /* op_id's type */
+    if (rc == RPD_OK)   /* the types of start, end, gpuId */
+      rc = rpd_intscan_open(r, &g->ops, gpu_ops_sql, 4, 1u << 1 | 1u << 2 | 1u << 3);
     if (rc == RPD_OK) rc = ops_next(r, g);
   } else if (rc == RPD_OK) {
     rc = rpd_prepare(r, sorted ? gpu_stream_sql : gpu_stream_sort_sql,
