@@ -60,6 +60,7 @@ struct rpd {
                            rocpd_op (rpd_opclass_condition_now), read when the
                            connection's total changes were opclass_at - 1 */
   long long opclass_at;
+  int intscan_fn;       /* rpd_intscan's SQL function is registered on db */
 };
 
 /* open.c: the file of rpd_create (create.c): a temp file next to path's

@@ -98,10 +98,12 @@ static int close_frame(walker *w, thread *t, int k) {
     t->stack[j].child_cpu += cpu;
     rc = cs_emit(w, t->stack[j].id, f.id, k - j, cpu, gpu);
   }
-  memmove(&t->stack[k], &t->stack[k + 1],
-          (size_t)(t->depth - k - 1) * sizeof(frame));
-  memmove(&t->tags[k], &t->tags[k + 1],
-          (size_t)(t->depth - k - 1) * sizeof(int64_t));
+  if (k < t->depth - 1) {   /* not the top one: an overlapping call */
+    memmove(&t->stack[k], &t->stack[k + 1],
+            (size_t)(t->depth - k - 1) * sizeof(frame));
+    memmove(&t->tags[k], &t->tags[k + 1],
+            (size_t)(t->depth - k - 1) * sizeof(int64_t));
+  }
   t->depth--;
   return rc;
 }

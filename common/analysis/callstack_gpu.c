@@ -16,10 +16,10 @@
  * order and checks it as the links stream by (no scan first); links out of
  * it stop the walk, which is rolled back and run again with their order
  * checked first (gpu_in_order), as a call out of order does. */
-static const char gpu_order_sql[] = "SELECT api_id, op_id FROM rocpd_api_ops";
-static const char gpu_links_sql[] = "SELECT api_id, op_id FROM rocpd_api_ops";
+static const char gpu_links_sql[] =
+    "SELECT 1 FROM rocpd_api_ops WHERE rpd_intscan(?1, api_id, op_id)";
 static const char gpu_ops_sql[] =
-    "SELECT id, start, end, gpuId FROM rocpd_op ORDER BY id";
+    "SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, id, start, end, gpuId) ORDER BY id";
 static const char op_rowid_sql[] =
     "SELECT count(*) = 1 AND max(name = 'id' AND upper(type) = 'INTEGER') "
     "FROM pragma_table_info('rocpd_op') WHERE pk > 0";
@@ -58,40 +58,41 @@ void rpd_callstack_set_merge_limit(size_t entries) {
  * if its op_ids also rise strictly, all integers.  Only the first `rows`
  * links are read if rows >= 0. */
 static int gpu_in_order(rpd *r, int *sorted, int *merge, int64_t rows) {
-  sqlite3_stmt *st = NULL;
+  rpd_intscan sc;
+  const int64_t *l = NULL;
+  unsigned ints = 0;
   int64_t last = INT64_MIN, last_op = INT64_MIN;
-  int s = SQLITE_DONE, rc = rpd_prepare(r, gpu_order_sql, &st);
+  int s = 0, rc = rpd_intscan_open(r, &sc, gpu_links_sql, 2, 1u << 1);
   *sorted = *merge = 1;
-  while (rc == RPD_OK && rows-- != 0 && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0), op = sqlite3_column_int64(st, 1);
+  while (rc == RPD_OK && rows-- != 0 && (s = rpd_intscan_row(r, &sc, &l, &ints)) > 0) {
+    int64_t id = l[0], op = l[1];
     if (id < last) {
       *sorted = *merge = 0;
       break;
     }
-    if (*merge && (op <= last_op || sqlite3_column_type(st, 1) != SQLITE_INTEGER))
-      *merge = 0;
+    if (*merge && (op <= last_op || !(ints & 2u))) *merge = 0;
     last = id, last_op = op;
   }
   if (rc == RPD_OK && s < 0) rc = -s;
-  sqlite3_finalize(st);
+  rpd_intscan_close(&sc);
   return rc;
 }
 
 /* Advance the merge's scan of rocpd_op by one row into op_*. */
 static int ops_next(rpd *r, gpu_src *g) {
-  int s = rpd_step(r, g->ops);
+  const int64_t *o = NULL;
+  unsigned ints = 0;
+  int s = rpd_intscan_row(r, &g->ops, &o, &ints);
   if (s < 0) return -s;
-  g->ops_more = s == SQLITE_ROW;
+  g->ops_more = s;
   if (g->ops_more) {
-    sqlite3_stmt *o = g->ops;
-    g->op_id = sqlite3_column_int64(o, 0);
-    if (g->check && !rpd_check_row_ok(sqlite3_column_value(o, 1),
-                                      sqlite3_column_value(o, 2),
-                                      sqlite3_column_value(o, 3)))
+    g->op_id = o[0];
+    /* columns 1..3 (start, end, gpuId): bits RPD_CHECK_START/END/GPU_INT */
+    if (g->check && !rpd_check_ints_ok(o[1], o[2], o[3],
+                                       (ints >> 1) | RPD_CHECK_WITH_GPU))
       g->ops_bad = 1;   /* the message comes from the check's query */
     /* wraps instead of overflowing on a bad row (the run fails anyway) */
-    g->op_gpu = (int64_t)((uint64_t)sqlite3_column_int64(o, 2) -
-                          (uint64_t)sqlite3_column_int64(o, 1));
+    g->op_gpu = (int64_t)((uint64_t)o[2] - (uint64_t)o[1]);
   }
   return RPD_OK;
 }
@@ -115,8 +116,10 @@ int cs_gpu_open(rpd *r, gpu_src *g, int check, int checked) {
     g->check = check;
     g->assumed = !checked;
     g->last_api = g->last_op = INT64_MIN;
-    rc = rpd_prepare(r, gpu_links_sql, &g->stream);
-    if (rc == RPD_OK) rc = rpd_prepare(r, gpu_ops_sql, &g->ops);
+    g->merge = 1;
+    rc = rpd_intscan_open(r, &g->links, gpu_links_sql, 2, 1u << 1);   /* op_id's type */
+    if (rc == RPD_OK)   /* the types of start, end, gpuId */
+      rc = rpd_intscan_open(r, &g->ops, gpu_ops_sql, 4, 1u << 1 | 1u << 2 | 1u << 3);
     if (rc == RPD_OK) rc = ops_next(r, g);
   } else if (rc == RPD_OK) {
     rc = rpd_prepare(r, sorted ? gpu_stream_sql : gpu_stream_sort_sql,
@@ -131,35 +134,43 @@ int cs_gpu_open(rpd *r, gpu_src *g, int check, int checked) {
  * whether every op passed it (ops_clean). */
 int cs_gpu_finish(rpd *r, gpu_src *g) {
   int rc = RPD_OK;
-  while (rc == RPD_OK && g->ops && g->ops_more) rc = ops_next(r, g);
-  g->ops_clean = rc == RPD_OK && g->ops && g->check && !g->ops_bad;
+  while (rc == RPD_OK && g->merge && g->ops_more) rc = ops_next(r, g);
+  g->ops_clean = rc == RPD_OK && g->merge && g->check && !g->ops_bad;
   return rc;
 }
 
 void cs_gpu_close(gpu_src *g) {
   sqlite3_finalize(g->stream);
   sqlite3_finalize(g->lookup);
-  sqlite3_finalize(g->ops);
+  rpd_intscan_close(&g->links);
+  rpd_intscan_close(&g->ops);
   free(g->e);
 }
 
 /* Advance the stream by one row into next_*.  Merging, a link whose op
  * is not in rocpd_op is skipped, as the join skips it. */
 int cs_gpu_next(rpd *r, gpu_src *g) {
-  for (;;) {
-    int s = rpd_step(r, g->stream), rc = RPD_OK;
+  if (!g->merge) {
+    int s = rpd_step(r, g->stream);
     if (s < 0) return -s;
     g->more = s == SQLITE_ROW;
-    if (!g->more) return RPD_OK;
-    g->next_id = sqlite3_column_int64(g->stream, 0);
-    if (!g->ops) {
+    if (g->more) {
+      g->next_id = sqlite3_column_int64(g->stream, 0);
       g->next_gpu = sqlite3_column_int64(g->stream, 1);
-      return RPD_OK;
     }
-    int64_t op = sqlite3_column_int64(g->stream, 1);
+    return RPD_OK;
+  }
+  for (;;) {
+    const int64_t *l = NULL;
+    unsigned ints = 0;
+    int s = rpd_intscan_row(r, &g->links, &l, &ints), rc = RPD_OK;
+    if (s < 0) return -s;
+    g->more = s;
+    if (!g->more) return RPD_OK;
+    g->next_id = l[0];
+    int64_t op = l[1];
     if (g->assumed) {   /* api_ids must not fall, op_ids must rise */
-      if (g->next_id < g->last_api || op <= g->last_op ||
-          sqlite3_column_type(g->stream, 1) != SQLITE_INTEGER) {
+      if (g->next_id < g->last_api || op <= g->last_op || !(ints & 2u)) {
         g->redo = 1, g->more = 0;
         return RPD_OK;
       }
@@ -186,8 +197,9 @@ static int gpu_push(rpd *r, gpu_src *g, int64_t id, int64_t gpu) {
         int rc = rpd_exec(r, gpu_table_sql);
         if (rc == RPD_OK) rc = rpd_prepare(r, gpu_lookup_sql, &g->lookup);
         sqlite3_finalize(g->stream);
-        sqlite3_finalize(g->ops);   /* rocpd_op is checked by its query */
-        g->stream = g->ops = NULL, g->more = g->ops_more = 0;
+        rpd_intscan_close(&g->links);
+        rpd_intscan_close(&g->ops);   /* rocpd_op is checked by its query */
+        g->stream = NULL, g->merge = g->more = g->ops_more = 0;
         free(g->e);
         g->e = NULL, g->n = g->cap = g->head = 0;
         return rc;

@@ -13,6 +13,7 @@
 
 #include "callstack.h"
 #include "internal.h"
+#include "intscan.h"
 
 /* Rows go in BATCH at a time through one INSERT ... SELECT from the
  * pending rows, which the walk's own virtual table (rows_module) shows to
@@ -50,10 +51,11 @@ typedef struct gpu_entry {
 } gpu_entry;
 
 typedef struct gpu_src {
-  sqlite3_stmt *stream, *lookup;
+  sqlite3_stmt *stream, *lookup;  /* the join (not merging); the fallback */
   int64_t next_id, next_gpu;  /* the stream's row read ahead */
   int more;                   /* next_* is valid */
-  sqlite3_stmt *ops;          /* the merge with rocpd_op (NULL: stream joins) */
+  int merge;                  /* links merged with a scan of rocpd_op: */
+  rpd_intscan links, ops;     /* their scans */
   int64_t op_id, op_gpu;      /* ops' current row */
   int ops_more;               /* op_* is valid */
   int check;                  /* apply the trace check's rule to each op */

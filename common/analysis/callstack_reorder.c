@@ -5,8 +5,12 @@
 
 #include "callstack_int.h"
 #include "check.h"
+#include "intscan.h"
 
-static const char scan_sql[] = "SELECT pid, tid, id, start, end FROM rocpd_api";
+/* rocpd_api in rowid order, a batch at a time (intscan.h) */
+static const char scan_sql[] =
+    "SELECT 1 FROM rocpd_api WHERE rpd_intscan(?1, pid, tid, id, start, end)";
+enum { PID, TID, ID, START, END };
 
 static size_t sort_max = (size_t)1 << 18;   /* 8 MB of calls held */
 
@@ -201,23 +205,23 @@ static int step_held_call(walker *w, const call *c) {
  * far out of order that placing them would cost more than a sort: SQLite
  * must sort. */
 int cs_walk_reorder(walker *w, int *fallback) {
-  sqlite3_stmt *st = NULL;
+  rpd_intscan sc;
   reorder o = {0};
   call last = {0};
-  int have_last = 0, s = SQLITE_DONE;
+  int have_last = 0, more = 0;
   int64_t seen = 0;
-  int rc = rpd_prepare(w->r, scan_sql, &st);
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  int rc = rpd_intscan_open(w->r, &sc, scan_sql, 5, 1u << START | 1u << END);
   *fallback = 0;
-  while (rc == RPD_OK && !w->gpu.redo && (s = rpd_step(w->r, st)) == SQLITE_ROW) {
-    int64_t pid = sqlite3_column_int64(st, 0), tid = sqlite3_column_int64(st, 1);
+  while (rc == RPD_OK && !w->gpu.redo && (more = rpd_intscan_row(w->r, &sc, &v, &ints)) > 0) {
+    int64_t pid = v[PID], tid = v[TID];
     if (pid != (int32_t)pid || tid != (int32_t)tid ||
-        sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
-        sqlite3_column_type(st, 4) != SQLITE_INTEGER) {
+        (ints & (1u << START | 1u << END)) != (1u << START | 1u << END)) {
       *fallback = 1;
       break;
     }
-    call c = {sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
-              sqlite3_column_int64(st, 2), (int32_t)pid, (int32_t)tid};
+    call c = {v[START], v[END], v[ID], (int32_t)pid, (int32_t)tid};
     /* the trace check's rule (check.h); the message comes from its query */
     if (w->check && !(rpd_ns_sane(c.start) && rpd_ns_sane(c.end) && c.end >= c.start)) {
       *fallback = 1;
@@ -238,8 +242,8 @@ int cs_walk_reorder(walker *w, int *fallback) {
       rc = step_held_call(w, &last);
     }
   }
-  if (rc == RPD_OK && !*fallback && s < 0) rc = -s;
-  sqlite3_finalize(st);
+  if (rc == RPD_OK && !*fallback && more < 0) rc = -more;
+  rpd_intscan_close(&sc);
   while (rc == RPD_OK && !*fallback && !w->gpu.redo && o.held) {
     call c = reorder_pop(&o);
     rc = step_held_call(w, &c);

@@ -167,22 +167,16 @@ int rpd_check_table(rpd *r, const char *table, int gpu, int64_t *bad)
 _Static_assert(sizeof ((rpd_check_rows *)0)->n / sizeof (int64_t) == NCLASS,
                "rpd_check_rows.n has a slot per class");
 
-/* The classes (bit k = class k) one row's values fall in; 0 for a sane
- * row.  The one definition behind rpd_check_values and rpd_check_row_ok
+/* The classes (bit k = class k) of one row's start, end and (with_gpu)
+ * gpuId, given as whether each is an INTEGER and its value (looked at only
+ * when it is); 0 for a sane row.  The one definition behind
+ * rpd_check_values, rpd_check_row_ok and rpd_check_ints_ok
  * (rpd_check_table's SQL asks the same of every row). */
-static unsigned row_classes(sqlite3_value *start, sqlite3_value *end, sqlite3_value *gpu)
+static unsigned classes(int si, int64_t s, int ei, int64_t e, int with_gpu, int gi, int64_t g)
 {
-  int si = sqlite3_value_type(start) == SQLITE_INTEGER;   /* the type first: */
-  int ei = sqlite3_value_type(end) == SQLITE_INTEGER;     /* reading converts */
-  int64_t s = si ? sqlite3_value_int64(start) : 0;
-  int64_t e = ei ? sqlite3_value_int64(end) : 0;
   unsigned k = 0;
 
-  if (gpu) {
-    int gi = sqlite3_value_type(gpu) == SQLITE_INTEGER;
-    int64_t g = gi ? sqlite3_value_int64(gpu) : -1;
-    k |= (unsigned)!(g >= 0 && g < RPD_GPU_LIMIT) << GPU_BAD;
-  }
+  if (with_gpu) k |= (unsigned)!(gi && g >= 0 && g < RPD_GPU_LIMIT) << GPU_BAD;
   if (si && ei && rpd_ns_sane(s) && rpd_ns_sane(e) && e >= s) return k;   /* the common case */
   k |= (unsigned)!si << START_TYPE;
   k |= (unsigned)!ei << END_TYPE;
@@ -190,6 +184,15 @@ static unsigned row_classes(sqlite3_value *start, sqlite3_value *end, sqlite3_va
   k |= (unsigned)(ei && !rpd_ns_sane(e)) << END_RANGE;
   k |= (unsigned)(si && ei && e < s) << ORDER;
   return k;
+}
+
+static unsigned row_classes(sqlite3_value *start, sqlite3_value *end, sqlite3_value *gpu)
+{
+  int si = sqlite3_value_type(start) == SQLITE_INTEGER;   /* the type first: */
+  int ei = sqlite3_value_type(end) == SQLITE_INTEGER;     /* reading converts */
+  int gi = gpu && sqlite3_value_type(gpu) == SQLITE_INTEGER;
+  return classes(si, si ? sqlite3_value_int64(start) : 0, ei, ei ? sqlite3_value_int64(end) : 0,
+                 gpu != NULL, gi, gi ? sqlite3_value_int64(gpu) : 0);
 }
 
 void rpd_check_values(rpd_check_rows *c, sqlite3_value *start, sqlite3_value *end,
@@ -205,6 +208,12 @@ void rpd_check_values(rpd_check_rows *c, sqlite3_value *start, sqlite3_value *en
 int rpd_check_row_ok(sqlite3_value *start, sqlite3_value *end, sqlite3_value *gpu)
 {
   return row_classes(start, end, gpu) == 0;
+}
+
+int rpd_check_ints_ok(int64_t start, int64_t end, int64_t gpu, unsigned ints)
+{
+  return classes(!!(ints & RPD_CHECK_START_INT), start, !!(ints & RPD_CHECK_END_INT), end,
+                 !!(ints & RPD_CHECK_WITH_GPU), !!(ints & RPD_CHECK_GPU_INT), gpu) == 0;
 }
 
 int rpd_check_rows_result(const rpd_check_rows *c, const char *table)

@@ -52,6 +52,16 @@ void rpd_check_values(rpd_check_rows *c, sqlite3_value *start, sqlite3_value *en
  * message), else 0. */
 int rpd_check_row_ok(sqlite3_value *start, sqlite3_value *end, sqlite3_value *gpu);
 
+/* rpd_check_row_ok on values already read (rpd_intscan): start, end and
+ * gpu as sqlite3_value_int64 gives them, and in ints which of them were
+ * INTEGERs (RPD_CHECK_*_INT) and whether gpu is checked at all
+ * (RPD_CHECK_WITH_GPU). */
+#define RPD_CHECK_START_INT 1u
+#define RPD_CHECK_END_INT 2u
+#define RPD_CHECK_GPU_INT 4u
+#define RPD_CHECK_WITH_GPU 8u
+int rpd_check_ints_ok(int64_t start, int64_t end, int64_t gpu, unsigned ints);
+
 /* RPD_OK when no row was bad, else RPD_ERANGE and the message of
  * rpd_check_table for `table`. */
 int rpd_check_rows_result(const rpd_check_rows *c, const char *table);

@@ -2,7 +2,8 @@
  * by row (what raptor's library API folds into its own scans) must give
  * exactly rpd_check_table's verdict: code, message and bad-row count, for
  * every class of garbage, mixed classes, and columns without INTEGER
- * affinity. */
+ * affinity; rpd_check_ints_ok on the same rows read by rpd_intscan gives
+ * rpd_check_row_ok's verdict. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 
 #include "check.h"
 #include "core_fixture.h"
+#include "intscan.h"
 
 typedef fx_trace fx;
 
@@ -48,13 +50,26 @@ static int fold(rpd *r, const char *table, int gpu, int64_t *bad)
   assert_non_null(sql);
   assert_int_equal(rpd_prepare(r, sql, &st), RPD_OK);
   sqlite3_free(sql);
+  /* and the verdict on the same rows read as integers (rpd_intscan) */
+  rpd_intscan sc;
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  sql = sqlite3_mprintf("SELECT 1 FROM \"%w\" WHERE rpd_intscan(?1, start, \"end\", gpuId)"
+                        " ORDER BY id", table);
+  assert_int_equal(rpd_intscan_open(r, &sc, sql, 3, 7), RPD_OK);
+  sqlite3_free(sql);
   while (rpd_step(r, st) == SQLITE_ROW) {
     int64_t before = c.bad;
     sqlite3_value *g = gpu ? sqlite3_column_value(st, 2) : NULL;
     int ok = rpd_check_row_ok(sqlite3_column_value(st, 0), sqlite3_column_value(st, 1), g);
     rpd_check_values(&c, sqlite3_column_value(st, 0), sqlite3_column_value(st, 1), g);
     assert_int_equal(ok, c.bad == before);   /* the one-row verdict agrees */
+    assert_int_equal(rpd_intscan_row(r, &sc, &v, &ints), 1);
+    assert_int_equal(rpd_check_ints_ok(v[0], v[1], v[2], ints | (gpu ? RPD_CHECK_WITH_GPU : 0)),
+                     ok);
   }
+  assert_int_equal(rpd_intscan_row(r, &sc, &v, &ints), 0);
+  rpd_intscan_close(&sc);
   sqlite3_finalize(st);
   *bad = c.bad;
   return rpd_check_rows_result(&c, table);
