@@ -15,7 +15,8 @@
 # subfolders) except the one holding main() -- main.c, or NAME.c (raptor/raptor.c) --
 # goes into obj/FOLDER/libNAME.a, and bin/NAME = main's object + libNAME.a + librpdcommon.a.
 # tests/unit/test_*.c -> cmocka test programs; one whose first line is
-# "/* links: NAME ... */" also links those tools' libraries (and sees their headers).
+# "/* links: NAME ... */" also links those tools' libraries (and sees their headers);
+# so does a tool folder's main (raptor/raptor.c links rpd-import's rocprofv3 reader).
 # Extra rules (shared libraries, ...) live in mk/*.mk.
 
 CC       ?= gcc
@@ -165,9 +166,13 @@ define tool_dir_rule
 $(call tool_lib,$(OBJ),$(notdir $(1))): $(patsubst %.c,$(OBJ)/%.o,$(call tool_lib_src,$(1)))
 	rm -f $$@ && ar rcs $$@ $$^
 $(BIN)/$(notdir $(1)): $(patsubst %.c,$(OBJ)/%.o,$(call tool_main,$(1))) \
-  $(call tool_lib,$(OBJ),$(notdir $(1))) $(COMMON_LIB)
+  $(call tool_lib,$(OBJ),$(notdir $(1))) \
+  $(foreach n,$(call links_of,$(call tool_main,$(1))),$(call tool_lib,$(OBJ),$(n))) $(COMMON_LIB)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+$(call links_check,$(call tool_main,$(1)),$(call links_of,$(call tool_main,$(1))))
+$(patsubst %.c,$(OBJ)/%.o,$(call tool_main,$(1))): \
+  CFLAGS += $(foreach n,$(call links_of,$(call tool_main,$(1))),-I$(TOOLDIR_$(n)))
 endef
 $(foreach d,$(TOOL_LIB_DIRS),$(eval $(call tool_dir_rule,$(d))))
 
