@@ -159,6 +159,18 @@ $(BIN)/%: $(OBJ)/tools/%.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) -o $@
 
+# a one-file tool or augmenter whose first line is "/* links: NAME ... */"
+# (tools/rpd-health.c): also those tools' libraries and header folders
+define single_links_rule
+$(call links_check,$(1),$(2))
+$(BIN)/$(basename $(notdir $(1))): $(OBJ)/$(1:.c=.o) $(foreach n,$(2),$(call tool_lib,$(OBJ),$(n))) $(COMMON_LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+$(OBJ)/$(1:.c=.o): CFLAGS += $(foreach n,$(2),-I$(TOOLDIR_$(n)))
+endef
+$(foreach t,$(TOOL_SRC) $(AUG_SRC),$(if $(call links_of,$(t)),\
+  $(eval $(call single_links_rule,$(t),$(call links_of,$(t))))))
+
 # folder $(1) (tool $(notdir $(1))): its library, and the binary from main + library.
 # The archive is always written afresh: members may share a base name
 # (raptor/options.o, raptor/report/options.o), which `ar r` on an old one would replace.

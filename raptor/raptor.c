@@ -20,7 +20,7 @@
 #include "byrank.h"
 #include "raptor.h"
 #include "opt.h"
-#include "direct.h"   /* rpd-import's rocprofv3 reader */
+#include "readdirect.h"   /* rpd-import's rocprofv3 reader */
 
 static const rpd_help help = {
   .usage = "usage: raptor FILE[.gz] [options]\n"

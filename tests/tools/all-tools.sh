@@ -49,7 +49,7 @@ merge:rpd-merge:r diff:rpd-diff:r byrank:raptor:r byrank-save:raptor:w
 health:rpd-health:r budget:rpd-budget:r"
 
 # the read-only modes that read a rocprofv3 database as it is
-DIRECT_MODES="raptor byrank budget"
+DIRECT_MODES="raptor byrank budget rpd2tracing health"
 
 # modes only used in some sections
 MODES_EXTRA="strings-vacuum:rpd-strings:w import:rpd-import:r table:rpd2table:r
@@ -350,7 +350,7 @@ for m in $PRESENT; do
     *" $m "*) if [ -f "$TRACES/rocprofv3_28_results.db" ]; then
                 check_case "rocprofv3 database: $m reads it" "$m" "$IN_rocprof" 0 ""
               else
-                check_case "bad $m: incomplete rocprofv3 database" "$m" "$IN_rocprof" 1 "not a rocprofv3 database"
+                check_case "bad $m: incomplete rocprofv3 database" "$m" "$IN_rocprof" 1 "incomplete rocprofv3 database"
               fi ;;
     *) check_case "bad $m: rocprofv3 database" "$m" "$IN_rocprof" 1 "rpd-import" ;;
   esac

@@ -2,8 +2,9 @@
 # rocprof-direct.sh - the read-only tools that read a rocprofv3 database as
 # it is (rpd-import's reader into an in-memory trace, registered with
 # rpd_set_rocprof_reader): their output on X.db equals their output on
-# `rpd-import X.db X.rpd` (every file of --csv-dir byte for byte, the
-# stdout tables, the classic report, the kernel statistics), the database
+# `rpd-import X.db X.rpd` (raptor: every file of --csv-dir byte for byte, the
+# stdout tables, the classic report, the kernel statistics, by-rank;
+# rpd2tracing: the JSON and the protobuf; rpd-health), the database
 # is never modified, and a writer still refuses it with the rpd-import hint.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
@@ -51,6 +52,20 @@ direct() { # (lib.sh's checks use _n, _want: d_ here)
   raptor --by-rank "$d_db" >"$d_n.b.br" 2>&1
   sed -i "s|$d_n.rpd|$d_db|g" "$d_n.a.br"
   same_file "$d_n: --by-rank" "$d_n.a.br" "$d_n.b.br"
+  # rpd-health (the report's banner names it for the details)
+  rpd-health "$d_n.rpd" >"$d_n.a.h" 2>&1
+  check_rc "$d_n: rpd-health reads the database" 0 rpd-health "$d_db"
+  same_file "$d_n: rpd-health" "$d_n.a.h" "$TESTDIR/stdout"
+  # rpd2tracing: not lean (the events carry the calls' arguments)
+  rpd2tracing -q "$d_n.rpd" "$d_n.a.json" 2>/dev/null
+  check_rc "$d_n: rpd2tracing reads the database" 0 rpd2tracing -q "$d_db" "$d_n.b.json"
+  same_file "$d_n: rpd2tracing JSON" "$d_n.a.json" "$d_n.b.json"
+  rpd2tracing -q --format proto "$d_n.rpd" "$d_n.a.pb" 2>/dev/null
+  rpd2tracing -q --format proto "$d_db" "$d_n.b.pb" 2>/dev/null
+  same_file "$d_n: rpd2tracing protobuf" "$d_n.a.pb" "$d_n.b.pb"
+  # two workers want a second connection to a file: one worker reads it
+  RPD2TRACING_THREADS=2 rpd2tracing -q "$d_db" "$d_n.c.json" 2>/dev/null
+  same_file "$d_n: rpd2tracing, two workers asked" "$d_n.a.json" "$d_n.c.json"
   check_eq "$d_n: the database is unchanged" "$d_s" "$(sha "$d_db")"
   check_eq "$d_n: nothing left in TMPDIR or beside it" "" "$(ls -A "$TMPDIR"; ls -A "$(dirname "$d_db")" | grep -e rpdtools- -e '-journal$')"
 }

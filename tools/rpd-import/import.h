@@ -41,7 +41,7 @@ typedef struct imp {
   int truncated_names;      /* --truncated-names: op description = short name */
   int lean;                 /* db: leave out region arguments (every api
                              * call but a marker gets empty args), pmc
-                             * counters and memory allocations (direct.c,
+                             * counters and memory allocations (readdirect.c,
                              * for readers that never show them) */
   int64_t empty_args;       /* rocpd_ustring id of '' */
   imap kname_seen;          /* full name id -> 1 once ext_kernel_name has it */

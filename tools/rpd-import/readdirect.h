@@ -1,9 +1,9 @@
-/* direct.h - rpd-import's rocprofv3 database reader for the read-only
+/* readdirect.h - rpd-import's rocprofv3 database reader for the read-only
  * tools: a rocprofv3 database opened as an RPD trace with no file written
- * (direct.c).  A tool main that starts "links: rpd-import" registers it
+ * (readdirect.c).  A tool main that starts "links: rpd-import" registers it
  * with rpd_set_rocprof_reader (rpd.h). */
-#ifndef RPD_IMPORT_DIRECT_H
-#define RPD_IMPORT_DIRECT_H
+#ifndef RPD_IMPORT_READDIRECT_H
+#define RPD_IMPORT_READDIRECT_H
 
 #include "rpd.h"
 

@@ -1,4 +1,4 @@
-/* direct.c - a rocprofv3 database read as an RPD trace with no copy on
+/* readdirect.c - a rocprofv3 database read as an RPD trace with no copy on
  * disk: the database reader of rpd-import (db.c) writes through the same
  * writer (writer.c) into an in-memory trace (rpd_create_memory), on this
  * thread, and the tool reads that.  Registered by raptor and rpd2tracing
@@ -10,7 +10,7 @@
 #include "rpd.h"
 #include "check.h"
 #include "import.h"
-#include "direct.h"
+#include "readdirect.h"
 
 int rpdi_rocprof_read(const char *path, void *arg, rpd **out)
 {
@@ -51,8 +51,15 @@ int rpdi_rocprof_read(const char *path, void *arg, rpd **out)
   if (in)
     rpd_close(in, 0);
   if (rc) {
+    /* rpd_open said it is a rocprofv3 database: one that lacks a table
+     * is an incomplete one (rpd-import refuses it for the same reason) */
+    static const char notdb[] = "not a rocprofv3 database: ";
+    const char *e = rpd_errmsg();
     char msg[2048];
-    snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+    if (!strncmp(e, notdb, sizeof notdb - 1) && strstr(e, "no table"))
+      snprintf(msg, sizeof msg, "incomplete rocprofv3 database: %s", e + sizeof notdb - 1);
+    else
+      snprintf(msg, sizeof msg, "%s", e);
     if (m.r) {
       rpd_rollback(m.r);
       rpd_close(m.r, 0);
