@@ -152,7 +152,9 @@ void rpd_detach(rpd *r);
 
 /* A new, empty RPD trace (schema 3) in memory, for a reader that presents
  * a file of another format as a trace without writing one (the rocprofv3
- * reader below): rpd_path(r) is path (for messages); rpd_work_path(r) and
+ * reader below): SQLite's private temporary database, in its page cache
+ * up to 64 MiB and past that in an unnamed file in $TMPDIR (so memory
+ * stays flat).  rpd_path(r) is path (for messages); rpd_work_path(r) and
  * rpd_uri(r) are NULL (no second connection can open it: a tool that
  * would open one reads on the handle's).  Bulk-load settings; the caller
  * fills it in its own transactions.  rpd_close(r, 0) frees it.  RPD_OK or
