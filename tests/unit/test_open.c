@@ -282,69 +282,6 @@ static void test_rocprofv3(void **state)
   free(v);
 }
 
-/* A registered rocprofv3 reader (rpd_set_rocprof_reader): called for a
- * read-only open of a rocprofv3 database, its handle returned; writers,
- * RPD_ANYDB and non-database rocprofv3 output keep the refusal; its
- * failure is the open's. */
-static int reader_calls;
-static const char *reader_fail;
-
-static int test_reader(const char *path, void *arg, rpd **out)
-{
-  int rc;
-
-  reader_calls++;
-  assert_string_equal((const char *)arg, "arg");
-  if (reader_fail) return rpd_seterr(RPD_ENOTRPD, "%s", reader_fail);
-  if ((rc = rpd_create_memory(out, path))) return rc;
-  return rpd_exec(*out, "INSERT INTO rocpd_string(string) VALUES ('from the reader')");
-}
-
-static void test_rocprof_reader(void **state)
-{
-  fx *f = *state;
-  char *p = fx_path(f->dir, "results.db"), *j = fx_path(f->dir, "x_results.json");
-  int64_t n = 0;
-  rpd *r = NULL;
-  FILE *fp;
-
-  assert_int_equal(fx_make_db(p, "CREATE TABLE rocpd_info_node_0a(id);"
-                                 "CREATE TABLE rocpd_kernel_dispatch_0a(id);"), 0);
-  fp = fopen(j, "w");
-  assert_non_null(fp);
-  fputs("{\"rocprofiler-sdk-tool\": []}\n", fp);
-  fclose(fp);
-  rpd_set_rocprof_reader(test_reader, "arg");
-  reader_calls = 0;
-  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
-  assert_int_equal(reader_calls, 1);
-  assert_string_equal(rpd_path(r), p);
-  assert_null(rpd_work_path(r));
-  assert_null(rpd_uri(r));
-  assert_int_equal(rpd_schema(r), 3);
-  assert_int_equal(rpd_query_int64(r, "SELECT count(*) FROM rocpd_string WHERE string ="
-                                      " 'from the reader'", &n), RPD_OK);
-  assert_int_equal(n, 1);
-  assert_int_equal(rpd_close(r, 0), RPD_OK);
-  /* writers, RPD_ANYDB and the JSON: not the reader's */
-  expect_fail(f, p, NULL, RPD_WRITE, RPD_EROCPROF, "convert it with: rpd-import");
-  expect_fail(f, j, NULL, RPD_READ, RPD_EROCPROF, "rocprofv3 JSON");
-  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ | RPD_ANYDB), RPD_OK);
-  assert_int_equal(rpd_schema(r), 0);
-  rpd_close(r, 0);
-  assert_int_equal(reader_calls, 1);
-  /* its failure is the open's, file unchanged */
-  reader_fail = "incomplete rocprofv3 database: no table 'x'";
-  expect_fail(f, p, NULL, RPD_READ, RPD_ENOTRPD, "incomplete rocprofv3 database");
-  assert_int_equal(reader_calls, 2);
-  reader_fail = NULL;
-  rpd_set_rocprof_reader(NULL, NULL);
-  expect_fail(f, p, NULL, RPD_READ, RPD_EROCPROF, "convert it with: rpd-import");
-  assert_int_equal(reader_calls, 2);
-  free(p);
-  free(j);
-}
-
 static void test_readonly_for_write(void **state)
 {
   fx *f = *state;
@@ -1209,7 +1146,6 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_gzip_errors, setup, teardown),
     cmocka_unit_test_setup_teardown(test_not_rpd, setup, teardown),
     cmocka_unit_test_setup_teardown(test_rocprofv3, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_rocprof_reader, setup, teardown),
     cmocka_unit_test_setup_teardown(test_readonly_for_write, setup, teardown),
     cmocka_unit_test_setup_teardown(test_locked, setup, teardown),
     cmocka_unit_test_setup_teardown(test_gz_read_no_temp, setup, teardown),
