@@ -162,15 +162,15 @@ void rpd_detach(rpd *r);
 int rpd_create_memory(rpd **out, const char *path);
 
 /* A reader that opens a rocprofv3 database (plain or .gz) as an RPD trace:
- * on success *out is a new handle over a private in-memory trace (the
- * caller closes it with rpd_close); on failure an error status and its
+ * on success *out is a new handle over a private trace in memory
+ * (rpd_create_memory; the caller closes it with rpd_close); on failure an error status and its
  * message.  arg is what rpd_set_rocprof_reader was given. */
 typedef int (*rpd_rocprof_reader)(const char *path, void *arg, rpd **out);
 
 /* Let rpd_open with RPD_READ read a rocprofv3 database through fn instead
  * of refusing it with RPD_EROCPROF ("convert it with rpd-import").  A
  * read-only tool that links such a reader (rpd-import's: raptor,
- * rpd2tracing) registers it once in main; writers (RPD_WRITE), RPD_ANYDB
+ * rpd2tracing, rpd-health) registers it once in main; writers (RPD_WRITE), RPD_ANYDB
  * opens and rocprofv3 JSON or CSV still get the refusal.  fn NULL: off. */
 void rpd_set_rocprof_reader(rpd_rocprof_reader fn, void *arg);
 

@@ -1,8 +1,8 @@
 /* readdirect.c - a rocprofv3 database read as an RPD trace with no copy on
  * disk: the database reader of rpd-import (db.c) writes through the same
- * writer (writer.c) into an in-memory trace (rpd_create_memory), on this
- * thread, and the tool reads that.  Registered by raptor and rpd2tracing
- * (rpd_set_rocprof_reader), so `raptor x.db --report` is
+ * writer (writer.c) into a trace in memory (rpd_create_memory), on this
+ * thread, and the tool reads that.  Registered by raptor, rpd2tracing and
+ * rpd-health (rpd_set_rocprof_reader), so `raptor x.db --report` is
  * `rpd-import x.db x.rpd && raptor x.rpd --report` without the file. */
 #include <stdio.h>
 #include <string.h>

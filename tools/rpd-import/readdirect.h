@@ -15,11 +15,12 @@ typedef struct rpdi_direct {
 } rpdi_direct;
 
 /* An rpd_rocprof_reader: imports the rocprofv3 database at path (read
- * only, never modified) into a new in-memory trace, exactly as rpd-import
- * would write it (less what arg's lean leaves out),
- * and returns it read-only in *out (the caller rpd_close()s it).  arg: a
- * const rpdi_direct * (NULL: not lean).  RPD_OK, or the status and
- * message rpd-import would fail with. */
+ * only, never modified) into a new trace in memory (rpd_create_memory),
+ * exactly as rpd-import would write it (less what arg's lean leaves out),
+ * and returns it in *out (the caller rpd_close()s it, never commits).
+ * arg: a const rpdi_direct * (NULL: not lean).  RPD_OK, or the status and
+ * message rpd-import would fail with ("incomplete rocprofv3 database: no
+ * table or view 'X'" for its "not a rocprofv3 database: no table ..."). */
 int rpdi_rocprof_read(const char *path, void *arg, rpd **out);
 
 #endif
