@@ -169,8 +169,8 @@ typedef int (*rpd_rocprof_reader)(const char *path, void *arg, rpd **out);
 
 /* Let rpd_open with RPD_READ read a rocprofv3 database through fn instead
  * of refusing it with RPD_EROCPROF ("convert it with rpd-import").  A
- * read-only tool that links such a reader (rpd-import's: raptor,
- * rpd2tracing, rpd-health) registers it once in main; writers (RPD_WRITE), RPD_ANYDB
+ * read-only tool that links such a reader (rpd-import's: raptor and
+ * lib/librptor.so, rpd2tracing, rpd-health) registers it once; writers (RPD_WRITE), RPD_ANYDB
  * opens and rocprofv3 JSON or CSV still get the refusal.  fn NULL: off. */
 void rpd_set_rocprof_reader(rpd_rocprof_reader fn, void *arg);
 
