@@ -15,7 +15,8 @@
 # subfolders) except the one holding main() -- main.c, or NAME.c (raptor/raptor.c) --
 # goes into obj/FOLDER/libNAME.a, and bin/NAME = main's object + libNAME.a + librpdcommon.a.
 # tests/unit/test_*.c -> cmocka test programs; one whose first line is
-# "/* links: NAME ... */" also links those tools' libraries (and sees their headers).
+# "/* links: NAME ... */" also links those tools' libraries (and sees their headers);
+# so does a tool folder's main (raptor/raptor.c links rpd-import's rocprofv3 reader).
 # Extra rules (shared libraries, ...) live in mk/*.mk.
 
 CC       ?= gcc
@@ -158,6 +159,18 @@ $(BIN)/%: $(OBJ)/tools/%.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(COMMON_LIB) $(LDLIBS) -o $@
 
+# a one-file tool or augmenter whose first line is "/* links: NAME ... */"
+# (tools/rpd-health.c): also those tools' libraries and header folders
+define single_links_rule
+$(call links_check,$(1),$(2))
+$(BIN)/$(basename $(notdir $(1))): $(OBJ)/$(1:.c=.o) $(foreach n,$(2),$(call tool_lib,$(OBJ),$(n))) $(COMMON_LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+$(OBJ)/$(1:.c=.o): CFLAGS += $(foreach n,$(2),-I$(TOOLDIR_$(n)))
+endef
+$(foreach t,$(TOOL_SRC) $(AUG_SRC),$(if $(call links_of,$(t)),\
+  $(eval $(call single_links_rule,$(t),$(call links_of,$(t))))))
+
 # folder $(1) (tool $(notdir $(1))): its library, and the binary from main + library.
 # The archive is always written afresh: members may share a base name
 # (raptor/options.o, raptor/report/options.o), which `ar r` on an old one would replace.
@@ -165,9 +178,13 @@ define tool_dir_rule
 $(call tool_lib,$(OBJ),$(notdir $(1))): $(patsubst %.c,$(OBJ)/%.o,$(call tool_lib_src,$(1)))
 	rm -f $$@ && ar rcs $$@ $$^
 $(BIN)/$(notdir $(1)): $(patsubst %.c,$(OBJ)/%.o,$(call tool_main,$(1))) \
-  $(call tool_lib,$(OBJ),$(notdir $(1))) $(COMMON_LIB)
+  $(call tool_lib,$(OBJ),$(notdir $(1))) \
+  $(foreach n,$(call links_of,$(call tool_main,$(1))),$(call tool_lib,$(OBJ),$(n))) $(COMMON_LIB)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+$(call links_check,$(call tool_main,$(1)),$(call links_of,$(call tool_main,$(1))))
+$(patsubst %.c,$(OBJ)/%.o,$(call tool_main,$(1))): \
+  CFLAGS += $(foreach n,$(call links_of,$(call tool_main,$(1))),-I$(TOOLDIR_$(n)))
 endef
 $(foreach d,$(TOOL_LIB_DIRS),$(eval $(call tool_dir_rule,$(d))))
 

@@ -153,6 +153,30 @@ rpd *rpd_attach(sqlite3 *db, int schema, int flags);
 /* Free a handle from rpd_attach (NULL: no-op); its connection stays open. */
 void rpd_detach(rpd *r);
 
+/* A new, empty RPD trace (schema 3) in memory, for a reader that presents
+ * a file of another format as a trace without writing one (the rocprofv3
+ * reader below): SQLite's private temporary database, in its page cache
+ * up to 64 MiB and past that in an unnamed file in $TMPDIR (so memory
+ * stays flat).  rpd_path(r) is path (for messages); rpd_work_path(r) and
+ * rpd_uri(r) are NULL (no second connection can open it: a tool that
+ * would open one reads on the handle's).  Bulk-load settings; the caller
+ * fills it in its own transactions.  rpd_close(r, 0) frees it.  RPD_OK or
+ * an error status. */
+int rpd_create_memory(rpd **out, const char *path);
+
+/* A reader that opens a rocprofv3 database (plain or .gz) as an RPD trace:
+ * on success *out is a new handle over a private trace in memory
+ * (rpd_create_memory; the caller closes it with rpd_close); on failure an error status and its
+ * message.  arg is what rpd_set_rocprof_reader was given. */
+typedef int (*rpd_rocprof_reader)(const char *path, void *arg, rpd **out);
+
+/* Let rpd_open with RPD_READ read a rocprofv3 database through fn instead
+ * of refusing it with RPD_EROCPROF ("convert it with rpd-import").  A
+ * read-only tool that links such a reader (rpd-import's: raptor and
+ * lib/librptor.so, rpd2tracing, rpd-health) registers it once; writers (RPD_WRITE), RPD_ANYDB
+ * opens and rocprofv3 JSON or CSV still get the refusal.  fn NULL: off. */
+void rpd_set_rocprof_reader(rpd_rocprof_reader fn, void *arg);
+
 /* Remove every temp file rpd_open created that is still alive; safe to call
  * from atexit() and from a fatal signal handler.  rpd_open installs it. */
 void rpd_cleanup_temps(void);

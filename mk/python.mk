@@ -13,10 +13,14 @@ EXTRA_ALL += $(RPTOR_SO)
 # the engine (raptor.h: it never prints) and the API, with the common
 # library; no main(), no writers (output.c, xlsx, the report)
 RPTOR_OBJ := $(patsubst %,$(OBJ)/raptor/%.o,api options names load analyze opmerge)
-$(RPTOR_SO): $(RPTOR_OBJ) $(COMMON_LIB) mk/python.map mk/python.mk
+# and rpd-import's rocprofv3 reader, as bin/raptor (api.c registers it):
+# a rocprofv3 database reads as it does on the command line
+RPTOR_IMPORT := $(call tool_lib,$(OBJ),rpd-import)
+$(OBJ)/raptor/api.o: CFLAGS += -Itools/rpd-import
+$(RPTOR_SO): $(RPTOR_OBJ) $(RPTOR_IMPORT) $(COMMON_LIB) mk/python.map mk/python.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -shared $(RPTOR_OBJ) $(COMMON_LIB) -Wl,--version-script=mk/python.map \
-	  $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) -shared $(RPTOR_OBJ) $(RPTOR_IMPORT) $(COMMON_LIB) \
+	  -Wl,--version-script=mk/python.map $(LDLIBS) -o $@
 
 .PHONY: install-python
 install: install-python

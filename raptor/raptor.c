@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* raptor.c - kernel sequences, categories, gaps, variability, outliers,
  * op/instance traces and ROI over an RPD trace (the C raptor): the command
  * line -- usage, the other modes, the engine's messages and progress line
@@ -19,6 +20,7 @@
 #include "byrank.h"
 #include "raptor.h"
 #include "opt.h"
+#include "readdirect.h"   /* rpd-import's rocprofv3 reader */
 
 static const rpd_help help = {
   .usage = "usage: raptor FILE[.gz] [options]\n"
@@ -145,6 +147,15 @@ int main(int argc, char **argv)
 {
   /* one binary, two names (as toybox): bin/rpd-budget is a link to raptor */
   const char *base = strrchr(argv[0], '/');
+  /* a rocprofv3 database is read as it is, through rpd-import's reader
+   * into memory, less what no mode reads (region arguments, counters) */
+  static const rpdi_direct rocprof = { .lean = 1 };
+  /* each connection is used by one thread at a time (the engine's, and
+   * load.c's helper thread on its own): no SQLite mutex per call (9% of
+   * the report's CPU); before any other SQLite call */
+  sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+  sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
   if (!strcmp(base ? base + 1 : argv[0], "rpd-budget")) return raptor_budget_main(argc, argv);
   const struct mode *mode = find_mode(&argc, argv);
   if (mode) return mode->main(argc, argv);

@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd-health - what in a trace cannot be trusted, before any number is
  * read from it: one row per check (common/analysis/health.h).  Read-only.
  * See docs/rpd-health.md. */
@@ -29,6 +30,7 @@ static const rpd_help help = {
 
 #include "health.h"
 #include "rpd.h"
+#include "readdirect.h"   /* rpd-import's rocprofv3 reader */
 
 typedef struct opts {
   const char *path;
@@ -95,6 +97,10 @@ static int print_health(const rpd_health *h, rpd_fmt fmt)
 int main(int argc, char **argv)
 {
   opts o = { .fmt = RPD_FMT_TABLE };
+  /* a rocprofv3 database is checked as it is (raptor's health banner
+   * names this tool for the details): every row rpd-import writes */
+  static const rpdi_direct rocprof = { .lean = 0 };
+  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
   int urc = parse_args(argc, argv, &o);
   if (urc)
     return urc < 0 ? rpd_cli_status() : urc;

@@ -71,3 +71,47 @@ int rpd_create(rpd **out, const char *path, const rpd_create_opts *o)
   *out = r;
   return RPD_OK;
 }
+
+/* The page cache of a trace in memory (KiB): a trace up to this size never
+ * touches the disk (the 38,000-dispatch rocprofv3 database read lean: 10 MB). */
+#define RPD_MEMORY_TRACE_KIB "65536"
+
+int rpd_create_memory(rpd **out, const char *path)
+{
+  rpd *r = rpd_xcalloc(1, sizeof *r);
+  int rc = RPD_OK, src;
+
+  *out = NULL;
+  rpd_clearerr();
+  r->lock_fd = -1;
+  r->flags = RPD_WRITE | RPD_CREATE;
+  r->path = rpd_xstrdup(path ? path : "");
+  /* SQLite's private temporary database (the empty name): its pages stay
+   * in the page cache, and only past the cache size below do they go to
+   * an unnamed file in $TMPDIR (deleted by SQLite, even on a crash), so
+   * memory stays flat for a big trace.  (A named memdb that a second
+   * connection could share costs a mutex per page access: 8% of raptor
+   * --report.) */
+  src = rpd_sqlite_open("", &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (src != SQLITE_OK) {
+    rc = rpd__sqlerr(r->db, src, NULL);
+    if (rc == RPD_ESQL) rc = rpd_seterr(RPD_EIO, "cannot open memory: %s", sqlite3_errstr(src));
+  }
+  if (!rc) {
+    sqlite3_extended_result_codes(r->db, 0);
+    r->schema = 3;
+    rc = rpd_profile(r, RPD_OPEN_BULK);
+  }
+  if (!rc) rc = rpd_exec(r, "PRAGMA cache_size = -" RPD_MEMORY_TRACE_KIB);
+  if (!rc) rc = rpd_begin(r);
+  if (!rc) rc = rpd_schema_create(r);
+  if (!rc) rc = rpd_commit(r);
+  if (rc) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+    rpd_close(r, 0);
+    return rpd_seterr(rc, "%s", msg);
+  }
+  *out = r;
+  return RPD_OK;
+}

@@ -381,6 +381,15 @@ int rpd__create_file(rpd **out, const char *path, const char *input, int force)
   return RPD_OK;
 }
 
+static rpd_rocprof_reader rocprof_reader;
+static void *rocprof_reader_arg;
+
+void rpd_set_rocprof_reader(rpd_rocprof_reader fn, void *arg)
+{
+  rocprof_reader = fn;
+  rocprof_reader_arg = arg;
+}
+
 int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
 {
   rpd *r;
@@ -410,6 +419,10 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
     snprintf(msg, sizeof msg, "%s", rpd_errmsg());
     discard(r);
     rpd_seterr(rc, "%s", msg);
+    /* a rocprofv3 database given to a reader that can read one (a tool
+     * that registered rpd_set_rocprof_reader): read it, never write it */
+    if (rc == RPD_EROCPROF && rocprof_reader && !(flags & (RPD_WRITE | RPD_ANYDB | RPD_CREATE)))
+      return rocprof_reader(path, rocprof_reader_arg, out);
     /* rocprofv3 output given where a trace belongs: say how to convert it */
     if (!(flags & (RPD_ANYDB | RPD_CREATE)) && rc != RPD_EBUSY && rc != RPD_ENOENT)
       rc = rpd__explain_rocprof(path, rc);

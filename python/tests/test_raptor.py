@@ -648,3 +648,20 @@ def test_hostile_sqlite_content(synth, synth_copy, sql, error):
         assert error in str(e.value)
         assert str(e.value) == cli_message(synth_copy, "--reference-ops", "-C", CATS)
     assert sha(synth_copy) == before
+
+
+def test_rocprofv3_database_as_cli(tmp_path):
+    """A rocprofv3 database reads as bin/raptor reads it: the tables of its
+    rpd-import output, the file unchanged."""
+    db = str(tmp_path / "r_results.db")
+    rpd = str(tmp_path / "r.rpd")
+    tool("rpd-synth-rocpd", "-q", "--seed", 2, "--dispatches", 800, "-o", db)
+    tool("rpd-import", "-q", db, rpd)
+    before = sha(db)
+    a, b = rpdtools.RaptorParser(db), rpdtools.RaptorParser(rpd)
+    ka = a.get_kernelseq_df()
+    assert len(ka) > 0
+    pd.testing.assert_frame_equal(ka, b.get_kernelseq_df())
+    pd.testing.assert_frame_equal(a.get_category_df(), b.get_category_df())
+    pd.testing.assert_frame_equal(a.get_op_df(), b.get_op_df())
+    assert sha(db) == before

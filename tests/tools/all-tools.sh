@@ -48,6 +48,9 @@ autograd-summary:rpd-autograd-summary:r analyze:rpd-analyze:w
 merge:rpd-merge:r diff:rpd-diff:r byrank:raptor:r byrank-save:raptor:w
 health:rpd-health:r budget:rpd-budget:r"
 
+# the read-only modes that read a rocprofv3 database as it is
+DIRECT_MODES="raptor byrank budget rpd2tracing health"
+
 # modes only used in some sections
 MODES_EXTRA="strings-vacuum:rpd-strings:w import:rpd-import:r table:rpd2table:r
 stackframe:rpd-stackframe:w"
@@ -340,7 +343,17 @@ for m in $PRESENT; do
   check_case "bad $m: truncated .gz" "$m" "$IN_truncgz" 1 "gzip"
   check_case "bad $m: .gz of a .gz" "$m" "$IN_gzdouble" 1 "not an SQLite database"
   check_case "bad $m: SQLite without rocpd tables" "$m" "$IN_other" 1 "not an RPD trace"
-  check_case "bad $m: rocprofv3 database" "$m" "$IN_rocprof" 1 "rpd-import"
+  # a rocprofv3 database: the modes that read one directly ($DIRECT_MODES,
+  # through rpd-import's reader) read the real one (the stand-in lacks
+  # tables: one line naming them); the rest say how to convert it
+  case " $DIRECT_MODES " in
+    *" $m "*) if [ -f "$TRACES/rocprofv3_28_results.db" ]; then
+                check_case "rocprofv3 database: $m reads it" "$m" "$IN_rocprof" 0 ""
+              else
+                check_case "bad $m: incomplete rocprofv3 database" "$m" "$IN_rocprof" 1 "incomplete rocprofv3 database"
+              fi ;;
+    *) check_case "bad $m: rocprofv3 database" "$m" "$IN_rocprof" 1 "rpd-import" ;;
+  esac
   check_case "bad $m: a FIFO" "$m" "$IN_fifo" 1 ""
   untrusted_cases "$m" "$(valid_src "$m")"
   check_case "bad $m: hostile name, not a trace" "$m" "$IN_hostbad" 1 "$(basename "$IN_hostbad")"

@@ -38,7 +38,16 @@ bad other-sqlite other.db "not an RPD trace: missing table rocpd_api"
 cp t.rpd noop.rpd; sqlite3 noop.rpd "drop table rocpd_api_ops"
 bad missing-table noop.rpd "not an RPD trace: missing table rocpd_api_ops"
 sqlite3 v3prof.db "create table rocpd_info_node_0a1b(id); create table rocpd_kernel_dispatch_0a1b(id);"
-bad rocprofv3 v3prof.db "rocprofv3 database, not an RPD trace; convert it with: rpd-import v3prof.db v3prof.rpd"
+cp v3prof.db v3prof.before
+check_rc "rocprofv3: augmenter exits 1" 1 rpd-callstack v3prof.db
+check_eq "rocprofv3: augmenter message" "rpd-callstack: cannot open 'v3prof.db': rocprofv3 database, not an RPD trace; convert it with: rpd-import v3prof.db v3prof.rpd" "$(cat "$TESTDIR/stderr")"
+# a reader that reads rocprofv3 databases directly (rpd-import's reader)
+# names what this stand-in lacks, as rpd-import would
+check_rc "rocprofv3 stand-in: reader exits 1" 1 rpd2tracing v3prof.db out.json
+check_one_line "rocprofv3 stand-in: reader one line"
+check_eq "rocprofv3 stand-in: reader message" "rpd2tracing: cannot open 'v3prof.db': incomplete rocprofv3 database: no table or view 'rocpd_kernel_dispatch'" "$(cat "$TESTDIR/stderr")"
+same_file "rocprofv3 stand-in: unchanged" v3prof.before v3prof.db
+check_eq "rocprofv3 stand-in: no output, no temp files" "" "$(ls out.json 2>/dev/null; ls -A "$TMPDIR"; ls | grep rpdtools-)"
 
 # read-only file for a writer; the reader is fine with it
 cp t.rpd ro.rpd; chmod 444 ro.rpd; cp ro.rpd ro.before
@@ -96,11 +105,22 @@ else check_eq "SIGTERM: exit by signal" 143 "$rc"; same_file "SIGTERM: original 
 check_eq "SIGTERM: no temp files" "" "$(ls "$TMPDIR"; ls | grep rpdtools-)"
 
 # issue 11.10: rocprofv3 output given where a trace belongs, to readers and
-# writers alike: one line saying what it is and the rpd-import command
+# writers alike: one line saying what it is and the rpd-import command --
+# but for a database given to a tool that reads one directly ($DIRECT:
+# rpd-import's reader into memory, docs/rpd-import.md), which reads it and
+# leaves it as it was (tests/tools/rocprof-direct.sh compares the outputs)
+DIRECT="raptor rpd2tracing"
 roc() { # NAME FILE KIND SUGGESTED-OUT
   for t in "rpd-callstack" "rpd-schema --info" "rpd-metadata --list" "raptor" "rpd2tracing"; do
     b=${t%% *}
     [ -x "$RPD_BIN/$b" ] || continue
+    if [ "$3" = database ] && case " $DIRECT " in *" $b "*) true ;; *) false ;; esac; then
+      _s=$(sha "$2")
+      if [ "$b" = rpd2tracing ]; then check_rc "rocprofv3 $1: $b reads it" 0 $t "$2" roc.json
+      else check_rc "rocprofv3 $1: $b reads it" 0 $t "$2"; fi
+      check_eq "rocprofv3 $1: $b leaves it unchanged" "$_s" "$(sha "$2")"
+      continue
+    fi
     if [ "$b" = rpd2tracing ]; then check_rc "rocprofv3 $1: $b exits 1" 1 $t "$2" roc.json
     else check_rc "rocprofv3 $1: $b exits 1" 1 $t "$2"; fi
     check_one_line "rocprofv3 $1: $b one line"

@@ -354,7 +354,7 @@ static int db_region_row(imp *m, sqlite3_stmt *st, merge *mg)
   prog_add(m, 1);
   rpd_buf_reset(&m->args);
   rpd_buf_add(&m->args, "", 0);
-  if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+  if (!m->lean && sqlite3_column_type(st, 0) != SQLITE_NULL) {
     int64_t ev = col_i64(st, 0);
     if (mg->check && ev < mg->last_region_ev)
       mg->disorder = 1;
@@ -408,14 +408,14 @@ static int db_regions_pass(imp *m, rpd *in, const char *sfx, int rowid, int *dis
                                rowid ? "R.id" : "R.event_id, R.id");
   char *asql = sqlite3_mprintf(db_args_sql, "%s", rowid ? "id" : "event_id, position, id");
   int rc = db_prepare(in, sfx, rsql, t, 2, &st), s = SQLITE_DONE;
-  if (!rc)
+  if (!rc && !m->lean)
     rc = db_prepare(in, sfx, asql, ta, 1, &mg.st);
   idcache *lk[] = { &mg.str, &mg.proc, &mg.thr };
   for (int i = 0; i < 3 && !rc; i++)
     rc = db_prepare(in, sfx, db_lookup_sql[i], &db_lookup_tab[i], 1, &lk[i]->q);
   sqlite3_free(rsql);
   sqlite3_free(asql);
-  if (!rc)
+  if (!rc && mg.st)
     rc = arg_next(&mg);
   while (!rc && !mg.disorder && (s = rpd_step(in, st)) == SQLITE_ROW)
     rc = db_region_row(m, st, &mg);
@@ -659,7 +659,7 @@ static int db_import_guid(imp *m, rpd *in, const char *sfx)
     rc = db_regions(m, in, sfx);
   if (!rc)
     rc = db_copies(m, in, sfx);
-  if (!rc)
+  if (!rc && !m->lean)
     rc = db_kinds(m, in, sfx);
   symtab_free(&sy);
   return rc;

@@ -39,6 +39,10 @@ typedef struct imp {
   batch b_op, b_api, b_apiop, b_kapi, b_capi, b_uarg;
   int64_t next_op, next_ustr;   /* ids assigned by the writer */
   int truncated_names;      /* --truncated-names: op description = short name */
+  int lean;                 /* db: leave out region arguments (every api
+                             * call but a marker gets empty args), pmc
+                             * counters and memory allocations (readdirect.c,
+                             * for readers that never show them) */
   int64_t empty_args;       /* rocpd_ustring id of '' */
   imap kname_seen;          /* full name id -> 1 once ext_kernel_name has it */
   int64_t n_kname;          /* distinct kernel names */
@@ -128,6 +132,9 @@ void w_discard(imp *m);
 /* Forget the string cache and read rocpd_string again (after a ROLLBACK
  * TO undid strings it had interned). */
 int w_strings_reload(imp *m);
+/* The closing metadata (init/fini times, source, how kernels are named)
+ * and the index on rocpd_ustring(string), once every row is written. */
+int w_finish(imp *m);
 /* Finalize what w_prepare made (safe to call twice). */
 void w_finalize(imp *m);
 /* *id = the rocpd_string id of s (NULL = ""), interned on first use. */

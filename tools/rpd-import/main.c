@@ -304,26 +304,6 @@ static void summary(const imp *m, const char *out, int64_t linked)
             m->n_nolink);
 }
 
-static int finish(imp *m)
-{
-  int rc = RPD_OK;
-  if (m->init_time)
-    rc = w_meta_int(m, "rocprofv3::init_time", m->init_time);
-  if (!rc && m->fini_time)
-    rc = w_meta_int(m, "rocprofv3::fini_time", m->fini_time);
-  if (!rc)
-    rc = rpd_meta_set(m->r, "rpd-import::source", m->input);
-  /* how kernels are named: raptor says so when the names are short */
-  if (!rc && m->n_kname)
-    rc = rpd_meta_set(m->r, "rpd-import::kernel_names",
-                      m->short_only ? "truncated-only" :
-                      m->truncated_names ? "truncated" : "full");
-  if (!rc)
-    rc = rpd_exec(m->r, "CREATE INDEX IF NOT EXISTS rocpd_ustri_string_84d4a7_idx"
-                  " ON rocpd_ustring (string)");
-  return rc;
-}
-
 /* rpd-import --into TRACE CSV...: the madengine monitor CSVs (madengine.c);
  * opts, main's table of this command line, sets *into and *offset. */
 static int into_main(int argc, char **argv, const rpd_opt *opts, const char **into,
@@ -482,7 +462,7 @@ int main(int argc, char **argv)
   if (!rc && kind == IN_CSV && m.n_kname && !m.n_kname_sig)
     m.short_only = 1;
   if (!rc)
-    rc = finish(&m);
+    rc = w_finish(&m);
   w_finalize(&m);
   if (rc) {
     rpd_fail("cannot import '%s': %s", in, rpd_errmsg());

@@ -578,6 +578,27 @@ int w_meta_int(imp *m, const char *tag, int64_t v)
   return w_meta_add(m, tag, b);
 }
 
+/* The trace's closing rows: times, source, kernel naming; the args index. */
+int w_finish(imp *m)
+{
+  int rc = RPD_OK;
+  if (m->init_time)
+    rc = w_meta_int(m, "rocprofv3::init_time", m->init_time);
+  if (!rc && m->fini_time)
+    rc = w_meta_int(m, "rocprofv3::fini_time", m->fini_time);
+  if (!rc)
+    rc = rpd_meta_set(m->r, "rpd-import::source", m->input);
+  /* how kernels are named: raptor says so when the names are short */
+  if (!rc && m->n_kname)
+    rc = rpd_meta_set(m->r, "rpd-import::kernel_names",
+                      m->short_only ? "truncated-only" :
+                      m->truncated_names ? "truncated" : "full");
+  if (!rc)
+    rc = rpd_exec(m->r, "CREATE INDEX IF NOT EXISTS rocpd_ustri_string_84d4a7_idx"
+                  " ON rocpd_ustring (string)");
+  return rc;
+}
+
 int db_time(sqlite3_stmt *st, int i, const char *table, int64_t *out)
 {
   if (rpd_int_value(sqlite3_column_value(st, i), out))

@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd2tracing - convert an RPD trace to Chrome/Perfetto trace-event JSON.
  *
  * Every table is read once in rowid order (no SQL sort, no per-row string
@@ -18,6 +19,7 @@
 #include "check.h"
 #include "util/num.h"
 #include "opt.h"
+#include "readdirect.h"   /* rpd-import's rocprofv3 reader */
 
 static const rpd_help help = {
   .usage = "usage: rpd2tracing FILE[.gz] [OUT] [--start T] [--end T] [--format F]\n"
@@ -405,6 +407,11 @@ int main(int argc, char **argv) {
    * precede any other SQLite call; harmless if the library refuses) */
   sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);   /* no allocation statistics */
+  /* a rocprofv3 database is read as it is, through rpd-import's reader
+   * into memory, with every row rpd-import writes (the events carry the
+   * calls' arguments) */
+  static const rpdi_direct rocprof = { .lean = 0 };
+  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
   if ((ret = parse_args(argc, argv, &o))) return ret < 0 ? rpd_cli_status() : ret;
   out = o.out ? rpd_xstrdup(o.out) : default_out(o.in, o.proto ? ".pftrace" : ".json");
   if (same_file(o.in, out)) {

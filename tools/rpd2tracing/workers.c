@@ -135,7 +135,9 @@ static int start_b(conv *a, conv *b, job *j, worker_b_arg *w, pthread_t *th) {
   /* one worker unless asked: B's launch pass needs all of A's api pass, so
    * a second worker overlaps little (A's last sections) and its temp file
    * and copy cost ~10% more CPU (docs/rpd2tracing.md "Two workers") */
-  if (a->out.gz || !env || atoi(env) != 2) return -1;
+  /* and a file a second connection can open (not a trace in memory: a
+   * rocprofv3 database read directly) */
+  if (a->out.gz || !env || atoi(env) != 2 || !rpd_work_path(a->r)) return -1;
   if (rpd_sqlite_open(rpd_work_path(a->r), &b->db, SQLITE_OPEN_READONLY) != SQLITE_OK ||
       rpd_db_profile(b->db, RPD_OPEN_SCAN) != SQLITE_OK ||
       sqlite3_exec(b->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
