@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "check.h"
 #include "opclass.h"
 #include "util/map.h"
 #include "xsort.h"
@@ -445,7 +446,7 @@ static const char launch_sql[] =
 /* One op of the scan: its row of rocpd_op and its launching call. */
 typedef struct opv {
   sqlite3_value *id, *gpu, *queue, *type, *did;
-  int64_t s, e;                /* never NULL (the driver's time check) */
+  int64_t s, e;                /* sane (the check in the scan) */
   int has_launch, own;
   int64_t launch, api_end;
 } opv;
@@ -612,6 +613,8 @@ int an_scan_ops(rpd *r, an_scan **out)
   int rc, s = 0, merge = 0, have_last = 0;
   int64_t last_id = 0;
   opv last;
+  rpd_check_rows bad;
+  memset(&bad, 0, sizeof bad);
   memset(&fn, 0, sizeof fn);
   memset(&k, 0, sizeof k);
   memset(&last, 0, sizeof last);
@@ -652,6 +655,13 @@ int an_scan_ops(rpd *r, an_scan **out)
         " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
   while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
     opv o;
+    int64_t was_bad = bad.bad;
+    /* the trace check's rule (check.h), every op, types read before the
+     * integers: a bad op is counted for the message and goes nowhere */
+    rpd_check_values(&bad, sqlite3_column_value(st, 3), sqlite3_column_value(st, 4),
+                     sqlite3_column_value(st, 1));
+    if (bad.bad != was_bad)
+      continue;
     memset(&o, 0, sizeof o);
     o.id = sqlite3_column_value(st, 0);
     o.gpu = sqlite3_column_value(st, 1);
@@ -686,6 +696,8 @@ int an_scan_ops(rpd *r, an_scan **out)
   if (!rc && s < 0)
     rc = -s;
   if (!rc)
+    rc = rpd_check_rows_result(&bad, "rocpd_op");
+  if (!rc)
     rc = xsort_done(sc->work);
   sqlite3_finalize(st);
   sqlite3_finalize(copy);
@@ -704,7 +716,7 @@ int an_scan_ops(rpd *r, an_scan **out)
 int an_scan_work(an_scan *sc, const an_work **w)
 {
   const void *p;
-  int got = xsort_next(sc->work, &p);
+  int got = next_shown(sc->work, &p, "idle gaps");
   if (got > 0)
     *w = p;
   return got;

@@ -389,6 +389,41 @@ check_rc "not a database fails" 1 rpd-analyze bad.rpd
 check_one_line "not a database: one line"
 same_file "not a database: input unchanged" bad.rpd bad.orig
 
+# ---------------------------------------------------------------- garbage timestamps
+# the trace check's rule is applied in the tool's own scans of rocpd_api
+# and rocpd_op (the driver runs no check scans for it): a bad row anywhere
+# -- an unlinked call no rule reads, the last call, an op of any class --
+# is refused with the one-line message naming the table, the column and
+# the number of bad rows, nothing written; rocpd_api's message first
+rpd-synth --seed 5 --api 3000 --gpus 2 -o g0.rpd >/dev/null
+garbage() { # NAME SQL MESSAGE: the trace g0.rpd after SQL is refused with MESSAGE
+  cp g0.rpd g.rpd; sqlite3 g.rpd "$2"; _before=$(sha g.rpd)
+  check_rc "garbage $1: exit 1" 1 rpd-analyze g.rpd
+  check_eq "garbage $1: message" "rpd-analyze: 'g.rpd': $3" "$(cat "$TESTDIR/stderr")"
+  check_eq "garbage $1: unchanged" "$_before" "$(sha g.rpd)"
+  check_eq "garbage $1: nothing on stdout" "" "$(cat "$TESTDIR/stdout")"
+}
+n=$(q g0.rpd "SELECT count(*) FROM rocpd_api WHERE id % 97 = 3 AND id NOT IN (SELECT api_id FROM rocpd_api_ops)")
+garbage "unlinked calls (start text)" "UPDATE rocpd_api SET start = 'later' WHERE id % 97 = 3
+  AND id NOT IN (SELECT api_id FROM rocpd_api_ops)" \
+  "rocpd_api.start: $n rows are not integers (text, real, blob or null); fix or delete those rows"
+garbage "the last call (end before start)" \
+  "UPDATE rocpd_api SET \"end\" = start - 1 WHERE id = (SELECT max(id) FROM rocpd_api)" \
+  "rocpd_api.end: 1 row ends before it starts; fix or delete it"
+n=$(q g0.rpd "SELECT count(*) FROM rocpd_op WHERE id % 50 = 7")
+garbage "ops (gpuId -1)" "UPDATE rocpd_op SET gpuId = -1 WHERE id % 50 = 7" \
+  "rocpd_op.gpuId: $n rows are not integers in 0 .. 2^31-1; fix or delete those rows"
+garbage "ops, links out of op order (start outside)" "UPDATE rocpd_op SET start = -5 WHERE id % 50 = 7;
+  CREATE TEMP TABLE l AS SELECT api_id, op_id FROM rocpd_api_ops ORDER BY op_id DESC;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM l" \
+  "rocpd_op.start: $n rows outside 0 .. 2^62 ns; fix or delete those rows"
+garbage "both tables: rocpd_api's message" "UPDATE rocpd_op SET gpuId = -1 WHERE id % 50 = 7;
+  UPDATE rocpd_api SET start = -1 WHERE id = 2" \
+  "rocpd_api.start: 1 row outside 0 .. 2^62 ns; fix or delete it"
+cp g0.rpd g.rpd; sqlite3 g.rpd "UPDATE rocpd_op SET \"end\" = start - 1 WHERE id = 9"
+check_rc "garbage with -o: exit 1" 1 rpd-analyze g.rpd -o gout.rpd
+check "garbage with -o: no output file" test ! -e gout.rpd
+
 # ---------------------------------------------------------------- rpd2tracing counter
 check_rc "rpd2tracing with the analysis" 0 rpd2tracing v3.rpd v3.json -q
 if command -v python3 >/dev/null; then
