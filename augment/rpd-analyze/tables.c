@@ -371,53 +371,183 @@ static qev qev_of(sqlite3_value *gpu, sqlite3_value *queue, int64_t t, int d)
   return ev;
 }
 
+/* The rows of ext_analysis_queue_depth, made from the queues' sorted
+ * changes as SQLite asks for them: the eponymous virtual table QD_VTAB
+ * streams them into one INSERT ... SELECT (a prepared INSERT stepped per
+ * row cost twice the whole write). */
+#define QD_VTAB "rpd_analyze_queue_depth_rows_"
+
+typedef struct qd_gen {
+  xsort *x;
+  const void *p;               /* the next change, when got > 0 */
+  int got;                     /* as xsort_next */
+  int have, eof, rc;
+  qev part, key;               /* the queue of depth; the row's time */
+  int64_t depth, row;
+  char msg[256];               /* the sort's message when rc is set */
+} qd_gen;
+
+/* The next row: every change of the queue at the next time summed, the
+ * queue's depth after them; eof at the end, rc on an error. */
+static void qd_advance(qd_gen *g)
+{
+  int64_t d = 0;
+  if (g->got < 0) {
+    g->eof = 1;
+    g->rc = -g->got;
+    snprintf(g->msg, sizeof g->msg, "%s", rpd_errmsg());
+    return;
+  }
+  if (g->got == 0) {
+    g->eof = 1;
+    return;
+  }
+  g->key = *(const qev *)g->p;
+  while (g->got > 0 && qev_same((const qev *)g->p, &g->key, 3)) {
+    d += ((const qev *)g->p)->d;
+    g->got = next_shown(g->x, &g->p, "queue depth");
+  }
+  if (g->got < 0) {
+    qd_advance(g);   /* the error */
+    return;
+  }
+  if (!g->have || !qev_same(&g->part, &g->key, 2)) {
+    g->part = g->key;
+    g->depth = 0;
+    g->have = 1;
+  }
+  g->depth += d;
+  g->row++;
+}
+
+typedef struct qd_vtab {
+  sqlite3_vtab base;
+  qd_gen *g;
+} qd_vtab;
+
+static int qd_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                      sqlite3_vtab **out, char **err)
+{
+  qd_vtab *v;
+  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(gpuId, queueId, time_ns, depth)");
+  (void)argc, (void)argv, (void)err;
+  if (rc != SQLITE_OK)
+    return rc;
+  if (!(v = sqlite3_malloc(sizeof *v)))
+    return SQLITE_NOMEM;
+  memset(v, 0, sizeof *v);
+  v->g = aux;
+  *out = &v->base;
+  return SQLITE_OK;
+}
+
+static int qd_disconnect(sqlite3_vtab *v)
+{
+  sqlite3_free(v);
+  return SQLITE_OK;
+}
+
+static int qd_best_index(sqlite3_vtab *v, sqlite3_index_info *ii)
+{
+  (void)v;
+  ii->estimatedCost = 1e6;
+  return SQLITE_OK;
+}
+
+static int qd_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
+{
+  sqlite3_vtab_cursor *c = sqlite3_malloc(sizeof *c);
+  (void)v;
+  if (!c)
+    return SQLITE_NOMEM;
+  memset(c, 0, sizeof *c);
+  *out = c;
+  return SQLITE_OK;
+}
+
+static int qd_close(sqlite3_vtab_cursor *c)
+{
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+/* One pass only: the rows come from the sort as it is read. */
+static int qd_next(sqlite3_vtab_cursor *c)
+{
+  qd_gen *g = ((qd_vtab *)c->pVtab)->g;
+  qd_advance(g);
+  return g->rc ? SQLITE_ERROR : SQLITE_OK;
+}
+
+static int qd_filter(sqlite3_vtab_cursor *c, int idx, const char *str, int argc,
+                     sqlite3_value **argv)
+{
+  qd_gen *g = ((qd_vtab *)c->pVtab)->g;
+  (void)idx, (void)str, (void)argc, (void)argv;
+  if (g->row || g->eof)
+    return SQLITE_ERROR;   /* a second pass would find the sort used up */
+  g->got = next_shown(g->x, &g->p, "queue depth");
+  return qd_next(c);
+}
+
+static int qd_eof(sqlite3_vtab_cursor *c)
+{
+  return ((qd_vtab *)c->pVtab)->g->eof;
+}
+
+static int qd_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
+{
+  const qd_gen *g = ((qd_vtab *)c->pVtab)->g;
+  if (col == 3)
+    sqlite3_result_int64(ctx, g->depth);
+  else if (g->key.nulls >> col & 1)
+    sqlite3_result_null(ctx);
+  else
+    sqlite3_result_int64(ctx, g->key.v[col]);
+  return SQLITE_OK;
+}
+
+static int qd_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
+{
+  *rowid = ((qd_vtab *)c->pVtab)->g->row;
+  return SQLITE_OK;
+}
+
+static const sqlite3_module qd_module = {
+  .xConnect = qd_connect,      /* no xCreate: eponymous only */
+  .xBestIndex = qd_best_index,
+  .xDisconnect = qd_disconnect,
+  .xDestroy = qd_disconnect,
+  .xOpen = qd_open,
+  .xClose = qd_close,
+  .xFilter = qd_filter,
+  .xNext = qd_next,
+  .xEof = qd_eof,
+  .xColumn = qd_column,
+  .xRowid = qd_rowid,
+};
+
 /* Queue depth: +1 at each launch (the op start when it has no api or
  * starts first), -1 at each end; one row per queue and distinct time with
  * the depth after every change at that time.  The op scan put both
  * changes of each op into a bounded sort (xsort.h); the sorted stream is
- * summed per time and run per queue here. */
+ * summed per time and run per queue as the insert reads QD_VTAB. */
 int an_queue_depth(rpd *r, an_scan *sc)
 {
-  sqlite3_stmt *ins = NULL;
-  const void *p;
-  qev key, part;
-  int have = 0, s, got = 0;
-  int64_t depth = 0;
-  int rc = rpd_prepare(r, "INSERT INTO ext_analysis_queue_depth VALUES (?,?,?,?)", &ins);
-  if (!rc)
-    rc = xsort_done(sc->queue);
-  got = rc ? 0 : next_shown(sc->queue, &p, "queue depth");
-  while (!rc && got > 0) {
-    int64_t d = 0;
-    key = *(const qev *)p;
-    while (got > 0 && qev_same((const qev *)p, &key, 3)) {
-      d += ((const qev *)p)->d;
-      got = next_shown(sc->queue, &p, "queue depth");
-    }
-    if (got < 0) {
-      rc = -got;
-      break;
-    }
-    if (!have || !qev_same(&part, &key, 2)) {
-      part = key;
-      depth = 0;
-      have = 1;
-    }
-    depth += d;
-    sqlite3_reset(ins);
-    for (int i = 0; i < 3; i++) {
-      if (key.nulls >> i & 1)
-        sqlite3_bind_null(ins, i + 1);
-      else
-        sqlite3_bind_int64(ins, i + 1, key.v[i]);
-    }
-    sqlite3_bind_int64(ins, 4, depth);
-    if ((s = rpd_step(r, ins)) < 0)
-      rc = -s;
-  }
-  if (!rc && got < 0)
-    rc = -got;
-  sqlite3_finalize(ins);
+  qd_gen g;
+  int rc;
+  memset(&g, 0, sizeof g);
+  g.x = sc->queue;
+  if ((rc = xsort_done(sc->queue)))
+    return rc;
+  if (sqlite3_create_module(rpd_db(r), QD_VTAB, &qd_module, &g) != SQLITE_OK)
+    return rpd_seterr(RPD_ESQL, "cannot register the queue depth's row source: %s",
+                      sqlite3_errmsg(rpd_db(r)));
+  rc = rpd_exec(r, "INSERT INTO ext_analysis_queue_depth SELECT * FROM " QD_VTAB);
+  sqlite3_create_module(rpd_db(r), QD_VTAB, NULL, NULL);
+  /* the sort's own error (its message) before SQLite's report of it */
+  if (g.rc)
+    return rpd_seterr(g.rc, "%s", g.msg);
   return rc;
 }
 
