@@ -111,6 +111,7 @@ static int work_cmp(const void *pa, const void *pb)
     return a->e < b->e ? -1 : 1;
   return a->id < b->id ? -1 : a->id > b->id;
 }
+XSORT_DEFINE(work_sort, an_work, work_cmp)
 
 /* xsort_next with the progress line `what` over the records of x. */
 static int next_shown(xsort *x, const void **p, const char *what)
@@ -143,6 +144,7 @@ static int kval_cmp(const void *pa, const void *pb)
     return a->null ? -1 : 1;
   return a->v < b->v ? -1 : a->v > b->v;
 }
+XSORT_DEFINE(kval_sort, kval, kval_cmp)
 
 /* A metric of one kernel: its values counted (n), summed and the largest;
  * then its median and p95 (a rank's value: none, NULL or v). */
@@ -342,6 +344,7 @@ static int qev_cmp(const void *pa, const void *pb)
   }
   return 0;
 }
+XSORT_DEFINE(qev_sort, qev, qev_cmp)
 
 /* Is part i of a and b the same for i < n (NULL equals NULL)? */
 static int qev_same(const qev *a, const qev *b, int n)
@@ -748,9 +751,9 @@ int an_scan_ops(rpd *r, an_scan **out)
   memset(&fn, 0, sizeof fn);
   memset(&k, 0, sizeof k);
   memset(&last, 0, sizeof last);
-  sc->work = xsort_new(sizeof(an_work), work_cmp, SORT_BYTES);
-  sc->kern = xsort_new(sizeof(kval), kval_cmp, SORT_BYTES);
-  sc->queue = xsort_new(sizeof(qev), qev_cmp, SORT_BYTES);
+  sc->work = xsort_new(sizeof(an_work), work_cmp, work_sort, SORT_BYTES);
+  sc->kern = xsort_new(sizeof(kval), kval_cmp, kval_sort, SORT_BYTES);
+  sc->queue = xsort_new(sizeof(qev), qev_cmp, qev_sort, SORT_BYTES);
   *out = sc;
   rc = rpd_exec(r, scan_sql);
   if (!rc)
