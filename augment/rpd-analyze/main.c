@@ -243,8 +243,7 @@ static int drop_analysis(rpd *r, void *ctx)
 /* The rows the phases of the progress line scan (common/trace/progress.h): each
  * statement's full scans, the temp tables counted as the rows they copy. */
 static const char *const api_tables[] = {"rocpd_api", NULL};
-static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_api_ops", "rocpd_api_ops",
-                                        "rocpd_op", NULL};
+static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_api_ops", "rocpd_op", NULL};
 static const char *const memcpy_tables[] = {"rocpd_api_ops", NULL};
 
 /* The build reads before it writes: the scans of rocpd_api and rocpd_op

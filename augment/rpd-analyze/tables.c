@@ -646,17 +646,22 @@ static const char links_sql[] =
   "SELECT X.op_id, A.start, A.\"end\", A.id, A.apiName_id"
   " FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id";
 
-/* 1 when the op ids of the links (NULLs aside) never go down in their
- * order, as tracers write them: then the links merge with the ops in id
- * order, no GROUP BY. */
-static int links_in_op_order(rpd *r, int *rc)
+/* The links looked at before the merge is tried: links out of op order
+ * are most often so from the start (a tracer that writes them as ops
+ * complete), and then the GROUP BY is taken at once. */
+#define LINKS_PEEK 4096
+
+/* 1 when the op ids of the first `peek` links (NULLs aside) never go down
+ * in their order, as tracers write them: then the links are merged with
+ * the ops in id order, no GROUP BY (the merge checks the rest). */
+static int links_in_op_order(rpd *r, int *rc, int peek)
 {
   sqlite3_stmt *st = NULL;
   int64_t last = INT64_MIN;
   int in_order = 1, s = 0;
   if ((*rc = rpd_prepare(r, links_sql, &st)))
     return 0;
-  while (in_order && (s = rpd_step(r, st)) == SQLITE_ROW) {
+  while (in_order && peek-- > 0 && (s = rpd_step(r, st)) == SQLITE_ROW) {
     int64_t op;
     if (sqlite3_column_type(st, 0) == SQLITE_NULL)
       continue;
@@ -703,12 +708,19 @@ typedef struct links {
   sqlite3_stmt *st, *str;
   rpd_i64map shared, graph;
   int have;                    /* st is on a row */
+  int disorder;                /* an op id went down: the merge is wrong */
+  int64_t last_op;
 } links;
 
 static int links_next(rpd *r, links *k)
 {
   int s = rpd_step(r, k->st);
   k->have = s == SQLITE_ROW;
+  if (k->have && sqlite3_column_type(k->st, 0) != SQLITE_NULL) {
+    int64_t op = sqlite3_column_int64(k->st, 0);
+    k->disorder |= op < k->last_op;
+    k->last_op = op;
+  }
   return s < 0 ? -s : RPD_OK;
 }
 
@@ -737,13 +749,25 @@ static int links_launch(rpd *r, links *k, int64_t id, opv *o)
   return rc;
 }
 
-int an_scan_ops(rpd *r, an_scan **out)
+/* The sorts and sums of a scan, empty. */
+static void scan_init(an_scan *sc)
 {
-  an_scan *sc = rpd_xcalloc(1, sizeof *sc);
+  sc->work = xsort_new(sizeof(an_work), work_cmp, work_sort, SORT_BYTES);
+  sc->kern = xsort_new(sizeof(kval), kval_cmp, kval_sort, SORT_BYTES);
+  sc->queue = xsort_new(sizeof(qev), qev_cmp, qev_sort, SORT_BYTES);
+  sc->nk = 0;
+  rpd_i64map_clear(&sc->at);
+}
+
+/* One scan of the ops into sc: with merge, the links read along (in op
+ * order: when they turn out not to be, *redo = 1 and the scan's results
+ * are to be dropped), else joined through temp.an_launch. */
+static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
+{
   sqlite3_stmt *st = NULL, *copy = NULL, *sh = NULL;
   links k;
   op_funcs fn;
-  int rc, s = 0, merge = 0, have_last = 0;
+  int rc = RPD_OK, s = 0, have_last = 0;
   int64_t last_id = 0;
   opv last;
   rpd_check_rows bad;
@@ -751,14 +775,9 @@ int an_scan_ops(rpd *r, an_scan **out)
   memset(&fn, 0, sizeof fn);
   memset(&k, 0, sizeof k);
   memset(&last, 0, sizeof last);
-  sc->work = xsort_new(sizeof(an_work), work_cmp, work_sort, SORT_BYTES);
-  sc->kern = xsort_new(sizeof(kval), kval_cmp, kval_sort, SORT_BYTES);
-  sc->queue = xsort_new(sizeof(qev), qev_cmp, qev_sort, SORT_BYTES);
-  *out = sc;
-  rc = rpd_exec(r, scan_sql);
-  if (!rc)
-    merge = links_in_op_order(r, &rc);
-  if (!rc && !merge)
+  k.last_op = INT64_MIN;
+  *redo = 0;
+  if (!merge)
     rc = rpd_exec(r, launch_sql);
   if (!rc && merge) {
     rc = rpd_prepare(r, "SELECT api_id FROM an_shared", &sh);
@@ -786,7 +805,7 @@ int an_scan_ops(rpd *r, an_scan **out)
       : "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
         " O.description_id, L.launch, L.api_end, L.own"
         " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+  while (!rc && !k.disorder && (s = rpd_step(r, st)) == SQLITE_ROW) {
     opv o;
     int64_t was_bad = bad.bad;
     /* the trace check's rule (check.h), every op, types read before the
@@ -811,7 +830,7 @@ int an_scan_ops(rpd *r, an_scan **out)
         o.launch = last.launch;
         o.api_end = last.api_end;
         o.own = last.own;
-      } else if ((rc = links_launch(r, &k, id, &o))) {
+      } else if ((rc = links_launch(r, &k, id, &o)) || k.disorder) {
         break;
       }
       last_id = id;
@@ -828,9 +847,13 @@ int an_scan_ops(rpd *r, an_scan **out)
   }
   if (!rc && s < 0)
     rc = -s;
-  if (!rc)
+  /* the links past the last op: in op order too? */
+  while (!rc && merge && k.have && !k.disorder)
+    rc = links_next(r, &k);
+  *redo = !rc && k.disorder;
+  if (!rc && !*redo)
     rc = rpd_check_rows_result(&bad, "rocpd_op");
-  if (!rc)
+  if (!rc && !*redo)
     rc = xsort_done(sc->work);
   sqlite3_finalize(st);
   sqlite3_finalize(copy);
@@ -843,6 +866,31 @@ int an_scan_ops(rpd *r, an_scan **out)
   sqlite3_finalize(fn.desc);
   rpd_i64map_free(&fn.cls_of);
   rpd_i64map_free(&fn.comm_of);
+  return rc;
+}
+
+int an_scan_ops(rpd *r, an_scan **out)
+{
+  an_scan *sc = rpd_xcalloc(1, sizeof *sc);
+  int rc, merge = 0, redo = 0;
+  scan_init(sc);
+  *out = sc;
+  rc = rpd_exec(r, scan_sql);
+  if (!rc)
+    merge = links_in_op_order(r, &rc, LINKS_PEEK);
+  if (!rc)
+    rc = scan_pass(r, sc, merge, &redo);
+  /* the links went out of op order after the first ones: again, through
+   * the GROUP BY, from empty sorts and no copies */
+  if (!rc && redo) {
+    xsort_free(sc->work);
+    xsort_free(sc->kern);
+    xsort_free(sc->queue);
+    scan_init(sc);
+    rc = rpd_exec(r, "DELETE FROM an_copy");
+    if (!rc)
+      rc = scan_pass(r, sc, 0, &redo);
+  }
   return rc;
 }
 

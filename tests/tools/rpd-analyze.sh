@@ -336,6 +336,26 @@ check_eq "launch, links in op order: the earliest linked call of each op" \
 check_eq "launch, links in op order: the same queue depth" \
   "$(q links.rpd 'SELECT * FROM ext_analysis_queue_depth')" "$(q links2.rpd 'SELECT * FROM ext_analysis_queue_depth')"
 
+# links in op order for the first 4096 and out of it later (the merge is
+# tried, finds the disorder and the scan is made again through the GROUP
+# BY): in the middle, and the last two links (read after the last op):
+# every table the same as with the links in op order
+rpd-synth --seed 7 --api 30000 --gpus 2 -o lo.rpd >/dev/null
+check_eq "late disorder: over 4096 links, in op order" "1|0" \
+  "$(q lo.rpd "SELECT count(*) > 6002, (SELECT count(*) FROM (SELECT op_id < lag(op_id) OVER (ORDER BY rowid) AS d FROM rocpd_api_ops) WHERE d) FROM rocpd_api_ops")"
+for at in "6000, 6001" "(SELECT max(rowid) - 1 FROM rocpd_api_ops), (SELECT max(rowid) FROM rocpd_api_ops)"; do
+  cp lo.rpd lx.rpd
+  sqlite3 lx.rpd "CREATE TEMP TABLE p AS SELECT rowid AS r, api_id, op_id FROM rocpd_api_ops
+      WHERE rowid IN ($at) AND op_id IS NOT NULL;
+    UPDATE rocpd_api_ops SET api_id = (SELECT api_id FROM p WHERE r <> rocpd_api_ops.rowid),
+      op_id = (SELECT op_id FROM p WHERE r <> rocpd_api_ops.rowid) WHERE rowid IN (SELECT r FROM p)"
+  check_eq "late disorder ($at): the op ids go down once" 1 \
+    "$(q lx.rpd "SELECT count(*) FROM (SELECT op_id < lag(op_id) OVER (ORDER BY rowid) AS d FROM rocpd_api_ops) WHERE d")"
+  run lx.rpd
+  [ -s lo.dump ] || { run lo.rpd; dump lo.rpd >lo.dump; }
+  check_eq "late disorder ($at): every table as with the links in order" "$(cksum <lo.dump)" "$(dump lx.rpd | cksum)"
+done
+
 # two ops with the same start and end end the gap 200-500: the one with
 # the lower id decides its cause (launched at 100, before the gap:
 # kernel-wait; at 450, after it began: host-wait), both id orders
