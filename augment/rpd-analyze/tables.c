@@ -560,10 +560,61 @@ static const char scan_sql[] =
   "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_copy;"
   "DROP TABLE IF EXISTS temp.an_shared;"
   "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
-  "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
-  " HAVING count(*) > 1;"
   "CREATE TEMP TABLE an_copy (id INTEGER PRIMARY KEY, s INTEGER, e INTEGER,"
   " type INTEGER);";
+
+/* The calls linked to several ops, when the links are not in call order. */
+static const char shared_sql[] =
+  "DELETE FROM an_shared;"
+  "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
+  " HAVING count(*) > 1;";
+
+/* temp.an_shared: the calls linked to several ops.  Tracers write the
+ * links in call order (the api ids never go down): then each call's links
+ * are one run of the scan, and a run of two or more is a shared call, no
+ * GROUP BY (a sort of every link); other orders, and api ids that are not
+ * integers, take the GROUP BY. */
+static int shared_calls(rpd *r)
+{
+  sqlite3_stmt *st = NULL, *ins = NULL;
+  int64_t last = 0, run = 0;
+  int rc, s = 0, in_order = 1;
+  rc = rpd_prepare(r, "SELECT api_id FROM rocpd_api_ops", &st);
+  if (!rc)
+    rc = rpd_prepare(r, "INSERT INTO an_shared VALUES (?)", &ins);
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || (run && id < last)) {
+      in_order = 0;
+      break;
+    }
+    if (run && id == last) {
+      run++;
+      continue;
+    }
+    if (run > 1) {
+      sqlite3_reset(ins);
+      sqlite3_bind_int64(ins, 1, last);
+      if ((s = rpd_step(r, ins)) < 0)
+        break;
+    }
+    last = id;
+    run = 1;
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  if (!rc && in_order && run > 1) {
+    sqlite3_reset(ins);
+    sqlite3_bind_int64(ins, 1, last);
+    if ((s = rpd_step(r, ins)) < 0)
+      rc = -s;
+  }
+  sqlite3_finalize(st);
+  sqlite3_finalize(ins);
+  if (!rc && !in_order)
+    rc = rpd_exec(r, shared_sql);
+  return rc;
+}
 
 /* When the links are not in op order: per op, the linked call that started
  * first (its start, end, thread) and whether it is the op's own launch. */
@@ -876,6 +927,8 @@ int an_scan_ops(rpd *r, an_scan **out)
   scan_init(sc);
   *out = sc;
   rc = rpd_exec(r, scan_sql);
+  if (!rc)
+    rc = shared_calls(r);
   if (!rc)
     merge = links_in_op_order(r, &rc, LINKS_PEEK);
   if (!rc)

@@ -356,6 +356,21 @@ for at in "6000, 6001" "(SELECT max(rowid) - 1 FROM rocpd_api_ops), (SELECT max(
   check_eq "late disorder ($at): every table as with the links in order" "$(cksum <lo.dump)" "$(dump lx.rpd | cksum)"
 done
 
+# a call linked to two ops is no op's own launch (no api duration): found
+# from runs of the links when their call ids never go down, else by a
+# GROUP BY -- here call 3 launches ops 1 and 3 around call 2's op 2 (ids
+# 3, 2, 3: the links in op order, not in call order)
+mk shared.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 0, 10, 100, 200), (2, 0, 0, 20, 25, 300, 400), (3, 0, 0, 30, 60, 500, 600)"
+q shared.rpd "DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) VALUES (3, 1), (2, 2), (3, 3)"
+run shared.rpd
+check_eq "shared call out of call order: only op 2 has an api duration (5 ns)" "3|5.0|5|5" \
+  "$(q shared.rpd 'SELECT count, api_mean_ns, api_median_ns, api_max_ns FROM ext_analysis_launch')"
+q shared.rpd "DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) VALUES (2, 2), (3, 1), (3, 3)"
+run shared.rpd --force
+check_eq "shared call in call order (one run of two links): the same" "3|5.0|5|5" \
+  "$(q shared.rpd 'SELECT count, api_mean_ns, api_median_ns, api_max_ns FROM ext_analysis_launch')"
+
 # two ops with the same start and end end the gap 200-500: the one with
 # the lower id decides its cause (launched at 100, before the gap:
 # kernel-wait; at 450, after it began: host-wait), both id orders
