@@ -125,33 +125,72 @@ static int next_shown(xsort *x, const void **p, const char *what)
 
 enum { M_API, M_DELAY, M_GPU, NMETRICS };
 
-/* One value of one metric of one kernel dispatch, in (did, metric, NULL
- * first, value) order: the values of each kernel and metric come sorted,
- * so the nearest-rank median and p95 are picked as they go by. */
+/* One value of one metric of one kernel dispatch, in (kernel, metric,
+ * value) order: the values of each kernel and metric come sorted, so the
+ * nearest-rank median and p95 are picked as they go by.  The kernel is
+ * its index in the scan's table (an_scan.ks) and makes one key with the
+ * metric. */
 typedef struct kval {
-  int64_t did, v;
-  int32_t metric, null;
+  uint64_t key;                /* kernel index << 2 | metric */
+  int64_t v;
 } kval;
 
 static int kval_cmp(const void *pa, const void *pb)
 {
   const kval *a = pa, *b = pb;
-  if (a->did != b->did)
-    return a->did < b->did ? -1 : 1;
-  if (a->metric != b->metric)
-    return a->metric < b->metric ? -1 : 1;
-  if (a->null != b->null)
-    return a->null ? -1 : 1;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
   return a->v < b->v ? -1 : a->v > b->v;
 }
-XSORT_DEFINE(kval_sort, kval, kval_cmp)
+
+/* The kernels' values come in no order (a merge sort mispredicts half its
+ * comparisons): an LSD radix sort on the bytes of (key, v), the value's
+ * sign bit flipped, skipping every byte that is the same in all records
+ * (most of them: small keys, durations of a few bytes).  Stable; scratch
+ * of n records for the time of the call. */
+static void kval_sort(void *base, size_t n)
+{
+  static const uint64_t sign = (uint64_t)1 << 63;
+  size_t (*cnt)[256] = rpd_xcalloc(16, sizeof *cnt);
+  kval *a = base, *b = rpd_xmalloc((n + 1) * sizeof *a), *t;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t u = (uint64_t)a[i].v ^ sign, k = a[i].key;
+    for (int d = 0; d < 8; d++) {
+      cnt[d][u >> (8 * d) & 255]++;
+      cnt[8 + d][k >> (8 * d) & 255]++;
+    }
+  }
+  for (int d = 0; n && d < 16; d++) {
+    uint64_t w0 = d < 8 ? (uint64_t)a[0].v ^ sign : a[0].key;
+    int sh = 8 * (d & 7);
+    size_t *c = cnt[d], sum = 0;
+    if (c[w0 >> sh & 255] == n)
+      continue;
+    for (int v = 0; v < 256; v++) {
+      size_t k = c[v];
+      c[v] = sum;
+      sum += k;
+    }
+    for (size_t i = 0; i < n; i++) {
+      uint64_t w = d < 8 ? (uint64_t)a[i].v ^ sign : a[i].key;
+      b[c[w >> sh & 255]++] = a[i];
+    }
+    t = a, a = b, b = t;
+  }
+  if (a != base) {
+    memcpy(base, a, n * sizeof *a);
+    b = a;
+  }
+  free(b);
+  free(cnt);
+}
 
 /* A metric of one kernel: its values counted (n), summed and the largest;
- * then its median and p95 (a rank's value: none, NULL or v). */
+ * then its median and p95 (a rank's value, when there is one). */
 typedef struct kmetric {
   int64_t n, sum, max;
   int64_t med, p95;
-  int has_med, has_p95, med_null, p95_null;
+  int has_med, has_p95;
 } kmetric;
 
 typedef struct kstat {
@@ -159,19 +198,20 @@ typedef struct kstat {
   kmetric m[NMETRICS];
 } kstat;
 
-static void bind_rank(sqlite3_stmt *st, int col, int has, int null, int64_t v)
+static void bind_rank(sqlite3_stmt *st, int col, int has, int64_t v)
 {
-  if (!has || null)
+  if (!has)
     sqlite3_bind_null(st, col);
   else
     sqlite3_bind_int64(st, col, v);
 }
 
-/* Write one kernel's row to temp.an_kr. */
-static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k)
+/* Write one kernel's row to temp.an_kr, as its row number rowid. */
+static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k, int64_t rowid)
 {
   int col = 1, s;
   sqlite3_reset(ins);
+  sqlite3_bind_int64(ins, col++, rowid);
   sqlite3_bind_int64(ins, col++, k->did);
   sqlite3_bind_int64(ins, col++, k->count);
   for (int m = 0; m < NMETRICS; m++) {
@@ -182,9 +222,9 @@ static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k)
       sqlite3_bind_double(ins, col++, (double)km->sum / (double)km->n);
     else
       sqlite3_bind_null(ins, col++);
-    bind_rank(ins, col++, km->has_med, km->med_null, km->med);
-    bind_rank(ins, col++, km->has_p95, km->p95_null, km->p95);
-    bind_rank(ins, col++, km->n > 0, 0, km->max);
+    bind_rank(ins, col++, km->has_med, km->med);
+    bind_rank(ins, col++, km->has_p95, km->p95);
+    bind_rank(ins, col++, km->n > 0, km->max);
   }
   sqlite3_bind_int64(ins, col++, k->outliers);
   sqlite3_bind_int64(ins, col++, k->m[M_GPU].sum);
@@ -196,8 +236,9 @@ static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k)
  * p95 (the value at rank (n+1)/2 and (95n+99)/100 of the n sorted values)
  * and max of each metric; outliers = dispatches longer than 3x the median
  * GPU duration.  One scan of the kernels into a bounded sort (xsort.h);
- * the per-kernel rows go to temp.an_kr in description-id order, and one
- * statement orders them into ext_analysis_launch. */
+ * the per-kernel rows go to temp.an_kr numbered in description-id order
+ * (the order in which the statement that orders them into
+ * ext_analysis_launch reads them, which ties keep). */
 static const char kr_sql[] =
   "DROP TABLE IF EXISTS temp.an_kr;"
   "CREATE TEMP TABLE an_kr (did INTEGER, n INTEGER,"
@@ -213,40 +254,37 @@ static const char launch_insert_sql[] =
   " ORDER BY k.gs DESC, S.string;"
   "DROP TABLE temp.an_kr;";
 
-/* Rank the sorted values of one kernel (did) from *p on; *got as
+/* Rank the sorted values of kernel index `idx` (k) from *p on; *got as
  * xsort_next.  The counts and sums of k were added up in the scan. */
-static void kstat_rank(xsort *x, kstat *k, const void **p, int *got)
+static void kstat_rank(xsort *x, kstat *k, uint64_t idx, const void **p, int *got)
 {
   int64_t rank = 0;
   int metric = -1;
   kmetric *km = NULL;
   while (*got > 0) {
     const kval *v = *p;
-    if (v->did != k->did)
+    if (v->key >> 2 != idx)
       break;
-    if (v->metric != metric) {
-      metric = v->metric;
+    if ((int)(v->key & 3) != metric) {
+      metric = (int)(v->key & 3);
       km = &k->m[metric];
       rank = 0;
     }
     rank++;
-    /* the GPU duration ranks every dispatch, NULL first (ORDER BY), the
-     * api and delay only their values */
-    int64_t n = metric == M_GPU ? k->count : km->n;
+    /* every dispatch has a GPU duration; the api and delay rank the
+     * dispatches that have them */
+    int64_t n = km->n;
     if (rank == (n + 1) / 2) {
       km->has_med = 1;
-      km->med_null = v->null;
       km->med = v->v;
     }
     if (rank == (95 * n + 99) / 100) {
       km->has_p95 = 1;
-      km->p95_null = v->null;
       km->p95 = v->v;
     }
     /* values after the median are at least the median: an outlier is one
      * past 3x it (exact, no overflow) */
-    if (metric == M_GPU && km->has_med && !km->med_null && !v->null &&
-        (__int128)v->v > (__int128)3 * km->med)
+    if (metric == M_GPU && km->has_med && (__int128)v->v > (__int128)3 * km->med)
       k->outliers++;
     *got = next_shown(x, p, "kernel statistics");
   }
@@ -280,7 +318,7 @@ static int kstat_add(an_scan *sc, int64_t did, const int64_t v[NMETRICS],
   }
   sc->ks[i].count++;
   for (int m = 0; !rc && m < NMETRICS; m++) {
-    kval kv = {did, v[m], m, 0};
+    kval kv = {(uint64_t)i << 2 | (uint64_t)m, v[m]};
     kmetric *km = &sc->ks[i].m[m];
     if (!has[m])
       continue;
@@ -293,31 +331,55 @@ static int kstat_add(an_scan *sc, int64_t did, const int64_t v[NMETRICS],
   return rc;
 }
 
+/* A kernel's description id and index in ks, sorted by the id for the
+ * row numbers of an_kr. */
+typedef struct did_idx {
+  int64_t did;
+  size_t idx;
+} did_idx;
+
+static int did_idx_cmp(const void *pa, const void *pb)
+{
+  const did_idx *a = pa, *b = pb;
+  return a->did < b->did ? -1 : a->did > b->did;
+}
+
 int an_launch_stats(rpd *r, an_scan *sc)
 {
   sqlite3_stmt *ins = NULL;
   const void *p;
   int got = 0;
+  did_idx *order = rpd_xmalloc((sc->nk + 1) * sizeof *order);
+  int64_t *rowid = rpd_xmalloc((sc->nk + 1) * sizeof *rowid);
   int rc = rpd_exec(r, kr_sql);
+  for (size_t i = 0; i < sc->nk; i++)
+    order[i] = (did_idx){sc->ks[i].did, i};
+  qsort(order, sc->nk, sizeof *order, did_idx_cmp);
+  for (size_t i = 0; i < sc->nk; i++)
+    rowid[order[i].idx] = (int64_t)i + 1;
   if (!rc)
-    rc = rpd_prepare(r, "INSERT INTO an_kr VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
+    rc = rpd_prepare(r, "INSERT INTO an_kr(rowid, did, n, am, amed, ap95, ax, dm, dmed, dp95,"
+                        " dx, gm, gmed, gp95, gx, outliers, gs)"
+                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
   if (!rc)
     rc = xsort_done(sc->kern);
   if (!rc && (got = next_shown(sc->kern, &p, "kernel statistics")) < 0)
     rc = -got;
   while (!rc && got > 0) {
-    int64_t i;
-    if (!rpd_i64map_get(&sc->at, ((const kval *)p)->did, &i)) {
+    uint64_t idx = ((const kval *)p)->key >> 2;
+    if (idx >= sc->nk) {
       rc = rpd_seterr(RPD_ERR, "internal error: a kernel the scan did not count");
       break;
     }
-    kstat_rank(sc->kern, &sc->ks[i], &p, &got);
+    kstat_rank(sc->kern, &sc->ks[idx], idx, &p, &got);
     if (got < 0)
       rc = -got;
     if (!rc)
-      rc = kstat_write(r, ins, &sc->ks[i]);
+      rc = kstat_write(r, ins, &sc->ks[idx], rowid[idx]);
   }
   sqlite3_finalize(ins);
+  free(order);
+  free(rowid);
   if (!rc)
     rc = rpd_exec(r, launch_insert_sql);
   return rc;

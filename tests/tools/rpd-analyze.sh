@@ -356,6 +356,17 @@ for at in "6000, 6001" "(SELECT max(rowid) - 1 FROM rocpd_api_ops), (SELECT max(
   check_eq "late disorder ($at): every table as with the links in order" "$(cksum <lo.dump)" "$(dump lx.rpd | cksum)"
 done
 
+# launch delays of both signs and of 1 to 5 bytes (the kernels' values
+# are radix-sorted on their bytes, the sign bit flipped): -50 -5 3 10 1e12
+mk delays.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 1050, 1060, 1000, 1100), (2, 0, 0, 1990, 1995, 2000, 2100),
+  (3, 0, 0, 3005, 3010, 3000, 3100), (4, 0, 0, 4000, 4010, 1000000004000, 1000000004100),
+  (5, 0, 0, 4997, 4999, 5000, 5100)"
+run delays.rpd
+check_eq "launch delays of both signs: median 3, p95 and max 1e12, mean" \
+  "5|3|1000000000000|1000000000000|199999999991.6" \
+  "$(q delays.rpd 'SELECT count, delay_median_ns, delay_p95_ns, delay_max_ns, delay_mean_ns FROM ext_analysis_launch')"
+
 # a call linked to two ops is no op's own launch (no api duration): found
 # from runs of the links when their call ids never go down, else by a
 # GROUP BY -- here call 3 launches ops 1 and 3 around call 2's op 2 (ids
