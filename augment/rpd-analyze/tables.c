@@ -866,7 +866,8 @@ static int links_launch(rpd *r, links *k, int64_t id, opv *o)
 static void scan_init(an_scan *sc)
 {
   sc->work = xsort_new(sizeof(an_work), work_cmp, work_sort, SORT_BYTES);
-  sc->kern = xsort_new(sizeof(kval), kval_cmp, kval_sort, SORT_BYTES);
+  /* half a buffer: its radix sort takes a copy of it while it sorts */
+  sc->kern = xsort_new(sizeof(kval), kval_cmp, kval_sort, SORT_BYTES / 2);
   sc->queue = xsort_new(sizeof(qev), qev_cmp, qev_sort, SORT_BYTES);
   sc->nk = 0;
   rpd_i64map_clear(&sc->at);
