@@ -36,7 +36,10 @@ typedef struct opts {
 } opts;
 
 
-/* tables.c: the ops read once with the launching call of each op (the
+/* tables.c: the ops read once (the trace check's rule applied to every
+ * op: a bad one fails the scan with rpd_check_table's message, after
+ * an_scan_calls has checked the calls the launches come from) with the
+ * launching call of each op (the
  * links merged in op order, or temp.an_launch when they are not in it;
  * temp.an_shared: calls of several ops; temp.an_copy: the copies) into three bounded
  * sorts (xsort.h): the GPU work for the sweep, the kernels' values for the
@@ -58,9 +61,15 @@ int an_scan_work(an_scan *sc, const an_work **w);
 int an_launch_stats(rpd *r, an_scan *sc);
 /* ext_analysis_queue_depth from the queues' sort. */
 int an_queue_depth(rpd *r, an_scan *sc);
+/* calls.c: one scan of rocpd_api that applies the trace check's rule
+ * (check.h) to every call -- a bad call fails it with rpd_check_table's
+ * message (RPD_ERANGE) -- and keeps the calls of the sync rules in
+ * temp.an_sync for an_api_rule. */
+int an_scan_calls(rpd *r);
 /* calls.c: ext_analysis_memcpy from temp.an_copy and rocpd_copyapi. */
 int an_memcpy(rpd *r);
-/* The findings of rule k over api calls (sync_memcpy, device_sync). */
+/* The findings of rule k over the calls an_scan_calls kept (sync_memcpy,
+ * device_sync). */
 int an_api_rule(rpd *r, opts *o, int k);
 /* sweep.c: the ordered pass over the GPU work (ext_analysis_idle,
  * ext_analysis_overlap and the findings of the GPU rules). */

@@ -242,11 +242,14 @@ static int drop_analysis(rpd *r, void *ctx)
 
 /* The rows the phases of the progress line scan (common/trace/progress.h): each
  * statement's full scans, the temp tables counted as the rows they copy. */
-static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_api_ops", "rocpd_api_ops",
-                                        "rocpd_op", NULL};
-static const char *const gap_tables[] = {"rocpd_api", "rocpd_api", "rocpd_op", NULL};
+static const char *const api_tables[] = {"rocpd_api", NULL};
+static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_api_ops", "rocpd_op", NULL};
 static const char *const memcpy_tables[] = {"rocpd_api_ops", NULL};
 
+/* The build reads before it writes: the scans of rocpd_api and rocpd_op
+ * apply the trace check's rule (check.h) to every row, in that order (the
+ * message of rpd_check_trace: rocpd_api's first), so a bad trace is
+ * refused before the first ext_analysis_* table is made. */
 static int build_analysis(rpd *r, void *ctx)
 {
   opts *o = ctx;
@@ -256,23 +259,25 @@ static int build_analysis(rpd *r, void *ctx)
   int rc = rpd_profile(r, RPD_OPEN_SORT);
   if (!rc)
     rc = check_tables(r);
+  rpd_progress_sql_total(r, "api calls", rpd_progress_rows_of(r, api_tables));
   if (!rc)
-    rc = rpd_view_install(r, "analysis");
+    rc = an_scan_calls(r);
   rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, op_tables));
   if (!rc)
     rc = an_scan_ops(r, &sc);
+  /* the sweep, the statistics and the queue depth merge their sorts in C:
+   * progress over the sorted records (rpd_progress) */
+  rpd_progress_end();
+  if (!rc)
+    rc = rpd_view_install(r, "analysis");
   if (!rc)
     rc = write_rules(r, o);
-  rpd_progress_sql_total(r, "idle gaps", rpd_progress_rows_of(r, gap_tables));
   if (!rc)
     rc = an_api_rule(r, o, R_SYNC_MEMCPY);
   if (!rc)
     rc = an_api_rule(r, o, R_DEVICE_SYNC);
   if (!rc)
     rc = an_sweep(r, o, sc);
-  /* the statistics and the queue depth merge their sorts in C: progress
-   * over the sorted records (rpd_progress) */
-  rpd_progress_end();
   if (!rc)
     rc = an_launch_stats(r, sc);
   if (!rc)
@@ -294,7 +299,7 @@ static int build_analysis(rpd *r, void *ctx)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_findings", &o->nfindings);
   if (!rc)
     rc = rpd_exec(r, "DROP TABLE temp.an_copy; DROP TABLE IF EXISTS temp.an_launch;"
-                     " DROP TABLE temp.an_shared;");
+                     " DROP TABLE temp.an_shared; DROP TABLE temp.an_sync;");
   an_scan_free(sc);
   snprintf(params, sizeof params, "kernel_wait_us=%g", o->kernel_wait_us);
   if (!rc)
@@ -406,6 +411,7 @@ int main(int argc, char **argv)
     .build = build_analysis,
     .ctx = &o,
     .summary = summary,
+    .checks_itself = 1,   /* in the scans of rocpd_api and rocpd_op */
   };
   if (rpd_augment_init(&a, argc, argv))
     return rpd_cli_status();

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "check.h"
 #include "opclass.h"
 #include "util/map.h"
 #include "xsort.h"
@@ -110,6 +111,7 @@ static int work_cmp(const void *pa, const void *pb)
     return a->e < b->e ? -1 : 1;
   return a->id < b->id ? -1 : a->id > b->id;
 }
+XSORT_DEFINE(work_sort, an_work, work_cmp)
 
 /* xsort_next with the progress line `what` over the records of x. */
 static int next_shown(xsort *x, const void **p, const char *what)
@@ -123,32 +125,72 @@ static int next_shown(xsort *x, const void **p, const char *what)
 
 enum { M_API, M_DELAY, M_GPU, NMETRICS };
 
-/* One value of one metric of one kernel dispatch, in (did, metric, NULL
- * first, value) order: the values of each kernel and metric come sorted,
- * so the nearest-rank median and p95 are picked as they go by. */
+/* One value of one metric of one kernel dispatch, in (kernel, metric,
+ * value) order: the values of each kernel and metric come sorted, so the
+ * nearest-rank median and p95 are picked as they go by.  The kernel is
+ * its index in the scan's table (an_scan.ks) and makes one key with the
+ * metric. */
 typedef struct kval {
-  int64_t did, v;
-  int32_t metric, null;
+  uint64_t key;                /* kernel index << 2 | metric */
+  int64_t v;
 } kval;
 
 static int kval_cmp(const void *pa, const void *pb)
 {
   const kval *a = pa, *b = pb;
-  if (a->did != b->did)
-    return a->did < b->did ? -1 : 1;
-  if (a->metric != b->metric)
-    return a->metric < b->metric ? -1 : 1;
-  if (a->null != b->null)
-    return a->null ? -1 : 1;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
   return a->v < b->v ? -1 : a->v > b->v;
 }
 
+/* The kernels' values come in no order (a merge sort mispredicts half its
+ * comparisons): an LSD radix sort on the bytes of (key, v), the value's
+ * sign bit flipped, skipping every byte that is the same in all records
+ * (most of them: small keys, durations of a few bytes).  Stable; scratch
+ * of n records for the time of the call. */
+static void kval_sort(void *base, size_t n)
+{
+  static const uint64_t sign = (uint64_t)1 << 63;
+  size_t (*cnt)[256] = rpd_xcalloc(16, sizeof *cnt);
+  kval *a = base, *b = rpd_xmalloc((n + 1) * sizeof *a), *t;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t u = (uint64_t)a[i].v ^ sign, k = a[i].key;
+    for (int d = 0; d < 8; d++) {
+      cnt[d][u >> (8 * d) & 255]++;
+      cnt[8 + d][k >> (8 * d) & 255]++;
+    }
+  }
+  for (int d = 0; n && d < 16; d++) {
+    uint64_t w0 = d < 8 ? (uint64_t)a[0].v ^ sign : a[0].key;
+    int sh = 8 * (d & 7);
+    size_t *c = cnt[d], sum = 0;
+    if (c[w0 >> sh & 255] == n)
+      continue;
+    for (int v = 0; v < 256; v++) {
+      size_t k = c[v];
+      c[v] = sum;
+      sum += k;
+    }
+    for (size_t i = 0; i < n; i++) {
+      uint64_t w = d < 8 ? (uint64_t)a[i].v ^ sign : a[i].key;
+      b[c[w >> sh & 255]++] = a[i];
+    }
+    t = a, a = b, b = t;
+  }
+  if (a != base) {
+    memcpy(base, a, n * sizeof *a);
+    b = a;
+  }
+  free(b);
+  free(cnt);
+}
+
 /* A metric of one kernel: its values counted (n), summed and the largest;
- * then its median and p95 (a rank's value: none, NULL or v). */
+ * then its median and p95 (a rank's value, when there is one). */
 typedef struct kmetric {
   int64_t n, sum, max;
   int64_t med, p95;
-  int has_med, has_p95, med_null, p95_null;
+  int has_med, has_p95;
 } kmetric;
 
 typedef struct kstat {
@@ -156,19 +198,20 @@ typedef struct kstat {
   kmetric m[NMETRICS];
 } kstat;
 
-static void bind_rank(sqlite3_stmt *st, int col, int has, int null, int64_t v)
+static void bind_rank(sqlite3_stmt *st, int col, int has, int64_t v)
 {
-  if (!has || null)
+  if (!has)
     sqlite3_bind_null(st, col);
   else
     sqlite3_bind_int64(st, col, v);
 }
 
-/* Write one kernel's row to temp.an_kr. */
-static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k)
+/* Write one kernel's row to temp.an_kr, as its row number rowid. */
+static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k, int64_t rowid)
 {
   int col = 1, s;
   sqlite3_reset(ins);
+  sqlite3_bind_int64(ins, col++, rowid);
   sqlite3_bind_int64(ins, col++, k->did);
   sqlite3_bind_int64(ins, col++, k->count);
   for (int m = 0; m < NMETRICS; m++) {
@@ -179,9 +222,9 @@ static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k)
       sqlite3_bind_double(ins, col++, (double)km->sum / (double)km->n);
     else
       sqlite3_bind_null(ins, col++);
-    bind_rank(ins, col++, km->has_med, km->med_null, km->med);
-    bind_rank(ins, col++, km->has_p95, km->p95_null, km->p95);
-    bind_rank(ins, col++, km->n > 0, 0, km->max);
+    bind_rank(ins, col++, km->has_med, km->med);
+    bind_rank(ins, col++, km->has_p95, km->p95);
+    bind_rank(ins, col++, km->n > 0, km->max);
   }
   sqlite3_bind_int64(ins, col++, k->outliers);
   sqlite3_bind_int64(ins, col++, k->m[M_GPU].sum);
@@ -193,8 +236,9 @@ static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k)
  * p95 (the value at rank (n+1)/2 and (95n+99)/100 of the n sorted values)
  * and max of each metric; outliers = dispatches longer than 3x the median
  * GPU duration.  One scan of the kernels into a bounded sort (xsort.h);
- * the per-kernel rows go to temp.an_kr in description-id order, and one
- * statement orders them into ext_analysis_launch. */
+ * the per-kernel rows go to temp.an_kr numbered in description-id order
+ * (the order in which the statement that orders them into
+ * ext_analysis_launch reads them, which ties keep). */
 static const char kr_sql[] =
   "DROP TABLE IF EXISTS temp.an_kr;"
   "CREATE TEMP TABLE an_kr (did INTEGER, n INTEGER,"
@@ -210,40 +254,37 @@ static const char launch_insert_sql[] =
   " ORDER BY k.gs DESC, S.string;"
   "DROP TABLE temp.an_kr;";
 
-/* Rank the sorted values of one kernel (did) from *p on; *got as
+/* Rank the sorted values of kernel index `idx` (k) from *p on; *got as
  * xsort_next.  The counts and sums of k were added up in the scan. */
-static void kstat_rank(xsort *x, kstat *k, const void **p, int *got)
+static void kstat_rank(xsort *x, kstat *k, uint64_t idx, const void **p, int *got)
 {
   int64_t rank = 0;
   int metric = -1;
   kmetric *km = NULL;
   while (*got > 0) {
     const kval *v = *p;
-    if (v->did != k->did)
+    if (v->key >> 2 != idx)
       break;
-    if (v->metric != metric) {
-      metric = v->metric;
+    if ((int)(v->key & 3) != metric) {
+      metric = (int)(v->key & 3);
       km = &k->m[metric];
       rank = 0;
     }
     rank++;
-    /* the GPU duration ranks every dispatch, NULL first (ORDER BY), the
-     * api and delay only their values */
-    int64_t n = metric == M_GPU ? k->count : km->n;
+    /* every dispatch has a GPU duration; the api and delay rank the
+     * dispatches that have them */
+    int64_t n = km->n;
     if (rank == (n + 1) / 2) {
       km->has_med = 1;
-      km->med_null = v->null;
       km->med = v->v;
     }
     if (rank == (95 * n + 99) / 100) {
       km->has_p95 = 1;
-      km->p95_null = v->null;
       km->p95 = v->v;
     }
     /* values after the median are at least the median: an outlier is one
      * past 3x it (exact, no overflow) */
-    if (metric == M_GPU && km->has_med && !km->med_null && !v->null &&
-        (__int128)v->v > (__int128)3 * km->med)
+    if (metric == M_GPU && km->has_med && (__int128)v->v > (__int128)3 * km->med)
       k->outliers++;
     *got = next_shown(x, p, "kernel statistics");
   }
@@ -277,7 +318,7 @@ static int kstat_add(an_scan *sc, int64_t did, const int64_t v[NMETRICS],
   }
   sc->ks[i].count++;
   for (int m = 0; !rc && m < NMETRICS; m++) {
-    kval kv = {did, v[m], m, 0};
+    kval kv = {(uint64_t)i << 2 | (uint64_t)m, v[m]};
     kmetric *km = &sc->ks[i].m[m];
     if (!has[m])
       continue;
@@ -290,31 +331,55 @@ static int kstat_add(an_scan *sc, int64_t did, const int64_t v[NMETRICS],
   return rc;
 }
 
+/* A kernel's description id and index in ks, sorted by the id for the
+ * row numbers of an_kr. */
+typedef struct did_idx {
+  int64_t did;
+  size_t idx;
+} did_idx;
+
+static int did_idx_cmp(const void *pa, const void *pb)
+{
+  const did_idx *a = pa, *b = pb;
+  return a->did < b->did ? -1 : a->did > b->did;
+}
+
 int an_launch_stats(rpd *r, an_scan *sc)
 {
   sqlite3_stmt *ins = NULL;
   const void *p;
   int got = 0;
+  did_idx *order = rpd_xmalloc((sc->nk + 1) * sizeof *order);
+  int64_t *rowid = rpd_xmalloc((sc->nk + 1) * sizeof *rowid);
   int rc = rpd_exec(r, kr_sql);
+  for (size_t i = 0; i < sc->nk; i++)
+    order[i] = (did_idx){sc->ks[i].did, i};
+  qsort(order, sc->nk, sizeof *order, did_idx_cmp);
+  for (size_t i = 0; i < sc->nk; i++)
+    rowid[order[i].idx] = (int64_t)i + 1;
   if (!rc)
-    rc = rpd_prepare(r, "INSERT INTO an_kr VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
+    rc = rpd_prepare(r, "INSERT INTO an_kr(rowid, did, n, am, amed, ap95, ax, dm, dmed, dp95,"
+                        " dx, gm, gmed, gp95, gx, outliers, gs)"
+                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
   if (!rc)
     rc = xsort_done(sc->kern);
   if (!rc && (got = next_shown(sc->kern, &p, "kernel statistics")) < 0)
     rc = -got;
   while (!rc && got > 0) {
-    int64_t i;
-    if (!rpd_i64map_get(&sc->at, ((const kval *)p)->did, &i)) {
+    uint64_t idx = ((const kval *)p)->key >> 2;
+    if (idx >= sc->nk) {
       rc = rpd_seterr(RPD_ERR, "internal error: a kernel the scan did not count");
       break;
     }
-    kstat_rank(sc->kern, &sc->ks[i], &p, &got);
+    kstat_rank(sc->kern, &sc->ks[idx], idx, &p, &got);
     if (got < 0)
       rc = -got;
     if (!rc)
-      rc = kstat_write(r, ins, &sc->ks[i]);
+      rc = kstat_write(r, ins, &sc->ks[idx], rowid[idx]);
   }
   sqlite3_finalize(ins);
+  free(order);
+  free(rowid);
   if (!rc)
     rc = rpd_exec(r, launch_insert_sql);
   return rc;
@@ -341,6 +406,7 @@ static int qev_cmp(const void *pa, const void *pb)
   }
   return 0;
 }
+XSORT_DEFINE(qev_sort, qev, qev_cmp)
 
 /* Is part i of a and b the same for i < n (NULL equals NULL)? */
 static int qev_same(const qev *a, const qev *b, int n)
@@ -370,53 +436,183 @@ static qev qev_of(sqlite3_value *gpu, sqlite3_value *queue, int64_t t, int d)
   return ev;
 }
 
+/* The rows of ext_analysis_queue_depth, made from the queues' sorted
+ * changes as SQLite asks for them: the eponymous virtual table QD_VTAB
+ * streams them into one INSERT ... SELECT (a prepared INSERT stepped per
+ * row cost twice the whole write). */
+#define QD_VTAB "rpd_analyze_queue_depth_rows_"
+
+typedef struct qd_gen {
+  xsort *x;
+  const void *p;               /* the next change, when got > 0 */
+  int got;                     /* as xsort_next */
+  int have, eof, rc;
+  qev part, key;               /* the queue of depth; the row's time */
+  int64_t depth, row;
+  char msg[256];               /* the sort's message when rc is set */
+} qd_gen;
+
+/* The next row: every change of the queue at the next time summed, the
+ * queue's depth after them; eof at the end, rc on an error. */
+static void qd_advance(qd_gen *g)
+{
+  int64_t d = 0;
+  if (g->got < 0) {
+    g->eof = 1;
+    g->rc = -g->got;
+    snprintf(g->msg, sizeof g->msg, "%s", rpd_errmsg());
+    return;
+  }
+  if (g->got == 0) {
+    g->eof = 1;
+    return;
+  }
+  g->key = *(const qev *)g->p;
+  while (g->got > 0 && qev_same((const qev *)g->p, &g->key, 3)) {
+    d += ((const qev *)g->p)->d;
+    g->got = next_shown(g->x, &g->p, "queue depth");
+  }
+  if (g->got < 0) {
+    qd_advance(g);   /* the error */
+    return;
+  }
+  if (!g->have || !qev_same(&g->part, &g->key, 2)) {
+    g->part = g->key;
+    g->depth = 0;
+    g->have = 1;
+  }
+  g->depth += d;
+  g->row++;
+}
+
+typedef struct qd_vtab {
+  sqlite3_vtab base;
+  qd_gen *g;
+} qd_vtab;
+
+static int qd_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                      sqlite3_vtab **out, char **err)
+{
+  qd_vtab *v;
+  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(gpuId, queueId, time_ns, depth)");
+  (void)argc, (void)argv, (void)err;
+  if (rc != SQLITE_OK)
+    return rc;
+  if (!(v = sqlite3_malloc(sizeof *v)))
+    return SQLITE_NOMEM;
+  memset(v, 0, sizeof *v);
+  v->g = aux;
+  *out = &v->base;
+  return SQLITE_OK;
+}
+
+static int qd_disconnect(sqlite3_vtab *v)
+{
+  sqlite3_free(v);
+  return SQLITE_OK;
+}
+
+static int qd_best_index(sqlite3_vtab *v, sqlite3_index_info *ii)
+{
+  (void)v;
+  ii->estimatedCost = 1e6;
+  return SQLITE_OK;
+}
+
+static int qd_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
+{
+  sqlite3_vtab_cursor *c = sqlite3_malloc(sizeof *c);
+  (void)v;
+  if (!c)
+    return SQLITE_NOMEM;
+  memset(c, 0, sizeof *c);
+  *out = c;
+  return SQLITE_OK;
+}
+
+static int qd_close(sqlite3_vtab_cursor *c)
+{
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+/* One pass only: the rows come from the sort as it is read. */
+static int qd_next(sqlite3_vtab_cursor *c)
+{
+  qd_gen *g = ((qd_vtab *)c->pVtab)->g;
+  qd_advance(g);
+  return g->rc ? SQLITE_ERROR : SQLITE_OK;
+}
+
+static int qd_filter(sqlite3_vtab_cursor *c, int idx, const char *str, int argc,
+                     sqlite3_value **argv)
+{
+  qd_gen *g = ((qd_vtab *)c->pVtab)->g;
+  (void)idx, (void)str, (void)argc, (void)argv;
+  if (g->row || g->eof)
+    return SQLITE_ERROR;   /* a second pass would find the sort used up */
+  g->got = next_shown(g->x, &g->p, "queue depth");
+  return qd_next(c);
+}
+
+static int qd_eof(sqlite3_vtab_cursor *c)
+{
+  return ((qd_vtab *)c->pVtab)->g->eof;
+}
+
+static int qd_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
+{
+  const qd_gen *g = ((qd_vtab *)c->pVtab)->g;
+  if (col == 3)
+    sqlite3_result_int64(ctx, g->depth);
+  else if (g->key.nulls >> col & 1)
+    sqlite3_result_null(ctx);
+  else
+    sqlite3_result_int64(ctx, g->key.v[col]);
+  return SQLITE_OK;
+}
+
+static int qd_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
+{
+  *rowid = ((qd_vtab *)c->pVtab)->g->row;
+  return SQLITE_OK;
+}
+
+static const sqlite3_module qd_module = {
+  .xConnect = qd_connect,      /* no xCreate: eponymous only */
+  .xBestIndex = qd_best_index,
+  .xDisconnect = qd_disconnect,
+  .xDestroy = qd_disconnect,
+  .xOpen = qd_open,
+  .xClose = qd_close,
+  .xFilter = qd_filter,
+  .xNext = qd_next,
+  .xEof = qd_eof,
+  .xColumn = qd_column,
+  .xRowid = qd_rowid,
+};
+
 /* Queue depth: +1 at each launch (the op start when it has no api or
  * starts first), -1 at each end; one row per queue and distinct time with
  * the depth after every change at that time.  The op scan put both
  * changes of each op into a bounded sort (xsort.h); the sorted stream is
- * summed per time and run per queue here. */
+ * summed per time and run per queue as the insert reads QD_VTAB. */
 int an_queue_depth(rpd *r, an_scan *sc)
 {
-  sqlite3_stmt *ins = NULL;
-  const void *p;
-  qev key, part;
-  int have = 0, s, got = 0;
-  int64_t depth = 0;
-  int rc = rpd_prepare(r, "INSERT INTO ext_analysis_queue_depth VALUES (?,?,?,?)", &ins);
-  if (!rc)
-    rc = xsort_done(sc->queue);
-  got = rc ? 0 : next_shown(sc->queue, &p, "queue depth");
-  while (!rc && got > 0) {
-    int64_t d = 0;
-    key = *(const qev *)p;
-    while (got > 0 && qev_same((const qev *)p, &key, 3)) {
-      d += ((const qev *)p)->d;
-      got = next_shown(sc->queue, &p, "queue depth");
-    }
-    if (got < 0) {
-      rc = -got;
-      break;
-    }
-    if (!have || !qev_same(&part, &key, 2)) {
-      part = key;
-      depth = 0;
-      have = 1;
-    }
-    depth += d;
-    sqlite3_reset(ins);
-    for (int i = 0; i < 3; i++) {
-      if (key.nulls >> i & 1)
-        sqlite3_bind_null(ins, i + 1);
-      else
-        sqlite3_bind_int64(ins, i + 1, key.v[i]);
-    }
-    sqlite3_bind_int64(ins, 4, depth);
-    if ((s = rpd_step(r, ins)) < 0)
-      rc = -s;
-  }
-  if (!rc && got < 0)
-    rc = -got;
-  sqlite3_finalize(ins);
+  qd_gen g;
+  int rc;
+  memset(&g, 0, sizeof g);
+  g.x = sc->queue;
+  if ((rc = xsort_done(sc->queue)))
+    return rc;
+  if (sqlite3_create_module(rpd_db(r), QD_VTAB, &qd_module, &g) != SQLITE_OK)
+    return rpd_seterr(RPD_ESQL, "cannot register the queue depth's row source: %s",
+                      sqlite3_errmsg(rpd_db(r)));
+  rc = rpd_exec(r, "INSERT INTO ext_analysis_queue_depth SELECT * FROM " QD_VTAB);
+  sqlite3_create_module(rpd_db(r), QD_VTAB, NULL, NULL);
+  /* the sort's own error (its message) before SQLite's report of it */
+  if (g.rc)
+    return rpd_seterr(g.rc, "%s", g.msg);
   return rc;
 }
 
@@ -426,10 +622,61 @@ static const char scan_sql[] =
   "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_copy;"
   "DROP TABLE IF EXISTS temp.an_shared;"
   "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
-  "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
-  " HAVING count(*) > 1;"
   "CREATE TEMP TABLE an_copy (id INTEGER PRIMARY KEY, s INTEGER, e INTEGER,"
   " type INTEGER);";
+
+/* The calls linked to several ops, when the links are not in call order. */
+static const char shared_sql[] =
+  "DELETE FROM an_shared;"
+  "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
+  " HAVING count(*) > 1;";
+
+/* temp.an_shared: the calls linked to several ops.  Tracers write the
+ * links in call order (the api ids never go down): then each call's links
+ * are one run of the scan, and a run of two or more is a shared call, no
+ * GROUP BY (a sort of every link); other orders, and api ids that are not
+ * integers, take the GROUP BY. */
+static int shared_calls(rpd *r)
+{
+  sqlite3_stmt *st = NULL, *ins = NULL;
+  int64_t last = 0, run = 0;
+  int rc, s = 0, in_order = 1;
+  rc = rpd_prepare(r, "SELECT api_id FROM rocpd_api_ops", &st);
+  if (!rc)
+    rc = rpd_prepare(r, "INSERT INTO an_shared VALUES (?)", &ins);
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || (run && id < last)) {
+      in_order = 0;
+      break;
+    }
+    if (run && id == last) {
+      run++;
+      continue;
+    }
+    if (run > 1) {
+      sqlite3_reset(ins);
+      sqlite3_bind_int64(ins, 1, last);
+      if ((s = rpd_step(r, ins)) < 0)
+        break;
+    }
+    last = id;
+    run = 1;
+  }
+  if (!rc && s < 0)
+    rc = -s;
+  if (!rc && in_order && run > 1) {
+    sqlite3_reset(ins);
+    sqlite3_bind_int64(ins, 1, last);
+    if ((s = rpd_step(r, ins)) < 0)
+      rc = -s;
+  }
+  sqlite3_finalize(st);
+  sqlite3_finalize(ins);
+  if (!rc && !in_order)
+    rc = rpd_exec(r, shared_sql);
+  return rc;
+}
 
 /* When the links are not in op order: per op, the linked call that started
  * first (its start, end, thread) and whether it is the op's own launch. */
@@ -445,7 +692,7 @@ static const char launch_sql[] =
 /* One op of the scan: its row of rocpd_op and its launching call. */
 typedef struct opv {
   sqlite3_value *id, *gpu, *queue, *type, *did;
-  int64_t s, e;                /* never NULL (the driver's time check) */
+  int64_t s, e;                /* sane (the check in the scan) */
   int has_launch, own;
   int64_t launch, api_end;
 } opv;
@@ -512,17 +759,22 @@ static const char links_sql[] =
   "SELECT X.op_id, A.start, A.\"end\", A.id, A.apiName_id"
   " FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id";
 
-/* 1 when the op ids of the links (NULLs aside) never go down in their
- * order, as tracers write them: then the links merge with the ops in id
- * order, no GROUP BY. */
-static int links_in_op_order(rpd *r, int *rc)
+/* The links looked at before the merge is tried: links out of op order
+ * are most often so from the start (a tracer that writes them as ops
+ * complete), and then the GROUP BY is taken at once. */
+#define LINKS_PEEK 4096
+
+/* 1 when the op ids of the first `peek` links (NULLs aside) never go down
+ * in their order, as tracers write them: then the links are merged with
+ * the ops in id order, no GROUP BY (the merge checks the rest). */
+static int links_in_op_order(rpd *r, int *rc, int peek)
 {
   sqlite3_stmt *st = NULL;
   int64_t last = INT64_MIN;
   int in_order = 1, s = 0;
   if ((*rc = rpd_prepare(r, links_sql, &st)))
     return 0;
-  while (in_order && (s = rpd_step(r, st)) == SQLITE_ROW) {
+  while (in_order && peek-- > 0 && (s = rpd_step(r, st)) == SQLITE_ROW) {
     int64_t op;
     if (sqlite3_column_type(st, 0) == SQLITE_NULL)
       continue;
@@ -569,12 +821,19 @@ typedef struct links {
   sqlite3_stmt *st, *str;
   rpd_i64map shared, graph;
   int have;                    /* st is on a row */
+  int disorder;                /* an op id went down: the merge is wrong */
+  int64_t last_op;
 } links;
 
 static int links_next(rpd *r, links *k)
 {
   int s = rpd_step(r, k->st);
   k->have = s == SQLITE_ROW;
+  if (k->have && sqlite3_column_type(k->st, 0) != SQLITE_NULL) {
+    int64_t op = sqlite3_column_int64(k->st, 0);
+    k->disorder |= op < k->last_op;
+    k->last_op = op;
+  }
   return s < 0 ? -s : RPD_OK;
 }
 
@@ -603,26 +862,36 @@ static int links_launch(rpd *r, links *k, int64_t id, opv *o)
   return rc;
 }
 
-int an_scan_ops(rpd *r, an_scan **out)
+/* The sorts and sums of a scan, empty. */
+static void scan_init(an_scan *sc)
 {
-  an_scan *sc = rpd_xcalloc(1, sizeof *sc);
+  sc->work = xsort_new(sizeof(an_work), work_cmp, work_sort, SORT_BYTES);
+  /* half a buffer: its radix sort takes a copy of it while it sorts */
+  sc->kern = xsort_new(sizeof(kval), kval_cmp, kval_sort, SORT_BYTES / 2);
+  sc->queue = xsort_new(sizeof(qev), qev_cmp, qev_sort, SORT_BYTES);
+  sc->nk = 0;
+  rpd_i64map_clear(&sc->at);
+}
+
+/* One scan of the ops into sc: with merge, the links read along (in op
+ * order: when they turn out not to be, *redo = 1 and the scan's results
+ * are to be dropped), else joined through temp.an_launch. */
+static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
+{
   sqlite3_stmt *st = NULL, *copy = NULL, *sh = NULL;
   links k;
   op_funcs fn;
-  int rc, s = 0, merge = 0, have_last = 0;
+  int rc = RPD_OK, s = 0, have_last = 0;
   int64_t last_id = 0;
   opv last;
+  rpd_check_rows bad;
+  memset(&bad, 0, sizeof bad);
   memset(&fn, 0, sizeof fn);
   memset(&k, 0, sizeof k);
   memset(&last, 0, sizeof last);
-  sc->work = xsort_new(sizeof(an_work), work_cmp, SORT_BYTES);
-  sc->kern = xsort_new(sizeof(kval), kval_cmp, SORT_BYTES);
-  sc->queue = xsort_new(sizeof(qev), qev_cmp, SORT_BYTES);
-  *out = sc;
-  rc = rpd_exec(r, scan_sql);
-  if (!rc)
-    merge = links_in_op_order(r, &rc);
-  if (!rc && !merge)
+  k.last_op = INT64_MIN;
+  *redo = 0;
+  if (!merge)
     rc = rpd_exec(r, launch_sql);
   if (!rc && merge) {
     rc = rpd_prepare(r, "SELECT api_id FROM an_shared", &sh);
@@ -650,8 +919,15 @@ int an_scan_ops(rpd *r, an_scan **out)
       : "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
         " O.description_id, L.launch, L.api_end, L.own"
         " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+  while (!rc && !k.disorder && (s = rpd_step(r, st)) == SQLITE_ROW) {
     opv o;
+    int64_t was_bad = bad.bad;
+    /* the trace check's rule (check.h), every op, types read before the
+     * integers: a bad op is counted for the message and goes nowhere */
+    rpd_check_values(&bad, sqlite3_column_value(st, 3), sqlite3_column_value(st, 4),
+                     sqlite3_column_value(st, 1));
+    if (bad.bad != was_bad)
+      continue;
     memset(&o, 0, sizeof o);
     o.id = sqlite3_column_value(st, 0);
     o.gpu = sqlite3_column_value(st, 1);
@@ -668,7 +944,7 @@ int an_scan_ops(rpd *r, an_scan **out)
         o.launch = last.launch;
         o.api_end = last.api_end;
         o.own = last.own;
-      } else if ((rc = links_launch(r, &k, id, &o))) {
+      } else if ((rc = links_launch(r, &k, id, &o)) || k.disorder) {
         break;
       }
       last_id = id;
@@ -685,7 +961,13 @@ int an_scan_ops(rpd *r, an_scan **out)
   }
   if (!rc && s < 0)
     rc = -s;
-  if (!rc)
+  /* the links past the last op: in op order too? */
+  while (!rc && merge && k.have && !k.disorder)
+    rc = links_next(r, &k);
+  *redo = !rc && k.disorder;
+  if (!rc && !*redo)
+    rc = rpd_check_rows_result(&bad, "rocpd_op");
+  if (!rc && !*redo)
     rc = xsort_done(sc->work);
   sqlite3_finalize(st);
   sqlite3_finalize(copy);
@@ -701,10 +983,37 @@ int an_scan_ops(rpd *r, an_scan **out)
   return rc;
 }
 
+int an_scan_ops(rpd *r, an_scan **out)
+{
+  an_scan *sc = rpd_xcalloc(1, sizeof *sc);
+  int rc, merge = 0, redo = 0;
+  scan_init(sc);
+  *out = sc;
+  rc = rpd_exec(r, scan_sql);
+  if (!rc)
+    rc = shared_calls(r);
+  if (!rc)
+    merge = links_in_op_order(r, &rc, LINKS_PEEK);
+  if (!rc)
+    rc = scan_pass(r, sc, merge, &redo);
+  /* the links went out of op order after the first ones: again, through
+   * the GROUP BY, from empty sorts and no copies */
+  if (!rc && redo) {
+    xsort_free(sc->work);
+    xsort_free(sc->kern);
+    xsort_free(sc->queue);
+    scan_init(sc);
+    rc = rpd_exec(r, "DELETE FROM an_copy");
+    if (!rc)
+      rc = scan_pass(r, sc, 0, &redo);
+  }
+  return rc;
+}
+
 int an_scan_work(an_scan *sc, const an_work **w)
 {
   const void *p;
-  int got = xsort_next(sc->work, &p);
+  int got = next_shown(sc->work, &p, "idle gaps");
   if (got > 0)
     *w = p;
   return got;

@@ -336,6 +336,52 @@ check_eq "launch, links in op order: the earliest linked call of each op" \
 check_eq "launch, links in op order: the same queue depth" \
   "$(q links.rpd 'SELECT * FROM ext_analysis_queue_depth')" "$(q links2.rpd 'SELECT * FROM ext_analysis_queue_depth')"
 
+# links in op order for the first 4096 and out of it later (the merge is
+# tried, finds the disorder and the scan is made again through the GROUP
+# BY): in the middle, and the last two links (read after the last op):
+# every table the same as with the links in op order
+rpd-synth --seed 7 --api 30000 --gpus 2 -o lo.rpd >/dev/null
+check_eq "late disorder: over 4096 links, in op order" "1|0" \
+  "$(q lo.rpd "SELECT count(*) > 6002, (SELECT count(*) FROM (SELECT op_id < lag(op_id) OVER (ORDER BY rowid) AS d FROM rocpd_api_ops) WHERE d) FROM rocpd_api_ops")"
+for at in "6000, 6001" "(SELECT max(rowid) - 1 FROM rocpd_api_ops), (SELECT max(rowid) FROM rocpd_api_ops)"; do
+  cp lo.rpd lx.rpd
+  sqlite3 lx.rpd "CREATE TEMP TABLE p AS SELECT rowid AS r, api_id, op_id FROM rocpd_api_ops
+      WHERE rowid IN ($at) AND op_id IS NOT NULL;
+    UPDATE rocpd_api_ops SET api_id = (SELECT api_id FROM p WHERE r <> rocpd_api_ops.rowid),
+      op_id = (SELECT op_id FROM p WHERE r <> rocpd_api_ops.rowid) WHERE rowid IN (SELECT r FROM p)"
+  check_eq "late disorder ($at): the op ids go down once" 1 \
+    "$(q lx.rpd "SELECT count(*) FROM (SELECT op_id < lag(op_id) OVER (ORDER BY rowid) AS d FROM rocpd_api_ops) WHERE d")"
+  run lx.rpd
+  [ -s lo.dump ] || { run lo.rpd; dump lo.rpd >lo.dump; }
+  check_eq "late disorder ($at): every table as with the links in order" "$(cksum <lo.dump)" "$(dump lx.rpd | cksum)"
+done
+
+# launch delays of both signs and of 1 to 5 bytes (the kernels' values
+# are radix-sorted on their bytes, the sign bit flipped): -50 -5 3 10 1e12
+mk delays.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 1050, 1060, 1000, 1100), (2, 0, 0, 1990, 1995, 2000, 2100),
+  (3, 0, 0, 3005, 3010, 3000, 3100), (4, 0, 0, 4000, 4010, 1000000004000, 1000000004100),
+  (5, 0, 0, 4997, 4999, 5000, 5100)"
+run delays.rpd
+check_eq "launch delays of both signs: median 3, p95 and max 1e12, mean" \
+  "5|3|1000000000000|1000000000000|199999999991.6" \
+  "$(q delays.rpd 'SELECT count, delay_median_ns, delay_p95_ns, delay_max_ns, delay_mean_ns FROM ext_analysis_launch')"
+
+# a call linked to two ops is no op's own launch (no api duration): found
+# from runs of the links when their call ids never go down, else by a
+# GROUP BY -- here call 3 launches ops 1 and 3 around call 2's op 2 (ids
+# 3, 2, 3: the links in op order, not in call order)
+mk shared.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 0, 10, 100, 200), (2, 0, 0, 20, 25, 300, 400), (3, 0, 0, 30, 60, 500, 600)"
+q shared.rpd "DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) VALUES (3, 1), (2, 2), (3, 3)"
+run shared.rpd
+check_eq "shared call out of call order: only op 2 has an api duration (5 ns)" "3|5.0|5|5" \
+  "$(q shared.rpd 'SELECT count, api_mean_ns, api_median_ns, api_max_ns FROM ext_analysis_launch')"
+q shared.rpd "DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) VALUES (2, 2), (3, 1), (3, 3)"
+run shared.rpd --force
+check_eq "shared call in call order (one run of two links): the same" "3|5.0|5|5" \
+  "$(q shared.rpd 'SELECT count, api_mean_ns, api_median_ns, api_max_ns FROM ext_analysis_launch')"
+
 # two ops with the same start and end end the gap 200-500: the one with
 # the lower id decides its cause (launched at 100, before the gap:
 # kernel-wait; at 450, after it began: host-wait), both id orders
@@ -388,6 +434,41 @@ cp bad.rpd bad.orig
 check_rc "not a database fails" 1 rpd-analyze bad.rpd
 check_one_line "not a database: one line"
 same_file "not a database: input unchanged" bad.rpd bad.orig
+
+# ---------------------------------------------------------------- garbage timestamps
+# the trace check's rule is applied in the tool's own scans of rocpd_api
+# and rocpd_op (the driver runs no check scans for it): a bad row anywhere
+# -- an unlinked call no rule reads, the last call, an op of any class --
+# is refused with the one-line message naming the table, the column and
+# the number of bad rows, nothing written; rocpd_api's message first
+rpd-synth --seed 5 --api 3000 --gpus 2 -o g0.rpd >/dev/null
+garbage() { # NAME SQL MESSAGE: the trace g0.rpd after SQL is refused with MESSAGE
+  cp g0.rpd g.rpd; sqlite3 g.rpd "$2"; _before=$(sha g.rpd)
+  check_rc "garbage $1: exit 1" 1 rpd-analyze g.rpd
+  check_eq "garbage $1: message" "rpd-analyze: 'g.rpd': $3" "$(cat "$TESTDIR/stderr")"
+  check_eq "garbage $1: unchanged" "$_before" "$(sha g.rpd)"
+  check_eq "garbage $1: nothing on stdout" "" "$(cat "$TESTDIR/stdout")"
+}
+n=$(q g0.rpd "SELECT count(*) FROM rocpd_api WHERE id % 97 = 3 AND id NOT IN (SELECT api_id FROM rocpd_api_ops)")
+garbage "unlinked calls (start text)" "UPDATE rocpd_api SET start = 'later' WHERE id % 97 = 3
+  AND id NOT IN (SELECT api_id FROM rocpd_api_ops)" \
+  "rocpd_api.start: $n rows are not integers (text, real, blob or null); fix or delete those rows"
+garbage "the last call (end before start)" \
+  "UPDATE rocpd_api SET \"end\" = start - 1 WHERE id = (SELECT max(id) FROM rocpd_api)" \
+  "rocpd_api.end: 1 row ends before it starts; fix or delete it"
+n=$(q g0.rpd "SELECT count(*) FROM rocpd_op WHERE id % 50 = 7")
+garbage "ops (gpuId -1)" "UPDATE rocpd_op SET gpuId = -1 WHERE id % 50 = 7" \
+  "rocpd_op.gpuId: $n rows are not integers in 0 .. 2^31-1; fix or delete those rows"
+garbage "ops, links out of op order (start outside)" "UPDATE rocpd_op SET start = -5 WHERE id % 50 = 7;
+  CREATE TEMP TABLE l AS SELECT api_id, op_id FROM rocpd_api_ops ORDER BY op_id DESC;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM l" \
+  "rocpd_op.start: $n rows outside 0 .. 2^62 ns; fix or delete those rows"
+garbage "both tables: rocpd_api's message" "UPDATE rocpd_op SET gpuId = -1 WHERE id % 50 = 7;
+  UPDATE rocpd_api SET start = -1 WHERE id = 2" \
+  "rocpd_api.start: 1 row outside 0 .. 2^62 ns; fix or delete it"
+cp g0.rpd g.rpd; sqlite3 g.rpd "UPDATE rocpd_op SET \"end\" = start - 1 WHERE id = 9"
+check_rc "garbage with -o: exit 1" 1 rpd-analyze g.rpd -o gout.rpd
+check "garbage with -o: no output file" test ! -e gout.rpd
 
 # ---------------------------------------------------------------- rpd2tracing counter
 check_rc "rpd2tracing with the analysis" 0 rpd2tracing v3.rpd v3.json -q

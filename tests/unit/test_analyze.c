@@ -1,0 +1,128 @@
+/* links: rpd-analyze */
+/* test_analyze.c - rpd-analyze's two scans of the trace (an_scan_calls over
+ * rocpd_api, an_scan_ops over rocpd_op) apply the trace check's rule to
+ * every row they read, so the augmenter driver runs no check scans of its
+ * own: a bad call or op anywhere (linked or not, a sync call or not, the
+ * links in op order or not) fails the scan with exactly rpd_check_table's
+ * code and message; the calls of the sync rules are kept for them. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "analyze.h"
+#include "check.h"
+#include "core_fixture.h"
+
+/* fx_v3_ddl (3 calls, 1 op, 1 link) plus two unlinked ops (a kernel and a
+ * copy), calls of the sync rules' names and a second link */
+static const char extra_sql[] =
+    "INSERT INTO rocpd_string(id, string) VALUES (8, 'hipMemcpy'), (9, 'hipDeviceSynchronize'),"
+    " (10, 'hipMemcpyAsync'), (11, 'CopyHostToDevice');"
+    "INSERT INTO rocpd_api VALUES (4, 100, 101, 5000, 5100, 8, 7, 6, 1),"
+    " (5, 100, 101, 5200, 5300, 8, 7, 6, 1), (6, 100, 103, 5400, 5500, 9, 7, 6, 1),"
+    " (7, 100, 101, 5600, 5700, 10, 7, 6, 1);"
+    "INSERT INTO rocpd_op VALUES (2, 0, 0, 1, 4000, 5000, 4, 3), (3, 1, 0, 2, 6000, 6500, 1, 11);"
+    "INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (2, 2);";
+
+static int setup(void **state)
+{
+  if (fx_trace_setup(state, fx_v3_ddl, RPD_WRITE)) return -1;
+  return rpd_exec(((fx_trace *)*state)->r, extra_sql) == RPD_OK ? 0 : -1;
+}
+
+/* The op scan's verdict: its code, with its message in msg. */
+static int scan_ops(rpd *r, char *msg, size_t n)
+{
+  an_scan *sc = NULL;
+  int rc = an_scan_ops(r, &sc);
+  snprintf(msg, n, "%s", rc ? rpd_errmsg() : "");
+  an_scan_free(sc);
+  return rc;
+}
+
+/* rpd_check_table's message for table (RPD_ERANGE expected). */
+static void table_msg(rpd *r, const char *table, int gpu, char *msg, size_t n)
+{
+  assert_int_equal(rpd_check_table(r, table, gpu, NULL), RPD_ERANGE);
+  snprintf(msg, n, "%s", rpd_errmsg());
+}
+
+static void test_clean(void **state)
+{
+  rpd *r = ((fx_trace *)*state)->r;
+  char msg[512];
+  int64_t n = 0;
+  assert_int_equal(an_scan_calls(r), RPD_OK);
+  assert_int_equal(scan_ops(r, msg, sizeof msg), RPD_OK);
+  /* the sync rules' calls: two hipMemcpy (kind 1), one device sync (kind
+   * 2), not the Async one */
+  assert_int_equal(rpd_query_int64(r, "SELECT sum(kind * 10 + (apiName_id = 8)) FROM an_sync",
+                                   &n), RPD_OK);
+  assert_int_equal(n, 11 + 11 + 20);
+}
+
+static void test_bad_calls(void **state)
+{
+  rpd *r = ((fx_trace *)*state)->r;
+  char want[512];
+  /* an unlinked call that no rule reads */
+  assert_int_equal(rpd_exec(r, "UPDATE rocpd_api SET start = 'later' WHERE id = 3"), RPD_OK);
+  table_msg(r, "rocpd_api", 0, want, sizeof want);
+  assert_string_equal(want, "rocpd_api.start: 1 row is not an integer (text, real, blob or "
+                            "null); fix or delete it");
+  assert_int_equal(an_scan_calls(r), RPD_ERANGE);
+  assert_string_equal(rpd_errmsg(), want);
+  /* the last call and a sync call: ends before it starts, counted */
+  assert_int_equal(rpd_exec(r, "UPDATE rocpd_api SET start = 3100 WHERE id = 3;"
+                               " UPDATE rocpd_api SET \"end\" = start - 5 WHERE id IN (4, 7)"),
+                   RPD_OK);
+  table_msg(r, "rocpd_api", 0, want, sizeof want);
+  assert_string_equal(want, "rocpd_api.end: 2 rows end before they start; fix or delete those "
+                            "rows");
+  assert_int_equal(an_scan_calls(r), RPD_ERANGE);
+  assert_string_equal(rpd_errmsg(), want);
+}
+
+/* The ops' verdict on both paths: the links in op order (merged with the
+ * ops) and out of it (temp.an_launch). */
+static void bad_ops(rpd *r, const char *update, const char *expected)
+{
+  char want[512], got[512];
+  assert_int_equal(rpd_exec(r, update), RPD_OK);
+  table_msg(r, "rocpd_op", 1, want, sizeof want);
+  assert_string_equal(want, expected);
+  assert_int_equal(scan_ops(r, got, sizeof got), RPD_ERANGE);
+  assert_string_equal(got, want);
+  assert_int_equal(rpd_exec(r, "DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops(api_id, op_id)"
+                               " VALUES (2, 2), (1, 1)"), RPD_OK);
+  assert_int_equal(scan_ops(r, got, sizeof got), RPD_ERANGE);
+  assert_string_equal(got, want);
+}
+
+static void test_bad_gpu(void **state)
+{
+  /* the two unlinked ops, the last a copy */
+  bad_ops(((fx_trace *)*state)->r, "UPDATE rocpd_op SET gpuId = -1 WHERE id IN (2, 3)",
+          "rocpd_op.gpuId: 2 rows are not integers in 0 .. 2^31-1; fix or delete those rows");
+}
+
+static void test_bad_times(void **state)
+{
+  bad_ops(((fx_trace *)*state)->r,
+          "UPDATE rocpd_op SET start = -9223372036854775808 WHERE id = 1;"
+          " UPDATE rocpd_op SET \"end\" = 4611686018427387904 WHERE id = 3",
+          "rocpd_op.start: 1 row outside 0 .. 2^62 ns; fix or delete it");
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_clean, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_bad_calls, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_bad_gpu, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_bad_times, setup, fx_trace_teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
