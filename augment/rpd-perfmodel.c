@@ -448,6 +448,8 @@ static int cmp_sum(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+XSORT_DEFINE(sort_sums, op_sum, cmp_sum)
+
 /* The sort's buffer: the sums of 128k ops (memory the same at any size;
  * more ops are merged from sorted runs in a scratch file). */
 #define SUM_SORT_BYTES (4u << 20)
@@ -539,7 +541,7 @@ static void visit_reset(void *vc)
   ctx *c = vc;
   c->open->n = c->open->nfree = 0;
   xsort_free(c->sums);
-  c->sums = xsort_new(sizeof(op_sum), cmp_sum, SUM_SORT_BYTES);
+  c->sums = xsort_new(sizeof(op_sum), cmp_sum, sort_sums, SUM_SORT_BYTES);
 }
 
 /* The sums of op `id` (zero if it has none) from the sorted sums, read in
@@ -675,7 +677,7 @@ static int build(rpd *r, void *vc)
   if (rc == RPD_OK) rc = collect(r, c);
   rpd_progress_end();
   c->open = rpd_xcalloc(1, sizeof *c->open);
-  c->sums = xsort_new(sizeof(op_sum), cmp_sum, SUM_SORT_BYTES);
+  c->sums = xsort_new(sizeof(op_sum), cmp_sum, sort_sums, SUM_SORT_BYTES);
   if (rc == RPD_OK) rc = rpd_callstack_visit(r, &vis, NULL);
   kinds_free(c->kinds);
   open_free(c->open);

@@ -615,9 +615,9 @@ int an_scan_ops(rpd *r, an_scan **out)
   memset(&fn, 0, sizeof fn);
   memset(&k, 0, sizeof k);
   memset(&last, 0, sizeof last);
-  sc->work = xsort_new(sizeof(an_work), work_cmp, SORT_BYTES);
-  sc->kern = xsort_new(sizeof(kval), kval_cmp, SORT_BYTES);
-  sc->queue = xsort_new(sizeof(qev), qev_cmp, SORT_BYTES);
+  sc->work = xsort_new(sizeof(an_work), work_cmp, NULL, SORT_BYTES);
+  sc->kern = xsort_new(sizeof(kval), kval_cmp, NULL, SORT_BYTES);
+  sc->queue = xsort_new(sizeof(qev), qev_cmp, NULL, SORT_BYTES);
   *out = sc;
   rc = rpd_exec(r, scan_sql);
   if (!rc)

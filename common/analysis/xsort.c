@@ -35,6 +35,7 @@ RPD_HEAP_DEFINE(head_heap, head, head_less)
 struct xsort {
   size_t rec, cap;             /* record size, records the buffer holds */
   xsort_cmp cmp;
+  xsort_fn sort;
   char *buf;
   size_t n, next;              /* records in buf, next one to return */
   int fd;                      /* the scratch file, -1 before a spill */
@@ -59,11 +60,12 @@ static size_t cap_bytes(size_t dflt)
   return errno || *end || v == 0 ? dflt : (size_t)v;
 }
 
-xsort *xsort_new(size_t rec, xsort_cmp cmp, size_t cap)
+xsort *xsort_new(size_t rec, xsort_cmp cmp, xsort_fn sort, size_t cap)
 {
   xsort *x = rpd_xcalloc(1, sizeof *x);
   x->rec = rec;
   x->cmp = cmp;
+  x->sort = sort;
   x->cap = cap_bytes(cap) / rec;
   if (x->cap < 1)
     x->cap = 1;
@@ -78,11 +80,20 @@ static int io_error(const char *what)
                     strerror(errno ? errno : EIO));
 }
 
+/* Sort the n records of the buffer. */
+static void sort_buf(xsort *x)
+{
+  if (x->sort)
+    x->sort(x->buf, x->n);
+  else
+    qsort(x->buf, x->n, x->rec, x->cmp);
+}
+
 /* Sort the buffer and append it to the scratch file as one run. */
 static int spill(xsort *x)
 {
   size_t len = x->n * x->rec, done = 0;
-  qsort(x->buf, x->n, x->rec, x->cmp);
+  sort_buf(x);
   if (x->fd < 0 && (x->fd = rpd_scratch_fd()) < 0)
     return io_error("create");
   while (done < len) {
@@ -156,7 +167,7 @@ int xsort_done(xsort *x)
   int rc = RPD_OK;
   if (!x->nruns) {
     if (x->n)
-      qsort(x->buf, x->n, x->rec, x->cmp);
+      sort_buf(x);
     return RPD_OK;
   }
   /* spilled: the rest is one more run, and the buffer goes */
