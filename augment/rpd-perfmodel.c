@@ -25,15 +25,19 @@ static const rpd_help help = {
   .notes = "See docs/rpd-perfmodel.md.\n",
 };
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "callstack.h"
 #include "check.h"
 #include "perfmodel.h"
 #include "rpd.h"
+#include "util/map.h"
+#include "xsort.h"
 
 #define DONE_TAG "PerfModel::Generated"
 #define ARCH_TAG "PerfModel::arch"
@@ -47,8 +51,11 @@ typedef struct ctx {
   const rpd_perf_arch *arch;
   int built;
   int64_t ops, modelled;
-  struct op_sum *sums;      /* one per op, ascending api_id */
-  size_t nsums;
+  struct op_kinds *kinds;   /* which api ids are ops, which modelled */
+  int sorted;               /* the ops' scan gives ascending api ids */
+  FILE *memo_log;           /* a Kineto import: each op's memo slot, in scan order */
+  struct open_ops *open;    /* the sums of the ops open in the walk */
+  struct xsort *sums;       /* the sums of the closed ops, by api_id */
   struct model_memo *memo;  /* MEMO_SLOTS, or NULL before the first op */
   rpd_buf key;              /* the key of the op being modelled */
 } ctx;
@@ -178,16 +185,26 @@ typedef struct model_memo {
 
 /* What the call stack gives one op: the gpu time of the calls under it
  * (kernel_ns), of those one level under it (direct_kernel_ns), how many of
- * them ran gpu work (kernels), and whether a modelled op is under it. */
+ * them ran gpu work (kernels), and whether a modelled op is under it.
+ * Written to the sort when the op's call ends (its sums are final then),
+ * read back by api_id in the second pass: memory holds the open calls
+ * only, whatever the number of ops. */
 typedef struct op_sum {
-  int64_t api_id, k, d, n;
-  int modelled, inner;
-  int64_t event;            /* its ext_kineto_event id (a Kineto import) */
-  uint32_t slot, gen;       /* its model: memo slot `slot` while its gen is `gen` */
+  int64_t api_id, k, d;
+  int64_t n2;               /* kernels * 2 + (a modelled op is under it) */
 } op_sum;
 
+/* An op's memo slot as the first pass left it, one per op in scan order
+ * (a Kineto import: the second pass takes the model from the slot while
+ * its generation is unchanged, without reading the args again). */
+typedef struct memo_ref {
+  int64_t event;            /* its ext_kineto_event id */
+  uint32_t slot, gen;
+} memo_ref;
+
 /* The ops and their args, in table order (an ORDER BY would sort every
- * row's args: the per-op sums are found by binary search instead).  The
+ * row's args; an import's order is ascending api_id, which the second pass
+ * needs, and only when it is not does that pass, reading no args, sort).  The
  * args' members are found by rpd_perf_arg: json_extract would parse and
  * re-render each. */
 static const char select_sql[] =
@@ -196,16 +213,20 @@ static const char select_sql[] =
 
 /* The second pass over a Kineto import's ops: an op whose model is still in
  * the memo needs no args; the others are read again by event id. */
-static const char fill_sql[] =
-  "SELECT E.api_id, E.name, E.id"
-  " FROM ext_kineto_event E WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL";
+#define FILL_SQL \
+  "SELECT E.api_id, E.name, E.id" \
+  " FROM ext_kineto_event E WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL"
+static const char fill_sql[] = FILL_SQL;
+static const char fill_sorted_sql[] = FILL_SQL " ORDER BY E.api_id";
 static const char event_sql[] =
   "SELECT E.api_id, E.name, E.args FROM ext_kineto_event E WHERE E.id = ?1";
 
 /* The autograd markers: their sizes are the Input Dims. */
-static const char select_autograd_sql[] =
-  "SELECT A.api_ptr_id, S.string, nullif(A.sizes, '')"
-  " FROM ext_autogradapi A JOIN rocpd_string S ON S.id = A.autogradName_id";
+#define SELECT_AUTOGRAD_SQL \
+  "SELECT A.api_ptr_id, S.string, nullif(A.sizes, '')" \
+  " FROM ext_autogradapi A JOIN rocpd_string S ON S.id = A.autogradName_id"
+static const char select_autograd_sql[] = SELECT_AUTOGRAD_SQL;
+static const char select_autograd_sorted_sql[] = SELECT_AUTOGRAD_SQL " ORDER BY A.api_ptr_id";
 
 static const char insert_sql[] =
   "INSERT INTO ext_perf_op(api_id, name, category, spec, params, flops, bytes,"
@@ -326,16 +347,99 @@ static void model_row(ctx *c, sqlite3_stmt *sel, rpd_buf *types, rpd_perf_op *op
   m->op.params = op->params ? rpd_xstrdup(op->params) : NULL;
 }
 
-/* The index in c->sums of the op of api call `id`, -1 if none. */
-static int64_t sum_index(const ctx *c, int64_t id)
+/* Which api ids are ops (bit 1) and which of those are modelled (bit 2):
+ * two bits per id in pages of KIND_PAGE ids, found through a map from the
+ * page's number, so ids with gaps cost only the pages they touch.  At
+ * 10^8 api calls, 25 MB; the walk asks once per call. */
+#define KIND_SHIFT 12
+#define KIND_PAGE (1 << KIND_SHIFT)
+typedef struct op_kinds {
+  rpd_i64map page_of;       /* id / KIND_PAGE -> index in pages */
+  uint64_t (*pages)[KIND_PAGE / 32];
+  size_t npages, cap;
+  int64_t last_key;         /* the page found last, to skip the map */
+  uint64_t *last;
+} op_kinds;
+
+/* The page of id, created when `make` (else NULL when absent). */
+static uint64_t *kinds_page(op_kinds *k, int64_t id, int make)
 {
-  size_t lo = 0, hi = c->nsums;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (c->sums[mid].api_id < id) lo = mid + 1;
-    else hi = mid;
+  int64_t key = id >> KIND_SHIFT, ix;
+  int found;
+  if (k->last && key == k->last_key) return k->last;
+  if (!make) {
+    if (!rpd_i64map_get(&k->page_of, key, &ix)) return NULL;
+  } else {
+    int64_t *v = rpd_i64map_ref(&k->page_of, key, (int64_t)k->npages, &found);
+    ix = *v;
+    if (!found) {
+      if (k->npages == k->cap) {
+        k->cap = k->cap ? 2 * k->cap : 16;
+        k->pages = rpd_xrealloc(k->pages, k->cap * sizeof *k->pages);
+      }
+      memset(k->pages[k->npages++], 0, sizeof *k->pages);
+    }
   }
-  return lo < c->nsums && c->sums[lo].api_id == id ? (int64_t)lo : -1;
+  k->last_key = key;
+  return k->last = k->pages[ix];
+}
+
+static void kinds_set(op_kinds *k, int64_t id, unsigned v)
+{
+  uint64_t *p = kinds_page(k, id, 1);
+  unsigned off = (unsigned)(id & (KIND_PAGE - 1));
+  p[off / 32] |= (uint64_t)v << (2 * (off % 32));
+}
+
+static unsigned kinds_get(op_kinds *k, int64_t id)
+{
+  uint64_t *p = kinds_page(k, id, 0);
+  unsigned off = (unsigned)(id & (KIND_PAGE - 1));
+  return p ? (unsigned)(p[off / 32] >> (2 * (off % 32))) & 3 : 0;
+}
+
+static void kinds_free(op_kinds *k)
+{
+  if (!k) return;
+  rpd_i64map_free(&k->page_of);
+  free(k->pages);
+  free(k);
+}
+
+/* The sums of the ops whose calls are open in the walk, in slots reused
+ * through a free list: a call's tag is its op's slot. */
+typedef struct open_ops {
+  struct open_op {
+    op_sum s;
+    int modelled;
+  } *v;
+  int64_t *free_slots;
+  size_t n, nfree, cap;
+} open_ops;
+
+static int64_t open_take(open_ops *o, int64_t api_id, int modelled)
+{
+  int64_t i;
+  if (o->nfree) {
+    i = o->free_slots[--o->nfree];
+  } else {
+    if (o->n == o->cap) {
+      o->cap = o->cap ? 2 * o->cap : 64;
+      o->v = rpd_xrealloc(o->v, o->cap * sizeof *o->v);
+      o->free_slots = rpd_xrealloc(o->free_slots, o->cap * sizeof *o->free_slots);
+    }
+    i = (int64_t)o->n++;
+  }
+  o->v[i] = (struct open_op){.s = {.api_id = api_id}, .modelled = modelled};
+  return i;
+}
+
+static void open_free(open_ops *o)
+{
+  if (!o) return;
+  free(o->v);
+  free(o->free_slots);
+  free(o);
 }
 
 static int cmp_sum(const void *a, const void *b)
@@ -344,43 +448,62 @@ static int cmp_sum(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+XSORT_DEFINE(sort_sums, op_sum, cmp_sum)
+
+/* The sort's buffer: the sums of 128k ops (memory the same at any size;
+ * more ops are merged from sorted runs in a scratch file). */
+#define SUM_SORT_BYTES (4u << 20)
+
 /* First pass over the ops: which are modelled (an op with a modelled op
- * under it is "outer"), into c->sums sorted by api_id. */
+ * under it is "outer") into c->kinds; for a Kineto import each op's memo
+ * slot into c->memo_log. */
 static int collect(rpd *r, ctx *c)
 {
   sqlite3_stmt *sel = NULL;
   rpd_buf types = {0};
-  size_t cap = 0;
-  int sorted = 1, s = SQLITE_DONE,
+  int64_t prev = INT64_MIN;
+  int s = SQLITE_DONE,
       rc = rpd_prepare(r, c->autograd ? select_autograd_sql : select_sql, &sel);
+  c->kinds = rpd_xcalloc(1, sizeof *c->kinds);
+  c->sorted = 1;
+  if (rc == RPD_OK && !c->autograd) {
+    int fd = rpd_scratch_fd();
+    c->memo_log = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (!c->memo_log) {
+      if (fd >= 0) close(fd);
+      rc = rpd_seterr(RPD_EIO, "cannot create a scratch file: %s", strerror(errno));
+    }
+  }
   while (rc == RPD_OK && (s = rpd_step(r, sel)) == SQLITE_ROW) {
     rpd_perf_op op;
     uint32_t slot;
+    int64_t id = sqlite3_column_int64(sel, 0);
     model_row(c, sel, &types, &op, &slot);
-    if (c->nsums == cap) {
-      cap = cap ? 2 * cap : 1024;
-      c->sums = rpd_xrealloc(c->sums, cap * sizeof *c->sums);
+    kinds_set(c->kinds, id, strcmp(op.category, "none") != 0 ? 3 : 1);
+    if (id < prev) c->sorted = 0;
+    prev = id;
+    if (c->memo_log) {
+      memo_ref m = {sqlite3_column_int64(sel, 3), slot, c->memo[slot].gen};
+      if (fwrite(&m, sizeof m, 1, c->memo_log) != 1)
+        rc = rpd_seterr(RPD_EIO, "cannot write a scratch file: %s", strerror(errno));
     }
-    c->sums[c->nsums] = (op_sum){.api_id = sqlite3_column_int64(sel, 0),
-                                 .modelled = strcmp(op.category, "none") != 0,
-                                 .event = c->autograd ? -1 : sqlite3_column_int64(sel, 3),
-                                 .slot = slot, .gen = c->memo[slot].gen};
-    if (c->nsums && c->sums[c->nsums].api_id < c->sums[c->nsums - 1].api_id)
-      sorted = 0;
-    c->nsums++;
     rpd_perf_op_free(&op);
   }
   if (rc == RPD_OK && s < 0) rc = -s;
+  if (rc == RPD_OK && c->memo_log && fflush(c->memo_log) != 0)
+    rc = rpd_seterr(RPD_EIO, "cannot write a scratch file: %s", strerror(errno));
+  if (c->memo_log) rewind(c->memo_log);
   sqlite3_finalize(sel);
   rpd_buf_free(&types);
-  if (!sorted) qsort(c->sums, c->nsums, sizeof *c->sums, cmp_sum);
   return rc;
 }
 
-/* The call stack visitor: each call's tag is its op's index in c->sums. */
+/* The call stack visitor: a call of an op gets a slot of c->open. */
 static int64_t visit_tag(void *vc, int64_t id)
 {
-  return sum_index(vc, id);
+  ctx *c = vc;
+  unsigned k = kinds_get(c->kinds, id);
+  return k ? open_take(c->open, id, k == 3) : -1;
 }
 
 static void add_sat(int64_t *to, int64_t v)
@@ -389,19 +512,26 @@ static void add_sat(int64_t *to, int64_t v)
 }
 
 /* A call ends: its gpu time counts for every op below it (as the rows of
- * ext_callstack of depth > 0 would), and a modelled op makes them outer. */
+ * ext_callstack of depth > 0 would), and a modelled op makes them outer.
+ * An op's call ends after every call under it: its sums go to the sort. */
 static int visit_close(void *vc, const int64_t *tags, int depth, int64_t gpu)
 {
   ctx *c = vc;
-  int inner = tags[depth] >= 0 && c->sums[tags[depth]].modelled;
-  if (gpu == 0 && !inner) return RPD_OK;
-  for (int j = 0; j < depth; j++) {
-    if (tags[j] < 0) continue;
-    op_sum *o = &c->sums[tags[j]];
-    add_sat(&o->k, gpu);
-    if (j == depth - 1) add_sat(&o->d, gpu);
-    if (gpu > 0) o->n++;
-    if (inner) o->inner = 1;
+  open_ops *o = c->open;
+  int inner = tags[depth] >= 0 && o->v[tags[depth]].modelled;
+  if (gpu != 0 || inner)
+    for (int j = 0; j < depth; j++) {
+      if (tags[j] < 0) continue;
+      op_sum *s = &o->v[tags[j]].s;
+      add_sat(&s->k, gpu);
+      if (j == depth - 1) add_sat(&s->d, gpu);
+      if (gpu > 0) s->n2 += 2;
+      if (inner) s->n2 |= 1;
+    }
+  if (tags[depth] >= 0) {
+    const op_sum *s = &o->v[tags[depth]].s;
+    o->free_slots[o->nfree++] = tags[depth];
+    if (s->k || s->d || s->n2) return xsort_add(c->sums, s);
   }
   return RPD_OK;
 }
@@ -409,35 +539,61 @@ static int visit_close(void *vc, const int64_t *tags, int depth, int64_t gpu)
 static void visit_reset(void *vc)
 {
   ctx *c = vc;
-  for (size_t i = 0; i < c->nsums; i++) {
-    c->sums[i].k = c->sums[i].d = c->sums[i].n = 0;
-    c->sums[i].inner = 0;
-  }
+  c->open->n = c->open->nfree = 0;
+  xsort_free(c->sums);
+  c->sums = xsort_new(sizeof(op_sum), cmp_sum, sort_sums, SUM_SORT_BYTES);
 }
 
-/* Second pass over the ops: model each again and write its row with the
- * sums of the walk. */
+/* The sums of op `id` (zero if it has none) from the sorted sums, read in
+ * ascending api_id order; *have is xsort_next's last answer and *cur its
+ * record.  RPD_OK or an error code. */
+static int sum_of(ctx *c, int64_t id, int *have, op_sum *cur, op_sum *out)
+{
+  const void *rec;
+  while (*have == 1 && cur->api_id < id) {
+    *have = xsort_next(c->sums, &rec);
+    if (*have == 1) memcpy(cur, rec, sizeof *cur);
+  }
+  if (*have < 0) return -*have;
+  *out = *have == 1 && cur->api_id == id ? *cur : (op_sum){.api_id = id};
+  return RPD_OK;
+}
+
+/* Second pass over the ops, in ascending api_id order (the first pass's
+ * order when it was so, else sorted by SQLite): model each again and write
+ * its row with the sums of the walk. */
 static int fill(rpd *r, ctx *c)
 {
   sqlite3_stmt *sel = NULL, *ins = NULL, *ev = NULL;
   rpd_buf types = {0};
-  int rc = rpd_prepare(r, c->autograd ? select_autograd_sql : fill_sql, &sel),
+  op_sum cur = {.api_id = INT64_MIN};
+  int have = 1;
+  int rc = rpd_prepare(r, c->autograd ? (c->sorted ? select_autograd_sql
+                                                   : select_autograd_sorted_sql)
+                                      : (c->sorted ? fill_sql : fill_sorted_sql), &sel),
       s = SQLITE_DONE;
+  if (rc == RPD_OK) rc = xsort_done(c->sums);
   if (rc == RPD_OK) rc = rpd_prepare(r, insert_sql, &ins);
   if (rc == RPD_OK && !c->autograd) rc = rpd_prepare(r, event_sql, &ev);
   while (rc == RPD_OK && (s = rpd_step(r, sel)) == SQLITE_ROW) {
     rpd_perf_op op;
     rpd_perf_roof roof;
     const char *name = (const char *)sqlite3_column_text(sel, 1);
-    int64_t id = sqlite3_column_int64(sel, 0), i = sum_index(c, id);
-    op_sum none = {.event = -1}, *sum = i >= 0 ? &c->sums[i] : &none;
-    int64_t kns = sum->k;
+    int64_t id = sqlite3_column_int64(sel, 0);
+    op_sum sum_v, *sum = &sum_v;
+    memo_ref m;
+    int64_t kns;
+    int logged;
     uint32_t slot;
+    if ((rc = sum_of(c, id, &have, &cur, sum)) != RPD_OK) break;
+    kns = sum->k;
+    /* the memo log is in the first pass's order: read only in that order */
+    logged = c->memo_log && c->sorted && fread(&m, sizeof m, 1, c->memo_log) == 1;
     if (c->autograd) {
       model_row(c, sel, &types, &op, &slot);
-    } else if (sum->event == sqlite3_column_int64(sel, 2) &&
-               c->memo[sum->slot].gen == sum->gen) {
-      op = c->memo[sum->slot].op;   /* modelled in the first pass, still kept */
+    } else if (logged && m.event == sqlite3_column_int64(sel, 2) &&
+               c->memo[m.slot].gen == m.gen) {
+      op = c->memo[m.slot].op;   /* modelled in the first pass, still kept */
       op.params = op.params ? rpd_xstrdup(op.params) : NULL;
     } else {
       sqlite3_bind_int64(ev, 1, sqlite3_column_int64(sel, 2));
@@ -466,7 +622,7 @@ static int fill(rpd *r, ctx *c)
     bind_pos(ins, 7, op.bytes);
     sqlite3_bind_int64(ins, 8, kns);
     sqlite3_bind_int64(ins, 9, sum->d);
-    sqlite3_bind_int64(ins, 10, sum->n);
+    sqlite3_bind_int64(ins, 10, sum->n2 >> 1);
     bind_pos(ins, 11, roof.tflops_s);
     bind_pos(ins, 12, roof.tb_s);
     bind_pos(ins, 13, roof.flops_per_byte);
@@ -484,7 +640,7 @@ static int fill(rpd *r, ctx *c)
     /* ops with a modelled op inside them (linear around addmm, matmul
      * around mm, scaled_dot_product_attention around the flash kernel's
      * op) count once, as the inner op, in perf_op_summary */
-    sqlite3_bind_int(ins, 19, strcmp(op.category, "none") != 0 && sum->inner);
+    sqlite3_bind_int(ins, 19, strcmp(op.category, "none") != 0 && (sum->n2 & 1));
     s = rpd_step(r, ins);
     sqlite3_reset(ins);
     sqlite3_clear_bindings(ins);
@@ -520,13 +676,20 @@ static int build(rpd *r, void *vc)
   rpd_progress_sql(r, "ops", c->autograd ? "ext_autogradapi" : "ext_kineto_event");
   if (rc == RPD_OK) rc = collect(r, c);
   rpd_progress_end();
+  c->open = rpd_xcalloc(1, sizeof *c->open);
+  c->sums = xsort_new(sizeof(op_sum), cmp_sum, sort_sums, SUM_SORT_BYTES);
   if (rc == RPD_OK) rc = rpd_callstack_visit(r, &vis, NULL);
+  kinds_free(c->kinds);
+  open_free(c->open);
+  c->kinds = NULL;
+  c->open = NULL;
   rpd_progress_sql(r, "ops", c->autograd ? "ext_autogradapi" : "ext_kineto_event");
   if (rc == RPD_OK) rc = fill(r, c);
   rpd_progress_end();
-  free(c->sums);
+  xsort_free(c->sums);
   c->sums = NULL;
-  c->nsums = 0;
+  if (c->memo_log) fclose(c->memo_log);
+  c->memo_log = NULL;
   memo_free(c);
   if (rc == RPD_OK) rc = rpd_exec(r, view_sql);
   if (rc == RPD_OK && c->arch) rc = rpd_meta_set(r, ARCH_TAG, c->arch->name);

@@ -1,8 +1,8 @@
 /* analyze.h - the parts of rpd-analyze (docs/rpd-analyze.md): main.c (options,
  * rules, the driver), tables.c (the op scan, launch statistics and queue
  * depth), calls.c (the SQL over api calls: memcpy buckets, sync rules),
- * sweep.c (the ordered pass over the GPU work), xsort.c (the sort in
- * bounded memory).  Internal to the tool. */
+ * sweep.c (the ordered pass over the GPU work); the sort in bounded memory
+ * is common's (common/analysis/xsort.c).  Internal to the tool. */
 #ifndef RPD_ANALYZE_H
 #define RPD_ANALYZE_H
 

@@ -2,7 +2,8 @@
 # rpd-perfmodel on PyTorch autograd markers with sizes: rpd-synth's default
 # shape (about 0.48 markers per api call) with rpd-autograd run once, sized
 # so the model sees about $BENCH_ROWS ops (10^6 by default), and a trace of a
-# quarter of that to show how memory grows.  Each figure is the median of
+# quarter of that (peak RSS: SQLite's cache and the walk's bounded buffers, flat
+# in the number of ops).  Each figure is the median of
 # $BENCH_REPEAT runs on a fresh copy (wall and CPU; the largest RSS); the
 # rows of the BENCH lines are ops, so rows/s is ops per second.  The floor:
 # the scans the model cannot avoid (the markers with their names, the api

@@ -20,6 +20,12 @@ check_eq "each of 5000 distinct ops keeps its own model" "5000|5000|5000" \
        sum(json_extract(P.params, '\$.M') = json_extract(E.args, '\$.\"External id\"'))
      FROM ext_perf_op P JOIN ext_kineto_event E ON E.api_id = P.api_id AND E.cat = 'cpu_op'")"
 
+# every row and group of perf_op_summary, as one checksum
+rows_sum() {
+  q "$1" "SELECT * FROM ext_perf_op ORDER BY api_id; SELECT * FROM perf_op_summary
+    ORDER BY name, category, params" | cksum
+}
+
 command -v python3 >/dev/null 2>&1 || { skip "rpd-perfmodel: needs python3"; exit 0; }
 KT="$TRACES/kineto"
 need_shared "$KT" || exit 0
@@ -66,6 +72,11 @@ if [ -f mi300.rpd ]; then
   # ext_callstack (built by rpd-callstack on a copy)
   check_eq "no ext_callstack written" "0" \
     "$(q mi300.rpd "SELECT count(*) FROM sqlite_master WHERE name = 'ext_callstack'")"
+  # the ops read in an order other than ascending api id: the second pass
+  # sorts them, and reads the args of every op again
+  cp mi300.rpd rev.rpd && q rev.rpd "UPDATE ext_kineto_event SET id = -id"
+  check "events in reverse api id order: rpd-perfmodel --force" rpd-perfmodel -q --force rev.rpd
+  check_eq "... the same rows" "$(rows_sum mi300.rpd)" "$(rows_sum rev.rpd)"
   cp mi300.rpd cs.rpd && rpd-callstack cs.rpd >/dev/null 2>&1
   check_eq "kernel_ns, direct_kernel_ns, kernels, outer = sums over ext_callstack" "4619 0 1813" \
     "$(q cs.rpd "WITH K AS (SELECT parent_id AS id, sum(gpu_time) AS k,
@@ -141,6 +152,11 @@ if [ -f synth.rpd ]; then
   check "autograd: raptor --report" raptor agbf.rpd --report -q --csv-dir agcsv
   check_eq "autograd: GEMM.csv with the sizes as Input Dims_first" 1 \
     "$(grep -c '^aten::linear,1,512,768,768,False,.*"\[\[512, 768\], \[768, 768\]\]"' agcsv/GEMM.csv)"
+  # the sums of the ops, sorted by api id in runs of 2 ops merged back
+  # (the sort's buffer is 4 MiB: 128k ops), give the same rows
+  RPD_ANALYZE_SORT_BYTES=64 rpd-perfmodel -q ag.rpd --arch MI300X --dtype bf16 -o agspill.rpd
+  check_eq "autograd: sums spilled to sorted runs of 2 ops, the same rows" \
+    "$(rows_sum agbf.rpd) 1" "$(rows_sum agspill.rpd) $(q agspill.rpd "SELECT count(*) > 4000 FROM ext_perf_op WHERE kernel_ns > 0")"
   check_rc "--dtype of an unknown type is a usage error" 2 rpd-perfmodel ag.rpd --dtype fp7
   # markers without sizes (as mytrace's): nothing modelled, and a note why
   q ag.rpd "UPDATE ext_autogradapi SET sizes = ''" && rpd-perfmodel ag.rpd -o nosizes.rpd >out.txt 2>err.txt

@@ -1,11 +1,13 @@
-/* xsort.h - rpd-analyze's sort of fixed-size records in bounded memory:
+/* xsort.h - a sort of fixed-size records in bounded memory (rpd-analyze's
+ * three sorts, rpd-perfmodel's kernel time per op):
  * records are added in any order, kept in a buffer of at most cap bytes,
  * each full buffer sorted and written to a scratch file as one run
  * (rpd_scratch_fd), and read back in order through a k-way merge of the
- * runs.  Memory is the buffer plus a small read buffer per run, whatever
- * the number of records.  Internal to the tool. */
-#ifndef RPD_ANALYZE_XSORT_H
-#define RPD_ANALYZE_XSORT_H
+ * runs.  Memory is the buffer, then read buffers of as many bytes in all
+ * (64 KiB a run at most, one record at least), whatever the number of
+ * records. */
+#ifndef RPD_XSORT_H
+#define RPD_XSORT_H
 
 #include <stddef.h>
 

@@ -10,7 +10,7 @@
 #include "util/heap.h"
 #include "xsort.h"
 
-#define READ_BYTES (64 * 1024)   /* read buffer of one run */
+#define READ_BYTES (64 * 1024)   /* read buffer of one run, at most */
 
 /* One sorted run of the scratch file and its read position. */
 typedef struct run {
@@ -44,6 +44,7 @@ struct xsort {
   size_t nruns;
   head_heap heap;
   int merging;
+  size_t read;                 /* bytes of a run's read buffer (records) */
   size_t added, taken;
 };
 
@@ -134,15 +135,13 @@ static const char *run_rec(xsort *x, size_t k, int *rc)
 {
   run *ru = &x->runs[k];
   if (ru->at + x->rec > ru->have) {
-    size_t want = READ_BYTES / x->rec * x->rec, got = 0;
-    if (want == 0)
-      want = x->rec;
+    size_t want = x->read, got = 0;
     if ((off_t)want > ru->end - ru->pos)
       want = (size_t)(ru->end - ru->pos);
     if (want == 0)
       return NULL;
     if (!ru->buf)
-      ru->buf = rpd_xmalloc(READ_BYTES > x->rec ? READ_BYTES : x->rec);
+      ru->buf = rpd_xmalloc(x->read);
     while (got < want) {
       ssize_t n = pread(x->fd, ru->buf + got, want - got, ru->pos + (off_t)got);
       if (n < 0 && errno == EINTR)
@@ -177,6 +176,14 @@ int xsort_done(xsort *x)
   free(x->buf);
   x->buf = NULL;
   x->merging = 1;
+  /* the runs' read buffers together take at most the sort buffer's bytes
+   * (whatever the number of runs), each at least one record */
+  x->read = x->cap * x->rec / x->nruns;
+  if (x->read > READ_BYTES)
+    x->read = READ_BYTES;
+  x->read = x->read / x->rec * x->rec;
+  if (x->read < x->rec)
+    x->read = x->rec;
   for (size_t k = 0; k < x->nruns; k++) {
     const char *r = run_rec(x, k, &rc);
     if (rc)
