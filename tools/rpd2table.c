@@ -1,7 +1,9 @@
+/* links: rpd-import */
 /* rpd2table - the reference's kernel summary table: per UserMarker range,
  * per GPU, per kernel name: calls, total/avg/min/max duration and the share
  * of the marker's GPU time, as CSV.  See docs/rpd2table.md. */
 #include "opt.h"
+#include "readdirect.h"   /* rpd-import's rocprofv3 reader */
 
 static const rpd_help help = {
   .usage = "usage: rpd2table FILE.rpd [MARKER ...] OUT.csv",
@@ -172,6 +174,9 @@ int main(int argc, char **argv)
                          "run it as a formula)"),
     RPD_OPT_END(),
   };
+  /* a rocprofv3 database is read as it is: every row rpd-import writes */
+  static const rpdi_direct rocprof = { .lean = 0 };
+  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
   if (rpd_cli_init_opts(argc, argv, &help, opts))
     return rpd_cli_status();
   int n = argc;

@@ -49,7 +49,7 @@ merge:rpd-merge:r diff:rpd-diff:r byrank:raptor:r byrank-save:raptor:w
 health:rpd-health:r budget:rpd-budget:r"
 
 # the read-only modes that read a rocprofv3 database as it is
-DIRECT_MODES="raptor byrank budget rpd2tracing health"
+DIRECT_MODES="raptor byrank budget rpd2tracing health diff"
 
 # modes only used in some sections
 MODES_EXTRA="strings-vacuum:rpd-strings:w import:rpd-import:r table:rpd2table:r

@@ -4,7 +4,8 @@
 # rpd_set_rocprof_reader): their output on X.db equals their output on
 # `rpd-import X.db X.rpd` (raptor: every file of --csv-dir byte for byte, the
 # stdout tables, the classic report, the kernel statistics, by-rank;
-# rpd2tracing: the JSON and the protobuf; rpd-health), the database
+# rpd2tracing: the JSON and the protobuf; rpd-health; rpd2table; rpd-diff
+# in both modes, the database against its import), the database
 # is never modified, and a writer still refuses it with the rpd-import hint.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
@@ -66,6 +67,16 @@ direct() { # (lib.sh's checks use _n, _want: d_ here)
   # two workers want a second connection to a file: one worker reads it
   RPD2TRACING_THREADS=2 rpd2tracing -q "$d_db" "$d_n.c.json" 2>/dev/null
   same_file "$d_n: rpd2tracing, two workers asked" "$d_n.a.json" "$d_n.c.json"
+  # rpd2table and rpd-diff (both modes): the database against its import
+  rpd2table "$d_n.rpd" - >"$d_n.a.tab" 2>/dev/null
+  check_rc "$d_n: rpd2table reads the database" 0 rpd2table "$d_db" -
+  same_file "$d_n: rpd2table" "$d_n.a.tab" "$TESTDIR/stdout"
+  check_rc "$d_n: rpd-diff DB IMPORT" 0 rpd-diff -f csv "$d_db" "$d_n.rpd"
+  check_eq "$d_n: rpd-diff finds every row the same" "" \
+    "$(tail -n +2 "$TESTDIR/stdout" | tr -d '\r' | awk -F, '$NF != "same"')"
+  check "$d_n: rpd-diff compared rows" test "$(wc -l <"$TESTDIR/stdout")" -gt 2
+  check_rc "$d_n: rpd-diff --waterfall DB IMPORT" 0 rpd-diff --waterfall "$d_db" "$d_n.rpd"
+  check "$d_n: rpd-diff --waterfall: no change" grep -q "^sum of parts = span change: 0 ns" "$TESTDIR/stdout"
   check_eq "$d_n: the database is unchanged" "$d_s" "$(sha "$d_db")"
   check_eq "$d_n: nothing left in TMPDIR or beside it" "" "$(ls -A "$TMPDIR"; ls -A "$(dirname "$d_db")" | grep -e rpdtools- -e '-journal$')"
 }

@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd-diff - compare two runs (or two ranks, or two merged traces): per
  * kernel, kernel sequence, category and UserMarker, calls, total and mean
  * time, delta and % change, added and removed rows, sorted by impact on
@@ -13,6 +14,7 @@
 #include "util/num.h"
 #include "textcut.h"
 #include "wfmode.h"
+#include "readdirect.h"   /* rpd-import's rocprofv3 reader */
 
 #include <errno.h>
 #include <stdio.h>
@@ -298,6 +300,10 @@ int main(int argc, char **argv)
   diff d;
   int rc;
 
+  /* rocprofv3 databases are compared as they are (both modes): every row
+   * rpd-import writes */
+  static const rpdi_direct rocprof = { .lean = 0 };
+  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
   memset(&d, 0, sizeof d);
   if ((rc = parse_args(&d, argc, argv)) == -2)
     return diff_waterfall_main(argc, argv);
