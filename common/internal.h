@@ -71,6 +71,10 @@ int rpd__create_file(struct rpd **out, const char *path, const char *input, int 
  * tables, generated columns, lying sqlite_stat1): RPD_OK or RPD_ENOTRPD
  * with one line.  schema: the detected RPD schema (2 or 3). */
 int rpd__check_untrusted(sqlite3 *db, int schema);
+/* harden.c: the first row of sql (bound: ?1 = a, when a is not NULL) as
+ * text in buf (n bytes, cut to fit), "" when there is no row; an RPD
+ * status. */
+int rpd__first_text(sqlite3 *db, const char *sql, const char *a, char *buf, size_t n);
 /* pages.c: before a writer changes the file, every page accounted for
  * (b-trees through dbstat, the freelist, no page twice; PRAGMA quick_check
  * where that walk cannot see the whole file): RPD_OK

@@ -5,6 +5,7 @@
  * before trusting a file is checked here (docs/common.md "Untrusted
  * traces"). */
 #include "rpd.h"
+#include "internal.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -47,9 +48,8 @@ int rpd_sqlite_open(const char *path, sqlite3 **db, int flags)
 
 /* ------------------------------------------------------------ checks */
 
-/* The first row of sql (bound: ?1 = a) as text in buf, "" when none;
- * returns an RPD status. */
-static int first_text(sqlite3 *db, const char *sql, const char *a, char *buf, size_t n)
+/* Declared in internal.h. */
+int rpd__first_text(sqlite3 *db, const char *sql, const char *a, char *buf, size_t n)
 {
   sqlite3_stmt *st = NULL;
   int src = sqlite3_prepare_v2(db, sql, -1, &st, NULL), rc = RPD_OK;
@@ -74,7 +74,7 @@ static int first_text(sqlite3 *db, const char *sql, const char *a, char *buf, si
 static int check_core_tables(sqlite3 *db)
 {
   char what[512];
-  int rc = first_text(db,
+  int rc = rpd__first_text(db,
       "SELECT name || CASE WHEN type = 'view' THEN ' is a view'"
       " ELSE ' is a virtual table' END FROM sqlite_master"
       " WHERE name LIKE 'rocpd\\_%' ESCAPE '\\' AND (type = 'view' OR"
@@ -82,7 +82,7 @@ static int check_core_tables(sqlite3 *db)
       NULL, what, sizeof what);
 
   if (!rc && !what[0])
-    rc = first_text(db,
+    rc = rpd__first_text(db,
         "SELECT m.name || '.' || x.name || ' is a generated column' FROM sqlite_master m,"
         " pragma_table_xinfo(m.name) x WHERE m.type = 'table' AND m.name LIKE 'rocpd\\_%'"
         " ESCAPE '\\' AND x.hidden IN (2, 3) ORDER BY m.name LIMIT 1",
@@ -109,7 +109,7 @@ static int check_stat1(sqlite3 *db)
   int rc = RPD_OK, src;
   char has[8];
 
-  if ((rc = first_text(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+  if ((rc = rpd__first_text(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
                            "name = 'sqlite_stat1'", NULL, has, sizeof has)) || !has[0])
     return rc;
   src = sqlite3_prepare_v2(db, sql, -1, &st, NULL);

@@ -37,24 +37,6 @@ static int one_int(sqlite3 *db, const char *sql, int64_t *v)
   return rc;
 }
 
-/* One text value from sql into buf ("" when no row). */
-static int one_text(sqlite3 *db, const char *sql, char *buf, size_t n)
-{
-  sqlite3_stmt *st = NULL;
-  int src = sqlite3_prepare_v2(db, sql, -1, &st, NULL), rc = RPD_OK;
-
-  buf[0] = 0;
-  if (src == SQLITE_OK) src = sqlite3_step(st);
-  if (src == SQLITE_ROW) {
-    const char *t = (const char *)sqlite3_column_text(st, 0);
-    snprintf(buf, n, "%s", t ? t : "");
-  } else if (src != SQLITE_DONE) {
-    rc = rpd__sqlerr(db, src, sql);
-  }
-  sqlite3_finalize(st);
-  return rc;
-}
-
 static int damaged(const char *what, int64_t page)
 {
   return rpd_seterr(RPD_ENOTDB, "corrupt SQLite database (page %lld %s); nothing was written",
@@ -67,14 +49,16 @@ typedef struct {
   int64_t n;
 } pagemap;
 
-/* Claim page p for one owner: RPD_OK, or the damage (out of the file,
- * or claimed twice). */
-static int claim(pagemap *m, int64_t p, const char *owner)
+/* Claim page p for one owner (freelist: the freelist's, else a b-tree's
+ * or the lock page): RPD_OK, or the damage (out of the file, or claimed
+ * twice). */
+static int claim(pagemap *m, int64_t p, int freelist)
 {
-  if (p < 1 || p > m->n) return damaged(owner[0] == 'f' ? "is on the freelist but past the end "
-                                        "of the file" : "is past the end of the file", p);
+  if (p < 1 || p > m->n)
+    return damaged(freelist ? "is on the freelist but past the end of the file"
+                            : "is past the end of the file", p);
   if (m->bit[(p - 1) >> 3] & (1u << ((p - 1) & 7)))
-    return damaged(owner[0] == 'f' ? "is on the freelist and in use" : "is used twice", p);
+    return damaged(freelist ? "is on the freelist and in use" : "is used twice", p);
   m->bit[(p - 1) >> 3] |= (unsigned char)(1u << ((p - 1) & 7));
   return RPD_OK;
 }
@@ -91,7 +75,7 @@ static int claim_btrees(sqlite3 *db, pagemap *m)
     int64_t p = sqlite3_column_int64(st, 0);
     const char *type = (const char *)sqlite3_column_text(st, 1);
     if (type && strcmp(type, "corrupted") == 0) rc = damaged("does not parse", p);
-    else rc = claim(m, p, "b-tree");
+    else rc = claim(m, p, 0);
   }
   if (!rc && src != SQLITE_DONE) rc = rpd__sqlerr(db, src, sql);
   sqlite3_finalize(st);
@@ -118,23 +102,22 @@ static int read_page(sqlite3_file *f, int64_t p, int size, unsigned char *buf)
 static int claim_freelist(sqlite3 *db, pagemap *m, int size)
 {
   sqlite3_file *f = NULL;
-  unsigned char *buf = malloc((size_t)size);
+  unsigned char *buf;
   int64_t counted = 0, want, trunk;
   int rc = RPD_OK, usable;
 
-  if (!buf) return rpd_seterr(RPD_ENOMEM, "out of memory");
   if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
       !f->pMethods) {
-    free(buf);
     return rpd_seterr(RPD_EIO, "cannot read the database file");
   }
+  buf = rpd_xmalloc((size_t)size);
   rc = read_page(f, 1, size, buf);
   usable = size - buf[20];   /* bytes reserved at the end of each page */
   trunk = be32(buf + 32);
   want = be32(buf + 36);
   while (!rc && trunk) {
     uint32_t leaves;
-    if ((rc = claim(m, trunk, "freelist"))) break;
+    if ((rc = claim(m, trunk, 1))) break;
     if ((rc = read_page(f, trunk, size, buf))) break;
     counted++;
     leaves = be32(buf + 4);
@@ -143,7 +126,7 @@ static int claim_freelist(sqlite3 *db, pagemap *m, int size)
       break;
     }
     for (uint32_t i = 0; !rc && i < leaves; i++, counted++)
-      rc = claim(m, be32(buf + 8 + 4 * i), "freelist");
+      rc = claim(m, be32(buf + 8 + 4 * i), 1);
     trunk = be32(buf);
   }
   if (!rc && counted != want)
@@ -171,7 +154,7 @@ static int walk_pages(sqlite3 *db)
   if (!rc) rc = claim_freelist(db, &m, (int)size);
   /* SQLite never uses the page holding the lock bytes at 1 GiB */
   lockpage = 0x40000000 / size + 1;
-  if (!rc && lockpage <= m.n) rc = claim(&m, lockpage, "lock");
+  if (!rc && lockpage <= m.n) rc = claim(&m, lockpage, 0);
   for (int64_t p = 1; !rc && p <= m.n; p++)
     if (!(m.bit[(p - 1) >> 3] & (1u << ((p - 1) & 7)))) rc = damaged("is never used", p);
   free(m.bit);
@@ -182,7 +165,7 @@ static int walk_pages(sqlite3 *db)
 static int quick_check(sqlite3 *db)
 {
   char res[400];
-  int rc = one_text(db, "PRAGMA quick_check(1)", res, sizeof res);
+  int rc = rpd__first_text(db, "PRAGMA quick_check(1)", NULL, res, sizeof res);
 
   if (rc) return rc;
   if (strcmp(res, "ok") == 0) return RPD_OK;
@@ -194,11 +177,11 @@ int rpd__check_integrity(sqlite3 *db)
 {
   char mode[32], named[8];
   int64_t autovac = 0;
-  int rc = one_text(db, "PRAGMA main.journal_mode", mode, sizeof mode);
+  int rc = rpd__first_text(db, "PRAGMA main.journal_mode", NULL, mode, sizeof mode);
 
   if (!rc) rc = one_int(db, "PRAGMA main.auto_vacuum", &autovac);
-  if (!rc) rc = one_text(db, "SELECT 1 FROM main.sqlite_master WHERE name = 'dbstat' "
-                             "COLLATE NOCASE", named, sizeof named);
+  if (!rc) rc = rpd__first_text(db, "SELECT 1 FROM main.sqlite_master WHERE name = 'dbstat' "
+                             "COLLATE NOCASE", NULL, named, sizeof named);
   if (rc) return rc;
   if (strcmp(mode, "wal") == 0 || autovac || named[0]) return quick_check(db);
   if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
