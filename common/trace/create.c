@@ -38,6 +38,31 @@ int rpd_profile(rpd *r, int profile)
   return rpd_exec(r, profile_sql[profile]);
 }
 
+/* The tables, indexes and views of r->schema, in one transaction. */
+static int install_schema(rpd *r)
+{
+  int rc = rpd_begin(r);
+
+  if (!rc) rc = rpd_schema_create(r);
+  if (!rc) rc = rpd_commit(r);
+  return rc;
+}
+
+/* The end of a create: rc == RPD_OK hands r to the caller in *out; an
+ * error closes r (its temp file removed) and returns rc with the message
+ * of the failure, not of the close. */
+static int hand_over(rpd *r, int rc, rpd **out)
+{
+  if (rc) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+    rpd_close(r, 0);
+    return rpd_seterr(rc, "%s", msg);
+  }
+  *out = r;
+  return RPD_OK;
+}
+
 int rpd_create(rpd **out, const char *path, const rpd_create_opts *o)
 {
   static const rpd_create_opts defaults;
@@ -58,18 +83,9 @@ int rpd_create(rpd **out, const char *path, const rpd_create_opts *o)
     r->schema = 0;
   } else {
     r->schema = o->schema == 2 ? 2 : 3;
-    if (!rc) rc = rpd_begin(r);
-    if (!rc) rc = rpd_schema_create(r);
-    if (!rc) rc = rpd_commit(r);
+    if (!rc) rc = install_schema(r);
   }
-  if (rc) {
-    char msg[2048];
-    snprintf(msg, sizeof msg, "%s", rpd_errmsg());
-    rpd_close(r, 0);
-    return rpd_seterr(rc, "%s", msg);
-  }
-  *out = r;
-  return RPD_OK;
+  return hand_over(r, rc, out);
 }
 
 /* The page cache of a trace in memory (KiB): a trace up to this size never
@@ -103,15 +119,6 @@ int rpd_create_memory(rpd **out, const char *path)
     rc = rpd_profile(r, RPD_OPEN_BULK);
   }
   if (!rc) rc = rpd_exec(r, "PRAGMA cache_size = -" RPD_MEMORY_TRACE_KIB);
-  if (!rc) rc = rpd_begin(r);
-  if (!rc) rc = rpd_schema_create(r);
-  if (!rc) rc = rpd_commit(r);
-  if (rc) {
-    char msg[2048];
-    snprintf(msg, sizeof msg, "%s", rpd_errmsg());
-    rpd_close(r, 0);
-    return rpd_seterr(rc, "%s", msg);
-  }
-  *out = r;
-  return RPD_OK;
+  if (!rc) rc = install_schema(r);
+  return hand_over(r, rc, out);
 }
