@@ -23,23 +23,28 @@
 
 #define FX static __attribute__((unused))
 
-/* The tables every RPD trace has, schema 2 (as written by the tracer). */
-static const char fx_v2_ddl[] =
-    "CREATE TABLE rocpd_metadata (id integer NOT NULL PRIMARY KEY AUTOINCREMENT,"
-    " tag varchar(4096) NOT NULL, value varchar(4096) NOT NULL);"
-    "CREATE TABLE rocpd_string (id integer NOT NULL PRIMARY KEY AUTOINCREMENT,"
-    " string varchar(4096) NOT NULL);"
-    "CREATE INDEX rocpd_strin_string_c7b9cd_idx ON rocpd_string (string);"
-    "CREATE TABLE rocpd_api (id integer NOT NULL PRIMARY KEY AUTOINCREMENT, pid integer NOT NULL,"
-    " tid integer NOT NULL, start integer NOT NULL, end integer NOT NULL,"
-    " apiName_id integer NOT NULL, args_id integer NOT NULL);"
-    "CREATE TABLE rocpd_op (id integer NOT NULL PRIMARY KEY AUTOINCREMENT, gpuId integer NOT NULL,"
-    " queueId integer NOT NULL, sequenceId integer NOT NULL, completionSignal varchar(18) NOT NULL,"
-    " start integer NOT NULL, end integer NOT NULL, description_id integer NOT NULL,"
-    " opType_id integer NOT NULL);"
-    "CREATE TABLE rocpd_api_ops (id integer NOT NULL PRIMARY KEY AUTOINCREMENT,"
-    " api_id integer NOT NULL, op_id integer NOT NULL);"
+/* The tables every RPD trace has, schema 2 (as written by the tracer),
+ * without rows but the schema version. */
+#define FX_V2_TABLES \
+    "CREATE TABLE rocpd_metadata (id integer NOT NULL PRIMARY KEY AUTOINCREMENT," \
+    " tag varchar(4096) NOT NULL, value varchar(4096) NOT NULL);" \
+    "CREATE TABLE rocpd_string (id integer NOT NULL PRIMARY KEY AUTOINCREMENT," \
+    " string varchar(4096) NOT NULL);" \
+    "CREATE INDEX rocpd_strin_string_c7b9cd_idx ON rocpd_string (string);" \
+    "CREATE TABLE rocpd_api (id integer NOT NULL PRIMARY KEY AUTOINCREMENT, pid integer NOT NULL," \
+    " tid integer NOT NULL, start integer NOT NULL, end integer NOT NULL," \
+    " apiName_id integer NOT NULL, args_id integer NOT NULL);" \
+    "CREATE TABLE rocpd_op (id integer NOT NULL PRIMARY KEY AUTOINCREMENT, gpuId integer NOT NULL," \
+    " queueId integer NOT NULL, sequenceId integer NOT NULL, completionSignal varchar(18) NOT NULL," \
+    " start integer NOT NULL, end integer NOT NULL, description_id integer NOT NULL," \
+    " opType_id integer NOT NULL);" \
+    "CREATE TABLE rocpd_api_ops (id integer NOT NULL PRIMARY KEY AUTOINCREMENT," \
+    " api_id integer NOT NULL, op_id integer NOT NULL);" \
     "INSERT INTO rocpd_metadata(tag, value) VALUES ('schema_version', '2');"
+
+/* FX_V2_TABLES with a small workload: two kernel launches and their ops. */
+static const char fx_v2_ddl[] =
+    FX_V2_TABLES
     "INSERT INTO rocpd_string(id, string) VALUES (1, ''), (2, 'hipLaunchKernel'),"
     " (3, 'KernelExecution'), (4, 'gemm_kernel'), (5, 'stream = 0x1');"
     "INSERT INTO rocpd_api VALUES (1, 100, 101, 1000, 2000, 2, 5), (2, 100, 101, 3000, 3500, 2, 5);"

@@ -36,21 +36,7 @@
   " (3, 'KernelExecution'), (4, 'gemm_kernel'), (5, 'stream = 0x1'),"              \
   " (6, 'add_kernel'), (7, 'CopyHostToDevice'), (8, 'BarrierAnd');"
 
-static const char tables[] =
-    "CREATE TABLE rocpd_metadata (id integer NOT NULL PRIMARY KEY AUTOINCREMENT,"
-    " tag varchar(4096) NOT NULL, value varchar(4096) NOT NULL);"
-    "CREATE TABLE rocpd_string (id integer NOT NULL PRIMARY KEY AUTOINCREMENT,"
-    " string varchar(4096) NOT NULL);"
-    "CREATE TABLE rocpd_api (id integer NOT NULL PRIMARY KEY AUTOINCREMENT, pid integer NOT NULL,"
-    " tid integer NOT NULL, start integer NOT NULL, end integer NOT NULL,"
-    " apiName_id integer NOT NULL, args_id integer NOT NULL);"
-    "CREATE TABLE rocpd_op (id integer NOT NULL PRIMARY KEY AUTOINCREMENT, gpuId integer NOT NULL,"
-    " queueId integer NOT NULL, sequenceId integer NOT NULL, completionSignal varchar(18) NOT NULL,"
-    " start integer NOT NULL, end integer NOT NULL, description_id integer NOT NULL,"
-    " opType_id integer NOT NULL);"
-    "CREATE TABLE rocpd_api_ops (id integer NOT NULL PRIMARY KEY AUTOINCREMENT,"
-    " api_id integer NOT NULL, op_id integer NOT NULL);"
-    "INSERT INTO rocpd_metadata(tag, value) VALUES ('schema_version', '2');" STRINGS;
+static const char tables[] = FX_V2_TABLES STRINGS;
 
 #define API_ROWS                                                                   \
   "INSERT INTO rocpd_api VALUES (1, 100, 101, 1000, 2000, 2, 5), (2, 100, 101, 2900, 3100, 2, 5),"\
