@@ -258,6 +258,50 @@ static void test_writer_integrity(void **state)
   free(out);
 }
 
+/* A reader on a leaf page whose cell pointer was patched past the page's
+ * end: SQLite would decode the cell from bytes beyond its page buffer,
+ * a different garbage row on every read.  With rpd_db_harden's
+ * cell_size_check the scan fails as a corrupt database instead. */
+static void test_reader_cell_offset(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "cell.rpd");
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  int page = 0, src;
+  size_t n;
+  char *b;
+  rpd *r;
+
+  make_v2(p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+             " INSERT INTO filler SELECT randomblob(100) FROM n");
+  assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT max(pageno) FROM dbstat WHERE name = 'filler'"
+                                          " AND pagetype = 'leaf'", -1, &st, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+  page = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  assert_true(page > 2);
+  b = fx_slurp(p, &n);
+  /* a table leaf's header is 8 bytes; its first cell pointer follows */
+  assert_int_equal((unsigned char)b[(size_t)(page - 1) * 4096], 0x0d);
+  b[(size_t)(page - 1) * 4096 + 8] = (char)0x20; /* 8192 */
+  b[(size_t)(page - 1) * 4096 + 9] = (char)0x00;
+  fx_write(p, b, n);
+  free(b);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_READ), RPD_OK);
+  assert_int_equal(sqlite3_prepare_v2(rpd_db(r), "SELECT total(length(x)) FROM filler", -1, &st,
+                                      NULL), SQLITE_OK);
+  while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+  }
+  assert_int_equal(src, SQLITE_CORRUPT);
+  sqlite3_finalize(st);
+  rpd_close(r, 0);
+  free(p);
+}
+
 /* A v2 trace with a 2000-row filler table, a dropped 2000-row table on the
  * freelist (a trunk page listing its leaves), in path; returns its bytes
  * (*n long, caller frees). */
@@ -391,6 +435,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_planted_stat1, setup, teardown),
     cmocka_unit_test_setup_teardown(test_gzip_untrusted, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_integrity, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_reader_cell_offset, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_page_walk, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_check_fallbacks, setup, teardown),
   };
