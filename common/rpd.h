@@ -321,8 +321,11 @@ FILE *rpd_scratch_file(void);
  * the next rpd_open of the file or rpd_outfile_begin for the same target
  * removes it) and opens it as fp.  Write through fp -- or fclose(fp),
  * set it to NULL and write tmp by other means (gzopen, sqlite).  commit
- * flushes, fsyncs, closes, gives the file mode 0666 & ~umask and renames it
- * onto target; abort removes it.  Both free the fields. */
+ * flushes, closes, gives the file mode 0666 & ~umask and renames it onto
+ * target (with RPD_SYNC=1 in the environment it also fsyncs the file
+ * before and the directory after the rename); abort removes it.  Both free
+ * the fields.  Atomic against a kill either way; durable across a power
+ * loss only with RPD_SYNC=1, as gzip without --synchronous. */
 typedef struct rpd_outfile {
   char *target;   /* final path (symlinks resolved) */
   char *tmp;      /* temp file next to it */
@@ -330,6 +333,9 @@ typedef struct rpd_outfile {
 } rpd_outfile;
 int rpd_outfile_begin(rpd_outfile *of, const char *path, const char *input);
 int rpd_outfile_commit(rpd_outfile *of);
+/* 1 when RPD_SYNC is set to anything but "" or "0": rpd_outfile_commit
+ * then fsyncs (writers of their own outputs ask this too). */
+int rpd_outfile_sync(void);
 void rpd_outfile_abort(rpd_outfile *of);
 
 /* Name for a temp file next to `path` (same directory, so rename is atomic):

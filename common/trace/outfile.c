@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "rpd.h"
 #include "internal.h"
+#include "opening.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -544,36 +545,41 @@ static int take_over_mode(int fd, const char *target)
   return RPD_OK;
 }
 
+int rpd_outfile_sync(void)
+{
+  const char *e = getenv("RPD_SYNC");
+
+  return e && *e && strcmp(e, "0") != 0;
+}
+
 int rpd_outfile_commit(rpd_outfile *of)
 {
-  int rc = RPD_OK, fd;
+  int rc = RPD_OK, fd, sync = rpd_outfile_sync();
 
   if (!of->tmp) return rpd_seterr(RPD_ERR, "output file not open");
   if (of->fp) {
     errno = 0;
     if (fflush(of->fp) != 0 || ferror(of->fp)) rc = io_status(errno, "cannot write");
     if (!rc) rc = take_over_mode(fileno(of->fp), of->target);
-    if (!rc && fsync(fileno(of->fp)) != 0) rc = io_status(errno, "cannot write");
+    if (!rc && sync && fsync(fileno(of->fp)) != 0) rc = io_status(errno, "cannot write");
     if (fclose(of->fp) != 0 && !rc) rc = io_status(errno, "cannot write");
     of->fp = NULL;
   } else if ((fd = open(of->tmp, O_RDONLY | O_CLOEXEC)) < 0) {
     rc = io_status(errno, "cannot reopen the temporary file");
   } else {
     rc = take_over_mode(fd, of->target);
-    if (!rc && fsync(fd) != 0) rc = io_status(errno, "cannot write");
+    if (!rc && sync && fsync(fd) != 0) rc = io_status(errno, "cannot write");
     close(fd);
   }
   if (!rc && rename(of->tmp, of->target) != 0) rc = io_status(errno, "cannot rename into place");
   if (rc) {
     rpd__temp_remove(of->tmp);
   } else {
-    char *dir = dir_part(of->target);
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      fsync(dfd);
-      close(dfd);
+    if (sync) {
+      char *dir = dir_part(of->target);
+      fsync_dir(dir);
+      free(dir);
     }
-    free(dir);
     rpd__temp_forget(of->tmp);
   }
   outfile_free(of);

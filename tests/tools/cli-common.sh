@@ -104,3 +104,21 @@ check_eq "rpd-synth --api=500: 500 calls" 500 "$(q eq.rpd 'SELECT count(*) FROM 
 check_rc "rpd-synth --gpus 0: a range error, exit 2" 2 rpd-synth --gpus 0 -o x.rpd
 check_eq "rpd-synth --gpus 0: the range in the message" \
   "rpd-synth: option '--gpus': '0' is not a number in 1..64" "$(head -n 1 "$TESTDIR/stderr")"
+
+# Derived outputs (rpd_outfile: reports, JSON, CSV) are renamed into place
+# complete but not fsynced, as gzip without --synchronous; RPD_SYNC=1 makes
+# them durable: the file before the rename, its directory after.
+if command -v strace >/dev/null 2>&1 && strace -f -qq -e trace=fsync -o st.log true 2>/dev/null; then
+  rpd-synth -q --api 2000 -o sy.rpd
+  strace -f -qq -e trace=fsync,fdatasync -o st0.log rpd2tracing -q sy.rpd sy.json
+  check_eq "rpd2tracing: no fsync without RPD_SYNC" 0 "$(grep -c sync st0.log)"
+  RPD_SYNC=0 strace -f -qq -e trace=fsync,fdatasync -o st0.log rpd2table -q sy.rpd sy.csv
+  check_eq "rpd2table: no fsync with RPD_SYNC=0" 0 "$(grep -c sync st0.log)"
+  check_eq "rpd2table: its CSV written (header and rows)" 1 "$(grep -c '^marker_name,' sy.csv)"
+  RPD_SYNC=1 strace -f -qq -e trace=fsync,fdatasync -o st1.log rpd2tracing -q sy.rpd sy2.json
+  check_eq "rpd2tracing with RPD_SYNC=1: the file and its directory fsynced" 2 \
+    "$(grep -c '^[0-9]* *fsync(.*= 0$' st1.log)"
+  check "the JSON of both runs is the same" cmp sy.json sy2.json
+else
+  skip "RPD_SYNC fsync count" "no working strace"
+fi
