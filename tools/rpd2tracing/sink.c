@@ -241,9 +241,10 @@ int gzpipe_close(gzpipe *g, int *err) {
 /* ------------------------------------------------------------ sink */
 
 /* Start the disk writes of what OUT got since the last call, once that is
- * WRITEBACK bytes: the commit's fsync then finds little left to write
- * instead of the whole file (0.2 s for 500 MB), and the disk works while
- * the events are formatted.  Asynchronous; errors show at the fsync.
+ * WRITEBACK bytes: the commit's fsync (RPD_SYNC=1) then finds little left
+ * to write instead of the whole file (0.2 s for 500 MB), and the disk works
+ * while the events are formatted.  Asynchronous; errors show at the fsync,
+ * or in the kernel's log without it (as for any unsynced write).
  * What was sent two windows back is on the disk by now (waited for, should
  * it not be) and leaves the page cache: OUT keeps ~32 MB of it instead of
  * every byte, and the next writes reuse the pages just freed.  New pages
