@@ -12,7 +12,7 @@ EXTRA_ALL += $(RPTOR_SO)
 
 # the engine (raptor.h: it never prints) and the API, with the common
 # library; no main(), no writers (output.c, xlsx, the report)
-RPTOR_OBJ := $(patsubst %,$(OBJ)/raptor/%.o,api options names load analyze opmerge)
+RPTOR_OBJ := $(patsubst %,$(OBJ)/raptor/%.o,api options names load zero analyze opmerge)
 # and rpd-import's rocprofv3 reader, as bin/raptor (api.c registers it):
 # a rocprofv3 database reads as it does on the command line
 RPTOR_IMPORT := $(call tool_lib,$(OBJ),rpd-import)
