@@ -36,17 +36,47 @@ typedef struct opts {
 } opts;
 
 
+/* calls.c: the one scan of rocpd_api, read as the op scan's links ask
+ * for their calls (or all at once): the trace check's rule (check.h)
+ * applied to every call, the calls of the sync rules kept in temp.an_sync
+ * for an_api_rule, the last calls read kept for the links.  *c is set
+ * even on an error; free it with an_calls_free. */
+typedef struct an_calls an_calls;
+int an_calls_open(rpd *r, an_calls **c);
+/* A call as a link sees it: its id, start and end, and whether it is a
+ * graph launch (its name GLOBs '*GraphLaunch*'). */
+typedef struct an_call {
+  int64_t id, start, end;
+  int graph;
+} an_call;
+/* 1 when the calls are read in id order, ids unique (rocpd_api's primary
+ * key, the rowid or an index's key): then a call a link asks for is
+ * found among the last ones read (or by its id when it is far behind);
+ * else each one is a lookup, and the links take the GROUP BY. */
+int an_calls_in_id_order(const an_calls *c);
+/* The call of id into *out: 1, 0 when there is none, or minus an error. */
+int an_calls_find(an_calls *c, int64_t id, an_call *out);
+/* The rows of st, a statement giving a call's id, start, end and
+ * apiName_id (bound, not yet stepped; reset here): the one that starts
+ * first (the first of equal starts) into *out, as min() of a GROUP BY
+ * gives it; 1, 0 when st has no row, or minus an error. */
+int an_calls_resolve(an_calls *c, sqlite3_stmt *st, an_call *out);
+/* The calls not read yet read; then RPD_OK, or the trace check's message
+ * (RPD_ERANGE) when a call is bad. */
+int an_calls_finish(an_calls *c);
+void an_calls_free(an_calls *c);
+
 /* tables.c: the ops read once (the trace check's rule applied to every
- * op: a bad one fails the scan with rpd_check_table's message, after
- * an_scan_calls has checked the calls the launches come from) with the
- * launching call of each op (the
- * links merged in op order, or temp.an_launch when they are not in it;
- * temp.an_shared: calls of several ops; temp.an_copy: the copies) into three bounded
+ * op: a bad one fails the scan with rpd_check_table's message; the
+ * caller gives rocpd_api's first, an_calls_finish) with the launching
+ * call of each op (the links read along in op order, their calls from
+ * calls, or temp.an_launch when they are not in it; temp.an_shared:
+ * calls of several ops; temp.an_copy: the copies) into three bounded
  * sorts (xsort.h): the GPU work for the sweep, the kernels' values for the
  * launch statistics, the queues' depth changes.  *sc is set even on an
  * error; free it with an_scan_free. */
 typedef struct an_scan an_scan;
-int an_scan_ops(rpd *r, an_scan **sc);
+int an_scan_ops(rpd *r, an_calls *calls, an_scan **sc);
 void an_scan_free(an_scan *sc);
 /* One GPU-work op (kernel or copy) of the sweep, in (gpu, start, end, id)
  * order; NULL numbers read as 0 (a NULL gpu sorts first). */
@@ -61,11 +91,6 @@ int an_scan_work(an_scan *sc, const an_work **w);
 int an_launch_stats(rpd *r, an_scan *sc);
 /* ext_analysis_queue_depth from the queues' sort. */
 int an_queue_depth(rpd *r, an_scan *sc);
-/* calls.c: one scan of rocpd_api that applies the trace check's rule
- * (check.h) to every call -- a bad call fails it with rpd_check_table's
- * message (RPD_ERANGE) -- and keeps the calls of the sync rules in
- * temp.an_sync for an_api_rule. */
-int an_scan_calls(rpd *r);
 /* calls.c: ext_analysis_memcpy from temp.an_copy and rocpd_copyapi. */
 int an_memcpy(rpd *r);
 /* The findings of rule k over the calls an_scan_calls kept (sync_memcpy,

@@ -7,6 +7,7 @@
 
 #include "analyze.h"
 #include "check.h"
+#include "intscan.h"
 #include "opclass.h"
 #include "util/map.h"
 #include "xsort.h"
@@ -631,49 +632,77 @@ static const char shared_sql[] =
   "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
   " HAVING count(*) > 1;";
 
-/* temp.an_shared: the calls linked to several ops.  Tracers write the
- * links in call order (the api ids never go down): then each call's links
- * are one run of the scan, and a run of two or more is a shared call, no
- * GROUP BY (a sort of every link); other orders, and api ids that are not
- * integers, take the GROUP BY. */
-static int shared_calls(rpd *r)
+/* The links' columns in the scans of rocpd_api_ops (intscan.h): the
+ * call, the op, whether the op is NULL, the link's rowid. */
+enum { L_API, L_OP, L_OPNULL, L_ROWID, LCOLS };
+static const char links_scan_sql[] =
+  "SELECT 1 FROM rocpd_api_ops WHERE rpd_intscan(?1, api_id, op_id, op_id IS NULL, rowid)";
+#define LINKS_TYPED (1u << L_API | 1u << L_OP)
+
+/* The links read once before the ops: temp.an_shared, the calls linked to
+ * several ops, and *in_op_order, whether the op ids (NULLs aside) are
+ * integers that never go down in the links' order, as tracers write them:
+ * then the scan of the ops reads the links along with them, no GROUP BY.
+ * When the call ids never go down either, each call's links are one run
+ * and a run of two or more is a shared call; other orders take a GROUP BY
+ * (a sort of every link), and so does a rocpd_api_ops that is a view. */
+static int links_prescan(rpd *r, int *in_op_order)
 {
-  sqlite3_stmt *st = NULL, *ins = NULL;
-  int64_t last = 0, run = 0;
-  int rc, s = 0, in_order = 1;
-  rc = rpd_prepare(r, "SELECT api_id FROM rocpd_api_ops", &st);
+  sqlite3_stmt *probe = NULL, *ins = NULL;
+  rpd_intscan sc;
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  int64_t last = 0, run = 0, last_op = INT64_MIN;
+  int rc, got = 0, api_order = 1;
+  memset(&sc, 0, sizeof sc);
+  *in_op_order = 0;
+  /* a table, with rowids (a view has none) */
+  if (sqlite3_prepare_v2(rpd_db(r), "SELECT rowid FROM rocpd_api_ops", -1, &probe, NULL)
+      != SQLITE_OK) {
+    sqlite3_finalize(probe);
+    return rpd_exec(r, shared_sql);
+  }
+  sqlite3_finalize(probe);
+  *in_op_order = 1;
+  rc = rpd_intscan_open(r, &sc, links_scan_sql, LCOLS, LINKS_TYPED);
   if (!rc)
     rc = rpd_prepare(r, "INSERT INTO an_shared VALUES (?)", &ins);
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0);
-    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || (run && id < last)) {
-      in_order = 0;
-      break;
+  while (!rc && (api_order || *in_op_order) && (got = rpd_intscan_row(r, &sc, &v, &ints)) > 0) {
+    if (!v[L_OPNULL]) {
+      if (!(ints & 1u << L_OP) || v[L_OP] < last_op)
+        *in_op_order = 0;
+      last_op = v[L_OP];
     }
-    if (run && id == last) {
+    if (!api_order)
+      continue;
+    if (!(ints & 1u << L_API) || (run && v[L_API] < last)) {
+      api_order = 0;
+      continue;
+    }
+    if (run && v[L_API] == last) {
       run++;
       continue;
     }
     if (run > 1) {
       sqlite3_reset(ins);
       sqlite3_bind_int64(ins, 1, last);
-      if ((s = rpd_step(r, ins)) < 0)
+      if ((got = rpd_step(r, ins)) < 0)
         break;
     }
-    last = id;
+    last = v[L_API];
     run = 1;
   }
-  if (!rc && s < 0)
-    rc = -s;
-  if (!rc && in_order && run > 1) {
+  if (!rc && got < 0)
+    rc = -got;
+  if (!rc && api_order && run > 1) {
     sqlite3_reset(ins);
     sqlite3_bind_int64(ins, 1, last);
-    if ((s = rpd_step(r, ins)) < 0)
-      rc = -s;
+    if ((got = rpd_step(r, ins)) < 0)
+      rc = -got;
   }
-  sqlite3_finalize(st);
+  rpd_intscan_close(&sc);
   sqlite3_finalize(ins);
-  if (!rc && !in_order)
+  if (!rc && !api_order)
     rc = rpd_exec(r, shared_sql);
   return rc;
 }
@@ -753,111 +782,55 @@ static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy)
   return xsort_add(sc->work, &w);
 }
 
-/* The links joined to their calls, in the order links_in_op_order checks
- * and the merge reads (the same statement). */
-static const char links_sql[] =
-  "SELECT X.op_id, A.start, A.\"end\", A.id, A.apiName_id"
-  " FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id";
+/* A link's call when its api_id is not an INTEGER: the join's own rule. */
+static const char link_call_sql[] =
+  "SELECT A.id, A.start, A.\"end\", A.apiName_id FROM rocpd_api_ops X"
+  " CROSS JOIN rocpd_api A ON A.id = X.api_id WHERE X.rowid = ?";
 
-/* The links looked at before the merge is tried: links out of op order
- * are most often so from the start (a tracer that writes them as ops
- * complete), and then the GROUP BY is taken at once. */
-#define LINKS_PEEK 4096
-
-/* 1 when the op ids of the first `peek` links (NULLs aside) never go down
- * in their order, as tracers write them: then the links are merged with
- * the ops in id order, no GROUP BY (the merge checks the rest). */
-static int links_in_op_order(rpd *r, int *rc, int peek)
-{
-  sqlite3_stmt *st = NULL;
-  int64_t last = INT64_MIN;
-  int in_order = 1, s = 0;
-  if ((*rc = rpd_prepare(r, links_sql, &st)))
-    return 0;
-  while (in_order && peek-- > 0 && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int64_t op;
-    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
-      continue;
-    op = sqlite3_column_int64(st, 0);
-    in_order = op >= last;
-    last = op;
-  }
-  if (s < 0)
-    *rc = -s;
-  sqlite3_finalize(st);
-  return in_order;
-}
-
-/* Is the call named by string id `name` a graph launch (GLOB
- * '*GraphLaunch*'; no such string: not one)?  Looked up once per name. */
-static int graph_launch(sqlite3_stmt *str, rpd_i64map *seen, sqlite3_value *name, int *rc)
-{
-  int64_t id, v;
-  if (sqlite3_value_type(name) == SQLITE_NULL)
-    return 0;
-  id = sqlite3_value_int64(name);
-  if (!rpd_i64map_get(seen, id, &v)) {
-    int s;
-    sqlite3_reset(str);
-    sqlite3_bind_int64(str, 1, id);
-    s = sqlite3_step(str);
-    if (s == SQLITE_ROW) {
-      const char *t = (const char *)sqlite3_column_text(str, 0);
-      v = t && strstr(t, "GraphLaunch") != NULL;
-    } else if (s == SQLITE_DONE) {
-      v = 0;
-    } else {
-      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(str)));
-      return 0;
-    }
-    sqlite3_reset(str);
-    rpd_i64map_put(seen, id, v);
-  }
-  return (int)v;
-}
-
-/* The links in op order, joined to their calls, read along with the ops. */
+/* The links in op order, read along with the ops; their calls from the
+ * scan of rocpd_api (an_calls_find). */
 typedef struct links {
-  sqlite3_stmt *st, *str;
-  rpd_i64map shared, graph;
-  int have;                    /* st is on a row */
-  int disorder;                /* an op id went down: the merge is wrong */
-  int64_t last_op;
+  rpd_intscan sc;
+  sqlite3_stmt *by_link;       /* link_call_sql */
+  rpd_i64map shared;
+  const int64_t *v;            /* the link, when have */
+  unsigned ints;
+  int have;
 } links;
 
 static int links_next(rpd *r, links *k)
 {
-  int s = rpd_step(r, k->st);
-  k->have = s == SQLITE_ROW;
-  if (k->have && sqlite3_column_type(k->st, 0) != SQLITE_NULL) {
-    int64_t op = sqlite3_column_int64(k->st, 0);
-    k->disorder |= op < k->last_op;
-    k->last_op = op;
-  }
-  return s < 0 ? -s : RPD_OK;
+  int got = rpd_intscan_row(r, &k->sc, &k->v, &k->ints);
+  k->have = got > 0;
+  return got < 0 ? -got : RPD_OK;
 }
 
 /* The launch of op `id` from the links: the linked call that started first
  * (the first of equal starts), as min() of a GROUP BY gives it. */
-static int links_launch(rpd *r, links *k, int64_t id, opv *o)
+static int links_launch(rpd *r, links *k, an_calls *calls, int64_t id, opv *o)
 {
   int rc = RPD_OK;
   o->has_launch = 0;
-  while (!rc && k->have && (sqlite3_column_type(k->st, 0) == SQLITE_NULL ||
-                            sqlite3_column_int64(k->st, 0) < id))
+  while (!rc && k->have && (k->v[L_OPNULL] || k->v[L_OP] < id))
     rc = links_next(r, k);
-  while (!rc && k->have && sqlite3_column_type(k->st, 0) != SQLITE_NULL &&
-         sqlite3_column_int64(k->st, 0) == id) {
-    int64_t start = sqlite3_column_int64(k->st, 1);
-    if (!o->has_launch || start < o->launch) {
-      o->has_launch = 1;
-      o->launch = start;
-      o->api_end = sqlite3_column_int64(k->st, 2);
-      o->own = !rpd_i64map_get(&k->shared, sqlite3_column_int64(k->st, 3), NULL) &&
-               !graph_launch(k->str, &k->graph, sqlite3_column_value(k->st, 4), &rc);
+  while (!rc && k->have && !k->v[L_OPNULL] && k->v[L_OP] == id) {
+    an_call c;
+    int got;
+    if (k->ints & 1u << L_API) {
+      got = an_calls_find(calls, k->v[L_API], &c);
+    } else {
+      sqlite3_bind_int64(k->by_link, 1, k->v[L_ROWID]);
+      got = an_calls_resolve(calls, k->by_link, &c);
     }
-    if (!rc)
-      rc = links_next(r, k);
+    if (got < 0)
+      return -got;
+    if (got && (!o->has_launch || c.start < o->launch)) {
+      o->has_launch = 1;
+      o->launch = c.start;
+      o->api_end = c.end;
+      o->own = !rpd_i64map_get(&k->shared, c.id, NULL) && !c.graph;
+    }
+    rc = links_next(r, k);
   }
   return rc;
 }
@@ -873,10 +846,10 @@ static void scan_init(an_scan *sc)
   rpd_i64map_clear(&sc->at);
 }
 
-/* One scan of the ops into sc: with merge, the links read along (in op
- * order: when they turn out not to be, *redo = 1 and the scan's results
- * are to be dropped), else joined through temp.an_launch. */
-static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
+/* One scan of the ops into sc: with merge, the links read along (they are
+ * in op order) and their calls found through calls, else joined through
+ * temp.an_launch. */
+static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int merge)
 {
   sqlite3_stmt *st = NULL, *copy = NULL, *sh = NULL;
   links k;
@@ -889,8 +862,6 @@ static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
   memset(&fn, 0, sizeof fn);
   memset(&k, 0, sizeof k);
   memset(&last, 0, sizeof last);
-  k.last_op = INT64_MIN;
-  *redo = 0;
   if (!merge)
     rc = rpd_exec(r, launch_sql);
   if (!rc && merge) {
@@ -900,9 +871,9 @@ static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
     if (!rc && s < 0)
       rc = -s;
     if (!rc)
-      rc = rpd_prepare(r, links_sql, &k.st);
+      rc = rpd_intscan_open(r, &k.sc, links_scan_sql, LCOLS, LINKS_TYPED);
     if (!rc)
-      rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &k.str);
+      rc = rpd_prepare(r, link_call_sql, &k.by_link);
     if (!rc)
       rc = links_next(r, &k);
   }
@@ -919,7 +890,7 @@ static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
       : "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
         " O.description_id, L.launch, L.api_end, L.own"
         " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
-  while (!rc && !k.disorder && (s = rpd_step(r, st)) == SQLITE_ROW) {
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
     opv o;
     int64_t was_bad = bad.bad;
     /* the trace check's rule (check.h), every op, types read before the
@@ -944,7 +915,7 @@ static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
         o.launch = last.launch;
         o.api_end = last.api_end;
         o.own = last.own;
-      } else if ((rc = links_launch(r, &k, id, &o)) || k.disorder) {
+      } else if ((rc = links_launch(r, &k, calls, id, &o))) {
         break;
       }
       last_id = id;
@@ -961,21 +932,16 @@ static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
   }
   if (!rc && s < 0)
     rc = -s;
-  /* the links past the last op: in op order too? */
-  while (!rc && merge && k.have && !k.disorder)
-    rc = links_next(r, &k);
-  *redo = !rc && k.disorder;
-  if (!rc && !*redo)
+  if (!rc)
     rc = rpd_check_rows_result(&bad, "rocpd_op");
-  if (!rc && !*redo)
+  if (!rc)
     rc = xsort_done(sc->work);
   sqlite3_finalize(st);
   sqlite3_finalize(copy);
   sqlite3_finalize(sh);
-  sqlite3_finalize(k.st);
-  sqlite3_finalize(k.str);
+  rpd_intscan_close(&k.sc);
+  sqlite3_finalize(k.by_link);
   rpd_i64map_free(&k.shared);
-  rpd_i64map_free(&k.graph);
   sqlite3_finalize(fn.cls);
   sqlite3_finalize(fn.desc);
   rpd_i64map_free(&fn.cls_of);
@@ -983,30 +949,17 @@ static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
   return rc;
 }
 
-int an_scan_ops(rpd *r, an_scan **out)
+int an_scan_ops(rpd *r, an_calls *calls, an_scan **out)
 {
   an_scan *sc = rpd_xcalloc(1, sizeof *sc);
-  int rc, merge = 0, redo = 0;
+  int rc, merge = 0;
   scan_init(sc);
   *out = sc;
   rc = rpd_exec(r, scan_sql);
   if (!rc)
-    rc = shared_calls(r);
+    rc = links_prescan(r, &merge);
   if (!rc)
-    merge = links_in_op_order(r, &rc, LINKS_PEEK);
-  if (!rc)
-    rc = scan_pass(r, sc, merge, &redo);
-  /* the links went out of op order after the first ones: again, through
-   * the GROUP BY, from empty sorts and no copies */
-  if (!rc && redo) {
-    xsort_free(sc->work);
-    xsort_free(sc->kern);
-    xsort_free(sc->queue);
-    scan_init(sc);
-    rc = rpd_exec(r, "DELETE FROM an_copy");
-    if (!rc)
-      rc = scan_pass(r, sc, 0, &redo);
-  }
+    rc = scan_pass(r, sc, calls, merge && an_calls_in_id_order(calls));
   return rc;
 }
 

@@ -356,6 +356,41 @@ for at in "6000, 6001" "(SELECT max(rowid) - 1 FROM rocpd_api_ops), (SELECT max(
   check_eq "late disorder ($at): every table as with the links in order" "$(cksum <lo.dump)" "$(dump lx.rpd | cksum)"
 done
 
+# the links' calls come from the one scan of rocpd_api, the last 65536
+# calls read kept for them: links whose calls are far behind the scan (a
+# lookup by id), links to calls that are not there, links whose api_id is
+# not an INTEGER (the join's rule) and a rocpd_api whose id is not the
+# rowid (read in its index's order) give every table of the GROUP BY that
+# links out of op order take
+rpd-synth --seed 11 --api 150000 --gpus 2 -o far0.rpd >/dev/null
+q far0.rpd "UPDATE rocpd_api_ops SET api_id = api_id - 70000 WHERE id % 500 = 7 AND api_id > 70000;
+  DELETE FROM rocpd_api WHERE id IN (SELECT api_id + 1 FROM rocpd_api_ops WHERE id % 400 = 3);
+  UPDATE rocpd_api_ops SET api_id = api_id + 1 WHERE id % 400 = 3"
+check_eq "far calls: links in op order, some 65536+ calls behind the one before, some to no call" \
+  "0|1|1" "$(q far0.rpd "SELECT (SELECT count(*) FROM (SELECT op_id < lag(op_id) OVER (ORDER BY rowid)
+    AS d FROM rocpd_api_ops) WHERE d), (SELECT count(*) > 50 FROM (SELECT api_id < lag(api_id)
+    OVER (ORDER BY rowid) - 65536 AS d FROM rocpd_api_ops) WHERE d), (SELECT count(*) > 100
+    FROM rocpd_api_ops WHERE api_id NOT IN (SELECT id FROM rocpd_api))")"
+cp far0.rpd farg.rpd
+q farg.rpd "CREATE TEMP TABLE l AS SELECT api_id, op_id FROM rocpd_api_ops ORDER BY op_id DESC;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM l"
+cp far0.rpd fart.rpd
+q fart.rpd "PRAGMA legacy_alter_table = ON;
+  CREATE TABLE l2 (id INTEGER PRIMARY KEY, api_id TEXT, op_id bigint);
+  INSERT INTO l2 SELECT id, api_id, op_id FROM rocpd_api_ops; DROP TABLE rocpd_api_ops;
+  ALTER TABLE l2 RENAME TO rocpd_api_ops"
+cp far0.rpd fara.rpd
+q fara.rpd "PRAGMA legacy_alter_table = ON; CREATE TABLE a2 (id bigint PRIMARY KEY, pid, tid, start,
+  \"end\", apiName_id, category_id, domain_id, args_id);
+  INSERT INTO a2 SELECT * FROM rocpd_api ORDER BY (id * 7919) % 1000; DROP TABLE rocpd_api;
+  ALTER TABLE a2 RENAME TO rocpd_api"
+for f in far0 farg fart fara; do run $f.rpd; done
+dump farg.rpd >farg.dump
+check_eq "far calls: the queue depth has rows" 1 "$(q farg.rpd 'SELECT count(*) > 50000 FROM ext_analysis_queue_depth')"
+check_eq "far calls (links in op order): every table as the GROUP BY's" "$(cksum <farg.dump)" "$(dump far0.rpd | cksum)"
+check_eq "far calls, api_id stored as text: the same" "$(cksum <farg.dump)" "$(dump fart.rpd | cksum)"
+check_eq "far calls, rocpd_api's rows out of id order: the same" "$(cksum <farg.dump)" "$(dump fara.rpd | cksum)"
+
 # launch delays of both signs and of 1 to 5 bytes (the kernels' values
 # are radix-sorted on their bytes, the sign bit flipped): -50 -5 3 10 1e12
 mk delays.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
