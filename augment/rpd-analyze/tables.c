@@ -144,46 +144,57 @@ static int kval_cmp(const void *pa, const void *pb)
   return a->v < b->v ? -1 : a->v > b->v;
 }
 
-/* The kernels' values come in no order (a merge sort mispredicts half its
- * comparisons): an LSD radix sort on the bytes of (key, v), the value's
- * sign bit flipped, skipping every byte that is the same in all records
- * (most of them: small keys, durations of a few bytes).  Stable; scratch
- * of n records for the time of the call. */
-static void kval_sort(void *base, size_t n)
+/* An LSD radix sort of n records of nw 64-bit words at base (nw <= 3), in
+ * the order of their words (word 0 first) compared as unsigned after each
+ * is XORed with flip[w] (a sign bit flipped: signed order): one counting
+ * pass, then a stable pass per byte, skipping every byte that is the same
+ * in all records (most of them: small keys, times of a few bytes).  For
+ * records that come in no order, where a merge sort mispredicts half its
+ * comparisons.  Scratch of n records for the time of the call. */
+static void radix_words(void *base, size_t n, int nw, const uint64_t *flip)
 {
-  static const uint64_t sign = (uint64_t)1 << 63;
-  size_t (*cnt)[256] = rpd_xcalloc(16, sizeof *cnt);
-  kval *a = base, *b = rpd_xmalloc((n + 1) * sizeof *a), *t;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t u = (uint64_t)a[i].v ^ sign, k = a[i].key;
+  size_t (*cnt)[256] = rpd_xcalloc((size_t)nw * 8, sizeof *cnt);
+  uint64_t *a = base, *b = rpd_xmalloc((n + 1) * (size_t)nw * sizeof *a), *t;
+  for (size_t i = 0; i < n; i++)
+    for (int w = 0; w < nw; w++) {
+      uint64_t u = a[i * (size_t)nw + (size_t)w] ^ flip[w];
+      for (int d = 0; d < 8; d++)
+        cnt[w * 8 + d][u >> (8 * d) & 255]++;
+    }
+  /* least significant first: the last word's low byte */
+  for (int w = nw - 1; n && w >= 0; w--)
     for (int d = 0; d < 8; d++) {
-      cnt[d][u >> (8 * d) & 255]++;
-      cnt[8 + d][k >> (8 * d) & 255]++;
+      size_t *c = cnt[w * 8 + d], sum = 0;
+      int sh = 8 * d;
+      if (c[(a[w] ^ flip[w]) >> sh & 255] == n)
+        continue;
+      for (int v = 0; v < 256; v++) {
+        size_t k = c[v];
+        c[v] = sum;
+        sum += k;
+      }
+      for (size_t i = 0; i < n; i++) {
+        const uint64_t *r = a + i * (size_t)nw;
+        uint64_t *o = b + c[(r[w] ^ flip[w]) >> sh & 255]++ * (size_t)nw;
+        for (int k = 0; k < nw; k++)
+          o[k] = r[k];
+      }
+      t = a, a = b, b = t;
     }
-  }
-  for (int d = 0; n && d < 16; d++) {
-    uint64_t w0 = d < 8 ? (uint64_t)a[0].v ^ sign : a[0].key;
-    int sh = 8 * (d & 7);
-    size_t *c = cnt[d], sum = 0;
-    if (c[w0 >> sh & 255] == n)
-      continue;
-    for (int v = 0; v < 256; v++) {
-      size_t k = c[v];
-      c[v] = sum;
-      sum += k;
-    }
-    for (size_t i = 0; i < n; i++) {
-      uint64_t w = d < 8 ? (uint64_t)a[i].v ^ sign : a[i].key;
-      b[c[w >> sh & 255]++] = a[i];
-    }
-    t = a, a = b, b = t;
-  }
   if (a != base) {
-    memcpy(base, a, n * sizeof *a);
+    memcpy(base, a, n * (size_t)nw * sizeof *a);
     b = a;
   }
   free(b);
   free(cnt);
+}
+
+/* The kernels' values come in no order: radix-sorted on (key, v), v in
+ * signed order. */
+static void kval_sort(void *base, size_t n)
+{
+  static const uint64_t flip[2] = {0, (uint64_t)1 << 63};
+  radix_words(base, n, 2, flip);
 }
 
 /* A metric of one kernel: its values counted (n), summed and the largest;
@@ -386,54 +397,53 @@ int an_launch_stats(rpd *r, an_scan *sc)
   return rc;
 }
 
-/* One change of a queue's depth: +1 at a launch, -1 at an end.  NULLs sort
- * first and equal NULL, as in ORDER BY and GROUP BY (bit i of nulls: part
- * i is NULL). */
+/* One change of a queue's depth, +1 at a launch, -1 at an end, as three
+ * words in (gpu, queue, time) order compared as unsigned, so that the
+ * buffers are radix-sorted (the changes of many queues interleave: a
+ * merge sort mispredicted half its comparisons): w[0] the gpu (a checked
+ * op's: 0 .. 2^31-1) and, in its low bit, whether the queue is not NULL
+ * (NULL sorts first, as in ORDER BY, and equals NULL, as in GROUP BY);
+ * w[1] the queue with its sign bit flipped; w[2] the time (a checked
+ * op's: 0 .. 2^62) and, in its low bit, whether the change is +1 (the
+ * changes of one time are summed, so their order does not matter). */
 typedef struct qev {
-  int64_t v[3];                /* gpu, queue, time */
-  int32_t nulls, d;
+  uint64_t w[3];
 } qev;
 
-/* (gpu, queue, time) order; d is summed, not ordered. */
+#define QEV_SIGN ((uint64_t)1 << 63)
+
 static int qev_cmp(const void *pa, const void *pb)
 {
   const qev *a = pa, *b = pb;
-  for (int i = 0; i < 3; i++) {
-    int na = a->nulls >> i & 1, nb = b->nulls >> i & 1;
-    if (na != nb)
-      return na ? -1 : 1;
-    if (!na && a->v[i] != b->v[i])
-      return a->v[i] < b->v[i] ? -1 : 1;
-  }
+  for (int i = 0; i < 3; i++)
+    if (a->w[i] != b->w[i])
+      return a->w[i] < b->w[i] ? -1 : 1;
   return 0;
 }
-XSORT_DEFINE(qev_sort, qev, qev_cmp)
 
-/* Is part i of a and b the same for i < n (NULL equals NULL)? */
-static int qev_same(const qev *a, const qev *b, int n)
+static void qev_sort(void *base, size_t n)
 {
-  for (int i = 0; i < n; i++) {
-    int na = a->nulls >> i & 1;
-    if (na != (b->nulls >> i & 1) || (!na && a->v[i] != b->v[i]))
-      return 0;
-  }
-  return 1;
+  static const uint64_t flip[3] = {0, 0, 0};
+  radix_words(base, n, 3, flip);
 }
 
-/* The event of gpu, queue (NULL or not) and time t at depth change d. */
-static qev qev_of(sqlite3_value *gpu, sqlite3_value *queue, int64_t t, int d)
+/* Are a and b of the same queue (n = 2), and time (n = 3)? */
+static int qev_same(const qev *a, const qev *b, int n)
+{
+  return a->w[0] == b->w[0] && a->w[1] == b->w[1] && (n < 3 || a->w[2] >> 1 == b->w[2] >> 1);
+}
+
+static int64_t qev_time(const qev *e) { return (int64_t)(e->w[2] >> 1); }
+static int qev_delta(const qev *e) { return e->w[2] & 1 ? 1 : -1; }
+
+/* The change d at time t of a checked op's gpu and queue (NULL or not). */
+static qev qev_of(int64_t gpu, sqlite3_value *queue, int64_t t, int d)
 {
   qev ev;
-  sqlite3_value *v[2] = {gpu, queue};
-  memset(&ev, 0, sizeof ev);
-  for (int i = 0; i < 2; i++) {
-    if (sqlite3_value_type(v[i]) == SQLITE_NULL)
-      ev.nulls |= 1 << i;
-    else
-      ev.v[i] = sqlite3_value_int64(v[i]);
-  }
-  ev.v[2] = t;
-  ev.d = d;
+  int has_queue = sqlite3_value_type(queue) != SQLITE_NULL;
+  ev.w[0] = (uint64_t)gpu << 1 | (uint64_t)has_queue;
+  ev.w[1] = has_queue ? (uint64_t)sqlite3_value_int64(queue) ^ QEV_SIGN : 0;
+  ev.w[2] = (uint64_t)t << 1 | (uint64_t)(d > 0);
   return ev;
 }
 
@@ -470,7 +480,7 @@ static void qd_advance(qd_gen *g)
   }
   g->key = *(const qev *)g->p;
   while (g->got > 0 && qev_same((const qev *)g->p, &g->key, 3)) {
-    d += ((const qev *)g->p)->d;
+    d += qev_delta((const qev *)g->p);
     g->got = next_shown(g->x, &g->p, "queue depth");
   }
   if (g->got < 0) {
@@ -564,12 +574,17 @@ static int qd_eof(sqlite3_vtab_cursor *c)
 static int qd_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 {
   const qd_gen *g = ((qd_vtab *)c->pVtab)->g;
-  if (col == 3)
-    sqlite3_result_int64(ctx, g->depth);
-  else if (g->key.nulls >> col & 1)
+  const qev *k = &g->key;
+  if (col == 0)
+    sqlite3_result_int64(ctx, (int64_t)(k->w[0] >> 1));
+  else if (col == 1 && !(k->w[0] & 1))
     sqlite3_result_null(ctx);
+  else if (col == 1)
+    sqlite3_result_int64(ctx, (int64_t)(k->w[1] ^ QEV_SIGN));
+  else if (col == 2)
+    sqlite3_result_int64(ctx, qev_time(k));
   else
-    sqlite3_result_int64(ctx, g->key.v[col]);
+    sqlite3_result_int64(ctx, g->depth);
   return SQLITE_OK;
 }
 
@@ -734,8 +749,9 @@ static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy)
 {
   int rc = RPD_OK, cls, s;
   int64_t t = o->has_launch && o->launch < o->s ? o->launch : o->s;
-  qev l = qev_of(o->gpu, o->queue, t, 1);
-  qev e = qev_of(o->gpu, o->queue, o->e, -1);
+  int64_t gpu = sqlite3_value_int64(o->gpu);   /* checked: an integer */
+  qev l = qev_of(gpu, o->queue, t, 1);
+  qev e = qev_of(gpu, o->queue, o->e, -1);
   if ((rc = xsort_add(sc->queue, &l)) || (rc = xsort_add(sc->queue, &e)))
     return rc;
   if ((cls = op_class(fn, o->type, &rc)) < 0)

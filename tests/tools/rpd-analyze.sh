@@ -194,6 +194,17 @@ check_eq "queue depth: every row of both queues" \
 "0|0|0|1 0|0|10|2 0|0|20|3 0|0|30|4 0|0|40|5 0|0|50|6 0|0|60|7 0|0|110|6 0|0|130|5 0|0|160|4 0|0|200|3 0|0|250|2 0|0|450|1 0|0|1450|0 0|1|100|1 0|1|300|2 0|1|400|2 0|1|420|1 0|1|430|0" \
   "$(q stats.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
 
+# queues the depth's records sort as unsigned words (the queue's sign
+# flipped): negative, 0 and 2^40 queues on two GPUs (gpu 1 first in the
+# ops), in (gpu, queue, time) order
+mk queues.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 1, 1099511627776, 5, 6, 10, 20), (2, 1, -3, 1, 2, 30, 40), (3, 0, 2, 7, 8, 9, 11),
+  (4, 0, -9223372036854775807, 0, 1, 50, 60), (5, 0, 0, 3, 4, 12, 13), (6, 1, -4, 2, 3, 40, 41)"
+run queues.rpd
+check_eq "queue depth: negative and large queues in order" \
+"0|-9223372036854775807|0|1 0|-9223372036854775807|60|0 0|0|3|1 0|0|13|0 0|2|7|1 0|2|11|0 1|-4|2|1 1|-4|41|0 1|-3|1|1 1|-3|40|0 1|1099511627776|5|1 1|1099511627776|20|0" \
+  "$(q queues.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
+
 # ---------------------------------------------------------------- independent SQL on real-shaped traces
 # gaps between the union of GPU work (kernel + copy classes of opClass),
 # classified by the earliest launch of the op that ends the gap
