@@ -87,12 +87,17 @@ typedef struct an_work {
 enum { AN_W_GPU_NULL = 1, AN_W_KERNEL = 2, AN_W_COMM = 4, AN_W_API = 8, AN_W_OWN = 16 };
 /* The next op of the sweep into *w: 1, 0 at the end, or minus an error. */
 int an_scan_work(an_scan *sc, const an_work **w);
+/* 1 when the scan kept the copies' links in temp.an_copylink, in the
+ * links' order (read along with the ops, their call ids INTEGERs). */
+int an_scan_copy_links(const an_scan *sc);
 /* ext_analysis_launch from the kernels' sort (through temp.an_kr). */
 int an_launch_stats(rpd *r, an_scan *sc);
 /* ext_analysis_queue_depth from the queues' sort. */
 int an_queue_depth(rpd *r, an_scan *sc);
-/* calls.c: ext_analysis_memcpy from temp.an_copy and rocpd_copyapi. */
-int an_memcpy(rpd *r);
+/* calls.c: ext_analysis_memcpy from temp.an_copy and rocpd_copyapi,
+ * through temp.an_copylink when copy_links (an_scan_copy_links), else
+ * through rocpd_api_ops. */
+int an_memcpy(rpd *r, int copy_links);
 /* The findings of rule k over the calls an_scan_calls kept (sync_memcpy,
  * device_sync). */
 int an_api_rule(rpd *r, opts *o, int k);

@@ -5,32 +5,40 @@
 #include "analyze.h"
 #include "check.h"
 #include "intscan.h"
+#include "progress.h"
 #include "util/map.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char memcpy_sql[] =
-  "INSERT INTO ext_analysis_memcpy"
-  " WITH c AS (SELECT CASE"
-  "   WHEN O.optype GLOB '*HostToDevice*' THEN 'HtoD'"
-  "   WHEN O.optype GLOB '*DeviceToHost*' THEN 'DtoH'"
-  "   WHEN O.optype GLOB '*DeviceToDevice*' THEN 'DtoD'"
-  "   WHEN O.optype GLOB '*HostToHost*' THEN 'HtoH'"
-  "   WHEN C.kind = 1 THEN 'HtoD' WHEN C.kind = 2 THEN 'DtoH'"
-  "   WHEN C.kind = 3 THEN 'DtoD' WHEN C.kind = 0 THEN 'HtoH' ELSE 'other' END AS dir,"
-  "   C.size AS size, O.e - O.s AS dur"
-  "   FROM rocpd_copyapi C JOIN rocpd_api_ops X ON X.api_id = C.api_ptr_id"
-  "   JOIN (SELECT P.id, P.s, P.e, T.string AS optype FROM an_copy P"
-  "    LEFT JOIN rocpd_string T ON T.id = P.type) O ON O.id = X.op_id),"
-  " b AS (SELECT dir, CASE WHEN size < 4096 THEN 1 WHEN size < 65536 THEN 2"
-  "   WHEN size < 1048576 THEN 3 WHEN size < 16777216 THEN 4 ELSE 5 END AS bk,"
-  "   size, dur FROM c)"
-  " SELECT dir, CASE bk WHEN 1 THEN '<4KB' WHEN 2 THEN '4KB-64KB'"
-  "   WHEN 3 THEN '64KB-1MB' WHEN 4 THEN '1MB-16MB' ELSE '>=16MB' END,"
-  "  count(*), sum(size), sum(dur), CASE WHEN sum(dur) > 0"
-  "   THEN 1.0 * sum(size) / sum(dur) END"
-  " FROM b GROUP BY dir, bk ORDER BY dir, bk;";
+/* The memcpy buckets: each copy's size (rocpd_copyapi, by its call) and
+ * GPU time (temp.an_copy), through the links (LINKS_ALL: every link of
+ * rocpd_api_ops probing rocpd_copyapi's index; LINKS_COPIES: the copies'
+ * links, in the same order, when the op scan kept them in
+ * temp.an_copylink), the rows in the same order either way. */
+#define LINKS_ALL "rocpd_copyapi C JOIN rocpd_api_ops X ON X.api_id = C.api_ptr_id JOIN"
+#define LINKS_COPIES \
+  "an_copylink X CROSS JOIN rocpd_copyapi C ON X.api_id = C.api_ptr_id CROSS JOIN"
+#define MEMCPY_SQL(LINKS)                                                      \
+  "INSERT INTO ext_analysis_memcpy"                                           \
+  " WITH c AS (SELECT CASE"                                                   \
+  "   WHEN O.optype GLOB '*HostToDevice*' THEN 'HtoD'"                        \
+  "   WHEN O.optype GLOB '*DeviceToHost*' THEN 'DtoH'"                        \
+  "   WHEN O.optype GLOB '*DeviceToDevice*' THEN 'DtoD'"                      \
+  "   WHEN O.optype GLOB '*HostToHost*' THEN 'HtoH'"                          \
+  "   WHEN C.kind = 1 THEN 'HtoD' WHEN C.kind = 2 THEN 'DtoH'"                \
+  "   WHEN C.kind = 3 THEN 'DtoD' WHEN C.kind = 0 THEN 'HtoH' ELSE 'other' END AS dir," \
+  "   C.size AS size, O.e - O.s AS dur"                                       \
+  "   FROM " LINKS " (SELECT P.id, P.s, P.e, T.string AS optype FROM an_copy P" \
+  "    LEFT JOIN rocpd_string T ON T.id = P.type) O ON O.id = X.op_id),"      \
+  " b AS (SELECT dir, CASE WHEN size < 4096 THEN 1 WHEN size < 65536 THEN 2"  \
+  "   WHEN size < 1048576 THEN 3 WHEN size < 16777216 THEN 4 ELSE 5 END AS bk," \
+  "   size, dur FROM c)"                                                      \
+  " SELECT dir, CASE bk WHEN 1 THEN '<4KB' WHEN 2 THEN '4KB-64KB'"            \
+  "   WHEN 3 THEN '64KB-1MB' WHEN 4 THEN '1MB-16MB' ELSE '>=16MB' END,"       \
+  "  count(*), sum(size), sum(dur), CASE WHEN sum(dur) > 0"                   \
+  "   THEN 1.0 * sum(size) / sum(dur) END"                                    \
+  " FROM b GROUP BY dir, bk ORDER BY dir, bk;"
 
 /* The names of the sync rules' calls, matched once in rocpd_string: kind
  * 1 a synchronous hipMemcpy/hipMemset (and cuda; not *Async*), kind 2 a
@@ -358,9 +366,11 @@ static const char device_sync_sql[] =
   " FROM an_sync A WHERE A.kind = 2"
   " GROUP BY A.tid HAVING count(*) >= ?3 ORDER BY min(A.start);";
 
-int an_memcpy(rpd *r)
+int an_memcpy(rpd *r, int copy_links)
 {
-  return rpd_exec(r, memcpy_sql);
+  static const char *const tables[] = {"rocpd_api_ops", NULL};
+  rpd_progress_sql_total(r, "memcpy", copy_links ? 0 : rpd_progress_rows_of(r, tables));
+  return rpd_exec(r, copy_links ? MEMCPY_SQL(LINKS_COPIES) : MEMCPY_SQL(LINKS_ALL));
 }
 
 int an_api_rule(rpd *r, opts *o, int k)

@@ -244,7 +244,6 @@ static int drop_analysis(rpd *r, void *ctx)
  * statement's full scans, the temp tables counted as the rows they copy. */
 static const char *const scan_tables[] = {"rocpd_api", "rocpd_api_ops", "rocpd_api_ops",
   "rocpd_op", NULL};
-static const char *const memcpy_tables[] = {"rocpd_api_ops", NULL};
 
 /* The build reads before it writes: the scans of rocpd_api and rocpd_op
  * apply the trace check's rule (check.h) to every row, in that order (the
@@ -290,9 +289,8 @@ static int build_analysis(rpd *r, void *ctx)
     rc = an_launch_stats(r, sc);
   if (!rc)
     rc = an_queue_depth(r, sc);
-  rpd_progress_sql_total(r, "memcpy", rpd_progress_rows_of(r, memcpy_tables));
   if (!rc)
-    rc = an_memcpy(r);
+    rc = an_memcpy(r, an_scan_copy_links(sc));
   if (!rc)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_launch", &o->nkernels);
   if (!rc)
@@ -307,7 +305,8 @@ static int build_analysis(rpd *r, void *ctx)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_findings", &o->nfindings);
   if (!rc)
     rc = rpd_exec(r, "DROP TABLE temp.an_copy; DROP TABLE IF EXISTS temp.an_launch;"
-                     " DROP TABLE temp.an_shared; DROP TABLE temp.an_sync;");
+                     " DROP TABLE temp.an_shared; DROP TABLE temp.an_sync;"
+                     " DROP TABLE temp.an_copylink;");
   an_scan_free(sc);
   snprintf(params, sizeof params, "kernel_wait_us=%g", o->kernel_wait_us);
   if (!rc)

@@ -306,6 +306,7 @@ static void kstat_rank(xsort *x, kstat *k, uint64_t idx, const void **p, int *go
  * statistics and the queue depth, and the per-kernel sums. */
 struct an_scan {
   xsort *work, *kern, *queue;
+  int copy_links;              /* temp.an_copylink holds the copies' links */
   rpd_i64map at;               /* description id -> index in ks */
   kstat *ks;
   size_t nk, cap;
@@ -637,7 +638,9 @@ int an_queue_depth(rpd *r, an_scan *sc)
 static const char scan_sql[] =
   "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_copy;"
   "DROP TABLE IF EXISTS temp.an_shared;"
+  "DROP TABLE IF EXISTS temp.an_copylink;"
   "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
+  "CREATE TEMP TABLE an_copylink (op_id INTEGER, api_id INTEGER);"
   "CREATE TEMP TABLE an_copy (id INTEGER PRIMARY KEY, s INTEGER, e INTEGER,"
   " type INTEGER);";
 
@@ -741,11 +744,95 @@ typedef struct opv {
   int64_t launch, api_end;
 } opv;
 
+/* A link's call when its api_id is not an INTEGER: the join's own rule. */
+static const char link_call_sql[] =
+  "SELECT A.id, A.start, A.\"end\", A.apiName_id FROM rocpd_api_ops X"
+  " CROSS JOIN rocpd_api A ON A.id = X.api_id WHERE X.rowid = ?";
+
+/* The links in op order, read along with the ops; their calls from the
+ * scan of rocpd_api (an_calls_find). */
+typedef struct links {
+  rpd_intscan sc;
+  sqlite3_stmt *by_link;       /* link_call_sql */
+  sqlite3_stmt *copy_link;     /* INSERT INTO an_copylink */
+  rpd_i64map shared;
+  const int64_t *v;            /* the link, when have */
+  unsigned ints;
+  int have;
+  int64_t *api;                /* the call ids of the last op's links */
+  size_t napi, cap;
+  int api_not_int;             /* one of a copy's call ids was not an INTEGER */
+} links;
+
+static int links_next(rpd *r, links *k)
+{
+  int got = rpd_intscan_row(r, &k->sc, &k->v, &k->ints);
+  k->have = got > 0;
+  return got < 0 ? -got : RPD_OK;
+}
+
+/* The launch of op `id` from the links: the linked call that started first
+ * (the first of equal starts), as min() of a GROUP BY gives it. */
+static int links_launch(rpd *r, links *k, an_calls *calls, int64_t id, opv *o)
+{
+  int rc = RPD_OK;
+  o->has_launch = 0;
+  while (!rc && k->have && (k->v[L_OPNULL] || k->v[L_OP] < id))
+    rc = links_next(r, k);
+  k->napi = 0;
+  while (!rc && k->have && !k->v[L_OPNULL] && k->v[L_OP] == id) {
+    an_call c;
+    int got;
+    if (k->napi == k->cap) {
+      k->cap = k->cap ? 2 * k->cap : 16;
+      k->api = rpd_xrealloc(k->api, k->cap * sizeof *k->api);
+    }
+    /* a non-INTEGER call id stands for the link, for the copies' links */
+    k->api[k->napi++] = k->ints & 1u << L_API ? k->v[L_API] : INT64_MIN;
+    if (k->ints & 1u << L_API) {
+      got = an_calls_find(calls, k->v[L_API], &c);
+    } else {
+      sqlite3_bind_int64(k->by_link, 1, k->v[L_ROWID]);
+      got = an_calls_resolve(calls, k->by_link, &c);
+    }
+    if (got < 0)
+      return -got;
+    if (got && (!o->has_launch || c.start < o->launch)) {
+      o->has_launch = 1;
+      o->launch = c.start;
+      o->api_end = c.end;
+      o->own = !rpd_i64map_get(&k->shared, c.id, NULL) && !c.graph;
+    }
+    rc = links_next(r, k);
+  }
+  return rc;
+}
+
+/* The links of copy `id` (the last op links_launch read) into
+ * temp.an_copylink, in their order: the memcpy buckets join the copies'
+ * sizes through them, not through a probe of rocpd_copyapi per link. */
+static int copy_links(links *k, int64_t id)
+{
+  for (size_t i = 0; i < k->napi; i++) {
+    int s;
+    if (k->api[i] == INT64_MIN) {
+      k->api_not_int = 1;   /* the join's own rule: the buckets join every link */
+      continue;
+    }
+    sqlite3_reset(k->copy_link);
+    sqlite3_bind_int64(k->copy_link, 1, id);
+    sqlite3_bind_int64(k->copy_link, 2, k->api[i]);
+    if ((s = sqlite3_step(k->copy_link)) != SQLITE_DONE)
+      return rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(k->copy_link)));
+  }
+  return RPD_OK;
+}
+
 /* One op into the sorts (and temp.an_copy for a copy), with the values the
  * temp op table's readers computed: the queue's launch time
  * min(coalesce(launch, s), s), the api duration of a dispatch with a call
  * of its own, the launch delay s - launch, the GPU time e - s. */
-static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy)
+static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy, links *k)
 {
   int rc = RPD_OK, cls, s;
   int64_t t = o->has_launch && o->launch < o->s ? o->launch : o->s;
@@ -794,61 +881,10 @@ static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy)
     sqlite3_bind_value(copy, 4, o->type);
     if ((s = sqlite3_step(copy)) != SQLITE_DONE)
       return rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(copy)));
+    if (k && (rc = copy_links(k, w.id)))
+      return rc;
   }
   return xsort_add(sc->work, &w);
-}
-
-/* A link's call when its api_id is not an INTEGER: the join's own rule. */
-static const char link_call_sql[] =
-  "SELECT A.id, A.start, A.\"end\", A.apiName_id FROM rocpd_api_ops X"
-  " CROSS JOIN rocpd_api A ON A.id = X.api_id WHERE X.rowid = ?";
-
-/* The links in op order, read along with the ops; their calls from the
- * scan of rocpd_api (an_calls_find). */
-typedef struct links {
-  rpd_intscan sc;
-  sqlite3_stmt *by_link;       /* link_call_sql */
-  rpd_i64map shared;
-  const int64_t *v;            /* the link, when have */
-  unsigned ints;
-  int have;
-} links;
-
-static int links_next(rpd *r, links *k)
-{
-  int got = rpd_intscan_row(r, &k->sc, &k->v, &k->ints);
-  k->have = got > 0;
-  return got < 0 ? -got : RPD_OK;
-}
-
-/* The launch of op `id` from the links: the linked call that started first
- * (the first of equal starts), as min() of a GROUP BY gives it. */
-static int links_launch(rpd *r, links *k, an_calls *calls, int64_t id, opv *o)
-{
-  int rc = RPD_OK;
-  o->has_launch = 0;
-  while (!rc && k->have && (k->v[L_OPNULL] || k->v[L_OP] < id))
-    rc = links_next(r, k);
-  while (!rc && k->have && !k->v[L_OPNULL] && k->v[L_OP] == id) {
-    an_call c;
-    int got;
-    if (k->ints & 1u << L_API) {
-      got = an_calls_find(calls, k->v[L_API], &c);
-    } else {
-      sqlite3_bind_int64(k->by_link, 1, k->v[L_ROWID]);
-      got = an_calls_resolve(calls, k->by_link, &c);
-    }
-    if (got < 0)
-      return -got;
-    if (got && (!o->has_launch || c.start < o->launch)) {
-      o->has_launch = 1;
-      o->launch = c.start;
-      o->api_end = c.end;
-      o->own = !rpd_i64map_get(&k->shared, c.id, NULL) && !c.graph;
-    }
-    rc = links_next(r, k);
-  }
-  return rc;
 }
 
 /* The sorts and sums of a scan, empty. */
@@ -890,6 +926,8 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int merge)
       rc = rpd_intscan_open(r, &k.sc, links_scan_sql, LCOLS, LINKS_TYPED);
     if (!rc)
       rc = rpd_prepare(r, link_call_sql, &k.by_link);
+    if (!rc)
+      rc = rpd_prepare(r, "INSERT INTO an_copylink VALUES (?,?)", &k.copy_link);
     if (!rc)
       rc = links_next(r, &k);
   }
@@ -944,7 +982,7 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int merge)
       o.api_end = sqlite3_column_int64(st, 8);
       o.own = sqlite3_column_int(st, 9) != 0;
     }
-    rc = scan_op(sc, &fn, &o, copy);
+    rc = scan_op(sc, &fn, &o, copy, merge ? &k : NULL);
   }
   if (!rc && s < 0)
     rc = -s;
@@ -952,11 +990,14 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int merge)
     rc = rpd_check_rows_result(&bad, "rocpd_op");
   if (!rc)
     rc = xsort_done(sc->work);
+  sc->copy_links = merge && !k.api_not_int;
   sqlite3_finalize(st);
   sqlite3_finalize(copy);
   sqlite3_finalize(sh);
   rpd_intscan_close(&k.sc);
   sqlite3_finalize(k.by_link);
+  sqlite3_finalize(k.copy_link);
+  free(k.api);
   rpd_i64map_free(&k.shared);
   sqlite3_finalize(fn.cls);
   sqlite3_finalize(fn.desc);
@@ -977,6 +1018,11 @@ int an_scan_ops(rpd *r, an_calls *calls, an_scan **out)
   if (!rc)
     rc = scan_pass(r, sc, calls, merge && an_calls_in_id_order(calls));
   return rc;
+}
+
+int an_scan_copy_links(const an_scan *sc)
+{
+  return sc->copy_links;
 }
 
 int an_scan_work(an_scan *sc, const an_work **w)
