@@ -422,10 +422,98 @@ static int qev_cmp(const void *pa, const void *pb)
   return 0;
 }
 
+/* The changes of a buffer split by queue and kind (+1 or -1: the low bit
+ * of w[2]), in the order they came; a queue's launches and ends come in
+ * time order (tracers number a queue's ops as they are queued, and a
+ * queue runs them in turn), so each part is checked, sorted only when it
+ * is not (radix), and each queue's two parts merged.  More than QEV_PARTS
+ * parts: the radix sort of the whole buffer. */
+#define QEV_PARTS 64
+
+typedef struct qev_part {
+  uint64_t w0, w1, kind;
+  size_t n, at;                /* records; where they go (then: the end) */
+  int sorted;
+  uint64_t last;               /* the last record's w[2] */
+} qev_part;
+
+static int qev_part_cmp(const void *pa, const void *pb)
+{
+  const qev_part *a = pa, *b = pb;
+  if (a->w0 != b->w0)
+    return a->w0 < b->w0 ? -1 : 1;
+  if (a->w1 != b->w1)
+    return a->w1 < b->w1 ? -1 : 1;
+  return a->kind < b->kind ? -1 : a->kind > b->kind;
+}
+
 static void qev_sort(void *base, size_t n)
 {
   static const uint64_t flip[3] = {0, 0, 0};
-  radix_words(base, n, 3, flip);
+  qev *a = base, *t;
+  qev_part part[QEV_PARTS];
+  unsigned char *idx = rpd_xmalloc(n + 1), order[QEV_PARTS];
+  size_t np = 0, p = 0, off = 0;
+  for (size_t i = 0; i < n; i++) {
+    const qev *e = &a[i];
+    if (!np || part[p].w0 != e->w[0] || part[p].w1 != e->w[1] || part[p].kind != (e->w[2] & 1)) {
+      for (p = 0; p < np; p++)
+        if (part[p].w0 == e->w[0] && part[p].w1 == e->w[1] && part[p].kind == (e->w[2] & 1))
+          break;
+      if (p == np) {
+        if (np == QEV_PARTS) {
+          free(idx);
+          radix_words(base, n, 3, flip);
+          return;
+        }
+        part[np++] = (qev_part){e->w[0], e->w[1], e->w[2] & 1, 0, 0, 1, 0};
+      }
+    }
+    idx[i] = (unsigned char)p;
+    part[p].sorted &= !part[p].n || e->w[2] >= part[p].last;
+    part[p].last = e->w[2];
+    part[p].n++;
+  }
+  /* the parts in (gpu, queue, kind) order: their places in the buffer */
+  for (size_t k = 0; k < np; k++)
+    order[k] = (unsigned char)k;
+  for (size_t k = 1; k < np; k++)
+    for (size_t j = k; j > 0 && qev_part_cmp(&part[order[j]], &part[order[j - 1]]) < 0; j--) {
+      unsigned char x = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = x;
+    }
+  for (size_t k = 0; k < np; k++) {
+    part[order[k]].at = off;
+    off += part[order[k]].n;
+  }
+  t = rpd_xmalloc((n + 1) * sizeof *t);
+  for (size_t i = 0; i < n; i++)
+    t[part[idx[i]].at++] = a[i];
+  free(idx);
+  /* each part sorted; each queue's parts merged back into the buffer */
+  off = 0;
+  for (size_t k = 0; k < np; k++) {
+    qev_part *x = &part[order[k]], *y = NULL;
+    size_t xs = x->at - x->n, ys = 0, ye = 0, i, j, o = off;
+    if (!x->sorted)
+      radix_words(t + xs, x->n, 3, flip);
+    if (k + 1 < np && part[order[k + 1]].w0 == x->w0 && part[order[k + 1]].w1 == x->w1) {
+      y = &part[order[++k]];
+      ys = y->at - y->n;
+      ye = y->at;
+      if (!y->sorted)
+        radix_words(t + ys, y->n, 3, flip);
+    }
+    for (i = xs, j = ys; i < x->at && j < ye;)
+      a[o++] = t[j].w[2] < t[i].w[2] ? t[j++] : t[i++];
+    while (i < x->at)
+      a[o++] = t[i++];
+    while (j < ye)
+      a[o++] = t[j++];
+    off = o;
+  }
+  free(t);
 }
 
 /* Are a and b of the same queue (n = 2), and time (n = 3)? */

@@ -205,6 +205,36 @@ check_eq "queue depth: negative and large queues in order" \
 "0|-9223372036854775807|0|1 0|-9223372036854775807|60|0 0|0|3|1 0|0|13|0 0|2|7|1 0|2|11|0 1|-4|2|1 1|-4|41|0 1|-3|1|1 1|-3|40|0 1|1099511627776|5|1 1|1099511627776|20|0" \
   "$(q queues.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
 
+# every queue-depth row against a window query: a buffer's depth changes
+# are split by queue and kind, each part sorted only when it is out of
+# time order, each queue's two parts merged; more than 64 parts take the
+# radix sort of the whole buffer: queues of ops from several queues (out
+# of order), 40 queues (80 parts), and both with sorts spilled to runs
+# of 2-1000 records
+all_queue() {
+  q "$1" "WITH l AS (SELECT X.op_id, min(A.start) AS l FROM rocpd_api_ops X
+      JOIN rocpd_api A ON A.id = X.api_id GROUP BY X.op_id),
+    ch AS (SELECT O.gpuId AS g, O.queueId AS qu, min(coalesce(l.l, O.start), O.start) AS t, 1 AS d
+      FROM rocpd_op O LEFT JOIN l ON l.op_id = O.id
+      UNION ALL SELECT gpuId, queueId, \"end\", -1 FROM rocpd_op),
+    s AS (SELECT g, qu, t, sum(d) AS d FROM ch GROUP BY g, qu, t)
+    SELECT g, qu, t, sum(d) OVER (PARTITION BY g, qu ORDER BY t) FROM s ORDER BY g, qu, t"
+}
+rpd-synth --seed 13 --api 20000 --gpus 2 -o qparts.rpd >/dev/null
+for nq in 3 40; do
+  cp qparts.rpd "q$nq.rpd"
+  q "q$nq.rpd" "UPDATE rocpd_op SET queueId = id % $nq"
+  all_queue "q$nq.rpd" >"q$nq.want"
+  for bytes in "" 48 24000; do
+    cp "q$nq.rpd" qx.rpd
+    check_rc "$nq queues${bytes:+, sort buffer $bytes bytes}: runs" 0 env ${bytes:+RPD_ANALYZE_SORT_BYTES=$bytes} rpd-analyze qx.rpd -q
+    q qx.rpd "SELECT * FROM ext_analysis_queue_depth ORDER BY rowid" >qx.got
+    same_file "$nq queues${bytes:+, sort buffer $bytes bytes}: every queue-depth row" "q$nq.want" qx.got
+  done
+done
+check_eq "queue parts: some queue's ends out of time order (3 queues)" 1 \
+  "$(q q3.rpd "SELECT count(*) > 0 FROM (SELECT \"end\" < lag(\"end\") OVER (PARTITION BY gpuId, queueId ORDER BY id) AS d FROM rocpd_op) WHERE d")"
+
 # ---------------------------------------------------------------- independent SQL on real-shaped traces
 # gaps between the union of GPU work (kernel + copy classes of opClass),
 # classified by the earliest launch of the op that ends the gap
