@@ -745,71 +745,57 @@ static const char links_scan_sql[] =
   "SELECT 1 FROM rocpd_api_ops WHERE rpd_intscan(?1, api_id, op_id, op_id IS NULL, rowid)";
 #define LINKS_TYPED (1u << L_API | 1u << L_OP)
 
-/* The links read once before the ops: temp.an_shared, the calls linked to
- * several ops, and *in_op_order, whether the op ids (NULLs aside) are
- * integers that never go down in the links' order, as tracers write them:
- * then the scan of the ops reads the links along with them, no GROUP BY.
- * When the call ids never go down either, each call's links are one run
- * and a run of two or more is a shared call; other orders take a GROUP BY
- * (a sort of every link), and so does a rocpd_api_ops that is a view. */
-static int links_prescan(rpd *r, int *in_op_order)
+/* How the ops find their launching calls (links_peek). */
+enum {
+  LINKS_JOIN,     /* temp.an_launch: a GROUP BY of the links joined to their calls */
+  LINKS_MAP,      /* the links read along with the ops; shared calls from a GROUP BY */
+  LINKS_RUNS      /* the same; a call is shared when a neighbouring link has it */
+};
+
+/* The links looked at before the ops are read (LINKS_PEEK of them):
+ * tracers write them in op order, and most often in call order too;
+ * when not, the first ones show it. */
+#define LINKS_PEEK 4096
+
+/* How to read the links (the enum above), from the first LINKS_PEEK:
+ * op ids (NULLs aside) integers that never go down -- the links are read
+ * along with the ops in id order -- and call ids integers that never go
+ * down too: each call's links are one run, and a call is shared (linked
+ * to several ops) when a neighbouring link has it, no GROUP BY (a sort
+ * of every link).  The merge checks the rest and starts again through the
+ * GROUP BY when an order breaks later (*redo in scan_pass).  A
+ * rocpd_api_ops that is a view takes the GROUP BY. */
+static int links_peek(rpd *r, int *mode)
 {
-  sqlite3_stmt *probe = NULL, *ins = NULL;
+  sqlite3_stmt *probe = NULL;
   rpd_intscan sc;
   const int64_t *v = NULL;
   unsigned ints = 0;
-  int64_t last = 0, run = 0, last_op = INT64_MIN;
-  int rc, got = 0, api_order = 1;
+  int64_t last_api = INT64_MIN, last_op = INT64_MIN;
+  int rc, got = 0, api_order = 1, op_order = 1, n = 0;
   memset(&sc, 0, sizeof sc);
-  *in_op_order = 0;
+  *mode = LINKS_JOIN;
   /* a table, with rowids (a view has none) */
   if (sqlite3_prepare_v2(rpd_db(r), "SELECT rowid FROM rocpd_api_ops", -1, &probe, NULL)
       != SQLITE_OK) {
     sqlite3_finalize(probe);
-    return rpd_exec(r, shared_sql);
+    return RPD_OK;
   }
   sqlite3_finalize(probe);
-  *in_op_order = 1;
   rc = rpd_intscan_open(r, &sc, links_scan_sql, LCOLS, LINKS_TYPED);
-  if (!rc)
-    rc = rpd_prepare(r, "INSERT INTO an_shared VALUES (?)", &ins);
-  while (!rc && (api_order || *in_op_order) && (got = rpd_intscan_row(r, &sc, &v, &ints)) > 0) {
+  while (!rc && op_order && n++ < LINKS_PEEK && (got = rpd_intscan_row(r, &sc, &v, &ints)) > 0) {
     if (!v[L_OPNULL]) {
-      if (!(ints & 1u << L_OP) || v[L_OP] < last_op)
-        *in_op_order = 0;
+      op_order = (ints & 1u << L_OP) && v[L_OP] >= last_op;
       last_op = v[L_OP];
     }
-    if (!api_order)
-      continue;
-    if (!(ints & 1u << L_API) || (run && v[L_API] < last)) {
-      api_order = 0;
-      continue;
-    }
-    if (run && v[L_API] == last) {
-      run++;
-      continue;
-    }
-    if (run > 1) {
-      sqlite3_reset(ins);
-      sqlite3_bind_int64(ins, 1, last);
-      if ((got = rpd_step(r, ins)) < 0)
-        break;
-    }
-    last = v[L_API];
-    run = 1;
+    api_order &= (ints & 1u << L_API) && v[L_API] >= last_api;
+    last_api = v[L_API];
   }
   if (!rc && got < 0)
     rc = -got;
-  if (!rc && api_order && run > 1) {
-    sqlite3_reset(ins);
-    sqlite3_bind_int64(ins, 1, last);
-    if ((got = rpd_step(r, ins)) < 0)
-      rc = -got;
-  }
   rpd_intscan_close(&sc);
-  sqlite3_finalize(ins);
-  if (!rc && !api_order)
-    rc = rpd_exec(r, shared_sql);
+  if (op_order)
+    *mode = api_order ? LINKS_RUNS : LINKS_MAP;
   return rc;
 }
 
@@ -838,25 +824,65 @@ static const char link_call_sql[] =
   " CROSS JOIN rocpd_api A ON A.id = X.api_id WHERE X.rowid = ?";
 
 /* The links in op order, read along with the ops; their calls from the
- * scan of rocpd_api (an_calls_find). */
+ * scan of rocpd_api (an_calls_find).  One link ahead is read too: with
+ * runs, a call is shared when the link before or after has it. */
 typedef struct links {
   rpd_intscan sc;
   sqlite3_stmt *by_link;       /* link_call_sql */
   sqlite3_stmt *copy_link;     /* INSERT INTO an_copylink */
-  rpd_i64map shared;
-  const int64_t *v;            /* the link, when have */
-  unsigned ints;
-  int have;
+  rpd_i64map shared;           /* without runs: the shared calls */
+  int runs;                    /* LINKS_RUNS */
+  int64_t v[LCOLS], next[LCOLS];   /* the link (when have), the one after (have_next) */
+  unsigned ints, next_ints;
+  int have, have_next;
+  int64_t prev_api;            /* the call of the link before v (have_prev) */
+  int have_prev;
+  int64_t last_op, last_api;   /* the order of the links read */
+  int disorder;                /* an order the reading relies on broke: start again */
   int64_t *api;                /* the call ids of the last op's links */
   size_t napi, cap;
   int api_not_int;             /* one of a copy's call ids was not an INTEGER */
 } links;
 
+/* Read the link after the next one, checking the orders. */
+static int links_ahead(rpd *r, links *k)
+{
+  const int64_t *v = NULL;
+  int got = rpd_intscan_row(r, &k->sc, &v, &k->next_ints);
+  k->have_next = got > 0;
+  if (got <= 0)
+    return got < 0 ? -got : RPD_OK;
+  memcpy(k->next, v, sizeof k->next);
+  if (!v[L_OPNULL]) {
+    k->disorder |= !(k->next_ints & 1u << L_OP) || v[L_OP] < k->last_op;
+    k->last_op = v[L_OP];
+  }
+  if (k->runs) {
+    k->disorder |= !(k->next_ints & 1u << L_API) || v[L_API] < k->last_api;
+    k->last_api = v[L_API];
+  }
+  return RPD_OK;
+}
+
 static int links_next(rpd *r, links *k)
 {
-  int got = rpd_intscan_row(r, &k->sc, &k->v, &k->ints);
-  k->have = got > 0;
-  return got < 0 ? -got : RPD_OK;
+  if (k->have) {
+    k->prev_api = k->v[L_API];
+    k->have_prev = 1;
+  }
+  k->have = k->have_next;
+  memcpy(k->v, k->next, sizeof k->v);
+  k->ints = k->next_ints;
+  return k->have ? links_ahead(r, k) : RPD_OK;
+}
+
+/* Is the call of the current link, call id `id`, linked to other ops? */
+static int links_shared(const links *k, int64_t id)
+{
+  if (k->runs)
+    return (k->have_prev && k->prev_api == k->v[L_API]) ||
+           (k->have_next && k->next[L_API] == k->v[L_API]);
+  return rpd_i64map_count(&k->shared) && rpd_i64map_get(&k->shared, id, NULL);
 }
 
 /* The launch of op `id` from the links: the linked call that started first
@@ -889,7 +915,7 @@ static int links_launch(rpd *r, links *k, an_calls *calls, int64_t id, opv *o)
       o->has_launch = 1;
       o->launch = c.start;
       o->api_end = c.end;
-      o->own = !rpd_i64map_get(&k->shared, c.id, NULL) && !c.graph;
+      o->own = !links_shared(k, c.id) && !c.graph;
     }
     rc = links_next(r, k);
   }
@@ -989,12 +1015,12 @@ static void scan_init(an_scan *sc)
 /* One scan of the ops into sc: with merge, the links read along (they are
  * in op order) and their calls found through calls, else joined through
  * temp.an_launch. */
-static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int merge)
+static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int mode, int *redo)
 {
   sqlite3_stmt *st = NULL, *copy = NULL, *sh = NULL;
   links k;
   op_funcs fn;
-  int rc = RPD_OK, s = 0, have_last = 0;
+  int rc = RPD_OK, s = 0, have_last = 0, merge = mode != LINKS_JOIN;
   int64_t last_id = 0;
   opv last;
   rpd_check_rows bad;
@@ -1002,20 +1028,28 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int merge)
   memset(&fn, 0, sizeof fn);
   memset(&k, 0, sizeof k);
   memset(&last, 0, sizeof last);
-  if (!merge)
+  k.runs = mode == LINKS_RUNS;
+  k.last_op = k.last_api = INT64_MIN;
+  *redo = 0;
+  if (mode != LINKS_RUNS)
+    rc = rpd_exec(r, shared_sql);
+  if (!rc && !merge)
     rc = rpd_exec(r, launch_sql);
-  if (!rc && merge) {
+  if (!rc && mode == LINKS_MAP) {
     rc = rpd_prepare(r, "SELECT api_id FROM an_shared", &sh);
     while (!rc && (s = rpd_step(r, sh)) == SQLITE_ROW)
       rpd_i64map_put(&k.shared, sqlite3_column_int64(sh, 0), 1);
     if (!rc && s < 0)
       rc = -s;
-    if (!rc)
-      rc = rpd_intscan_open(r, &k.sc, links_scan_sql, LCOLS, LINKS_TYPED);
+  }
+  if (!rc && merge) {
+    rc = rpd_intscan_open(r, &k.sc, links_scan_sql, LCOLS, LINKS_TYPED);
     if (!rc)
       rc = rpd_prepare(r, link_call_sql, &k.by_link);
     if (!rc)
       rc = rpd_prepare(r, "INSERT INTO an_copylink VALUES (?,?)", &k.copy_link);
+    if (!rc)
+      rc = links_ahead(r, &k);
     if (!rc)
       rc = links_next(r, &k);
   }
@@ -1032,7 +1066,7 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int merge)
       : "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
         " O.description_id, L.launch, L.api_end, L.own"
         " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+  while (!rc && !k.disorder && (s = rpd_step(r, st)) == SQLITE_ROW) {
     opv o;
     int64_t was_bad = bad.bad;
     /* the trace check's rule (check.h), every op, types read before the
@@ -1057,7 +1091,7 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int merge)
         o.launch = last.launch;
         o.api_end = last.api_end;
         o.own = last.own;
-      } else if ((rc = links_launch(r, &k, calls, id, &o))) {
+      } else if ((rc = links_launch(r, &k, calls, id, &o)) || k.disorder) {
         break;
       }
       last_id = id;
@@ -1074,9 +1108,13 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int merge)
   }
   if (!rc && s < 0)
     rc = -s;
-  if (!rc)
+  /* the links past the last op: in the orders read too? */
+  while (!rc && merge && k.have && !k.disorder)
+    rc = links_next(r, &k);
+  *redo = !rc && k.disorder;
+  if (!rc && !*redo)
     rc = rpd_check_rows_result(&bad, "rocpd_op");
-  if (!rc)
+  if (!rc && !*redo)
     rc = xsort_done(sc->work);
   sc->copy_links = merge && !k.api_not_int;
   sqlite3_finalize(st);
@@ -1097,14 +1135,30 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int merge)
 int an_scan_ops(rpd *r, an_calls *calls, an_scan **out)
 {
   an_scan *sc = rpd_xcalloc(1, sizeof *sc);
-  int rc, merge = 0;
+  int rc, mode = LINKS_JOIN, redo = 0;
   scan_init(sc);
   *out = sc;
   rc = rpd_exec(r, scan_sql);
   if (!rc)
-    rc = links_prescan(r, &merge);
+    rc = links_peek(r, &mode);
+  if (!rc && !an_calls_in_id_order(calls))
+    mode = LINKS_JOIN;
   if (!rc)
-    rc = scan_pass(r, sc, calls, merge && an_calls_in_id_order(calls));
+    rc = scan_pass(r, sc, calls, mode, &redo);
+  /* an order broke after the first links: again, through the GROUP BY,
+   * from empty sorts and no copies */
+  if (!rc && redo) {
+    xsort_free(sc->work);
+    xsort_free(sc->kern);
+    xsort_free(sc->queue);
+    free(sc->ks);
+    sc->ks = NULL;
+    sc->cap = 0;
+    scan_init(sc);
+    rc = rpd_exec(r, "DELETE FROM an_copy; DELETE FROM an_copylink");
+    if (!rc)
+      rc = scan_pass(r, sc, calls, LINKS_JOIN, &redo);
+  }
   return rc;
 }
 

@@ -432,6 +432,29 @@ check_eq "far calls (links in op order): every table as the GROUP BY's" "$(cksum
 check_eq "far calls, api_id stored as text: the same" "$(cksum <farg.dump)" "$(dump fart.rpd | cksum)"
 check_eq "far calls, rocpd_api's rows out of id order: the same" "$(cksum <farg.dump)" "$(dump fara.rpd | cksum)"
 
+# links in op order and in call order for the first 4096, then one link
+# to a kernel launch thousands of links back: that call is shared (linked to two ops), which
+# the neighbouring links cannot show: the merge finds the call ids going
+# down and starts again through the GROUP BY; the same tables as with the
+# links out of op order (the GROUP BY from the start)
+cp lo.rpd la.rpd
+q la.rpd "UPDATE rocpd_api_ops SET api_id = (SELECT X.api_id FROM rocpd_api_ops X
+  JOIN rocpd_api A ON A.id = X.api_id JOIN rocpd_string N ON N.id = A.apiName_id
+  JOIN rocpd_op O ON O.id = X.op_id JOIN rocpd_string T ON T.id = O.opType_id
+  WHERE X.rowid BETWEEN 10 AND 500 AND N.string NOT GLOB '*Graph*'
+  AND T.string = 'KernelExecution' ORDER BY X.rowid LIMIT 1) WHERE rowid = 6001"
+check_eq "late call disorder: call ids go down once, a kernel's launch now shared" "1|1" \
+  "$(q la.rpd "SELECT (SELECT count(*) FROM (SELECT api_id < lag(api_id) OVER (ORDER BY rowid) AS d
+    FROM rocpd_api_ops) WHERE d), (SELECT count(*) FROM (SELECT api_id FROM rocpd_api_ops
+    GROUP BY api_id HAVING count(*) > 1 AND api_id = (SELECT api_id FROM rocpd_api_ops WHERE rowid = 6001)))")"
+cp la.rpd lg.rpd
+q lg.rpd "CREATE TEMP TABLE l AS SELECT api_id, op_id FROM rocpd_api_ops ORDER BY op_id DESC;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM l"
+run la.rpd --force
+run lg.rpd --force
+check_eq "late call disorder: every table as the GROUP BY's" "$(dump lg.rpd | cksum)" "$(dump la.rpd | cksum)"
+check "late call disorder: the tables changed" test "$(dump la.rpd | cksum)" != "$(cksum <lo.dump)"
+
 # launch delays of both signs and of 1 to 5 bytes (the kernels' values
 # are radix-sorted on their bytes, the sign bit flipped): -50 -5 3 10 1e12
 mk delays.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
