@@ -47,12 +47,11 @@ static int is_comm(const char *name)
 
 /* The class of an op by its opType id (views/opClass.sql; NULL: other),
  * looked up once per id.  -1 on an SQL error (*rc set). */
-static int op_class(op_funcs *fn, sqlite3_value *type, int *rc)
+static int op_class(op_funcs *fn, int is_null, int64_t id, int *rc)
 {
-  int64_t id, k;
-  if (sqlite3_value_type(type) == SQLITE_NULL)
+  int64_t k;
+  if (is_null)
     return RPD_OPCLASS_OTHER;
-  id = sqlite3_value_int64(type);
   if (!rpd_i64map_get(&fn->cls_of, id, &k)) {
     if ((k = rpd_opclass_one(fn->cls, id)) < 0) {
       *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(fn->cls)));
@@ -66,12 +65,11 @@ static int op_class(op_funcs *fn, sqlite3_value *type, int *rc)
 /* 1 when the name of description id `did` is a collective's, 0 for another
  * name or no name (as SQL's NULL, which the sweep reads as 0); looked up
  * once per id. */
-static int op_comm(op_funcs *fn, sqlite3_value *did, int *rc)
+static int op_comm(op_funcs *fn, int is_null, int64_t id, int *rc)
 {
-  int64_t id, v;
-  if (sqlite3_value_type(did) == SQLITE_NULL)
+  int64_t v;
+  if (is_null)
     return 0;
-  id = sqlite3_value_int64(did);
   if (!rpd_i64map_get(&fn->comm_of, id, &v)) {
     int s;
     sqlite3_reset(fn->desc);
@@ -526,12 +524,11 @@ static int64_t qev_time(const qev *e) { return (int64_t)(e->w[2] >> 1); }
 static int qev_delta(const qev *e) { return e->w[2] & 1 ? 1 : -1; }
 
 /* The change d at time t of a checked op's gpu and queue (NULL or not). */
-static qev qev_of(int64_t gpu, sqlite3_value *queue, int64_t t, int d)
+static qev qev_of(int64_t gpu, int has_queue, int64_t queue, int64_t t, int d)
 {
   qev ev;
-  int has_queue = sqlite3_value_type(queue) != SQLITE_NULL;
   ev.w[0] = (uint64_t)gpu << 1 | (uint64_t)has_queue;
-  ev.w[1] = has_queue ? (uint64_t)sqlite3_value_int64(queue) ^ QEV_SIGN : 0;
+  ev.w[1] = has_queue ? (uint64_t)queue ^ QEV_SIGN : 0;
   ev.w[2] = (uint64_t)t << 1 | (uint64_t)(d > 0);
   return ev;
 }
@@ -812,11 +809,18 @@ static const char launch_sql[] =
 
 /* One op of the scan: its row of rocpd_op and its launching call. */
 typedef struct opv {
-  sqlite3_value *id, *gpu, *queue, *type, *did;
+  int64_t id, gpu, queue, type, did;   /* as sqlite3_column_int64 reads them */
+  unsigned nulls;              /* bit OP_xxx: that value is NULL */
+  sqlite3_stmt *vals;          /* a statement on the op's row (id first, opType_id
+                                  sixth), or NULL when id and opType_id are INTEGERs */
   int64_t s, e;                /* sane (the check in the scan) */
   int has_launch, own;
   int64_t launch, api_end;
 } opv;
+
+/* The columns of the op scans: in both statements (the intscan's after
+ * ?1), and bits of opv.nulls. */
+enum { OP_ID, OP_GPU, OP_QUEUE, OP_START, OP_END, OP_TYPE, OP_DID, OP_ROWID, OPCOLS };
 
 /* A link's call when its api_id is not an INTEGER: the join's own rule. */
 static const char link_call_sql[] =
@@ -950,17 +954,17 @@ static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy, 
 {
   int rc = RPD_OK, cls, s;
   int64_t t = o->has_launch && o->launch < o->s ? o->launch : o->s;
-  int64_t gpu = sqlite3_value_int64(o->gpu);   /* checked: an integer */
-  qev l = qev_of(gpu, o->queue, t, 1);
-  qev e = qev_of(gpu, o->queue, o->e, -1);
+  int has_queue = !(o->nulls & 1u << OP_QUEUE);
+  qev l = qev_of(o->gpu, has_queue, o->queue, t, 1);   /* gpu checked: an integer */
+  qev e = qev_of(o->gpu, has_queue, o->queue, o->e, -1);
   if ((rc = xsort_add(sc->queue, &l)) || (rc = xsort_add(sc->queue, &e)))
     return rc;
-  if ((cls = op_class(fn, o->type, &rc)) < 0)
+  if ((cls = op_class(fn, o->nulls >> OP_TYPE & 1, o->type, &rc)) < 0)
     return rc;
-  if (cls == RPD_OPCLASS_KERNEL && sqlite3_value_type(o->did) != SQLITE_NULL) {
+  if (cls == RPD_OPCLASS_KERNEL && !(o->nulls & 1u << OP_DID)) {
     int64_t v[NMETRICS] = {o->api_end - o->launch, o->s - o->launch, o->e - o->s};
     int has[NMETRICS] = {o->has_launch && o->own, o->has_launch, 1};
-    if ((rc = kstat_add(sc, sqlite3_value_int64(o->did), v, has)))
+    if ((rc = kstat_add(sc, o->did, v, has)))
       return rc;
   }
   if (cls != RPD_OPCLASS_KERNEL && cls != RPD_OPCLASS_COPY)
@@ -968,10 +972,10 @@ static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy, 
   /* the sweep reads a NULL gpu as 0, as sqlite3_column_int64 did */
   an_work w;
   memset(&w, 0, sizeof w);
-  w.id = sqlite3_value_int64(o->id);
-  if (sqlite3_value_type(o->gpu) == SQLITE_NULL)
+  w.id = o->id;
+  if (o->nulls & 1u << OP_GPU)
     w.flags |= AN_W_GPU_NULL;
-  w.gpu = sqlite3_value_int64(o->gpu);
+  w.gpu = o->gpu;
   w.s = o->s;
   w.e = o->e;
   if (o->has_launch) {
@@ -983,22 +987,146 @@ static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy, 
   }
   if (cls == RPD_OPCLASS_KERNEL) {
     w.flags |= AN_W_KERNEL;
-    if (op_comm(fn, o->did, &rc))
+    if (op_comm(fn, o->nulls >> OP_DID & 1, o->did, &rc))
       w.flags |= AN_W_COMM;
     if (rc)
       return rc;
   } else {
     sqlite3_reset(copy);
-    sqlite3_bind_value(copy, 1, o->id);
+    /* the values as stored (an_copy's id and type are read by SQL) */
+    if (o->vals) {
+      sqlite3_bind_value(copy, 1, sqlite3_column_value(o->vals, OP_ID));
+      sqlite3_bind_value(copy, 4, sqlite3_column_value(o->vals, OP_TYPE));
+    } else {
+      sqlite3_bind_int64(copy, 1, o->id);
+      sqlite3_bind_int64(copy, 4, o->type);
+    }
     sqlite3_bind_int64(copy, 2, o->s);
     sqlite3_bind_int64(copy, 3, o->e);
-    sqlite3_bind_value(copy, 4, o->type);
     if ((s = sqlite3_step(copy)) != SQLITE_DONE)
       return rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(copy)));
     if (k && (rc = copy_links(k, w.id)))
       return rc;
   }
   return xsort_add(sc->work, &w);
+}
+
+/* The op scans (columns: OP_ID ...): with the links read along, in id
+ * order through rpd_intscan when rocpd_op is a table that can be read so
+ * without a sort, else (and with temp.an_launch) through the columns. */
+static const char ops_int_sql[] =
+  "SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, id, gpuId, queueId, start, \"end\","
+  " opType_id, description_id, rowid) ORDER BY id";
+#define OPS_TYPED ((1u << OP_ROWID) - 1)   /* every column but the rowid */
+static const char ops_row_sql[] =
+  "SELECT id, gpuId, queueId, start, \"end\", opType_id, description_id FROM rocpd_op"
+  " WHERE rowid = ?";
+static const char ops_merge_sql[] =
+  "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
+  " O.description_id FROM rocpd_op O ORDER BY O.id";
+static const char ops_join_sql[] =
+  "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
+  " O.description_id, L.launch, L.api_end, L.own"
+  " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id";
+
+typedef struct ops {
+  sqlite3_stmt *st;            /* the columns' scan (NULL: the intscan's) */
+  rpd_intscan sc;
+  sqlite3_stmt *row;           /* ops_row_sql: an op with a value not an INTEGER */
+} ops;
+
+/* 1 when rocpd_op has rowids (not a view) and ops_int_sql needs no sort. */
+static int ops_by_ints(rpd *r, int *rc)
+{
+  sqlite3_stmt *st = NULL;
+  int s = 0, sorts = 0;
+  if (sqlite3_prepare_v2(rpd_db(r), "SELECT rowid FROM rocpd_op", -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return 0;
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  *rc = rpd_prepare(r, "EXPLAIN QUERY PLAN SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, id,"
+                       " gpuId, queueId, start, \"end\", opType_id, description_id, rowid)"
+                       " ORDER BY id", &st);
+  while (!*rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    const char *d = (const char *)sqlite3_column_text(st, 3);
+    sorts |= d && strstr(d, "TEMP B-TREE") != NULL;
+  }
+  if (!*rc && s < 0)
+    *rc = -s;
+  sqlite3_finalize(st);
+  return !*rc && !sorts;
+}
+
+/* The op of the columns of st into *o. */
+static void op_of_columns(sqlite3_stmt *st, opv *o)
+{
+  memset(o, 0, sizeof *o);
+  for (int c = 0; c <= OP_DID; c++)
+    if (sqlite3_column_type(st, c) == SQLITE_NULL)
+      o->nulls |= 1u << c;
+  o->id = sqlite3_column_int64(st, OP_ID);
+  o->gpu = sqlite3_column_int64(st, OP_GPU);
+  o->queue = sqlite3_column_int64(st, OP_QUEUE);
+  o->s = sqlite3_column_int64(st, OP_START);
+  o->e = sqlite3_column_int64(st, OP_END);
+  o->type = sqlite3_column_int64(st, OP_TYPE);
+  o->did = sqlite3_column_int64(st, OP_DID);
+  o->vals = st;
+}
+
+/* The next op the trace check passes into *o (a bad one counted in *bad,
+ * the check's rule, types read before the integers): 1, 0 at the end, or
+ * minus an error. */
+static int ops_next(rpd *r, ops *p, rpd_check_rows *bad, opv *o)
+{
+  for (;;) {
+    int64_t was_bad = bad->bad;
+    int s;
+    if (p->st) {
+      if ((s = rpd_step(r, p->st)) != SQLITE_ROW)
+        return s == SQLITE_DONE ? 0 : s;
+      rpd_check_values(bad, sqlite3_column_value(p->st, OP_START),
+                       sqlite3_column_value(p->st, OP_END), sqlite3_column_value(p->st, OP_GPU));
+      if (bad->bad == was_bad) {
+        op_of_columns(p->st, o);
+        return 1;
+      }
+      continue;
+    }
+    const int64_t *v = NULL;
+    unsigned ints = 0;
+    if ((s = rpd_intscan_row(r, &p->sc, &v, &ints)) <= 0)
+      return s;
+    rpd_check_ints(bad, v[OP_START], v[OP_END], v[OP_GPU], RPD_CHECK_WITH_GPU |
+                   (ints & 1u << OP_START ? RPD_CHECK_START_INT : 0) |
+                   (ints & 1u << OP_END ? RPD_CHECK_END_INT : 0) |
+                   (ints & 1u << OP_GPU ? RPD_CHECK_GPU_INT : 0));
+    if (bad->bad != was_bad)
+      continue;
+    if ((ints & OPS_TYPED) != OPS_TYPED) {
+      /* a NULL or another type: the row's values, as the columns give them */
+      sqlite3_reset(p->row);
+      sqlite3_bind_int64(p->row, 1, v[OP_ROWID]);
+      if ((s = rpd_step(r, p->row)) < 0)
+        return s;
+      if (s != SQLITE_ROW)
+        return -rpd_seterr(RPD_ERR, "internal error: op at rowid %lld not found",
+                           (long long)v[OP_ROWID]);
+      op_of_columns(p->row, o);
+      return 1;
+    }
+    memset(o, 0, sizeof *o);
+    o->id = v[OP_ID];
+    o->gpu = v[OP_GPU];
+    o->queue = v[OP_QUEUE];
+    o->s = v[OP_START];
+    o->e = v[OP_END];
+    o->type = v[OP_TYPE];
+    o->did = v[OP_DID];
+    return 1;
+  }
 }
 
 /* The sorts and sums of a scan, empty. */
@@ -1017,16 +1145,18 @@ static void scan_init(an_scan *sc)
  * temp.an_launch. */
 static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int mode, int *redo)
 {
-  sqlite3_stmt *st = NULL, *copy = NULL, *sh = NULL;
+  sqlite3_stmt *copy = NULL, *sh = NULL;
   links k;
+  ops p;
   op_funcs fn;
   int rc = RPD_OK, s = 0, have_last = 0, merge = mode != LINKS_JOIN;
   int64_t last_id = 0;
-  opv last;
+  opv last, o;
   rpd_check_rows bad;
   memset(&bad, 0, sizeof bad);
   memset(&fn, 0, sizeof fn);
   memset(&k, 0, sizeof k);
+  memset(&p, 0, sizeof p);
   memset(&last, 0, sizeof last);
   k.runs = mode == LINKS_RUNS;
   k.last_op = k.last_api = INT64_MIN;
@@ -1059,50 +1189,33 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int mode, int *redo)
     rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &fn.desc);
   if (!rc)
     rc = rpd_prepare(r, "INSERT INTO an_copy VALUES (?,?,?,?)", &copy);
-  if (!rc)
-    rc = rpd_prepare(r, merge
-      ? "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
-        " O.description_id FROM rocpd_op O ORDER BY O.id"
-      : "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
-        " O.description_id, L.launch, L.api_end, L.own"
-        " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
-  while (!rc && !k.disorder && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    opv o;
-    int64_t was_bad = bad.bad;
-    /* the trace check's rule (check.h), every op, types read before the
-     * integers: a bad op is counted for the message and goes nowhere */
-    rpd_check_values(&bad, sqlite3_column_value(st, 3), sqlite3_column_value(st, 4),
-                     sqlite3_column_value(st, 1));
-    if (bad.bad != was_bad)
-      continue;
-    memset(&o, 0, sizeof o);
-    o.id = sqlite3_column_value(st, 0);
-    o.gpu = sqlite3_column_value(st, 1);
-    o.queue = sqlite3_column_value(st, 2);
-    o.s = sqlite3_column_int64(st, 3);
-    o.e = sqlite3_column_int64(st, 4);
-    o.type = sqlite3_column_value(st, 5);
-    o.did = sqlite3_column_value(st, 6);
+  if (!rc && merge && ops_by_ints(r, &rc)) {
+    rc = rpd_intscan_open(r, &p.sc, ops_int_sql, OPCOLS, OPS_TYPED);
+    if (!rc)
+      rc = rpd_prepare(r, ops_row_sql, &p.row);
+  } else if (!rc) {
+    rc = rpd_prepare(r, merge ? ops_merge_sql : ops_join_sql, &p.st);
+  }
+  while (!rc && !k.disorder && (s = ops_next(r, &p, &bad, &o)) > 0) {
     if (merge) {
-      int64_t id = sqlite3_column_int64(st, 0);
-      if (have_last && id == last_id) {
+      if (have_last && o.id == last_id) {
         /* an op id seen again (a view): the same launch, as a join gives */
         o.has_launch = last.has_launch;
         o.launch = last.launch;
         o.api_end = last.api_end;
         o.own = last.own;
-      } else if ((rc = links_launch(r, &k, calls, id, &o)) || k.disorder) {
+      } else if ((rc = links_launch(r, &k, calls, o.id, &o)) || k.disorder) {
         break;
       }
-      last_id = id;
+      last_id = o.id;
       last = o;
       have_last = 1;
-    } else if (sqlite3_column_type(st, 7) != SQLITE_NULL &&
-               sqlite3_column_type(st, 8) != SQLITE_NULL) {
+    } else if (sqlite3_column_type(p.st, 7) != SQLITE_NULL &&
+               sqlite3_column_type(p.st, 8) != SQLITE_NULL) {
       o.has_launch = 1;
-      o.launch = sqlite3_column_int64(st, 7);
-      o.api_end = sqlite3_column_int64(st, 8);
-      o.own = sqlite3_column_int(st, 9) != 0;
+      o.launch = sqlite3_column_int64(p.st, 7);
+      o.api_end = sqlite3_column_int64(p.st, 8);
+      o.own = sqlite3_column_int(p.st, 9) != 0;
     }
     rc = scan_op(sc, &fn, &o, copy, merge ? &k : NULL);
   }
@@ -1117,7 +1230,9 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int mode, int *redo)
   if (!rc && !*redo)
     rc = xsort_done(sc->work);
   sc->copy_links = merge && !k.api_not_int;
-  sqlite3_finalize(st);
+  sqlite3_finalize(p.st);
+  rpd_intscan_close(&p.sc);
+  sqlite3_finalize(p.row);
   sqlite3_finalize(copy);
   sqlite3_finalize(sh);
   rpd_intscan_close(&k.sc);

@@ -455,6 +455,37 @@ run lg.rpd --force
 check_eq "late call disorder: every table as the GROUP BY's" "$(dump lg.rpd | cksum)" "$(dump la.rpd | cksum)"
 check "late call disorder: the tables changed" test "$(dump la.rpd | cksum)" != "$(cksum <lo.dump)"
 
+# the ops are read as integers (rpd_intscan) when the links are read along;
+# an op with a value that is not an INTEGER is read again by its rowid, as
+# the columns give it: in a rocpd_op without types or NOT NULL, NULL queues
+# and kernel names, text queues, real op types of copies (no class; an
+# integral one would be a copy's): every table as the GROUP BY's, whose
+# scan reads the columns
+cp v3.rpd ox.rpd
+q ox.rpd "DROP TABLE ext_analysis_idle; DELETE FROM rocpd_metadata WHERE tag LIKE 'ext_analysis%';
+  PRAGMA legacy_alter_table = ON;
+  CREATE TABLE o2 (id INTEGER PRIMARY KEY, gpuId, queueId, sequenceId, start, \"end\",
+    description_id, opType_id);
+  INSERT INTO o2 SELECT id, gpuId, queueId, sequenceId, start, \"end\", description_id, opType_id
+    FROM rocpd_op;
+  DROP TABLE rocpd_op; ALTER TABLE o2 RENAME TO rocpd_op;
+  UPDATE rocpd_op SET queueId = NULL WHERE id % 7 = 0;
+  UPDATE rocpd_op SET queueId = 'q' || queueId WHERE id % 7 = 1;
+  UPDATE rocpd_op SET description_id = NULL WHERE id % 11 = 0;
+  UPDATE rocpd_op SET opType_id = opType_id + 0.5 WHERE id IN (SELECT O.id FROM rocpd_op O
+    JOIN rocpd_string S ON S.id = O.opType_id WHERE S.string GLOB 'Copy*' LIMIT 20)"
+check_eq "ops not all INTEGERs: NULL and text queues, NULL names, real copy types" "3|2|1|20" \
+  "$(q ox.rpd "SELECT count(DISTINCT typeof(queueId)), count(DISTINCT typeof(description_id)),
+    count(DISTINCT typeof(gpuId)), (SELECT count(*) FROM rocpd_op WHERE typeof(opType_id) = 'real')
+    FROM rocpd_op")"
+cp ox.rpd oy.rpd
+q oy.rpd "CREATE TEMP TABLE l AS SELECT api_id, op_id FROM rocpd_api_ops ORDER BY op_id DESC;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM l"
+run ox.rpd --force
+run oy.rpd --force
+check_eq "ops not all INTEGERs: every table as the GROUP BY's" "$(dump oy.rpd | cksum)" "$(dump ox.rpd | cksum)"
+check "ops not all INTEGERs: the tables changed" test "$(dump ox.rpd | cksum)" != "$(dump v3.rpd | cksum)"
+
 # launch delays of both signs and of 1 to 5 bytes (the kernels' values
 # are radix-sorted on their bytes, the sign bit flipped): -50 -5 3 10 1e12
 mk delays.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
