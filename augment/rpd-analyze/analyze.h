@@ -1,6 +1,7 @@
 /* analyze.h - the parts of rpd-analyze (docs/rpd-analyze.md): main.c (options,
- * rules, the driver), tables.c (the op scan, launch statistics and queue
- * depth), calls.c (the SQL over api calls: memcpy buckets, sync rules),
+ * rules, the driver), tables.c (the op scan and its links), launch.c
+ * (launch statistics), queue.c (queue depth), calls.c (the scan of the api
+ * calls and the SQL over them: memcpy buckets, sync rules),
  * sweep.c (the ordered pass over the GPU work); the sort in bounded memory
  * is common's (common/analysis/xsort.c).  Internal to the tool. */
 #ifndef RPD_ANALYZE_H
@@ -9,6 +10,7 @@
 #include <stdint.h>
 
 #include "rpd.h"
+#include "xsort.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -65,6 +67,32 @@ int an_calls_resolve(an_calls *c, sqlite3_stmt *st, an_call *out);
  * (RPD_ERANGE) when a call is bad. */
 int an_calls_finish(an_calls *c);
 void an_calls_free(an_calls *c);
+
+/* tables.c: what the sorts share.  xsort_next with the progress line
+ * `what` over the records of x. */
+int an_next_shown(xsort *x, const void **p, const char *what);
+/* An LSD radix sort of n records of nw (<= 3) 64-bit words at base, in
+ * the order of their words compared as unsigned after each is XORed with
+ * flip[w]; stable, a scratch copy of the records while it sorts. */
+void an_radix_words(void *base, size_t n, int nw, const uint64_t *flip);
+
+/* launch.c: the kernels of the op scan, each dispatch's values (api
+ * duration, launch delay, GPU time; has[m]: metric m has a value) added
+ * by its description id, into a sort of sort_bytes; an_kernels_write
+ * writes ext_analysis_launch (through temp.an_kr). */
+enum { M_API, M_DELAY, M_GPU, NMETRICS };
+typedef struct an_kernels an_kernels;
+an_kernels *an_kernels_new(size_t sort_bytes);
+int an_kernels_add(an_kernels *k, int64_t did, const int64_t v[NMETRICS], const int has[NMETRICS]);
+int an_kernels_write(rpd *r, an_kernels *k);
+void an_kernels_free(an_kernels *k);
+
+/* queue.c: the queues' depth changes (d = +1 at a launch, -1 at an end
+ * of a checked op: gpu an integer, t sane) into a sort of sort_bytes;
+ * an_queue_write writes ext_analysis_queue_depth from it. */
+xsort *an_queue_new(size_t sort_bytes);
+int an_queue_add(xsort *x, int64_t gpu, int has_queue, int64_t queue, int64_t t, int d);
+int an_queue_write(rpd *r, xsort *x);
 
 /* tables.c: the ops read once (the trace check's rule applied to every
  * op: a bad one fails the scan with rpd_check_table's message; the

@@ -1,7 +1,7 @@
 /* tables.c - rpd-analyze's op side: the one scan of the ops (with their
- * launching calls) into three bounded sorts, the launch statistics and the
- * queue depth. */
-#include <stdio.h>
+ * launching calls from the links and the calls' scan) into three bounded
+ * sorts: the sweep's GPU work, the kernels' values (launch.c), the
+ * queues' depth changes (queue.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,34 +112,11 @@ static int work_cmp(const void *pa, const void *pb)
 }
 XSORT_DEFINE(work_sort, an_work, work_cmp)
 
-/* xsort_next with the progress line `what` over the records of x. */
-static int next_shown(xsort *x, const void **p, const char *what)
+int an_next_shown(xsort *x, const void **p, const char *what)
 {
   int got = xsort_next(x, p);
   rpd_progress(what, (int64_t)xsort_taken(x), (int64_t)xsort_added(x));
   return got;
-}
-
-/* ------------------------------------------------------------ launch stats */
-
-enum { M_API, M_DELAY, M_GPU, NMETRICS };
-
-/* One value of one metric of one kernel dispatch, in (kernel, metric,
- * value) order: the values of each kernel and metric come sorted, so the
- * nearest-rank median and p95 are picked as they go by.  The kernel is
- * its index in the scan's table (an_scan.ks) and makes one key with the
- * metric. */
-typedef struct kval {
-  uint64_t key;                /* kernel index << 2 | metric */
-  int64_t v;
-} kval;
-
-static int kval_cmp(const void *pa, const void *pb)
-{
-  const kval *a = pa, *b = pb;
-  if (a->key != b->key)
-    return a->key < b->key ? -1 : 1;
-  return a->v < b->v ? -1 : a->v > b->v;
 }
 
 /* An LSD radix sort of n records of nw 64-bit words at base (nw <= 3), in
@@ -149,7 +126,7 @@ static int kval_cmp(const void *pa, const void *pb)
  * in all records (most of them: small keys, times of a few bytes).  For
  * records that come in no order, where a merge sort mispredicts half its
  * comparisons.  Scratch of n records for the time of the call. */
-static void radix_words(void *base, size_t n, int nw, const uint64_t *flip)
+void an_radix_words(void *base, size_t n, int nw, const uint64_t *flip)
 {
   size_t (*cnt)[256] = rpd_xcalloc((size_t)nw * 8, sizeof *cnt);
   uint64_t *a = base, *b = rpd_xmalloc((n + 1) * (size_t)nw * sizeof *a), *t;
@@ -187,536 +164,13 @@ static void radix_words(void *base, size_t n, int nw, const uint64_t *flip)
   free(cnt);
 }
 
-/* The kernels' values come in no order: radix-sorted on (key, v), v in
- * signed order. */
-static void kval_sort(void *base, size_t n)
-{
-  static const uint64_t flip[2] = {0, (uint64_t)1 << 63};
-  radix_words(base, n, 2, flip);
-}
-
-/* A metric of one kernel: its values counted (n), summed and the largest;
- * then its median and p95 (a rank's value, when there is one). */
-typedef struct kmetric {
-  int64_t n, sum, max;
-  int64_t med, p95;
-  int has_med, has_p95;
-} kmetric;
-
-typedef struct kstat {
-  int64_t did, count, outliers;
-  kmetric m[NMETRICS];
-} kstat;
-
-static void bind_rank(sqlite3_stmt *st, int col, int has, int64_t v)
-{
-  if (!has)
-    sqlite3_bind_null(st, col);
-  else
-    sqlite3_bind_int64(st, col, v);
-}
-
-/* Write one kernel's row to temp.an_kr, as its row number rowid. */
-static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k, int64_t rowid)
-{
-  int col = 1, s;
-  sqlite3_reset(ins);
-  sqlite3_bind_int64(ins, col++, rowid);
-  sqlite3_bind_int64(ins, col++, k->did);
-  sqlite3_bind_int64(ins, col++, k->count);
-  for (int m = 0; m < NMETRICS; m++) {
-    const kmetric *km = &k->m[m];
-    /* avg() and max() of the non-NULL values (NULL when none): the sum is
-     * exact, so the mean is the one SQLite's avg() gives below 2^53 */
-    if (km->n)
-      sqlite3_bind_double(ins, col++, (double)km->sum / (double)km->n);
-    else
-      sqlite3_bind_null(ins, col++);
-    bind_rank(ins, col++, km->has_med, km->med);
-    bind_rank(ins, col++, km->has_p95, km->p95);
-    bind_rank(ins, col++, km->n > 0, km->max);
-  }
-  sqlite3_bind_int64(ins, col++, k->outliers);
-  sqlite3_bind_int64(ins, col++, k->m[M_GPU].sum);
-  s = rpd_step(r, ins);
-  return s < 0 ? -s : RPD_OK;
-}
-
-/* Per kernel (description id): count, and mean, nearest-rank median and
- * p95 (the value at rank (n+1)/2 and (95n+99)/100 of the n sorted values)
- * and max of each metric; outliers = dispatches longer than 3x the median
- * GPU duration.  One scan of the kernels into a bounded sort (xsort.h);
- * the per-kernel rows go to temp.an_kr numbered in description-id order
- * (the order in which the statement that orders them into
- * ext_analysis_launch reads them, which ties keep). */
-static const char kr_sql[] =
-  "DROP TABLE IF EXISTS temp.an_kr;"
-  "CREATE TEMP TABLE an_kr (did INTEGER, n INTEGER,"
-  " am REAL, amed INTEGER, ap95 INTEGER, ax INTEGER,"
-  " dm REAL, dmed INTEGER, dp95 INTEGER, dx INTEGER,"
-  " gm REAL, gmed INTEGER, gp95 INTEGER, gx INTEGER, outliers INTEGER, gs INTEGER);";
-
-static const char launch_insert_sql[] =
-  "INSERT INTO ext_analysis_launch SELECT coalesce(S.string, ''), k.n,"
-  " k.am, k.amed, k.ap95, k.ax, k.dm, k.dmed, k.dp95, k.dx, k.gm, k.gmed, k.gp95, k.gx,"
-  " k.outliers, coalesce(k.gm < k.am, 0)"
-  " FROM an_kr k LEFT JOIN rocpd_string S ON S.id = k.did"
-  " ORDER BY k.gs DESC, S.string;"
-  "DROP TABLE temp.an_kr;";
-
-/* Rank the sorted values of kernel index `idx` (k) from *p on; *got as
- * xsort_next.  The counts and sums of k were added up in the scan. */
-static void kstat_rank(xsort *x, kstat *k, uint64_t idx, const void **p, int *got)
-{
-  int64_t rank = 0;
-  int metric = -1;
-  kmetric *km = NULL;
-  while (*got > 0) {
-    const kval *v = *p;
-    if (v->key >> 2 != idx)
-      break;
-    if ((int)(v->key & 3) != metric) {
-      metric = (int)(v->key & 3);
-      km = &k->m[metric];
-      rank = 0;
-    }
-    rank++;
-    /* every dispatch has a GPU duration; the api and delay rank the
-     * dispatches that have them */
-    int64_t n = km->n;
-    if (rank == (n + 1) / 2) {
-      km->has_med = 1;
-      km->med = v->v;
-    }
-    if (rank == (95 * n + 99) / 100) {
-      km->has_p95 = 1;
-      km->p95 = v->v;
-    }
-    /* values after the median are at least the median: an outlier is one
-     * past 3x it (exact, no overflow) */
-    if (metric == M_GPU && km->has_med && (__int128)v->v > (__int128)3 * km->med)
-      k->outliers++;
-    *got = next_shown(x, p, "kernel statistics");
-  }
-}
-
 /* The ops read once (an_scan_ops): the sorts of the sweep, the launch
- * statistics and the queue depth, and the per-kernel sums. */
+ * statistics and the queue depth. */
 struct an_scan {
-  xsort *work, *kern, *queue;
+  xsort *work, *queue;
+  an_kernels *kern;
   int copy_links;              /* temp.an_copylink holds the copies' links */
-  rpd_i64map at;               /* description id -> index in ks */
-  kstat *ks;
-  size_t nk, cap;
 };
-
-/* One kernel dispatch of the op scan (its description id not NULL): the
- * count, sum and max of each metric and its values into the sort.  has[m]
- * says metric m has a value (api: a launch call of its own; delay: a
- * launch call; the GPU time always). */
-static int kstat_add(an_scan *sc, int64_t did, const int64_t v[NMETRICS],
-                     const int has[NMETRICS])
-{
-  int found, rc = RPD_OK;
-  int64_t i = *rpd_i64map_ref(&sc->at, did, (int64_t)sc->nk, &found);
-  if (!found) {
-    if (sc->nk == sc->cap) {
-      sc->cap = sc->cap ? 2 * sc->cap : 64;
-      sc->ks = rpd_xrealloc(sc->ks, sc->cap * sizeof *sc->ks);
-    }
-    memset(&sc->ks[sc->nk], 0, sizeof *sc->ks);
-    sc->ks[sc->nk++].did = did;
-  }
-  sc->ks[i].count++;
-  for (int m = 0; !rc && m < NMETRICS; m++) {
-    kval kv = {(uint64_t)i << 2 | (uint64_t)m, v[m]};
-    kmetric *km = &sc->ks[i].m[m];
-    if (!has[m])
-      continue;
-    if (!km->n || kv.v > km->max)
-      km->max = kv.v;
-    km->n++;
-    km->sum += kv.v;
-    rc = xsort_add(sc->kern, &kv);
-  }
-  return rc;
-}
-
-/* A kernel's description id and index in ks, sorted by the id for the
- * row numbers of an_kr. */
-typedef struct did_idx {
-  int64_t did;
-  size_t idx;
-} did_idx;
-
-static int did_idx_cmp(const void *pa, const void *pb)
-{
-  const did_idx *a = pa, *b = pb;
-  return a->did < b->did ? -1 : a->did > b->did;
-}
-
-int an_launch_stats(rpd *r, an_scan *sc)
-{
-  sqlite3_stmt *ins = NULL;
-  const void *p;
-  int got = 0;
-  did_idx *order = rpd_xmalloc((sc->nk + 1) * sizeof *order);
-  int64_t *rowid = rpd_xmalloc((sc->nk + 1) * sizeof *rowid);
-  int rc = rpd_exec(r, kr_sql);
-  for (size_t i = 0; i < sc->nk; i++)
-    order[i] = (did_idx){sc->ks[i].did, i};
-  qsort(order, sc->nk, sizeof *order, did_idx_cmp);
-  for (size_t i = 0; i < sc->nk; i++)
-    rowid[order[i].idx] = (int64_t)i + 1;
-  if (!rc)
-    rc = rpd_prepare(r, "INSERT INTO an_kr(rowid, did, n, am, amed, ap95, ax, dm, dmed, dp95,"
-                        " dx, gm, gmed, gp95, gx, outliers, gs)"
-                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
-  if (!rc)
-    rc = xsort_done(sc->kern);
-  if (!rc && (got = next_shown(sc->kern, &p, "kernel statistics")) < 0)
-    rc = -got;
-  while (!rc && got > 0) {
-    uint64_t idx = ((const kval *)p)->key >> 2;
-    if (idx >= sc->nk) {
-      rc = rpd_seterr(RPD_ERR, "internal error: a kernel the scan did not count");
-      break;
-    }
-    kstat_rank(sc->kern, &sc->ks[idx], idx, &p, &got);
-    if (got < 0)
-      rc = -got;
-    if (!rc)
-      rc = kstat_write(r, ins, &sc->ks[idx], rowid[idx]);
-  }
-  sqlite3_finalize(ins);
-  free(order);
-  free(rowid);
-  if (!rc)
-    rc = rpd_exec(r, launch_insert_sql);
-  return rc;
-}
-
-/* One change of a queue's depth, +1 at a launch, -1 at an end, as three
- * words in (gpu, queue, time) order compared as unsigned, so that the
- * buffers are radix-sorted (the changes of many queues interleave: a
- * merge sort mispredicted half its comparisons): w[0] the gpu (a checked
- * op's: 0 .. 2^31-1) and, in its low bit, whether the queue is not NULL
- * (NULL sorts first, as in ORDER BY, and equals NULL, as in GROUP BY);
- * w[1] the queue with its sign bit flipped; w[2] the time (a checked
- * op's: 0 .. 2^62) and, in its low bit, whether the change is +1 (the
- * changes of one time are summed, so their order does not matter). */
-typedef struct qev {
-  uint64_t w[3];
-} qev;
-
-#define QEV_SIGN ((uint64_t)1 << 63)
-
-static int qev_cmp(const void *pa, const void *pb)
-{
-  const qev *a = pa, *b = pb;
-  for (int i = 0; i < 3; i++)
-    if (a->w[i] != b->w[i])
-      return a->w[i] < b->w[i] ? -1 : 1;
-  return 0;
-}
-
-/* The changes of a buffer split by queue and kind (+1 or -1: the low bit
- * of w[2]), in the order they came; a queue's launches and ends come in
- * time order (tracers number a queue's ops as they are queued, and a
- * queue runs them in turn), so each part is checked, sorted only when it
- * is not (radix), and each queue's two parts merged.  More than QEV_PARTS
- * parts: the radix sort of the whole buffer. */
-#define QEV_PARTS 64
-
-typedef struct qev_part {
-  uint64_t w0, w1, kind;
-  size_t n, at;                /* records; where they go (then: the end) */
-  int sorted;
-  uint64_t last;               /* the last record's w[2] */
-} qev_part;
-
-static int qev_part_cmp(const void *pa, const void *pb)
-{
-  const qev_part *a = pa, *b = pb;
-  if (a->w0 != b->w0)
-    return a->w0 < b->w0 ? -1 : 1;
-  if (a->w1 != b->w1)
-    return a->w1 < b->w1 ? -1 : 1;
-  return a->kind < b->kind ? -1 : a->kind > b->kind;
-}
-
-static void qev_sort(void *base, size_t n)
-{
-  static const uint64_t flip[3] = {0, 0, 0};
-  qev *a = base, *t;
-  qev_part part[QEV_PARTS];
-  unsigned char *idx = rpd_xmalloc(n + 1), order[QEV_PARTS];
-  size_t np = 0, p = 0, off = 0;
-  for (size_t i = 0; i < n; i++) {
-    const qev *e = &a[i];
-    if (!np || part[p].w0 != e->w[0] || part[p].w1 != e->w[1] || part[p].kind != (e->w[2] & 1)) {
-      for (p = 0; p < np; p++)
-        if (part[p].w0 == e->w[0] && part[p].w1 == e->w[1] && part[p].kind == (e->w[2] & 1))
-          break;
-      if (p == np) {
-        if (np == QEV_PARTS) {
-          free(idx);
-          radix_words(base, n, 3, flip);
-          return;
-        }
-        part[np++] = (qev_part){e->w[0], e->w[1], e->w[2] & 1, 0, 0, 1, 0};
-      }
-    }
-    idx[i] = (unsigned char)p;
-    part[p].sorted &= !part[p].n || e->w[2] >= part[p].last;
-    part[p].last = e->w[2];
-    part[p].n++;
-  }
-  /* the parts in (gpu, queue, kind) order: their places in the buffer */
-  for (size_t k = 0; k < np; k++)
-    order[k] = (unsigned char)k;
-  for (size_t k = 1; k < np; k++)
-    for (size_t j = k; j > 0 && qev_part_cmp(&part[order[j]], &part[order[j - 1]]) < 0; j--) {
-      unsigned char x = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = x;
-    }
-  for (size_t k = 0; k < np; k++) {
-    part[order[k]].at = off;
-    off += part[order[k]].n;
-  }
-  t = rpd_xmalloc((n + 1) * sizeof *t);
-  for (size_t i = 0; i < n; i++)
-    t[part[idx[i]].at++] = a[i];
-  free(idx);
-  /* each part sorted; each queue's parts merged back into the buffer */
-  off = 0;
-  for (size_t k = 0; k < np; k++) {
-    qev_part *x = &part[order[k]], *y = NULL;
-    size_t xs = x->at - x->n, ys = 0, ye = 0, i, j, o = off;
-    if (!x->sorted)
-      radix_words(t + xs, x->n, 3, flip);
-    if (k + 1 < np && part[order[k + 1]].w0 == x->w0 && part[order[k + 1]].w1 == x->w1) {
-      y = &part[order[++k]];
-      ys = y->at - y->n;
-      ye = y->at;
-      if (!y->sorted)
-        radix_words(t + ys, y->n, 3, flip);
-    }
-    for (i = xs, j = ys; i < x->at && j < ye;)
-      a[o++] = t[j].w[2] < t[i].w[2] ? t[j++] : t[i++];
-    while (i < x->at)
-      a[o++] = t[i++];
-    while (j < ye)
-      a[o++] = t[j++];
-    off = o;
-  }
-  free(t);
-}
-
-/* Are a and b of the same queue (n = 2), and time (n = 3)? */
-static int qev_same(const qev *a, const qev *b, int n)
-{
-  return a->w[0] == b->w[0] && a->w[1] == b->w[1] && (n < 3 || a->w[2] >> 1 == b->w[2] >> 1);
-}
-
-static int64_t qev_time(const qev *e) { return (int64_t)(e->w[2] >> 1); }
-static int qev_delta(const qev *e) { return e->w[2] & 1 ? 1 : -1; }
-
-/* The change d at time t of a checked op's gpu and queue (NULL or not). */
-static qev qev_of(int64_t gpu, int has_queue, int64_t queue, int64_t t, int d)
-{
-  qev ev;
-  ev.w[0] = (uint64_t)gpu << 1 | (uint64_t)has_queue;
-  ev.w[1] = has_queue ? (uint64_t)queue ^ QEV_SIGN : 0;
-  ev.w[2] = (uint64_t)t << 1 | (uint64_t)(d > 0);
-  return ev;
-}
-
-/* The rows of ext_analysis_queue_depth, made from the queues' sorted
- * changes as SQLite asks for them: the eponymous virtual table QD_VTAB
- * streams them into one INSERT ... SELECT (a prepared INSERT stepped per
- * row cost twice the whole write). */
-#define QD_VTAB "rpd_analyze_queue_depth_rows_"
-
-typedef struct qd_gen {
-  xsort *x;
-  const void *p;               /* the next change, when got > 0 */
-  int got;                     /* as xsort_next */
-  int have, eof, rc;
-  qev part, key;               /* the queue of depth; the row's time */
-  int64_t depth, row;
-  char msg[256];               /* the sort's message when rc is set */
-} qd_gen;
-
-/* The next row: every change of the queue at the next time summed, the
- * queue's depth after them; eof at the end, rc on an error. */
-static void qd_advance(qd_gen *g)
-{
-  int64_t d = 0;
-  if (g->got < 0) {
-    g->eof = 1;
-    g->rc = -g->got;
-    snprintf(g->msg, sizeof g->msg, "%s", rpd_errmsg());
-    return;
-  }
-  if (g->got == 0) {
-    g->eof = 1;
-    return;
-  }
-  g->key = *(const qev *)g->p;
-  while (g->got > 0 && qev_same((const qev *)g->p, &g->key, 3)) {
-    d += qev_delta((const qev *)g->p);
-    g->got = next_shown(g->x, &g->p, "queue depth");
-  }
-  if (g->got < 0) {
-    qd_advance(g);   /* the error */
-    return;
-  }
-  if (!g->have || !qev_same(&g->part, &g->key, 2)) {
-    g->part = g->key;
-    g->depth = 0;
-    g->have = 1;
-  }
-  g->depth += d;
-  g->row++;
-}
-
-typedef struct qd_vtab {
-  sqlite3_vtab base;
-  qd_gen *g;
-} qd_vtab;
-
-static int qd_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                      sqlite3_vtab **out, char **err)
-{
-  qd_vtab *v;
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(gpuId, queueId, time_ns, depth)");
-  (void)argc, (void)argv, (void)err;
-  if (rc != SQLITE_OK)
-    return rc;
-  if (!(v = sqlite3_malloc(sizeof *v)))
-    return SQLITE_NOMEM;
-  memset(v, 0, sizeof *v);
-  v->g = aux;
-  *out = &v->base;
-  return SQLITE_OK;
-}
-
-static int qd_disconnect(sqlite3_vtab *v)
-{
-  sqlite3_free(v);
-  return SQLITE_OK;
-}
-
-static int qd_best_index(sqlite3_vtab *v, sqlite3_index_info *ii)
-{
-  (void)v;
-  ii->estimatedCost = 1e6;
-  return SQLITE_OK;
-}
-
-static int qd_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
-{
-  sqlite3_vtab_cursor *c = sqlite3_malloc(sizeof *c);
-  (void)v;
-  if (!c)
-    return SQLITE_NOMEM;
-  memset(c, 0, sizeof *c);
-  *out = c;
-  return SQLITE_OK;
-}
-
-static int qd_close(sqlite3_vtab_cursor *c)
-{
-  sqlite3_free(c);
-  return SQLITE_OK;
-}
-
-/* One pass only: the rows come from the sort as it is read. */
-static int qd_next(sqlite3_vtab_cursor *c)
-{
-  qd_gen *g = ((qd_vtab *)c->pVtab)->g;
-  qd_advance(g);
-  return g->rc ? SQLITE_ERROR : SQLITE_OK;
-}
-
-static int qd_filter(sqlite3_vtab_cursor *c, int idx, const char *str, int argc,
-                     sqlite3_value **argv)
-{
-  qd_gen *g = ((qd_vtab *)c->pVtab)->g;
-  (void)idx, (void)str, (void)argc, (void)argv;
-  if (g->row || g->eof)
-    return SQLITE_ERROR;   /* a second pass would find the sort used up */
-  g->got = next_shown(g->x, &g->p, "queue depth");
-  return qd_next(c);
-}
-
-static int qd_eof(sqlite3_vtab_cursor *c)
-{
-  return ((qd_vtab *)c->pVtab)->g->eof;
-}
-
-static int qd_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
-{
-  const qd_gen *g = ((qd_vtab *)c->pVtab)->g;
-  const qev *k = &g->key;
-  if (col == 0)
-    sqlite3_result_int64(ctx, (int64_t)(k->w[0] >> 1));
-  else if (col == 1 && !(k->w[0] & 1))
-    sqlite3_result_null(ctx);
-  else if (col == 1)
-    sqlite3_result_int64(ctx, (int64_t)(k->w[1] ^ QEV_SIGN));
-  else if (col == 2)
-    sqlite3_result_int64(ctx, qev_time(k));
-  else
-    sqlite3_result_int64(ctx, g->depth);
-  return SQLITE_OK;
-}
-
-static int qd_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
-{
-  *rowid = ((qd_vtab *)c->pVtab)->g->row;
-  return SQLITE_OK;
-}
-
-static const sqlite3_module qd_module = {
-  .xConnect = qd_connect,      /* no xCreate: eponymous only */
-  .xBestIndex = qd_best_index,
-  .xDisconnect = qd_disconnect,
-  .xDestroy = qd_disconnect,
-  .xOpen = qd_open,
-  .xClose = qd_close,
-  .xFilter = qd_filter,
-  .xNext = qd_next,
-  .xEof = qd_eof,
-  .xColumn = qd_column,
-  .xRowid = qd_rowid,
-};
-
-/* Queue depth: +1 at each launch (the op start when it has no api or
- * starts first), -1 at each end; one row per queue and distinct time with
- * the depth after every change at that time.  The op scan put both
- * changes of each op into a bounded sort (xsort.h); the sorted stream is
- * summed per time and run per queue as the insert reads QD_VTAB. */
-int an_queue_depth(rpd *r, an_scan *sc)
-{
-  qd_gen g;
-  int rc;
-  memset(&g, 0, sizeof g);
-  g.x = sc->queue;
-  if ((rc = xsort_done(sc->queue)))
-    return rc;
-  if (sqlite3_create_module(rpd_db(r), QD_VTAB, &qd_module, &g) != SQLITE_OK)
-    return rpd_seterr(RPD_ESQL, "cannot register the queue depth's row source: %s",
-                      sqlite3_errmsg(rpd_db(r)));
-  rc = rpd_exec(r, "INSERT INTO ext_analysis_queue_depth SELECT * FROM " QD_VTAB);
-  sqlite3_create_module(rpd_db(r), QD_VTAB, NULL, NULL);
-  /* the sort's own error (its message) before SQLite's report of it */
-  if (g.rc)
-    return rpd_seterr(g.rc, "%s", g.msg);
-  return rc;
-}
 
 /* ------------------------------------------------------------ op scan */
 
@@ -955,16 +409,16 @@ static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy, 
   int rc = RPD_OK, cls, s;
   int64_t t = o->has_launch && o->launch < o->s ? o->launch : o->s;
   int has_queue = !(o->nulls & 1u << OP_QUEUE);
-  qev l = qev_of(o->gpu, has_queue, o->queue, t, 1);   /* gpu checked: an integer */
-  qev e = qev_of(o->gpu, has_queue, o->queue, o->e, -1);
-  if ((rc = xsort_add(sc->queue, &l)) || (rc = xsort_add(sc->queue, &e)))
+  /* the gpu checked: an integer */
+  if ((rc = an_queue_add(sc->queue, o->gpu, has_queue, o->queue, t, 1)) ||
+      (rc = an_queue_add(sc->queue, o->gpu, has_queue, o->queue, o->e, -1)))
     return rc;
   if ((cls = op_class(fn, o->nulls >> OP_TYPE & 1, o->type, &rc)) < 0)
     return rc;
   if (cls == RPD_OPCLASS_KERNEL && !(o->nulls & 1u << OP_DID)) {
     int64_t v[NMETRICS] = {o->api_end - o->launch, o->s - o->launch, o->e - o->s};
     int has[NMETRICS] = {o->has_launch && o->own, o->has_launch, 1};
-    if ((rc = kstat_add(sc, o->did, v, has)))
+    if ((rc = an_kernels_add(sc->kern, o->did, v, has)))
       return rc;
   }
   if (cls != RPD_OPCLASS_KERNEL && cls != RPD_OPCLASS_COPY)
@@ -1134,10 +588,8 @@ static void scan_init(an_scan *sc)
 {
   sc->work = xsort_new(sizeof(an_work), work_cmp, work_sort, SORT_BYTES);
   /* half a buffer: its radix sort takes a copy of it while it sorts */
-  sc->kern = xsort_new(sizeof(kval), kval_cmp, kval_sort, SORT_BYTES / 2);
-  sc->queue = xsort_new(sizeof(qev), qev_cmp, qev_sort, SORT_BYTES);
-  sc->nk = 0;
-  rpd_i64map_clear(&sc->at);
+  sc->kern = an_kernels_new(SORT_BYTES / 2);
+  sc->queue = an_queue_new(SORT_BYTES);
 }
 
 /* One scan of the ops into sc: with merge, the links read along (they are
@@ -1264,17 +716,24 @@ int an_scan_ops(rpd *r, an_calls *calls, an_scan **out)
    * from empty sorts and no copies */
   if (!rc && redo) {
     xsort_free(sc->work);
-    xsort_free(sc->kern);
+    an_kernels_free(sc->kern);
     xsort_free(sc->queue);
-    free(sc->ks);
-    sc->ks = NULL;
-    sc->cap = 0;
     scan_init(sc);
     rc = rpd_exec(r, "DELETE FROM an_copy; DELETE FROM an_copylink");
     if (!rc)
       rc = scan_pass(r, sc, calls, LINKS_JOIN, &redo);
   }
   return rc;
+}
+
+int an_launch_stats(rpd *r, an_scan *sc)
+{
+  return an_kernels_write(r, sc->kern);
+}
+
+int an_queue_depth(rpd *r, an_scan *sc)
+{
+  return an_queue_write(r, sc->queue);
 }
 
 int an_scan_copy_links(const an_scan *sc)
@@ -1285,7 +744,7 @@ int an_scan_copy_links(const an_scan *sc)
 int an_scan_work(an_scan *sc, const an_work **w)
 {
   const void *p;
-  int got = next_shown(sc->work, &p, "idle gaps");
+  int got = an_next_shown(sc->work, &p, "idle gaps");
   if (got > 0)
     *w = p;
   return got;
@@ -1296,9 +755,7 @@ void an_scan_free(an_scan *sc)
   if (!sc)
     return;
   xsort_free(sc->work);
-  xsort_free(sc->kern);
+  an_kernels_free(sc->kern);
   xsort_free(sc->queue);
-  rpd_i64map_free(&sc->at);
-  free(sc->ks);
   free(sc);
 }
