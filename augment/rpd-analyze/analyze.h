@@ -1,6 +1,7 @@
 /* analyze.h - the parts of rpd-analyze (docs/rpd-analyze.md): main.c (options,
- * rules, the driver), tables.c (the op scan, launch statistics and queue
- * depth), calls.c (the SQL over api calls: memcpy buckets, sync rules),
+ * rules, the driver), tables.c (the op scan and its links), launch.c
+ * (launch statistics), queue.c (queue depth), calls.c (the scan of the api
+ * calls and the SQL over them: memcpy buckets, sync rules),
  * sweep.c (the ordered pass over the GPU work); the sort in bounded memory
  * is common's (common/analysis/xsort.c).  Internal to the tool. */
 #ifndef RPD_ANALYZE_H
@@ -9,6 +10,7 @@
 #include <stdint.h>
 
 #include "rpd.h"
+#include "xsort.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -36,17 +38,73 @@ typedef struct opts {
 } opts;
 
 
+/* calls.c: the one scan of rocpd_api, read as the op scan's links ask
+ * for their calls (or all at once): the trace check's rule (check.h)
+ * applied to every call, the calls of the sync rules kept in temp.an_sync
+ * for an_api_rule, the last calls read kept for the links.  *c is set
+ * even on an error; free it with an_calls_free. */
+typedef struct an_calls an_calls;
+int an_calls_open(rpd *r, an_calls **c);
+/* A call as a link sees it: its id, start and end, and whether it is a
+ * graph launch (its name GLOBs '*GraphLaunch*'). */
+typedef struct an_call {
+  int64_t id, start, end;
+  int graph;
+} an_call;
+/* 1 when the calls are read in id order, ids unique (rocpd_api's primary
+ * key, the rowid or an index's key): then a call a link asks for is
+ * found among the last ones read (or by its id when it is far behind);
+ * else each one is a lookup, and the links take the GROUP BY. */
+int an_calls_in_id_order(const an_calls *c);
+/* The call of id into *out: 1, 0 when there is none, or minus an error. */
+int an_calls_find(an_calls *c, int64_t id, an_call *out);
+/* The rows of st, a statement giving a call's id, start, end and
+ * apiName_id (bound, not yet stepped; reset here): the one that starts
+ * first (the first of equal starts) into *out, as min() of a GROUP BY
+ * gives it; 1, 0 when st has no row, or minus an error. */
+int an_calls_resolve(an_calls *c, sqlite3_stmt *st, an_call *out);
+/* The calls not read yet read; then RPD_OK, or the trace check's message
+ * (RPD_ERANGE) when a call is bad. */
+int an_calls_finish(an_calls *c);
+void an_calls_free(an_calls *c);
+
+/* tables.c: what the sorts share.  xsort_next with the progress line
+ * `what` over the records of x. */
+int an_next_shown(xsort *x, const void **p, const char *what);
+/* An LSD radix sort of n records of nw (<= 3) 64-bit words at base, in
+ * the order of their words compared as unsigned after each is XORed with
+ * flip[w]; stable, a scratch copy of the records while it sorts. */
+void an_radix_words(void *base, size_t n, int nw, const uint64_t *flip);
+
+/* launch.c: the kernels of the op scan, each dispatch's values (api
+ * duration, launch delay, GPU time; has[m]: metric m has a value) added
+ * by its description id, into a sort of sort_bytes; an_kernels_write
+ * writes ext_analysis_launch (through temp.an_kr). */
+enum { M_API, M_DELAY, M_GPU, NMETRICS };
+typedef struct an_kernels an_kernels;
+an_kernels *an_kernels_new(size_t sort_bytes);
+int an_kernels_add(an_kernels *k, int64_t did, const int64_t v[NMETRICS], const int has[NMETRICS]);
+int an_kernels_write(rpd *r, an_kernels *k);
+void an_kernels_free(an_kernels *k);
+
+/* queue.c: the queues' depth changes (d = +1 at a launch, -1 at an end
+ * of a checked op: gpu an integer, t sane) into a sort of sort_bytes;
+ * an_queue_write writes ext_analysis_queue_depth from it. */
+xsort *an_queue_new(size_t sort_bytes);
+int an_queue_add(xsort *x, int64_t gpu, int has_queue, int64_t queue, int64_t t, int d);
+int an_queue_write(rpd *r, xsort *x);
+
 /* tables.c: the ops read once (the trace check's rule applied to every
- * op: a bad one fails the scan with rpd_check_table's message, after
- * an_scan_calls has checked the calls the launches come from) with the
- * launching call of each op (the
- * links merged in op order, or temp.an_launch when they are not in it;
- * temp.an_shared: calls of several ops; temp.an_copy: the copies) into three bounded
+ * op: a bad one fails the scan with rpd_check_table's message; the
+ * caller gives rocpd_api's first, an_calls_finish) with the launching
+ * call of each op (the links read along in op order, their calls from
+ * calls, or temp.an_launch when they are not in it; temp.an_shared:
+ * calls of several ops; temp.an_copy: the copies) into three bounded
  * sorts (xsort.h): the GPU work for the sweep, the kernels' values for the
  * launch statistics, the queues' depth changes.  *sc is set even on an
  * error; free it with an_scan_free. */
 typedef struct an_scan an_scan;
-int an_scan_ops(rpd *r, an_scan **sc);
+int an_scan_ops(rpd *r, an_calls *calls, an_scan **sc);
 void an_scan_free(an_scan *sc);
 /* One GPU-work op (kernel or copy) of the sweep, in (gpu, start, end, id)
  * order; NULL numbers read as 0 (a NULL gpu sorts first). */
@@ -57,17 +115,17 @@ typedef struct an_work {
 enum { AN_W_GPU_NULL = 1, AN_W_KERNEL = 2, AN_W_COMM = 4, AN_W_API = 8, AN_W_OWN = 16 };
 /* The next op of the sweep into *w: 1, 0 at the end, or minus an error. */
 int an_scan_work(an_scan *sc, const an_work **w);
+/* 1 when the scan kept the copies' links in temp.an_copylink, in the
+ * links' order (read along with the ops, their call ids INTEGERs). */
+int an_scan_copy_links(const an_scan *sc);
 /* ext_analysis_launch from the kernels' sort (through temp.an_kr). */
 int an_launch_stats(rpd *r, an_scan *sc);
 /* ext_analysis_queue_depth from the queues' sort. */
 int an_queue_depth(rpd *r, an_scan *sc);
-/* calls.c: one scan of rocpd_api that applies the trace check's rule
- * (check.h) to every call -- a bad call fails it with rpd_check_table's
- * message (RPD_ERANGE) -- and keeps the calls of the sync rules in
- * temp.an_sync for an_api_rule. */
-int an_scan_calls(rpd *r);
-/* calls.c: ext_analysis_memcpy from temp.an_copy and rocpd_copyapi. */
-int an_memcpy(rpd *r);
+/* calls.c: ext_analysis_memcpy from temp.an_copy and rocpd_copyapi,
+ * through temp.an_copylink when copy_links (an_scan_copy_links), else
+ * through rocpd_api_ops. */
+int an_memcpy(rpd *r, int copy_links);
 /* The findings of rule k over the calls an_scan_calls kept (sync_memcpy,
  * device_sync). */
 int an_api_rule(rpd *r, opts *o, int k);

@@ -242,9 +242,8 @@ static int drop_analysis(rpd *r, void *ctx)
 
 /* The rows the phases of the progress line scan (common/trace/progress.h): each
  * statement's full scans, the temp tables counted as the rows they copy. */
-static const char *const api_tables[] = {"rocpd_api", NULL};
-static const char *const op_tables[] = {"rocpd_api_ops", "rocpd_api_ops", "rocpd_op", NULL};
-static const char *const memcpy_tables[] = {"rocpd_api_ops", NULL};
+static const char *const scan_tables[] = {"rocpd_api", "rocpd_api_ops", "rocpd_api_ops",
+  "rocpd_op", NULL};
 
 /* The build reads before it writes: the scans of rocpd_api and rocpd_op
  * apply the trace check's rule (check.h) to every row, in that order (the
@@ -254,17 +253,25 @@ static int build_analysis(rpd *r, void *ctx)
 {
   opts *o = ctx;
   an_scan *sc = NULL;
+  an_calls *calls = NULL;
   char params[96];
   /* sorts spill to temp files beyond this: memory stays flat in trace size */
   int rc = rpd_profile(r, RPD_OPEN_SORT);
   if (!rc)
     rc = check_tables(r);
-  rpd_progress_sql_total(r, "api calls", rpd_progress_rows_of(r, api_tables));
+  rpd_progress_sql_total(r, "api calls and ops", rpd_progress_rows_of(r, scan_tables));
   if (!rc)
-    rc = an_scan_calls(r);
-  rpd_progress_sql_total(r, "ops", rpd_progress_rows_of(r, op_tables));
+    rc = an_calls_open(r, &calls);
   if (!rc)
-    rc = an_scan_ops(r, &sc);
+    rc = an_scan_ops(r, calls, &sc);
+  /* the calls the links did not ask for; a bad call's message before a
+   * bad op's, as rpd_check_trace gives them */
+  if (calls && (!rc || rc == RPD_ERANGE)) {
+    int crc = an_calls_finish(calls);
+    if (crc)
+      rc = crc;
+  }
+  an_calls_free(calls);
   /* the sweep, the statistics and the queue depth merge their sorts in C:
    * progress over the sorted records (rpd_progress) */
   rpd_progress_end();
@@ -282,9 +289,8 @@ static int build_analysis(rpd *r, void *ctx)
     rc = an_launch_stats(r, sc);
   if (!rc)
     rc = an_queue_depth(r, sc);
-  rpd_progress_sql_total(r, "memcpy", rpd_progress_rows_of(r, memcpy_tables));
   if (!rc)
-    rc = an_memcpy(r);
+    rc = an_memcpy(r, an_scan_copy_links(sc));
   if (!rc)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_launch", &o->nkernels);
   if (!rc)
@@ -299,7 +305,8 @@ static int build_analysis(rpd *r, void *ctx)
     rc = rpd_query_int64(r, "SELECT count(*) FROM ext_analysis_findings", &o->nfindings);
   if (!rc)
     rc = rpd_exec(r, "DROP TABLE temp.an_copy; DROP TABLE IF EXISTS temp.an_launch;"
-                     " DROP TABLE temp.an_shared; DROP TABLE temp.an_sync;");
+                     " DROP TABLE temp.an_shared; DROP TABLE temp.an_sync;"
+                     " DROP TABLE temp.an_copylink;");
   an_scan_free(sc);
   snprintf(params, sizeof params, "kernel_wait_us=%g", o->kernel_wait_us);
   if (!rc)

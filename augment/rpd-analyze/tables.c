@@ -1,12 +1,13 @@
 /* tables.c - rpd-analyze's op side: the one scan of the ops (with their
- * launching calls) into three bounded sorts, the launch statistics and the
- * queue depth. */
-#include <stdio.h>
+ * launching calls from the links and the calls' scan) into three bounded
+ * sorts: the sweep's GPU work, the kernels' values (launch.c), the
+ * queues' depth changes (queue.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
 #include "check.h"
+#include "intscan.h"
 #include "opclass.h"
 #include "util/map.h"
 #include "xsort.h"
@@ -46,12 +47,11 @@ static int is_comm(const char *name)
 
 /* The class of an op by its opType id (views/opClass.sql; NULL: other),
  * looked up once per id.  -1 on an SQL error (*rc set). */
-static int op_class(op_funcs *fn, sqlite3_value *type, int *rc)
+static int op_class(op_funcs *fn, int is_null, int64_t id, int *rc)
 {
-  int64_t id, k;
-  if (sqlite3_value_type(type) == SQLITE_NULL)
+  int64_t k;
+  if (is_null)
     return RPD_OPCLASS_OTHER;
-  id = sqlite3_value_int64(type);
   if (!rpd_i64map_get(&fn->cls_of, id, &k)) {
     if ((k = rpd_opclass_one(fn->cls, id)) < 0) {
       *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(fn->cls)));
@@ -65,12 +65,11 @@ static int op_class(op_funcs *fn, sqlite3_value *type, int *rc)
 /* 1 when the name of description id `did` is a collective's, 0 for another
  * name or no name (as SQL's NULL, which the sweep reads as 0); looked up
  * once per id. */
-static int op_comm(op_funcs *fn, sqlite3_value *did, int *rc)
+static int op_comm(op_funcs *fn, int is_null, int64_t id, int *rc)
 {
-  int64_t id, v;
-  if (sqlite3_value_type(did) == SQLITE_NULL)
+  int64_t v;
+  if (is_null)
     return 0;
-  id = sqlite3_value_int64(did);
   if (!rpd_i64map_get(&fn->comm_of, id, &v)) {
     int s;
     sqlite3_reset(fn->desc);
@@ -113,515 +112,74 @@ static int work_cmp(const void *pa, const void *pb)
 }
 XSORT_DEFINE(work_sort, an_work, work_cmp)
 
-/* xsort_next with the progress line `what` over the records of x. */
-static int next_shown(xsort *x, const void **p, const char *what)
+int an_next_shown(xsort *x, const void **p, const char *what)
 {
   int got = xsort_next(x, p);
   rpd_progress(what, (int64_t)xsort_taken(x), (int64_t)xsort_added(x));
   return got;
 }
 
-/* ------------------------------------------------------------ launch stats */
-
-enum { M_API, M_DELAY, M_GPU, NMETRICS };
-
-/* One value of one metric of one kernel dispatch, in (kernel, metric,
- * value) order: the values of each kernel and metric come sorted, so the
- * nearest-rank median and p95 are picked as they go by.  The kernel is
- * its index in the scan's table (an_scan.ks) and makes one key with the
- * metric. */
-typedef struct kval {
-  uint64_t key;                /* kernel index << 2 | metric */
-  int64_t v;
-} kval;
-
-static int kval_cmp(const void *pa, const void *pb)
+/* An LSD radix sort of n records of nw 64-bit words at base (nw <= 3), in
+ * the order of their words (word 0 first) compared as unsigned after each
+ * is XORed with flip[w] (a sign bit flipped: signed order): one counting
+ * pass, then a stable pass per byte, skipping every byte that is the same
+ * in all records (most of them: small keys, times of a few bytes).  For
+ * records that come in no order, where a merge sort mispredicts half its
+ * comparisons.  Scratch of n records for the time of the call. */
+void an_radix_words(void *base, size_t n, int nw, const uint64_t *flip)
 {
-  const kval *a = pa, *b = pb;
-  if (a->key != b->key)
-    return a->key < b->key ? -1 : 1;
-  return a->v < b->v ? -1 : a->v > b->v;
-}
-
-/* The kernels' values come in no order (a merge sort mispredicts half its
- * comparisons): an LSD radix sort on the bytes of (key, v), the value's
- * sign bit flipped, skipping every byte that is the same in all records
- * (most of them: small keys, durations of a few bytes).  Stable; scratch
- * of n records for the time of the call. */
-static void kval_sort(void *base, size_t n)
-{
-  static const uint64_t sign = (uint64_t)1 << 63;
-  size_t (*cnt)[256] = rpd_xcalloc(16, sizeof *cnt);
-  kval *a = base, *b = rpd_xmalloc((n + 1) * sizeof *a), *t;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t u = (uint64_t)a[i].v ^ sign, k = a[i].key;
+  size_t (*cnt)[256] = rpd_xcalloc((size_t)nw * 8, sizeof *cnt);
+  uint64_t *a = base, *b = rpd_xmalloc((n + 1) * (size_t)nw * sizeof *a), *t;
+  for (size_t i = 0; i < n; i++)
+    for (int w = 0; w < nw; w++) {
+      uint64_t u = a[i * (size_t)nw + (size_t)w] ^ flip[w];
+      for (int d = 0; d < 8; d++)
+        cnt[w * 8 + d][u >> (8 * d) & 255]++;
+    }
+  /* least significant first: the last word's low byte */
+  for (int w = nw - 1; n && w >= 0; w--)
     for (int d = 0; d < 8; d++) {
-      cnt[d][u >> (8 * d) & 255]++;
-      cnt[8 + d][k >> (8 * d) & 255]++;
+      size_t *c = cnt[w * 8 + d], sum = 0;
+      int sh = 8 * d;
+      if (c[(a[w] ^ flip[w]) >> sh & 255] == n)
+        continue;
+      for (int v = 0; v < 256; v++) {
+        size_t k = c[v];
+        c[v] = sum;
+        sum += k;
+      }
+      for (size_t i = 0; i < n; i++) {
+        const uint64_t *r = a + i * (size_t)nw;
+        uint64_t *o = b + c[(r[w] ^ flip[w]) >> sh & 255]++ * (size_t)nw;
+        for (int k = 0; k < nw; k++)
+          o[k] = r[k];
+      }
+      t = a, a = b, b = t;
     }
-  }
-  for (int d = 0; n && d < 16; d++) {
-    uint64_t w0 = d < 8 ? (uint64_t)a[0].v ^ sign : a[0].key;
-    int sh = 8 * (d & 7);
-    size_t *c = cnt[d], sum = 0;
-    if (c[w0 >> sh & 255] == n)
-      continue;
-    for (int v = 0; v < 256; v++) {
-      size_t k = c[v];
-      c[v] = sum;
-      sum += k;
-    }
-    for (size_t i = 0; i < n; i++) {
-      uint64_t w = d < 8 ? (uint64_t)a[i].v ^ sign : a[i].key;
-      b[c[w >> sh & 255]++] = a[i];
-    }
-    t = a, a = b, b = t;
-  }
   if (a != base) {
-    memcpy(base, a, n * sizeof *a);
+    memcpy(base, a, n * (size_t)nw * sizeof *a);
     b = a;
   }
   free(b);
   free(cnt);
 }
 
-/* A metric of one kernel: its values counted (n), summed and the largest;
- * then its median and p95 (a rank's value, when there is one). */
-typedef struct kmetric {
-  int64_t n, sum, max;
-  int64_t med, p95;
-  int has_med, has_p95;
-} kmetric;
-
-typedef struct kstat {
-  int64_t did, count, outliers;
-  kmetric m[NMETRICS];
-} kstat;
-
-static void bind_rank(sqlite3_stmt *st, int col, int has, int64_t v)
-{
-  if (!has)
-    sqlite3_bind_null(st, col);
-  else
-    sqlite3_bind_int64(st, col, v);
-}
-
-/* Write one kernel's row to temp.an_kr, as its row number rowid. */
-static int kstat_write(rpd *r, sqlite3_stmt *ins, const kstat *k, int64_t rowid)
-{
-  int col = 1, s;
-  sqlite3_reset(ins);
-  sqlite3_bind_int64(ins, col++, rowid);
-  sqlite3_bind_int64(ins, col++, k->did);
-  sqlite3_bind_int64(ins, col++, k->count);
-  for (int m = 0; m < NMETRICS; m++) {
-    const kmetric *km = &k->m[m];
-    /* avg() and max() of the non-NULL values (NULL when none): the sum is
-     * exact, so the mean is the one SQLite's avg() gives below 2^53 */
-    if (km->n)
-      sqlite3_bind_double(ins, col++, (double)km->sum / (double)km->n);
-    else
-      sqlite3_bind_null(ins, col++);
-    bind_rank(ins, col++, km->has_med, km->med);
-    bind_rank(ins, col++, km->has_p95, km->p95);
-    bind_rank(ins, col++, km->n > 0, km->max);
-  }
-  sqlite3_bind_int64(ins, col++, k->outliers);
-  sqlite3_bind_int64(ins, col++, k->m[M_GPU].sum);
-  s = rpd_step(r, ins);
-  return s < 0 ? -s : RPD_OK;
-}
-
-/* Per kernel (description id): count, and mean, nearest-rank median and
- * p95 (the value at rank (n+1)/2 and (95n+99)/100 of the n sorted values)
- * and max of each metric; outliers = dispatches longer than 3x the median
- * GPU duration.  One scan of the kernels into a bounded sort (xsort.h);
- * the per-kernel rows go to temp.an_kr numbered in description-id order
- * (the order in which the statement that orders them into
- * ext_analysis_launch reads them, which ties keep). */
-static const char kr_sql[] =
-  "DROP TABLE IF EXISTS temp.an_kr;"
-  "CREATE TEMP TABLE an_kr (did INTEGER, n INTEGER,"
-  " am REAL, amed INTEGER, ap95 INTEGER, ax INTEGER,"
-  " dm REAL, dmed INTEGER, dp95 INTEGER, dx INTEGER,"
-  " gm REAL, gmed INTEGER, gp95 INTEGER, gx INTEGER, outliers INTEGER, gs INTEGER);";
-
-static const char launch_insert_sql[] =
-  "INSERT INTO ext_analysis_launch SELECT coalesce(S.string, ''), k.n,"
-  " k.am, k.amed, k.ap95, k.ax, k.dm, k.dmed, k.dp95, k.dx, k.gm, k.gmed, k.gp95, k.gx,"
-  " k.outliers, coalesce(k.gm < k.am, 0)"
-  " FROM an_kr k LEFT JOIN rocpd_string S ON S.id = k.did"
-  " ORDER BY k.gs DESC, S.string;"
-  "DROP TABLE temp.an_kr;";
-
-/* Rank the sorted values of kernel index `idx` (k) from *p on; *got as
- * xsort_next.  The counts and sums of k were added up in the scan. */
-static void kstat_rank(xsort *x, kstat *k, uint64_t idx, const void **p, int *got)
-{
-  int64_t rank = 0;
-  int metric = -1;
-  kmetric *km = NULL;
-  while (*got > 0) {
-    const kval *v = *p;
-    if (v->key >> 2 != idx)
-      break;
-    if ((int)(v->key & 3) != metric) {
-      metric = (int)(v->key & 3);
-      km = &k->m[metric];
-      rank = 0;
-    }
-    rank++;
-    /* every dispatch has a GPU duration; the api and delay rank the
-     * dispatches that have them */
-    int64_t n = km->n;
-    if (rank == (n + 1) / 2) {
-      km->has_med = 1;
-      km->med = v->v;
-    }
-    if (rank == (95 * n + 99) / 100) {
-      km->has_p95 = 1;
-      km->p95 = v->v;
-    }
-    /* values after the median are at least the median: an outlier is one
-     * past 3x it (exact, no overflow) */
-    if (metric == M_GPU && km->has_med && (__int128)v->v > (__int128)3 * km->med)
-      k->outliers++;
-    *got = next_shown(x, p, "kernel statistics");
-  }
-}
-
 /* The ops read once (an_scan_ops): the sorts of the sweep, the launch
- * statistics and the queue depth, and the per-kernel sums. */
+ * statistics and the queue depth. */
 struct an_scan {
-  xsort *work, *kern, *queue;
-  rpd_i64map at;               /* description id -> index in ks */
-  kstat *ks;
-  size_t nk, cap;
+  xsort *work, *queue;
+  an_kernels *kern;
+  int copy_links;              /* temp.an_copylink holds the copies' links */
 };
-
-/* One kernel dispatch of the op scan (its description id not NULL): the
- * count, sum and max of each metric and its values into the sort.  has[m]
- * says metric m has a value (api: a launch call of its own; delay: a
- * launch call; the GPU time always). */
-static int kstat_add(an_scan *sc, int64_t did, const int64_t v[NMETRICS],
-                     const int has[NMETRICS])
-{
-  int found, rc = RPD_OK;
-  int64_t i = *rpd_i64map_ref(&sc->at, did, (int64_t)sc->nk, &found);
-  if (!found) {
-    if (sc->nk == sc->cap) {
-      sc->cap = sc->cap ? 2 * sc->cap : 64;
-      sc->ks = rpd_xrealloc(sc->ks, sc->cap * sizeof *sc->ks);
-    }
-    memset(&sc->ks[sc->nk], 0, sizeof *sc->ks);
-    sc->ks[sc->nk++].did = did;
-  }
-  sc->ks[i].count++;
-  for (int m = 0; !rc && m < NMETRICS; m++) {
-    kval kv = {(uint64_t)i << 2 | (uint64_t)m, v[m]};
-    kmetric *km = &sc->ks[i].m[m];
-    if (!has[m])
-      continue;
-    if (!km->n || kv.v > km->max)
-      km->max = kv.v;
-    km->n++;
-    km->sum += kv.v;
-    rc = xsort_add(sc->kern, &kv);
-  }
-  return rc;
-}
-
-/* A kernel's description id and index in ks, sorted by the id for the
- * row numbers of an_kr. */
-typedef struct did_idx {
-  int64_t did;
-  size_t idx;
-} did_idx;
-
-static int did_idx_cmp(const void *pa, const void *pb)
-{
-  const did_idx *a = pa, *b = pb;
-  return a->did < b->did ? -1 : a->did > b->did;
-}
-
-int an_launch_stats(rpd *r, an_scan *sc)
-{
-  sqlite3_stmt *ins = NULL;
-  const void *p;
-  int got = 0;
-  did_idx *order = rpd_xmalloc((sc->nk + 1) * sizeof *order);
-  int64_t *rowid = rpd_xmalloc((sc->nk + 1) * sizeof *rowid);
-  int rc = rpd_exec(r, kr_sql);
-  for (size_t i = 0; i < sc->nk; i++)
-    order[i] = (did_idx){sc->ks[i].did, i};
-  qsort(order, sc->nk, sizeof *order, did_idx_cmp);
-  for (size_t i = 0; i < sc->nk; i++)
-    rowid[order[i].idx] = (int64_t)i + 1;
-  if (!rc)
-    rc = rpd_prepare(r, "INSERT INTO an_kr(rowid, did, n, am, amed, ap95, ax, dm, dmed, dp95,"
-                        " dx, gm, gmed, gp95, gx, outliers, gs)"
-                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
-  if (!rc)
-    rc = xsort_done(sc->kern);
-  if (!rc && (got = next_shown(sc->kern, &p, "kernel statistics")) < 0)
-    rc = -got;
-  while (!rc && got > 0) {
-    uint64_t idx = ((const kval *)p)->key >> 2;
-    if (idx >= sc->nk) {
-      rc = rpd_seterr(RPD_ERR, "internal error: a kernel the scan did not count");
-      break;
-    }
-    kstat_rank(sc->kern, &sc->ks[idx], idx, &p, &got);
-    if (got < 0)
-      rc = -got;
-    if (!rc)
-      rc = kstat_write(r, ins, &sc->ks[idx], rowid[idx]);
-  }
-  sqlite3_finalize(ins);
-  free(order);
-  free(rowid);
-  if (!rc)
-    rc = rpd_exec(r, launch_insert_sql);
-  return rc;
-}
-
-/* One change of a queue's depth: +1 at a launch, -1 at an end.  NULLs sort
- * first and equal NULL, as in ORDER BY and GROUP BY (bit i of nulls: part
- * i is NULL). */
-typedef struct qev {
-  int64_t v[3];                /* gpu, queue, time */
-  int32_t nulls, d;
-} qev;
-
-/* (gpu, queue, time) order; d is summed, not ordered. */
-static int qev_cmp(const void *pa, const void *pb)
-{
-  const qev *a = pa, *b = pb;
-  for (int i = 0; i < 3; i++) {
-    int na = a->nulls >> i & 1, nb = b->nulls >> i & 1;
-    if (na != nb)
-      return na ? -1 : 1;
-    if (!na && a->v[i] != b->v[i])
-      return a->v[i] < b->v[i] ? -1 : 1;
-  }
-  return 0;
-}
-XSORT_DEFINE(qev_sort, qev, qev_cmp)
-
-/* Is part i of a and b the same for i < n (NULL equals NULL)? */
-static int qev_same(const qev *a, const qev *b, int n)
-{
-  for (int i = 0; i < n; i++) {
-    int na = a->nulls >> i & 1;
-    if (na != (b->nulls >> i & 1) || (!na && a->v[i] != b->v[i]))
-      return 0;
-  }
-  return 1;
-}
-
-/* The event of gpu, queue (NULL or not) and time t at depth change d. */
-static qev qev_of(sqlite3_value *gpu, sqlite3_value *queue, int64_t t, int d)
-{
-  qev ev;
-  sqlite3_value *v[2] = {gpu, queue};
-  memset(&ev, 0, sizeof ev);
-  for (int i = 0; i < 2; i++) {
-    if (sqlite3_value_type(v[i]) == SQLITE_NULL)
-      ev.nulls |= 1 << i;
-    else
-      ev.v[i] = sqlite3_value_int64(v[i]);
-  }
-  ev.v[2] = t;
-  ev.d = d;
-  return ev;
-}
-
-/* The rows of ext_analysis_queue_depth, made from the queues' sorted
- * changes as SQLite asks for them: the eponymous virtual table QD_VTAB
- * streams them into one INSERT ... SELECT (a prepared INSERT stepped per
- * row cost twice the whole write). */
-#define QD_VTAB "rpd_analyze_queue_depth_rows_"
-
-typedef struct qd_gen {
-  xsort *x;
-  const void *p;               /* the next change, when got > 0 */
-  int got;                     /* as xsort_next */
-  int have, eof, rc;
-  qev part, key;               /* the queue of depth; the row's time */
-  int64_t depth, row;
-  char msg[256];               /* the sort's message when rc is set */
-} qd_gen;
-
-/* The next row: every change of the queue at the next time summed, the
- * queue's depth after them; eof at the end, rc on an error. */
-static void qd_advance(qd_gen *g)
-{
-  int64_t d = 0;
-  if (g->got < 0) {
-    g->eof = 1;
-    g->rc = -g->got;
-    snprintf(g->msg, sizeof g->msg, "%s", rpd_errmsg());
-    return;
-  }
-  if (g->got == 0) {
-    g->eof = 1;
-    return;
-  }
-  g->key = *(const qev *)g->p;
-  while (g->got > 0 && qev_same((const qev *)g->p, &g->key, 3)) {
-    d += ((const qev *)g->p)->d;
-    g->got = next_shown(g->x, &g->p, "queue depth");
-  }
-  if (g->got < 0) {
-    qd_advance(g);   /* the error */
-    return;
-  }
-  if (!g->have || !qev_same(&g->part, &g->key, 2)) {
-    g->part = g->key;
-    g->depth = 0;
-    g->have = 1;
-  }
-  g->depth += d;
-  g->row++;
-}
-
-typedef struct qd_vtab {
-  sqlite3_vtab base;
-  qd_gen *g;
-} qd_vtab;
-
-static int qd_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                      sqlite3_vtab **out, char **err)
-{
-  qd_vtab *v;
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(gpuId, queueId, time_ns, depth)");
-  (void)argc, (void)argv, (void)err;
-  if (rc != SQLITE_OK)
-    return rc;
-  if (!(v = sqlite3_malloc(sizeof *v)))
-    return SQLITE_NOMEM;
-  memset(v, 0, sizeof *v);
-  v->g = aux;
-  *out = &v->base;
-  return SQLITE_OK;
-}
-
-static int qd_disconnect(sqlite3_vtab *v)
-{
-  sqlite3_free(v);
-  return SQLITE_OK;
-}
-
-static int qd_best_index(sqlite3_vtab *v, sqlite3_index_info *ii)
-{
-  (void)v;
-  ii->estimatedCost = 1e6;
-  return SQLITE_OK;
-}
-
-static int qd_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
-{
-  sqlite3_vtab_cursor *c = sqlite3_malloc(sizeof *c);
-  (void)v;
-  if (!c)
-    return SQLITE_NOMEM;
-  memset(c, 0, sizeof *c);
-  *out = c;
-  return SQLITE_OK;
-}
-
-static int qd_close(sqlite3_vtab_cursor *c)
-{
-  sqlite3_free(c);
-  return SQLITE_OK;
-}
-
-/* One pass only: the rows come from the sort as it is read. */
-static int qd_next(sqlite3_vtab_cursor *c)
-{
-  qd_gen *g = ((qd_vtab *)c->pVtab)->g;
-  qd_advance(g);
-  return g->rc ? SQLITE_ERROR : SQLITE_OK;
-}
-
-static int qd_filter(sqlite3_vtab_cursor *c, int idx, const char *str, int argc,
-                     sqlite3_value **argv)
-{
-  qd_gen *g = ((qd_vtab *)c->pVtab)->g;
-  (void)idx, (void)str, (void)argc, (void)argv;
-  if (g->row || g->eof)
-    return SQLITE_ERROR;   /* a second pass would find the sort used up */
-  g->got = next_shown(g->x, &g->p, "queue depth");
-  return qd_next(c);
-}
-
-static int qd_eof(sqlite3_vtab_cursor *c)
-{
-  return ((qd_vtab *)c->pVtab)->g->eof;
-}
-
-static int qd_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
-{
-  const qd_gen *g = ((qd_vtab *)c->pVtab)->g;
-  if (col == 3)
-    sqlite3_result_int64(ctx, g->depth);
-  else if (g->key.nulls >> col & 1)
-    sqlite3_result_null(ctx);
-  else
-    sqlite3_result_int64(ctx, g->key.v[col]);
-  return SQLITE_OK;
-}
-
-static int qd_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
-{
-  *rowid = ((qd_vtab *)c->pVtab)->g->row;
-  return SQLITE_OK;
-}
-
-static const sqlite3_module qd_module = {
-  .xConnect = qd_connect,      /* no xCreate: eponymous only */
-  .xBestIndex = qd_best_index,
-  .xDisconnect = qd_disconnect,
-  .xDestroy = qd_disconnect,
-  .xOpen = qd_open,
-  .xClose = qd_close,
-  .xFilter = qd_filter,
-  .xNext = qd_next,
-  .xEof = qd_eof,
-  .xColumn = qd_column,
-  .xRowid = qd_rowid,
-};
-
-/* Queue depth: +1 at each launch (the op start when it has no api or
- * starts first), -1 at each end; one row per queue and distinct time with
- * the depth after every change at that time.  The op scan put both
- * changes of each op into a bounded sort (xsort.h); the sorted stream is
- * summed per time and run per queue as the insert reads QD_VTAB. */
-int an_queue_depth(rpd *r, an_scan *sc)
-{
-  qd_gen g;
-  int rc;
-  memset(&g, 0, sizeof g);
-  g.x = sc->queue;
-  if ((rc = xsort_done(sc->queue)))
-    return rc;
-  if (sqlite3_create_module(rpd_db(r), QD_VTAB, &qd_module, &g) != SQLITE_OK)
-    return rpd_seterr(RPD_ESQL, "cannot register the queue depth's row source: %s",
-                      sqlite3_errmsg(rpd_db(r)));
-  rc = rpd_exec(r, "INSERT INTO ext_analysis_queue_depth SELECT * FROM " QD_VTAB);
-  sqlite3_create_module(rpd_db(r), QD_VTAB, NULL, NULL);
-  /* the sort's own error (its message) before SQLite's report of it */
-  if (g.rc)
-    return rpd_seterr(g.rc, "%s", g.msg);
-  return rc;
-}
 
 /* ------------------------------------------------------------ op scan */
 
 static const char scan_sql[] =
   "DROP TABLE IF EXISTS temp.an_launch; DROP TABLE IF EXISTS temp.an_copy;"
   "DROP TABLE IF EXISTS temp.an_shared;"
+  "DROP TABLE IF EXISTS temp.an_copylink;"
   "CREATE TEMP TABLE an_shared (api_id INTEGER PRIMARY KEY);"
+  "CREATE TEMP TABLE an_copylink (op_id INTEGER, api_id INTEGER);"
   "CREATE TEMP TABLE an_copy (id INTEGER PRIMARY KEY, s INTEGER, e INTEGER,"
   " type INTEGER);";
 
@@ -631,50 +189,64 @@ static const char shared_sql[] =
   "INSERT INTO an_shared SELECT api_id FROM rocpd_api_ops GROUP BY api_id"
   " HAVING count(*) > 1;";
 
-/* temp.an_shared: the calls linked to several ops.  Tracers write the
- * links in call order (the api ids never go down): then each call's links
- * are one run of the scan, and a run of two or more is a shared call, no
- * GROUP BY (a sort of every link); other orders, and api ids that are not
- * integers, take the GROUP BY. */
-static int shared_calls(rpd *r)
+/* The links' columns in the scans of rocpd_api_ops (intscan.h): the
+ * call, the op, whether the op is NULL, the link's rowid. */
+enum { L_API, L_OP, L_OPNULL, L_ROWID, LCOLS };
+static const char links_scan_sql[] =
+  "SELECT 1 FROM rocpd_api_ops WHERE rpd_intscan(?1, api_id, op_id, op_id IS NULL, rowid)";
+#define LINKS_TYPED (1u << L_API | 1u << L_OP)
+
+/* How the ops find their launching calls (links_peek). */
+enum {
+  LINKS_JOIN,     /* temp.an_launch: a GROUP BY of the links joined to their calls */
+  LINKS_MAP,      /* the links read along with the ops; shared calls from a GROUP BY */
+  LINKS_RUNS      /* the same; a call is shared when a neighbouring link has it */
+};
+
+/* The links looked at before the ops are read (LINKS_PEEK of them):
+ * tracers write them in op order, and most often in call order too;
+ * when not, the first ones show it. */
+#define LINKS_PEEK 4096
+
+/* How to read the links (the enum above), from the first LINKS_PEEK:
+ * op ids (NULLs aside) integers that never go down -- the links are read
+ * along with the ops in id order -- and call ids integers that never go
+ * down too: each call's links are one run, and a call is shared (linked
+ * to several ops) when a neighbouring link has it, no GROUP BY (a sort
+ * of every link).  The merge checks the rest and starts again through the
+ * GROUP BY when an order breaks later (*redo in scan_pass).  A
+ * rocpd_api_ops that is a view takes the GROUP BY. */
+static int links_peek(rpd *r, int *mode)
 {
-  sqlite3_stmt *st = NULL, *ins = NULL;
-  int64_t last = 0, run = 0;
-  int rc, s = 0, in_order = 1;
-  rc = rpd_prepare(r, "SELECT api_id FROM rocpd_api_ops", &st);
-  if (!rc)
-    rc = rpd_prepare(r, "INSERT INTO an_shared VALUES (?)", &ins);
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0);
-    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || (run && id < last)) {
-      in_order = 0;
-      break;
-    }
-    if (run && id == last) {
-      run++;
-      continue;
-    }
-    if (run > 1) {
-      sqlite3_reset(ins);
-      sqlite3_bind_int64(ins, 1, last);
-      if ((s = rpd_step(r, ins)) < 0)
-        break;
-    }
-    last = id;
-    run = 1;
+  sqlite3_stmt *probe = NULL;
+  rpd_intscan sc;
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  int64_t last_api = INT64_MIN, last_op = INT64_MIN;
+  int rc, got = 0, api_order = 1, op_order = 1, n = 0;
+  memset(&sc, 0, sizeof sc);
+  *mode = LINKS_JOIN;
+  /* a table, with rowids (a view has none) */
+  if (sqlite3_prepare_v2(rpd_db(r), "SELECT rowid FROM rocpd_api_ops", -1, &probe, NULL)
+      != SQLITE_OK) {
+    sqlite3_finalize(probe);
+    return RPD_OK;
   }
-  if (!rc && s < 0)
-    rc = -s;
-  if (!rc && in_order && run > 1) {
-    sqlite3_reset(ins);
-    sqlite3_bind_int64(ins, 1, last);
-    if ((s = rpd_step(r, ins)) < 0)
-      rc = -s;
+  sqlite3_finalize(probe);
+  rc = rpd_intscan_open(r, &sc, links_scan_sql, LCOLS, LINKS_TYPED);
+  while (!rc && op_order && n++ < LINKS_PEEK && (got = rpd_intscan_row(r, &sc, &v, &ints)) > 0) {
+    if (!v[L_OPNULL]) {
+      op_order = (ints & 1u << L_OP) && v[L_OP] >= last_op;
+      last_op = v[L_OP];
+    }
+    api_order &= (ints & 1u << L_API) && v[L_API] >= last_api;
+    last_api = v[L_API];
   }
-  sqlite3_finalize(st);
-  sqlite3_finalize(ins);
-  if (!rc && !in_order)
-    rc = rpd_exec(r, shared_sql);
+  if (!rc && got < 0)
+    rc = -got;
+  rpd_intscan_close(&sc);
+  if (op_order)
+    *mode = api_order ? LINKS_RUNS : LINKS_MAP;
   return rc;
 }
 
@@ -691,30 +263,162 @@ static const char launch_sql[] =
 
 /* One op of the scan: its row of rocpd_op and its launching call. */
 typedef struct opv {
-  sqlite3_value *id, *gpu, *queue, *type, *did;
+  int64_t id, gpu, queue, type, did;   /* as sqlite3_column_int64 reads them */
+  unsigned nulls;              /* bit OP_xxx: that value is NULL */
+  sqlite3_stmt *vals;          /* a statement on the op's row (id first, opType_id
+                                  sixth), or NULL when id and opType_id are INTEGERs */
   int64_t s, e;                /* sane (the check in the scan) */
   int has_launch, own;
   int64_t launch, api_end;
 } opv;
 
+/* The columns of the op scans: in both statements (the intscan's after
+ * ?1), and bits of opv.nulls. */
+enum { OP_ID, OP_GPU, OP_QUEUE, OP_START, OP_END, OP_TYPE, OP_DID, OP_ROWID, OPCOLS };
+
+/* A link's call when its api_id is not an INTEGER: the join's own rule. */
+static const char link_call_sql[] =
+  "SELECT A.id, A.start, A.\"end\", A.apiName_id FROM rocpd_api_ops X"
+  " CROSS JOIN rocpd_api A ON A.id = X.api_id WHERE X.rowid = ?";
+
+/* The links in op order, read along with the ops; their calls from the
+ * scan of rocpd_api (an_calls_find).  One link ahead is read too: with
+ * runs, a call is shared when the link before or after has it. */
+typedef struct links {
+  rpd_intscan sc;
+  sqlite3_stmt *by_link;       /* link_call_sql */
+  sqlite3_stmt *copy_link;     /* INSERT INTO an_copylink */
+  rpd_i64map shared;           /* without runs: the shared calls */
+  int runs;                    /* LINKS_RUNS */
+  int64_t v[LCOLS], next[LCOLS];   /* the link (when have), the one after (have_next) */
+  unsigned ints, next_ints;
+  int have, have_next;
+  int64_t prev_api;            /* the call of the link before v (have_prev) */
+  int have_prev;
+  int64_t last_op, last_api;   /* the order of the links read */
+  int disorder;                /* an order the reading relies on broke: start again */
+  int64_t *api;                /* the call ids of the last op's links */
+  size_t napi, cap;
+  int api_not_int;             /* one of a copy's call ids was not an INTEGER */
+} links;
+
+/* Read the link after the next one, checking the orders. */
+static int links_ahead(rpd *r, links *k)
+{
+  const int64_t *v = NULL;
+  int got = rpd_intscan_row(r, &k->sc, &v, &k->next_ints);
+  k->have_next = got > 0;
+  if (got <= 0)
+    return got < 0 ? -got : RPD_OK;
+  memcpy(k->next, v, sizeof k->next);
+  if (!v[L_OPNULL]) {
+    k->disorder |= !(k->next_ints & 1u << L_OP) || v[L_OP] < k->last_op;
+    k->last_op = v[L_OP];
+  }
+  if (k->runs) {
+    k->disorder |= !(k->next_ints & 1u << L_API) || v[L_API] < k->last_api;
+    k->last_api = v[L_API];
+  }
+  return RPD_OK;
+}
+
+static int links_next(rpd *r, links *k)
+{
+  if (k->have) {
+    k->prev_api = k->v[L_API];
+    k->have_prev = 1;
+  }
+  k->have = k->have_next;
+  memcpy(k->v, k->next, sizeof k->v);
+  k->ints = k->next_ints;
+  return k->have ? links_ahead(r, k) : RPD_OK;
+}
+
+/* Is the call of the current link, call id `id`, linked to other ops? */
+static int links_shared(const links *k, int64_t id)
+{
+  if (k->runs)
+    return (k->have_prev && k->prev_api == k->v[L_API]) ||
+           (k->have_next && k->next[L_API] == k->v[L_API]);
+  return rpd_i64map_count(&k->shared) && rpd_i64map_get(&k->shared, id, NULL);
+}
+
+/* The launch of op `id` from the links: the linked call that started first
+ * (the first of equal starts), as min() of a GROUP BY gives it. */
+static int links_launch(rpd *r, links *k, an_calls *calls, int64_t id, opv *o)
+{
+  int rc = RPD_OK;
+  o->has_launch = 0;
+  while (!rc && k->have && (k->v[L_OPNULL] || k->v[L_OP] < id))
+    rc = links_next(r, k);
+  k->napi = 0;
+  while (!rc && k->have && !k->v[L_OPNULL] && k->v[L_OP] == id) {
+    an_call c;
+    int got;
+    if (k->napi == k->cap) {
+      k->cap = k->cap ? 2 * k->cap : 16;
+      k->api = rpd_xrealloc(k->api, k->cap * sizeof *k->api);
+    }
+    /* a non-INTEGER call id stands for the link, for the copies' links */
+    k->api[k->napi++] = k->ints & 1u << L_API ? k->v[L_API] : INT64_MIN;
+    if (k->ints & 1u << L_API) {
+      got = an_calls_find(calls, k->v[L_API], &c);
+    } else {
+      sqlite3_bind_int64(k->by_link, 1, k->v[L_ROWID]);
+      got = an_calls_resolve(calls, k->by_link, &c);
+    }
+    if (got < 0)
+      return -got;
+    if (got && (!o->has_launch || c.start < o->launch)) {
+      o->has_launch = 1;
+      o->launch = c.start;
+      o->api_end = c.end;
+      o->own = !links_shared(k, c.id) && !c.graph;
+    }
+    rc = links_next(r, k);
+  }
+  return rc;
+}
+
+/* The links of copy `id` (the last op links_launch read) into
+ * temp.an_copylink, in their order: the memcpy buckets join the copies'
+ * sizes through them, not through a probe of rocpd_copyapi per link. */
+static int copy_links(links *k, int64_t id)
+{
+  for (size_t i = 0; i < k->napi; i++) {
+    int s;
+    if (k->api[i] == INT64_MIN) {
+      k->api_not_int = 1;   /* the join's own rule: the buckets join every link */
+      continue;
+    }
+    sqlite3_reset(k->copy_link);
+    sqlite3_bind_int64(k->copy_link, 1, id);
+    sqlite3_bind_int64(k->copy_link, 2, k->api[i]);
+    if ((s = sqlite3_step(k->copy_link)) != SQLITE_DONE)
+      return rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(k->copy_link)));
+  }
+  return RPD_OK;
+}
+
 /* One op into the sorts (and temp.an_copy for a copy), with the values the
  * temp op table's readers computed: the queue's launch time
  * min(coalesce(launch, s), s), the api duration of a dispatch with a call
  * of its own, the launch delay s - launch, the GPU time e - s. */
-static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy)
+static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy, links *k)
 {
   int rc = RPD_OK, cls, s;
   int64_t t = o->has_launch && o->launch < o->s ? o->launch : o->s;
-  qev l = qev_of(o->gpu, o->queue, t, 1);
-  qev e = qev_of(o->gpu, o->queue, o->e, -1);
-  if ((rc = xsort_add(sc->queue, &l)) || (rc = xsort_add(sc->queue, &e)))
+  int has_queue = !(o->nulls & 1u << OP_QUEUE);
+  /* the gpu checked: an integer */
+  if ((rc = an_queue_add(sc->queue, o->gpu, has_queue, o->queue, t, 1)) ||
+      (rc = an_queue_add(sc->queue, o->gpu, has_queue, o->queue, o->e, -1)))
     return rc;
-  if ((cls = op_class(fn, o->type, &rc)) < 0)
+  if ((cls = op_class(fn, o->nulls >> OP_TYPE & 1, o->type, &rc)) < 0)
     return rc;
-  if (cls == RPD_OPCLASS_KERNEL && sqlite3_value_type(o->did) != SQLITE_NULL) {
+  if (cls == RPD_OPCLASS_KERNEL && !(o->nulls & 1u << OP_DID)) {
     int64_t v[NMETRICS] = {o->api_end - o->launch, o->s - o->launch, o->e - o->s};
     int has[NMETRICS] = {o->has_launch && o->own, o->has_launch, 1};
-    if ((rc = kstat_add(sc, sqlite3_value_int64(o->did), v, has)))
+    if ((rc = an_kernels_add(sc->kern, o->did, v, has)))
       return rc;
   }
   if (cls != RPD_OPCLASS_KERNEL && cls != RPD_OPCLASS_COPY)
@@ -722,10 +426,10 @@ static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy)
   /* the sweep reads a NULL gpu as 0, as sqlite3_column_int64 did */
   an_work w;
   memset(&w, 0, sizeof w);
-  w.id = sqlite3_value_int64(o->id);
-  if (sqlite3_value_type(o->gpu) == SQLITE_NULL)
+  w.id = o->id;
+  if (o->nulls & 1u << OP_GPU)
     w.flags |= AN_W_GPU_NULL;
-  w.gpu = sqlite3_value_int64(o->gpu);
+  w.gpu = o->gpu;
   w.s = o->s;
   w.e = o->e;
   if (o->has_launch) {
@@ -737,129 +441,146 @@ static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy)
   }
   if (cls == RPD_OPCLASS_KERNEL) {
     w.flags |= AN_W_KERNEL;
-    if (op_comm(fn, o->did, &rc))
+    if (op_comm(fn, o->nulls >> OP_DID & 1, o->did, &rc))
       w.flags |= AN_W_COMM;
     if (rc)
       return rc;
   } else {
     sqlite3_reset(copy);
-    sqlite3_bind_value(copy, 1, o->id);
+    /* the values as stored (an_copy's id and type are read by SQL) */
+    if (o->vals) {
+      sqlite3_bind_value(copy, 1, sqlite3_column_value(o->vals, OP_ID));
+      sqlite3_bind_value(copy, 4, sqlite3_column_value(o->vals, OP_TYPE));
+    } else {
+      sqlite3_bind_int64(copy, 1, o->id);
+      sqlite3_bind_int64(copy, 4, o->type);
+    }
     sqlite3_bind_int64(copy, 2, o->s);
     sqlite3_bind_int64(copy, 3, o->e);
-    sqlite3_bind_value(copy, 4, o->type);
     if ((s = sqlite3_step(copy)) != SQLITE_DONE)
       return rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(copy)));
+    if (k && (rc = copy_links(k, w.id)))
+      return rc;
   }
   return xsort_add(sc->work, &w);
 }
 
-/* The links joined to their calls, in the order links_in_op_order checks
- * and the merge reads (the same statement). */
-static const char links_sql[] =
-  "SELECT X.op_id, A.start, A.\"end\", A.id, A.apiName_id"
-  " FROM rocpd_api_ops X CROSS JOIN rocpd_api A ON A.id = X.api_id";
+/* The op scans (columns: OP_ID ...): with the links read along, in id
+ * order through rpd_intscan when rocpd_op is a table that can be read so
+ * without a sort, else (and with temp.an_launch) through the columns. */
+static const char ops_int_sql[] =
+  "SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, id, gpuId, queueId, start, \"end\","
+  " opType_id, description_id, rowid) ORDER BY id";
+#define OPS_TYPED ((1u << OP_ROWID) - 1)   /* every column but the rowid */
+static const char ops_row_sql[] =
+  "SELECT id, gpuId, queueId, start, \"end\", opType_id, description_id FROM rocpd_op"
+  " WHERE rowid = ?";
+static const char ops_merge_sql[] =
+  "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
+  " O.description_id FROM rocpd_op O ORDER BY O.id";
+static const char ops_join_sql[] =
+  "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
+  " O.description_id, L.launch, L.api_end, L.own"
+  " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id";
 
-/* The links looked at before the merge is tried: links out of op order
- * are most often so from the start (a tracer that writes them as ops
- * complete), and then the GROUP BY is taken at once. */
-#define LINKS_PEEK 4096
+typedef struct ops {
+  sqlite3_stmt *st;            /* the columns' scan (NULL: the intscan's) */
+  rpd_intscan sc;
+  sqlite3_stmt *row;           /* ops_row_sql: an op with a value not an INTEGER */
+} ops;
 
-/* 1 when the op ids of the first `peek` links (NULLs aside) never go down
- * in their order, as tracers write them: then the links are merged with
- * the ops in id order, no GROUP BY (the merge checks the rest). */
-static int links_in_op_order(rpd *r, int *rc, int peek)
+/* 1 when rocpd_op has rowids (not a view) and ops_int_sql needs no sort. */
+static int ops_by_ints(rpd *r, int *rc)
 {
   sqlite3_stmt *st = NULL;
-  int64_t last = INT64_MIN;
-  int in_order = 1, s = 0;
-  if ((*rc = rpd_prepare(r, links_sql, &st)))
+  int s = 0, sorts = 0;
+  if (sqlite3_prepare_v2(rpd_db(r), "SELECT rowid FROM rocpd_op", -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
     return 0;
-  while (in_order && peek-- > 0 && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    int64_t op;
-    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
-      continue;
-    op = sqlite3_column_int64(st, 0);
-    in_order = op >= last;
-    last = op;
   }
-  if (s < 0)
+  sqlite3_finalize(st);
+  st = NULL;
+  *rc = rpd_prepare(r, "EXPLAIN QUERY PLAN SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, id,"
+                       " gpuId, queueId, start, \"end\", opType_id, description_id, rowid)"
+                       " ORDER BY id", &st);
+  while (!*rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    const char *d = (const char *)sqlite3_column_text(st, 3);
+    sorts |= d && strstr(d, "TEMP B-TREE") != NULL;
+  }
+  if (!*rc && s < 0)
     *rc = -s;
   sqlite3_finalize(st);
-  return in_order;
+  return !*rc && !sorts;
 }
 
-/* Is the call named by string id `name` a graph launch (GLOB
- * '*GraphLaunch*'; no such string: not one)?  Looked up once per name. */
-static int graph_launch(sqlite3_stmt *str, rpd_i64map *seen, sqlite3_value *name, int *rc)
+/* The op of the columns of st into *o. */
+static void op_of_columns(sqlite3_stmt *st, opv *o)
 {
-  int64_t id, v;
-  if (sqlite3_value_type(name) == SQLITE_NULL)
-    return 0;
-  id = sqlite3_value_int64(name);
-  if (!rpd_i64map_get(seen, id, &v)) {
+  memset(o, 0, sizeof *o);
+  for (int c = 0; c <= OP_DID; c++)
+    if (sqlite3_column_type(st, c) == SQLITE_NULL)
+      o->nulls |= 1u << c;
+  o->id = sqlite3_column_int64(st, OP_ID);
+  o->gpu = sqlite3_column_int64(st, OP_GPU);
+  o->queue = sqlite3_column_int64(st, OP_QUEUE);
+  o->s = sqlite3_column_int64(st, OP_START);
+  o->e = sqlite3_column_int64(st, OP_END);
+  o->type = sqlite3_column_int64(st, OP_TYPE);
+  o->did = sqlite3_column_int64(st, OP_DID);
+  o->vals = st;
+}
+
+/* The next op the trace check passes into *o (a bad one counted in *bad,
+ * the check's rule, types read before the integers): 1, 0 at the end, or
+ * minus an error. */
+static int ops_next(rpd *r, ops *p, rpd_check_rows *bad, opv *o)
+{
+  for (;;) {
+    int64_t was_bad = bad->bad;
     int s;
-    sqlite3_reset(str);
-    sqlite3_bind_int64(str, 1, id);
-    s = sqlite3_step(str);
-    if (s == SQLITE_ROW) {
-      const char *t = (const char *)sqlite3_column_text(str, 0);
-      v = t && strstr(t, "GraphLaunch") != NULL;
-    } else if (s == SQLITE_DONE) {
-      v = 0;
-    } else {
-      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(str)));
-      return 0;
+    if (p->st) {
+      if ((s = rpd_step(r, p->st)) != SQLITE_ROW)
+        return s == SQLITE_DONE ? 0 : s;
+      rpd_check_values(bad, sqlite3_column_value(p->st, OP_START),
+                       sqlite3_column_value(p->st, OP_END), sqlite3_column_value(p->st, OP_GPU));
+      if (bad->bad == was_bad) {
+        op_of_columns(p->st, o);
+        return 1;
+      }
+      continue;
     }
-    sqlite3_reset(str);
-    rpd_i64map_put(seen, id, v);
-  }
-  return (int)v;
-}
-
-/* The links in op order, joined to their calls, read along with the ops. */
-typedef struct links {
-  sqlite3_stmt *st, *str;
-  rpd_i64map shared, graph;
-  int have;                    /* st is on a row */
-  int disorder;                /* an op id went down: the merge is wrong */
-  int64_t last_op;
-} links;
-
-static int links_next(rpd *r, links *k)
-{
-  int s = rpd_step(r, k->st);
-  k->have = s == SQLITE_ROW;
-  if (k->have && sqlite3_column_type(k->st, 0) != SQLITE_NULL) {
-    int64_t op = sqlite3_column_int64(k->st, 0);
-    k->disorder |= op < k->last_op;
-    k->last_op = op;
-  }
-  return s < 0 ? -s : RPD_OK;
-}
-
-/* The launch of op `id` from the links: the linked call that started first
- * (the first of equal starts), as min() of a GROUP BY gives it. */
-static int links_launch(rpd *r, links *k, int64_t id, opv *o)
-{
-  int rc = RPD_OK;
-  o->has_launch = 0;
-  while (!rc && k->have && (sqlite3_column_type(k->st, 0) == SQLITE_NULL ||
-                            sqlite3_column_int64(k->st, 0) < id))
-    rc = links_next(r, k);
-  while (!rc && k->have && sqlite3_column_type(k->st, 0) != SQLITE_NULL &&
-         sqlite3_column_int64(k->st, 0) == id) {
-    int64_t start = sqlite3_column_int64(k->st, 1);
-    if (!o->has_launch || start < o->launch) {
-      o->has_launch = 1;
-      o->launch = start;
-      o->api_end = sqlite3_column_int64(k->st, 2);
-      o->own = !rpd_i64map_get(&k->shared, sqlite3_column_int64(k->st, 3), NULL) &&
-               !graph_launch(k->str, &k->graph, sqlite3_column_value(k->st, 4), &rc);
+    const int64_t *v = NULL;
+    unsigned ints = 0;
+    if ((s = rpd_intscan_row(r, &p->sc, &v, &ints)) <= 0)
+      return s;
+    rpd_check_ints(bad, v[OP_START], v[OP_END], v[OP_GPU], RPD_CHECK_WITH_GPU |
+                   (ints & 1u << OP_START ? RPD_CHECK_START_INT : 0) |
+                   (ints & 1u << OP_END ? RPD_CHECK_END_INT : 0) |
+                   (ints & 1u << OP_GPU ? RPD_CHECK_GPU_INT : 0));
+    if (bad->bad != was_bad)
+      continue;
+    if ((ints & OPS_TYPED) != OPS_TYPED) {
+      /* a NULL or another type: the row's values, as the columns give them */
+      sqlite3_reset(p->row);
+      sqlite3_bind_int64(p->row, 1, v[OP_ROWID]);
+      if ((s = rpd_step(r, p->row)) < 0)
+        return s;
+      if (s != SQLITE_ROW)
+        return -rpd_seterr(RPD_ERR, "internal error: op at rowid %lld not found",
+                           (long long)v[OP_ROWID]);
+      op_of_columns(p->row, o);
+      return 1;
     }
-    if (!rc)
-      rc = links_next(r, k);
+    memset(o, 0, sizeof *o);
+    o->id = v[OP_ID];
+    o->gpu = v[OP_GPU];
+    o->queue = v[OP_QUEUE];
+    o->s = v[OP_START];
+    o->e = v[OP_END];
+    o->type = v[OP_TYPE];
+    o->did = v[OP_DID];
+    return 1;
   }
-  return rc;
 }
 
 /* The sorts and sums of a scan, empty. */
@@ -867,42 +588,50 @@ static void scan_init(an_scan *sc)
 {
   sc->work = xsort_new(sizeof(an_work), work_cmp, work_sort, SORT_BYTES);
   /* half a buffer: its radix sort takes a copy of it while it sorts */
-  sc->kern = xsort_new(sizeof(kval), kval_cmp, kval_sort, SORT_BYTES / 2);
-  sc->queue = xsort_new(sizeof(qev), qev_cmp, qev_sort, SORT_BYTES);
-  sc->nk = 0;
-  rpd_i64map_clear(&sc->at);
+  sc->kern = an_kernels_new(SORT_BYTES / 2);
+  sc->queue = an_queue_new(SORT_BYTES);
 }
 
-/* One scan of the ops into sc: with merge, the links read along (in op
- * order: when they turn out not to be, *redo = 1 and the scan's results
- * are to be dropped), else joined through temp.an_launch. */
-static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
+/* One scan of the ops into sc: with merge, the links read along (they are
+ * in op order) and their calls found through calls, else joined through
+ * temp.an_launch. */
+static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int mode, int *redo)
 {
-  sqlite3_stmt *st = NULL, *copy = NULL, *sh = NULL;
+  sqlite3_stmt *copy = NULL, *sh = NULL;
   links k;
+  ops p;
   op_funcs fn;
-  int rc = RPD_OK, s = 0, have_last = 0;
+  int rc = RPD_OK, s = 0, have_last = 0, merge = mode != LINKS_JOIN;
   int64_t last_id = 0;
-  opv last;
+  opv last, o;
   rpd_check_rows bad;
   memset(&bad, 0, sizeof bad);
   memset(&fn, 0, sizeof fn);
   memset(&k, 0, sizeof k);
+  memset(&p, 0, sizeof p);
   memset(&last, 0, sizeof last);
-  k.last_op = INT64_MIN;
+  k.runs = mode == LINKS_RUNS;
+  k.last_op = k.last_api = INT64_MIN;
   *redo = 0;
-  if (!merge)
+  if (mode != LINKS_RUNS)
+    rc = rpd_exec(r, shared_sql);
+  if (!rc && !merge)
     rc = rpd_exec(r, launch_sql);
-  if (!rc && merge) {
+  if (!rc && mode == LINKS_MAP) {
     rc = rpd_prepare(r, "SELECT api_id FROM an_shared", &sh);
     while (!rc && (s = rpd_step(r, sh)) == SQLITE_ROW)
       rpd_i64map_put(&k.shared, sqlite3_column_int64(sh, 0), 1);
     if (!rc && s < 0)
       rc = -s;
+  }
+  if (!rc && merge) {
+    rc = rpd_intscan_open(r, &k.sc, links_scan_sql, LCOLS, LINKS_TYPED);
     if (!rc)
-      rc = rpd_prepare(r, links_sql, &k.st);
+      rc = rpd_prepare(r, link_call_sql, &k.by_link);
     if (!rc)
-      rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &k.str);
+      rc = rpd_prepare(r, "INSERT INTO an_copylink VALUES (?,?)", &k.copy_link);
+    if (!rc)
+      rc = links_ahead(r, &k);
     if (!rc)
       rc = links_next(r, &k);
   }
@@ -912,56 +641,39 @@ static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
     rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &fn.desc);
   if (!rc)
     rc = rpd_prepare(r, "INSERT INTO an_copy VALUES (?,?,?,?)", &copy);
-  if (!rc)
-    rc = rpd_prepare(r, merge
-      ? "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
-        " O.description_id FROM rocpd_op O ORDER BY O.id"
-      : "SELECT O.id, O.gpuId, O.queueId, O.start, O.\"end\", O.opType_id,"
-        " O.description_id, L.launch, L.api_end, L.own"
-        " FROM rocpd_op O LEFT JOIN an_launch L ON L.op_id = O.id", &st);
-  while (!rc && !k.disorder && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    opv o;
-    int64_t was_bad = bad.bad;
-    /* the trace check's rule (check.h), every op, types read before the
-     * integers: a bad op is counted for the message and goes nowhere */
-    rpd_check_values(&bad, sqlite3_column_value(st, 3), sqlite3_column_value(st, 4),
-                     sqlite3_column_value(st, 1));
-    if (bad.bad != was_bad)
-      continue;
-    memset(&o, 0, sizeof o);
-    o.id = sqlite3_column_value(st, 0);
-    o.gpu = sqlite3_column_value(st, 1);
-    o.queue = sqlite3_column_value(st, 2);
-    o.s = sqlite3_column_int64(st, 3);
-    o.e = sqlite3_column_int64(st, 4);
-    o.type = sqlite3_column_value(st, 5);
-    o.did = sqlite3_column_value(st, 6);
+  if (!rc && merge && ops_by_ints(r, &rc)) {
+    rc = rpd_intscan_open(r, &p.sc, ops_int_sql, OPCOLS, OPS_TYPED);
+    if (!rc)
+      rc = rpd_prepare(r, ops_row_sql, &p.row);
+  } else if (!rc) {
+    rc = rpd_prepare(r, merge ? ops_merge_sql : ops_join_sql, &p.st);
+  }
+  while (!rc && !k.disorder && (s = ops_next(r, &p, &bad, &o)) > 0) {
     if (merge) {
-      int64_t id = sqlite3_column_int64(st, 0);
-      if (have_last && id == last_id) {
+      if (have_last && o.id == last_id) {
         /* an op id seen again (a view): the same launch, as a join gives */
         o.has_launch = last.has_launch;
         o.launch = last.launch;
         o.api_end = last.api_end;
         o.own = last.own;
-      } else if ((rc = links_launch(r, &k, id, &o)) || k.disorder) {
+      } else if ((rc = links_launch(r, &k, calls, o.id, &o)) || k.disorder) {
         break;
       }
-      last_id = id;
+      last_id = o.id;
       last = o;
       have_last = 1;
-    } else if (sqlite3_column_type(st, 7) != SQLITE_NULL &&
-               sqlite3_column_type(st, 8) != SQLITE_NULL) {
+    } else if (sqlite3_column_type(p.st, 7) != SQLITE_NULL &&
+               sqlite3_column_type(p.st, 8) != SQLITE_NULL) {
       o.has_launch = 1;
-      o.launch = sqlite3_column_int64(st, 7);
-      o.api_end = sqlite3_column_int64(st, 8);
-      o.own = sqlite3_column_int(st, 9) != 0;
+      o.launch = sqlite3_column_int64(p.st, 7);
+      o.api_end = sqlite3_column_int64(p.st, 8);
+      o.own = sqlite3_column_int(p.st, 9) != 0;
     }
-    rc = scan_op(sc, &fn, &o, copy);
+    rc = scan_op(sc, &fn, &o, copy, merge ? &k : NULL);
   }
   if (!rc && s < 0)
     rc = -s;
-  /* the links past the last op: in op order too? */
+  /* the links past the last op: in the orders read too? */
   while (!rc && merge && k.have && !k.disorder)
     rc = links_next(r, &k);
   *redo = !rc && k.disorder;
@@ -969,13 +681,17 @@ static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
     rc = rpd_check_rows_result(&bad, "rocpd_op");
   if (!rc && !*redo)
     rc = xsort_done(sc->work);
-  sqlite3_finalize(st);
+  sc->copy_links = merge && !k.api_not_int;
+  sqlite3_finalize(p.st);
+  rpd_intscan_close(&p.sc);
+  sqlite3_finalize(p.row);
   sqlite3_finalize(copy);
   sqlite3_finalize(sh);
-  sqlite3_finalize(k.st);
-  sqlite3_finalize(k.str);
+  rpd_intscan_close(&k.sc);
+  sqlite3_finalize(k.by_link);
+  sqlite3_finalize(k.copy_link);
+  free(k.api);
   rpd_i64map_free(&k.shared);
-  rpd_i64map_free(&k.graph);
   sqlite3_finalize(fn.cls);
   sqlite3_finalize(fn.desc);
   rpd_i64map_free(&fn.cls_of);
@@ -983,37 +699,52 @@ static int scan_pass(rpd *r, an_scan *sc, int merge, int *redo)
   return rc;
 }
 
-int an_scan_ops(rpd *r, an_scan **out)
+int an_scan_ops(rpd *r, an_calls *calls, an_scan **out)
 {
   an_scan *sc = rpd_xcalloc(1, sizeof *sc);
-  int rc, merge = 0, redo = 0;
+  int rc, mode = LINKS_JOIN, redo = 0;
   scan_init(sc);
   *out = sc;
   rc = rpd_exec(r, scan_sql);
   if (!rc)
-    rc = shared_calls(r);
+    rc = links_peek(r, &mode);
+  if (!rc && !an_calls_in_id_order(calls))
+    mode = LINKS_JOIN;
   if (!rc)
-    merge = links_in_op_order(r, &rc, LINKS_PEEK);
-  if (!rc)
-    rc = scan_pass(r, sc, merge, &redo);
-  /* the links went out of op order after the first ones: again, through
-   * the GROUP BY, from empty sorts and no copies */
+    rc = scan_pass(r, sc, calls, mode, &redo);
+  /* an order broke after the first links: again, through the GROUP BY,
+   * from empty sorts and no copies */
   if (!rc && redo) {
     xsort_free(sc->work);
-    xsort_free(sc->kern);
+    an_kernels_free(sc->kern);
     xsort_free(sc->queue);
     scan_init(sc);
-    rc = rpd_exec(r, "DELETE FROM an_copy");
+    rc = rpd_exec(r, "DELETE FROM an_copy; DELETE FROM an_copylink");
     if (!rc)
-      rc = scan_pass(r, sc, 0, &redo);
+      rc = scan_pass(r, sc, calls, LINKS_JOIN, &redo);
   }
   return rc;
+}
+
+int an_launch_stats(rpd *r, an_scan *sc)
+{
+  return an_kernels_write(r, sc->kern);
+}
+
+int an_queue_depth(rpd *r, an_scan *sc)
+{
+  return an_queue_write(r, sc->queue);
+}
+
+int an_scan_copy_links(const an_scan *sc)
+{
+  return sc->copy_links;
 }
 
 int an_scan_work(an_scan *sc, const an_work **w)
 {
   const void *p;
-  int got = next_shown(sc->work, &p, "idle gaps");
+  int got = an_next_shown(sc->work, &p, "idle gaps");
   if (got > 0)
     *w = p;
   return got;
@@ -1024,9 +755,7 @@ void an_scan_free(an_scan *sc)
   if (!sc)
     return;
   xsort_free(sc->work);
-  xsort_free(sc->kern);
+  an_kernels_free(sc->kern);
   xsort_free(sc->queue);
-  rpd_i64map_free(&sc->at);
-  free(sc->ks);
   free(sc);
 }

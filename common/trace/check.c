@@ -205,6 +205,16 @@ void rpd_check_values(rpd_check_rows *c, sqlite3_value *start, sqlite3_value *en
   c->bad++;
 }
 
+void rpd_check_ints(rpd_check_rows *c, int64_t start, int64_t end, int64_t gpu, unsigned ints)
+{
+  unsigned k = classes(!!(ints & RPD_CHECK_START_INT), start, !!(ints & RPD_CHECK_END_INT), end,
+                       !!(ints & RPD_CHECK_WITH_GPU), !!(ints & RPD_CHECK_GPU_INT), gpu);
+  if (!k) return;
+  for (int i = 0; i < NCLASS; i++)
+    c->n[i] += (k >> i) & 1;
+  c->bad++;
+}
+
 int rpd_check_row_ok(sqlite3_value *start, sqlite3_value *end, sqlite3_value *gpu)
 {
   return row_classes(start, end, gpu) == 0;

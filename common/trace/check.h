@@ -69,6 +69,10 @@ int rpd_check_row_ok(sqlite3_value *start, sqlite3_value *end, sqlite3_value *gp
 #define RPD_CHECK_WITH_GPU 8u
 int rpd_check_ints_ok(int64_t start, int64_t end, int64_t gpu, unsigned ints);
 
+/* rpd_check_values on values already read (rpd_intscan), as
+ * rpd_check_ints_ok takes them: the row counted in *c when it is bad. */
+void rpd_check_ints(rpd_check_rows *c, int64_t start, int64_t end, int64_t gpu, unsigned ints);
+
 /* RPD_OK when no row was bad, else RPD_ERANGE and the message of
  * rpd_check_table for `table`. */
 int rpd_check_rows_result(const rpd_check_rows *c, const char *table);

@@ -194,6 +194,47 @@ check_eq "queue depth: every row of both queues" \
 "0|0|0|1 0|0|10|2 0|0|20|3 0|0|30|4 0|0|40|5 0|0|50|6 0|0|60|7 0|0|110|6 0|0|130|5 0|0|160|4 0|0|200|3 0|0|250|2 0|0|450|1 0|0|1450|0 0|1|100|1 0|1|300|2 0|1|400|2 0|1|420|1 0|1|430|0" \
   "$(q stats.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
 
+# queues the depth's records sort as unsigned words (the queue's sign
+# flipped): negative, 0 and 2^40 queues on two GPUs (gpu 1 first in the
+# ops), in (gpu, queue, time) order
+mk queues.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 1, 1099511627776, 5, 6, 10, 20), (2, 1, -3, 1, 2, 30, 40), (3, 0, 2, 7, 8, 9, 11),
+  (4, 0, -9223372036854775807, 0, 1, 50, 60), (5, 0, 0, 3, 4, 12, 13), (6, 1, -4, 2, 3, 40, 41)"
+run queues.rpd
+check_eq "queue depth: negative and large queues in order" \
+"0|-9223372036854775807|0|1 0|-9223372036854775807|60|0 0|0|3|1 0|0|13|0 0|2|7|1 0|2|11|0 1|-4|2|1 1|-4|41|0 1|-3|1|1 1|-3|40|0 1|1099511627776|5|1 1|1099511627776|20|0" \
+  "$(q queues.rpd 'SELECT * FROM ext_analysis_queue_depth' | tr '\n' ' ' | sed 's/ $//')"
+
+# every queue-depth row against a window query: a buffer's depth changes
+# are split by queue and kind, each part sorted only when it is out of
+# time order, each queue's two parts merged; more than 64 parts take the
+# radix sort of the whole buffer: queues of ops from several queues (out
+# of order), 40 queues (80 parts), and both with sorts spilled to runs
+# of 2-1000 records
+all_queue() {
+  q "$1" "WITH l AS (SELECT X.op_id, min(A.start) AS l FROM rocpd_api_ops X
+      JOIN rocpd_api A ON A.id = X.api_id GROUP BY X.op_id),
+    ch AS (SELECT O.gpuId AS g, O.queueId AS qu, min(coalesce(l.l, O.start), O.start) AS t, 1 AS d
+      FROM rocpd_op O LEFT JOIN l ON l.op_id = O.id
+      UNION ALL SELECT gpuId, queueId, \"end\", -1 FROM rocpd_op),
+    s AS (SELECT g, qu, t, sum(d) AS d FROM ch GROUP BY g, qu, t)
+    SELECT g, qu, t, sum(d) OVER (PARTITION BY g, qu ORDER BY t) FROM s ORDER BY g, qu, t"
+}
+rpd-synth --seed 13 --api 20000 --gpus 2 -o qparts.rpd >/dev/null
+for nq in 3 40; do
+  cp qparts.rpd "q$nq.rpd"
+  q "q$nq.rpd" "UPDATE rocpd_op SET queueId = id % $nq"
+  all_queue "q$nq.rpd" >"q$nq.want"
+  for bytes in "" 48 24000; do
+    cp "q$nq.rpd" qx.rpd
+    check_rc "$nq queues${bytes:+, sort buffer $bytes bytes}: runs" 0 env ${bytes:+RPD_ANALYZE_SORT_BYTES=$bytes} rpd-analyze qx.rpd -q
+    q qx.rpd "SELECT * FROM ext_analysis_queue_depth ORDER BY rowid" >qx.got
+    same_file "$nq queues${bytes:+, sort buffer $bytes bytes}: every queue-depth row" "q$nq.want" qx.got
+  done
+done
+check_eq "queue parts: some queue's ends out of time order (3 queues)" 1 \
+  "$(q q3.rpd "SELECT count(*) > 0 FROM (SELECT \"end\" < lag(\"end\") OVER (PARTITION BY gpuId, queueId ORDER BY id) AS d FROM rocpd_op) WHERE d")"
+
 # ---------------------------------------------------------------- independent SQL on real-shaped traces
 # gaps between the union of GPU work (kernel + copy classes of opClass),
 # classified by the earliest launch of the op that ends the gap
@@ -355,6 +396,95 @@ for at in "6000, 6001" "(SELECT max(rowid) - 1 FROM rocpd_api_ops), (SELECT max(
   [ -s lo.dump ] || { run lo.rpd; dump lo.rpd >lo.dump; }
   check_eq "late disorder ($at): every table as with the links in order" "$(cksum <lo.dump)" "$(dump lx.rpd | cksum)"
 done
+
+# the links' calls come from the one scan of rocpd_api, the last 65536
+# calls read kept for them: links whose calls are far behind the scan (a
+# lookup by id), links to calls that are not there, links whose api_id is
+# not an INTEGER (the join's rule) and a rocpd_api whose id is not the
+# rowid (read in its index's order) give every table of the GROUP BY that
+# links out of op order take
+rpd-synth --seed 11 --api 150000 --gpus 2 -o far0.rpd >/dev/null
+q far0.rpd "UPDATE rocpd_api_ops SET api_id = api_id - 70000 WHERE id % 500 = 7 AND api_id > 70000;
+  DELETE FROM rocpd_api WHERE id IN (SELECT api_id + 1 FROM rocpd_api_ops WHERE id % 400 = 3);
+  UPDATE rocpd_api_ops SET api_id = api_id + 1 WHERE id % 400 = 3"
+check_eq "far calls: links in op order, some 65536+ calls behind the one before, some to no call" \
+  "0|1|1" "$(q far0.rpd "SELECT (SELECT count(*) FROM (SELECT op_id < lag(op_id) OVER (ORDER BY rowid)
+    AS d FROM rocpd_api_ops) WHERE d), (SELECT count(*) > 50 FROM (SELECT api_id < lag(api_id)
+    OVER (ORDER BY rowid) - 65536 AS d FROM rocpd_api_ops) WHERE d), (SELECT count(*) > 100
+    FROM rocpd_api_ops WHERE api_id NOT IN (SELECT id FROM rocpd_api))")"
+cp far0.rpd farg.rpd
+q farg.rpd "CREATE TEMP TABLE l AS SELECT api_id, op_id FROM rocpd_api_ops ORDER BY op_id DESC;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM l"
+cp far0.rpd fart.rpd
+q fart.rpd "PRAGMA legacy_alter_table = ON;
+  CREATE TABLE l2 (id INTEGER PRIMARY KEY, api_id TEXT, op_id bigint);
+  INSERT INTO l2 SELECT id, api_id, op_id FROM rocpd_api_ops; DROP TABLE rocpd_api_ops;
+  ALTER TABLE l2 RENAME TO rocpd_api_ops"
+cp far0.rpd fara.rpd
+q fara.rpd "PRAGMA legacy_alter_table = ON; CREATE TABLE a2 (id bigint PRIMARY KEY, pid, tid, start,
+  \"end\", apiName_id, category_id, domain_id, args_id);
+  INSERT INTO a2 SELECT * FROM rocpd_api ORDER BY (id * 7919) % 1000; DROP TABLE rocpd_api;
+  ALTER TABLE a2 RENAME TO rocpd_api"
+for f in far0 farg fart fara; do run $f.rpd; done
+dump farg.rpd >farg.dump
+check_eq "far calls: the queue depth has rows" 1 "$(q farg.rpd 'SELECT count(*) > 50000 FROM ext_analysis_queue_depth')"
+check_eq "far calls (links in op order): every table as the GROUP BY's" "$(cksum <farg.dump)" "$(dump far0.rpd | cksum)"
+check_eq "far calls, api_id stored as text: the same" "$(cksum <farg.dump)" "$(dump fart.rpd | cksum)"
+check_eq "far calls, rocpd_api's rows out of id order: the same" "$(cksum <farg.dump)" "$(dump fara.rpd | cksum)"
+
+# links in op order and in call order for the first 4096, then one link
+# to a kernel launch thousands of links back: that call is shared (linked to two ops), which
+# the neighbouring links cannot show: the merge finds the call ids going
+# down and starts again through the GROUP BY; the same tables as with the
+# links out of op order (the GROUP BY from the start)
+cp lo.rpd la.rpd
+q la.rpd "UPDATE rocpd_api_ops SET api_id = (SELECT X.api_id FROM rocpd_api_ops X
+  JOIN rocpd_api A ON A.id = X.api_id JOIN rocpd_string N ON N.id = A.apiName_id
+  JOIN rocpd_op O ON O.id = X.op_id JOIN rocpd_string T ON T.id = O.opType_id
+  WHERE X.rowid BETWEEN 10 AND 500 AND N.string NOT GLOB '*Graph*'
+  AND T.string = 'KernelExecution' ORDER BY X.rowid LIMIT 1) WHERE rowid = 6001"
+check_eq "late call disorder: call ids go down once, a kernel's launch now shared" "1|1" \
+  "$(q la.rpd "SELECT (SELECT count(*) FROM (SELECT api_id < lag(api_id) OVER (ORDER BY rowid) AS d
+    FROM rocpd_api_ops) WHERE d), (SELECT count(*) FROM (SELECT api_id FROM rocpd_api_ops
+    GROUP BY api_id HAVING count(*) > 1 AND api_id = (SELECT api_id FROM rocpd_api_ops WHERE rowid = 6001)))")"
+cp la.rpd lg.rpd
+q lg.rpd "CREATE TEMP TABLE l AS SELECT api_id, op_id FROM rocpd_api_ops ORDER BY op_id DESC;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM l"
+run la.rpd --force
+run lg.rpd --force
+check_eq "late call disorder: every table as the GROUP BY's" "$(dump lg.rpd | cksum)" "$(dump la.rpd | cksum)"
+check "late call disorder: the tables changed" test "$(dump la.rpd | cksum)" != "$(cksum <lo.dump)"
+
+# the ops are read as integers (rpd_intscan) when the links are read along;
+# an op with a value that is not an INTEGER is read again by its rowid, as
+# the columns give it: in a rocpd_op without types or NOT NULL, NULL queues
+# and kernel names, text queues, real op types of copies (no class; an
+# integral one would be a copy's): every table as the GROUP BY's, whose
+# scan reads the columns
+cp v3.rpd ox.rpd
+q ox.rpd "DROP TABLE ext_analysis_idle; DELETE FROM rocpd_metadata WHERE tag LIKE 'ext_analysis%';
+  PRAGMA legacy_alter_table = ON;
+  CREATE TABLE o2 (id INTEGER PRIMARY KEY, gpuId, queueId, sequenceId, start, \"end\",
+    description_id, opType_id);
+  INSERT INTO o2 SELECT id, gpuId, queueId, sequenceId, start, \"end\", description_id, opType_id
+    FROM rocpd_op;
+  DROP TABLE rocpd_op; ALTER TABLE o2 RENAME TO rocpd_op;
+  UPDATE rocpd_op SET queueId = NULL WHERE id % 7 = 0;
+  UPDATE rocpd_op SET queueId = 'q' || queueId WHERE id % 7 = 1;
+  UPDATE rocpd_op SET description_id = NULL WHERE id % 11 = 0;
+  UPDATE rocpd_op SET opType_id = opType_id + 0.5 WHERE id IN (SELECT O.id FROM rocpd_op O
+    JOIN rocpd_string S ON S.id = O.opType_id WHERE S.string GLOB 'Copy*' LIMIT 20)"
+check_eq "ops not all INTEGERs: NULL and text queues, NULL names, real copy types" "3|2|1|20" \
+  "$(q ox.rpd "SELECT count(DISTINCT typeof(queueId)), count(DISTINCT typeof(description_id)),
+    count(DISTINCT typeof(gpuId)), (SELECT count(*) FROM rocpd_op WHERE typeof(opType_id) = 'real')
+    FROM rocpd_op")"
+cp ox.rpd oy.rpd
+q oy.rpd "CREATE TEMP TABLE l AS SELECT api_id, op_id FROM rocpd_api_ops ORDER BY op_id DESC;
+  DELETE FROM rocpd_api_ops; INSERT INTO rocpd_api_ops (api_id, op_id) SELECT api_id, op_id FROM l"
+run ox.rpd --force
+run oy.rpd --force
+check_eq "ops not all INTEGERs: every table as the GROUP BY's" "$(dump oy.rpd | cksum)" "$(dump ox.rpd | cksum)"
+check "ops not all INTEGERs: the tables changed" test "$(dump ox.rpd | cksum)" != "$(dump v3.rpd | cksum)"
 
 # launch delays of both signs and of 1 to 5 bytes (the kernels' values
 # are radix-sorted on their bytes, the sign bit flipped): -50 -5 3 10 1e12

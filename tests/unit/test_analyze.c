@@ -1,10 +1,12 @@
 /* links: rpd-analyze */
-/* test_analyze.c - rpd-analyze's two scans of the trace (an_scan_calls over
- * rocpd_api, an_scan_ops over rocpd_op) apply the trace check's rule to
- * every row they read, so the augmenter driver runs no check scans of its
- * own: a bad call or op anywhere (linked or not, a sync call or not, the
- * links in op order or not) fails the scan with exactly rpd_check_table's
- * code and message; the calls of the sync rules are kept for them. */
+/* test_analyze.c - rpd-analyze's two scans of the trace (an_calls over
+ * rocpd_api, read as the op scan's links ask for calls and finished by
+ * an_calls_finish; an_scan_ops over rocpd_op) apply the trace check's rule
+ * to every row they read, so the augmenter driver runs no check scans of
+ * its own: a bad call or op anywhere (linked or not, a sync call or not,
+ * the links in op order or not) fails the scan with exactly
+ * rpd_check_table's code and message; the calls of the sync rules are
+ * kept for them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -32,13 +34,34 @@ static int setup(void **state)
   return rpd_exec(((fx_trace *)*state)->r, extra_sql) == RPD_OK ? 0 : -1;
 }
 
-/* The op scan's verdict: its code, with its message in msg. */
+/* The op scan's verdict: its code, with its message in msg (the calls'
+ * scan opened for its links; its own verdict not asked). */
 static int scan_ops(rpd *r, char *msg, size_t n)
 {
   an_scan *sc = NULL;
-  int rc = an_scan_ops(r, &sc);
+  an_calls *calls = NULL;
+  int rc = an_calls_open(r, &calls);
+  if (!rc)
+    rc = an_scan_ops(r, calls, &sc);
   snprintf(msg, n, "%s", rc ? rpd_errmsg() : "");
   an_scan_free(sc);
+  an_calls_free(calls);
+  return rc;
+}
+
+/* The calls' verdict: the op scan (which reads the calls its links ask
+ * for), then an_calls_finish. */
+static int scan_calls(rpd *r)
+{
+  an_scan *sc = NULL;
+  an_calls *calls = NULL;
+  int rc = an_calls_open(r, &calls);
+  if (!rc)
+    rc = an_scan_ops(r, calls, &sc);
+  if (!rc || rc == RPD_ERANGE)
+    rc = an_calls_finish(calls);
+  an_scan_free(sc);
+  an_calls_free(calls);
   return rc;
 }
 
@@ -54,8 +77,8 @@ static void test_clean(void **state)
   rpd *r = ((fx_trace *)*state)->r;
   char msg[512];
   int64_t n = 0;
-  assert_int_equal(an_scan_calls(r), RPD_OK);
   assert_int_equal(scan_ops(r, msg, sizeof msg), RPD_OK);
+  assert_int_equal(scan_calls(r), RPD_OK);
   /* the sync rules' calls: two hipMemcpy (kind 1), one device sync (kind
    * 2), not the Async one */
   assert_int_equal(rpd_query_int64(r, "SELECT sum(kind * 10 + (apiName_id = 8)) FROM an_sync",
@@ -72,7 +95,7 @@ static void test_bad_calls(void **state)
   table_msg(r, "rocpd_api", 0, want, sizeof want);
   assert_string_equal(want, "rocpd_api.start: 1 row is not an integer (text, real, blob or "
                             "null); fix or delete it");
-  assert_int_equal(an_scan_calls(r), RPD_ERANGE);
+  assert_int_equal(scan_calls(r), RPD_ERANGE);
   assert_string_equal(rpd_errmsg(), want);
   /* the last call and a sync call: ends before it starts, counted */
   assert_int_equal(rpd_exec(r, "UPDATE rocpd_api SET start = 3100 WHERE id = 3;"
@@ -81,7 +104,7 @@ static void test_bad_calls(void **state)
   table_msg(r, "rocpd_api", 0, want, sizeof want);
   assert_string_equal(want, "rocpd_api.end: 2 rows end before they start; fix or delete those "
                             "rows");
-  assert_int_equal(an_scan_calls(r), RPD_ERANGE);
+  assert_int_equal(scan_calls(r), RPD_ERANGE);
   assert_string_equal(rpd_errmsg(), want);
 }
 

@@ -3,7 +3,8 @@
  * exactly rpd_check_table's verdict: code, message and bad-row count, for
  * every class of garbage, mixed classes, and columns without INTEGER
  * affinity; rpd_check_ints_ok on the same rows read by rpd_intscan gives
- * rpd_check_row_ok's verdict. */
+ * rpd_check_row_ok's verdict, and rpd_check_ints folded over them counts
+ * what rpd_check_values counts. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -42,11 +43,12 @@ static int setup(void **state) { return fx_trace_setup(state, loose_ddl, RPD_WRI
  * message in rpd_errmsg(). */
 static int fold(rpd *r, const char *table, int gpu, int64_t *bad)
 {
-  rpd_check_rows c;
+  rpd_check_rows c, ci;
   sqlite3_stmt *st = NULL;
   char *sql = sqlite3_mprintf("SELECT start, \"end\", gpuId FROM \"%w\" ORDER BY id", table);
 
   memset(&c, 0, sizeof c);
+  memset(&ci, 0, sizeof ci);
   assert_non_null(sql);
   assert_int_equal(rpd_prepare(r, sql, &st), RPD_OK);
   sqlite3_free(sql);
@@ -67,7 +69,12 @@ static int fold(rpd *r, const char *table, int gpu, int64_t *bad)
     assert_int_equal(rpd_intscan_row(r, &sc, &v, &ints), 1);
     assert_int_equal(rpd_check_ints_ok(v[0], v[1], v[2], ints | (gpu ? RPD_CHECK_WITH_GPU : 0)),
                      ok);
+    rpd_check_ints(&ci, v[0], v[1], v[2], ints | (gpu ? RPD_CHECK_WITH_GPU : 0));
   }
+  /* the same counts, class by class */
+  assert_int_equal(ci.bad, c.bad);
+  for (int k = 0; k < 6; k++)
+    assert_int_equal(ci.n[k], c.n[k]);
   assert_int_equal(rpd_intscan_row(r, &sc, &v, &ints), 0);
   rpd_intscan_close(&sc);
   sqlite3_finalize(st);
