@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rpd.h"
+
 /* The model of one op instance. */
 typedef struct rpd_perf_op {
   const char *category;  /* static: "GEMM", "SDPA_fwd", "SDPA_bwd",
@@ -95,5 +97,30 @@ typedef struct rpd_perf_roof {
  * KERNEL_NS on ARCH (may be NULL: no peaks) with compute spec SPEC. */
 void rpd_perf_roofline(const rpd_perf_arch *arch, const char *spec, double flops,
                        double bytes, double kernel_ns, rpd_perf_roof *out);
+
+/* What rpd_perf_write is given and what it found. */
+typedef struct rpd_perf_run {
+  const rpd_perf_arch *arch;  /* in: the peaks (NULL: the built-in arch of
+                                 the trace's device name, metadata
+                                 kineto::gpu.0.name); out: the peaks used
+                                 (NULL: unknown) */
+  const char *dtype;          /* in: the profiler type assumed for every
+                                 tensor of an autograd marker (NULL: none) */
+  int64_t ops, modelled;      /* out: ops read, ops with a model */
+  int autograd;               /* out: the ops were ext_autogradapi's */
+} rpd_perf_run;
+
+/* Drop what rpd_perf_write wrote (ext_perf_op, perf_op_summary, the
+ * PerfModel:: metadata but the done tag): RPD_OK, or an error status (an
+ * ext_perf_op that is not ours is refused, rpd_check_owned). */
+int rpd_perf_drop(rpd *r);
+
+/* Model every op with shapes of r (a Kineto import's ext_kineto_event
+ * cpu_ops, else rpd-autograd's ext_autogradapi markers) into ext_perf_op
+ * and the view perf_op_summary, replacing earlier ones, with metadata
+ * PerfModel::arch and PerfModel::link_gbs; in the caller's transaction,
+ * as rpd-perfmodel does (docs/rpd-perfmodel.md).  RPD_OK or an error
+ * status with its message. */
+int rpd_perf_write(rpd *r, rpd_perf_run *run);
 
 #endif

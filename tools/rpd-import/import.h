@@ -64,6 +64,8 @@ typedef struct imp {
   int64_t n_v1_unmatched;
   int64_t n_v1_untimed;     /* v1 KERN rows without BeginNs/EndNs */
   int64_t n_blank;          /* blank CSV lines skipped */
+  int64_t n_shaped;         /* Kineto cpu_ops with "Input Dims" (ops a
+                             * performance model can read) */
   int64_t n_bad_rows;       /* op/api rows rpd_check_trace would refuse
                              * (every such row goes through w_op/w_api) */
   rpd_buf args;             /* scratch */
@@ -196,6 +198,9 @@ int import_json_buf(imp *m, const void *data, size_t n);
 int import_kineto(imp *m, const char *path);
 /* The same from n bytes of uncompressed JSON in memory (fuzz entry). */
 int import_kineto_buf(imp *m, const void *data, size_t n);
+/* 1 if the regular file at path (JSON, plain or gzip) is a PyTorch
+ * profiler trace: its first MiB carries Kineto's marks (kineto_is_text). */
+int kineto_file(const char *path);
 /* 1 if the first n bytes of a JSON text h carry Kineto's marks (its
  * top-level keys or event categories) and not rocprofv3's. */
 int kineto_is_text(const char *h, size_t n);

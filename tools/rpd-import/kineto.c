@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yajl_parse.h>
+#include <zlib.h>
 
 #include "kineto.h"
 #include "jsonread.h"
@@ -490,6 +491,19 @@ int import_kineto_buf(imp *m, const void *data, size_t n)
 {
   kmem b = { data, n };
   return kineto_run(m, kmem_read, &b);
+}
+
+int kineto_file(const char *path)
+{
+  enum { PEEK = 1 << 20 };
+  char *h = rpd_xmalloc(PEEK);
+  gzFile gz = gzopen(path, "rb");
+  int n = gz ? gzread(gz, h, PEEK) : -1;
+  if (gz)
+    gzclose(gz);
+  int is = n > 0 && kineto_is_text(h, (size_t)n);
+  free(h);
+  return is;
 }
 
 /* Kineto's marks in the first bytes of a JSON text. */

@@ -323,6 +323,8 @@ static const char *autograd_text(kstate *k, int64_t op_id)
   rpd_buf *b = &k->text;
   int64_t seq = arg_int(e, "Sequence number", -1);
   const karg *dims = arg_find(e, "Input Dims");
+  if (dims)
+    k->m->n_shaped++;
   rpd_buf_reset(b);
   rpd_buf_add(b, e->name.s ? e->name.s : "", e->name.len);
   if (seq >= 0) {
