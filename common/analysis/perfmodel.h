@@ -106,6 +106,10 @@ typedef struct rpd_perf_run {
                                  (NULL: unknown) */
   const char *dtype;          /* in: the profiler type assumed for every
                                  tensor of an autograd marker (NULL: none) */
+  int lean;                   /* in: 1 = no ext_perf_op row for an op
+                                 without a model (category 'none'): what
+                                 raptor --report reads, which reads only
+                                 the modelled ones */
   int64_t ops, modelled;      /* out: ops read, ops with a model */
   int autograd;               /* out: the ops were ext_autogradapi's */
 } rpd_perf_run;

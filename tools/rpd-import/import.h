@@ -41,8 +41,10 @@ typedef struct imp {
   int truncated_names;      /* --truncated-names: op description = short name */
   int lean;                 /* db: leave out region arguments (every api
                              * call but a marker gets empty args), pmc
-                             * counters and memory allocations (readdirect.c,
-                             * for readers that never show them) */
+                             * counters and memory allocations; Kineto:
+                             * ext_kineto_event rows but the cpu_ops' and
+                             * collective kernels' (readdirect.c, for
+                             * readers that never show them) */
   int64_t empty_args;       /* rocpd_ustring id of '' */
   imap kname_seen;          /* full name id -> 1 once ext_kernel_name has it */
   int64_t n_kname;          /* distinct kernel names */

@@ -135,10 +135,15 @@ static void ev_reset(kev *e)
 
 /* 1 if only the values of this event's args are read (no JSON text is
  * kept): runtime calls, copies and kernels other than collectives, whose
- * args become columns.  Kineto writes cat and name before args; without
- * them the args are kept whole. */
-static int args_lite(const kev *e)
+ * args become columns; in a lean read (m->lean) also the events whose
+ * args it does not keep (annotations, instant events).  Kineto writes ph,
+ * cat and name before args; without them the args are kept whole. */
+static int args_lite(const kstate *k)
 {
+  const kev *e = &k->ev;
+  if (k->m->lean && (e->ck == CK_ANNOTATION || e->ck == CK_GPU_ANNOTATION ||
+                     ((e->ph[0] == 'i' || e->ph[0] == 'I') && !e->ph[1])))
+    return 1;
   if (e->ck == CK_KERNEL)
     return e->has_name && !kineto_is_collective(e->name.s);
   return e->ck == CK_RUNTIME || e->ck == CK_MEMCPY || e->ck == CK_MEMSET ||
@@ -166,7 +171,7 @@ static int open_c(kstate *k, int is_map)
       rpd_buf_reset(k->out);
       k->serial_base = k->depth;
       if (role == P_ARGS)
-        k->ev.lite = is_map && args_lite(&k->ev);
+        k->ev.lite = is_map && args_lite(k);
     }
     put(k->out, is_map ? "{" : "[", 1);
     if (k->out->len > (role == P_ARGS ? KTEXT_MAX : KMETA_MAX))

@@ -453,7 +453,9 @@ static int ev_marker(kstate *k, int64_t start, int64_t end)
   a.args = cpu_op ? autograd_text(k, arg_int(e, "External id", a.corr))
                   : python ? "" : e->name.s;
   int rc = w_api(k->m, &a);
-  if (!rc && (cpu_op || e->ck == CK_ANNOTATION) && e->args.len > 2)
+  /* lean (raptor's direct read): only the cpu_ops' args, which the
+   * performance model reads */
+  if (!rc && (cpu_op || (e->ck == CK_ANNOTATION && !k->m->lean)) && e->args.len > 2)
     rc = w_ext(k, a.pid, a.tid, start, end, a.corr, 0);
   return rc;
 }
@@ -491,6 +493,8 @@ int kineto_event_end(kstate *k)
     case 4: return ev_api(k, start, end);
     case 5: return ev_marker(k, start, end);
     default:
+      if (m->lean)          /* no raptor mode reads gpu annotations */
+        return RPD_OK;
       return w_ext(k, arg_int(e, "device", lane_id(e->pid)),
                    arg_int(e, "stream", lane_id(e->tid)), start, end, 0, 0);
     }
@@ -509,6 +513,8 @@ int kineto_event_end(kstate *k)
     if ((rc = ev_times(k, 0, &start, &end)))
       return rc;
     count_read(m, "instant", 1);
+    if (m->lean)            /* nor instant events */
+      return RPD_OK;
     return w_ext(k, lane_id(e->pid), lane_id(e->tid), start, end, 0, 0);
   }
   count_read(m, !strcmp(e->ph, "M") ? "M (metadata event)" : "other event", 0);

@@ -23,6 +23,7 @@
 
 typedef struct ctx {
   const char *dtype;        /* rpd_perf_run's dtype */
+  int lean;                 /* rpd_perf_run's lean */
   int autograd;             /* the ops are ext_autogradapi's markers */
   const rpd_perf_arch *arch;
   int64_t ops, modelled;
@@ -507,6 +508,10 @@ static int fill(rpd *r, ctx *c)
     kns = sum->k;
     /* the memo log is in the first pass's order: read only in that order */
     logged = c->memo_log && c->sorted && fread(&m, sizeof m, 1, c->memo_log) == 1;
+    if (c->lean && kinds_get(c->kinds, id) != 3) {
+      c->ops++;             /* no model: no row (see rpd_perf_run.lean) */
+      continue;
+    }
     if (c->autograd) {
       model_row(c, sel, &types, &op, &slot);
     } else if (logged && m.event == sqlite3_column_int64(sel, 2) &&
@@ -584,6 +589,7 @@ int rpd_perf_write(rpd *r, rpd_perf_run *run)
   const rpd_callstack_visitor vis = {visit_tag, visit_close, visit_reset, c};
   int rc;
   c->dtype = run->dtype;
+  c->lean = run->lean;
   c->arch = run->arch;
   c->autograd = !rpd_table_exists(r, "ext_kineto_event");
   if (c->autograd && !rpd_table_exists(r, "ext_autogradapi"))
@@ -599,13 +605,13 @@ int rpd_perf_write(rpd *r, rpd_perf_run *run)
   c->open = rpd_xcalloc(1, sizeof *c->open);
   c->sums = xsort_new(sizeof(op_sum), cmp_sum, sort_sums, SUM_SORT_BYTES);
   if (rc == RPD_OK) rc = rpd_callstack_visit(r, &vis, NULL);
-  kinds_free(c->kinds);
   open_free(c->open);
-  c->kinds = NULL;
   c->open = NULL;
   rpd_progress_sql(r, "ops", c->autograd ? "ext_autogradapi" : "ext_kineto_event");
   if (rc == RPD_OK) rc = fill(r, c);
   rpd_progress_end();
+  kinds_free(c->kinds);
+  c->kinds = NULL;
   xsort_free(c->sums);
   c->sums = NULL;
   if (c->memo_log) fclose(c->memo_log);
