@@ -323,8 +323,6 @@ static const char *autograd_text(kstate *k, int64_t op_id)
   rpd_buf *b = &k->text;
   int64_t seq = arg_int(e, "Sequence number", -1);
   const karg *dims = arg_find(e, "Input Dims");
-  if (dims)
-    k->m->n_shaped++;
   rpd_buf_reset(b);
   rpd_buf_add(b, e->name.s ? e->name.s : "", e->name.len);
   if (seq >= 0) {
@@ -450,8 +448,15 @@ static int ev_marker(kstate *k, int64_t start, int64_t end)
   a.domain = python ? "PYTHON" : "KINETO";
   a.category = e->cat;
   a.name = python ? e->name.s : "UserMarker";
-  a.args = cpu_op ? autograd_text(k, arg_int(e, "External id", a.corr))
-                  : python ? "" : e->name.s;
+  if (cpu_op && arg_find(e, "Input Dims"))
+    k->m->n_shaped++;
+  /* lean (raptor's direct read): a cpu_op's marker text is its name, not
+   * the autograd form (name, seq, op_id, sizes), which only rpd-autograd
+   * parses and no raptor mode shows; it is one distinct string per op,
+   * each interned into rocpd_ustring */
+  a.args = cpu_op && k->m->lean ? e->name.s
+           : cpu_op ? autograd_text(k, arg_int(e, "External id", a.corr))
+           : python ? "" : e->name.s;
   int rc = w_api(k->m, &a);
   /* lean (raptor's direct read): only the cpu_ops' args, which the
    * performance model reads */
