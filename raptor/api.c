@@ -30,7 +30,7 @@ static void set_quiet(void)
 {
   /* a rocprofv3 database or Kineto trace reads as bin/raptor reads it
    * (rpd-import's reader into memory, lean, modelled: raptor.c) */
-  static const rpdi_direct direct = { .lean = 1, .model = 1 };
+  static const rpdi_direct direct = { .lean = RPDI_LEAN, .model = 1 };
   rpd_set_import_reader(rpdi_direct_read, (void *)&direct);
   rpd_quiet = 1;
 }

@@ -4,8 +4,8 @@
 # with rpd_set_import_reader): `raptor T.json.gz --report --csv-dir D`
 # writes what the three-step chain (rpd-import, rpd-perfmodel, raptor on
 # the RPD file) writes, byte for byte, the per-category sheets included;
-# rpd2table, rpd2tracing, rpd-health and classic raptor give on T what they
-# give on its import; the trace is never modified; a bad or truncated JSON
+# rpd2table, rpd2tracing, rpd-health and classic raptor (its tables,
+# domain/api statistics, by-rank) give on T what they give on its import; the trace is never modified; a bad or truncated JSON
 # is one line and exit 1; writers still refuse it.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
 
@@ -43,6 +43,13 @@ direct() {
   raptor "$d_t" >"$d_f.b.cl" 2>&1
   sed -i "s|$d_f.rpd|$d_t|g" "$d_f.a.cl"
   same_file "$d_n: classic raptor" "$d_f.a.cl" "$d_f.b.cl"
+  # the other modes read more of the trace than the report (python calls)
+  for mo in "--format domain-stats" "--format api-stats" "--by-rank"; do
+    raptor "$d_f.rpd" $mo >"$d_f.a.mo" 2>&1
+    raptor "$d_t" $mo >"$d_f.b.mo" 2>&1
+    sed -i "s|$d_f.rpd|$d_t|g" "$d_f.a.mo"
+    same_file "$d_n: raptor $mo" "$d_f.a.mo" "$d_f.b.mo"
+  done
   rpd2table "$d_f.rpd" - >"$d_f.a.tab" 2>/dev/null
   check_rc "$d_n: rpd2table reads the trace" 0 rpd2table "$d_t" -
   same_file "$d_n: rpd2table" "$d_f.a.tab" "$TESTDIR/stdout"

@@ -74,6 +74,8 @@ typedef struct kstate {
   int n_extq;
   sqlite3_stmt *st_ext, *st_ext_many;  /* used on the writer thread only */
   int64_t n_ext, n_flow;
+  int py_seen;              /* lean 2: a python_function call was kept */
+  int64_t py_lo, py_hi;     /* lean 2: the span of the ones kept */
 } kstate;
 
 /* Append n bytes to b: in place while they fit (the common case: the

@@ -441,6 +441,15 @@ static int ev_marker(kstate *k, int64_t start, int64_t end)
   int cpu_op = e->ck == CK_CPU_OP;
   int python = e->ck == CK_PYTHON;
   a.corr = k->next_marker += 2;
+  /* RPDI_LEAN_REPORT (readdirect.h): only the calls that widen the span
+   * of those kept, so the trace's first start and last end stay */
+  if (python && k->m->lean == 2) {
+    if (k->py_seen && start >= k->py_lo && end <= k->py_hi)
+      return RPD_OK;
+    if (!k->py_seen || start < k->py_lo) k->py_lo = start;
+    if (!k->py_seen || end > k->py_hi) k->py_hi = end;
+    k->py_seen = 1;
+  }
   a.pid = lane_id(e->pid);
   a.tid = lane_id(e->tid);
   a.start = start;

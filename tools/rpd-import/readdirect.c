@@ -92,7 +92,7 @@ int rpdi_direct_read(const char *path, void *arg, rpd **out)
     return RPD_ENOTDB;
   memset(&m, 0, sizeof m);
   m.input = path;
-  m.lean = o && o->lean;
+  m.lean = o ? o->lean : 0;
   rc = rpd_create_memory(&m.r, path);
   if (!rc)
     rc = rpd_begin(m.r);

@@ -7,12 +7,27 @@
 
 #include "rpd.h"
 
+/* How much of the input the reader keeps (rpdi_direct.lean). */
+enum {
+  RPDI_FULL = 0,          /* every row rpd-import writes */
+  RPDI_LEAN = 1,          /* leave out what no raptor mode reads: of a
+                           * rocprofv3 database region arguments but a
+                           * marker's text, pmc counters, memory
+                           * allocations; of a Kineto trace the args of
+                           * events but cpu_ops and collective kernels
+                           * (ext_kineto_event), and a cpu_op's marker
+                           * text is its name (not the autograd form) */
+  RPDI_LEAN_REPORT = 2,   /* RPDI_LEAN, and of a Kineto trace's
+                           * python_function calls only those that widen
+                           * the span of the ones kept so far: the trace's
+                           * first start and last end are kept, which is
+                           * all raptor --report reads of them (the
+                           * per-domain statistics would miss them) */
+};
+
 /* What the reader keeps (the arg of rpd_set_import_reader). */
 typedef struct rpdi_direct {
-  int lean;          /* 1: leave out of a rocprofv3 database what no raptor
-                      * mode reads (region arguments but a marker's text,
-                      * pmc counters, memory allocations); 0: every row
-                      * rpd-import writes */
+  int lean;          /* RPDI_FULL, RPDI_LEAN or RPDI_LEAN_REPORT */
   int model;         /* 1: a Kineto trace whose cpu_ops carry shapes gets
                       * rpd-perfmodel's model too (ext_perf_op, as
                       * `rpd-perfmodel` with its defaults writes it) */
