@@ -150,6 +150,20 @@ static int args_lite(const kstate *k)
          e->ck == CK_SYNC;
 }
 
+/* 1 if an args key of a cpu_op is one the performance model reads (a lean
+ * read keeps only those of a cpu_op's args: see readdirect.h). */
+static int model_key(const unsigned char *s, size_t len)
+{
+  static const struct { const char *k; size_t n; } keys[] = {
+    { "Input Dims", 10 }, { "Input type", 10 }, { "Input Strides", 13 },
+    { "Concrete Inputs", 15 },
+  };
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+    if (len == keys[i].n && !memcmp(s, keys[i].k, len))
+      return 1;
+  return 0;
+}
+
 static int open_c(kstate *k, int is_map)
 {
   int role = child_role(k);
@@ -162,6 +176,8 @@ static int open_c(kstate *k, int is_map)
     role = P_SKIP;
   if (role == P_EVENT && !is_map)
     role = P_SKIP;
+  if (role == P_ARGS && k->drop_member && k->out && k->depth == k->serial_base + 1)
+    role = P_SKIP;          /* a member a lean read leaves out */
   if (role == P_ARGS || role == P_META) {
     if (k->out && k->depth > k->serial_base)
       ser_sep(k);
@@ -170,6 +186,7 @@ static int open_c(kstate *k, int is_map)
       k->out = role == P_ARGS ? &k->ev.args : &k->meta;
       rpd_buf_reset(k->out);
       k->serial_base = k->depth;
+      k->drop_member = 0;
       if (role == P_ARGS)
         k->ev.lite = is_map && args_lite(k);
     }
@@ -257,6 +274,13 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
     }
     return 1;
   }
+  if (role == P_ARGS && k->depth == k->serial_base + 1) {
+    k->drop_member = k->m->lean && k->ev.ck == CK_CPU_OP && !model_key(s, len);
+    if (k->drop_member) {
+      k->argkey = -1;
+      return 1;
+    }
+  }
   if (role == P_ARGS || role == P_META) {
     rpd_buf *o = k->out;
     int d = k->depth;
@@ -327,6 +351,8 @@ static int scalar(kstate *k, const char *s, size_t len, int is_str)
     int rc = kineto_meta_end(k);
     return rc ? fail(k, rc) : 1;
   }
+  if (role == P_ARGS && k->drop_member && k->depth == k->serial_base + 1)
+    return 1;               /* a member a lean read leaves out */
   if (role == P_ARGS || role == P_META) {
     rpd_buf *o = k->out;
     if (k->ev.lite && k->depth == k->serial_base + 1) {

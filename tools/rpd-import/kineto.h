@@ -63,6 +63,7 @@ typedef struct kstate {
   int serial_base;          /* depth at which serialization started */
   rpd_buf *out;             /* serialization target (args or meta) */
   int argkey;               /* index into ev.a of the args key being read, -1 */
+  int drop_member;          /* lean: the args member being read is left out */
   int saw_events;
   kev ev;
   rpd_buf meta;
