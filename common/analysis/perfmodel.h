@@ -47,6 +47,11 @@ void rpd_perf_args(const char *args, const char *const *keys, int n, const char 
 /* The length of the JSON value at VALUE (from rpd_perf_arg) up to the
  * comma or bracket that ends it; 0 if VALUE is NULL or broken. */
 size_t rpd_perf_arg_len(const char *value);
+/* 1 if some model may take an op named NAME (whether it does depends on
+ * the args), 0 if rpd_perf_model gives every op of that name category
+ * "none": a reader that keeps only what the model can use skips the
+ * others' args. */
+int rpd_perf_named(const char *name);
 /* Free the params of *op and reset it. */
 void rpd_perf_op_free(rpd_perf_op *op);
 

@@ -492,6 +492,7 @@ cleanup:
   rpd_buf_free(&k->meta);
   rpd_buf_free(&k->text);
   rpd_buf_free(&k->extq);
+  kineto_event_free(k);
   free(k);
   return rc;
 }

@@ -6,7 +6,41 @@
 #include <string.h>
 
 #include "kineto.h"
+#include "perfmodel.h"
 #include "pipe.h"
+
+/* Op names and whether the performance model has a model of that name
+ * (rpd_perf_named), in a direct-mapped cache: a trace has few distinct op
+ * names, each seen thousands of times. */
+enum { NAMED_SLOTS = 512 };
+struct kname_verdict {
+  char *name;               /* NULL: empty slot */
+  int yes;
+};
+
+static int named_op(kstate *k, const char *name, size_t len)
+{
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+  if (!k->named)
+    k->named = rpd_xcalloc(NAMED_SLOTS, sizeof *k->named);
+  struct kname_verdict *v = &k->named[h % NAMED_SLOTS];
+  if (!v->name || strcmp(v->name, name) != 0) {
+    free(v->name);
+    v->name = rpd_xstrdup(name);
+    v->yes = rpd_perf_named(name);
+  }
+  return v->yes;
+}
+
+void kineto_event_free(kstate *k)
+{
+  for (int i = 0; k->named && i < NAMED_SLOTS; i++)
+    free(k->named[i].name);
+  free(k->named);
+  k->named = NULL;
+}
 
 /* ------------------------------------------------------------ numbers */
 
@@ -467,9 +501,11 @@ static int ev_marker(kstate *k, int64_t start, int64_t end)
            : cpu_op ? autograd_text(k, arg_int(e, "External id", a.corr))
            : python ? "" : e->name.s;
   int rc = w_api(k->m, &a);
-  /* lean (raptor's direct read): only the cpu_ops' args, which the
-   * performance model reads */
-  if (!rc && (cpu_op || (e->ck == CK_ANNOTATION && !k->m->lean)) && e->args.len > 2)
+  /* lean (raptor's direct read): only the args of cpu_ops of a name the
+   * performance model has a model of: the others are ops of category
+   * "none", which the lean model does not write */
+  if (!rc && (cpu_op || (e->ck == CK_ANNOTATION && !k->m->lean)) && e->args.len > 2 &&
+      !(cpu_op && k->m->lean && !named_op(k, e->name.s ? e->name.s : "", e->name.len)))
     rc = w_ext(k, a.pid, a.tid, start, end, a.corr, 0);
   return rc;
 }

@@ -14,8 +14,9 @@ enum {
                            * rocprofv3 database region arguments but a
                            * marker's text, pmc counters, memory
                            * allocations; of a Kineto trace the args of
-                           * events but cpu_ops (their four shape members
-                           * only) and collective kernels
+                           * events but cpu_ops of a name the performance
+                           * model has a model of (rpd_perf_named; their
+                           * four shape members only) and collective kernels
                            * (ext_kineto_event), and a cpu_op's marker
                            * text is its name (not the autograd form) */
   RPDI_LEAN_REPORT = 2,   /* RPDI_LEAN, and of a Kineto trace's
