@@ -164,18 +164,24 @@ void rpd_detach(rpd *r);
  * an error status. */
 int rpd_create_memory(rpd **out, const char *path);
 
-/* A reader that opens a rocprofv3 database (plain or .gz) as an RPD trace:
- * on success *out is a new handle over a private trace in memory
- * (rpd_create_memory; the caller closes it with rpd_close); on failure an error status and its
- * message.  arg is what rpd_set_rocprof_reader was given. */
-typedef int (*rpd_rocprof_reader)(const char *path, void *arg, rpd **out);
+/* A reader that opens a file rpd-import can read -- a rocprofv3 database
+ * (plain or .gz) or a PyTorch profiler (Kineto) trace (JSON, plain or .gz)
+ * -- as an RPD trace: on success *out is a new handle over a private trace
+ * in memory (rpd_create_memory; the caller closes it with rpd_close); on
+ * failure an error status and its message; RPD_ENOTDB (message not
+ * needed) when path is none of the formats it reads.  arg is what
+ * rpd_set_import_reader was given. */
+typedef int (*rpd_import_reader)(const char *path, void *arg, rpd **out);
 
-/* Let rpd_open with RPD_READ read a rocprofv3 database through fn instead
- * of refusing it with RPD_EROCPROF ("convert it with rpd-import").  A
- * read-only tool that links such a reader (rpd-import's: raptor and
- * lib/librptor.so, rpd2tracing, rpd-health) registers it once; writers (RPD_WRITE), RPD_ANYDB
- * opens and rocprofv3 JSON or CSV still get the refusal.  fn NULL: off. */
-void rpd_set_rocprof_reader(rpd_rocprof_reader fn, void *arg);
+/* Let rpd_open with RPD_READ read such a file through fn: a rocprofv3
+ * database instead of refusing it with RPD_EROCPROF ("convert it with
+ * rpd-import"), and a file that is not SQLite (RPD_ENOTDB) when fn reads
+ * its format (else the open's own message stands).  A read-only tool that
+ * links such a reader (rpd-import's: raptor and lib/librptor.so,
+ * rpd2tracing, rpd-health, rpd2table, rpd-diff) registers it once;
+ * writers (RPD_WRITE), RPD_ANYDB opens and rocprofv3 JSON or CSV still get
+ * the refusal.  fn NULL: off. */
+void rpd_set_import_reader(rpd_import_reader fn, void *arg);
 
 /* Remove every temp file rpd_open created that is still alive; safe to call
  * from atexit() and from a fatal signal handler.  rpd_open installs it. */

@@ -28,10 +28,10 @@ static pthread_once_t quiet_once = PTHREAD_ONCE_INIT;
 
 static void set_quiet(void)
 {
-  /* a rocprofv3 database reads as bin/raptor reads it (rpd-import's
-   * reader into memory, lean: raptor.c) */
-  static const rpdi_direct rocprof = { .lean = 1 };
-  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
+  /* a rocprofv3 database or Kineto trace reads as bin/raptor reads it
+   * (rpd-import's reader into memory, lean, modelled: raptor.c) */
+  static const rpdi_direct direct = { .lean = RPDI_LEAN, .model = 1 };
+  rpd_set_import_reader(rpdi_direct_read, (void *)&direct);
   rpd_quiet = 1;
 }
 

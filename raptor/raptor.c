@@ -147,17 +147,25 @@ int main(int argc, char **argv)
 {
   /* one binary, two names (as toybox): bin/rpd-budget is a link to raptor */
   const char *base = strrchr(argv[0], '/');
-  /* a rocprofv3 database is read as it is, through rpd-import's reader
-   * into memory, less what no mode reads (region arguments, counters) */
-  static const rpdi_direct rocprof = { .lean = 1 };
+  /* a rocprofv3 database or a Kineto trace is read as it is, through
+   * rpd-import's reader into memory, less what no mode reads (region
+   * arguments, counters), with rpd-perfmodel's model of a Kineto trace's
+   * ops (the report's per-category sheets) */
+  static rpdi_direct direct = { .lean = RPDI_LEAN, .model = 1 };
   /* each connection is used by one thread at a time (the engine's, and
    * load.c's helper thread on its own): no SQLite mutex per call (9% of
    * the report's CPU); before any other SQLite call */
   sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
-  if (!strcmp(base ? base + 1 : argv[0], "rpd-budget")) return raptor_budget_main(argc, argv);
+  rpd_set_import_reader(rpdi_direct_read, (void *)&direct);
+  /* the report (and rpd-budget, which computes it) reads a Kineto trace's
+   * python_function calls only through the trace's span */
+  if (!strcmp(base ? base + 1 : argv[0], "rpd-budget")) {
+    direct.lean = RPDI_LEAN_REPORT;
+    return raptor_budget_main(argc, argv);
+  }
   const struct mode *mode = find_mode(&argc, argv);
+  if (mode && mode->main == raptor_report_main) direct.lean = RPDI_LEAN_REPORT;
   if (mode) return mode->main(argc, argv);
   /* --help and --list-options from the table raptor_parse_args parses
    * (built on a scratch run state: it only stores into it) */

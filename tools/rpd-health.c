@@ -97,10 +97,11 @@ static int print_health(const rpd_health *h, rpd_fmt fmt)
 int main(int argc, char **argv)
 {
   opts o = { .fmt = RPD_FMT_TABLE };
-  /* a rocprofv3 database is checked as it is (raptor's health banner
-   * names this tool for the details): every row rpd-import writes */
-  static const rpdi_direct rocprof = { .lean = 0 };
-  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
+  /* a rocprofv3 database or Kineto trace is checked as it is (raptor's
+   * health banner names this tool for the details): every row rpd-import
+   * writes */
+  static const rpdi_direct direct = { .lean = 0 };
+  rpd_set_import_reader(rpdi_direct_read, (void *)&direct);
   int urc = parse_args(argc, argv, &o);
   if (urc)
     return urc < 0 ? rpd_cli_status() : urc;

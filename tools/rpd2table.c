@@ -174,9 +174,10 @@ int main(int argc, char **argv)
                          "run it as a formula)"),
     RPD_OPT_END(),
   };
-  /* a rocprofv3 database is read as it is: every row rpd-import writes */
-  static const rpdi_direct rocprof = { .lean = 0 };
-  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
+  /* a rocprofv3 database or Kineto trace is read as it is: every row
+   * rpd-import writes */
+  static const rpdi_direct direct = { .lean = 0 };
+  rpd_set_import_reader(rpdi_direct_read, (void *)&direct);
   if (rpd_cli_init_opts(argc, argv, &help, opts))
     return rpd_cli_status();
   int n = argc;

@@ -39,6 +39,14 @@ int rpd_perf_model(const char *name, const char *dims, const char *types,
 }
 
 /* See perfmodel.h. */
+int rpd_perf_named(const char *name)
+{
+  return name && (pm_knows_gemm(name) || pm_knows_elementwise(name) ||
+                  pm_knows_sdpa(name) || pm_knows_norm(name) ||
+                  pm_knows_reduce(name) || pm_knows_conv(name));
+}
+
+/* See perfmodel.h. */
 void rpd_perf_op_free(rpd_perf_op *op)
 {
   free(op->params);

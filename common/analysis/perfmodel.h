@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rpd.h"
+
 /* The model of one op instance. */
 typedef struct rpd_perf_op {
   const char *category;  /* static: "GEMM", "SDPA_fwd", "SDPA_bwd",
@@ -45,6 +47,11 @@ void rpd_perf_args(const char *args, const char *const *keys, int n, const char 
 /* The length of the JSON value at VALUE (from rpd_perf_arg) up to the
  * comma or bracket that ends it; 0 if VALUE is NULL or broken. */
 size_t rpd_perf_arg_len(const char *value);
+/* 1 if some model may take an op named NAME (whether it does depends on
+ * the args), 0 if rpd_perf_model gives every op of that name category
+ * "none": a reader that keeps only what the model can use skips the
+ * others' args. */
+int rpd_perf_named(const char *name);
 /* Free the params of *op and reset it. */
 void rpd_perf_op_free(rpd_perf_op *op);
 
@@ -95,5 +102,34 @@ typedef struct rpd_perf_roof {
  * KERNEL_NS on ARCH (may be NULL: no peaks) with compute spec SPEC. */
 void rpd_perf_roofline(const rpd_perf_arch *arch, const char *spec, double flops,
                        double bytes, double kernel_ns, rpd_perf_roof *out);
+
+/* What rpd_perf_write is given and what it found. */
+typedef struct rpd_perf_run {
+  const rpd_perf_arch *arch;  /* in: the peaks (NULL: the built-in arch of
+                                 the trace's device name, metadata
+                                 kineto::gpu.0.name); out: the peaks used
+                                 (NULL: unknown) */
+  const char *dtype;          /* in: the profiler type assumed for every
+                                 tensor of an autograd marker (NULL: none) */
+  int lean;                   /* in: 1 = no ext_perf_op row for an op
+                                 without a model (category 'none'): what
+                                 raptor --report reads, which reads only
+                                 the modelled ones */
+  int64_t ops, modelled;      /* out: ops read, ops with a model */
+  int autograd;               /* out: the ops were ext_autogradapi's */
+} rpd_perf_run;
+
+/* Drop what rpd_perf_write wrote (ext_perf_op, perf_op_summary, the
+ * PerfModel:: metadata but the done tag): RPD_OK, or an error status (an
+ * ext_perf_op that is not ours is refused, rpd_check_owned). */
+int rpd_perf_drop(rpd *r);
+
+/* Model every op with shapes of r (a Kineto import's ext_kineto_event
+ * cpu_ops, else rpd-autograd's ext_autogradapi markers) into ext_perf_op
+ * and the view perf_op_summary, replacing earlier ones, with metadata
+ * PerfModel::arch and PerfModel::link_gbs; in the caller's transaction,
+ * as rpd-perfmodel does (docs/rpd-perfmodel.md).  RPD_OK or an error
+ * status with its message. */
+int rpd_perf_write(rpd *r, rpd_perf_run *run);
 
 #endif

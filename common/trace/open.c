@@ -381,13 +381,13 @@ int rpd__create_file(rpd **out, const char *path, const char *input, int force)
   return RPD_OK;
 }
 
-static rpd_rocprof_reader rocprof_reader;
-static void *rocprof_reader_arg;
+static rpd_import_reader import_reader;
+static void *import_reader_arg;
 
-void rpd_set_rocprof_reader(rpd_rocprof_reader fn, void *arg)
+void rpd_set_import_reader(rpd_import_reader fn, void *arg)
 {
-  rocprof_reader = fn;
-  rocprof_reader_arg = arg;
+  import_reader = fn;
+  import_reader_arg = arg;
 }
 
 int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
@@ -419,10 +419,17 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
     snprintf(msg, sizeof msg, "%s", rpd_errmsg());
     discard(r);
     rpd_seterr(rc, "%s", msg);
-    /* a rocprofv3 database given to a reader that can read one (a tool
-     * that registered rpd_set_rocprof_reader): read it, never write it */
-    if (rc == RPD_EROCPROF && rocprof_reader && !(flags & (RPD_WRITE | RPD_ANYDB | RPD_CREATE)))
-      return rocprof_reader(path, rocprof_reader_arg, out);
+    /* a file rpd-import reads (a rocprofv3 database, a PyTorch profiler
+     * trace) given to a reader that can read one (a tool that registered
+     * rpd_set_import_reader): read it, never write it.  Not an SQLite file
+     * at all: the reader says RPD_ENOTDB when it is none of its formats
+     * either, and the open's own message stands */
+    if ((rc == RPD_EROCPROF || rc == RPD_ENOTDB) && import_reader &&
+        !(flags & (RPD_WRITE | RPD_ANYDB | RPD_CREATE))) {
+      int rrc = import_reader(path, import_reader_arg, out);
+      if (rc == RPD_EROCPROF || rrc != RPD_ENOTDB) return rrc;
+      rpd_seterr(rc, "%s", msg);
+    }
     /* rocprofv3 output given where a trace belongs: say how to convert it */
     if (!(flags & (RPD_ANYDB | RPD_CREATE)) && rc != RPD_EBUSY && rc != RPD_ENOENT)
       rc = rpd__explain_rocprof(path, rc);

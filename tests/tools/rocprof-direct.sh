@@ -1,7 +1,7 @@
 #!/bin/sh
 # rocprof-direct.sh - the read-only tools that read a rocprofv3 database as
 # it is (rpd-import's reader into an in-memory trace, registered with
-# rpd_set_rocprof_reader): their output on X.db equals their output on
+# rpd_set_import_reader): their output on X.db equals their output on
 # `rpd-import X.db X.rpd` (raptor: every file of --csv-dir byte for byte, the
 # stdout tables, the classic report, the kernel statistics, by-rank;
 # rpd2tracing: the JSON and the protobuf; rpd-health; rpd2table; rpd-diff

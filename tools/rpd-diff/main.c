@@ -300,10 +300,10 @@ int main(int argc, char **argv)
   diff d;
   int rc;
 
-  /* rocprofv3 databases are compared as they are (both modes): every row
-   * rpd-import writes */
-  static const rpdi_direct rocprof = { .lean = 0 };
-  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
+  /* rocprofv3 databases and Kineto traces are compared as they are (both
+   * modes): every row rpd-import writes */
+  static const rpdi_direct direct = { .lean = 0 };
+  rpd_set_import_reader(rpdi_direct_read, (void *)&direct);
   memset(&d, 0, sizeof d);
   if ((rc = parse_args(&d, argc, argv)) == -2)
     return diff_waterfall_main(argc, argv);

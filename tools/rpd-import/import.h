@@ -41,8 +41,10 @@ typedef struct imp {
   int truncated_names;      /* --truncated-names: op description = short name */
   int lean;                 /* db: leave out region arguments (every api
                              * call but a marker gets empty args), pmc
-                             * counters and memory allocations (readdirect.c,
-                             * for readers that never show them) */
+                             * counters and memory allocations; Kineto:
+                             * ext_kineto_event rows but the cpu_ops' and
+                             * collective kernels' (readdirect.c, for
+                             * readers that never show them) */
   int64_t empty_args;       /* rocpd_ustring id of '' */
   imap kname_seen;          /* full name id -> 1 once ext_kernel_name has it */
   int64_t n_kname;          /* distinct kernel names */
@@ -64,6 +66,8 @@ typedef struct imp {
   int64_t n_v1_unmatched;
   int64_t n_v1_untimed;     /* v1 KERN rows without BeginNs/EndNs */
   int64_t n_blank;          /* blank CSV lines skipped */
+  int64_t n_shaped;         /* Kineto cpu_ops with "Input Dims" (ops a
+                             * performance model can read) */
   int64_t n_bad_rows;       /* op/api rows rpd_check_trace would refuse
                              * (every such row goes through w_op/w_api) */
   rpd_buf args;             /* scratch */
@@ -196,6 +200,9 @@ int import_json_buf(imp *m, const void *data, size_t n);
 int import_kineto(imp *m, const char *path);
 /* The same from n bytes of uncompressed JSON in memory (fuzz entry). */
 int import_kineto_buf(imp *m, const void *data, size_t n);
+/* 1 if the regular file at path (JSON, plain or gzip) is a PyTorch
+ * profiler trace: its first MiB carries Kineto's marks (kineto_is_text). */
+int kineto_file(const char *path);
 /* 1 if the first n bytes of a JSON text h carry Kineto's marks (its
  * top-level keys or event categories) and not rocprofv3's. */
 int kineto_is_text(const char *h, size_t n);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yajl_parse.h>
+#include <zlib.h>
 
 #include "kineto.h"
 #include "jsonread.h"
@@ -134,14 +135,33 @@ static void ev_reset(kev *e)
 
 /* 1 if only the values of this event's args are read (no JSON text is
  * kept): runtime calls, copies and kernels other than collectives, whose
- * args become columns.  Kineto writes cat and name before args; without
- * them the args are kept whole. */
-static int args_lite(const kev *e)
+ * args become columns; in a lean read (m->lean) also the events whose
+ * args it does not keep (annotations, instant events).  Kineto writes ph,
+ * cat and name before args; without them the args are kept whole. */
+static int args_lite(const kstate *k)
 {
+  const kev *e = &k->ev;
+  if (k->m->lean && (e->ck == CK_ANNOTATION || e->ck == CK_GPU_ANNOTATION ||
+                     ((e->ph[0] == 'i' || e->ph[0] == 'I') && !e->ph[1])))
+    return 1;
   if (e->ck == CK_KERNEL)
     return e->has_name && !kineto_is_collective(e->name.s);
   return e->ck == CK_RUNTIME || e->ck == CK_MEMCPY || e->ck == CK_MEMSET ||
          e->ck == CK_SYNC;
+}
+
+/* 1 if an args key of a cpu_op is one the performance model reads (a lean
+ * read keeps only those of a cpu_op's args: see readdirect.h). */
+static int model_key(const unsigned char *s, size_t len)
+{
+  static const struct { const char *k; size_t n; } keys[] = {
+    { "Input Dims", 10 }, { "Input type", 10 }, { "Input Strides", 13 },
+    { "Concrete Inputs", 15 },
+  };
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+    if (len == keys[i].n && !memcmp(s, keys[i].k, len))
+      return 1;
+  return 0;
 }
 
 static int open_c(kstate *k, int is_map)
@@ -156,6 +176,8 @@ static int open_c(kstate *k, int is_map)
     role = P_SKIP;
   if (role == P_EVENT && !is_map)
     role = P_SKIP;
+  if (role == P_ARGS && k->drop_member && k->out && k->depth == k->serial_base + 1)
+    role = P_SKIP;          /* a member a lean read leaves out */
   if (role == P_ARGS || role == P_META) {
     if (k->out && k->depth > k->serial_base)
       ser_sep(k);
@@ -164,8 +186,9 @@ static int open_c(kstate *k, int is_map)
       k->out = role == P_ARGS ? &k->ev.args : &k->meta;
       rpd_buf_reset(k->out);
       k->serial_base = k->depth;
+      k->drop_member = 0;
       if (role == P_ARGS)
-        k->ev.lite = is_map && args_lite(&k->ev);
+        k->ev.lite = is_map && args_lite(k);
     }
     put(k->out, is_map ? "{" : "[", 1);
     if (k->out->len > (role == P_ARGS ? KTEXT_MAX : KMETA_MAX))
@@ -251,6 +274,13 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
     }
     return 1;
   }
+  if (role == P_ARGS && k->depth == k->serial_base + 1) {
+    k->drop_member = k->m->lean && k->ev.ck == CK_CPU_OP && !model_key(s, len);
+    if (k->drop_member) {
+      k->argkey = -1;
+      return 1;
+    }
+  }
   if (role == P_ARGS || role == P_META) {
     rpd_buf *o = k->out;
     int d = k->depth;
@@ -321,6 +351,8 @@ static int scalar(kstate *k, const char *s, size_t len, int is_str)
     int rc = kineto_meta_end(k);
     return rc ? fail(k, rc) : 1;
   }
+  if (role == P_ARGS && k->drop_member && k->depth == k->serial_base + 1)
+    return 1;               /* a member a lean read leaves out */
   if (role == P_ARGS || role == P_META) {
     rpd_buf *o = k->out;
     if (k->ev.lite && k->depth == k->serial_base + 1) {
@@ -460,6 +492,7 @@ cleanup:
   rpd_buf_free(&k->meta);
   rpd_buf_free(&k->text);
   rpd_buf_free(&k->extq);
+  kineto_event_free(k);
   free(k);
   return rc;
 }
@@ -490,6 +523,19 @@ int import_kineto_buf(imp *m, const void *data, size_t n)
 {
   kmem b = { data, n };
   return kineto_run(m, kmem_read, &b);
+}
+
+int kineto_file(const char *path)
+{
+  enum { PEEK = 1 << 20 };
+  char *h = rpd_xmalloc(PEEK);
+  gzFile gz = gzopen(path, "rb");
+  int n = gz ? gzread(gz, h, PEEK) : -1;
+  if (gz)
+    gzclose(gz);
+  int is = n > 0 && kineto_is_text(h, (size_t)n);
+  free(h);
+  return is;
 }
 
 /* Kineto's marks in the first bytes of a JSON text. */

@@ -63,6 +63,7 @@ typedef struct kstate {
   int serial_base;          /* depth at which serialization started */
   rpd_buf *out;             /* serialization target (args or meta) */
   int argkey;               /* index into ev.a of the args key being read, -1 */
+  int drop_member;          /* lean: the args member being read is left out */
   int saw_events;
   kev ev;
   rpd_buf meta;
@@ -74,6 +75,10 @@ typedef struct kstate {
   int n_extq;
   sqlite3_stmt *st_ext, *st_ext_many;  /* used on the writer thread only */
   int64_t n_ext, n_flow;
+  struct kname_verdict *named;  /* lean: rpd_perf_named by op name, cached
+                             * (NAMED_SLOTS, made on first use) */
+  int py_seen;              /* lean 2: a python_function call was kept */
+  int64_t py_lo, py_hi;     /* lean 2: the span of the ones kept */
 } kstate;
 
 /* Append n bytes to b: in place while they fit (the common case: the
@@ -91,6 +96,9 @@ static inline void put(rpd_buf *b, const char *s, size_t n)
 /* kineto_event.c: the event just closed (k->ev) becomes its rows; an
  * RPD_* status, the message set on failure. */
 int kineto_event_end(kstate *k);
+
+/* kineto_event.c: free what the event writers keep in k. */
+void kineto_event_free(kstate *k);
 
 /* kineto_event.c: the CK_* of a cat text. */
 int kineto_cat_kind(const char *cat);

@@ -6,7 +6,41 @@
 #include <string.h>
 
 #include "kineto.h"
+#include "perfmodel.h"
 #include "pipe.h"
+
+/* Op names and whether the performance model has a model of that name
+ * (rpd_perf_named), in a direct-mapped cache: a trace has few distinct op
+ * names, each seen thousands of times. */
+enum { NAMED_SLOTS = 512 };
+struct kname_verdict {
+  char *name;               /* NULL: empty slot */
+  int yes;
+};
+
+static int named_op(kstate *k, const char *name, size_t len)
+{
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+  if (!k->named)
+    k->named = rpd_xcalloc(NAMED_SLOTS, sizeof *k->named);
+  struct kname_verdict *v = &k->named[h % NAMED_SLOTS];
+  if (!v->name || strcmp(v->name, name) != 0) {
+    free(v->name);
+    v->name = rpd_xstrdup(name);
+    v->yes = rpd_perf_named(name);
+  }
+  return v->yes;
+}
+
+void kineto_event_free(kstate *k)
+{
+  for (int i = 0; k->named && i < NAMED_SLOTS; i++)
+    free(k->named[i].name);
+  free(k->named);
+  k->named = NULL;
+}
 
 /* ------------------------------------------------------------ numbers */
 
@@ -441,6 +475,15 @@ static int ev_marker(kstate *k, int64_t start, int64_t end)
   int cpu_op = e->ck == CK_CPU_OP;
   int python = e->ck == CK_PYTHON;
   a.corr = k->next_marker += 2;
+  /* RPDI_LEAN_REPORT (readdirect.h): only the calls that widen the span
+   * of those kept, so the trace's first start and last end stay */
+  if (python && k->m->lean == 2) {
+    if (k->py_seen && start >= k->py_lo && end <= k->py_hi)
+      return RPD_OK;
+    if (!k->py_seen || start < k->py_lo) k->py_lo = start;
+    if (!k->py_seen || end > k->py_hi) k->py_hi = end;
+    k->py_seen = 1;
+  }
   a.pid = lane_id(e->pid);
   a.tid = lane_id(e->tid);
   a.start = start;
@@ -448,10 +491,21 @@ static int ev_marker(kstate *k, int64_t start, int64_t end)
   a.domain = python ? "PYTHON" : "KINETO";
   a.category = e->cat;
   a.name = python ? e->name.s : "UserMarker";
-  a.args = cpu_op ? autograd_text(k, arg_int(e, "External id", a.corr))
-                  : python ? "" : e->name.s;
+  if (cpu_op && arg_find(e, "Input Dims"))
+    k->m->n_shaped++;
+  /* lean (raptor's direct read): a cpu_op's marker text is its name, not
+   * the autograd form (name, seq, op_id, sizes), which only rpd-autograd
+   * parses and no raptor mode shows; it is one distinct string per op,
+   * each interned into rocpd_ustring */
+  a.args = cpu_op && k->m->lean ? e->name.s
+           : cpu_op ? autograd_text(k, arg_int(e, "External id", a.corr))
+           : python ? "" : e->name.s;
   int rc = w_api(k->m, &a);
-  if (!rc && (cpu_op || e->ck == CK_ANNOTATION) && e->args.len > 2)
+  /* lean (raptor's direct read): only the args of cpu_ops of a name the
+   * performance model has a model of: the others are ops of category
+   * "none", which the lean model does not write */
+  if (!rc && (cpu_op || (e->ck == CK_ANNOTATION && !k->m->lean)) && e->args.len > 2 &&
+      !(cpu_op && k->m->lean && !named_op(k, e->name.s ? e->name.s : "", e->name.len)))
     rc = w_ext(k, a.pid, a.tid, start, end, a.corr, 0);
   return rc;
 }
@@ -489,6 +543,8 @@ int kineto_event_end(kstate *k)
     case 4: return ev_api(k, start, end);
     case 5: return ev_marker(k, start, end);
     default:
+      if (m->lean)          /* no raptor mode reads gpu annotations */
+        return RPD_OK;
       return w_ext(k, arg_int(e, "device", lane_id(e->pid)),
                    arg_int(e, "stream", lane_id(e->tid)), start, end, 0, 0);
     }
@@ -507,6 +563,8 @@ int kineto_event_end(kstate *k)
     if ((rc = ev_times(k, 0, &start, &end)))
       return rc;
     count_read(m, "instant", 1);
+    if (m->lean)            /* nor instant events */
+      return RPD_OK;
     return w_ext(k, lane_id(e->pid), lane_id(e->tid), start, end, 0, 0);
   }
   count_read(m, !strcmp(e->ph, "M") ? "M (metadata event)" : "other event", 0);

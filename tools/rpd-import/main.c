@@ -71,21 +71,6 @@ static const rpd_help help = {
 
 enum { IN_JSON, IN_CSV, IN_DB, IN_V1, IN_KINETO };
 
-/* 1 if the JSON file (plain or gzip) is a PyTorch profiler trace: its
- * first MiB carries Kineto's marks (kineto.c). */
-static int kineto_file(const char *path)
-{
-  enum { PEEK = 1 << 20 };
-  char *h = rpd_xmalloc(PEEK);
-  gzFile gz = gzopen(path, "rb");
-  int n = gz ? gzread(gz, h, PEEK) : -1;
-  if (gz)
-    gzclose(gz);
-  int is = n > 0 && kineto_is_text(h, (size_t)n);
-  free(h);
-  return is;
-}
-
 /* 1 if h (n bytes) starts like a Perfetto protobuf trace: a TracePacket
  * (field 1, length-delimited) whose length varint is followed by one of
  * its own fields. */

@@ -407,11 +407,11 @@ int main(int argc, char **argv) {
    * precede any other SQLite call; harmless if the library refuses) */
   sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);   /* no allocation statistics */
-  /* a rocprofv3 database is read as it is, through rpd-import's reader
-   * into memory, with every row rpd-import writes (the events carry the
-   * calls' arguments) */
-  static const rpdi_direct rocprof = { .lean = 0 };
-  rpd_set_rocprof_reader(rpdi_rocprof_read, (void *)&rocprof);
+  /* a rocprofv3 database or Kineto trace is read as it is, through
+   * rpd-import's reader into memory, with every row rpd-import writes (the
+   * events carry the calls' arguments) */
+  static const rpdi_direct direct = { .lean = 0 };
+  rpd_set_import_reader(rpdi_direct_read, (void *)&direct);
   if ((ret = parse_args(argc, argv, &o))) return ret < 0 ? rpd_cli_status() : ret;
   out = o.out ? rpd_xstrdup(o.out) : default_out(o.in, o.proto ? ".pftrace" : ".json");
   if (same_file(o.in, out)) {

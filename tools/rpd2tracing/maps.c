@@ -53,29 +53,39 @@ static void names_clear(names *t) {
   t->n = 0;
 }
 
-/* Empty the cache when full; call before a row's lookups so that entries
- * returned for one row stay valid while it is written. */
+/* Make the table big enough for `more` new entries at half load.  Moves
+ * every entry: never between the lookups of one row. */
+static void names_room(names *t, size_t more) {
+  size_t j;
+  if (2 * (t->n + more) <= t->cap) return;
+  size_t ncap = t->cap ? t->cap * 2 : 256;
+  while (2 * (t->n + more) > ncap) ncap *= 2;
+  name_ent *ns = rpd_xcalloc(ncap, sizeof *ns);
+  for (size_t i = 0; i < t->cap; i++) {
+    if (!t->slot[i].json) continue;
+    j = pair_hash(t->slot[i].id, 0) & (ncap - 1);
+    while (ns[j].json) j = (j + 1) & (ncap - 1);
+    ns[j] = t->slot[i];
+  }
+  free(t->slot);
+  t->slot = ns;
+  t->cap = ncap;
+}
+
+/* Empty the cache when full, and make room for a row's lookups (up to 4);
+ * call before them so that the entries returned for one row stay valid
+ * while it is written (growing the table in the middle of a row moved the
+ * entries a first lookup had returned). */
 void names_trim(names *t) {
   if (t->n + 4 > t->max) names_clear(t);
+  names_room(t, 4);
 }
 
 /* The entry for id (a missing string is ""); NULL on an SQL error.  Owned
  * by the cache, valid until the next names_trim. */
 const name_ent *names_get(sink *k, names *t, int64_t id) {
   size_t j;
-  if (2 * (t->n + 1) > t->cap) {
-    size_t ncap = t->cap ? t->cap * 2 : 256;
-    name_ent *ns = rpd_xcalloc(ncap, sizeof *ns);
-    for (size_t i = 0; i < t->cap; i++) {
-      if (!t->slot[i].json) continue;
-      j = pair_hash(t->slot[i].id, 0) & (ncap - 1);
-      while (ns[j].json) j = (j + 1) & (ncap - 1);
-      ns[j] = t->slot[i];
-    }
-    free(t->slot);
-    t->slot = ns;
-    t->cap = ncap;
-  }
+  names_room(t, 1);   /* no-op after names_trim: the row's room is there */
   j = pair_hash(id, 0) & (t->cap - 1);
   while (t->slot[j].json) {
     if (t->slot[j].id == id) return &t->slot[j];

@@ -90,6 +90,12 @@ static void put_ints(rpd_buf *b, const char *key, const int64_t *v, int n)
  * (2 * |weight| * N * output spatial, input spatial when transposed; bytes
  * of grad_out, input, grad_weight) and grad_bias (|out| FLOPs; bytes of
  * grad_out and C_out), each when output_mask asks for it. */
+int pm_knows_conv(const char *name)
+{
+  return strcmp(name, "aten::convolution") == 0 ||
+         strcmp(name, "aten::convolution_backward") == 0;
+}
+
 int pm_model_conv(const char *name, const arr *d, const arr *t, const arr *st,
                   const arr *c, rpd_perf_op *o)
 {

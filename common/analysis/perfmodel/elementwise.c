@@ -93,6 +93,11 @@ static int model_unary(const char *name, const arr *d, const arr *t,
 
 
 /* The elementwise model of op NAME, if it is one (see pm.h). */
+int pm_knows_elementwise(const char *name)
+{
+  return pm_in_list(name, binary_ops) || pm_in_list(name, unary_ops);
+}
+
 int pm_model_elementwise(const char *name, const arr *d, const arr *t, const arr *st,
                          rpd_perf_op *o)
 {

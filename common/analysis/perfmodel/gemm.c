@@ -42,10 +42,22 @@ static void gemm(rpd_perf_op *o, const arr *d, const arr *t, const arr *st,
   o->params = b.s;
 }
 
+/* Every op name the model below takes (the gate of pm_model_gemm). */
+static const char *const gemm_ops[] = {
+  "aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::bmm", "aten::baddbmm",
+  "aten::linear", "aten::matmul", NULL,
+};
+
+int pm_knows_gemm(const char *name)
+{
+  return pm_in_list(name, gemm_ops);
+}
+
 int pm_model_gemm(const char *name, const arr *d, const arr *t,
                       const arr *st, rpd_perf_op *o)
 {
   const elem *a, *b;
+  if (!pm_in_list(name, gemm_ops)) return 0;
   if (strcmp(name, "aten::mm") == 0 || strcmp(name, "aten::addmm") == 0) {
     int off = name[6] == 'a';  /* addmm: input, mat1, mat2 */
     if (!pm_is_shape(d, off) || !pm_is_shape(d, off + 1)) return 0;

@@ -181,6 +181,15 @@ static int model_group(const struct gop *op, const arr *d, const arr *t, const a
                 (int[]){bias, affine, train}, mask, nmask);
 }
 
+int pm_knows_norm(const char *name)
+{
+  for (size_t i = 0; i < sizeof gops / sizeof *gops; i++)
+    if (strcmp(name, gops[i].name) == 0) return 1;
+  for (size_t i = 0; i < sizeof nops / sizeof *nops; i++)
+    if (strcmp(name, nops[i].name) == 0) return 1;
+  return 0;
+}
+
 int pm_model_norm(const char *name, const arr *d, const arr *t, const arr *st,
                   const arr *c, rpd_perf_op *o)
 {

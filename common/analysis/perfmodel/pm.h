@@ -79,5 +79,13 @@ int pm_model_reduce(const char *name, const arr *d, const arr *t, const arr *c,
                     rpd_perf_op *o);
 int pm_model_conv(const char *name, const arr *d, const arr *t, const arr *st,
                   const arr *c, rpd_perf_op *o);
+/* 1 if the model above may take an op of this name (its args decide);
+ * 0 if it never does.  rpd_perf_named is their union. */
+int pm_knows_gemm(const char *name);
+int pm_knows_elementwise(const char *name);
+int pm_knows_sdpa(const char *name);
+int pm_knows_norm(const char *name);
+int pm_knows_reduce(const char *name);
+int pm_knows_conv(const char *name);
 
 #endif

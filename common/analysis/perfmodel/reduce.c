@@ -17,6 +17,11 @@ static const char *const reduce_ops[] = {
  * the input's element size.  The output has the input's elements for a
  * cumulative op, else the input's shape without the reduced dims (kept as
  * 1 with keepdim: the same count), a single element when no dim is given. */
+int pm_knows_reduce(const char *name)
+{
+  return pm_in_list(name, reduce_ops);
+}
+
 int pm_model_reduce(const char *name, const arr *d, const arr *t, const arr *c,
                     rpd_perf_op *o)
 {

@@ -33,6 +33,13 @@ static const struct aop {
  * GQA sums of dK and dV over the H_Q / H_KV heads of a group
  * (B*N_KV*(d_qk + d_v)*(H_Q/H_KV - 1)), halved when causal; bytes of q, k,
  * v, dO, dQ, dK, dV. */
+int pm_knows_sdpa(const char *name)
+{
+  for (size_t i = 0; i < sizeof aops / sizeof *aops; i++)
+    if (strcmp(name, aops[i].name) == 0) return 1;
+  return 0;
+}
+
 int pm_model_sdpa(const char *name, const arr *d, const arr *t,
                   const arr *c, rpd_perf_op *o)
 {
