@@ -194,6 +194,14 @@ void rpd_cleanup_temps(void);
  * to say which argument is which. */
 int rpd_looks_like_trace(const char *path, int *is_trace);
 
+/* 1 when the file at path (plain or gzip) is a PyTorch profiler (Kineto)
+ * trace: its first MiB carries Kineto's marks (top-level keys such as
+ * "schemaVersion" or "deviceProperties", or event categories such as
+ * "cat": "cpu_op") and not rocprofv3's "rocprofiler-sdk-tool"; else 0 (an
+ * unreadable file too).  rpd-import's detection, and the hint writers give
+ * for such a file ("convert it with: rpd-import ..."). */
+int rpd_kineto_file(const char *path);
+
 /* Detect the schema of an open connection without opening through rpd_open:
  * returns 2, 3, or 0 (not RPD; reason in rpd_errmsg(), RPD_EROCPROF
  * distinguished by *why if not NULL). */

@@ -62,6 +62,37 @@ static char *shell_word(const char *path)
   return b.s;
 }
 
+/* 1 if the first n bytes of a JSON text h carry Kineto's marks (its
+ * top-level keys or event categories) and not rocprofv3's. */
+static int kineto_text(const char *h, size_t n)
+{
+  static const char *const marks[] = {
+    "\"schemaVersion\"", "\"deviceProperties\"", "\"distributedInfo\"",
+    "\"baseTimeNanoseconds\"", "\"cat\": \"cpu_op\"", "\"cat\":\"cpu_op\"",
+    "\"cat\": \"kernel\"", "\"cat\":\"kernel\"", "\"cat\": \"cuda_runtime\"",
+    "\"cat\":\"cuda_runtime\"", "\"cat\": \"python_function\"",
+    "\"cat\":\"python_function\"", "\"cat\": \"user_annotation\"",
+    "\"cat\":\"user_annotation\"",
+  };
+  if (memmem(h, n, "\"rocprofiler-sdk-tool\"", 22)) return 0;
+  for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
+    if (memmem(h, n, marks[i], strlen(marks[i]))) return 1;
+  return 0;
+}
+
+int rpd_kineto_file(const char *path)
+{
+  enum { PEEK = 1 << 20 };
+  char *h = rpd_xmalloc(PEEK);
+  gzFile gz = gzopen(path, "rb");
+  int n = gz ? gzread(gz, h, PEEK) : -1, is;
+
+  if (gz) gzclose(gz);
+  is = n > 0 && kineto_text(h, (size_t)n);
+  free(h);
+  return is;
+}
+
 /* What kind of rocprofv3 text output the first bytes are: "JSON", "CSV" or
  * NULL. */
 static const char *text_kind(const char *head, size_t n)
@@ -223,7 +254,8 @@ static const char *rocprof_kind(const char *path)
     return rocprof_v1_db(path) ? "rocprof v1 results.db" : NULL;
   }
   kind = text_kind(head, (size_t)n);
-  return !kind ? NULL : strcmp(kind, "JSON") == 0 ? "rocprofv3 JSON" : "rocprofv3 CSV";
+  if (!kind) return rpd_kineto_file(path) ? "PyTorch profiler (Kineto) trace" : NULL;
+  return strcmp(kind, "JSON") == 0 ? "rocprofv3 JSON" : "rocprofv3 CSV";
 }
 
 /* The rpd-import command for a directory of rocprofv3 output: the

@@ -200,12 +200,6 @@ int import_json_buf(imp *m, const void *data, size_t n);
 int import_kineto(imp *m, const char *path);
 /* The same from n bytes of uncompressed JSON in memory (fuzz entry). */
 int import_kineto_buf(imp *m, const void *data, size_t n);
-/* 1 if the regular file at path (JSON, plain or gzip) is a PyTorch
- * profiler trace: its first MiB carries Kineto's marks (kineto_is_text). */
-int kineto_file(const char *path);
-/* 1 if the first n bytes of a JSON text h carry Kineto's marks (its
- * top-level keys or event categories) and not rocprofv3's. */
-int kineto_is_text(const char *h, size_t n);
 /* Collect the CSV files of a directory, a prefix or one member into s;
  * returns how many were found (0 = not a CSV set).  In a directory only
  * the files of prefix s->want are kept when it is set ("decode" matches

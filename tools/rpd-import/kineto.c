@@ -525,34 +525,3 @@ int import_kineto_buf(imp *m, const void *data, size_t n)
   return kineto_run(m, kmem_read, &b);
 }
 
-int kineto_file(const char *path)
-{
-  enum { PEEK = 1 << 20 };
-  char *h = rpd_xmalloc(PEEK);
-  gzFile gz = gzopen(path, "rb");
-  int n = gz ? gzread(gz, h, PEEK) : -1;
-  if (gz)
-    gzclose(gz);
-  int is = n > 0 && kineto_is_text(h, (size_t)n);
-  free(h);
-  return is;
-}
-
-/* Kineto's marks in the first bytes of a JSON text. */
-int kineto_is_text(const char *h, size_t n)
-{
-  static const char *const marks[] = {
-    "\"schemaVersion\"", "\"deviceProperties\"", "\"distributedInfo\"",
-    "\"baseTimeNanoseconds\"", "\"cat\": \"cpu_op\"", "\"cat\":\"cpu_op\"",
-    "\"cat\": \"kernel\"", "\"cat\":\"kernel\"", "\"cat\": \"cuda_runtime\"",
-    "\"cat\":\"cuda_runtime\"", "\"cat\": \"python_function\"",
-    "\"cat\":\"python_function\"", "\"cat\": \"user_annotation\"",
-    "\"cat\":\"user_annotation\"",
-  };
-  if (memmem(h, n, "\"rocprofiler-sdk-tool\"", 22))
-    return 0;
-  for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
-    if (memmem(h, n, marks[i], strlen(marks[i])))
-      return 1;
-  return 0;
-}

@@ -159,7 +159,7 @@ static int detect(const char *input, csvset *s, v1set *v, int *kind)
       if (gz)
         gzclose(gz);
       *kind = zn == 16 && !memcmp(z, "SQLite format 3", 16) ? IN_DB : IN_JSON;
-      if (*kind == IN_JSON && kineto_file(input))
+      if (*kind == IN_JSON && rpd_kineto_file(input))
         *kind = IN_KINETO;
       return RPD_OK;
     }
@@ -169,7 +169,7 @@ static int detect(const char *input, csvset *s, v1set *v, int *kind)
     while (i < n && isspace(h[i]))
       i++;
     if (i < n && (h[i] == '{' || h[i] == '[')) {
-      *kind = kineto_file(input) ? IN_KINETO : IN_JSON;
+      *kind = rpd_kineto_file(input) ? IN_KINETO : IN_JSON;
       return RPD_OK;
     }
     if (endswith(input, ".pftrace") || endswith(input, ".otf2") || perfetto_head(h, n))

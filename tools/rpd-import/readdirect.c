@@ -37,7 +37,7 @@ static int direct_kind(const char *path)
   gzclose(gz);
   if (n == (int)sizeof h && !memcmp(h, magic, sizeof h))
     return DIRECT_DB;
-  return n > 0 && kineto_file(path) ? DIRECT_KINETO : DIRECT_NONE;
+  return n > 0 && rpd_kineto_file(path) ? DIRECT_KINETO : DIRECT_NONE;
 }
 
 /* The rocprofv3 database at path (read only) into m->r. */
