@@ -24,6 +24,17 @@ TRACES="$SHARED/traces"; GOLDEN="$SHARED/golden"
 
 ok()    { echo "ok - $1"; }
 notok() { echo "not ok - $1${2:+: $2}"; }
+# same_dir NAME A B: ok when directories A and B hold the same file
+# names, each byte-identical
+same_dir() {
+  _a=$(ls "$2" | tr '\n' ' '); _b=$(ls "$3" | tr '\n' ' ')
+  if [ "$_a" != "$_b" ]; then notok "$1" "files [$_a] vs [$_b]"; return; fi
+  if [ -z "$_a" ]; then notok "$1" "no files"; return; fi
+  for _f in $_a; do
+    cmp -s "$2/$_f" "$3/$_f" || { notok "$1" "$_f differs: $(diff "$2/$_f" "$3/$_f" | head -4 | tr '\n' ' ')"; return; }
+  done
+  ok "$1"
+}
 skip()  { echo "skip - $1${2:+: $2}"; }
 
 check() {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "rpd.h"
+#include "util/map.h"
 #include "xsort.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -75,6 +76,11 @@ int an_next_shown(xsort *x, const void **p, const char *what);
  * the order of their words compared as unsigned after each is XORed with
  * flip[w]; stable, a scratch copy of the records while it sorts. */
 void an_radix_words(void *base, size_t n, int nw, const uint64_t *flip);
+/* pred(text) of string id (0 for a NULL text or no row), looked up once
+ * with st (one bound id, one text column) and kept in cache; 0 with *rc
+ * set on an SQL error. */
+int an_string_flag(rpd_i64map *cache, sqlite3_stmt *st, int64_t id, int (*pred)(const char *),
+                   int *rc);
 
 /* launch.c: the kernels of the op scan, each dispatch's values (api
  * duration, launch delay, GPU time; has[m]: metric m has a value) added

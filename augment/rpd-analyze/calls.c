@@ -239,27 +239,14 @@ int an_calls_finish(an_calls *c)
 
 /* Is the call named by string id `name` a graph launch (GLOB
  * '*GraphLaunch*'; no such string: not one)?  Looked up once per name. */
+static int is_graph_launch(const char *name)
+{
+  return strstr(name, "GraphLaunch") != NULL;
+}
+
 static int graph_launch(an_calls *c, int64_t id, int *rc)
 {
-  int64_t v;
-  if (!rpd_i64map_get(&c->graph, id, &v)) {
-    int s;
-    sqlite3_reset(c->str);
-    sqlite3_bind_int64(c->str, 1, id);
-    s = sqlite3_step(c->str);
-    if (s == SQLITE_ROW) {
-      const char *t = (const char *)sqlite3_column_text(c->str, 0);
-      v = t && strstr(t, "GraphLaunch") != NULL;
-    } else if (s == SQLITE_DONE) {
-      v = 0;
-    } else {
-      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(rpd_db(c->r)));
-      return 0;
-    }
-    sqlite3_reset(c->str);
-    rpd_i64map_put(&c->graph, id, v);
-  }
-  return (int)v;
+  return an_string_flag(&c->graph, c->str, id, is_graph_launch, rc);
 }
 
 int an_calls_resolve(an_calls *c, sqlite3_stmt *st, an_call *out)

@@ -62,32 +62,38 @@ static int op_class(op_funcs *fn, int is_null, int64_t id, int *rc)
   return (int)k;
 }
 
+int an_string_flag(rpd_i64map *cache, sqlite3_stmt *st, int64_t id, int (*pred)(const char *),
+                   int *rc)
+{
+  int64_t v;
+  if (!rpd_i64map_get(cache, id, &v)) {
+    int s;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, id);
+    s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+      const char *t = (const char *)sqlite3_column_text(st, 0);
+      v = t ? pred(t) : 0;
+    } else if (s == SQLITE_DONE) {
+      v = 0;
+    } else {
+      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+      return 0;
+    }
+    sqlite3_reset(st);
+    rpd_i64map_put(cache, id, v);
+  }
+  return (int)v;
+}
+
 /* 1 when the name of description id `did` is a collective's, 0 for another
  * name or no name (as SQL's NULL, which the sweep reads as 0); looked up
  * once per id. */
 static int op_comm(op_funcs *fn, int is_null, int64_t id, int *rc)
 {
-  int64_t v;
   if (is_null)
     return 0;
-  if (!rpd_i64map_get(&fn->comm_of, id, &v)) {
-    int s;
-    sqlite3_reset(fn->desc);
-    sqlite3_bind_int64(fn->desc, 1, id);
-    s = sqlite3_step(fn->desc);
-    if (s == SQLITE_ROW) {
-      const char *name = (const char *)sqlite3_column_text(fn->desc, 0);
-      v = name ? is_comm(name) : 0;
-    } else if (s == SQLITE_DONE) {
-      v = 0;
-    } else {
-      *rc = rpd_seterr(RPD_ESQL, "SQL: %s", sqlite3_errmsg(sqlite3_db_handle(fn->desc)));
-      return 0;
-    }
-    sqlite3_reset(fn->desc);
-    rpd_i64map_put(&fn->comm_of, id, v);
-  }
-  return (int)v;
+  return an_string_flag(&fn->comm_of, fn->desc, id, is_comm, rc);
 }
 
 /* The sort buffer of each bounded sort (xsort.h): beyond it, sorted runs

@@ -12,17 +12,6 @@
 mkdir -p "$TESTDIR/tmp"
 TMPDIR="$TESTDIR/tmp"; export TMPDIR
 
-# same_dir NAME A B: the same file names, each byte-identical
-same_dir() {
-  _a=$(ls "$2" | tr '\n' ' '); _b=$(ls "$3" | tr '\n' ' ')
-  if [ "$_a" != "$_b" ]; then notok "$1" "files [$_a] vs [$_b]"; return; fi
-  if [ -z "$_a" ]; then notok "$1" "no files"; return; fi
-  for _f in $_a; do
-    cmp -s "$2/$_f" "$3/$_f" || { notok "$1" "$_f differs: $(diff "$2/$_f" "$3/$_f" | head -4 | tr '\n' ' ')"; return; }
-  done
-  ok "$1"
-}
-
 # direct F TRACE: the one-command report against the chain's, and the
 # other readers against the import (files F.*; checks named by TRACE's
 # directory and name)

@@ -222,22 +222,18 @@ static void test_gzip_untrusted(void **state)
   free(two);
 }
 
-/* A writer never builds on a file with corrupt pages; a reader may read
- * what is intact. */
-static void test_writer_integrity(void **state)
+/* A v2 trace in path with a 2000-row table filler on 4096-byte pages;
+ * returns the number of filler's last leaf page. */
+static int make_filler_trace(const char *path)
 {
-  fx *f = *state;
-  char *p = fx_path(f->dir, "bad.rpd"), *out = fx_path(f->dir, "o.rpd");
   sqlite3 *db = NULL;
   sqlite3_stmt *st = NULL;
-  int page = 0;
-  rpd *r;
+  int page;
 
-  make_v2(p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
-             " INSERT INTO filler SELECT randomblob(100) FROM n");
-  /* overwrite a leaf page of filler with garbage */
-  assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+  make_v2(path, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+                " INSERT INTO filler SELECT randomblob(100) FROM n");
+  assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
   assert_int_equal(sqlite3_prepare_v2(db, "SELECT max(pageno) FROM dbstat WHERE name = 'filler'"
                                           " AND pagetype = 'leaf'", -1, &st, NULL), SQLITE_OK);
   assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -245,6 +241,19 @@ static void test_writer_integrity(void **state)
   sqlite3_finalize(st);
   sqlite3_close(db);
   assert_true(page > 2);
+  return page;
+}
+
+/* A writer never builds on a file with corrupt pages; a reader may read
+ * what is intact. */
+static void test_writer_integrity(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "bad.rpd"), *out = fx_path(f->dir, "o.rpd");
+  int page = make_filler_trace(p);
+  rpd *r;
+
+  /* overwrite a leaf page of filler with garbage */
   size_t n;
   char *b = fx_slurp(p, &n);
   memset(b + (size_t)(page - 1) * 4096, 'Z', 4096);
@@ -266,24 +275,13 @@ static void test_reader_cell_offset(void **state)
 {
   fx *f = *state;
   char *p = fx_path(f->dir, "cell.rpd");
-  sqlite3 *db = NULL;
   sqlite3_stmt *st = NULL;
-  int page = 0, src;
+  int page, src;
   size_t n;
   char *b;
   rpd *r;
 
-  make_v2(p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
-             " INSERT INTO filler SELECT randomblob(100) FROM n");
-  assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
-  assert_int_equal(sqlite3_prepare_v2(db, "SELECT max(pageno) FROM dbstat WHERE name = 'filler'"
-                                          " AND pagetype = 'leaf'", -1, &st, NULL), SQLITE_OK);
-  assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-  page = sqlite3_column_int(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  assert_true(page > 2);
+  page = make_filler_trace(p);
   b = fx_slurp(p, &n);
   /* a table leaf's header is 8 bytes; its first cell pointer follows */
   assert_int_equal((unsigned char)b[(size_t)(page - 1) * 4096], 0x0d);
