@@ -249,6 +249,11 @@ int rpd_step(rpd *r, sqlite3_stmt *st);
  * RPD_ENOTFOUND when there is no row (or the value is NULL). */
 int rpd_query_int64(rpd *r, const char *sql, int64_t *out);
 
+/* *sorts = 1 when SQLite's plan for the query sql (EXPLAIN QUERY PLAN)
+ * has a sort step (a TEMP B-TREE: ORDER BY or GROUP BY not given by an
+ * index or the rowid), else 0.  RPD_OK or the error of preparing it. */
+int rpd_plan_sorts(rpd *r, const char *sql, int *sorts);
+
 /* 1 if a table or view with that name exists (case-insensitive), else 0. */
 int rpd_table_exists(rpd *r, const char *name);
 /* 1 if `table` has column `col`, else 0. */

@@ -95,22 +95,14 @@ struct an_calls {
  * every call of an id up to the last one read has been read. */
 static int ids_in_order(rpd *r, int *rc)
 {
-  sqlite3_stmt *st = NULL;
   int64_t one = 0;
-  int s = 0, sorts = 0;
+  int sorts = 0;
   *rc = rpd_query_int64(r, "SELECT count(*) = 1 AND sum(name = 'id' COLLATE NOCASE) = 1"
                         " FROM pragma_table_info('rocpd_api') WHERE pk > 0", &one);
   if (*rc || !one)
     return 0;
-  *rc = rpd_prepare(r, "EXPLAIN QUERY PLAN SELECT id, start, \"end\", apiName_id, tid"
-                       " FROM rocpd_api ORDER BY id", &st);
-  while (!*rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    const char *d = (const char *)sqlite3_column_text(st, 3);
-    sorts |= d && strstr(d, "TEMP B-TREE") != NULL;
-  }
-  if (!*rc && s < 0)
-    *rc = -s;
-  sqlite3_finalize(st);
+  *rc = rpd_plan_sorts(r, "SELECT id, start, \"end\", apiName_id, tid FROM rocpd_api ORDER BY id",
+                       &sorts);
   return !*rc && !sorts;
 }
 

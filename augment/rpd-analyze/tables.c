@@ -499,23 +499,14 @@ typedef struct ops {
 static int ops_by_ints(rpd *r, int *rc)
 {
   sqlite3_stmt *st = NULL;
-  int s = 0, sorts = 0;
+  int sorts = 0;
   if (sqlite3_prepare_v2(rpd_db(r), "SELECT rowid FROM rocpd_op", -1, &st, NULL) != SQLITE_OK) {
     sqlite3_finalize(st);
     return 0;
   }
   sqlite3_finalize(st);
-  st = NULL;
-  *rc = rpd_prepare(r, "EXPLAIN QUERY PLAN SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, id,"
-                       " gpuId, queueId, start, \"end\", opType_id, description_id, rowid)"
-                       " ORDER BY id", &st);
-  while (!*rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    const char *d = (const char *)sqlite3_column_text(st, 3);
-    sorts |= d && strstr(d, "TEMP B-TREE") != NULL;
-  }
-  if (!*rc && s < 0)
-    *rc = -s;
-  sqlite3_finalize(st);
+  *rc = rpd_plan_sorts(r, "SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, id, gpuId, queueId,"
+                          " start, \"end\", opType_id, description_id, rowid) ORDER BY id", &sorts);
   return !*rc && !sorts;
 }
 

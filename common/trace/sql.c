@@ -126,6 +126,25 @@ int rpd_query_int64(rpd *r, const char *sql, int64_t *out)
   return rc;
 }
 
+int rpd_plan_sorts(rpd *r, const char *sql, int *sorts)
+{
+  sqlite3_stmt *st = NULL;
+  char *q = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", sql);
+  int rc, s = 0;
+
+  *sorts = 0;
+  if (!q) return rpd_seterr(RPD_ENOMEM, "out of memory");
+  rc = rpd_prepare(r, q, &st);
+  sqlite3_free(q);
+  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
+    const char *d = (const char *)sqlite3_column_text(st, 3);
+    if (d && strstr(d, "TEMP B-TREE")) *sorts = 1;
+  }
+  if (!rc && s < 0) rc = -s;
+  sqlite3_finalize(st);
+  return rc;
+}
+
 /* 1 if the query with one text parameter (and optionally a second) yields a
  * row; 0 otherwise (errors count as "no"). */
 static int exists2(sqlite3 *db, const char *sql, const char *a, const char *b)

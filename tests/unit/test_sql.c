@@ -139,6 +139,27 @@ static void test_exists(void **state)
   assert_int_equal(rpd_column_exists(f->r, "nope", "id"), 0);
 }
 
+/* rpd_plan_sorts: a sort by the rowid or an index's key is none, by
+ * another column is one; a query that does not prepare is its error. */
+static void test_plan_sorts(void **state)
+{
+  fx *f = *state;
+  int sorts = -1;
+
+  assert_int_equal(rpd_plan_sorts(f->r, "SELECT id FROM rocpd_api ORDER BY id", &sorts), RPD_OK);
+  assert_int_equal(sorts, 0);
+  assert_int_equal(rpd_plan_sorts(f->r, "SELECT id FROM rocpd_api ORDER BY start", &sorts), RPD_OK);
+  assert_int_equal(sorts, 1);
+  assert_int_equal(rpd_plan_sorts(f->r, "SELECT tid, count(*) FROM rocpd_api GROUP BY tid", &sorts),
+                   RPD_OK);
+  assert_int_equal(sorts, 1);
+  assert_int_equal(rpd_exec(f->r, "CREATE INDEX api_start ON rocpd_api(start)"), RPD_OK);
+  assert_int_equal(rpd_plan_sorts(f->r, "SELECT id FROM rocpd_api ORDER BY start", &sorts), RPD_OK);
+  assert_int_equal(sorts, 0);
+  assert_int_not_equal(rpd_plan_sorts(f->r, "SELECT nope FROM rocpd_api", &sorts), RPD_OK);
+  assert_int_equal(sorts, 0);
+}
+
 static void test_transactions(void **state)
 {
   fx *f = *state;
@@ -270,6 +291,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_execf_quoting, setup2, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_prepare_step, setup2, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_exists, setup2, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_plan_sorts, setup2, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_transactions, setup2, fx_trace_teardown),
     cmocka_unit_test(test_errbuf_and_buf),
     cmocka_unit_test_setup_teardown(test_views, setup2, fx_trace_teardown),
