@@ -39,6 +39,10 @@ int rpd_perf_model(const char *name, const char *dims, const char *types,
 }
 
 /* See perfmodel.h. */
+const char *const rpd_perf_arg_keys[RPD_PERF_NARGS] = {"Input Dims", "Input type", "Input Strides",
+                                                      "Concrete Inputs"};
+
+/* See perfmodel.h. */
 int rpd_perf_named(const char *name)
 {
   return name && (pm_knows_gemm(name) || pm_knows_elementwise(name) ||

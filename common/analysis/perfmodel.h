@@ -52,6 +52,11 @@ size_t rpd_perf_arg_len(const char *value);
  * "none": a reader that keeps only what the model can use skips the
  * others' args. */
 int rpd_perf_named(const char *name);
+/* The members of a Kineto op's args the model reads, in rpd_perf_model's
+ * order: "Input Dims", "Input type", "Input Strides", "Concrete Inputs"
+ * (a reader that keeps only what the model can use keeps these). */
+#define RPD_PERF_NARGS 4
+extern const char *const rpd_perf_arg_keys[RPD_PERF_NARGS];
 /* Free the params of *op and reset it. */
 void rpd_perf_op_free(rpd_perf_op *op);
 

@@ -33,6 +33,7 @@
 #include "kineto.h"
 #include "jsonread.h"
 #include "kjson.h"
+#include "perfmodel.h"
 #include "pipe.h"
 
 /* ------------------------------------------------------------ JSON text */
@@ -154,12 +155,8 @@ static int args_lite(const kstate *k)
  * read keeps only those of a cpu_op's args: see readdirect.h). */
 static int model_key(const unsigned char *s, size_t len)
 {
-  static const struct { const char *k; size_t n; } keys[] = {
-    { "Input Dims", 10 }, { "Input type", 10 }, { "Input Strides", 13 },
-    { "Concrete Inputs", 15 },
-  };
-  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-    if (len == keys[i].n && !memcmp(s, keys[i].k, len))
+  for (int i = 0; i < RPD_PERF_NARGS; i++)
+    if (len == strlen(rpd_perf_arg_keys[i]) && !memcmp(s, rpd_perf_arg_keys[i], len))
       return 1;
   return 0;
 }

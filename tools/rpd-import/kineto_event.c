@@ -8,6 +8,7 @@
 #include "kineto.h"
 #include "perfmodel.h"
 #include "pipe.h"
+#include "readdirect.h"
 
 /* Op names and whether the performance model has a model of that name
  * (rpd_perf_named), in a direct-mapped cache: a trace has few distinct op
@@ -477,7 +478,7 @@ static int ev_marker(kstate *k, int64_t start, int64_t end)
   a.corr = k->next_marker += 2;
   /* RPDI_LEAN_REPORT (readdirect.h): only the calls that widen the span
    * of those kept, so the trace's first start and last end stay */
-  if (python && k->m->lean == 2) {
+  if (python && k->m->lean == RPDI_LEAN_REPORT) {
     if (k->py_seen && start >= k->py_lo && end <= k->py_hi)
       return RPD_OK;
     if (!k->py_seen || start < k->py_lo) k->py_lo = start;

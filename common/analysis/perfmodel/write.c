@@ -236,11 +236,9 @@ static void model_row(ctx *c, sqlite3_stmt *sel, rpd_buf *types, rpd_perf_op *op
   if (c->autograd) {
     key_add(k, col, col ? strlen(col) : 0);
   } else {
-    static const char *const keys[4] = {"Input Dims", "Input type", "Input Strides",
-                                        "Concrete Inputs"};
-    size_t len[4];
-    rpd_perf_args(col, keys, 4, a, len);
-    for (int i = 0; i < 4; i++)
+    size_t len[RPD_PERF_NARGS];
+    rpd_perf_args(col, rpd_perf_arg_keys, RPD_PERF_NARGS, a, len);
+    for (int i = 0; i < RPD_PERF_NARGS; i++)
       key_add(k, a[i], len[i]);
   }
   m = memo_slot(c, k);
