@@ -352,9 +352,6 @@ typedef struct rpd_outfile {
 } rpd_outfile;
 int rpd_outfile_begin(rpd_outfile *of, const char *path, const char *input);
 int rpd_outfile_commit(rpd_outfile *of);
-/* 1 when RPD_SYNC is set to anything but "" or "0": rpd_outfile_commit
- * then fsyncs (writers of their own outputs ask this too). */
-int rpd_outfile_sync(void);
 void rpd_outfile_abort(rpd_outfile *of);
 
 /* Name for a temp file next to `path` (same directory, so rename is atomic):

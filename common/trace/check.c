@@ -195,24 +195,25 @@ static unsigned row_classes(sqlite3_value *start, sqlite3_value *end, sqlite3_va
                  gpu != NULL, gi, gi ? sqlite3_value_int64(gpu) : 0);
 }
 
-void rpd_check_values(rpd_check_rows *c, sqlite3_value *start, sqlite3_value *end,
-                      sqlite3_value *gpu)
+/* Count a row of classes k (0: a good row) into c. */
+static void count_row(rpd_check_rows *c, unsigned k)
 {
-  unsigned k = row_classes(start, end, gpu);
   if (!k) return;
   for (int i = 0; i < NCLASS; i++)
     c->n[i] += (k >> i) & 1;
   c->bad++;
 }
 
+void rpd_check_values(rpd_check_rows *c, sqlite3_value *start, sqlite3_value *end,
+                      sqlite3_value *gpu)
+{
+  count_row(c, row_classes(start, end, gpu));
+}
+
 void rpd_check_ints(rpd_check_rows *c, int64_t start, int64_t end, int64_t gpu, unsigned ints)
 {
-  unsigned k = classes(!!(ints & RPD_CHECK_START_INT), start, !!(ints & RPD_CHECK_END_INT), end,
-                       !!(ints & RPD_CHECK_WITH_GPU), !!(ints & RPD_CHECK_GPU_INT), gpu);
-  if (!k) return;
-  for (int i = 0; i < NCLASS; i++)
-    c->n[i] += (k >> i) & 1;
-  c->bad++;
+  count_row(c, classes(!!(ints & RPD_CHECK_START_INT), start, !!(ints & RPD_CHECK_END_INT), end,
+                       !!(ints & RPD_CHECK_WITH_GPU), !!(ints & RPD_CHECK_GPU_INT), gpu));
 }
 
 int rpd_check_row_ok(sqlite3_value *start, sqlite3_value *end, sqlite3_value *gpu)

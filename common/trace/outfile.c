@@ -545,7 +545,8 @@ static int take_over_mode(int fd, const char *target)
   return RPD_OK;
 }
 
-int rpd_outfile_sync(void)
+/* 1 when RPD_SYNC is set to anything but "" or "0": the commit fsyncs. */
+static int outfile_sync(void)
 {
   const char *e = getenv("RPD_SYNC");
 
@@ -554,7 +555,7 @@ int rpd_outfile_sync(void)
 
 int rpd_outfile_commit(rpd_outfile *of)
 {
-  int rc = RPD_OK, fd, sync = rpd_outfile_sync();
+  int rc = RPD_OK, fd, sync = outfile_sync();
 
   if (!of->tmp) return rpd_seterr(RPD_ERR, "output file not open");
   if (of->fp) {
