@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd-callstack - add the call stack table ext_callstack and its views. */
 #include "opt.h"
 
@@ -23,6 +24,7 @@ static const rpd_help help = {
 
 #include "callstack.h"
 #include "rpd.h"
+#include "readdirect.h"  /* -o OUT from a rocprofv3 database or Kineto trace */
 
 typedef struct ctx {
   int built;
@@ -52,6 +54,7 @@ static void summary(void *vc) {
 }
 
 int main(int argc, char **argv) {
+  rpd_set_import_reader(rpdi_direct_read, NULL);
   ctx c = {0};
   const rpd_augment a = {
       .help = &help,

@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd-graph - HIP/CUDA graph captures, their kernels and their launches. */
 #include "opt.h"
 
@@ -20,6 +21,7 @@ static const rpd_help help = {
 #include "rpd.h"
 #include "check.h"
 #include "subclass.h"
+#include "readdirect.h"  /* -o OUT from a rocprofv3 database or Kineto trace */
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -150,6 +152,7 @@ static void summary(void *ctx)
 
 int main(int argc, char **argv)
 {
+  rpd_set_import_reader(rpdi_direct_read, NULL);
   graph_counts counts = { 0 };
   rpd_augment a = {
     .help = &help,

@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd-perfmodel - FLOPs, bytes and roofline of every PyTorch op with shapes. */
 #include "opt.h"
 
@@ -31,6 +32,7 @@ static const rpd_help help = {
 
 #include "perfmodel.h"
 #include "rpd.h"
+#include "readdirect.h"  /* -o OUT from a rocprofv3 database or Kineto trace */
 
 #define DONE_TAG "PerfModel::Generated"
 
@@ -124,6 +126,7 @@ static void summary(void *vc)
 
 int main(int argc, char **argv)
 {
+  rpd_set_import_reader(rpdi_direct_read, NULL);
   ctx c = {0};
   const rpd_opt opts[] = {
     RPD_OPT_CALL("--arch", on_arch, &c, .arg = "NAME",

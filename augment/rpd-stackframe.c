@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd-stackframe - per call site accounting of the host stacks rpd_tracer
  * records with RPDT_STACKFRAMES=1 (rocpd_stackframe), folded stacks and a
  * self-contained SVG flame graph. */
@@ -32,6 +33,7 @@ static const rpd_help help = {
 #include "rpd.h"
 #include "opt.h"
 #include "textsafe.h"
+#include "readdirect.h"  /* -o OUT from a rocprofv3 database or Kineto trace */
 
 #define DONE_TAG "rpd-stackframe::done"
 
@@ -559,6 +561,7 @@ done:
 
 int main(int argc, char **argv)
 {
+  rpd_set_import_reader(rpdi_direct_read, NULL);
   const char *folded = NULL, *svg = NULL, *path = NULL;
   int value = V_CPU, exp = 0;
   const char *vname = NULL;

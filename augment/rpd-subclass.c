@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd-subclass - expose the args of chosen api calls (or op descriptions) as
  * the columns of a subclass table. */
 #include "opt.h"
@@ -22,6 +23,7 @@ static const rpd_help help = {
 #include "rpd.h"
 #include "opt.h"
 #include "subclass.h"
+#include "readdirect.h"  /* -o OUT from a rocprofv3 database or Kineto trace */
 
 typedef struct opts {
   rpd_subclass sc;
@@ -175,6 +177,7 @@ static void free_opts(opts *o)
 
 int main(int argc, char **argv)
 {
+  rpd_set_import_reader(rpdi_direct_read, NULL);
   opts o = {0};
   int rc;
 

@@ -13,8 +13,10 @@ int rpd__sqlerr(sqlite3 *db, int src, const char *sql);
 
 /* rocprof.c: after rpd_open of path failed with rc, recognise rocprofv3
  * output there and, if so, set a message saying how to convert it and
- * return RPD_EROCPROF; else return rc unchanged. */
-int rpd__explain_rocprof(const char *path, int rc);
+ * return RPD_EROCPROF; else return rc unchanged.  can_o: the caller is a
+ * writer without -o that would read a rocprofv3 database or a Kineto trace
+ * with -o OUT (rpd_set_import_reader): the message says so too. */
+int rpd__explain_rocprof(const char *path, int rc, int can_o);
 
 /* outfile.c: the list of this process's live temp files, removed by
  * rpd_cleanup_temps() (and by the signal handlers rpd__install_cleanup

@@ -94,6 +94,11 @@ enum {
                           foreign files); schema is then 0 */
   RPD_CHECKED = 8,     /* rpd_open_or_report only: then rpd_check_trace
                           (check.h), refusing garbage timestamps/gpuIds */
+  RPD_OFFER_OUT = 16,  /* with RPD_WRITE, for a tool whose -o OUT is
+                          rpd_open's out_path (the augment driver): a file
+                          the import reader reads (rpd_set_import_reader),
+                          refused for want of out_path, is refused with the
+                          hint to give -o OUT */
 };
 
 /* An open trace.  Opaque: its connection, schema and files are read
@@ -176,10 +181,13 @@ typedef int (*rpd_import_reader)(const char *path, void *arg, rpd **out);
 /* Let rpd_open with RPD_READ read such a file through fn: a rocprofv3
  * database instead of refusing it with RPD_EROCPROF ("convert it with
  * rpd-import"), and a file that is not SQLite (RPD_ENOTDB) when fn reads
- * its format (else the open's own message stands).  A read-only tool that
- * links such a reader (rpd-import's: raptor and lib/librptor.so,
- * rpd2tracing, rpd-health, rpd2table, rpd-diff) registers it once;
- * writers (RPD_WRITE), RPD_ANYDB opens and rocprofv3 JSON or CSV still get
+ * its format (else the open's own message stands).  With RPD_WRITE and an
+ * out_path (an augmenter's -o OUT), the trace fn reads is copied into the
+ * work file of out_path, so OUT is the import with the writer's result;
+ * in place it is still refused (RPD_OFFER_OUT adds the -o hint).  A tool
+ * that links such a reader (rpd-import's: raptor and lib/librptor.so,
+ * rpd2tracing, rpd-health, rpd2table, rpd-diff, every augmenter)
+ * registers it once; RPD_ANYDB opens and rocprofv3 JSON or CSV still get
  * the refusal.  fn NULL: off. */
 void rpd_set_import_reader(rpd_import_reader fn, void *arg);
 

@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd-analyze - why is the GPU idle: idle-time breakdown, launch statistics,
  * queue depth, comm/compute overlap, memcpy bandwidth and rule findings,
  * written into the trace as ext_analysis_* tables (views/analysis.sql). */
@@ -37,6 +38,7 @@ static const rpd_help help = {
 #include "opt.h"
 #include "table.h"
 #include "textcut.h"
+#include "readdirect.h"  /* -o OUT from a rocprofv3 database or Kineto trace */
 #define DONE_TAG "ext_analysis::done"
 
 /* ------------------------------------------------------------ rules */
@@ -407,6 +409,7 @@ static void summary(void *ctx)
 
 int main(int argc, char **argv)
 {
+  rpd_set_import_reader(rpdi_direct_read, NULL);
   opts o;
   int rc;
 

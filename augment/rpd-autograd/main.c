@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd-autograd - add the PyTorch autograd subclass table ext_autogradapi. */
 #include "opt.h"
 
@@ -32,6 +33,7 @@ static const rpd_help help = {
 #include "check.h"
 #include "rpd.h"
 #include "opt.h"
+#include "readdirect.h"  /* -o OUT from a rocprofv3 database or Kineto trace */
 
 #define TABLE_TAG "Autograd::Table"
 #define DONE_TAG "Autograd::Generated"
@@ -329,6 +331,7 @@ static void summary(void *vc) {
 }
 
 int main(int argc, char **argv) {
+  rpd_set_import_reader(rpdi_direct_read, NULL);
   ctx c = {0};
   const rpd_opt opts[] = {
       RPD_OPT_FLAG("--skip-callstacks|--skip_callstacks", &c.skip_callstacks,

@@ -1,3 +1,4 @@
+/* links: rpd-import */
 /* rpd-deserialize - promote serialized roctx markers to real api/op rows. */
 #include "opt.h"
 
@@ -22,6 +23,7 @@ static const rpd_help help = {
 #include "namelist.h"
 #include "rpd.h"
 #include "opt.h"
+#include "readdirect.h"  /* -o OUT from a rocprofv3 database or Kineto trace */
 
 #define ROWS "temp.rpd_deser_rows"
 #define DONE "temp.rpd_deser_done"
@@ -271,6 +273,7 @@ static int build(rpd *r, void *vc)
 
 int main(int argc, char **argv)
 {
+  rpd_set_import_reader(rpdi_direct_read, NULL);
   ctx c = {0};
   int rc;
 

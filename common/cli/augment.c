@@ -21,7 +21,8 @@ static void driver_table(const rpd_augment *a, aug_args *p, char *force_help, si
            a->what ? a->what : a->done_tag ? a->done_tag : "the result");
   const rpd_opt opts[4] = {
     RPD_OPT_FILE("-o|--output", &p->out, .arg = "OUT",
-                 .help = "write the result to OUT (.gz compresses), not FILE"),
+                 .help = "write the result to OUT (.gz compresses), not FILE; FILE may then "
+                         "be a rocprofv3 database or a PyTorch profiler trace (imported)"),
     RPD_OPT_FLAG("--force", &p->force, .help = force_help),
     RPD_OPT_TABLE(a->opts),
     RPD_OPT_END(),
@@ -77,7 +78,7 @@ int rpd_augment_main(const rpd_augment *a, int argc, char **argv)
    * (~9% of a call-stack build); harmless if SQLite is already set up */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
   for (int tries = 0;; tries++) {
-    if (rpd_open_or_report(&r, p.file, p.out, RPD_WRITE)) return 1;
+    if (rpd_open_or_report(&r, p.file, p.out, RPD_WRITE | RPD_OFFER_OUT)) return 1;
     if (a->done_tag) {
       rc = rpd_meta_get(r, a->done_tag, &done);
       free(done);

@@ -7,6 +7,7 @@
 #include "rpd.h"
 #include "internal.h"
 #include "opening.h"
+#include "check.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -390,6 +391,41 @@ void rpd_set_import_reader(rpd_import_reader fn, void *arg)
   import_reader_arg = arg;
 }
 
+/* A writer with -o OUT given a file the registered reader reads (a
+ * rocprofv3 database, a PyTorch profiler trace): the reader's trace in
+ * memory is copied into a work file next to OUT, which the writer then
+ * changes as it would any -o copy (OUT appears at the commit, complete).
+ * The reader's row check carries over to the copy.  RPD_ENOTDB (message
+ * not needed) when the reader does not read path. */
+static int open_imported(rpd **out, const char *path, const char *out_path, int flags)
+{
+  rpd *m = NULL, *r;
+  int rc = import_reader(path, import_reader_arg, &m), passed;
+
+  if (rc) return rc;
+  passed = rpd_check_passed(m);
+  r = rpd_xcalloc(1, sizeof *r);
+  r->lock_fd = -1;
+  r->flags = flags;
+  r->path = rpd_xstrdup(path);
+  if (!(rc = rpd_output_check(out_path, path, &r->final_path))) {
+    r->gz_out = ends_with(out_path, ".gz");
+    rc = backup_copy(r, m->db, r->final_path);
+  }
+  if (!rc) rc = open_db(r, 1, 1);
+  if (rc) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+    discard(r);
+    rpd_close(m, 0);
+    return rpd_seterr(rc, "%s", msg);
+  }
+  rpd_close(m, 0);
+  if (passed) rpd_check_mark_passed(r);
+  *out = r;
+  return RPD_OK;
+}
+
 int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
 {
   rpd *r;
@@ -430,9 +466,18 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
       if (rc == RPD_EROCPROF || rrc != RPD_ENOTDB) return rrc;
       rpd_seterr(rc, "%s", msg);
     }
+    /* the same file given to a writer with -o OUT: OUT is the trace
+     * rpd-import would write, then changed by the writer */
+    if ((rc == RPD_EROCPROF || rc == RPD_ENOTDB) && import_reader && out_path &&
+        (flags & RPD_WRITE) && !(flags & (RPD_ANYDB | RPD_CREATE))) {
+      int rrc = open_imported(out, path, out_path, flags);
+      if (rc == RPD_EROCPROF || rrc != RPD_ENOTDB) return rrc;
+      rpd_seterr(rc, "%s", msg);
+    }
     /* rocprofv3 output given where a trace belongs: say how to convert it */
     if (!(flags & (RPD_ANYDB | RPD_CREATE)) && rc != RPD_EBUSY && rc != RPD_ENOENT)
-      rc = rpd__explain_rocprof(path, rc);
+      rc = rpd__explain_rocprof(path, rc, import_reader && !out_path &&
+                                 (flags & RPD_WRITE) && (flags & RPD_OFFER_OUT));
     return rc;
   }
   *out = r;

@@ -296,7 +296,7 @@ static int explain_dir(const char *path, int rc)
   return rc;
 }
 
-int rpd__explain_rocprof(const char *path, int rc)
+int rpd__explain_rocprof(const char *path, int rc, int can_o)
 {
   char *saved = rpd_xstrdup(rpd_errmsg());
   const char *kind = rocprof_kind(path);   /* may set the message */
@@ -307,9 +307,17 @@ int rpd__explain_rocprof(const char *path, int rc)
   if (!kind) return rc;
   if (strcmp(kind, "rocprofv3 output directory") == 0) return explain_dir(path, rc);
   word = shell_word(path);
-  out = suggested_output(path);
+  {
+    char *plain = suggested_output(path);
+    out = shell_word(plain);
+    free(plain);
+  }
+  /* what rpd_open's -o reads through the import reader (open.c) */
+  can_o = can_o && (!strcmp(kind, "rocprofv3 database") || !strncmp(kind, "PyTorch", 7));
   rc = rpd_seterr(RPD_EROCPROF, "%s, not an RPD trace; convert it with: "
-                  "rpd-import %s %s", kind, word, out);
+                  "rpd-import %s %s%s%s", kind, word, out,
+                  can_o ? ", or write the result to a new trace with -o " : "",
+                  can_o ? out : "");
   free(word);
   free(out);
   return rc;

@@ -40,7 +40,7 @@ bad missing-table noop.rpd "not an RPD trace: missing table rocpd_api_ops"
 sqlite3 v3prof.db "create table rocpd_info_node_0a1b(id); create table rocpd_kernel_dispatch_0a1b(id);"
 cp v3prof.db v3prof.before
 check_rc "rocprofv3: augmenter exits 1" 1 rpd-callstack v3prof.db
-check_eq "rocprofv3: augmenter message" "rpd-callstack: cannot open 'v3prof.db': rocprofv3 database, not an RPD trace; convert it with: rpd-import v3prof.db v3prof.rpd" "$(cat "$TESTDIR/stderr")"
+check_eq "rocprofv3: augmenter message" "rpd-callstack: cannot open 'v3prof.db': rocprofv3 database, not an RPD trace; convert it with: rpd-import v3prof.db v3prof.rpd, or write the result to a new trace with -o v3prof.rpd" "$(cat "$TESTDIR/stderr")"
 # a reader that reads rocprofv3 databases directly (rpd-import's reader)
 # names what this stand-in lacks, as rpd-import would
 check_rc "rocprofv3 stand-in: reader exits 1" 1 rpd2tracing v3prof.db out.json
@@ -124,8 +124,11 @@ roc() { # NAME FILE KIND SUGGESTED-OUT
     if [ "$b" = rpd2tracing ]; then check_rc "rocprofv3 $1: $b exits 1" 1 $t "$2" roc.json
     else check_rc "rocprofv3 $1: $b exits 1" 1 $t "$2"; fi
     check_one_line "rocprofv3 $1: $b one line"
+    # an augmenter (rpd-callstack) writes a database's import with -o OUT
+    _o=
+    [ "$3" = database ] && [ "$b" = rpd-callstack ] && _o=", or write the result to a new trace with -o $4"
     check_eq "rocprofv3 $1: $b message" \
-      "$b: cannot open '$2': rocprofv3 $3, not an RPD trace; convert it with: rpd-import $2 $4" \
+      "$b: cannot open '$2': rocprofv3 $3, not an RPD trace; convert it with: rpd-import $2 $4$_o" \
       "$(cat "$TESTDIR/stderr")"
   done
   check_eq "rocprofv3 $1: no temp files" "" "$(ls "$TMPDIR"; ls | grep rpdtools-)"
@@ -170,7 +173,7 @@ fi
 sqlite3 "it's prof.db" "create table rocpd_info_node_0a1b(id); create table rocpd_kernel_dispatch_0a1b(id);"
 check_rc "rocprofv3 quoted name: exit 1" 1 rpd-callstack "it's prof.db"
 check_eq "rocprofv3 quoted name: message" \
-  "rpd-callstack: cannot open 'it's prof.db': rocprofv3 database, not an RPD trace; convert it with: rpd-import 'it'\\''s prof.db' it's prof.rpd" \
+  "rpd-callstack: cannot open 'it's prof.db': rocprofv3 database, not an RPD trace; convert it with: rpd-import 'it'\\''s prof.db' 'it'\\''s prof.rpd', or write the result to a new trace with -o 'it'\\''s prof.rpd'" \
   "$(cat "$TESTDIR/stderr")"
 # plain text that is not rocprofv3 output stays "not an SQLite database"
 printf '"Name","Value"\n"a",1\n' >plain.csv

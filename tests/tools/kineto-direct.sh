@@ -106,18 +106,18 @@ check_eq "other JSON: today's message" "raptor: cannot open 'other.json': not an
 check_rc "an RPD trace: raptor --report" 0 raptor own.rpd --report -q --csv-dir rpd-out
 check_eq "an RPD trace: no model added" "" "$(ls rpd-out | grep GEMM)"
 
-# writers still refuse it, unchanged
+# writers refuse it in place, unchanged, and say -o OUT would take it
 cp own.json w.json; s=$(sha w.json)
 check_rc "writer: rpd-callstack exits 1" 1 rpd-callstack w.json
 check_one_line "writer: one line"
 check_eq "writer: the line says what it is and how to convert it" \
-  "rpd-callstack: cannot open 'w.json': PyTorch profiler (Kineto) trace, not an RPD trace; convert it with: rpd-import w.json w.rpd" \
+  "rpd-callstack: cannot open 'w.json': PyTorch profiler (Kineto) trace, not an RPD trace; convert it with: rpd-import w.json w.rpd, or write the result to a new trace with -o w.rpd" \
   "$(cat "$TESTDIR/stderr")"
 check_eq "writer: unchanged" "$s" "$(sha w.json)"
 gzip -c own.json >w2.json.gz
 check_rc "writer on .json.gz: rpd-perfmodel exits 1" 1 rpd-perfmodel w2.json.gz
 check_eq "writer on .json.gz: the same hint" \
-  "rpd-perfmodel: cannot open 'w2.json.gz': PyTorch profiler (Kineto) trace, not an RPD trace; convert it with: rpd-import w2.json.gz w2.rpd" \
+  "rpd-perfmodel: cannot open 'w2.json.gz': PyTorch profiler (Kineto) trace, not an RPD trace; convert it with: rpd-import w2.json.gz w2.rpd, or write the result to a new trace with -o w2.rpd" \
   "$(cat "$TESTDIR/stderr")"
 check_rc "other JSON, a writer: exit 1" 1 rpd-callstack other.json
 check_eq "other JSON, a writer: today's message" "rpd-callstack: cannot open 'other.json': not an SQLite database" \

@@ -92,12 +92,12 @@ for db in $(find "$TRACES" -name '*.db' 2>/dev/null | sort); do
 done
 [ "$n" -gt 0 ] || skip "shared rocprofv3 databases" "none under $TRACES"
 
-# writers (and raptor's --save, which writes) still refuse it, unchanged
+# writers (and raptor's --save, which writes) refuse it in place, unchanged (an augmenter says -o OUT would take it)
 cp small.db w.db; s=$(sha w.db)
 check_rc "writer: rpd-callstack exits 1" 1 rpd-callstack w.db
 check_one_line "writer: one line"
 check_eq "writer: the rpd-import hint" \
-  "rpd-callstack: cannot open 'w.db': rocprofv3 database, not an RPD trace; convert it with: rpd-import w.db w.rpd" \
+  "rpd-callstack: cannot open 'w.db': rocprofv3 database, not an RPD trace; convert it with: rpd-import w.db w.rpd, or write the result to a new trace with -o w.rpd" \
   "$(cat "$TESTDIR/stderr")"
 check_rc "raptor --report --save exits 1" 1 raptor w.db --report --save
 check_eq "raptor --report --save: the rpd-import hint" \
