@@ -497,6 +497,26 @@ check_eq "launch delays of both signs: median 3, p95 and max 1e12, mean" \
   "5|3|1000000000000|1000000000000|199999999991.6" \
   "$(q delays.rpd 'SELECT count, delay_median_ns, delay_p95_ns, delay_max_ns, delay_mean_ns FROM ext_analysis_launch')"
 
+# values of 2^43 ns or more either way do not fit the one-word records
+# the kernels' values are sorted as: they go to a sort of wider records,
+# merged back in order -- a GPU time of 2^44 + 5 and a delay of -2^44
+# among small ones: GPU 10 30 40 2^44+5 (median 30, p95 and max 2^44+5,
+# one outlier), delays -2^44 5 7 9 (median 5, p95 and max 9)
+mk wide.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 95, 96, 100, 110), (2, 0, 0, 193, 195, 200, 17592186044621),
+  (3, 0, 0, 17592186044716, 17592186044719, 300, 330), (4, 0, 0, 391, 395, 400, 440)"
+run wide.rpd
+check_eq "values past one word: GPU and delay ranks, means and outliers exact" \
+  "4|2.5|2|4|4|-4398046511098.75|5|9|9|4398046511125.25|30|17592186044421|17592186044421|1" \
+  "$(q wide.rpd 'SELECT count, api_mean_ns, api_median_ns, api_p95_ns, api_max_ns,
+    delay_mean_ns, delay_median_ns, delay_p95_ns, delay_max_ns,
+    gpu_mean_ns, gpu_median_ns, gpu_p95_ns, gpu_max_ns, outliers FROM ext_analysis_launch')"
+cp wide.rpd widespill.rpd
+check_rc "values past one word, sorts spilled: runs" 0 env RPD_ANALYZE_SORT_BYTES=16 \
+  rpd-analyze widespill.rpd --force
+check_eq "values past one word, sorts spilled: the same tables" "$(dump wide.rpd | cksum)" \
+  "$(dump widespill.rpd | cksum)"
+
 # a call linked to two ops is no op's own launch (no api duration): found
 # from runs of the links when their call ids never go down, else by a
 # GROUP BY -- here call 3 launches ops 1 and 3 around call 2's op 2 (ids
