@@ -94,11 +94,14 @@ int an_kernels_write(rpd *r, an_kernels *k);
 void an_kernels_free(an_kernels *k);
 
 /* queue.c: the queues' depth changes (d = +1 at a launch, -1 at an end
- * of a checked op: gpu an integer, t sane) into a sort of sort_bytes;
- * an_queue_write writes ext_analysis_queue_depth from it. */
-xsort *an_queue_new(size_t sort_bytes);
-int an_queue_add(xsort *x, int64_t gpu, int has_queue, int64_t queue, int64_t t, int d);
-int an_queue_write(rpd *r, xsort *x);
+ * of a checked op: gpu an integer, t sane), kept as a stream per queue
+ * and kind while each comes in time order, else in a sort of sort_bytes;
+ * an_queue_write writes ext_analysis_queue_depth from them. */
+typedef struct an_queue an_queue;
+an_queue *an_queue_new(size_t sort_bytes);
+int an_queue_add(an_queue *q, int64_t gpu, int has_queue, int64_t queue, int64_t t, int d);
+int an_queue_write(rpd *r, an_queue *q);
+void an_queue_free(an_queue *q);
 
 /* tables.c: the ops read once (the trace check's rule applied to every
  * op: a bad one fails the scan with rpd_check_table's message; the

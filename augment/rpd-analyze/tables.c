@@ -173,7 +173,8 @@ void an_radix_words(void *base, size_t n, int nw, const uint64_t *flip)
 /* The ops read once (an_scan_ops): the sorts of the sweep, the launch
  * statistics and the queue depth. */
 struct an_scan {
-  xsort *work, *queue;
+  xsort *work;
+  an_queue *queue;
   an_kernels *kern;
   int copy_links;              /* temp.an_copylink holds the copies' links */
 };
@@ -714,7 +715,7 @@ int an_scan_ops(rpd *r, an_calls *calls, an_scan **out)
   if (!rc && redo) {
     xsort_free(sc->work);
     an_kernels_free(sc->kern);
-    xsort_free(sc->queue);
+    an_queue_free(sc->queue);
     scan_init(sc);
     rc = rpd_exec(r, "DELETE FROM an_copy; DELETE FROM an_copylink");
     if (!rc)
@@ -753,6 +754,6 @@ void an_scan_free(an_scan *sc)
     return;
   xsort_free(sc->work);
   an_kernels_free(sc->kern);
-  xsort_free(sc->queue);
+  an_queue_free(sc->queue);
   free(sc);
 }

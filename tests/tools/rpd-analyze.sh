@@ -221,9 +221,13 @@ all_queue() {
     SELECT g, qu, t, sum(d) OVER (PARTITION BY g, qu ORDER BY t) FROM s ORDER BY g, qu, t"
 }
 rpd-synth --seed 13 --api 20000 --gpus 2 -o qparts.rpd >/dev/null
-for nq in 3 40; do
+# the queues as rpd-synth makes them: each queue's launches and ends in
+# time order (kept as streams of times, chunks of one time at 48 bytes);
+# 3 queues: some queue's ends out of order, and 40: more streams than
+# kept (both: every change to the sort, the streams' so far read back)
+for nq in synth 3 40; do
   cp qparts.rpd "q$nq.rpd"
-  q "q$nq.rpd" "UPDATE rocpd_op SET queueId = id % $nq"
+  [ "$nq" = synth ] || q "q$nq.rpd" "UPDATE rocpd_op SET queueId = id % $nq"
   all_queue "q$nq.rpd" >"q$nq.want"
   for bytes in "" 48 24000; do
     cp "q$nq.rpd" qx.rpd
@@ -232,6 +236,8 @@ for nq in 3 40; do
     same_file "$nq queues${bytes:+, sort buffer $bytes bytes}: every queue-depth row" "q$nq.want" qx.got
   done
 done
+check_eq "queue parts: every queue's launches and ends in time order (synth)" 0 \
+  "$(q qsynth.rpd "SELECT count(*) FROM (SELECT \"end\" < lag(\"end\") OVER (PARTITION BY gpuId, queueId ORDER BY id) AS d FROM rocpd_op) WHERE d")"
 check_eq "queue parts: some queue's ends out of time order (3 queues)" 1 \
   "$(q q3.rpd "SELECT count(*) > 0 FROM (SELECT \"end\" < lag(\"end\") OVER (PARTITION BY gpuId, queueId ORDER BY id) AS d FROM rocpd_op) WHERE d")"
 
