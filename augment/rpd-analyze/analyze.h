@@ -8,6 +8,7 @@
 #define RPD_ANALYZE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "rpd.h"
 #include "util/map.h"
@@ -122,6 +123,22 @@ typedef struct an_work {
   int32_t flags, pad;
 } an_work;
 enum { AN_W_GPU_NULL = 1, AN_W_KERNEL = 2, AN_W_COMM = 4, AN_W_API = 8, AN_W_OWN = 16 };
+/* work.c: the GPU work kept for the sweep, in its order: a buffer per GPU
+ * written out in sorted runs while each GPU's records come nearly in
+ * order, else a bounded sort of sort_bytes (xsort.h). */
+typedef struct an_works an_works;
+an_works *an_works_new(size_t sort_bytes);
+int an_works_add(an_works *q, const an_work *w);
+/* After the last an_works_add.  RPD_OK or an error code. */
+int an_works_done(an_works *q);
+/* The next record in (gpu, start, end, id) order into *w (valid until the
+ * next call): 1, 0 at the end, or minus an error code. */
+int an_works_next(an_works *q, const an_work **w);
+void an_works_free(an_works *q);
+/* work.c: len bytes at off of the scratch file fd written from p, or read
+ * into p: RPD_OK or RPD_EIO (message set). */
+int an_pwrite_all(int fd, const void *p, size_t len, off_t off);
+int an_pread_all(int fd, void *p, size_t len, off_t off);
 /* The next op of the sweep into *w: 1, 0 at the end, or minus an error. */
 int an_scan_work(an_scan *sc, const an_work **w);
 /* 1 when the scan kept the copies' links in temp.an_copylink, in the

@@ -209,51 +209,28 @@ void an_queue_free(an_queue *q)
   free(q);
 }
 
-static int qs_io_error(const char *what)
-{
-  return rpd_seterr(RPD_EIO, "cannot %s the queue depth's scratch file: %s", what,
-                    strerror(errno ? errno : EIO));
-}
-
 /* Chunk k of stream st (k < its chunks written; each full but the last)
  * into its buffer. */
 static int qs_read_chunk(an_queue *q, qstream *st, size_t k)
 {
   size_t n = st->total - k * q->words < q->words ? st->total - k * q->words : q->words;
-  size_t want = n * 8, got = 0;
-  while (got < want) {
-    ssize_t r = pread(q->fd, (char *)st->buf + got, want - got, st->chunks[k] + (off_t)got);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0) {
-      if (r == 0)
-        errno = EIO;
-      return qs_io_error("read");
-    }
-    got += (size_t)r;
-  }
+  int rc = an_pread_all(q->fd, st->buf, n * 8, st->chunks[k]);
   st->rd = n;
   st->at = 0;
-  return RPD_OK;
+  return rc;
 }
 
 /* The buffer of stream st written to the scratch file as one chunk. */
 static int qs_write_chunk(an_queue *q, qstream *st)
 {
-  size_t len = st->n * 8, done = 0;
+  int rc;
   if (q->fd < 0 && (q->fd = rpd_scratch_fd()) < 0)
-    return qs_io_error("create");
-  while (done < len) {
-    ssize_t w = pwrite(q->fd, (char *)st->buf + done, len - done, q->size + (off_t)done);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return qs_io_error("write");
-    done += (size_t)w;
-  }
+    return rpd_seterr(RPD_EIO, "cannot create the analysis's scratch file: %s", strerror(errno));
+  if ((rc = an_pwrite_all(q->fd, st->buf, st->n * 8, q->size)))
+    return rc;
   st->chunks = rpd_xrealloc(st->chunks, (st->nchunks + 1) * sizeof *st->chunks);
   st->chunks[st->nchunks++] = q->size;
-  q->size += (off_t)len;
+  q->size += (off_t)(st->n * 8);
   st->n = 0;
   return RPD_OK;
 }

@@ -562,6 +562,26 @@ check_eq "spilled sorts: every table the same as in memory" "$(dump v3.rpd | cks
   "$(dump spill.rpd | cksum)"
 check_eq "spilled sorts: the trace has launch and queue rows to sort" 1 \
   "$(q spill.rpd 'SELECT (SELECT count(*) FROM ext_analysis_launch) > 5 AND (SELECT count(*) FROM ext_analysis_queue_depth) > 1000')"
+# the GPU work kept per GPU, written out in sorted runs while each GPU's
+# ops come nearly in start order: at 500,000 bytes runs of both GPUs
+# follow each other; at 100,000 the last records break the order (every
+# record to the sort at the end); at 3,000 early (to the sort during the
+# scan, the runs so far read back); completion order by 4 threads too
+rpd-synth --seed 2 --api 40000 -o wk.rpd >/dev/null
+rpd-synth --seed 2 --api 40000 --order end --threads 4 --layers 24 -o wkend.rpd >/dev/null
+for t in wk wkend; do
+  cp "$t.rpd" wkx.rpd
+  rpd-analyze wkx.rpd -q
+  want=$(dump wkx.rpd | cksum)
+  for bytes in 500000 300000 100000 3000; do
+    cp "$t.rpd" wkx.rpd
+    check_rc "$t, sort buffers of $bytes bytes: runs" 0 env RPD_ANALYZE_SORT_BYTES=$bytes rpd-analyze wkx.rpd -q
+    check_eq "$t, sort buffers of $bytes bytes: every table as in memory" "$want" "$(dump wkx.rpd | cksum)"
+  done
+done
+check_eq "GPU work: some GPU's ops out of start order (both shapes)" "1 1" \
+  "$(for t in wk wkend; do q "$t.rpd" "SELECT count(*) > 0 FROM (SELECT start < lag(start)
+    OVER (PARTITION BY gpuId ORDER BY id) AS d FROM rocpd_op) WHERE d"; done | tr '\n' ' ' | sed 's/ $//')"
 check_eq "v2 and v3 of the same seed give the same idle table" \
   "$(ours_idle v3.rpd)" "$(ours_idle v2.rpd)"
 
