@@ -1,9 +1,10 @@
 /* analyze.h - the parts of rpd-analyze (docs/rpd-analyze.md): main.c (options,
  * rules, the driver), tables.c (the op scan and its links), launch.c
  * (launch statistics), queue.c (queue depth), calls.c (the scan of the api
- * calls and the SQL over them: memcpy buckets, sync rules),
- * sweep.c (the ordered pass over the GPU work); the sort in bounded memory
- * is common's (common/analysis/xsort.c).  Internal to the tool. */
+ * calls and the SQL over them: memcpy buckets, sync rules), work.c (the
+ * GPU work kept in the sweep's order), sweep.c (the ordered pass over the
+ * GPU work); the sort in bounded memory they fall back to is common's
+ * (common/analysis/xsort.c).  Internal to the tool. */
 #ifndef RPD_ANALYZE_H
 #define RPD_ANALYZE_H
 
