@@ -579,6 +579,16 @@ for t in wk wkend; do
     check_eq "$t, sort buffers of $bytes bytes: every table as in memory" "$want" "$(dump wkx.rpd | cksum)"
   done
 done
+# more GPUs than the work keeps parts for (64): every record to the sort
+cp wk.rpd wk70.rpd
+q wk70.rpd "UPDATE rocpd_op SET gpuId = id % 70"
+for bytes in "" 3000; do
+  cp wk70.rpd wkx.rpd
+  check_rc "70 GPUs${bytes:+, sort buffers of $bytes bytes}: runs" 0 env ${bytes:+RPD_ANALYZE_SORT_BYTES=$bytes} rpd-analyze wkx.rpd -q
+  check_eq "70 GPUs${bytes:+, sort buffers of $bytes bytes}: idle per GPU = independent gaps query" \
+    "$(indep_idle wkx.rpd)" "$(ours_idle wkx.rpd)"
+done
+check_eq "70 GPUs: 70 idle rows" 70 "$(q wkx.rpd 'SELECT count(*) FROM ext_analysis_idle')"
 check_eq "GPU work: some GPU's ops out of start order (both shapes)" "1 1" \
   "$(for t in wk wkend; do q "$t.rpd" "SELECT count(*) > 0 FROM (SELECT start < lag(start)
     OVER (PARTITION BY gpuId ORDER BY id) AS d FROM rocpd_op) WHERE d"; done | tr '\n' ' ' | sed 's/ $//')"
