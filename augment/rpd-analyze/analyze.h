@@ -71,6 +71,14 @@ int an_calls_resolve(an_calls *c, sqlite3_stmt *st, an_call *out);
 int an_calls_finish(an_calls *c);
 void an_calls_free(an_calls *c);
 
+/* The progress line `what` at done of total records, shown on every
+ * 1024th and the last (a call per record was 1% of the run). */
+static inline void an_progress(const char *what, size_t done, size_t total)
+{
+  if (!(done & 1023) || done >= total)
+    rpd_progress(what, (int64_t)done, (int64_t)total);
+}
+
 /* tables.c: what the sorts share.  xsort_next with the progress line
  * `what` over the records of x. */
 int an_next_shown(xsort *x, const void **p, const char *what);

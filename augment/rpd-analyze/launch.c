@@ -152,6 +152,7 @@ struct an_kernels {
   const void *px, *pw;
   int gx, gw, last;
   kval cur;
+  size_t added, taken;         /* values added, values read */
 };
 
 /* The next value of the two sorts' merge into *v (valid until the next
@@ -163,8 +164,7 @@ static int kv_next(an_kernels *sc, const kval **v)
     sc->gx = xsort_next(sc->x, &sc->px);
   else if (sc->last == 2)
     sc->gw = xsort_next(sc->wide, &sc->pw);
-  rpd_progress("kernel statistics", (int64_t)(xsort_taken(sc->x) + xsort_taken(sc->wide)),
-               (int64_t)(xsort_added(sc->x) + xsort_added(sc->wide)));
+  an_progress("kernel statistics", sc->taken, sc->added);
   if (sc->gx < 0 || sc->gw < 0)
     return sc->gx < 0 ? sc->gx : sc->gw;
   if (sc->gx > 0) {
@@ -172,6 +172,7 @@ static int kv_next(an_kernels *sc, const kval **v)
     if (sc->gw <= 0 || kval_cmp(&a, sc->pw) <= 0) {
       sc->cur = a;
       sc->last = 1;
+      sc->taken++;
       *v = &sc->cur;
       return 1;
     }
@@ -180,6 +181,7 @@ static int kv_next(an_kernels *sc, const kval **v)
     return 0;
   sc->cur = *(const kval *)sc->pw;
   sc->last = 2;
+  sc->taken++;
   *v = &sc->cur;
   return 1;
 }
@@ -267,6 +269,7 @@ int an_kernels_add(an_kernels *sc, int64_t did, const int64_t v[NMETRICS],
       km->max = kv.v;
     km->n++;
     km->sum += kv.v;
+    sc->added++;
     if (pk_fits(&kv)) {
       uint64_t w = pk_of(&kv);
       rc = xsort_add(sc->x, &w);

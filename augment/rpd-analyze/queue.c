@@ -356,7 +356,7 @@ static int an_queue_next(an_queue *q, const void **p)
   int rc;
   if (q->sorting)
     return an_next_shown(q->x, p, "queue depth");
-  rpd_progress("queue depth", (int64_t)q->taken, (int64_t)q->added);
+  an_progress("queue depth", q->taken, q->added);
   while (!q->a || (!q->a->has && (!q->b || !q->b->has))) {
     if (q->next == q->ns)
       return 0;

@@ -103,7 +103,7 @@ static int op_comm(op_funcs *fn, int is_null, int64_t id, int *rc)
 int an_next_shown(xsort *x, const void **p, const char *what)
 {
   int got = xsort_next(x, p);
-  rpd_progress(what, (int64_t)xsort_taken(x), (int64_t)xsort_added(x));
+  an_progress(what, xsort_taken(x), xsort_added(x));
   return got;
 }
 

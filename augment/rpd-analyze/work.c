@@ -289,7 +289,7 @@ int an_works_next(an_works *q, const an_work **w)
       *w = p;
     return got;
   }
-  rpd_progress("idle gaps", (int64_t)q->taken, (int64_t)q->added);
+  an_progress("idle gaps", q->taken, q->added);
   for (;;) {
     wpart *pt = q->cur;
     if (pt && q->at < q->rd) {
