@@ -1,13 +1,15 @@
 /* analyze.h - the parts of rpd-analyze (docs/rpd-analyze.md): main.c (options,
  * rules, the driver), tables.c (the op scan and its links), launch.c
  * (launch statistics), queue.c (queue depth), calls.c (the scan of the api
- * calls and the SQL over them: memcpy buckets, sync rules),
- * sweep.c (the ordered pass over the GPU work); the sort in bounded memory
- * is common's (common/analysis/xsort.c).  Internal to the tool. */
+ * calls and the SQL over them: memcpy buckets, sync rules), work.c (the
+ * GPU work kept in the sweep's order), sweep.c (the ordered pass over the
+ * GPU work); the sort in bounded memory they fall back to is common's
+ * (common/analysis/xsort.c).  Internal to the tool. */
 #ifndef RPD_ANALYZE_H
 #define RPD_ANALYZE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "rpd.h"
 #include "util/map.h"
@@ -69,6 +71,14 @@ int an_calls_resolve(an_calls *c, sqlite3_stmt *st, an_call *out);
 int an_calls_finish(an_calls *c);
 void an_calls_free(an_calls *c);
 
+/* The progress line `what` at done of total records, shown on every
+ * 1024th and the last (a call per record was 1% of the run). */
+static inline void an_progress(const char *what, size_t done, size_t total)
+{
+  if (!(done & 1023) || done >= total)
+    rpd_progress(what, (int64_t)done, (int64_t)total);
+}
+
 /* tables.c: what the sorts share.  xsort_next with the progress line
  * `what` over the records of x. */
 int an_next_shown(xsort *x, const void **p, const char *what);
@@ -94,11 +104,14 @@ int an_kernels_write(rpd *r, an_kernels *k);
 void an_kernels_free(an_kernels *k);
 
 /* queue.c: the queues' depth changes (d = +1 at a launch, -1 at an end
- * of a checked op: gpu an integer, t sane) into a sort of sort_bytes;
- * an_queue_write writes ext_analysis_queue_depth from it. */
-xsort *an_queue_new(size_t sort_bytes);
-int an_queue_add(xsort *x, int64_t gpu, int has_queue, int64_t queue, int64_t t, int d);
-int an_queue_write(rpd *r, xsort *x);
+ * of a checked op: gpu an integer, t sane), kept as a stream per queue
+ * and kind while each comes in time order, else in a sort of sort_bytes;
+ * an_queue_write writes ext_analysis_queue_depth from them. */
+typedef struct an_queue an_queue;
+an_queue *an_queue_new(size_t sort_bytes);
+int an_queue_add(an_queue *q, int64_t gpu, int has_queue, int64_t queue, int64_t t, int d);
+int an_queue_write(rpd *r, an_queue *q);
+void an_queue_free(an_queue *q);
 
 /* tables.c: the ops read once (the trace check's rule applied to every
  * op: a bad one fails the scan with rpd_check_table's message; the
@@ -119,6 +132,22 @@ typedef struct an_work {
   int32_t flags, pad;
 } an_work;
 enum { AN_W_GPU_NULL = 1, AN_W_KERNEL = 2, AN_W_COMM = 4, AN_W_API = 8, AN_W_OWN = 16 };
+/* work.c: the GPU work kept for the sweep, in its order: a buffer per GPU
+ * written out in sorted runs while each GPU's records come nearly in
+ * order, else a bounded sort of sort_bytes (xsort.h). */
+typedef struct an_works an_works;
+an_works *an_works_new(size_t sort_bytes);
+int an_works_add(an_works *q, const an_work *w);
+/* After the last an_works_add.  RPD_OK or an error code. */
+int an_works_done(an_works *q);
+/* The next record in (gpu, start, end, id) order into *w (valid until the
+ * next call): 1, 0 at the end, or minus an error code. */
+int an_works_next(an_works *q, const an_work **w);
+void an_works_free(an_works *q);
+/* work.c: len bytes at off of the scratch file fd written from p, or read
+ * into p: RPD_OK or RPD_EIO (message set). */
+int an_pwrite_all(int fd, const void *p, size_t len, off_t off);
+int an_pread_all(int fd, void *p, size_t len, off_t off);
 /* The next op of the sweep into *w: 1, 0 at the end, or minus an error. */
 int an_scan_work(an_scan *sc, const an_work **w);
 /* 1 when the scan kept the copies' links in temp.an_copylink, in the

@@ -34,6 +34,43 @@ static void kval_sort(void *base, size_t n)
   an_radix_words(base, n, 2, flip);
 }
 
+/* Most values, and keys, fit one word: the key in the top PK_KEY_BITS
+ * bits, the value plus PK_BIAS in the rest, so that the word's unsigned
+ * order is the (key, v) order and the sort moves half the bytes (a key
+ * of 2^20 or more, or a value of 2^43 ns or more either way, goes to the
+ * sort of kvals; the two sorted streams are merged as they are read). */
+#define PK_KEY_BITS 20
+#define PK_VAL_BITS (64 - PK_KEY_BITS)
+#define PK_BIAS ((int64_t)1 << (PK_VAL_BITS - 1))
+
+static int pk_cmp(const void *pa, const void *pb)
+{
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+static void pk_sort(void *base, size_t n)
+{
+  static const uint64_t flip[1] = {0};
+  an_radix_words(base, n, 1, flip);
+}
+
+static int pk_fits(const kval *kv)
+{
+  return kv->key >> PK_KEY_BITS == 0 && kv->v >= -PK_BIAS && kv->v < PK_BIAS;
+}
+
+static uint64_t pk_of(const kval *kv)
+{
+  return kv->key << PK_VAL_BITS | (uint64_t)(kv->v + PK_BIAS);
+}
+
+static kval pk_kval(uint64_t w)
+{
+  kval kv = {w >> PK_VAL_BITS, (int64_t)(w & (((uint64_t)1 << PK_VAL_BITS) - 1)) - PK_BIAS};
+  return kv;
+}
+
 /* A metric of one kernel: its values counted (n), summed and the largest;
  * then its median and p95 (a rank's value, when there is one). */
 typedef struct kmetric {
@@ -103,9 +140,55 @@ static const char launch_insert_sql[] =
   " ORDER BY k.gs DESC, S.string;"
   "DROP TABLE temp.an_kr;";
 
+/* The kernels of the op scan: their values' sorts (one word a value,
+ * kvals for the values that do not fit one) and their sums. */
+struct an_kernels {
+  xsort *x, *wide;
+  rpd_i64map at;               /* description id -> index in ks */
+  kstat *ks;
+  size_t nk, cap;
+  /* reading: the next record of each sort (got as xsort_next), which one
+   * the last value came from (1 x, 2 wide), the value */
+  const void *px, *pw;
+  int gx, gw, last;
+  kval cur;
+  size_t added, taken;         /* values added, values read */
+};
+
+/* The next value of the two sorts' merge into *v (valid until the next
+ * call): 1, 0 at the end, or minus an error code. */
+static int kv_next(an_kernels *sc, const kval **v)
+{
+  kval a;
+  if (sc->last == 1)
+    sc->gx = xsort_next(sc->x, &sc->px);
+  else if (sc->last == 2)
+    sc->gw = xsort_next(sc->wide, &sc->pw);
+  an_progress("kernel statistics", sc->taken, sc->added);
+  if (sc->gx < 0 || sc->gw < 0)
+    return sc->gx < 0 ? sc->gx : sc->gw;
+  if (sc->gx > 0) {
+    a = pk_kval(*(const uint64_t *)sc->px);
+    if (sc->gw <= 0 || kval_cmp(&a, sc->pw) <= 0) {
+      sc->cur = a;
+      sc->last = 1;
+      sc->taken++;
+      *v = &sc->cur;
+      return 1;
+    }
+  }
+  if (sc->gw <= 0)
+    return 0;
+  sc->cur = *(const kval *)sc->pw;
+  sc->last = 2;
+  sc->taken++;
+  *v = &sc->cur;
+  return 1;
+}
+
 /* Rank the sorted values of kernel index `idx` (k) from *p on; *got as
  * xsort_next.  The counts and sums of k were added up in the scan. */
-static void kstat_rank(xsort *x, kstat *k, uint64_t idx, const void **p, int *got)
+static void kstat_rank(an_kernels *sc, kstat *k, uint64_t idx, const kval **p, int *got)
 {
   int64_t rank = 0;
   int metric = -1;
@@ -135,22 +218,16 @@ static void kstat_rank(xsort *x, kstat *k, uint64_t idx, const void **p, int *go
      * past 3x it (exact, no overflow) */
     if (metric == M_GPU && km->has_med && (__int128)v->v > (__int128)3 * km->med)
       k->outliers++;
-    *got = an_next_shown(x, p, "kernel statistics");
+    *got = kv_next(sc, p);
   }
 }
-
-/* The kernels of the op scan: their values' sort and their sums. */
-struct an_kernels {
-  xsort *x;
-  rpd_i64map at;               /* description id -> index in ks */
-  kstat *ks;
-  size_t nk, cap;
-};
 
 an_kernels *an_kernels_new(size_t sort_bytes)
 {
   an_kernels *k = rpd_xcalloc(1, sizeof *k);
-  k->x = xsort_new(sizeof(kval), kval_cmp, kval_sort, sort_bytes);
+  k->x = xsort_new(sizeof(uint64_t), pk_cmp, pk_sort, sort_bytes);
+  /* its buffer is made by the first value that does not fit one word */
+  k->wide = xsort_new(sizeof(kval), kval_cmp, kval_sort, sort_bytes / 4);
   return k;
 }
 
@@ -159,6 +236,7 @@ void an_kernels_free(an_kernels *k)
   if (!k)
     return;
   xsort_free(k->x);
+  xsort_free(k->wide);
   rpd_i64map_free(&k->at);
   free(k->ks);
   free(k);
@@ -191,7 +269,13 @@ int an_kernels_add(an_kernels *sc, int64_t did, const int64_t v[NMETRICS],
       km->max = kv.v;
     km->n++;
     km->sum += kv.v;
-    rc = xsort_add(sc->x, &kv);
+    sc->added++;
+    if (pk_fits(&kv)) {
+      uint64_t w = pk_of(&kv);
+      rc = xsort_add(sc->x, &w);
+    } else {
+      rc = xsort_add(sc->wide, &kv);
+    }
   }
   return rc;
 }
@@ -212,7 +296,7 @@ static int did_idx_cmp(const void *pa, const void *pb)
 int an_kernels_write(rpd *r, an_kernels *sc)
 {
   sqlite3_stmt *ins = NULL;
-  const void *p;
+  const kval *p;
   int got = 0;
   did_idx *order = rpd_xmalloc((sc->nk + 1) * sizeof *order);
   int64_t *rowid = rpd_xmalloc((sc->nk + 1) * sizeof *rowid);
@@ -228,15 +312,21 @@ int an_kernels_write(rpd *r, an_kernels *sc)
                         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
   if (!rc)
     rc = xsort_done(sc->x);
-  if (!rc && (got = an_next_shown(sc->x, &p, "kernel statistics")) < 0)
+  if (!rc)
+    rc = xsort_done(sc->wide);
+  if (!rc) {
+    sc->gx = xsort_next(sc->x, &sc->px);
+    sc->gw = xsort_next(sc->wide, &sc->pw);
+  }
+  if (!rc && (got = kv_next(sc, &p)) < 0)
     rc = -got;
   while (!rc && got > 0) {
-    uint64_t idx = ((const kval *)p)->key >> 2;
+    uint64_t idx = p->key >> 2;
     if (idx >= sc->nk) {
       rc = rpd_seterr(RPD_ERR, "internal error: a kernel the scan did not count");
       break;
     }
-    kstat_rank(sc->x, &sc->ks[idx], idx, &p, &got);
+    kstat_rank(sc, &sc->ks[idx], idx, &p, &got);
     if (got < 0)
       rc = -got;
     if (!rc)

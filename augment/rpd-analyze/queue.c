@@ -1,9 +1,12 @@
-/* queue.c - rpd-analyze's queue depth: each op's +1 and -1 into a
- * bounded sort in (gpu, queue, time) order, then the rows of
+/* queue.c - rpd-analyze's queue depth: each op's +1 and -1 kept in
+ * (gpu, queue, time) order -- as streams, one a queue and kind, while each
+ * comes in time order, else in a bounded sort -- then the rows of
  * ext_analysis_queue_depth streamed from it into one INSERT ... SELECT. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze.h"
 
@@ -144,15 +147,234 @@ static qev qev_of(int64_t gpu, int has_queue, int64_t queue, int64_t t, int d)
   return ev;
 }
 
-xsort *an_queue_new(size_t sort_bytes)
+/* The changes as they come: tracers queue a queue's ops in order, so the
+ * launches (+1) of a queue come in time order, and its ends (-1) too: each
+ * (gpu, queue, kind) is a stream of times kept in order as it comes (8
+ * bytes a change, not 24; no sort), in chunks of a buffer written to a
+ * scratch file, and the two streams of each queue are merged as they are
+ * read.  The first change that comes before the one its stream had last,
+ * or a stream past QEV_PARTS, sends every change to the bounded sort
+ * (those kept so far read back into it). */
+typedef struct qstream {
+  uint64_t w0, w1, kind, last;
+  uint64_t *buf;               /* the times not yet written (chunk words) */
+  size_t n;
+  off_t *chunks;               /* where each written chunk starts */
+  size_t nchunks, total;
+  size_t rd, at, chunk;        /* reading: times in buf, the next; next chunk */
+  uint64_t head;               /* reading: the next time, when has */
+  int has;
+} qstream;
+
+struct an_queue {
+  xsort *x;
+  int sorting;                 /* every change goes to x */
+  qstream s[QEV_PARTS];
+  size_t ns, hint, words;      /* streams; the last one used; chunk words */
+  int fd;                      /* the scratch file, -1 before a chunk */
+  off_t size;
+  size_t added, taken;
+  /* reading: the streams in (gpu, queue, kind) order, the queue's two */
+  unsigned char order[QEV_PARTS];
+  size_t next;
+  qstream *a, *b;
+  qev cur;
+};
+
+an_queue *an_queue_new(size_t sort_bytes)
 {
-  return xsort_new(sizeof(qev), qev_cmp, qev_sort, sort_bytes);
+  an_queue *q = rpd_xcalloc(1, sizeof *q);
+  q->x = xsort_new(sizeof(qev), qev_cmp, qev_sort, sort_bytes);
+  /* the chunks of all streams take at most the sort's bytes */
+  q->words = xsort_cap_bytes(sort_bytes) / QEV_PARTS / 8;
+  if (q->words > 8192)
+    q->words = 8192;
+  if (q->words < 1)
+    q->words = 1;
+  q->fd = -1;
+  return q;
 }
 
-int an_queue_add(xsort *x, int64_t gpu, int has_queue, int64_t queue, int64_t t, int d)
+void an_queue_free(an_queue *q)
+{
+  if (!q)
+    return;
+  xsort_free(q->x);
+  for (size_t i = 0; i < q->ns; i++) {
+    free(q->s[i].buf);
+    free(q->s[i].chunks);
+  }
+  if (q->fd >= 0)
+    close(q->fd);
+  free(q);
+}
+
+/* Chunk k of stream st (k < its chunks written; each full but the last)
+ * into its buffer. */
+static int qs_read_chunk(an_queue *q, qstream *st, size_t k)
+{
+  size_t n = st->total - k * q->words < q->words ? st->total - k * q->words : q->words;
+  int rc = an_pread_all(q->fd, st->buf, n * 8, st->chunks[k]);
+  st->rd = n;
+  st->at = 0;
+  return rc;
+}
+
+/* The buffer of stream st written to the scratch file as one chunk. */
+static int qs_write_chunk(an_queue *q, qstream *st)
+{
+  int rc;
+  if (q->fd < 0 && (q->fd = rpd_scratch_fd()) < 0)
+    return rpd_seterr(RPD_EIO, "cannot create the analysis's scratch file: %s", strerror(errno));
+  if ((rc = an_pwrite_all(q->fd, st->buf, st->n * 8, q->size)))
+    return rc;
+  st->chunks = rpd_xrealloc(st->chunks, (st->nchunks + 1) * sizeof *st->chunks);
+  st->chunks[st->nchunks++] = q->size;
+  q->size += (off_t)(st->n * 8);
+  st->n = 0;
+  return RPD_OK;
+}
+
+static qev qs_rec(const qstream *st, uint64_t w2)
+{
+  qev e = {{st->w0, st->w1, w2}};
+  return e;
+}
+
+/* Every change the streams kept into the sort, the streams let go. */
+static int qs_to_sort(an_queue *q)
+{
+  int rc = RPD_OK;
+  q->sorting = 1;
+  for (size_t i = 0; i < q->ns; i++) {
+    qstream *st = &q->s[i];
+    size_t tail = st->n;
+    uint64_t *keep = rpd_xmalloc((tail + 1) * 8);
+    memcpy(keep, st->buf, tail * 8);
+    for (size_t k = 0; !rc && k < st->nchunks; k++)
+      if (!(rc = qs_read_chunk(q, st, k)))
+        for (size_t j = 0; !rc && j < st->rd; j++) {
+          qev e = qs_rec(st, st->buf[j]);
+          rc = xsort_add(q->x, &e);
+        }
+    for (size_t j = 0; !rc && j < tail; j++) {
+      qev e = qs_rec(st, keep[j]);
+      rc = xsort_add(q->x, &e);
+    }
+    free(keep);
+    free(st->buf);
+    free(st->chunks);
+    memset(st, 0, sizeof *st);
+  }
+  q->ns = 0;
+  return rc;
+}
+
+int an_queue_add(an_queue *q, int64_t gpu, int has_queue, int64_t queue, int64_t t, int d)
 {
   qev e = qev_of(gpu, has_queue, queue, t, d);
-  return xsort_add(x, &e);
+  qstream *st;
+  size_t i;
+  q->added++;
+  if (q->sorting)
+    return xsort_add(q->x, &e);
+  st = &q->s[q->hint];
+  if (!q->ns || st->w0 != e.w[0] || st->w1 != e.w[1] || st->kind != (e.w[2] & 1)) {
+    for (i = 0; i < q->ns; i++)
+      if (q->s[i].w0 == e.w[0] && q->s[i].w1 == e.w[1] && q->s[i].kind == (e.w[2] & 1))
+        break;
+    if (i == q->ns) {
+      if (q->ns == QEV_PARTS) {
+        int rc = qs_to_sort(q);
+        return rc ? rc : xsort_add(q->x, &e);
+      }
+      q->s[q->ns++] = (qstream){.w0 = e.w[0], .w1 = e.w[1], .kind = e.w[2] & 1,
+                                .buf = rpd_xmalloc(q->words * 8)};
+    }
+    q->hint = i;
+    st = &q->s[i];
+  }
+  if (st->total && e.w[2] < st->last) {
+    int rc = qs_to_sort(q);
+    return rc ? rc : xsort_add(q->x, &e);
+  }
+  st->last = e.w[2];
+  st->total++;
+  st->buf[st->n++] = e.w[2];
+  return st->n == q->words ? qs_write_chunk(q, st) : RPD_OK;
+}
+
+/* The next time of stream st into st->head (st->has: 0 at its end): 1,
+ * 0, or minus an error code. */
+static int qs_pull(an_queue *q, qstream *st)
+{
+  if (st->at == st->rd) {
+    int rc;
+    if (st->chunk >= st->nchunks)
+      return st->has = 0;
+    if ((rc = qs_read_chunk(q, st, st->chunk++)))
+      return -rc;
+  }
+  st->head = st->buf[st->at++];
+  return st->has = 1;
+}
+
+/* Before the first an_queue_next: the streams in (gpu, queue, kind)
+ * order, the tail of each written out when it has chunks (else read from
+ * its buffer); or the sort done. */
+static int an_queue_done(an_queue *q)
+{
+  qev_part key[QEV_PARTS];
+  int rc = RPD_OK;
+  if (q->sorting)
+    return xsort_done(q->x);
+  for (size_t i = 0; i < q->ns; i++) {
+    qstream *st = &q->s[i];
+    key[i] = (qev_part){.w0 = st->w0, .w1 = st->w1, .kind = st->kind};
+    q->order[i] = (unsigned char)i;
+    if (st->nchunks && st->n && (rc = qs_write_chunk(q, st)))
+      return rc;
+    st->rd = st->nchunks ? 0 : st->n;
+    st->at = 0;
+  }
+  for (size_t k = 1; k < q->ns; k++)
+    for (size_t j = k; j > 0 && qev_part_cmp(&key[q->order[j]], &key[q->order[j - 1]]) < 0; j--) {
+      unsigned char x = q->order[j];
+      q->order[j] = q->order[j - 1];
+      q->order[j - 1] = x;
+    }
+  return RPD_OK;
+}
+
+/* The next change in (gpu, queue, time) order into *p (valid until the
+ * next call): 1, 0 at the end, or minus an error code.  A queue's two
+ * streams (its ends' times are below its launches' at equal times, as
+ * the kind is the low bit) merged by their next times. */
+static int an_queue_next(an_queue *q, const void **p)
+{
+  qstream *st;
+  int rc;
+  if (q->sorting)
+    return an_next_shown(q->x, p, "queue depth");
+  an_progress("queue depth", q->taken, q->added);
+  while (!q->a || (!q->a->has && (!q->b || !q->b->has))) {
+    if (q->next == q->ns)
+      return 0;
+    q->a = &q->s[q->order[q->next++]];
+    q->b = NULL;
+    if (q->next < q->ns && q->s[q->order[q->next]].w0 == q->a->w0 &&
+        q->s[q->order[q->next]].w1 == q->a->w1)
+      q->b = &q->s[q->order[q->next++]];
+    if ((rc = qs_pull(q, q->a)) < 0 || (q->b && (rc = qs_pull(q, q->b)) < 0))
+      return rc;
+  }
+  st = q->a->has && (!q->b || !q->b->has || q->a->head < q->b->head) ? q->a : q->b;
+  q->cur = qs_rec(st, st->head);
+  if ((rc = qs_pull(q, st)) < 0)
+    return rc;
+  q->taken++;
+  *p = &q->cur;
+  return 1;
 }
 
 /* The rows of ext_analysis_queue_depth, made from the queues' sorted
@@ -162,7 +384,7 @@ int an_queue_add(xsort *x, int64_t gpu, int has_queue, int64_t queue, int64_t t,
 #define QD_VTAB "rpd_analyze_queue_depth_rows_"
 
 typedef struct qd_gen {
-  xsort *x;
+  an_queue *x;
   const void *p;               /* the next change, when got > 0 */
   int got;                     /* as xsort_next */
   int have, eof, rc;
@@ -189,7 +411,7 @@ static void qd_advance(qd_gen *g)
   g->key = *(const qev *)g->p;
   while (g->got > 0 && qev_same((const qev *)g->p, &g->key, 3)) {
     d += qev_delta((const qev *)g->p);
-    g->got = an_next_shown(g->x, &g->p, "queue depth");
+    g->got = an_queue_next(g->x, &g->p);
   }
   if (g->got < 0) {
     qd_advance(g);   /* the error */
@@ -270,7 +492,7 @@ static int qd_filter(sqlite3_vtab_cursor *c, int idx, const char *str, int argc,
   (void)idx, (void)str, (void)argc, (void)argv;
   if (g->row || g->eof)
     return SQLITE_ERROR;   /* a second pass would find the sort used up */
-  g->got = an_next_shown(g->x, &g->p, "queue depth");
+  g->got = an_queue_next(g->x, &g->p);
   return qd_next(c);
 }
 
@@ -321,13 +543,13 @@ static const sqlite3_module qd_module = {
  * the depth after every change at that time.  The op scan put both
  * changes of each op into a bounded sort (xsort.h); the sorted stream is
  * summed per time and run per queue as the insert reads QD_VTAB. */
-int an_queue_write(rpd *r, xsort *x)
+int an_queue_write(rpd *r, an_queue *x)
 {
   qd_gen g;
   int rc;
   memset(&g, 0, sizeof g);
   g.x = x;
-  if ((rc = xsort_done(x)))
+  if ((rc = an_queue_done(x)))
     return rc;
   if (sqlite3_create_module(rpd_db(r), QD_VTAB, &qd_module, &g) != SQLITE_OK)
     return rpd_seterr(RPD_ESQL, "cannot register the queue depth's row source: %s",

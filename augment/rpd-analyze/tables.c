@@ -100,28 +100,10 @@ static int op_comm(op_funcs *fn, int is_null, int64_t id, int *rc)
  * go to a scratch file, so memory stays flat in trace size. */
 #define SORT_BYTES (8u << 20)
 
-/* (gpu, start, end, id) with a NULL gpu first: the sweep's order (ties
- * of start and end in op id order). */
-static int work_cmp(const void *pa, const void *pb)
-{
-  const an_work *a = pa, *b = pb;
-  int na = a->flags & AN_W_GPU_NULL, nb = b->flags & AN_W_GPU_NULL;
-  if (na != nb)
-    return na ? -1 : 1;
-  if (!na && a->gpu != b->gpu)
-    return a->gpu < b->gpu ? -1 : 1;
-  if (a->s != b->s)
-    return a->s < b->s ? -1 : 1;
-  if (a->e != b->e)
-    return a->e < b->e ? -1 : 1;
-  return a->id < b->id ? -1 : a->id > b->id;
-}
-XSORT_DEFINE(work_sort, an_work, work_cmp)
-
 int an_next_shown(xsort *x, const void **p, const char *what)
 {
   int got = xsort_next(x, p);
-  rpd_progress(what, (int64_t)xsort_taken(x), (int64_t)xsort_added(x));
+  an_progress(what, xsort_taken(x), xsort_added(x));
   return got;
 }
 
@@ -173,7 +155,8 @@ void an_radix_words(void *base, size_t n, int nw, const uint64_t *flip)
 /* The ops read once (an_scan_ops): the sorts of the sweep, the launch
  * statistics and the queue depth. */
 struct an_scan {
-  xsort *work, *queue;
+  an_works *work;
+  an_queue *queue;
   an_kernels *kern;
   int copy_links;              /* temp.an_copylink holds the copies' links */
 };
@@ -468,7 +451,7 @@ static int scan_op(an_scan *sc, op_funcs *fn, const opv *o, sqlite3_stmt *copy, 
     if (k && (rc = copy_links(k, w.id)))
       return rc;
   }
-  return xsort_add(sc->work, &w);
+  return an_works_add(sc->work, &w);
 }
 
 /* The op scans (columns: OP_ID ...): with the links read along, in id
@@ -583,7 +566,7 @@ static int ops_next(rpd *r, ops *p, rpd_check_rows *bad, opv *o)
 /* The sorts and sums of a scan, empty. */
 static void scan_init(an_scan *sc)
 {
-  sc->work = xsort_new(sizeof(an_work), work_cmp, work_sort, SORT_BYTES);
+  sc->work = an_works_new(SORT_BYTES);
   /* half a buffer: its radix sort takes a copy of it while it sorts */
   sc->kern = an_kernels_new(SORT_BYTES / 2);
   sc->queue = an_queue_new(SORT_BYTES);
@@ -677,7 +660,7 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int mode, int *redo)
   if (!rc && !*redo)
     rc = rpd_check_rows_result(&bad, "rocpd_op");
   if (!rc && !*redo)
-    rc = xsort_done(sc->work);
+    rc = an_works_done(sc->work);
   sc->copy_links = merge && !k.api_not_int;
   sqlite3_finalize(p.st);
   rpd_intscan_close(&p.sc);
@@ -712,9 +695,9 @@ int an_scan_ops(rpd *r, an_calls *calls, an_scan **out)
   /* an order broke after the first links: again, through the GROUP BY,
    * from empty sorts and no copies */
   if (!rc && redo) {
-    xsort_free(sc->work);
+    an_works_free(sc->work);
     an_kernels_free(sc->kern);
-    xsort_free(sc->queue);
+    an_queue_free(sc->queue);
     scan_init(sc);
     rc = rpd_exec(r, "DELETE FROM an_copy; DELETE FROM an_copylink");
     if (!rc)
@@ -740,19 +723,15 @@ int an_scan_copy_links(const an_scan *sc)
 
 int an_scan_work(an_scan *sc, const an_work **w)
 {
-  const void *p;
-  int got = an_next_shown(sc->work, &p, "idle gaps");
-  if (got > 0)
-    *w = p;
-  return got;
+  return an_works_next(sc->work, w);
 }
 
 void an_scan_free(an_scan *sc)
 {
   if (!sc)
     return;
-  xsort_free(sc->work);
+  an_works_free(sc->work);
   an_kernels_free(sc->kern);
-  xsort_free(sc->queue);
+  an_queue_free(sc->queue);
   free(sc);
 }

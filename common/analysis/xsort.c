@@ -48,7 +48,7 @@ struct xsort {
   size_t added, taken;
 };
 
-static size_t cap_bytes(size_t dflt)
+size_t xsort_cap_bytes(size_t dflt)
 {
   const char *e = getenv("RPD_ANALYZE_SORT_BYTES");
   char *end;
@@ -66,7 +66,7 @@ xsort *xsort_new(size_t rec, xsort_cmp cmp, xsort_fn sort, size_t cap)
   x->rec = rec;
   x->cmp = cmp;
   x->sort = sort;
-  x->cap = cap_bytes(cap) / rec;
+  x->cap = xsort_cap_bytes(cap) / rec;
   if (x->cap < 1)
     x->cap = 1;
   x->fd = -1;

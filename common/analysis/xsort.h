@@ -67,6 +67,10 @@ typedef struct xsort xsort;
  * $RPD_ANALYZE_SORT_BYTES bytes when set (a positive integer, for tests
  * of the spill path), else cap.  The caller frees it with xsort_free. */
 xsort *xsort_new(size_t rec, xsort_cmp cmp, xsort_fn sort, size_t cap);
+/* The bytes of the buffer of a sorter made with cap: $RPD_ANALYZE_SORT_BYTES
+ * when set (a positive integer), else cap (for a caller's own buffers that
+ * tests shrink with the sorts'). */
+size_t xsort_cap_bytes(size_t cap);
 /* Add one record (copied).  RPD_OK or an error code (message set). */
 int xsort_add(xsort *x, const void *rec);
 /* After the last xsort_add: sort what is buffered.  RPD_OK or an error. */

@@ -221,9 +221,13 @@ all_queue() {
     SELECT g, qu, t, sum(d) OVER (PARTITION BY g, qu ORDER BY t) FROM s ORDER BY g, qu, t"
 }
 rpd-synth --seed 13 --api 20000 --gpus 2 -o qparts.rpd >/dev/null
-for nq in 3 40; do
+# the queues as rpd-synth makes them: each queue's launches and ends in
+# time order (kept as streams of times, chunks of one time at 48 bytes);
+# 3 queues: some queue's ends out of order, and 40: more streams than
+# kept (both: every change to the sort, the streams' so far read back)
+for nq in synth 3 40; do
   cp qparts.rpd "q$nq.rpd"
-  q "q$nq.rpd" "UPDATE rocpd_op SET queueId = id % $nq"
+  [ "$nq" = synth ] || q "q$nq.rpd" "UPDATE rocpd_op SET queueId = id % $nq"
   all_queue "q$nq.rpd" >"q$nq.want"
   for bytes in "" 48 24000; do
     cp "q$nq.rpd" qx.rpd
@@ -232,6 +236,8 @@ for nq in 3 40; do
     same_file "$nq queues${bytes:+, sort buffer $bytes bytes}: every queue-depth row" "q$nq.want" qx.got
   done
 done
+check_eq "queue parts: every queue's launches and ends in time order (synth)" 0 \
+  "$(q qsynth.rpd "SELECT count(*) FROM (SELECT \"end\" < lag(\"end\") OVER (PARTITION BY gpuId, queueId ORDER BY id) AS d FROM rocpd_op) WHERE d")"
 check_eq "queue parts: some queue's ends out of time order (3 queues)" 1 \
   "$(q q3.rpd "SELECT count(*) > 0 FROM (SELECT \"end\" < lag(\"end\") OVER (PARTITION BY gpuId, queueId ORDER BY id) AS d FROM rocpd_op) WHERE d")"
 
@@ -497,6 +503,26 @@ check_eq "launch delays of both signs: median 3, p95 and max 1e12, mean" \
   "5|3|1000000000000|1000000000000|199999999991.6" \
   "$(q delays.rpd 'SELECT count, delay_median_ns, delay_p95_ns, delay_max_ns, delay_mean_ns FROM ext_analysis_launch')"
 
+# values of 2^43 ns or more either way do not fit the one-word records
+# the kernels' values are sorted as: they go to a sort of wider records,
+# merged back in order -- a GPU time of 2^44 + 5 and a delay of -2^44
+# among small ones: GPU 10 30 40 2^44+5 (median 30, p95 and max 2^44+5,
+# one outlier), delays -2^44 5 7 9 (median 5, p95 and max 9)
+mk wide.rpd "INSERT INTO k (id, gpu, q, api_s, api_e, s, e) VALUES
+  (1, 0, 0, 95, 96, 100, 110), (2, 0, 0, 193, 195, 200, 17592186044621),
+  (3, 0, 0, 17592186044716, 17592186044719, 300, 330), (4, 0, 0, 391, 395, 400, 440)"
+run wide.rpd
+check_eq "values past one word: GPU and delay ranks, means and outliers exact" \
+  "4|2.5|2|4|4|-4398046511098.75|5|9|9|4398046511125.25|30|17592186044421|17592186044421|1" \
+  "$(q wide.rpd 'SELECT count, api_mean_ns, api_median_ns, api_p95_ns, api_max_ns,
+    delay_mean_ns, delay_median_ns, delay_p95_ns, delay_max_ns,
+    gpu_mean_ns, gpu_median_ns, gpu_p95_ns, gpu_max_ns, outliers FROM ext_analysis_launch')"
+cp wide.rpd widespill.rpd
+check_rc "values past one word, sorts spilled: runs" 0 env RPD_ANALYZE_SORT_BYTES=16 \
+  rpd-analyze widespill.rpd --force
+check_eq "values past one word, sorts spilled: the same tables" "$(dump wide.rpd | cksum)" \
+  "$(dump widespill.rpd | cksum)"
+
 # a call linked to two ops is no op's own launch (no api duration): found
 # from runs of the links when their call ids never go down, else by a
 # GROUP BY -- here call 3 launches ops 1 and 3 around call 2's op 2 (ids
@@ -536,6 +562,36 @@ check_eq "spilled sorts: every table the same as in memory" "$(dump v3.rpd | cks
   "$(dump spill.rpd | cksum)"
 check_eq "spilled sorts: the trace has launch and queue rows to sort" 1 \
   "$(q spill.rpd 'SELECT (SELECT count(*) FROM ext_analysis_launch) > 5 AND (SELECT count(*) FROM ext_analysis_queue_depth) > 1000')"
+# the GPU work kept per GPU, written out in sorted runs while each GPU's
+# ops come nearly in start order: at 500,000 bytes runs of both GPUs
+# follow each other; at 100,000 the last records break the order (every
+# record to the sort at the end); at 3,000 early (to the sort during the
+# scan, the runs so far read back); completion order by 4 threads too
+rpd-synth --seed 2 --api 40000 -o wk.rpd >/dev/null
+rpd-synth --seed 2 --api 40000 --order end --threads 4 --layers 24 -o wkend.rpd >/dev/null
+for t in wk wkend; do
+  cp "$t.rpd" wkx.rpd
+  rpd-analyze wkx.rpd -q
+  want=$(dump wkx.rpd | cksum)
+  for bytes in 500000 300000 100000 3000; do
+    cp "$t.rpd" wkx.rpd
+    check_rc "$t, sort buffers of $bytes bytes: runs" 0 env RPD_ANALYZE_SORT_BYTES=$bytes rpd-analyze wkx.rpd -q
+    check_eq "$t, sort buffers of $bytes bytes: every table as in memory" "$want" "$(dump wkx.rpd | cksum)"
+  done
+done
+# more GPUs than the work keeps parts for (64): every record to the sort
+cp wk.rpd wk70.rpd
+q wk70.rpd "UPDATE rocpd_op SET gpuId = id % 70"
+for bytes in "" 3000; do
+  cp wk70.rpd wkx.rpd
+  check_rc "70 GPUs${bytes:+, sort buffers of $bytes bytes}: runs" 0 env ${bytes:+RPD_ANALYZE_SORT_BYTES=$bytes} rpd-analyze wkx.rpd -q
+  check_eq "70 GPUs${bytes:+, sort buffers of $bytes bytes}: idle per GPU = independent gaps query" \
+    "$(indep_idle wkx.rpd)" "$(ours_idle wkx.rpd)"
+done
+check_eq "70 GPUs: 70 idle rows" 70 "$(q wkx.rpd 'SELECT count(*) FROM ext_analysis_idle')"
+check_eq "GPU work: some GPU's ops out of start order (both shapes)" "1 1" \
+  "$(for t in wk wkend; do q "$t.rpd" "SELECT count(*) > 0 FROM (SELECT start < lag(start)
+    OVER (PARTITION BY gpuId ORDER BY id) AS d FROM rocpd_op) WHERE d"; done | tr '\n' ' ' | sed 's/ $//')"
 check_eq "v2 and v3 of the same seed give the same idle table" \
   "$(ours_idle v3.rpd)" "$(ours_idle v2.rpd)"
 
