@@ -74,7 +74,8 @@ tool() {
 
 tool rpd-graph "graph kernels" rpd-graph t.rpd -o o.rpd
 tool rpd-autograd "markers" rpd-autograd t.rpd -o o.rpd
-tool rpd-analyze "kernel statistics" rpd-analyze t.rpd -o o.rpd
+# (the op scan: the longest phase; the kernel statistics take ~1 ms here)
+tool rpd-analyze "api calls and ops" rpd-analyze t.rpd -o o.rpd
 tool rpd-stackframe "stack frames" rpd-stackframe t.rpd -o o.rpd
 tool rpd-trim "vacuum" rpd-trim t.rpd -o o.rpd --start 10% --end 90%
 tool rpd-subclass "events" rpd-subclass t.rpd -o o.rpd --name launch --events hipGraphLaunch
