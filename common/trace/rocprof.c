@@ -62,6 +62,14 @@ static char *shell_word(const char *path)
   return b.s;
 }
 
+/* shell_word of s, which it frees. */
+static char *quoted(char *s)
+{
+  char *w = shell_word(s);
+  free(s);
+  return w;
+}
+
 /* 1 if the first n bytes of a JSON text h carry Kineto's marks (its
  * top-level keys or event categories) and not rocprofv3's. */
 static int kineto_text(const char *h, size_t n)
@@ -270,8 +278,8 @@ static int explain_dir(const char *path, int rc)
   output_dir(path, &o);
   if (o.nruns > 1) {
     arg = shell_word(o.run[0]);
-    out = rpd_xasprintf("%s.rpd", *o.run[0] ? o.run[0] : "run");
-    all = suggested_output(path);
+    out = quoted(rpd_xasprintf("%s.rpd", *o.run[0] ? o.run[0] : "run"));
+    all = quoted(suggested_output(path));
     rc = rpd_seterr(RPD_EROCPROF, "rocprofv3 output directory of %d runs (%s_*, %s_*%s), "
                     "not an RPD trace; convert one with: rpd-import --prefix %s %s %s (or all "
                     "into one trace: rpd-import --all-runs %s %s)", o.nruns, o.run[0],
@@ -279,12 +287,12 @@ static int explain_dir(const char *path, int rc)
   } else if (!o.nruns && o.results) {
     char *file = rpd_xasprintf("%s/%s", path, o.results);
     arg = shell_word(file);
-    out = suggested_output(file);
+    out = quoted(suggested_output(file));
     free(file);
     rc = rpd_seterr(RPD_EROCPROF, "rocprofv3 output directory, not an RPD trace; convert "
                     "it with: rpd-import %s %s", arg, out);
   } else {
-    out = suggested_output(path);
+    out = quoted(suggested_output(path));
     rc = rpd_seterr(RPD_EROCPROF, "rocprofv3 output directory, not an RPD trace; convert "
                     "it with: rpd-import %s %s", word, out);
   }
@@ -307,11 +315,7 @@ int rpd__explain_rocprof(const char *path, int rc, int can_o)
   if (!kind) return rc;
   if (strcmp(kind, "rocprofv3 output directory") == 0) return explain_dir(path, rc);
   word = shell_word(path);
-  {
-    char *plain = suggested_output(path);
-    out = shell_word(plain);
-    free(plain);
-  }
+  out = quoted(suggested_output(path));
   /* what rpd_open's -o reads through the import reader (open.c) */
   can_o = can_o && (!strcmp(kind, "rocprofv3 database") || !strncmp(kind, "PyTorch", 7));
   rc = rpd_seterr(RPD_EROCPROF, "%s, not an RPD trace; convert it with: "

@@ -175,6 +175,12 @@ check_rc "rocprofv3 quoted name: exit 1" 1 rpd-callstack "it's prof.db"
 check_eq "rocprofv3 quoted name: message" \
   "rpd-callstack: cannot open 'it's prof.db': rocprofv3 database, not an RPD trace; convert it with: rpd-import 'it'\\''s prof.db' 'it'\\''s prof.rpd', or write the result to a new trace with -o 'it'\\''s prof.rpd'" \
   "$(cat "$TESTDIR/stderr")"
+# the same in a directory's hint (a results file whose name needs quoting)
+mkdir -p qdir; cp "it's prof.db" "qdir/it's_results.db"
+check_rc "rocprofv3 quoted name in a directory: exit 1" 1 rpd-graph qdir
+check_eq "rocprofv3 quoted name in a directory: the output quoted too" \
+  "rpd-graph: cannot open 'qdir': rocprofv3 output directory, not an RPD trace; convert it with: rpd-import 'qdir/it'\\''s_results.db' 'it'\\''s.rpd'" \
+  "$(cat "$TESTDIR/stderr")"
 # plain text that is not rocprofv3 output stays "not an SQLite database"
 printf '"Name","Value"\n"a",1\n' >plain.csv
 bad plain-csv plain.csv "not an SQLite database"
