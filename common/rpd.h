@@ -340,6 +340,12 @@ int rpd_output_check(const char *path, const char *input, char **target);
  * NULL.  tmpfile(3) would ignore $TMPDIR. */
 int rpd_scratch_fd(void);
 FILE *rpd_scratch_file(void);
+/* len bytes at p written to fd at offset off, or read from there into p,
+ * whole (short transfers and EINTR retried; the end of the file before
+ * len bytes is EIO): 0, or -1 with errno set, for the caller's message.
+ * For scratch files (rpd_scratch_fd) written and read back in blocks. */
+int rpd_pwrite_full(int fd, const void *p, size_t len, int64_t off);
+int rpd_pread_full(int fd, void *p, size_t len, int64_t off);
 
 /* An output file written atomically: begin checks the path with
  * rpd_output_check, creates a temp file next to the target named

@@ -86,6 +86,11 @@ int an_next_shown(xsort *x, const void **p, const char *what);
  * the order of their words compared as unsigned after each is XORed with
  * flip[w]; stable, a scratch copy of the records while it sorts. */
 void an_radix_words(void *base, size_t n, int nw, const uint64_t *flip);
+/* order[0..n) set to the indexes 0 .. n-1 of the n records of size bytes
+ * at base in the order of cmp (an insertion sort, stable: for the few
+ * parts, streams or GPUs a store splits its records by; n <= 255). */
+void an_order_parts(unsigned char *order, size_t n, const void *base, size_t size,
+                    int (*cmp)(const void *, const void *));
 /* pred(text) of string id (0 for a NULL text or no row), looked up once
  * with st (one bound id, one text column) and kept in cache; 0 with *rc
  * set on an SQL error. */
@@ -144,10 +149,12 @@ int an_works_done(an_works *q);
  * next call): 1, 0 at the end, or minus an error code. */
 int an_works_next(an_works *q, const an_work **w);
 void an_works_free(an_works *q);
-/* work.c: len bytes at off of the scratch file fd written from p, or read
- * into p: RPD_OK or RPD_EIO (message set). */
-int an_pwrite_all(int fd, const void *p, size_t len, off_t off);
-int an_pread_all(int fd, void *p, size_t len, off_t off);
+/* work.c: the scratch file of the GPU work's runs and the queues' chunks:
+ * len bytes at p appended to *fd (made with rpd_scratch_fd at the first
+ * append, -1 before; *size its length), *at where they start; and len
+ * bytes at off read back into p.  RPD_OK or RPD_EIO (message set). */
+int an_scratch_append(int *fd, off_t *size, const void *p, size_t len, off_t *at);
+int an_scratch_read(int fd, void *p, size_t len, off_t off);
 /* The next op of the sweep into *w: 1, 0 at the end, or minus an error. */
 int an_scan_work(an_scan *sc, const an_work **w);
 /* 1 when the scan kept the copies' links in temp.an_copylink, in the

@@ -2,7 +2,6 @@
  * (gpu, queue, time) order -- as streams, one a queue and kind, while each
  * comes in time order, else in a bounded sort -- then the rows of
  * ext_analysis_queue_depth streamed from it into one INSERT ... SELECT. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,14 +86,7 @@ static void qev_sort(void *base, size_t n)
     part[p].n++;
   }
   /* the parts in (gpu, queue, kind) order: their places in the buffer */
-  for (size_t k = 0; k < np; k++)
-    order[k] = (unsigned char)k;
-  for (size_t k = 1; k < np; k++)
-    for (size_t j = k; j > 0 && qev_part_cmp(&part[order[j]], &part[order[j - 1]]) < 0; j--) {
-      unsigned char x = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = x;
-    }
+  an_order_parts(order, np, part, sizeof *part, qev_part_cmp);
   for (size_t k = 0; k < np; k++) {
     part[order[k]].at = off;
     off += part[order[k]].n;
@@ -214,7 +206,7 @@ void an_queue_free(an_queue *q)
 static int qs_read_chunk(an_queue *q, qstream *st, size_t k)
 {
   size_t n = st->total - k * q->words < q->words ? st->total - k * q->words : q->words;
-  int rc = an_pread_all(q->fd, st->buf, n * 8, st->chunks[k]);
+  int rc = an_scratch_read(q->fd, st->buf, n * 8, st->chunks[k]);
   st->rd = n;
   st->at = 0;
   return rc;
@@ -224,13 +216,10 @@ static int qs_read_chunk(an_queue *q, qstream *st, size_t k)
 static int qs_write_chunk(an_queue *q, qstream *st)
 {
   int rc;
-  if (q->fd < 0 && (q->fd = rpd_scratch_fd()) < 0)
-    return rpd_seterr(RPD_EIO, "cannot create the analysis's scratch file: %s", strerror(errno));
-  if ((rc = an_pwrite_all(q->fd, st->buf, st->n * 8, q->size)))
-    return rc;
   st->chunks = rpd_xrealloc(st->chunks, (st->nchunks + 1) * sizeof *st->chunks);
-  st->chunks[st->nchunks++] = q->size;
-  q->size += (off_t)(st->n * 8);
+  if ((rc = an_scratch_append(&q->fd, &q->size, st->buf, st->n * 8, &st->chunks[st->nchunks])))
+    return rc;
+  st->nchunks++;
   st->n = 0;
   return RPD_OK;
 }
@@ -331,18 +320,12 @@ static int an_queue_done(an_queue *q)
   for (size_t i = 0; i < q->ns; i++) {
     qstream *st = &q->s[i];
     key[i] = (qev_part){.w0 = st->w0, .w1 = st->w1, .kind = st->kind};
-    q->order[i] = (unsigned char)i;
     if (st->nchunks && st->n && (rc = qs_write_chunk(q, st)))
       return rc;
     st->rd = st->nchunks ? 0 : st->n;
     st->at = 0;
   }
-  for (size_t k = 1; k < q->ns; k++)
-    for (size_t j = k; j > 0 && qev_part_cmp(&key[q->order[j]], &key[q->order[j - 1]]) < 0; j--) {
-      unsigned char x = q->order[j];
-      q->order[j] = q->order[j - 1];
-      q->order[j - 1] = x;
-    }
+  an_order_parts(q->order, q->ns, key, sizeof *key, qev_part_cmp);
   return RPD_OK;
 }
 

@@ -152,6 +152,18 @@ void an_radix_words(void *base, size_t n, int nw, const uint64_t *flip)
   free(cnt);
 }
 
+void an_order_parts(unsigned char *order, size_t n, const void *base, size_t size,
+                    int (*cmp)(const void *, const void *))
+{
+  const char *b = base;
+  for (size_t k = 0; k < n; k++) {
+    size_t j = k;
+    for (; j > 0 && cmp(b + k * size, b + order[j - 1] * size) < 0; j--)
+      order[j] = order[j - 1];
+    order[j] = (unsigned char)k;
+  }
+}
+
 /* The ops read once (an_scan_ops): the sorts of the sweep, the launch
  * statistics and the queue depth. */
 struct an_scan {

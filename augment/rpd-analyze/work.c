@@ -63,36 +63,21 @@ struct an_works {
   an_work *rbuf;
 };
 
-int an_pwrite_all(int fd, const void *p, size_t len, off_t off)
+int an_scratch_append(int *fd, off_t *size, const void *p, size_t len, off_t *at)
 {
-  size_t done = 0;
-  while (done < len) {
-    ssize_t w = pwrite(fd, (const char *)p + done, len - done, off + (off_t)done);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return rpd_seterr(RPD_EIO, "cannot write the analysis's scratch file: %s",
-                        strerror(errno ? errno : EIO));
-    done += (size_t)w;
-  }
+  if (*fd < 0 && (*fd = rpd_scratch_fd()) < 0)
+    return rpd_seterr(RPD_EIO, "cannot create the analysis's scratch file: %s", strerror(errno));
+  if (rpd_pwrite_full(*fd, p, len, *size))
+    return rpd_seterr(RPD_EIO, "cannot write the analysis's scratch file: %s", strerror(errno));
+  *at = *size;
+  *size += (off_t)len;
   return RPD_OK;
 }
 
-int an_pread_all(int fd, void *p, size_t len, off_t off)
+int an_scratch_read(int fd, void *p, size_t len, off_t off)
 {
-  size_t got = 0;
-  while (got < len) {
-    ssize_t r = pread(fd, (char *)p + got, len - got, off + (off_t)got);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0) {
-      if (r == 0)
-        errno = EIO;
-      return rpd_seterr(RPD_EIO, "cannot read the analysis's scratch file: %s",
-                        strerror(errno));
-    }
-    got += (size_t)r;
-  }
+  if (rpd_pread_full(fd, p, len, off))
+    return rpd_seterr(RPD_EIO, "cannot read the analysis's scratch file: %s", strerror(errno));
   return RPD_OK;
 }
 
@@ -136,7 +121,7 @@ static int to_sort(an_works *q)
     for (size_t k = 0; !rc && k < pt->nruns; k++)
       for (size_t at = 0; !rc && at < pt->run_n[k]; at += READ_RECS) {
         size_t m = pt->run_n[k] - at < READ_RECS ? pt->run_n[k] - at : READ_RECS;
-        rc = an_pread_all(q->fd, q->rbuf, m * sizeof *q->rbuf,
+        rc = an_scratch_read(q->fd, q->rbuf, m * sizeof *q->rbuf,
                           pt->runs[k] + (off_t)(at * sizeof *q->rbuf));
         for (size_t j = 0; !rc && j < m; j++)
           rc = xsort_add(q->x, &q->rbuf[j]);
@@ -165,15 +150,11 @@ static int flush(an_works *q, wpart *pt, size_t keep, int *bad)
     *bad = work_cmp(&pt->buf[i], &pt->buf[i + 1]) >= 0;
   if (*bad || !m)
     return RPD_OK;
-  if (q->fd < 0 && (q->fd = rpd_scratch_fd()) < 0)
-    return rpd_seterr(RPD_EIO, "cannot create the analysis's scratch file: %s", strerror(errno));
-  if ((rc = an_pwrite_all(q->fd, pt->buf, m * sizeof *pt->buf, q->size)))
-    return rc;
   pt->runs = rpd_xrealloc(pt->runs, (pt->nruns + 1) * sizeof *pt->runs);
   pt->run_n = rpd_xrealloc(pt->run_n, (pt->nruns + 1) * sizeof *pt->run_n);
-  pt->runs[pt->nruns] = q->size;
+  if ((rc = an_scratch_append(&q->fd, &q->size, pt->buf, m * sizeof *pt->buf, &pt->runs[pt->nruns])))
+    return rc;
   pt->run_n[pt->nruns++] = m;
-  q->size += (off_t)(m * sizeof *pt->buf);
   pt->last = pt->buf[m - 1];
   pt->out += m;
   memmove(pt->buf, pt->buf + m, keep * sizeof *pt->buf);
@@ -241,8 +222,9 @@ int an_works_add(an_works *q, const an_work *w)
   return bad ? to_sort(q) : RPD_OK;
 }
 
-static int part_cmp(const wpart *a, const wpart *b)
+static int part_cmp(const void *pa, const void *pb)
 {
+  const wpart *a = pa, *b = pb;
   if (a->null != b->null)
     return a->null ? -1 : 1;
   if (!a->null && a->gpu != b->gpu)
@@ -266,14 +248,7 @@ int an_works_done(an_works *q)
   }
   if (!rc && bad && !(rc = to_sort(q)))
     return xsort_done(q->x);
-  for (size_t i = 0; i < q->np; i++)
-    q->order[i] = (unsigned char)i;
-  for (size_t k = 1; k < q->np; k++)
-    for (size_t j = k; j > 0 && part_cmp(&q->p[q->order[j]], &q->p[q->order[j - 1]]) < 0; j--) {
-      unsigned char x = q->order[j];
-      q->order[j] = q->order[j - 1];
-      q->order[j - 1] = x;
-    }
+  an_order_parts(q->order, q->np, q->p, sizeof *q->p, part_cmp);
   if (!q->rbuf && q->fd >= 0)
     q->rbuf = rpd_xmalloc(READ_RECS * sizeof *q->rbuf);
   return rc;
@@ -306,7 +281,7 @@ int an_works_next(an_works *q, const an_work **w)
       size_t m = pt->run_n[q->run] - q->in_run;
       if (m > READ_RECS)
         m = READ_RECS;
-      if ((rc = an_pread_all(q->fd, q->rbuf, m * sizeof *q->rbuf,
+      if ((rc = an_scratch_read(q->fd, q->rbuf, m * sizeof *q->rbuf,
                              pt->runs[q->run] + (off_t)(q->in_run * sizeof *q->rbuf))))
         return -rc;
       q->in_run += m;

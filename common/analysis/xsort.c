@@ -92,18 +92,12 @@ static void sort_buf(xsort *x)
 /* Sort the buffer and append it to the scratch file as one run. */
 static int spill(xsort *x)
 {
-  size_t len = x->n * x->rec, done = 0;
+  size_t len = x->n * x->rec;
   sort_buf(x);
   if (x->fd < 0 && (x->fd = rpd_scratch_fd()) < 0)
     return io_error("create");
-  while (done < len) {
-    ssize_t w = pwrite(x->fd, x->buf + done, len - done, x->size + (off_t)done);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return io_error("write");
-    done += (size_t)w;
-  }
+  if (rpd_pwrite_full(x->fd, x->buf, len, x->size))
+    return io_error("write");
   x->runs = rpd_xrealloc(x->runs, (x->nruns + 1) * sizeof *x->runs);
   memset(&x->runs[x->nruns], 0, sizeof *x->runs);
   x->runs[x->nruns].pos = x->size;
@@ -135,27 +129,19 @@ static const char *run_rec(xsort *x, size_t k, int *rc)
 {
   run *ru = &x->runs[k];
   if (ru->at + x->rec > ru->have) {
-    size_t want = x->read, got = 0;
+    size_t want = x->read;
     if ((off_t)want > ru->end - ru->pos)
       want = (size_t)(ru->end - ru->pos);
     if (want == 0)
       return NULL;
     if (!ru->buf)
       ru->buf = rpd_xmalloc(x->read);
-    while (got < want) {
-      ssize_t n = pread(x->fd, ru->buf + got, want - got, ru->pos + (off_t)got);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0) {
-        if (n == 0)
-          errno = EIO;
-        *rc = io_error("read");
-        return NULL;
-      }
-      got += (size_t)n;
+    if (rpd_pread_full(x->fd, ru->buf, want, ru->pos)) {
+      *rc = io_error("read");
+      return NULL;
     }
-    ru->pos += (off_t)got;
-    ru->have = got;
+    ru->pos += (off_t)want;
+    ru->have = want;
     ru->at = 0;
   }
   ru->at += x->rec;

@@ -632,6 +632,40 @@ int rpd_scratch_fd(void)
   return fd;
 }
 
+int rpd_pwrite_full(int fd, const void *p, size_t len, int64_t off)
+{
+  size_t done = 0;
+  while (done < len) {
+    ssize_t w = pwrite(fd, (const char *)p + done, len - done, (off_t)off + (off_t)done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0) {
+      if (w == 0 || !errno)
+        errno = EIO;
+      return -1;
+    }
+    done += (size_t)w;
+  }
+  return 0;
+}
+
+int rpd_pread_full(int fd, void *p, size_t len, int64_t off)
+{
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = pread(fd, (char *)p + got, len - got, (off_t)off + (off_t)got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return -1;
+    }
+    got += (size_t)n;
+  }
+  return 0;
+}
+
 FILE *rpd_scratch_file(void)
 {
   int fd = rpd_scratch_fd();
