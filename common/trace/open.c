@@ -413,17 +413,17 @@ static int open_imported(rpd **out, const char *path, const char *out_path, int 
     rc = backup_copy(r, m->db, r->final_path);
   }
   if (!rc) rc = open_db(r, 1, 1);
-  if (rc) {
-    char msg[2048];
-    snprintf(msg, sizeof msg, "%s", rpd_errmsg());
-    discard(r);
+  if (!rc) {
     rpd_close(m, 0);
-    return rpd_seterr(rc, "%s", msg);
+    if (passed) rpd_check_mark_passed(r);
+    *out = r;
+    return RPD_OK;
   }
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", rpd_errmsg());
+  discard(r);
   rpd_close(m, 0);
-  if (passed) rpd_check_mark_passed(r);
-  *out = r;
-  return RPD_OK;
+  return rpd_seterr(rc, "%s", msg);
 }
 
 int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
@@ -456,21 +456,16 @@ int rpd_open(rpd **out, const char *path, const char *out_path, int flags)
     discard(r);
     rpd_seterr(rc, "%s", msg);
     /* a file rpd-import reads (a rocprofv3 database, a PyTorch profiler
-     * trace) given to a reader that can read one (a tool that registered
-     * rpd_set_import_reader): read it, never write it.  Not an SQLite file
-     * at all: the reader says RPD_ENOTDB when it is none of its formats
-     * either, and the open's own message stands */
+     * trace) given to a tool that registered rpd_set_import_reader: a
+     * reader reads it, never writes it; a writer with -o OUT gets the
+     * trace rpd-import would write as OUT to change (in place it is
+     * refused).  Not an SQLite file at all: the reader says RPD_ENOTDB
+     * when it is none of its formats either, and the open's own message
+     * stands */
     if ((rc == RPD_EROCPROF || rc == RPD_ENOTDB) && import_reader &&
-        !(flags & (RPD_WRITE | RPD_ANYDB | RPD_CREATE))) {
-      int rrc = import_reader(path, import_reader_arg, out);
-      if (rc == RPD_EROCPROF || rrc != RPD_ENOTDB) return rrc;
-      rpd_seterr(rc, "%s", msg);
-    }
-    /* the same file given to a writer with -o OUT: OUT is the trace
-     * rpd-import would write, then changed by the writer */
-    if ((rc == RPD_EROCPROF || rc == RPD_ENOTDB) && import_reader && out_path &&
-        (flags & RPD_WRITE) && !(flags & (RPD_ANYDB | RPD_CREATE))) {
-      int rrc = open_imported(out, path, out_path, flags);
+        !(flags & (RPD_ANYDB | RPD_CREATE)) && (!(flags & RPD_WRITE) || out_path)) {
+      int rrc = (flags & RPD_WRITE) ? open_imported(out, path, out_path, flags)
+                                    : import_reader(path, import_reader_arg, out);
       if (rc == RPD_EROCPROF || rrc != RPD_ENOTDB) return rrc;
       rpd_seterr(rc, "%s", msg);
     }

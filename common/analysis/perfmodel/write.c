@@ -126,15 +126,13 @@ typedef struct memo_ref {
  * needs, and only when it is not does that pass, reading no args, sort).  The
  * args' members are found by rpd_perf_arg: json_extract would parse and
  * re-render each. */
-static const char select_sql[] =
-  "SELECT E.api_id, E.name, E.args, E.id"
-  " FROM ext_kineto_event E WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL";
+#define KINETO_OPS " FROM ext_kineto_event E WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL"
+static const char select_sql[] = "SELECT E.api_id, E.name, E.args, E.id" KINETO_OPS;
 
-/* The second pass over a Kineto import's ops: an op whose model is still in
- * the memo needs no args; the others are read again by event id. */
-#define FILL_SQL \
-  "SELECT E.api_id, E.name, E.id" \
-  " FROM ext_kineto_event E WHERE E.cat = 'cpu_op' AND E.api_id IS NOT NULL"
+/* The second pass over a Kineto import's ops (the same rows as the first):
+ * an op whose model is still in the memo needs no args; the others are
+ * read again by event id. */
+#define FILL_SQL "SELECT E.api_id, E.name, E.id" KINETO_OPS
 static const char fill_sql[] = FILL_SQL;
 static const char fill_sorted_sql[] = FILL_SQL " ORDER BY E.api_id";
 static const char event_sql[] =
