@@ -78,7 +78,8 @@ int rpd__check_untrusted(sqlite3 *db, int schema);
  * status. */
 int rpd__first_text(sqlite3 *db, const char *sql, const char *a, char *buf, size_t n);
 /* pages.c: before a writer changes the file, every page accounted for
- * (b-trees through dbstat, the freelist, no page twice; PRAGMA quick_check
+ * (every b-tree and overflow chain read from the file, the freelist, no
+ * page twice; PRAGMA quick_check
  * where that walk cannot see the whole file): RPD_OK
  * or an error naming the damage. */
 int rpd__check_integrity(sqlite3 *db);

@@ -7,13 +7,20 @@
  *
  * PRAGMA quick_check proves this too, but it also decodes every row to
  * test NOT NULL columns: three quarters of its cost, 0.35 s of CPU on a
- * 160 MB trace, and nothing a write can be hurt by.  Here SQLite's dbstat
- * table walks the b-trees (one row per page, with "corrupted" for a page
- * that does not parse) and the freelist is read from its trunk pages:
- * about a fifth of the cost.  Files this walk cannot account for (WAL
- * mode, where the newest pages live in the -wal file; auto-vacuum, with
- * its pointer-map pages; a file object named dbstat, which would hide
- * SQLite's own) get the full quick_check instead. */
+ * 160 MB trace, and nothing a write can be hurt by.  SQLite's dbstat table
+ * walks only the pages, but page by page through the pager, with a row of
+ * statistics each: 0.1 s there, a sixth of an augmenter's run.  So the
+ * walk reads the file itself, through SQLite's own file handle inside one
+ * read transaction: every b-tree from its root in sqlite_master, level by
+ * level in page order (each pass reads the pages it wants in runs of up to
+ * 1 MiB, so the file is read about once), every cell's payload size for
+ * its overflow chain, and the freelist from its trunk pages.  A page is
+ * claimed when the first pointer to it is found; a second pointer, a
+ * pointer out of the file, a page whose header or cells do not fit in it,
+ * a child of the other kind of b-tree, or a tree deeper than SQLite reads
+ * is damage.  Files the walk cannot account for (WAL mode, where the
+ * newest pages live in the -wal file; auto-vacuum, with its pointer-map
+ * pages) get the full quick_check instead. */
 #include "rpd.h"
 #include "internal.h"
 
@@ -63,62 +70,312 @@ static int claim(pagemap *m, int64_t p, int freelist)
   return RPD_OK;
 }
 
-/* Every page dbstat walks: claimed once, none "corrupted". */
-static int claim_btrees(sqlite3 *db, pagemap *m)
-{
-  static const char sql[] = "SELECT pageno, pagetype FROM main.dbstat";
-  sqlite3_stmt *st = NULL;
-  int src = sqlite3_prepare_v2(db, sql, -1, &st, NULL), rc = RPD_OK;
-
-  if (src != SQLITE_OK) return rpd__sqlerr(db, src, sql);
-  while (!rc && (src = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t p = sqlite3_column_int64(st, 0);
-    const char *type = (const char *)sqlite3_column_text(st, 1);
-    if (type && strcmp(type, "corrupted") == 0) rc = damaged("does not parse", p);
-    else rc = claim(m, p, 0);
-  }
-  if (!rc && src != SQLITE_DONE) rc = rpd__sqlerr(db, src, sql);
-  sqlite3_finalize(st);
-  return rc;
-}
-
 static uint32_t be32(const unsigned char *b)
 {
   return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
-/* Read page p (size bytes) through SQLite's own file handle: inside the
- * read transaction the caller holds, the file is the committed database. */
-static int read_page(sqlite3_file *f, int64_t p, int size, unsigned char *buf)
-{
-  int src = f->pMethods->xRead(f, buf, size, (p - 1) * (sqlite3_int64)size);
+/* ------------------------------------------------------------ b-trees */
 
-  return src == SQLITE_OK ? RPD_OK : rpd_seterr(RPD_EIO, "I/O error reading page %lld",
-                                                (long long)p);
+/* The walk of the b-trees: the page map, two to-do sets (pages to visit
+ * as a page of a table b-tree, of an index b-tree; a root is in both: it
+ * may be either), and the last run of pages read. */
+typedef struct {
+  pagemap *m;
+  sqlite3_file *f;
+  int size, usable;        /* page size; bytes of it SQLite uses */
+  uint64_t *todo[2];       /* [KIND_TABLE], [KIND_INDEX]: bit p - 1 */
+  size_t words;
+  unsigned char *run;      /* pages first .. first + have - 1 */
+  int64_t first, have, cap;
+} walk;
+
+enum { KIND_TABLE, KIND_INDEX };
+#define KIND_BOTH (1 << KIND_TABLE | 1 << KIND_INDEX)   /* a root's kinds */
+#define RUN_BYTES (1 << 20)
+/* SQLite reads b-trees at most 20 levels deep (BTCURSOR_MAX_DEPTH); a pass
+ * visits every page whose parent came earlier in the file, so a tree it
+ * can read needs at most 21 passes */
+#define MAX_PASSES 24
+
+static int todo_has(const walk *w, int kind, int64_t p)
+{
+  return (int)(w->todo[kind][(p - 1) >> 6] >> ((p - 1) & 63) & 1);
 }
+
+static void todo_set(walk *w, int kind, int64_t p)
+{
+  w->todo[kind][(p - 1) >> 6] |= (uint64_t)1 << ((p - 1) & 63);
+}
+
+static unsigned be16(const unsigned char *b)
+{
+  return (unsigned)b[0] << 8 | b[1];
+}
+
+/* A read through SQLite's own file handle (inside the caller's read
+ * transaction the file is the committed database); a file shorter than
+ * its page count is damage at page p. */
+static int read_at(sqlite3_file *f, int64_t p, int size, void *buf, int n)
+{
+  int src = f->pMethods->xRead(f, buf, n, (p - 1) * (sqlite3_int64)size);
+
+  if (src == SQLITE_OK) return RPD_OK;
+  if (src == SQLITE_IOERR_SHORT_READ) return damaged("is past the end of the file", p);
+  return rpd_seterr(RPD_EIO, "I/O error reading page %lld", (long long)p);
+}
+
+/* Page p's bytes in *b: from the last run, or from a new run starting at p
+ * and reaching the last page to visit within RUN_BYTES. */
+static int page_at(walk *w, int64_t p, const unsigned char **b)
+{
+  int64_t last = p, end = p + w->cap - 1;
+  int rc;
+
+  if (p >= w->first && p < w->first + w->have) {
+    *b = w->run + (size_t)(p - w->first) * (size_t)w->size;
+    return RPD_OK;
+  }
+  if (end > w->m->n) end = w->m->n;
+  for (int64_t q = p + 1; q <= end; q++)
+    if (todo_has(w, KIND_TABLE, q) || todo_has(w, KIND_INDEX, q)) last = q;
+  w->have = 0;
+  if ((rc = read_at(w->f, p, w->size, w->run, (int)((last - p + 1) * w->size)))) return rc;
+  w->first = p;
+  w->have = last - p + 1;
+  *b = w->run;
+  return RPD_OK;
+}
+
+/* A varint of the file format at b[*at], not past b[end]: 1 and the value
+ * in *v, *at past it; 0 when it runs past end. */
+static int varint(const unsigned char *b, int *at, int end, uint64_t *v)
+{
+  uint64_t x = 0;
+
+  for (int k = 0; k < 9; k++) {
+    if (*at >= end) return 0;
+    if (k == 8) {
+      x = x << 8 | b[(*at)++];
+      break;
+    }
+    x = x << 7 | (b[*at] & 0x7f);
+    if (!(b[(*at)++] & 0x80)) break;
+  }
+  *v = x;
+  return 1;
+}
+
+/* How many bytes of a payload of n bytes its cell holds (the rest is on
+ * overflow pages): the file format's rule, for a table leaf or an index
+ * cell. */
+static int64_t local_bytes(int64_t n, int usable, int table_leaf)
+{
+  int64_t most = table_leaf ? usable - 35 : (int64_t)(usable - 12) * 64 / 255 - 23;
+  int64_t least = (int64_t)(usable - 12) * 32 / 255 - 23, k;
+
+  if (n <= most) return n;
+  k = least + (n - least) % (usable - 4);
+  return k <= most ? k : least;
+}
+
+/* A pointer to a child page of the given kind: claimed, and to visit. */
+static int child(walk *w, int64_t p, int kind)
+{
+  int rc = claim(w->m, p, 0);
+
+  if (!rc) todo_set(w, kind, p);
+  return rc;
+}
+
+/* An overflow chain of count pages from first: each claimed and read for
+ * its next, which is 0 after the last (SQLite frees count pages; its
+ * integrity check follows the pointers). */
+static int chain(walk *w, int64_t p, int64_t count)
+{
+  unsigned char next[4];
+  int rc = RPD_OK;
+
+  for (int64_t k = 0; !rc && k < count; k++) {
+    if ((rc = claim(w->m, p, 0))) break;
+    if (p >= w->first && p < w->first + w->have)
+      memcpy(next, w->run + (size_t)(p - w->first) * (size_t)w->size, 4);
+    else if ((rc = read_at(w->f, p, w->size, next, 4)))
+      break;
+    if (k == count - 1 && be32(next)) rc = damaged("ends an overflow chain that goes on", p);
+    p = be32(next);
+  }
+  return rc;
+}
+
+/* The page's free space adds up as SQLite computes it before it writes
+ * the page (and its integrity check before it reads the children): the
+ * freeblocks in order inside the cell content area, no two touching, and
+ * with the fragments and the content area's offset between the end of the
+ * cell pointers (first) and the page's usable bytes. */
+static int free_space_ok(const unsigned char *b, int hdr, int first, int usable)
+{
+  int64_t gap = be16(b + hdr + 5) ? be16(b + hdr + 5) : 65536, total = b[hdr + 7] + gap;
+  int blk = (int)be16(b + hdr + 1), next = 0, size = 0;
+
+  if (blk) {
+    if (blk < gap) return 0;
+    for (;;) {
+      if (blk > usable - 4) return 0;
+      next = (int)be16(b + blk);
+      size = (int)be16(b + blk + 2);
+      total += size;
+      if (next <= blk + size + 3) break;
+      blk = next;
+    }
+    if (next > 0 || blk + size > usable) return 0;
+  }
+  return total <= usable && total >= first;
+}
+
+/* Visit b-tree page p as a page of one of kinds (bits 1 << KIND_*): its
+ * header and cells within its usable bytes, its children claimed and
+ * queued, its cells' overflow chains claimed. */
+static int visit(walk *w, int64_t p, int kinds)
+{
+  const unsigned char *b;
+  int hdr = p == 1 ? 100 : 0, rc = page_at(w, p, &b), interior, kind, cells, ncell, content;
+
+  if (rc) return rc;
+  switch (b[hdr]) {
+  case 2: interior = 1; kind = KIND_INDEX; break;
+  case 5: interior = 1; kind = KIND_TABLE; break;
+  case 10: interior = 0; kind = KIND_INDEX; break;
+  case 13: interior = 0; kind = KIND_TABLE; break;
+  default: return damaged("does not parse", p);
+  }
+  if (!(kinds & (1 << kind))) return damaged("is in a b-tree of the other kind", p);
+  ncell = (int)be16(b + hdr + 3);
+  content = be16(b + hdr + 5) ? (int)be16(b + hdr + 5) : 65536;
+  cells = hdr + (interior ? 12 : 8);
+  /* SQLite reads no page below a root without cells */
+  if (ncell > (w->size - 8) / 6 || (!ncell && kinds != KIND_BOTH) ||
+      cells + 2 * ncell > w->usable ||
+      !free_space_ok(b, hdr, cells + 2 * ncell, w->usable))
+    return damaged("does not parse", p);
+  if (interior && (rc = child(w, be32(b + hdr + 8), kind))) return rc;
+  for (int i = 0; i < ncell; i++) {
+    int at = (int)be16(b + cells + 2 * i);
+    uint64_t n, key;
+    int64_t local;
+
+    /* a cell starts in the content area, at least 4 bytes before the end */
+    if (at < content || at > w->usable - 4) return damaged("does not parse", p);
+    if (interior) {
+      if ((rc = child(w, be32(b + at), kind))) return rc;
+      at += 4;
+      if (kind == KIND_TABLE) {   /* a key, no payload */
+        if (!varint(b, &at, w->usable, &key)) return damaged("does not parse", p);
+        continue;
+      }
+    }
+    /* most cells: a payload under 128 bytes, which never overflows, and
+     * the cell (its row id too: at most 9 bytes) well inside the page */
+    if (b[at] < 0x80 && at + 10 + b[at] <= w->usable) continue;
+    if (!varint(b, &at, w->usable, &n) ||
+        (!interior && kind == KIND_TABLE && !varint(b, &at, w->usable, &key)) ||
+        n > 0x7fffffff)
+      return damaged("does not parse", p);
+    local = local_bytes((int64_t)n, w->usable, !interior && kind == KIND_TABLE);
+    if ((int64_t)n == local) {
+      if (at + local > w->usable) return damaged("does not parse", p);
+    } else {
+      if (at + local + 4 > w->usable) return damaged("does not parse", p);
+      if ((rc = chain(w, be32(b + at + local),
+                      ((int64_t)n - local + w->usable - 5) / (w->usable - 4))))
+        return rc;
+    }
+  }
+  return RPD_OK;
+}
+
+/* One pass in page order over the pages to visit (with the pages queued
+ * ahead of it on the way); *visited counts them, *last is the last. */
+static int pass(walk *w, int64_t *visited, int64_t *last)
+{
+  int rc = RPD_OK;
+
+  for (size_t i = 0; !rc && i < w->words; i++) {
+    uint64_t bits;
+    while (!rc && (bits = w->todo[KIND_TABLE][i] | w->todo[KIND_INDEX][i])) {
+      int at = __builtin_ctzll(bits);
+      int64_t p = (int64_t)i * 64 + at + 1;
+      int kinds = (int)(w->todo[KIND_TABLE][i] >> at & 1) << KIND_TABLE |
+                  (int)(w->todo[KIND_INDEX][i] >> at & 1) << KIND_INDEX;
+
+      w->todo[KIND_TABLE][i] &= ~((uint64_t)1 << at);
+      w->todo[KIND_INDEX][i] &= ~((uint64_t)1 << at);
+      (*visited)++;
+      *last = p;
+      rc = visit(w, p, kinds);
+    }
+  }
+  return rc;
+}
+
+/* Every b-tree: sqlite_master's at page 1 (a table b-tree) and each root
+ * sqlite_master names, walked pass after pass until no page is left. */
+static int claim_btrees(sqlite3 *db, pagemap *m, sqlite3_file *f, int size, int usable)
+{
+  static const char sql[] = "SELECT rootpage FROM main.sqlite_master WHERE rootpage <> 0";
+  walk w = { m, f, size, usable, { NULL, NULL }, (size_t)(m->n + 63) / 64, NULL, 0, 0, 0 };
+  sqlite3_stmt *st = NULL;
+  int src, rc;
+
+  w.cap = RUN_BYTES / size;
+  w.todo[KIND_TABLE] = calloc(w.words, sizeof(uint64_t));
+  w.todo[KIND_INDEX] = calloc(w.words, sizeof(uint64_t));
+  w.run = malloc(RUN_BYTES);
+  if (!w.todo[KIND_TABLE] || !w.todo[KIND_INDEX] || !w.run) {
+    rc = rpd_seterr(RPD_ENOMEM, "out of memory");
+    goto done;
+  }
+  if ((rc = child(&w, 1, KIND_TABLE))) goto done;
+  if ((src = sqlite3_prepare_v2(db, sql, -1, &st, NULL)) != SQLITE_OK) {
+    rc = rpd__sqlerr(db, src, sql);
+    goto done;
+  }
+  while (!rc && (src = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t root = sqlite3_column_int64(st, 0);
+    if (!(rc = child(&w, root, KIND_TABLE))) todo_set(&w, KIND_INDEX, root);
+  }
+  if (!rc && src != SQLITE_DONE) rc = rpd__sqlerr(db, src, sql);
+  for (int k = 0; !rc; k++) {
+    int64_t visited = 0, last = 0;
+    if ((rc = pass(&w, &visited, &last)) || !visited) break;
+    if (k == MAX_PASSES) {
+      rc = damaged("is in a b-tree deeper than SQLite reads", last);
+      break;
+    }
+  }
+done:
+  sqlite3_finalize(st);
+  free(w.todo[KIND_TABLE]);
+  free(w.todo[KIND_INDEX]);
+  free(w.run);
+  return rc;
+}
+
+/* ------------------------------------------------------------ freelist */
 
 /* The freelist: trunk pages from the header's first, each listing leaf
  * pages; every one claimed once, and as many as the header counts. */
-static int claim_freelist(sqlite3 *db, pagemap *m, int size)
+static int claim_freelist(pagemap *m, sqlite3_file *f, int size, int usable, int64_t trunk,
+                          int64_t want)
 {
-  sqlite3_file *f = NULL;
-  unsigned char *buf;
-  int64_t counted = 0, want, trunk;
-  int rc = RPD_OK, usable;
+  unsigned char *buf = rpd_xmalloc((size_t)size);
+  int64_t counted = 0;
+  int rc = RPD_OK;
 
-  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
-      !f->pMethods) {
-    return rpd_seterr(RPD_EIO, "cannot read the database file");
-  }
-  buf = rpd_xmalloc((size_t)size);
-  rc = read_page(f, 1, size, buf);
-  usable = size - buf[20];   /* bytes reserved at the end of each page */
-  trunk = be32(buf + 32);
-  want = be32(buf + 36);
   while (!rc && trunk) {
     uint32_t leaves;
     if ((rc = claim(m, trunk, 1))) break;
-    if ((rc = read_page(f, trunk, size, buf))) break;
+    if ((rc = read_at(f, trunk, size, buf, size))) break;
     counted++;
     leaves = be32(buf + 4);
     if (leaves > (uint32_t)(usable / 4 - 2)) {
@@ -142,16 +399,24 @@ static int claim_freelist(sqlite3 *db, pagemap *m, int size)
 static int walk_pages(sqlite3 *db)
 {
   pagemap m = { NULL, 0 };
+  sqlite3_file *f = NULL;
+  unsigned char head[100];
   int64_t size = 0, lockpage;
-  int rc = one_int(db, "PRAGMA main.page_count", &m.n);
+  int usable, rc = one_int(db, "PRAGMA main.page_count", &m.n);
 
   if (!rc) rc = one_int(db, "PRAGMA main.page_size", &size);
   if (rc) return rc;
   if (size < 512 || size > 65536) return damaged("has an impossible size", 1);
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
+      !f->pMethods)
+    return rpd_seterr(RPD_EIO, "cannot read the database file");
+  if ((rc = read_at(f, 1, (int)size, head, sizeof head))) return rc;
+  usable = (int)size - head[20];   /* bytes reserved at the end of each page */
+  if (usable < 480) return damaged("reserves too many bytes of each page", 1);
   m.bit = calloc((size_t)(m.n / 8 + 1), 1);
   if (!m.bit) return rpd_seterr(RPD_ENOMEM, "out of memory");
-  rc = claim_btrees(db, &m);
-  if (!rc) rc = claim_freelist(db, &m, (int)size);
+  rc = claim_btrees(db, &m, f, (int)size, usable);
+  if (!rc) rc = claim_freelist(&m, f, (int)size, usable, be32(head + 32), be32(head + 36));
   /* SQLite never uses the page holding the lock bytes at 1 GiB */
   lockpage = 0x40000000 / size + 1;
   if (!rc && lockpage <= m.n) rc = claim(&m, lockpage, 0);
@@ -175,18 +440,16 @@ static int quick_check(sqlite3 *db)
 
 int rpd__check_integrity(sqlite3 *db)
 {
-  char mode[32], named[8];
+  char mode[32];
   int64_t autovac = 0;
   int rc = rpd__first_text(db, "PRAGMA main.journal_mode", NULL, mode, sizeof mode);
 
   if (!rc) rc = one_int(db, "PRAGMA main.auto_vacuum", &autovac);
-  if (!rc) rc = rpd__first_text(db, "SELECT 1 FROM main.sqlite_master WHERE name = 'dbstat' "
-                             "COLLATE NOCASE", NULL, named, sizeof named);
   if (rc) return rc;
-  if (strcmp(mode, "wal") == 0 || autovac || named[0]) return quick_check(db);
+  if (strcmp(mode, "wal") == 0 || autovac) return quick_check(db);
   if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
     return rpd__sqlerr(db, sqlite3_errcode(db), "BEGIN");
-  /* the read transaction starts with the first read: dbstat's */
+  /* the read transaction starts with the first read: the page count's */
   rc = walk_pages(db);
   sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
   return rc;

@@ -393,9 +393,136 @@ static void test_writer_page_walk(void **state)
   free(good);
 }
 
-/* Where the walk cannot see the whole file, the full quick_check runs:
- * a file object named dbstat (it would hide SQLite's page table behind
- * the author's rows) and a file in WAL mode. */
+/* The first page dbstat lists for sql (a query on dbstat, one column),
+ * in the intact file path. */
+static int page_of(const char *path, const char *sql)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  int page = 0;
+
+  assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+  if (sqlite3_step(st) == SQLITE_ROW) page = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  assert_true(page > 1);
+  return page;
+}
+
+static unsigned get_be16(const char *b)
+{
+  return (unsigned)(unsigned char)b[0] << 8 | (unsigned char)b[1];
+}
+
+/* The b-tree part of the walk: pointers that make a page belong twice,
+ * point out of the file or into a b-tree of the other kind, cells that do
+ * not fit in their page; each refused, the file byte-identical.  The
+ * trace: filler (2,000 rows: an interior page over leaves) with an index,
+ * and big, whose rows overflow. */
+static void test_writer_btree_walk(void **state)
+{
+  fx *f = *state;
+  char *p = fx_path(f->dir, "bt.rpd"), *good = fx_path(f->dir, "good.rpd");
+  size_t n;
+  char *b, *pg;
+  int inner, leaf, ileaf, bigleaf, first_ovfl, hits = 0;
+  uint32_t keep;
+  unsigned ncell, at;
+  rpd *r;
+
+  make_v2(p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+             " INSERT INTO filler SELECT randomblob(100) FROM n;"
+             "CREATE INDEX filler_x ON filler(x);"
+             "CREATE TABLE big(x);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5)"
+             " INSERT INTO big SELECT randomblob(9000) FROM n;");
+  inner = page_of(p, "SELECT pageno FROM dbstat WHERE name = 'filler' AND pagetype = 'internal'");
+  leaf = page_of(p, "SELECT pageno FROM dbstat WHERE name = 'filler' AND pagetype = 'leaf'");
+  ileaf = page_of(p, "SELECT pageno FROM dbstat WHERE name = 'filler_x' AND pagetype = 'leaf'");
+  bigleaf = page_of(p, "SELECT pageno FROM dbstat WHERE name = 'big' AND pagetype = 'leaf'");
+  first_ovfl = page_of(p, "SELECT pageno FROM dbstat WHERE name = 'big' AND pagetype = "
+                          "'overflow' ORDER BY path LIMIT 1");
+  b = fx_slurp(p, &n);
+  fx_copy(p, good);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+
+  /* the interior page's right child made the page itself: a loop */
+  pg = b + (size_t)(inner - 1) * 4096;
+  assert_int_equal((unsigned char)pg[0], 5);
+  keep = get_be32(pg + 8);
+  put_be32(pg + 8, (uint32_t)inner);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "is used twice");
+  /* ... a page past the end of the file */
+  put_be32(pg + 8, (uint32_t)(n / 4096 + 7));
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "is past the end of the file");
+  /* ... a page of the index: a b-tree of the other kind (and that
+   * index's root no longer reaches it twice: the first claim wins) */
+  put_be32(pg + 8, (uint32_t)ileaf);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "corrupt SQLite database (page");
+  put_be32(pg + 8, keep);
+
+  /* a leaf whose type byte says index leaf, under a table's interior */
+  pg = b + (size_t)(leaf - 1) * 4096;
+  assert_int_equal((unsigned char)pg[0], 13);
+  pg[0] = 10;
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "is in a b-tree of the other kind");
+  pg[0] = 99;
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "does not parse");
+  pg[0] = 13;
+  /* more cells than the page holds; a cell past the usable bytes */
+  ncell = get_be16(pg + 3);
+  pg[3] = 0x7f;
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "does not parse");
+  pg[3] = (char)(ncell >> 8);
+  at = get_be16(pg + 8);
+  pg[8] = (char)0x0f;
+  pg[9] = (char)0xfe;
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "does not parse");
+  /* ... or inside the page's own header */
+  pg[8] = 0;
+  pg[9] = 2;
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "does not parse");
+  pg[8] = (char)(at >> 8);
+  pg[9] = (char)at;
+
+  /* big's first overflow pointer aimed at filler's leaf: that page would
+   * be freed with big's row, under filler's feet */
+  pg = b + (size_t)(bigleaf - 1) * 4096;
+  for (size_t i = 0; i + 4 <= 4096; i++) {
+    if (get_be32(pg + i) == (uint32_t)first_ovfl) {
+      put_be32(pg + i, (uint32_t)leaf);
+      hits++;
+      break;
+    }
+  }
+  assert_int_equal(hits, 1);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "is used twice");
+  free(b);
+
+  /* the intact file still opens */
+  fx_copy(good, p);
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+  free(p);
+  free(good);
+}
+
+/* The walk reads the file itself: a file object named dbstat changes
+ * nothing (it once hid SQLite's page table behind the author's rows).
+ * Where the walk cannot see the whole file, the full quick_check runs: an
+ * auto-vacuum file, with its pointer-map pages. */
 static void test_writer_check_fallbacks(void **state)
 {
   fx *f = *state;
@@ -405,8 +532,6 @@ static void test_writer_check_fallbacks(void **state)
   char *b;
   rpd *r;
 
-  /* intact: opens (the walk would read the author's empty DBSTAT and
-   * call every page unused) */
   make_v2(p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
              " INSERT INTO filler SELECT randomblob(100) FROM n;"
@@ -414,7 +539,21 @@ static void test_writer_check_fallbacks(void **state)
   assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
   rpd_close(r, 0);
   b = fx_slurp(p, &n);
-  /* garbage over the last page (DBSTAT's root): quick_check finds it */
+  /* garbage over the last page (DBSTAT's root) */
+  page = (int)(n / 4096);
+  memset(b + (size_t)(page - 1) * 4096, 'Z', 4096);
+  fx_write(p, b, n);
+  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "does not parse");
+  free(b);
+  unlink(p);
+
+  make_v2(p, "PRAGMA page_size = 4096; PRAGMA auto_vacuum = FULL; VACUUM;"
+             "CREATE TABLE filler(x);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
+             " INSERT INTO filler SELECT randomblob(100) FROM n;");
+  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+  b = fx_slurp(p, &n);
   page = (int)(n / 4096);
   memset(b + (size_t)(page - 1) * 4096, 'Z', 4096);
   fx_write(p, b, n);
@@ -435,6 +574,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_writer_integrity, setup, teardown),
     cmocka_unit_test_setup_teardown(test_reader_cell_offset, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_page_walk, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_writer_btree_walk, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_check_fallbacks, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
