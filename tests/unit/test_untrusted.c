@@ -519,46 +519,44 @@ static void test_writer_btree_walk(void **state)
   free(good);
 }
 
+/* A trace of sql (after fx_v2_ddl) in path opens for writing intact;
+ * with garbage over its last page the open fails with msg. */
+static void expect_last_page_refused(fx *f, const char *path, const char *sql, const char *msg)
+{
+  size_t n;
+  char *b;
+  rpd *r;
+
+  make_v2(path, sql);
+  assert_int_equal(rpd_open(&r, path, NULL, RPD_WRITE), RPD_OK);
+  rpd_close(r, 0);
+  b = fx_slurp(path, &n);
+  memset(b + n - 4096, 'Z', 4096);
+  fx_write(path, b, n);
+  expect_fail(f, path, NULL, RPD_WRITE, RPD_ENOTDB, msg);
+  free(b);
+  unlink(path);
+}
+
 /* The walk reads the file itself: a file object named dbstat changes
- * nothing (it once hid SQLite's page table behind the author's rows).
- * Where the walk cannot see the whole file, the full quick_check runs: an
- * auto-vacuum file, with its pointer-map pages. */
+ * nothing (it once hid SQLite's page table behind the author's rows; its
+ * root is the last page).  Where the walk cannot see the whole file, the
+ * full quick_check runs: an auto-vacuum file, with its pointer-map
+ * pages. */
 static void test_writer_check_fallbacks(void **state)
 {
   fx *f = *state;
   char *p = fx_path(f->dir, "ds.rpd");
-  size_t n;
-  int page = 0;
-  char *b;
-  rpd *r;
 
-  make_v2(p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
-             " INSERT INTO filler SELECT randomblob(100) FROM n;"
-             "CREATE TABLE DBSTAT(pageno, pagetype)");
-  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
-  rpd_close(r, 0);
-  b = fx_slurp(p, &n);
-  /* garbage over the last page (DBSTAT's root) */
-  page = (int)(n / 4096);
-  memset(b + (size_t)(page - 1) * 4096, 'Z', 4096);
-  fx_write(p, b, n);
-  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "does not parse");
-  free(b);
-  unlink(p);
-
-  make_v2(p, "PRAGMA page_size = 4096; PRAGMA auto_vacuum = FULL; VACUUM;"
-             "CREATE TABLE filler(x);"
-             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)"
-             " INSERT INTO filler SELECT randomblob(100) FROM n;");
-  assert_int_equal(rpd_open(&r, p, NULL, RPD_WRITE), RPD_OK);
-  rpd_close(r, 0);
-  b = fx_slurp(p, &n);
-  page = (int)(n / 4096);
-  memset(b + (size_t)(page - 1) * 4096, 'Z', 4096);
-  fx_write(p, b, n);
-  expect_fail(f, p, NULL, RPD_WRITE, RPD_ENOTDB, "quick_check");
-  free(b);
+  expect_last_page_refused(f, p, "PRAGMA page_size = 4096; VACUUM; CREATE TABLE filler(x);"
+                           "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
+                           " WHERE i < 2000) INSERT INTO filler SELECT randomblob(100) FROM n;"
+                           "CREATE TABLE DBSTAT(pageno, pagetype)", "does not parse");
+  expect_last_page_refused(f, p, "PRAGMA page_size = 4096; PRAGMA auto_vacuum = FULL; VACUUM;"
+                           "CREATE TABLE filler(x);"
+                           "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
+                           " WHERE i < 2000) INSERT INTO filler SELECT randomblob(100) FROM n;",
+                           "quick_check");
   free(p);
 }
 
