@@ -84,6 +84,10 @@ typedef struct {
   pagemap *m;
   sqlite3_file *f;
   int size, usable;        /* page size; bytes of it SQLite uses */
+  int small;               /* a payload of at most this many bytes fits in
+                              one varint byte and in any cell: index cells
+                              keep the least, (usable - 12) * 64 / 255 - 23,
+                              under 127 on pages of 512 bytes */
   uint64_t *todo[2];       /* [KIND_TABLE], [KIND_INDEX]: bit p - 1 */
   size_t words;
   unsigned char *run;      /* pages first .. first + have - 1 */
@@ -253,8 +257,9 @@ static int visit(walk *w, int64_t p, int kinds)
   ncell = (int)be16(b + hdr + 3);
   content = be16(b + hdr + 5) ? (int)be16(b + hdr + 5) : 65536;
   cells = hdr + (interior ? 12 : 8);
-  /* SQLite reads no page below a root without cells */
-  if (ncell > (w->size - 8) / 6 || (!ncell && kinds != KIND_BOTH) ||
+  /* SQLite reads no page below a root (page 1 or one in both to-do sets)
+   * without cells */
+  if (ncell > (w->size - 8) / 6 || (!ncell && kinds != KIND_BOTH && p != 1) ||
       cells + 2 * ncell > w->usable ||
       !free_space_ok(b, hdr, cells + 2 * ncell, w->usable))
     return damaged("does not parse", p);
@@ -274,9 +279,10 @@ static int visit(walk *w, int64_t p, int kinds)
         continue;
       }
     }
-    /* most cells: a payload under 128 bytes, which never overflows, and
-     * the cell (its row id too: at most 9 bytes) well inside the page */
-    if (b[at] < 0x80 && at + 10 + b[at] <= w->usable) continue;
+    /* most cells: a payload of one varint byte small enough never to
+     * overflow, and the cell (its row id too: at most 9 bytes) well
+     * inside the page */
+    if (b[at] <= w->small && at + 10 + b[at] <= w->usable) continue;
     if (!varint(b, &at, w->usable, &n) ||
         (!interior && kind == KIND_TABLE && !varint(b, &at, w->usable, &key)) ||
         n > 0x7fffffff)
@@ -323,11 +329,13 @@ static int pass(walk *w, int64_t *visited, int64_t *last)
 static int claim_btrees(sqlite3 *db, pagemap *m, sqlite3_file *f, int size, int usable)
 {
   static const char sql[] = "SELECT rootpage FROM main.sqlite_master WHERE rootpage <> 0";
-  walk w = { m, f, size, usable, { NULL, NULL }, (size_t)(m->n + 63) / 64, NULL, 0, 0, 0 };
+  walk w = { .m = m, .f = f, .size = size, .usable = usable,
+             .words = (size_t)(m->n + 63) / 64 };
   sqlite3_stmt *st = NULL;
   int src, rc;
 
   w.cap = RUN_BYTES / size;
+  w.small = (usable - 12) * 64 / 255 - 23 < 127 ? (usable - 12) * 64 / 255 - 23 : 127;
   w.todo[KIND_TABLE] = calloc(w.words, sizeof(uint64_t));
   w.todo[KIND_INDEX] = calloc(w.words, sizeof(uint64_t));
   w.run = malloc(RUN_BYTES);

@@ -519,6 +519,57 @@ static void test_writer_btree_walk(void **state)
   free(good);
 }
 
+/* Intact files of every layout the walk must read without a false alarm:
+ * page sizes from 512 to 65536 bytes, bytes reserved at the end of each
+ * page, payloads that overflow from table leaves and from index leaves
+ * and interior index cells (on 512-byte pages an index cell keeps at most
+ * 102 bytes: a payload of one varint byte may overflow), a WITHOUT ROWID
+ * table, FTS5's shadow tables, and freeblocks left by deleted rows. */
+static void test_writer_walk_intact_layouts(void **state)
+{
+  static const char content[] =
+    "CREATE TABLE t(a INTEGER PRIMARY KEY, b, c); CREATE INDEX tb ON t(b);"
+    "CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
+    "CREATE VIRTUAL TABLE f USING fts5(body); CREATE TABLE big(x);"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+    " INSERT INTO t SELECT i, printf('%.*c', i % 300, 'x'), randomblob(i % 50) FROM n;"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600)"
+    " INSERT INTO w SELECT printf('%0*d', 100 + i % 900, i), randomblob(i % 700) FROM n;"
+    "INSERT INTO f SELECT b FROM t WHERE a < 500;"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12)"
+    " INSERT INTO big SELECT randomblob(i * 9000) FROM n;"
+    "DELETE FROM t WHERE a % 7 = 0; DELETE FROM big WHERE rowid % 3 = 0;";
+  static const int sizes[] = { 512, 1024, 4096, 65536 };
+  fx *f = *state;
+  char *p = fx_path(f->dir, "lay.rpd");
+
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+    for (int reserve = 0; reserve <= 32; reserve += 32) {
+      char pragma[96];
+      sqlite3 *db = NULL;
+      rpd *r;
+
+      unlink(p);
+      assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+      snprintf(pragma, sizeof pragma, "PRAGMA page_size = %d; VACUUM;", sizes[i]);
+      int set = reserve;   /* the call writes the old value back */
+      assert_int_equal(sqlite3_file_control(db, "main", SQLITE_FCNTL_RESERVE_BYTES, &set),
+                       SQLITE_OK);
+      assert_int_equal(sqlite3_exec(db, pragma, NULL, NULL, NULL), SQLITE_OK);
+      assert_int_equal(sqlite3_exec(db, fx_v2_ddl, NULL, NULL, NULL), SQLITE_OK);
+      assert_int_equal(sqlite3_exec(db, "PRAGMA synchronous = OFF; BEGIN", NULL, NULL, NULL),
+                       SQLITE_OK);
+      assert_int_equal(sqlite3_exec(db, content, NULL, NULL, NULL), SQLITE_OK);
+      assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+      sqlite3_close(db);
+      if (rpd_open(&r, p, NULL, RPD_WRITE) != RPD_OK)
+        fail_msg("page size %d, %d reserved: %s", sizes[i], reserve, rpd_errmsg());
+      rpd_close(r, 0);
+    }
+  }
+  free(p);
+}
+
 /* A trace of sql (after fx_v2_ddl) in path opens for writing intact;
  * with garbage over its last page the open fails with msg. */
 static void expect_last_page_refused(fx *f, const char *path, const char *sql, const char *msg)
@@ -573,6 +624,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_reader_cell_offset, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_page_walk, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_btree_walk, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_writer_walk_intact_layouts, setup, teardown),
     cmocka_unit_test_setup_teardown(test_writer_check_fallbacks, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
