@@ -9,15 +9,21 @@
 #define PTR_TYPE "rpd_intscan"
 
 /* A running hash of rows returned, to check that the SQL path taking over
- * from the direct reader returns the same first rows. */
+ * from the direct reader returns the same first rows: the row's cells
+ * folded with a multiplier each (independent multiplies), then one
+ * chained step per row, so that order counts. */
 static uint64_t hash_row(uint64_t h, const int64_t *o, int ncols, unsigned ints)
 {
-  h = (h ^ ints) * 0x9e3779b97f4a7c15ull;
-  for (int c = 0; c < ncols; c++) {
-    h = (h ^ (uint64_t)o[c]) * 0xff51afd7ed558ccdull;
-    h ^= h >> 31;
-  }
-  return h;
+  static const uint64_t k[RPD_INTSCAN_MAXCOLS] = {
+    0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull, 0xff51afd7ed558ccdull,
+    0xc4ceb9fe1a85ec53ull, 0x87c37b91114253d5ull, 0x4cf5ad432745937full, 0xd6e8feb86659fd93ull,
+    0xa0761d6478bd642full, 0xe7037ed1a0b428dbull, 0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull,
+    0x1d8e4e27c47d124full, 0x2545f4914f6cdd1dull, 0x9fb21c651e98df25ull, 0xd1b54a32d192ed03ull };
+  uint64_t s = ints;
+
+  for (int c = 0; c < ncols; c++) s += ((uint64_t)o[c] ^ ((uint64_t)o[c] >> 32)) * k[c];
+  h = (h ^ s ^ (s >> 29)) * 0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 32);
 }
 
 /* rpd_intscan(?1, a, b, ...): store the row's integers in the scan bound

@@ -546,13 +546,28 @@ static int next_cell(rpd_rawscan *x, int *at)
   }
 }
 
-/* A big-endian signed integer of n bytes. */
-static int64_t be_int(const unsigned char *b, int n)
+/* The integer of serial type 1-6: big-endian, signed, of 1, 2, 3, 4, 6
+ * or 8 bytes. */
+static int64_t be_int(const unsigned char *b, int type)
 {
-  uint64_t v = (b[0] & 0x80) ? ~(uint64_t)0 : 0;
+  uint32_t w;
+  uint64_t d;
 
-  for (int i = 0; i < n; i++) v = v << 8 | b[i];
-  return (int64_t)v;
+  switch (type) {
+  case 1: return (int8_t)b[0];
+  case 2: return (int16_t)(uint16_t)(b[0] << 8 | b[1]);
+  case 3: return (int32_t)((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8) >> 8;
+  case 4:
+    memcpy(&w, b, 4);
+    return (int32_t)__builtin_bswap32(w);
+  case 5:
+    memcpy(&w, b + 2, 4);
+    return (int64_t)(int16_t)(uint16_t)(b[0] << 8 | b[1]) * 4294967296 +
+           (int64_t)__builtin_bswap32(w);
+  default:
+    memcpy(&d, b, 8);
+    return (int64_t)__builtin_bswap64(d);
+  }
 }
 
 /* The row's columns from a record of n bytes held whole in the page: 1,
@@ -570,7 +585,8 @@ static int decode(rpd_rawscan *x, const unsigned char *p, int n, int64_t rowid, 
   if (!rpd__varint(p, &hat, n, &h) || h > (uint64_t)n || h < (uint64_t)hat) return 0;
   off = h;
   while ((uint64_t)hat < h) {
-    if (!rpd__varint(p, &hat, (int)h, &t)) return 0;
+    if (p[hat] < 0x80) t = p[hat++];   /* most types: one byte */
+    else if (!rpd__varint(p, &hat, (int)h, &t)) return 0;
     if (t == 10 || t == 11) return 0;
     uint64_t sz = t < 10 ? size_of[t] : (t - 12) / 2;
     if (j < x->nwant && x->want[j] == nfields) {
@@ -600,7 +616,7 @@ static int decode(rpd_rawscan *x, const unsigned char *p, int n, int64_t rowid, 
         break;
       }
       if (ty == 0) isint = 0;
-      else if (ty <= 6) v = be_int(p + at[s], size_of[ty]);
+      else if (ty <= 6) v = be_int(p + at[s], ty);
       else if (ty == 8 || ty == 9) v = ty - 8;
       else return 0;   /* a real, a text, a blob: SQLite converts it */
       break;
