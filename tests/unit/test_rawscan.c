@@ -4,9 +4,9 @@
  * value SQLite converts (reals, texts, blobs, overflowing records, short
  * records of a column with a default) comes through SQLite; a query,
  * table or file it cannot read exactly (a covering index, REAL affinity,
- * WITHOUT ROWID, a view, a temp table of the name, WAL, a table changed in
- * the open transaction, a primary key that is no rowid alias) runs the SQL
- * path; a page it refuses mid-scan hands over to the SQL path, whose
+ * WITHOUT ROWID, a view, a temp table of the name, WAL, auto-vacuum, a
+ * database in memory, a table changed in the open transaction) runs the
+ * SQL path; a primary key that is no rowid alias is read from the record; a page it refuses mid-scan hands over to the SQL path, whose
  * first rows must be the ones already returned. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -236,6 +236,35 @@ static void test_consistency(void **state)
   free(a.ints);
 }
 
+/* Files whose pages are not simply the table's: in memory, a temporary
+ * database, auto-vacuum (pages move at commit). */
+static void test_files(void **state)
+{
+  fx *f = *state;
+  static const char *const names[] = { ":memory:", "", NULL };
+  rows a;
+
+  for (int k = 0; k < 3; k++) {
+    fx g = { NULL, NULL, NULL, NULL };
+    char *p = k < 2 ? NULL : fx_path(f->dir, "av.db");
+    assert_int_equal(sqlite3_open(k < 2 ? names[k] : p, &g.db), SQLITE_OK);
+    g.r = rpd_attach(g.db, 0, 0);
+    exec(&g, "PRAGMA auto_vacuum = FULL; CREATE TABLE t (id INTEGER PRIMARY KEY, a);"
+             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)"
+             " INSERT INTO t SELECT i, i * 7 FROM n;");
+    scan(&g, "SELECT 1 FROM t WHERE rpd_intscan(?1, a)", 1, 1, 1, &a);
+    assert_int_equal(a.end, 0);
+    assert_int_equal(a.n, 5000);
+    assert_int_equal(a.v[4999], 35000);
+    assert_false(a.used);
+    free(a.v);
+    free(a.ints);
+    rpd_detach(g.r);
+    sqlite3_close(g.db);
+    free(p);
+  }
+}
+
 /* Page number of table t's leaf k (in key order), through dbstat. */
 static int64_t leaf_page(fx *f, int k)
 {
@@ -341,6 +370,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_short_records, setup, teardown),
     cmocka_unit_test_setup_teardown(test_sql_path, setup, teardown),
     cmocka_unit_test_setup_teardown(test_consistency, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_files, setup, teardown),
     cmocka_unit_test_setup_teardown(test_handover, setup, teardown),
     cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
   };
