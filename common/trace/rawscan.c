@@ -407,8 +407,13 @@ rpd_rawscan *rpd__rawscan_open(rpd *r, const char *sql, int ncols, unsigned type
     goto no;
   if (size < 512 || size > 65536 || npages < 2 || x->root < 2 || x->root > npages) goto no;
   if (!map_columns(x, &q, rowid_name) || !plain_scan(x->db, sql, q.table)) goto no;
+  /* nor a header that says WAL (bytes 18, 19: 2): an immutable open of a
+   * WAL file (rpd_open's on a read-only mount) reports "delete"; SQLite
+   * reads only the file then, as the reader would, but that is its
+   * current behaviour, not a promise */
   if (x->f->pMethods->xRead(x->f, head, sizeof head, 0) != SQLITE_OK ||
-      (rpd__be16(head + 16) == 1 ? 65536 : (int64_t)rpd__be16(head + 16)) != size)
+      (rpd__be16(head + 16) == 1 ? 65536 : (int64_t)rpd__be16(head + 16)) != size ||
+      head[18] != 1 || head[19] != 1)
     goto no;
   x->size = (int)size;
   x->usable = (int)size - head[20];

@@ -265,6 +265,30 @@ static void test_files(void **state)
   }
 }
 
+/* A WAL file opened immutable reports another journal mode: its header
+ * says WAL, and the SQL path reads it. */
+static void test_immutable_wal(void **state)
+{
+  fx *f = *state;
+  fx g = { NULL, NULL, NULL, NULL };
+  char *uri = sqlite3_mprintf("file:%s?immutable=1", f->path);
+  rows a;
+
+  exec(f, "PRAGMA journal_mode = wal;");
+  assert_int_equal(sqlite3_open_v2(uri, &g.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL),
+                   SQLITE_OK);
+  g.r = rpd_attach(g.db, 0, 0);
+  scan(&g, "SELECT 1 FROM t WHERE rpd_intscan(?1, a)", 1, 1, 1, &a);
+  assert_int_equal(a.end, 0);
+  assert_int_equal(a.n, 20000);
+  assert_false(a.used);
+  free(a.v);
+  free(a.ints);
+  rpd_detach(g.r);
+  sqlite3_close(g.db);
+  sqlite3_free(uri);
+}
+
 /* Page number of table t's leaf k (in key order), through dbstat. */
 static int64_t leaf_page(fx *f, int k)
 {
@@ -371,6 +395,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_sql_path, setup, teardown),
     cmocka_unit_test_setup_teardown(test_consistency, setup, teardown),
     cmocka_unit_test_setup_teardown(test_files, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_immutable_wal, setup, teardown),
     cmocka_unit_test_setup_teardown(test_handover, setup, teardown),
     cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
   };
