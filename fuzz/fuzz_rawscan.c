@@ -130,7 +130,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (!(f = fopen(path, "wb")) || fwrite(b, 1, base_n, f) != base_n || fclose(f))
     die("cannot write the patched file", NULL);
   free(b);
+  /* no journal, WAL or shared-memory file of an earlier input */
   unlink(strcat(strcpy((char[80]){0}, path), "-journal"));
+  unlink(strcat(strcpy((char[80]){0}, path), "-wal"));
+  unlink(strcat(strcpy((char[80]){0}, path), "-shm"));
 
   for (int q = 0; q < 2; q++) {
     result sql, raw;
