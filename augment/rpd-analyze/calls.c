@@ -134,7 +134,7 @@ int an_calls_open(rpd *r, an_calls **out)
     c->win = rpd_xmalloc(WINDOW * sizeof *c->win);
   if (!rc)
     rc = rpd_intscan_open(r, &c->sc, c->windowed ? calls_by_id_sql : calls_sql, NCOLS,
-                          CALLS_TYPED);
+                          CALLS_TYPED | RPD_INTSCAN_UNCHANGED);
   return rc;
 }
 

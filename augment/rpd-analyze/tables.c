@@ -234,7 +234,7 @@ static int links_peek(rpd *r, int *mode)
     return RPD_OK;
   }
   sqlite3_finalize(probe);
-  rc = rpd_intscan_open(r, &sc, links_scan_sql, LCOLS, LINKS_TYPED);
+  rc = rpd_intscan_open(r, &sc, links_scan_sql, LCOLS, LINKS_TYPED | RPD_INTSCAN_UNCHANGED);
   while (!rc && op_order && n++ < LINKS_PEEK && (got = rpd_intscan_row(r, &sc, &v, &ints)) > 0) {
     if (!v[L_OPNULL]) {
       op_order = (ints & 1u << L_OP) && v[L_OP] >= last_op;
@@ -617,7 +617,7 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int mode, int *redo)
       rc = -s;
   }
   if (!rc && merge) {
-    rc = rpd_intscan_open(r, &k.sc, links_scan_sql, LCOLS, LINKS_TYPED);
+    rc = rpd_intscan_open(r, &k.sc, links_scan_sql, LCOLS, LINKS_TYPED | RPD_INTSCAN_UNCHANGED);
     if (!rc)
       rc = rpd_prepare(r, link_call_sql, &k.by_link);
     if (!rc)
@@ -634,7 +634,7 @@ static int scan_pass(rpd *r, an_scan *sc, an_calls *calls, int mode, int *redo)
   if (!rc)
     rc = rpd_prepare(r, "INSERT INTO an_copy VALUES (?,?,?,?)", &copy);
   if (!rc && merge && ops_by_ints(r, &rc)) {
-    rc = rpd_intscan_open(r, &p.sc, ops_int_sql, OPCOLS, OPS_TYPED);
+    rc = rpd_intscan_open(r, &p.sc, ops_int_sql, OPCOLS, OPS_TYPED | RPD_INTSCAN_UNCHANGED);
     if (!rc)
       rc = rpd_prepare(r, ops_row_sql, &p.row);
   } else if (!rc) {

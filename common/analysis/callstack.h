@@ -35,7 +35,9 @@ typedef struct rpd_callstack_stats {
  * rpd_callstack_owned pass, else their error), fill it from rocpd_api / rocpd_api_ops
  * / rocpd_op, create the four callStack_* views and set Callstack::Table.
  * Callstack::Generated is left to the caller.  *st (may be NULL) receives
- * the counts. */
+ * the counts.  The transaction must not have changed rocpd_api,
+ * rocpd_api_ops or rocpd_op: their scans read the file's pages
+ * (RPD_INTSCAN_UNCHANGED, intscan.h). */
 int rpd_callstack_build(rpd *r, rpd_callstack_stats *st);
 /* RPD_OK if ext_callstack is absent or has the suite's columns; else
  * RPD_EEXIST (a table the suite did not write: never dropped). */
@@ -63,7 +65,9 @@ typedef struct rpd_callstack_visitor {
 /* Walk the call stack of the trace with visitor v, writing nothing
  * (inside the caller's transaction; a savepoint is used and released).
  * Memory: the open frames, as rpd_callstack_build.  *st (may be NULL)
- * receives the counts (rows = those ext_callstack would hold). */
+ * receives the counts (rows = those ext_callstack would hold).  The
+ * transaction must not have changed the tables it reads, as for
+ * rpd_callstack_build. */
 int rpd_callstack_visit(rpd *r, const rpd_callstack_visitor *v,
                         rpd_callstack_stats *st);
 

@@ -62,7 +62,7 @@ static int gpu_in_order(rpd *r, int *sorted, int *merge, int64_t rows) {
   const int64_t *l = NULL;
   unsigned ints = 0;
   int64_t last = INT64_MIN, last_op = INT64_MIN;
-  int s = 0, rc = rpd_intscan_open(r, &sc, gpu_links_sql, 2, 1u << 1);
+  int s = 0, rc = rpd_intscan_open(r, &sc, gpu_links_sql, 2, 1u << 1 | RPD_INTSCAN_UNCHANGED);
   *sorted = *merge = 1;
   while (rc == RPD_OK && rows-- != 0 && (s = rpd_intscan_row(r, &sc, &l, &ints)) > 0) {
     int64_t id = l[0], op = l[1];
@@ -117,9 +117,10 @@ int cs_gpu_open(rpd *r, gpu_src *g, int check, int checked) {
     g->assumed = !checked;
     g->last_api = g->last_op = INT64_MIN;
     g->merge = 1;
-    rc = rpd_intscan_open(r, &g->links, gpu_links_sql, 2, 1u << 1);   /* op_id's type */
+    rc = rpd_intscan_open(r, &g->links, gpu_links_sql, 2, 1u << 1 | RPD_INTSCAN_UNCHANGED);   /* op_id's type */
     if (rc == RPD_OK)   /* the types of start, end, gpuId */
-      rc = rpd_intscan_open(r, &g->ops, gpu_ops_sql, 4, 1u << 1 | 1u << 2 | 1u << 3);
+      rc = rpd_intscan_open(r, &g->ops, gpu_ops_sql, 4,
+                           1u << 1 | 1u << 2 | 1u << 3 | RPD_INTSCAN_UNCHANGED);
     if (rc == RPD_OK) rc = ops_next(r, g);
   } else if (rc == RPD_OK) {
     rc = rpd_prepare(r, sorted ? gpu_stream_sql : gpu_stream_sort_sql,

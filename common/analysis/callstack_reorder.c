@@ -212,7 +212,8 @@ int cs_walk_reorder(walker *w, int *fallback) {
   int64_t seen = 0;
   const int64_t *v = NULL;
   unsigned ints = 0;
-  int rc = rpd_intscan_open(w->r, &sc, scan_sql, 5, 1u << START | 1u << END);
+  int rc = rpd_intscan_open(w->r, &sc, scan_sql, 5,
+                           1u << START | 1u << END | RPD_INTSCAN_UNCHANGED);
   *fallback = 0;
   while (rc == RPD_OK && !w->gpu.redo && (more = rpd_intscan_row(w->r, &sc, &v, &ints)) > 0) {
     int64_t pid = v[PID], tid = v[TID];

@@ -18,7 +18,11 @@
  * each row as it reads it: the function is its whole WHERE clause (a row
  * another term drops was stored all the same), and no ORDER BY that needs
  * a sort (ORDER BY the rowid or an index it scans is fine).  One that
- * sorts fails with a message instead of returning rows in a wrong order. */
+ * sorts fails with a message instead of returning rows in a wrong order.
+ *
+ * A plain scan of a rowid table (optionally ORDER BY its rowid) is read
+ * from the file's pages instead when that provably gives the same rows
+ * (rawscan.c; RPD_RAWSCAN=0 in the environment turns it off). */
 #ifndef RPD_INTSCAN_H
 #define RPD_INTSCAN_H
 
@@ -28,6 +32,13 @@
 
 #define RPD_INTSCAN_ROWS 1024   /* rows per batch */
 #define RPD_INTSCAN_MAXCOLS 16
+/* In typed: the caller has not changed the scanned table in the open
+ * transaction (so its pages in the file are the connection's; see
+ * rawscan.c).  Without it a scan inside a write transaction never reads
+ * the file directly. */
+#define RPD_INTSCAN_UNCHANGED (1u << 31)
+
+struct rpd_rawscan;
 
 typedef struct rpd_intscan {
   sqlite3_stmt *st;
@@ -40,6 +51,16 @@ typedef struct rpd_intscan {
   unsigned typed;     /* bit c: column c's type is looked at */
   int pos;            /* rpd_intscan_row: the next row of the batch */
   int done;           /* the statement has returned its last row */
+  /* the direct reader (rawscan.c), tried at the first batch */
+  struct rpd_rawscan *raw;
+  int tried, unchanged;
+  int raw_used;       /* the direct reader served the scan (or its start) */
+  int64_t raw_rows;   /* rows the direct reader returned (kept when the
+                         SQL path takes over: its first rows must match) */
+  uint64_t raw_hash;  /* of those rows */
+  int64_t skip;       /* SQL path: rows still to check against them */
+  uint64_t skip_hash;
+  int checking;       /* the SQL path took over after raw_rows rows */
 } rpd_intscan;
 
 /* Prepare sql (see above; ncols columns after ?1, at most

@@ -23,6 +23,7 @@
  * pages) get the full quick_check instead. */
 #include "rpd.h"
 #include "internal.h"
+#include "btree.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,11 +71,6 @@ static int claim(pagemap *m, int64_t p, int freelist)
   return RPD_OK;
 }
 
-static uint32_t be32(const unsigned char *b)
-{
-  return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
 /* ------------------------------------------------------------ b-trees */
 
 /* The walk of the b-trees: the page map, two to-do sets (pages to visit
@@ -112,11 +108,6 @@ static void todo_set(walk *w, int kind, int64_t p)
   w->todo[kind][(p - 1) >> 6] |= (uint64_t)1 << ((p - 1) & 63);
 }
 
-static unsigned be16(const unsigned char *b)
-{
-  return (unsigned)b[0] << 8 | b[1];
-}
-
 /* A read through SQLite's own file handle (inside the caller's read
  * transaction the file is the committed database); a file shorter than
  * its page count is damage at page p. */
@@ -151,38 +142,6 @@ static int page_at(walk *w, int64_t p, const unsigned char **b)
   return RPD_OK;
 }
 
-/* A varint of the file format at b[*at], not past b[end]: 1 and the value
- * in *v, *at past it; 0 when it runs past end. */
-static int varint(const unsigned char *b, int *at, int end, uint64_t *v)
-{
-  uint64_t x = 0;
-
-  for (int k = 0; k < 9; k++) {
-    if (*at >= end) return 0;
-    if (k == 8) {
-      x = x << 8 | b[(*at)++];
-      break;
-    }
-    x = x << 7 | (b[*at] & 0x7f);
-    if (!(b[(*at)++] & 0x80)) break;
-  }
-  *v = x;
-  return 1;
-}
-
-/* How many bytes of a payload of n bytes its cell holds (the rest is on
- * overflow pages): the file format's rule, for a table leaf or an index
- * cell. */
-static int64_t local_bytes(int64_t n, int usable, int table_leaf)
-{
-  int64_t most = table_leaf ? usable - 35 : (int64_t)(usable - 12) * 64 / 255 - 23;
-  int64_t least = (int64_t)(usable - 12) * 32 / 255 - 23, k;
-
-  if (n <= most) return n;
-  k = least + (n - least) % (usable - 4);
-  return k <= most ? k : least;
-}
-
 /* A pointer to a child page of the given kind: claimed, and to visit. */
 static int child(walk *w, int64_t p, int kind)
 {
@@ -206,8 +165,8 @@ static int chain(walk *w, int64_t p, int64_t count)
       memcpy(next, w->run + (size_t)(p - w->first) * (size_t)w->size, 4);
     else if ((rc = read_at(w->f, p, w->size, next, 4)))
       break;
-    if (k == count - 1 && be32(next)) rc = damaged("ends an overflow chain that goes on", p);
-    p = be32(next);
+    if (k == count - 1 && rpd__be32(next)) rc = damaged("ends an overflow chain that goes on", p);
+    p = rpd__be32(next);
   }
   return rc;
 }
@@ -219,15 +178,15 @@ static int chain(walk *w, int64_t p, int64_t count)
  * cell pointers (first) and the page's usable bytes. */
 static int free_space_ok(const unsigned char *b, int hdr, int first, int usable)
 {
-  int64_t gap = be16(b + hdr + 5) ? be16(b + hdr + 5) : 65536, total = b[hdr + 7] + gap;
-  int blk = (int)be16(b + hdr + 1), next = 0, size = 0;
+  int64_t gap = rpd__be16(b + hdr + 5) ? rpd__be16(b + hdr + 5) : 65536, total = b[hdr + 7] + gap;
+  int blk = (int)rpd__be16(b + hdr + 1), next = 0, size = 0;
 
   if (blk) {
     if (blk < gap) return 0;
     for (;;) {
       if (blk > usable - 4) return 0;
-      next = (int)be16(b + blk);
-      size = (int)be16(b + blk + 2);
+      next = (int)rpd__be16(b + blk);
+      size = (int)rpd__be16(b + blk + 2);
       total += size;
       if (next <= blk + size + 3) break;
       blk = next;
@@ -254,8 +213,8 @@ static int visit(walk *w, int64_t p, int kinds)
   default: return damaged("does not parse", p);
   }
   if (!(kinds & (1 << kind))) return damaged("is in a b-tree of the other kind", p);
-  ncell = (int)be16(b + hdr + 3);
-  content = be16(b + hdr + 5) ? (int)be16(b + hdr + 5) : 65536;
+  ncell = (int)rpd__be16(b + hdr + 3);
+  content = rpd__be16(b + hdr + 5) ? (int)rpd__be16(b + hdr + 5) : 65536;
   cells = hdr + (interior ? 12 : 8);
   /* SQLite reads no page below a root (page 1 or one in both to-do sets)
    * without cells */
@@ -263,19 +222,19 @@ static int visit(walk *w, int64_t p, int kinds)
       cells + 2 * ncell > w->usable ||
       !free_space_ok(b, hdr, cells + 2 * ncell, w->usable))
     return damaged("does not parse", p);
-  if (interior && (rc = child(w, be32(b + hdr + 8), kind))) return rc;
+  if (interior && (rc = child(w, rpd__be32(b + hdr + 8), kind))) return rc;
   for (int i = 0; i < ncell; i++) {
-    int at = (int)be16(b + cells + 2 * i);
+    int at = (int)rpd__be16(b + cells + 2 * i);
     uint64_t n, key;
     int64_t local;
 
     /* a cell starts in the content area, at least 4 bytes before the end */
     if (at < content || at > w->usable - 4) return damaged("does not parse", p);
     if (interior) {
-      if ((rc = child(w, be32(b + at), kind))) return rc;
+      if ((rc = child(w, rpd__be32(b + at), kind))) return rc;
       at += 4;
       if (kind == KIND_TABLE) {   /* a key, no payload */
-        if (!varint(b, &at, w->usable, &key)) return damaged("does not parse", p);
+        if (!rpd__varint(b, &at, w->usable, &key)) return damaged("does not parse", p);
         continue;
       }
     }
@@ -283,16 +242,16 @@ static int visit(walk *w, int64_t p, int kinds)
      * overflow, and the cell (its row id too: at most 9 bytes) well
      * inside the page */
     if (b[at] <= w->small && at + 10 + b[at] <= w->usable) continue;
-    if (!varint(b, &at, w->usable, &n) ||
-        (!interior && kind == KIND_TABLE && !varint(b, &at, w->usable, &key)) ||
+    if (!rpd__varint(b, &at, w->usable, &n) ||
+        (!interior && kind == KIND_TABLE && !rpd__varint(b, &at, w->usable, &key)) ||
         n > 0x7fffffff)
       return damaged("does not parse", p);
-    local = local_bytes((int64_t)n, w->usable, !interior && kind == KIND_TABLE);
+    local = rpd__local_bytes((int64_t)n, w->usable, !interior && kind == KIND_TABLE);
     if ((int64_t)n == local) {
       if (at + local > w->usable) return damaged("does not parse", p);
     } else {
       if (at + local + 4 > w->usable) return damaged("does not parse", p);
-      if ((rc = chain(w, be32(b + at + local),
+      if ((rc = chain(w, rpd__be32(b + at + local),
                       ((int64_t)n - local + w->usable - 5) / (w->usable - 4))))
         return rc;
     }
@@ -385,14 +344,14 @@ static int claim_freelist(pagemap *m, sqlite3_file *f, int size, int usable, int
     if ((rc = claim(m, trunk, 1))) break;
     if ((rc = read_at(f, trunk, size, buf, size))) break;
     counted++;
-    leaves = be32(buf + 4);
+    leaves = rpd__be32(buf + 4);
     if (leaves > (uint32_t)(usable / 4 - 2)) {
       rc = damaged("is a freelist page listing too many pages", trunk);
       break;
     }
     for (uint32_t i = 0; !rc && i < leaves; i++, counted++)
-      rc = claim(m, be32(buf + 8 + 4 * i), 1);
-    trunk = be32(buf);
+      rc = claim(m, rpd__be32(buf + 8 + 4 * i), 1);
+    trunk = rpd__be32(buf);
   }
   if (!rc && counted != want)
     rc = rpd_seterr(RPD_ENOTDB, "corrupt SQLite database (the freelist holds %lld pages, "
@@ -424,7 +383,7 @@ static int walk_pages(sqlite3 *db)
   m.bit = calloc((size_t)(m.n / 8 + 1), 1);
   if (!m.bit) return rpd_seterr(RPD_ENOMEM, "out of memory");
   rc = claim_btrees(db, &m, f, (int)size, usable);
-  if (!rc) rc = claim_freelist(&m, f, (int)size, usable, be32(head + 32), be32(head + 36));
+  if (!rc) rc = claim_freelist(&m, f, (int)size, usable, rpd__be32(head + 32), rpd__be32(head + 36));
   /* SQLite never uses the page holding the lock bytes at 1 GiB */
   lockpage = 0x40000000 / size + 1;
   if (!rc && lockpage <= m.n) rc = claim(&m, lockpage, 0);
