@@ -84,6 +84,11 @@ int rpd__first_text(sqlite3 *db, const char *sql, const char *a, char *buf, size
  * or an error naming the damage. */
 int rpd__check_integrity(sqlite3 *db);
 
+/* progress.c: rows a scan read from the file itself (rawscan.c), counted
+ * in the progress phase running on db, if any, as SQLite's full-scan steps
+ * would be. */
+void rpd__progress_scanned(sqlite3 *db, int64_t rows);
+
 /* opclass.c: free the handle's cached op classes (rpd_close, rpd_detach). */
 void rpd__opclass_drop(struct rpd *r);
 

@@ -121,6 +121,7 @@ int rpd_intscan_next(rpd *r, rpd_intscan *s)
         s->raw_hash = hash_row(s->raw_hash, s->v + (size_t)i * (size_t)s->ncols, s->ncols,
                                s->ints[i]);
       s->raw_rows += n;
+      rpd__progress_scanned(r->db, n);
       s->n = n;
       s->done = n == 0;
       if (s->done) {

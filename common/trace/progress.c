@@ -211,21 +211,36 @@ static int64_t scanned(sqlite3 *db)
   return n;
 }
 
+/* The phase's line, from phase_done. */
+static void phase_show(void)
+{
+  int64_t d = phase_ops_per_row > 0 ? phase_done / phase_ops_per_row : phase_done;
+  if (phase_total > 0 && d >= phase_total)
+    d = phase_total - 1;      /* only rpd_progress_end says 100% */
+  rpd_progress(phase_what, d, phase_total);
+}
+
 /* SQLite's progress handler: every PHASE_OPS virtual-machine steps. */
 #define PHASE_OPS 20000
 static int phase_tick(void *unused)
 {
-  int64_t d;
   (void)unused;
   if (phase_ops_per_row > 0)
     phase_done += PHASE_OPS;
   else
     phase_done += scanned(phase_db);
-  d = phase_ops_per_row > 0 ? phase_done / phase_ops_per_row : phase_done;
-  if (phase_total > 0 && d >= phase_total)
-    d = phase_total - 1;      /* only rpd_progress_end says 100% */
-  rpd_progress(phase_what, d, phase_total);
+  phase_show();
   return 0;
+}
+
+/* Rows a scan read from the file itself (rawscan.c: no VM steps, no
+ * full-scan counts), counted in a phase of db that counts rows. */
+void rpd__progress_scanned(sqlite3 *db, int64_t rows)
+{
+  if (!phase_db || phase_db != db || phase_ops_per_row > 0 || rows <= 0)
+    return;
+  phase_done += rows;
+  phase_show();
 }
 
 /* max(rowid) of table, 0 when it is empty, missing or has no rowid. */
