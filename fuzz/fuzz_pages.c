@@ -13,6 +13,7 @@
  * integrity_check on who owns each page (owners_agree). */
 #include "rpd.h"
 #include "internal.h"
+#include "patch_fuzz.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -24,24 +25,11 @@ static char path[64];
 static unsigned char *base;
 static size_t base_n;
 
-static void die(const char *what, const char *detail)
-{
-  fprintf(stderr, "fuzz_pages: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-  abort();
-}
+#define TARGET "fuzz_pages"
 
 static void make_base(void)
 {
-  sqlite3 *db = NULL;
-  FILE *f;
-  int fd;
-
-  snprintf(path, sizeof path, "/tmp/fuzz_pages.XXXXXX");
-  if ((fd = mkstemp(path)) < 0) die("cannot make a temp file", NULL);
-  close(fd);
-  unlink(path);
-  if (sqlite3_open(path, &db) != SQLITE_OK ||
-      sqlite3_exec(db,
+  base = pf_make_base(TARGET,
                    "PRAGMA page_size = 1024; PRAGMA journal_mode = DELETE;"
                    "CREATE TABLE keep(k INTEGER PRIMARY KEY, v);"
                    "CREATE INDEX keep_v ON keep(v);"
@@ -52,16 +40,7 @@ static void make_base(void)
                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)"
                    " INSERT INTO gone SELECT randomblob(60) FROM n;"
                    "DROP TABLE gone;",
-                   NULL, NULL, NULL) != SQLITE_OK)
-    die("cannot make the base file", sqlite3_errmsg(db));
-  sqlite3_close(db);
-  if (!(f = fopen(path, "rb"))) die("cannot read the base file", NULL);
-  fseek(f, 0, SEEK_END);
-  base_n = (size_t)ftell(f);
-  rewind(f);
-  base = malloc(base_n);
-  if (!base || fread(base, 1, base_n, f) != base_n) die("cannot read the base file", NULL);
-  fclose(f);
+                      path, sizeof path, &base_n);
 }
 
 /* keep's rows folded into one 64-bit FNV-1a hash; 0 when SQLite cannot
@@ -103,30 +82,20 @@ static void owners_agree(sqlite3 *db)
   while (sqlite3_step(st) == SQLITE_ROW) {
     const char *m = (const char *)sqlite3_column_text(st, 0);
     for (int k = 0; m && owner[k]; k++)
-      if (strstr(m, owner[k])) die("the page check passed a file integrity_check faults", m);
+      if (strstr(m, owner[k]))
+        pf_die(TARGET, "the page check passed a file integrity_check faults", m);
   }
   sqlite3_finalize(st);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  unsigned char *b;
   sqlite3 *db = NULL;
   uint64_t before, after;
   int passed;
-  FILE *f;
 
   if (!base) make_base();
-  if (!(b = malloc(base_n))) die("out of memory", NULL);
-  memcpy(b, base, base_n);
-  for (size_t i = 0; i + 3 <= size; i += 3) {
-    size_t at = ((size_t)data[i] << 8 | data[i + 1]) % base_n;
-    b[at] = data[i + 2];
-  }
-  if (!(f = fopen(path, "wb")) || fwrite(b, 1, base_n, f) != base_n || fclose(f))
-    die("cannot write the patched file", NULL);
-  free(b);
-  unlink(strcat(strcpy((char[80]){0}, path), "-journal"));
+  pf_write_patched(TARGET, path, base, base_n, data, size);
 
   if (rpd_sqlite_open(path, &db, SQLITE_OPEN_READWRITE) != SQLITE_OK) {
     sqlite3_close(db);
@@ -149,12 +118,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(db);
     db = NULL;
-    if (rpd_sqlite_open(path, &db, SQLITE_OPEN_READONLY) != SQLITE_OK) die("cannot reopen", NULL);
+    if (rpd_sqlite_open(path, &db, SQLITE_OPEN_READONLY) != SQLITE_OK)
+      pf_die(TARGET, "cannot reopen", NULL);
     after = keep_hash(db);
     /* SQLite may refuse to read a damaged row later (it reads it from a
      * cold cache now), never read different rows */
     if (after && after != before)
-      die("the page check passed and a write changed a table it did not touch", NULL);
+      pf_die(TARGET, "the page check passed and a write changed a table it did not touch", NULL);
   }
   sqlite3_close(db);
   return 0;

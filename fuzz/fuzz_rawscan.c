@@ -15,6 +15,7 @@
  * beyond the page buffer, different from one read to the next). */
 #include "rpd.h"
 #include "intscan.h"
+#include "patch_fuzz.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -32,24 +33,11 @@ static const char *const queries[] = {
 };
 static const int ncols[] = { 7, 3 };
 
-static void die(const char *what, const char *detail)
-{
-  fprintf(stderr, "fuzz_rawscan: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-  abort();
-}
+#define TARGET "fuzz_rawscan"
 
 static void make_base(void)
 {
-  sqlite3 *db = NULL;
-  FILE *f;
-  int fd;
-
-  snprintf(path, sizeof path, "/tmp/fuzz_rawscan.XXXXXX");
-  if ((fd = mkstemp(path)) < 0) die("cannot make a temp file", NULL);
-  close(fd);
-  unlink(path);
-  if (sqlite3_open(path, &db) != SQLITE_OK ||
-      sqlite3_exec(db,
+  base = pf_make_base(TARGET,
                    "PRAGMA page_size = 512; PRAGMA journal_mode = DELETE;"
                    "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b, c);"
                    "CREATE TABLE side (x);"
@@ -63,16 +51,7 @@ static void make_base(void)
                    "UPDATE t SET d = id WHERE id % 11 = 0;"
                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)"
                    " INSERT INTO side SELECT randomblob(30) FROM n;",
-                   NULL, NULL, NULL) != SQLITE_OK)
-    die("cannot make the base file", sqlite3_errmsg(db));
-  sqlite3_close(db);
-  if (!(f = fopen(path, "rb"))) die("cannot read the base file", NULL);
-  fseek(f, 0, SEEK_END);
-  base_n = (size_t)ftell(f);
-  rewind(f);
-  base = malloc(base_n);
-  if (!base || fread(base, 1, base_n, f) != base_n) die("cannot read the base file", NULL);
-  fclose(f);
+                      path, sizeof path, &base_n);
 }
 
 typedef struct {
@@ -117,23 +96,8 @@ static void scan(int raw, int q, result *o)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  unsigned char *b;
-  FILE *f;
-
   if (!base) make_base();
-  if (!(b = malloc(base_n))) die("out of memory", NULL);
-  memcpy(b, base, base_n);
-  for (size_t i = 0; i + 3 <= size; i += 3) {
-    size_t at = ((size_t)data[i] << 8 | data[i + 1]) % base_n;
-    b[at] = data[i + 2];
-  }
-  if (!(f = fopen(path, "wb")) || fwrite(b, 1, base_n, f) != base_n || fclose(f))
-    die("cannot write the patched file", NULL);
-  free(b);
-  /* no journal, WAL or shared-memory file of an earlier input */
-  unlink(strcat(strcpy((char[80]){0}, path), "-journal"));
-  unlink(strcat(strcpy((char[80]){0}, path), "-wal"));
-  unlink(strcat(strcpy((char[80]){0}, path), "-shm"));
+  pf_write_patched(TARGET, path, base, base_n, data, size);
 
   for (int q = 0; q < 2; q++) {
     result sql, raw;
@@ -144,11 +108,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       snprintf(m, sizeof m, "query %d: SQL path %lld rows, direct reader %lld rows%s", q,
                (long long)sql.rows, (long long)raw.rows,
                sql.rows == raw.rows ? " (different values)" : "");
-      die("the direct reader and the SQL path disagree", m);
+      pf_die(TARGET, "the direct reader and the SQL path disagree", m);
     }
     /* the unpatched file: the reader must serve it */
     if (size < 3 && (!raw.used || raw.end != 0 || sql.end != 0))
-      die("the direct reader did not read the undamaged file", NULL);
+      pf_die(TARGET, "the direct reader did not read the undamaged file", NULL);
   }
   return 0;
 }
