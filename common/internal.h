@@ -77,6 +77,10 @@ int rpd__check_untrusted(sqlite3 *db, int schema);
  * text in buf (n bytes, cut to fit), "" when there is no row; an RPD
  * status. */
 int rpd__first_text(sqlite3 *db, const char *sql, const char *a, char *buf, size_t n);
+/* harden.c: the first row of sql (?1 = a, when a is not NULL) as an
+ * integer in *v (0 on error); RPD_OK, or an error when sql fails or
+ * returns no row. */
+int rpd__first_int(sqlite3 *db, const char *sql, const char *a, int64_t *v);
 /* pages.c: before a writer changes the file, every page accounted for
  * (every b-tree and overflow chain read from the file, the freelist, no
  * page twice; PRAGMA quick_check

@@ -71,6 +71,21 @@ int rpd__first_text(sqlite3 *db, const char *sql, const char *a, char *buf, size
   return rc;
 }
 
+/* Declared in internal.h. */
+int rpd__first_int(sqlite3 *db, const char *sql, const char *a, int64_t *v)
+{
+  sqlite3_stmt *st = NULL;
+  int src = sqlite3_prepare_v2(db, sql, -1, &st, NULL), rc = RPD_OK;
+
+  *v = 0;
+  if (src == SQLITE_OK && a) sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+  if (src == SQLITE_OK) src = sqlite3_step(st);
+  if (src == SQLITE_ROW) *v = sqlite3_column_int64(st, 0);
+  else rc = rpd__sqlerr(db, src == SQLITE_DONE ? SQLITE_ERROR : src, sql);
+  sqlite3_finalize(st);
+  return rc;
+}
+
 /* Every rocpd_ object is an ordinary table with no generated column: a
  * view, a virtual table or a computed column in their place runs code of
  * the file's author on each read (a recursive view never ends). */

@@ -31,20 +31,6 @@
 
 int rpd__sqlerr(sqlite3 *db, int src, const char *sql);   /* sql.c */
 
-/* One integer from sql (no parameters); returns an RPD status. */
-static int one_int(sqlite3 *db, const char *sql, int64_t *v)
-{
-  sqlite3_stmt *st = NULL;
-  int src = sqlite3_prepare_v2(db, sql, -1, &st, NULL), rc = RPD_OK;
-
-  *v = 0;
-  if (src == SQLITE_OK) src = sqlite3_step(st);
-  if (src == SQLITE_ROW) *v = sqlite3_column_int64(st, 0);
-  else rc = rpd__sqlerr(db, src == SQLITE_DONE ? SQLITE_ERROR : src, sql);
-  sqlite3_finalize(st);
-  return rc;
-}
-
 static int damaged(const char *what, int64_t page)
 {
   return rpd_seterr(RPD_ENOTDB, "corrupt SQLite database (page %lld %s); nothing was written",
@@ -202,35 +188,27 @@ static int free_space_ok(const unsigned char *b, int hdr, int first, int usable)
 static int visit(walk *w, int64_t p, int kinds)
 {
   const unsigned char *b;
-  int hdr = p == 1 ? 100 : 0, rc = page_at(w, p, &b), interior, kind, cells, ncell, content;
+  rpd__btree_page pg;
+  int hdr = p == 1 ? 100 : 0, rc = page_at(w, p, &b), kind;
 
   if (rc) return rc;
-  switch (b[hdr]) {
-  case 2: interior = 1; kind = KIND_INDEX; break;
-  case 5: interior = 1; kind = KIND_TABLE; break;
-  case 10: interior = 0; kind = KIND_INDEX; break;
-  case 13: interior = 0; kind = KIND_TABLE; break;
-  default: return damaged("does not parse", p);
-  }
+  if (!rpd__btree_type(b[hdr])) return damaged("does not parse", p);
+  kind = b[hdr] == 2 || b[hdr] == 10 ? KIND_INDEX : KIND_TABLE;
   if (!(kinds & (1 << kind))) return damaged("is in a b-tree of the other kind", p);
-  ncell = (int)rpd__be16(b + hdr + 3);
-  content = rpd__be16(b + hdr + 5) ? (int)rpd__be16(b + hdr + 5) : 65536;
-  cells = hdr + (interior ? 12 : 8);
   /* SQLite reads no page below a root (page 1 or one in both to-do sets)
    * without cells */
-  if (ncell > (w->size - 8) / 6 || (!ncell && kinds != KIND_BOTH && p != 1) ||
-      cells + 2 * ncell > w->usable ||
-      !free_space_ok(b, hdr, cells + 2 * ncell, w->usable))
+  if (!rpd__btree_header(b, hdr, w->size, w->usable, &pg) ||
+      (!pg.ncell && kinds != KIND_BOTH && p != 1) ||
+      !free_space_ok(b, hdr, pg.cells + 2 * pg.ncell, w->usable))
     return damaged("does not parse", p);
-  if (interior && (rc = child(w, rpd__be32(b + hdr + 8), kind))) return rc;
-  for (int i = 0; i < ncell; i++) {
-    int at = (int)rpd__be16(b + cells + 2 * i);
+  if (pg.interior && (rc = child(w, rpd__be32(b + hdr + 8), kind))) return rc;
+  for (int i = 0; i < pg.ncell; i++) {
+    int at = rpd__btree_cell(b, &pg, i, w->usable);
     uint64_t n, key;
     int64_t local;
 
-    /* a cell starts in the content area, at least 4 bytes before the end */
-    if (at < content || at > w->usable - 4) return damaged("does not parse", p);
-    if (interior) {
+    if (at < 0) return damaged("does not parse", p);
+    if (pg.interior) {
       if ((rc = child(w, rpd__be32(b + at), kind))) return rc;
       at += 4;
       if (kind == KIND_TABLE) {   /* a key, no payload */
@@ -243,10 +221,10 @@ static int visit(walk *w, int64_t p, int kinds)
      * inside the page */
     if (b[at] <= w->small && at + 10 + b[at] <= w->usable) continue;
     if (!rpd__varint(b, &at, w->usable, &n) ||
-        (!interior && kind == KIND_TABLE && !rpd__varint(b, &at, w->usable, &key)) ||
+        (!pg.interior && kind == KIND_TABLE && !rpd__varint(b, &at, w->usable, &key)) ||
         n > 0x7fffffff)
       return damaged("does not parse", p);
-    local = rpd__local_bytes((int64_t)n, w->usable, !interior && kind == KIND_TABLE);
+    local = rpd__local_bytes((int64_t)n, w->usable, !pg.interior && kind == KIND_TABLE);
     if ((int64_t)n == local) {
       if (at + local > w->usable) return damaged("does not parse", p);
     } else {
@@ -294,7 +272,7 @@ static int claim_btrees(sqlite3 *db, pagemap *m, sqlite3_file *f, int size, int 
   int src, rc;
 
   w.cap = RUN_BYTES / size;
-  w.small = (usable - 12) * 64 / 255 - 23 < 127 ? (usable - 12) * 64 / 255 - 23 : 127;
+  w.small = rpd__max_local(usable, 0) < 127 ? (int)rpd__max_local(usable, 0) : 127;
   w.todo[KIND_TABLE] = calloc(w.words, sizeof(uint64_t));
   w.todo[KIND_INDEX] = calloc(w.words, sizeof(uint64_t));
   w.run = malloc(RUN_BYTES);
@@ -369,9 +347,9 @@ static int walk_pages(sqlite3 *db)
   sqlite3_file *f = NULL;
   unsigned char head[100];
   int64_t size = 0, lockpage;
-  int usable, rc = one_int(db, "PRAGMA main.page_count", &m.n);
+  int usable, rc = rpd__first_int(db, "PRAGMA main.page_count", NULL, &m.n);
 
-  if (!rc) rc = one_int(db, "PRAGMA main.page_size", &size);
+  if (!rc) rc = rpd__first_int(db, "PRAGMA main.page_size", NULL, &size);
   if (rc) return rc;
   if (size < 512 || size > 65536) return damaged("has an impossible size", 1);
   if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
@@ -383,7 +361,8 @@ static int walk_pages(sqlite3 *db)
   m.bit = calloc((size_t)(m.n / 8 + 1), 1);
   if (!m.bit) return rpd_seterr(RPD_ENOMEM, "out of memory");
   rc = claim_btrees(db, &m, f, (int)size, usable);
-  if (!rc) rc = claim_freelist(&m, f, (int)size, usable, rpd__be32(head + 32), rpd__be32(head + 36));
+  if (!rc)
+    rc = claim_freelist(&m, f, (int)size, usable, rpd__be32(head + 32), rpd__be32(head + 36));
   /* SQLite never uses the page holding the lock bytes at 1 GiB */
   lockpage = 0x40000000 / size + 1;
   if (!rc && lockpage <= m.n) rc = claim(&m, lockpage, 0);
@@ -411,7 +390,7 @@ int rpd__check_integrity(sqlite3 *db)
   int64_t autovac = 0;
   int rc = rpd__first_text(db, "PRAGMA main.journal_mode", NULL, mode, sizeof mode);
 
-  if (!rc) rc = one_int(db, "PRAGMA main.auto_vacuum", &autovac);
+  if (!rc) rc = rpd__first_int(db, "PRAGMA main.auto_vacuum", NULL, &autovac);
   if (rc) return rc;
   if (strcmp(mode, "wal") == 0 || autovac) return quick_check(db);
   if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)

@@ -210,19 +210,6 @@ static int real_affinity(const char *type)
   return has(type, "REAL") || has(type, "FLOA") || has(type, "DOUB");
 }
 
-/* One integer from sql with ?1 bound to a (if given); 0 and *v, or -1. */
-static int one_int(sqlite3 *db, const char *sql, const char *a, int64_t *v)
-{
-  sqlite3_stmt *st = NULL;
-  int ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-           (!a || sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC) == SQLITE_OK) &&
-           sqlite3_step(st) == SQLITE_ROW;
-
-  if (ok) *v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  return ok ? 0 : -1;
-}
-
 /* The columns: each query column's kind and field; 0 when one is not a
  * plain column of a plain rowid table the reader can decode. */
 static int map_columns(rpd_rawscan *x, const query *q, char *rowid_name)
@@ -239,12 +226,12 @@ static int map_columns(rpd_rawscan *x, const query *q, char *rowid_name)
   static const char *const rowid_names[3] = { "rowid", "_rowid_", "oid" };
 
   /* a plain rowid table: not WITHOUT ROWID, virtual, a view or shadow */
-  if (one_int(x->db, "SELECT type = 'table' AND wr = 0 FROM pragma_table_list"
-              " WHERE schema = 'main' AND name = ?1", q->table, &list_ok) || !list_ok)
+  if (rpd__first_int(x->db, "SELECT type = 'table' AND wr = 0 FROM pragma_table_list"
+                     " WHERE schema = 'main' AND name = ?1", q->table, &list_ok) || !list_ok)
     return 0;
   /* a primary key that is no rowid alias has its own index */
-  if (one_int(x->db, "SELECT count(*) FROM pragma_index_list(?1, 'main') WHERE origin = 'pk'",
-              q->table, &pkidx))
+  if (rpd__first_int(x->db, "SELECT count(*) FROM pragma_index_list(?1, 'main')"
+                     " WHERE origin = 'pk'", q->table, &pkidx))
     return 0;
   if (sqlite3_prepare_v2(x->db, cols_sql, -1, &st, NULL) != SQLITE_OK ||
       sqlite3_bind_text(st, 1, q->table, -1, SQLITE_STATIC) != SQLITE_OK) {
@@ -342,7 +329,7 @@ static int plain_scan(sqlite3 *db, const char *sql, const char *table)
   }
   sqlite3_finalize(st);
   sqlite3_free(eqp);
-  if (one_int(db, "PRAGMA reverse_unordered_selects", NULL, &reverse) || reverse) ok = 0;
+  if (rpd__first_int(db, "PRAGMA reverse_unordered_selects", NULL, &reverse) || reverse) ok = 0;
   return ok && rows == 1;
 }
 
@@ -387,15 +374,15 @@ rpd_rawscan *rpd__rawscan_open(rpd *r, const char *sql, int ncols, unsigned type
   x->root = sqlite3_column_int64(x->pin, 0);
   {
     int64_t shadow = 1;
-    if (one_int(x->db, "SELECT count(*) FROM temp.sqlite_master WHERE name = ?1 COLLATE NOCASE",
-                q.table, &shadow) || shadow)
+    if (rpd__first_int(x->db, "SELECT count(*) FROM temp.sqlite_master"
+                       " WHERE name = ?1 COLLATE NOCASE", q.table, &shadow) || shadow)
       goto no;
   }
   if (rpd__first_text(x->db, "PRAGMA main.journal_mode", NULL, mode, sizeof mode) != RPD_OK ||
       strcasecmp(mode, "wal") == 0 ||
-      one_int(x->db, "PRAGMA main.auto_vacuum", NULL, &autovac) || autovac ||
-      one_int(x->db, "PRAGMA main.page_size", NULL, &size) ||
-      one_int(x->db, "PRAGMA main.page_count", NULL, &npages))
+      rpd__first_int(x->db, "PRAGMA main.auto_vacuum", NULL, &autovac) || autovac ||
+      rpd__first_int(x->db, "PRAGMA main.page_size", NULL, &size) ||
+      rpd__first_int(x->db, "PRAGMA main.page_count", NULL, &npages))
     goto no;
   if (sqlite3_txn_state(x->db, "main") == SQLITE_TXN_WRITE && !unchanged) goto no;
   fname = sqlite3_db_filename(x->db, "main");
@@ -490,37 +477,32 @@ static const unsigned char *page_at(rpd_rawscan *x, int64_t p)
 static int descend(rpd_rawscan *x, int64_t p, int root)
 {
   const unsigned char *b;
-  int interior, ncell, cells, content;
+  rpd__btree_page pg;
 
   if (p < 2 || p > x->npages || (x->claimed[(p - 1) >> 3] & (1u << ((p - 1) & 7)))) return -1;
   x->claimed[(p - 1) >> 3] |= (unsigned char)(1u << ((p - 1) & 7));
   if (!(b = page_at(x, p))) return -1;
-  if (b[0] == 5) interior = 1;
-  else if (b[0] == 13) interior = 0;
-  else return -1;
-  ncell = (int)rpd__be16(b + 3);
-  content = rpd__be16(b + 5) ? (int)rpd__be16(b + 5) : 65536;
-  cells = interior ? 12 : 8;
-  if (ncell > (x->size - 8) / 6 || cells + 2 * ncell > x->usable || (!ncell && (interior || !root)))
+  if (!rpd__btree_header(b, 0, x->size, x->usable, &pg) || (pg.type != 5 && pg.type != 13) ||
+      (!pg.ncell && (pg.interior || !root)))
     return -1;
-  for (int i = 0; i < ncell; i++) {
-    int at = (int)rpd__be16(b + cells + 2 * i);
-    if (at < content || at < cells + 2 * ncell || at > x->usable - 4) return -1;
+  for (int i = 0; i < pg.ncell; i++) {
+    int at = rpd__btree_cell(b, &pg, i, x->usable);
+    if (at < 0 || at < pg.cells + 2 * pg.ncell) return -1;
   }
-  if (interior) {
+  if (pg.interior) {
     level *L;
     if (x->depth == MAX_INTERIOR) return -1;
     L = &x->lv[x->depth];
     if (!L->b && !(L->b = malloc((size_t)x->size))) return -1;
     memcpy(L->b, b, (size_t)x->size);
-    L->cells = cells;
-    L->ncell = ncell;
+    L->cells = pg.cells;
+    L->ncell = pg.ncell;
     L->next = 0;
     x->depth++;
   } else {
     x->leaf = b;
-    x->lcells = cells;
-    x->lncell = ncell;
+    x->lcells = pg.cells;
+    x->lncell = pg.ncell;
     x->li = 0;
   }
   return 0;
