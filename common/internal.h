@@ -90,8 +90,12 @@ int rpd__check_integrity(sqlite3 *db);
 
 /* progress.c: rows a scan read from the file itself (rawscan.c), counted
  * in the progress phase running on db, if any, as SQLite's full-scan steps
- * would be. */
+ * would be; negative: rows taken back (a scan handed over to SQLite reads
+ * them again). */
 void rpd__progress_scanned(sqlite3 *db, int64_t rows);
+/* progress.c: the rows the running phase has counted (-1: none running);
+ * for tests. */
+int64_t rpd__progress_done(void);
 
 /* opclass.c: free the handle's cached op classes (rpd_close, rpd_detach). */
 void rpd__opclass_drop(struct rpd *r);

@@ -135,6 +135,7 @@ int rpd_intscan_next(rpd *r, rpd_intscan *s)
      * returned */
     rpd__rawscan_close(s->raw);
     s->raw = NULL;
+    rpd__progress_scanned(r->db, -s->raw_rows);   /* counted again below */
     s->skip = s->raw_rows;
     s->checking = 1;
   }

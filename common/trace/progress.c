@@ -234,13 +234,20 @@ static int phase_tick(void *unused)
 }
 
 /* Rows a scan read from the file itself (rawscan.c: no VM steps, no
- * full-scan counts), counted in a phase of db that counts rows. */
+ * full-scan counts), counted in a phase of db that counts rows; minus
+ * rows when a scan reads them again through SQLite (intscan.c's hand
+ * over), which counts them again. */
 void rpd__progress_scanned(sqlite3 *db, int64_t rows)
 {
-  if (!phase_db || phase_db != db || phase_ops_per_row > 0 || rows <= 0)
+  if (!phase_db || phase_db != db || phase_ops_per_row > 0 || !rows)
     return;
-  phase_done += rows;
+  phase_done = rows < 0 && -rows > phase_done ? 0 : phase_done + rows;
   phase_show();
+}
+
+int64_t rpd__progress_done(void)
+{
+  return phase_db ? phase_done : -1;
 }
 
 /* max(rowid) of table, 0 when it is empty, missing or has no rowid. */

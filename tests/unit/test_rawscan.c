@@ -20,6 +20,8 @@
 
 #include "core_fixture.h"
 #include "intscan.h"
+#include "internal.h"   /* white-box: the progress phase's count */
+#include "progress.h"
 
 typedef struct {
   char *dir, *path;
@@ -362,6 +364,51 @@ static void test_handover(void **state)
   rpd_intscan_close(&sc);
 }
 
+/* The same hand over inside a progress phase: the rows the reader read
+ * before it are read again by SQLite, and counted once (the line would
+ * otherwise reach the total with rows still to read). */
+static void test_handover_progress(void **state)
+{
+  fx *f = *state;
+  int64_t p = leaf_page(f, 40), read = 0;
+  unsigned char far[2] = { 0x0f, 0xf0 };
+  rpd_intscan sc;
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  int rc, err = dup(2), null = open("/dev/null", O_WRONLY);
+
+  sqlite3_close(f->db);
+  rpd_detach(f->r);
+  poke(f, p, 5, far, 2);
+  assert_int_equal(sqlite3_open(f->path, &f->db), SQLITE_OK);
+  f->r = rpd_attach(f->db, 0, 0);
+  setenv("RPD_RAWSCAN", "1", 1);
+  setenv("RPD_PROGRESS", "1", 1);
+  setenv("RPD_PROGRESS_MS", "0", 1);
+  assert_true(err >= 0 && null >= 0);
+  dup2(null, 2);   /* the line itself is progress.c's test's */
+  rpd_progress_sql_total(f->r, "rows", 20000);
+  assert_int_equal(rpd_intscan_open(f->r, &sc, "SELECT 1 FROM t WHERE rpd_intscan(?1, id, a)", 2, 3),
+                   RPD_OK);
+  while ((rc = rpd_intscan_row(f->r, &sc, &v, &ints)) == 1) read++;
+  int64_t counted = rpd__progress_done();
+  int used = sc.raw_used;
+  rpd_intscan_close(&sc);
+  rpd_progress_end();
+  dup2(err, 2);
+  close(err);
+  close(null);
+  unsetenv("RPD_PROGRESS");
+  unsetenv("RPD_PROGRESS_MS");
+  assert_int_equal(rc, 0);
+  assert_int_equal(read, 20000);
+  assert_true(used);
+  /* SQLite's rows are counted every 20000 of its steps: most of them, and
+   * never more than it read */
+  assert_true(counted > 10000);
+  assert_true(counted <= 20000);
+}
+
 /* Damage the reader refuses from the start (a loop, a page of another
  * kind) and SQLite reports: both fail, neither crashes. */
 static void test_damage(void **state)
@@ -397,6 +444,7 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_files, setup, teardown),
     cmocka_unit_test_setup_teardown(test_immutable_wal, setup, teardown),
     cmocka_unit_test_setup_teardown(test_handover, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_handover_progress, setup, teardown),
     cmocka_unit_test_setup_teardown(test_damage, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
