@@ -3,7 +3,9 @@
 #   measure LABEL ROWS CMD...  run CMD, print secs, CPU secs, rows/s and peak RSS
 #   measure_median N LABEL ROWS CMD...  the same, the medians of N runs
 #                              (wall and CPU each; the largest RSS)
-#   fresh SRC DST              copy a trace so an augmenter can write it
+#   fresh SRC DST              copy a trace so an augmenter can write it (and
+#                              write the copy back to disk before the run, so
+#                              the run does not wait on the copy's writeback)
 #   BENCH_SHAPES, bench_shape_args SHAPE   the trace shapes (rpd-synth args)
 #   bench_ref_python           where the reference's Python modules are
 #   bench_table <LOG           the one table of tests/bench.sh from BENCH lines
@@ -13,7 +15,7 @@ bench_trace() {
   [ -s "$_f" ] || rpd-synth "$@" -o "$_f" >/dev/null || return 1
   echo "$_f"
 }
-fresh() { cp "$1" "$2"; }
+fresh() { cp "$1" "$2" && sync "$2"; }
 # The two trace shapes of the bench, as rpd-synth arguments: "synth" is
 # rpd-synth's default (whole steps per thread); "end" stores every call when
 # it ends, as rpd_tracer does (4 host threads interleaved row by row, 24-layer
