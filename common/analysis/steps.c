@@ -4,6 +4,7 @@
 
 #include "opclass.h"
 #include "steps.h"
+#include "util/map.h"
 
 /* ------------------------------------------------------------ markers */
 
@@ -104,61 +105,95 @@ static int find_markers(rpd *r, const rpd_regex *re, rpd_steps *st)
 
 /* ------------------------------------------------------------ period */
 
-typedef struct occ {
+/* The period is found in one pass over the sequence, in memory of the
+ * distinct names (not of the sequence: a GPU of a long capture runs
+ * millions of kernels): per name, what the rule of steps.h looks at. */
+typedef struct name_runs {
   int64_t name;
-  size_t idx;
-} occ;
+  size_t count, first, second, prev, last;
+  size_t lo, hi;       /* the distances after the first: least, most */
+} name_runs;
 
-static int cmp_occ(const void *a, const void *b)
+typedef struct period_acc {
+  rpd_i64map at;       /* name -> index in runs */
+  name_runs *runs;
+  size_t nruns, cap, n;
+} period_acc;
+
+/* Name `name` at position acc->n of the sequence. */
+static void period_add(period_acc *acc, int64_t name)
 {
-  const occ *x = a, *y = b;
-  if (x->name != y->name)
-    return x->name < y->name ? -1 : 1;
-  return x->idx < y->idx ? -1 : x->idx > y->idx;
+  int found = 0;
+  int64_t *slot = rpd_i64map_ref(&acc->at, name, (int64_t)acc->nruns, &found);
+  size_t i = acc->n++;
+
+  if (!found) {
+    if (acc->nruns == acc->cap) {
+      acc->cap = acc->cap ? 2 * acc->cap : 64;
+      acc->runs = rpd_xrealloc(acc->runs, acc->cap * sizeof *acc->runs);
+    }
+    acc->runs[acc->nruns++] = (name_runs){ .name = name, .count = 1, .first = i, .prev = i,
+                                           .last = i, .lo = (size_t)-1 };
+    return;
+  }
+  name_runs *o = &acc->runs[*slot];
+  if (o->count == 1) {
+    o->second = i;
+  } else {
+    size_t d = i - o->prev;
+    o->lo = d < o->lo ? d : o->lo;
+    o->hi = d > o->hi ? d : o->hi;
+  }
+  o->count++;
+  o->prev = o->last = i;
+}
+
+/* The period of the sequence added (steps.h), its first whole iteration in
+ * *first and the name that marks the iterations in *anchor. */
+static int64_t period_of(const period_acc *acc, size_t *first, int64_t *anchor)
+{
+  const name_runs *best = NULL;
+
+  for (size_t k = 0; k < acc->nruns; k++) {
+    const name_runs *o = &acc->runs[k];
+    if (o->count < 3)
+      continue;
+    /* every distance after the first within 10% of each other; the first
+     * (warm-up may add kernels) no shorter than 90% of the shortest; the
+     * runs span at least half the sequence */
+    size_t d0 = o->second - o->first, span = o->last - o->first + o->hi;
+    int regular = o->hi * 10 <= o->lo * 11 && d0 * 10 >= o->lo * 9 && o->lo >= 2 &&
+                  2 * span >= acc->n;
+    if (regular && (!best || o->count < best->count ||
+                    (o->count == best->count && o->first < best->first)))
+      best = o;
+  }
+  if (!best)
+    return 0;
+  *first = best->first;
+  *anchor = best->name;
+  /* the mean distance after the first (which warm-up may lengthen) */
+  return (int64_t)((best->last - best->second + (best->count - 2) / 2) / (best->count - 2));
+}
+
+static void period_free(period_acc *acc)
+{
+  rpd_i64map_free(&acc->at);
+  free(acc->runs);
+  memset(acc, 0, sizeof *acc);
 }
 
 /* The period of a kernel-name sequence (steps.h). */
 int64_t rpd_steps_period(const int64_t *seq, size_t n, size_t *first)
 {
-  occ *o = rpd_xmalloc((n ? n : 1) * sizeof *o);
+  period_acc acc = {0};
+  int64_t anchor = 0, p;
+
   for (size_t i = 0; i < n; i++)
-    o[i] = (occ){ seq[i], i };
-  qsort(o, n, sizeof *o, cmp_occ);
-  size_t best_count = 0, best_first = 0, best_second = 0, best_last = 0;
-  for (size_t i = 0; i < n;) {
-    size_t j = i + 1;
-    while (j < n && o[j].name == o[i].name)
-      j++;
-    size_t count = j - i;
-    if (count >= 3) {
-      /* every distance after the first within 10% of each other; the
-       * first (warm-up may add kernels) no shorter than the shortest */
-      size_t lo = (size_t)-1, hi = 0;
-      for (size_t k = i + 2; k < j; k++) {
-        size_t d = o[k].idx - o[k - 1].idx;
-        lo = d < lo ? d : lo;
-        hi = d > hi ? d : hi;
-      }
-      size_t d0 = o[i + 1].idx - o[i].idx;
-      /* and the runs span at least half the sequence */
-      size_t span = o[j - 1].idx - o[i].idx + hi;
-      int regular = hi * 10 <= lo * 11 && d0 * 10 >= lo * 9 && lo >= 2 && 2 * span >= n;
-      if (regular && (!best_count || count < best_count ||
-                      (count == best_count && o[i].idx < best_first))) {
-        best_count = count;
-        best_first = o[i].idx;
-        best_second = o[i + 1].idx;
-        best_last = o[j - 1].idx;
-      }
-    }
-    i = j;
-  }
-  free(o);
-  if (!best_count)
-    return 0;
-  *first = best_first;
-  /* the mean distance after the first (which warm-up may lengthen) */
-  return (int64_t)((best_last - best_second + (best_count - 2) / 2) / (best_count - 2));
+    period_add(&acc, seq[i]);
+  p = period_of(&acc, first, &anchor);
+  period_free(&acc);
+  return p;
 }
 
 /* The GPU whose kernel sequence is read: gpu, or (-1) the GPU with the
@@ -216,83 +251,123 @@ static int pick_gpu(rpd *r, const char *kern, int gpu, int64_t *pick)
   return rc;
 }
 
-/* Steps from the kernel period of one GPU: each from a run of the anchor
- * kernel to its next run. */
-static int find_period(rpd *r, int gpu, rpd_steps *st)
+/* The kernels of GPU g by (start, id), as (name, start, end) rows: in rowid
+ * order (sorted = 0), which is that order when the GPU's kernels were
+ * written as they ran (no sort), else sorted by SQLite. */
+static int kernels_query(rpd *r, const char *kern, int64_t g, int sorted, sqlite3_stmt **q)
 {
-  char *kern = NULL;
-  int64_t g = -1;
-  int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
-                                     &kern), s = 0;
+  char *sql = rpd_xasprintf("SELECT description_id, start, end FROM rocpd_op O"
+                            " WHERE %s AND gpuId = ? AND typeof(start) = 'integer'"
+                            " AND typeof(end) = 'integer' ORDER BY %s", kern,
+                            sorted ? "start, id" : "id");
+  int rc = rpd_prepare(r, sql, q);
+
+  free(sql);
   if (!rc)
-    rc = pick_gpu(r, kern, gpu, &g);
-  sqlite3_stmt *q = NULL;
-  int64_t *name = NULL, *start = NULL, *end = NULL;
-  size_t n = 0, cap = 0, first = 0;
-  /* the kernels by (start, id): first in rowid order, which is that order
-   * when the GPU's kernels were written as they ran (no sort); read again
-   * sorted by SQLite when one starts before the one before it */
-  for (int sorted = 0; !rc && g >= 0 && sorted < 2; sorted++) {
-    char *sql = rpd_xasprintf("SELECT description_id, start, end FROM rocpd_op O"
-                              " WHERE %s AND gpuId = ? AND typeof(start) = 'integer'"
-                              " AND typeof(end) = 'integer' ORDER BY %s", kern,
-                              sorted ? "start, id" : "id");
-    int in_order = 1;
-    n = 0;
-    rc = rpd_prepare(r, sql, &q);
-    free(sql);
-    if (!rc)
-      sqlite3_bind_int64(q, 1, g);
+    sqlite3_bind_int64(*q, 1, g);
+  return rc;
+}
+
+/* The period of GPU g's kernel sequence into *acc, read in rowid order
+ * or, when a kernel starts before the one before it, sorted (*sorted). */
+static int period_pass(rpd *r, const char *kern, int64_t g, period_acc *acc, int *sorted)
+{
+  int rc = RPD_OK;
+
+  for (*sorted = 0; !rc && *sorted < 2; ++*sorted) {
+    sqlite3_stmt *q = NULL;
+    int64_t last = 0;
+    int s = 0, in_order = 1;
+    period_free(acc);
+    rc = kernels_query(r, kern, g, *sorted, &q);
     while (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
-      if (n == cap) {
-        cap = cap ? 2 * cap : 1024;
-        name = rpd_xrealloc(name, cap * sizeof *name);
-        start = rpd_xrealloc(start, cap * sizeof *start);
-        end = rpd_xrealloc(end, cap * sizeof *end);
-      }
-      name[n] = sqlite3_column_int64(q, 0);
-      start[n] = sqlite3_column_int64(q, 1);
-      end[n] = sqlite3_column_int64(q, 2);
-      if (!sorted && n && start[n] < start[n - 1]) {
+      int64_t start = sqlite3_column_int64(q, 1);
+      if (!*sorted && acc->n && start < last) {
         in_order = 0;
         break;
       }
-      n++;
+      last = start;
+      period_add(acc, sqlite3_column_int64(q, 0));
     }
     if (!rc && s < 0)
       rc = -s;
     sqlite3_finalize(q);
-    q = NULL;
     if (in_order)
       break;
   }
-  int64_t p = !rc && n ? rpd_steps_period(name, n, &first) : 0;
-  if (p > 0) {
-    size_t cap_s = 0;
-    st->period = p;
-    /* boundaries: every index first + k*p whose kernel is the anchor's
-     * name; the anchor's runs are at a near-constant distance, so walk
-     * them instead of assuming exact multiples */
-    int64_t anchor = name[first];
-    size_t prev = first;
-    for (size_t i = first + 1; i < n; i++)
-      if (name[i] == anchor) {
-        add_step(st, &cap_s, (int64_t)st->n, start[prev], start[i]);
-        prev = i;
-      }
-    /* the last one through its period's last kernel, unless the capture
-     * ends inside it (fewer than 90% of a period's kernels: a cut step) */
-    if ((n - prev) * 10 >= (size_t)p * 9) {
-      size_t last = prev + (size_t)p - 1 < n ? prev + (size_t)p - 1 : n - 1;
-      int64_t e = 0;
-      for (size_t i = prev; i <= last; i++)
-        e = end[i] > e ? end[i] : e;
-      add_step(st, &cap_s, (int64_t)st->n, start[prev], e);
+  return rc;
+}
+
+/* The steps of period p from the kernel at index first (name anchor) of
+ * the sequence of n kernels: each from a run of the anchor kernel to its
+ * next run (the anchor's runs are at a near-constant distance, so they are
+ * walked instead of assuming exact multiples); the last one through its
+ * period's last kernel, unless the capture ends inside it (fewer than 90%
+ * of a period's kernels: a cut step).  A second read of the same rows. */
+static int period_steps(rpd *r, const char *kern, int64_t g, int sorted, size_t n,
+                        int64_t p, size_t first, int64_t anchor, rpd_steps *st)
+{
+  sqlite3_stmt *q = NULL;
+  size_t i = 0, prev = first, cap_s = 0;
+  int64_t prev_start = 0, e = 0;   /* e: the latest end from prev to prev + p - 1 */
+  int s = 0, rc = kernels_query(r, kern, g, sorted, &q);
+
+  for (; !rc && (s = rpd_step(r, q)) == SQLITE_ROW; i++) {
+    int64_t name = sqlite3_column_int64(q, 0), start = sqlite3_column_int64(q, 1),
+            end = sqlite3_column_int64(q, 2);
+    if (i < first)
+      continue;
+    if (i == first || name == anchor) {
+      if (i > first)
+        add_step(st, &cap_s, (int64_t)st->n, prev_start, start);
+      prev = i;
+      prev_start = start;
+      e = 0;
     }
+    if (i < prev + (size_t)p)
+      e = end > e ? end : e;
   }
-  free(name);
-  free(start);
-  free(end);
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(q);
+  /* the same rows as the first read: the caller holds one read */
+  if (!rc && i != n)
+    rc = rpd_seterr(RPD_ESQL, "the kernels of GPU %lld changed while they were read",
+                    (long long)g);
+  if (!rc && (n - prev) * 10 >= (size_t)p * 9)
+    add_step(st, &cap_s, (int64_t)st->n, prev_start, e);
+  return rc;
+}
+
+/* Steps from the kernel period of one GPU: the period from one read of
+ * its kernels, the steps from a second (memory: the distinct kernel names,
+ * not the kernels). */
+static int find_period(rpd *r, int gpu, rpd_steps *st)
+{
+  char *kern = NULL;
+  int64_t g = -1, anchor = 0, p = 0;
+  period_acc acc = {0};
+  size_t first = 0;
+  int sorted = 0, rc = rpd_opclass_condition_now(r, "O.opType_id",
+                                                 RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL), &kern);
+  int in_txn = !sqlite3_get_autocommit(rpd_db(r));
+
+  if (!rc)
+    rc = pick_gpu(r, kern, gpu, &g);
+  /* both reads in one read transaction: the same rows */
+  if (!rc && g >= 0 && !in_txn)
+    rc = rpd_exec(r, "BEGIN");
+  if (!rc && g >= 0)
+    rc = period_pass(r, kern, g, &acc, &sorted);
+  if (!rc && acc.n)
+    p = period_of(&acc, &first, &anchor);
+  if (!rc && p > 0) {
+    st->period = p;
+    rc = period_steps(r, kern, g, sorted, acc.n, p, first, anchor, st);
+  }
+  if (g >= 0 && !in_txn && !sqlite3_get_autocommit(rpd_db(r)))
+    sqlite3_exec(rpd_db(r), "COMMIT", NULL, NULL, NULL);
+  period_free(&acc);
   free(kern);
   return rc;
 }

@@ -73,6 +73,20 @@ check_eq "kernel period: 5 steps of 4 kernels from the first a; the last ends wi
   "$(tail -n +2 per/steps.csv | tr -d '\r' | cut -d, -f1,2,3,4,6 | tr '\n' ' ' | sed 's/ $//')"
 check_eq "kernel period summary" "kernel period,5,0,5" \
   "$(tail -n +2 per/steps_summary.csv | tr -d '\r' | cut -d, -f1-4)"
+# the same kernels stored in reverse time order (ids falling as they
+# start): both reads of the period come sorted, the same steps
+rpd-synth --api 0 -o pr.rpd >/dev/null
+{
+  echo "INSERT INTO rocpd_string(id, string) VALUES (9002, 'KernelExecution'), (9011, 'x'), (9012, 'y'), (9013, 'a'), (9014, 'b'), (9015, 'c');"
+  t=1000; id=100
+  for k in 9011 9012 $(for i in 1 2 3 4 5; do echo 9013 9014 9015 9014; done); do
+    echo "INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id, opType_id) VALUES ($id, 0, 0, 0, $t, $((t + 100)), $k, 9002);"
+    t=$((t + 200)); id=$((id - 1))
+  done
+} | sqlite3 pr.rpd
+raptor pr.rpd --report -q --csv-dir perr >/dev/null 2>&1
+check_eq "kernel period, kernels stored in reverse: the same steps" \
+  "$(tail -n +2 per/steps.csv | tr -d '\r')" "$(tail -n +2 perr/steps.csv 2>/dev/null | tr -d '\r')"
 
 # every format
 raptor s.rpd --report --table steps --format json >steps.json 2>/dev/null

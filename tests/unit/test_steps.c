@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rpd.h"
@@ -64,6 +65,79 @@ static void test_period_none(void **state)
   assert_int_equal(first, 99);
 }
 
+/* The rule of steps.h written the plain way, every occurrence of every
+ * name sorted: what the one-pass rpd_steps_period must agree with. */
+typedef struct occ { int64_t name; size_t idx; } occ;
+
+static int cmp_occ(const void *a, const void *b)
+{
+  const occ *x = a, *y = b;
+  if (x->name != y->name) return x->name < y->name ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int64_t period_sorted(const int64_t *seq, size_t n, size_t *first)
+{
+  occ *o = malloc((n ? n : 1) * sizeof *o);
+  size_t bc = 0, bf = 0, bs = 0, bl = 0;
+  for (size_t i = 0; i < n; i++) o[i] = (occ){ seq[i], i };
+  qsort(o, n, sizeof *o, cmp_occ);
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && o[j].name == o[i].name; j++) {}
+    size_t c = j - i, lo = (size_t)-1, hi = 0;
+    if (c < 3) continue;
+    for (size_t k = i + 2; k < j; k++) {
+      size_t d = o[k].idx - o[k - 1].idx;
+      if (d < lo) lo = d;
+      if (d > hi) hi = d;
+    }
+    size_t d0 = o[i + 1].idx - o[i].idx, span = o[j - 1].idx - o[i].idx + hi;
+    if (hi * 10 <= lo * 11 && d0 * 10 >= lo * 9 && lo >= 2 && 2 * span >= n &&
+        (!bc || c < bc || (c == bc && o[i].idx < bf))) {
+      bc = c; bf = o[i].idx; bs = o[i + 1].idx; bl = o[j - 1].idx;
+    }
+  }
+  free(o);
+  if (!bc) return 0;
+  *first = bf;
+  return (int64_t)((bl - bs + (bc - 2) / 2) / (bc - 2));
+}
+
+/* Random sequences (periodic bodies with a warm-up prefix, noise and cut
+ * ends, and plain noise over small and large alphabets; names as large
+ * ids too): the same period and first kernel as the plain rule. */
+static void test_period_agrees(void **state)
+{
+  (void)state;
+  uint64_t x = 88172645463325252ull;
+  int64_t *seq = malloc(4096 * sizeof *seq);
+  int found = 0;
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+  for (int t = 0; t < 3000; t++) {
+    size_t n = 0, want = RND() % 4000, nb = 2 + RND() % 40, np = RND() % 10;
+    int64_t body[64], alpha = 2 + (int64_t)(RND() % 50), scale = RND() % 2 ? 1 : 1000003;
+    for (size_t i = 0; i < nb; i++) body[i] = (int64_t)(RND() % (uint64_t)alpha) * scale;
+    for (size_t i = 0; i < np && n < want; i++) seq[n++] = (int64_t)(RND() % 97) * scale;
+    int noise = (int)(RND() % 4);   /* 0: none; else 1 in 2^k^.. kernels replaced */
+    while (n < want) {
+      for (size_t i = 0; i < nb && n < want; i++) {
+        int64_t v = body[i];
+        if (t % 5 == 4 || (noise && RND() % (uint64_t)(20 * noise) == 0))
+          v = (int64_t)(RND() % (uint64_t)alpha) * scale;
+        seq[n++] = v;
+      }
+    }
+    size_t f1 = 12345, f2 = 12345;
+    int64_t a = period_sorted(seq, n, &f1), b = rpd_steps_period(seq, n, &f2);
+    assert_int_equal(b, a);
+    assert_int_equal(f2, f1);
+    found += a > 0;
+  }
+#undef RND
+  free(seq);
+  assert_true(found > 500);   /* the periodic cases find their period */
+}
+
 static void test_steady(void **state)
 {
   (void)state;
@@ -90,6 +164,7 @@ int main(void)
     cmocka_unit_test(test_period_warmup_prefix),
     cmocka_unit_test(test_period_longer_first_step),
     cmocka_unit_test(test_period_none),
+    cmocka_unit_test(test_period_agrees),
     cmocka_unit_test(test_steady),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
