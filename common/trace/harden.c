@@ -41,22 +41,9 @@ int rpd_db_harden(sqlite3 *db)
   return sqlite3_exec(db, "PRAGMA cell_size_check = ON", NULL, NULL, NULL);
 }
 
-#include <stdio.h>
-static int prof_cb(unsigned t, void *c, void *p, void *x)
-{
-  (void)c; (void)t;
-  long long ns = *(long long *)x;
-  if (ns > 1000000) {
-    char *e = sqlite3_expanded_sql(p);
-    fprintf(stderr, "SQLPROF %8.2f ms %.150s\n", ns / 1e6, e ? e : "?");
-    sqlite3_free(e);
-  }
-  return 0;
-}
 int rpd_sqlite_open(const char *path, sqlite3 **db, int flags)
 {
   int src = sqlite3_open_v2(path, db, flags, NULL);
-  if (src == SQLITE_OK && getenv("RPD_SQLPROF")) sqlite3_trace_v2(*db, SQLITE_TRACE_PROFILE, prof_cb, NULL);
 
   if (src == SQLITE_OK) src = rpd_db_harden(*db);
   return src;
