@@ -196,16 +196,22 @@ static void walker_reset(walker *w) {
 
 static const char *const progress_tables[] = {"rocpd_api", NULL};
 
-/* One walk: through the reorder buffer (sql = 0; *fallback set when it
- * cannot, or when the op links are not in the order assumed: then
- * w->gpu_checked is set for the next walk) or SQLite's sort. */
-static int walk_once(walker *w, int sql, int *fallback) {
+/* One walk: through the reorder buffer (how = WALK_REORDER; *fallback set
+ * when it cannot, or when the op links are not in the order assumed: then
+ * w->gpu_checked is set for the next walk), sorted in C (WALK_SORTED;
+ * *fallback set when a value needs SQLite's comparison) or by SQLite. */
+enum { WALK_REORDER, WALK_SORTED, WALK_SQL };
+
+static int walk_once(walker *w, int how, int *fallback) {
+  int sql = how == WALK_SQL;
   *fallback = 0;
   w->progress_total = rpd_progress_on() ? rpd_progress_rows_of(w->r, progress_tables) : -1;
   int rc = cs_gpu_open(w->r, &w->gpu, w->check, sql || w->gpu_checked);
   if (rc == RPD_OK) rc = cs_gpu_next(w->r, &w->gpu);
   if (rc == RPD_OK && !w->vis) rc = cs_insert_open(w);
-  if (rc == RPD_OK) rc = sql ? walk_sql(w) : cs_walk_reorder(w, fallback);
+  if (rc == RPD_OK)
+    rc = sql ? walk_sql(w) : how == WALK_SORTED ? cs_walk_sorted(w, fallback)
+                                                : cs_walk_reorder(w, fallback);
   for (size_t i = 0; i < w->cap && rc == RPD_OK && !*fallback && !w->gpu.redo; i++)
     if (w->threads[i].used) rc = close_until(w, &w->threads[i], INT64_MAX);
   if (w->gpu.redo) *fallback = 1, w->gpu_checked = 1;
@@ -226,18 +232,25 @@ static int walk_once(walker *w, int sql, int *fallback) {
 }
 
 /* The walk inside a savepoint: when the heap cannot give walking order,
- * its partial rows are rolled back and SQLite sorts. */
+ * its partial rows are rolled back and the calls are sorted, in C when
+ * their times are integers, else by SQLite. */
 static int walk(walker *w) {
   int fallback = 0;
   int rc = rpd_exec(w->r, "SAVEPOINT rpd_callstack_walk");
   if (rc != RPD_OK) return rc;
-  rc = walk_once(w, 0, &fallback);
+  rc = walk_once(w, WALK_REORDER, &fallback);
   /* the op links were not in the order the first walk assumed: again,
    * with their order checked first */
   if (rc == RPD_OK && fallback && w->gpu_checked) {
     rc = rpd_exec(w->r, "ROLLBACK TO rpd_callstack_walk");
     walker_reset(w);
-    if (rc == RPD_OK) rc = walk_once(w, 0, &fallback);
+    if (rc == RPD_OK) rc = walk_once(w, WALK_REORDER, &fallback);
+  }
+  if (rc == RPD_OK && fallback && !cs_sql_sort_only()) {
+    rc = rpd_exec(w->r, "ROLLBACK TO rpd_callstack_walk");
+    walker_reset(w);
+    if (rc == RPD_OK) rc = walk_once(w, WALK_SORTED, &fallback);
+    if (rc == RPD_OK && !fallback) w->st.c_sort = 1;
   }
   /* the walk stopped early: the calls not read are checked by the query
    * (a bad row fails the build with its message) */
@@ -246,7 +259,7 @@ static int walk(walker *w) {
   if (rc == RPD_OK && fallback) {
     rc = rpd_exec(w->r, "ROLLBACK TO rpd_callstack_walk");
     walker_reset(w);
-    if (rc == RPD_OK) rc = walk_once(w, 1, &fallback);
+    if (rc == RPD_OK) rc = walk_once(w, WALK_SQL, &fallback);
   }
   int rel = rpd_exec(w->r, "RELEASE rpd_callstack_walk");
   return rc != RPD_OK ? rc : rel;

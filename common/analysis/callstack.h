@@ -24,6 +24,8 @@ typedef struct rpd_callstack_stats {
   int max_depth;     /* deepest stack seen (1 = no nesting) */
   int gpu_fallback;  /* gpu times came from a temp table, not the merge */
   int sql_sort;      /* calls sorted by SQLite, not in memory */
+  int c_sort;        /* calls sorted in C (bounded memory): the reorder
+                        buffer could not give walking order */
 } rpd_callstack_stats;
 
 /* Metadata tags the reference writes. */
@@ -76,9 +78,14 @@ int rpd_callstack_visit(rpd *r, const rpd_callstack_visitor *v,
 void rpd_callstack_set_merge_limit(size_t entries);
 
 /* Tests: hold at most `calls` calls (32 bytes each) in the reorder buffer
- * that turns rowid order into walking order; further out of order, SQLite
- * sorts them (0 restores the default, 2^18). */
+ * that turns rowid order into walking order; further out of order, the
+ * calls are sorted in C (bounded memory), or by SQLite when a start or end
+ * is not an integer (0 restores the default, 2^18). */
 void rpd_callstack_set_sort_limit(size_t calls);
+
+/* Tests: 1 = when the reorder buffer cannot, SQLite sorts (no C sort);
+ * 0 restores the default. */
+void rpd_callstack_set_sql_sort(int on);
 
 /* Drop ext_callstack, its views and both metadata tags (if present). */
 int rpd_callstack_drop(rpd *r);

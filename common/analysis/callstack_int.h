@@ -102,8 +102,13 @@ int cs_flush(walker *w);
 int cs_emit(walker *w, int64_t parent, int64_t child, int64_t depth,
             int64_t cpu, int64_t gpu);
 
-/* callstack_reorder.c: the walk through the reorder buffer (see there). */
+/* callstack_reorder.c: the walk through the reorder buffer (see there);
+ * the walk of the calls sorted in C when the buffer cannot (*fallback = 1:
+ * SQLite must sort; the walk is partial). */
 int cs_walk_reorder(walker *w, int *fallback);
+int cs_walk_sorted(walker *w, int *fallback);
+/* 1 when tests asked SQLite to sort instead (rpd_callstack_set_sql_sort). */
+int cs_sql_sort_only(void);
 
 /* callstack.c: the thread (pid, tid), created on first sight; one call in
  * walking order. */

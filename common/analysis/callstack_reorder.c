@@ -6,6 +6,7 @@
 #include "callstack_int.h"
 #include "check.h"
 #include "intscan.h"
+#include "xsort.h"
 
 /* rocpd_api in rowid order, a batch at a time (intscan.h) */
 static const char scan_sql[] =
@@ -250,5 +251,73 @@ int cs_walk_reorder(walker *w, int *fallback) {
     rc = step_held_call(w, &c);
   }
   reorder_free(&o);
+  return rc;
+}
+
+/* ------------------------------------------------------------ sorted walk */
+
+/* When the reorder buffer cannot give walking order (a caller held back
+ * past the buffer, as when many threads each keep a long range open), the
+ * calls are sorted in C in bounded memory (xsort.h: a buffer of
+ * SORT_BYTES, sorted runs spilled to a scratch file and merged), in the
+ * order of SQLite's `ORDER BY start, end DESC, id` (ids are unique: one
+ * order).  Only integers: a call whose start or end is not one, or that
+ * fails the trace check, leaves the sort to SQLite. */
+enum { SORT_BYTES = 16 << 20 };
+
+static int sql_only;   /* tests: skip the C sort */
+
+void rpd_callstack_set_sql_sort(int on) { sql_only = on; }
+
+int cs_sql_sort_only(void) { return sql_only; }
+
+typedef struct scall {
+  int64_t start, end, id, pid, tid;
+} scall;
+
+static inline int scall_cmp(const void *pa, const void *pb) {
+  const scall *a = pa, *b = pb;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  if (a->end != b->end) return a->end > b->end ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+XSORT_DEFINE(scall_sort, scall, scall_cmp)
+
+int cs_walk_sorted(walker *w, int *fallback) {
+  rpd_intscan sc;
+  const int64_t *v = NULL;
+  const void *p = NULL;
+  unsigned ints = 0;
+  int more = 0, got;
+  xsort *x = NULL;
+  int rc = RPD_OK;
+
+  rc = rpd_intscan_open(w->r, &sc, scan_sql, 5,
+                        1u << START | 1u << END | RPD_INTSCAN_UNCHANGED);
+  if (rc == RPD_OK) x = xsort_new(sizeof(scall), scall_cmp, scall_sort, SORT_BYTES);
+  *fallback = 0;
+  while (rc == RPD_OK && (more = rpd_intscan_row(w->r, &sc, &v, &ints)) > 0) {
+    scall c = {v[START], v[END], v[ID], v[PID], v[TID]};
+    if ((ints & (1u << START | 1u << END)) != (1u << START | 1u << END) ||
+        (w->check && !(rpd_ns_sane(c.start) && rpd_ns_sane(c.end) && c.end >= c.start))) {
+      *fallback = 1;
+      break;
+    }
+    rc = xsort_add(x, &c);
+  }
+  if (rc == RPD_OK && !*fallback && more < 0) rc = -more;
+  rpd_intscan_close(&sc);
+  if (rc == RPD_OK && !*fallback) rc = xsort_done(x);
+  while (rc == RPD_OK && !*fallback && !w->gpu.redo && (got = xsort_next(x, &p)) != 0) {
+    if (got < 0) {
+      rc = -got;
+      break;
+    }
+    const scall *c = p;
+    frame f = {c->id, c->start, c->end, 0};
+    rc = cs_step_call(w, c->pid, c->tid, &f);
+  }
+  xsort_free(x);
   return rc;
 }

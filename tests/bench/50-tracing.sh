@@ -97,23 +97,28 @@ if [ -z "${RPD2TRACING_PY:-}" ]; then
   _ref=$(bench_ref_python)
   [ -n "$_ref" ] && [ -s "$_ref/rpd2tracing.py" ] && RPD2TRACING_PY=$_ref/rpd2tracing.py
 fi
-# the completion-order shape (benchlib.sh BENCH_SHAPES): JSON and protobuf,
-# one worker, MB of output per CPU-second; the reference once, same run
+# the other shapes (benchlib.sh BENCH_SHAPES: "end", rows in completion
+# order; "wide" when asked for): JSON and protobuf, one worker, MB of output
+# per CPU-second; the reference once, same run
 if [ -x /usr/bin/time ]; then
-  # shellcheck disable=SC2046
-  te=$(bench_trace "cs-end-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2 --schema 3 \
-    $(bench_shape_args end)) || { echo "BENCH tracing FAILED (rpd-synth end)"; exit 1; }
-  for fmt in json pftrace; do
-    RPD2TRACING_THREADS=1 cpu_run "rpd2tracing(.$fmt, 1 worker, [end]: $BENCH_ROWS rows)" "$out.$fmt" \
-      rpd2tracing "$te" "$out.$fmt" -q || continue
-    eval "we_$fmt=\$RUN_WALL; ce_$fmt=\$RUN_CPU"
+  for shape in $BENCH_SHAPES; do
+    [ "$shape" = synth ] && continue
+    we_json=
+    # shellcheck disable=SC2046
+    te=$(bench_trace "cs-$shape-$BENCH_ROWS" --seed 1 --api "$BENCH_ROWS" --gpus 2 --schema 3 \
+      $(bench_shape_args "$shape")) || { echo "BENCH tracing FAILED (rpd-synth $shape)"; exit 1; }
+    for fmt in json pftrace; do
+      RPD2TRACING_THREADS=1 cpu_run "rpd2tracing(.$fmt, 1 worker, [$shape]: $BENCH_ROWS rows)" "$out.$fmt" \
+        rpd2tracing "$te" "$out.$fmt" -q || continue
+      eval "we_$fmt=\$RUN_WALL; ce_$fmt=\$RUN_CPU"
+    done
+    if [ -n "$RPD2TRACING_PY" ] && [ -f "$RPD2TRACING_PY" ] && [ -n "$we_json" ]; then
+      rm -f "$out.ref.json"
+      measure "rpd2tracing.py(reference) [$shape]" "$BENCH_ROWS" /usr/bin/python3 "$RPD2TRACING_PY" "$te" "$out.ref.json" &&
+        echo "BENCH rpd2tracing [$shape] speedup vs reference, this run: $(ratio "$MEASURED_SECS" "$we_json")x wall, $(ratio "$MEASURED_CPU" "$ce_json")x cpu"
+      rm -f "$out.ref.json"
+    fi
   done
-  if [ -n "$RPD2TRACING_PY" ] && [ -f "$RPD2TRACING_PY" ] && [ -n "$we_json" ]; then
-    rm -f "$out.ref.json"
-    measure "rpd2tracing.py(reference) [end]" "$BENCH_ROWS" /usr/bin/python3 "$RPD2TRACING_PY" "$te" "$out.ref.json" &&
-      echo "BENCH rpd2tracing [end] speedup vs reference, this run: $(ratio "$MEASURED_SECS" "$we_json")x wall, $(ratio "$MEASURED_CPU" "$ce_json")x cpu"
-    rm -f "$out.ref.json"
-  fi
 fi
 if [ -n "$RPD2TRACING_PY" ] && [ -f "$RPD2TRACING_PY" ]; then
   refs=; mine=; i=0

@@ -234,7 +234,8 @@ static void gpu_merge_and_fallback(void **state) {
     rpd_callstack_set_merge_limit(0);
     rpd_callstack_set_sort_limit(0);
     assert_int_equal(st.gpu_fallback, limit != 0);
-    assert_int_equal(st.sql_sort, run == 2);
+    assert_int_equal(st.c_sort, run == 2);
+    assert_int_equal(st.sql_sort, 0);
     assert_int_equal(st.rows, 8);
     /* odd ids: op 2 (1000); even: op 1 (1500); 3: both */
     assert_int_equal(fx_q(f->path, "SELECT gpu_time FROM ext_callstack WHERE child_id = 1"), 1000);
@@ -265,17 +266,26 @@ static void sorts_agree(void **state) {
   assert_int_equal(rows, 26);
   rpd_callstack_set_sort_limit(3);
   build(f, calls, &st);
-  rpd_callstack_set_sort_limit(0);
-  free(calls);
-  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(st.c_sort, 1);
+  assert_int_equal(st.sql_sort, 0);
   assert_int_equal(st.rows, rows);
   assert_int_equal(st.overlaps, 1);
   assert_int_equal(fx_q(f->path, rows_hash), hash);
-  /* a pid that needs 64 bits: SQLite sorts, same rows but for the pid */
+  /* the same sorted by SQLite */
+  rpd_callstack_set_sql_sort(1);
+  build(f, calls, &st);
+  rpd_callstack_set_sql_sort(0);
+  rpd_callstack_set_sort_limit(0);
+  free(calls);
+  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(st.c_sort, 0);
+  assert_int_equal(st.rows, rows);
+  assert_int_equal(fx_q(f->path, rows_hash), hash);
+  /* a pid that needs 64 bits: sorted in C, same rows but for the pid */
   calls = rpd_xasprintf(mixed_calls, "5000000000", "5000000000", "5000000000");
   build(f, calls, &st);
   free(calls);
-  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(st.c_sort, 1);
   assert_int_equal(st.threads, 2);
   assert_int_equal(fx_q(f->path, rows_hash), hash);
 }
@@ -300,6 +310,11 @@ static void completion_order_agrees(void **state) {
   assert_int_equal(fx_q(f->path, "SELECT cpu_time FROM ext_callstack WHERE parent_id = 9 AND child_id = 9"), 90 - 44 - 39);
   rpd_callstack_set_sort_limit(1);
   build(f, completion_calls, &st);
+  assert_int_equal(st.c_sort, 1);
+  assert_int_equal(fx_q(f->path, rows_hash), hash);
+  rpd_callstack_set_sql_sort(1);
+  build(f, completion_calls, &st);
+  rpd_callstack_set_sql_sort(0);
   rpd_callstack_set_sort_limit(0);
   assert_int_equal(st.sql_sort, 1);
   assert_int_equal(fx_q(f->path, rows_hash), hash);
@@ -319,10 +334,23 @@ static void reversed_calls_sorted(void **state) {
     rpd_buf_puts(&calls, one);
   }
   build(f, calls.s, &st);
-  rpd_buf_free(&calls);
-  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(st.c_sort, 1);
   assert_int_equal(st.rows, 3000);
   assert_int_equal(fx_q(f->path, "SELECT count(DISTINCT child_id) FROM ext_callstack WHERE depth = 0 AND cpu_time = 5"), 3000);
+  int64_t hash = fx_q(f->path, rows_hash);
+  /* the C sort's buffer of 10 calls: 300 runs spilled and merged */
+  setenv("RPD_ANALYZE_SORT_BYTES", "400", 1);
+  build(f, calls.s, &st);
+  unsetenv("RPD_ANALYZE_SORT_BYTES");
+  assert_int_equal(st.c_sort, 1);
+  assert_int_equal(st.rows, 3000);
+  assert_int_equal(fx_q(f->path, rows_hash), hash);
+  rpd_callstack_set_sql_sort(1);
+  build(f, calls.s, &st);
+  rpd_callstack_set_sql_sort(0);
+  rpd_buf_free(&calls);
+  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(fx_q(f->path, rows_hash), hash);
 }
 
 /* Calls stored as a Kineto import stores them: a thread's ops in time
@@ -352,7 +380,7 @@ static void two_runs_merged(void **state) {
   build(f, calls.s, &st);
   rpd_callstack_set_sort_limit(0);
   rpd_buf_free(&calls);
-  assert_int_equal(st.sql_sort, 1);
+  assert_int_equal(st.c_sort, 1);
   assert_int_equal(fx_q(f->path, rows_hash), hash);
 }
 
@@ -407,7 +435,7 @@ static void visit_agrees(void **state) {
     assert_int_equal(rpd_commit(r), RPD_OK);
     assert_int_equal(rpd_close(r, 1), RPD_OK);
     rpd_callstack_set_sort_limit(0);
-    assert_int_equal(st.sql_sort, run);
+    assert_int_equal(st.c_sort, run);
     assert_int_equal(v.resets, run);
     assert_int_equal(fx_q(f->path, "SELECT count(*) FROM sqlite_master WHERE name = 'ext_callstack'"), 0);
     /* the rows rpd_callstack_build writes */
