@@ -105,21 +105,43 @@ static int bits_test_set(bits *b, uint64_t iid) {
   return 0;
 }
 
+/* The pending slice ends of a sequence, largest first: the last is the
+ * next to write.  A track nests strictly, so a new end is never past the
+ * one below it and goes on top; one that is (a crossing slice) is put in
+ * its place.  Ends come out smallest first, as from a min-heap (equal ends
+ * are equal values), without a heap's sifting. */
+typedef struct ends {
+  int64_t *v;
+  size_t n, cap;
+} ends;
+
+static inline void ends_push(ends *e, int64_t x) {
+  if (e->n == e->cap) {
+    e->cap = e->cap ? 2 * e->cap : 16;
+    e->v = rpd_xrealloc(e->v, e->cap * sizeof *e->v);
+  }
+  size_t i = e->n++;
+  for (; i && e->v[i - 1] < x; i--) e->v[i] = e->v[i - 1];
+  e->v[i] = x;
+}
+
 /* One packet sequence per track and worker: the track is its default
  * (TrackEventDefaults.track_uuid) and its timestamps are deltas on an
  * incremental clock, so the events of one track must come in time order.
- * They do, except slice ends: a slice's END is held back in a min-heap
+ * They do, except slice ends: a slice's END is held back (ends)
  * until an event of the track starts at or after it (the layout makes every
  * track nest strictly, so the heap stays as deep as the nesting). */
 typedef struct pseq {
   uint32_t id;              /* trusted_packet_sequence_id */
   uint64_t uuid;            /* its track */
   int64_t clock;            /* the incremental clock's value */
-  i64heap ends;             /* pending slice ends */
+  ends ends;                /* pending slice ends */
   bits names, values;       /* interned iids sent on this sequence */
   uint32_t cats, anns;      /* small iids sent (bit iid - 1) */
   int described;            /* its track's descriptor is written */
 } pseq;
+
+#define SEQC 256
 
 typedef struct pstate {
   uint32_t worker;          /* 1: A, 2: B (sequence ids are odd / even) */
@@ -133,6 +155,8 @@ typedef struct pstate {
   size_t nseqs, seqcap;
   idmap seqmap;             /* track uuid -> index in seqs */
   size_t lastseq;           /* cache: the last sequence used */
+  uint64_t seqc_uuid[SEQC]; /* cache: uuid -> index + 1 in seqs (direct-mapped) */
+  uint32_t seqc_ix[SEQC];
   /* counter series of this worker: (pid, name) -> uuid */
   int64_t *cpid;
   char **cname;
@@ -187,21 +211,68 @@ static inline uint64_t text_hash(const char *s, size_t n) {
   return h ? h : 1;
 }
 
+/* 1 when the n bytes at a and b are the same: 8 at a time, inline (the
+ * texts that hit are ~50 bytes: a call to memcmp costs more). */
+static inline int same_bytes(const char *a, const char *b, size_t n) {
+  uint64_t x, y;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    if (x != y) return 0;
+  }
+  return tail_word(a + i, n - i, n) == tail_word(b + i, n - i, n);
+}
+
+/* text_hash(s, n), and in the same pass whether the n bytes are plain
+ * ASCII without NUL (*clean: valid UTF-8 as they are). */
+static inline uint64_t text_hash_check(const char *s, size_t n, int *clean) {
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w, any = 0, zero = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&w, s + i, 8);
+    any |= w;
+    zero |= (w - ones) & ~w;   /* a high bit where a byte is 0 */
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  size_t r = n - i;
+  w = tail_word(s + i, r, n);
+  if (r) {   /* the bytes past the tail count as 1s */
+    uint64_t x = w | ones << (8 * r);
+    any |= w;
+    zero |= (x - ones) & ~x;
+  }
+  *clean = !((any | zero) & highs);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 29;
+  return h ? h : 1;
+}
+
+/* 1 when intern_get would write a text of n bytes inline at once, without
+ * a look-up. */
+static inline int intern_skip(const intern *t, size_t n, int raw) {
+  return n > INTERN_LONGEST ||
+         (raw && t->raw_lookups >= RAW_TRIAL && t->raw_hits * 16 < t->raw_lookups);
+}
+
 /* The iid of s in t; *fresh = 1 when it is new.  0 when the table is
  * full, s too long, seen for the first time (SEEN_SLOTS; unless eager: a
  * rocpd_string entry, a name that repeats), or a raw string
- * (raw = 1) of a kind that does not repeat: write s inline. */
-static uint64_t intern_get(intern *t, const char *s, size_t n, int raw, int eager, int *fresh) {
+ * (raw = 1) of a kind that does not repeat: write s inline.  h: s's
+ * text_hash, or 0 when not known yet. */
+static inline uint64_t intern_get(intern *t, const char *s, size_t n, uint64_t h, int raw,
+                                  int eager, int *fresh) {
   size_t j;
   *fresh = 0;
-  if (n > INTERN_LONGEST) return 0;
-  if (raw && t->raw_lookups >= RAW_TRIAL && t->raw_hits * 16 < t->raw_lookups) return 0;
-  uint64_t h = text_hash(s, n);
+  if (intern_skip(t, n, raw)) return 0;
+  if (!h) h = text_hash(s, n);
   t->raw_lookups += raw;
   if (t->cap) {
     for (j = h & (t->cap - 1); t->slot[j].hash; j = (j + 1) & (t->cap - 1)) {
       const islot *e = &t->slot[j];
-      if (e->hash == h && e->len == n && !memcmp(e->text, s, n)) {
+      if (e->hash == h && e->len == n && same_bytes(e->text, s, n)) {
         t->raw_hits += raw;
         return e->iid;
       }
@@ -313,8 +384,15 @@ static void pkt_begin(pstate *s, const pseq *q) {
 static pseq *seq_of(conv *c, pstate *s, uint64_t uuid, int64_t t0) {
   int64_t ix;
   if (s->lastseq < s->nseqs && s->seqs[s->lastseq].uuid == uuid) return &s->seqs[s->lastseq];
+  size_t cj = (size_t)(uuid >> 3 ^ uuid >> 11) & (SEQC - 1);
+  if (s->seqc_ix[cj] && s->seqc_uuid[cj] == uuid) {
+    s->lastseq = s->seqc_ix[cj] - 1;
+    return &s->seqs[s->lastseq];
+  }
   if (idmap_get(&s->seqmap, (int64_t)uuid, &ix)) {
     s->lastseq = (size_t)ix;
+    s->seqc_uuid[cj] = uuid;
+    s->seqc_ix[cj] = (uint32_t)ix + 1;
     return &s->seqs[ix];
   }
   if (s->nseqs == s->seqcap) {
@@ -453,7 +531,7 @@ static void end_packet(conv *c, pseq *q, int64_t e) {
 
 /* The END packets of q's slices that end by t (all: t = INT64_MAX). */
 static void flush_ends(conv *c, pseq *q, int64_t t) {
-  while (q->ends.n && q->ends.v[0] <= t) end_packet(c, q, i64heap_pop(&q->ends));
+  while (q->ends.n && q->ends.v[q->ends.n - 1] <= t) end_packet(c, q, q->ends.v[--q->ends.n]);
 }
 
 /* Add an interned entry {iid, text} to field `field` of the packet's
@@ -467,8 +545,8 @@ static void interned_add(pstate *s, unsigned field, uint64_t iid, const char *t,
 
 /* The iid of a category or annotation name from a small fixed set (0: the
  * set is full), sent along when new on sequence q (*sent: its bits). */
-static uint64_t small_iid(pstate *s, const char **v, int *n, uint32_t *sent, const char *name,
-                          unsigned field) {
+static uint64_t small_iid_slow(pstate *s, const char **v, int *n, uint32_t *sent,
+                               const char *name, unsigned field) {
   int i;
   for (i = 0; i < *n; i++)   /* the callers pass the same literals: pointers first */
     if (v[i] == name) break;
@@ -484,6 +562,18 @@ static uint64_t small_iid(pstate *s, const char **v, int *n, uint32_t *sent, con
     interned_add(s, field, (uint64_t)i + 1, name, strlen(name));
   }
   return (uint64_t)i + 1;
+}
+
+/* small_iid_slow, first the common case inline: the same literal, already
+ * sent on this sequence. */
+static inline uint64_t small_iid(pstate *s, const char **v, int *n, uint32_t *sent,
+                                 const char *name, unsigned field) {
+  for (int i = 0; i < *n; i++)
+    if (v[i] == name) {
+      if (*sent & 1u << i) return (uint64_t)i + 1;
+      break;
+    }
+  return small_iid_slow(s, v, n, sent, name, field);
 }
 
 /* Track uuids: small varints, derived from the track alone so that both
@@ -563,28 +653,67 @@ static pseq *describe_track(conv *c, pstate *s, const track_info *t, int64_t ts)
   return q;
 }
 
-/* The iid of a string in index t (sent along when new on sequence q: set
- * bit in *sent), or 0 and the text to write inline in *inl (valid until
- * fix's next use: repaired texts go there).  A string-table entry
- * remembers its iid in *cache. */
-static inline uint64_t interned_iid(pstate *s, intern *t, bits *sent, unsigned id_field,
-                                    const txt *v0, uint32_t *cache, txt *inl, rpd_buf *fix) {
-  uint64_t iid = cache ? *cache : 0;
-  int fresh, have = 0;
-  txt v = {0};
+/* A text being looked up in an index: its iid from a string-table entry's
+ * cache, else (have = 1) its bytes made valid UTF-8 and their hash, the
+ * index's slot and "seen" entry for it asked of the memory ahead of the
+ * look-up (look_finish) while other work is done. */
+typedef struct look {
+  uint64_t iid, h;
+  txt v;
+  int have;
+} look;
+
+static inline void look_begin(look *L, const intern *t, const txt *v0, const uint32_t *cache,
+                              rpd_buf *fix) {
+  L->iid = cache ? *cache : 0;
+  L->have = 0;
+  if (L->iid) return;
+  const char *p = v0->e ? v0->e->raw : v0->s;
+  size_t n = v0->e ? v0->e->rawlen : v0->n;
+  int clean;
+  L->have = 1;
+  L->h = 0;
+  if (intern_skip(t, n, !v0->e)) {   /* inline: only made valid */
+    L->v = valid_utf8(fix, v0);
+    return;
+  }
+  if (v0->e && v0->e->clean) {
+    L->h = text_hash(p, n);
+    L->v = txt_s(p, n);
+  } else {
+    L->h = text_hash_check(p, n, &clean);
+    L->v = txt_s(p, n);
+    if (!clean) {
+      rpd_buf_reset(fix);
+      utf8_repair(fix, p, n);
+      L->v = txt_s(fix->s, fix->len);
+      L->h = text_hash(L->v.s, L->v.n);
+    }
+  }
+  if (t->cap) __builtin_prefetch(&t->slot[L->h & (t->cap - 1)]);
+  if (t->seen) __builtin_prefetch(&t->seen[(L->h >> 20) & (SEEN_SLOTS - 1)]);
+}
+
+/* The iid of the text of look_begin in index t (sent along when new on
+ * sequence q: set bit in *sent), or 0 and the text to write inline in *inl
+ * (valid until fix's next use: repaired texts go there).  A string-table
+ * entry remembers its iid in *cache. */
+static inline uint64_t look_finish(pstate *s, intern *t, bits *sent, unsigned id_field,
+                                   const txt *v0, uint32_t *cache, look *L, txt *inl,
+                                   rpd_buf *fix) {
+  uint64_t iid = L->iid;
+  int fresh;
   if (!iid) {
-    v = valid_utf8(fix, v0);
-    have = 1;
-    iid = intern_get(t, v.s, v.n, !v0->e, v0->e && v0->e->common, &fresh);
+    iid = intern_get(t, L->v.s, L->v.n, L->h, !v0->e, v0->e && v0->e->common, &fresh);
     if (cache) *cache = (uint32_t)iid;
     if (!iid) {
-      *inl = v;
+      *inl = L->v;
       return 0;
     }
   }
   if (!bits_test_set(sent, iid)) {
-    if (!have) v = valid_utf8(fix, v0);
-    interned_add(s, id_field, iid, v.s, v.n);
+    if (!L->have) L->v = valid_utf8(fix, v0);
+    interned_add(s, id_field, iid, L->v.s, L->v.n);
   }
   return iid;
 }
@@ -615,23 +744,28 @@ static void event(conv *c, const char *cat, const track_info *t, const txt *name
                   int64_t dur, const arg *a, uint64_t flow, int flow_end) {
   pstate *s = st_of(c);
   sink *k = &c->out;
+  int has_arg = a && !arg_redundant(a, name);
+  uint32_t *ncache = name->e ? &((name_ent *)name->e)->name_iid : NULL;
+  uint32_t *vcache = has_arg && a->text.e ? &((name_ent *)a->text.e)->value_iid : NULL;
+  look ln, lv;
+  look_begin(&ln, &s->names, name, ncache, &s->utf8);
+  if (has_arg && !a->is_int) look_begin(&lv, &s->values, &a->text, vcache, &s->utf8v);
   pseq *q = describe_track(c, s, t, ts);
   flush_ends(c, q, ts);
   s->interned.len = 0;
   uint64_t kcat = small_iid(s, s->cats, &s->ncats, &q->cats, cat, F_ID_CATEGORIES);
   size_t catn = kcat ? 0 : strlen(cat);
   txt vn = {0}, vv = {0};
-  uint64_t niid = interned_iid(s, &s->names, &q->names, F_ID_EVENT_NAMES, name,
-                               name->e ? &((name_ent *)name->e)->name_iid : NULL, &vn, &s->utf8);
+  uint64_t niid = look_finish(s, &s->names, &q->names, F_ID_EVENT_NAMES, name, ncache, &ln, &vn,
+                              &s->utf8);
   uint64_t kkey = 0, viid = 0;
   size_t keyn = 0;
-  int has_arg = a && !arg_redundant(a, name);
   if (has_arg) {
     kkey = small_iid(s, s->anns, &s->nanns, &q->anns, a->key, F_ID_ANN_NAMES);
     if (!kkey) keyn = strlen(a->key);   /* the key inline: never with the writer's few keys */
     if (!a->is_int)
-      viid = interned_iid(s, &s->values, &q->values, F_ID_ANN_STRINGS, &a->text,
-                          a->text.e ? &((name_ent *)a->text.e)->value_iid : NULL, &vv, &s->utf8v);
+      viid = look_finish(s, &s->values, &q->values, F_ID_ANN_STRINGS, &a->text, vcache, &lv, &vv,
+                         &s->utf8v);
   }
   ev_room(k, EV_BOUND + catn + vn.n + keyn + vv.n + s->interned.len + 11 * (c->nflow_from + 1));
   uint8_t *p = evpkt_begin(k, q, ts), *te = p, *da;
@@ -655,7 +789,7 @@ static void event(conv *c, const char *cat, const track_info *t, const txt *name
     p = w_varint(p, F_TE_FLOW_IDS_OLD, (uint64_t)c->flow_from[i]);
   evpkt_end(k, s, te, p);
   c->out.nevents++;
-  if (dur >= 0) i64heap_push(&q->ends, ts + dur);
+  if (dur >= 0) ends_push(&q->ends, ts + dur);
 }
 
 static void proto_slice(conv *c, const char *cat, const track_info *t, txt name, int64_t ts,
@@ -761,7 +895,7 @@ static void proto_done(conv *c) {
   idmap_free(&s->tracks);
   idmap_free(&s->seqmap);
   for (size_t i = 0; i < s->nseqs; i++) {
-    i64heap_free(&s->seqs[i].ends);
+    free(s->seqs[i].ends.v);
     free(s->seqs[i].names.w);
     free(s->seqs[i].values.w);
   }
