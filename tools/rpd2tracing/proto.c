@@ -52,6 +52,9 @@ typedef struct intern {
   char **chunks;        /* the texts, packed into 1 MB chunks */
   size_t nchunks, chunk_used;
   uint64_t *seen;       /* hashes of strings seen once (SEEN_SLOTS, direct-mapped) */
+  uint64_t *in;         /* a bit per IN_BITS hash class: set when one of
+                         * its strings is in the table (a clear bit: not
+                         * there, no probe of the slots) */
 } intern;
 
 /* A string is interned on its second sighting: the first is written inline
@@ -61,6 +64,15 @@ typedef struct intern {
 #define SEEN_SLOTS ((size_t)1 << 12)
 
 #define CHUNK ((size_t)1 << 20)
+
+/* The classes of intern.in: 16 KB, 8 bits per string of a full table. */
+#define IN_BITS ((size_t)1 << 17)
+
+static inline size_t in_class(uint64_t h) { return (size_t)(h >> 40) & (IN_BITS - 1); }
+
+static inline int maybe_in(const intern *t, uint64_t h) {
+  return t->in && (t->in[in_class(h) >> 6] >> (in_class(h) & 63) & 1);
+}
 
 /* n bytes of t's text arena. */
 static char *intern_alloc(intern *t, size_t n) {
@@ -184,6 +196,12 @@ static inline uint64_t tail_word(const char *s, size_t r, size_t n) {
   uint64_t w;
   uint32_t a, b;
   if (!r) return 0;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+  (void)a, (void)b, (void)n;
+  w = 0;
+  memcpy(&w, s, r);
+  return w;
+#endif
   if (n >= 8) {   /* the 8 bytes ending at s + r: the r wanted ones on top */
     memcpy(&w, s + r - 8, 8);
     return w >> (64 - 8 * r);
@@ -269,7 +287,7 @@ static inline uint64_t intern_get(intern *t, const char *s, size_t n, uint64_t h
   if (intern_skip(t, n, raw)) return 0;
   if (!h) h = text_hash(s, n);
   t->raw_lookups += raw;
-  if (t->cap) {
+  if (maybe_in(t, h)) {
     for (j = h & (t->cap - 1); t->slot[j].hash; j = (j + 1) & (t->cap - 1)) {
       const islot *e = &t->slot[j];
       if (e->hash == h && e->len == n && same_bytes(e->text, s, n)) {
@@ -305,6 +323,8 @@ static inline uint64_t intern_get(intern *t, const char *s, size_t n, uint64_t h
   e->text = intern_alloc(t, n);   /* n <= INTERN_LONGEST < CHUNK */
   memcpy(e->text, s, n);
   t->n++;
+  if (!t->in) t->in = rpd_xcalloc(IN_BITS / 64, sizeof *t->in);
+  t->in[in_class(h) >> 6] |= 1ull << (in_class(h) & 63);
   *fresh = 1;
   return t->next++;
 }
@@ -314,6 +334,7 @@ static void intern_free(intern *t) {
   free(t->chunks);
   free(t->slot);
   free(t->seen);
+  free(t->in);
 }
 
 /* The n bytes at s up to the first NUL, made valid UTF-8 by the common
@@ -491,8 +512,9 @@ static inline uint8_t *w_ts(uint8_t *p, pseq *q, int64_t ts) {
   return w_varint(p, F_PKT_TIMESTAMP, (uint64_t)ts);
 }
 
-/* Bytes of a packet besides its texts and flows: the tags and lengths of
- * its fields and messages, its sequence id and times. */
+/* Bytes of a packet besides its texts and flows (12 bytes each): the tags
+ * and lengths of its fields and messages (with 9 more for each w_close),
+ * its sequence id and times. */
 #define EV_BOUND 256
 
 /* Start an event packet of sequence q at ts in the sink (room made): the
@@ -690,7 +712,7 @@ static inline void look_begin(look *L, const intern *t, const txt *v0, const uin
       L->h = text_hash(L->v.s, L->v.n);
     }
   }
-  if (t->cap) __builtin_prefetch(&t->slot[L->h & (t->cap - 1)]);
+  if (maybe_in(t, L->h)) __builtin_prefetch(&t->slot[L->h & (t->cap - 1)]);
   if (t->seen) __builtin_prefetch(&t->seen[(L->h >> 20) & (SEEN_SLOTS - 1)]);
 }
 
@@ -767,7 +789,7 @@ static void event(conv *c, const char *cat, const track_info *t, const txt *name
       viid = look_finish(s, &s->values, &q->values, F_ID_ANN_STRINGS, &a->text, vcache, &lv, &vv,
                          &s->utf8v);
   }
-  ev_room(k, EV_BOUND + catn + vn.n + keyn + vv.n + s->interned.len + 11 * (c->nflow_from + 1));
+  ev_room(k, EV_BOUND + catn + vn.n + keyn + vv.n + s->interned.len + 12 * (c->nflow_from + 1));
   uint8_t *p = evpkt_begin(k, q, ts), *te = p, *da;
   p = w_open(p, F_PKT_TRACK_EVENT);
   p = w_varint(p, F_TE_TYPE, dur < 0 ? TYPE_INSTANT : TYPE_SLICE_BEGIN);
