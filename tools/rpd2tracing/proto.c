@@ -145,6 +145,8 @@ static inline void ends_push(ends *e, int64_t x) {
  * track nest strictly, so the heap stays as deep as the nesting). */
 typedef struct pseq {
   uint32_t id;              /* trusted_packet_sequence_id */
+  uint8_t head[8];          /* an event packet's first bytes: its tag, a */
+  uint8_t nhead;            /* length byte, the sequence id field */
   uint64_t uuid;            /* its track */
   int64_t clock;            /* the incremental clock's value */
   ends ends;                /* pending slice ends */
@@ -376,6 +378,71 @@ static inline txt valid_utf8(rpd_buf *fix, const txt *t) {
   return txt_s(fix->s, fix->len);
 }
 
+/* Events are encoded straight into the sink, each byte written once where
+ * it stays: the sink is made to hold the packet's bound first (ev_room),
+ * then fields are appended at a cursor (w_varint, w_bytes).  A message
+ * whose length is not known before its fields is opened with a one-byte
+ * length (w_open) and closed after them (w_close), which moves its bytes up
+ * in the rare case the length takes more (a long text): the bytes are those
+ * of a message built apart and copied in. */
+
+/* Room for n more bytes in the sink (sink_reserve only when short). */
+static inline void ev_room(sink *k, size_t n) {
+  if (k->cap - k->len < n) sink_reserve(k, n);
+}
+
+static inline uint8_t *w_varint(uint8_t *p, unsigned field, uint64_t v) {
+  p += put_varint(p, (uint64_t)field << 3 | WIRE_VARINT);
+  return p + put_varint(p, v);
+}
+
+/* memcpy(d, s, n) inline for 16..64 bytes (most texts: overlapping
+ * 16-byte moves, no call). */
+static inline void copy_text(uint8_t *d, const void *s, size_t n) {
+  const uint8_t *q = s;
+  if (n < 16 || n > 64) {
+    memcpy(d, q, n);
+  } else if (n <= 32) {
+    memcpy(d, q, 16);
+    memcpy(d + n - 16, q + n - 16, 16);
+  } else {
+    memcpy(d, q, 16);
+    memcpy(d + 16, q + 16, 16);
+    memcpy(d + n - 32, q + n - 32, 16);
+    memcpy(d + n - 16, q + n - 16, 16);
+  }
+}
+
+static inline uint8_t *w_bytes(uint8_t *p, unsigned field, const void *s, size_t n) {
+  p += put_varint(p, (uint64_t)field << 3 | WIRE_LEN);
+  p += put_varint(p, n);
+  copy_text(p, s, n);
+  return p + n;
+}
+
+/* Open a length-delimited field at p: its tag and a one-byte length; the
+ * message's bytes start at the return value. */
+static inline uint8_t *w_open(uint8_t *p, unsigned field) {
+  *p = (uint8_t)(field << 3 | WIRE_LEN);   /* fields < 16: one byte */
+  return p + 2;
+}
+
+/* Close the field opened at h whose bytes are [body, end): the length in
+ * place, the bytes moved up when it needs more than one (the bound of the
+ * room has 9 bytes for each open field).  Returns the new end. */
+static inline uint8_t *w_close(uint8_t *h, uint8_t *body, uint8_t *end) {
+  size_t n = (size_t)(end - body);
+  if (n < 128) {
+    h[1] = (uint8_t)n;
+    return end;
+  }
+  uint8_t len[10];
+  size_t ln = put_varint(len, n);
+  memmove(body + ln - 1, body, n);
+  memcpy(h + 1, len, ln);
+  return end + ln - 1;
+}
+
 /* ------------------------------------------------------------ packets */
 
 /* Write the packet being built (s->pkt) as one Trace.packet field. */
@@ -402,14 +469,11 @@ static void pkt_begin(pstate *s, const pseq *q) {
 /* The sequence of track uuid, started when new: a first packet that clears
  * the incremental state and defines the incremental clock at t0 (= BOOTTIME
  * t0), then the defaults (that clock, that track). */
-static pseq *seq_of(conv *c, pstate *s, uint64_t uuid, int64_t t0) {
+static inline size_t seqc_slot(uint64_t uuid) { return (size_t)(uuid >> 3 ^ uuid >> 11) & (SEQC - 1); }
+
+static pseq *seq_new(conv *c, pstate *s, uint64_t uuid, int64_t t0) {
   int64_t ix;
-  if (s->lastseq < s->nseqs && s->seqs[s->lastseq].uuid == uuid) return &s->seqs[s->lastseq];
-  size_t cj = (size_t)(uuid >> 3 ^ uuid >> 11) & (SEQC - 1);
-  if (s->seqc_ix[cj] && s->seqc_uuid[cj] == uuid) {
-    s->lastseq = s->seqc_ix[cj] - 1;
-    return &s->seqs[s->lastseq];
-  }
+  size_t cj = seqc_slot(uuid);
   if (idmap_get(&s->seqmap, (int64_t)uuid, &ix)) {
     s->lastseq = (size_t)ix;
     s->seqc_uuid[cj] = uuid;
@@ -425,6 +489,7 @@ static pseq *seq_of(conv *c, pstate *s, uint64_t uuid, int64_t t0) {
   q->id = (uint32_t)(2 * s->nseqs + s->worker);   /* A: 1, 3, 5 ...  B: 2, 4, 6 ... */
   q->uuid = uuid;
   q->clock = t0 < 0 ? 0 : t0;
+  q->nhead = (uint8_t)(w_varint(w_open(q->head, F_TRACE_PACKET), F_PKT_SEQ_ID, q->id) - q->head);
   idmap_put(&s->seqmap, (int64_t)uuid, (int64_t)s->nseqs);
   s->lastseq = s->nseqs++;
   pkt_begin(s, q);
@@ -452,52 +517,15 @@ static pseq *seq_of(conv *c, pstate *s, uint64_t uuid, int64_t t0) {
   return q;
 }
 
-/* Events are encoded straight into the sink, each byte written once where
- * it stays: the sink is made to hold the packet's bound first (ev_room),
- * then fields are appended at a cursor (w_varint, w_bytes).  A message
- * whose length is not known before its fields is opened with a one-byte
- * length (w_open) and closed after them (w_close), which moves its bytes up
- * in the rare case the length takes more (a long text): the bytes are those
- * of a message built apart and copied in. */
-
-/* Room for n more bytes in the sink (sink_reserve only when short). */
-static inline void ev_room(sink *k, size_t n) {
-  if (k->cap - k->len < n) sink_reserve(k, n);
-}
-
-static inline uint8_t *w_varint(uint8_t *p, unsigned field, uint64_t v) {
-  p += put_varint(p, (uint64_t)field << 3 | WIRE_VARINT);
-  return p + put_varint(p, v);
-}
-
-static inline uint8_t *w_bytes(uint8_t *p, unsigned field, const void *s, size_t n) {
-  p += put_varint(p, (uint64_t)field << 3 | WIRE_LEN);
-  p += put_varint(p, n);
-  memcpy(p, s, n);
-  return p + n;
-}
-
-/* Open a length-delimited field at p: its tag and a one-byte length; the
- * message's bytes start at the return value. */
-static inline uint8_t *w_open(uint8_t *p, unsigned field) {
-  *p = (uint8_t)(field << 3 | WIRE_LEN);   /* fields < 16: one byte */
-  return p + 2;
-}
-
-/* Close the field opened at h whose bytes are [body, end): the length in
- * place, the bytes moved up when it needs more than one (the bound of the
- * room has 9 bytes for each open field).  Returns the new end. */
-static inline uint8_t *w_close(uint8_t *h, uint8_t *body, uint8_t *end) {
-  size_t n = (size_t)(end - body);
-  if (n < 128) {
-    h[1] = (uint8_t)n;
-    return end;
+/* seq_new's sequence: the last one or a cached one inline. */
+static inline pseq *seq_of(conv *c, pstate *s, uint64_t uuid, int64_t t0) {
+  if (s->lastseq < s->nseqs && s->seqs[s->lastseq].uuid == uuid) return &s->seqs[s->lastseq];
+  size_t cj = seqc_slot(uuid);
+  if (s->seqc_ix[cj] && s->seqc_uuid[cj] == uuid) {
+    s->lastseq = s->seqc_ix[cj] - 1;
+    return &s->seqs[s->lastseq];
   }
-  uint8_t len[10];
-  size_t ln = put_varint(len, n);
-  memmove(body + ln - 1, body, n);
-  memcpy(h + 1, len, ln);
-  return end + ln - 1;
+  return seq_new(c, s, uuid, t0);
 }
 
 /* The packet's timestamp: a delta on the sequence's clock, or absolute
@@ -521,9 +549,9 @@ static inline uint8_t *w_ts(uint8_t *p, pseq *q, int64_t ts) {
  * packet's tag, sequence id and time.  Returns the cursor; the packet's
  * bytes start at k->buf + k->len + 2. */
 static inline uint8_t *evpkt_begin(sink *k, pseq *q, int64_t ts) {
-  uint8_t *p = w_open((uint8_t *)k->buf + k->len, F_TRACE_PACKET);
-  p = w_varint(p, F_PKT_SEQ_ID, q->id);
-  return w_ts(p, q, ts);
+  uint8_t *p = (uint8_t *)k->buf + k->len;
+  memcpy(p, q->head, 8);   /* w_open(F_TRACE_PACKET), w_varint(F_PKT_SEQ_ID, q->id) */
+  return w_ts(p + q->nhead, q, ts);
 }
 
 /* End the event packet whose TrackEvent was opened at te (w_open) and ends
