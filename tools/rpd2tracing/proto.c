@@ -142,11 +142,11 @@ static inline void ends_push(ends *e, int64_t x) {
  * incremental clock, so the events of one track must come in time order.
  * They do, except slice ends: a slice's END is held back (ends)
  * until an event of the track starts at or after it (the layout makes every
- * track nest strictly, so the heap stays as deep as the nesting). */
+ * track nest strictly, so ends stays as deep as the nesting). */
 typedef struct pseq {
   uint32_t id;              /* trusted_packet_sequence_id */
-  uint8_t head[8];          /* an event packet's first bytes: its tag, a */
-  uint8_t nhead;            /* length byte, the sequence id field */
+  uint8_t head[8], nhead;   /* an event packet's first nhead bytes: its
+                             * tag, length byte, sequence id field */
   uint64_t uuid;            /* its track */
   int64_t clock;            /* the incremental clock's value */
   ends ends;                /* pending slice ends */
@@ -190,10 +190,10 @@ static pstate *st_of(conv *c) {
   return c->wstate;
 }
 
-/* The r < 8 bytes at s as a little-endian word (zero above them), read
- * with whole loads, none past s + r, none before s - (8 - r) when r < n
- * (n: the bytes before and at s that may be read, r <= n): the tail word
- * is not assembled on the stack (a store-forwarding stall per text). */
+/* The last r < 8 bytes of a text of n bytes (r <= n), at s, as a
+ * little-endian word with zeros above them, as memcpy into a zeroed word
+ * gives it, but read with whole loads inside the text: a word assembled on
+ * the stack costs a store-forwarding stall per text. */
 static inline uint64_t tail_word(const char *s, size_t r, size_t n) {
   uint64_t w;
   uint32_t a, b;
@@ -466,11 +466,11 @@ static void pkt_begin(pstate *s, const pseq *q) {
   pb_varint(&s->pkt, F_PKT_SEQ_ID, q->id);
 }
 
+static inline size_t seqc_slot(uint64_t uuid) { return (size_t)(uuid >> 3 ^ uuid >> 11) & (SEQC - 1); }
+
 /* The sequence of track uuid, started when new: a first packet that clears
  * the incremental state and defines the incremental clock at t0 (= BOOTTIME
  * t0), then the defaults (that clock, that track). */
-static inline size_t seqc_slot(uint64_t uuid) { return (size_t)(uuid >> 3 ^ uuid >> 11) & (SEQC - 1); }
-
 static pseq *seq_new(conv *c, pstate *s, uint64_t uuid, int64_t t0) {
   int64_t ix;
   size_t cj = seqc_slot(uuid);
@@ -740,7 +740,7 @@ static inline void look_begin(look *L, const intern *t, const txt *v0, const uin
       L->h = text_hash(L->v.s, L->v.n);
     }
   }
-  if (maybe_in(t, L->h)) __builtin_prefetch(&t->slot[L->h & (t->cap - 1)]);
+  if (t->cap) __builtin_prefetch(&t->slot[L->h & (t->cap - 1)]);   /* no branch on the hash */
   if (t->seen) __builtin_prefetch(&t->seen[(L->h >> 20) & (SEEN_SLOTS - 1)]);
 }
 
