@@ -518,6 +518,17 @@ else notok "nest fixture converts to protobuf" "$(cat nest.err)"; fi
 cp hsa.rpd hsa2.rpd
 sqlite3 hsa2.rpd "UPDATE rocpd_hsaApi SET tid = 102"
 same_events hsa2.rpd "hsa"
+# An event whose name and argument are both invalid UTF-8, different
+# texts: each is repaired on its own (the protobuf looks both up before it
+# writes the event, the name inline at its first sighting).  HSA calls
+# (both raw texts), the same pair four times on two threads: inline, then
+# interned, then by iid.
+cp hsa2.rpd hsa3.rpd
+sqlite3 hsa3.rpd "INSERT INTO rocpd_string(id, string) VALUES (30, CAST(X'6E616D65FF31' AS TEXT)),
+    (31, CAST(X'61726773FE32' AS TEXT));
+  INSERT INTO rocpd_hsaApi VALUES (2, 100, 102, 3000, 3100, 30, 31), (3, 100, 102, 3200, 3300, 30, 31),
+    (4, 100, 102, 3400, 3500, 30, 31), (5, 100, 110, 3600, 3700, 30, 31);"
+same_events hsa3.rpd "invalid UTF-8 in both an event's name and its argument"
 if command -v protoc >/dev/null 2>&1; then
   if protoc -I"$PROTO_DIR" --decode=perfetto.protos.Trace perfetto_trace.proto <p.pftrace >p.txt 2>p.err; then
     ok "protoc --decode reads the protobuf"
