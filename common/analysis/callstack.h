@@ -80,7 +80,8 @@ void rpd_callstack_set_merge_limit(size_t entries);
 /* Tests: hold at most `calls` calls (32 bytes each) in the reorder buffer
  * that turns rowid order into walking order; further out of order, the
  * calls are sorted in C (bounded memory), or by SQLite when a start or end
- * is not an integer (0 restores the default, 2^18). */
+ * is not an integer (0 restores the default: 2^15 per thread, from 2^18
+ * to 2^20). */
 void rpd_callstack_set_sort_limit(size_t calls);
 
 /* Tests: 1 = when the reorder buffer cannot, SQLite sorts (no C sort);

@@ -13,10 +13,20 @@ static const char scan_sql[] =
     "SELECT 1 FROM rocpd_api WHERE rpd_intscan(?1, pid, tid, id, start, end)";
 enum { PID, TID, ID, START, END };
 
-static size_t sort_max = (size_t)1 << 18;   /* 8 MB of calls held */
+/* The calls held: 2^15 (1 MB) per thread seen so far, at least 2^18 (8
+ * MB) and at most 2^20 (32 MB).  Each thread holds the calls inside the
+ * range it has open (a caller comes after its callees), so the buffer
+ * needed grows with the threads, not with the trace; sort_max, when tests
+ * set it, instead. */
+static size_t sort_max;
 
-void rpd_callstack_set_sort_limit(size_t calls) {
-  sort_max = calls ? calls : (size_t)1 << 18;
+void rpd_callstack_set_sort_limit(size_t calls) { sort_max = calls; }
+
+static size_t hold_limit(const walker *w) {
+  size_t per_thread = w->nthreads << 15;
+  if (sort_max) return sort_max;
+  return per_thread < (size_t)1 << 18 ? (size_t)1 << 18
+       : per_thread > (size_t)1 << 20 ? (size_t)1 << 20 : per_thread;
 }
 
 typedef struct call {
@@ -198,7 +208,7 @@ static int step_held_call(walker *w, const call *c) {
 }
 
 /* Feed every call to step_call in walking order, reading rocpd_api in
- * rowid order through the reorder buffer of at most sort_max calls
+ * rowid order through the reorder buffer of at most hold_limit calls
  * (tracers write a call when it ends: rowid order is time order but for
  * the calls open meanwhile).  *fallback = 1 (and the walk is partial) when
  * a call arrives after one that must follow it has been walked, a value
@@ -238,7 +248,7 @@ int cs_walk_reorder(walker *w, int *fallback) {
       *fallback = 1;
       break;
     }
-    if (o.held > sort_max) {
+    if (o.held > hold_limit(w)) {
       last = reorder_pop(&o);
       have_last = 1;
       rc = step_held_call(w, &last);

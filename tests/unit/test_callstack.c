@@ -384,6 +384,49 @@ static void two_runs_merged(void **state) {
   assert_int_equal(fx_q(f->path, rows_hash), hash);
 }
 
+/* Many threads each holding a long range open, rows in completion order:
+ * 20 threads, each an outer call around 15,000 calls, the inner calls of
+ * all threads interleaved by end and the outer ones last.  The walk must
+ * hold 300,000 calls (more than 2^18) until the outer calls come; the
+ * buffer grows with the threads (2^15 calls each), so it walks them with
+ * no sort, and the rows are those of the sorted walk. */
+static void many_threads_held(void **state) {
+  fx *f = *state;
+  rpd_callstack_stats st;
+  for (int forced = 0; forced < 2; forced++) {
+    char *sql = rpd_xasprintf(
+        "%s DELETE FROM rocpd_api; DELETE FROM rocpd_api_ops;"
+        " WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 14999),"
+        " t(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM t WHERE k < 19)"
+        " INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, args_id)"
+        " SELECT 1, k, 100 + i * 1000 + k, 600 + i * 1000 + k, 2, 5 FROM n, t"
+        " ORDER BY 600 + i * 1000 + k;"
+        " WITH RECURSIVE t(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM t WHERE k < 19)"
+        " INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, args_id)"
+        " SELECT 1, k, k, 1000000000 + k, 2, 5 FROM t;", fx_v2_ddl);
+    unlink(f->path);
+    assert_int_equal(fx_make_db(f->path, sql), 0);
+    free(sql);
+    rpd *r = NULL;
+    rpd_callstack_set_sort_limit(forced ? (size_t)1 << 18 : 0);   /* the fixed old limit */
+    assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
+    assert_int_equal(rpd_begin(r), RPD_OK);
+    assert_int_equal(rpd_callstack_build(r, &st), RPD_OK);
+    assert_int_equal(rpd_commit(r), RPD_OK);
+    assert_int_equal(rpd_close(r, 1), RPD_OK);
+    rpd_callstack_set_sort_limit(0);
+    assert_int_equal(st.c_sort, forced);
+    assert_int_equal(st.sql_sort, 0);
+    assert_int_equal(st.threads, 20);
+    assert_int_equal(st.rows, 300020 + 300000);
+    /* each inner call's parent is its thread's outer call */
+    assert_int_equal(fx_q(f->path, "SELECT count(*) FROM ext_callstack C"
+                                   " JOIN rocpd_api A ON A.id = C.child_id"
+                                   " JOIN rocpd_api O ON O.id = C.parent_id WHERE C.depth = 1"
+                                   " AND O.tid = A.tid AND O.end >= 1000000000"), 300000);
+  }
+}
+
 /* The visitor walk sees what ext_callstack holds: every (parent, child,
  * depth, gpu_time) row, with ties, a zero-length call, an overlap, two
  * threads and linked ops; the same when SQLite must sort (the visitor is
@@ -473,6 +516,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(reversed_calls_sorted, setup, teardown),
       cmocka_unit_test_setup_teardown(visit_agrees, setup, teardown),
       cmocka_unit_test_setup_teardown(two_runs_merged, setup, teardown),
+      cmocka_unit_test_setup_teardown(many_threads_held, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
