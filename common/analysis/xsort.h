@@ -1,5 +1,6 @@
 /* xsort.h - a sort of fixed-size records in bounded memory (rpd-analyze's
- * three sorts, rpd-perfmodel's kernel time per op):
+ * three sorts, rpd-perfmodel's kernel time per op, the call stack's calls
+ * when its reorder buffer cannot order them):
  * records are added in any order, kept in a buffer of at most cap bytes,
  * each full buffer sorted and written to a scratch file as one run
  * (rpd_scratch_fd), and read back in order through a k-way merge of the
