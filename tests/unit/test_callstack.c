@@ -111,10 +111,8 @@ static int teardown(void **state) {
 
 /* Build the call stack of `calls` (VALUES rows id,pid,tid,start,end) into a
  * fresh v2 trace. */
-static void build(fx *f, const char *calls, rpd_callstack_stats *st) {
-  char *sql = rpd_xasprintf("%s DELETE FROM rocpd_api; DELETE FROM rocpd_api_ops;"
-                            " INSERT INTO rocpd_api SELECT column1, column2, column3,"
-                            " column4, column5, 2, 5 FROM (VALUES %s);", fx_v2_ddl, calls);
+/* A fresh trace made by sql (freed here), its call stack built. */
+static void build_sql(fx *f, char *sql, rpd_callstack_stats *st) {
   unlink(f->path);
   assert_int_equal(fx_make_db(f->path, sql), 0);
   free(sql);
@@ -124,6 +122,15 @@ static void build(fx *f, const char *calls, rpd_callstack_stats *st) {
   assert_int_equal(rpd_callstack_build(r, st), RPD_OK);
   assert_int_equal(rpd_commit(r), RPD_OK);
   assert_int_equal(rpd_close(r, 1), RPD_OK);
+}
+
+/* The fixture's trace with rocpd_api holding calls (an SQL VALUES list
+ * of id, pid, tid, start, end), its call stack built. */
+static void build(fx *f, const char *calls, rpd_callstack_stats *st) {
+  build_sql(f, rpd_xasprintf("%s DELETE FROM rocpd_api; DELETE FROM rocpd_api_ops;"
+                             " INSERT INTO rocpd_api SELECT column1, column2, column3,"
+                             " column4, column5, 2, 5 FROM (VALUES %s);", fx_v2_ddl, calls),
+            st);
 }
 
 static void nested_rows(void **state) {
@@ -220,17 +227,9 @@ static void gpu_merge_and_fallback(void **state) {
         " INSERT INTO rocpd_api SELECT i, 7, 7, (8 - i) * 100, (8 - i) * 100 + 50, 2, 5 FROM k;"
         " INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (1, 2), (2, 1), (3, 2), (3, 1),"
         " (4, 1), (5, 2), (6, 1), (7, 2), (8, 1);", fx_v2_ddl);
-    unlink(f->path);
-    assert_int_equal(fx_make_db(f->path, sql), 0);
-    free(sql);
-    rpd *r = NULL;
     rpd_callstack_set_merge_limit((size_t)limit);
     rpd_callstack_set_sort_limit(run == 2 ? 1 : 0);
-    assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
-    assert_int_equal(rpd_begin(r), RPD_OK);
-    assert_int_equal(rpd_callstack_build(r, &st), RPD_OK);
-    assert_int_equal(rpd_commit(r), RPD_OK);
-    assert_int_equal(rpd_close(r, 1), RPD_OK);
+    build_sql(f, sql, &st);
     rpd_callstack_set_merge_limit(0);
     rpd_callstack_set_sort_limit(0);
     assert_int_equal(st.gpu_fallback, limit != 0);
@@ -404,16 +403,8 @@ static void many_threads_held(void **state) {
         " WITH RECURSIVE t(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM t WHERE k < 19)"
         " INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, args_id)"
         " SELECT 1, k, k, 1000000000 + k, 2, 5 FROM t;", fx_v2_ddl);
-    unlink(f->path);
-    assert_int_equal(fx_make_db(f->path, sql), 0);
-    free(sql);
-    rpd *r = NULL;
     rpd_callstack_set_sort_limit(forced ? (size_t)1 << 18 : 0);   /* the fixed old limit */
-    assert_int_equal(rpd_open(&r, f->path, NULL, RPD_WRITE), RPD_OK);
-    assert_int_equal(rpd_begin(r), RPD_OK);
-    assert_int_equal(rpd_callstack_build(r, &st), RPD_OK);
-    assert_int_equal(rpd_commit(r), RPD_OK);
-    assert_int_equal(rpd_close(r, 1), RPD_OK);
+    build_sql(f, sql, &st);
     rpd_callstack_set_sort_limit(0);
     assert_int_equal(st.c_sort, forced);
     assert_int_equal(st.sql_sort, 0);
