@@ -47,13 +47,18 @@ typedef struct check_def {
 
 /* Stream captures: from each Begin*Capture call to the next End*Capture
  * call of its thread.  A launch inside one is recorded into a graph and
- * runs later (as the graph's Task ops), so it has no op of its own. */
+ * runs later (as the graph's Task ops), so it has no op of its own.  The
+ * calls are picked by name id from lists SQLite builds once (a join with
+ * rocpd_string looked up every call's name: 0.15 instead of 0.05 CPU s on
+ * a 1M-call trace). */
+#define CAPTURE_NAMES(pat) "(SELECT id FROM rocpd_string WHERE " pat ")"
 #define CAPTURES \
   "WITH cap AS (SELECT pid, tid, start, is_begin, lead(start) OVER" \
   "  (PARTITION BY pid, tid ORDER BY start, id) AS next_start FROM" \
-  "  (SELECT A.id, A.pid, A.tid, A.start, S.string GLOB '*BeginCapture*' AS is_begin" \
-  "   FROM rocpd_api A JOIN rocpd_string S ON S.id = A.apiName_id" \
-  "   WHERE S.string GLOB '*BeginCapture*' OR S.string GLOB '*EndCapture*'))" \
+  "  (SELECT A.id, A.pid, A.tid, A.start," \
+  "   A.apiName_id IN " CAPTURE_NAMES("string GLOB '*BeginCapture*'") " AS is_begin" \
+  "   FROM rocpd_api A WHERE A.apiName_id IN " \
+  CAPTURE_NAMES("string GLOB '*BeginCapture*' OR string GLOB '*EndCapture*'") "))" \
   " , capture AS (SELECT pid, tid, start, coalesce(next_start, 9223372036854775807) AS end" \
   "  FROM cap WHERE is_begin) "
 #define UNLINKED_LAUNCH \
