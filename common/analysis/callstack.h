@@ -81,7 +81,7 @@ void rpd_callstack_set_merge_limit(size_t entries);
  * that turns rowid order into walking order; further out of order, the
  * calls are sorted in C (bounded memory), or by SQLite when a start or end
  * is not an integer (0 restores the default: 2^15 per thread, from 2^18
- * to 2^20). */
+ * to 2^19). */
 void rpd_callstack_set_sort_limit(size_t calls);
 
 /* Tests: 1 = when the reorder buffer cannot, SQLite sorts (no C sort);

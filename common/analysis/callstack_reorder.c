@@ -14,10 +14,12 @@ static const char scan_sql[] =
 enum { PID, TID, ID, START, END };
 
 /* The calls held: 2^15 (1 MB) per thread seen so far, at least 2^18 (8
- * MB) and at most 2^20 (32 MB).  Each thread holds the calls inside the
- * range it has open (a caller comes after its callees), so the buffer
- * needed grows with the threads, not with the trace; sort_max, when tests
- * set it, instead. */
+ * MB) and at most 2^19 (16 MB; with the queues' slack up to 64 MB beside
+ * SQLite's 64 MB page cache, within the 128 MB the tools keep to; 2^20
+ * took a 64-thread trace to 150 MB, where the C sort's fallback keeps it
+ * bounded).  Each thread holds the calls inside the range it has open (a
+ * caller comes after its callees), so the buffer needed grows with the
+ * threads, not with the trace; sort_max, when tests set it, instead. */
 static size_t sort_max;
 
 void rpd_callstack_set_sort_limit(size_t calls) { sort_max = calls; }
@@ -26,7 +28,7 @@ static size_t hold_limit(const walker *w) {
   size_t per_thread = w->nthreads << 15;
   if (sort_max) return sort_max;
   return per_thread < (size_t)1 << 18 ? (size_t)1 << 18
-       : per_thread > (size_t)1 << 20 ? (size_t)1 << 20 : per_thread;
+       : per_thread > (size_t)1 << 19 ? (size_t)1 << 19 : per_thread;
 }
 
 typedef struct call {
