@@ -36,6 +36,12 @@ static inline __attribute__((always_inline)) size_t put_varint(uint8_t *q, uint6
   return n;
 }
 
+/* v as 8 little-endian bytes at q; returns 8. */
+static inline size_t put_fixed64(uint8_t *q, uint64_t v) {
+  for (int i = 0; i < 8; i++) q[i] = (uint8_t)(v >> (8 * i));
+  return 8;
+}
+
 /* Field `field` as a varint (wire type 0). */
 static inline __attribute__((always_inline)) void pb_varint(pb *b, unsigned field, uint64_t v) {
   pb_room(b, 20);
@@ -47,7 +53,7 @@ static inline __attribute__((always_inline)) void pb_varint(pb *b, unsigned fiel
 static inline void pb_fixed64(pb *b, unsigned field, uint64_t v) {
   pb_room(b, 20);
   b->len += put_varint(b->p + b->len, (uint64_t)field << 3 | WIRE_FIXED64);
-  for (int i = 0; i < 8; i++) b->p[b->len++] = (uint8_t)(v >> (8 * i));
+  b->len += put_fixed64(b->p + b->len, v);
 }
 
 /* A double as fixed64: its IEEE-754 bits. */

@@ -175,7 +175,7 @@ typedef struct pstate {
   int64_t *cpid;
   char **cname;
   size_t ncounters;
-  pb pkt, te, ann, interned, sub, entry;   /* scratch messages */
+  pb pkt, te, interned, sub, entry;   /* scratch messages */
   rpd_buf utf8, utf8v;      /* names, values made valid UTF-8 */
 } pstate;
 
@@ -217,20 +217,6 @@ static inline uint64_t tail_word(const char *s, size_t r, size_t n) {
          (uint64_t)(uint8_t)s[r - 1] << (8 * (r - 1));
 }
 
-/* A hash of n bytes, 8 at a time (never 0: 0 marks an empty slot). */
-static inline uint64_t text_hash(const char *s, size_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    memcpy(&w, s + i, 8);
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-  }
-  h = (h ^ tail_word(s + i, n - i, n)) * 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 29;
-  return h ? h : 1;
-}
-
 /* 1 when the n bytes at a and b are the same: 8 at a time, inline (the
  * texts that hit are ~50 bytes: a call to memcmp costs more). */
 static inline int same_bytes(const char *a, const char *b, size_t n) {
@@ -244,8 +230,9 @@ static inline int same_bytes(const char *a, const char *b, size_t n) {
   return tail_word(a + i, n - i, n) == tail_word(b + i, n - i, n);
 }
 
-/* text_hash(s, n), and in the same pass whether the n bytes are plain
- * ASCII without NUL (*clean: valid UTF-8 as they are). */
+/* A hash of n bytes, 8 at a time (never 0: 0 marks an empty slot), and in
+ * the same pass whether the n bytes are plain ASCII without NUL (*clean:
+ * valid UTF-8 as they are). */
 static inline uint64_t text_hash_check(const char *s, size_t n, int *clean) {
   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
   uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w, any = 0, zero = 0;
@@ -268,6 +255,12 @@ static inline uint64_t text_hash_check(const char *s, size_t n, int *clean) {
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 29;
   return h ? h : 1;
+}
+
+/* text_hash_check's hash alone (inlined, the check's work is dropped). */
+static inline uint64_t text_hash(const char *s, size_t n) {
+  int clean;
+  return text_hash_check(s, n, &clean);
 }
 
 /* 1 when intern_get would write a text of n bytes inline at once, without
@@ -394,6 +387,13 @@ static inline void ev_room(sink *k, size_t n) {
 static inline uint8_t *w_varint(uint8_t *p, unsigned field, uint64_t v) {
   p += put_varint(p, (uint64_t)field << 3 | WIRE_VARINT);
   return p + put_varint(p, v);
+}
+
+static inline uint8_t *w_double(uint8_t *p, unsigned field, double d) {
+  uint64_t v;
+  memcpy(&v, &d, sizeof v);
+  p += put_varint(p, (uint64_t)field << 3 | WIRE_FIXED64);
+  return p + put_fixed64(p, v);
 }
 
 /* memcpy(d, s, n) inline for 16..64 bytes (most texts: overlapping
@@ -908,10 +908,7 @@ static void proto_counter(conv *c, const char *cat, int64_t pid, const char *nam
   if (is_int) {
     p = w_varint(p, F_TE_COUNTER_VALUE, (uint64_t)ival);
   } else {
-    uint64_t bits;
-    memcpy(&bits, &dval, sizeof bits);
-    p += put_varint(p, (uint64_t)F_TE_DOUBLE_COUNTER_VALUE << 3 | WIRE_FIXED64);
-    for (int i = 0; i < 8; i++) *p++ = (uint8_t)(bits >> (8 * i));
+    p = w_double(p, F_TE_DOUBLE_COUNTER_VALUE, dval);
   }
   evpkt_end(k, s, te, p);
   c->out.nevents++;
@@ -957,7 +954,6 @@ static void proto_done(conv *c) {
   free(s->cpid);
   free(s->pkt.p);
   free(s->te.p);
-  free(s->ann.p);
   free(s->interned.p);
   free(s->sub.p);
   free(s->entry.p);
