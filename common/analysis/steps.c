@@ -348,15 +348,16 @@ static int find_period(rpd *r, int gpu, rpd_steps *st)
   int64_t g = -1, anchor = 0, p = 0;
   period_acc acc = {0};
   size_t first = 0;
-  int sorted = 0, rc = rpd_opclass_condition_now(r, "O.opType_id",
-                                                 RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL), &kern);
-  int in_txn = !sqlite3_get_autocommit(rpd_db(r));
+  int sorted = 0, held = 0, rc = rpd_opclass_condition_now(r, "O.opType_id",
+                                                           RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
+                                                           &kern);
 
   if (!rc)
     rc = pick_gpu(r, kern, gpu, &g);
-  /* both reads in one read transaction: the same rows */
-  if (!rc && g >= 0 && !in_txn)
-    rc = rpd_exec(r, "BEGIN");
+  /* both reads in one read transaction (a savepoint starts one, or nests
+   * in the caller's): the same rows */
+  if (!rc && g >= 0)
+    held = !(rc = rpd_exec(r, "SAVEPOINT rpd_steps_period"));
   if (!rc && g >= 0)
     rc = period_pass(r, kern, g, &acc, &sorted);
   if (!rc && acc.n)
@@ -365,8 +366,10 @@ static int find_period(rpd *r, int gpu, rpd_steps *st)
     st->period = p;
     rc = period_steps(r, kern, g, sorted, acc.n, p, first, anchor, st);
   }
-  if (g >= 0 && !in_txn && !sqlite3_get_autocommit(rpd_db(r)))
-    sqlite3_exec(rpd_db(r), "COMMIT", NULL, NULL, NULL);
+  if (held) {
+    int rel = rpd_exec(r, "RELEASE rpd_steps_period");
+    if (!rc) rc = rel;
+  }
   period_free(&acc);
   free(kern);
   return rc;
