@@ -315,6 +315,17 @@ static void poke(fx *f, int64_t page, int at, const void *bytes, size_t n)
   close(fd);
 }
 
+/* The fixture's connection closed (nothing cached), the file patched by
+ * poke when bytes is not NULL, and opened again. */
+static void reopen(fx *f, int64_t page, int at, const void *bytes, size_t n)
+{
+  sqlite3_close(f->db);
+  rpd_detach(f->r);
+  if (bytes) poke(f, page, at, bytes, n);
+  assert_int_equal(sqlite3_open(f->path, &f->db), SQLITE_OK);
+  f->r = rpd_attach(f->db, 0, 0);
+}
+
 /* A leaf the reader refuses (its content area starts after a cell, which
  * SQLite does not look at when it reads) far into the scan: the SQL path
  * takes over and the rows are all there; if the rows already returned are
@@ -329,20 +340,13 @@ static void test_handover(void **state)
   unsigned ints = 0;
   int rc;
 
-  sqlite3_close(f->db);   /* nothing cached */
-  rpd_detach(f->r);
-  poke(f, p, 5, far, 2);
-  assert_int_equal(sqlite3_open(f->path, &f->db), SQLITE_OK);
-  f->r = rpd_attach(f->db, 0, 0);
+  reopen(f, p, 5, far, 2);
   assert_true(same_both_ways(f, "SELECT 1 FROM t WHERE rpd_intscan(?1, id, a, b, c)", 4, 0xf,
                              20000));
   /* the first batch read (by a new connection: nothing cached), then a
    * row of it changed in the file */
   int64_t first = leaf_page(f, 0);
-  sqlite3_close(f->db);
-  rpd_detach(f->r);
-  assert_int_equal(sqlite3_open(f->path, &f->db), SQLITE_OK);
-  f->r = rpd_attach(f->db, 0, 0);
+  reopen(f, 0, 0, NULL, 0);
   setenv("RPD_RAWSCAN", "1", 1);
   assert_int_equal(rpd_intscan_open(f->r, &sc, "SELECT 1 FROM t WHERE rpd_intscan(?1, id, d)", 2, 3),
                    RPD_OK);
@@ -377,11 +381,7 @@ static void test_handover_progress(void **state)
   unsigned ints = 0;
   int rc, err = dup(2), null = open("/dev/null", O_WRONLY);
 
-  sqlite3_close(f->db);
-  rpd_detach(f->r);
-  poke(f, p, 5, far, 2);
-  assert_int_equal(sqlite3_open(f->path, &f->db), SQLITE_OK);
-  f->r = rpd_attach(f->db, 0, 0);
+  reopen(f, p, 5, far, 2);
   setenv("RPD_RAWSCAN", "1", 1);
   setenv("RPD_PROGRESS", "1", 1);
   setenv("RPD_PROGRESS_MS", "0", 1);
@@ -418,11 +418,7 @@ static void test_damage(void **state)
   unsigned char index_leaf = 10;
   rows a, b;
 
-  sqlite3_close(f->db);
-  rpd_detach(f->r);
-  poke(f, p, 0, &index_leaf, 1);
-  assert_int_equal(sqlite3_open(f->path, &f->db), SQLITE_OK);
-  f->r = rpd_attach(f->db, 0, 0);
+  reopen(f, p, 0, &index_leaf, 1);
   scan(f, "SELECT 1 FROM t WHERE rpd_intscan(?1, id, a)", 2, 3, 0, &a);
   scan(f, "SELECT 1 FROM t WHERE rpd_intscan(?1, id, a)", 2, 3, 1, &b);
   assert_true(a.end < 0);
