@@ -36,11 +36,30 @@ typedef struct call {
   int32_t pid, tid;
 } call;
 
-/* Walking order: start, end DESC, id (ids are unique: a total order). */
+/* Walking order: start, end DESC, id (ids are unique: a total order);
+ * < 0, 0, > 0 as qsort's. */
+static inline int walk_cmp(int64_t as, int64_t ae, int64_t ai, int64_t bs, int64_t be,
+                           int64_t bi) {
+  if (as != bs) return as < bs ? -1 : 1;
+  if (ae != be) return ae > be ? -1 : 1;
+  return ai < bi ? -1 : ai > bi;
+}
+
 static inline int call_less(const call *x, const call *y) {
-  if (x->start != y->start) return x->start < y->start;
-  if (x->end != y->end) return x->end > y->end;
-  return x->id < y->id;
+  return walk_cmp(x->start, x->end, x->id, y->start, y->end, y->id) < 0;
+}
+
+/* Open the scan of rocpd_api in rowid order. */
+static int calls_open(walker *w, rpd_intscan *sc) {
+  return rpd_intscan_open(w->r, sc, scan_sql, 5, 1u << START | 1u << END | RPD_INTSCAN_UNCHANGED);
+}
+
+/* 1 when row v of that scan is a call the walks in C take: integer times
+ * (else SQLite compares them) passing the trace check's rule when the walk
+ * checks (check.h; else the message comes from its query). */
+static int walkable(const walker *w, const int64_t *v, unsigned ints) {
+  return (ints & (1u << START | 1u << END)) == (1u << START | 1u << END) &&
+         (!w->check || (rpd_ns_sane(v[START]) && rpd_ns_sane(v[END]) && v[END] >= v[START]));
 }
 
 /* The reorder buffer: the calls read but not walked, in queues of up to
@@ -225,22 +244,15 @@ int cs_walk_reorder(walker *w, int *fallback) {
   int64_t seen = 0;
   const int64_t *v = NULL;
   unsigned ints = 0;
-  int rc = rpd_intscan_open(w->r, &sc, scan_sql, 5,
-                           1u << START | 1u << END | RPD_INTSCAN_UNCHANGED);
+  int rc = calls_open(w, &sc);
   *fallback = 0;
   while (rc == RPD_OK && !w->gpu.redo && (more = rpd_intscan_row(w->r, &sc, &v, &ints)) > 0) {
     int64_t pid = v[PID], tid = v[TID];
-    if (pid != (int32_t)pid || tid != (int32_t)tid ||
-        (ints & (1u << START | 1u << END)) != (1u << START | 1u << END)) {
+    if (pid != (int32_t)pid || tid != (int32_t)tid || !walkable(w, v, ints)) {
       *fallback = 1;
       break;
     }
     call c = {v[START], v[END], v[ID], (int32_t)pid, (int32_t)tid};
-    /* the trace check's rule (check.h); the message comes from its query */
-    if (w->check && !(rpd_ns_sane(c.start) && rpd_ns_sane(c.end) && c.end >= c.start)) {
-      *fallback = 1;
-      break;
-    }
     if (have_last && call_less(&c, &last)) {
       *fallback = 1;
       break;
@@ -289,9 +301,7 @@ typedef struct scall {
 
 static inline int scall_cmp(const void *pa, const void *pb) {
   const scall *a = pa, *b = pb;
-  if (a->start != b->start) return a->start < b->start ? -1 : 1;
-  if (a->end != b->end) return a->end > b->end ? -1 : 1;
-  return a->id < b->id ? -1 : a->id > b->id;
+  return walk_cmp(a->start, a->end, a->id, b->start, b->end, b->id);
 }
 
 XSORT_DEFINE(scall_sort, scall, scall_cmp)
@@ -303,19 +313,16 @@ int cs_walk_sorted(walker *w, int *fallback) {
   unsigned ints = 0;
   int more = 0, got;
   xsort *x = NULL;
-  int rc = RPD_OK;
+  int rc = calls_open(w, &sc);
 
-  rc = rpd_intscan_open(w->r, &sc, scan_sql, 5,
-                        1u << START | 1u << END | RPD_INTSCAN_UNCHANGED);
   if (rc == RPD_OK) x = xsort_new(sizeof(scall), scall_cmp, scall_sort, SORT_BYTES);
   *fallback = 0;
   while (rc == RPD_OK && (more = rpd_intscan_row(w->r, &sc, &v, &ints)) > 0) {
-    scall c = {v[START], v[END], v[ID], v[PID], v[TID]};
-    if ((ints & (1u << START | 1u << END)) != (1u << START | 1u << END) ||
-        (w->check && !(rpd_ns_sane(c.start) && rpd_ns_sane(c.end) && c.end >= c.start))) {
+    if (!walkable(w, v, ints)) {
       *fallback = 1;
       break;
     }
+    scall c = {v[START], v[END], v[ID], v[PID], v[TID]};
     rc = xsort_add(x, &c);
   }
   if (rc == RPD_OK && !*fallback && more < 0) rc = -more;
