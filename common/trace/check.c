@@ -1,6 +1,7 @@
 /* check.c - one cheap query per table that finds rows whose start, end
  * (and gpuId) are of the wrong type or outside the sane range. */
 #include "check.h"
+#include "intscan.h"
 #include "progress.h"
 
 #include <inttypes.h>
@@ -54,7 +55,8 @@ static int report(const char *table, const int64_t *n)
   return RPD_OK;
 }
 
-/* The fast pass: the rows read in C, each passing when its start, end
+/* The fast pass: the rows read in C (rpd_intscan: a batch per step, or
+ * the table's pages read directly), each passing when its start, end
  * (and gpuId) are stored as integers with 0 <= start <= end < 2^62 (and
  * 0 <= gpuId < 2^31), stopping at the first that does not: an expression
  * per row in SQL cost SQLite's evaluation 2.5x the scan.  Stricter than
@@ -62,7 +64,7 @@ static int report(const char *table, const int64_t *n)
  * looser, so a miss only sends the table to the full count; used only when
  * every checked column has INTEGER affinity, which stores such a real as an
  * integer. */
-static const char fast_fmt[] = "SELECT start, \"end\"%s FROM \"%w\"";
+static const char fast_fmt[] = "SELECT 1 FROM \"%w\" WHERE rpd_intscan(?1, start, \"end\"%s)";
 
 /* 1 if the columns start, end (and gpuId when gpu) of table are declared
  * with INTEGER affinity (a type name containing "INT"). */
@@ -85,33 +87,26 @@ static int integer_affinity(rpd *r, const char *table, int gpu)
 /* RPD_OK with *clean = 1 when the fast pass finds no bad row. */
 static int fast_clean(rpd *r, const char *table, int gpu, int *clean)
 {
-  sqlite3_stmt *st = NULL;
+  rpd_intscan sc;
+  const int64_t *v = NULL;
+  unsigned ints = 0, all = gpu ? 7u : 3u;
   char *sql;
   int rc, s;
 
   *clean = 0;
   if (!integer_affinity(r, table, gpu)) return RPD_OK;
-  sql = sqlite3_mprintf(fast_fmt, gpu ? ", gpuId" : "", table);
+  sql = sqlite3_mprintf(fast_fmt, table, gpu ? ", gpuId" : "");
   if (!sql) return rpd_seterr(RPD_ENOMEM, "out of memory formatting SQL");
-  rc = rpd_prepare(r, sql, &st);
+  rc = rpd_intscan_open(r, &sc, sql, gpu ? 3 : 2, all);
   sqlite3_free(sql);
   if (rc) return rc;
-  while ((s = rpd_step(r, st)) == SQLITE_ROW) {
-    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
-        sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+  while ((s = rpd_intscan_row(r, &sc, &v, &ints)) == 1)
+    if ((ints & all) != all || v[0] < 0 || v[1] < v[0] || v[1] >= RPD_TIME_LIMIT ||
+        (gpu && (v[2] < 0 || v[2] >= RPD_GPU_LIMIT)))
       break;
-    int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
-    if (a < 0 || b < a || b >= RPD_TIME_LIMIT)
-      break;
-    if (gpu) {
-      if (sqlite3_column_type(st, 2) != SQLITE_INTEGER) break;
-      int64_t g = sqlite3_column_int64(st, 2);
-      if (g < 0 || g >= RPD_GPU_LIMIT) break;
-    }
-  }
-  if (s == SQLITE_DONE) *clean = 1;
+  if (s == 0) *clean = 1;
   else if (s < 0) rc = -s;
-  sqlite3_finalize(st);
+  rpd_intscan_close(&sc);
   return rc;
 }
 
