@@ -63,21 +63,36 @@ char *rpd_opclass_condition(const char *column, unsigned mask)
                        column, sel, list);
 }
 
-int rpd_opclass_condition_now(rpd *r, const char *column, unsigned mask, char **out)
+/* r->opclass read again when the connection has changed the file since:
+ * RPD_OK or rpd_opclass_load's error. */
+static int opclass_fresh(rpd *r)
 {
   long long now = sqlite3_total_changes64(rpd_db(r));
-  *out = NULL;
-  if (!r->opclass || r->opclass_at != now + 1) {
-    rpd__opclass_drop(r);
-    rpd_opclass_map *m = rpd_xcalloc(1, sizeof *m);
-    int rc = rpd_opclass_load(r, m);
-    if (rc) {
-      free(m);
-      return rc;
-    }
-    r->opclass = m;
-    r->opclass_at = now + 1;
+  if (r->opclass && r->opclass_at == now + 1)
+    return RPD_OK;
+  rpd__opclass_drop(r);
+  rpd_opclass_map *m = rpd_xcalloc(1, sizeof *m);
+  int rc = rpd_opclass_load(r, m);
+  if (rc) {
+    free(m);
+    return rc;
   }
+  r->opclass = m;
+  r->opclass_at = now + 1;
+  return RPD_OK;
+}
+
+const rpd_opclass_map *rpd_opclass_now(rpd *r)
+{
+  return opclass_fresh(r) ? NULL : r->opclass;
+}
+
+int rpd_opclass_condition_now(rpd *r, const char *column, unsigned mask, char **out)
+{
+  int rc = opclass_fresh(r);
+  *out = NULL;
+  if (rc)
+    return rc;
   rpd_buf b = {0};
   rpd_buf_puts(&b, column);
   rpd_buf_puts(&b, " IN (");

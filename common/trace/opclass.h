@@ -60,6 +60,12 @@ const char *rpd_opclass_select(void);
  * written by the caller (not data).  Caller frees with free(). */
 char *rpd_opclass_condition(const char *column, unsigned mask);
 
+/* The classes of the opTypes rocpd_op of r uses now: rpd_opclass_load's
+ * map, read once per handle and kept until the connection changes the
+ * file.  Owned by r: valid until the next call on r that writes, or
+ * rpd_close.  NULL on an error (message in rpd_errmsg()). */
+const rpd_opclass_map *rpd_opclass_now(rpd *r);
+
 /* The same condition for SQL run on r's connection now, as the list of
  * the trace's opType ids in the classes of mask: "COLUMN IN (22,37)".
  * rpd_opclass_condition's subquery reads every row of rocpd_op each time a

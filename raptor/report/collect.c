@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "intscan.h"
 #include "opclass.h"
 
 
@@ -139,8 +140,9 @@ static int name_index(rpd *r, sqlite3_stmt *str, const cats *c, report_data *d,
 }
 
 /* Count kernel dispatch x (of name x->name) into its name's statistics,
- * the short range, the top K and the (memory) kernel sorter. */
-static void add_kernel(report_data *d, const kd *x)
+ * the short range, the top K and the kernel sorter.  RPD_OK or the
+ * sorter's error. */
+static int add_kernel(report_data *d, const kd *x)
 {
   kname *k = &d->names[x->name];
   int64_t dur = x->end - x->start;
@@ -161,24 +163,24 @@ static void add_kernel(report_data *d, const kd *x)
     d->nshort++;
   }
   top_push(d, x);
-  kdsort_add(d->kds, x->name, dur);
+  return kdsort_add(d->kds, x->name, dur);
 }
 
 /* One op of GPU work: its GPU, its kernel statistics, its interval into
  * the sorters. */
 static int add_work(rpd *r, sqlite3_stmt *str, const cats *c, report_data *d,
-                    sqlite3_stmt *ops, int cls, iv *v)
+                    int64_t id, int64_t desc, int cls, iv *v)
 {
-  int64_t id = sqlite3_column_int64(ops, 0);
   int rc = RPD_OK;
   add_gpu(d, v->gpu);
   v->flag = IV_COPY;
   if (cls == RPD_OPCLASS_KERNEL) {
     kd x = {.op = id, .start = v->start, .end = v->end, .gpu = v->gpu};
-    if ((rc = name_index(r, str, c, d, sqlite3_column_int64(ops, 4), &x.name)))
+    if ((rc = name_index(r, str, c, d, desc, &x.name)))
       return rc;
     v->flag = d->names[x.name].comm ? IV_COMM : IV_COMPUTE;
-    add_kernel(d, &x);
+    if ((rc = add_kernel(d, &x)))
+      return rc;
   }
   d->niv++;
   rc = ivsort_add(d->bygpu, id, v);
@@ -187,23 +189,31 @@ static int add_work(rpd *r, sqlite3_stmt *str, const cats *c, report_data *d,
   return rc;
 }
 
+/* The ops as sqlite3_column_int64 gives each value (rpd_intscan: a batch
+ * per step, or the table's pages read directly); the trace check has
+ * passed, so the times are integers. */
+enum { OP_ID, OP_GPU, OP_START, OP_END, OP_DESC, OP_TYPE, OP_NCOLS };
+static const char ops_sql[] =
+  "SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, id, gpuId, start, end, description_id, opType_id)";
+
 static int scan(rpd *r, const ropts *o, const cats *c, report_data *d)
 {
-  sqlite3_stmt *ops = NULL, *str = NULL;
-  rpd_opclass_map ocm;
-  int rc, s = SQLITE_DONE;
+  sqlite3_stmt *str = NULL;
+  rpd_intscan ops;
+  const int64_t *op = NULL;
+  unsigned ints = 0;
+  const rpd_opclass_map *ocm = rpd_opclass_now(r);
+  int rc = ocm ? RPD_OK : RPD_ESQL, s = 0;
   d->first = INT64_MAX;
   d->last = INT64_MIN;
-  rc = rpd_opclass_load(r, &ocm);
+  memset(&ops, 0, sizeof ops);
   if (!rc)
-    rc = rpd_prepare(r, "SELECT id, gpuId, start, end, description_id, opType_id "
-                   "FROM rocpd_op", &ops);
+    rc = rpd_intscan_open(r, &ops, ops_sql, OP_NCOLS, 0);
   if (!rc)
     rc = rpd_prepare(r, "SELECT string FROM rocpd_string WHERE id = ?", &str);
-  while (!rc && (s = rpd_step(r, ops)) == SQLITE_ROW) {
-    iv v = {.start = sqlite3_column_int64(ops, 2), .end = sqlite3_column_int64(ops, 3),
-            .gpu = sqlite3_column_int(ops, 1)};
-    int cls = rpd_opclass_of(&ocm, sqlite3_column_int64(ops, 5));
+  while (!rc && (s = rpd_intscan_row(r, &ops, &op, &ints)) == 1) {
+    iv v = {.start = op[OP_START], .end = op[OP_END], .gpu = (int)op[OP_GPU]};
+    int cls = rpd_opclass_of(ocm, op[OP_TYPE]);
     if (v.start < o->lo || v.start >= o->hi)   /* --steady-state */
       continue;
     if (v.start < d->first)
@@ -214,13 +224,12 @@ static int scan(rpd *r, const ropts *o, const cats *c, report_data *d)
       continue;
     if (o->gpu >= 0 && v.gpu != o->gpu)
       continue;
-    rc = add_work(r, str, c, d, ops, cls, &v);
+    rc = add_work(r, str, c, d, op[OP_ID], op[OP_DESC], cls, &v);
   }
   if (!rc && s < 0)
     rc = -s;
-  sqlite3_finalize(ops);
+  rpd_intscan_close(&ops);
   sqlite3_finalize(str);
-  rpd_opclass_free(&ocm);
   return rc;
 }
 

@@ -257,11 +257,14 @@ int ivsort_add(ivsort *s, int64_t id, const iv *v);
 int ivsort_next(ivsort *s, rpd *r, const report_data *d, const ropts *o, iv *v);
 void ivsort_free(ivsort *s);
 
-/* The kernel dispatches in (description_id, duration) order: SQLite sorts
- * them (on disk), or in mode ORDER_MEMORY kdsort_add keeps (name, duration)
- * pairs and qsort orders them by (name, duration). */
+/* The kernel dispatches in (name, duration) order: kdsort_add hands
+ * (name, duration) pairs to a bounded sort in C (xsort.h) in mode
+ * ORDER_MERGE, keeps them for qsort in mode ORDER_MEMORY, and drops them
+ * in mode ORDER_SQL, where SQLite sorts a second read of the kernels (on
+ * disk) by (description_id, duration). */
 kdsort *kdsort_new(int mode);
-void kdsort_add(kdsort *s, int name, int64_t dur);
+/* RPD_OK, or an error of the bounded sort's scratch file (message set). */
+int kdsort_add(kdsort *s, int name, int64_t dur);
 /* The next dispatch into *name (index into d->names) and *dur: 1, 0 at the
  * end, or -rc.  Only one pass. */
 int kdsort_next(kdsort *s, rpd *r, const report_data *d, const ropts *o, int *name,

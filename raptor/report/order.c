@@ -6,8 +6,10 @@
  *     a temp file and a block per sorted run); a table in no order (more
  *     than OPMERGE_MAX_RUNS runs) or mode ORDER_SQL reads them again from
  *     a query that SQLite sorts on disk;
- *   - kernel dispatches in (description_id, duration) order: a query that
- *     SQLite sorts on disk (temp_store FILE, the small page cache).
+ *   - kernel dispatches in (name, duration) order: the scan hands them to
+ *     a bounded sort in C (xsort.h: a 16 MB buffer, sorted runs spilled
+ *     to a scratch file and merged); mode ORDER_SQL reads them again from
+ *     a query SQLite sorts on disk (temp_store FILE, the small page cache).
  * Mode ORDER_MEMORY keeps everything in arrays sorted by qsort: the old
  * path, which the tests compare with the others. */
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include "../opmerge.h"
 #include "internal.h"
 #include "opclass.h"
+#include "xsort.h"
 
 struct ivsort {
   int mode, by_gpu, reading;
@@ -171,47 +174,24 @@ int ivsort_next(ivsort *s, rpd *r, const report_data *d, const ropts *o, iv *v)
 
 /* ------------------------------------------------------------ kernels */
 
+/* A dispatch as the sorts keep it: its name (index into d->names) and
+ * duration, no padding (the bounded sort copies records whole). */
 typedef struct dn {
-  int name;
   int64_t dur;
+  int32_t name, pad;
 } dn;
+
+/* The bytes of the bounded sort's buffer: a million dispatches sort in
+ * memory, larger traces spill runs. */
+#define KD_SORT_BYTES ((size_t)16 << 20)
 
 struct kdsort {
   int mode, reading;
   dn *a;                      /* ORDER_MEMORY */
   size_t n, cap, pos;
-  sqlite3_stmt *st;
+  xsort *x;                   /* ORDER_MERGE */
+  sqlite3_stmt *st;           /* ORDER_SQL */
 };
-
-/* A new kernel sorter (see internal.h); freed with kdsort_free. */
-kdsort *kdsort_new(int mode)
-{
-  kdsort *s = rpd_xcalloc(1, sizeof *s);
-  s->mode = mode;
-  return s;
-}
-
-/* Free s and its statement.  NULL is fine. */
-void kdsort_free(kdsort *s)
-{
-  if (!s)
-    return;
-  free(s->a);
-  sqlite3_finalize(s->st);
-  free(s);
-}
-
-/* One dispatch in scan order: kept only in ORDER_MEMORY. */
-void kdsort_add(kdsort *s, int name, int64_t dur)
-{
-  if (s->mode != ORDER_MEMORY)
-    return;
-  if (s->n == s->cap) {
-    s->cap = s->cap ? 2 * s->cap : 4096;
-    s->a = rpd_xrealloc(s->a, s->cap * sizeof *s->a);
-  }
-  s->a[s->n++] = (dn){name, dur};
-}
 
 static int cmp_dn(const void *a, const void *b)
 {
@@ -219,6 +199,52 @@ static int cmp_dn(const void *a, const void *b)
   if (x->name != y->name)
     return (x->name > y->name) - (x->name < y->name);
   return (x->dur > y->dur) - (x->dur < y->dur);
+}
+
+static inline int cmp_dn_inline(const dn *x, const dn *y)
+{
+  if (x->name != y->name)
+    return (x->name > y->name) - (x->name < y->name);
+  return (x->dur > y->dur) - (x->dur < y->dur);
+}
+
+XSORT_DEFINE(sort_dn, dn, cmp_dn_inline)
+
+/* A new kernel sorter (see internal.h); freed with kdsort_free. */
+kdsort *kdsort_new(int mode)
+{
+  kdsort *s = rpd_xcalloc(1, sizeof *s);
+  s->mode = mode;
+  if (mode == ORDER_MERGE)
+    s->x = xsort_new(sizeof(dn), cmp_dn, sort_dn, KD_SORT_BYTES);
+  return s;
+}
+
+/* Free s, its sort (and scratch file) and its statement.  NULL is fine. */
+void kdsort_free(kdsort *s)
+{
+  if (!s)
+    return;
+  free(s->a);
+  xsort_free(s->x);
+  sqlite3_finalize(s->st);
+  free(s);
+}
+
+/* One dispatch in scan order (see internal.h). */
+int kdsort_add(kdsort *s, int name, int64_t dur)
+{
+  dn v = {.dur = dur, .name = name};
+  if (s->mode == ORDER_MERGE)
+    return xsort_add(s->x, &v);
+  if (s->mode != ORDER_MEMORY)
+    return RPD_OK;
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 4096;
+    s->a = rpd_xrealloc(s->a, s->cap * sizeof *s->a);
+  }
+  s->a[s->n++] = v;
+  return RPD_OK;
 }
 
 /* The kernels sorted by SQLite: CAST(description_id AS INTEGER) is the
@@ -250,13 +276,25 @@ static int prepare_kernels(kdsort *s, rpd *r, const ropts *o)
 int kdsort_next(kdsort *s, rpd *r, const report_data *d, const ropts *o, int *name,
                 int64_t *dur)
 {
-  int rc;
+  int rc = RPD_OK;
   if (!s->reading) {
     s->reading = 1;
     if (s->mode == ORDER_MEMORY)
       report_sort(s->a, s->n, sizeof *s->a, cmp_dn);
-    else if ((rc = prepare_kernels(s, r, o)))
+    else if (s->mode == ORDER_MERGE)
+      rc = xsort_done(s->x);
+    else
+      rc = prepare_kernels(s, r, o);
+    if (rc)
       return -rc;
+  }
+  if (s->mode == ORDER_MERGE) {
+    const void *p;
+    if ((rc = xsort_next(s->x, &p)) != 1)
+      return rc;
+    *name = ((const dn *)p)->name;
+    *dur = ((const dn *)p)->dur;
+    return 1;
   }
   if (s->mode == ORDER_MEMORY) {
     if (s->pos == s->n)

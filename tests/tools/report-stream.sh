@@ -2,10 +2,12 @@
 # report-stream.sh - raptor --report keeps nothing per op (issue 19): the
 # intervals come back in (gpu, start) and start order from raptor's run
 # merger (SQLite sorts when the table has no order), the kernels from a
-# query SQLite sorts by (description_id, duration).  Every output (CSV,
-# JSON, HTML with the utilization and idle-gap charts) must equal the old
-# in-memory path's (RPDTOOLS_RAPTOR_REPORT=memory) and the SQL-sorted
-# path's (=sql), on copies whose rocpd_op rows are stored in other orders;
+# bounded sort in C (mode "spill": its buffer shrunk to 4 KB, so it merges
+# runs from its scratch file).  Every output (CSV, JSON, HTML with the
+# utilization and idle-gap charts) must equal the old in-memory path's
+# (RPDTOOLS_RAPTOR_REPORT=memory) and the SQL-sorted path's (=sql, the
+# kernels from a query SQLite sorts by (description_id, duration)), on
+# copies whose rocpd_op rows are stored in other orders;
 # and the numbers must equal an independent computation in Python (counts,
 # exact sums, medians, sample std, histogram, unions).  Generated traces only.
 . "$(cd "$(dirname "$0")" && pwd)/../lib.sh"
@@ -49,7 +51,9 @@ reorder shuffled "(id * 7919) % 10007, id"   # scattered: SQLite sorts
 run() {
   _d=$1; _m=$2; _t=$3; shift 3
   mkdir -p "$_d/$_t-$_m"
-  (cd "$_d/$_t-$_m" && env RPDTOOLS_RAPTOR_REPORT="$_m" raptor ../t.rpd --report "$@" --format json \
+  _e=""
+  [ "$_m" = spill ] && _e="RPD_ANALYZE_SORT_BYTES=4096"
+  (cd "$_d/$_t-$_m" && env RPDTOOLS_RAPTOR_REPORT="${_m%spill}${_e:+merge}" $_e raptor ../t.rpd --report "$@" --format json \
      --csv-dir csv --html r.html >r.json 2>err)
 }
 i=0
@@ -59,7 +63,7 @@ for opts in "" "--topk 0 --histogram-bins 7 --short-kernel-threshold-us 3 --util
   # shellcheck disable=SC2086
   if run base memory o$i $opts; then ok "options [$opts]: in-memory path runs"
   else notok "options [$opts]: in-memory path runs" "$(cat base/o$i-memory/err)"; continue; fi
-  for v in "base default" "base merge" "base sql" "runs4 merge" "reversed merge" "shuffled merge" "shuffled sql"; do
+  for v in "base default" "base merge" "base sql" "runs4 merge" "reversed merge" "shuffled merge" "shuffled spill" "shuffled sql"; do
     set -- $v
     # shellcheck disable=SC2086
     run "$1" "$2" o$i $opts || { notok "[$opts] $1 ($2) runs" "$(cat "$1/o$i-$2/err")"; continue; }
