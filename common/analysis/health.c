@@ -11,6 +11,7 @@
 #include "check.h"
 #include "util/map.h"
 #include "health.h"
+#include "health_int.h"
 #include "opclass.h"
 #include "ranks.h"
 
@@ -77,47 +78,25 @@ typedef struct check_def {
  * compares them as SQLite does. */
 enum { USE_SQL = -1 };   /* a count_fn's "run count_sql instead" */
 
-/* The ids the links name, as two bit sets read from one scan of
+/* The ids the links name, as two id sets read from one scan of
  * rocpd_api_ops, and the SQL function rpd_linked(which, id) (which 0: an
  * op id, 1: an api id) that the count queries call instead of "NOT IN
  * LINKED_OPS / LINKED_APIS", for which SQLite builds an index of every
- * link per query.  Ids past LINKED_MAX bits, a value neither an integer
- * nor NULL, or a failed read: no function, and the queries with NOT IN
- * run instead. */
-enum { LINKED_MAX = 1 << 27 };   /* 16 MB per set at most */
-
+ * link per query.  Ids past IDSET_MAX, a value neither an integer nor
+ * NULL, or a failed read: no function, and the queries with NOT IN run
+ * instead. */
 typedef struct linked {
-  uint64_t *bits[2];
-  int64_t nbits[2];
+  idset ids[2];
   int use;                  /* 1 the sets are read and the function set */
 } linked;
-
-static int linked_set(linked *l, int which, int64_t v)
-{
-  if (v < 0 || v >= LINKED_MAX)
-    return 0;
-  if (v >= l->nbits[which]) {
-    int64_t n = l->nbits[which] ? l->nbits[which] : 4096;
-    while (n <= v)
-      n *= 2;
-    l->bits[which] = rpd_xrealloc(l->bits[which], (size_t)(n / 64) * sizeof(uint64_t));
-    memset(l->bits[which] + l->nbits[which] / 64, 0,
-           (size_t)((n - l->nbits[which]) / 64) * sizeof(uint64_t));
-    l->nbits[which] = n;
-  }
-  l->bits[which][v / 64] |= 1ULL << (v % 64);
-  return 1;
-}
 
 static void linked_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
   const linked *l = sqlite3_user_data(cx);
   int which = sqlite3_value_int(argv[0]) != 0, hit = 0;
   (void)argc;
-  if (sqlite3_value_type(argv[1]) == SQLITE_INTEGER) {
-    int64_t v = sqlite3_value_int64(argv[1]);
-    hit = v >= 0 && v < l->nbits[which] && (l->bits[which][v / 64] >> (v % 64) & 1);
-  }
+  if (sqlite3_value_type(argv[1]) == SQLITE_INTEGER)
+    hit = rpd__idset_has(&l->ids[which], sqlite3_value_int64(argv[1]));
   sqlite3_result_int(cx, hit);
 }
 
@@ -130,7 +109,7 @@ static void linked_read(rpd *r, linked *l)
     for (int c = 0; c < 2 && ok; c++) {
       int t = sqlite3_column_type(st, c);
       if (t == SQLITE_INTEGER)
-        ok = linked_set(l, c, sqlite3_column_int64(st, c));
+        ok = rpd__idset_add(&l->ids[c], sqlite3_column_int64(st, c));
       else   /* NULL is left out by both; any other value to the SQL, which */
         ok = t == SQLITE_NULL;   /* compares it with the column's affinity */
     }
@@ -146,9 +125,9 @@ static void linked_free(rpd *r, linked *l)
 {
   if (l->use)
     sqlite3_create_function(rpd_db(r), "rpd_linked", 2, SQLITE_UTF8, NULL, NULL, NULL, NULL);
-  free(l->bits[0]);
-  free(l->bits[1]);
-  memset(l, 0, sizeof *l);
+  rpd__idset_free(&l->ids[0]);
+  rpd__idset_free(&l->ids[1]);
+  l->use = 0;
 }
 
 typedef struct gpu_scan {
@@ -157,79 +136,12 @@ typedef struct gpu_scan {
   /* the checks that read the same rows, counted in one query each: the
    * links (op_before_launch, dangling_link) and the ops (outside_span,
    * op_without_launch, zero_length_kernel, unnamed_kernel) */
-  int links_read, ops_read;
+  int links_read, ops_read, ops_tried;   /* ops_tried: the pass in C ran */
   int64_t before, dangling;
   int64_t outside, unlaunched, zero_len, unnamed;
   int linked_tried;          /* lk read (or found unusable) */
   linked lk;
 } gpu_scan;
-
-typedef struct end_desc {
-  int64_t end, desc;
-} end_desc;
-
-static int end_desc_cmp(const void *a, const void *b)
-{
-  const end_desc *x = a, *y = b;
-  if (x->end != y->end)
-    return x->end < y->end ? -1 : 1;
-  return (x->desc > y->desc) - (x->desc < y->desc);
-}
-
-/* The duplicates among the n ops of one start (sorted here). */
-static int64_t run_dups(end_desc *v, size_t n)
-{
-  int64_t d = 0;
-  if (n < 2)
-    return 0;
-  qsort(v, n, sizeof *v, end_desc_cmp);
-  for (size_t i = 1; i < n; i++)
-    d += !end_desc_cmp(&v[i - 1], &v[i]);
-  return d;
-}
-
-/* One queue's state as its ops are read in (start, id) order: the run of
- * ops sharing the last start (their ends and names) and the latest end. */
-typedef struct qstate {
-  int64_t gpu, queue, start, prev_end, next;   /* next: chain in the map + 1 */
-  end_desc *run;
-  size_t nrun, cap;
-} qstate;
-
-static void run_add(qstate *x, int64_t end, int64_t desc)
-{
-  if (x->nrun == x->cap) {
-    x->cap = x->cap ? 2 * x->cap : 16;
-    x->run = rpd_xrealloc(x->run, x->cap * sizeof *x->run);
-  }
-  x->run[x->nrun++] = (end_desc){ end, desc };
-}
-
-/* The queue's first op (x keeps its run buffer). */
-static void queue_first(qstate *x, const int64_t op[5])
-{
-  x->gpu = op[0];
-  x->queue = op[1];
-  x->start = op[2];
-  x->prev_end = op[3];
-  x->nrun = 0;
-  run_add(x, op[3], op[4]);
-}
-
-/* The queue's next op: a new start closes the run of the last one (its
- * duplicates counted); an op starting before the latest end overlaps. */
-static void queue_next(qstate *x, const int64_t op[5], int64_t *overlaps, int64_t *dups)
-{
-  if (op[2] != x->start) {
-    *dups += run_dups(x->run, x->nrun);
-    x->nrun = 0;
-  }
-  run_add(x, op[3], op[4]);
-  x->start = op[2];
-  *overlaps += op[2] < x->prev_end;
-  if (op[3] > x->prev_end)
-    x->prev_end = op[3];
-}
 
 /* The op row gpuId, queueId, start, end, description_id into op[]: RPD_OK,
  * or USE_SQL when a value is not an integer. */
@@ -243,114 +155,109 @@ static int op_row(sqlite3_stmt *st, int64_t op[5])
   return RPD_OK;
 }
 
-/* The same counts from the ops in rowid order, when each queue's ops
- * come in (start, id) order already (tracers and rpd-import write a
- * queue's ops as they ran): the walk of gpu_scan_read per queue, with no
- * sort.  *done = 1 counted, 0 a queue out of order (nothing counted: the
- * sorted read does it).  RPD_OK, USE_SQL or an error. */
-static int gpu_scan_rowid(rpd *r, const char *gpu_work, gpu_scan *g, int *done)
+static void linked_tried(rpd *r, gpu_scan *g)
 {
-  char *sql = sqlite3_mprintf("SELECT O.gpuId, O.queueId, O.start, O.end, O.description_id"
-                              " FROM rocpd_op O WHERE %s ORDER BY O.id", gpu_work);
-  sqlite3_stmt *st = NULL;
-  int rc = sql ? rpd_prepare(r, sql, &st) : RPD_ENOMEM, s = 0, sorted = 1;
-  rpd_i64map first = {0};     /* hash of (gpu, queue) -> first queue + 1 */
-  qstate *qs = NULL;
-  size_t nq = 0, capq = 0;
-  int64_t overlaps = 0, dups = 0, op[5];
-  while (!rc && sorted && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    if ((rc = op_row(st, op)))
-      break;
-    int64_t key = (int64_t)((uint64_t)op[0] * 0x9E3779B97F4A7C15ULL ^ (uint64_t)op[1]), e = 0;
-    rpd_i64map_get(&first, key, &e);
-    while (e && (qs[e - 1].gpu != op[0] || qs[e - 1].queue != op[1]))
-      e = qs[e - 1].next;
-    if (!e) {   /* a new queue: its first op */
-      if (nq == capq) {
-        capq = capq ? 2 * capq : 16;
-        qs = rpd_xrealloc(qs, capq * sizeof *qs);
-      }
-      int64_t head = 0;
-      rpd_i64map_get(&first, key, &head);
-      qs[nq] = (qstate){ .next = head };
-      queue_first(&qs[nq], op);
-      rpd_i64map_put(&first, key, (int64_t)++nq);
-      continue;
-    }
-    if (op[2] < qs[e - 1].start) {
-      sorted = 0;
-      break;
-    }
-    queue_next(&qs[e - 1], op, &overlaps, &dups);
+  if (!g->linked_tried) {
+    linked_read(r, &g->lk);
+    g->linked_tried = 1;
   }
-  if (!rc && s < 0)
-    rc = -s;
-  for (size_t i = 0; i < nq; i++) {
-    if (!rc && sorted)
-      dups += run_dups(qs[i].run, qs[i].nrun);
-    free(qs[i].run);
-  }
-  free(qs);
-  rpd_i64map_free(&first);
-  sqlite3_finalize(st);
-  sqlite3_free(sql);
-  if (!rc && sorted) {
-    g->overlaps = overlaps;
-    g->dups = dups;
-  }
-  *done = !rc && sorted;
-  return rc;
 }
 
-static int gpu_scan_read(rpd *r, const char *gpu_work, gpu_scan *g)
+/* Once per run, when the links' sets serve: the op counts and the queue
+ * counts from one read of the ops in C (health_ops.c), which leaves the
+ * SQL nothing to do; what it cannot count stays to the SQL below. */
+static int ops_in_c(rpd *r, gpu_scan *g)
 {
-  int done = 0, rc0 = gpu_scan_rowid(r, gpu_work, g, &done);
-  if (rc0 == USE_SQL || (!rc0 && done)) {
-    g->state = rc0 ? USE_SQL : 1;
-    return rc0;
+  if (g->ops_tried)
+    return RPD_OK;
+  g->ops_tried = 1;
+  linked_tried(r, g);
+  /* RPD_HEALTH_SQL=1: the SQL alone (tests compare the two) */
+  const char *env = getenv("RPD_HEALTH_SQL");
+  if (!g->lk.use || (env && !strcmp(env, "1")))
+    return RPD_OK;
+  ops_counts c;
+  int done = 0, rc = rpd__health_ops_pass(r, &g->lk.ids[0], &c, &done);
+  if (rc || !done)
+    return rc;
+  g->outside = c.outside;
+  g->unlaunched = c.unlaunched;
+  g->zero_len = c.zero_len;
+  g->unnamed = c.unnamed;
+  g->ops_read = 1;
+  if (c.queues_done) {
+    g->overlaps = c.overlaps;
+    g->dups = c.dups;
+    g->state = 1;
   }
-  if (rc0)
-    return rc0;
-  char *sql = sqlite3_mprintf("SELECT O.gpuId, O.queueId, O.start, O.end, O.description_id"
-                              " FROM rocpd_op O WHERE %s ORDER BY O.gpuId, O.queueId, O.start, O.id",
-                              gpu_work);
-  sqlite3_stmt *st = NULL;
-  int rc = sql ? rpd_prepare(r, sql, &st) : RPD_ENOMEM, s = 0, first = 1;
-  qstate x = {0};            /* the queue being read */
+  return RPD_OK;
+}
+
+/* The queue counts from the GPU ops read by st (gpuId, queueId, start,
+ * end, description_id) into w: RPD_OK (w->sorted 0 when a queue came out
+ * of order), USE_SQL when a value is not an integer, or an error. */
+static int queue_walk(rpd *r, sqlite3_stmt *st, qwalk *w)
+{
   int64_t op[5];
-  g->overlaps = g->dups = 0;
-  while (!rc && (s = rpd_step(r, st)) == SQLITE_ROW) {
-    if ((rc = op_row(st, op)))
+  int rc = RPD_OK, s = 0;
+  while ((s = rpd_step(r, st)) == SQLITE_ROW && w->sorted)
+    if ((rc = op_row(st, op)) || !rpd__qwalk_add(w, op))
       break;
-    if (first || op[0] != x.gpu || op[1] != x.queue) {
-      g->dups += run_dups(x.run, x.nrun);
-      queue_first(&x, op);
-      first = 0;
-    } else {
-      queue_next(&x, op, &g->overlaps, &g->dups);
-    }
-  }
   if (!rc && s < 0)
     rc = -s;
   if (!rc)
-    g->dups += run_dups(x.run, x.nrun);
-  free(x.run);
-  sqlite3_finalize(st);
-  sqlite3_free(sql);
-  g->state = rc == USE_SQL ? USE_SQL : 1;
+    rpd__qwalk_finish(w);
   return rc;
+}
+
+/* The queue counts: from the ops in rowid order when each queue's ops
+ * come in (start, id) order already (tracers and rpd-import write a
+ * queue's ops as they ran), else from them sorted by SQLite. */
+static int gpu_scan_read(rpd *r, const char *gpu_work, gpu_scan *g)
+{
+  static const char *const order[2] = { "O.id", "O.gpuId, O.queueId, O.start, O.id" };
+  int rc = RPD_OK;
+  for (int k = 0; k < 2 && !g->state; k++) {
+    char *sql = sqlite3_mprintf("SELECT O.gpuId, O.queueId, O.start, O.end, O.description_id"
+                                " FROM rocpd_op O WHERE %s ORDER BY %s", gpu_work, order[k]);
+    sqlite3_stmt *st = NULL;
+    qwalk w;
+    rpd__qwalk_init(&w);
+    rc = sql ? rpd_prepare(r, sql, &st) : RPD_ENOMEM;
+    if (!rc)
+      rc = queue_walk(r, st, &w);
+    if (!rc && w.sorted) {
+      g->overlaps = w.overlaps;
+      g->dups = w.dups;
+      g->state = 1;
+    }
+    rpd__qwalk_free(&w);
+    sqlite3_finalize(st);
+    sqlite3_free(sql);
+    if (rc == USE_SQL)
+      g->state = USE_SQL;
+    if (rc)
+      break;
+  }
+  return rc == USE_SQL ? USE_SQL : rc;
 }
 
 static int queue_overlaps(rpd *r, const char *const sub[3], gpu_scan *g, int64_t *n)
 {
-  int rc = g->state ? (g->state == USE_SQL ? USE_SQL : RPD_OK) : gpu_scan_read(r, sub[0], g);
+  int rc = ops_in_c(r, g);
+  if (rc)
+    return rc;
+  rc = g->state ? (g->state == USE_SQL ? USE_SQL : RPD_OK) : gpu_scan_read(r, sub[0], g);
   *n = g->overlaps;
   return rc;
 }
 
 static int duplicate_ops(rpd *r, const char *const sub[3], gpu_scan *g, int64_t *n)
 {
-  int rc = g->state ? (g->state == USE_SQL ? USE_SQL : RPD_OK) : gpu_scan_read(r, sub[0], g);
+  int rc = ops_in_c(r, g);
+  if (rc)
+    return rc;
+  rc = g->state ? (g->state == USE_SQL ? USE_SQL : RPD_OK) : gpu_scan_read(r, sub[0], g);
   *n = g->dups;
   return rc;
 }
@@ -384,15 +291,15 @@ static char *expand(const char *q, const char *const sub[3]);
 /* Run links_sql or ops_sql once per run (which: 0 links, 1 ops). */
 static int shared_counts(rpd *r, const char *const sub[3], gpu_scan *g, int which)
 {
-  if (which ? g->ops_read : g->links_read)
-    return RPD_OK;
-  if (which && !g->linked_tried) {
-    linked_read(r, &g->lk);
-    g->linked_tried = 1;
-  }
+  int rc = which ? ops_in_c(r, g) : RPD_OK;
+  if (rc || (which ? g->ops_read : g->links_read))
+    return rc;
+  if (which)
+    linked_tried(r, g);
   char *sql = expand(!which ? links_sql : g->lk.use ? ops_sql_fn : ops_sql, sub);
   sqlite3_stmt *st = NULL;
-  int rc = rpd_prepare(r, sql, &st), s = 0;
+  int s = 0;
+  rc = rpd_prepare(r, sql, &st);
   free(sql);
   if (!rc && (s = rpd_step(r, st)) < 0)
     rc = -s;
@@ -425,12 +332,18 @@ static int shared_counts(rpd *r, const char *const sub[3], gpu_scan *g, int whic
 static int unlinked_launches(rpd *r, const char *const sub[3], gpu_scan *g, int64_t *n)
 {
   (void)sub;
-  if (!g->linked_tried) {
-    linked_read(r, &g->lk);
-    g->linked_tried = 1;
-  }
+  linked_tried(r, g);
   if (!g->lk.use)
     return USE_SQL;
+  /* no Begin*Capture name: no capture, and no scan of the calls for one */
+  int64_t caps = 1;
+  int rc = rpd_query_int64(r, "SELECT EXISTS " CAPTURE_NAMES("string GLOB '*BeginCapture*'"),
+                           &caps);
+  if (rc)
+    return rc;
+  if (!caps)
+    return rpd_query_int64(r, "SELECT count(*) FROM rocpd_api A WHERE"
+                           " A.apiName_id IN " LAUNCH_NAMES " AND NOT rpd_linked(1, A.id)", n);
   return rpd_query_int64(r, CAPTURES "SELECT count(*) FROM rocpd_api A WHERE"
                          " A.apiName_id IN " LAUNCH_NAMES " AND NOT rpd_linked(1, A.id)"
                          " AND NOT EXISTS (SELECT 1 FROM capture C WHERE C.pid = A.pid"

@@ -142,3 +142,27 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
   check_eq "mytrace: no link problems" "0,0,0,0" \
     "$(rpd-health my.rpd --format csv | grep -E '^(op_before_launch|dangling_link|op_without_launch|launch_without_op),' | cut -d, -f2 | paste -sd,)"
 fi
+
+# the op and queue checks are counted in C from one read of the ops
+# (health_ops.c) where the values are integers: the same counts as the SQL
+# alone (RPD_HEALTH_SQL=1) on a trace with every case planted many times,
+# with its queues in order and out of order (the walk falls back to the
+# sorted read), and with a text value (the whole C pass falls back)
+rpd-synth --seed 5 --api 3000 --gpus 2 -o many.rpd >/dev/null
+sqlite3 many.rpd "INSERT INTO rocpd_string(string) VALUES ('');
+  UPDATE rocpd_op SET end = start WHERE id % 37 = 0;
+  UPDATE rocpd_op SET description_id = (SELECT max(id) FROM rocpd_string) WHERE id % 41 = 0;
+  UPDATE rocpd_op SET description_id = 987654 WHERE id % 43 = 0;
+  DELETE FROM rocpd_api_ops WHERE op_id % 47 = 0;
+  UPDATE rocpd_op SET start = start + 3000000000, end = end + 3000000000 WHERE id % 53 = 0;
+  UPDATE rocpd_op SET start = start - 1000, end = end - 900 WHERE id % 59 = 0;
+  INSERT INTO rocpd_op (gpuId, queueId, sequenceId, start, end, description_id, opType_id)
+    SELECT gpuId, queueId, sequenceId, start, end, description_id, opType_id FROM rocpd_op WHERE id % 61 = 0;"
+want="outside_span op_without_launch zero_length_kernel unnamed_kernel queue_overlap duplicate_op"
+nonzero() { rpd-health "$1" --format csv | tr -d '\r' | awk -F, -v w=" $want " 'index(w, " " $1 " ") && $2 > 0 {n++} END {print n + 0}'; }
+check_eq "planted: the six checks the C pass counts all find rows" 6 "$(nonzero many.rpd)"
+check_eq "planted: C pass and SQL agree" "$(RPD_HEALTH_SQL=1 counts many.rpd)" "$(counts many.rpd)"
+sqlite3 many.rpd "UPDATE rocpd_op SET start = start + 100000 WHERE id = 7"
+check_eq "a queue out of order: C pass and SQL agree" "$(RPD_HEALTH_SQL=1 counts many.rpd)" "$(counts many.rpd)"
+sqlite3 many.rpd "UPDATE rocpd_op SET gpuId = 'zero' WHERE id = 9"
+check_eq "a text gpuId: C pass and SQL agree" "$(RPD_HEALTH_SQL=1 counts many.rpd)" "$(counts many.rpd)"
