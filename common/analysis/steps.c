@@ -4,6 +4,7 @@
 
 #include "opclass.h"
 #include "steps.h"
+#include "intscan.h"
 #include "util/map.h"
 
 /* ------------------------------------------------------------ markers */
@@ -559,40 +560,26 @@ static int measure(rpd *r, int gpu, rpd_steps *st)
 /* ------------------------------------------------------------ API */
 
 /* *v = the least integer start of table, *found = 1; *found = 0 if it
- * has none.  A plain min() first: when it is an integer no real is below
- * it (and texts sort above numbers), and it costs half the filtered scan. */
+ * has none (a start that is not an INTEGER is left out).  One read in C
+ * (rpd_intscan: a batch per step, or the table's pages read directly). */
 static int min_start(rpd *r, const char *table, int64_t *v, int *found)
 {
-  sqlite3_stmt *q = NULL;
-  char *sql = sqlite3_mprintf("SELECT min(start), typeof(min(start)) FROM \"%w\"", table);
-  int rc = rpd_prepare(r, sql, &q), s = SQLITE_DONE, filtered = 0;
+  rpd_intscan sc;
+  const int64_t *row = NULL;
+  unsigned ints = 0;
+  char *sql = sqlite3_mprintf("SELECT 1 FROM \"%w\" WHERE rpd_intscan(?1, start)", table);
+  int rc = sql ? rpd_intscan_open(r, &sc, sql, 1, 1u) : RPD_ENOMEM, s = 0;
   sqlite3_free(sql);
   *found = 0;
-  if (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
-    const char *ty = (const char *)sqlite3_column_text(q, 1);
-    if (ty && !strcmp(ty, "integer")) {
-      *v = sqlite3_column_int64(q, 0);
-      *found = 1;
-    } else {
-      filtered = ty && strcmp(ty, "null") != 0;
-    }
-  }
-  if (!rc && s < 0)
-    rc = -s;
-  sqlite3_finalize(q);
-  if (rc || !filtered)
+  if (rc)
     return rc;
-  sql = sqlite3_mprintf("SELECT min(start) FROM \"%w\" WHERE typeof(start) = 'integer'", table);
-  rc = rpd_prepare(r, sql, &q);
-  sqlite3_free(sql);
-  if (!rc && (s = rpd_step(r, q)) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
-    *v = sqlite3_column_int64(q, 0);
-    *found = 1;
-  }
-  if (!rc && s < 0)
-    rc = -s;
-  sqlite3_finalize(q);
-  return rc;
+  while ((s = rpd_intscan_row(r, &sc, &row, &ints)) == 1)
+    if ((ints & 1u) && (!*found || row[0] < *v)) {
+      *v = row[0];
+      *found = 1;
+    }
+  rpd_intscan_close(&sc);
+  return s < 0 ? -s : RPD_OK;
 }
 
 /* Find the steps (steps.h). */
