@@ -36,6 +36,7 @@ static const rpd_help help = {
 #include "util/map.h"
 #include "textsafe.h"
 #include "kstats.h"
+#include "intscan.h"
 
 enum { KS_KERNEL, KS_COPY, KS_API, KS_DOMAIN };
 
@@ -244,12 +245,10 @@ static void ks_api_free(ks_api *a)
   memset(a, 0, sizeof *a);
 }
 
-/* Ask the statement about the ids of row st: *in (0/1) and *name (new
+/* Ask the statement about the ids bound on it: *in (0/1) and *name (new
  * memory or NULL). */
-static int ks_api_ask(rpd *r, ks_api *a, sqlite3_stmt *st, int *in, char **name)
+static int ks_api_ask(rpd *r, ks_api *a, int *in, char **name)
 {
-  sqlite3_bind_value(a->q, 1, sqlite3_column_value(st, 0));
-  sqlite3_bind_value(a->q, 2, sqlite3_column_value(st, 1));
   int s = rpd_step(r, a->q);
   *in = s == SQLITE_ROW && sqlite3_column_int(a->q, 1);
   const char *t = *in ? (const char *)sqlite3_column_text(a->q, 0) : NULL;
@@ -258,29 +257,31 @@ static int ks_api_ask(rpd *r, ks_api *a, sqlite3_stmt *st, int *in, char **name)
   return s < 0 ? -s : RPD_OK;
 }
 
-/* Whether the api row st is in the domain (1) or not (0), its name in
- * *name (valid until the next call); -rc on an error. */
-static int ks_api_row(rpd *r, ks_api *a, sqlite3_stmt *st, const char **name)
+/* Whether the call of integer ids name id and domain dom (NULL when
+ * dom_null) is in the domain (1) or not (0), its name in *name (valid
+ * until the next call); -rc on an error.  Each pair is asked once. */
+static int ks_api_ids(rpd *r, ks_api *a, int64_t id, int dom_null, int64_t dom,
+                      const char **name)
 {
-  int tn = sqlite3_column_type(st, 0), td = sqlite3_column_type(st, 1), in = 0, rc;
-  if (tn != SQLITE_INTEGER || (td != SQLITE_INTEGER && td != SQLITE_NULL)) {
-    free(a->once);
-    rc = ks_api_ask(r, a, st, &in, &a->once);
-    *name = a->once;
-    return rc ? -rc : in;
-  }
-  int64_t id = sqlite3_column_int64(st, 0), dom = td == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 1);
   int64_t e = 0;
+  int in = 0, rc;
+  if (dom_null)
+    dom = 0;
   rpd_i64map_get(&a->first, id, &e);
   for (; e; e = a->m[e - 1].next) {
     const ks_memo *k = &a->m[e - 1];
-    if (k->dom_null == (td == SQLITE_NULL) && k->dom == dom) {
+    if (k->dom_null == dom_null && k->dom == dom) {
       *name = k->name;
       return k->in;
     }
   }
   char *nm = NULL;
-  if ((rc = ks_api_ask(r, a, st, &in, &nm)))
+  sqlite3_bind_int64(a->q, 1, id);
+  if (dom_null)
+    sqlite3_bind_null(a->q, 2);
+  else
+    sqlite3_bind_int64(a->q, 2, dom);
+  if ((rc = ks_api_ask(r, a, &in, &nm)))
     return -rc;
   if (a->n == a->cap) {
     a->cap = a->cap ? 2 * a->cap : 16;
@@ -288,11 +289,29 @@ static int ks_api_row(rpd *r, ks_api *a, sqlite3_stmt *st, const char **name)
   }
   int64_t head = 0;
   rpd_i64map_get(&a->first, id, &head);
-  a->m[a->n] = (ks_memo){ .dom = dom, .next = head, .dom_null = td == SQLITE_NULL, .in = in,
-                          .name = nm };
+  a->m[a->n] = (ks_memo){ .dom = dom, .next = head, .dom_null = dom_null, .in = in, .name = nm };
   rpd_i64map_put(&a->first, id, (int64_t)++a->n);
   *name = nm;
   return in;
+}
+
+/* Whether the api row st is in the domain (1) or not (0), its name in
+ * *name (valid until the next call); -rc on an error.  Ids that are not
+ * integers are asked as the row holds them, each time (the join compares
+ * them as the SQL would). */
+static int ks_api_row(rpd *r, ks_api *a, sqlite3_stmt *st, const char **name)
+{
+  int tn = sqlite3_column_type(st, 0), td = sqlite3_column_type(st, 1), in = 0, rc;
+  if (tn != SQLITE_INTEGER || (td != SQLITE_INTEGER && td != SQLITE_NULL)) {
+    free(a->once);
+    sqlite3_bind_value(a->q, 1, sqlite3_column_value(st, 0));
+    sqlite3_bind_value(a->q, 2, sqlite3_column_value(st, 1));
+    rc = ks_api_ask(r, a, &in, &a->once);
+    *name = a->once;
+    return rc ? -rc : in;
+  }
+  return ks_api_ids(r, a, sqlite3_column_int64(st, 0), td == SQLITE_NULL,
+                    sqlite3_column_int64(st, 1), name);
 }
 
 /* What pass 1 needs of each row, kept by pass 0 up to KS_KEEP rows (12
@@ -324,6 +343,22 @@ static void ks_keep(ks_kept *k, int32_t grp, double dur)
   k->grp[k->n++] = grp;
 }
 
+static void ks_kept_clear(ks_kept *k)
+{
+  free(k->dur);
+  free(k->grp);
+  memset(k, 0, sizeof *k);
+}
+
+static void ks_groups_clear(ks_groups *G)
+{
+  for (size_t i = 0; i < G->n; i++)
+    free(G->g[i].name);
+  free(G->g);
+  rpd_i64map_free(&G->by_hash);
+  memset(G, 0, sizeof *G);
+}
+
 /* Pass 1 over the kept rows: as ks_pass's, in the same row order. */
 static void ks_kept_pass(const ks_kept *k, ks_groups *G)
 {
@@ -334,6 +369,51 @@ static void ks_kept_pass(const ks_kept *k, ks_groups *G)
       g->ss += d * d;
     }
   }
+}
+
+/* One row into the statistics: its name (NULL: in the total, no row), its
+ * duration's type ty (SQLITE_NULL: none) and value as an integer v and a
+ * double dv; pass 0 counts, sums and keeps it, pass 1 sums its squared
+ * deviation from its group's mean. */
+static void ks_row(ks_groups *G, const char *name, int pass, int ty, int64_t v, double dv,
+                   int64_t *total, int *approx, double *rtotal, ks_kept *kept)
+{
+  if (pass == 1) {
+    ks_group *g = name && ty != SQLITE_NULL ? ks_group_of(G, name, 0) : NULL;
+    if (g && g->n > 1) {
+      double d = dv - ks_mean(g);
+      g->ss += d * d;
+    }
+    return;
+  }
+  if (ty != SQLITE_NULL) {   /* the file's total counts every duration */
+    if (ty == SQLITE_INTEGER)
+      *total += v;
+    else
+      *approx = 1;
+    *rtotal += dv;
+  }
+  if (!name || ty == SQLITE_NULL) {
+    if (kept)
+      ks_keep(kept, -1, 0);
+  }
+  if (!name)   /* a NULL name is in the total but has no row */
+    return;
+  ks_group *g = ks_group_of(G, name, 1);
+  g->n++;
+  if (ty == SQLITE_NULL)
+    return;
+  if (kept)
+    ks_keep(kept, (int32_t)(g - G->g), dv);
+  if (ty != SQLITE_INTEGER)
+    g->approx = 1;
+  g->nv++;
+  g->isum += v;
+  g->rsum += dv;
+  if (g->nv == 1 || v < g->mn)
+    g->mn = v;
+  if (g->nv == 1 || v > g->mx)
+    g->mx = v;
 }
 
 /* Read the source query src once (pass 0: counts, sums, extremes; the rows
@@ -357,49 +437,56 @@ static int ks_pass(rpd *r, const char *src, ks_api *api, ks_groups *G, int pass,
     } else {
       name = (const char *)sqlite3_column_text(st, 0);
     }
-    int ty = sqlite3_column_type(st, dc);
-    if (pass == 1) {
-      ks_group *g = name && ty != SQLITE_NULL ? ks_group_of(G, name, 0) : NULL;
-      if (g && g->n > 1) {
-        double d = sqlite3_column_double(st, dc) - ks_mean(g);
-        g->ss += d * d;
-      }
-      continue;
-    }
-    if (ty != SQLITE_NULL) {   /* the file's total counts every duration */
-      if (ty == SQLITE_INTEGER)
-        *total += sqlite3_column_int64(st, dc);
-      else
-        *approx = 1;
-      *rtotal += sqlite3_column_double(st, dc);
-    }
-    if (!name || ty == SQLITE_NULL) {
-      if (kept)
-        ks_keep(kept, -1, 0);
-    }
-    if (!name)   /* a NULL name is in the total but has no row */
-      continue;
-    ks_group *g = ks_group_of(G, name, 1);
-    g->n++;
-    if (ty == SQLITE_NULL)
-      continue;
-    if (kept)
-      ks_keep(kept, (int32_t)(g - G->g), sqlite3_column_double(st, dc));
-    int64_t v = sqlite3_column_int64(st, dc);
-    double dv = sqlite3_column_double(st, dc);
-    if (ty != SQLITE_INTEGER)
-      g->approx = 1;
-    g->nv++;
-    g->isum += v;
-    g->rsum += dv;
-    if (g->nv == 1 || v < g->mn)
-      g->mn = v;
-    if (g->nv == 1 || v > g->mx)
-      g->mx = v;
+    ks_row(G, name, pass, sqlite3_column_type(st, dc), sqlite3_column_int64(st, dc),
+           sqlite3_column_double(st, dc), total, approx, rtotal, kept);
   }
   if (!rc && s < 0)
     rc = -s;
   sqlite3_finalize(st);
+  return rc;
+}
+
+/* ks_pass of the api source read in C (rpd_intscan: a batch per step, or
+ * the table's pages read directly, in the same scan order) while every
+ * row has integer ids (the domain may be NULL) and times whose difference
+ * is an integer: then each row is what the SQL gives.  *done = 1 every
+ * row read; 0 at the first row that is not (or a scan that cannot open):
+ * what was counted so far is the caller's to clear before ks_pass reads
+ * the SQL from the start. */
+static int ks_api_pass_int(rpd *r, ks_api *api, ks_groups *G, int pass, int64_t *total,
+                           int *approx, double *rtotal, ks_kept *kept, int *done)
+{
+  enum { C_NAME, C_DOM, C_START, C_END, C_DOM_NULL, NC };
+  const unsigned must = 1u << C_NAME | 1u << C_START | 1u << C_END;
+  rpd_intscan sc;
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  int rc = rpd_intscan_open(r, &sc, "SELECT 1 FROM rocpd_api WHERE rpd_intscan(?1, apiName_id,"
+                            " domain_id, start, end, domain_id IS NULL)", NC, 0xfu), s = 0;
+  *done = 0;
+  if (rc) {
+    rpd_clearerr();   /* the SQL meets it again */
+    return RPD_OK;
+  }
+  while ((s = rpd_intscan_row(r, &sc, &v, &ints)) == 1) {
+    int64_t dur;
+    int dom_null = v[C_DOM_NULL] != 0;
+    if ((ints & must) != must || (!dom_null && !(ints & 1u << C_DOM)) ||
+        __builtin_sub_overflow(v[C_END], v[C_START], &dur))
+      break;
+    const char *name = NULL;
+    int in = ks_api_ids(r, api, v[C_NAME], dom_null, v[C_DOM], &name);
+    if (in < 0) {
+      rc = -in;
+      break;
+    }
+    if (in)
+      ks_row(G, name, pass, SQLITE_INTEGER, dur, (double)dur, total, approx, rtotal, kept);
+  }
+  rpd_intscan_close(&sc);
+  if (!rc && s < 0)
+    rc = -s;
+  *done = !rc && s == 0;
   return rc;
 }
 
@@ -418,15 +505,30 @@ static int ks_rows(rpd *r, const char *src, const char *api_domain,
   double rtotal = 0;
   int approx = 0;
   ks_kept kept = {0};
-  int rc = api_domain ? ks_api_init(r, &api, api_domain) : RPD_OK;
-  if (!rc)
+  int rc = api_domain ? ks_api_init(r, &api, api_domain) : RPD_OK, in_c = 0;
+  /* the api calls read in C when every row allows (else from the start
+   * through the SQL) */
+  if (!rc && api_domain)
+    rc = ks_api_pass_int(r, &api, &G, 0, &itotal, &approx, &rtotal, &kept, &in_c);
+  if (!rc && !in_c) {
+    ks_groups_clear(&G);
+    ks_kept_clear(&kept);
+    itotal = 0;
+    rtotal = 0;
+    approx = 0;
     rc = ks_pass(r, src, api_domain ? &api : NULL, &G, 0, &itotal, &approx, &rtotal, &kept);
-  if (!rc && !kept.over)
+  }
+  if (!rc && !kept.over) {
     ks_kept_pass(&kept, &G);
-  else if (!rc)
+  } else if (!rc && in_c) {
+    int again = 0;
+    rc = ks_api_pass_int(r, &api, &G, 1, &itotal, &approx, &rtotal, NULL, &again);
+    if (!rc && !again)
+      rc = rpd_seterr(RPD_ERR, "rocpd_api changed while it was read");
+  } else if (!rc) {
     rc = ks_pass(r, src, api_domain ? &api : NULL, &G, 1, &itotal, &approx, &rtotal, NULL);
-  free(kept.dur);
-  free(kept.grp);
+  }
+  ks_kept_clear(&kept);
   if (api_domain)
     ks_api_free(&api);
   int64_t total = approx ? (int64_t)rtotal : itotal;
@@ -445,10 +547,7 @@ static int ks_rows(rpd *r, const char *src, const char *api_domain,
     row.pct = total ? 100.0 * (double)row.total / (double)total : 0.0;
     rc = fn(ctx, &row);
   }
-  for (size_t i = 0; i < G.n; i++)
-    free(G.g[i].name);
-  free(G.g);
-  rpd_i64map_free(&G.by_hash);
+  ks_groups_clear(&G);
   return rc;
 }
 

@@ -76,6 +76,20 @@ check_eq "schema v2 kernel-stats: every kernel op (opClass kernel, graph Tasks t
   "$(q v2c.rpd "SELECT count(*) FROM rocpd_op O JOIN opClass C ON C.opType_id = O.opType_id WHERE C.class = 'kernel'")" \
   "$(raptor v2.rpd --format kernel-stats | python3 -c 'import csv, sys; print(sum(int(x["Calls"]) for x in csv.DictReader(sys.stdin)))')"
 
+# api-stats reads the calls in C while every row has integer ids and times,
+# else from the start through the SQL: a last row with a text name id
+# (joins no name: adds nothing) sends it there after counting every other
+# row, and the output must not change (nothing counted twice)
+rpd-synth --seed 6 --api 3000 -o hard.rpd >/dev/null
+raptor hard.rpd --format api-stats >h1.csv
+check_eq "api-stats of the synth trace: rows" 1 "$(awk 'END {print (NR > 3)}' h1.csv)"
+sqlite3 hard.rpd "INSERT INTO rocpd_api (pid, tid, start, end, apiName_id, args_id, domain_id, category_id)
+  SELECT pid, tid, start, end, 'x', args_id, domain_id, category_id FROM rocpd_api WHERE id = 1"
+check_eq "fixture: the last call's name id is a text" "text" \
+  "$(q hard.rpd "SELECT typeof(apiName_id) FROM rocpd_api ORDER BY id DESC LIMIT 1")"
+same_file "api-stats: a text name id at the end (the SQL from the start) gives the same rows" \
+  h1.csv "$(raptor hard.rpd --format api-stats >h2.csv; echo h2.csv)"
+
 V="$TRACES/rocprofv1_batched_gemm"
 if need_shared "$V/results.db"; then
   rpd-import -q "$V/results.db" v.rpd
