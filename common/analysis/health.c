@@ -36,11 +36,6 @@ typedef struct check_def {
   "  WINDOW w AS (PARTITION BY O.gpuId, O.queueId ORDER BY O.start, O.id" \
   "   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))"
 
-/* Launch calls: what a runtime names the call that queues one kernel. */
-#define LAUNCH_NAMES \
-  "(SELECT id FROM rocpd_string WHERE string GLOB '*Launch*Kernel*'" \
-  " OR string GLOB 'cuLaunch*' OR string GLOB 'hipExtLaunch*')"
-
 /* The ops and calls some link names (a list SQLite builds once per query,
  * not a look-up per row: rocpd_api_ops has no index on either column). */
 #define LINKED_OPS "(SELECT op_id FROM rocpd_api_ops WHERE op_id IS NOT NULL)"
@@ -52,14 +47,13 @@ typedef struct check_def {
  * calls are picked by name id from lists SQLite builds once (a join with
  * rocpd_string looked up every call's name: 0.15 instead of 0.05 CPU s on
  * a 1M-call trace). */
-#define CAPTURE_NAMES(pat) "(SELECT id FROM rocpd_string WHERE " pat ")"
 #define CAPTURES \
   "WITH cap AS (SELECT pid, tid, start, is_begin, lead(start) OVER" \
   "  (PARTITION BY pid, tid ORDER BY start, id) AS next_start FROM" \
   "  (SELECT A.id, A.pid, A.tid, A.start," \
-  "   A.apiName_id IN " CAPTURE_NAMES("string GLOB '*BeginCapture*'") " AS is_begin" \
+  "   A.apiName_id IN " BEGIN_CAPTURE_NAMES " AS is_begin" \
   "   FROM rocpd_api A WHERE A.apiName_id IN " \
-  CAPTURE_NAMES("string GLOB '*BeginCapture*' OR string GLOB '*EndCapture*'") "))" \
+  CAPTURE_CALL_NAMES "))" \
   " , capture AS (SELECT pid, tid, start, coalesce(next_start, 9223372036854775807) AS end" \
   "  FROM cap WHERE is_begin) "
 #define UNLINKED_LAUNCH \
@@ -335,10 +329,15 @@ static int unlinked_launches(rpd *r, const char *const sub[3], gpu_scan *g, int6
   linked_tried(r, g);
   if (!g->lk.use)
     return USE_SQL;
+  /* one read of the calls in C when the values allow */
+  int done = 0, rc = RPD_OK;
+  const char *env = getenv("RPD_HEALTH_SQL");
+  if (!(env && !strcmp(env, "1")) &&
+      ((rc = rpd__health_launches_pass(r, &g->lk.ids[1], n, &done)) || done))
+    return rc;
   /* no Begin*Capture name: no capture, and no scan of the calls for one */
   int64_t caps = 1;
-  int rc = rpd_query_int64(r, "SELECT EXISTS " CAPTURE_NAMES("string GLOB '*BeginCapture*'"),
-                           &caps);
+  rc = rpd_query_int64(r, "SELECT EXISTS " BEGIN_CAPTURE_NAMES, &caps);
   if (rc)
     return rc;
   if (!caps)

@@ -10,6 +10,17 @@
 #include "rpd.h"
 #include "util/map.h"
 
+/* Launch calls: what a runtime names the call that queues one kernel; and
+ * the calls that begin a stream capture, and those that begin or end one
+ * (lists of rocpd_string ids, as subqueries). */
+#define LAUNCH_NAMES \
+  "(SELECT id FROM rocpd_string WHERE string GLOB '*Launch*Kernel*'" \
+  " OR string GLOB 'cuLaunch*' OR string GLOB 'hipExtLaunch*')"
+#define BEGIN_CAPTURE_NAMES "(SELECT id FROM rocpd_string WHERE string GLOB '*BeginCapture*')"
+#define CAPTURE_CALL_NAMES \
+  "(SELECT id FROM rocpd_string WHERE string GLOB '*BeginCapture*'" \
+  " OR string GLOB '*EndCapture*')"
+
 /* A set of ids 0 .. IDSET_MAX - 1 as bits (16 MB at most). */
 enum { IDSET_MAX = 1 << 27 };
 
@@ -67,5 +78,15 @@ typedef struct ops_counts {
  * rocpd_string, a table the scan cannot read in id order): nothing is
  * counted then.  RPD_OK or an error. */
 int rpd__health_ops_pass(rpd *r, const idset *linked_ops, ops_counts *c, int *done);
+
+/* launch_without_op's count into *n from one read of rocpd_api in C: the
+ * launch calls rocpd_api_ops does not link (linked_apis) and that no
+ * stream capture of their thread holds (from a Begin*Capture call to the
+ * thread's next capture call, both ends in).  *done = 0 when the data
+ * needs health.c's SQL (a name id that is not an integer, a capture or
+ * unlinked launch whose id, pid, tid or start is not, more unlinked
+ * launches than it keeps, no integer primary key on rocpd_string).
+ * RPD_OK or an error. */
+int rpd__health_launches_pass(rpd *r, const idset *linked_apis, int64_t *n, int *done);
 
 #endif

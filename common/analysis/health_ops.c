@@ -286,3 +286,141 @@ int rpd__health_ops_pass(rpd *r, const idset *linked_ops, ops_counts *c, int *do
   *done = ok;
   return RPD_OK;
 }
+
+/* ------------------------------------------------------------ launches */
+
+/* The ids of the names query q (a parenthesized subquery of rocpd_string
+ * ids) into *s: 1, or 0 when an id is not an integer the set holds. */
+static int names_read(rpd *r, const char *q, idset *s)
+{
+  sqlite3_stmt *st = NULL;
+  char *sql = rpd_xasprintf("SELECT id FROM %s", q);
+  int n = 0, ok = rpd_prepare(r, sql, &st) == RPD_OK;
+  free(sql);
+  while (ok && (n = rpd_step(r, st)) == SQLITE_ROW)
+    ok = sqlite3_column_type(st, 0) == SQLITE_INTEGER &&
+         rpd__idset_add(s, sqlite3_column_int64(st, 0));
+  sqlite3_finalize(st);
+  return ok && n == SQLITE_DONE;
+}
+
+/* A call of a thread: a capture call (is_begin tells which) or an
+ * unlinked launch. */
+typedef struct tcall {
+  int64_t pid, tid, start, id;
+  int is_begin, pad;
+} tcall;
+
+static int tcall_cmp(const void *a, const void *b)
+{
+  const tcall *x = a, *y = b;
+  if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+  if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+typedef struct tcalls {
+  tcall *v;
+  size_t n, cap;
+} tcalls;
+
+static void tcalls_add(tcalls *c, const tcall *t)
+{
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 64;
+    c->v = rpd_xrealloc(c->v, c->cap * sizeof *c->v);
+  }
+  c->v[c->n++] = *t;
+}
+
+/* The unlinked launches kept at most (32 MB); past them the SQL counts. */
+enum { MAX_LAUNCHES = 1 << 20 };
+
+/* The launches no capture holds: both lists sorted by thread, start, id;
+ * a capture runs from its Begin call to the thread's next capture call
+ * (the end of time without one), so on one thread each ends at or before
+ * the next one starts and the last that starts at or before a launch is
+ * the only one that can hold it. */
+static int64_t count_free(tcalls *cap, tcalls *lau)
+{
+  int64_t n = 0;
+  size_t k = 0, open = (size_t)-1;     /* the last Begin at or before */
+  qsort(cap->v, cap->n, sizeof *cap->v, tcall_cmp);
+  qsort(lau->v, lau->n, sizeof *lau->v, tcall_cmp);
+  for (size_t i = 0; i < lau->n; i++) {
+    const tcall *a = &lau->v[i];
+    /* captures of earlier threads, or of this one starting by a->start */
+    while (k < cap->n && (cap->v[k].pid < a->pid ||
+                          (cap->v[k].pid == a->pid && (cap->v[k].tid < a->tid ||
+                           (cap->v[k].tid == a->tid && cap->v[k].start <= a->start))))) {
+      if (cap->v[k].is_begin)
+        open = k;
+      k++;
+    }
+    int held = 0;
+    if (open != (size_t)-1 && cap->v[open].pid == a->pid && cap->v[open].tid == a->tid) {
+      /* its end: the start of the thread's next capture call */
+      size_t e = open + 1;
+      held = e >= cap->n || cap->v[e].pid != a->pid || cap->v[e].tid != a->tid ||
+             a->start <= cap->v[e].start;
+    }
+    n += !held;
+  }
+  return n;
+}
+
+/* Count the unlinked launches (health_int.h). */
+int rpd__health_launches_pass(rpd *r, const idset *linked_apis, int64_t *n, int *done)
+{
+  enum { C_ID, C_PID, C_TID, C_START, C_NAME, NC };
+  const unsigned all = (1u << NC) - 1;
+  idset launch = {0}, begin = {0}, capture = {0};
+  tcalls cap = {0}, lau = {0};
+  rpd_intscan sc;
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  int s = 0, ok = string_ids_unique(r) && names_read(r, LAUNCH_NAMES, &launch) &&
+                  names_read(r, BEGIN_CAPTURE_NAMES, &begin) &&
+                  names_read(r, CAPTURE_CALL_NAMES, &capture);
+  *n = 0;
+  if (ok && rpd_intscan_open(r, &sc, "SELECT 1 FROM rocpd_api WHERE rpd_intscan(?1, id, pid,"
+                             " tid, start, apiName_id)", NC, all))
+    ok = 0;
+  else if (ok) {
+    while (ok && (s = rpd_intscan_row(r, &sc, &v, &ints)) == 1) {
+      if (!(ints & 1u << C_NAME)) {
+        ok = 0;
+        break;
+      }
+      int is_cap = rpd__idset_has(&capture, v[C_NAME]);
+      /* rpd_linked(1, A.id) is 0 for an id that is not an integer */
+      int linked = (ints & 1u << C_ID) && rpd__idset_has(linked_apis, v[C_ID]);
+      int is_launch = rpd__idset_has(&launch, v[C_NAME]) && !linked;
+      if (!is_cap && !is_launch)
+        continue;
+      if ((ints & all) != all || (is_launch && lau.n == MAX_LAUNCHES)) {
+        ok = 0;
+        break;
+      }
+      tcall t = { .pid = v[C_PID], .tid = v[C_TID], .start = v[C_START], .id = v[C_ID],
+                  .is_begin = rpd__idset_has(&begin, v[C_NAME]) };
+      if (is_cap)
+        tcalls_add(&cap, &t);
+      if (is_launch)
+        tcalls_add(&lau, &t);
+    }
+    rpd_intscan_close(&sc);
+    ok = ok && s == 0;
+  }
+  if (ok)
+    *n = count_free(&cap, &lau);
+  free(cap.v);
+  free(lau.v);
+  rpd__idset_free(&launch);
+  rpd__idset_free(&begin);
+  rpd__idset_free(&capture);
+  rpd_clearerr();   /* whatever stopped the pass, the SQL meets it again */
+  *done = ok;
+  return RPD_OK;
+}

@@ -144,7 +144,8 @@ if need_shared "$TRACES/mytrace.rpd.gz"; then
 fi
 
 # the op and queue checks are counted in C from one read of the ops
-# (health_ops.c) where the values are integers: the same counts as the SQL
+# (health_ops.c), launch_without_op from one read of the calls, where the
+# values are integers: the same counts as the SQL
 # alone (RPD_HEALTH_SQL=1) on a trace with every case planted many times,
 # with its queues in order and out of order (the walk falls back to the
 # sorted read), and with a text value (the whole C pass falls back)
@@ -158,9 +159,26 @@ sqlite3 many.rpd "INSERT INTO rocpd_string(string) VALUES ('');
   UPDATE rocpd_op SET start = start - 1000, end = end - 900 WHERE id % 59 = 0;
   INSERT INTO rocpd_op (gpuId, queueId, sequenceId, start, end, description_id, opType_id)
     SELECT gpuId, queueId, sequenceId, start, end, description_id, opType_id FROM rocpd_op WHERE id % 61 = 0;"
-want="outside_span op_without_launch zero_length_kernel unnamed_kernel queue_overlap duplicate_op"
+# launch_without_op (counted in C from one read of the calls): unlinked
+# launches at a capture's two ends (held), one past its end and on another
+# thread (not held), two captures that begin together, one never ended
+sqlite3 many.rpd "CREATE TEMP TABLE caps AS SELECT A.* FROM rocpd_api A JOIN rocpd_string S
+    ON S.id = A.apiName_id WHERE S.string GLOB '*Capture*';
+  INSERT INTO rocpd_api (pid, tid, start, end, apiName_id, args_id, domain_id, category_id)
+    SELECT pid, tid + d, start + e, start + e + 5,
+      (SELECT id FROM rocpd_string WHERE string = 'hipLaunchKernel'), args_id, domain_id, category_id
+    FROM caps, (SELECT 0 AS d, 0 AS e UNION ALL SELECT 0, 1 UNION ALL SELECT 1, 0);
+  INSERT INTO rocpd_api (pid, tid, start, end, apiName_id, args_id, domain_id, category_id)
+    SELECT pid, 777, start, start + 5, apiName_id, args_id, domain_id, category_id FROM caps
+    WHERE apiName_id IN (SELECT id FROM rocpd_string WHERE string GLOB '*BeginCapture*');
+  INSERT INTO rocpd_api (pid, tid, start, end, apiName_id, args_id, domain_id, category_id)
+    SELECT pid, 777, start + 10 * k, start + 10 * k + 5,
+      (SELECT id FROM rocpd_string WHERE string = 'hipLaunchKernel'), args_id, domain_id, category_id
+    FROM caps, (SELECT 0 AS k UNION ALL SELECT 1 UNION ALL SELECT 2)
+    WHERE apiName_id IN (SELECT id FROM rocpd_string WHERE string GLOB '*BeginCapture*');"
+want="outside_span op_without_launch zero_length_kernel unnamed_kernel queue_overlap duplicate_op launch_without_op"
 nonzero() { rpd-health "$1" --format csv | tr -d '\r' | awk -F, -v w=" $want " 'index(w, " " $1 " ") && $2 > 0 {n++} END {print n + 0}'; }
-check_eq "planted: the six checks the C pass counts all find rows" 6 "$(nonzero many.rpd)"
+check_eq "planted: the seven checks counted in C all find rows" 7 "$(nonzero many.rpd)"
 check_eq "planted: C pass and SQL agree" "$(RPD_HEALTH_SQL=1 counts many.rpd)" "$(counts many.rpd)"
 sqlite3 many.rpd "UPDATE rocpd_op SET start = start + 100000 WHERE id = 7"
 check_eq "a queue out of order: C pass and SQL agree" "$(RPD_HEALTH_SQL=1 counts many.rpd)" "$(counts many.rpd)"
