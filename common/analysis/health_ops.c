@@ -227,7 +227,9 @@ static int ops_read(rpd *r, const rpd_opclass_map *m, const idset *linked, const
   unsigned ints = 0;
   int s, ok = 1, cls = 0;
   int64_t last_type = 0;
-  if (rpd_intscan_open(r, &sc, ops_sql, NCOLS, (1u << C_DESC_NULL) - 1))
+  int sorts = 1;   /* no rowid id: ORDER BY id sorts, and the scan refuses */
+  if (rpd_plan_sorts(r, ops_sql, &sorts) || sorts ||
+      rpd_intscan_open(r, &sc, ops_sql, NCOLS, (1u << C_DESC_NULL) - 1))
     return 0;
   for (int first = 1; ok && (s = rpd_intscan_row(r, &sc, &v, &ints)) == 1; first = 0) {
     if ((ints & MUST) != MUST) {

@@ -204,21 +204,33 @@ static int pick_gpu(rpd *r, const char *kern, int gpu, int64_t *pick)
   *pick = gpu;
   if (gpu >= 0)
     return RPD_OK;
-  /* counted here over a plain read when the GPU ids are integers and few
-   * (the query's GROUP BY sorts every kernel); else by the query */
+  /* counted here over one read in C (rpd_intscan) when the GPU ids and
+   * opTypes are integers and the GPUs few (the query's GROUP BY sorts
+   * every kernel); else by the query */
   enum { FEW = 64 };
   int64_t id[FEW], n[FEW];
   int ng = 0, plain = 1, s = 0;
-  char *scan = rpd_xasprintf("SELECT gpuId FROM rocpd_op O WHERE %s", kern);
-  sqlite3_stmt *q = NULL;
-  int rc = rpd_prepare(r, scan, &q);
-  free(scan);
-  while (!rc && plain && (s = rpd_step(r, q)) == SQLITE_ROW) {
-    if (sqlite3_column_type(q, 0) != SQLITE_INTEGER) {
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  rpd_intscan sc;
+  const rpd_opclass_map *m = rpd_opclass_now(r);
+  int rc = RPD_OK;
+  if (!m || rpd_intscan_open(r, &sc, "SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, gpuId,"
+                             " opType_id)", 2, 3u)) {
+    rpd_clearerr();   /* the query meets it again */
+    plain = 0;
+    memset(&sc, 0, sizeof sc);
+  }
+  while (plain && (s = rpd_intscan_row(r, &sc, &v, &ints)) == 1) {
+    /* a value that is not an integer: the query compares it as SQLite does */
+    int kernel = (ints & 2u) && rpd_opclass_of(m, v[1]) == RPD_OPCLASS_KERNEL;
+    if (!(ints & 2u) || (kernel && !(ints & 1u))) {
       plain = 0;
       break;
     }
-    int64_t g = sqlite3_column_int64(q, 0);
+    if (!kernel)
+      continue;
+    int64_t g = v[0];
     int i = 0;
     while (i < ng && id[i] != g)
       i++;
@@ -232,11 +244,9 @@ static int pick_gpu(rpd *r, const char *kern, int gpu, int64_t *pick)
     }
     n[i]++;
   }
-  if (!rc && s < 0)
-    rc = -s;
-  sqlite3_finalize(q);
-  if (rc)
-    return rc;
+  rpd_intscan_close(&sc);
+  if (s < 0)
+    return -s;
   if (plain) {   /* the most kernels, then the lowest id; -1 when none */
     int best = -1;
     for (int i = 0; i < ng; i++)
@@ -254,48 +264,125 @@ static int pick_gpu(rpd *r, const char *kern, int gpu, int64_t *pick)
 
 /* The kernels of GPU g by (start, id), as (name, start, end) rows: in rowid
  * order (sorted = 0), which is that order when the GPU's kernels were
- * written as they ran (no sort), else sorted by SQLite. */
-static int kernels_query(rpd *r, const char *kern, int64_t g, int sorted, sqlite3_stmt **q)
+ * written as they ran (no sort), else sorted by SQLite.  The rowid order
+ * is read in C (rpd_intscan: a batch per step, or the table's pages read
+ * directly) when in_c, while every op's opType and every kernel's gpuId is
+ * an integer (then the filters below are the query's comparisons). */
+typedef struct kread {
+  sqlite3_stmt *q;
+  rpd_intscan sc;
+  const rpd_opclass_map *m;
+  int64_t g;
+  int in_c;
+} kread;
+
+enum { KREAD_SQL = 2 };   /* kread_next: a value the C read cannot compare */
+
+static int kread_open(rpd *r, const char *kern, int64_t g, int sorted, int in_c, kread *k)
 {
+  memset(k, 0, sizeof *k);
+  k->g = g;
+  k->in_c = in_c && !sorted;
+  if (k->in_c) {
+    /* a table the scan cannot read in id order (no rowid id: ORDER BY id
+     * sorts) goes to the query */
+    static const char sql[] = "SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, description_id,"
+                              " start, end, gpuId, opType_id) ORDER BY id";
+    int sorts = 1;
+    k->m = rpd_opclass_now(r);
+    if (k->m && !rpd_plan_sorts(r, sql, &sorts) && !sorts &&
+        !rpd_intscan_open(r, &k->sc, sql, 5, 0x1eu))
+      return RPD_OK;
+    rpd_clearerr();
+    k->in_c = 0;
+  }
   char *sql = rpd_xasprintf("SELECT description_id, start, end FROM rocpd_op O"
                             " WHERE %s AND gpuId = ? AND typeof(start) = 'integer'"
                             " AND typeof(end) = 'integer' ORDER BY %s", kern,
                             sorted ? "start, id" : "id");
-  int rc = rpd_prepare(r, sql, q);
-
+  int rc = rpd_prepare(r, sql, &k->q);
   free(sql);
   if (!rc)
-    sqlite3_bind_int64(*q, 1, g);
+    sqlite3_bind_int64(k->q, 1, g);
   return rc;
 }
 
+/* The next kernel into v[0..2] (name, start, end): 1, 0 at the end,
+ * KREAD_SQL (the C read met a value only the query compares), or -rc. */
+static int kread_next(rpd *r, kread *k, int64_t v[3])
+{
+  if (!k->in_c) {
+    int s = rpd_step(r, k->q);
+    if (s != SQLITE_ROW)
+      return s == SQLITE_DONE ? 0 : s < 0 ? s : -RPD_ESQL;
+    for (int c = 0; c < 3; c++)
+      v[c] = sqlite3_column_int64(k->q, c);
+    return 1;
+  }
+  const int64_t *row = NULL;
+  unsigned ints = 0;
+  int s;
+  while ((s = rpd_intscan_row(r, &k->sc, &row, &ints)) == 1) {
+    if (!(ints & 1u << 4))
+      return KREAD_SQL;
+    if (rpd_opclass_of(k->m, row[4]) != RPD_OPCLASS_KERNEL)
+      continue;
+    if (!(ints & 1u << 3))
+      return KREAD_SQL;
+    if (row[3] != k->g || !(ints & 1u << 1) || !(ints & 1u << 2))
+      continue;
+    v[0] = row[0];
+    v[1] = row[1];
+    v[2] = row[2];
+    return 1;
+  }
+  return s;
+}
+
+static void kread_close(kread *k)
+{
+  sqlite3_finalize(k->q);
+  if (k->in_c)
+    rpd_intscan_close(&k->sc);
+  memset(k, 0, sizeof *k);
+}
+
 /* The period of GPU g's kernel sequence into *acc, read in rowid order
- * or, when a kernel starts before the one before it, sorted (*sorted). */
-static int period_pass(rpd *r, const char *kern, int64_t g, period_acc *acc, int *sorted)
+ * or, when a kernel starts before the one before it, sorted (*sorted);
+ * *in_c: the rowid order was read in C (kread). */
+static int period_pass(rpd *r, const char *kern, int64_t g, period_acc *acc, int *sorted,
+                       int *in_c)
 {
   int rc = RPD_OK;
 
+  *in_c = 1;
   for (*sorted = 0; !rc && *sorted < 2; ++*sorted) {
-    sqlite3_stmt *q = NULL;
-    int64_t last = 0;
+    kread k;
+    int64_t last = 0, v[3];
     int s = 0, in_order = 1;
     period_free(acc);
-    rc = kernels_query(r, kern, g, *sorted, &q);
-    while (!rc && (s = rpd_step(r, q)) == SQLITE_ROW) {
-      int64_t start = sqlite3_column_int64(q, 1);
-      if (!*sorted && acc->n && start < last) {
+    rc = kread_open(r, kern, g, *sorted, *in_c, &k);
+    while (!rc && (s = kread_next(r, &k, v)) == 1) {
+      if (!*sorted && acc->n && v[1] < last) {
         in_order = 0;
         break;
       }
-      last = start;
-      period_add(acc, sqlite3_column_int64(q, 0));
+      last = v[1];
+      period_add(acc, v[0]);
+    }
+    kread_close(&k);
+    if (!rc && s == KREAD_SQL) {   /* the same order again, through the query */
+      *in_c = 0;
+      --*sorted;
+      continue;
     }
     if (!rc && s < 0)
       rc = -s;
-    sqlite3_finalize(q);
     if (in_order)
       break;
   }
+  if (*sorted)
+    *in_c = 0;
   return rc;
 }
 
@@ -305,17 +392,17 @@ static int period_pass(rpd *r, const char *kern, int64_t g, period_acc *acc, int
  * walked instead of assuming exact multiples); the last one through its
  * period's last kernel, unless the capture ends inside it (fewer than 90%
  * of a period's kernels: a cut step).  A second read of the same rows. */
-static int period_steps(rpd *r, const char *kern, int64_t g, int sorted, size_t n,
+static int period_steps(rpd *r, const char *kern, int64_t g, int sorted, int in_c, size_t n,
                         int64_t p, size_t first, int64_t anchor, rpd_steps *st)
 {
-  sqlite3_stmt *q = NULL;
+  kread k;
   size_t i = 0, prev = first, cap_s = 0;
   int64_t prev_start = 0, e = 0;   /* e: the latest end from prev to prev + p - 1 */
-  int s = 0, rc = kernels_query(r, kern, g, sorted, &q);
+  int64_t v[3];
+  int s = 0, rc = kread_open(r, kern, g, sorted, in_c, &k);
 
-  for (; !rc && (s = rpd_step(r, q)) == SQLITE_ROW; i++) {
-    int64_t name = sqlite3_column_int64(q, 0), start = sqlite3_column_int64(q, 1),
-            end = sqlite3_column_int64(q, 2);
+  for (; !rc && (s = kread_next(r, &k, v)) == 1; i++) {
+    int64_t name = v[0], start = v[1], end = v[2];
     if (i < first)
       continue;
     if (i == first || name == anchor) {
@@ -330,9 +417,9 @@ static int period_steps(rpd *r, const char *kern, int64_t g, int sorted, size_t 
   }
   if (!rc && s < 0)
     rc = -s;
-  sqlite3_finalize(q);
+  kread_close(&k);
   /* the same rows as the first read: the caller holds one read */
-  if (!rc && i != n)
+  if (!rc && (i != n || s == KREAD_SQL))
     rc = rpd_seterr(RPD_ESQL, "the kernels of GPU %lld changed while they were read",
                     (long long)g);
   if (!rc && (n - prev) * 10 >= (size_t)p * 9)
@@ -349,7 +436,7 @@ static int find_period(rpd *r, int gpu, rpd_steps *st)
   int64_t g = -1, anchor = 0, p = 0;
   period_acc acc = {0};
   size_t first = 0;
-  int sorted = 0, held = 0, rc = rpd_opclass_condition_now(r, "O.opType_id",
+  int sorted = 0, in_c = 0, held = 0, rc = rpd_opclass_condition_now(r, "O.opType_id",
                                                            RPD_OPCLASS_BIT(RPD_OPCLASS_KERNEL),
                                                            &kern);
 
@@ -360,12 +447,12 @@ static int find_period(rpd *r, int gpu, rpd_steps *st)
   if (!rc && g >= 0)
     held = !(rc = rpd_exec(r, "SAVEPOINT rpd_steps_period"));
   if (!rc && g >= 0)
-    rc = period_pass(r, kern, g, &acc, &sorted);
+    rc = period_pass(r, kern, g, &acc, &sorted, &in_c);
   if (!rc && acc.n)
     p = period_of(&acc, &first, &anchor);
   if (!rc && p > 0) {
     st->period = p;
-    rc = period_steps(r, kern, g, sorted, acc.n, p, first, anchor, st);
+    rc = period_steps(r, kern, g, sorted, in_c, acc.n, p, first, anchor, st);
   }
   if (held) {
     int rel = rpd_exec(r, "RELEASE rpd_steps_period");

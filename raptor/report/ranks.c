@@ -7,6 +7,7 @@
 
 #include "../byrank.h"
 #include "internal.h"
+#include "intscan.h"
 #include "opclass.h"
 #include "ranks.h"
 
@@ -25,10 +26,49 @@ int report_rank_name(const char *name)
   return 0;
 }
 
+/* The number of distinct ranks of GPU work is above one, from one read in
+ * C (rpd_intscan) while the opTypes and the GPU work's gpuIds are
+ * integers: 1, 0, or -1 when a value needs the query. */
+static int several_ranks_c(rpd *r, int64_t stride, int *several)
+{
+  const rpd_opclass_map *m = rpd_opclass_now(r);
+  rpd_intscan sc;
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  int s = 0, ok = 1;
+  if (!m || rpd_intscan_open(r, &sc, "SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, gpuId,"
+                             " opType_id)", 2, 3u))
+    return -1;
+  while (ok && (s = rpd_intscan_row(r, &sc, &v, &ints)) == 1) {
+    if (!(ints & 2u)) {
+      ok = 0;
+      break;
+    }
+    if (!rpd_opclass_in(m, v[1], RPD_OPCLASS_GPU_WORK))
+      continue;
+    if (!(ints & 1u)) {
+      ok = 0;
+      break;
+    }
+    int64_t rank = v[0] / stride;   /* SQLite's integer division: toward 0 */
+    lo = rank < lo ? rank : lo;
+    hi = rank > hi ? rank : hi;
+  }
+  rpd_intscan_close(&sc);
+  if (!ok || s < 0)
+    return -1;
+  *several = hi > lo;
+  return 1;
+}
+
 /* The number of distinct ranks of GPU work is above one: one scan without
  * a sort (min and max of the rank). */
 static int several_ranks(rpd *r, int *several)
 {
+  if (several_ranks_c(r, rpd_gpu_stride(r), several) == 1)
+    return RPD_OK;
+  rpd_clearerr();   /* the query meets it again */
   char *work = NULL;
   int rc = rpd_opclass_condition_now(r, "O.opType_id", RPD_OPCLASS_GPU_WORK, &work);
   if (rc)

@@ -87,6 +87,15 @@ rpd-synth --api 0 -o pr.rpd >/dev/null
 raptor pr.rpd --report -q --csv-dir perr >/dev/null 2>&1
 check_eq "kernel period, kernels stored in reverse: the same steps" \
   "$(tail -n +2 per/steps.csv | tr -d '\r')" "$(tail -n +2 perr/steps.csv 2>/dev/null | tr -d '\r')"
+# the rowid order is read in C while the opTypes and the kernels' gpuIds
+# are integers; a text opType on another op (a copy) sends both reads and
+# the GPU's pick to the queries: the same steps
+cp p.rpd pt.rpd
+sqlite3 pt.rpd "INSERT INTO rocpd_op(id, gpuId, queueId, sequenceId, start, end, description_id, opType_id)
+  VALUES (99, 0, 1, 0, 1500, 1600, 9011, 'CopyDeviceToHost')"
+raptor pt.rpd --report -q --csv-dir pert >/dev/null 2>&1
+check_eq "kernel period, a text opType elsewhere (the queries): the same steps" \
+  "$(tail -n +2 per/steps.csv | tr -d '\r')" "$(tail -n +2 pert/steps.csv 2>/dev/null | tr -d '\r')"
 
 # every format
 raptor s.rpd --report --table steps --format json >steps.json 2>/dev/null
