@@ -6,14 +6,19 @@
  * (common/analysis/callstack.c) and subclass tables of the first strings as event
  * names (common/analysis/subclass.c), inside a transaction that is rolled back, the
  * utility views streamed through the table/CSV/JSON writers (common/out/out.c),
- * metadata and string lookups.
- * Any result is fine; a crash, a leak or undefined behaviour is not. */
+ * metadata and string lookups, the trace-health checks twice: counted in
+ * C where the values allow (health_ops.c) and by their SQL alone
+ * (RPD_HEALTH_SQL=1), which must give the same counts.
+ * Any result is fine; a crash, a leak, undefined behaviour or two health
+ * counts that differ is not. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "callstack.h"
 #include "fuzz_input.h"
+#include "health.h"
 #include "rpd.h"
 #include "internal.h"   /* white-box: the handle is filled by hand (path, flags) */
 #include "subclass.h"
@@ -187,6 +192,29 @@ static void subclasses(rpd *r)
     free(names[--n]);
 }
 
+/* The health checks counted in C and by the SQL alone: the same counts (or
+ * the same error). */
+static void health_agree(rpd *r)
+{
+  rpd_health a = {0}, b = {0};
+  unsetenv("RPD_HEALTH_SQL");
+  int ra = rpd_health_run(r, &a);
+  rpd_clearerr();
+  setenv("RPD_HEALTH_SQL", "1", 1);
+  int rb = rpd_health_run(r, &b);
+  rpd_clearerr();
+  unsetenv("RPD_HEALTH_SQL");
+  if (ra != rb)
+    fz_fail("health: the C counts and the SQL end differently", NULL);
+  for (int i = 0; !ra && i < a.n && i < b.n; i++)
+    if (a.row[i].count != b.row[i].count)
+      fz_fail("health: a count in C differs from its SQL", a.row[i].check);
+  if (!ra)
+    rpd_health_free(&a);
+  if (!rb)
+    rpd_health_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   static FILE *devnull;
@@ -221,6 +249,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       subclasses(&r);
       rpd_rollback(&r);
     }
+    health_agree(&r);
     for (size_t i = 0; i < sizeof views / sizeof *views; i++)
       read_view(&r, views[i], devnull, (rpd_fmt)((i + size) % 3));
     if (rpd_meta_get(&r, "schema_version", &v) == RPD_OK)
@@ -230,6 +259,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       rpd_strtab_free(t);
     }
   }
+  rpd__opclass_drop(&r);   /* what rpd_close frees of a handle */
   sqlite3_close(r.db);
   return 0;
 }

@@ -348,8 +348,10 @@ static int64_t count_free(tcalls *cap, tcalls *lau)
 {
   int64_t n = 0;
   size_t k = 0, open = (size_t)-1;     /* the last Begin at or before */
-  qsort(cap->v, cap->n, sizeof *cap->v, tcall_cmp);
-  qsort(lau->v, lau->n, sizeof *lau->v, tcall_cmp);
+  if (cap->n > 1)
+    qsort(cap->v, cap->n, sizeof *cap->v, tcall_cmp);
+  if (lau->n > 1)
+    qsort(lau->v, lau->n, sizeof *lau->v, tcall_cmp);
   for (size_t i = 0; i < lau->n; i++) {
     const tcall *a = &lau->v[i];
     /* captures of earlier threads, or of this one starting by a->start */
