@@ -210,26 +210,28 @@ static int span_read(rpd *r, int *have, int64_t *lo, int64_t *hi)
                     !__builtin_add_overflow(mx, 1000000000, hi));
 }
 
-enum { C_ID, C_GPU, C_QUEUE, C_START, C_END, C_DESC, C_TYPE, C_DESC_NULL, NCOLS };
+enum { C_ID, C_GPU, C_QUEUE, C_START, C_END, C_DESC, C_TYPE, NCOLS };
 #define MUST (1u << C_ID | 1u << C_START | 1u << C_END | 1u << C_TYPE)
 #define GPU_MUST (1u << C_GPU | 1u << C_QUEUE | 1u << C_DESC)
 
 static const char ops_sql[] =
   "SELECT 1 FROM rocpd_op WHERE rpd_intscan(?1, id, gpuId, queueId, start, \"end\","
-  " description_id, opType_id, description_id IS NULL) ORDER BY id";
+  " description_id, opType_id) ORDER BY id";
 
-/* The read of the ops into c and w: 1 counted, 0 the SQL's to do, or -rc. */
+/* The read of the ops into c and w: 1 counted, 0 the SQL's to do (a value
+ * it cannot compare as the SQL does, a kernel or copy without an integer
+ * gpuId, queueId or description_id (NULL included), or a read error). */
 static int ops_read(rpd *r, const rpd_opclass_map *m, const idset *linked, const idset *named,
                     int span, int64_t lo, int64_t hi, ops_counts *c, qwalk *w)
 {
   rpd_intscan sc;
   const int64_t *v = NULL;
   unsigned ints = 0;
-  int s, ok = 1, cls = 0;
+  int s = 0, ok = 1, cls = 0;
   int64_t last_type = 0;
   int sorts = 1;   /* no rowid id: ORDER BY id sorts, and the scan refuses */
   if (rpd_plan_sorts(r, ops_sql, &sorts) || sorts ||
-      rpd_intscan_open(r, &sc, ops_sql, NCOLS, (1u << C_DESC_NULL) - 1))
+      rpd_intscan_open(r, &sc, ops_sql, NCOLS, (1u << NCOLS) - 1))
     return 0;
   for (int first = 1; ok && (s = rpd_intscan_row(r, &sc, &v, &ints)) == 1; first = 0) {
     if ((ints & MUST) != MUST) {

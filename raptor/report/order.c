@@ -193,22 +193,21 @@ struct kdsort {
   sqlite3_stmt *st;           /* ORDER_SQL */
 };
 
+/* (name, duration) order: inlined into the sort of each buffer, through
+ * a pointer for qsort and the merge of runs. */
+static inline int dn_cmp(const dn *x, const dn *y)
+{
+  if (x->name != y->name)
+    return (x->name > y->name) - (x->name < y->name);
+  return (x->dur > y->dur) - (x->dur < y->dur);
+}
+
 static int cmp_dn(const void *a, const void *b)
 {
-  const dn *x = a, *y = b;
-  if (x->name != y->name)
-    return (x->name > y->name) - (x->name < y->name);
-  return (x->dur > y->dur) - (x->dur < y->dur);
+  return dn_cmp(a, b);
 }
 
-static inline int cmp_dn_inline(const dn *x, const dn *y)
-{
-  if (x->name != y->name)
-    return (x->name > y->name) - (x->name < y->name);
-  return (x->dur > y->dur) - (x->dur < y->dur);
-}
-
-XSORT_DEFINE(sort_dn, dn, cmp_dn_inline)
+XSORT_DEFINE(sort_dn, dn, dn_cmp)
 
 /* A new kernel sorter (see internal.h); freed with kdsort_free. */
 kdsort *kdsort_new(int mode)
