@@ -12,6 +12,7 @@
 #include "util/map.h"
 #include "health.h"
 #include "health_int.h"
+#include "intscan.h"
 #include "opclass.h"
 #include "ranks.h"
 
@@ -97,18 +98,22 @@ static void linked_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
 /* Read the sets and set the function; l->use = 0 when they cannot serve. */
 static void linked_read(rpd *r, linked *l)
 {
-  sqlite3_stmt *st = NULL;
-  int s = 0, ok = rpd_prepare(r, "SELECT op_id, api_id FROM rocpd_api_ops", &st) == RPD_OK;
-  while (ok && (s = rpd_step(r, st)) == SQLITE_ROW)
+  rpd_intscan sc;
+  const int64_t *v = NULL;
+  unsigned ints = 0;
+  int opened = !rpd_intscan_open(r, &sc, "SELECT 1 FROM rocpd_api_ops WHERE rpd_intscan(?1,"
+                                 " op_id, api_id, op_id IS NULL, api_id IS NULL)", 4, 3u);
+  int s = 0, ok = opened;
+  while (ok && (s = rpd_intscan_row(r, &sc, &v, &ints)) == 1)
     for (int c = 0; c < 2 && ok; c++) {
-      int t = sqlite3_column_type(st, c);
-      if (t == SQLITE_INTEGER)
-        ok = rpd__idset_add(&l->ids[c], sqlite3_column_int64(st, c));
+      if (ints & 1u << c)
+        ok = rpd__idset_add(&l->ids[c], v[c]);
       else   /* NULL is left out by both; any other value to the SQL, which */
-        ok = t == SQLITE_NULL;   /* compares it with the column's affinity */
+        ok = v[2 + c] != 0;   /* compares it with the column's affinity */
     }
-  sqlite3_finalize(st);
-  ok = ok && s == SQLITE_DONE &&
+  if (opened)
+    rpd_intscan_close(&sc);
+  ok = ok && s == 0 &&
        sqlite3_create_function(rpd_db(r), "rpd_linked", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
                                l, linked_fn, NULL, NULL) == SQLITE_OK;
   rpd_clearerr();

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "intscan.h"
 
 /* The union of intervals that arrive in start order: its length so far
  * and the run it is extending. */
@@ -573,15 +574,24 @@ static int kernel_details(rpd *r, const report_data *d, table *t)
   t_init(t, "kernel_details", 16, kdt_cols, kdt_types);
   for (size_t i = 0; i < k; i++)
     *idm_ref(&want, top[i]->op) = (int)i;
-  if (k)
-    rc = rpd_prepare(r, "SELECT op_id, api_id FROM rocpd_api_ops", &ao);
-  while (!rc && k && (s = rpd_step(r, ao)) == SQLITE_ROW) {
-    int ix = idm_get(&want, sqlite3_column_int64(ao, 0));
-    if (ix >= 0 && !api[ix])
-      api[ix] = sqlite3_column_int64(ao, 1);
+  if (k) {   /* the links as sqlite3_column_int64 gives them, in one read */
+    rpd_intscan sc;
+    const int64_t *v = NULL;
+    unsigned ints = 0;
+    int t = 0;
+    rc = rpd_intscan_open(r, &sc, "SELECT 1 FROM rocpd_api_ops WHERE rpd_intscan(?1, op_id,"
+                          " api_id)", 2, 0);
+    while (!rc && (t = rpd_intscan_row(r, &sc, &v, &ints)) == 1) {
+      int ix = idm_get(&want, v[0]);
+      if (ix >= 0 && !api[ix])
+        api[ix] = v[1];
+    }
+    if (!rc) {
+      rpd_intscan_close(&sc);
+      if (t < 0)
+        rc = -t;
+    }
   }
-  if (!rc && s < 0)
-    rc = -s;
   if (!rc && k)
     rc = rpd_prepare(r, "SELECT stream, gridX, gridY, gridZ, workgroupX, workgroupY,"
                      " workgroupZ, groupSegmentSize, privateSegmentSize"
