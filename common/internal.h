@@ -58,6 +58,11 @@ struct rpd {
   long long clean_at[4]; /* rpd_check_table found rocpd_api (0, 1) or
                            rocpd_op (2, 3), without / with gpuId, clean at
                            total changes clean_at[i] - 1 (0 = never) */
+  int64_t span_lo[2], span_hi[2]; /* rpd_check_table's fast pass found
+                           rocpd_api (0) or rocpd_op (1) clean with these least
+                           start and greatest end (lo > hi: no rows) at total
+                           changes span_at[i] - 1 (0 = never) */
+  long long span_at[2];
   struct rpd_opclass_map *opclass; /* the classes of the opTypes of
                            rocpd_op (rpd_opclass_condition_now), read when the
                            connection's total changes were opclass_at - 1 */

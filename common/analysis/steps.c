@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "opclass.h"
 #include "steps.h"
 #include "intscan.h"
@@ -655,9 +656,18 @@ static int min_start(rpd *r, const char *table, int64_t *v, int *found)
   const int64_t *row = NULL;
   unsigned ints = 0;
   char *sql = sqlite3_mprintf("SELECT 1 FROM \"%w\" WHERE rpd_intscan(?1, start)", table);
-  int rc = sql ? rpd_intscan_open(r, &sc, sql, 1, 1u) : RPD_ENOMEM, s = 0;
-  sqlite3_free(sql);
+  int rc, s = 0, have = 0;
+  int64_t lo, hi;
   *found = 0;
+  if (rpd_check_span(r, table, &have, &lo, &hi)) {   /* the trace check's read */
+    sqlite3_free(sql);
+    if (have)
+      *v = lo;
+    *found = have;
+    return RPD_OK;
+  }
+  rc = sql ? rpd_intscan_open(r, &sc, sql, 1, 1u) : RPD_ENOMEM;
+  sqlite3_free(sql);
   if (rc)
     return rc;
   while ((s = rpd_intscan_row(r, &sc, &row, &ints)) == 1)

@@ -84,6 +84,8 @@ static int integer_affinity(rpd *r, const char *table, int gpu)
   return n == 2 + (gpu != 0);
 }
 
+static int span_slot(const char *table);
+
 /* RPD_OK with *clean = 1 when the fast pass finds no bad row. */
 static int fast_clean(rpd *r, const char *table, int gpu, int *clean)
 {
@@ -100,14 +102,41 @@ static int fast_clean(rpd *r, const char *table, int gpu, int *clean)
   rc = rpd_intscan_open(r, &sc, sql, gpu ? 3 : 2, all);
   sqlite3_free(sql);
   if (rc) return rc;
-  while ((s = rpd_intscan_row(r, &sc, &v, &ints)) == 1)
+  int64_t lo = INT64_MAX, hi = INT64_MIN;   /* kept for rpd_check_span */
+  while ((s = rpd_intscan_row(r, &sc, &v, &ints)) == 1) {
     if ((ints & all) != all || v[0] < 0 || v[1] < v[0] || v[1] >= RPD_TIME_LIMIT ||
         (gpu && (v[2] < 0 || v[2] >= RPD_GPU_LIMIT)))
       break;
+    lo = v[0] < lo ? v[0] : lo;
+    hi = v[1] > hi ? v[1] : hi;
+  }
+  int t = span_slot(table);
+  if (s == 0 && t >= 0) {
+    r->span_lo[t] = lo;
+    r->span_hi[t] = hi;
+    r->span_at[t] = sqlite3_total_changes64(r->db) + 1;
+  }
   if (s == 0) *clean = 1;
   else if (s < 0) rc = -s;
   rpd_intscan_close(&sc);
   return rc;
+}
+
+/* The slot of r->span_* for table, or -1 (see internal.h). */
+static int span_slot(const char *table)
+{
+  return !strcmp(table, "rocpd_api") ? 0 : !strcmp(table, "rocpd_op") ? 1 : -1;
+}
+
+int rpd_check_span(rpd *r, const char *table, int *have, int64_t *lo, int64_t *hi)
+{
+  int t = span_slot(table);
+  if (t < 0 || !r->span_at[t] || r->span_at[t] - 1 != sqlite3_total_changes64(r->db))
+    return 0;
+  *have = r->span_lo[t] <= r->span_hi[t];
+  *lo = r->span_lo[t];
+  *hi = r->span_hi[t];
+  return 1;
 }
 
 /* The slot of r->clean_at for table (with gpu), or NULL: only the two

@@ -27,6 +27,12 @@ int rpd_check_table(rpd *r, const char *table, int gpu, int64_t *bad);
 /* rpd_check_table on rocpd_api and rocpd_op (with gpuId): what every tool
  * that does arithmetic on timestamps calls once after rpd_open. */
 int rpd_check_trace(rpd *r);
+/* When rpd_check_table's read found `table` (rocpd_api or rocpd_op) clean
+ * and the connection has not changed the file since: 1, with *have = 0
+ * for a table without rows, else 1 and its least start and greatest end
+ * in *lo and *hi (all integers: what min(start) and max(end) give).
+ * Else 0 (the caller reads the table). */
+int rpd_check_span(rpd *r, const char *table, int *have, int64_t *lo, int64_t *hi);
 
 /* Record that rpd_check_trace would pass on r as it is now: for the writer
  * of a trace that held every rocpd_api and rocpd_op row to the same rule as

@@ -45,6 +45,44 @@ static void test_clean_trace(void **state)
   assert_int_equal(bad, 0);
 }
 
+/* The clean read keeps each table's span for rpd_check_span until the
+ * connection writes; a table with a bad row, an empty one, another table
+ * or a write give none. */
+static void test_check_span(void **state)
+{
+  fx *f = *state;
+  int have = -1;
+  int64_t lo = 0, hi = 0, bad = 0;
+
+  assert_int_equal(rpd_check_span(f->r, "rocpd_api", &have, &lo, &hi), 0);   /* not read */
+  assert_int_equal(rpd_check_table(f->r, "rocpd_api", 0, &bad), RPD_OK);
+  assert_int_equal(rpd_check_span(f->r, "rocpd_api", &have, &lo, &hi), 1);
+  assert_int_equal(have, 1);
+  assert_int_equal(lo, 1000);
+  assert_int_equal(hi, 4500);
+  assert_int_equal(rpd_check_table(f->r, "rocpd_op", 1, &bad), RPD_OK);
+  assert_int_equal(rpd_check_span(f->r, "rocpd_op", &have, &lo, &hi), 1);
+  assert_int_equal(lo, 2500);
+  assert_int_equal(hi, 6000);
+  assert_int_equal(rpd_check_span(f->r, "rocpd_api_ops", &have, &lo, &hi), 0);
+  /* a write: read again */
+  assert_int_equal(rpd_exec(f->r, "UPDATE rocpd_api SET start = 500 WHERE id = 2"), RPD_OK);
+  assert_int_equal(rpd_check_span(f->r, "rocpd_api", &have, &lo, &hi), 0);
+  assert_int_equal(rpd_check_table(f->r, "rocpd_api", 0, &bad), RPD_OK);
+  assert_int_equal(rpd_check_span(f->r, "rocpd_api", &have, &lo, &hi), 1);
+  assert_int_equal(lo, 500);
+  /* a bad row: no span */
+  assert_int_equal(rpd_exec(f->r, "UPDATE rocpd_op SET end = 'x' WHERE id = 3"), RPD_OK);
+  assert_int_equal(rpd_check_table(f->r, "rocpd_op", 0, &bad), RPD_ERANGE);
+  rpd_clearerr();
+  assert_int_equal(rpd_check_span(f->r, "rocpd_op", &have, &lo, &hi), 0);
+  /* an empty table */
+  assert_int_equal(rpd_exec(f->r, "DELETE FROM rocpd_api"), RPD_OK);
+  assert_int_equal(rpd_check_table(f->r, "rocpd_api", 0, &bad), RPD_OK);
+  assert_int_equal(rpd_check_span(f->r, "rocpd_api", &have, &lo, &hi), 1);
+  assert_int_equal(have, 0);
+}
+
 /* A verdict belongs to one handle: reopening the same path after another
  * connection wrote garbage into it checks again, even when the new handle
  * (or its connection) lands at the freed one's address. */
@@ -257,6 +295,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_clean_trace, setup, fx_trace_teardown),
+    cmocka_unit_test_setup_teardown(test_check_span, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_garbage_classes, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_verdict_per_handle, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_bad_counts_rows, setup, fx_trace_teardown),
