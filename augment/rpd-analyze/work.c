@@ -85,6 +85,7 @@ an_works *an_works_new(size_t sort_bytes)
 {
   an_works *q = rpd_xcalloc(1, sizeof *q);
   q->x = xsort_new(sizeof(an_work), work_cmp, work_sort, sort_bytes);
+  xsort_set_merge(q->x, work_sort_merge);
   /* the parts' buffers take at most the sort's bytes together */
   q->total = xsort_cap_bytes(sort_bytes) / sizeof(an_work);
   if (q->total < 2 * WORK_PARTS)

@@ -1,5 +1,5 @@
 /* xsort.c - sort in bounded memory: sorted runs in a scratch file merged
- * back with a heap (xsort.h). */
+ * back through a tree of losers (xsort.h). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "rpd.h"
-#include "util/heap.h"
 #include "xsort.h"
 
 #define READ_BYTES (64 * 1024)   /* read buffer of one run, at most */
@@ -19,18 +18,6 @@ typedef struct run {
   size_t have, at;             /* bytes in buf, next record in buf */
 } run;
 
-typedef struct head {
-  const char *rec;
-  size_t run;
-} head;
-
-static int head_less(const head *a, const head *b, void *ctx)
-{
-  int c = ((xsort_cmp)ctx)(a->rec, b->rec);
-  return c < 0 || (c == 0 && a->run < b->run);
-}
-
-RPD_HEAP_DEFINE(head_heap, head, head_less)
 
 struct xsort {
   size_t rec, cap;             /* record size, records the buffer holds */
@@ -42,7 +29,11 @@ struct xsort {
   off_t size;
   run *runs;
   size_t nruns;
-  head_heap heap;
+  /* merging: each run's next record (NULL at its end), the tree of
+   * losers over them (tree[0] the run of the record returned next) */
+  const void **head;
+  size_t *tree;
+  xsort_merge_fn merge;
   int merging;
   size_t read;                 /* bytes of a run's read buffer (records) */
   size_t added, taken;
@@ -70,8 +61,50 @@ xsort *xsort_new(size_t rec, xsort_cmp cmp, xsort_fn sort, size_t cap)
   if (x->cap < 1)
     x->cap = 1;
   x->fd = -1;
-  x->heap.ctx = (void *)cmp;
   return x;
+}
+
+void xsort_set_merge(xsort *x, xsort_merge_fn merge)
+{
+  x->merge = merge;
+}
+
+/* The merge's step with the sorter's cmp through its pointer (a sorter
+ * without a merge of its own). */
+#define CALL_CMP(a, b) x->cmp(a, b)
+static size_t replay_cmp(xsort *x)
+{
+  XSORT__REPLAY(x->head, x->tree, x->nruns, CALL_CMP);
+}
+#undef CALL_CMP
+
+/* Run a's record before run b's: the merge's order (a run at its end
+ * last, equal records in run order). */
+static int run_before(const xsort *x, size_t a, size_t b)
+{
+  int c;
+  if (!x->head[a] || !x->head[b])
+    return x->head[a] ? 1 : x->head[b] ? 0 : a < b;
+  c = x->cmp(x->head[a], x->head[b]);
+  return c < 0 || (c == 0 && a < b);
+}
+
+/* The tree of losers over the runs' first records, its matches played
+ * from the leaves up (leaf r at k + r, node i above 2i and 2i + 1). */
+static void tree_build(xsort *x)
+{
+  size_t k = x->nruns, *win = rpd_xmalloc(2 * k * sizeof *win);
+  x->tree = rpd_xcalloc(k, sizeof *x->tree);
+  for (size_t r = 0; r < k; r++)
+    win[k + r] = r;
+  for (size_t i = k - 1; i >= 1; i--) {
+    size_t a = win[2 * i], b = win[2 * i + 1];
+    int first = run_before(x, a, b);
+    win[i] = first ? a : b;
+    x->tree[i] = first ? b : a;
+  }
+  x->tree[0] = k > 1 ? win[1] : 0;
+  free(win);
 }
 
 static int io_error(const char *what)
@@ -170,13 +203,13 @@ int xsort_done(xsort *x)
   x->read = x->read / x->rec * x->rec;
   if (x->read < x->rec)
     x->read = x->rec;
+  x->head = rpd_xcalloc(x->nruns, sizeof *x->head);
   for (size_t k = 0; k < x->nruns; k++) {
-    const char *r = run_rec(x, k, &rc);
+    x->head[k] = run_rec(x, k, &rc);
     if (rc)
       return rc;
-    if (r)
-      head_heap_push(&x->heap, (head){r, k});
   }
+  tree_build(x);
   return RPD_OK;
 }
 
@@ -190,24 +223,23 @@ int xsort_next(xsort *x, const void **rec)
     x->taken++;
     return 1;
   }
-  if (!x->heap.n)
-    return 0;
   /* the record returned last time is still in its run's buffer: advance
-   * that run now, before handing out the new top */
+   * that run now, before handing out the new winner */
   if (x->next) {
-    size_t k = x->heap.v[0].run;
-    const char *r = run_rec(x, k, &rc);
+    size_t k = x->tree[0];
+    if (!x->head[k])
+      return 0;
+    x->head[k] = run_rec(x, k, &rc);
     if (rc)
       return -rc;
-    if (r)
-      head_heap_replace_top(&x->heap, (head){r, k});
+    if (x->merge)
+      x->merge(x->head, x->tree, x->nruns);
     else
-      (void)head_heap_pop(&x->heap);
-    if (!x->heap.n)
-      return 0;
+      replay_cmp(x);
   }
   x->next = 1;
-  *rec = x->heap.v[0].rec;
+  if (!(*rec = x->head[x->tree[0]]))
+    return 0;
   x->taken++;
   return 1;
 }
@@ -235,7 +267,8 @@ void xsort_free(xsort *x)
   for (size_t k = 0; k < x->nruns; k++)
     free(x->runs[k].buf);
   free(x->runs);
-  head_heap_free(&x->heap);
+  free(x->head);
+  free(x->tree);
   if (x->fd >= 0)
     close(x->fd);
   free(x);
