@@ -49,7 +49,6 @@ static int pk_cmp(const void *pa, const void *pb)
   uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
   return a < b ? -1 : a > b;
 }
-XSORT_MERGE_DEFINE(pk_merge, uint64_t, pk_cmp)
 
 static void pk_sort(void *base, size_t n)
 {
@@ -230,7 +229,7 @@ an_kernels *an_kernels_new(size_t sort_bytes)
   k->x = xsort_new(sizeof(uint64_t), pk_cmp, pk_sort, sort_bytes);
   /* its buffer is made by the first value that does not fit one word */
   k->wide = xsort_new(sizeof(kval), kval_cmp, kval_sort, sort_bytes / 4);
-  xsort_set_merge(k->x, pk_merge);
+  xsort_set_words(k->x);
   xsort_set_merge(k->wide, kval_merge);
   return k;
 }

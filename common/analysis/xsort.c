@@ -34,6 +34,8 @@ struct xsort {
   const void **head;
   size_t *tree;
   xsort_merge_fn merge;
+  int words;                   /* records are uint64 words (xsort_set_words) */
+  uint64_t *key;               /* words: the word of each run of tree */
   int merging;
   size_t read;                 /* bytes of a run's read buffer (records) */
   size_t added, taken;
@@ -69,6 +71,43 @@ void xsort_set_merge(xsort *x, xsort_merge_fn merge)
   x->merge = merge;
 }
 
+void xsort_set_words(xsort *x)
+{
+  if (x->rec == sizeof(uint64_t))
+    x->words = 1;
+}
+
+/* In a merge of words, a run at its end: tree[i] carries the bit, its key
+ * is the largest word, so that (key, run with the bit) orders it last. */
+#define DEAD ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+/* The merge's step of words: the matches of the run of tree[0] (whose
+ * head has moved on) played again up to the root on (word, run) held in
+ * the tree, the winner picked by masks (no call, no branch: which run
+ * wins is a coin's toss when records come in no order). */
+static void replay_words(xsort *x)
+{
+  size_t r = x->tree[0] & ~DEAD, cur = r, *tree = x->tree;
+  uint64_t ck = UINT64_MAX, *key = x->key;
+  if (x->head[r])
+    ck = *(const uint64_t *)x->head[r];
+  else
+    cur |= DEAD;
+  for (size_t i = (x->nruns + r) >> 1; i; i >>= 1) {
+    uint64_t tk = key[i];
+    size_t tr = tree[i];
+    int up = (tk < ck) | ((tk == ck) & (tr < cur));
+    uint64_t mk = (uint64_t)0 - (uint64_t)up;
+    size_t m = (size_t)0 - (size_t)up;
+    key[i] = (ck & mk) | (tk & ~mk);
+    tree[i] = (cur & m) | (tr & ~m);
+    ck = (tk & mk) | (ck & ~mk);
+    cur = (tr & m) | (cur & ~m);
+  }
+  key[0] = ck;
+  tree[0] = cur;
+}
+
 /* The merge's step with the sorter's cmp through its pointer (a sorter
  * without a merge of its own). */
 #define CALL_CMP(a, b) x->cmp(a, b)
@@ -85,6 +124,10 @@ static int run_before(const xsort *x, size_t a, size_t b)
   int c;
   if (!x->head[a] || !x->head[b])
     return x->head[a] ? 1 : x->head[b] ? 0 : a < b;
+  if (x->words) {
+    uint64_t u = *(const uint64_t *)x->head[a], v = *(const uint64_t *)x->head[b];
+    return u < v || (u == v && a < b);
+  }
   c = x->cmp(x->head[a], x->head[b]);
   return c < 0 || (c == 0 && a < b);
 }
@@ -105,6 +148,16 @@ static void tree_build(xsort *x)
   }
   x->tree[0] = k > 1 ? win[1] : 0;
   free(win);
+  if (x->words) {
+    /* each node's word, or the mark of a run at its end */
+    x->key = rpd_xmalloc(k * sizeof *x->key);
+    for (size_t i = 0; i < k; i++) {
+      size_t r = x->tree[i];
+      x->key[i] = x->head[r] ? *(const uint64_t *)x->head[r] : UINT64_MAX;
+      if (!x->head[r])
+        x->tree[i] |= DEAD;
+    }
+  }
 }
 
 static int io_error(const char *what)
@@ -226,19 +279,21 @@ int xsort_next(xsort *x, const void **rec)
   /* the record returned last time is still in its run's buffer: advance
    * that run now, before handing out the new winner */
   if (x->next) {
-    size_t k = x->tree[0];
+    size_t k = x->tree[0] & ~DEAD;
     if (!x->head[k])
       return 0;
     x->head[k] = run_rec(x, k, &rc);
     if (rc)
       return -rc;
-    if (x->merge)
+    if (x->words)
+      replay_words(x);
+    else if (x->merge)
       x->merge(x->head, x->tree, x->nruns);
     else
       replay_cmp(x);
   }
   x->next = 1;
-  if (!(*rec = x->head[x->tree[0]]))
+  if (!(*rec = x->head[x->tree[0] & ~DEAD]))
     return 0;
   x->taken++;
   return 1;
@@ -269,6 +324,7 @@ void xsort_free(xsort *x)
   free(x->runs);
   free(x->head);
   free(x->tree);
+  free(x->key);
   if (x->fd >= 0)
     close(x->fd);
   free(x);

@@ -113,6 +113,11 @@ xsort *xsort_new(size_t rec, xsort_cmp cmp, xsort_fn sort, size_t cap);
  * XSORT_DEFINE's NAME_merge, in the order of the sorter's cmp) instead of
  * the one that calls cmp through its pointer.  Before xsort_done. */
 void xsort_set_merge(xsort *x, xsort_merge_fn merge);
+/* The records are uint64_t words in unsigned order (the order cmp must
+ * give): the merge keeps each run's next word in its tree and picks the
+ * winner of each match without a call or a branch.  Before xsort_done;
+ * ignored when records are not 8 bytes. */
+void xsort_set_words(xsort *x);
 /* The bytes of the buffer of a sorter made with cap: $RPD_ANALYZE_SORT_BYTES
  * when set (a positive integer), else cap (for a caller's own buffers that
  * tests shrink with the sorts'). */

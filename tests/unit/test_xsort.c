@@ -2,7 +2,7 @@
  * (common/analysis/xsort.c): in memory and spilled to runs, records at
  * the edges of their words, the buffer size tests set, and the merge of
  * the runs (its tree of losers, with the comparison through the sorter's
- * pointer or inlined by XSORT_MERGE_DEFINE). */
+ * pointer, inlined by XSORT_MERGE_DEFINE, or of words held in the tree). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -197,6 +197,58 @@ static void test_merge_ties(void **state)
   free(b);
 }
 
+static int u64_cmp(const void *pa, const void *pb)
+{
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* n words (from a few values when few, the largest word among them) in
+ * runs of run words, merged as words: the qsort order, every one. */
+static void words_check(size_t n, size_t run, int few)
+{
+  static const uint64_t some[4] = {0, 5, UINT64_MAX - 1, UINT64_MAX};
+  uint64_t *in = malloc((n + 1) * sizeof *in), s = 3;
+  xsort *x = xsort_new(sizeof(uint64_t), u64_cmp, NULL, run * sizeof(uint64_t));
+  const void *p;
+  size_t got = 0;
+  int r;
+  xsort_set_words(x);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = rnd(&s);
+    in[i] = few ? some[(v >> 40) % 4] : v % 5 ? v : UINT64_MAX;
+    assert_int_equal(xsort_add(x, &in[i]), RPD_OK);
+  }
+  assert_int_equal(xsort_done(x), RPD_OK);
+  assert_int_equal(xsort_runs(x), n > run ? (n + run - 1) / run : 0);
+  qsort(in, n, sizeof *in, u64_cmp);
+  while ((r = xsort_next(x, &p)) > 0) {
+    assert_true(got < n);
+    assert_true(*(const uint64_t *)p == in[got]);
+    got++;
+  }
+  assert_int_equal(r, 0);
+  assert_int_equal(got, n);
+  assert_int_equal(xsort_next(x, &p), 0);
+  xsort_free(x);
+  free(in);
+}
+
+/* The merge of words (xsort_set_words): the word of each run in the
+ * tree; a run at its end orders after the largest word, which still
+ * comes out (every one of many runs'); runs of one word; one buffer. */
+static void test_merge_words(void **state)
+{
+  (void)state;
+  unsetenv("RPD_ANALYZE_SORT_BYTES");
+  words_check(5003, 10, 0);
+  words_check(5003, 10, 1);
+  words_check(333, 1, 1);
+  words_check(333, 1, 0);
+  words_check(21, 2, 1);
+  words_check(1000, 4096, 0);
+}
+
 static void test_cap_bytes(void **state)
 {
   (void)state;
@@ -223,6 +275,7 @@ int main(void)
     cmocka_unit_test(test_spilled),
     cmocka_unit_test(test_merge_typed),
     cmocka_unit_test(test_merge_ties),
+    cmocka_unit_test(test_merge_words),
     cmocka_unit_test(test_cap_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
