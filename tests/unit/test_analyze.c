@@ -6,11 +6,14 @@
  * its own: a bad call or op anywhere (linked or not, a sync call or not,
  * the links in op order or not) fails the scan with exactly
  * rpd_check_table's code and message; the calls of the sync rules are
- * kept for them. */
+ * kept for them.  And the radix sort of one word a record (the kernels'
+ * values) against qsort. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "analyze.h"
@@ -139,10 +142,56 @@ static void test_bad_times(void **state)
           "rocpd_op.start: 1 row outside 0 .. 2^62 ns; fix or delete it");
 }
 
+static int word_cmp(const void *pa, const void *pb)
+{
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* n words of shape `shape` radix-sorted as one word a record: qsort's
+ * order.  Shapes: 0 anything, 1 a small key over a value of a few bytes
+ * (the kernels' words: bits the records share in between), 2 only the top
+ * bit differs, 3 all equal, 4 one bit here and there in every digit. */
+static void radix_check(size_t n, int shape)
+{
+  static const uint64_t flip[1] = {0};
+  uint64_t *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b), s = 5;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v;
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    v = s ^ s >> 29;
+    a[i] = shape == 0 ? v
+         : shape == 1 ? (v >> 58) << 44 | ((uint64_t)1 << 43) | (v & 0x3fffffff)
+         : shape == 2 ? (v & 1) << 63 | 12345
+         : shape == 3 ? 77
+         : (uint64_t)1 << (v % 64) | (uint64_t)1 << (v >> 58);
+  }
+  memcpy(b, a, n * sizeof *a);
+  an_radix_words(a, n, 1, flip);
+  qsort(b, n, sizeof *b, word_cmp);
+  assert_memory_equal(a, b, n * sizeof *a);
+  free(a);
+  free(b);
+}
+
+/* The radix sort of one word a record passes over the bits that differ
+ * only, up to 11 at a time from the lowest such bit. */
+static void test_radix_one_word(void **state)
+{
+  (void)state;
+  for (int shape = 0; shape < 5; shape++) {
+    radix_check(100000, shape);
+    radix_check(3, shape);
+    radix_check(1, shape);
+  }
+  radix_check(0, 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_clean, setup, fx_trace_teardown),
+    cmocka_unit_test(test_radix_one_word),
     cmocka_unit_test_setup_teardown(test_bad_calls, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_bad_gpu, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_bad_times, setup, fx_trace_teardown),
