@@ -10,12 +10,15 @@
 #include "xsort.h"
 
 #define READ_BYTES (64 * 1024)   /* read buffer of one run, at most */
+#define PACK_BYTES (64 * 1024)   /* words: the packed bytes written at once */
+#define VARINT_MAX 10            /* bytes of a 64-bit number, 7 bits a byte */
 
 /* One sorted run of the scratch file and its read position. */
 typedef struct run {
   off_t pos, end;              /* next byte to read, end of the run */
   char *buf;
   size_t have, at;             /* bytes in buf, next record in buf */
+  uint64_t cur;                /* words: the last word read */
 } run;
 
 
@@ -36,6 +39,7 @@ struct xsort {
   xsort_merge_fn merge;
   int words;                   /* records are uint64 words (xsort_set_words) */
   uint64_t *key;               /* words: the word of each run of tree */
+  unsigned char *pack;         /* words: a run's bytes before they are written */
   int merging;
   size_t read;                 /* bytes of a run's read buffer (records) */
   size_t added, taken;
@@ -175,21 +179,56 @@ static void sort_buf(xsort *x)
     qsort(x->buf, x->n, x->rec, x->cmp);
 }
 
+/* Words (xsort_set_words) go to the scratch file packed: each the
+ * difference from the word before it in its run (the first: from 0), 7
+ * bits a byte, the high bit set on every byte but the last (a run is
+ * sorted, so the differences are small: a kernel's values take a byte or
+ * two, not eight).  The n words at w appended at *at; RPD_OK or an error. */
+static int write_words(xsort *x, const uint64_t *w, size_t n, off_t *at)
+{
+  size_t o = 0;
+  uint64_t prev = 0;
+  if (!x->pack)
+    x->pack = rpd_xmalloc(PACK_BYTES + VARINT_MAX);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t d = w[i] - prev;
+    prev = w[i];
+    while (d >= 0x80) {
+      x->pack[o++] = (unsigned char)(d | 0x80);
+      d >>= 7;
+    }
+    x->pack[o++] = (unsigned char)d;
+    if (o >= PACK_BYTES || i + 1 == n) {
+      if (rpd_pwrite_full(x->fd, x->pack, o, *at))
+        return io_error("write");
+      *at += (off_t)o;
+      o = 0;
+    }
+  }
+  return RPD_OK;
+}
+
 /* Sort the buffer and append it to the scratch file as one run. */
 static int spill(xsort *x)
 {
-  size_t len = x->n * x->rec;
+  off_t end = x->size + (off_t)(x->n * x->rec);
+  int rc;
   sort_buf(x);
   if (x->fd < 0 && (x->fd = rpd_scratch_fd()) < 0)
     return io_error("create");
-  if (rpd_pwrite_full(x->fd, x->buf, len, x->size))
+  if (x->words) {
+    end = x->size;
+    if ((rc = write_words(x, (const uint64_t *)x->buf, x->n, &end)))
+      return rc;
+  } else if (rpd_pwrite_full(x->fd, x->buf, x->n * x->rec, x->size)) {
     return io_error("write");
+  }
   x->runs = rpd_xrealloc(x->runs, (x->nruns + 1) * sizeof *x->runs);
   memset(&x->runs[x->nruns], 0, sizeof *x->runs);
   x->runs[x->nruns].pos = x->size;
-  x->runs[x->nruns].end = x->size + (off_t)len;
+  x->runs[x->nruns].end = end;
   x->nruns++;
-  x->size += (off_t)len;
+  x->size = end;
   x->n = 0;
   return RPD_OK;
 }
@@ -215,9 +254,54 @@ int xsort_add(xsort *x, const void *rec)
 
 /* The next record of run k, reading on when its buffer is used up; NULL at
  * its end or on an error (*rc set). */
+static const char *run_rec(xsort *x, size_t k, int *rc);
+
+/* The next word of run k (packed, write_words) into its cur, reading on
+ * when fewer bytes than a whole number's are left in its buffer; NULL at
+ * its end or on an error (*rc set). */
+static const char *run_word(xsort *x, size_t k, int *rc)
+{
+  run *ru = &x->runs[k];
+  const unsigned char *p;
+  uint64_t d = 0;
+  size_t i = 0;
+  if (ru->have - ru->at < VARINT_MAX && ru->pos < ru->end) {
+    size_t keep = ru->have - ru->at, want = x->read - keep;
+    if ((off_t)want > ru->end - ru->pos)
+      want = (size_t)(ru->end - ru->pos);
+    if (!ru->buf)
+      ru->buf = rpd_xmalloc(x->read);
+    memmove(ru->buf, ru->buf + ru->at, keep);
+    if (rpd_pread_full(x->fd, ru->buf + keep, want, ru->pos)) {
+      *rc = io_error("read");
+      return NULL;
+    }
+    ru->pos += (off_t)want;
+    ru->have = keep + want;
+    ru->at = 0;
+  }
+  if (ru->at == ru->have)
+    return NULL;
+  p = (const unsigned char *)ru->buf + ru->at;
+  for (;;) {
+    if (ru->at + i == ru->have || i == VARINT_MAX) {
+      *rc = rpd_seterr(RPD_EIO, "the sort's scratch file holds a broken run");
+      return NULL;
+    }
+    d |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+    if (!(p[i++] & 0x80))
+      break;
+  }
+  ru->at += i;
+  ru->cur += d;
+  return (const char *)&ru->cur;
+}
+
 static const char *run_rec(xsort *x, size_t k, int *rc)
 {
   run *ru = &x->runs[k];
+  if (x->words)
+    return run_word(x, k, rc);
   if (ru->at + x->rec > ru->have) {
     size_t want = x->read;
     if ((off_t)want > ru->end - ru->pos)
@@ -260,6 +344,11 @@ int xsort_done(xsort *x)
   x->read = x->read / x->rec * x->rec;
   if (x->read < x->rec)
     x->read = x->rec;
+  /* words: packed, read whole numbers at a time (two at least) */
+  if (x->words && x->read < 2 * VARINT_MAX)
+    x->read = 2 * VARINT_MAX;
+  free(x->pack);
+  x->pack = NULL;
   x->head = rpd_xcalloc(x->nruns, sizeof *x->head);
   for (size_t k = 0; k < x->nruns; k++) {
     x->head[k] = run_rec(x, k, &rc);
@@ -308,6 +397,11 @@ size_t xsort_runs(const xsort *x)
   return x->nruns;
 }
 
+size_t xsort_scratch_bytes(const xsort *x)
+{
+  return (size_t)x->size;
+}
+
 size_t xsort_added(const xsort *x)
 {
   return x->added;
@@ -329,6 +423,7 @@ void xsort_free(xsort *x)
   free(x->head);
   free(x->tree);
   free(x->key);
+  free(x->pack);
   if (x->fd >= 0)
     close(x->fd);
   free(x);

@@ -6,8 +6,8 @@
  * (rpd_scratch_fd), and read back in order through a k-way merge of the
  * runs (a tree of losers: one comparison a level, log2 of the runs a
  * record).  Memory is the buffer, then read buffers of as many bytes in
- * all (64 KiB a run at most, one record at least), whatever the number of
- * records. */
+ * all (64 KiB a run at most, one record at least; 20 bytes for packed
+ * words), whatever the number of records. */
 #ifndef RPD_XSORT_H
 #define RPD_XSORT_H
 
@@ -115,8 +115,10 @@ xsort *xsort_new(size_t rec, xsort_cmp cmp, xsort_fn sort, size_t cap);
 void xsort_set_merge(xsort *x, xsort_merge_fn merge);
 /* The records are uint64_t words in unsigned order (the order cmp must
  * give): the merge keeps each run's next word in its tree and picks the
- * winner of each match without a call or a branch.  Before xsort_done;
- * ignored when records are not 8 bytes. */
+ * winner of each match without a call or a branch, and a run goes to the
+ * scratch file packed (each word's difference from the one before, 7 bits
+ * a byte).  Before the first xsort_add; ignored when records are not 8
+ * bytes. */
 void xsort_set_words(xsort *x);
 /* The bytes of the buffer of a sorter made with cap: $RPD_ANALYZE_SORT_BYTES
  * when set (a positive integer), else cap (for a caller's own buffers that
@@ -129,8 +131,10 @@ int xsort_done(xsort *x);
 /* The next record in order into *rec (valid until the next call): 1, 0
  * at the end, or minus an error code. */
 int xsort_next(xsort *x, const void **rec);
-/* The number of runs written to the scratch file (0: all in memory). */
+/* The number of runs written to the scratch file (0: all in memory), and
+ * the bytes written to it. */
 size_t xsort_runs(const xsort *x);
+size_t xsort_scratch_bytes(const xsort *x);
 /* Records added, and records xsort_next has returned (for progress). */
 size_t xsort_added(const xsort *x);
 size_t xsort_taken(const xsort *x);

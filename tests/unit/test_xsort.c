@@ -249,6 +249,42 @@ static void test_merge_words(void **state)
   words_check(1000, 4096, 0);
 }
 
+/* Runs of words go to the scratch file packed: sorted words close to each
+ * other take a byte each (the first of a run its whole value: 10 bytes
+ * for the largest), and come back whole. */
+static void test_words_packed(void **state)
+{
+  enum { N = 100000, RUN = 1000 };
+  xsort *x = xsort_new(sizeof(uint64_t), u64_cmp, NULL, RUN * sizeof(uint64_t));
+  uint64_t s = 9, sum = 0, got_sum = 0, prev = 0;
+  const void *p;
+  size_t got = 0;
+  int r;
+  (void)state;
+  unsetenv("RPD_ANALYZE_SORT_BYTES");
+  xsort_set_words(x);
+  for (size_t i = 0; i < N; i++) {
+    uint64_t v = UINT64_MAX - (rnd(&s) >> 50);   /* 2^14 values at the top */
+    sum += v;
+    assert_int_equal(xsort_add(x, &v), RPD_OK);
+  }
+  assert_int_equal(xsort_done(x), RPD_OK);
+  assert_int_equal(xsort_runs(x), N / RUN);
+  /* 1000 words over 2^14 values: steps below 128, a byte each */
+  assert_true(xsort_scratch_bytes(x) <= (size_t)N + (N / RUN) * 10);
+  while ((r = xsort_next(x, &p)) > 0) {
+    uint64_t v = *(const uint64_t *)p;
+    assert_true(v >= prev);
+    prev = v;
+    got_sum += v;
+    got++;
+  }
+  assert_int_equal(r, 0);
+  assert_int_equal(got, N);
+  assert_true(got_sum == sum);
+  xsort_free(x);
+}
+
 static void test_cap_bytes(void **state)
 {
   (void)state;
@@ -276,6 +312,7 @@ int main(void)
     cmocka_unit_test(test_merge_typed),
     cmocka_unit_test(test_merge_ties),
     cmocka_unit_test(test_merge_words),
+    cmocka_unit_test(test_words_packed),
     cmocka_unit_test(test_cap_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
