@@ -7,7 +7,7 @@
  * the links in op order or not) fails the scan with exactly
  * rpd_check_table's code and message; the calls of the sync rules are
  * kept for them.  And the radix sort of one word a record (the kernels'
- * values) against qsort. */
+ * values) against qsort, and the GPU work's runs packed and read back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -187,11 +187,71 @@ static void test_radix_one_word(void **state)
   radix_check(0, 0);
 }
 
+/* The GPU work kept per GPU with its runs written out packed: records of
+ * two GPUs and of a NULL gpu, each GPU's in start order, numbers at the
+ * ends of their range (differences that wrap, launch times far from the
+ * start, ends before starts, the pad), come back whole in (gpu, start)
+ * order.  The buffers of 200 records write runs of 100. */
+static void test_work_packed(void **state)
+{
+  enum { N = 3000 };
+  an_work *in = calloc(N, sizeof *in), *want = calloc(N, sizeof *want);
+  const an_work *w;
+  an_works *q;
+  uint64_t s = 17;
+  int64_t t[3] = {INT64_MIN / 2, INT64_MIN + 1, 1000};
+  size_t got = 0, nw = 0;
+  int r;
+  (void)state;
+  setenv("RPD_ANALYZE_SORT_BYTES", "11200", 1);   /* 200 records */
+  q = an_works_new(8u << 20);
+  for (size_t i = 0; i < N; i++) {
+    an_work *x = &in[i];
+    int g;
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    g = (int)(s >> 62) % 3;
+    x->gpu = g == 0 ? INT64_MAX : g == 1 ? -7 : 0;
+    x->flags = g == 2 ? AN_W_GPU_NULL : AN_W_KERNEL;
+    /* steps of up to 2^20, and of 2^58 now and then: a GPU's span stays
+     * below 2^62 (about 20 such steps a GPU) */
+    t[g] += (int64_t)(s >> 3 & ((1ULL << 20) - 1)) + 1 + (i % 150 ? 0 : (int64_t)1 << 58);
+    x->s = t[g];
+    x->e = i % 5 ? x->s + (int64_t)(s >> 40) : (int64_t)(s ^ 0x8000000000000000ULL);
+    if (i % 3) {
+      x->flags |= AN_W_API | (i % 2 ? AN_W_OWN : 0);
+      x->launch = i % 11 ? x->s - (int64_t)(s >> 30) : INT64_MIN;
+      x->api_end = i % 13 ? x->launch + 99 : INT64_MAX;
+    }
+    x->id = i % 17 ? (int64_t)(s >> 1) : INT64_MIN + (int64_t)i;
+    x->pad = (int32_t)(i % 4);
+    assert_int_equal(an_works_add(q, x), RPD_OK);
+  }
+  assert_int_equal(an_works_done(q), RPD_OK);
+  /* the NULL gpu first, then -7, then INT64_MAX; each in the order added */
+  for (int g = 2; g >= 0; g--)
+    for (size_t i = 0; i < N; i++)
+      if ((in[i].flags & AN_W_GPU_NULL ? 2 : in[i].gpu == -7 ? 1 : 0) == g)
+        want[nw++] = in[i];
+  assert_int_equal(nw, N);
+  while ((r = an_works_next(q, &w)) > 0) {
+    assert_true(got < N);
+    assert_memory_equal(w, &want[got], sizeof *w);
+    got++;
+  }
+  assert_int_equal(r, 0);
+  assert_int_equal(got, N);
+  an_works_free(q);
+  unsetenv("RPD_ANALYZE_SORT_BYTES");
+  free(in);
+  free(want);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_clean, setup, fx_trace_teardown),
     cmocka_unit_test(test_radix_one_word),
+    cmocka_unit_test(test_work_packed),
     cmocka_unit_test_setup_teardown(test_bad_calls, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_bad_gpu, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_bad_times, setup, fx_trace_teardown),
