@@ -143,6 +143,7 @@ typedef struct wpart {
   int64_t gpu;
   an_work *buf;                /* kept, not yet written out */
   size_t n, alloc;
+  size_t sorted;               /* buf's first records in order (kept) */
   an_work last;                /* the last one written out, when out */
   size_t out;                  /* records written out */
   wrun *runs;                  /* the runs written out, packed */
@@ -195,6 +196,11 @@ an_works *an_works_new(size_t sort_bytes)
     q->total = 2 * WORK_PARTS;
   q->fd = -1;
   return q;
+}
+
+int an_works_sorting(const an_works *q)
+{
+  return q->sorting;
 }
 
 void an_works_free(an_works *q)
@@ -293,6 +299,39 @@ static int to_sort(an_works *q)
   return rc;
 }
 
+/* Part pt's buffer in order: the records after the first pt->sorted
+ * (which are, the ones a flush kept) sorted, then merged into them from
+ * where the first of them goes (a GPU's records come nearly in order, so
+ * few of the kept ones are passed over: no sort of the whole again). */
+static void part_sort(wpart *pt)
+{
+  an_work *a = pt->buf, *tmp;
+  size_t k = pt->sorted, n = pt->n, lo = 0, hi = k, i, j, o;
+  if (k >= n) {
+    pt->sorted = n;
+    return;
+  }
+  work_sort(a + k, n - k);
+  pt->sorted = n;
+  if (!k || work_cmp(&a[k - 1], &a[k]) <= 0)
+    return;
+  /* the first kept record after a[k]: the kept ones before it stay */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (work_cmp(&a[mid], &a[k]) <= 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  tmp = rpd_xmalloc((k - lo) * sizeof *tmp);
+  memcpy(tmp, a + lo, (k - lo) * sizeof *tmp);
+  for (i = 0, j = k, o = lo; i < k - lo && j < n;)
+    a[o++] = work_cmp(&a[j], &tmp[i]) < 0 ? a[j++] : tmp[i++];
+  while (i < k - lo)
+    a[o++] = tmp[i++];
+  free(tmp);
+}
+
 /* Sort part pt's buffer and write out all but its last keep records;
  * *bad set when they do not follow the part's records written out, or
  * two are equal (then nothing is written). */
@@ -300,7 +339,7 @@ static int flush(an_works *q, wpart *pt, size_t keep, int *bad)
 {
   size_t m = pt->n - keep;
   int rc;
-  work_sort(pt->buf, pt->n);
+  part_sort(pt);
   *bad = pt->out && work_cmp(&pt->last, &pt->buf[0]) >= 0;
   for (size_t i = 0; !*bad && i + 1 < pt->n && i < m; i++)
     *bad = work_cmp(&pt->buf[i], &pt->buf[i + 1]) >= 0;
@@ -314,6 +353,7 @@ static int flush(an_works *q, wpart *pt, size_t keep, int *bad)
   pt->out += m;
   memmove(pt->buf, pt->buf + m, keep * sizeof *pt->buf);
   pt->n = keep;
+  pt->sorted = keep;
   return RPD_OK;
 }
 

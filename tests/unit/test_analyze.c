@@ -7,7 +7,8 @@
  * the links in op order or not) fails the scan with exactly
  * rpd_check_table's code and message; the calls of the sync rules are
  * kept for them.  And the radix sort of one word a record (the kernels'
- * values) against qsort, and the GPU work's runs packed and read back. */
+ * values) against qsort, and the GPU work's runs packed and read back,
+ * its buffers merged with the records they kept. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -227,6 +228,7 @@ static void test_work_packed(void **state)
     assert_int_equal(an_works_add(q, x), RPD_OK);
   }
   assert_int_equal(an_works_done(q), RPD_OK);
+  assert_int_equal(an_works_sorting(q), 0);
   /* the NULL gpu first, then -7, then INT64_MAX; each in the order added */
   for (int g = 2; g >= 0; g--)
     for (size_t i = 0; i < N; i++)
@@ -246,12 +248,62 @@ static void test_work_packed(void **state)
   free(want);
 }
 
+static int work_order(const void *pa, const void *pb)
+{
+  const an_work *a = pa, *b = pb;
+  if (a->s != b->s)
+    return a->s < b->s ? -1 : 1;
+  if (a->e != b->e)
+    return a->e < b->e ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* One GPU's records a few places out of start order (never before one a
+ * flush wrote out): each flush sorts the new records and merges them into
+ * the ones the last flush kept; (start, end, id) order comes back. */
+static void test_work_nearly_sorted(void **state)
+{
+  enum { N = 5000 };
+  an_work *in = calloc(N, sizeof *in);
+  const an_work *w;
+  an_works *q;
+  uint64_t s = 23;
+  size_t got = 0;
+  int r;
+  (void)state;
+  setenv("RPD_ANALYZE_SORT_BYTES", "11200", 1);   /* 200 records */
+  q = an_works_new(8u << 20);
+  for (size_t i = 0; i < N; i++) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    in[i].gpu = 3;
+    in[i].flags = AN_W_KERNEL;
+    in[i].s = 10 * (int64_t)i + (int64_t)(s >> 58);   /* up to 6 places back */
+    in[i].e = in[i].s + (int64_t)(s >> 50 & 7);
+    in[i].id = (int64_t)(i * 7919 % N);
+    assert_int_equal(an_works_add(q, &in[i]), RPD_OK);
+  }
+  assert_int_equal(an_works_done(q), RPD_OK);
+  assert_int_equal(an_works_sorting(q), 0);
+  qsort(in, N, sizeof *in, work_order);
+  while ((r = an_works_next(q, &w)) > 0) {
+    assert_true(got < N);
+    assert_memory_equal(w, &in[got], sizeof *w);
+    got++;
+  }
+  assert_int_equal(r, 0);
+  assert_int_equal(got, N);
+  an_works_free(q);
+  unsetenv("RPD_ANALYZE_SORT_BYTES");
+  free(in);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_clean, setup, fx_trace_teardown),
     cmocka_unit_test(test_radix_one_word),
     cmocka_unit_test(test_work_packed),
+    cmocka_unit_test(test_work_nearly_sorted),
     cmocka_unit_test_setup_teardown(test_bad_calls, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_bad_gpu, setup, fx_trace_teardown),
     cmocka_unit_test_setup_teardown(test_bad_times, setup, fx_trace_teardown),
