@@ -220,8 +220,9 @@ static void test_work_packed(void **state)
     x->e = i % 5 ? x->s + (int64_t)(s >> 40) : (int64_t)(s ^ 0x8000000000000000ULL);
     if (i % 3) {
       x->flags |= AN_W_API | (i % 2 ? AN_W_OWN : 0);
-      x->launch = i % 11 ? x->s - (int64_t)(s >> 30) : INT64_MIN;
-      x->api_end = i % 13 ? x->launch + 99 : INT64_MAX;
+      /* wrapping as the packing's differences do (no signed overflow) */
+      x->launch = i % 11 ? (int64_t)((uint64_t)x->s - (s >> 30)) : INT64_MIN;
+      x->api_end = i % 13 ? (int64_t)((uint64_t)x->launch + 99) : INT64_MAX;
     }
     x->id = i % 17 ? (int64_t)(s >> 1) : INT64_MIN + (int64_t)i;
     x->pad = (int32_t)(i % 4);
