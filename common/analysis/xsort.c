@@ -21,7 +21,6 @@ typedef struct run {
   uint64_t cur;                /* words: the last word read */
 } run;
 
-
 struct xsort {
   size_t rec, cap;             /* record size, records the buffer holds */
   xsort_cmp cmp;
@@ -252,10 +251,6 @@ int xsort_add(xsort *x, const void *rec)
   return RPD_OK;
 }
 
-/* The next record of run k, reading on when its buffer is used up; NULL at
- * its end or on an error (*rc set). */
-static const char *run_rec(xsort *x, size_t k, int *rc);
-
 /* The next word of run k (packed, write_words) into its cur, reading on
  * when fewer bytes than a whole number's are left in its buffer; NULL at
  * its end or on an error (*rc set). */
@@ -297,6 +292,8 @@ static const char *run_word(xsort *x, size_t k, int *rc)
   return (const char *)&ru->cur;
 }
 
+/* The next record of run k, reading on when its buffer is used up; NULL at
+ * its end or on an error (*rc set). */
 static const char *run_rec(xsort *x, size_t k, int *rc)
 {
   run *ru = &x->runs[k];
