@@ -148,6 +148,9 @@ int an_works_done(an_works *q);
 /* The next record in (gpu, start, end, id) order into *w (valid until the
  * next call): 1, 0 at the end, or minus an error code. */
 int an_works_next(an_works *q, const an_work **w);
+/* 1 when the records went to the bounded sort (they did not come nearly
+ * in order per GPU, or came from too many GPUs), 0 while kept per GPU. */
+int an_works_sorting(const an_works *q);
 void an_works_free(an_works *q);
 /* work.c: the scratch file of the GPU work's runs and the queues' chunks:
  * len bytes at p appended to *fd (made with rpd_scratch_fd at the first

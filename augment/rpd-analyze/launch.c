@@ -25,6 +25,7 @@ static int kval_cmp(const void *pa, const void *pb)
     return a->key < b->key ? -1 : 1;
   return a->v < b->v ? -1 : a->v > b->v;
 }
+XSORT_MERGE_DEFINE(kval_merge, kval, kval_cmp)
 
 /* The kernels' values come in no order: radix-sorted on (key, v), v in
  * signed order. */
@@ -228,6 +229,8 @@ an_kernels *an_kernels_new(size_t sort_bytes)
   k->x = xsort_new(sizeof(uint64_t), pk_cmp, pk_sort, sort_bytes);
   /* its buffer is made by the first value that does not fit one word */
   k->wide = xsort_new(sizeof(kval), kval_cmp, kval_sort, sort_bytes / 4);
+  xsort_set_words(k->x);
+  xsort_set_merge(k->wide, kval_merge);
   return k;
 }
 

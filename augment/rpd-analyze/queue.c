@@ -32,6 +32,7 @@ static int qev_cmp(const void *pa, const void *pb)
       return a->w[i] < b->w[i] ? -1 : 1;
   return 0;
 }
+XSORT_MERGE_DEFINE(qev_merge, qev, qev_cmp)
 
 /* The changes of a buffer split by queue and kind (+1 or -1: the low bit
  * of w[2]), in the order they came; a queue's launches and ends come in
@@ -177,6 +178,7 @@ an_queue *an_queue_new(size_t sort_bytes)
 {
   an_queue *q = rpd_xcalloc(1, sizeof *q);
   q->x = xsort_new(sizeof(qev), qev_cmp, qev_sort, sort_bytes);
+  xsort_set_merge(q->x, qev_merge);
   /* the chunks of all streams take at most the sort's bytes */
   q->words = xsort_cap_bytes(sort_bytes) / QEV_PARTS / 8;
   if (q->words > 8192)

@@ -114,9 +114,62 @@ int an_next_shown(xsort *x, const void **p, const char *what)
  * in all records (most of them: small keys, times of a few bytes).  For
  * records that come in no order, where a merge sort mispredicts half its
  * comparisons.  Scratch of n records for the time of the call. */
+/* One word a record (the kernels' values), in unsigned order: LSD passes
+ * of up to RADIX_BITS bits, each starting at the lowest bit that differs
+ * between records not yet sorted on (the bits every record shares are
+ * skipped: a key of a few bits over a value of a few bytes takes 4
+ * passes where bytes took 6). */
+#define RADIX_BITS 11
+static void radix_one_word(uint64_t *base, size_t n)
+{
+  uint64_t all = ~(uint64_t)0, any = 0, diff, *a = base, *b, *t;
+  int lo[64 / RADIX_BITS + 1], nd = 0;
+  size_t (*cnt)[1 << RADIX_BITS];
+  for (size_t i = 0; i < n; i++) {
+    all &= a[i];
+    any |= a[i];
+  }
+  diff = any & ~all;
+  for (int bit = 0; bit < 64 && diff >> bit; bit += RADIX_BITS) {
+    while (!(diff >> bit & 1))
+      bit++;
+    lo[nd++] = bit;
+  }
+  if (!nd)
+    return;
+  cnt = rpd_xcalloc((size_t)nd, sizeof *cnt);
+  b = rpd_xmalloc((n + 1) * sizeof *b);
+  for (size_t i = 0; i < n; i++)
+    for (int d = 0; d < nd; d++)
+      cnt[d][a[i] >> lo[d] & ((1u << RADIX_BITS) - 1)]++;
+  for (int d = 0; d < nd; d++) {
+    size_t *c = cnt[d], sum = 0;
+    int sh = lo[d];
+    for (int v = 0; v < 1 << RADIX_BITS; v++) {
+      size_t k = c[v];
+      c[v] = sum;
+      sum += k;
+    }
+    for (size_t i = 0; i < n; i++)
+      b[c[a[i] >> sh & ((1u << RADIX_BITS) - 1)]++] = a[i];
+    t = a, a = b, b = t;
+  }
+  if (a != base) {
+    memcpy(base, a, n * sizeof *a);
+    b = a;
+  }
+  free(b);
+  free(cnt);
+}
+
 void an_radix_words(void *base, size_t n, int nw, const uint64_t *flip)
 {
-  size_t (*cnt)[256] = rpd_xcalloc((size_t)nw * 8, sizeof *cnt);
+  size_t (*cnt)[256];
+  if (nw == 1 && flip[0] == 0) {
+    radix_one_word(base, n);
+    return;
+  }
+  cnt = rpd_xcalloc((size_t)nw * 8, sizeof *cnt);
   uint64_t *a = base, *b = rpd_xmalloc((n + 1) * (size_t)nw * sizeof *a), *t;
   for (size_t i = 0; i < n; i++)
     for (int w = 0; w < nw; w++) {
