@@ -315,7 +315,10 @@ int cs_walk_sorted(walker *w, int *fallback) {
   xsort *x = NULL;
   int rc = calls_open(w, &sc);
 
-  if (rc == RPD_OK) x = xsort_new(sizeof(scall), scall_cmp, scall_sort, SORT_BYTES);
+  if (rc == RPD_OK) {
+    x = xsort_new(sizeof(scall), scall_cmp, scall_sort, SORT_BYTES);
+    xsort_set_merge(x, scall_sort_merge);
+  }
   *fallback = 0;
   while (rc == RPD_OK && (more = rpd_intscan_row(w->r, &sc, &v, &ints)) > 0) {
     if (!walkable(w, v, ints)) {

@@ -214,8 +214,10 @@ kdsort *kdsort_new(int mode)
 {
   kdsort *s = rpd_xcalloc(1, sizeof *s);
   s->mode = mode;
-  if (mode == ORDER_MERGE)
+  if (mode == ORDER_MERGE) {
     s->x = xsort_new(sizeof(dn), cmp_dn, sort_dn, KD_SORT_BYTES);
+    xsort_set_merge(s->x, sort_dn_merge);
+  }
   return s;
 }
 

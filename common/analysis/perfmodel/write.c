@@ -369,6 +369,14 @@ XSORT_DEFINE(sort_sums, op_sum, cmp_sum)
  * more ops are merged from sorted runs in a scratch file). */
 #define SUM_SORT_BYTES (4u << 20)
 
+/* A new sorter of op sums by api id (the merge of its runs inlined). */
+static xsort *sums_new(void)
+{
+  xsort *x = xsort_new(sizeof(op_sum), cmp_sum, sort_sums, SUM_SORT_BYTES);
+  xsort_set_merge(x, sort_sums_merge);
+  return x;
+}
+
 /* First pass over the ops: which are modelled (an op with a modelled op
  * under it is "outer") into c->kinds; for a Kineto import each op's memo
  * slot into c->memo_log. */
@@ -456,7 +464,7 @@ static void visit_reset(void *vc)
   ctx *c = vc;
   c->open->n = c->open->nfree = 0;
   xsort_free(c->sums);
-  c->sums = xsort_new(sizeof(op_sum), cmp_sum, sort_sums, SUM_SORT_BYTES);
+  c->sums = sums_new();
 }
 
 /* The sums of op `id` (zero if it has none) from the sorted sums, read in
@@ -599,7 +607,7 @@ int rpd_perf_write(rpd *r, rpd_perf_run *run)
   if (rc == RPD_OK) rc = collect(r, c);
   rpd_progress_end();
   c->open = rpd_xcalloc(1, sizeof *c->open);
-  c->sums = xsort_new(sizeof(op_sum), cmp_sum, sort_sums, SUM_SORT_BYTES);
+  c->sums = sums_new();
   if (rc == RPD_OK) rc = rpd_callstack_visit(r, &vis, NULL);
   open_free(c->open);
   c->open = NULL;
