@@ -188,6 +188,24 @@ static void test_radix_one_word(void **state)
   radix_check(0, 0);
 }
 
+/* q's records, in order, are want[0..n); q is freed and the sort size
+ * the test set is unset. */
+static void expect_works(an_works *q, const an_work *want, size_t n)
+{
+  const an_work *w;
+  size_t got = 0;
+  int r;
+  while ((r = an_works_next(q, &w)) > 0) {
+    assert_true(got < n);
+    assert_memory_equal(w, &want[got], sizeof *w);
+    got++;
+  }
+  assert_int_equal(r, 0);
+  assert_int_equal(got, n);
+  an_works_free(q);
+  unsetenv("RPD_ANALYZE_SORT_BYTES");
+}
+
 /* The GPU work kept per GPU with its runs written out packed: records of
  * two GPUs and of a NULL gpu, each GPU's in start order, numbers at the
  * ends of their range (differences that wrap, launch times far from the
@@ -197,12 +215,10 @@ static void test_work_packed(void **state)
 {
   enum { N = 3000 };
   an_work *in = calloc(N, sizeof *in), *want = calloc(N, sizeof *want);
-  const an_work *w;
   an_works *q;
   uint64_t s = 17;
   int64_t t[3] = {INT64_MIN / 2, INT64_MIN + 1, 1000};
-  size_t got = 0, nw = 0;
-  int r;
+  size_t nw = 0;
   (void)state;
   setenv("RPD_ANALYZE_SORT_BYTES", "11200", 1);   /* 200 records */
   q = an_works_new(8u << 20);
@@ -236,15 +252,7 @@ static void test_work_packed(void **state)
       if ((in[i].flags & AN_W_GPU_NULL ? 2 : in[i].gpu == -7 ? 1 : 0) == g)
         want[nw++] = in[i];
   assert_int_equal(nw, N);
-  while ((r = an_works_next(q, &w)) > 0) {
-    assert_true(got < N);
-    assert_memory_equal(w, &want[got], sizeof *w);
-    got++;
-  }
-  assert_int_equal(r, 0);
-  assert_int_equal(got, N);
-  an_works_free(q);
-  unsetenv("RPD_ANALYZE_SORT_BYTES");
+  expect_works(q, want, N);
   free(in);
   free(want);
 }
@@ -266,11 +274,8 @@ static void test_work_nearly_sorted(void **state)
 {
   enum { N = 5000 };
   an_work *in = calloc(N, sizeof *in);
-  const an_work *w;
   an_works *q;
   uint64_t s = 23;
-  size_t got = 0;
-  int r;
   (void)state;
   setenv("RPD_ANALYZE_SORT_BYTES", "11200", 1);   /* 200 records */
   q = an_works_new(8u << 20);
@@ -286,15 +291,7 @@ static void test_work_nearly_sorted(void **state)
   assert_int_equal(an_works_done(q), RPD_OK);
   assert_int_equal(an_works_sorting(q), 0);
   qsort(in, N, sizeof *in, work_order);
-  while ((r = an_works_next(q, &w)) > 0) {
-    assert_true(got < N);
-    assert_memory_equal(w, &in[got], sizeof *w);
-    got++;
-  }
-  assert_int_equal(r, 0);
-  assert_int_equal(got, N);
-  an_works_free(q);
-  unsetenv("RPD_ANALYZE_SORT_BYTES");
+  expect_works(q, in, N);
   free(in);
 }
 
