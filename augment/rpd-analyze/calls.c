@@ -19,8 +19,8 @@
 #define LINKS_ALL "rocpd_copyapi C JOIN rocpd_api_ops X ON X.api_id = C.api_ptr_id JOIN"
 #define LINKS_COPIES \
   "an_copylink X CROSS JOIN rocpd_copyapi C ON X.api_id = C.api_ptr_id CROSS JOIN"
-#define MEMCPY_SQL(LINKS)                                                      \
-  "INSERT INTO ext_analysis_memcpy"                                           \
+/* Each copy as (dir, size, dur), in the links' order. */
+#define MEMCPY_ROWS(LINKS)                                                     \
   " WITH c AS (SELECT CASE"                                                   \
   "   WHEN O.optype GLOB '*HostToDevice*' THEN 'HtoD'"                        \
   "   WHEN O.optype GLOB '*DeviceToHost*' THEN 'DtoH'"                        \
@@ -30,7 +30,13 @@
   "   WHEN C.kind = 3 THEN 'DtoD' WHEN C.kind = 0 THEN 'HtoH' ELSE 'other' END AS dir," \
   "   C.size AS size, O.e - O.s AS dur"                                       \
   "   FROM " LINKS " (SELECT P.id, P.s, P.e, T.string AS optype FROM an_copy P" \
-  "    LEFT JOIN rocpd_string T ON T.id = P.type) O ON O.id = X.op_id),"      \
+  "    LEFT JOIN rocpd_string T ON T.id = P.type) O ON O.id = X.op_id)"
+/* The buckets' definition: the SQL sums them (a GROUP BY: SQLite's sorter
+ * holds every copy, up to the cache size, before it spills) when a size
+ * or a duration is not an integer; else memcpy_in_c sums them from
+ * MEMCPY_READ in one pass, the same rows and values. */
+#define MEMCPY_SQL(LINKS)                                                      \
+  "INSERT INTO ext_analysis_memcpy" MEMCPY_ROWS(LINKS) ","                     \
   " b AS (SELECT dir, CASE WHEN size < 4096 THEN 1 WHEN size < 65536 THEN 2"  \
   "   WHEN size < 1048576 THEN 3 WHEN size < 16777216 THEN 4 ELSE 5 END AS bk," \
   "   size, dur FROM c)"                                                      \
@@ -39,6 +45,7 @@
   "  count(*), sum(size), sum(dur), CASE WHEN sum(dur) > 0"                   \
   "   THEN 1.0 * sum(size) / sum(dur) END"                                    \
   " FROM b GROUP BY dir, bk ORDER BY dir, bk;"
+#define MEMCPY_READ(LINKS) MEMCPY_ROWS(LINKS) " SELECT dir, size, dur FROM c"
 
 /* The names of the sync rules' calls, matched once in rocpd_string: kind
  * 1 a synchronous hipMemcpy/hipMemset (and cuda; not *Async*), kind 2 a
@@ -345,10 +352,84 @@ static const char device_sync_sql[] =
   " FROM an_sync A WHERE A.kind = 2"
   " GROUP BY A.tid HAVING count(*) >= ?3 ORDER BY min(A.start);";
 
+/* The buckets in MEMCPY_SQL's order: directions as BINARY sorts them. */
+static const char *const memcpy_dirs[] = {"DtoD", "DtoH", "HtoD", "HtoH", "other"};
+static const char *const memcpy_buckets[] = {"<4KB", "4KB-64KB", "64KB-1MB", "1MB-16MB",
+                                             ">=16MB"};
+
+typedef struct mbucket {
+  int64_t n, bytes, ns;
+} mbucket;
+
+/* One copy of MEMCPY_READ's row st into g: 1, or 0 when only the SQL can
+ * sum it (a size or duration that is not an integer, a sum past int64). */
+static int memcpy_add(sqlite3_stmt *st, mbucket g[5][5])
+{
+  const char *dir = (const char *)sqlite3_column_text(st, 0);
+  int d = 0;
+  while (d < 5 && (!dir || strcmp(dir, memcpy_dirs[d])))
+    d++;
+  if (d == 5 || sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+      sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+    return 0;
+  int64_t size = sqlite3_column_int64(st, 1), dur = sqlite3_column_int64(st, 2);
+  int k = size < 4096 ? 0 : size < 65536 ? 1 : size < 1048576 ? 2 : size < 16777216 ? 3 : 4;
+  mbucket *b = &g[d][k];
+  b->n++;
+  return !__builtin_add_overflow(b->bytes, size, &b->bytes) &&
+         !__builtin_add_overflow(b->ns, dur, &b->ns);
+}
+
+/* The buckets summed in C from one read of the copies (no sort): *done
+ * 1 and ext_analysis_memcpy written, or 0 and nothing written when the
+ * SQL must sum them.  RPD_OK or an error. */
+static int memcpy_in_c(rpd *r, const char *read_sql, int *done)
+{
+  mbucket g[5][5];
+  sqlite3_stmt *st = NULL;
+  int rc = rpd_prepare(r, read_sql, &st), s = 0, ok = 1;
+  memset(g, 0, sizeof g);
+  *done = 0;
+  while (!rc && ok && (s = rpd_step(r, st)) == SQLITE_ROW)
+    ok = memcpy_add(st, g);
+  if (!rc && s < 0)
+    rc = -s;
+  sqlite3_finalize(st);
+  st = NULL;
+  if (rc || !ok)
+    return rc;
+  rc = rpd_prepare(r, "INSERT INTO ext_analysis_memcpy VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &st);
+  for (int d = 0; !rc && d < 5; d++)
+    for (int k = 0; !rc && k < 5; k++) {
+      const mbucket *b = &g[d][k];
+      if (!b->n)
+        continue;
+      sqlite3_reset(st);
+      sqlite3_bind_text(st, 1, memcpy_dirs[d], -1, SQLITE_STATIC);
+      sqlite3_bind_text(st, 2, memcpy_buckets[k], -1, SQLITE_STATIC);
+      sqlite3_bind_int64(st, 3, b->n);
+      sqlite3_bind_int64(st, 4, b->bytes);
+      sqlite3_bind_int64(st, 5, b->ns);
+      if (b->ns > 0)   /* 1.0 * sum(size) / sum(dur) */
+        sqlite3_bind_double(st, 6, (double)b->bytes / (double)b->ns);
+      else
+        sqlite3_bind_null(st, 6);
+      if ((s = rpd_step(r, st)) < 0)
+        rc = -s;
+    }
+  sqlite3_finalize(st);
+  *done = !rc;
+  return rc;
+}
+
 int an_memcpy(rpd *r, int copy_links)
 {
   static const char *const tables[] = {"rocpd_api_ops", NULL};
+  int done = 0, rc;
   rpd_progress_sql_total(r, "memcpy", copy_links ? 0 : rpd_progress_rows_of(r, tables));
+  rc = memcpy_in_c(r, copy_links ? MEMCPY_READ(LINKS_COPIES) : MEMCPY_READ(LINKS_ALL), &done);
+  if (rc || done)
+    return rc;
   return rpd_exec(r, copy_links ? MEMCPY_SQL(LINKS_COPIES) : MEMCPY_SQL(LINKS_ALL));
 }
 

@@ -357,6 +357,32 @@ check_all synth-v3 v3.rpd
 rpd-synth --seed 3 --api 4000 --gpus 2 --schema 2 -o v2.rpd >/dev/null
 run v2.rpd
 check_all synth-v2 v2.rpd
+
+# the memcpy buckets: summed in C from one read of the copies (no sort of
+# them) while sizes and durations are integers, else by the SQL's GROUP BY;
+# sizes at every bucket's edges, then a size stored as a real
+indep_buckets() {
+  q "$1" "SELECT CASE WHEN C.size < 4096 THEN '<4KB' WHEN C.size < 65536 THEN '4KB-64KB'
+      WHEN C.size < 1048576 THEN '64KB-1MB' WHEN C.size < 16777216 THEN '1MB-16MB' ELSE '>=16MB' END AS b,
+      count(*), sum(C.size) FROM rocpd_copyapi C JOIN rocpd_api_ops X ON X.api_id = C.api_ptr_id
+      JOIN rocpd_op O ON O.id = X.op_id GROUP BY b ORDER BY b"
+}
+ours_buckets() { q "$1" "SELECT size_bucket, sum(count), sum(bytes) FROM ext_analysis_memcpy GROUP BY 1 ORDER BY 1"; }
+cp v3.rpd mb.rpd
+sqlite3 mb.rpd "UPDATE rocpd_copyapi SET size = CASE rowid % 10 WHEN 0 THEN 4095 WHEN 1 THEN 4096
+  WHEN 2 THEN 65535 WHEN 3 THEN 65536 WHEN 4 THEN 1048575 WHEN 5 THEN 1048576 WHEN 6 THEN 16777215
+  WHEN 7 THEN 16777216 WHEN 8 THEN 0 ELSE 9000000000 END"
+run mb.rpd --force
+check_eq "memcpy buckets at every edge (summed in C) = independent query" \
+  "$(indep_buckets mb.rpd)" "$(ours_buckets mb.rpd)"
+check_eq "memcpy: the five size buckets all present" 5 "$(q mb.rpd 'SELECT count(DISTINCT size_bucket) FROM ext_analysis_memcpy')"
+cp v3.rpd mr.rpd
+sqlite3 mr.rpd "UPDATE rocpd_copyapi SET size = 5000.5 WHERE rowid = (SELECT max(rowid) FROM rocpd_copyapi)"
+run mr.rpd --force
+check_eq "memcpy with a real size (the SQL's GROUP BY) = independent query" \
+  "$(indep_buckets mr.rpd)" "$(ours_buckets mr.rpd)"
+check_eq "fixture: the real size is in the table" real \
+  "$(q mr.rpd 'SELECT typeof(size) FROM rocpd_copyapi ORDER BY rowid DESC LIMIT 1')"
 # an op linked to two calls (not one after the other in rocpd_api_ops):
 # its launch is the call that started first, wherever its link is; op 2's
 # later second call (start 90) does not move its launch (70)
