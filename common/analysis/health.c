@@ -154,6 +154,14 @@ static int op_row(sqlite3_stmt *st, int64_t op[5])
   return RPD_OK;
 }
 
+/* RPD_HEALTH_SQL=1 in the environment: the checks' SQL alone, no pass in
+ * C (the tests and fuzz_trace compare the two). */
+static int sql_only(void)
+{
+  const char *env = getenv("RPD_HEALTH_SQL");
+  return env && !strcmp(env, "1");
+}
+
 static void linked_tried(rpd *r, gpu_scan *g)
 {
   if (!g->linked_tried) {
@@ -171,9 +179,7 @@ static int ops_in_c(rpd *r, gpu_scan *g)
     return RPD_OK;
   g->ops_tried = 1;
   linked_tried(r, g);
-  /* RPD_HEALTH_SQL=1: the SQL alone (tests compare the two) */
-  const char *env = getenv("RPD_HEALTH_SQL");
-  if (!g->lk.use || (env && !strcmp(env, "1")))
+  if (!g->lk.use || sql_only())
     return RPD_OK;
   ops_counts c;
   int done = 0, rc = rpd__health_ops_pass(r, &g->lk.ids[0], &c, &done);
@@ -336,9 +342,7 @@ static int unlinked_launches(rpd *r, const char *const sub[3], gpu_scan *g, int6
     return USE_SQL;
   /* one read of the calls in C when the values allow */
   int done = 0, rc = RPD_OK;
-  const char *env = getenv("RPD_HEALTH_SQL");
-  if (!(env && !strcmp(env, "1")) &&
-      ((rc = rpd__health_launches_pass(r, &g->lk.ids[1], n, &done)) || done))
+  if (!sql_only() && ((rc = rpd__health_launches_pass(r, &g->lk.ids[1], n, &done)) || done))
     return rc;
   /* no Begin*Capture name: no capture, and no scan of the calls for one */
   int64_t caps = 1;

@@ -189,27 +189,22 @@ static int span_read(rpd *r, int *have, int64_t *lo, int64_t *hi)
   rpd_intscan sc;
   const int64_t *v = NULL;
   unsigned ints = 0;
-  int s, ok = 1;
   int64_t mn = INT64_MAX, mx = INT64_MIN;
   *have = 0;
-  if (rpd_check_span(r, "rocpd_api", have, &mn, &mx))   /* the trace check's read */
-    return !*have || (!__builtin_sub_overflow(mn, 1000000000, lo) &&
-                      !__builtin_add_overflow(mx, 1000000000, hi));
-  if (rpd_intscan_open(r, &sc, "SELECT 1 FROM rocpd_api WHERE rpd_intscan(?1, start, \"end\")",
-                       2, 3u))
-    return 0;
-  while ((s = rpd_intscan_row(r, &sc, &v, &ints)) == 1) {
-    if ((ints & 3u) != 3u) {
-      ok = 0;
-      break;
+  if (!rpd_check_span(r, "rocpd_api", have, &mn, &mx)) {   /* else the trace check's read */
+    int s;
+    if (rpd_intscan_open(r, &sc, "SELECT 1 FROM rocpd_api WHERE rpd_intscan(?1, start, \"end\")",
+                         2, 3u))
+      return 0;
+    while ((s = rpd_intscan_row(r, &sc, &v, &ints)) == 1 && (ints & 3u) == 3u) {
+      mn = v[0] < mn ? v[0] : mn;
+      mx = v[1] > mx ? v[1] : mx;
+      *have = 1;
     }
-    if (v[0] < mn) mn = v[0];
-    if (v[1] > mx) mx = v[1];
-    *have = 1;
+    rpd_intscan_close(&sc);
+    if (s != 0)   /* a value that is not an integer, or an error */
+      return 0;
   }
-  rpd_intscan_close(&sc);
-  if (!ok || s < 0)
-    return 0;
   return !*have || (!__builtin_sub_overflow(mn, 1000000000, lo) &&
                     !__builtin_add_overflow(mx, 1000000000, hi));
 }

@@ -569,7 +569,7 @@ static int kernel_details(rpd *r, const report_data *d, table *t)
   const kd **top = report_top(d, &k);
   int64_t *api = rpd_xcalloc(k ? k : 1, sizeof *api);
   idmap want = {0};
-  sqlite3_stmt *ao = NULL, *ka = NULL, *op = NULL;
+  sqlite3_stmt *ka = NULL, *op = NULL;
   int rc = RPD_OK, s = SQLITE_DONE;
   t_init(t, "kernel_details", 16, kdt_cols, kdt_types);
   for (size_t i = 0; i < k; i++)
@@ -629,7 +629,6 @@ static int kernel_details(rpd *r, const report_data *d, table *t)
       rc = -s;
     t_str(t, d->names[x->name].cat);
   }
-  sqlite3_finalize(ao);
   sqlite3_finalize(ka);
   sqlite3_finalize(op);
   idm_free(&want);
